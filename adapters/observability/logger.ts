@@ -1,0 +1,29 @@
+import { pino, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+
+/**
+ * The one logger type every module takes. JSON lines on stdout (pino).
+ * Rule: FHIR resource bodies and patient identifiers are logged only at `debug` or below,
+ * never at info/warn/error; secrets (passwords, private keys, tokens) are never logged.
+ */
+export type Logger = PinoLogger;
+
+const REDACTED_PATHS = [
+  'password', '*.password', 'authorization', '*.authorization', 'headers.authorization',
+  'req.headers.authorization', 'privateKey', '*.privateKey', 'd', '*.d',
+];
+
+export function createLogger(name: string, level: string = process.env.LOG_LEVEL ?? 'info', options: LoggerOptions = {}): Logger {
+  return pino({
+    name,
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    base: { service: name },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    ...options,
+  });
+}
+
+/** A logger that writes nothing; for unit tests and tools that print their own output. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
