@@ -1,0 +1,4 @@
+// Loaded by mocha before every spec file (see .mocharc.json).
+import 'reflect-metadata';
+
+process.env.LOG_LEVEL ??= 'silent';
