@@ -1,0 +1,77 @@
+import {
+  byteSizeSetting, enumSetting, intSetting, listSetting, portSetting,
+  secondsSetting, stringSetting, urlSetting,
+} from './parsers.js';
+
+/**
+ * Property groups shared by several services. Spread them into a service schema:
+ * `loadConfig({ ...httpSettings({ port: 8081 }), ...databaseSettings({ name: 'tenant' }), ...mine })`.
+ * The JS keys are camel-case versions of the property names so callers read `config.dbHost`.
+ */
+
+export function httpSettings(defaults: { port?: number; host?: string } = {}) {
+  return {
+    httpPort: portSetting('http.port', 'TCP port the HTTP API listens on').default(defaults.port ?? 8080),
+    httpHost: stringSetting('http.host', 'Interface the HTTP API binds to').default(defaults.host ?? '0.0.0.0'),
+    httpJsonLimit: byteSizeSetting('http.json-limit', 'Largest accepted JSON request body').default(1024 ** 2),
+    httpRawLimit: byteSizeSetting('http.raw-limit', 'Largest accepted binary upload (gzip/tar packages)').default(50 * 1024 ** 2),
+  };
+}
+
+/** `db.name` is required unless the service supplies its own default name. */
+export function databaseSettings(defaults: { name?: string } = {}) {
+  const name = stringSetting('db.name', 'PostgreSQL database name');
+  return {
+    dbHost: stringSetting('db.host', 'PostgreSQL host').default('127.0.0.1'),
+    dbPort: portSetting('db.port', 'PostgreSQL port').default(5432),
+    dbUser: stringSetting('db.user', 'PostgreSQL user').default('postgres'),
+    dbPassword: stringSetting('db.password', 'PostgreSQL password (unset for trust auth)').secret().optional(),
+    dbName: defaults.name === undefined ? name : name.default(defaults.name),
+    dbPoolMax: intSetting('db.pool-max', 'Maximum connections in the pool', { min: 1, max: 1000 }).default(10),
+  };
+}
+
+export function natsSettings() {
+  return {
+    natsServers: listSetting('nats.servers', 'NATS server URLs', urlSetting('nats.servers', 'NATS server URL', ['nats:', 'tls:']))
+      .default(['nats://127.0.0.1:4222']),
+    natsUser: stringSetting('nats.user', 'NATS user name').optional(),
+    natsPassword: stringSetting('nats.password', 'NATS password').secret().optional(),
+    natsToken: stringSetting('nats.token', 'NATS authentication token').secret().optional(),
+  };
+}
+
+export const CACHE_TYPES = ['none', 'memory', 'distributed'] as const;
+export type CacheType = (typeof CACHE_TYPES)[number];
+
+/**
+ * Cache of remote validate-code calls. `cache.validate-code.ttl` has no default (specification:
+ * "value not set by default"): unset means entries do not expire by time. The original used 3600 s;
+ * set CACHE_VALIDATE_CODE_TTL=3600 to get that behaviour.
+ */
+export function cacheSettings() {
+  return {
+    cacheType: enumSetting('cache.type', 'Cache implementation for validate-code calls', CACHE_TYPES).default('memory'),
+    cacheValidateCodeTtl: secondsSetting('cache.validate-code.ttl', 'Lifetime of validate-code cache entries in seconds; unset = no expiry', { min: 1 }).optional(),
+    cacheMemoryMaxEntries: intSetting('cache.memory.max-entries', 'Maximum entries of the in-process cache', { min: 1 }).default(10_000),
+    cacheServerHost: stringSetting('data.cache-server.host', 'Host of the distributed cache (cache.type distributed)').default('127.0.0.1'),
+    cacheServerPort: portSetting('data.cache-server.port', 'Port of the distributed cache').default(6379),
+    cacheServerPassword: stringSetting('data.cache-server.password', 'Password of the distributed cache').secret().optional(),
+    cacheServerUsername: stringSetting('data.cache-server.username', 'Optional user name of the distributed cache').optional(),
+    cacheServerDatabase: intSetting('data.cache-server.database', 'Database index of the distributed cache', { min: 0, max: 15 }).default(0),
+  };
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loggingSettings() {
+  return {
+    logLevel: enumSetting('log.level', 'Minimum level of log lines written', LOG_LEVELS).default('info'),
+  };
+}
+
+export function shutdownSettings() {
+  return {
+    shutdownGraceMs: intSetting('shutdown.grace-ms', 'Milliseconds in-flight work may take to finish on SIGTERM', { min: 0 }).default(10_000),
+  };
+}

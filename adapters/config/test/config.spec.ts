@@ -1,0 +1,175 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import {
+  ConfigError, booleanSetting, byteSizeSetting, cacheSettings, databaseSettings, describeConfig, durationSetting,
+  enumSetting, envVarName, httpSettings, intSetting, listSetting, loadConfig, natsSettings, secondsSetting,
+  shutdownSettings, stringSetting, toMarkdownTable, urlSetting, loggingSettings, type ConfigSchema,
+} from '../index.js';
+
+function problemOf(schema: ConfigSchema, env: Record<string, string>): string {
+  try {
+    loadConfig(schema, env);
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError);
+    return (error as ConfigError).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('adapters/config', () => {
+  describe('envVarName', () => {
+    it('upper-cases and replaces dots and hyphens with underscores', () => {
+      expect(envVarName('svc.fhir-terminology-service-url')).to.equal('SVC_FHIR_TERMINOLOGY_SERVICE_URL');
+      expect(envVarName('data.cache-server.host')).to.equal('DATA_CACHE_SERVER_HOST');
+      expect(envVarName('MeasureConfig__CheckIfMeasureExists')).to.equal('MEASURECONFIG__CHECKIFMEASUREEXISTS');
+      expect(envVarName('cache.validate-code.ttl')).to.equal('CACHE_VALIDATE_CODE_TTL');
+    });
+
+    it('also reads the exact specification spelling; the derived name wins when both are set', () => {
+      const schema = { checkMeasure: booleanSetting('MeasureConfig__CheckIfMeasureExists', 'd').default(false) };
+      expect(loadConfig(schema, { MeasureConfig__CheckIfMeasureExists: 'true' }).checkMeasure).to.equal(true);
+      expect(loadConfig(schema, { MEASURECONFIG__CHECKIFMEASUREEXISTS: 'true' }).checkMeasure).to.equal(true);
+      expect(loadConfig(schema, { MEASURECONFIG__CHECKIFMEASUREEXISTS: 'false', MeasureConfig__CheckIfMeasureExists: 'true' })
+        .checkMeasure).to.equal(false);
+    });
+  });
+
+  describe('loadConfig', () => {
+    const schema = {
+      ...httpSettings({ port: 8081 }),
+      ...cacheSettings(),
+      ...databaseSettings({ name: 'tenant' }),
+      ...natsSettings(),
+      ...loggingSettings(),
+      ...shutdownSettings(),
+      artifactInit: booleanSetting('artifact.init', 'initialise artifacts').default(true),
+      terminologyUrl: urlSetting('svc.fhir-terminology-service-url', 'terminology server').optional(),
+    };
+
+    it('applies defaults when nothing is set and freezes the result', () => {
+      const config = loadConfig(schema, {});
+      expect(config).to.include({
+        httpPort: 8081, httpHost: '0.0.0.0', httpJsonLimit: 1024 ** 2, httpRawLimit: 50 * 1024 ** 2,
+        cacheType: 'memory', cacheValidateCodeTtl: undefined, cacheMemoryMaxEntries: 10_000,
+        cacheServerHost: '127.0.0.1', cacheServerPort: 6379, cacheServerDatabase: 0,
+        dbHost: '127.0.0.1', dbPort: 5432, dbUser: 'postgres', dbName: 'tenant', dbPassword: undefined,
+        logLevel: 'info', shutdownGraceMs: 10_000, artifactInit: true, terminologyUrl: undefined,
+      });
+      expect(config.natsServers).to.deep.equal(['nats://127.0.0.1:4222']);
+      expect(Object.isFrozen(config)).to.equal(true);
+    });
+
+    it('reads overrides through the derived variable names', () => {
+      const config = loadConfig(schema, {
+        HTTP_PORT: '9000', CACHE_TYPE: 'distributed', CACHE_VALIDATE_CODE_TTL: '1h', DATA_CACHE_SERVER_PASSWORD: 's3cret',
+        DATA_CACHE_SERVER_DATABASE: '3', ARTIFACT_INIT: 'no', SVC_FHIR_TERMINOLOGY_SERVICE_URL: 'https://tx.example.org/fhir',
+        NATS_SERVERS: 'nats://a:4222, nats://b:4222', HTTP_JSON_LIMIT: '2mb', DB_NAME: 'other', DB_PORT: ' 6543 ',
+      });
+      expect(config).to.include({
+        httpPort: 9000, cacheType: 'distributed', cacheValidateCodeTtl: 3600, cacheServerPassword: 's3cret',
+        cacheServerDatabase: 3, artifactInit: false, terminologyUrl: 'https://tx.example.org/fhir',
+        httpJsonLimit: 2 * 1024 ** 2, dbName: 'other', dbPort: 6543,
+      });
+      expect(config.natsServers).to.deep.equal(['nats://a:4222', 'nats://b:4222']);
+    });
+
+    it('treats an empty variable as unset', () => {
+      expect(loadConfig(schema, { CACHE_TYPE: '', HTTP_PORT: '  ' })).to.include({ cacheType: 'memory', httpPort: 8081 });
+    });
+
+    it('names the property, the variable and the bad value', () => {
+      expect(problemOf(schema, { CACHE_TYPE: 'redis2' }))
+        .to.equal('Invalid configuration: cache.type (CACHE_TYPE) must be one of none, memory, distributed; got "redis2"');
+    });
+
+    it('names the variable actually read when the specification spelling was used', () => {
+      const s = { check: booleanSetting('MeasureConfig__CheckIfMeasureExists', 'd').default(false) };
+      expect(problemOf(s, { MeasureConfig__CheckIfMeasureExists: 'maybe' }))
+        .to.contain('MeasureConfig__CheckIfMeasureExists (MeasureConfig__CheckIfMeasureExists) must be one of true, false');
+    });
+
+    it('reports every bad property at once, including missing required ones', () => {
+      const message = problemOf({ ...databaseSettings(), ...httpSettings() }, { DB_PORT: 'x', HTTP_PORT: '70000' });
+      expect(message).to.match(/^Invalid configuration \(3 problems\):/);
+      expect(message).to.contain('db.port (DB_PORT) must be an integer 0..65535; got "x"');
+      expect(message).to.contain('db.name (DB_NAME) is required (string) but not set');
+      expect(message).to.contain('http.port (HTTP_PORT) must be an integer 0..65535; got "70000"');
+    });
+
+    it('never echoes a secret value', () => {
+      const s = { pin: intSetting('vault.pin', 'd').secret().default(1) };
+      const message = problemOf(s, { VAULT_PIN: 'hunter2' });
+      expect(message).to.contain('vault.pin (VAULT_PIN) must be an integer');
+      expect(message).not.to.contain('hunter2');
+    });
+
+    it('refuses a schema that maps two keys onto one variable', () => {
+      expect(() => loadConfig({ a: stringSetting('a.b', 'd').optional(), b: stringSetting('a-b', 'd').optional() }, {}))
+        .to.throw(/A_B twice/);
+    });
+  });
+
+  describe('parsers refuse invalid values', () => {
+    const cases: Array<[string, ConfigSchema, string, RegExp]> = [
+      ['int not a number', { v: intSetting('v', 'd') }, '12abc', /must be an integer; got "12abc"/],
+      ['int out of range', { v: intSetting('v', 'd', { min: 1, max: 100 }) }, '0', /must be an integer 1\.\.100; got "0"/],
+      ['int fraction', { v: intSetting('v', 'd') }, '1.5', /must be an integer/],
+      ['boolean', { v: booleanSetting('v', 'd') }, 'maybe', /must be one of true, false, 1, 0, yes, no; got "maybe"/],
+      ['url relative', { v: urlSetting('v', 'd') }, 'tx.example.org', /must be an absolute URL/],
+      ['url scheme', { v: urlSetting('v', 'd') }, 'ftp://x.org', /scheme http or https/],
+      ['enum', { v: enumSetting('v', 'd', ['a', 'b']) }, 'A', /must be one of a, b; got "A"/],
+      ['seconds word', { v: secondsSetting('v', 'd') }, 'soon', /must be a duration in seconds/],
+      ['seconds fraction of a second', { v: secondsSetting('v', 'd') }, '1500ms', /whole number of seconds/],
+      ['duration range', { v: durationSetting('v', 'd', 'ms', { min: 0, max: 1000 }) }, '2s', /milliseconds 0\.\.1000/],
+      ['byte size', { v: byteSizeSetting('v', 'd') }, 'big', /must be a size/],
+      ['list empty', { v: listSetting('v', 'd') }, ' , ', /at least one item/],
+      ['list item', { v: listSetting('v', 'd', intSetting('v', 'd')) }, '1,x', /item 2 must be an integer; got "x"/],
+    ];
+    for (const [label, schema, raw, expected] of cases) {
+      it(label, () => expect(problemOf(schema, { V: raw })).to.match(expected));
+    }
+
+    it('accept their valid forms', () => {
+      const config = loadConfig({
+        flag: booleanSetting('flag', 'd'), ttl: secondsSetting('ttl', 'd'), grace: durationSetting('grace', 'd', 'ms'),
+        size: byteSizeSetting('size', 'd'), ids: listSetting('ids', 'd', intSetting('ids', 'd')),
+      }, { FLAG: 'YES', TTL: '5m', GRACE: '2s', SIZE: '512kb', IDS: '1,2, 3' });
+      expect(config).to.deep.include({ flag: true, ttl: 300, grace: 2000, size: 512 * 1024, ids: [1, 2, 3] });
+    });
+  });
+
+  describe('describeConfig', () => {
+    it('lists property, variable, default and the secret flag from the same declarations', () => {
+      const rows = describeConfig({ ...cacheSettings(), ...databaseSettings() });
+      const password = rows.find((row) => row.property === 'data.cache-server.password');
+      expect(password).to.include({ envVar: 'DATA_CACHE_SERVER_PASSWORD', secret: true, default: '(unset)', required: false });
+      expect(rows.find((row) => row.property === 'cache.type')).to.include({ secret: false, default: 'memory' });
+      expect(rows.find((row) => row.property === 'db.name')).to.include({ required: true, default: '(required)' });
+      const table = toMarkdownTable(rows);
+      expect(table.split('\n')).to.have.length(rows.length + 2);
+      expect(table).to.contain('| `data.cache-server.password` | `DATA_CACHE_SERVER_PASSWORD` |');
+      expect(toMarkdownTable(describeConfig(httpSettings()))).to.contain('`50mb`');
+    });
+  });
+
+  describe('start-up', () => {
+    const fixture = fileURLToPath(new URL('./fixtures/start-with-config.ts', import.meta.url));
+    const run = (env: Record<string, string>) =>
+      spawnSync('npx', ['tsx', fixture], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 15_000 });
+
+    it('stops with exit code 78 and a message naming the property and its variable', () => {
+      const result = run({ CACHE_TYPE: 'redis2', HTTP_PORT: 'eighty' });
+      expect(result.status).to.equal(78);
+      expect(result.stderr).to.contain('cache.type (CACHE_TYPE) must be one of none, memory, distributed; got "redis2"');
+      expect(result.stderr).to.contain('http.port (HTTP_PORT)');
+      expect(result.stdout).not.to.contain('started');
+    });
+
+    it('starts when the configuration is valid', () => {
+      const result = run({ CACHE_TYPE: 'none', HTTP_PORT: '1234' });
+      expect(result.status).to.equal(0);
+      expect(result.stdout).to.contain('started with cache none on port 1234');
+    });
+  });
+});
