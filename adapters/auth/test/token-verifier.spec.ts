@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { createHmac } from 'node:crypto';
+import { createTokenVerifier, TokenRejectedError, type TokenVerifier } from '../token-verifier.js';
+
+const ISSUER = 'https://idp.test';
+const AUDIENCE = 'nhsn-admin';
+
+async function rejection(verifier: TokenVerifier, token: string): Promise<TokenRejectedError> {
+  try {
+    await verifier.verify(token);
+  } catch (error) {
+    expect(error).to.be.instanceOf(TokenRejectedError);
+    return error as TokenRejectedError;
+  }
+  throw new Error('token was accepted');
+}
+
+function unsignedToken(header: object, payload: object, signature = ''): string {
+  const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `${enc(header)}.${enc(payload)}.${signature}`;
+}
+
+describe('adapters/auth token verifier', () => {
+  let privateKey: CryptoKey;
+  let verifier: TokenVerifier;
+  let publicPem: string;
+
+  const sign = (claims: Record<string, unknown> = {}, opts: { exp?: string | number; nbf?: string | number; aud?: string; iss?: string } = {}) =>
+    new SignJWT({ permissions: ['IsLinkAdmin'], ...claims })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setSubject('user-1')
+      .setIssuer(opts.iss ?? ISSUER)
+      .setAudience(opts.aud ?? AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(opts.exp ?? '5m')
+      .setNotBefore(opts.nbf ?? '0s')
+      .sign(privateKey);
+
+  before(async () => {
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    privateKey = pair.privateKey;
+    publicPem = await exportSPKI(pair.publicKey);
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' };
+    verifier = createTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [jwk] }, clockSkewSeconds: 5 });
+  });
+
+  it('accepts a valid token and exposes subject and permissions', async () => {
+    const principal = await verifier.verify(await sign({ scope: 'validation.read tenant.write' }));
+    expect(principal.subject).to.equal('user-1');
+    expect(principal.permissions).to.include.members(['IsLinkAdmin', 'validation.read', 'tenant.write']);
+  });
+
+  it('accepts a token verified with a PEM public key', async () => {
+    const pemVerifier = createTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, publicKeyPem: publicPem, publicKeyAlgorithm: 'ES256' });
+    expect((await pemVerifier.verify(await sign())).subject).to.equal('user-1');
+  });
+
+  it('refuses alg none', async () => {
+    const token = unsignedToken({ alg: 'none' }, { sub: 'x', iss: ISSUER, aud: AUDIENCE, exp: Math.floor(Date.now() / 1000) + 60 });
+    expect((await rejection(verifier, token)).reason).to.equal('algorithm');
+  });
+
+  it('refuses an HMAC token signed with the public key (algorithm confusion)', async () => {
+    const header = Buffer.from(JSON.stringify({ alg: 'HS256', kid: 'k1' })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ sub: 'x', iss: ISSUER, aud: AUDIENCE, exp: Math.floor(Date.now() / 1000) + 60 })).toString('base64url');
+    const signature = createHmac('sha256', publicPem).update(`${header}.${payload}`).digest('base64url');
+    expect((await rejection(verifier, `${header}.${payload}.${signature}`)).reason).to.equal('algorithm');
+  });
+
+  it('refuses expired and not-yet-valid tokens beyond the clock skew', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect((await rejection(verifier, await sign({}, { exp: now - 60 }))).reason).to.equal('expired');
+    expect((await rejection(verifier, await sign({}, { nbf: now + 600 }))).reason).to.equal('not-yet-valid');
+  });
+
+  it('tolerates a small clock skew', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect((await verifier.verify(await sign({}, { exp: now - 2 }))).subject).to.equal('user-1');
+  });
+
+  it('refuses a wrong audience and a wrong issuer', async () => {
+    expect((await rejection(verifier, await sign({}, { aud: 'someone-else' }))).reason).to.equal('audience');
+    expect((await rejection(verifier, await sign({}, { iss: 'https://evil.test' }))).reason).to.equal('issuer');
+  });
+
+  it('refuses a token signed by another key and a token that is not a JWT', async () => {
+    const other = await generateKeyPair('ES256');
+    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setSubject('x').setIssuer(ISSUER)
+      .setAudience(AUDIENCE).setExpirationTime('5m').sign(other.privateKey);
+    expect((await rejection(verifier, forged)).reason).to.equal('signature');
+    expect((await rejection(verifier, 'not-a-token')).reason).to.equal('malformed');
+  });
+});

@@ -1,0 +1,141 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import { normalizePagingQuery, pagingMetadataOf } from './pagination.js';
+
+/**
+ * Streaming reverse proxy of the admin gateway.
+ *
+ * External route `/api/<component>/<rest>` goes to `<upstream of component>/api/<rest>`: the
+ * component name is stripped (shared API conventions, Routes 1). Request and response bodies are
+ * streamed, so package uploads are never buffered whole; the one exception is a successful JSON
+ * answer to a GET, which is read (up to a bound) to copy its paging metadata into `X-Pagination`.
+ * The Authorization header is passed on unchanged (header propagation).
+ */
+export interface ProxyOptions {
+  /** Component name (as it appears in the external route) → base URL of the service. */
+  upstreams: Record<string, string>;
+  /** Time allowed for the upstream to start answering. */
+  timeoutMs: number;
+  /** Largest JSON body read to derive X-Pagination; larger bodies are streamed without the header. */
+  maxInspectedBodyBytes?: number;
+  /** Writes a Problem Details answer (the gateway's HTTP adapter supplies it). */
+  sendProblem: (res: ServerResponse, status: number, title: string, detail: string) => void;
+  onUpstreamError?: (component: string, error: Error) => void;
+}
+
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
+]);
+
+export interface ProxyTarget {
+  component: string;
+  url: URL;
+}
+
+/** Maps an external path + query to the upstream URL, or undefined when no component matches. */
+export function resolveTarget(originalUrl: string, upstreams: Record<string, string>): ProxyTarget | undefined {
+  const parsed = new URL(originalUrl, 'http://gateway.invalid');
+  const match = /^\/api\/([^/]+)(\/.*)?$/i.exec(parsed.pathname);
+  if (!match) return undefined;
+  const component = match[1].toLowerCase();
+  const base = upstreams[component];
+  if (!base) return undefined;
+  const rest = match[2] ?? '';
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/$/, '')}/api${rest}`;
+  url.search = parsed.search;
+  return { component, url };
+}
+
+export function createProxyHandler(options: ProxyOptions) {
+  const maxInspected = options.maxInspectedBodyBytes ?? 5 * 1024 * 1024;
+
+  return function proxy(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+    const target = resolveTarget(req.url ?? '/', options.upstreams);
+    if (!target) return next();
+    const isGet = req.method === 'GET';
+    if (isGet) {
+      const search = normalizePagingQuery(target.url.searchParams);
+      target.url.search = search.toString();
+    }
+
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+    }
+    if (req.headers['transfer-encoding']) headers['transfer-encoding'] = req.headers['transfer-encoding'];
+    headers['x-forwarded-host'] = req.headers.host ?? '';
+    headers['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+    headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
+    headers['x-forwarded-prefix'] = `/api/${target.component}`;
+
+    const client = target.url.protocol === 'https:' ? https : http;
+    let answered = false;
+    const upstreamReq = client.request(target.url, { method: req.method, headers, timeout: options.timeoutMs }, (upstreamRes) => {
+      answered = true;
+      const status = upstreamRes.statusCode ?? 502;
+      const outHeaders: http.OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(upstreamRes.headers)) {
+        if (!HOP_BY_HOP.has(name) && value !== undefined) outHeaders[name] = value;
+      }
+      const contentType = String(upstreamRes.headers['content-type'] ?? '');
+      const length = Number(upstreamRes.headers['content-length'] ?? '0');
+      const inspect = isGet && status === 200 && contentType.includes('json') && (!length || length <= maxInspected);
+      if (!inspect) {
+        res.writeHead(status, outHeaders);
+        upstreamRes.pipe(res);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let streaming = false;
+      upstreamRes.on('data', (chunk: Buffer) => {
+        if (streaming) return;
+        size += chunk.length;
+        chunks.push(chunk);
+        if (size > maxInspected) {
+          // Too large to inspect: fall back to streaming what we have and the rest.
+          streaming = true;
+          delete outHeaders['content-length'];
+          res.writeHead(status, outHeaders);
+          for (const c of chunks) res.write(c);
+          upstreamRes.pipe(res);
+        }
+      });
+      upstreamRes.on('end', () => {
+        if (streaming) return;
+        const body = Buffer.concat(chunks);
+        try {
+          const metadata = pagingMetadataOf(JSON.parse(body.toString('utf8')));
+          if (metadata) outHeaders['x-pagination'] = JSON.stringify(metadata);
+        } catch {
+          // Not JSON after all: pass it on unchanged.
+        }
+        outHeaders['content-length'] = body.length;
+        res.writeHead(status, outHeaders);
+        res.end(body);
+      });
+      upstreamRes.on('error', () => res.destroy());
+    });
+
+    upstreamReq.on('timeout', () => upstreamReq.destroy(Object.assign(new Error('upstream timeout'), { code: 'ETIMEDOUT' })));
+    upstreamReq.on('error', (error: NodeJS.ErrnoException) => {
+      options.onUpstreamError?.(target.component, error);
+      if (answered || res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const unreachable = error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH';
+      if (unreachable) {
+        options.sendProblem(res, 503, 'Service Unavailable', `The ${target.component} service is not reachable.`);
+      } else if (error.code === 'ETIMEDOUT') {
+        options.sendProblem(res, 502, 'Bad Gateway', `The ${target.component} service did not answer in time.`);
+      } else {
+        options.sendProblem(res, 502, 'Bad Gateway', `The ${target.component} service gave no valid response.`);
+      }
+    });
+    // A client that goes away mid-upload aborts the upstream request too.
+    req.on('aborted', () => upstreamReq.destroy());
+    req.pipe(upstreamReq);
+  };
+}
