@@ -1,4 +1,5 @@
 import { pino, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+import { currentContext } from './request-context.js';
 
 /**
  * The one logger type every module takes. JSON lines on stdout (pino).
@@ -19,8 +20,15 @@ export function createLogger(name: string, level: string = process.env.LOG_LEVEL
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { service: name },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // Lines written while serving a request carry its trace id, so support can follow one request.
+    mixin: traceIdMixin,
     ...options,
   });
+}
+
+function traceIdMixin(): Record<string, unknown> {
+  const traceId = currentContext()?.traceId;
+  return traceId ? { traceId } : {};
 }
 
 /** A logger that writes nothing; for unit tests and tools that print their own output. */

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * W3C Trace Context (`traceparent`): `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`.
+ * Anything invalid is replaced by a newly generated context rather than rejected, as the
+ * recommendation asks of receivers.
+ */
+export interface TraceContext {
+  readonly version: string;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly flags: string;
+}
+
+const HEX = /^[0-9a-f]+$/;
+const ALL_ZERO = /^0+$/;
+
+/** Parses a traceparent header; undefined when absent or invalid. */
+export function parseTraceparent(header: string | undefined | null): TraceContext | undefined {
+  if (!header) return undefined;
+  const parts = header.trim().split('-');
+  if (parts.length < 4) return undefined;
+  const [version, traceId, spanId, flags] = parts as [string, string, string, string];
+  if (version.length !== 2 || !HEX.test(version) || version === 'ff') return undefined;
+  // Version 00 has exactly four fields; later versions may append more, which we ignore.
+  if (version === '00' && parts.length !== 4) return undefined;
+  if (traceId.length !== 32 || !HEX.test(traceId) || ALL_ZERO.test(traceId)) return undefined;
+  if (spanId.length !== 16 || !HEX.test(spanId) || ALL_ZERO.test(spanId)) return undefined;
+  if (flags.length !== 2 || !HEX.test(flags)) return undefined;
+  return { version: '00', traceId, spanId, flags };
+}
+
+export function formatTraceparent(context: Pick<TraceContext, 'traceId' | 'spanId' | 'flags'>): string {
+  return `00-${context.traceId}-${context.spanId}-${context.flags}`;
+}
+
+export function newTraceId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export function newSpanId(): string {
+  return randomBytes(8).toString('hex');
+}
+
+/** A fresh, sampled trace. */
+export function generateTraceContext(): TraceContext {
+  return { version: '00', traceId: newTraceId(), spanId: newSpanId(), flags: '01' };
+}
+
+/** The incoming context, or a new one when the header is missing or invalid. */
+export function traceContextFromHeader(header: string | undefined | null): TraceContext {
+  return parseTraceparent(header) ?? generateTraceContext();
+}
+
+/** Same trace, new span: what a service sends on its outgoing calls. */
+export function childTraceContext(parent: Pick<TraceContext, 'traceId'> & { flags?: string }): TraceContext {
+  return { version: '00', traceId: parent.traceId, spanId: newSpanId(), flags: parent.flags ?? '01' };
+}
