@@ -32,8 +32,8 @@ describe('contracts: schemas', () => {
       const s = loadSchema(file);
       expect(s.$schema, file).to.equal('http://json-schema.org/draft-07/schema#');
       expect(s.$id, file).to.match(new RegExp(`/${file.replace(/\./g, '\\.')}$`));
-      expect(s.title, file).to.be.a('string').and.not.empty;
-      expect(s.description, file).to.be.a('string').and.not.empty;
+      expect(s.title, file).to.be.a('string').with.length.greaterThan(0);
+      expect(s.description, file).to.be.a('string').with.length.greaterThan(0);
       expect(() => compileSchema(s), file).not.to.throw();
     }
   });
@@ -57,7 +57,7 @@ describe('contracts: schemas', () => {
 });
 
 describe('contracts: ResourceAcquired 0.6.0 (as the specification gives it)', () => {
-  const schema = catalog.byName('ResourceAcquired').payload.schema as { properties: Record<string, { type: unknown }>; additionalProperties: unknown; required?: unknown };
+  const schema = catalog.byName('ResourceAcquired').payload.schema as unknown as { properties: Record<string, { type: unknown }>; additionalProperties: unknown; required?: unknown };
 
   it('has exactly the seven nullable fields, none required, no others allowed', () => {
     expect(catalog.byName('ResourceAcquired').version).to.equal('0.6.0');
@@ -86,11 +86,11 @@ describe('contracts: fixtures', () => {
     const name = m.name as keyof typeof VALID;
     it(`${m.name}: the valid fixture passes, every invalid fixture fails`, () => {
       expect(validateMessage(m.name, VALID[name]), 'valid fixture').to.deep.equal({ ok: true });
-      expect(INVALID[name], 'at least one invalid fixture').to.not.be.empty;
+      expect(INVALID[name], 'at least one invalid fixture').to.have.length.greaterThan(0);
       for (const bad of INVALID[name]) {
         const r = validateMessage(m.name, bad.payload);
         expect(r.ok, bad.why).to.equal(false);
-        if (!r.ok) expect(r.errors, bad.why).to.be.a('string').and.not.empty;
+        if (!r.ok) expect(r.errors, bad.why).to.be.a('string').with.length.greaterThan(0);
       }
     });
   }
@@ -98,7 +98,7 @@ describe('contracts: fixtures', () => {
     const name = m.name as keyof typeof VALID_REPLIES;
     it(`${m.name} reply: valid replies (results and typed errors) pass, invalid fail`, () => {
       for (const ok of VALID_REPLIES[name]) expect(validateReply(m.name, ok), JSON.stringify(ok)).to.deep.equal({ ok: true });
-      expect(INVALID_REPLIES[name]).to.not.be.empty;
+      expect(INVALID_REPLIES[name]).to.have.length.greaterThan(0);
       for (const bad of INVALID_REPLIES[name]) expect(validateReply(m.name, bad.payload).ok, bad.why).to.equal(false);
     });
   }
