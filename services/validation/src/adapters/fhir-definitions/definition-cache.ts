@@ -1,0 +1,141 @@
+/**
+ * Start-up cache of the definition index (R4 core + IG packages + loose resources).
+ *
+ * Parsing ~80 MB of JSON on every start (and in every worker) is the slow part of a cold start.
+ * The merged index state is written with v8.serialize to a file named by a hash of every input
+ * (package bytes, core package version, loose resources, code version), and read back with
+ * v8.deserialize on the next start. A stale or unreadable cache file is just a miss.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import type { CanonicalResource } from '../../domain/conformance-resources.js';
+import { DefinitionIndex, type DefinitionIndexState, type DefinitionWarning } from '../../domain/engine/definitions/definition-index.js';
+import { coreDefinitionsFingerprint, loadCoreDefinitions, locateCoreDefinitions, type CoreDefinitionsLocation } from './core-definitions.js';
+import { listPackageFiles, parsePackageFiles, readPackageFiles, type LoadPackageOptions, type PackageLoadFailure } from './package-files.js';
+
+/** Bump when the index state format or what loading keeps changes: old cache files become misses. */
+export const DEFINITION_CACHE_CODE_VERSION = 1;
+
+export interface LoadDefinitionsOptions {
+  /** `*.tgz` files and/or folders of them. */
+  packages?: readonly string[];
+  /** Loose resources (RESOURCE artifacts), part of the cache key. */
+  resources?: readonly CanonicalResource[];
+  /** Cache folder; `false` disables the cache. Default `<project>/.cache/fhir-definitions`. */
+  cacheDir?: string | false;
+  packageOptions?: LoadPackageOptions;
+  core?: CoreDefinitionsLocation;
+}
+
+export interface LoadedDefinitions {
+  index: DefinitionIndex;
+  cacheHit: boolean;
+  cacheKey: string;
+  cacheFile?: string;
+  /** Package files that could not be read (the others are loaded). */
+  failures: PackageLoadFailure[];
+  warnings: readonly DefinitionWarning[];
+  timings: { totalMs: number; readInputsMs: number; buildMs: number; cacheReadMs?: number; cacheWriteMs?: number };
+}
+
+interface CacheFile {
+  key: string;
+  codeVersion: number;
+  state: DefinitionIndexState;
+  failures: { path: string; message: string; name: string }[];
+}
+
+export function defaultDefinitionCacheDir(): string {
+  return path.join(findProjectRoot(), '.cache', 'fhir-definitions');
+}
+
+/** Core + packages + resources as a ready index, from the cache when the inputs are unchanged. */
+export async function loadDefinitions(options: LoadDefinitionsOptions = {}): Promise<LoadedDefinitions> {
+  const started = performance.now();
+  const core = options.core ?? (await locateCoreDefinitions());
+  const paths = (await Promise.all((options.packages ?? []).map((p) => listPackageFiles(p)))).flat();
+  const files = await readPackageFiles(paths);
+  const key = cacheKey(core, files.map((f) => f.sha256), options);
+  const readInputsMs = performance.now() - started;
+  const cacheDir = options.cacheDir === false ? undefined : (options.cacheDir ?? defaultDefinitionCacheDir());
+  const cacheFile = cacheDir ? path.join(cacheDir, `definitions-${key.slice(0, 32)}.v8`) : undefined;
+
+  if (cacheFile && existsSync(cacheFile)) {
+    const t = performance.now();
+    const cached = await readCache(cacheFile, key);
+    if (cached) {
+      const cacheReadMs = performance.now() - t;
+      const b = performance.now();
+      const index = DefinitionIndex.fromState(cached.state);
+      const buildMs = performance.now() - b;
+      const failures = cached.failures.map((f) => ({ path: f.path, error: Object.assign(new Error(f.message), { name: f.name }) }));
+      return { index, cacheHit: true, cacheKey: key, cacheFile, failures, warnings: index.warnings, timings: { totalMs: performance.now() - started, readInputsMs, buildMs, cacheReadMs } };
+    }
+  }
+
+  const b = performance.now();
+  const corePackage = await loadCoreDefinitions({ location: core, stripNarrative: options.packageOptions?.stripNarrative });
+  const { packages, failures } = await parsePackageFiles(files, options.packageOptions);
+  const index = DefinitionIndex.build({ packages: [corePackage, ...packages], resources: options.resources, fhirVersion: core.fhirVersion });
+  const buildMs = performance.now() - b;
+  let cacheWriteMs: number | undefined;
+  if (cacheDir && cacheFile) {
+    const w = performance.now();
+    await writeCache(cacheDir, cacheFile, {
+      key,
+      codeVersion: DEFINITION_CACHE_CODE_VERSION,
+      state: index.toState(),
+      failures: failures.map((f) => ({ path: f.path, message: f.error.message, name: f.error.name })),
+    });
+    cacheWriteMs = performance.now() - w;
+  }
+  return { index, cacheHit: false, cacheKey: key, cacheFile, failures, warnings: index.warnings, timings: { totalMs: performance.now() - started, readInputsMs, buildMs, cacheWriteMs } };
+}
+
+function cacheKey(core: CoreDefinitionsLocation, packageHashes: string[], options: LoadDefinitionsOptions): string {
+  const hash = createHash('sha256');
+  hash.update(`code:${DEFINITION_CACHE_CODE_VERSION}\n`);
+  hash.update(`node-v8:${process.versions.v8}\n`); // v8.serialize output is only guaranteed readable by the same V8
+  hash.update(`core:${coreDefinitionsFingerprint(core)}\n`);
+  for (const h of packageHashes) hash.update(`pkg:${h}\n`);
+  hash.update(`opts:${JSON.stringify(options.packageOptions ?? {}, (k, v) => (k === 'keep' ? undefined : v))}\n`);
+  if (options.resources?.length) hash.update(`res:${JSON.stringify(options.resources)}\n`);
+  return hash.digest('hex');
+}
+
+async function readCache(file: string, key: string): Promise<CacheFile | undefined> {
+  try {
+    const data = v8.deserialize(await readFile(file)) as CacheFile;
+    if (data.key !== key || data.codeVersion !== DEFINITION_CACHE_CODE_VERSION || data.state?.formatVersion !== 1) return undefined;
+    return data;
+  } catch {
+    return undefined; // truncated or from another V8: rebuild and overwrite
+  }
+}
+
+async function writeCache(dir: string, file: string, data: CacheFile): Promise<void> {
+  // Write-then-rename, so a concurrent reader (another worker) never sees half a file.
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(tmp, v8.serialize(data));
+    await rename(tmp, file);
+  } catch {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    // A read-only or full disk only costs the next start its speed.
+  }
+}
+
+function findProjectRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'node_modules'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+}
