@@ -1,0 +1,117 @@
+import { MikroORM, type MigrationObject, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Logger } from '../observability/logger.js';
+
+/**
+ * One PostgreSQL database per service, opened through MikroORM. Opening it creates the database when it
+ * does not exist yet and applies the committed migrations, so a fresh environment needs no manual step.
+ */
+
+export interface DatabaseOptions {
+  host: string;
+  port?: number;
+  user: string;
+  password?: string;
+  dbName: string;
+  /** Pool size. At least 2: start-up holds one connection for the migration lock while the migrator uses another. */
+  poolMax?: number;
+  /** `defineEntity(...)` results or EntitySchemas of this service. */
+  entities: NonNullable<Options['entities']>;
+  /** Migration classes in the order they were written; names are what the migration table records, so never rename one. */
+  migrations: MigrationObject[];
+  logger: Logger;
+  /** How long `readinessCheck` waits for `select 1`. */
+  readinessTimeoutMs?: number;
+  /** Log every SQL statement at debug level. */
+  debugSql?: boolean;
+}
+
+export interface Database {
+  orm: MikroORM;
+  /** Resolves when the database answers `select 1` in time; rejects with the reason otherwise. */
+  readinessCheck(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Any constant works as long as every service uses the same one: the lock is per database, and each
+ * service has its own database, so two instances of one service serialise their migrations on it.
+ */
+const MIGRATION_LOCK_KEY = 7_310_402_118;
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const { logger } = options;
+  const orm = await MikroORM.init({
+    entities: options.entities,
+    dbName: options.dbName,
+    host: options.host,
+    port: options.port ?? 5432,
+    user: options.user,
+    password: options.password,
+    pool: { min: 0, max: Math.max(2, options.poolMax ?? 10) },
+    // Without this, code that forgets to fork would share one identity map across requests.
+    allowGlobalContext: false,
+    // We create the database ourselves below, where a start-up race between two instances is handled.
+    ensureDatabase: false,
+    extensions: [Migrator],
+    migrations: { migrationsList: options.migrations, snapshot: false, transactional: true, allOrNothing: true },
+    debug: options.debugSql ?? false,
+    logger: (message: string) => logger.debug({ component: 'mikro-orm' }, stripAnsi(message)),
+  });
+
+  try {
+    await ensureDatabaseExists(orm, options.dbName, logger);
+    await applyMigrations(orm, logger);
+  } catch (error) {
+    await orm.close(true).catch(() => undefined);
+    throw error;
+  }
+
+  const readinessTimeoutMs = options.readinessTimeoutMs ?? 2000;
+  return {
+    orm,
+    readinessCheck: () => selectOne(orm, readinessTimeoutMs),
+    close: () => orm.close(true),
+  };
+}
+
+async function ensureDatabaseExists(orm: MikroORM, dbName: string, logger: Logger): Promise<void> {
+  try {
+    const created = await orm.schema.ensureDatabase({ create: false });
+    if (created) logger.info({ dbName }, 'database ready');
+  } catch (error) {
+    // Two instances starting together both see "absent" and both CREATE; the loser gets 42P04.
+    if ((error as { code?: string }).code !== '42P04') throw error;
+    logger.info({ dbName }, 'database was created concurrently by another instance');
+    await orm.reconnect();
+  }
+}
+
+async function applyMigrations(orm: MikroORM, logger: Logger): Promise<void> {
+  const em = orm.em.fork();
+  // A transaction-scoped advisory lock: a second instance starting at the same moment waits here and
+  // then finds nothing pending, instead of running the same CREATE TABLE twice.
+  await em.transactional(async (tx) => {
+    await tx.execute(`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+    const applied = await orm.migrator.up();
+    if (applied.length > 0) logger.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
+  });
+}
+
+async function selectOne(orm: MikroORM, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`database did not answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    // Promise.race also covers the wait for a free pool connection, which a statement timeout would not.
+    await Promise.race([orm.em.fork().execute('select 1'), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '');
+}

@@ -1,0 +1,19 @@
+/**
+ * PostgreSQL persistence through MikroORM 7, one database per service.
+ *
+ * - `openDatabase(...)` creates the database if absent, applies the service's migration classes
+ *   (passed as a list: file-glob discovery is not used) and returns `{ orm, readinessCheck, close }`.
+ * - `requestContextMiddleware(orm)` / `withForkedEm(orm, fn)`: one EntityManager fork per HTTP request,
+ *   message or job (the global EM is disabled).
+ * - `insertMany(em, table, columns, rows)`: parameterised multi-row INSERTs for bulk writes.
+ * - Transactional outbox: add `outboxMigration` to the service's migrations, call
+ *   `enqueueOutboxMessage(tx, {...})` inside the transaction that makes the change, and run one
+ *   `OutboxRelay` per process; it publishes through the `MessagePublisher` port with the row's msg id.
+ */
+export { openDatabase, type Database, type DatabaseOptions } from './database.js';
+export { requestContextMiddleware, withForkedEm, currentEm } from './request-context.js';
+export { insertMany, type BulkValue, type InsertManyOptions } from './bulk-insert.js';
+export { enqueueOutboxMessage, type OutboxMessageInput, type EnqueuedOutboxMessage } from './outbox/enqueue.js';
+export { OutboxRelay, type OutboxRelayOptions, type OutboxRelayEvent, type RelayBatchResult } from './outbox/relay.js';
+export { outboxMigration, CreateOutboxMessageTable, OUTBOX_TABLE, type OutboxRow, type OutboxDatabase } from './outbox/outbox-table.js';
+export { uuidV7 } from './outbox/uuid-v7.js';

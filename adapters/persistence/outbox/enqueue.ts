@@ -1,0 +1,65 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-table.js';
+import { uuidV7 } from './uuid-v7.js';
+
+export interface OutboxMessageInput {
+  subject: string;
+  /** Any JSON-serialisable value; stored as jsonb and published as JSON. */
+  payload: unknown;
+  /**
+   * Nats-Msg-Id. Defaults to the row id. Give a deterministic id (e.g. `<facility>-<frequency>-<period>`)
+   * when the same business event may be enqueued twice and JetStream should keep only one.
+   */
+  msgId?: string;
+  headers?: Record<string, string>;
+}
+
+export interface EnqueuedOutboxMessage {
+  id: string;
+  msgId: string;
+}
+
+const SUBJECT = /^[^\s*>]+$/;
+
+/**
+ * Stores an event to be published by the OutboxRelay. Must run inside the caller's transaction
+ * (`em.transactional(async (tx) => { ...change...; await enqueueOutboxMessage(tx, ...) })`) so the change
+ * and its event commit or roll back together; it refuses an EntityManager that is not in a transaction.
+ * After the commit, call `relay.notify()` to publish without waiting for the next poll.
+ */
+export async function enqueueOutboxMessage(em: EntityManager, input: OutboxMessageInput): Promise<EnqueuedOutboxMessage> {
+  if (!em.isInTransaction()) {
+    throw new Error('enqueueOutboxMessage must be called inside em.transactional(...) so the event commits with the change');
+  }
+  if (typeof input.subject !== 'string' || !SUBJECT.test(input.subject)) {
+    throw new Error(`enqueueOutboxMessage: invalid subject ${JSON.stringify(input.subject)} (no spaces or wildcards)`);
+  }
+  const payloadJson = JSON.stringify(input.payload);
+  if (payloadJson === undefined) throw new Error('enqueueOutboxMessage: payload is not JSON-serialisable');
+  if (input.msgId !== undefined && (typeof input.msgId !== 'string' || input.msgId.trim() === '')) {
+    throw new Error('enqueueOutboxMessage: msgId must be a non-empty string when given');
+  }
+  const headers = input.headers ?? {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== 'string') throw new Error(`enqueueOutboxMessage: header ${name} must be a string`);
+  }
+
+  const id = uuidV7();
+  const msgId = input.msgId ?? id;
+  await em.getKysely<OutboxDatabase>()
+    .insertInto(OUTBOX_TABLE)
+    .values({
+      id,
+      subject: input.subject,
+      payload: payloadJson,
+      headers: JSON.stringify(headers) as unknown as Record<string, string>,
+      msg_id: msgId,
+      created_at: new Date(),
+      published_at: null,
+      attempts: 0,
+      next_attempt_at: null,
+      last_error: null,
+    })
+    .execute();
+  return { id, msgId };
+}

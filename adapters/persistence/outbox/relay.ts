@@ -1,0 +1,258 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { MessagePublisher } from '../../messaging/publisher-port.js';
+import type { Logger } from '../../observability/logger.js';
+import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-table.js';
+
+/**
+ * Publishes committed outbox rows to the broker.
+ *
+ * Each poll claims up to `batchSize` unpublished rows with `FOR UPDATE SKIP LOCKED` inside one short
+ * transaction, publishes them and marks them in the same transaction, so several instances relay the
+ * same table without publishing a row twice. A crash between publish and commit leaves the row
+ * unpublished; the retry carries the same Nats-Msg-Id, which JetStream drops inside its duplicate window.
+ * A failing publish increments `attempts`, records `last_error` and pushes `next_attempt_at` back
+ * (exponential backoff); other rows keep flowing. Delivery order is created order, except around retries.
+ */
+
+export type OutboxRelayEvent =
+  | { kind: 'published'; subject: string; msgId: string; attempts: number; duplicate: boolean }
+  | { kind: 'failed'; subject: string; msgId: string; attempts: number; error: string }
+  | { kind: 'cleaned'; deleted: number }
+  | { kind: 'poll-error'; error: string };
+
+export interface OutboxRelayOptions {
+  orm: MikroORM;
+  publisher: MessagePublisher;
+  logger: Logger;
+  /** Poll period when not woken by `notify()`. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /** Rows claimed per transaction. Default 50. */
+  batchSize?: number;
+  /** A publish slower than this counts as failed (its row stays locked meanwhile). Default 5000 ms. */
+  publishTimeoutMs?: number;
+  /**
+   * After this many failures in a row the batch ends early: when the broker is down every publish would
+   * wait for its timeout while the claimed rows stay locked. Untried rows keep their attempt count. Default 3.
+   */
+  maxConsecutiveFailures?: number;
+  /** Backoff after the n-th failure: min(maxMs, initialMs * 2^(n-1)), plus up to 20 % jitter. */
+  backoff?: { initialMs?: number; maxMs?: number };
+  /** Published rows older than this are deleted. Default 7 days. */
+  retentionMs?: number;
+  /** How often the cleanup runs. Default 60 s. */
+  cleanupIntervalMs?: number;
+  /** Rows deleted per statement; a cleanup runs at most 100 such statements. Default 1000. */
+  cleanupBatchSize?: number;
+  /** Metrics hook; called synchronously, must not throw. */
+  onEvent?: (event: OutboxRelayEvent) => void;
+}
+
+export interface RelayBatchResult {
+  claimed: number;
+  published: number;
+  failed: number;
+}
+
+const MAX_ERROR_LENGTH = 2000;
+const MAX_CLEANUP_STATEMENTS = 100;
+const POLL_ERROR_LOG_INTERVAL_MS = 30_000;
+
+export class OutboxRelay {
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private readonly publishTimeoutMs: number;
+  private readonly maxConsecutiveFailures: number;
+  private readonly backoffInitialMs: number;
+  private readonly backoffMaxMs: number;
+  private readonly retentionMs: number;
+  private readonly cleanupIntervalMs: number;
+  private readonly cleanupBatchSize: number;
+
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private notified = false;
+  private lastCleanupAt = 0;
+  private lastPollErrorLogAt = 0;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.pollIntervalMs = positive(options.pollIntervalMs ?? 1000, 'pollIntervalMs');
+    this.batchSize = positive(options.batchSize ?? 50, 'batchSize');
+    this.publishTimeoutMs = positive(options.publishTimeoutMs ?? 5000, 'publishTimeoutMs');
+    this.maxConsecutiveFailures = positive(options.maxConsecutiveFailures ?? 3, 'maxConsecutiveFailures');
+    this.backoffInitialMs = positive(options.backoff?.initialMs ?? 500, 'backoff.initialMs');
+    this.backoffMaxMs = positive(options.backoff?.maxMs ?? 60_000, 'backoff.maxMs');
+    this.retentionMs = positive(options.retentionMs ?? 7 * 24 * 3600_000, 'retentionMs');
+    this.cleanupIntervalMs = positive(options.cleanupIntervalMs ?? 60_000, 'cleanupIntervalMs');
+    this.cleanupBatchSize = positive(options.cleanupBatchSize ?? 1000, 'cleanupBatchSize');
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Finishes the batch in progress, then returns. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    this.loop = undefined;
+  }
+
+  /** Wakes the relay now (call after committing a transaction that enqueued messages). */
+  notify(): void {
+    this.notified = true;
+    this.wake?.();
+  }
+
+  /** One claim-publish-mark transaction. Exposed for tests and for callers that drive the relay themselves. */
+  async relayOnce(): Promise<RelayBatchResult> {
+    const { orm, publisher } = this.options;
+    return orm.em.fork().transactional(async (tx) => {
+      const db = tx.getKysely<OutboxDatabase>();
+      const now = new Date();
+      const rows = await db
+        .selectFrom(OUTBOX_TABLE)
+        .select(['id', 'subject', 'payload', 'headers', 'msg_id', 'attempts'])
+        .where('published_at', 'is', null)
+        .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(this.batchSize)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+
+      const publishedIds: string[] = [];
+      let failed = 0;
+      let consecutiveFailures = 0;
+      for (const row of rows) {
+        if (consecutiveFailures >= this.maxConsecutiveFailures) break;
+        const attempts = row.attempts + 1;
+        try {
+          const ack = await withTimeout(
+            publisher.publish(row.subject, row.payload, { msgId: row.msg_id, headers: row.headers }),
+            this.publishTimeoutMs,
+          );
+          publishedIds.push(row.id);
+          consecutiveFailures = 0;
+          this.emit({ kind: 'published', subject: row.subject, msgId: row.msg_id, attempts, duplicate: ack?.duplicate ?? false });
+        } catch (error) {
+          failed++;
+          consecutiveFailures++;
+          const message = errorMessage(error).slice(0, MAX_ERROR_LENGTH);
+          await db
+            .updateTable(OUTBOX_TABLE)
+            .set({ attempts, last_error: message, next_attempt_at: new Date(Date.now() + this.backoffMs(attempts)) })
+            .where('id', '=', row.id)
+            .execute();
+          this.options.logger.warn({ subject: row.subject, msgId: row.msg_id, attempts, err: message }, 'outbox publish failed; will retry');
+          this.emit({ kind: 'failed', subject: row.subject, msgId: row.msg_id, attempts, error: message });
+        }
+      }
+      if (publishedIds.length > 0) {
+        await db
+          .updateTable(OUTBOX_TABLE)
+          .set((eb) => ({ published_at: new Date(), last_error: null, attempts: eb('attempts', '+', 1) }))
+          .where('id', 'in', publishedIds)
+          .execute();
+      }
+      return { claimed: rows.length, published: publishedIds.length, failed };
+    });
+  }
+
+  /** Deletes published rows older than the retention, in batches. Returns the number deleted. */
+  async deletePublished(olderThan: Date = new Date(Date.now() - this.retentionMs)): Promise<number> {
+    const db = this.options.orm.em.fork().getKysely<OutboxDatabase>();
+    let total = 0;
+    for (let i = 0; i < MAX_CLEANUP_STATEMENTS; i++) {
+      const result = await db
+        .deleteFrom(OUTBOX_TABLE)
+        .where('id', 'in', (eb) => eb
+          .selectFrom(OUTBOX_TABLE)
+          .select('id')
+          .where('published_at', '<', olderThan)
+          .limit(this.cleanupBatchSize)
+          .forUpdate()
+          .skipLocked())
+        .executeTakeFirst();
+      const deleted = Number(result.numDeletedRows);
+      total += deleted;
+      if (deleted < this.cleanupBatchSize) break;
+    }
+    if (total > 0) this.emit({ kind: 'cleaned', deleted: total });
+    return total;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let fullBatch = false;
+      try {
+        fullBatch = (await this.relayOnce()).claimed === this.batchSize;
+        if (Date.now() - this.lastCleanupAt >= this.cleanupIntervalMs) {
+          this.lastCleanupAt = Date.now();
+          await this.deletePublished();
+        }
+      } catch (error) {
+        // The database itself is unavailable; rows are safe where they are, so just try again later.
+        const message = errorMessage(error);
+        if (Date.now() - this.lastPollErrorLogAt >= POLL_ERROR_LOG_INTERVAL_MS) {
+          this.lastPollErrorLogAt = Date.now();
+          this.options.logger.warn({ err: message }, 'outbox poll failed');
+        }
+        this.emit({ kind: 'poll-error', error: message });
+      }
+      if (this.running && !fullBatch) await this.sleep();
+    }
+  }
+
+  private sleep(): Promise<void> {
+    if (this.notified) {
+      this.notified = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        this.notified = false;
+        resolve();
+      };
+      const timer = setTimeout(done, this.pollIntervalMs);
+      timer.unref();
+      this.wake = done;
+    });
+  }
+
+  private backoffMs(attempts: number): number {
+    const base = Math.min(this.backoffMaxMs, this.backoffInitialMs * 2 ** Math.min(attempts - 1, 30));
+    return Math.round(base * (1 + Math.random() * 0.2));
+  }
+
+  private emit(event: OutboxRelayEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch (error) {
+      this.options.logger.warn({ err: errorMessage(error) }, 'outbox metrics hook threw');
+    }
+  }
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`OutboxRelay: ${name} must be a positive number`);
+  return value;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`publish timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
