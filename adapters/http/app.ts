@@ -1,0 +1,73 @@
+import express, { type Express } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import type { Logger } from '../observability/logger.js';
+import { createMetrics, metricsHandler, type ServiceMetrics } from '../observability/metrics.js';
+import { notFoundHandler, problemErrorHandler } from './errors.js';
+import { bodyParsers, requestContextMiddleware, requestLogging, traceIdMiddleware } from './front.js';
+import { healthRouter, type ReadinessCheck } from './health.js';
+import type { OpenApiBuilder } from './openapi.js';
+
+export interface HttpAppOptions {
+  readonly serviceName: string;
+  readonly logger: Logger;
+  /** The service's registry; a new one is made when omitted. */
+  readonly metrics?: ServiceMetrics;
+  /** Largest JSON body (bytes or `1mb`); default 1mb. */
+  readonly jsonLimit?: number | string;
+  /** Largest binary upload (gzip/tar/octet-stream); default 50mb. */
+  readonly rawLimit?: number | string;
+  /** When given, `GET /api-docs` serves its document and `/swagger` the Swagger UI. */
+  readonly openApi?: OpenApiBuilder;
+  /** Dependency checks behind `GET /health/ready`. */
+  readonly readiness?: readonly ReadinessCheck[];
+}
+
+export interface HttpApp {
+  readonly app: Express;
+  readonly metrics: ServiceMetrics;
+  /**
+   * Adds the standard tail (404/405 and the Problem Details error handler). Call once, after the
+   * service's routes; routes added afterwards are never reached.
+   */
+  finish(): Express;
+}
+
+/**
+ * The standard express 5 app: front middleware, health/metrics/docs routes, then (after the
+ * service adds its routers) `finish()` for the tail. See index.ts for the order and conventions.
+ */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const { logger, openApi } = options;
+  const metrics = options.metrics ?? createMetrics(options.serviceName);
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.use(traceIdMiddleware());
+  app.use(requestLogging(app, logger, metrics));
+  app.use(...bodyParsers(options.jsonLimit ?? '1mb', options.rawLimit ?? '50mb'));
+  app.use(requestContextMiddleware());
+
+  app.use(healthRouter(options.readiness ?? []));
+  app.get('/metrics', metricsHandler(metrics.registry));
+  if (openApi) {
+    app.get('/api-docs', (_req, res) => {
+      res.json(openApi.document());
+    });
+    // Relative URL so the UI also works behind the gateway's path prefix.
+    app.use('/swagger', swaggerUi.serve, swaggerUi.setup(undefined, { swaggerUrl: '../api-docs', customSiteTitle: `${options.serviceName} API` }));
+  }
+
+  let finished = false;
+  return {
+    app,
+    metrics,
+    finish() {
+      if (!finished) {
+        finished = true;
+        app.use(notFoundHandler(app));
+        app.use(problemErrorHandler(logger));
+      }
+      return app;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Logger } from '../observability/logger.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import { runWithContext } from '../observability/request-context.js';
+import { traceContextFromHeader } from '../observability/trace-context.js';
+import { requestPath } from './problem.js';
+import { routeTemplate } from './route-table.js';
+
+/** Media types parsed as JSON into `req.body`. */
+export const JSON_MEDIA_TYPES = ['application/json', 'application/fhir+json', 'application/*+json'];
+/** Media types read as a Buffer into `req.body` (package uploads). */
+export const RAW_MEDIA_TYPES = ['application/gzip', 'application/x-gzip', 'application/octet-stream', 'application/x-tar'];
+
+/**
+ * Takes the trace id from a valid `traceparent` header or makes a new one, stores it in
+ * `res.locals.traceId` and answers it in `X-Trace-Id` (set first, so error responses carry it too).
+ */
+export function traceIdMiddleware(): RequestHandler {
+  return (req, res, next) => {
+    const trace = traceContextFromHeader(req.header('traceparent'));
+    res.locals.traceId = trace.traceId;
+    res.locals.traceContext = trace;
+    res.setHeader('X-Trace-Id', trace.traceId);
+    next();
+  };
+}
+
+export function bodyParsers(jsonLimit: number | string, rawLimit: number | string): RequestHandler[] {
+  return [
+    express.json({ limit: jsonLimit, type: JSON_MEDIA_TYPES }),
+    express.raw({ limit: rawLimit, type: RAW_MEDIA_TYPES }),
+  ];
+}
+
+/**
+ * Runs the rest of the chain inside the request context (trace id + incoming Authorization).
+ * Placed after the body parsers on purpose: they resume from socket events, which would lose
+ * an AsyncLocalStorage context entered before them.
+ */
+export function requestContextMiddleware(): RequestHandler {
+  return (req, res, next) => {
+    const trace = res.locals.traceContext as { traceId: string; spanId: string; flags: string };
+    runWithContext({ traceId: trace.traceId, spanId: trace.spanId, traceFlags: trace.flags, authorization: req.header('authorization') }, next);
+  };
+}
+
+/** Paths polled by probes and scrapers; logged at debug so they do not drown real traffic. */
+const QUIET_PATHS = /^\/(health(\/ready)?|metrics)$/;
+
+/**
+ * Logs one line per request when the response is finished (method, path, status, duration; never
+ * bodies, query strings or headers) and records the duration histogram by route template.
+ */
+export function requestLogging(app: Express, logger: Logger, metrics: ServiceMetrics): RequestHandler {
+  const duration = metrics.histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Duration of HTTP requests by method, route template and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  });
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const path = requestPath(req.originalUrl);
+      // A route template (not the concrete path) keeps the label set small.
+      const route = (req.route && routeTemplate(app, req.method, path)) || 'unmatched';
+      const status = res.writableFinished ? res.statusCode : 499;
+      duration.observe({ method: req.method, route, status_code: String(status) }, seconds);
+      const line = { method: req.method, path, status, durationMs: Math.round(seconds * 1e4) / 10, traceId: res.locals.traceId };
+      if (QUIET_PATHS.test(path)) logger.debug(line, 'request');
+      else if (status >= 500) logger.warn(line, 'request');
+      else logger.info(line, 'request');
+    };
+    res.on('finish', finish);
+    res.on('close', finish);
+    next();
+  };
+}

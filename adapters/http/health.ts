@@ -1,0 +1,53 @@
+import { Router } from 'express';
+
+/** A named readiness check of a dependency (database, NATS, cache...). Resolve = up, reject = down. */
+export interface ReadinessCheck {
+  readonly name: string;
+  readonly check: () => Promise<unknown>;
+  /** Default 2000 ms; a check that takes longer counts as down. */
+  readonly timeoutMs?: number;
+}
+
+export interface CheckResult { status: 'UP' | 'DOWN'; durationMs: number; error?: string }
+
+async function runCheck({ check, timeoutMs = 2000 }: ReadinessCheck): Promise<CheckResult> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([check(), timeout]);
+    return { status: 'UP', durationMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { status: 'DOWN', durationMs: Math.round(performance.now() - started), error: message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs all checks concurrently. */
+export async function runReadiness(checks: readonly ReadinessCheck[]): Promise<{ status: 'UP' | 'DOWN'; checks: Record<string, CheckResult> }> {
+  const results = await Promise.all(checks.map(runCheck));
+  const byName = Object.fromEntries(checks.map((check, index) => [check.name, results[index]!]));
+  return { status: results.every((result) => result.status === 'UP') ? 'UP' : 'DOWN', checks: byName };
+}
+
+/**
+ * `GET /health`: liveness, 200 while the process serves requests.
+ * `GET /health/ready`: readiness, 200 when every check is up, else 503 with each check's error.
+ */
+export function healthRouter(checks: readonly ReadinessCheck[]): Router {
+  const router = Router();
+  router.get('/health', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ status: 'UP' });
+  });
+  router.get('/health/ready', async (_req, res) => {
+    const report = await runReadiness(checks);
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(report.status === 'UP' ? 200 : 503).json(report);
+  });
+  return router;
+}

@@ -1,0 +1,123 @@
+import type { Response } from 'express';
+import { HttpProblem } from './problem.js';
+import { integerQueryValue, singleQueryValue, type Query } from './query.js';
+
+/** The specification's paged model. */
+export interface PagedResult<T> {
+  readonly records: readonly T[];
+  readonly metadata: PageMetadata;
+}
+
+export interface PageMetadata {
+  readonly pageSize: number;
+  readonly pageNumber: number;
+  readonly totalCount: number;
+  readonly totalPages: number;
+}
+
+export interface Paging {
+  readonly pageSize: number;
+  /** One-based. */
+  readonly pageNumber: number;
+  /** Rows to skip: (pageNumber - 1) * pageSize. */
+  readonly offset: number;
+}
+
+export interface PagingOptions {
+  readonly defaultPageSize?: number;
+  readonly maxPageSize?: number;
+  /**
+   * The gateway pattern: lower a too-large page size to the maximum and a page number below 1
+   * to 1 instead of refusing them. Non-integers are refused either way.
+   */
+  readonly clamp?: boolean;
+}
+
+/** Reads `pageSize` and `pageNumber` (one-based); out-of-range values give 400 naming the parameter. */
+export function parsePaging(query: Query, options: PagingOptions = {}): Paging {
+  const { defaultPageSize = 10, maxPageSize = 100, clamp = false } = options;
+  let pageSize = integerQueryValue(query, 'pageSize') ?? defaultPageSize;
+  let pageNumber = integerQueryValue(query, 'pageNumber') ?? 1;
+  if (clamp) {
+    pageSize = Math.min(Math.max(pageSize, 1), maxPageSize);
+    pageNumber = Math.max(pageNumber, 1);
+  }
+  if (pageSize < 1 || pageSize > maxPageSize) {
+    throw HttpProblem.badRequest(`Query parameter pageSize must be between 1 and ${maxPageSize}; got ${pageSize}`,
+      [{ field: 'pageSize', message: `must be between 1 and ${maxPageSize}` }]);
+  }
+  if (pageNumber < 1) {
+    throw HttpProblem.badRequest(`Query parameter pageNumber must be 1 or more; got ${pageNumber}`,
+      [{ field: 'pageNumber', message: 'must be 1 or more' }]);
+  }
+  return { pageSize, pageNumber, offset: (pageNumber - 1) * pageSize };
+}
+
+export function pagedResult<T>(records: readonly T[], totalCount: number, pageSize: number, pageNumber: number): PagedResult<T> {
+  return {
+    records,
+    metadata: { pageSize, pageNumber, totalCount, totalPages: totalCount === 0 ? 0 : Math.ceil(totalCount / pageSize) },
+  };
+}
+
+/**
+ * Answers a search: 204 without a body when the page has no records, else 200 with the paged model.
+ * `paginationHeader` also sends the metadata as JSON in `X-Pagination` (the gateway pattern).
+ */
+export function sendPaged<T>(res: Response, result: PagedResult<T>, options: { paginationHeader?: boolean } = {}): void {
+  if (options.paginationHeader) res.setHeader('X-Pagination', JSON.stringify(result.metadata));
+  if (result.records.length === 0) {
+    res.status(204).end();
+    return;
+  }
+  res.status(200).json(result);
+}
+
+export type SortOrder = 'asc' | 'desc';
+
+export interface SortOptions<F extends string> {
+  /** The canonical column names a client may sort by. */
+  readonly allowed: readonly F[];
+  readonly defaultField: F;
+  readonly defaultOrder: SortOrder;
+  readonly fieldParam?: string;
+  readonly orderParam?: string;
+}
+
+export interface Sort<F extends string> {
+  readonly field: F;
+  readonly order: SortOrder;
+}
+
+const ORDER_WORDS: Record<string, SortOrder> = { asc: 'asc', ascending: 'asc', desc: 'desc', descending: 'desc' };
+
+/**
+ * Reads `sortBy` / `sortOrder`. The field is matched case-insensitively against the whitelist and
+ * the canonical name returned, so user text never reaches SQL; anything else is refused with 400.
+ * Orders: Ascending|Descending|asc|desc, any case.
+ */
+export function parseSort<F extends string>(query: Query, options: SortOptions<F>): Sort<F> {
+  const fieldParam = options.fieldParam ?? 'sortBy';
+  const orderParam = options.orderParam ?? 'sortOrder';
+  const rawField = singleQueryValue(query, fieldParam)?.trim();
+  const rawOrder = singleQueryValue(query, orderParam)?.trim();
+  let field = options.defaultField;
+  if (rawField) {
+    const found = options.allowed.find((candidate) => candidate.toLowerCase() === rawField.toLowerCase());
+    if (!found) {
+      throw HttpProblem.badRequest(`Query parameter ${fieldParam} must be one of ${options.allowed.join(', ')}`,
+        [{ field: fieldParam, message: `must be one of ${options.allowed.join(', ')}` }]);
+    }
+    field = found;
+  }
+  let order = options.defaultOrder;
+  if (rawOrder) {
+    const found = ORDER_WORDS[rawOrder.toLowerCase()];
+    if (!found) {
+      throw HttpProblem.badRequest(`Query parameter ${orderParam} must be Ascending or Descending`,
+        [{ field: orderParam, message: 'must be Ascending or Descending' }]);
+    }
+    order = found;
+  }
+  return { field, order };
+}

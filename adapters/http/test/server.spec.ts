@@ -1,0 +1,80 @@
+import { Agent, get } from 'node:http';
+import { expect } from 'chai';
+import express, { Router } from 'express';
+import { silentLogger } from '../../observability/logger.js';
+import { createHttpApp, listen } from '../index.js';
+import { allowedMethods, routeTemplate } from '../route-table.js';
+
+function getText(url: string, agent: Agent | false = false): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    }).on('error', reject);
+  });
+}
+
+describe('adapters/http server and route table', () => {
+  it('finishes in-flight requests on close, then refuses new connections', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => { release = resolve; });
+    let arrived!: () => void;
+    const hasArrived = new Promise<void>((resolve) => { arrived = resolve; });
+    const http = createHttpApp({ serviceName: 'shutdown-test', logger: silentLogger() });
+    http.app.get('/slow', async (_req, res) => {
+      arrived();
+      await released;
+      res.send('done');
+    });
+    const handle = await listen(http.finish(), 0, '127.0.0.1');
+    const inFlight = getText(`${handle.url}/slow`);
+    await hasArrived;
+    const closed = handle.close(15_000);
+    release();
+    expect(await inFlight).to.deep.equal({ status: 200, body: 'done' });
+    await closed;
+    const refused = await getText(`${handle.url}/health`).then(() => 'answered', (error: NodeJS.ErrnoException) => error.code);
+    expect(refused).to.equal('ECONNREFUSED');
+  });
+
+  it('does not wait for idle keep-alive connections', async () => {
+    const http = createHttpApp({ serviceName: 'keepalive-test', logger: silentLogger() });
+    const handle = await listen(http.finish(), 0, '127.0.0.1');
+    const agent = new Agent({ keepAlive: true });
+    try {
+      expect((await getText(`${handle.url}/health`, agent)).status).to.equal(200);
+      // A grace period far beyond the test timeout: resolving at all proves the idle socket was closed.
+      await handle.close(600_000);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('rejects when the port is taken', async () => {
+    const first = await listen(express(), 0, '127.0.0.1');
+    try {
+      const error = await listen(express(), first.port, '127.0.0.1').then(() => undefined, (e: NodeJS.ErrnoException) => e);
+      expect(error?.code).to.equal('EADDRINUSE');
+    } finally {
+      await first.close(1000);
+    }
+  });
+
+  it('finds methods and full templates through nested routers', () => {
+    const app = express();
+    const outer = Router();
+    const inner = Router();
+    inner.get('/items/:itemId', (_req, res) => { res.end(); });
+    inner.post('/items/:itemId', (_req, res) => { res.end(); });
+    outer.use('/inner', inner);
+    app.use('/outer', outer);
+    app.get('/top', (_req, res) => { res.end(); });
+    expect(allowedMethods(app, '/outer/inner/items/7')).to.deep.equal(['GET', 'HEAD', 'POST']);
+    expect(allowedMethods(app, '/outer/inner/other')).to.deep.equal([]);
+    expect(routeTemplate(app, 'POST', '/outer/inner/items/7')).to.equal('/outer/inner/items/:itemId');
+    expect(routeTemplate(app, 'HEAD', '/top')).to.equal('/top');
+    expect(routeTemplate(app, 'DELETE', '/top')).to.equal(undefined);
+  });
+});
