@@ -68,10 +68,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
 
   const readinessTimeoutMs = options.readinessTimeoutMs ?? 2000;
+  let closed = false;
   return {
     orm,
-    readinessCheck: () => selectOne(orm, readinessTimeoutMs),
-    close: () => orm.close(true),
+    // MikroORM reconnects lazily after close(), so a closed Database must say so itself.
+    readinessCheck: () => (closed ? Promise.reject(new Error('database closed')) : selectOne(orm, readinessTimeoutMs)),
+    close: async () => {
+      closed = true;
+      await orm.close(true);
+    },
   };
 }
 
@@ -80,9 +85,13 @@ async function ensureDatabaseExists(orm: MikroORM, dbName: string, logger: Logge
     const created = await orm.schema.ensureDatabase({ create: false });
     if (created) logger.info({ dbName }, 'database ready');
   } catch (error) {
-    // Two instances starting together both see "absent" and both CREATE; the loser gets 42P04.
-    if ((error as { code?: string }).code !== '42P04') throw error;
+    // Two instances starting together both see "absent" and both CREATE; the loser gets 42P04 or, when
+    // the catalogue insert collides first, 23505 on pg_database. MikroORM has by then switched this
+    // connection to the maintenance database, so point it back.
+    const code = (error as { code?: string }).code;
+    if (code !== '42P04' && code !== '23505') throw error;
     logger.info({ dbName }, 'database was created concurrently by another instance');
+    orm.config.set('dbName', dbName);
     await orm.reconnect();
   }
 }
