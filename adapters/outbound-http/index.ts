@@ -1,0 +1,12 @@
+/**
+ * Outbound HTTP to other services and external systems (report service, terminology server...).
+ *
+ * `createHttpClient({ baseUrl, timeoutMs, retries, retryBaseDelayMs, serviceToken, logger })` gives
+ * `get/post/put/delete` resolving `{ status, headers, body }` on global fetch. Inside a request served by
+ * the standard HTTP app it forwards the caller's Authorization header (else the service token) and
+ * the trace id in `traceparent`; it times out each attempt and retries transient failures of
+ * idempotent calls. Non-retryable statuses (including 4xx) resolve so callers can branch on 404;
+ * transient failures that outlast the retries reject with `UpstreamError` (the HTTP app answers 502).
+ */
+export { createHttpClient, type HttpClient, type HttpClientOptions, type HttpResponse, type RequestOptions } from './client.js';
+export { UpstreamError } from './upstream-error.js';
