@@ -1,15 +1,30 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * RFC 9562 UUID version 7: 48 bits of Unix milliseconds, then random bits. Ids created later sort later
- * (to the millisecond), which keeps the outbox primary-key index append-mostly and gives a stable
- * tie-break when several rows share a created_at.
+ * RFC 9562 UUID version 7: 48 bits of Unix milliseconds, a 12-bit counter, then random bits. Ids made
+ * later in this process sort later, even within one millisecond (the counter; RFC 9562 §6.2 method 1)
+ * or when the clock steps back (the last timestamp is reused). The outbox orders by (created_at, id),
+ * so events enqueued in one transaction are published in the order they were enqueued.
  */
-export function uuidV7(now: number = Date.now()): string {
+
+let lastMs = -1;
+let counter = 0;
+
+export function uuidV7(): string {
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    // Start in the lower half so that increments within this millisecond rarely overflow.
+    counter = randomBytes(2).readUInt16BE(0) & 0x7ff;
+  } else if (++counter > 0xfff) {
+    lastMs++;
+    counter = 0;
+  }
   const bytes = randomBytes(16);
-  const ms = BigInt(now);
+  const ms = BigInt(lastMs);
   for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
-  bytes[6] = (bytes[6] & 0x0f) | 0x70; // version 7
+  bytes[6] = 0x70 | (counter >> 8); // version 7 + counter high bits
+  bytes[7] = counter & 0xff;
   bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 4122 variant
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

@@ -1,0 +1,238 @@
+import { expect } from 'chai';
+import type { Database } from '../database.js';
+import { enqueueOutboxMessage } from '../outbox/enqueue.js';
+import type { OutboxRow } from '../outbox/outbox-table.js';
+import { OutboxRelay, type OutboxRelayEvent, type OutboxRelayOptions } from '../outbox/relay.js';
+import { uuidV7 } from '../outbox/uuid-v7.js';
+import { silentLogger } from '../../observability/logger.js';
+import { Widget, dropTestDatabase, openTestDatabase, uniqueDbName } from './test-database.js';
+import { RecordingPublisher } from './recording-publisher.js';
+
+describe('persistence: transactional outbox @infra', () => {
+  const dbName = uniqueDbName('outbox');
+  let db: Database;
+
+  before(async () => {
+    db = await openTestDatabase(dbName);
+  });
+
+  after(async () => {
+    await db?.close();
+    await dropTestDatabase(dbName);
+  });
+
+  beforeEach(async () => {
+    await db.orm.em.fork().getKysely<any>().deleteFrom('outbox_message').execute();
+  });
+
+  function relay(publisher: RecordingPublisher, options: Partial<OutboxRelayOptions> = {}): OutboxRelay {
+    return new OutboxRelay({ orm: db.orm, publisher, logger: silentLogger(), ...options });
+  }
+
+  async function enqueue(count: number, prefix = 'm'): Promise<string[]> {
+    const ids: string[] = [];
+    await db.orm.em.fork().transactional(async (tx) => {
+      for (let i = 0; i < count; i++) {
+        ids.push((await enqueueOutboxMessage(tx, { subject: 'test.outbox.created', payload: { i }, msgId: `${prefix}-${i}` })).msgId);
+      }
+    });
+    return ids;
+  }
+
+  /** Timestamps arrive as strings (MikroORM leaves pg's date parsing off); turn them into Dates here. */
+  async function rows(): Promise<OutboxRow[]> {
+    const raw = await db.orm.em.fork().getKysely<any>().selectFrom('outbox_message').selectAll().orderBy('created_at').orderBy('id').execute();
+    const date = (v: unknown) => (v === null ? null : new Date(v as string));
+    return raw.map((r: any) => ({ ...r, published_at: date(r.published_at), next_attempt_at: date(r.next_attempt_at) }) as OutboxRow);
+  }
+
+  it('refuses to enqueue outside a transaction', async () => {
+    let error: Error | undefined;
+    await enqueueOutboxMessage(db.orm.em.fork(), { subject: 'a.b', payload: {} }).catch((e: Error) => { error = e; });
+    expect(error?.message).to.match(/inside em\.transactional/);
+  });
+
+  it('rejects an invalid subject or a payload that is not JSON', async () => {
+    await db.orm.em.fork().transactional(async (tx) => {
+      for (const [input, pattern] of [
+        [{ subject: 'has space', payload: {} }, /invalid subject/],
+        [{ subject: 'a.*', payload: {} }, /invalid subject/],
+        [{ subject: 'a.b', payload: undefined }, /not JSON-serialisable/],
+        [{ subject: 'a.b', payload: {}, msgId: ' ' }, /msgId/],
+      ] as const) {
+        let error: Error | undefined;
+        await enqueueOutboxMessage(tx, input as any).catch((e: Error) => { error = e; });
+        expect(error?.message).to.match(pattern);
+      }
+    });
+  });
+
+  it('never publishes a message whose transaction rolled back, while the change and event of a commit land together', async () => {
+    const publisher = new RecordingPublisher();
+    await db.orm.em.fork().transactional(async (tx) => {
+      tx.create(Widget, { label: 'rolled-back' });
+      await enqueueOutboxMessage(tx, { subject: 'test.outbox.created', payload: { label: 'rolled-back' } });
+      throw new Error('business rule failed');
+    }).catch(() => undefined);
+    await db.orm.em.fork().transactional(async (tx) => {
+      tx.create(Widget, { label: 'committed' });
+      await enqueueOutboxMessage(tx, { subject: 'test.outbox.created', payload: { label: 'committed' } });
+    });
+
+    const result = await relay(publisher).relayOnce();
+
+    expect(result).to.deep.equal({ claimed: 1, published: 1, failed: 0 });
+    expect(publisher.calls.map((c) => c.payload)).to.deep.equal([{ label: 'committed' }]);
+    expect(await db.orm.em.fork().count(Widget, { label: 'rolled-back' })).to.equal(0);
+    expect(await db.orm.em.fork().count(Widget, { label: 'committed' })).to.equal(1);
+  });
+
+  it('publishes committed rows once each, in created order, with their msg id and headers', async () => {
+    const publisher = new RecordingPublisher();
+    let defaultId = '';
+    await db.orm.em.fork().transactional(async (tx) => {
+      await enqueueOutboxMessage(tx, { subject: 'test.outbox.a', payload: { n: 1 }, msgId: 'fac-1-monthly-2026-10' });
+      defaultId = (await enqueueOutboxMessage(tx, { subject: 'test.outbox.b', payload: [1, 'two'], headers: { 'x-tenant': 't1' } })).id;
+    });
+    const r = relay(publisher);
+
+    await r.relayOnce();
+    await r.relayOnce();
+
+    expect(publisher.calls).to.deep.equal([
+      { subject: 'test.outbox.a', payload: { n: 1 }, options: { msgId: 'fac-1-monthly-2026-10', headers: {} } },
+      { subject: 'test.outbox.b', payload: [1, 'two'], options: { msgId: defaultId, headers: { 'x-tenant': 't1' } } },
+    ]);
+    const stored = await rows();
+    expect(stored.every((row) => row.published_at instanceof Date && row.attempts === 1 && row.last_error === null)).to.equal(true);
+  });
+
+  it('keeps the row while the publisher fails, counts attempts, and delivers it exactly once when it works again', async () => {
+    const publisher = new RecordingPublisher();
+    const events: OutboxRelayEvent[] = [];
+    const r = relay(publisher, { backoff: { initialMs: 1, maxMs: 1 }, onEvent: (e) => events.push(e) });
+    const [msgId] = await enqueue(1);
+
+    publisher.down = true;
+    expect(await r.relayOnce()).to.deep.equal({ claimed: 1, published: 0, failed: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await r.relayOnce()).to.deep.equal({ claimed: 1, published: 0, failed: 1 });
+    let [row] = await rows();
+    expect(row.published_at).to.equal(null);
+    expect(row.attempts).to.equal(2);
+    expect(row.last_error).to.contain('simulated broker outage');
+
+    publisher.down = false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await r.relayOnce()).to.deep.equal({ claimed: 1, published: 1, failed: 0 });
+    expect(await r.relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0 });
+
+    expect(publisher.msgIds()).to.deep.equal([msgId]);
+    [row] = await rows();
+    expect(row.published_at).to.be.instanceOf(Date);
+    expect(row.attempts).to.equal(3);
+    expect(row.last_error).to.equal(null);
+    expect(events.map((e) => e.kind)).to.deep.equal(['failed', 'failed', 'published']);
+  });
+
+  it('waits for the backoff before retrying a failed row', async () => {
+    const publisher = new RecordingPublisher();
+    publisher.down = true;
+    const r = relay(publisher, { backoff: { initialMs: 60_000 } });
+    await enqueue(1);
+    await r.relayOnce();
+    publisher.down = false;
+    expect(await r.relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0 });
+    const [row] = await rows();
+    expect(row.next_attempt_at!.getTime()).to.be.greaterThan(Date.now() + 50_000);
+  });
+
+  it('ends a batch early after consecutive failures, leaving untried rows untouched', async () => {
+    const publisher = new RecordingPublisher();
+    publisher.down = true;
+    await enqueue(5);
+    const result = await relay(publisher, { maxConsecutiveFailures: 3 }).relayOnce();
+    expect(result).to.deep.equal({ claimed: 5, published: 0, failed: 3 });
+    expect((await rows()).map((row) => row.attempts)).to.deep.equal([1, 1, 1, 0, 0]);
+  });
+
+  it('treats a publish that never answers as failed after the publish timeout', async () => {
+    const hanging = new RecordingPublisher();
+    hanging.publish = () => new Promise(() => undefined);
+    await enqueue(1);
+    const result = await relay(hanging, { publishTimeoutMs: 50 }).relayOnce();
+    expect(result.failed).to.equal(1);
+    expect((await rows())[0].last_error).to.contain('timed out after 50 ms');
+  });
+
+  it('two relays running concurrently on the same table publish each row once', async () => {
+    const expected = await enqueue(300, 'conc');
+    const publisherA = new RecordingPublisher(1);
+    const publisherB = new RecordingPublisher(1);
+    const a = relay(publisherA, { batchSize: 7, pollIntervalMs: 20 });
+    const b = relay(publisherB, { batchSize: 7, pollIntervalMs: 20 });
+    a.start();
+    b.start();
+    try {
+      await waitFor(async () => (await rows()).every((row) => row.published_at !== null), 15_000);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+    const all = [...publisherA.msgIds(), ...publisherB.msgIds()];
+    expect(all).to.have.length(300);
+    expect(new Set(all).size).to.equal(300);
+    expect([...all].sort()).to.deep.equal([...expected].sort());
+  });
+
+  it('publishes as soon as it is notified, without waiting for the poll interval', async () => {
+    const publisher = new RecordingPublisher();
+    const r = relay(publisher, { pollIntervalMs: 600_000 });
+    r.start();
+    try {
+      await waitFor(async () => true, 1000); // let the first (empty) poll pass
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const [msgId] = await enqueue(1, 'notified');
+      r.notify();
+      await waitFor(async () => publisher.calls.length === 1, 5000);
+      expect(publisher.msgIds()).to.deep.equal([msgId]);
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it('deletes published rows older than the retention in batches, and never unpublished ones', async () => {
+    const publisher = new RecordingPublisher();
+    const events: OutboxRelayEvent[] = [];
+    const r = relay(publisher, { cleanupBatchSize: 2, retentionMs: 24 * 3600_000, onEvent: (e) => events.push(e) });
+    await enqueue(5, 'old');
+    await r.relayOnce();
+    const kdb = db.orm.em.fork().getKysely<any>();
+    await kdb.updateTable('outbox_message').set({ published_at: new Date(Date.now() - 2 * 24 * 3600_000) }).execute();
+    await enqueue(2, 'recent');
+    await r.relayOnce();
+    await enqueue(1, 'pending');
+
+    expect(await r.deletePublished()).to.equal(5);
+
+    expect((await rows()).map((row) => row.msg_id)).to.deep.equal(['recent-0', 'recent-1', 'pending-0']);
+    expect(events.filter((e) => e.kind === 'cleaned')).to.deep.equal([{ kind: 'cleaned', deleted: 5 }]);
+  });
+
+  it('generates version 7 UUIDs that carry the time and sort in creation order within a millisecond', () => {
+    const before = Date.now();
+    const ids = Array.from({ length: 5000 }, () => uuidV7());
+    for (const id of ids) expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const ms = parseInt(ids[0].replace(/-/g, '').slice(0, 12), 16);
+    expect(ms).to.be.within(before, Date.now());
+    expect([...ids].sort()).to.deep.equal(ids);
+    expect(new Set(ids).size).to.equal(ids.length);
+  });
+});
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
