@@ -23,7 +23,27 @@ export interface ValidateCodeRequest {
   codings?: CodingInput[];
   /** Authorization header of the request that started this validation, passed on to remote servers. */
   authorization?: string;
+  /**
+   * Strength of the binding being checked; decides the severity of a "not in the value set" issue
+   * (required → error, extensible → warning, preferred → information, example → no issue).
+   * Absent: required (the strictest reading). Ignored for pure code-system checks.
+   */
+  strength?: BindingStrength;
+  /**
+   * The kind of element that carried the code, for the HL7 wording of the issue (a plain `code`
+   * says "The value provided ('x') ..."). Absent: CodeableConcept when `codings` is given, else
+   * Coding when the coding has a system, else code.
+   */
+  elementKind?: CodedElementKind;
+  /** ElementDefinition.binding maxValueSet extension (canonical): codes must come from it whatever the strength. */
+  maxValueSet?: string;
+  /** Language(s) the displays are checked in (the HL7 "for the language(s)" part); absent: any. */
+  displayLanguage?: string;
 }
+
+export type BindingStrength = 'required' | 'extensible' | 'preferred' | 'example';
+
+export type CodedElementKind = 'code' | 'Coding' | 'CodeableConcept' | 'Quantity' | 'string' | 'uri';
 
 export type TerminologyIssueSeverity = 'error' | 'warning' | 'information';
 

@@ -1,0 +1,56 @@
+import { CodeSystemIndex } from '../code-system-index.js';
+import { ISO_3166_CODES } from './iso-3166.js';
+import { checkLanguageTag, languageTagDisplay } from './language-tags.js';
+import { checkMimeType } from './mime-types.js';
+import { checkUcumUnit } from './ucum.js';
+
+/**
+ * Code systems every FHIR validator supports without a CodeSystem resource. Two shapes:
+ * - small closed lists (ISO 3166) become an ordinary CodeSystemIndex, so value set filters
+ *   (e.g. the regex filters of iso3166-1-2/-3) work on them like on any held code system;
+ * - grammars (BCP-47, BCP-13, UCUM) are predicates: a code is checked, never enumerated.
+ */
+export type BuiltinCheck = { valid: true; display?: string } | { valid: false; reason: string };
+
+export interface GrammarCodeSystem {
+  url: string;
+  name: string;
+  caseSensitive: boolean;
+  check(code: string): BuiltinCheck;
+}
+
+export const BCP_47 = 'urn:ietf:bcp:47';
+export const BCP_13 = 'urn:ietf:bcp:13';
+export const UCUM = 'http://unitsofmeasure.org';
+export const ISO_3166 = 'urn:iso:std:iso:3166';
+
+const GRAMMARS: ReadonlyMap<string, GrammarCodeSystem> = new Map([
+  [BCP_47, {
+    url: BCP_47, name: 'Tags for the Identification of Languages', caseSensitive: false,
+    check: (code: string): BuiltinCheck => {
+      const verdict = checkLanguageTag(code);
+      return verdict.valid ? { valid: true, display: languageTagDisplay(code) } : verdict;
+    },
+  }],
+  [BCP_13, { url: BCP_13, name: 'Mime Types', caseSensitive: false, check: checkMimeType }],
+  [UCUM, { url: UCUM, name: 'Unified Code for Units of Measure (UCUM)', caseSensitive: true, check: checkUcumUnit }],
+]);
+
+let iso3166: CodeSystemIndex | undefined;
+
+function iso3166Index(): CodeSystemIndex {
+  iso3166 ??= new CodeSystemIndex({
+    resourceType: 'CodeSystem', url: ISO_3166, name: 'ISO 3166-1 Codes for the representation of names of countries',
+    content: 'complete', caseSensitive: true, concept: [...ISO_3166_CODES].map((code) => ({ code })),
+  });
+  return iso3166;
+}
+
+export function grammarCodeSystem(system: string): GrammarCodeSystem | undefined {
+  return GRAMMARS.get(system);
+}
+
+/** A built-in closed code system, as an index (undefined for everything else). */
+export function builtinCodeSystemIndex(system: string): CodeSystemIndex | undefined {
+  return system === ISO_3166 ? iso3166Index() : undefined;
+}

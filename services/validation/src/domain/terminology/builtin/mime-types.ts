@@ -1,0 +1,19 @@
+/**
+ * MIME types (urn:ietf:bcp:13): `type/subtype` with an IANA top-level type and RFC 6838 token
+ * characters, optionally followed by parameters (`text/plain; charset=utf-8`). The subtype
+ * registry itself is not held: any well-formed subtype is accepted.
+ */
+const TOP_LEVEL_TYPES = new Set([
+  'application', 'audio', 'example', 'font', 'haptics', 'image', 'message', 'model', 'multipart', 'text', 'video',
+]);
+const RESTRICTED_NAME = "[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}";
+const MIME = new RegExp(`^(${RESTRICTED_NAME})/(${RESTRICTED_NAME})((?:\\s*;\\s*[A-Za-z0-9!#$&^_.+-]+=(?:[^;"\\s]+|"[^"]*"))*)$`);
+
+export type MimeTypeCheck = { valid: true } | { valid: false; reason: string };
+
+export function checkMimeType(code: string): MimeTypeCheck {
+  const match = MIME.exec(code.trim() === code ? code : '');
+  if (!match) return { valid: false, reason: 'not of the form type/subtype' };
+  if (!TOP_LEVEL_TYPES.has(match[1]!.toLowerCase())) return { valid: false, reason: `'${match[1]}' is not a registered top-level media type` };
+  return { valid: true };
+}

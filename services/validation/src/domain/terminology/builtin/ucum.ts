@@ -1,0 +1,36 @@
+import ucumPackage from '@lhncbc/ucum-lhc';
+
+/** UCUM units (http://unitsofmeasure.org) through the NLM's UCUM library (a pure function, no I/O). */
+interface UcumValidation {
+  status: 'valid' | 'invalid' | 'error';
+  ucumCode: string | null;
+  msg: string[];
+  unit?: { code: string; name: string };
+}
+interface UcumUtils { validateUnitString(unit: string, suggest?: boolean): UcumValidation }
+
+let utils: UcumUtils | undefined;
+const verdicts = new Map<string, UcumCheck>();
+const MAX_REMEMBERED_VERDICTS = 10_000;
+
+export type UcumCheck = { valid: true } | { valid: false; reason: string };
+
+export function checkUcumUnit(code: string): UcumCheck {
+  const known = verdicts.get(code);
+  if (known) return known;
+  utils ??= (ucumPackage as unknown as { UcumLhcUtils: { getInstance(): UcumUtils } }).UcumLhcUtils.getInstance();
+  let verdict: UcumCheck;
+  try {
+    const result = utils.validateUnitString(code);
+    // ucumCode differing from the input means the library "corrected" it: the given text is not UCUM.
+    verdict = result.status === 'valid' && result.ucumCode === code
+      ? { valid: true }
+      : { valid: false, reason: result.msg.join('; ') || 'not a valid UCUM unit' };
+  } catch (error) {
+    verdict = { valid: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+  // Units repeat endlessly across resources; the parse is the expensive part.
+  if (verdicts.size >= MAX_REMEMBERED_VERDICTS) verdicts.clear();
+  verdicts.set(code, verdict);
+  return verdict;
+}

@@ -1,0 +1,276 @@
+import type { CanonicalResource, ConformanceResourceSource } from '../conformance-resources.js';
+import { bindingResult, codingsLabel, effectiveElementKind, requestCodings, valueSetLabel, type CodingVerdict } from './binding-outcome.js';
+import { builtinCodeSystemIndex, grammarCodeSystem } from './builtin/builtin-code-systems.js';
+import { checkLoincSyntax, KNOWN_EXTERNAL_CODE_SYSTEMS } from './builtin/known-external-systems.js';
+import { CodeSystemIndex } from './code-system-index.js';
+import { checkDisplay } from './display-check.js';
+import { formatTerminologyMessage } from './terminology-messages.js';
+import type { CodingInput, TerminologyIssue, TerminologyPort, ValidateCodeRequest, ValidateCodeResult } from './terminology-port.js';
+import { expandValueSet } from './value-set-expander.js';
+import type { CodeSet, ExpansionEntry } from './value-set-expansion.js';
+
+/**
+ * Terminology answered from what this process holds: the CodeSystems and ValueSets of the
+ * ConformanceResourceSource (R4 core, IG packages, uploaded artifacts) plus the built-in code
+ * systems (BCP-47, BCP-13, UCUM, ISO 3166). Synchronous and I/O-free: expansions are computed
+ * once per value set (url|version) and kept, so a membership check is two Map lookups.
+ *
+ * Codes of the large external systems (LOINC, SNOMED CT, ...) and of value sets that cannot be
+ * fully expanded are answered "cannot check" (valid undefined), never "invalid".
+ */
+export interface ResolvedValueSet {
+  resource: CanonicalResource;
+  /** `'<title>' (<url>|<version>)`, as messages name it. */
+  label: string;
+  codes: CodeSet;
+}
+
+/** The verdict on one coding against its code system alone. */
+export interface CodeSystemVerdict {
+  status: 'valid' | 'invalid' | 'unknown';
+  issues: TerminologyIssue[];
+  display?: string;
+  /** How the system is known here: held CodeSystem, built-in, known external, or not at all. */
+  systemKnown: 'held' | 'builtin' | 'external' | 'unknown' | 'none';
+}
+
+export class LocalTerminology implements TerminologyPort {
+  private readonly valueSets = new Map<string, ResolvedValueSet | null>();
+  private readonly expansionsByVersion = new Map<string, ResolvedValueSet>();
+  private readonly codeSystems = new Map<string, CodeSystemIndex | null>();
+  private readonly expanding = new Set<string>();
+
+  constructor(private readonly source: ConformanceResourceSource) {}
+
+  validateCode(request: ValidateCodeRequest): ValidateCodeResult {
+    if (request.valueSet) return this.validateAgainstValueSet(request, request.valueSet);
+    return this.validateAgainstCodeSystems(request);
+  }
+
+  isMemberOf(coding: CodingInput, valueSet: string): boolean | undefined {
+    const resolved = this.resolveValueSet(valueSet);
+    if (!resolved || typeof coding.code !== 'string') return undefined;
+    const membership = resolved.codes.membership(coding.system, coding.code);
+    return membership.status === 'member' ? true : membership.status === 'not-member' ? false : undefined;
+  }
+
+  /**
+   * Whether local terminology decides this request by itself, so a remote server need not be
+   * asked: the value set is held and fully expandable from local code systems whose content is
+   * complete (or built-in), or — without a value set — every coding's system is such a system.
+   */
+  answersCompletely(request: ValidateCodeRequest): boolean {
+    if (request.valueSet) {
+      const resolved = this.resolveValueSet(request.valueSet);
+      if (!resolved?.codes.complete) return false;
+      return !request.maxValueSet || this.resolveValueSet(request.maxValueSet)?.codes.complete === true;
+    }
+    return requestCodings(request).every((coding) => {
+      if (!coding.system) return true;
+      if (grammarCodeSystem(coding.system)) return true;
+      const codeSystem = this.codeSystem(coding.system, coding.version);
+      return codeSystem !== undefined && codeSystem.content === 'complete';
+    });
+  }
+
+  /** The expanded value set (cached), or undefined when it is not held. */
+  resolveValueSet(canonical: string): ResolvedValueSet | undefined {
+    const cached = this.valueSets.get(canonical);
+    if (cached !== undefined) return cached ?? undefined;
+    const resource = this.source.valueSet(canonical);
+    if (!resource) {
+      this.valueSets.set(canonical, null);
+      return undefined;
+    }
+    const versionKey = `${String(resource.url ?? canonical)}|${String(resource.version ?? '')}`;
+    const known = this.expansionsByVersion.get(versionKey);
+    if (known) {
+      this.valueSets.set(canonical, known);
+      return known;
+    }
+    // An include that imports (directly or not) its own value set would recurse forever.
+    if (this.expanding.has(versionKey)) return undefined;
+    this.expanding.add(versionKey);
+    try {
+      const codes = expandValueSet(resource, {
+        codeSystem: (system, version) => this.codeSystem(system, version),
+        grammar: (system) => grammarCodeSystem(system),
+        valueSet: (imported) => this.resolveValueSet(imported)?.codes,
+      });
+      const resolved: ResolvedValueSet = { resource, label: valueSetLabel(resource, canonical), codes };
+      this.expansionsByVersion.set(versionKey, resolved);
+      this.valueSets.set(canonical, resolved);
+      return resolved;
+    } finally {
+      this.expanding.delete(versionKey);
+    }
+  }
+
+  /** A held (or built-in closed) code system, indexed once. */
+  codeSystem(system: string, version?: string): CodeSystemIndex | undefined {
+    const key = version ? `${system}|${version}` : system;
+    const cached = this.codeSystems.get(key);
+    if (cached !== undefined) return cached ?? undefined;
+    let resource = this.source.codeSystem(key);
+    // A version we do not hold: judge against the version we have rather than not at all.
+    if (!resource && version) resource = this.source.codeSystem(system);
+    const index = resource ? new CodeSystemIndex(resource) : builtinCodeSystemIndex(system);
+    this.codeSystems.set(key, index ?? null);
+    return index;
+  }
+
+  /** Checks one coding against its code system: known code, display, or why it cannot be told. */
+  checkCoding(coding: CodingInput, displayLanguage?: string, context: 'binding' | 'code-system' = 'code-system'): CodeSystemVerdict {
+    const { system, code } = coding;
+    if (typeof code !== 'string' || code === '') return { status: 'unknown', issues: [], systemKnown: 'none' };
+    if (!system) {
+      return {
+        status: 'unknown', systemKnown: 'none',
+        issues: [issue('warning', 'invalid', 'Coding_has_no_system__cannot_validate', formatTerminologyMessage('Coding_has_no_system__cannot_validate'))],
+      };
+    }
+    const codeSystem = this.codeSystem(system, coding.version);
+    if (codeSystem) return this.checkInCodeSystem(codeSystem, coding, code, displayLanguage);
+
+    const grammar = grammarCodeSystem(system);
+    if (grammar) {
+      const verdict = grammar.check(code);
+      if (verdict.valid) return { status: 'valid', issues: [], display: verdict.display, systemKnown: 'builtin' };
+      return {
+        status: 'invalid', systemKnown: 'builtin',
+        issues: [issue('error', 'code-invalid', 'Unknown_Code_in', `${formatTerminologyMessage('Unknown_Code_in', code, system)} (${verdict.reason})`)],
+      };
+    }
+
+    if (KNOWN_EXTERNAL_CODE_SYSTEMS.has(system)) {
+      if (system === 'http://loinc.org' && !checkLoincSyntax(code)) {
+        return {
+          status: 'invalid', systemKnown: 'external',
+          issues: [issue('error', 'code-invalid', 'Unknown_Code_in', `${formatTerminologyMessage('Unknown_Code_in', code, system)} (not a valid LOINC code: wrong syntax or check digit)`)],
+        };
+      }
+      return {
+        status: 'unknown', systemKnown: 'external',
+        issues: [issue('information', 'not-supported', 'Error_validating_code_running_without_terminology_services',
+          formatTerminologyMessage('Error_validating_code_running_without_terminology_services', code, system))],
+      };
+    }
+
+    const id = context === 'binding' ? 'Terminology_TX_System_NotKnown' : 'Terminology_TX_System_Unknown';
+    return { status: 'unknown', systemKnown: 'unknown', issues: [issue('warning', 'not-found', id, formatTerminologyMessage(id, system))] };
+  }
+
+  private checkInCodeSystem(codeSystem: CodeSystemIndex, coding: CodingInput, code: string, displayLanguage?: string): CodeSystemVerdict {
+    const system = codeSystem.url;
+    if (codeSystem.content === 'not-present' || codeSystem.content === 'supplement' || codeSystem.concepts.size === 0) {
+      return {
+        status: 'unknown', systemKnown: 'held',
+        issues: [issue('information', 'not-supported', 'TERMINOLOGY_TX_SYSTEM_NOT_USABLE', formatTerminologyMessage('TERMINOLOGY_TX_SYSTEM_NOT_USABLE', system))],
+      };
+    }
+    const entry = codeSystem.lookup(code);
+    if (entry) {
+      const displayIssue = checkDisplay(system, entry.code, coding.display, [{ value: entry.display! }, ...entry.designations], displayLanguage);
+      return { status: 'valid', display: entry.display, issues: displayIssue ? [displayIssue] : [], systemKnown: 'held' };
+    }
+    if (codeSystem.content === 'complete') {
+      const text = codeSystem.version
+        ? formatTerminologyMessage('Unknown_Code_in_Version', code, system, codeSystem.version)
+        : formatTerminologyMessage('Unknown_Code_in', code, system);
+      return { status: 'invalid', systemKnown: 'held', issues: [issue('error', 'code-invalid', codeSystem.version ? 'Unknown_Code_in_Version' : 'Unknown_Code_in', text)] };
+    }
+    // fragment / example: the code may exist in the part of the code system we do not see.
+    return {
+      status: 'unknown', systemKnown: 'held',
+      issues: [issue('warning', 'code-invalid', 'UNKNOWN_CODE_IN_FRAGMENT', formatTerminologyMessage('UNKNOWN_CODE_IN_FRAGMENT', code, system, codeSystem.version ?? ''))],
+    };
+  }
+
+  private validateAgainstValueSet(request: ValidateCodeRequest, canonical: string): ValidateCodeResult {
+    const resolved = this.resolveValueSet(canonical);
+    if (!resolved) return valueSetNotFound(canonical);
+    const kind = effectiveElementKind(request);
+    const codings = requestCodings(request).filter((coding) => typeof coding.code === 'string' && coding.code !== '');
+    const verdicts = codings.map((coding) => this.verdictInValueSet(resolved.codes, coding, kind === 'code', request.displayLanguage));
+    const result = bindingResult(request, resolved.label, verdicts, 'local');
+    if (request.maxValueSet && result.valid !== true && codings.length > 0 && request.strength !== 'example') {
+      this.checkMaxValueSet(request.maxValueSet, codings, kind, result);
+    }
+    return result;
+  }
+
+  /** Membership of one coding; `bySystemlessCode` for plain `code` elements, whose system the value set implies. */
+  verdictInValueSet(codes: CodeSet, coding: CodingInput, bySystemlessCode: boolean, displayLanguage?: string): CodingVerdict {
+    const code = coding.code!;
+    if (!coding.system && !bySystemlessCode) {
+      return { coding, membership: 'unknown', issues: this.checkCoding(coding, displayLanguage, 'binding').issues };
+    }
+    const membership = codes.membership(coding.system, code);
+    if (membership.status === 'member') {
+      const display = this.memberDisplay(membership.system, code, membership.entry);
+      const candidates = [
+        ...(display.entry ? [{ value: display.entry.display! }, ...(display.entry.designations ?? [])] : []),
+        ...display.more,
+      ];
+      const displayIssue = coding.display === undefined ? undefined : checkDisplay(membership.system, membership.entry?.code ?? code, coding.display, candidates, displayLanguage);
+      return { coding, membership: 'member', display: display.text, issues: displayIssue ? [displayIssue] : [] };
+    }
+    if (!coding.system) return { coding, membership: membership.status, issues: [] };
+    // Not a member (or cannot tell): say what is wrong with the coding itself, as HL7 does.
+    const verdict = this.checkCoding(coding, displayLanguage, 'binding');
+    const issues = verdict.status === 'valid' ? verdict.issues.filter((i) => i.messageId !== 'Display_Name_for__should_be_one_of__instead_of') : verdict.issues;
+    if (membership.status === 'unknown' && issues.length === 0) {
+      issues.push(issue('information', 'not-supported', 'Terminology_TX_NoValid_15',
+        `${formatTerminologyMessage('Terminology_TX_NoValid_15', code)} (${membership.reason})`));
+    }
+    return { coding, membership: membership.status, issues };
+  }
+
+  private memberDisplay(system: string, code: string, entry: ExpansionEntry | undefined): { text?: string; entry?: ExpansionEntry; more: Array<{ value: string; language?: string }> } {
+    const concept = this.codeSystem(system, entry?.version)?.lookup(code);
+    const more = concept ? [...(concept.display !== undefined ? [{ value: concept.display }] : []), ...concept.designations] : [];
+    let text = entry?.display ?? concept?.display;
+    if (text === undefined && !concept) {
+      const builtin = grammarCodeSystem(system)?.check(code);
+      if (builtin?.valid) text = builtin.display;
+    }
+    return { text, entry, more };
+  }
+
+  private checkMaxValueSet(canonical: string, codings: CodingInput[], kind: 'CodeableConcept' | 'Coding' | 'code', result: ValidateCodeResult): void {
+    const max = this.resolveValueSet(canonical);
+    if (!max) {
+      result.issues.push(valueSetNotFound(canonical).issues[0]!);
+      return;
+    }
+    const memberships = codings.map((coding) => max.codes.membership(kind === 'code' && !coding.system ? undefined : coding.system, coding.code!).status);
+    if (memberships.includes('member') || memberships.includes('unknown')) return;
+    const text = kind === 'CodeableConcept'
+      ? formatTerminologyMessage('Terminology_TX_NoValid_8', max.label, codingsLabel(codings))
+      : formatTerminologyMessage('Terminology_TX_NoValid_10', max.label, codings[0]!.system ?? '', codings[0]!.code);
+    result.issues.push(issue('error', 'code-invalid', kind === 'CodeableConcept' ? 'Terminology_TX_NoValid_8' : 'Terminology_TX_NoValid_10', text));
+    result.valid = false;
+  }
+
+  private validateAgainstCodeSystems(request: ValidateCodeRequest): ValidateCodeResult {
+    const verdicts = requestCodings(request)
+      .filter((coding) => typeof coding.code === 'string' && coding.code !== '')
+      .map((coding) => this.checkCoding(coding, request.displayLanguage));
+    const issues = verdicts.flatMap((verdict) => verdict.issues);
+    const valid = verdicts.length === 0 || verdicts.some((v) => v.status === 'unknown')
+      ? (verdicts.some((v) => v.status === 'invalid') ? false : undefined)
+      : verdicts.every((v) => v.status === 'valid');
+    return { valid, display: verdicts.length === 1 ? verdicts[0]!.display : undefined, issues, source: 'local' };
+  }
+}
+
+export function valueSetNotFound(canonical: string): ValidateCodeResult {
+  return {
+    valid: undefined, source: 'local',
+    issues: [issue('warning', 'not-found', 'Terminology_TX_ValueSet_NotFound', formatTerminologyMessage('Terminology_TX_ValueSet_NotFound', canonical))],
+  };
+}
+
+function issue(severity: TerminologyIssue['severity'], code: string, messageId: string, text: string): TerminologyIssue {
+  return { severity, code, messageId, text };
+}
