@@ -1,0 +1,175 @@
+/**
+ * The matcher model of a category rule (specification, "Matcher model"): a tree of
+ * RegexMatcher leaves and CompositeMatcher nodes, each invertible, nested to any depth.
+ *
+ * JSON shape (the original system's, kept so that its exports import unchanged): a node with
+ * `children` is a composite `{children, requiresAllChildren, inverted?}`, a node with `field` and
+ * `regex` is a leaf `{field, regex, inverted?}`. Parsing reports the path of the first bad node
+ * (`matcher.children[2].regex`) so an operator can find it in a 50-category import.
+ */
+import { compileUserRegex, UserRegexError, type UserRegex } from './user-regex.js';
+
+export const MATCH_FIELDS = ['MESSAGE', 'SEVERITY', 'CODE', 'EXPRESSION'] as const;
+export type MatchField = (typeof MATCH_FIELDS)[number];
+
+/**
+ * The parts of an OperationOutcome issue a rule can look at. `severity` and `code` are FHIR codes
+ * (`error`, `code-invalid`), `message` the issue's text, `expression` its FHIRPath location.
+ */
+export interface MatchableIssue {
+  readonly severity?: string;
+  readonly code?: string;
+  readonly message?: string;
+  readonly expression?: string;
+}
+
+export interface RegexMatcherJson {
+  field: MatchField;
+  regex: string;
+  inverted?: boolean;
+}
+
+export interface CompositeMatcherJson {
+  children: MatcherJson[];
+  requiresAllChildren: boolean;
+  inverted?: boolean;
+}
+
+export type MatcherJson = RegexMatcherJson | CompositeMatcherJson;
+
+export interface Matcher {
+  matches(issue: MatchableIssue): boolean;
+  /** The canonical JSON (what is stored and exported). */
+  toJSON(): MatcherJson;
+}
+
+/** Deeper trees are refused: they only serve to exhaust the stack. */
+export const MAX_MATCHER_DEPTH = 64;
+/** Nodes in one tree; far above any real rule, low enough to bound evaluation cost. */
+export const MAX_MATCHER_NODES = 2000;
+
+export class MatcherError extends Error {
+  override readonly name = 'MatcherError';
+  constructor(
+    /** Where the problem is, e.g. `matcher.children[1].field`. */
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path}: ${reason}`);
+  }
+}
+
+class RegexMatcher implements Matcher {
+  constructor(
+    private readonly field: MatchField,
+    private readonly regex: UserRegex,
+    private readonly inverted: boolean,
+  ) {}
+
+  matches(issue: MatchableIssue): boolean {
+    const value = fieldValue(issue, this.field);
+    // Java semantics: a missing value never matches (and inversion then makes it match).
+    const found = value !== undefined && this.regex.test(value);
+    return this.inverted ? !found : found;
+  }
+
+  toJSON(): RegexMatcherJson {
+    return { field: this.field, regex: this.regex.source, ...(this.inverted ? { inverted: true } : {}) };
+  }
+}
+
+class CompositeMatcher implements Matcher {
+  constructor(
+    private readonly children: readonly Matcher[],
+    private readonly requiresAllChildren: boolean,
+    private readonly inverted: boolean,
+  ) {}
+
+  matches(issue: MatchableIssue): boolean {
+    const found = this.requiresAllChildren
+      ? this.children.every((child) => child.matches(issue))
+      : this.children.some((child) => child.matches(issue));
+    return this.inverted ? !found : found;
+  }
+
+  toJSON(): CompositeMatcherJson {
+    return {
+      children: this.children.map((child) => child.toJSON()),
+      requiresAllChildren: this.requiresAllChildren,
+      ...(this.inverted ? { inverted: true } : {}),
+    };
+  }
+}
+
+function fieldValue(issue: MatchableIssue, field: MatchField): string | undefined {
+  switch (field) {
+    case 'MESSAGE': return issue.message;
+    case 'SEVERITY': return issue.severity;
+    case 'CODE': return issue.code;
+    case 'EXPRESSION': return issue.expression;
+  }
+}
+
+const REGEX_KEYS = new Set(['field', 'regex', 'inverted']);
+const COMPOSITE_KEYS = new Set(['children', 'requiresAllChildren', 'inverted']);
+
+/**
+ * Parses and compiles a matcher tree. Throws MatcherError naming the path of the first bad node.
+ * Field names are accepted in any case (`message`), as the original system did, and stored upper-case.
+ */
+export function parseMatcher(json: unknown, path = 'matcher'): Matcher {
+  const budget = { nodes: 0 };
+  return parseNode(json, path, 1, budget);
+}
+
+function parseNode(json: unknown, path: string, depth: number, budget: { nodes: number }): Matcher {
+  if (depth > MAX_MATCHER_DEPTH) throw new MatcherError(path, `matchers may be nested at most ${MAX_MATCHER_DEPTH} levels deep`);
+  if (++budget.nodes > MAX_MATCHER_NODES) throw new MatcherError(path, `a matcher may have at most ${MAX_MATCHER_NODES} nodes`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new MatcherError(path, 'must be an object: {field, regex, inverted?} or {children, requiresAllChildren, inverted?}');
+  }
+  const node = json as Record<string, unknown>;
+  const inverted = parseInverted(node.inverted, path);
+  const isComposite = 'children' in node;
+  const isRegex = 'field' in node || 'regex' in node;
+  if (isComposite && isRegex) {
+    throw new MatcherError(path, 'has both children and field/regex; a matcher is either a composite or a regex matcher');
+  }
+  if (!isComposite && !isRegex) {
+    throw new MatcherError(path, 'must have either field and regex (regex matcher) or children (composite matcher)');
+  }
+  const allowed = isComposite ? COMPOSITE_KEYS : REGEX_KEYS;
+  const unknown = Object.keys(node).find((key) => !allowed.has(key));
+  if (unknown !== undefined) throw new MatcherError(`${path}.${unknown}`, `unknown property; allowed: ${[...allowed].join(', ')}`);
+
+  if (isComposite) {
+    const children = node.children;
+    if (!Array.isArray(children)) throw new MatcherError(`${path}.children`, 'must be an array of matchers');
+    if (children.length === 0) throw new MatcherError(`${path}.children`, 'must not be empty');
+    const requiresAll = node.requiresAllChildren;
+    // The original defaulted a missing flag to false (OR); being explicit avoids a silent OR/AND mix-up.
+    if (typeof requiresAll !== 'boolean') {
+      throw new MatcherError(`${path}.requiresAllChildren`, 'must be true (all children must match) or false (any child)');
+    }
+    const parsed = children.map((child, i) => parseNode(child, `${path}.children[${i}]`, depth + 1, budget));
+    return new CompositeMatcher(parsed, requiresAll, inverted);
+  }
+
+  const field = typeof node.field === 'string' ? node.field.toUpperCase() : undefined;
+  if (!field || !(MATCH_FIELDS as readonly string[]).includes(field)) {
+    throw new MatcherError(`${path}.field`, `must be one of ${MATCH_FIELDS.join(', ')}`);
+  }
+  if (typeof node.regex !== 'string') throw new MatcherError(`${path}.regex`, 'must be a string');
+  try {
+    return new RegexMatcher(field as MatchField, compileUserRegex(node.regex), inverted);
+  } catch (error) {
+    if (error instanceof UserRegexError) throw new MatcherError(`${path}.regex`, error.message);
+    throw error;
+  }
+}
+
+function parseInverted(value: unknown, path: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw new MatcherError(`${path}.inverted`, 'must be a boolean');
+  return value;
+}

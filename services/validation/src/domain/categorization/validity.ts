@@ -1,0 +1,55 @@
+/**
+ * THE validity rule of a submission, used by ValidationComplete, the results API and the
+ * pre-qualification report (one function, so they can never disagree):
+ *
+ *   A submission is valid when no issue falls in a category that is not acceptable,
+ *   and no error or fatal issue is uncategorized.
+ *
+ * So: information and warning issues that match no category do not count against a submission;
+ * an uncategorized error or fatal issue does (the original system let those pass: "the legacy gap").
+ * An issue in several categories is fine only when all of them are acceptable.
+ */
+import { UNCATEGORIZED_ID, type Category } from './category.js';
+
+export interface IssueForValidity {
+  readonly severity?: string;
+  /** Categories of the issue; empty or only `uncategorized` means uncategorized. */
+  readonly categories: readonly Pick<Category, 'id' | 'acceptable'>[];
+}
+
+export interface ValidityVerdict {
+  readonly valid: boolean;
+  /** Issues with at least one category that is not acceptable. */
+  readonly unacceptableIssueCount: number;
+  /** Error or fatal issues that no category matches. */
+  readonly uncategorizedErrorCount: number;
+  /** Every uncategorized issue, whatever its severity (for reporting). */
+  readonly uncategorizedIssueCount: number;
+}
+
+const BLOCKING_SEVERITIES = new Set(['error', 'fatal']);
+
+export function assessValidity(issues: Iterable<IssueForValidity>): ValidityVerdict {
+  let unacceptable = 0;
+  let uncategorizedErrors = 0;
+  let uncategorized = 0;
+  for (const issue of issues) {
+    const real = issue.categories.filter((category) => category.id !== UNCATEGORIZED_ID);
+    if (real.length === 0) {
+      uncategorized++;
+      if (BLOCKING_SEVERITIES.has((issue.severity ?? '').toLowerCase())) uncategorizedErrors++;
+    } else if (real.some((category) => !category.acceptable)) {
+      unacceptable++;
+    }
+  }
+  return {
+    valid: unacceptable === 0 && uncategorizedErrors === 0,
+    unacceptableIssueCount: unacceptable,
+    uncategorizedErrorCount: uncategorizedErrors,
+    uncategorizedIssueCount: uncategorized,
+  };
+}
+
+export function isSubmissionValid(issues: Iterable<IssueForValidity>): boolean {
+  return assessValidity(issues).valid;
+}

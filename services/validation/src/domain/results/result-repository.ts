@@ -1,0 +1,62 @@
+/**
+ * Port: where validation results (one row per issue, with links to its categories) are kept.
+ */
+import type { IssueSeverity } from './issue-severity.js';
+import type { ValidationIssue } from './validation-issue.js';
+
+export interface PatientKey {
+  readonly facilityId: string;
+  readonly reportId: string;
+  readonly patientId: string;
+}
+
+export interface ResultScope {
+  readonly facilityId: string;
+  readonly reportId: string;
+  /** Absent: every patient of the report. */
+  readonly patientId?: string;
+}
+
+export interface NewResult {
+  readonly issue: ValidationIssue;
+  /** Real category ids only (never `uncategorized`: an uncategorized result simply has no links). */
+  readonly categoryIds: readonly string[];
+}
+
+export interface StoredResult extends ValidationIssue {
+  readonly id: number;
+  readonly facilityId: string;
+  readonly reportId: string;
+  readonly patientId: string;
+  readonly categoryIds: readonly string[];
+}
+
+export interface PageRequest {
+  readonly offset: number;
+  readonly limit: number;
+}
+
+export interface ResultPage {
+  readonly records: readonly StoredResult[];
+  readonly totalCount: number;
+}
+
+export interface CategoryIssueCount {
+  /** `uncategorized` for results without any category link. */
+  readonly categoryId: string;
+  readonly count: number;
+}
+
+export interface ResultRepository {
+  /**
+   * Replaces every result of one patient submission by `results`, atomically (a redelivered or
+   * repeated validation never duplicates rows). Returns the number of results written.
+   */
+  replacePatientResults(key: PatientKey, results: readonly NewResult[]): Promise<number>;
+  /** Ordered by id (i.e. the order they were written). */
+  findResults(scope: ResultScope, minimumSeverity: IssueSeverity | undefined, page: PageRequest): Promise<ResultPage>;
+  /** Issue counts per category for a report, most frequent first. */
+  countByCategory(facilityId: string, reportId: string): Promise<CategoryIssueCount[]>;
+  /** Results of one category (`uncategorized` = results without links). */
+  findByCategory(facilityId: string, reportId: string, categoryId: string, page: PageRequest): Promise<ResultPage>;
+}

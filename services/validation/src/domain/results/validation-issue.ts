@@ -1,0 +1,87 @@
+/**
+ * One issue of a validation, flattened from an OperationOutcome issue: the unit that is
+ * categorized and stored as a "validation result" (specification, "Validation result").
+ */
+import type { IssueSeverity } from './issue-severity.js';
+import { toSeverity } from './issue-severity.js';
+import { toIssueTypeCode } from './issue-type.js';
+
+export interface ValidationIssue {
+  readonly severity: IssueSeverity;
+  /** FHIR IssueType code, e.g. `code-invalid`; `processing` when the source gave none. */
+  readonly code: string;
+  readonly message: string;
+  /** FHIRPath of the element, e.g. `Bundle.entry[3].resource.ofType(Encounter).class`. */
+  readonly expression?: string;
+  /** `line:col` in the submitted JSON, when known. */
+  readonly location?: string;
+  /** Stable id of the message kind (extension operationoutcome-message-id), when the engine gives one. */
+  readonly messageId?: string;
+}
+
+export const MAX_CODE_LENGTH = 255;
+export const MAX_LOCATION_LENGTH = 255;
+export const MAX_EXPRESSION_LENGTH = 1000;
+export const MAX_MESSAGE_ID_LENGTH = 255;
+
+const MESSAGE_ID_EXTENSION = 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id';
+const LINE_EXTENSION = 'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line';
+const COLUMN_EXTENSION = 'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-col';
+
+export interface OperationOutcomeLike {
+  resourceType?: string;
+  issue?: unknown;
+}
+
+/**
+ * The issues of an OperationOutcome. Text: `details.text`, else `diagnostics`. Expression: the first
+ * `expression`, else the first `location` (FHIR R4 still fills both). Unknown severities become
+ * `error` (an engine that cannot say how bad something is should not make it look harmless).
+ */
+export function issuesFromOperationOutcome(outcome: OperationOutcomeLike): ValidationIssue[] {
+  const raw = Array.isArray(outcome.issue) ? outcome.issue : [];
+  return raw.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null).map((item) => {
+    const details = item.details as { text?: unknown } | undefined;
+    const text = typeof details?.text === 'string' ? details.text : typeof item.diagnostics === 'string' ? item.diagnostics : '';
+    const expression = firstString(item.expression) ?? firstString(item.location);
+    const extensions = Array.isArray(item.extension) ? (item.extension as Record<string, unknown>[]) : [];
+    const messageId = extensions.find((e) => e?.url === MESSAGE_ID_EXTENSION)?.valueCode ?? extensions.find((e) => e?.url === MESSAGE_ID_EXTENSION)?.valueString;
+    const line = extensions.find((e) => e?.url === LINE_EXTENSION)?.valueInteger;
+    const column = extensions.find((e) => e?.url === COLUMN_EXTENSION)?.valueInteger;
+    return {
+      severity: toSeverity(item.severity) ?? 'error',
+      code: toIssueTypeCode(item.code) ?? 'processing',
+      message: text,
+      ...(expression === undefined ? {} : { expression }),
+      ...(typeof line === 'number' ? { location: `${line}:${typeof column === 'number' ? column : '?'}` } : {}),
+      ...(typeof messageId === 'string' ? { messageId } : {}),
+    };
+  });
+}
+
+function firstString(value: unknown): string | undefined {
+  return Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
+}
+
+/**
+ * Cuts text to a column's length without splitting a surrogate pair, marking the cut with `…`,
+ * so that a long HAPI-style expression is stored (shortened) instead of failing the insert.
+ */
+export function truncateText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+/** The issue with every field cut to its column's length. */
+export function fitForStorage(issue: ValidationIssue): ValidationIssue {
+  return {
+    ...issue,
+    code: truncateText(issue.code, MAX_CODE_LENGTH),
+    ...(issue.expression === undefined ? {} : { expression: truncateText(issue.expression, MAX_EXPRESSION_LENGTH) }),
+    ...(issue.location === undefined ? {} : { location: truncateText(issue.location, MAX_LOCATION_LENGTH) }),
+    ...(issue.messageId === undefined ? {} : { messageId: truncateText(issue.messageId, MAX_MESSAGE_ID_LENGTH) }),
+  };
+}

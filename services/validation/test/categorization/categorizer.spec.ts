@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { Categorizer, isUncategorized } from '../../src/domain/categorization/categorizer.js';
+import {
+  CategoryValidationError, parseCategory, parseCategorySnapshots, UNCATEGORIZED, type Category,
+} from '../../src/domain/categorization/category.js';
+import { parseMatcher } from '../../src/domain/categorization/matcher.js';
+import { summarizeByCategory, summarizeByMessage } from '../../src/domain/categorization/summary.js';
+import { assessValidity, isSubmissionValid } from '../../src/domain/categorization/validity.js';
+
+const cat = (id: string, acceptable: boolean): Category => ({ id, title: id.toUpperCase(), severity: 'ERROR', acceptable, guidance: 'g' });
+
+describe('validation: categorization', () => {
+  const display = cat('display', true);
+  const terminology = cat('terminology', false);
+  const categorizer = new Categorizer([
+    { category: display, matcher: parseMatcher({ field: 'MESSAGE', regex: '^Wrong Display Name' }) },
+    { category: terminology, matcher: parseMatcher({ field: 'CODE', regex: '^code-invalid$' }) },
+  ]);
+
+  it('gives an issue every matching category, in rule order, and uncategorized when none', () => {
+    const [both, none] = categorizer.categorize([
+      { severity: 'warning', code: 'code-invalid', message: 'Wrong Display Name x' },
+      { severity: 'error', code: 'structure', message: 'other' },
+    ]);
+    expect(both!.categories.map((c) => c.id)).to.deep.equal(['display', 'terminology']);
+    expect(none!.categories).to.deep.equal([UNCATEGORIZED]);
+    expect(isUncategorized(none!.categories)).to.equal(true);
+    expect(isUncategorized(both!.categories)).to.equal(false);
+  });
+
+  it('summarizes by message and by category, most frequent first', () => {
+    const issues = categorizer.categorize([
+      { severity: 'error', code: 'code-invalid', message: 'a' },
+      { severity: 'error', code: 'code-invalid', message: 'a' },
+      { severity: 'error', code: 'structure', message: 'b' },
+    ]);
+    expect(summarizeByMessage(issues)).to.deep.equal([{ value: 'a', count: 2 }, { value: 'b', count: 1 }]);
+    expect(summarizeByCategory(issues).map((c) => [c.categoryId, c.count])).to.deep.equal([['terminology', 2], ['uncategorized', 1]]);
+  });
+});
+
+describe('validation: the validity rule', () => {
+  it('is valid with no issues, and with only acceptable categories', () => {
+    expect(isSubmissionValid([])).to.equal(true);
+    expect(isSubmissionValid([{ severity: 'error', categories: [cat('a', true), cat('b', true)] }])).to.equal(true);
+  });
+
+  it('is invalid when any category of any issue is not acceptable', () => {
+    const verdict = assessValidity([
+      { severity: 'information', categories: [cat('a', true), cat('b', false)] },
+      { severity: 'error', categories: [cat('a', true)] },
+    ]);
+    expect(verdict).to.include({ valid: false, unacceptableIssueCount: 1, uncategorizedErrorCount: 0 });
+  });
+
+  it('is invalid when an error or fatal issue is uncategorized, but not a warning or information', () => {
+    expect(isSubmissionValid([{ severity: 'warning', categories: [UNCATEGORIZED] }, { severity: 'information', categories: [] }])).to.equal(true);
+    expect(isSubmissionValid([{ severity: 'error', categories: [UNCATEGORIZED] }])).to.equal(false);
+    expect(assessValidity([{ severity: 'fatal', categories: [] }])).to.include({ valid: false, uncategorizedErrorCount: 1, uncategorizedIssueCount: 1 });
+  });
+});
+
+describe('validation: category records and imports', () => {
+  const valid = { id: 'unknown_code_system', title: 'Unknown code system', severity: 'error', acceptable: true, guidance: 'Do x', matcher: { field: 'MESSAGE', regex: 'x' } };
+
+  it('normalizes severity and keeps the fields', () => {
+    expect(parseCategory(valid)).to.deep.equal({ id: 'unknown_code_system', title: 'Unknown code system', severity: 'ERROR', acceptable: true, guidance: 'Do x' });
+  });
+
+  it('refuses the reserved id, bad ids and over-long text, naming the fields', () => {
+    const error = (input: unknown) => {
+      try { parseCategory(input); } catch (e) { return e as CategoryValidationError; }
+      throw new Error('expected an error');
+    };
+    expect(error({ ...valid, id: 'Uncategorized' }).problems[0]).to.include({ field: 'id' });
+    expect(error({ ...valid, id: 'a/b' }).problems[0]!.field).to.equal('id');
+    expect(error({ ...valid, guidance: 'x'.repeat(1001) }).problems[0]!.field).to.equal('guidance');
+    expect(error({ ...valid, severity: 'FATAL', acceptable: 'yes' }).problems.map((p) => p.field)).to.deep.equal(['severity', 'acceptable']);
+  });
+
+  it('names the index and field of the first invalid import item', () => {
+    const items = [valid, { ...valid, id: 'second', matcher: { children: [{ field: 'MESSAGE', regex: '(?=x)' }], requiresAllChildren: true } }];
+    expect(() => parseCategorySnapshots(items)).to.throw(CategoryValidationError, /index 1.*\[1\]\.matcher\.children\[0\]\.regex/);
+    expect(() => parseCategorySnapshots([valid, { ...valid, title: '' }])).to.throw(CategoryValidationError, /index 1.*\[1\]\.title/);
+  });
+
+  it('refuses duplicate ids in one import', () => {
+    expect(() => parseCategorySnapshots([valid, { ...valid }])).to.throw(CategoryValidationError, /\[1\]\.id duplicate of the id at index 0/);
+    expect(() => parseCategorySnapshots([])).to.throw(CategoryValidationError, /at least one/);
+    expect(() => parseCategorySnapshots({})).to.throw(CategoryValidationError, /array/);
+  });
+});

@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import { MatcherError, parseMatcher, MAX_MATCHER_DEPTH } from '../../src/domain/categorization/matcher.js';
+import { compileUserRegex, translateJavaRegex, UserRegexError } from '../../src/domain/categorization/user-regex.js';
+
+const issue = {
+  severity: 'error',
+  code: 'code-invalid',
+  message: "Unknown code 'urn:oid:1.2.840.114350.1' for in-memory expansion of ValueSet 'http://x'",
+  expression: 'Bundle.entry[3].resource.ofType(Encounter).where(id = \'e1\').class',
+};
+
+describe('validation: matchers', () => {
+  it('regex leaves search unanchored (Java find) on the chosen field', () => {
+    expect(parseMatcher({ field: 'MESSAGE', regex: 'in-memory expansion' }).matches(issue)).to.equal(true);
+    expect(parseMatcher({ field: 'MESSAGE', regex: '^in-memory' }).matches(issue)).to.equal(false);
+    expect(parseMatcher({ field: 'EXPRESSION', regex: 'ofType\\(Encounter\\)' }).matches(issue)).to.equal(true);
+  });
+
+  it('SEVERITY and CODE compare FHIR codes', () => {
+    const m = parseMatcher({ children: [{ field: 'SEVERITY', regex: '^error$' }, { field: 'CODE', regex: '^code-invalid$' }], requiresAllChildren: true });
+    expect(m.matches(issue)).to.equal(true);
+    expect(m.matches({ ...issue, severity: 'warning' })).to.equal(false);
+  });
+
+  it('composites are AND or OR, inverted after evaluation, nested', () => {
+    const or = { children: [{ field: 'MESSAGE', regex: 'nope' }, { field: 'MESSAGE', regex: 'Unknown code' }], requiresAllChildren: false };
+    expect(parseMatcher(or).matches(issue)).to.equal(true);
+    expect(parseMatcher({ ...or, requiresAllChildren: true }).matches(issue)).to.equal(false);
+    expect(parseMatcher({ ...or, inverted: true }).matches(issue)).to.equal(false);
+    const nested = { children: [or, { field: 'MESSAGE', regex: '114350', inverted: true }], requiresAllChildren: true };
+    expect(parseMatcher(nested).matches(issue)).to.equal(false);
+    expect(parseMatcher(nested).matches({ ...issue, message: 'Unknown code x' })).to.equal(true);
+  });
+
+  it('a missing field never matches, and an inverted leaf then matches', () => {
+    expect(parseMatcher({ field: 'EXPRESSION', regex: '.*' }).matches({ message: 'x' })).to.equal(false);
+    expect(parseMatcher({ field: 'EXPRESSION', regex: '.*', inverted: true }).matches({ message: 'x' })).to.equal(true);
+  });
+
+  it('accepts field names in any case and round-trips to canonical JSON', () => {
+    const m = parseMatcher({ field: 'message', regex: 'a', inverted: false });
+    expect(m.toJSON()).to.deep.equal({ field: 'MESSAGE', regex: 'a' });
+    const c = parseMatcher({ children: [{ field: 'CODE', regex: 'b', inverted: true }], requiresAllChildren: false, inverted: true });
+    expect(c.toJSON()).to.deep.equal({ children: [{ field: 'CODE', regex: 'b', inverted: true }], requiresAllChildren: false, inverted: true });
+  });
+
+  it('names the path of the bad node', () => {
+    const bad = { children: [{ field: 'MESSAGE', regex: 'ok' }, { children: [{ field: 'WHAT', regex: 'x' }], requiresAllChildren: true }], requiresAllChildren: false };
+    expect(() => parseMatcher(bad)).to.throw(MatcherError).with.property('path', 'matcher.children[1].children[0].field');
+    expect(() => parseMatcher({ children: [], requiresAllChildren: true })).to.throw(MatcherError).with.property('path', 'matcher.children');
+    expect(() => parseMatcher({ children: [{ field: 'MESSAGE', regex: 'a' }] })).to.throw(MatcherError).with.property('path', 'matcher.requiresAllChildren');
+    expect(() => parseMatcher({ field: 'MESSAGE', regex: 'a', inverse: true })).to.throw(MatcherError).with.property('path', 'matcher.inverse');
+    expect(() => parseMatcher({ field: 'MESSAGE', regex: 'a', children: [] })).to.throw(MatcherError, /either a composite or a regex/);
+    expect(() => parseMatcher('x')).to.throw(MatcherError).with.property('path', 'matcher');
+    expect(() => parseMatcher({ field: 'MESSAGE', regex: 'a', inverted: 'yes' })).to.throw(MatcherError).with.property('path', 'matcher.inverted');
+  });
+
+  it('refuses regexes RE2 cannot run in linear time, with the reason', () => {
+    expect(() => parseMatcher({ field: 'MESSAGE', regex: '(?=a)b' })).to.throw(MatcherError, /matcher\.regex: .*RE2/);
+    expect(() => parseMatcher({ field: 'MESSAGE', regex: '(a)\\1' })).to.throw(MatcherError).with.property('path', 'matcher.regex');
+    expect(() => parseMatcher({ field: 'MESSAGE', regex: '' })).to.throw(MatcherError, /must not be empty/);
+    expect(() => parseMatcher({ field: 'MESSAGE', regex: '[' })).to.throw(MatcherError);
+  });
+
+  it('refuses trees nested deeper than the limit instead of exhausting the stack', () => {
+    let node: unknown = { field: 'MESSAGE', regex: 'a' };
+    for (let i = 0; i < MAX_MATCHER_DEPTH + 5; i++) node = { children: [node], requiresAllChildren: true };
+    expect(() => parseMatcher(node)).to.throw(MatcherError, /nested at most/);
+  });
+
+  it('evaluates a hostile regex on a 100 kB input without backtracking', () => {
+    const m = parseMatcher({ field: 'MESSAGE', regex: '(a+)+$' });
+    const hostile = `${'a'.repeat(100_000)}!`;
+    expect(m.matches({ message: hostile })).to.equal(false);
+    expect(m.matches({ message: 'aaa' })).to.equal(true);
+    expect(parseMatcher({ field: 'MESSAGE', regex: '(x+x+)+y' }).matches({ message: 'x'.repeat(100_000) })).to.equal(false);
+  });
+});
+
+describe('validation: Java regex compatibility', () => {
+  it('keeps the identity escapes of Java patterns working', () => {
+    const re = compileUserRegex("^Code System URI \\'urn\\:oid\\:1\\.2\\' is unknown");
+    expect(re.test("Code System URI 'urn:oid:1.2' is unknown so the code cannot be validated")).to.equal(true);
+    expect(compileUserRegex('http:\\/\\/hl7\\.org\\/fhir\\/ValueSet\\/x\\|4\\.0\\.1').test('(http://hl7.org/fhir/ValueSet/x|4.0.1)')).to.equal(true);
+    expect(compileUserRegex('Patient\\.gender\\: minimum').test('Patient.gender: minimum required = 1')).to.equal(true);
+  });
+
+  it('keeps Java semantics for an unescaped group (it matches without the parentheses)', () => {
+    const re = compileUserRegex("Codes (RxNorm)'\\.");
+    expect(re.test("value set 'US Core Medication Codes RxNorm'.")).to.equal(true);
+    expect(re.test("value set 'US Core Medication Codes (RxNorm)'.")).to.equal(false);
+  });
+
+  it('rewrites Java-only escapes that have an exact RE2 spelling', () => {
+    expect(translateJavaRegex('a\\Z')).to.equal('a(?:\\n?\\z)');
+    expect(compileUserRegex('done\\Z').test('done\n')).to.equal(true);
+    expect(compileUserRegex('done\\Z').test('done.')).to.equal(false);
+    expect(compileUserRegex('a\\hb').test('a b')).to.equal(true);
+    expect(compileUserRegex('[\\h]x').test('\tx')).to.equal(true);
+    expect(translateJavaRegex('\\Qa\\Zb\\E')).to.equal('\\Qa\\Zb\\E');
+    expect(compileUserRegex('\\Q(a)\\E').test('x(a)y')).to.equal(true);
+  });
+
+  it('refuses oversized patterns', () => {
+    expect(() => compileUserRegex('a'.repeat(5000))).to.throw(UserRegexError, /at most/);
+  });
+});
