@@ -1,0 +1,131 @@
+/**
+ * Idempotent provisioning of streams and durable consumers from the catalog, run at every
+ * service start-up: create what is missing, update what differs, never delete a stream or its
+ * messages. Running it twice (or from several instances at once) is harmless.
+ */
+import {
+  AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType,
+  type ConsumerConfig, type JetStreamManager, type StreamConfig,
+} from '@nats-io/jetstream';
+import type { StreamDefinition } from '../../contracts/catalog.js';
+
+export type ProvisionAction = 'created' | 'updated' | 'unchanged';
+
+const nanos = (ms: number) => ms * 1_000_000;
+
+function toStreamConfig(def: StreamDefinition): Partial<StreamConfig> & { name: string } {
+  return {
+    name: def.name,
+    description: def.description,
+    subjects: [...def.subjects],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(def.maxAgeMs),
+    duplicate_window: nanos(def.duplicateWindowMs),
+    max_bytes: def.maxBytes,
+    max_msg_size: def.maxMsgSize,
+    num_replicas: def.replicas,
+  };
+}
+
+function isNotFound(err: unknown, code: number): boolean {
+  return err instanceof JetStreamApiError && err.code === code;
+}
+
+/** The fields of `wanted` whose value differs in `actual` (arrays compared by content). */
+function differences(wanted: Record<string, unknown>, actual: Record<string, unknown>): string[] {
+  return Object.keys(wanted).filter((k) => JSON.stringify(wanted[k]) !== JSON.stringify(actual[k] ?? (Array.isArray(wanted[k]) ? [] : undefined)));
+}
+
+/** Creates or updates one stream. Changing storage type or retention of an existing stream is refused by the server and reported as an error. */
+export async function provisionStream(jsm: JetStreamManager, def: StreamDefinition): Promise<ProvisionAction> {
+  const wanted = toStreamConfig(def);
+  let current: StreamConfig;
+  try {
+    current = (await jsm.streams.info(def.name)).config;
+  } catch (err) {
+    if (!isNotFound(err, JetStreamApiCodes.StreamNotFound)) throw err;
+    try {
+      await jsm.streams.add(wanted);
+      return 'created';
+    } catch (addErr) {
+      // Another instance created it between our info and add: fall through to the comparison.
+      current = (await jsm.streams.info(def.name).catch(() => { throw addErr; })).config;
+    }
+  }
+  const diff = differences(wanted, current as unknown as Record<string, unknown>);
+  if (diff.length === 0) return 'unchanged';
+  try {
+    await jsm.streams.update(def.name, wanted);
+  } catch (err) {
+    throw new Error(`Stream ${def.name} differs from the catalog in ${diff.join(', ')} and could not be updated: ${(err as Error).message}`, { cause: err });
+  }
+  return 'updated';
+}
+
+/** Provisions every stream (in order); returns what was done to each. */
+export async function provisionStreams(jsm: JetStreamManager, defs: readonly StreamDefinition[]): Promise<Record<string, ProvisionAction>> {
+  const result: Record<string, ProvisionAction> = {};
+  for (const def of defs) result[def.name] = await provisionStream(jsm, def);
+  return result;
+}
+
+export interface ConsumerSpec {
+  durable: string;
+  /** Only messages on this subject (may contain wildcards); all of the stream when absent. One filter only: nats-server 2.9 has no filter_subjects. */
+  filterSubject?: string;
+  /** Server-side maximum number of deliveries. */
+  maxDeliver: number;
+  /** Time the server waits for an ack (or a +WPI progress ack) before redelivering. Ignored when backoffMs is given (the server uses backoffMs[0]). */
+  ackWaitMs: number;
+  /**
+   * Server-side redelivery delays for messages that were NOT acked in time (crashes, timeouts).
+   * When set, the server uses backoff[0] instead of ackWait for the first wait, and requires
+   * maxDeliver > backoff.length. Delays after a nak are chosen by the runner, not by this.
+   */
+  backoffMs?: number[];
+  /** At most this many unacknowledged messages across all instances; default 1000. */
+  maxAckPending?: number;
+  description?: string;
+}
+
+function toConsumerConfig(spec: ConsumerSpec): Partial<ConsumerConfig> {
+  const backoff = spec.backoffMs && spec.backoffMs.length > 0 ? spec.backoffMs : undefined;
+  return {
+    durable_name: spec.durable,
+    description: spec.description,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: spec.filterSubject,
+    max_deliver: spec.maxDeliver,
+    // The server replaces ack_wait by backoff[0] when a backoff is set; say so, or every start would see a difference.
+    ack_wait: nanos(backoff ? backoff[0]! : spec.ackWaitMs),
+    backoff: backoff?.map(nanos),
+    max_ack_pending: spec.maxAckPending ?? 1000,
+  };
+}
+
+/** Creates the durable pull consumer, or updates it when its configuration differs. Delivery position is never reset. */
+export async function ensureConsumer(jsm: JetStreamManager, stream: string, spec: ConsumerSpec): Promise<ProvisionAction> {
+  const wanted = toConsumerConfig(spec);
+  let current: ConsumerConfig;
+  try {
+    current = (await jsm.consumers.info(stream, spec.durable)).config;
+  } catch (err) {
+    if (!isNotFound(err, JetStreamApiCodes.ConsumerNotFound)) throw err;
+    await jsm.consumers.add(stream, wanted);
+    return 'created';
+  }
+  // deliver_policy cannot change after creation, and undefined fields mean "server default".
+  const comparable = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => v !== undefined && k !== 'deliver_policy'));
+  const diff = differences(comparable, current as unknown as Record<string, unknown>);
+  if (diff.length === 0) return 'unchanged';
+  const { durable_name: _name, deliver_policy: _policy, ...updatable } = wanted;
+  try {
+    await jsm.consumers.update(stream, spec.durable, updatable);
+  } catch (err) {
+    throw new Error(`Consumer ${stream}/${spec.durable} differs in ${diff.join(', ')} and could not be updated: ${(err as Error).message}`, { cause: err });
+  }
+  return 'updated';
+}

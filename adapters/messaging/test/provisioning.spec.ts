@@ -1,0 +1,46 @@
+import { expect } from 'chai';
+import { ensureConsumer, provisionStreams } from '../provisioning.js';
+import { testBroker, type TestBroker } from './support.js';
+
+describe('messaging: provisioning @infra', () => {
+  let broker: TestBroker;
+  before(async () => { broker = await testBroker({ provision: false }); });
+  after(async () => { await broker.cleanup(); });
+
+  it('creates every stream once; a second run changes nothing', async () => {
+    const defs = [...broker.catalog.streams, broker.catalog.deadLetterStream];
+    const first = await provisionStreams(broker.jsm, defs);
+    expect(Object.values(first)).to.deep.equal(defs.map(() => 'created'));
+    const second = await provisionStreams(broker.jsm, defs);
+    expect(Object.values(second)).to.deep.equal(defs.map(() => 'unchanged'));
+
+    const info = await broker.jsm.streams.info(broker.catalog.byName('ReadyForValidation').stream!);
+    expect(info.config.subjects).to.deep.equal([`${broker.catalog.subjectRoot}.compliance.event.>`]);
+    expect(info.config.duplicate_window).to.equal(120_000 * 1_000_000);
+    expect(info.config.storage).to.equal('file');
+  });
+
+  it('updates a stream whose configuration differs, keeping its messages', async () => {
+    const def = broker.catalog.streams.find((s) => s.name === broker.catalog.byName('ReportScheduled').stream)!;
+    await broker.js.publish(broker.catalog.byName('ReportScheduled').subject, '{}');
+    const changed = { ...def, maxAgeMs: def.maxAgeMs / 2 };
+    expect(await provisionStreams(broker.jsm, [changed])).to.deep.equal({ [def.name]: 'updated' });
+    const info = await broker.jsm.streams.info(def.name);
+    expect(info.config.max_age).to.equal(changed.maxAgeMs * 1_000_000);
+    expect(info.state.messages).to.equal(1);
+    expect(await provisionStreams(broker.jsm, [def])).to.deep.equal({ [def.name]: 'updated' });
+  });
+
+  it('ensureConsumer creates a durable consumer once, then leaves it or updates what differs', async () => {
+    const stream = broker.catalog.byName('ReadyForValidation').stream!;
+    const spec = { durable: 'validation', filterSubject: broker.catalog.byName('ReadyForValidation').subject, maxDeliver: 4, ackWaitMs: 5_000, backoffMs: [1_000, 2_000], maxAckPending: 50 };
+    expect(await ensureConsumer(broker.jsm, stream, spec)).to.equal('created');
+    expect(await ensureConsumer(broker.jsm, stream, spec)).to.equal('unchanged');
+    expect(await ensureConsumer(broker.jsm, stream, { ...spec, maxAckPending: 10 })).to.equal('updated');
+    const info = await broker.jsm.consumers.info(stream, 'validation');
+    expect(info.config.max_ack_pending).to.equal(10);
+    expect(info.config.max_deliver).to.equal(4);
+    expect(info.config.ack_policy).to.equal('explicit');
+    expect(info.config.backoff).to.deep.equal([1_000_000_000, 2_000_000_000]);
+  });
+});
