@@ -21,7 +21,8 @@
  * Errors: `loadConfig` throws one ConfigError listing every bad property with its variable, e.g.
  * `Invalid configuration: cache.type (CACHE_TYPE) must be one of none, memory, distributed; got "redis2"`;
  * `exitOnConfigError` turns it into a stderr message and exit code 78 (EX_CONFIG).
- * `describeConfig` + `toMarkdownTable` generate documentation and deployment checks from the same schema.
+ * `describeConfig` + `toMarkdownTable` generate documentation, and `checkDeploymentEnv` checks a
+ * Kubernetes ConfigMap/Secret, from the same schema.
  */
 export { Setting, SettingParseError, defineSetting, type Parser, type SettingSpec } from './setting.js';
 export {
@@ -32,6 +33,7 @@ export {
   ConfigError, EX_CONFIG, describeConfig, envVarCandidates, envVarName, exitOnConfigError, loadConfig, toMarkdownTable,
   type ConfigOf, type ConfigProblem, type ConfigRow, type ConfigSchema,
 } from './load.js';
+export { checkDeploymentEnv, type DeploymentEnv } from './deployment-check.js';
 export {
   CACHE_TYPES, LOG_LEVELS, cacheSettings, databaseSettings, httpSettings, loggingSettings, natsSettings, shutdownSettings,
   type CacheType,

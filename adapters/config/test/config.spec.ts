@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import {
-  ConfigError, booleanSetting, byteSizeSetting, cacheSettings, databaseSettings, describeConfig, durationSetting,
+  ConfigError, booleanSetting, checkDeploymentEnv, byteSizeSetting, cacheSettings, databaseSettings, describeConfig, durationSetting,
   enumSetting, envVarName, httpSettings, intSetting, listSetting, loadConfig, natsSettings, secondsSetting,
   shutdownSettings, stringSetting, toMarkdownTable, urlSetting, loggingSettings, type ConfigSchema,
 } from '../index.js';
@@ -150,6 +150,31 @@ describe('adapters/config', () => {
       expect(table.split('\n')).to.have.length(rows.length + 2);
       expect(table).to.contain('| `data.cache-server.password` | `DATA_CACHE_SERVER_PASSWORD` |');
       expect(toMarkdownTable(describeConfig(httpSettings()))).to.contain('`50mb`');
+    });
+  });
+
+  describe('checkDeploymentEnv', () => {
+    const schema = { ...cacheSettings(), ...databaseSettings(), check: booleanSetting('MeasureConfig__CheckIfMeasureExists', 'd').default(false) };
+
+    it('accepts a consistent ConfigMap and Secret', () => {
+      expect(checkDeploymentEnv(schema, {
+        configMap: { CACHE_TYPE: 'distributed', DB_NAME: 'tenant', MeasureConfig__CheckIfMeasureExists: 'true' },
+        secretKeys: ['DATA_CACHE_SERVER_PASSWORD', 'DB_PASSWORD'],
+      })).to.deep.equal([]);
+    });
+
+    it('reports unknown keys, secrets in the ConfigMap, missing required values and bad values', () => {
+      const problems = checkDeploymentEnv(schema, {
+        configMap: { CACHE_TYPE: 'redis', CACHE_TIPE: 'memory', DB_PASSWORD: 'x' },
+        secretKeys: ['DATA_CACHE_SERVER_PASWORD'],
+      });
+      expect(problems).to.have.members([
+        'ConfigMap key CACHE_TIPE is not a declared configuration variable',
+        'ConfigMap key DB_PASSWORD holds the secret db.password; move it to a Secret',
+        'Secret key DATA_CACHE_SERVER_PASWORD is not a declared configuration variable',
+        'db.name is required but neither the ConfigMap nor the Secret provides it',
+        'cache.type (CACHE_TYPE) must be one of none, memory, distributed; got "redis"',
+      ]);
     });
   });
 

@@ -204,6 +204,7 @@ describe('adapters/http app', () => {
     });
 
     it('serves Swagger UI pointing at /api-docs', async () => {
+      await request(app).get('/swagger').expect(301).expect('Location', '/swagger/');
       const page = await request(app).get('/swagger/').expect(200);
       expect(page.headers['content-type']).to.contain('text/html');
       expect(page.text).to.contain('swagger-ui');

@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import express from 'express';
+import request from 'supertest';
+import { z } from 'zod';
+import { HttpProblem, pagedResult, parsePaging, parseQuery, sendPaged, toOpenApiPath } from '../index.js';
+
+function problemOf(fn: () => unknown): HttpProblem {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).to.be.instanceOf(HttpProblem);
+    return error as HttpProblem;
+  }
+  throw new Error('expected an HttpProblem');
+}
+
+describe('adapters/http helpers', () => {
+  it('computes totalPages as the ceiling, and 0 for no results', () => {
+    expect(pagedResult([], 0, 10, 1).metadata.totalPages).to.equal(0);
+    expect(pagedResult([1], 1, 10, 1).metadata.totalPages).to.equal(1);
+    expect(pagedResult([1], 20, 10, 1).metadata.totalPages).to.equal(2);
+    expect(pagedResult([1], 21, 10, 1).metadata.totalPages).to.equal(3);
+  });
+
+  it('computes the offset and honours custom limits', () => {
+    expect(parsePaging({ pageSize: '20', pageNumber: '3' })).to.deep.equal({ pageSize: 20, pageNumber: 3, offset: 40 });
+    expect(parsePaging({}, { defaultPageSize: 5 })).to.deep.equal({ pageSize: 5, pageNumber: 1, offset: 0 });
+    expect(problemOf(() => parsePaging({ pageSize: '21' }, { maxPageSize: 20 })).detail)
+      .to.equal('Query parameter pageSize must be between 1 and 20; got 21');
+  });
+
+  it('clamps instead of refusing in the gateway pattern', () => {
+    expect(parsePaging({ pageSize: '500', pageNumber: '-3' }, { maxPageSize: 20, clamp: true }))
+      .to.deep.equal({ pageSize: 20, pageNumber: 1, offset: 0 });
+    expect(problemOf(() => parsePaging({ pageSize: 'lots' }, { clamp: true })).status).to.equal(400);
+  });
+
+  it('sends the metadata in X-Pagination when asked', async () => {
+    const app = express();
+    app.get('/x', (_req, res) => sendPaged(res, pagedResult([{ a: 1 }], 1, 10, 1), { paginationHeader: true }));
+    const res = await request(app).get('/x').expect(200);
+    expect(JSON.parse(res.headers['x-pagination'] as string)).to.deep.equal({ pageSize: 10, pageNumber: 1, totalCount: 1, totalPages: 1 });
+  });
+
+  it('validates query objects with field paths', () => {
+    const schema = z.object({ month: z.coerce.number().int().min(1).max(12), year: z.coerce.number().int().min(2000).max(2100) });
+    expect(parseQuery(schema, { month: '4', year: '2026' })).to.deep.equal({ month: 4, year: 2026 });
+    const problem = problemOf(() => parseQuery(schema, { month: '13', year: '1999' }));
+    expect(problem.errors?.map((error) => error.field)).to.deep.equal(['month', 'year']);
+    expect(problem.detail).to.match(/^Query is invalid: month: .* \(and 1 more\)$/);
+  });
+
+  it('converts express paths to OpenAPI templates', () => {
+    expect(toOpenApiPath('/facilities/:facilityId/plans/:planId')).to.equal('/facilities/{facilityId}/plans/{planId}');
+    expect(toOpenApiPath('/files/*splat')).to.equal('/files/{splat}');
+  });
+});
