@@ -1,0 +1,87 @@
+import { Migration } from '@mikro-orm/migrations';
+import type { MigrationObject } from '@mikro-orm/postgresql';
+import { outboxMigration } from '../../../../../adapters/persistence/index.js';
+
+/**
+ * The tenant schema. Uniqueness the business depends on is enforced by the database, not by a
+ * check-then-insert: facility.facility_id, measure_mapping (measure, dqm), one plan per
+ * facility/mapping/month, one schedule row per facility and frequency.
+ */
+export class CreateTenantTables extends Migration {
+  override up(): void {
+    this.addSql(`create table "vendor" (
+      "id" varchar(36) primary key,
+      "name" varchar(255) not null,
+      "authentication" text null
+    )`);
+    this.addSql(`create unique index "vendor_name_uq" on "vendor" ("name")`);
+    this.addSql(`create table "vendor_version" (
+      "id" varchar(36) primary key,
+      "vendor_id" varchar(36) not null references "vendor" ("id"),
+      "version" varchar(255) not null
+    )`);
+    this.addSql(`create unique index "vendor_version_vendor_version_uq" on "vendor_version" ("vendor_id", "version")`);
+
+    this.addSql(`create table "facility" (
+      "id" varchar(36) primary key,
+      "facility_id" varchar(100) not null,
+      "facility_name" varchar(255) null,
+      "time_zone" varchar(64) not null,
+      "scheduled_reports" jsonb not null,
+      "vendor_version_id" varchar(36) null references "vendor_version" ("id"),
+      "key_id" varchar(255) null,
+      "is_deleted" boolean not null default false,
+      "create_date" timestamptz not null,
+      "modify_date" timestamptz null
+    )`);
+    this.addSql(`create unique index "facility_facility_id_uq" on "facility" ("facility_id")`);
+    this.addSql(`create index "facility_time_zone_idx" on "facility" ("time_zone")`);
+
+    this.addSql(`create table "measure_mapping" (
+      "id" varchar(450) primary key,
+      "dqm" varchar(255) not null,
+      "measure" varchar(255) not null,
+      "frequency" varchar(16) not null,
+      "create_date" timestamptz not null,
+      "modify_date" timestamptz null
+    )`);
+    this.addSql(`create unique index "measure_mapping_measure_dqm_uq" on "measure_mapping" ("measure", "dqm")`);
+
+    this.addSql(`create table "facility_reporting_plan" (
+      "id" varchar(450) primary key,
+      "facility_id" varchar(100) not null references "facility" ("facility_id") on delete cascade,
+      "measure_mapping_id" varchar(450) not null,
+      "reporting_month" integer not null check ("reporting_month" between 1 and 12),
+      "reporting_year" integer not null check ("reporting_year" between 2000 and 2100),
+      "is_reporting" boolean not null,
+      "create_date" timestamptz not null,
+      "modify_date" timestamptz null
+    )`);
+    this.addSql(`create unique index "facility_reporting_plan_month_uq" on "facility_reporting_plan"
+      ("facility_id", "measure_mapping_id", "reporting_year", "reporting_month")`);
+
+    this.addSql(`create table "report_schedule" (
+      "facility_id" varchar(100) not null,
+      "frequency" varchar(16) not null,
+      "time_zone" varchar(64) not null,
+      "next_fire_at" timestamptz not null,
+      "last_fired_period_start" timestamptz null,
+      "claimed_by" varchar(200) null,
+      "claimed_at" timestamptz null,
+      primary key ("facility_id", "frequency")
+    )`);
+    this.addSql(`create index "report_schedule_next_fire_at_idx" on "report_schedule" ("next_fire_at")`);
+  }
+
+  override down(): void {
+    for (const table of ['report_schedule', 'facility_reporting_plan', 'measure_mapping', 'facility', 'vendor_version', 'vendor']) {
+      this.addSql(`drop table if exists "${table}"`);
+    }
+  }
+}
+
+/** The tenant service's migrations, in order. Names are recorded in the database: never rename one. */
+export const tenantMigrations: MigrationObject[] = [
+  outboxMigration,
+  { name: 'Migration20261122010000_tenant_tables', class: CreateTenantTables },
+];

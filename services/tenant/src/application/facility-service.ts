@@ -1,0 +1,199 @@
+import type { Actor } from '../domain/audit.js';
+import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.js';
+import type { Facility, FacilityInput } from '../domain/facility.js';
+import { allScheduledMeasures, measuresFor, scheduledFrequencies, validateFacilityInput } from '../domain/facility.js';
+import type { FacilitySortField, Page, PageRequest, Sort } from '../domain/paging.js';
+import type { FacilitySearch, ScheduleEntry, TenantTransaction } from '../domain/ports.js';
+import { upcomingPeriodStarts, periodContaining, type Frequency } from '../domain/reporting-period.js';
+import { audit, type TenantContext } from './context.js';
+import { assertMeasuresExist } from './measure-catalog.js';
+import { reschedule } from './rescheduling.js';
+
+const RESOURCE = 'Facility';
+
+export interface GenerateReportRequest {
+  readonly startDate: Date;
+  readonly endDate: Date;
+  /** Defaults to every measure the facility schedules. */
+  readonly measures?: readonly string[];
+  readonly patientIds?: readonly string[];
+  readonly bypassSubmission?: boolean;
+}
+
+export interface UpcomingRun {
+  readonly frequency: Frequency;
+  readonly measures: readonly string[];
+  /** When the job store will fire next (may be in the past when a firing is overdue). */
+  readonly nextFireAt: string | null;
+  readonly periods: ReadonlyArray<{ start: string; end: string }>;
+}
+
+/** Use cases of facility configurations. */
+export class FacilityService {
+  constructor(private readonly context: TenantContext) {}
+
+  search(criteria: FacilitySearch, sort: Sort<FacilitySortField>, page: PageRequest): Promise<Page<Facility>> {
+    return this.context.store.read((tx) => tx.facilities.search(criteria, sort, page));
+  }
+
+  list(search: string | undefined, includeDeleted: boolean): Promise<Facility[]> {
+    return this.context.store.read((tx) => tx.facilities.list(search, includeDeleted));
+  }
+
+  /** Soft-deleted facilities are found too; they carry isDeleted true. */
+  get(facilityId: string): Promise<Facility> {
+    return this.context.store.read((tx) => this.require(tx, facilityId));
+  }
+
+  create(input: FacilityInput, actor: Actor): Promise<Facility> {
+    const values = validateFacilityInput(input);
+    return this.context.store.write(async (tx) => {
+      await this.assertReferences(tx, values.scheduledReports, values.vendorVersionId);
+      if (await tx.facilities.findByFacilityId(values.facilityId)) {
+        throw new ConflictError(`facilityId: a facility with facilityId ${JSON.stringify(values.facilityId)} already exists`, 'facilityId');
+      }
+      const facility: Facility = {
+        id: this.context.newId(), ...values, isDeleted: false, createDate: this.context.clock.now(), modifyDate: null,
+      };
+      await tx.facilities.insert(facility);
+      await reschedule(tx, facility, this.context.clock.now());
+      await audit(this.context, tx, actor, {
+        action: 'Create', resource: RESOURCE, resourceId: facility.id, facilityId: facility.facilityId, before: null, after: facility,
+        notes: `New facility configuration (${facility.id}) created for '${facility.facilityId}'`,
+      });
+      return facility;
+    });
+  }
+
+  /** Replaces the configuration of an existing facility; the facilityId itself cannot change. */
+  update(facilityId: string, input: FacilityInput & { id?: string | null }, actor: Actor): Promise<Facility> {
+    const values = validateFacilityInput(input);
+    if (values.facilityId !== facilityId) {
+      throw ValidationError.of('facilityId', `facilityId in the body (${JSON.stringify(values.facilityId)}) must equal the facilityId in the URL (${JSON.stringify(facilityId)})`);
+    }
+    return this.context.store.write(async (tx) => {
+      const before = await this.require(tx, facilityId);
+      if (input.id !== undefined && input.id !== null && input.id !== before.id) {
+        throw ValidationError.of('id', `id in the body (${JSON.stringify(input.id)}) does not match the facility's id`);
+      }
+      await this.assertReferences(tx, values.scheduledReports, values.vendorVersionId);
+      const after: Facility = { ...before, ...values, modifyDate: this.context.clock.now() };
+      await tx.facilities.update(after);
+      await reschedule(tx, after, this.context.clock.now());
+      await audit(this.context, tx, actor, {
+        action: 'Update', resource: RESOURCE, resourceId: after.id, facilityId, before, after,
+        notes: `Updated facility configuration (${after.id}) for '${facilityId}'`,
+      });
+      return after;
+    });
+  }
+
+  /** Removes the facility, its reporting plans and its schedules. */
+  remove(facilityId: string, actor: Actor): Promise<void> {
+    return this.context.store.write(async (tx) => {
+      const before = await this.require(tx, facilityId);
+      await tx.plans.removeByFacility(facilityId);
+      await tx.schedules.removeAllFor(facilityId);
+      await tx.facilities.remove(before.id);
+      await audit(this.context, tx, actor, {
+        action: 'Delete', resource: RESOURCE, resourceId: before.id, facilityId, before, after: null,
+        notes: `Deleted facility configuration (${before.id}) for '${facilityId}'`,
+      });
+    });
+  }
+
+  /** Keeps configuration and history; the facility leaves every list and fires no schedules. */
+  softDelete(facilityId: string, actor: Actor): Promise<Facility> {
+    return this.setDeleted(facilityId, true, actor);
+  }
+
+  restore(facilityId: string, actor: Actor): Promise<Facility> {
+    return this.setDeleted(facilityId, false, actor);
+  }
+
+  /** Sends GenerateReportRequested for an ad-hoc period; answers the new report id. */
+  generateReport(facilityId: string, request: GenerateReportRequest, actor: Actor): Promise<{ reportId: string }> {
+    return this.requestReport(facilityId, this.context.newId(), request, false, actor);
+  }
+
+  /** Produces an existing report again (same report id). */
+  regenerateReport(facilityId: string, reportId: string, request: GenerateReportRequest, actor: Actor): Promise<{ reportId: string }> {
+    return this.requestReport(facilityId, reportId, request, true, actor);
+  }
+
+  /** The facility's next `count` periods per scheduled frequency and the job store's next firing. */
+  nextRuns(facilityId: string, count: number): Promise<UpcomingRun[]> {
+    return this.context.store.read(async (tx) => {
+      const facility = await this.require(tx, facilityId);
+      if (facility.isDeleted) return [];
+      const entries = new Map((await tx.schedules.findByFacility(facilityId)).map((entry: ScheduleEntry) => [entry.frequency, entry]));
+      const now = this.context.clock.now();
+      return scheduledFrequencies(facility.scheduledReports).map((frequency) => ({
+        frequency,
+        measures: measuresFor(facility.scheduledReports, frequency),
+        nextFireAt: entries.get(frequency)?.nextFireAt.toISOString() ?? null,
+        periods: upcomingPeriodStarts(frequency, now, facility.timeZone, count).map((start) => {
+          const period = periodContaining(frequency, start, facility.timeZone);
+          return { start: period.start.toISOString(), end: period.end.toISOString() };
+        }),
+      }));
+    });
+  }
+
+  private async requestReport(facilityId: string, reportId: string, request: GenerateReportRequest, regenerate: boolean, actor: Actor): Promise<{ reportId: string }> {
+    if (!(request.startDate.getTime() < request.endDate.getTime())) {
+      throw ValidationError.of('endDate', 'endDate must be after startDate');
+    }
+    return this.context.store.write(async (tx) => {
+      const facility = await this.require(tx, facilityId);
+      if (facility.isDeleted) throw ValidationError.of('facilityId', `facility ${JSON.stringify(facilityId)} is soft-deleted; restore it first`);
+      const measures = request.measures && request.measures.length > 0 ? [...new Set(request.measures)] : allScheduledMeasures(facility.scheduledReports);
+      if (measures.length === 0) throw ValidationError.of('measures', 'measures: the facility schedules no measures; name at least one');
+      await assertMeasuresExist(this.context, tx, 'measures', measures);
+      await tx.outbox.generateReportRequested({
+        requestId: this.context.newId(),
+        reportId, facilityId, startDate: request.startDate, endDate: request.endDate, measures,
+        ...(request.patientIds && request.patientIds.length > 0 ? { patientIds: request.patientIds } : {}),
+        regenerate,
+        bypassSubmission: request.bypassSubmission ?? false,
+      });
+      await audit(this.context, tx, actor, {
+        action: 'Update', resource: 'Report', resourceId: reportId, facilityId, before: null, after: null,
+        notes: `${regenerate ? 'Regeneration' : 'Generation'} of report ${reportId} requested for '${facilityId}' (${request.startDate.toISOString()} to ${request.endDate.toISOString()}): ${measures.join(', ')}`,
+      });
+      return { reportId };
+    });
+  }
+
+  private setDeleted(facilityId: string, isDeleted: boolean, actor: Actor): Promise<Facility> {
+    return this.context.store.write(async (tx) => {
+      const before = await this.require(tx, facilityId);
+      if (before.isDeleted === isDeleted) {
+        throw ValidationError.of('facilityId', isDeleted
+          ? `facility ${JSON.stringify(facilityId)} is already soft-deleted`
+          : `facility ${JSON.stringify(facilityId)} is not soft-deleted`);
+      }
+      const after: Facility = { ...before, isDeleted, modifyDate: this.context.clock.now() };
+      await tx.facilities.update(after);
+      await reschedule(tx, after, this.context.clock.now());
+      await audit(this.context, tx, actor, {
+        action: isDeleted ? 'SoftDelete' : 'Restore', resource: RESOURCE, resourceId: after.id, facilityId, before, after,
+        notes: `${isDeleted ? 'Soft-deleted' : 'Restored'} facility configuration (${after.id}) for '${facilityId}'`,
+      });
+      return after;
+    });
+  }
+
+  private async assertReferences(tx: TenantTransaction, reports: Facility['scheduledReports'], vendorVersionId: string | null): Promise<void> {
+    await assertMeasuresExist(this.context, tx, 'scheduledReports', allScheduledMeasures(reports));
+    if (vendorVersionId !== null && !(await tx.vendorVersions.findById(vendorVersionId))) {
+      throw ValidationError.of('vendorVersionId', `vendorVersionId: no vendor version ${JSON.stringify(vendorVersionId)}`);
+    }
+  }
+
+  private async require(tx: TenantTransaction, facilityId: string): Promise<Facility> {
+    const facility = await tx.facilities.findByFacilityId(facilityId);
+    if (!facility) throw new NotFoundError('Facility', facilityId);
+    return facility;
+  }
+}

@@ -1,0 +1,112 @@
+import type { Logger } from '../../../../adapters/observability/logger.js';
+import type { Clock } from '../domain/clock.js';
+import { measuresFor } from '../domain/facility.js';
+import type { MeasureMapping } from '../domain/measure-mapping.js';
+import type { ScheduleEntry, TenantStore, TenantTransaction } from '../domain/ports.js';
+import { buildScheduledReport } from '../domain/report-schedule.js';
+import { periodContaining } from '../domain/reporting-period.js';
+
+export interface ReportSchedulerOptions {
+  readonly store: TenantStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Names this instance in the job store's claim columns (diagnostics only). */
+  readonly instanceId: string;
+  /** Entries claimed per transaction. */
+  readonly batchSize?: number;
+  /** Base poll interval; each wait adds up to 50 % random jitter so instances do not poll in step. */
+  readonly pollIntervalMs?: number;
+}
+
+export interface TickResult {
+  readonly claimed: number;
+  readonly fired: number;
+}
+
+/**
+ * The clustered scheduler. Every instance polls the shared job store (table report_schedule);
+ * each due entry is claimed by exactly one instance (FOR UPDATE SKIP LOCKED) and, in the same
+ * transaction, ReportScheduled goes to the outbox and the entry moves to the next period start.
+ * A firing that was missed while every instance was down fires once, for the current period.
+ * The message id <facilityId>-<frequency>-<periodStartISO> lets JetStream drop a double fire.
+ */
+export class ReportScheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+
+  constructor(private readonly options: ReportSchedulerOptions) {
+    this.batchSize = options.batchSize ?? 100;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+  }
+
+  /** Claims and fires every entry due now; returns when nothing due is left unclaimed. */
+  async tick(): Promise<TickResult> {
+    let claimed = 0;
+    let fired = 0;
+    for (;;) {
+      const batch = await this.options.store.write((tx) => this.fireBatch(tx));
+      claimed += batch.claimed;
+      fired += batch.fired;
+      if (batch.claimed < this.batchSize) return { claimed, fired };
+    }
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for a tick in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.tick()
+        .then(({ fired }) => { if (fired > 0) this.options.logger.info({ fired }, 'ReportScheduled produced'); })
+        .catch((error: unknown) => this.options.logger.error({ err: error }, 'scheduler tick failed; retrying at the next poll'))
+        .finally(() => {
+          if (!this.stopped) this.schedule(this.pollIntervalMs * (1 + Math.random() * 0.5));
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async fireBatch(tx: TenantTransaction): Promise<TickResult> {
+    const now = this.options.clock.now();
+    const entries = await tx.schedules.claimDue(now, this.batchSize, this.options.instanceId);
+    let mappings: MeasureMapping[] | undefined;
+    let fired = 0;
+    for (const entry of entries) {
+      const facility = await tx.facilities.findByFacilityId(entry.facilityId);
+      if (!facility || facility.isDeleted || measuresFor(facility.scheduledReports, entry.frequency).length === 0) {
+        // Stale entry (the facility changed without rescheduling, e.g. by hand in the database).
+        await tx.schedules.remove(entry.facilityId, entry.frequency);
+        continue;
+      }
+      const period = periodContaining(entry.frequency, now, facility.timeZone);
+      if (entry.lastFiredPeriodStart?.getTime() !== period.start.getTime()) {
+        const plans = await tx.plans.findByFacility(facility.facilityId, { year: period.localYear, month: period.localMonth });
+        if (plans.length > 0) mappings ??= await tx.mappings.list();
+        const report = buildScheduledReport(facility, entry.frequency, period, plans, mappings ?? []);
+        if (report) {
+          await tx.outbox.reportScheduled(report);
+          fired++;
+        }
+      }
+      const next: ScheduleEntry = {
+        ...entry, timeZone: facility.timeZone, nextFireAt: period.end, lastFiredPeriodStart: period.start,
+      };
+      await tx.schedules.save(next);
+    }
+    return { claimed: entries.length, fired };
+  }
+}
