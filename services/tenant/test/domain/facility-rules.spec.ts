@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import { diffProperties } from '../../src/domain/audit.js';
+import { ValidationError } from '../../src/domain/errors.js';
+import type { Facility } from '../../src/domain/facility.js';
+import { validateFacilityInput } from '../../src/domain/facility.js';
+import { unknownMeasures } from '../../src/domain/measure-check.js';
+import { buildScheduledReport, measuresToReport } from '../../src/domain/report-schedule.js';
+import { periodContaining } from '../../src/domain/reporting-period.js';
+import { validateReportingPlanInput } from '../../src/domain/reporting-plan.js';
+import { timeZoneProblem } from '../../src/domain/time-zone.js';
+
+function problemsOf(fn: () => unknown): Array<{ field: string; message: string }> {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ValidationError) return [...error.problems];
+    throw error;
+  }
+  return [];
+}
+
+const facility: Facility = {
+  id: '6c0a7d2e-2f7e-4bb0-9c1d-1d5f6f3d0a11', facilityId: 'F1', facilityName: 'One', timeZone: 'America/Chicago',
+  scheduledReports: { daily: [], weekly: [], monthly: ['ACH', 'HYPO'] }, vendorVersionId: null, keyId: null, isDeleted: false,
+  createDate: new Date('2026-01-01T00:00:00Z'), modifyDate: null,
+};
+
+describe('tenant domain: facility rules', () => {
+  it('accepts IANA zones and refuses offsets, abbreviations, wrong case and unknown names', () => {
+    expect(timeZoneProblem('America/Chicago')).to.equal(null);
+    expect(timeZoneProblem('UTC')).to.equal(null);
+    expect(timeZoneProblem('America/Argentina/Buenos_Aires')).to.equal(null);
+    expect(timeZoneProblem('+05:00')).to.match(/IANA/);
+    expect(timeZoneProblem('EST')).to.match(/IANA/);
+    expect(timeZoneProblem('america/chicago')).to.match(/IANA/);
+    expect(timeZoneProblem('America/chicago')).to.match(/case/);
+    expect(timeZoneProblem('Mars/Olympus_Mons')).to.match(/unknown time zone "Mars\/Olympus_Mons"/);
+    expect(timeZoneProblem('')).to.match(/required/);
+  });
+
+  it('lists every problem of a facility write with the field it concerns', () => {
+    const problems = problemsOf(() => validateFacilityInput({
+      facilityId: ' ', timeZone: 'Nowhere/Else', scheduledReports: { daily: ['A', 'B'], weekly: ['A'], monthly: ['B', ''] },
+    }));
+    expect(problems.map((problem) => problem.field)).to.have.members(['facilityId', 'timeZone', 'scheduledReports.monthly', 'scheduledReports']);
+    expect(problems.find((problem) => problem.field === 'scheduledReports')!.message).to.match(/duplicate entries found.*: A, B$/);
+  });
+
+  it('normalises a valid facility: trims, fills missing lists, blank optional values become null', () => {
+    const values = validateFacilityInput({ facilityId: ' F1 ', facilityName: '', timeZone: 'Europe/London', scheduledReports: { daily: [' X '] } });
+    expect(values).to.deep.equal({
+      facilityId: 'F1', facilityName: null, timeZone: 'Europe/London', scheduledReports: { daily: ['X'], weekly: [], monthly: [] },
+      vendorVersionId: null, keyId: null,
+    });
+  });
+
+  it('checks plan ranges and names the field', () => {
+    const problems = problemsOf(() => validateReportingPlanInput({ facilityId: 'F1', measureMappingId: 'm', reportingMonth: 13, reportingYear: 1999, isReporting: true }));
+    expect(problems.map((problem) => problem.field)).to.deep.equal(['reportingMonth', 'reportingYear']);
+  });
+
+  it('finds measures unknown to the measure mappings, once each', () => {
+    expect(unknownMeasures(['A', 'B', 'A', 'C'], new Set(['B']))).to.deep.equal(['A', 'C']);
+  });
+});
+
+describe('tenant domain: audit diff', () => {
+  it('lists changed properties with old and new values, flattening nested objects and skipping bookkeeping dates', () => {
+    const after = { ...facility, facilityName: 'Renamed', scheduledReports: { ...facility.scheduledReports, daily: ['D'] }, modifyDate: new Date() };
+    expect(diffProperties(facility, after)).to.deep.equal([
+      { propertyName: 'facilityName', initialPropertyValue: 'One', newPropertyValue: 'Renamed' },
+      { propertyName: 'scheduledReports.daily', initialPropertyValue: '[]', newPropertyValue: '["D"]' },
+    ]);
+  });
+
+  it('treats creation as every property going from null to its value', () => {
+    const changes = diffProperties(null, { facilityId: 'F1', isDeleted: false });
+    expect(changes).to.deep.equal([
+      { propertyName: 'facilityId', initialPropertyValue: null, newPropertyValue: 'F1' },
+      { propertyName: 'isDeleted', initialPropertyValue: null, newPropertyValue: 'false' },
+    ]);
+  });
+});
+
+describe('tenant domain: scheduled report content', () => {
+  const march = periodContaining('Monthly', new Date('2026-03-10T00:00:00Z'), 'America/Chicago');
+  const mappings = [
+    { id: 'm-ach', dqm: 'NHSNdQMAcuteCareHospitalInitialPopulation', measure: 'ACH', frequency: 'Monthly' as const, createDate: new Date(), modifyDate: null },
+    { id: 'm-hypo', dqm: 'HypoDqm', measure: 'HYPO', frequency: 'Monthly' as const, createDate: new Date(), modifyDate: null },
+  ];
+  const plan = (measureMappingId: string, isReporting: boolean, month = 3) => ({
+    id: `${measureMappingId}-${month}`, facilityId: 'F1', measureMappingId, reportingMonth: month, reportingYear: 2026, isReporting,
+    createDate: new Date(), modifyDate: null,
+  });
+
+  it('reports every scheduled measure when the month has no plans', () => {
+    expect(measuresToReport(facility, 'Monthly', march, [plan('m-ach', false, 4)], mappings)).to.deep.equal(['ACH', 'HYPO']);
+  });
+
+  it('keeps only measures whose plan for the month says isReporting true', () => {
+    expect(measuresToReport(facility, 'Monthly', march, [plan('m-ach', true), plan('m-hypo', false)], mappings)).to.deep.equal(['ACH']);
+  });
+
+  it('builds nothing for a soft-deleted facility and a deterministic message id otherwise', () => {
+    expect(buildScheduledReport({ ...facility, isDeleted: true }, 'Monthly', march, [], mappings)).to.equal(null);
+    expect(buildScheduledReport(facility, 'Monthly', march, [], mappings)!.messageId).to.equal('F1-Monthly-2026-03-01T06:00:00.000Z');
+  });
+});
