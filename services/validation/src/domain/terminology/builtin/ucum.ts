@@ -1,4 +1,4 @@
-import ucumPackage from '@lhncbc/ucum-lhc';
+import { createRequire } from 'node:module';
 
 /** UCUM units (http://unitsofmeasure.org) through the NLM's UCUM library (a pure function, no I/O). */
 interface UcumValidation {
@@ -13,12 +13,18 @@ let utils: UcumUtils | undefined;
 const verdicts = new Map<string, UcumCheck>();
 const MAX_REMEMBERED_VERDICTS = 10_000;
 
+// The package is CommonJS without type declarations; require() gives its exports the same way under tsx and node.
+function loadUcum(): UcumUtils {
+  const ucumPackage = createRequire(import.meta.url)('@lhncbc/ucum-lhc') as { UcumLhcUtils: { getInstance(): UcumUtils } };
+  return ucumPackage.UcumLhcUtils.getInstance();
+}
+
 export type UcumCheck = { valid: true } | { valid: false; reason: string };
 
 export function checkUcumUnit(code: string): UcumCheck {
   const known = verdicts.get(code);
   if (known) return known;
-  utils ??= (ucumPackage as unknown as { UcumLhcUtils: { getInstance(): UcumUtils } }).UcumLhcUtils.getInstance();
+  utils ??= loadUcum();
   let verdict: UcumCheck;
   try {
     const result = utils.validateUnitString(code);
