@@ -1,0 +1,113 @@
+import KeyvRedis, { createClient, Keyv } from '@keyv/redis';
+import type { CacheStore } from './cache-store.js';
+
+export interface RedisConnectionOptions {
+  host: string;
+  port: number;
+  username?: string;
+  password?: string;
+  database?: number;
+}
+
+export interface RedisStoreOptions {
+  redis: RedisConnectionOptions;
+  /** Full key prefix without the trailing separator, e.g. `nhsn:validation:prod:validate-code`. */
+  prefix: string;
+  /** Socket connect timeout; also how long `open` waits for the first connection. */
+  connectTimeoutMs: number;
+  /** Called for connection-level errors (the client retries in the background). */
+  onConnectionError: (error: Error) => void;
+}
+
+/** The part of the node-redis client this store uses after handing it to keyv. */
+interface RedisClientHandle {
+  readonly isOpen: boolean;
+  readonly isReady: boolean;
+  close(): Promise<unknown>;
+  destroy(): void;
+  ping(): Promise<unknown>;
+}
+
+/**
+ * Redis through keyv + @keyv/redis. The client is configured never to make a request wait for Redis:
+ * `disableOfflineQueue` fails a command at once while disconnected (instead of queueing it until
+ * Redis returns), while `reconnectStrategy` keeps reconnecting in the background with capped backoff.
+ * Keyv is told to throw so that ResilientCache can count failures instead of seeing silent misses.
+ */
+export class RedisStore<V> implements CacheStore<V> {
+  private constructor(
+    private readonly client: RedisClientHandle,
+    private readonly keyv: Keyv<V>,
+  ) {}
+
+  static async open<V>(options: RedisStoreOptions): Promise<RedisStore<V>> {
+    const { redis } = options;
+    const client = createClient({
+      socket: {
+        host: redis.host,
+        port: redis.port,
+        connectTimeout: options.connectTimeoutMs,
+        reconnectStrategy: (retries: number) => Math.min(100 * 2 ** Math.min(retries, 10), 5000),
+      },
+      username: redis.username,
+      password: redis.password,
+      database: redis.database ?? 0,
+      disableOfflineQueue: true,
+      // A server that accepts but never answers would otherwise pile up pending commands without limit.
+      commandsQueueMaxLength: 10_000,
+    });
+    // Without a listener node-redis would crash the process on the first connection error.
+    client.on('error', (error: Error) => options.onConnectionError(error));
+
+    const firstConnect = client.connect();
+    firstConnect.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      firstConnect.then(() => undefined, () => undefined),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, options.connectTimeoutMs); }),
+    ]);
+    clearTimeout(timer);
+
+    const store = new KeyvRedis<V>(client as never, {
+      namespace: options.prefix,
+      keyPrefixSeparator: ':',
+      throwOnConnectError: false,
+      throwOnErrors: true,
+      useUnlink: true,
+    });
+    const keyv = new Keyv<V>({ store, namespace: options.prefix, useKeyPrefix: false, throwOnErrors: true });
+    // Failures also arrive as thrown errors, where they are counted; the events would only duplicate them.
+    keyv.on('error', () => undefined);
+    return new RedisStore(client, keyv);
+  }
+
+  async get(key: string): Promise<V | undefined> {
+    const value = await this.keyv.get(key);
+    return value ?? undefined;
+  }
+
+  async set(key: string, value: V, ttlMs: number | undefined): Promise<void> {
+    const stored = await this.keyv.set(key, value, ttlMs);
+    if (stored === false) throw new Error('redis refused the write');
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.keyv.delete(key);
+  }
+
+  async clear(): Promise<void> {
+    await this.keyv.clear();
+  }
+
+  async close(): Promise<void> {
+    if (this.client.isReady) {
+      await this.client.close().catch(() => this.client.destroy());
+    } else if (this.client.isOpen) {
+      this.client.destroy();
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.client.ping();
+  }
+}
