@@ -1,0 +1,188 @@
+/**
+ * Invariants (ElementDefinition.constraint) evaluated with fhirpath.js, compiled once per
+ * (base path, expression). A few core invariants are evaluated natively instead: ele-1 and
+ * ext-1 because they sit on nearly every element (speed), dom-2..dom-6 because R4's dom-3
+ * fails at runtime in fhirpath.js, txt-1/txt-2 because fhirpath.js has no htmlChecks().
+ * memberOf() is answered synchronously by the terminology port.
+ */
+import fhirpath from 'fhirpath';
+import r4Model from 'fhirpath/fhir-context/r4/index.js';
+import type { TerminologyPort, CodingInput } from '../../terminology/terminology-port.js';
+import type { ConstraintPlan } from '../plan/structure-plan.js';
+import { collectReferences } from './references.js';
+import { checkXhtml } from './xhtml.js';
+
+export type InvariantResult = 'pass' | 'fail' | 'skip' | { error: string };
+
+type Compiled = (node: unknown, env: Record<string, unknown>) => unknown[];
+
+export interface InvariantEnv {
+  resource: unknown;
+  rootResource: unknown;
+}
+
+const NATIVE = new Set(['ele-1', 'ext-1', 'dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'txt-1', 'txt-2']);
+
+export class InvariantEvaluator {
+  private readonly compiled = new Map<string, Compiled | Error>();
+  private readonly options: Record<string, unknown>;
+
+  constructor(terminology: TerminologyPort) {
+    this.options = {
+      traceFn: () => undefined,
+      userInvocationTable: {
+        memberOf: {
+          fn: (inputs: unknown[], valueSet: string) => {
+            if (!terminology.isMemberOf) return [];
+            const out: boolean[] = [];
+            for (const input of inputs) {
+              const answer = memberOf(terminology, input, valueSet);
+              if (answer === undefined) return [];
+              out.push(answer);
+            }
+            return out;
+          },
+          arity: { 1: ['String'] },
+        },
+      },
+    };
+  }
+
+  /** Whether this constraint is handled natively (and so needs no expression). */
+  static isNative(key: string): boolean {
+    return NATIVE.has(key);
+  }
+
+  evaluate(c: ConstraintPlan, node: unknown, env: InvariantEnv): InvariantResult {
+    if (NATIVE.has(c.key)) return evaluateNative(c.key, node);
+    if (!c.expression) return 'skip';
+    const cacheKey = c.base + '\u0000' + c.expression;
+    let fn = this.compiled.get(cacheKey);
+    if (fn === undefined) {
+      try {
+        fn = fhirpath.compile({ base: c.base, expression: c.expression } as any, r4Model as any, this.options as any) as unknown as Compiled;
+      } catch (e) {
+        fn = e instanceof Error ? e : new Error(String(e));
+      }
+      this.compiled.set(cacheKey, fn);
+    }
+    if (fn instanceof Error) return { error: fn.message };
+    try {
+      const result = fn(node, { resource: env.resource, rootResource: env.rootResource });
+      if (result.length === 0) return 'pass';
+      if (result.length === 1 && typeof result[0] === 'boolean') return result[0] ? 'pass' : 'fail';
+      // a non-boolean result: true when not empty (FHIRPath singleton evaluation)
+      return 'pass';
+    } catch (e) {
+      return { error: e instanceof Error ? e.message : String(e) };
+    }
+  }
+}
+
+function memberOf(terminology: TerminologyPort, input: unknown, valueSet: string): boolean | undefined {
+  if (typeof input === 'string') return terminology.isMemberOf!({ code: input }, valueSet);
+  if (input && typeof input === 'object') {
+    const o = input as Record<string, unknown>;
+    if (Array.isArray(o.coding)) {
+      let unknown = false;
+      for (const c of o.coding as CodingInput[]) {
+        const r = terminology.isMemberOf!(c, valueSet);
+        if (r === true) return true;
+        if (r === undefined) unknown = true;
+      }
+      return unknown ? undefined : false;
+    }
+    if (typeof o.code === 'string') return terminology.isMemberOf!(o as CodingInput, valueSet);
+  }
+  return undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function evaluateNative(key: string, node: unknown): InvariantResult {
+  switch (key) {
+    case 'ele-1': {
+      if (!isObject(node)) return node === null || node === undefined ? 'fail' : 'pass';
+      for (const k in node) if (k !== 'id') return 'pass';
+      return 'fail';
+    }
+    case 'ext-1': {
+      if (!isObject(node)) return 'pass';
+      let hasValue = false;
+      for (const k in node) if (k.startsWith('value') && k.length > 5) { hasValue = true; break; }
+      const hasExtensions = Array.isArray(node.extension) && node.extension.length > 0;
+      return hasValue !== hasExtensions ? 'pass' : 'fail';
+    }
+    case 'dom-2':
+      return containedEvery(node, (c) => c.contained === undefined);
+    case 'dom-4':
+      return containedEvery(node, (c) => !isObject(c.meta) || (c.meta.versionId === undefined && c.meta.lastUpdated === undefined));
+    case 'dom-5':
+      return containedEvery(node, (c) => !isObject(c.meta) || c.meta.security === undefined);
+    case 'dom-6':
+      return isObject(node) && isObject(node.text) && node.text.div !== undefined ? 'pass' : 'fail';
+    case 'dom-3':
+      return dom3(node);
+    case 'txt-1':
+      return typeof node !== 'string' || checkXhtml(node).length === 0 ? 'pass' : 'fail';
+    case 'txt-2':
+      return typeof node !== 'string' || /[^\s]/.test(node.replace(/<[^>]*>/g, '')) || /<img\b/i.test(node) ? 'pass' : 'fail';
+    default:
+      return 'skip';
+  }
+}
+
+function containedEvery(node: unknown, ok: (c: Record<string, unknown>) => boolean): InvariantResult {
+  if (!isObject(node) || !Array.isArray(node.contained)) return 'pass';
+  for (const c of node.contained) if (isObject(c) && !ok(c)) return 'fail';
+  return 'pass';
+}
+
+/**
+ * dom-3: every contained resource is referenced from elsewhere in the resource (or from
+ * another contained resource), or itself refers to the container ("#").
+ */
+function dom3(node: unknown): InvariantResult {
+  if (!isObject(node) || !Array.isArray(node.contained) || node.contained.length === 0) return 'pass';
+  return unreferencedContained(node).length === 0 ? 'pass' : 'fail';
+}
+
+/** Indexes of contained resources that nothing refers to (dom-3). */
+export function unreferencedContained(resource: Record<string, unknown>): number[] {
+  const contained = resource.contained as unknown[];
+  const refs = new Set<string>();
+  const outside: Record<string, unknown> = {};
+  for (const k in resource) if (k !== 'contained') outside[k] = resource[k];
+  collectReferences(outside, refs);
+  const containedRefs: Set<string>[] = contained.map((c) => {
+    const s = new Set<string>();
+    collectReferences(c, s);
+    return s;
+  });
+  // references between contained resources count when the referrer is itself referenced
+  const reached = new Set<string>();
+  let changed = true;
+  for (const r of refs) if (r.startsWith('#')) reached.add(r.slice(1));
+  contained.forEach((c, i) => {
+    if (containedRefs[i].has('#')) reached.add(String((c as any)?.id));
+  });
+  while (changed) {
+    changed = false;
+    contained.forEach((c, i) => {
+      if (!reached.has(String((c as any)?.id))) return;
+      for (const r of containedRefs[i]) {
+        if (r.startsWith('#') && r.length > 1 && !reached.has(r.slice(1))) {
+          reached.add(r.slice(1));
+          changed = true;
+        }
+      }
+    });
+  }
+  const missing: number[] = [];
+  contained.forEach((c, i) => {
+    if (!reached.has(String((c as any)?.id))) missing.push(i);
+  });
+  return missing;
+}

@@ -1,0 +1,166 @@
+/**
+ * Value-space checks of the FHIR R4 primitive datatypes, worded as the HL7 validator words
+ * them. Each check returns the problems found (usually none) without allocating on the
+ * happy path.
+ */
+import type { MessageId } from '../messages.js';
+
+export interface PrimitiveProblem {
+  id: MessageId;
+  args: unknown[];
+  severity: 'error' | 'warning' | 'information';
+}
+
+const NONE: readonly PrimitiveProblem[] = Object.freeze([]);
+
+const YEAR = '([0-9]([0-9]([0-9][1-9]|[1-9]0)|[1-9]00)|[1-9]000)';
+const TZ = '(Z|(\\+|-)((0[0-9]|1[0-3]):[0-5][0-9]|14:00))';
+const TIME = '([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?';
+const DATE_RE = new RegExp(`^${YEAR}(-(0[1-9]|1[0-2])(-(0[1-9]|[1-2][0-9]|3[0-1]))?)?$`);
+const DATETIME_RE = new RegExp(`^${YEAR}(-(0[1-9]|1[0-2])(-(0[1-9]|[1-2][0-9]|3[0-1])(T${TIME}${TZ}?)?)?)?$`);
+const INSTANT_RE = new RegExp(`^${YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])T${TIME}${TZ}$`);
+const TIME_RE = new RegExp(`^${TIME}$`);
+const ID_RE = /^[A-Za-z0-9\-.]{1,64}$/;
+const OID_RE = /^urn:oid:[0-2](\.(0|[1-9][0-9]*))+$/;
+const UUID_RE = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const DECIMAL_RE = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+const HTML_TAG_RE = /<\s*(script|iframe|object|embed|img|a|form|input|style|link|meta|div|span|p|b|i)\b[^>]*>/i;
+const MARKDOWN_HTML_RE = /<(script|iframe|object|embed|form|style)\b/i;
+const MAX_STRING = 1024 * 1024;
+
+const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+function dayExists(s: string): boolean {
+  if (s.length < 10) return true;
+  const y = Number(s.slice(0, 4));
+  const m = Number(s.slice(5, 7));
+  const d = Number(s.slice(8, 10));
+  if (d > DAYS[m - 1]) return false;
+  if (m === 2 && d === 29) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  return true;
+}
+
+function one(id: MessageId, args: unknown[], severity: PrimitiveProblem['severity'] = 'error'): PrimitiveProblem[] {
+  return [{ id, args, severity }];
+}
+
+/** The JSON type a primitive must be written as. */
+export function jsonTypeOfPrimitive(type: string): 'boolean' | 'number' | 'string' {
+  switch (type) {
+    case 'boolean': return 'boolean';
+    case 'integer': case 'unsignedInt': case 'positiveInt': case 'decimal': return 'number';
+    default: return 'string';
+  }
+}
+
+export interface PrimitiveCheckOptions {
+  /** Report text that looks like HTML in strings (the HL7 validator's security checks). */
+  securityChecks: boolean;
+}
+
+/**
+ * Check the value space of one primitive value. `value` has already been checked to be the
+ * right JSON type.
+ */
+export function checkPrimitiveValue(type: string, value: string | number | boolean, options: PrimitiveCheckOptions): readonly PrimitiveProblem[] {
+  switch (type) {
+    case 'boolean':
+      return NONE;
+    case 'integer':
+    case 'unsignedInt':
+    case 'positiveInt': {
+      const n = value as number;
+      if (!Number.isInteger(n)) return one('INTEGER_INVALID', [n]);
+      if (n > 2147483647 || n < -2147483648) return one('INTEGER_OUT_OF_RANGE', [n]);
+      if (type === 'positiveInt' && n < 1) return one('INTEGER_RANGE_POS', [n]);
+      if (type === 'unsignedInt' && n < 0) return one('INTEGER_RANGE_UNSIGNED', [n]);
+      return NONE;
+    }
+    case 'decimal': {
+      const n = value as number;
+      if (!Number.isFinite(n)) return one('DECIMAL_INVALID', [n]);
+      if (Math.abs(n) > 1e15 && Math.abs(n) !== 0) return one('DECIMAL_RANGE', [n], 'warning');
+      return NONE;
+    }
+  }
+  const s = value as string;
+  if (s.length === 0) return one('PRIMITIVE_EMPTY_STRING', []);
+  switch (type) {
+    case 'string': {
+      if (s.length > MAX_STRING) return one('STRING_EXCEEDS_SIZE', [MAX_STRING]);
+      const c0 = s.charCodeAt(0);
+      const cn = s.charCodeAt(s.length - 1);
+      if (c0 <= 32 || cn <= 32) {
+        if (s.trim().length === 0) return one('STRING_ALL_WHITESPACE', [s], 'warning');
+        if (isWs(c0) || isWs(cn)) return one('STRING_WHITESPACE', [s], 'warning');
+      }
+      if (options.securityChecks && s.includes('<') && HTML_TAG_RE.test(s)) return one('STRING_HTML', []);
+      return NONE;
+    }
+    case 'markdown': {
+      if (options.securityChecks && MARKDOWN_HTML_RE.test(s)) return one('MARKDOWN_HTML', [s.slice(s.search(MARKDOWN_HTML_RE), s.search(MARKDOWN_HTML_RE) + 20)], 'warning');
+      return NONE;
+    }
+    case 'code':
+      if (/^\s|\s$|\s\s/.test(s) || /[\t\r\n]/.test(s)) return one('CODE_WHITESPACE', [s]);
+      return NONE;
+    case 'id':
+      if (!ID_RE.test(s)) return one('ELEMENT_ID_INVALID', [s]);
+      return NONE;
+    case 'uri':
+    case 'url':
+    case 'canonical': {
+      if (/\s/.test(s)) return one('URI_WHITESPACE', [s]);
+      if (s.startsWith('urn:oid:')) return OID_RE.test(s) ? NONE : one('OID_INVALID', [s]);
+      if (s.startsWith('urn:uuid:')) return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
+      return NONE;
+    }
+    case 'oid':
+      if (!s.startsWith('urn:oid:')) return one('OID_START', [s]);
+      return OID_RE.test(s) ? NONE : one('OID_INVALID', [s]);
+    case 'uuid':
+      if (!s.startsWith('urn:uuid:')) return one('UUID_START', [s]);
+      return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
+    case 'base64Binary': {
+      const compact = s.includes(' ') || s.includes('\n') || s.includes('\r') || s.includes('\t') ? s.replace(/\s+/g, '') : s;
+      if (!BASE64_RE.test(compact)) return one('BASE64_INVALID', [s]);
+      if (compact !== s) return one('BASE64_WHITESPACE', [], 'warning');
+      return NONE;
+    }
+    case 'date':
+      if (!DATE_RE.test(s) || !dayExists(s)) return one('DATE_INVALID', [s]);
+      return NONE;
+    case 'dateTime': {
+      if (!DATETIME_RE.test(s) || !dayExists(s)) {
+        // a time without a zone gets its own, more helpful, message
+        if (s.length > 10 && s[10] === 'T' && DATETIME_RE.test(s.slice(0, 10)) && TIME_RE.test(s.slice(11))) return one('DATETIME_NEEDS_TZ', []);
+        return one('DATETIME_INVALID', [s]);
+      }
+      if (s.length > 10 && !/(Z|[+-]\d\d:\d\d)$/.test(s)) return one('DATETIME_NEEDS_TZ', []);
+      return NONE;
+    }
+    case 'instant':
+      if (!INSTANT_RE.test(s) || !dayExists(s)) return one('INSTANT_INVALID', [s]);
+      return NONE;
+    case 'time':
+      if (!TIME_RE.test(s)) return one('TIME_INVALID', [s]);
+      return NONE;
+    default:
+      return NONE;
+  }
+}
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+export function isValidDecimalText(s: string): boolean {
+  return DECIMAL_RE.test(s);
+}
+
+/** Resource.id rules (R4 types it as System.String with the id regex). */
+export function checkResourceId(id: string): readonly PrimitiveProblem[] {
+  if (id.length > 64) return one('ID_TOO_LONG', [id.length]);
+  if (!ID_RE.test(id)) return one('ID_INVALID_CHARS', [id]);
+  return NONE;
+}

@@ -1,0 +1,95 @@
+/**
+ * Reference helpers: collecting the references of a resource (contained-resource rules),
+ * parsing a reference string into type/id, and a fullUrl index built once per Bundle so
+ * resolution inside a 100,000-entry Bundle stays linear.
+ */
+
+/** Collect every Reference.reference string (iteratively: no recursion limit). */
+export function collectReferences(root: unknown, out: Set<string>): void {
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      for (const x of v) if (x && typeof x === 'object') stack.push(x);
+    } else if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (typeof o.reference === 'string') out.add(o.reference);
+      for (const k in o) {
+        const c = o[k];
+        if (c && typeof c === 'object') stack.push(c);
+      }
+    }
+  }
+}
+
+const RELATIVE = /^([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
+const ABSOLUTE = /^(https?:\/\/.+\/)?([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
+
+export interface ParsedReference {
+  kind: 'local' | 'relative' | 'absolute' | 'urn' | 'other';
+  type?: string;
+  id?: string;
+  base?: string;
+}
+
+export function parseReference(ref: string): ParsedReference {
+  if (ref.startsWith('#')) return { kind: 'local', id: ref.slice(1) };
+  if (ref.startsWith('urn:uuid:') || ref.startsWith('urn:oid:')) return { kind: 'urn' };
+  let m = RELATIVE.exec(ref);
+  if (m) return { kind: 'relative', type: m[1], id: m[2] };
+  m = ABSOLUTE.exec(ref);
+  if (m) return { kind: 'absolute', type: m[2], id: m[3], base: m[1] };
+  return { kind: 'other' };
+}
+
+export interface BundleEntryInfo {
+  index: number;
+  fullUrl: string | undefined;
+  resource: Record<string, unknown> | undefined;
+}
+
+/** fullUrl → entries, and "Type/id" → entries; built once per Bundle. */
+export class BundleIndex {
+  readonly byFullUrl = new Map<string, BundleEntryInfo[]>();
+  readonly byTypeAndId = new Map<string, BundleEntryInfo[]>();
+
+  constructor(entries: unknown[]) {
+    entries.forEach((e, index) => {
+      if (!e || typeof e !== 'object') return;
+      const entry = e as Record<string, unknown>;
+      const fullUrl = typeof entry.fullUrl === 'string' ? entry.fullUrl : undefined;
+      const resource = entry.resource && typeof entry.resource === 'object' && !Array.isArray(entry.resource)
+        ? entry.resource as Record<string, unknown> : undefined;
+      const info: BundleEntryInfo = { index, fullUrl, resource };
+      if (fullUrl) push(this.byFullUrl, fullUrl, info);
+      if (resource && typeof resource.resourceType === 'string' && typeof resource.id === 'string') {
+        push(this.byTypeAndId, `${resource.resourceType}/${resource.id}`, info);
+      }
+    });
+  }
+
+  /** Resolve a reference made from the entry whose fullUrl is `from`. */
+  resolve(ref: string, from: string | undefined): BundleEntryInfo[] {
+    const direct = this.byFullUrl.get(ref);
+    if (direct) return direct;
+    const parsed = parseReference(ref);
+    if (parsed.kind === 'relative' && from) {
+      // relative to the referring entry's base (RESTful fullUrls)
+      const m = /^(https?:\/\/.+\/)[A-Z][A-Za-z]+\/[^/]+$/.exec(from);
+      if (m) {
+        const hit = this.byFullUrl.get(m[1] + ref);
+        if (hit) return hit;
+      }
+    }
+    if (parsed.kind === 'relative' || parsed.kind === 'absolute') {
+      return this.byTypeAndId.get(`${parsed.type}/${parsed.id}`) ?? [];
+    }
+    return [];
+  }
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}

@@ -1,0 +1,329 @@
+/**
+ * A JSON parser that remembers where every value came from (line/column), reports the
+ * problems the HL7 validator reports (comments, missing or trailing commas, duplicate
+ * properties) and recovers from them, and never throws: a fatal syntax error becomes an
+ * issue with line and column.
+ *
+ * Why our own parser: JSON.parse gives no positions, accepts duplicate keys silently and
+ * stops at the first problem. It is iterative (an explicit stack), so deep nesting cannot
+ * overflow the call stack; a depth limit turns absurd nesting into a clear error.
+ */
+
+/** Position of a value: 1-based line and column. */
+export interface Position {
+  line: number;
+  col: number;
+}
+
+/** Positions of an object's own properties (key → position of the value). */
+export interface ObjectLocation extends Position {
+  props: Record<string, Position>;
+}
+
+/** Positions of an array's items. */
+export interface ArrayLocation extends Position {
+  items: Position[];
+}
+
+export type JsonPathSegment = string | number;
+
+export interface JsonParseIssue {
+  kind: 'comment' | 'missing-comma' | 'trailing-comma' | 'duplicate-property' | 'syntax' | 'too-deep' | 'too-large';
+  fatal: boolean;
+  message: string;
+  line: number;
+  col: number;
+  /** Where in the document the problem sits (property names and array indexes). */
+  path: JsonPathSegment[];
+}
+
+export interface LocatedJson {
+  /** The parsed value; undefined only when a fatal error stopped parsing. */
+  value: unknown;
+  locations: WeakMap<object, ObjectLocation | ArrayLocation>;
+  issues: JsonParseIssue[];
+}
+
+export interface ParseOptions {
+  /** Nesting deeper than this is a fatal error (default 500). */
+  maxDepth?: number;
+  /** Inputs longer than this many characters are refused (default unlimited). */
+  maxLength?: number;
+}
+
+interface Frame {
+  kind: 'object' | 'array';
+  container: Record<string, unknown> | unknown[];
+  loc: ObjectLocation | ArrayLocation;
+  /** For objects: the key whose value is being parsed. */
+  key: string | undefined;
+  /** Index of the next array item. */
+  index: number;
+  /** A value/property has been read since the last comma (or since the opening bracket). */
+  afterValue: boolean;
+  /** A comma was just read. */
+  afterComma: boolean;
+  path: JsonPathSegment[];
+}
+
+class FatalParse extends Error {}
+
+const HEX = /^[0-9a-fA-F]{4}$/;
+
+export function parseLocatedJson(text: string, options: ParseOptions = {}): LocatedJson {
+  const maxDepth = options.maxDepth ?? 500;
+  const locations = new WeakMap<object, ObjectLocation | ArrayLocation>();
+  const issues: JsonParseIssue[] = [];
+  if (options.maxLength !== undefined && text.length > options.maxLength) {
+    issues.push({ kind: 'too-large', fatal: true, line: 1, col: 1, path: [],
+      message: `The input is too large (${text.length} characters; the limit is ${options.maxLength})` });
+    return { value: undefined, locations, issues };
+  }
+  let pos = 0;
+  let line = 1;
+  let lineStart = 0;
+  const len = text.length;
+  let pendingComment: { line: number; col: number } | undefined;
+  let commentBeforeRoot = false;
+  const stack: Frame[] = [];
+  let root: unknown = undefined;
+  let rootSet = false;
+
+  const col = () => pos - lineStart + 1;
+  const currentPath = (): JsonPathSegment[] => (stack.length ? stack[stack.length - 1].path : []);
+  const fatal = (message: string): never => {
+    issues.push({ kind: 'syntax', fatal: true, message, line, col: col(), path: pathForFatal() });
+    throw new FatalParse(message);
+  };
+  const pathForFatal = (): JsonPathSegment[] => {
+    const top = stack[stack.length - 1];
+    if (!top) return [];
+    return top.kind === 'object' && top.key !== undefined ? [...top.path, top.key] : top.path;
+  };
+
+  function skipWhitespaceAndComments(): void {
+    for (;;) {
+      while (pos < len) {
+        const c = text.charCodeAt(pos);
+        if (c === 10) { pos++; line++; lineStart = pos; }
+        else if (c === 32 || c === 9 || c === 13 || c === 0xfeff) pos++;
+        else break;
+      }
+      if (pos < len && text.charCodeAt(pos) === 47 /* / */) {
+        const next = text.charCodeAt(pos + 1);
+        if (next === 47 || next === 42) {
+          const at = { line, col: col() };
+          if (next === 47) {
+            while (pos < len && text.charCodeAt(pos) !== 10) pos++;
+          } else {
+            pos += 2;
+            while (pos < len && !(text.charCodeAt(pos) === 42 && text.charCodeAt(pos + 1) === 47)) {
+              if (text.charCodeAt(pos) === 10) { line++; lineStart = pos + 1; }
+              pos++;
+            }
+            if (pos >= len) fatal('Unterminated comment in JSON');
+            pos += 2;
+          }
+          if (!rootSet && stack.length === 0) commentBeforeRoot = true;
+          else pendingComment ??= at;
+          continue;
+        }
+      }
+      return;
+    }
+  }
+
+  function readString(): string {
+    // opening quote already checked
+    pos++;
+    let start = pos;
+    let out = '';
+    for (;;) {
+      if (pos >= len) fatal('Unterminated string in JSON');
+      const c = text.charCodeAt(pos);
+      if (c === 34) {
+        out += text.slice(start, pos);
+        pos++;
+        return out;
+      }
+      if (c === 92) {
+        out += text.slice(start, pos);
+        const e = text[pos + 1];
+        pos += 2;
+        switch (e) {
+          case '"': out += '"'; break;
+          case '\\': out += '\\'; break;
+          case '/': out += '/'; break;
+          case 'b': out += '\b'; break;
+          case 'f': out += '\f'; break;
+          case 'n': out += '\n'; break;
+          case 'r': out += '\r'; break;
+          case 't': out += '\t'; break;
+          case 'u': {
+            const hex = text.slice(pos, pos + 4);
+            if (!HEX.test(hex)) fatal(`Invalid unicode escape '\\u${hex}' in JSON`);
+            out += String.fromCharCode(parseInt(hex, 16));
+            pos += 4;
+            break;
+          }
+          default:
+            pos -= 1;
+            fatal(`Invalid escape '\\${e ?? ''}' in JSON string`);
+        }
+        start = pos;
+        continue;
+      }
+      if (c === 10) fatal('Unterminated string in JSON (line break inside a string)');
+      pos++;
+    }
+  }
+
+  const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+  function readScalar(): unknown {
+    const c = text[pos];
+    if (c === '"') return readString();
+    if (c === 't' && text.startsWith('true', pos)) { pos += 4; return true; }
+    if (c === 'f' && text.startsWith('false', pos)) { pos += 5; return false; }
+    if (c === 'n' && text.startsWith('null', pos)) { pos += 4; return null; }
+    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
+      NUMBER.lastIndex = pos;
+      const m = NUMBER.exec(text);
+      if (m) { pos += m[0].length; return Number(m[0]); }
+    }
+    return fatal(`Unexpected content '${c === undefined ? 'end of input' : c}' in json format at Line ${line}`);
+  }
+
+  function attach(value: unknown, at: Position): void {
+    const top = stack[stack.length - 1];
+    if (!top) { root = value; rootSet = true; return; }
+    if (top.kind === 'array') {
+      (top.container as unknown[]).push(value);
+      (top.loc as ArrayLocation).items.push(at);
+      top.index++;
+    } else {
+      const key = top.key as string;
+      const obj = top.container as Record<string, unknown>;
+      if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+      else obj[key] = value;
+      (top.loc as ObjectLocation).props[key] = at;
+      top.key = undefined;
+    }
+    top.afterValue = true;
+    top.afterComma = false;
+  }
+
+  function childPath(): JsonPathSegment[] {
+    const top = stack[stack.length - 1];
+    if (!top) return [];
+    return top.kind === 'array' ? [...top.path, top.index] : [...top.path, top.key as string];
+  }
+
+  function startValue(): void {
+    const at = { line, col: col() };
+    const c = text[pos];
+    if (c === '{' || c === '[') {
+      if (stack.length >= maxDepth) {
+        issues.push({ kind: 'too-deep', fatal: true, line, col: col(), path: [],
+          message: `The JSON is nested too deeply (more than ${maxDepth} levels)` });
+        throw new FatalParse('too deep');
+      }
+      pos++;
+      const path = childPath();
+      if (c === '{') {
+        const obj: Record<string, unknown> = {};
+        const loc: ObjectLocation = { ...at, props: Object.create(null) };
+        locations.set(obj, loc);
+        attach(obj, at);
+        stack.push({ kind: 'object', container: obj, loc, key: undefined, index: 0, afterValue: false, afterComma: false, path });
+      } else {
+        const arr: unknown[] = [];
+        const loc: ArrayLocation = { ...at, items: [] };
+        locations.set(arr, loc);
+        attach(arr, at);
+        stack.push({ kind: 'array', container: arr, loc, key: undefined, index: 0, afterValue: false, afterComma: false, path });
+      }
+      return;
+    }
+    attach(readScalar(), at);
+  }
+
+  function reportPendingComment(path: JsonPathSegment[]): void {
+    if (!pendingComment) return;
+    issues.push({ kind: 'comment', fatal: false, message: 'Comments are not allowed in JSON', ...pendingComment, path });
+    pendingComment = undefined;
+  }
+
+  try {
+    skipWhitespaceAndComments();
+    if (pos >= len) fatal('The JSON is empty');
+    if (commentBeforeRoot) issues.push({ kind: 'comment', fatal: false, message: 'Comments are not allowed in JSON', line: 1, col: 1, path: [] });
+    startValue();
+    while (stack.length > 0) {
+      skipWhitespaceAndComments();
+      const top = stack[stack.length - 1];
+      if (pos >= len) fatal('Unexpected end of JSON input (unclosed ' + (top.kind === 'object' ? 'object' : 'array') + ')');
+      const c = text[pos];
+      if (top.kind === 'object') {
+        if (c === '}') {
+          if (top.afterComma) issues.push({ kind: 'trailing-comma', fatal: false, message: 'There is an extra comma at the end of the Object in the JSON', line, col: col(), path: top.path });
+          pos++;
+          stack.pop();
+          continue;
+        }
+        if (c === ',') {
+          if (!top.afterValue) fatal(`Unexpected content ',' in json format at Line ${line}`);
+          pos++;
+          top.afterValue = false;
+          top.afterComma = true;
+          continue;
+        }
+        if (c === '"') {
+          if (top.afterValue) issues.push({ kind: 'missing-comma', fatal: false, message: 'A Comma is missing in the JSON', line, col: col(), path: top.path });
+          const keyAt = { line, col: col() };
+          const key = readString();
+          skipWhitespaceAndComments();
+          if (text[pos] !== ':') fatal(`Expected ':' after property name '${key}' but found '${text[pos] ?? 'end of input'}' in json format at Line ${line}`);
+          pos++;
+          const propertyPath = [...top.path, key];
+          if (pendingComment) reportPendingComment(stack.length === 1 && key === 'resourceType' ? [] : propertyPath);
+          if (Object.prototype.hasOwnProperty.call(top.container, key)) {
+            issues.push({ kind: 'duplicate-property', fatal: false, message: `Duplicated property name: ${key}`, ...keyAt, path: propertyPath });
+          }
+          top.key = key;
+          skipWhitespaceAndComments();
+          if (pos >= len) fatal('Unexpected end of JSON input');
+          startValue();
+          continue;
+        }
+        fatal(`Unexpected content '${c}' in json format at Line ${line}`);
+      } else {
+        if (c === ']') {
+          if (top.afterComma) issues.push({ kind: 'trailing-comma', fatal: false, message: 'There is an extra comma at the end of the Array in the JSON', line, col: col(), path: top.path });
+          pos++;
+          stack.pop();
+          continue;
+        }
+        if (c === ',') {
+          if (!top.afterValue) fatal(`Unexpected content ',' in json format at Line ${line}`);
+          pos++;
+          top.afterValue = false;
+          top.afterComma = true;
+          continue;
+        }
+        if (top.afterValue) {
+          // The HL7 validator tolerates a missing comma between array items without an error;
+          // we keep the item but say so as a warning.
+          issues.push({ kind: 'missing-comma', fatal: false, message: 'A Comma is missing in the JSON', line, col: col(), path: currentPath() });
+        }
+        startValue();
+      }
+    }
+    skipWhitespaceAndComments();
+    if (pos < len) fatal(`Unexpected content '${text[pos]}' after the end of the JSON at Line ${line}`);
+    if (pendingComment) reportPendingComment([]);
+    return { value: root, locations, issues };
+  } catch (e) {
+    if (!(e instanceof FatalParse)) throw e;
+    return { value: undefined, locations, issues };
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Message catalogue: stable message id → text template (in the HL7 validator's wording,
+ * because operators' category rules are regexes over those texts) and the FHIR issue type.
+ * Placeholders are {0}, {1}, ... The specification's own two shapes win where they differ
+ * from the HL7 wording: `Can't find profile <url>` and `Can't find value set <url>`.
+ */
+export interface MessageDefinition {
+  text: string;
+  /** FHIR issue-type code. */
+  code: string;
+}
+
+export const MESSAGES = {
+  // JSON syntax and shape
+  JSON_PARSE_ERROR: { text: 'Error parsing JSON: {0}', code: 'invalid' },
+  JSON_COMMENTS_NOT_ALLOWED: { text: 'Comments are not allowed in JSON', code: 'invalid' },
+  JSON_COMMA_MISSING: { text: 'A Comma is missing in the JSON', code: 'invalid' },
+  JSON_COMMA_EXTRA_ARRAY: { text: 'There is an extra comma at the end of the Array in the JSON', code: 'invalid' },
+  JSON_COMMA_EXTRA_OBJECT: { text: 'There is an extra comma at the end of the Object in the JSON', code: 'invalid' },
+  DUPLICATE_JSON_PROPERTY: { text: 'The JSON property \'{0}\' is a duplicate and will be ignored', code: 'invalid' },
+  JSON_TOO_DEEP: { text: '{0}', code: 'too-costly' },
+  JSON_TOO_LARGE: { text: '{0}', code: 'too-costly' },
+  UNRECOGNISED_PROPERTY: { text: 'Unrecognized property \'{0}\'', code: 'structure' },
+  JSON_PROPERTY_NO_ARRAY: { text: 'The property {0} must be a JSON Array, not {1} (at {2})', code: 'structure' },
+  JSON_PROPERTY_VALUE_NOT_ARRAY: { text: 'This property must be {0}, not an Array (at {1})', code: 'structure' },
+  JSON_PROPERTY_NOT_OBJECT: { text: 'The property {0} must be an Object, not {1} (at {2})', code: 'structure' },
+  JSON_PRIMITIVE_WRONG_TYPE: { text: 'Error parsing JSON: the primitive value must be {0} (at {1})', code: 'structure' },
+  JSON_NULL_NOT_ALLOWED: { text: 'The property {0} cannot be null (at {1})', code: 'structure' },
+  ARRAY_CANNOT_BE_EMPTY: { text: 'Array cannot be empty - the property should not be present if it has no values', code: 'structure' },
+  OBJECT_CANNOT_BE_EMPTY: { text: 'Object must have some content', code: 'structure' },
+  PRIMITIVE_EXTENSION_MISALIGNED: { text: 'The property _{0} has {1} items but {0} has {2}: the primitive extensions must line up with the values (at {3})', code: 'structure' },
+  RESOURCETYPE_MISSING: { text: 'Unable to find resourceType property', code: 'structure' },
+  RESOURCETYPE_UNKNOWN: { text: 'Unknown resource type \'{0}\'', code: 'structure' },
+  RESOURCE_NOT_OBJECT: { text: 'The content is not a JSON object, so it cannot be a FHIR resource', code: 'structure' },
+  RESOURCE_TYPE_MISMATCH: { text: 'Resource type is \'{0}\', but the profile is for \'{1}\'', code: 'structure' },
+  NESTING_TOO_DEEP: { text: 'The resource is nested too deeply (more than {0} levels)', code: 'too-costly' },
+
+  // cardinality and types
+  CARDINALITY_MIN: { text: '{0}: minimum required = {1}, but only found {2} (from {3})', code: 'structure' },
+  CARDINALITY_MAX: { text: '{0}: max allowed = {1}, but found {2} (from {3})', code: 'structure' },
+  CHOICE_TYPE_NOT_ALLOWED: { text: 'The Profile \'{0}\' definition allows for the type {1} but found type {2}', code: 'structure' },
+  CHOICE_TYPE_UNKNOWN: { text: 'The type of element {0} is not known - it could not be determined from the information available. Valid types at this point are {1}', code: 'structure' },
+  CHOICE_MULTIPLE: { text: 'Only one of the choice properties {0} may be present, but found {1}', code: 'structure' },
+  ABSTRACT_TYPE: { text: 'The type \'{0}\' is abstract and cannot be used here', code: 'structure' },
+
+  // primitives
+  PRIMITIVE_NO_VALUE: { text: 'Primitive types must have a value or must have child extensions', code: 'invalid' },
+  PRIMITIVE_EMPTY_STRING: { text: '@value cannot be empty', code: 'invalid' },
+  STRING_WHITESPACE: { text: 'value should not start or finish with whitespace \'{0}\'', code: 'value' },
+  STRING_ALL_WHITESPACE: { text: 'This value is all whitespace, which is not allowed (\'{0}\')', code: 'value' },
+  STRING_TOO_LONG: { text: 'value is longer than permitted maximum length of {0}', code: 'value' },
+  STRING_EXCEEDS_SIZE: { text: 'The value is longer than the maximum allowed for a string in FHIR ({0} characters)', code: 'value' },
+  STRING_HTML: { text: 'The string value contains text that looks like embedded HTML tags, which are not allowed for security reasons in this context', code: 'security' },
+  REGEX_MISMATCH: { text: 'The value \'{0}\' does not meet regex \'{1}\'', code: 'value' },
+  BOOLEAN_INVALID: { text: 'Boolean values must be \'true\' or \'false\'', code: 'value' },
+  INTEGER_INVALID: { text: 'The value \'{0}\' is not a valid integer', code: 'value' },
+  INTEGER_RANGE_POS: { text: 'The value \'{0}\' must be greater than 0', code: 'value' },
+  INTEGER_RANGE_UNSIGNED: { text: 'The value \'{0}\' must not be negative', code: 'value' },
+  INTEGER_OUT_OF_RANGE: { text: 'The value \'{0}\' is outside the range of a 32-bit integer', code: 'value' },
+  DECIMAL_INVALID: { text: 'The value \'{0}\' is not a valid decimal', code: 'value' },
+  DECIMAL_RANGE: { text: 'The value \'{0}\' is outside the range of commonly/reasonably supported decimals', code: 'value' },
+  DATE_INVALID: { text: 'Not a valid date format: \'{0}\'', code: 'invalid' },
+  DATETIME_INVALID: { text: 'Not a valid date/time ({0})', code: 'invalid' },
+  DATETIME_NEEDS_TZ: { text: 'If a date has a time, it must have a timezone', code: 'invalid' },
+  INSTANT_INVALID: { text: 'Not a valid instant ({0})', code: 'invalid' },
+  TIME_INVALID: { text: 'Not a valid time ({0})', code: 'invalid' },
+  DATE_UNREASONABLE: { text: 'The value \'{0}\' is outside the range of reasonable years - check for data entry error', code: 'value' },
+  BASE64_INVALID: { text: 'The value \'{0}\' is not a valid Base64 value', code: 'invalid' },
+  BASE64_WHITESPACE: { text: 'Base64 encoded values SHOULD not contain any whitespace (per RFC 4648). Note that non-validating readers are encouraged to accept whitespace anyway', code: 'invalid' },
+  ID_TOO_LONG: { text: 'Invalid Resource id: Too long ({0} chars)', code: 'invalid' },
+  ID_INVALID_CHARS: { text: 'Invalid Resource id: Invalid Characters (\'{0}\')', code: 'invalid' },
+  ELEMENT_ID_INVALID: { text: 'Invalid id value: \'{0}\'', code: 'invalid' },
+  CODE_WHITESPACE: { text: 'The code \'{0}\' is not valid (whitespace rules)', code: 'invalid' },
+  URI_WHITESPACE: { text: 'URI values cannot have whitespace(\'{0}\')', code: 'invalid' },
+  URI_INVALID: { text: 'The value \'{0}\' is not a valid URI', code: 'invalid' },
+  URL_NOT_ABSOLUTE: { text: 'Canonical URLs must be absolute URLs if they are not fragment references ({0})', code: 'invalid' },
+  OID_INVALID: { text: 'OIDs must be valid ({0})', code: 'invalid' },
+  OID_START: { text: 'OIDs must start with urn:oid: ({0})', code: 'invalid' },
+  UUID_START: { text: 'UUIDs must start with urn:uuid: ({0})', code: 'invalid' },
+  UUID_INVALID: { text: 'UUIDs must be valid and lowercase ({0})', code: 'invalid' },
+  XHTML_INVALID: { text: 'The XHTML is not well formed: {0}', code: 'invalid' },
+  XHTML_NAMESPACE: { text: 'Wrong namespace on the XHTML (\'{0}\', should be \'http://www.w3.org/1999/xhtml\')', code: 'invalid' },
+  XHTML_ELEMENT: { text: 'Invalid element name in the XHTML (\'{0}\')', code: 'invalid' },
+  XHTML_ATTRIBUTE: { text: 'The element \'{0}\' has an attribute \'{1}\' that is not allowed in narrative', code: 'invalid' },
+  XHTML_ROOT: { text: 'Wrong name on the XHTML (\'{0}\') - must start with div', code: 'invalid' },
+  MARKDOWN_HTML: { text: 'The markdown contains content that appears to be an embedded HTML tag starting at \'{0}\'. This will (or SHOULD) be escaped by the presentation layer. The content should be checked to confirm that this is the desired behaviour', code: 'value' },
+
+  // values
+  FIXED_VALUE: { text: 'Value is \'{0}\' but must be \'{1}\'', code: 'value' },
+  FIXED_MISSING: { text: 'Missing element \'{0}\' - required by fixed value assigned in profile {1}', code: 'value' },
+  PATTERN_MISMATCH: { text: 'The value does not match the pattern required by the profile {1}: expected {0}', code: 'value' },
+  PATTERN_VALUE: { text: 'Value is \'{0}\' but is expected to be \'{1}\' (pattern in profile {2})', code: 'value' },
+  MIN_VALUE: { text: 'The value in the instance ({0}) is less than the specified minimum value ({1})', code: 'value' },
+  MAX_VALUE: { text: 'The value in the instance ({0}) is greater than the specified maximum value ({1})', code: 'value' },
+
+  // slicing
+  SLICE_UNMATCHED_CLOSED: { text: 'This element does not match any known slice defined in the profile {0} and slicing is CLOSED: {1}', code: 'structure' },
+  SLICE_UNMATCHED_OPEN: { text: 'This element does not match any known slice defined in the profile {0}', code: 'informational' },
+  SLICE_REQUIRED_OPEN: { text: 'Slice \'{0}\': a matching slice is required, but not found (from {1}). Note that other slices are allowed in addition to this required slice', code: 'structure' },
+  SLICE_REQUIRED_CLOSED: { text: 'Slice \'{0}\': a matching slice is required, but not found (from {1})', code: 'structure' },
+  SLICE_ORDER: { text: 'As specified by profile {0}, Element \'{1}\' is out of order in the slicing', code: 'structure' },
+  SLICE_AT_END: { text: 'The element {0} is sliced openAtEnd, but an element that does not match a slice comes before slice {1}', code: 'structure' },
+
+  // invariants
+  INVARIANT_FAILED: { text: 'Rule {0}: \'{1}\' Failed', code: 'invariant' },
+  INVARIANT_FAILED_BEST_PRACTICE: { text: 'Rule {0}: \'{1}\' Failed (Best Practice Recommendation)', code: 'invariant' },
+  INVARIANT_BROKEN: { text: 'Problem evaluating the invariant {0} (\'{1}\'): {2}', code: 'informational' },
+
+  // extensions
+  EXTENSION_UNKNOWN: { text: 'The extension {0} is unknown, and not allowed here', code: 'structure' },
+  EXTENSION_UNKNOWN_ALLOWED: { text: 'Unknown extension {0}', code: 'informational' },
+  EXTENSION_MODIFIER_UNKNOWN: { text: 'The modifier extension {0} is unknown, and not allowed here', code: 'structure' },
+  EXTENSION_NO_URL: { text: 'Extension.url is required', code: 'structure' },
+  EXTENSION_URL_NOT_ABSOLUTE: { text: 'Extension.url must be an absolute URL', code: 'value' },
+  EXTENSION_CONTEXT: { text: 'The extension {0} is not allowed to be used at this point (allowed = {1}; this element is [{2}])', code: 'structure' },
+  EXTENSION_IS_MODIFIER: { text: 'Extension {0} is a modifier extension, and must be used in modifierExtension', code: 'structure' },
+  EXTENSION_NOT_MODIFIER: { text: 'Extension {0} is not a modifier extension, and must not be used in modifierExtension', code: 'structure' },
+  EXTENSION_VALUE_AND_CHILDREN: { text: 'Extension has both value [x] and extensions', code: 'structure' },
+  EXTENSION_VALUE_TYPE: { text: 'The Extension \'{0}\' definition allows for the types {1} but found type {2}', code: 'structure' },
+
+  // references
+  REFERENCE_NO_DISPLAY: { text: 'A Reference without an actual reference or identifier should have a display', code: 'structure' },
+  REFERENCE_BAD_TARGET: { text: 'The type \'{0}\' implied by the reference URL {1} is not a valid Target for this element (must be one of {2})', code: 'structure' },
+  REFERENCE_WRONG_TARGET: { text: 'Invalid Resource target type. Found {0}, but expected one of ({1})', code: 'structure' },
+  REFERENCE_CANT_RESOLVE: { text: 'Unable to resolve resource with reference \'{0}\'', code: 'structure' },
+  REFERENCE_FORMAT: { text: 'The syntax of the reference \'{0}\' looks incorrect, and it should be checked', code: 'structure' },
+  REFERENCE_MULTIPLE_MATCHES: { text: 'Multiple matches in bundle for reference {0}', code: 'structure' },
+  CONTAINED_NOT_REFERENCED: { text: 'The contained resource \'{0}\' is not referenced to from elsewhere in the containing resource nor does it refer to the containing resource', code: 'structure' },
+  CONTAINED_NO_ID: { text: 'Contained resources SHALL have an id', code: 'structure' },
+  CONTAINED_HAS_META: { text: 'Contained resources SHALL NOT contain meta.versionId or meta.lastUpdated', code: 'structure' },
+  RESOURCE_ID_REQUIRED: { text: 'Resource requires an id, but none is present', code: 'required' },
+
+  // bundles
+  BUNDLE_FULLURL_ABSOLUTE: { text: 'The fullUrl must be an absolute URL (not \'{0}\')', code: 'invalid' },
+  BUNDLE_FULLURL_ID_MISMATCH: { text: 'The fullUrl \'{0}\' looks like a RESTful server URL, so it must end with the correct type and id (/{1}/{2})', code: 'invalid' },
+  BUNDLE_DUPLICATE_ID: { text: 'Duplicate id value \'{0}\'', code: 'invalid' },
+  BUNDLE_DUPLICATE_FULLURL: { text: 'Duplicate entries in the bundle with the fullUrl \'{0}\'', code: 'invalid' },
+
+  // profiles and terminology
+  PROFILE_NOT_FOUND: { text: 'Can\'t find profile {0}', code: 'not-found' },
+  PROFILE_NO_SNAPSHOT: { text: 'The profile {0} has no snapshot, so it cannot be used for validation', code: 'not-found' },
+  PROFILE_WRONG_TYPE: { text: 'The profile {0} is for {1}, so it cannot be used to validate a {2}', code: 'structure' },
+  VALUE_SET_NOT_FOUND: { text: 'Can\'t find value set {0}', code: 'not-found' },
+  BINDING_REQUIRED_CODE: { text: 'The value provided (\'{0}\') was not found in the value set \'{1}\' ({2}), and a code is required from this value set', code: 'code-invalid' },
+  BINDING_REQUIRED_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding from this value set is required) (codes = {2})', code: 'code-invalid' },
+  BINDING_EXTENSIBLE_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding should come from this value set unless it has no suitable code (note that the validator cannot judge what is suitable) (codes = {2})', code: 'code-invalid' },
+  BINDING_PREFERRED_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding is recommended to come from this value set (codes = {2})', code: 'code-invalid' },
+} as const satisfies Record<string, MessageDefinition>;
+
+export type MessageId = keyof typeof MESSAGES;
+
+/** Fill a template's {n} placeholders. */
+export function formatMessage(id: MessageId, args: readonly unknown[]): string {
+  const template: string = MESSAGES[id].text;
+  if (args.length === 0) return template;
+  return template.replace(/\{(\d+)\}/g, (m, n: string) => {
+    const i = Number(n);
+    return i < args.length ? String(args[i]) : m;
+  });
+}

@@ -1,0 +1,289 @@
+/**
+ * A StructureDefinition compiled once into the shape the validator walks: an element tree
+ * (children indexed by their JSON property names, choice types expanded), slices attached to
+ * the element they slice, constraints ready for FHIRPath compilation, values pre-extracted.
+ * Plans are immutable after compilation and shared by every validation.
+ */
+import type { CanonicalResource } from '../../conformance-resources.js';
+
+export interface TypeRef {
+  code: string;
+  profiles: readonly string[];
+  targetProfiles: readonly string[];
+}
+
+export interface ConstraintPlan {
+  key: string;
+  severity: 'error' | 'warning';
+  human: string;
+  expression: string | undefined;
+  bestPractice: boolean;
+  /** The StructureDefinition path the expression is evaluated against (fhirpath `base`). */
+  base: string;
+  source: string | undefined;
+}
+
+export interface SlicingPlan {
+  discriminators: { type: string; path: string }[];
+  rules: 'open' | 'closed' | 'openAtEnd';
+  ordered: boolean;
+}
+
+export interface BindingPlan {
+  strength: string;
+  valueSet: string | undefined;
+}
+
+export interface ElementPlan {
+  id: string;
+  path: string;
+  /** The JSON property name (without [x]); '' for the root. */
+  name: string;
+  min: number;
+  max: number;
+  /** The max of the base definition: decides whether JSON must carry an array. */
+  baseMax: number;
+  isChoice: boolean;
+  types: readonly TypeRef[];
+  ownChildren: ChildIndex | undefined;
+  contentReference: string | undefined;
+  fixed: unknown;
+  pattern: unknown;
+  maxLength: number | undefined;
+  minValue: { type: string; value: unknown } | undefined;
+  maxValue: { type: string; value: unknown } | undefined;
+  binding: BindingPlan | undefined;
+  constraints: readonly ConstraintPlan[];
+  slicing: SlicingPlan | undefined;
+  slices: ElementPlan[];
+  sliceName: string | undefined;
+  isModifier: boolean;
+  structure: StructurePlan;
+  /** Primitive regex (only on the `value` element of primitive type definitions). */
+  regex: string | undefined;
+}
+
+export interface ChildIndex {
+  list: ElementPlan[];
+  /** JSON name → element and, for choice types, the type the name selects. */
+  byJsonName: Map<string, { element: ElementPlan; type: string | undefined }>;
+  /** Choice elements, to recognise a choice name with a type that is not allowed. */
+  choices: ElementPlan[];
+}
+
+export interface StructurePlan {
+  url: string;
+  version: string | undefined;
+  /** `url|version`, as the HL7 validator names a profile in messages. */
+  label: string;
+  name: string;
+  type: string;
+  kind: string;
+  abstract: boolean;
+  derivation: string | undefined;
+  baseDefinition: string | undefined;
+  root: ElementPlan;
+  byId: Map<string, ElementPlan>;
+  /** For extension definitions: where the extension may be used. */
+  contexts: { type: string; expression: string }[];
+  hasSnapshot: boolean;
+}
+
+const FHIRPATH_SYSTEM = 'http://hl7.org/fhirpath/System.';
+const EXT_FHIR_TYPE = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-type';
+const EXT_REGEX = 'http://hl7.org/fhir/StructureDefinition/regex';
+const EXT_BEST_PRACTICE = 'http://hl7.org/fhir/StructureDefinition/elementdefinition-bestpractice';
+
+const SYSTEM_TYPES: Record<string, string> = {
+  String: 'string', Boolean: 'boolean', Integer: 'integer', Decimal: 'decimal', Date: 'date', DateTime: 'dateTime', Time: 'time',
+};
+
+export const PRIMITIVE_TYPES: ReadonlySet<string> = new Set([
+  'boolean', 'integer', 'integer64', 'string', 'decimal', 'uri', 'url', 'canonical', 'base64Binary', 'instant', 'date', 'dateTime',
+  'time', 'code', 'oid', 'id', 'markdown', 'unsignedInt', 'positiveInt', 'uuid', 'xhtml',
+]);
+
+function parseMax(max: unknown): number {
+  if (max === '*' || max === undefined) return Infinity;
+  const n = Number(max);
+  return Number.isFinite(n) ? n : Infinity;
+}
+
+function typeCodeOf(t: any): string {
+  const code: string = t?.code ?? '';
+  if (code.startsWith(FHIRPATH_SYSTEM)) {
+    const ext = (t.extension ?? []).find((e: any) => e.url === EXT_FHIR_TYPE);
+    const v = ext?.valueUrl ?? ext?.valueUri ?? ext?.valueString;
+    return v ?? SYSTEM_TYPES[code.slice(FHIRPATH_SYSTEM.length)] ?? 'string';
+  }
+  return code;
+}
+
+function prefixedValue(ed: any, prefix: string): { type: string; value: unknown } | undefined {
+  for (const k in ed) {
+    if (k.startsWith(prefix) && k.length > prefix.length && k[prefix.length] >= 'A' && k[prefix.length] <= 'Z') {
+      const type = k.slice(prefix.length);
+      return { type: type[0].toLowerCase() === type[0] ? type : (PRIMITIVE_TYPES.has(type[0].toLowerCase() + type.slice(1)) ? type[0].toLowerCase() + type.slice(1) : type), value: ed[k] };
+    }
+  }
+  return undefined;
+}
+
+/** The id of an element's parent ("A.b:s.c" → "A.b:s"); ids carry slice names, paths do not. */
+function parentId(id: string): string | undefined {
+  const dot = id.lastIndexOf('.');
+  return dot < 0 ? undefined : id.slice(0, dot);
+}
+
+function lastSegment(id: string): string {
+  const dot = id.lastIndexOf('.');
+  return dot < 0 ? id : id.slice(dot + 1);
+}
+
+export class StructurePlanError extends Error {}
+
+export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
+  const snapshot = (sd as any).snapshot?.element as any[] | undefined;
+  const url = sd.url ?? '';
+  const plan: StructurePlan = {
+    url,
+    version: sd.version,
+    label: sd.version ? `${url}|${sd.version}` : url,
+    name: sd.name ?? url,
+    type: (sd as any).type ?? '',
+    kind: (sd as any).kind ?? '',
+    abstract: (sd as any).abstract === true,
+    derivation: (sd as any).derivation,
+    baseDefinition: (sd as any).baseDefinition,
+    root: undefined as unknown as ElementPlan,
+    byId: new Map(),
+    contexts: ((sd as any).context ?? []).map((c: any) => ({ type: c.type, expression: c.expression })),
+    hasSnapshot: Array.isArray(snapshot) && snapshot.length > 0,
+  };
+  if (!plan.hasSnapshot) return plan;
+  const elements = snapshot as any[];
+  for (let i = 0; i < elements.length; i++) {
+    const ed = elements[i];
+    const path: string = ed.path ?? '';
+    const id: string = ed.id ?? path;
+    const segment = lastSegment(path);
+    const isChoice = segment.endsWith('[x]');
+    const name = i === 0 ? '' : (isChoice ? segment.slice(0, -3) : segment);
+    const types: TypeRef[] = (ed.type ?? []).map((t: any) => ({
+      code: typeCodeOf(t),
+      profiles: t.profile ?? [],
+      targetProfiles: t.targetProfile ?? [],
+    }));
+    const constraints: ConstraintPlan[] = [];
+    for (const c of ed.constraint ?? []) {
+      if (!c?.key) continue;
+      const bestPractice = (c.extension ?? []).some((e: any) => e.url === EXT_BEST_PRACTICE && e.valueBoolean === true);
+      constraints.push({
+        key: c.key,
+        severity: c.severity === 'error' && !bestPractice ? 'error' : 'warning',
+        human: c.human ?? '',
+        expression: c.expression,
+        bestPractice,
+        base: path,
+        source: c.source,
+      });
+    }
+    let regex: string | undefined;
+    for (const t of ed.type ?? []) {
+      const r = (t.extension ?? []).find((e: any) => e.url === EXT_REGEX);
+      if (r) regex = r.valueString;
+    }
+    const el: ElementPlan = {
+      id,
+      path,
+      name,
+      min: typeof ed.min === 'number' ? ed.min : 0,
+      max: parseMax(ed.max),
+      baseMax: parseMax(ed.base?.max ?? ed.max),
+      isChoice,
+      types,
+      ownChildren: undefined,
+      contentReference: ed.contentReference,
+      fixed: undefined,
+      pattern: undefined,
+      maxLength: typeof ed.maxLength === 'number' ? ed.maxLength : undefined,
+      minValue: prefixedValue(ed, 'minValue'),
+      maxValue: prefixedValue(ed, 'maxValue'),
+      binding: ed.binding ? { strength: ed.binding.strength, valueSet: ed.binding.valueSet } : undefined,
+      constraints,
+      slicing: ed.slicing ? {
+        discriminators: (ed.slicing.discriminator ?? []).map((d: any) => ({ type: d.type, path: d.path })),
+        rules: ed.slicing.rules ?? 'open',
+        ordered: ed.slicing.ordered === true,
+      } : undefined,
+      slices: [],
+      sliceName: ed.sliceName,
+      isModifier: ed.isModifier === true,
+      structure: plan,
+      regex,
+    };
+    const fixed = prefixedValue(ed, 'fixed');
+    if (fixed) el.fixed = fixed.value;
+    const pattern = prefixedValue(ed, 'pattern');
+    if (pattern) el.pattern = pattern.value;
+    if (i === 0) {
+      plan.root = el;
+      plan.byId.set(id, el);
+      continue;
+    }
+    plan.byId.set(id, el);
+    // A slice: its id ends with ":sliceName" in the last segment; it belongs to the element it slices.
+    const seg = lastSegment(id);
+    const colon = seg.lastIndexOf(':');
+    if (ed.sliceName !== undefined && colon > 0) {
+      const slicedId = id.slice(0, id.length - seg.length) + seg.slice(0, colon);
+      // re-slices are written "a:s/t": the parent slice is "a:s"
+      const slash = seg.lastIndexOf('/');
+      const ownerId = slash > colon ? id.slice(0, id.length - seg.length) + seg.slice(0, slash) : slicedId;
+      const owner = plan.byId.get(ownerId) ?? plan.byId.get(slicedId);
+      if (owner) {
+        owner.slices.push(el);
+        continue;
+      }
+    }
+    const pid = parentId(id);
+    const parent = (pid !== undefined ? plan.byId.get(pid) : undefined) ?? findParentByPath(plan, path);
+    if (!parent) continue;
+    addChild(parent, el);
+  }
+  if (!plan.root) plan.hasSnapshot = false;
+  return plan;
+}
+
+function findParentByPath(plan: StructurePlan, path: string): ElementPlan | undefined {
+  const p = parentId(path);
+  return p === undefined ? undefined : plan.byId.get(p);
+}
+
+function addChild(parent: ElementPlan, el: ElementPlan): void {
+  const idx = (parent.ownChildren ??= { list: [] as ElementPlan[], byJsonName: new Map(), choices: [] as ElementPlan[] });
+  idx.list.push(el);
+  indexChild(idx, el);
+}
+
+export function indexChild(idx: ChildIndex, el: ElementPlan): void {
+  if (el.isChoice) {
+    idx.choices.push(el);
+    for (const t of el.types) {
+      const code = t.code;
+      idx.byJsonName.set(el.name + code[0].toUpperCase() + code.slice(1), { element: el, type: code });
+    }
+  } else {
+    idx.byJsonName.set(el.name, { element: el, type: undefined });
+  }
+}
+
+/** Build a child index for a list of elements (used when elements come from elsewhere). */
+export function childIndexOf(list: ElementPlan[]): ChildIndex {
+  const idx: ChildIndex = { list: [] as ElementPlan[], byJsonName: new Map(), choices: [] as ElementPlan[] };
+  for (const el of list) {
+    idx.list.push(el);
+    indexChild(idx, el);
+  }
+  return idx;
+}

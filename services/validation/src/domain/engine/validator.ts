@@ -1,0 +1,961 @@
+/**
+ * The FHIR R4 instance validator: walks a resource against the compiled plan of its core
+ * definition (the "structural" walk: JSON shape, unknown properties, primitive value spaces,
+ * extensions, references, nested resources) and then against every profile (meta.profile
+ * plus the caller's), where only what a profile adds is checked again (cardinality, slicing,
+ * fixed/pattern, type restrictions, invariants, bindings, value ranges).
+ *
+ * Domain code: no I/O. Definitions come from a ConformanceResourceSource, terminology from
+ * the TerminologyPort. Output is an OperationOutcome with the HL7 validator's wording,
+ * FHIRPath locations (`Bundle.entry[3].resource.ofType(Encounter).where(id = 'e1').class`),
+ * line/column when the input was JSON text, and message ids.
+ */
+import type { ConformanceResourceSource } from '../conformance-resources.js';
+import { unknownTerminology, type CodingInput, type TerminologyPort, type ValidateCodeResult } from '../terminology/terminology-port.js';
+import { parseLocatedJson, type ArrayLocation, type JsonParseIssue, type ObjectLocation, type Position } from './json/located-json.js';
+import { formatMessage, MESSAGES, type MessageId } from './messages.js';
+import { EXT_COL, EXT_LINE, EXT_MESSAGE_ID, type Issue, type IssueSeverity, type ValidationOutcome } from './outcome/issue.js';
+import { PlanRegistry } from './plan/plan-registry.js';
+import { PRIMITIVE_TYPES, type ChildIndex, type ConstraintPlan, type ElementPlan, type StructurePlan } from './plan/structure-plan.js';
+import { checkPrimitiveValue, checkResourceId, jsonTypeOfPrimitive } from './checks/primitives.js';
+import { InvariantEvaluator } from './checks/invariants.js';
+import { BundleIndex, parseReference } from './checks/references.js';
+import { checkXhtml } from './checks/xhtml.js';
+import { deepEqual, matchesPattern, describeValue } from './checks/values.js';
+import { evaluateDiscriminatorPath } from './checks/discriminator-path.js';
+
+export interface ValidatorOptions {
+  /** JSON text longer than this is refused (characters; default 64 MiB). */
+  maxInputLength?: number;
+  /** Deeper nesting is refused (default 300 levels). */
+  maxDepth?: number;
+  /** How an extension whose definition cannot be found is reported (default error, as the HL7 validator). */
+  unknownExtensionSeverity?: 'error' | 'warning' | 'information';
+  /** The HL7 validator's optional security checks (HTML in strings). Default false. */
+  securityChecks?: boolean;
+  /** Report best-practice invariants (as warnings). Default true. */
+  bestPractice?: boolean;
+}
+
+export interface ValidateOptions {
+  /** Profiles to validate against in addition to meta.profile (canonical URLs). */
+  profiles?: readonly string[];
+  /** Passed on to remote terminology. */
+  authorization?: string;
+}
+
+type Mode = 'structural' | 'profile';
+
+interface Run {
+  issues: Issue[];
+  seen: Set<string>;
+  locations: WeakMap<object, ObjectLocation | ArrayLocation> | undefined;
+  evaluated: Set<string>;
+  pending: Promise<void>[];
+  authorization: string | undefined;
+  /** Silent runs (slice matching by profile) only count errors. */
+  silent: boolean;
+  errorCount: number;
+}
+
+interface Scope {
+  resource: Record<string, unknown>;
+  root: Record<string, unknown>;
+  /** Index of the Bundle the resource sits in, and the entry's fullUrl. */
+  bundle: BundleIndex | undefined;
+  fullUrl: string | undefined;
+  depth: number;
+}
+
+const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
+const ABSOLUTE_URL = /^(https?|ftp|urn|file|mailto|ldap|news|tel|data):/;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function jsonKind(v: unknown): string {
+  if (v === null) return 'a Null';
+  if (Array.isArray(v)) return 'an Array';
+  switch (typeof v) {
+    case 'string': return 'a String';
+    case 'number': return 'a Number';
+    case 'boolean': return 'a Boolean';
+    default: return 'an Object';
+  }
+}
+
+export class Validator {
+  private readonly plans: PlanRegistry;
+  private readonly invariants: InvariantEvaluator;
+  private readonly reportedBrokenInvariants = new Set<string>();
+  private readonly options: Required<ValidatorOptions>;
+
+  constructor(
+    private readonly source: ConformanceResourceSource,
+    private readonly terminology: TerminologyPort = unknownTerminology,
+    options: ValidatorOptions = {},
+  ) {
+    this.plans = new PlanRegistry(source);
+    this.invariants = new InvariantEvaluator(terminology);
+    this.options = {
+      maxInputLength: options.maxInputLength ?? 64 * 1024 * 1024,
+      maxDepth: options.maxDepth ?? 300,
+      unknownExtensionSeverity: options.unknownExtensionSeverity ?? 'error',
+      securityChecks: options.securityChecks ?? false,
+      bestPractice: options.bestPractice ?? true,
+    };
+  }
+
+  /**
+   * Validate a resource (a parsed value, or JSON text which is then parsed with locations).
+   * Terminology answers that arrive as Promises are not waited for here; use validateAsync.
+   */
+  validate(input: unknown, options: ValidateOptions = {}): ValidationOutcome {
+    const run = this.newRun(options);
+    this.validateInto(run, input, options);
+    return { resourceType: 'OperationOutcome', issue: run.issues };
+  }
+
+  /** As validate, but waits for asynchronous terminology answers. */
+  async validateAsync(input: unknown, options: ValidateOptions = {}): Promise<ValidationOutcome> {
+    const run = this.newRun(options);
+    this.validateInto(run, input, options);
+    while (run.pending.length) {
+      const pending = run.pending.splice(0);
+      await Promise.all(pending);
+    }
+    return { resourceType: 'OperationOutcome', issue: run.issues };
+  }
+
+  private newRun(options: ValidateOptions): Run {
+    return { issues: [], seen: new Set(), locations: undefined, evaluated: new Set(), pending: [], authorization: options.authorization, silent: false, errorCount: 0 };
+  }
+
+  private validateInto(run: Run, input: unknown, options: ValidateOptions): void {
+    let value = input;
+    if (typeof input === 'string') {
+      const parsed = parseLocatedJson(input, { maxLength: this.options.maxInputLength, maxDepth: this.options.maxDepth + 20 });
+      run.locations = parsed.locations;
+      const rootType = isObject(parsed.value) && typeof parsed.value.resourceType === 'string' ? parsed.value.resourceType : '';
+      for (const pi of parsed.issues) this.reportParseIssue(run, pi, rootType);
+      if (parsed.value === undefined) return;
+      value = parsed.value;
+    }
+    if (!isObject(value)) {
+      this.report(run, 'fatal', 'RESOURCE_NOT_OBJECT', [], '', undefined);
+      return;
+    }
+    const rt = value.resourceType;
+    if (typeof rt !== 'string') {
+      this.report(run, 'fatal', 'RESOURCETYPE_MISSING', [], '', this.pos(run, value));
+      return;
+    }
+    const scope: Scope = { resource: value, root: value, bundle: undefined, fullUrl: undefined, depth: 0 };
+    this.validateResource(run, value, rt, rt, scope, options.profiles ?? [], true);
+  }
+
+  // ------------------------------------------------------------------ issues
+
+  private reportParseIssue(run: Run, pi: JsonParseIssue, rootType: string): void {
+    const path = pi.path.length === 0 ? rootType : rootType + pi.path.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');
+    const at = { line: pi.line, col: pi.col };
+    switch (pi.kind) {
+      case 'comment': return this.report(run, 'error', 'JSON_COMMENTS_NOT_ALLOWED', [], path, at);
+      case 'missing-comma': return this.report(run, typeof pi.path[pi.path.length - 1] === 'number' || pi.message.includes('Array') ? 'error' : 'error', 'JSON_COMMA_MISSING', [], path, at);
+      case 'trailing-comma': return this.report(run, 'error', pi.message.includes('Array') ? 'JSON_COMMA_EXTRA_ARRAY' : 'JSON_COMMA_EXTRA_OBJECT', [], path, at);
+      case 'duplicate-property': return this.report(run, 'error', 'DUPLICATE_JSON_PROPERTY', [pi.path[pi.path.length - 1]], path, at);
+      case 'too-deep': return this.report(run, 'fatal', 'JSON_TOO_DEEP', [pi.message], '', at);
+      case 'too-large': return this.report(run, 'fatal', 'JSON_TOO_LARGE', [pi.message], '', at);
+      default: return this.report(run, 'fatal', 'JSON_PARSE_ERROR', [`${pi.message} (line ${pi.line}, column ${pi.col})`], '', at);
+    }
+  }
+
+  private report(run: Run, severity: IssueSeverity, id: MessageId, args: readonly unknown[], path: string, at: Position | undefined, codeOverride?: string): void {
+    if (run.silent) {
+      if (severity === 'error' || severity === 'fatal') run.errorCount++;
+      return;
+    }
+    const text = formatMessage(id, args);
+    const key = severity + '\u0000' + path + '\u0000' + text;
+    if (run.seen.has(key)) return;
+    run.seen.add(key);
+    if (severity === 'error' || severity === 'fatal') run.errorCount++;
+    this.pushIssue(run, severity, codeOverride ?? MESSAGES[id].code, text, id, path, at);
+  }
+
+  private pushIssue(run: Run, severity: IssueSeverity, code: string, text: string, messageId: string, path: string, at: Position | undefined): void {
+    const extension: Issue['extension'] = [];
+    if (at) {
+      extension.push({ url: EXT_LINE, valueInteger: at.line }, { url: EXT_COL, valueInteger: at.col });
+    }
+    extension.push({ url: EXT_MESSAGE_ID, valueCode: messageId });
+    const issue: Issue = { severity, code, details: { text }, diagnostics: text, extension };
+    if (path) issue.expression = [path];
+    run.issues.push(issue);
+  }
+
+  private pos(run: Run, value: unknown): Position | undefined {
+    if (!run.locations || value === null || typeof value !== 'object') return undefined;
+    return run.locations.get(value);
+  }
+
+  private propPos(run: Run, parent: Record<string, unknown>, key: string): Position | undefined {
+    if (!run.locations) return undefined;
+    const loc = run.locations.get(parent) as ObjectLocation | undefined;
+    return loc?.props[key];
+  }
+
+  private itemPos(run: Run, arr: unknown[], i: number): Position | undefined {
+    if (!run.locations) return undefined;
+    const loc = run.locations.get(arr) as ArrayLocation | undefined;
+    return loc?.items[i];
+  }
+
+  // ------------------------------------------------------------------ resources
+
+  private validateResource(run: Run, res: Record<string, unknown>, rt: string, resPath: string, scope: Scope, extraProfiles: readonly string[], structural: boolean): void {
+    const basePlan = this.plans.typePlan(rt);
+    if (!basePlan || basePlan.kind !== 'resource' || !basePlan.hasSnapshot) {
+      this.report(run, 'error', 'RESOURCETYPE_UNKNOWN', [rt], resPath, this.propPos(run, res, 'resourceType'));
+      return;
+    }
+    if (structural) {
+      if (rt === 'Bundle') this.checkBundle(run, res, resPath, scope);
+      this.walkObject(run, res, basePlan.root, basePlan.root.ownChildren!, resPath, scope, 'structural', basePlan);
+      if (typeof res.id === 'string') {
+        for (const p of checkResourceId(res.id)) this.report(run, p.severity, p.id, p.args, `${resPath}.id`, this.propPos(run, res, 'id'));
+      }
+    }
+    // profiles: meta.profile, then the caller's
+    const meta = res.meta;
+    const profiles: { url: string; path: string; at: Position | undefined }[] = [];
+    if (structural && isObject(meta) && Array.isArray(meta.profile)) {
+      meta.profile.forEach((p, i) => {
+        if (typeof p === 'string') profiles.push({ url: p, path: `${resPath}.meta.profile[${i}]`, at: this.itemPos(run, meta.profile as unknown[], i) });
+      });
+    }
+    for (const p of extraProfiles) profiles.push({ url: p, path: resPath, at: undefined });
+    const done = new Set<string>([basePlan.url]);
+    for (const p of profiles) {
+      if (done.has(p.url)) continue;
+      done.add(p.url);
+      const plan = this.plans.plan(p.url);
+      if (!plan) {
+        this.report(run, 'warning', 'PROFILE_NOT_FOUND', [p.url], p.path, p.at);
+        continue;
+      }
+      this.validateAgainstProfile(run, res, rt, plan, resPath, scope, p.path, p.at);
+    }
+  }
+
+  private validateAgainstProfile(run: Run, res: Record<string, unknown>, rt: string, plan: StructurePlan, resPath: string, scope: Scope, reportPath: string, at: Position | undefined): void {
+    if (!plan.hasSnapshot || !plan.root?.ownChildren) {
+      this.report(run, 'warning', 'PROFILE_NO_SNAPSHOT', [plan.url], reportPath, at);
+      return;
+    }
+    if (plan.type !== rt && plan.type !== 'Resource' && plan.type !== 'DomainResource') {
+      this.report(run, 'error', 'PROFILE_WRONG_TYPE', [plan.label, plan.type, rt], reportPath, at);
+      return;
+    }
+    this.walkObject(run, res, plan.root, plan.root.ownChildren, resPath, scope, 'profile', plan);
+  }
+
+  // ------------------------------------------------------------------ the walk
+
+  /**
+   * Walk one JSON object against the element `el` whose children are `children`.
+   * `path` is the FHIRPath location of the object.
+   */
+  private walkObject(run: Run, obj: Record<string, unknown>, el: ElementPlan, children: ChildIndex, path: string, scope: Scope, mode: Mode, plan: StructurePlan): void {
+    if (scope.depth > this.options.maxDepth) {
+      this.report(run, 'fatal', 'NESTING_TOO_DEEP', [this.options.maxDepth], path, this.pos(run, obj));
+      return;
+    }
+    const isResourceRoot = el === plan.root && plan.kind === 'resource';
+    // 1. sort the properties onto their elements
+    let groups: Map<ElementPlan, { key: string; type: string | undefined; count: number }[]> | undefined;
+    for (const key in obj) {
+      if (key === 'resourceType' && isResourceRoot) continue;
+      let lookupKey = key;
+      if (key.charCodeAt(0) === 95 /* _ */) {
+        lookupKey = key.slice(1);
+        if (lookupKey in obj) continue; // handled with its value
+      }
+      const hit = children.byJsonName.get(lookupKey);
+      if (!hit) {
+        this.unknownProperty(run, obj, key, lookupKey, children, path, mode, plan);
+        continue;
+      }
+      if (key !== lookupKey && !(hit.type ? PRIMITIVE_TYPES.has(hit.type) : hit.element.types.length > 0 && PRIMITIVE_TYPES.has(hit.element.types[0].code))) {
+        if (mode === 'structural') this.report(run, 'error', 'UNRECOGNISED_PROPERTY', [key], path, this.propPos(run, obj, key));
+        continue;
+      }
+      groups ??= new Map();
+      let g = groups.get(hit.element);
+      if (!g) groups.set(hit.element, (g = []));
+      g.push({ key: lookupKey, type: hit.type, count: 0 });
+    }
+    // 2. every child element: cardinality, slicing, values
+    for (const child of children.list) {
+      const g = groups?.get(child);
+      if (!g) {
+        if (child.min > 0) this.report(run, 'error', 'CARDINALITY_MIN', [child.path, child.min, 0, plan.label], path, this.pos(run, obj));
+        continue;
+      }
+      if (g.length > 1 && mode === 'structural') {
+        this.report(run, 'error', 'CHOICE_MULTIPLE', [child.name + '[x]', g.map((x) => x.key).join(', ')], path, this.pos(run, obj));
+      }
+      for (const occurrence of g) this.walkProperty(run, obj, occurrence.key, occurrence.type, child, path, scope, mode, plan);
+    }
+    // 3. invariants of the element itself
+    if (el.constraints.length) this.checkConstraints(run, el, obj, path, scope, mode);
+  }
+
+  private unknownProperty(run: Run, obj: Record<string, unknown>, key: string, lookupKey: string, children: ChildIndex, path: string, mode: Mode, plan: StructurePlan): void {
+    for (const c of children.choices) {
+      if (lookupKey.length > c.name.length && lookupKey.startsWith(c.name) && lookupKey.charCodeAt(c.name.length) >= 65 && lookupKey.charCodeAt(c.name.length) <= 90) {
+        const typeName = lookupKey.slice(c.name.length);
+        const lower = typeName[0].toLowerCase() + typeName.slice(1);
+        const type = PRIMITIVE_TYPES.has(lower) ? lower : typeName;
+        if (this.plans.typePlan(type)) {
+          this.report(run, 'error', 'CHOICE_TYPE_NOT_ALLOWED', [plan.label, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, this.propPos(run, obj, key));
+        } else if (mode === 'structural') {
+          this.report(run, 'error', 'CHOICE_TYPE_UNKNOWN', [key, c.types.map((t) => t.code).join(', ')], path, this.propPos(run, obj, key));
+        }
+        return;
+      }
+    }
+    if (mode === 'structural') this.report(run, 'error', 'UNRECOGNISED_PROPERTY', [key], path, this.propPos(run, obj, key));
+  }
+
+  /** One JSON property (and its `_` companion) against its element. */
+  private walkProperty(run: Run, obj: Record<string, unknown>, key: string, choiceType: string | undefined, el: ElementPlan, path: string, scope: Scope, mode: Mode, plan: StructurePlan): void {
+    const raw = obj[key];
+    const companion = obj['_' + key];
+    const type = choiceType ?? (el.types.length > 0 ? el.types[0].code : undefined);
+    const isPrimitive = type !== undefined && PRIMITIVE_TYPES.has(type);
+    const repeating = el.baseMax > 1;
+    const basePath = choiceType ? `${path}.${el.name}.ofType(${choiceType})` : `${path}.${key}`;
+    let effective = el;
+    if (el.isChoice && el.slices.length > 0 && choiceType) {
+      const typed = el.slices.find((s) => s.types.length === 1 && s.types[0].code === choiceType) ?? el.slices.find((s) => s.sliceName === key);
+      if (typed) effective = typed;
+    }
+    // JSON shape
+    let values: unknown[];
+    let companions: unknown[] | undefined;
+    let valuesAreArray = false;
+    if (raw === undefined) {
+      values = Array.isArray(companion) ? companion.map(() => undefined) : [undefined];
+    } else if (Array.isArray(raw)) {
+      valuesAreArray = true;
+      values = raw;
+      if (!repeating && mode === 'structural') {
+        this.report(run, 'error', 'JSON_PROPERTY_VALUE_NOT_ARRAY', [isPrimitive ? 'a primitive' : 'an Object', `${path}.${key}`], basePath, this.propPos(run, obj, key));
+      }
+      if (raw.length === 0 && mode === 'structural') {
+        this.report(run, 'error', 'ARRAY_CANNOT_BE_EMPTY', [], basePath, this.propPos(run, obj, key));
+      }
+    } else {
+      values = [raw];
+      if (repeating && mode === 'structural') {
+        this.report(run, 'error', 'JSON_PROPERTY_NO_ARRAY', [key, jsonKind(raw), path], basePath, this.propPos(run, obj, key));
+      }
+    }
+    if (companion !== undefined) {
+      if (Array.isArray(companion)) companions = companion;
+      else companions = [companion];
+      if (mode === 'structural' && (Array.isArray(companion) !== (raw === undefined ? Array.isArray(companion) : Array.isArray(raw)) || (Array.isArray(raw) && Array.isArray(companion) && raw.length !== companion.length))) {
+        this.report(run, 'error', 'PRIMITIVE_EXTENSION_MISALIGNED', [key, companions.length, values.length, path], basePath, this.propPos(run, obj, '_' + key));
+      }
+    }
+    const count = Math.max(values.length, companions?.length ?? 0);
+    // cardinality
+    if (count < effective.min) this.report(run, 'error', 'CARDINALITY_MIN', [effective.path, effective.min, count, plan.label], path, this.pos(run, obj));
+    if (count > effective.max) this.report(run, 'error', 'CARDINALITY_MAX', [effective.path, effective.max, count, plan.label], path, this.pos(run, obj));
+    // slicing
+    let sliceOf: (ElementPlan | undefined)[] | undefined;
+    if (effective.slicing && effective.slices.length > 0 && !effective.isChoice) {
+      sliceOf = this.assignSlices(run, values, effective, path, basePath, repeating, scope, plan, obj, key);
+    }
+    // extensions resolve by url (structural walk only: profiles slice them)
+    const isExtension = mode === 'structural' && (el.name === 'extension' || el.name === 'modifierExtension') && type === 'Extension';
+    const n = count;
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      const c = companions?.[i];
+      const itemPath = repeating || valuesAreArray ? `${basePath}[${i}]` : basePath;
+      const at = raw === undefined ? undefined : valuesAreArray ? this.itemPos(run, raw as unknown[], i) : this.propPos(run, obj, key);
+      const target = sliceOf?.[i] ?? effective;
+      if (isPrimitive) {
+        this.checkPrimitive(run, v, c, target, type, itemPath, scope, mode, plan, at, companions !== undefined);
+        continue;
+      }
+      if (v === null || v === undefined) {
+        if (mode === 'structural') this.report(run, 'error', v === null ? 'JSON_NULL_NOT_ALLOWED' : 'JSON_PROPERTY_NOT_OBJECT', v === null ? [key, path] : [key, 'missing', path], itemPath, at);
+        continue;
+      }
+      if (!isObject(v)) {
+        if (mode === 'structural') this.report(run, 'error', 'JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemPath], itemPath, at);
+        continue;
+      }
+      if (isExtension) this.resolveExtension(run, v, el.name === 'modifierExtension', itemPath, scope, at);
+      this.walkComplexValue(run, v, target, type, itemPath, scope, mode, plan, at);
+    }
+  }
+
+  /** A complex value: nested resource, or datatype / backbone element. */
+  private walkComplexValue(run: Run, v: Record<string, unknown>, el: ElementPlan, type: string | undefined, path: string, scope: Scope, mode: Mode, plan: StructurePlan, at: Position | undefined): void {
+    if (type === 'Resource' || (type !== undefined && type !== 'Element' && type !== 'BackboneElement' && !el.ownChildren && this.plans.isResourceType(type))) {
+      this.walkNestedResource(run, v, el, path, scope, mode, at);
+      return;
+    }
+    const depthScope: Scope = { ...scope, depth: scope.depth + 1 };
+    if (el.path === 'Bundle.entry') depthScope.fullUrl = typeof v.fullUrl === 'string' ? v.fullUrl : undefined;
+    if (el.fixed !== undefined) this.checkFixed(run, v, el.fixed, path, plan, at);
+    if (el.pattern !== undefined) this.checkPattern(run, v, el.pattern, path, plan, at);
+    if (el.binding && type && (type === 'CodeableConcept' || type === 'Coding' || type === 'Quantity' || type === 'CodeableReference')) {
+      this.checkBinding(run, el, type, v, path, at);
+    }
+    if (type === 'Reference' && mode === 'structural') this.checkReference(run, v, el, path, scope, at);
+    if ((el.minValue || el.maxValue) && type === 'Quantity') this.checkQuantityRange(run, v, el, path, at);
+    // children: the element's own (profiles, backbone elements) or its type's
+    let children = el.ownChildren;
+    let childPlan = plan;
+    if (!children && el.contentReference) {
+      const ref = el.structure.byId.get(el.contentReference.slice(el.contentReference.indexOf('#') + 1));
+      if (ref) {
+        children = ref.ownChildren;
+        if (ref.constraints.length) this.checkConstraints(run, ref, v, path, depthScope, mode);
+      }
+    }
+    if (!children) {
+      // in a profile walk, a datatype the profile does not constrain was already checked by the structural walk
+      if (mode === 'profile' && !this.hasTypeProfiles(el, type)) return;
+      if (!type) return;
+      const tp = this.plans.typePlan(type);
+      if (!tp?.root) return;
+      children = tp.root.ownChildren;
+      childPlan = tp;
+      if (mode === 'structural' && tp.root.constraints.length) this.checkConstraints(run, tp.root, v, path, depthScope, mode);
+      if (children) this.walkObject(run, v, el, children, path, depthScope, mode, childPlan);
+      else if (el.constraints.length) this.checkConstraints(run, el, v, path, depthScope, mode);
+    } else {
+      this.walkObject(run, v, el, children, path, depthScope, mode, childPlan);
+    }
+    // type profiles (e.g. SimpleQuantity, an extension's definition) are walked as profiles
+    if (type) this.walkTypeProfiles(run, v, el, type, path, depthScope);
+  }
+
+  private hasTypeProfiles(el: ElementPlan, type: string | undefined): boolean {
+    for (const t of el.types) if (t.code === type && t.profiles.length > 0) return true;
+    return false;
+  }
+
+  private walkTypeProfiles(run: Run, v: Record<string, unknown>, el: ElementPlan, type: string, path: string, scope: Scope): void {
+    for (const t of el.types) {
+      if (t.code !== type || t.profiles.length === 0) continue;
+      for (const url of t.profiles) {
+        if (url === CORE_SD + type) continue;
+        if (type === 'Extension' && el.name === 'extension' && el.sliceName === undefined) continue;
+        const p = this.plans.plan(url);
+        if (!p?.root?.ownChildren) continue;
+        this.walkObject(run, v, p.root, p.root.ownChildren, path, scope, 'profile', p);
+      }
+    }
+  }
+
+  private walkNestedResource(run: Run, v: Record<string, unknown>, el: ElementPlan, path: string, scope: Scope, mode: Mode, at: Position | undefined): void {
+    const rt = v.resourceType;
+    if (typeof rt !== 'string') {
+      if (mode === 'structural') this.report(run, 'error', 'RESOURCETYPE_MISSING', [], path, at);
+      return;
+    }
+    const nestedPath = `${path}.ofType(${rt})` + (typeof v.id === 'string' ? `.where(id = '${v.id.replace(/'/g, "\\'")}')` : '');
+    const isContained = el.name === 'contained';
+    const nested: Scope = {
+      resource: v,
+      root: isContained ? scope.root : v,
+      bundle: scope.bundle,
+      fullUrl: scope.fullUrl,
+      depth: scope.depth + 1,
+    };
+    if (scope.depth > this.options.maxDepth) {
+      this.report(run, 'fatal', 'NESTING_TOO_DEEP', [this.options.maxDepth], path, at);
+      return;
+    }
+    if (mode === 'structural') {
+      if (isContained && typeof v.id !== 'string') this.report(run, 'error', 'CONTAINED_NO_ID', [], nestedPath, at);
+      this.validateResource(run, v, rt, nestedPath, nested, [], true);
+    } else {
+      // a profile can constrain the nested resource with type profiles
+      for (const t of el.types) {
+        for (const url of t.profiles) {
+          const p = this.plans.plan(url);
+          if (p && p.type === rt) this.validateAgainstProfile(run, v, rt, p, nestedPath, nested, nestedPath, at);
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ primitives
+
+  private checkPrimitive(run: Run, v: unknown, companion: unknown, el: ElementPlan, type: string, path: string, scope: Scope, mode: Mode, plan: StructurePlan, at: Position | undefined, hasCompanion: boolean): void {
+    if (mode === 'structural') {
+      if (companion !== undefined && companion !== null) {
+        if (!isObject(companion)) {
+          this.report(run, 'error', 'JSON_PROPERTY_NOT_OBJECT', [path.slice(path.lastIndexOf('.') + 1), jsonKind(companion), path], path, at);
+        } else {
+          const cc = this.plans.primitiveCompanionChildren(type);
+          if (cc) this.walkObject(run, companion, el, cc, path, { ...scope, depth: scope.depth + 1 }, mode, this.plans.typePlan(type) ?? plan);
+        }
+      }
+      if (v === undefined || v === null) {
+        const hasExtensions = isObject(companion) && Array.isArray(companion.extension) && companion.extension.length > 0;
+        if (!hasExtensions) this.report(run, 'error', v === null && !hasCompanion ? 'JSON_NULL_NOT_ALLOWED' : 'PRIMITIVE_NO_VALUE', v === null && !hasCompanion ? [path.slice(path.lastIndexOf('.') + 1), path] : [], path, at);
+        return;
+      }
+      const want = jsonTypeOfPrimitive(type);
+      if (typeof v !== want) {
+        this.report(run, 'error', 'JSON_PRIMITIVE_WRONG_TYPE', [want === 'boolean' ? 'a boolean' : want === 'number' ? 'a number' : 'a string', path], path, at);
+        return;
+      }
+      const isResourceId = type !== 'id' && el.path === plan.type + '.id' && plan.kind === 'resource';
+      if (!isResourceId) {
+        const problems = checkPrimitiveValue(type, v as string | number | boolean, { securityChecks: this.options.securityChecks });
+        for (const p of problems) this.report(run, p.severity, p.id, p.args, path, at);
+      }
+      if (type === 'xhtml' && typeof v === 'string') {
+        for (const p of checkXhtml(v)) this.report(run, 'error', p.id, p.args, path, at);
+      }
+    } else if (v === undefined || v === null || typeof v !== jsonTypeOfPrimitive(type)) {
+      return;
+    }
+    if (v === undefined || v === null) return;
+    if (el.maxLength !== undefined && typeof v === 'string' && v.length > el.maxLength) {
+      this.report(run, 'error', 'STRING_TOO_LONG', [el.maxLength], path, at);
+    }
+    if (el.fixed !== undefined && !deepEqual(v, el.fixed)) {
+      this.report(run, 'error', 'FIXED_VALUE', [v, describeValue(el.fixed)], path, at);
+    }
+    if (el.pattern !== undefined && !deepEqual(v, el.pattern)) {
+      this.report(run, 'error', 'PATTERN_VALUE', [v, describeValue(el.pattern), plan.label], path, at);
+    }
+    if (el.minValue || el.maxValue) this.checkPrimitiveRange(run, v, el, path, at);
+    if (el.binding && (type === 'code' || type === 'string' || type === 'uri') && typeof v === 'string') {
+      this.checkBinding(run, el, type, v, path, at);
+    }
+    if (el.constraints.length) this.checkConstraints(run, el, v, path, scope, mode);
+  }
+
+  private checkPrimitiveRange(run: Run, v: unknown, el: ElementPlan, path: string, at: Position | undefined): void {
+    const cmp = (a: unknown, b: unknown): number | undefined => {
+      if (typeof a === 'number' && typeof b === 'number') return a - b;
+      if (typeof a === 'string' && typeof b === 'string') {
+        const n = Math.min(a.length, b.length);
+        return a.slice(0, n) < b.slice(0, n) ? -1 : a.slice(0, n) > b.slice(0, n) ? 1 : 0;
+      }
+      return undefined;
+    };
+    if (el.minValue) {
+      const c = cmp(v, el.minValue.value);
+      if (c !== undefined && c < 0) this.report(run, 'error', 'MIN_VALUE', [v, el.minValue.value], path, at);
+    }
+    if (el.maxValue) {
+      const c = cmp(v, el.maxValue.value);
+      if (c !== undefined && c > 0) this.report(run, 'error', 'MAX_VALUE', [v, el.maxValue.value], path, at);
+    }
+  }
+
+  private checkQuantityRange(run: Run, v: Record<string, unknown>, el: ElementPlan, path: string, at: Position | undefined): void {
+    const value = v.value;
+    if (typeof value !== 'number') return;
+    const describe = (q: any) => `${q.value}${q.unit ?? q.code ? ' ' + (q.unit ?? q.code) : ''}`;
+    const sameUnits = (q: any) => (q.code ?? q.unit) === (v.code ?? v.unit) && (q.system === undefined || v.system === undefined || q.system === v.system);
+    const min = el.minValue?.value as any;
+    if (min && typeof min.value === 'number' && sameUnits(min) && value < min.value) this.report(run, 'error', 'MIN_VALUE', [describe(v), describe(min)], path, at);
+    const max = el.maxValue?.value as any;
+    if (max && typeof max.value === 'number' && sameUnits(max) && value > max.value) this.report(run, 'error', 'MAX_VALUE', [describe(v), describe(max)], path, at);
+  }
+
+  // ------------------------------------------------------------------ fixed / pattern
+
+  private checkFixed(run: Run, v: unknown, fixed: unknown, path: string, plan: StructurePlan, at: Position | undefined): void {
+    if (!deepEqual(v, fixed)) this.report(run, 'error', 'FIXED_VALUE', [describeValue(v), describeValue(fixed)], path, at);
+    void plan;
+  }
+
+  private checkPattern(run: Run, v: unknown, pattern: unknown, path: string, plan: StructurePlan, at: Position | undefined): void {
+    if (!matchesPattern(v, pattern)) this.report(run, 'error', 'PATTERN_MISMATCH', [describeValue(pattern), plan.label], path, at);
+  }
+
+  // ------------------------------------------------------------------ invariants
+
+  private checkConstraints(run: Run, el: ElementPlan, node: unknown, path: string, scope: Scope, mode: Mode): void {
+    for (const c of el.constraints) {
+      if (c.bestPractice && !this.options.bestPractice) continue;
+      const key = path + '\u0000' + c.key;
+      if (run.evaluated.has(key)) continue;
+      run.evaluated.add(key);
+      void mode;
+      const result = this.invariants.evaluate(c, node, { resource: scope.resource, rootResource: scope.root });
+      if (result === 'pass' || result === 'skip') continue;
+      if (result === 'fail') {
+        this.reportConstraint(run, c, path, this.pos(run, node));
+      } else {
+        const brokenKey = c.key + '\u0000' + c.expression;
+        if (!this.reportedBrokenInvariants.has(brokenKey) || !run.silent) {
+          this.reportedBrokenInvariants.add(brokenKey);
+          this.report(run, 'warning', 'INVARIANT_BROKEN', [c.key, c.expression, result.error], path, this.pos(run, node));
+        }
+      }
+    }
+  }
+
+  private reportConstraint(run: Run, c: ConstraintPlan, path: string, at: Position | undefined): void {
+    if (c.bestPractice) this.report(run, 'warning', 'INVARIANT_FAILED_BEST_PRACTICE', [c.key, c.human], path, at);
+    else this.report(run, c.severity, 'INVARIANT_FAILED', [c.key, c.human], path, at);
+  }
+
+  // ------------------------------------------------------------------ extensions
+
+  private resolveExtension(run: Run, ext: Record<string, unknown>, modifier: boolean, path: string, scope: Scope, at: Position | undefined): void {
+    const url = ext.url;
+    if (typeof url !== 'string') {
+      this.report(run, 'error', 'EXTENSION_NO_URL', [], path, at);
+      return;
+    }
+    const plan = this.plans.plan(url);
+    if (!plan) {
+      if (modifier) this.report(run, 'error', 'EXTENSION_MODIFIER_UNKNOWN', [url], path, at);
+      else if (!ABSOLUTE_URL.test(url)) this.report(run, 'error', 'EXTENSION_URL_NOT_ABSOLUTE', [url], `${path}.url`, at);
+      else if (this.options.unknownExtensionSeverity === 'error') this.report(run, 'error', 'EXTENSION_UNKNOWN', [url], path, at);
+      else this.report(run, this.options.unknownExtensionSeverity, 'EXTENSION_UNKNOWN_ALLOWED', [url], path, at);
+      return;
+    }
+    if (!plan.root?.ownChildren) return;
+    this.walkObject(run, ext, plan.root, plan.root.ownChildren, path, { ...scope, depth: scope.depth + 1 }, 'profile', plan);
+  }
+
+  // ------------------------------------------------------------------ references
+
+  private checkReference(run: Run, v: Record<string, unknown>, el: ElementPlan, path: string, scope: Scope, at: Position | undefined): void {
+    const ref = v.reference;
+    if (typeof ref !== 'string') {
+      if (v.identifier === undefined && v.display === undefined && v.extension === undefined) this.report(run, 'warning', 'REFERENCE_NO_DISPLAY', [], path, at);
+      return;
+    }
+    const targets = this.referenceTargets(el);
+    const parsed = parseReference(ref);
+    if (parsed.kind === 'local') {
+      if (parsed.id === '') return; // reference to the container
+      const contained = scope.root.contained;
+      const found = Array.isArray(contained) && contained.some((c) => isObject(c) && c.id === parsed.id);
+      if (!found) {
+        this.report(run, 'error', 'REFERENCE_CANT_RESOLVE', [ref], path, at);
+        return;
+      }
+      const target = (contained as Record<string, unknown>[]).find((c) => isObject(c) && c.id === parsed.id);
+      if (targets && target && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
+        this.report(run, 'error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')], path, at);
+      }
+      return;
+    }
+    if (/\s/.test(ref)) {
+      this.report(run, 'error', 'REFERENCE_FORMAT', [ref], path, at);
+      return;
+    }
+    if (targets && parsed.type && this.plans.isResourceType(parsed.type) && !targets.has(parsed.type)) {
+      this.report(run, 'error', 'REFERENCE_BAD_TARGET', [parsed.type, ref, [...targets].join(', ')], path, at);
+      return;
+    }
+    if (scope.bundle) {
+      const hits = scope.bundle.resolve(ref, scope.fullUrl);
+      if (hits.length === 1) {
+        const target = hits[0].resource;
+        if (targets && target && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
+          this.report(run, 'error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')], path, at);
+        }
+      }
+    }
+  }
+
+  private readonly targetCache = new WeakMap<ElementPlan, Set<string> | null>();
+
+  /** Resource types a Reference element may point to; undefined = any. */
+  private referenceTargets(el: ElementPlan): Set<string> | undefined {
+    let t = this.targetCache.get(el);
+    if (t === undefined) {
+      const s = new Set<string>();
+      let any = false;
+      for (const type of el.types) {
+        if (type.code !== 'Reference' && type.code !== 'CodeableReference') continue;
+        if (type.targetProfiles.length === 0) any = true;
+        for (const tp of type.targetProfiles) {
+          const name = tp.startsWith(CORE_SD) ? tp.slice(CORE_SD.length) : this.plans.plan(tp)?.type;
+          if (!name || name === 'Resource' || name === 'DomainResource') any = true;
+          else s.add(name);
+        }
+      }
+      t = any || s.size === 0 ? null : s;
+      this.targetCache.set(el, t);
+    }
+    return t ?? undefined;
+  }
+
+  // ------------------------------------------------------------------ bundles
+
+  private checkBundle(run: Run, bundle: Record<string, unknown>, path: string, scope: Scope): void {
+    const entries = bundle.entry;
+    if (!Array.isArray(entries)) return;
+    const index = new BundleIndex(entries);
+    scope.bundle = index;
+    const seenIds = new Map<string, number>();
+    entries.forEach((e, i) => {
+      if (!isObject(e)) return;
+      const entryPath = `${path}.entry[${i}]`;
+      const at = this.itemPos(run, entries, i);
+      const fullUrl = e.fullUrl;
+      const res = e.resource;
+      if (typeof fullUrl === 'string') {
+        if (!ABSOLUTE_URL.test(fullUrl)) this.report(run, 'error', 'BUNDLE_FULLURL_ABSOLUTE', [fullUrl], entryPath, at);
+        else if (isObject(res) && typeof res.resourceType === 'string' && typeof res.id === 'string') {
+          const m = /^https?:\/\/.+\/([A-Z][A-Za-z]+)\/([^/]+)$/.exec(fullUrl);
+          if (m && (m[1] !== res.resourceType || m[2] !== res.id)) {
+            this.report(run, 'error', 'BUNDLE_FULLURL_ID_MISMATCH', [fullUrl, res.resourceType, res.id], entryPath, at);
+          }
+        }
+      }
+      if (isObject(res) && typeof res.resourceType === 'string' && typeof res.id === 'string') {
+        const key = `${typeof fullUrl === 'string' ? fullUrl : ''}|${res.resourceType}/${res.id}`;
+        const meta = isObject(res.meta) ? res.meta.versionId : undefined;
+        const k = key + '|' + String(meta ?? '');
+        if (seenIds.has(k)) this.report(run, 'error', 'BUNDLE_DUPLICATE_ID', [`${res.resourceType}/${res.id}`], entryPath, at);
+        else seenIds.set(k, i);
+      }
+    });
+  }
+
+  // ------------------------------------------------------------------ slicing
+
+  private assignSlices(run: Run, values: unknown[], el: ElementPlan, parentPath: string, basePath: string, repeating: boolean, scope: Scope, plan: StructurePlan, obj: Record<string, unknown>, key: string): (ElementPlan | undefined)[] {
+    const slicing = el.slicing!;
+    const result: (ElementPlan | undefined)[] = new Array(values.length);
+    const counts = new Map<ElementPlan, number>();
+    let lastSliceIndex = -1;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      let matched: ElementPlan | undefined;
+      for (let s = 0; s < el.slices.length; s++) {
+        const slice = el.slices[s];
+        if (this.matchesSlice(run, v, slice, slicing.discriminators, scope)) {
+          matched = slice;
+          if (slicing.ordered && s < lastSliceIndex) {
+            this.report(run, 'error', 'SLICE_ORDER', [plan.label, slice.sliceName], repeating ? `${basePath}[${i}]` : basePath, this.itemPos(run, obj[key] as unknown[], i));
+          }
+          lastSliceIndex = Math.max(lastSliceIndex, s);
+          break;
+        }
+      }
+      result[i] = matched;
+      if (matched) counts.set(matched, (counts.get(matched) ?? 0) + 1);
+      else if (slicing.rules === 'closed') {
+        const itemPath = repeating ? `${basePath}[${i}]` : basePath;
+        this.report(run, 'error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${itemPath}: Does not match any slice`], itemPath, Array.isArray(obj[key]) ? this.itemPos(run, obj[key] as unknown[], i) : this.propPos(run, obj, key));
+      }
+    }
+    for (const slice of el.slices) {
+      const n = counts.get(slice) ?? 0;
+      if (n < slice.min) {
+        this.report(run, 'error', slicing.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, plan.label], parentPath, this.pos(run, obj));
+      }
+      if (n > slice.max) this.report(run, 'error', 'CARDINALITY_MAX', [slice.id, slice.max, n, plan.label], parentPath, this.pos(run, obj));
+    }
+    return result;
+  }
+
+  /** Slices whose minimum is above zero but that were not present at all (element absent). */
+  private matchesSlice(run: Run, v: unknown, slice: ElementPlan, discriminators: { type: string; path: string }[], scope: Scope): boolean {
+    if (discriminators.length === 0) return false;
+    for (const d of discriminators) {
+      if (!this.matchesDiscriminator(run, v, slice, d, scope)) return false;
+    }
+    return true;
+  }
+
+  private matchesDiscriminator(run: Run, v: unknown, slice: ElementPlan, d: { type: string; path: string }, scope: Scope): boolean {
+    const sub = this.sliceSubElement(slice, d.path);
+    const actual = evaluateDiscriminatorPath(v, d.path);
+    switch (d.type) {
+      case 'value':
+      case 'pattern': {
+        let expected = sub?.fixed ?? sub?.pattern;
+        if (expected === undefined && d.path === 'url' && slice.types[0]?.profiles[0]) expected = slice.types[0].profiles[0];
+        if (expected === undefined && sub?.binding?.valueSet && this.terminology.isMemberOf) {
+          for (const a of actual) {
+            const coding = typeof a === 'string' ? { code: a } : (a as CodingInput);
+            const codings = isObject(a) && Array.isArray(a.coding) ? (a.coding as CodingInput[]) : [coding];
+            if (codings.some((c) => this.terminology.isMemberOf!(c, sub.binding!.valueSet!) === true)) return true;
+          }
+          return false;
+        }
+        if (expected === undefined) return false;
+        for (const a of actual) {
+          if (d.type === 'value' && !isObject(expected) ? deepEqual(a, expected) : matchesPattern(a, expected)) return true;
+        }
+        return false;
+      }
+      case 'exists': {
+        if (!sub) return false;
+        if (sub.min >= 1) return actual.length > 0;
+        if (sub.max === 0) return actual.length === 0;
+        return true;
+      }
+      case 'type': {
+        if (!sub || sub.types.length === 0) return false;
+        const codes = sub.types.map((t) => t.code);
+        for (const a of actual) {
+          if (isObject(a) && typeof a.resourceType === 'string') {
+            if (codes.includes(a.resourceType)) return true;
+          } else if (typeof a === 'string' && codes.some((c) => PRIMITIVE_TYPES.has(c))) return true;
+          else if (isObject(a) && codes.length === 1) return true;
+        }
+        return false;
+      }
+      case 'profile': {
+        if (!sub) return false;
+        const profiles = sub.types.flatMap((t) => (t.profiles.length ? t.profiles : t.targetProfiles));
+        if (profiles.length === 0) return false;
+        for (const a of actual) {
+          if (!isObject(a)) continue;
+          for (const url of profiles) {
+            if (this.conformsTo(run, a, url, scope)) return true;
+          }
+        }
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** Silent validation of a value against one profile: does it conform (no errors)? */
+  private conformsTo(run: Run, v: Record<string, unknown>, url: string, scope: Scope): boolean {
+    const p = this.plans.plan(url);
+    if (!p?.root?.ownChildren) return false;
+    const silent: Run = { ...run, silent: true, errorCount: 0, evaluated: new Set(), seen: new Set(), issues: [] };
+    if (p.kind === 'resource') {
+      if (v.resourceType !== p.type) return false;
+      this.walkObject(silent, v, p.root, p.root.ownChildren, p.type, { ...scope, resource: v, root: v, depth: scope.depth + 1 }, 'profile', p);
+    } else {
+      this.walkObject(silent, v, p.root, p.root.ownChildren, 'value', { ...scope, depth: scope.depth + 1 }, 'profile', p);
+    }
+    return silent.errorCount === 0;
+  }
+
+  private readonly subElementCache = new WeakMap<ElementPlan, Map<string, ElementPlan | null>>();
+
+  /** The element inside a slice that a discriminator path points at. */
+  private sliceSubElement(slice: ElementPlan, path: string): ElementPlan | undefined {
+    let cache = this.subElementCache.get(slice);
+    if (!cache) this.subElementCache.set(slice, (cache = new Map()));
+    let hit = cache.get(path);
+    if (hit === undefined) {
+      hit = this.findSubElement(slice, path) ?? null;
+      cache.set(path, hit);
+    }
+    return hit ?? undefined;
+  }
+
+  private findSubElement(slice: ElementPlan, path: string): ElementPlan | undefined {
+    if (path === '$this' || path === '') return slice;
+    let current: ElementPlan | undefined = slice;
+    const segments = path.split('.');
+    for (const raw of segments) {
+      if (!current) return undefined;
+      if (raw === '$this') continue;
+      if (raw === 'resolve()') continue;
+      const ofType = /^ofType\((.+)\)$/.exec(raw);
+      if (ofType) {
+        if (current.isChoice && current.slices.length) current = current.slices.find((s) => s.types.some((t) => t.code === ofType[1])) ?? current;
+        continue;
+      }
+      const ext = /^extension\(['"](.+)['"]\)$/.exec(raw);
+      const name = ext ? 'extension' : raw;
+      let children: ChildIndex | undefined = current.ownChildren;
+      if (!children && current.types.length === 1) children = this.plans.typeChildren(current.types[0].code);
+      const next: ElementPlan | undefined = children?.list.find((c) => c.name === name);
+      if (!next) return undefined;
+      if (ext) {
+        current = next.slices.find((s) => s.types.some((t) => t.profiles.includes(ext[1]))) ?? undefined;
+      } else {
+        current = next;
+      }
+    }
+    return current;
+  }
+
+  // ------------------------------------------------------------------ terminology
+
+  private checkBinding(run: Run, el: ElementPlan, type: string, v: unknown, path: string, at: Position | undefined): void {
+    const binding = el.binding!;
+    if (!binding.valueSet || binding.strength === 'example') return;
+    const key = path + '\u0000' + binding.valueSet + '\u0000binding';
+    if (run.evaluated.has(key)) return;
+    run.evaluated.add(key);
+    let request: { coding?: CodingInput; codings?: CodingInput[] };
+    let display: string;
+    if (typeof v === 'string') {
+      request = { coding: { code: v } };
+      display = v;
+    } else if (isObject(v) && (type === 'CodeableConcept' || type === 'CodeableReference')) {
+      const cc = type === 'CodeableReference' ? v.concept : v;
+      if (!isObject(cc) || !Array.isArray(cc.coding) || cc.coding.length === 0) return;
+      const codings = (cc.coding as unknown[]).filter(isObject) as CodingInput[];
+      request = { codings };
+      display = codings.map((c) => `${c.system ?? ''}#${c.code ?? ''}`).join(', ');
+    } else if (isObject(v) && (type === 'Coding' || type === 'Quantity')) {
+      if (typeof v.code !== 'string') return;
+      request = { coding: { system: v.system as string | undefined, code: v.code, display: v.display as string | undefined, version: v.version as string | undefined } };
+      display = String(v.code);
+    } else {
+      return;
+    }
+    let answer: ValidateCodeResult | Promise<ValidateCodeResult>;
+    try {
+      answer = this.terminology.validateCode({ valueSet: binding.valueSet, ...request, authorization: run.authorization });
+    } catch (e) {
+      answer = { valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' };
+    }
+    const apply = (r: ValidateCodeResult) => this.applyBindingResult(run, r, binding.strength, binding.valueSet!, type, display, path, at);
+    if (answer && typeof (answer as Promise<ValidateCodeResult>).then === 'function') {
+      run.pending.push((answer as Promise<ValidateCodeResult>).then(apply, (e) => apply({ valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' })));
+    } else {
+      apply(answer as ValidateCodeResult);
+    }
+  }
+
+  private applyBindingResult(run: Run, r: ValidateCodeResult, strength: string, valueSet: string, type: string, display: string, path: string, at: Position | undefined): void {
+    for (const i of r.issues) {
+      const key = i.severity + '\u0000' + path + '\u0000' + i.text;
+      if (run.seen.has(key)) continue;
+      run.seen.add(key);
+      if (!run.silent) this.pushIssue(run, i.severity, i.code, i.text, i.messageId, path, at);
+      if (i.severity === 'error') run.errorCount++;
+    }
+    if (r.valid !== false) return;
+    const vs = this.source.valueSet(valueSet);
+    const title = (vs?.title ?? vs?.name ?? valueSet) as string;
+    const vsLabel = vs?.url ? (vs.version ? `${vs.url}|${vs.version}` : vs.url) : valueSet;
+    const concept = type === 'CodeableConcept' || type === 'CodeableReference';
+    if (strength === 'required') {
+      if (concept) this.report(run, 'error', 'BINDING_REQUIRED_CONCEPT', [title, vsLabel, display], path, at);
+      else this.report(run, 'error', 'BINDING_REQUIRED_CODE', [display, title, vsLabel], path, at);
+    } else if (strength === 'extensible') {
+      this.report(run, 'warning', 'BINDING_EXTENSIBLE_CONCEPT', [title, vsLabel, display], path, at);
+    } else if (strength === 'preferred') {
+      this.report(run, 'information', 'BINDING_PREFERRED_CONCEPT', [title, vsLabel, display], path, at);
+    }
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Runs the HL7 validator conformance checks (../shared/conformance/cases.json) in-process and
+ * scores them the way ../shared/conformance/run.mjs does: verdict agreement (errors or not),
+ * exact error count, and error locations (issue.expression[0]) matched against the expected.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { sharedDir } from '../../../../../test/support/shared-dir.js';
+import type { CanonicalResource } from '../../../src/domain/conformance-resources.js';
+import { LayeredConformanceSource } from '../../../src/domain/engine/layered-source.js';
+import { Validator } from '../../../src/domain/engine/validator.js';
+import type { Issue } from '../../../src/domain/engine/outcome/issue.js';
+import { coreSourceForTests } from './core-definitions.js';
+
+export interface ConformanceCase {
+  id: string;
+  module: string | null;
+  file: string;
+  supporting: string[];
+  profiles: string[];
+  flags: string[];
+  allJson: boolean;
+  expected: { errorCount: number; errors: { expr: string; msg: string }[] };
+}
+
+export interface CaseResult {
+  id: string;
+  module: string | null;
+  expected: number;
+  actual: number;
+  verdictAgree: boolean;
+  exact: boolean;
+  locMatched: number;
+  expectedLocations: number;
+  errors: { expr: string; msg: string }[];
+  crashed?: string;
+}
+
+export interface ConformanceScore {
+  checks: number;
+  verdictAgree: number;
+  exactErrorCount: number;
+  expectedErrors: number;
+  locationsMatched: number;
+  crashed: number;
+  results: CaseResult[];
+}
+
+const root = () => sharedDir('conformance', 'fhir-test-cases', 'validator');
+
+export function loadCases(): ConformanceCase[] {
+  const doc = JSON.parse(readFileSync(sharedDir('conformance', 'cases.json'), 'utf8'));
+  return (doc.cases as ConformanceCase[]).filter((c) => c.allJson);
+}
+
+// the harness's normalisation: both location styles compare equal
+const normExpr = (e: string) => String(e || '').replace(/\s+/g, '').replace(/\/\*.*?\*\//g, '').replace(/\.ofType\(([^)]*)\)/g, '').replace(/\.where\(id=('[^']*'|"[^"]*")\)/g, '');
+
+function multisetMatch(a: string[], b: string[]): number {
+  const m = new Map<string, number>();
+  for (const x of a) m.set(x, (m.get(x) ?? 0) + 1);
+  let n = 0;
+  for (const x of b) {
+    const k = m.get(x);
+    if (k) {
+      n++;
+      m.set(x, k - 1);
+    }
+  }
+  return n;
+}
+
+export function runCase(c: ConformanceCase): CaseResult {
+  const base = { id: c.id, module: c.module, expected: c.expected.errorCount, expectedLocations: c.expected.errors.length };
+  try {
+    const supporting: CanonicalResource[] = [];
+    for (const f of c.supporting) {
+      try {
+        supporting.push(JSON.parse(readFileSync(path.join(root(), f), 'utf8')));
+      } catch {
+        // an unreadable supporting file is simply absent, as for the CLI
+      }
+    }
+    const source = new LayeredConformanceSource(supporting, coreSourceForTests());
+    const validator = new Validator(source);
+    const text = readFileSync(path.join(root(), c.file), 'utf8');
+    const outcome = validator.validate(text, { profiles: c.profiles });
+    const errs = outcome.issue.filter((i: Issue) => i.severity === 'error' || i.severity === 'fatal');
+    const actExprs = errs.map((i) => i.expression?.[0] ?? '');
+    const expExprs = c.expected.errors.map((e) => e.expr);
+    return {
+      ...base,
+      actual: errs.length,
+      verdictAgree: (c.expected.errorCount === 0) === (errs.length === 0),
+      exact: c.expected.errorCount === errs.length,
+      locMatched: multisetMatch(expExprs.map(normExpr), actExprs.map(normExpr)),
+      errors: errs.map((i) => ({ expr: i.expression?.[0] ?? '', msg: i.details.text })),
+    };
+  } catch (e) {
+    return { ...base, actual: -1, verdictAgree: false, exact: false, locMatched: 0, errors: [], crashed: e instanceof Error ? e.stack ?? e.message : String(e) };
+  }
+}
+
+export function runConformance(cases = loadCases()): ConformanceScore {
+  const results = cases.map(runCase);
+  return {
+    checks: results.length,
+    verdictAgree: results.filter((r) => r.verdictAgree).length,
+    exactErrorCount: results.filter((r) => r.exact).length,
+    expectedErrors: results.reduce((s, r) => s + r.expectedLocations, 0),
+    locationsMatched: results.reduce((s, r) => s + r.locMatched, 0),
+    crashed: results.filter((r) => r.crashed).length,
+    results,
+  };
+}
