@@ -20,6 +20,11 @@ export interface HttpAppOptions {
   readonly openApi?: OpenApiBuilder;
   /** Dependency checks behind `GET /health/ready`. */
   readonly readiness?: readonly ReadinessCheck[];
+  /**
+   * Routes that must see the raw request stream (the gateway's proxy): mounted after the trace id and
+   * request logging but before the body parsers, so uploads are streamed rather than buffered.
+   */
+  readonly streamingRoutes?: (app: Express) => void;
 }
 
 export interface HttpApp {
@@ -44,6 +49,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   app.use(traceIdMiddleware());
   app.use(requestLogging(app, logger, metrics));
+  options.streamingRoutes?.(app);
   app.use(...bodyParsers(options.jsonLimit ?? '1mb', options.rawLimit ?? '50mb'));
   app.use(requestContextMiddleware());
 

@@ -1,0 +1,71 @@
+import type { Express, Request, Response } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import { authenticatedUser, type AuthMode, type TokenVerifier } from '../../../adapters/auth/index.js';
+import { createHttpApp, HttpProblem, sendProblem, type HttpApp } from '../../../adapters/http/index.js';
+import type { Logger } from '../../../adapters/observability/logger.js';
+import { createProxyHandler } from './proxy/forward.js';
+
+export interface GatewayOptions {
+  upstreams: Record<string, string>;
+  upstreamTimeoutMs: number;
+  authMode: AuthMode;
+  verifier?: TokenVerifier;
+  logger: Logger;
+}
+
+/**
+ * The admin gateway: `/api/<component>/...` → the component's service with `<component>` stripped,
+ * guarded by AuthenticatedUser. One Swagger UI (`/swagger`) shows every service's document, each
+ * fetched from the service and rewritten to the gateway's external paths.
+ */
+export function createGatewayApp(options: GatewayOptions): HttpApp {
+  const { logger, upstreams } = options;
+  const guard = authenticatedUser({ mode: options.authMode, verifier: options.verifier, logger });
+  const proxy = createProxyHandler({
+    upstreams,
+    timeoutMs: options.upstreamTimeoutMs,
+    sendProblem: (res, status, _title, detail) =>
+      sendProblem(res as Response, status === 503 ? HttpProblem.serviceUnavailable(detail, 5) : HttpProblem.badGateway(detail)),
+    onUpstreamError: (component, error) => logger.warn({ component, err: error.message }, 'upstream call failed'),
+  });
+
+  const http = createHttpApp({
+    serviceName: 'admin-gateway',
+    logger,
+    streamingRoutes: (app: Express) => {
+      const components = Object.keys(upstreams).join('|');
+      const external = new RegExp(`^/api/(${components})(/|$)`, 'i');
+      app.use((req, res, next) => {
+        if (!external.test(req.path)) return next();
+        guard(req, res, (error?: unknown) => (error ? next(error) : proxy(req, res, next)));
+      });
+    },
+  });
+
+  http.app.get('/docs/:component.json', async (req: Request, res: Response) => {
+    const component = String(req.params.component).toLowerCase();
+    const base = upstreams[component];
+    if (!base) throw HttpProblem.notFound(`No service named "${component}" behind this gateway.`);
+    let document: { paths?: Record<string, unknown>; servers?: unknown };
+    try {
+      const answer = await fetch(new URL('/api-docs', base), { signal: AbortSignal.timeout(5000) });
+      if (!answer.ok) throw new Error(`status ${answer.status}`);
+      document = (await answer.json()) as typeof document;
+    } catch {
+      throw HttpProblem.badGateway(`The ${component} service did not provide its API document.`);
+    }
+    res.json(externalDocument(document, component));
+  });
+  const urls = Object.keys(upstreams).map((name) => ({ name, url: `/docs/${name}.json` }));
+  http.app.use('/swagger', swaggerUi.serve, swaggerUi.setup(undefined, { explorer: true, swaggerOptions: { urls }, customSiteTitle: 'NHSN admin gateway' }));
+  return http;
+}
+
+/** Rewrites a service's OpenAPI paths `/api/x` to the gateway's external `/api/<component>/x`. */
+export function externalDocument<T extends { paths?: Record<string, unknown> }>(document: T, component: string): T {
+  const paths: Record<string, unknown> = {};
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    paths[path.replace(/^\/api(?=\/|$)/, `/api/${component}`)] = item;
+  }
+  return { ...document, paths, servers: [{ url: '/' }] };
+}
