@@ -59,14 +59,19 @@ export class RedisStore<V> implements CacheStore<V> {
     // Without a listener node-redis would crash the process on the first connection error.
     client.on('error', (error: Error) => options.onConnectionError(error));
 
+    // Wait for the first connection, but not past its first failure (a refused connection would
+    // otherwise keep start-up waiting through the reconnect attempts) nor past the connect timeout.
     const firstConnect = client.connect();
     firstConnect.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
+    let onFirstError: (() => void) | undefined;
     await Promise.race([
       firstConnect.then(() => undefined, () => undefined),
       new Promise<void>((resolve) => { timer = setTimeout(resolve, options.connectTimeoutMs); }),
+      new Promise<void>((resolve) => { onFirstError = resolve; client.once('error', resolve); }),
     ]);
     clearTimeout(timer);
+    if (onFirstError) client.off('error', onFirstError);
 
     const store = new KeyvRedis<V>(client as never, {
       namespace: options.prefix,
