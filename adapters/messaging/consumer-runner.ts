@@ -9,7 +9,9 @@
  * - nothing is silently dropped: a message that cannot be processed is copied to the dead-letter
  *   stream (see dead-letter.ts) BEFORE the original is terminated; if that copy fails, the original
  *   is nak'ed and retried instead;
- * - graceful stop: stop() stops fetching, waits (bounded) for in-flight handlers, then resolves.
+ * - graceful stop: stop() stops fetching, waits (bounded) for in-flight handlers, then resolves;
+ * - self-healing: if the durable consumer is deleted, it is re-created (from the start of the
+ *   stream, like any new consumer: handlers are idempotent, so this costs time, not correctness).
  *
  * What happens to a delivery:
  * | situation                                        | outcome                                        |
@@ -101,12 +103,14 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
   const { js, stream, durable, handler, deadLetter } = options;
   const log = options.logger.child({ component: 'consumer', stream, durable });
 
-  if (options.provision ?? true) {
+  const provision = options.provision ?? true;
+  const provisionConsumer = async () => {
     const jsm = await js.jetstreamManager();
     await ensureConsumer(jsm, stream, {
       durable, filterSubject: options.filterSubject, maxDeliver: maxDeliver + 1, ackWaitMs, maxAckPending: options.maxAckPending,
     });
-  }
+  };
+  if (provision) await provisionConsumer();
   const consumer = await js.consumers.get(stream, durable);
 
   let stopping = false;
@@ -138,7 +142,7 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
     }
   }
 
-  async function process(m: JsMsg): Promise<Outcome> {
+  async function handleDelivery(m: JsMsg): Promise<Outcome> {
     const deliveryCount = m.info.deliveryCount;
     if (deliveryCount > maxDeliver) {
       return sendToDeadLetter(m, 'no-outcome', `no outcome after ${maxDeliver} deliveries (the last attempt crashed or timed out); delivery ${deliveryCount}`);
@@ -179,9 +183,9 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
 
   function dispatch(m: JsMsg): void {
     inFlight++;
-    process(m)
+    handleDelivery(m)
       .catch((err: unknown) => {
-        // process() handles every expected failure; this is a bug. Let the server redeliver.
+        // handleDelivery() handles every expected failure; this is a bug. Let the server redeliver.
         log.error({ err, seq: m.info.streamSequence }, 'unexpected failure while processing a message');
         m.nak(delayFor(m.info.deliveryCount));
       })
@@ -218,6 +222,11 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
         if (stopping) break;
         log.error({ err }, 'fetch failed; retrying in 1 s');
         await pause(1_000);
+        // The durable consumer may have been deleted (the client reports "409 consumer deleted",
+        // then "heartbeats missed"): ensureConsumer is idempotent, so just make sure it exists.
+        if (provision && !stopping) {
+          await provisionConsumer().catch((e: unknown) => log.error({ err: e }, 'could not ensure the consumer exists'));
+        }
       } finally {
         currentBatch = undefined;
       }

@@ -7,13 +7,14 @@ import {
   AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType,
   type ConsumerConfig, type JetStreamManager, type StreamConfig,
 } from '@nats-io/jetstream';
-import type { StreamDefinition } from '../../contracts/catalog.js';
+import type { Catalog, StreamDefinition } from '../../contracts/catalog.js';
 
 export type ProvisionAction = 'created' | 'updated' | 'unchanged';
 
 const nanos = (ms: number) => ms * 1_000_000;
 
-function toStreamConfig(def: StreamDefinition): Partial<StreamConfig> & { name: string } {
+/** The JetStream configuration of a catalog stream (also the input for generated Kubernetes stream manifests). */
+export function toStreamConfig(def: StreamDefinition): Partial<StreamConfig> & { name: string } {
   return {
     name: def.name,
     description: def.description,
@@ -71,6 +72,11 @@ export async function provisionStreams(jsm: JetStreamManager, defs: readonly Str
   return result;
 }
 
+/** Provisions every stream of a catalog, the dead-letter stream included: what a service calls at start-up. */
+export function provisionCatalog(jsm: JetStreamManager, catalog: Catalog): Promise<Record<string, ProvisionAction>> {
+  return provisionStreams(jsm, [...catalog.streams, catalog.deadLetterStream]);
+}
+
 export interface ConsumerSpec {
   durable: string;
   /** Only messages on this subject (may contain wildcards); all of the stream when absent. One filter only: nats-server 2.9 has no filter_subjects. */
@@ -90,7 +96,8 @@ export interface ConsumerSpec {
   description?: string;
 }
 
-function toConsumerConfig(spec: ConsumerSpec): Partial<ConsumerConfig> {
+/** The JetStream configuration of a durable pull consumer. */
+export function toConsumerConfig(spec: ConsumerSpec): Partial<ConsumerConfig> {
   const backoff = spec.backoffMs && spec.backoffMs.length > 0 ? spec.backoffMs : undefined;
   return {
     durable_name: spec.durable,

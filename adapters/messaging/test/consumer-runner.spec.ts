@@ -201,4 +201,13 @@ describe('messaging: consumer runner @infra', () => {
     await waitFor(() => consumerIdle(stream, durable), 'acked after 2 s of work', 15_000);
     expect(deliveries).to.deep.equal([1]);
   });
+
+  it('re-creates its durable consumer if it is deleted while running', async () => {
+    const seen: string[] = [];
+    const { durable, stream } = await run('ReportScheduled', async (payload: { facilityId: string }) => { seen.push(payload.facilityId); });
+    await broker.jsm.consumers.delete(stream, durable);
+    await publisher.publishMessage('ReportScheduled', { ...VALID.ReportScheduled, facilityId: 'after-delete' });
+    await waitFor(() => seen.includes('after-delete'), 'message consumed through the re-created consumer');
+    expect((await broker.jsm.consumers.info(stream, durable)).config.max_deliver).to.equal(4);
+  });
 });

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { buildCatalog, type Catalog } from '../../../contracts/catalog.js';
 import { silentLogger } from '../../observability/logger.js';
 import { connectNats, type NatsHandle } from '../connection.js';
-import { provisionStreams } from '../provisioning.js';
+import { provisionCatalog } from '../provisioning.js';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -24,7 +24,7 @@ export function testCatalog(): Catalog {
 export async function testBroker(options: { provision?: boolean } = {}): Promise<TestBroker> {
   const catalog = testCatalog();
   const handle = await connectNats({ servers: NATS_URL, name: `messaging-test-${catalog.subjectRoot}`, logger: silentLogger() });
-  if (options.provision ?? true) await provisionStreams(handle.jsm, [...catalog.streams, catalog.deadLetterStream]);
+  if (options.provision ?? true) await provisionCatalog(handle.jsm, catalog);
   return {
     ...handle,
     catalog,
