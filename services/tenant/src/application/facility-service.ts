@@ -113,12 +113,41 @@ export class FacilityService {
 
   /** Sends GenerateReportRequested for an ad-hoc period; answers the new report id. */
   generateReport(facilityId: string, request: GenerateReportRequest, actor: Actor): Promise<{ reportId: string }> {
-    return this.requestReport(facilityId, this.context.newId(), request, false, actor);
+    if (!(request.startDate.getTime() < request.endDate.getTime())) {
+      throw ValidationError.of('endDate', 'endDate must be after startDate');
+    }
+    const reportId = this.context.newId();
+    return this.context.store.write(async (tx) => {
+      const facility = await this.requireActive(tx, facilityId);
+      const measures = request.measures && request.measures.length > 0 ? [...new Set(request.measures)] : allScheduledMeasures(facility.scheduledReports);
+      if (measures.length === 0) throw ValidationError.of('measures', 'measures: the facility schedules no measures; name at least one');
+      await assertMeasuresExist(this.context, tx, 'measures', measures);
+      await tx.outbox.generateReportRequested({
+        requestId: this.context.newId(), reportId, facilityId, startDate: request.startDate, endDate: request.endDate, measures,
+        ...(request.patientIds && request.patientIds.length > 0 ? { patientIds: request.patientIds } : {}),
+        regenerate: false, bypassSubmission: request.bypassSubmission ?? false,
+      });
+      await audit(this.context, tx, actor, {
+        action: 'Create', resource: 'Report', resourceId: reportId, facilityId, before: null, after: null,
+        notes: `Generation of report ${reportId} requested for '${facilityId}' (${request.startDate.toISOString()} to ${request.endDate.toISOString()}): ${measures.join(', ')}`,
+      });
+      return { reportId };
+    });
   }
 
-  /** Produces an existing report again (same report id). */
-  regenerateReport(facilityId: string, reportId: string, request: GenerateReportRequest, actor: Actor): Promise<{ reportId: string }> {
-    return this.requestReport(facilityId, reportId, request, true, actor);
+  /** Asks the report service to produce an existing report again (same report id, its own period). */
+  regenerateReport(facilityId: string, reportId: string, options: { bypassSubmission?: boolean }, actor: Actor): Promise<{ reportId: string }> {
+    return this.context.store.write(async (tx) => {
+      await this.requireActive(tx, facilityId);
+      await tx.outbox.generateReportRequested({
+        requestId: this.context.newId(), reportId, facilityId, regenerate: true, bypassSubmission: options.bypassSubmission ?? false,
+      });
+      await audit(this.context, tx, actor, {
+        action: 'Update', resource: 'Report', resourceId: reportId, facilityId, before: null, after: null,
+        notes: `Regeneration of report ${reportId} requested for '${facilityId}'`,
+      });
+      return { reportId };
+    });
   }
 
   /** The facility's next `count` periods per scheduled frequency and the job store's next firing. */
@@ -140,29 +169,10 @@ export class FacilityService {
     });
   }
 
-  private async requestReport(facilityId: string, reportId: string, request: GenerateReportRequest, regenerate: boolean, actor: Actor): Promise<{ reportId: string }> {
-    if (!(request.startDate.getTime() < request.endDate.getTime())) {
-      throw ValidationError.of('endDate', 'endDate must be after startDate');
-    }
-    return this.context.store.write(async (tx) => {
-      const facility = await this.require(tx, facilityId);
-      if (facility.isDeleted) throw ValidationError.of('facilityId', `facility ${JSON.stringify(facilityId)} is soft-deleted; restore it first`);
-      const measures = request.measures && request.measures.length > 0 ? [...new Set(request.measures)] : allScheduledMeasures(facility.scheduledReports);
-      if (measures.length === 0) throw ValidationError.of('measures', 'measures: the facility schedules no measures; name at least one');
-      await assertMeasuresExist(this.context, tx, 'measures', measures);
-      await tx.outbox.generateReportRequested({
-        requestId: this.context.newId(),
-        reportId, facilityId, startDate: request.startDate, endDate: request.endDate, measures,
-        ...(request.patientIds && request.patientIds.length > 0 ? { patientIds: request.patientIds } : {}),
-        regenerate,
-        bypassSubmission: request.bypassSubmission ?? false,
-      });
-      await audit(this.context, tx, actor, {
-        action: 'Update', resource: 'Report', resourceId: reportId, facilityId, before: null, after: null,
-        notes: `${regenerate ? 'Regeneration' : 'Generation'} of report ${reportId} requested for '${facilityId}' (${request.startDate.toISOString()} to ${request.endDate.toISOString()}): ${measures.join(', ')}`,
-      });
-      return { reportId };
-    });
+  private async requireActive(tx: TenantTransaction, facilityId: string): Promise<Facility> {
+    const facility = await this.require(tx, facilityId);
+    if (facility.isDeleted) throw ValidationError.of('facilityId', `facility ${JSON.stringify(facilityId)} is soft-deleted; restore it first`);
+    return facility;
   }
 
   private setDeleted(facilityId: string, isDeleted: boolean, actor: Actor): Promise<Facility> {

@@ -102,9 +102,10 @@ export interface GenerateReportCommand {
   readonly requestId: string;
   readonly reportId: string;
   readonly facilityId: string;
-  readonly startDate: Date;
-  readonly endDate: Date;
-  readonly measures: readonly string[];
+  /** Period and measures are required for a new report; a regeneration reuses the report's own. */
+  readonly startDate?: Date;
+  readonly endDate?: Date;
+  readonly measures?: readonly string[];
   readonly patientIds?: readonly string[];
   /** True when an existing report is produced again. */
   readonly regenerate: boolean;
