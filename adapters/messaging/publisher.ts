@@ -6,6 +6,7 @@
  */
 import type { JetStreamClient, JetStreamPublishOptions } from '@nats-io/jetstream';
 import { catalog as defaultCatalog, type Catalog, type MessageContract } from '../../contracts/catalog.js';
+import type { MessageName, MessagePayloads } from '../../contracts/types.js';
 import { validateAgainst } from '../../contracts/validate.js';
 import { ContractViolationError, UnknownSubjectError } from './errors.js';
 import { recordToHeaders } from './headers.js';
@@ -40,8 +41,8 @@ export class JetStreamPublisher implements MessagePublisher {
     return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
   }
 
-  /** Publishes a message by its catalog name (the subject comes from the catalog). */
-  publishMessage(name: string, payload: unknown, options?: PublishOptions): Promise<PublishAck> {
+  /** Publishes a message by its catalog name (the subject comes from the catalog), typed by contracts/types.ts. */
+  publishMessage<N extends MessageName>(name: N, payload: MessagePayloads[N], options?: PublishOptions): Promise<PublishAck> {
     return this.publish(this.catalog.byName(name).subject, payload, options);
   }
 

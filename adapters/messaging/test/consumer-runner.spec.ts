@@ -192,13 +192,13 @@ describe('messaging: consumer runner @infra', () => {
     const { durable, stream } = await run('ReadyForValidation', async (payload: { patientId: string }, ctx) => {
       if (payload.patientId !== 'long') return;
       deliveries.push(ctx.deliveryCount);
-      for (let i = 0; i < 8; i++) {
-        await new Promise((r) => setTimeout(r, 250));
+      for (let i = 0; i < 6; i++) {
+        await new Promise((r) => setTimeout(r, 200));
         ctx.working();
       }
-    }, { ackWaitMs: 1_000, concurrency: 2 }); // a free slot keeps a pull open, so a redelivery would be received
+    }, { ackWaitMs: 600, concurrency: 2 }); // a free slot keeps a pull open, so a redelivery would be received
     await publisher.publishMessage('ReadyForValidation', { ...VALID.ReadyForValidation, patientId: 'long' });
-    await waitFor(() => consumerIdle(stream, durable), 'acked after 2 s of work', 15_000);
+    await waitFor(() => consumerIdle(stream, durable), 'acked after 1.2 s of work', 15_000);
     expect(deliveries).to.deep.equal([1]);
   });
 
@@ -209,5 +209,23 @@ describe('messaging: consumer runner @infra', () => {
     await publisher.publishMessage('ReportScheduled', { ...VALID.ReportScheduled, facilityId: 'after-delete' });
     await waitFor(() => seen.includes('after-delete'), 'message consumed through the re-created consumer');
     expect((await broker.jsm.consumers.info(stream, durable)).config.max_deliver).to.equal(4);
+  });
+
+  it('dead-letters without calling the handler when the last attempt never finished (crash or hang past ackWait)', async () => {
+    const hang = deferred();
+    let calls = 0;
+    // maxDeliver 1: the server allows one extra delivery, which the runner turns into a dead letter.
+    const { durable, stream, subject } = await run('ValidationComplete', async (payload: { patientId: string }) => {
+      if (payload.patientId !== 'hangs') return;
+      calls++;
+      await hang.promise;
+    }, { maxDeliver: 1, ackWaitMs: 500, concurrency: 2 });
+    await publisher.publishMessage('ValidationComplete', { ...VALID.ValidationComplete, patientId: 'hangs' });
+    await waitFor(async () => (await deadLettersOf(subject)).some((d) => d.consumer === durable), 'dead letter of the hung message');
+    const dl = (await deadLettersOf(subject)).find((d) => d.consumer === durable)!;
+    expect(dl.reason).to.equal('no outcome after 1 deliveries (the last attempt crashed or timed out); delivery 2');
+    expect(calls).to.equal(1);
+    hang.resolve();
+    await waitFor(() => consumerIdle(stream, durable), 'nothing pending');
   });
 });
