@@ -68,7 +68,9 @@ interface Scope {
 }
 
 const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
-const ABSOLUTE_URL = /^(https?|ftp|urn|file|mailto|ldap|news|tel|data):/;
+const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+/** Cross-version extensions (http://hl7.org/fhir/5.0/StructureDefinition/extension-...) are known by construction. */
+const CROSS_VERSION_EXTENSION = /^http:\/\/hl7\.org\/fhir\/[0-9.]+\/StructureDefinition\/extension-/;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -162,7 +164,9 @@ export class Validator {
     const at = { line: pi.line, col: pi.col };
     switch (pi.kind) {
       case 'comment': return this.report(run, 'error', 'JSON_COMMENTS_NOT_ALLOWED', [], path, at);
-      case 'missing-comma': return this.report(run, typeof pi.path[pi.path.length - 1] === 'number' || pi.message.includes('Array') ? 'error' : 'error', 'JSON_COMMA_MISSING', [], path, at);
+      case 'missing-comma': return this.report(run, 'error', 'JSON_COMMA_MISSING', [], path, at);
+      // the HL7 validator accepts a missing comma between array items silently; we warn
+      case 'missing-comma-in-array': return this.report(run, 'warning', 'JSON_COMMA_MISSING', [], path, at);
       case 'trailing-comma': return this.report(run, 'error', pi.message.includes('Array') ? 'JSON_COMMA_EXTRA_ARRAY' : 'JSON_COMMA_EXTRA_OBJECT', [], path, at);
       case 'duplicate-property': return this.report(run, 'error', 'DUPLICATE_JSON_PROPERTY', [pi.path[pi.path.length - 1]], path, at);
       case 'too-deep': return this.report(run, 'fatal', 'JSON_TOO_DEEP', [pi.message], '', at);
@@ -275,6 +279,7 @@ export class Validator {
     const isResourceRoot = el === plan.root && plan.kind === 'resource';
     // 1. sort the properties onto their elements
     let groups: Map<ElementPlan, { key: string; type: string | undefined; count: number }[]> | undefined;
+    let presentInvalid: Set<ElementPlan> | undefined;
     for (const key in obj) {
       if (key === 'resourceType' && isResourceRoot) continue;
       let lookupKey = key;
@@ -284,7 +289,8 @@ export class Validator {
       }
       const hit = children.byJsonName.get(lookupKey);
       if (!hit) {
-        this.unknownProperty(run, obj, key, lookupKey, children, path, mode, plan);
+        const choice = this.unknownProperty(run, obj, key, lookupKey, children, path, mode, plan);
+        if (choice) (presentInvalid ??= new Set()).add(choice);
         continue;
       }
       if (key !== lookupKey && !(hit.type ? PRIMITIVE_TYPES.has(hit.type) : hit.element.types.length > 0 && PRIMITIVE_TYPES.has(hit.element.types[0].code))) {
@@ -300,7 +306,13 @@ export class Validator {
     for (const child of children.list) {
       const g = groups?.get(child);
       if (!g) {
+        if (presentInvalid?.has(child)) continue;
         if (child.min > 0) this.report(run, 'error', 'CARDINALITY_MIN', [child.path, child.min, 0, plan.label], path, this.pos(run, obj));
+        for (const slice of child.slices) {
+          if (slice.min > 0 && child.slicing && !child.isChoice) {
+            this.report(run, 'error', child.slicing.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, plan.label], path, this.pos(run, obj));
+          }
+        }
         continue;
       }
       if (g.length > 1 && mode === 'structural') {
@@ -312,21 +324,23 @@ export class Validator {
     if (el.constraints.length) this.checkConstraints(run, el, obj, path, scope, mode);
   }
 
-  private unknownProperty(run: Run, obj: Record<string, unknown>, key: string, lookupKey: string, children: ChildIndex, path: string, mode: Mode, plan: StructurePlan): void {
+  /** Reports an unknown property; returns the choice element when it is a choice with a type not allowed. */
+  private unknownProperty(run: Run, obj: Record<string, unknown>, key: string, lookupKey: string, children: ChildIndex, path: string, mode: Mode, plan: StructurePlan): ElementPlan | undefined {
     for (const c of children.choices) {
       if (lookupKey.length > c.name.length && lookupKey.startsWith(c.name) && lookupKey.charCodeAt(c.name.length) >= 65 && lookupKey.charCodeAt(c.name.length) <= 90) {
         const typeName = lookupKey.slice(c.name.length);
         const lower = typeName[0].toLowerCase() + typeName.slice(1);
         const type = PRIMITIVE_TYPES.has(lower) ? lower : typeName;
-        if (this.plans.typePlan(type)) {
+        if (this.plans.typePlan(type) && c.types.length === 1) {
           this.report(run, 'error', 'CHOICE_TYPE_NOT_ALLOWED', [plan.label, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, this.propPos(run, obj, key));
-        } else if (mode === 'structural') {
+        } else {
           this.report(run, 'error', 'CHOICE_TYPE_UNKNOWN', [key, c.types.map((t) => t.code).join(', ')], path, this.propPos(run, obj, key));
         }
-        return;
+        return c;
       }
     }
     if (mode === 'structural') this.report(run, 'error', 'UNRECOGNISED_PROPERTY', [key], path, this.propPos(run, obj, key));
+    return undefined;
   }
 
   /** One JSON property (and its `_` companion) against its element. */
@@ -339,8 +353,12 @@ export class Validator {
     const basePath = choiceType ? `${path}.${el.name}.ofType(${choiceType})` : `${path}.${key}`;
     let effective = el;
     if (el.isChoice && el.slices.length > 0 && choiceType) {
-      const typed = el.slices.find((s) => s.types.length === 1 && s.types[0].code === choiceType) ?? el.slices.find((s) => s.sliceName === key);
+      // type slicing of a choice: the slice for this type (a slice with max 0 matches nothing)
+      const typed = el.slices.find((s) => s.max > 0 && ((s.types.length === 1 && s.types[0].code === choiceType) || s.sliceName === key));
       if (typed) effective = typed;
+      else if (el.slicing?.rules === 'closed') {
+        this.report(run, 'error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${basePath}: Does not match any slice`], basePath, this.propPos(run, obj, key));
+      }
     }
     // JSON shape
     let values: unknown[];
@@ -393,7 +411,7 @@ export class Validator {
         continue;
       }
       if (v === null || v === undefined) {
-        if (mode === 'structural') this.report(run, 'error', v === null ? 'JSON_NULL_NOT_ALLOWED' : 'JSON_PROPERTY_NOT_OBJECT', v === null ? [key, path] : [key, 'missing', path], itemPath, at);
+        if (mode === 'structural') this.report(run, 'error', 'JSON_PROPERTY_NOT_OBJECT', [key, v === null ? 'a Null' : 'missing', itemPath], itemPath, at);
         continue;
       }
       if (!isObject(v)) {
@@ -512,7 +530,7 @@ export class Validator {
         }
       }
       if (v === undefined || v === null) {
-        const hasExtensions = isObject(companion) && Array.isArray(companion.extension) && companion.extension.length > 0;
+        const hasExtensions = isObject(companion) && Object.keys(companion).length > 0;
         if (!hasExtensions) this.report(run, 'error', v === null && !hasCompanion ? 'JSON_NULL_NOT_ALLOWED' : 'PRIMITIVE_NO_VALUE', v === null && !hasCompanion ? [path.slice(path.lastIndexOf('.') + 1), path] : [], path, at);
         return;
       }
@@ -628,6 +646,7 @@ export class Validator {
     }
     const plan = this.plans.plan(url);
     if (!plan) {
+      if (CROSS_VERSION_EXTENSION.test(url)) return;
       if (modifier) this.report(run, 'error', 'EXTENSION_MODIFIER_UNKNOWN', [url], path, at);
       else if (!ABSOLUTE_URL.test(url)) this.report(run, 'error', 'EXTENSION_URL_NOT_ABSOLUTE', [url], `${path}.url`, at);
       else if (this.options.unknownExtensionSeverity === 'error') this.report(run, 'error', 'EXTENSION_UNKNOWN', [url], path, at);

@@ -7,7 +7,7 @@ import { loadCases, runConformance } from './conformance.js';
 const filter = process.argv[2] ? new RegExp(process.argv[2]) : undefined;
 const cases = loadCases().filter((c) => !filter || filter.test(c.id) || filter.test(c.module ?? ''));
 const t0 = performance.now();
-const score = runConformance(cases);
+const score = await runConformance(cases);
 const byId = new Map(cases.map((c) => [c.id, c]));
 for (const r of score.results) {
   const c = byId.get(r.id)!;

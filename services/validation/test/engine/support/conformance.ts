@@ -10,7 +10,8 @@ import type { CanonicalResource } from '../../../src/domain/conformance-resource
 import { LayeredConformanceSource } from '../../../src/domain/engine/layered-source.js';
 import { Validator } from '../../../src/domain/engine/validator.js';
 import type { Issue } from '../../../src/domain/engine/outcome/issue.js';
-import { coreSourceForTests } from './core-definitions.js';
+import { coreSource } from './core-definitions.js';
+import type { ConformanceResourceSource } from '../../../src/domain/conformance-resources.js';
 
 export interface ConformanceCase {
   id: string;
@@ -70,7 +71,7 @@ function multisetMatch(a: string[], b: string[]): number {
   return n;
 }
 
-export function runCase(c: ConformanceCase): CaseResult {
+export function runCase(c: ConformanceCase, core: ConformanceResourceSource): CaseResult {
   const base = { id: c.id, module: c.module, expected: c.expected.errorCount, expectedLocations: c.expected.errors.length };
   try {
     const supporting: CanonicalResource[] = [];
@@ -81,7 +82,7 @@ export function runCase(c: ConformanceCase): CaseResult {
         // an unreadable supporting file is simply absent, as for the CLI
       }
     }
-    const source = new LayeredConformanceSource(supporting, coreSourceForTests());
+    const source = new LayeredConformanceSource(supporting, core);
     const validator = new Validator(source);
     const text = readFileSync(path.join(root(), c.file), 'utf8');
     const outcome = validator.validate(text, { profiles: c.profiles });
@@ -101,8 +102,9 @@ export function runCase(c: ConformanceCase): CaseResult {
   }
 }
 
-export function runConformance(cases = loadCases()): ConformanceScore {
-  const results = cases.map(runCase);
+export async function runConformance(cases = loadCases()): Promise<ConformanceScore> {
+  const core = await coreSource();
+  const results = cases.map((c) => runCase(c, core));
   return {
     checks: results.length,
     verdictAgree: results.filter((r) => r.verdictAgree).length,

@@ -9,7 +9,7 @@ import fhirpath from 'fhirpath';
 import r4Model from 'fhirpath/fhir-context/r4/index.js';
 import type { TerminologyPort, CodingInput } from '../../terminology/terminology-port.js';
 import type { ConstraintPlan } from '../plan/structure-plan.js';
-import { collectReferences } from './references.js';
+import { collectLocalReferences } from './references.js';
 import { checkXhtml } from './xhtml.js';
 
 export type InvariantResult = 'pass' | 'fail' | 'skip' | { error: string };
@@ -155,10 +155,10 @@ export function unreferencedContained(resource: Record<string, unknown>): number
   const refs = new Set<string>();
   const outside: Record<string, unknown> = {};
   for (const k in resource) if (k !== 'contained') outside[k] = resource[k];
-  collectReferences(outside, refs);
+  collectLocalReferences(outside, refs);
   const containedRefs: Set<string>[] = contained.map((c) => {
     const s = new Set<string>();
-    collectReferences(c, s);
+    collectLocalReferences(c, s);
     return s;
   });
   // references between contained resources count when the referrer is itself referenced

@@ -93,3 +93,22 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   if (list) list.push(v);
   else m.set(k, [v]);
 }
+
+/**
+ * Every string that starts with '#' (references, canonicals and uris to contained resources),
+ * as dom-3 counts them.
+ */
+export function collectLocalReferences(root: unknown, out: Set<string>): void {
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.charCodeAt(0) === 35) out.add(v);
+    } else if (Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+    } else if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      for (const k in o) stack.push(o[k]);
+    }
+  }
+}

@@ -28,7 +28,7 @@ export interface ArrayLocation extends Position {
 export type JsonPathSegment = string | number;
 
 export interface JsonParseIssue {
-  kind: 'comment' | 'missing-comma' | 'trailing-comma' | 'duplicate-property' | 'syntax' | 'too-deep' | 'too-large';
+  kind: 'comment' | 'missing-comma' | 'missing-comma-in-array' | 'trailing-comma' | 'duplicate-property' | 'syntax' | 'too-deep' | 'too-large';
   fatal: boolean;
   message: string;
   line: number;
@@ -313,7 +313,7 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
         if (top.afterValue) {
           // The HL7 validator tolerates a missing comma between array items without an error;
           // we keep the item but say so as a warning.
-          issues.push({ kind: 'missing-comma', fatal: false, message: 'A Comma is missing in the JSON', line, col: col(), path: currentPath() });
+          issues.push({ kind: 'missing-comma-in-array', fatal: false, message: 'A Comma is missing in the JSON', line, col: col(), path: currentPath() });
         }
         startValue();
       }
