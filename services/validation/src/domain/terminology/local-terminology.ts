@@ -256,12 +256,17 @@ export class LocalTerminology implements TerminologyPort {
     const verdicts = requestCodings(request)
       .filter((coding) => typeof coding.code === 'string' && coding.code !== '')
       .map((coding) => this.checkCoding(coding, request.displayLanguage));
-    const issues = verdicts.flatMap((verdict) => verdict.issues);
-    const valid = verdicts.length === 0 || verdicts.some((v) => v.status === 'unknown')
-      ? (verdicts.some((v) => v.status === 'invalid') ? false : undefined)
-      : verdicts.every((v) => v.status === 'valid');
-    return { valid, display: verdicts.length === 1 ? verdicts[0]!.display : undefined, issues, source: 'local' };
+    return codeSystemResult(verdicts, 'local');
   }
+}
+
+/** Combines per-coding code-system verdicts: invalid if one is invalid, valid if all are, else cannot tell. */
+export function codeSystemResult(verdicts: Array<Pick<CodeSystemVerdict, 'status' | 'issues' | 'display'>>, source: ValidateCodeResult['source']): ValidateCodeResult {
+  const issues = verdicts.flatMap((verdict) => verdict.issues);
+  const valid = verdicts.some((v) => v.status === 'invalid') ? false
+    : verdicts.length > 0 && verdicts.every((v) => v.status === 'valid') ? true
+      : undefined;
+  return { valid, display: verdicts.length === 1 ? verdicts[0]!.display : undefined, issues, source };
 }
 
 export function valueSetNotFound(canonical: string): ValidateCodeResult {

@@ -1,0 +1,94 @@
+import type { Registry } from 'prom-client';
+import { createCache, type Cache, type CacheType, type RedisConnectionOptions } from '../../../../../adapters/cache/index.js';
+import type { Logger } from '../../../../../adapters/observability/logger.js';
+import type { HttpClient } from '../../../../../adapters/outbound-http/index.js';
+import type { ConformanceResourceSource } from '../../domain/conformance-resources.js';
+import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
+import type { TerminologyPort } from '../../domain/terminology/terminology-port.js';
+import type { CircuitBreakerOptions } from './circuit-breaker.js';
+import { FhirValidateCodeClient } from './fhir-validate-code-client.js';
+import { RemoteTerminology } from './remote-terminology.js';
+import { resolveTerminologyEndpoint, type TerminologyEndpoint, type TerminologyEndpointSettings } from './terminology-endpoint.js';
+import { TerminologyMetrics } from './terminology-metrics.js';
+import { ValidateCodeCache, type CachedValidateCode, type ValidateCodeCacheStore } from './validate-code-cache.js';
+
+/**
+ * Composition of the terminology side from configuration: the endpoint by the specification's
+ * order of precedence, local terminology always, and — only when a server is configured — the
+ * $validate-code client with its cache. In local mode nothing here can open a socket.
+ */
+export interface TerminologySettings extends TerminologyEndpointSettings {
+  /** cache.validate-code.ttl (seconds); unset = the cache store's default. */
+  validateCodeTtlSeconds?: number;
+  /** Per attempt, default 5,000 ms. */
+  timeoutMs?: number;
+  /** Extra attempts on network errors, timeouts, 429 and 5xx; default 2. */
+  retries?: number;
+  retryBaseDelayMs?: number;
+  circuitBreaker?: CircuitBreakerOptions;
+}
+
+export interface CreateTerminologyOptions {
+  source: ConformanceResourceSource;
+  settings: TerminologySettings;
+  /** Where remote answers are cached (see createValidateCodeCacheStore); absent = cache.type none. */
+  cacheStore?: ValidateCodeCacheStore<CachedValidateCode>;
+  logger: Logger;
+  registry?: Registry;
+  /** Replaces the outbound HTTP client (tests). */
+  http?: HttpClient;
+}
+
+export interface TerminologyWiring {
+  terminology: TerminologyPort;
+  local: LocalTerminology;
+  endpoint: TerminologyEndpoint;
+  metrics: TerminologyMetrics;
+  cache?: ValidateCodeCache;
+}
+
+export function createTerminology(options: CreateTerminologyOptions): TerminologyWiring {
+  const endpoint = resolveTerminologyEndpoint(options.settings);
+  const local = new LocalTerminology(options.source);
+  const metrics = new TerminologyMetrics(options.registry);
+  if (endpoint.mode === 'local') {
+    options.logger.info('terminology: local only (no terminology server configured); no network call is made');
+    return { terminology: local, local, endpoint, metrics };
+  }
+  const { settings } = options;
+  const client = new FhirValidateCodeClient({
+    baseUrl: endpoint.baseUrl, logger: options.logger, http: options.http,
+    timeoutMs: settings.timeoutMs, retries: settings.retries, retryBaseDelayMs: settings.retryBaseDelayMs, circuitBreaker: settings.circuitBreaker,
+  });
+  const cache = options.cacheStore ? new ValidateCodeCache(options.cacheStore, settings.validateCodeTtlSeconds) : undefined;
+  options.logger.info({ mode: endpoint.mode, baseUrl: endpoint.baseUrl, cache: cache !== undefined }, 'terminology: remote $validate-code behind local terminology');
+  return { terminology: new RemoteTerminology({ local, remote: client, cache, metrics }), local, endpoint, metrics, cache };
+}
+
+export interface ValidateCodeCacheStoreOptions {
+  /** cache.type */
+  type: CacheType;
+  /** cache.validate-code.ttl */
+  ttlSeconds?: number;
+  memoryMaxEntries?: number;
+  /** data.cache-server.* (distributed only). */
+  redis?: RedisConnectionOptions;
+  /** Per service and environment; default `validation:validate-code`. */
+  namespace?: string;
+  logger: Logger;
+  registry?: Registry;
+}
+
+/** The platform cache for validate-code answers: none | memory (bounded, per process) | distributed (Redis, shared). */
+export function createValidateCodeCacheStore(options: ValidateCodeCacheStoreOptions): Promise<Cache<CachedValidateCode>> {
+  return createCache<CachedValidateCode>({
+    type: options.type,
+    namespace: options.namespace ?? 'validation:validate-code',
+    ttlSeconds: options.ttlSeconds,
+    memoryMaxEntries: options.memoryMaxEntries,
+    redis: options.redis,
+    logger: options.logger,
+    registry: options.registry,
+    metricName: 'validate-code',
+  });
+}

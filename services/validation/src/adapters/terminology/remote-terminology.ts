@@ -1,0 +1,205 @@
+import { bindingResult, effectiveElementKind, requestCodings, type CodingVerdict } from '../../domain/terminology/binding-outcome.js';
+import { codeSystemResult, type CodeSystemVerdict, type LocalTerminology } from '../../domain/terminology/local-terminology.js';
+import { formatTerminologyMessage } from '../../domain/terminology/terminology-messages.js';
+import type {
+  CodingInput, TerminologyIssue, TerminologyPort, ValidateCodeRequest, ValidateCodeResult,
+} from '../../domain/terminology/terminology-port.js';
+import type { ValidateCodeAnswer, ValidateCodeQuery, ValidateCodeRemote } from './fhir-validate-code-client.js';
+import { TerminologyMetrics } from './terminology-metrics.js';
+import { validateCodeCacheKey, type ValidateCodeCache, type ValidateCodeTuple } from './validate-code-cache.js';
+
+/**
+ * Terminology with a remote FHIR terminology server behind local terminology.
+ *
+ * What is still answered locally, without a network call (README: "Terminology"):
+ * - a value set held locally whose expansion is complete: every include resolved from code
+ *   systems held with content `complete`, from explicit concept lists (LOINC lists included), or
+ *   from the built-in code systems (BCP-47, BCP-13, UCUM, ISO 3166) — e.g. all R4 core required
+ *   bindings, the NHSN encounter class/status value sets;
+ * - within a value set that is not complete (say one include filters LOINC), each coding whose
+ *   membership is nevertheless certain (listed explicitly, or from a fully held code system);
+ * - a code-system check (no value set) for a code system held complete or built in.
+ * Everything else — LOINC/SNOMED/RxNorm filters, whole large systems, value sets not held here —
+ * goes to the server with one `$validate-code` per coding, through the validate-code cache.
+ */
+export interface RemoteTerminologyOptions {
+  local: LocalTerminology;
+  remote: ValidateCodeRemote;
+  cache?: ValidateCodeCache;
+  metrics?: TerminologyMetrics;
+}
+
+type Sources = Set<'local' | 'cache' | 'remote'>;
+
+export class RemoteTerminology implements TerminologyPort {
+  readonly metrics: TerminologyMetrics;
+  private readonly local: LocalTerminology;
+  private readonly remote: ValidateCodeRemote;
+  private readonly cache?: ValidateCodeCache;
+  /** Identical tuples asked concurrently (one bundle, many resources) share one server call. */
+  private readonly inFlight = new Map<string, Promise<ValidateCodeAnswer>>();
+
+  constructor(options: RemoteTerminologyOptions) {
+    this.local = options.local;
+    this.remote = options.remote;
+    this.cache = options.cache;
+    this.metrics = options.metrics ?? new TerminologyMetrics();
+  }
+
+  validateCode(request: ValidateCodeRequest): ValidateCodeResult | Promise<ValidateCodeResult> {
+    if (this.local.answersCompletely(request)) {
+      this.metrics.answeredLocally();
+      return this.local.validateCode(request);
+    }
+    return request.valueSet ? this.validateInValueSet(request, request.valueSet) : this.validateInCodeSystems(request);
+  }
+
+  isMemberOf(coding: CodingInput, valueSet: string): boolean | undefined {
+    return this.local.isMemberOf(coding, valueSet);
+  }
+
+  private async validateInValueSet(request: ValidateCodeRequest, valueSet: string): Promise<ValidateCodeResult> {
+    const resolved = this.local.resolveValueSet(valueSet);
+    const kind = effectiveElementKind(request);
+    const sources: Sources = new Set();
+    const codings = requestCodings(request).filter(hasCode);
+    const verdicts = await Promise.all(codings.map(async (coding): Promise<CodingVerdict> => {
+      if (resolved) {
+        const local = this.local.verdictInValueSet(resolved.codes, coding, kind === 'code', request.displayLanguage);
+        if (local.membership !== 'unknown' || (!coding.system && kind !== 'code')) {
+          sources.add('local');
+          return local;
+        }
+      } else if (!coding.system && kind !== 'code') {
+        sources.add('local');
+        return { coding, membership: 'unknown', issues: this.local.checkCoding(coding, request.displayLanguage, 'binding').issues };
+      }
+      const answer = await this.ask({
+        valueSet, system: coding.system, version: coding.version, code: coding.code!, display: coding.display, authorization: request.authorization,
+      }, sources);
+      return membershipVerdict(coding, answer, valueSet);
+    }));
+    const result = bindingResult(request, resolved?.label ?? valueSet, verdicts, sourceOf(sources));
+    result.issues = withoutDuplicates(result.issues);
+    return result;
+  }
+
+  private async validateInCodeSystems(request: ValidateCodeRequest): Promise<ValidateCodeResult> {
+    const sources: Sources = new Set();
+    const verdicts = await Promise.all(requestCodings(request).filter(hasCode).map(async (coding): Promise<Pick<CodeSystemVerdict, 'status' | 'issues' | 'display'>> => {
+      if (!coding.system || this.local.answersCompletely({ coding })) {
+        sources.add('local');
+        return this.local.checkCoding(coding, request.displayLanguage);
+      }
+      const answer = await this.ask({ system: coding.system, version: coding.version, code: coding.code!, display: coding.display, authorization: request.authorization }, sources);
+      return codeSystemVerdict(coding, answer);
+    }));
+    return codeSystemResult(verdicts, sourceOf(sources));
+  }
+
+  /** One tuple: the cache first, then the server (sharing a call already in flight); definite answers are cached. */
+  private async ask(query: ValidateCodeQuery, sources: Sources): Promise<ValidateCodeAnswer> {
+    const tuple: ValidateCodeTuple = {
+      codeSystem: query.system && query.version ? `${query.system}|${query.version}` : query.system,
+      code: query.code, display: query.display, valueSetUrl: query.valueSet,
+    };
+    const cached = await this.cache?.get(tuple);
+    if (cached) {
+      this.metrics.cacheHit();
+      sources.add('cache');
+      return { kind: 'answer', ...cached };
+    }
+    this.metrics.cacheMiss();
+    sources.add('remote');
+    const key = validateCodeCacheKey(tuple);
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.callServer(query, tuple).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async callServer(query: ValidateCodeQuery, tuple: ValidateCodeTuple): Promise<ValidateCodeAnswer> {
+    const answer = await this.remote.validateCode(query);
+    this.metrics.remoteCall(answer.kind !== 'unavailable');
+    if (answer.kind === 'answer' && this.cache) {
+      await this.cache.set(tuple, { result: answer.result, message: answer.message, display: answer.display });
+    }
+    return answer;
+  }
+}
+
+function hasCode(coding: CodingInput): boolean {
+  return typeof coding.code === 'string' && coding.code !== '';
+}
+
+function sourceOf(sources: Sources): ValidateCodeResult['source'] {
+  if (sources.has('remote')) return 'remote';
+  if (sources.has('cache')) return 'cache';
+  return 'local';
+}
+
+function membershipVerdict(coding: CodingInput, answer: ValidateCodeAnswer, valueSet: string): CodingVerdict {
+  switch (answer.kind) {
+    case 'answer': {
+      const issues: TerminologyIssue[] = [];
+      // With result=true the message carries the server's remarks (typically a wrong display).
+      if (answer.message) issues.push(passThrough(answer.result ? 'warning' : 'information', answer.message, coding));
+      return { coding, membership: answer.result ? 'member' : 'not-member', display: answer.display, issues };
+    }
+    case 'not-found':
+      return {
+        coding, membership: 'unknown',
+        issues: [{ severity: 'warning', code: 'not-found', messageId: 'Terminology_TX_ValueSet_NotFound', text: formatTerminologyMessage('Terminology_TX_ValueSet_NotFound', valueSet) }],
+      };
+    case 'unavailable':
+      return { coding, membership: 'unknown', issues: [unavailable(answer.reason, coding)] };
+  }
+}
+
+function codeSystemVerdict(coding: CodingInput, answer: ValidateCodeAnswer): Pick<CodeSystemVerdict, 'status' | 'issues' | 'display'> {
+  switch (answer.kind) {
+    case 'answer': {
+      if (answer.result) {
+        return { status: 'valid', display: answer.display, issues: answer.message ? [passThrough('warning', answer.message, coding)] : [] };
+      }
+      const text = answer.message
+        ? formatTerminologyMessage('Terminology_PassThrough_TX_Message', answer.message, coding.system, coding.code)
+        : formatTerminologyMessage('Unknown_Code_in', coding.code, coding.system);
+      return { status: 'invalid', issues: [{ severity: 'error', code: 'code-invalid', messageId: answer.message ? 'Terminology_PassThrough_TX_Message' : 'Unknown_Code_in', text }] };
+    }
+    case 'not-found':
+      return {
+        status: 'unknown',
+        issues: [{ severity: 'warning', code: 'not-found', messageId: 'Terminology_TX_System_Unknown', text: formatTerminologyMessage('Terminology_TX_System_Unknown', coding.system) }],
+      };
+    case 'unavailable':
+      return { status: 'unknown', issues: [unavailable(answer.reason, coding)] };
+  }
+}
+
+function passThrough(severity: TerminologyIssue['severity'], message: string, coding: CodingInput): TerminologyIssue {
+  return {
+    severity, code: severity === 'warning' ? 'invalid' : 'informational', messageId: 'Terminology_PassThrough_TX_Message',
+    text: formatTerminologyMessage('Terminology_PassThrough_TX_Message', message, coding.system, coding.code),
+  };
+}
+
+function unavailable(reason: string, coding: CodingInput): TerminologyIssue {
+  return {
+    severity: 'warning', code: 'exception', messageId: 'Terminology_TX_Error_Coding2',
+    text: formatTerminologyMessage('Terminology_TX_Error_Coding2', `(${reason})`,
+      `the terminology server could not be reached, so the code ${coding.system ?? ''}#${coding.code ?? ''} could not be validated`),
+  };
+}
+
+function withoutDuplicates(issues: TerminologyIssue[]): TerminologyIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((issue) => {
+    const key = `${issue.severity}|${issue.messageId}|${issue.text}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

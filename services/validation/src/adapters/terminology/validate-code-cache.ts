@@ -1,0 +1,79 @@
+import { cacheKey } from '../../../../../adapters/cache/index.js';
+
+/**
+ * Cache of remote $validate-code answers (specification: "Caching of remote validate-code calls").
+ * Key = the tuple (codeSystem, code, display, valueSetUrl), hashed with SHA-256 over a
+ * length-prefixed encoding, so distinct tuples never share an entry (the original system used a
+ * 32-bit Objects.hash and could return another code's answer). Only definite answers (valid or
+ * invalid) are stored; "server unavailable" and "not found" are asked again next time.
+ *
+ * The store is anything with get/set: the platform cache (`createCache` of adapters/cache: none,
+ * memory or distributed/Redis, degrading to a miss on failure) or a test double.
+ */
+export interface ValidateCodeCacheStore<V> {
+  get(key: string): Promise<V | undefined>;
+  set(key: string, value: V, ttlSeconds?: number): Promise<void>;
+}
+
+export interface CachedValidateCode {
+  result: boolean;
+  message?: string;
+  display?: string;
+}
+
+export interface ValidateCodeTuple {
+  /** `system`, or `system|version` when the coding names a version. */
+  codeSystem?: string;
+  code: string;
+  display?: string;
+  /** As requested (`url` or `url|version`); absent for a code-system check. */
+  valueSetUrl?: string;
+}
+
+export function validateCodeCacheKey(tuple: ValidateCodeTuple): string {
+  return cacheKey([tuple.codeSystem, tuple.code, tuple.display, tuple.valueSetUrl]);
+}
+
+export interface ValidateCodeCacheCounters {
+  hits: number;
+  misses: number;
+  /** Lookups or writes that threw (a store without its own degrade-to-miss policy). */
+  errors: number;
+}
+
+export class ValidateCodeCache {
+  readonly counters: ValidateCodeCacheCounters = { hits: 0, misses: 0, errors: 0 };
+
+  constructor(
+    private readonly store: ValidateCodeCacheStore<CachedValidateCode>,
+    private readonly ttlSeconds?: number,
+  ) {}
+
+  async get(tuple: ValidateCodeTuple): Promise<CachedValidateCode | undefined> {
+    let value: CachedValidateCode | undefined;
+    try {
+      value = await this.store.get(validateCodeCacheKey(tuple));
+    } catch {
+      // A broken cache is a miss: the terminology server is asked instead.
+      this.counters.errors++;
+      value = undefined;
+    }
+    if (value && typeof value.result === 'boolean') {
+      this.counters.hits++;
+      return value;
+    }
+    this.counters.misses++;
+    return undefined;
+  }
+
+  async set(tuple: ValidateCodeTuple, answer: CachedValidateCode): Promise<void> {
+    const value: CachedValidateCode = { result: answer.result };
+    if (answer.message !== undefined) value.message = answer.message;
+    if (answer.display !== undefined) value.display = answer.display;
+    try {
+      await this.store.set(validateCodeCacheKey(tuple), value, this.ttlSeconds);
+    } catch {
+      this.counters.errors++;
+    }
+  }
+}
