@@ -2,6 +2,7 @@
  * Ports around stored artifacts.
  */
 import type { Artifact, ArtifactSummary, ArtifactType } from './artifact.js';
+import type { PackageSummary } from './package-summary.js';
 
 export interface ArtifactMetadata {
   readonly packageName?: string;
@@ -9,6 +10,8 @@ export interface ArtifactMetadata {
   readonly fhirVersion?: string;
   readonly resourceType?: string;
   readonly url?: string;
+  /** What the content holds (for a RESOURCE: a summary of that one resource), kept so details never re-read it. */
+  readonly summary?: PackageSummary;
 }
 
 export interface ArtifactRepository {
@@ -18,6 +21,8 @@ export interface ArtifactRepository {
   save(type: ArtifactType, name: string, content: Buffer, metadata: ArtifactMetadata): Promise<{ artifact: ArtifactSummary; created: boolean }>;
   delete(type: ArtifactType, name: string): Promise<boolean>;
   count(): Promise<number>;
+  summaryOf(type: ArtifactType, name: string): Promise<PackageSummary | undefined>;
+  allSummaries(): Promise<{ type: ArtifactType; name: string; summary: PackageSummary | undefined }[]>;
   /** The content of every artifact of a type, one at a time (packages are large). */
   forEachContent(type: ArtifactType, visit: (artifact: Artifact) => Promise<void>): Promise<void>;
 }

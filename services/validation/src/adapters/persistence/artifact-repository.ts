@@ -1,0 +1,93 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { countOf } from './count.js';
+import type { Artifact, ArtifactSummary, ArtifactType } from '../../domain/artifacts/artifact.js';
+import type { ArtifactMetadata, ArtifactRepository } from '../../domain/artifacts/artifact-repository.js';
+import type { PackageSummary } from '../../domain/artifacts/package-summary.js';
+
+/** Every column but the content: listing artifacts must not read megabytes of packages (V-6). */
+const SUMMARY_COLUMNS = ['id', 'type', 'name', 'size', 'package_name', 'version', 'fhir_version', 'resource_type', 'url', 'updated_at'] as const;
+
+interface ArtifactRow {
+  id: number; type: ArtifactType; name: string; size: number; package_name: string | null; version: string | null;
+  fhir_version: string | null; resource_type: string | null; url: string | null; updated_at: Date | string; content?: Buffer;
+}
+
+function toSummary(row: ArtifactRow): ArtifactSummary {
+  return {
+    id: Number(row.id), type: row.type, name: row.name, size: Number(row.size),
+    ...(row.package_name ? { packageName: row.package_name } : {}),
+    ...(row.version ? { version: row.version } : {}),
+    ...(row.fhir_version ? { fhirVersion: row.fhir_version } : {}),
+    ...(row.resource_type ? { resourceType: row.resource_type } : {}),
+    ...(row.url ? { url: row.url } : {}),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** Artifacts in PostgreSQL (table artifact, unique by (type, name)). */
+export class PgArtifactRepository implements ArtifactRepository {
+  constructor(private readonly orm: MikroORM) {}
+
+  private db() {
+    return this.orm.em.fork().getKysely<any>();
+  }
+
+  async list(): Promise<ArtifactSummary[]> {
+    const rows = await this.db().selectFrom('artifact').select([...SUMMARY_COLUMNS]).orderBy('type').orderBy('name').execute();
+    return (rows as ArtifactRow[]).map(toSummary);
+  }
+
+  async get(type: ArtifactType, name: string): Promise<Artifact | undefined> {
+    const row = await this.db().selectFrom('artifact').select([...SUMMARY_COLUMNS, 'content'])
+      .where('type', '=', type).where('name', '=', name).executeTakeFirst() as ArtifactRow | undefined;
+    return row ? { ...toSummary(row), content: row.content! } : undefined;
+  }
+
+  /** The stored summary JSON (package details), without the content. */
+  async summaryOf(type: ArtifactType, name: string): Promise<PackageSummary | undefined> {
+    const row = await this.db().selectFrom('artifact').select('summary').where('type', '=', type).where('name', '=', name).executeTakeFirst();
+    return (row?.summary as PackageSummary | null) ?? undefined;
+  }
+
+  /** Every stored summary with its artifact name (terminology dependencies across artifacts). */
+  async allSummaries(): Promise<{ type: ArtifactType; name: string; summary: PackageSummary | undefined }[]> {
+    const rows = await this.db().selectFrom('artifact').select(['type', 'name', 'summary']).orderBy('type').orderBy('name').execute();
+    return rows.map((row: any) => ({ type: row.type, name: row.name, summary: row.summary ?? undefined }));
+  }
+
+  async save(type: ArtifactType, name: string, content: Buffer, metadata: ArtifactMetadata): Promise<{ artifact: ArtifactSummary; created: boolean }> {
+    return this.orm.em.fork().transactional(async (em) => {
+      const db = em.getKysely<any>();
+      const existing = await db.selectFrom('artifact').select('id').where('type', '=', type).where('name', '=', name).forUpdate().executeTakeFirst();
+      const values = {
+        content, size: content.length,
+        package_name: metadata.packageName ?? null, version: metadata.version ?? null, fhir_version: metadata.fhirVersion ?? null,
+        resource_type: metadata.resourceType ?? null, url: metadata.url ?? null,
+        summary: metadata.summary === undefined ? null : JSON.stringify(metadata.summary),
+        updated_at: new Date(),
+      };
+      const row = await db.insertInto('artifact').values({ type, name, ...values })
+        .onConflict((oc: any) => oc.columns(['type', 'name']).doUpdateSet(values))
+        .returning([...SUMMARY_COLUMNS]).executeTakeFirstOrThrow();
+      return { artifact: toSummary(row as ArtifactRow), created: !existing };
+    });
+  }
+
+  async delete(type: ArtifactType, name: string): Promise<boolean> {
+    const result = await this.db().deleteFrom('artifact').where('type', '=', type).where('name', '=', name).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db().selectFrom('artifact').select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst();
+    return countOf(row);
+  }
+
+  async forEachContent(type: ArtifactType, visit: (artifact: Artifact) => Promise<void>): Promise<void> {
+    const ids = await this.db().selectFrom('artifact').select(['id', 'name']).where('type', '=', type).orderBy('name').execute();
+    for (const { name } of ids as { name: string }[]) {
+      const artifact = await this.get(type, name);
+      if (artifact) await visit(artifact);
+    }
+  }
+}

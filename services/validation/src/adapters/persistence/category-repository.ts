@@ -1,0 +1,138 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { countOf } from './count.js';
+import type { Category, CategorySeverity, CategorySnapshot } from '../../domain/categorization/category.js';
+import type {
+  CategoryRepository, CategoryRule, CategoryWithLatestRule, ImportOutcome,
+} from '../../domain/categorization/category-repository.js';
+import type { MatcherJson } from '../../domain/categorization/matcher.js';
+import { stableStringify } from './stable-json.js';
+
+interface CategoryRow { id: string; title: string; severity: string; acceptable: boolean; guidance: string }
+interface RuleRow { id: string | number; category_id: string; matcher: MatcherJson | string; timestamp: Date | string }
+
+const toCategory = (row: CategoryRow): Category => ({
+  id: row.id, title: row.title, severity: row.severity as CategorySeverity, acceptable: row.acceptable, guidance: row.guidance,
+});
+
+const matcherOf = (stored: MatcherJson | string): MatcherJson => (typeof stored === 'string' ? (JSON.parse(stored) as MatcherJson) : stored);
+
+const toRule = (row: RuleRow): CategoryRule => ({
+  id: Number(row.id),
+  categoryId: row.category_id,
+  matcher: matcherOf(row.matcher),
+  timestamp: new Date(row.timestamp).toISOString(),
+});
+
+/** Categories and their versioned rules in PostgreSQL (tables category, category_rule). */
+export class PgCategoryRepository implements CategoryRepository {
+  constructor(private readonly orm: MikroORM) {}
+
+  private db(em: EntityManager = this.orm.em.fork()) {
+    return em.getKysely<any>();
+  }
+
+  async list(): Promise<Category[]> {
+    const rows = await this.db().selectFrom('category').selectAll().orderBy('id').execute();
+    return (rows as CategoryRow[]).map(toCategory);
+  }
+
+  async get(id: string): Promise<Category | undefined> {
+    const row = await this.db().selectFrom('category').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toCategory(row as CategoryRow) : undefined;
+  }
+
+  async save(category: Category): Promise<{ created: boolean }> {
+    return this.orm.em.fork().transactional(async (em) => upsertCategory(em, category));
+  }
+
+  async delete(id: string): Promise<boolean> {
+    // Rules and result links go with it (ON DELETE CASCADE), so no result keeps a dangling link.
+    const result = await this.db().deleteFrom('category').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db().selectFrom('category').select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst();
+    return countOf(row);
+  }
+
+  async latestRule(categoryId: string): Promise<CategoryRule | undefined> {
+    const row = await this.db().selectFrom('category_rule').selectAll().where('category_id', '=', categoryId)
+      .orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return row ? toRule(row as RuleRow) : undefined;
+  }
+
+  async ruleHistory(categoryId: string): Promise<CategoryRule[]> {
+    const rows = await this.db().selectFrom('category_rule').selectAll().where('category_id', '=', categoryId)
+      .orderBy('timestamp', 'desc').orderBy('id', 'desc').execute();
+    return (rows as RuleRow[]).map(toRule);
+  }
+
+  async addRule(categoryId: string, matcher: MatcherJson, timestamp: Date): Promise<CategoryRule> {
+    return insertRule(this.orm.em.fork(), categoryId, matcher, timestamp);
+  }
+
+  async deleteRule(ruleId: number): Promise<boolean> {
+    const result = await this.db().deleteFrom('category_rule').where('id', '=', ruleId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async listWithLatestRules(): Promise<CategoryWithLatestRule[]> {
+    const em = this.orm.em.fork();
+    const [categories, rules] = await Promise.all([
+      this.db(em).selectFrom('category').selectAll().orderBy('id').execute() as Promise<CategoryRow[]>,
+      // DISTINCT ON keeps the first row per category in index order: the latest rule.
+      this.db(em).selectFrom('category_rule').selectAll().distinctOn('category_id')
+        .orderBy('category_id').orderBy('timestamp', 'desc').orderBy('id', 'desc').execute() as Promise<RuleRow[]>,
+    ]);
+    const latest = new Map(rules.map((row) => [row.category_id, toRule(row)]));
+    return categories.map((row) => {
+      const rule = latest.get(row.id);
+      return rule ? { category: toCategory(row), rule } : { category: toCategory(row) };
+    });
+  }
+
+  async importSnapshots(snapshots: readonly CategorySnapshot[], timestamp: Date, options: { replaceAll?: boolean } = {}): Promise<ImportOutcome> {
+    return this.orm.em.fork().transactional(async (em) => {
+      const db = em.getKysely<any>();
+      let created = 0;
+      let updated = 0;
+      let rulesAdded = 0;
+      let deleted = 0;
+      for (const snapshot of snapshots) {
+        const { matcher, ...category } = snapshot;
+        if ((await upsertCategory(em, category)).created) created++;
+        else updated++;
+        const latest = await db.selectFrom('category_rule').select('matcher').where('category_id', '=', category.id)
+          .orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+        // An unchanged matcher adds no history row, so repeated imports and initializations stay idempotent.
+        if (!latest || stableStringify(matcherOf(latest.matcher)) !== stableStringify(matcher)) {
+          await insertRule(em, category.id, matcher, timestamp);
+          rulesAdded++;
+        }
+      }
+      if (options.replaceAll) {
+        const keep = snapshots.map((s) => s.id);
+        const result = await db.deleteFrom('category').where('id', 'not in', keep).executeTakeFirst();
+        deleted = Number(result.numDeletedRows);
+      }
+      return { created, updated, rulesAdded, deleted };
+    });
+  }
+}
+
+async function upsertCategory(em: EntityManager, category: Category): Promise<{ created: boolean }> {
+  const db = em.getKysely<any>();
+  const existing = await db.selectFrom('category').select('id').where('id', '=', category.id).forUpdate().executeTakeFirst();
+  const values = { title: category.title, severity: category.severity, acceptable: category.acceptable, guidance: category.guidance };
+  await db.insertInto('category').values({ id: category.id, ...values })
+    .onConflict((oc: any) => oc.column('id').doUpdateSet(values)).execute();
+  return { created: !existing };
+}
+
+async function insertRule(em: EntityManager, categoryId: string, matcher: MatcherJson, timestamp: Date): Promise<CategoryRule> {
+  const row = await em.getKysely<any>().insertInto('category_rule')
+    .values({ category_id: categoryId, matcher: JSON.stringify(matcher), timestamp })
+    .returningAll().executeTakeFirstOrThrow();
+  return toRule(row as RuleRow);
+}

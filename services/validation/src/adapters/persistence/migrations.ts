@@ -1,0 +1,73 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * Tables of the validation API. Names are what the migration table records: never rename a
+ * migration; add a new one for every change.
+ */
+export class CreateValidationApiTables extends Migration {
+  override up(): void {
+    this.addSql(`create table "artifact" (
+      "id" serial primary key,
+      "type" varchar(16) not null check ("type" in ('RESOURCE', 'PACKAGE')),
+      "name" varchar(255) not null,
+      "content" bytea not null,
+      "size" integer not null,
+      "package_name" varchar(255) null,
+      "version" varchar(255) null,
+      "fhir_version" varchar(64) null,
+      "resource_type" varchar(64) null,
+      "url" varchar(1000) null,
+      "summary" jsonb null,
+      "created_at" timestamptz not null default now(),
+      "updated_at" timestamptz not null default now(),
+      constraint "artifact_type_name_unique" unique ("type", "name"))`);
+
+    this.addSql(`create table "category" (
+      "id" varchar(255) primary key,
+      "title" varchar(255) not null,
+      "severity" varchar(16) not null check ("severity" in ('ERROR', 'WARNING', 'INFORMATION')),
+      "acceptable" boolean not null,
+      "guidance" varchar(1000) not null)`);
+
+    this.addSql(`create table "category_rule" (
+      "id" bigserial primary key,
+      "category_id" varchar(255) not null references "category" ("id") on delete cascade,
+      "matcher" jsonb not null,
+      "timestamp" timestamptz not null)`);
+    // Latest rule per category: the first row of this index for a category.
+    this.addSql('create index "category_rule_latest_index" on "category_rule" ("category_id", "timestamp" desc, "id" desc)');
+
+    this.addSql(`create table "validation_result" (
+      "id" bigserial primary key,
+      "facility_id" varchar(255) not null,
+      "report_id" varchar(255) not null,
+      "patient_id" varchar(255) not null,
+      "severity" varchar(16) not null check ("severity" in ('information', 'warning', 'error', 'fatal')),
+      "code" varchar(255) not null,
+      "message" text not null,
+      "location" varchar(255) null,
+      "expression" varchar(1000) null,
+      "message_id" varchar(255) null)`);
+    // Serves (facility, report) and (facility, report, patient) lookups and the replace-by-patient delete.
+    this.addSql('create index "validation_result_scope_index" on "validation_result" ("facility_id", "report_id", "patient_id", "id")');
+    this.addSql('create index "validation_result_severity_index" on "validation_result" ("facility_id", "report_id", "severity")');
+
+    this.addSql(`create table "result_category" (
+      "result_id" bigint not null references "validation_result" ("id") on delete cascade,
+      "category_id" varchar(255) not null references "category" ("id") on delete cascade,
+      primary key ("result_id", "category_id"))`);
+    this.addSql('create index "result_category_category_index" on "result_category" ("category_id")');
+  }
+
+  override down(): void {
+    this.addSql('drop table if exists "result_category"');
+    this.addSql('drop table if exists "validation_result"');
+    this.addSql('drop table if exists "category_rule"');
+    this.addSql('drop table if exists "category"');
+    this.addSql('drop table if exists "artifact"');
+  }
+}
+
+export const validationApiMigrations = [
+  { name: 'Migration20261122050000_validation_api_tables', class: CreateValidationApiTables },
+];

@@ -1,0 +1,134 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { countOf } from './count.js';
+import { insertMany, type BulkValue } from '../../../../../adapters/persistence/bulk-insert.js';
+import { UNCATEGORIZED_ID } from '../../domain/categorization/category.js';
+import { severitiesAtLeast, type IssueSeverity } from '../../domain/results/issue-severity.js';
+import type {
+  CategoryIssueCount, NewResult, PageRequest, PatientKey, ResultPage, ResultRepository, ResultScope, StoredResult,
+} from '../../domain/results/result-repository.js';
+import { fitForStorage } from '../../domain/results/validation-issue.js';
+
+const RESULT_COLUMNS = ['id', 'facility_id', 'report_id', 'patient_id', 'severity', 'code', 'message', 'location', 'expression', 'message_id'] as const;
+/** Rows per INSERT: 10 columns x 6,000 rows stays under PostgreSQL's 65,535 bind parameters. */
+const RESULT_CHUNK = 6000;
+const LINK_CHUNK = 30000;
+
+interface ResultRow {
+  id: string | number; facility_id: string; report_id: string; patient_id: string; severity: IssueSeverity; code: string;
+  message: string; location: string | null; expression: string | null; message_id: string | null;
+}
+
+/**
+ * Replaces the results of one patient submission inside the caller's transaction (`em` must be
+ * transactional): delete the old rows (links cascade), then multi-row INSERTs of the new results
+ * and of their category links. Ids are drawn from the sequence first so links need no RETURNING order.
+ * Exported for the validation flow, which writes results and its outbox message in one transaction.
+ */
+export async function replacePatientResultsIn(em: EntityManager, key: PatientKey, results: readonly NewResult[]): Promise<number> {
+  const db = em.getKysely<any>();
+  await db.deleteFrom('validation_result')
+    .where('facility_id', '=', key.facilityId).where('report_id', '=', key.reportId).where('patient_id', '=', key.patientId).execute();
+  if (results.length === 0) return 0;
+
+  const idRows = await em.execute<{ id: string }[]>(
+    `select nextval('validation_result_id_seq')::text as id from generate_series(1, ${Number(results.length)})`);
+  const ids = idRows.map((row) => row.id);
+
+  // Links only to categories that exist now: a category deleted meanwhile must not fail the whole write.
+  const wanted = [...new Set(results.flatMap((r) => r.categoryIds).filter((id) => id !== UNCATEGORIZED_ID))];
+  const existing = wanted.length === 0 ? new Set<string>()
+    : new Set((await db.selectFrom('category').select('id').where('id', 'in', wanted).execute()).map((row: { id: string }) => row.id));
+
+  const resultRows: BulkValue[][] = [];
+  const linkRows: BulkValue[][] = [];
+  results.forEach((result, i) => {
+    const issue = fitForStorage(result.issue);
+    resultRows.push([ids[i]!, key.facilityId, key.reportId, key.patientId, issue.severity, issue.code, issue.message,
+      issue.location ?? null, issue.expression ?? null, issue.messageId ?? null]);
+    for (const categoryId of new Set(result.categoryIds)) {
+      if (existing.has(categoryId)) linkRows.push([ids[i]!, categoryId]);
+    }
+  });
+  await insertMany(em, 'validation_result', RESULT_COLUMNS, resultRows, { chunkSize: RESULT_CHUNK });
+  if (linkRows.length > 0) await insertMany(em, 'result_category', ['result_id', 'category_id'], linkRows, { chunkSize: LINK_CHUNK });
+  return results.length;
+}
+
+/** Validation results in PostgreSQL (tables validation_result, result_category). */
+export class PgResultRepository implements ResultRepository {
+  constructor(private readonly orm: MikroORM) {}
+
+  async replacePatientResults(key: PatientKey, results: readonly NewResult[]): Promise<number> {
+    return this.orm.em.fork().transactional((em) => replacePatientResultsIn(em, key, results));
+  }
+
+  async findResults(scope: ResultScope, minimumSeverity: IssueSeverity | undefined, page: PageRequest): Promise<ResultPage> {
+    const em = this.orm.em.fork();
+    const db = em.getKysely<any>();
+    const filtered = () => {
+      let query = db.selectFrom('validation_result').where('facility_id', '=', scope.facilityId).where('report_id', '=', scope.reportId);
+      if (scope.patientId !== undefined) query = query.where('patient_id', '=', scope.patientId);
+      if (minimumSeverity !== undefined && minimumSeverity !== 'information') query = query.where('severity', 'in', severitiesAtLeast(minimumSeverity));
+      return query;
+    };
+    const [countRow, rows] = await Promise.all([
+      filtered().select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
+      filtered().selectAll().orderBy('id').offset(page.offset).limit(page.limit).execute() as Promise<ResultRow[]>,
+    ]);
+    return { records: await withCategories(em, rows), totalCount: countOf(countRow) };
+  }
+
+  async countByCategory(facilityId: string, reportId: string): Promise<CategoryIssueCount[]> {
+    const db = this.orm.em.fork().getKysely<any>();
+    const [linked, uncategorized] = await Promise.all([
+      db.selectFrom('result_category as rc').innerJoin('validation_result as r', 'r.id', 'rc.result_id')
+        .where('r.facility_id', '=', facilityId).where('r.report_id', '=', reportId)
+        .select(['rc.category_id', (eb: any) => eb.fn.countAll().as('count')]).groupBy('rc.category_id').execute(),
+      db.selectFrom('validation_result as r').where('r.facility_id', '=', facilityId).where('r.report_id', '=', reportId)
+        .where(({ not, exists, selectFrom }: any) => not(exists(selectFrom('result_category as rc').select('rc.result_id').whereRef('rc.result_id', '=', 'r.id'))))
+        .select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
+    ]);
+    const counts: CategoryIssueCount[] = (linked as unknown as { category_id: string; count: string | number }[]).map((row) => ({ categoryId: row.category_id, count: Number(row.count) }));
+    const none = countOf(uncategorized);
+    if (none > 0) counts.push({ categoryId: UNCATEGORIZED_ID, count: none });
+    return counts.sort((a, b) => b.count - a.count || a.categoryId.localeCompare(b.categoryId));
+  }
+
+  async findByCategory(facilityId: string, reportId: string, categoryId: string, page: PageRequest): Promise<ResultPage> {
+    const em = this.orm.em.fork();
+    const db = em.getKysely<any>();
+    const filtered = () => {
+      const query = db.selectFrom('validation_result as r').where('r.facility_id', '=', facilityId).where('r.report_id', '=', reportId);
+      const linked = ({ exists, selectFrom }: any) => exists(selectFrom('result_category as rc').select('rc.result_id').whereRef('rc.result_id', '=', 'r.id')
+        .where('rc.category_id', '=', categoryId));
+      const unlinked = ({ not, exists, selectFrom }: any) => not(exists(selectFrom('result_category as rc').select('rc.result_id').whereRef('rc.result_id', '=', 'r.id')));
+      return query.where(categoryId === UNCATEGORIZED_ID ? unlinked : linked);
+    };
+    const [countRow, rows] = await Promise.all([
+      filtered().select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
+      filtered().selectAll('r').orderBy('r.id').offset(page.offset).limit(page.limit).execute() as Promise<ResultRow[]>,
+    ]);
+    return { records: await withCategories(em, rows), totalCount: countOf(countRow) };
+  }
+}
+
+async function withCategories(em: EntityManager, rows: readonly ResultRow[]): Promise<StoredResult[]> {
+  if (rows.length === 0) return [];
+  const links = await em.getKysely<any>().selectFrom('result_category').select(['result_id', 'category_id'])
+    .where('result_id', 'in', rows.map((row) => row.id)).orderBy('result_id').orderBy('category_id').execute() as { result_id: string; category_id: string }[];
+  const byResult = new Map<string, string[]>();
+  for (const link of links) {
+    const key = String(link.result_id);
+    const list = byResult.get(key);
+    if (list) list.push(link.category_id);
+    else byResult.set(key, [link.category_id]);
+  }
+  return rows.map((row) => ({
+    id: Number(row.id), facilityId: row.facility_id, reportId: row.report_id, patientId: row.patient_id,
+    severity: row.severity, code: row.code, message: row.message,
+    ...(row.location === null ? {} : { location: row.location }),
+    ...(row.expression === null ? {} : { expression: row.expression }),
+    ...(row.message_id === null ? {} : { messageId: row.message_id }),
+    categoryIds: byResult.get(String(row.id)) ?? [],
+  }));
+}
