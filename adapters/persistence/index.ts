@@ -17,3 +17,4 @@ export { enqueueOutboxMessage, type OutboxMessageInput, type EnqueuedOutboxMessa
 export { OutboxRelay, type OutboxRelayOptions, type OutboxRelayEvent, type RelayBatchResult } from './outbox/relay.js';
 export { outboxMigration, CreateOutboxMessageTable, OUTBOX_TABLE, type OutboxRow, type OutboxDatabase } from './outbox/outbox-table.js';
 export { uuidV7 } from './outbox/uuid-v7.js';
+export { OutboxMessageEntity } from './outbox/outbox-entity.js';

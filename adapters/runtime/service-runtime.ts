@@ -1,0 +1,180 @@
+import type { MigrationObject, Options } from '@mikro-orm/postgresql';
+import type { Express } from 'express';
+import { authenticatedUser, requirePermissionForWrites, verifierFromConfig, type AuthConfig } from '../auth/index.js';
+import { createCache, type Cache, type CacheType } from '../cache/index.js';
+import { createHttpApp, listen, OpenApiBuilder, type HttpApp, type HttpServerHandle } from '../http/index.js';
+import { connectNats, isNatsReady, type NatsHandle } from '../messaging/connection.js';
+import { provisionCatalog } from '../messaging/provisioning.js';
+import { JetStreamPublisher } from '../messaging/publisher.js';
+import { createMetrics, type ServiceMetrics } from '../observability/metrics.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { openDatabase, OutboxMessageEntity, outboxMigration, requestContextMiddleware, type Database } from '../persistence/index.js';
+import { OutboxRelay } from '../persistence/outbox/relay.js';
+import { catalog } from '../../contracts/catalog.js';
+
+/**
+ * The common frame of a service process: logger, metrics, its PostgreSQL database (migrations applied),
+ * NATS JetStream (streams provisioned from contracts/), the contract-checking publisher, the outbox
+ * relay, the validate-code cache, and the HTTP app with health/readiness/metrics/OpenAPI and the
+ * AuthenticatedUser policy on `/api`. A service adds its routes, consumers and jobs, then calls
+ * `listen()`. On SIGTERM/SIGINT it shuts down in dependency order within `shutdown.grace-ms`:
+ * stop accepting HTTP → stop consumers and jobs (they finish in-flight work) → last outbox relay pass →
+ * drain NATS → close cache and database.
+ */
+export interface RuntimeConfig extends AuthConfig {
+  httpPort: number;
+  httpHost: string;
+  httpJsonLimit: number;
+  httpRawLimit: number;
+  dbHost: string;
+  dbPort: number;
+  dbUser: string;
+  dbPassword?: string;
+  dbName: string;
+  dbPoolMax: number;
+  natsServers: readonly string[];
+  natsUser?: string;
+  natsPassword?: string;
+  natsToken?: string;
+  cacheType: CacheType;
+  cacheValidateCodeTtl?: number;
+  cacheMemoryMaxEntries: number;
+  cacheServerHost: string;
+  cacheServerPort: number;
+  cacheServerPassword?: string;
+  cacheServerUsername?: string;
+  cacheServerDatabase: number;
+  logLevel: string;
+  shutdownGraceMs: number;
+  authAdminPermission: string;
+}
+
+export interface ServiceRuntimeOptions {
+  serviceName: string;
+  apiTitle: string;
+  config: RuntimeConfig;
+  entities: NonNullable<Options['entities']>;
+  migrations: MigrationObject[];
+  /** Namespace of the validate-code cache; omit for a service without one. */
+  cacheNamespace?: string;
+  /** POST routes under /api that process without changing state (e.g. `$validate`): need no admin permission. */
+  processingRoutes?: RegExp[];
+}
+
+export type Stopper = () => Promise<void> | void;
+
+export interface ServiceRuntime {
+  readonly logger: Logger;
+  readonly metrics: ServiceMetrics;
+  readonly db: Database;
+  readonly nats: NatsHandle;
+  readonly publisher: JetStreamPublisher;
+  readonly outbox: OutboxRelay;
+  readonly cache?: Cache<unknown>;
+  readonly openApi: OpenApiBuilder;
+  readonly http: HttpApp;
+  /** The app's `/api` routes are guarded by AuthenticatedUser and admin-only writes. */
+  readonly api: Express;
+  /** Registers work to stop on shutdown (consumers, schedulers); run before NATS and the database close. */
+  onShutdown(stopper: Stopper): void;
+  listen(): Promise<HttpServerHandle>;
+  shutdown(reason: string): Promise<void>;
+}
+
+export async function startServiceRuntime(options: ServiceRuntimeOptions): Promise<ServiceRuntime> {
+  const { config, serviceName } = options;
+  const logger = createLogger(serviceName, config.logLevel);
+  const metrics = createMetrics(serviceName);
+  const verifier = verifierFromConfig(config);
+
+  const db = await openDatabase({
+    host: config.dbHost, port: config.dbPort, user: config.dbUser, password: config.dbPassword,
+    dbName: config.dbName, poolMax: config.dbPoolMax, logger,
+    entities: [OutboxMessageEntity, ...options.entities],
+    migrations: options.migrations.some((m) => m.name === outboxMigration.name) ? options.migrations : [outboxMigration, ...options.migrations],
+  });
+  const nats = await connectNats({
+    servers: [...config.natsServers], user: config.natsUser, pass: config.natsPassword, token: config.natsToken, name: serviceName, logger,
+  });
+  const provisioned = await provisionCatalog(nats.jsm, catalog);
+  logger.info({ streams: provisioned }, 'JetStream streams provisioned');
+  const publisher = new JetStreamPublisher(nats.js, { catalog });
+
+  const outboxPublished = metrics.counter({ name: 'outbox_published_total', help: 'Outbox messages published to JetStream', labelNames: ['subject'] });
+  const outboxFailed = metrics.counter({ name: 'outbox_publish_failures_total', help: 'Failed outbox publish attempts', labelNames: ['subject'] });
+  const outbox = new OutboxRelay({
+    orm: db.orm, publisher, logger,
+    onEvent: (event) => {
+      if (event.kind === 'published') outboxPublished.inc({ subject: event.subject });
+      if (event.kind === 'failed') outboxFailed.inc({ subject: event.subject });
+    },
+  });
+  outbox.start();
+
+  const cache = options.cacheNamespace
+    ? await createCache<unknown>({
+      type: config.cacheType,
+      namespace: options.cacheNamespace,
+      ttlSeconds: config.cacheValidateCodeTtl,
+      memoryMaxEntries: config.cacheMemoryMaxEntries,
+      redis: {
+        host: config.cacheServerHost, port: config.cacheServerPort, username: config.cacheServerUsername,
+        password: config.cacheServerPassword, database: config.cacheServerDatabase,
+      },
+      logger,
+      registry: metrics.registry,
+    })
+    : undefined;
+
+  const openApi = new OpenApiBuilder({ title: options.apiTitle, version: '1.0.0' });
+  const readiness = [
+    { name: 'database', check: () => db.readinessCheck() },
+    { name: 'nats', check: async () => { if (!(await isNatsReady(nats.nc))) throw new Error('NATS is not connected'); } },
+    ...(cache && config.cacheType === 'distributed' ? [{ name: 'cache', check: () => cache.readinessCheck() }] : []),
+  ];
+  const http = createHttpApp({
+    serviceName, logger, metrics, openApi, readiness, jsonLimit: config.httpJsonLimit, rawLimit: config.httpRawLimit,
+  });
+  http.app.use(requestContextMiddleware(db.orm));
+  const adminWrites = requirePermissionForWrites(config.authAdminPermission);
+  const processing = options.processingRoutes ?? [];
+  http.app.use('/api', authenticatedUser({ mode: config.authMode, verifier, logger }), (req, res, next) =>
+    (req.method === 'POST' && processing.some((route) => route.test(req.path)) ? next() : adminWrites(req, res, next)));
+
+  const stoppers: Stopper[] = [];
+  let server: HttpServerHandle | undefined;
+  let shuttingDown: Promise<void> | undefined;
+
+  const runtime: ServiceRuntime = {
+    logger, metrics, db, nats, publisher, outbox, cache, openApi, http, api: http.app,
+    onShutdown: (stopper) => { stoppers.push(stopper); },
+    async listen() {
+      server = await listen(http.finish(), config.httpPort, config.httpHost);
+      logger.info({ url: server.url }, `${serviceName} service listening`);
+      return server;
+    },
+    shutdown(reason: string) {
+      shuttingDown ??= (async () => {
+        const started = Date.now();
+        logger.info({ reason }, 'shutting down');
+        const left = () => Math.max(0, config.shutdownGraceMs - (Date.now() - started));
+        await server?.close(Math.min(left(), 5_000));
+        await Promise.allSettled(stoppers.map((stop) => stop()));
+        await outbox.stop();
+        await nats.close();
+        await cache?.close();
+        await db.close();
+        logger.info({ ms: Date.now() - started }, 'stopped');
+      })();
+      return shuttingDown;
+    },
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      // Hard stop if something hangs past the grace period: the orchestrator would kill us anyway.
+      setTimeout(() => process.exit(1), config.shutdownGraceMs + 1_000).unref();
+      void runtime.shutdown(signal).then(() => process.exit(0), () => process.exit(1));
+    });
+  }
+  return runtime;
+}
