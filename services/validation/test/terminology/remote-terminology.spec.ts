@@ -1,0 +1,281 @@
+import { expect } from 'chai';
+import sinon from 'sinon';
+import { createCache, type Cache } from '../../../../adapters/cache/index.js';
+import { silentLogger } from '../../../../adapters/observability/logger.js';
+import {
+  createTerminology, resolveTerminologyEndpoint, validateCodeCacheKey, type CachedValidateCode, type TerminologySettings, type TerminologyWiring, type ValidateCodeCacheStore,
+} from '../../src/adapters/terminology/index.js';
+import type { ValidateCodeRequest } from '../../src/domain/terminology/terminology-port.js';
+import { BP_VALUE_SET, LOINC, SERVER_ONLY_VALUE_SET, bloodPressureValueSet, serverResources } from './support/remote-fixtures.js';
+import { closedPort, TestTerminologyServer } from './support/test-terminology-server.js';
+import { InMemoryConformanceSource, r4TerminologyResources } from './support/terminology-sources.js';
+
+const REDIS = { host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(process.env.REDIS_PORT ?? 6379) };
+const run = `terminology-test-${process.pid}-${Date.now().toString(36)}`;
+const clientSource = new InMemoryConformanceSource(r4TerminologyResources()).add(bloodPressureValueSet);
+const GENDER_VS = 'http://hl7.org/fhir/ValueSet/administrative-gender';
+
+const systolic = (display?: string): ValidateCodeRequest => ({
+  valueSet: BP_VALUE_SET, codings: [{ system: LOINC, code: '8480-6', display }], strength: 'required', elementKind: 'CodeableConcept',
+});
+
+function wire(settings: TerminologySettings, cacheStore?: ValidateCodeCacheStore<CachedValidateCode>): TerminologyWiring {
+  return createTerminology({ source: clientSource, settings: { retryBaseDelayMs: 5, ...settings }, cacheStore, logger: silentLogger() });
+}
+
+/** A Map with the cache's get/set shape, for tests that only count calls. */
+class MapStore implements ValidateCodeCacheStore<CachedValidateCode> {
+  readonly entries = new Map<string, CachedValidateCode>();
+  async get(key: string) { return this.entries.get(key); }
+  async set(key: string, value: CachedValidateCode) { this.entries.set(key, value); }
+}
+
+describe('terminology endpoint resolution (specification order of precedence)', () => {
+  it('prefers the FHIR terminology server, then the platform service + /api/terminology/fhir, else local', () => {
+    expect(resolveTerminologyEndpoint({ fhirTerminologyServiceUrl: 'http://tx.example/fhir/', terminologyServiceUrl: 'http://platform' }))
+      .to.deep.equal({ mode: 'fhir-terminology-server', baseUrl: 'http://tx.example/fhir' });
+    expect(resolveTerminologyEndpoint({ terminologyServiceUrl: 'http://platform:8080/' }))
+      .to.deep.equal({ mode: 'platform-terminology-service', baseUrl: 'http://platform:8080/api/terminology/fhir' });
+    expect(resolveTerminologyEndpoint({ fhirTerminologyServiceUrl: ' ', terminologyServiceUrl: '' })).to.deep.equal({ mode: 'local' });
+  });
+
+  it('keys the cache on the whole tuple, without collisions between neighbouring tuples', () => {
+    const key = validateCodeCacheKey({ codeSystem: 'a', code: 'bc', valueSetUrl: 'v' });
+    expect(key).to.match(/^[0-9a-f]{64}$/);
+    expect(validateCodeCacheKey({ codeSystem: 'ab', code: 'c', valueSetUrl: 'v' })).not.to.equal(key);
+    expect(validateCodeCacheKey({ codeSystem: 'a', code: 'bc', display: '', valueSetUrl: 'v' })).not.to.equal(key);
+    expect(validateCodeCacheKey({ codeSystem: 'a', code: 'bc', valueSetUrl: 'v' })).to.equal(key);
+  });
+});
+
+describe('remote terminology: (1) svc.fhir-terminology-service-url', () => {
+  const server = new TestTerminologyServer(serverResources, '/fhir');
+  let wiring: TerminologyWiring;
+
+  before(async () => {
+    const origin = await server.start();
+    wiring = wire({ fhirTerminologyServiceUrl: `${origin}/fhir` });
+  });
+  after(() => server.close());
+  beforeEach(() => {
+    server.calls.length = 0;
+    server.behaviour = { kind: 'answer' };
+  });
+
+  it('sends ValueSet/$validate-code with a Parameters body and accepts a code the server knows', async () => {
+    const result = await wiring.terminology.validateCode({ ...systolic('Systolic blood pressure'), authorization: 'Bearer incoming-token' });
+    expect(result).to.deep.include({ valid: true, source: 'remote', display: 'Systolic blood pressure' });
+    expect(result.issues).to.deep.equal([]);
+    expect(server.calls).to.have.length(1);
+    expect(server.calls[0]).to.deep.equal({
+      path: '/fhir/ValueSet/$validate-code',
+      parameters: { url: BP_VALUE_SET, code: '8480-6', system: LOINC, display: 'Systolic blood pressure' },
+      authorization: 'Bearer incoming-token',
+    });
+  });
+
+  it('words a code the server rejects with the HL7 message and the local title of the value set', async () => {
+    const result = await wiring.terminology.validateCode({ valueSet: BP_VALUE_SET, codings: [{ system: LOINC, code: '2339-0' }], strength: 'required' });
+    expect(result.valid).to.equal(false);
+    expect(result.issues[0]).to.deep.include({ severity: 'error', messageId: 'Terminology_TX_NoValid_1_CC' });
+    expect(result.issues[0]!.text).to.equal(
+      `None of the codings provided are in the value set 'Blood Pressure Codes' (${BP_VALUE_SET}|1.0.0), and a coding from this value set is required (codes = ${LOINC}#2339-0)`,
+    );
+  });
+
+  it('answers locally, without a call, what local terminology holds completely', async () => {
+    const result = await wiring.terminology.validateCode({ valueSet: GENDER_VS, coding: { code: 'female' } });
+    expect(result).to.deep.include({ valid: true, source: 'local' });
+    const wrong = await wiring.terminology.validateCode({ coding: { system: 'http://hl7.org/fhir/administrative-gender', code: 'f' } });
+    expect(wrong.valid).to.equal(false);
+    expect(server.calls).to.have.length(0);
+  });
+
+  it('asks about a value set only the server holds, and says "Can\'t find value set" when neither does', async () => {
+    const known = await wiring.terminology.validateCode({ valueSet: SERVER_ONLY_VALUE_SET, coding: { system: LOINC, code: '2339-0' }, elementKind: 'Coding' });
+    expect(known.valid).to.equal(true);
+    const missing = await wiring.terminology.validateCode({ valueSet: 'http://example.org/fhir/ValueSet/nowhere', coding: { system: LOINC, code: '2339-0' } });
+    expect(missing.valid).to.equal(undefined);
+    expect(missing.issues.map((i) => [i.severity, i.text])).to.deep.equal([['warning', "Can't find value set http://example.org/fhir/ValueSet/nowhere"]]);
+    expect(server.callsTo('ValueSet')).to.have.length(2);
+  });
+
+  it('sends CodeSystem/$validate-code for a code-system check of a system it does not hold', async () => {
+    const valid = await wiring.terminology.validateCode({ coding: { system: LOINC, code: '8462-4' } });
+    expect(valid).to.deep.include({ valid: true, source: 'remote' });
+    const invalid = await wiring.terminology.validateCode({ coding: { system: LOINC, code: '99999-9' } });
+    expect(invalid.valid).to.equal(false);
+    expect(invalid.issues[0]!.severity).to.equal('error');
+    expect(server.callsTo('CodeSystem').map((c) => c.parameters)).to.deep.equal([
+      { url: LOINC, code: '8462-4' }, { url: LOINC, code: '99999-9' },
+    ]);
+  });
+});
+
+describe('remote terminology: (2) svc.terminology-service-url', () => {
+  const server = new TestTerminologyServer(serverResources, '/api/terminology/fhir');
+  after(() => server.close());
+
+  it('calls the platform terminology service under /api/terminology/fhir', async () => {
+    const origin = await server.start();
+    const wiring = wire({ terminologyServiceUrl: origin });
+    expect(wiring.endpoint).to.deep.equal({ mode: 'platform-terminology-service', baseUrl: `${origin}/api/terminology/fhir` });
+    const result = await wiring.terminology.validateCode(systolic());
+    expect(result.valid).to.equal(true);
+    expect(server.calls.map((c) => c.path)).to.deep.equal(['/api/terminology/fhir/ValueSet/$validate-code']);
+  });
+});
+
+describe('remote terminology: validate-code cache', () => {
+  const server = new TestTerminologyServer(serverResources, '/fhir');
+  let baseUrl: string;
+  const caches: Array<Cache<CachedValidateCode>> = [];
+  const openCache = async (type: 'memory' | 'distributed', namespace: string, extra: { ttlSeconds?: number; port?: number } = {}) => {
+    const cache = await createCache<CachedValidateCode>({
+      type, namespace: `${run}:${namespace}`, ttlSeconds: extra.ttlSeconds, logger: silentLogger(),
+      redis: { ...REDIS, port: extra.port ?? REDIS.port }, operationTimeoutMs: 200,
+    });
+    caches.push(cache);
+    return cache;
+  };
+
+  before(async () => {
+    baseUrl = `${await server.start()}/fhir`;
+  });
+  beforeEach(() => {
+    server.calls.length = 0;
+    server.behaviour = { kind: 'answer' };
+  });
+  after(async () => {
+    for (const cache of caches) {
+      await cache.clear();
+      await cache.close();
+    }
+    await server.close();
+  });
+
+  it('memory: a repeated tuple makes no second call; a changed display makes a new one', async () => {
+    const wiring = wire({ fhirTerminologyServiceUrl: baseUrl }, await openCache('memory', 'memory'));
+    expect((await wiring.terminology.validateCode(systolic('Systolic blood pressure'))).source).to.equal('remote');
+    const again = await wiring.terminology.validateCode(systolic('Systolic blood pressure'));
+    expect(again).to.deep.include({ valid: true, source: 'cache', display: 'Systolic blood pressure' });
+    expect(server.calls).to.have.length(1);
+    await wiring.terminology.validateCode(systolic('SBP'));
+    expect(server.calls).to.have.length(2);
+    expect(wiring.metrics.counts).to.deep.include({ cacheHits: 1, cacheMisses: 2, remoteCalls: 2 });
+  });
+
+  it('caches invalid answers too, but never a server failure', async () => {
+    const store = new MapStore();
+    const wiring = wire({ fhirTerminologyServiceUrl: baseUrl, retries: 0 }, store);
+    const wrong = { valueSet: BP_VALUE_SET, codings: [{ system: LOINC, code: '2339-0' }] };
+    await wiring.terminology.validateCode(wrong);
+    expect((await wiring.terminology.validateCode(wrong)).valid).to.equal(false);
+    expect(server.calls).to.have.length(1);
+    expect([...store.entries.values()]).to.have.length(1);
+    expect([...store.entries.values()][0]!.result).to.equal(false);
+    server.behaviour = { kind: 'status', status: 503 };
+    await wiring.terminology.validateCode(systolic('failing'));
+    await wiring.terminology.validateCode(systolic('failing'));
+    expect(server.calls).to.have.length(3);
+    expect(store.entries.size).to.equal(1);
+  });
+
+  it('distributed: two terminology instances sharing Redis make one call between them', async () => {
+    const first = wire({ fhirTerminologyServiceUrl: baseUrl }, await openCache('distributed', 'shared'));
+    const second = wire({ fhirTerminologyServiceUrl: baseUrl }, await openCache('distributed', 'shared'));
+    expect((await first.terminology.validateCode(systolic())).source).to.equal('remote');
+    const fromRedis = await second.terminology.validateCode(systolic());
+    expect(fromRedis).to.deep.include({ valid: true, source: 'cache' });
+    expect(server.calls).to.have.length(1);
+    await second.terminology.validateCode(systolic('Systolic BP'));
+    expect(server.calls).to.have.length(2);
+  });
+
+  it('distributed: entries expire after cache.validate-code.ttl', async () => {
+    const wiring = wire({ fhirTerminologyServiceUrl: baseUrl, validateCodeTtlSeconds: 1 }, await openCache('distributed', 'ttl'));
+    await wiring.terminology.validateCode(systolic());
+    await wiring.terminology.validateCode(systolic());
+    expect(server.calls).to.have.length(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await wiring.terminology.validateCode(systolic());
+    expect(server.calls).to.have.length(2);
+  });
+
+  it('distributed with Redis unreachable: every call goes to the server and validation still succeeds', async () => {
+    const wiring = wire({ fhirTerminologyServiceUrl: baseUrl }, await openCache('distributed', 'down', { port: await closedPort() }));
+    expect((await wiring.terminology.validateCode(systolic())).valid).to.equal(true);
+    expect((await wiring.terminology.validateCode(systolic())).valid).to.equal(true);
+    expect(server.calls).to.have.length(2);
+  });
+});
+
+describe('remote terminology: a server that cannot answer', () => {
+  const server = new TestTerminologyServer(serverResources, '/fhir');
+  let baseUrl: string;
+  before(async () => {
+    baseUrl = `${await server.start()}/fhir`;
+  });
+  beforeEach(() => {
+    server.calls.length = 0;
+  });
+  after(() => server.close());
+
+  const expectCouldNotValidate = (result: Awaited<ReturnType<TerminologyWiring['terminology']['validateCode']>>) => {
+    expect(result.valid).to.equal(undefined);
+    expect(result.issues).to.have.length(1);
+    expect(result.issues[0]).to.deep.include({ severity: 'warning', messageId: 'Terminology_TX_Error_Coding2' });
+    expect(result.issues[0]!.text).to.contain(`the terminology server could not be reached, so the code ${LOINC}#8480-6 could not be validated`);
+  };
+
+  it('server down (nothing listening): a warning, validation completes', async () => {
+    const wiring = wire({ fhirTerminologyServiceUrl: `http://127.0.0.1:${await closedPort()}/fhir`, retries: 1 });
+    expectCouldNotValidate(await wiring.terminology.validateCode(systolic()));
+  });
+
+  it('slow server: the timeout gives a warning', async () => {
+    server.behaviour = { kind: 'answer', delayMs: 1_000 };
+    const wiring = wire({ fhirTerminologyServiceUrl: baseUrl, timeoutMs: 100, retries: 0 });
+    expectCouldNotValidate(await wiring.terminology.validateCode(systolic()));
+  });
+
+  it('500: retried with backoff, then a warning', async () => {
+    server.behaviour = { kind: 'status', status: 500 };
+    const wiring = wire({ fhirTerminologyServiceUrl: baseUrl, retries: 2 });
+    expectCouldNotValidate(await wiring.terminology.validateCode(systolic()));
+    expect(server.calls).to.have.length(3);
+  });
+
+  it('opens the circuit after consecutive failures: no more calls until it half-opens', async () => {
+    server.behaviour = { kind: 'status', status: 500 };
+    const wiring = wire({ fhirTerminologyServiceUrl: baseUrl, retries: 0, circuitBreaker: { failureThreshold: 2, openSeconds: 60 } });
+    for (let i = 0; i < 4; i++) expectCouldNotValidate(await wiring.terminology.validateCode(systolic(`attempt ${i}`)));
+    expect(server.calls).to.have.length(2);
+  });
+});
+
+describe('terminology: (3) local only makes no network call', () => {
+  const server = new TestTerminologyServer(serverResources, '/fhir');
+  afterEach(() => sinon.restore());
+  after(() => server.close());
+
+  it('answers everything locally; fetch is never used and a server that must not be called is not', async () => {
+    await server.start();
+    server.behaviour = { kind: 'must-not-be-called' };
+    const fetch = sinon.stub(globalThis, 'fetch').rejects(new Error('no network call allowed in local mode'));
+    const wiring = wire({});
+    expect(wiring.endpoint).to.deep.equal({ mode: 'local' });
+    const results = await Promise.all([
+      wiring.terminology.validateCode(systolic()),
+      wiring.terminology.validateCode({ coding: { system: LOINC, code: '8480-6' } }),
+      wiring.terminology.validateCode({ valueSet: SERVER_ONLY_VALUE_SET, coding: { system: LOINC, code: '2339-0' } }),
+      wiring.terminology.validateCode({ valueSet: GENDER_VS, coding: { code: 'other' } }),
+    ]);
+    expect(results.map((r) => r.valid)).to.deep.equal([undefined, undefined, undefined, true]);
+    expect(results.every((r) => r.source === 'local')).to.equal(true);
+    expect(results[2]!.issues.map((i) => i.text)).to.deep.equal([`Can't find value set ${SERVER_ONLY_VALUE_SET}`]);
+    expect(fetch.callCount).to.equal(0);
+    expect(server.calls).to.have.length(0);
+    expect(server.unexpectedCall).to.equal(undefined);
+  });
+});
