@@ -1,0 +1,36 @@
+import {
+  booleanSetting, cacheSettings, databaseSettings, httpSettings, intSetting, loggingSettings, natsSettings,
+  shutdownSettings, stringSetting, urlSetting,
+} from '../../../adapters/config/index.js';
+import { authSettings } from '../../../adapters/auth/index.js';
+
+/**
+ * Configuration of the validation service (README, configuration reference). Property names follow the
+ * specification where it names them (`artifact.init`, `svc.fhir-terminology-service-url`,
+ * `svc.terminology-service-url`, `cache.type`, `cache.validate-code.ttl`, `data.cache-server.*`).
+ * The runtime's heap (the specification's "runtime tool options" variable) is Node's own `NODE_OPTIONS`,
+ * e.g. `NODE_OPTIONS=--max-old-space-size=2048`; it is read by Node, not by this schema.
+ */
+export const validationSchema = {
+  ...httpSettings({ port: 8081 }),
+  ...databaseSettings({ name: 'validation' }),
+  ...natsSettings(),
+  ...cacheSettings(),
+  ...loggingSettings(),
+  ...shutdownSettings(),
+  ...authSettings(),
+  artifactInit: booleanSetting('artifact.init', 'Initialize artifacts (and categories) in the database at start-up when there are none').default(true),
+  artifactInitDir: stringSetting('artifact.init-dir', 'Directory of IG packages (.tgz) and FHIR resources (.json) loaded by artifact $initialize').optional(),
+  fhirTerminologyServiceUrl: urlSetting('svc.fhir-terminology-service-url', 'External FHIR terminology server used directly for $validate-code (first priority)').optional(),
+  terminologyServiceUrl: urlSetting('svc.terminology-service-url', 'Base URL of the platform terminology service; /api/terminology/fhir is appended (second priority)').optional(),
+  terminologyTimeoutMs: intSetting('svc.terminology-timeout-ms', 'Timeout of one remote $validate-code call', { min: 100, max: 120_000 }).default(5_000),
+  reportServiceUrl: urlSetting('svc.report-service-url', 'Base URL of the report service').default('http://127.0.0.1:5110'),
+  reportServicePath: stringSetting('svc.report-service.patient-path', 'Path template of a patient submission at the report service; {facilityId}, {patientId}, {reportId} are substituted')
+    .default('/api/Report/Bundle/Patient?facilityId={facilityId}&patientId={patientId}&reportScheduleId={reportId}'),
+  reportServiceTimeoutMs: intSetting('svc.report-service.timeout-ms', 'Timeout of one report-service call', { min: 100, max: 600_000 }).default(30_000),
+  reportServiceToken: stringSetting('svc.report-service.token', 'Service bearer token sent to the report service when no caller token is passed on').secret().optional(),
+  validationWorkers: intSetting('validation.workers', 'Worker threads that validate resources (0 = one per core)', { min: 0, max: 64 }).default(0),
+  validationConsumerConcurrency: intSetting('validation.consumer-concurrency', 'ReadyForValidation messages handled at once by this instance', { min: 1, max: 256 }).default(4),
+  validationMaxDeliveries: intSetting('validation.max-deliveries', 'Deliveries of one ReadyForValidation before it is dead-lettered', { min: 1, max: 100 }).default(5),
+  definitionCacheDir: stringSetting('validation.definition-cache-dir', 'Directory of the start-up cache of parsed FHIR definitions').default('.cache/fhir-definitions'),
+};
