@@ -27,6 +27,8 @@ export type PackageArchiveErrorCode =
 
 export class PackageArchiveError extends Error {
   override readonly name = 'PackageArchiveError';
+  /** How many bytes had been inflated when reading stopped (shows a bomb was not fully inflated). */
+  inflatedBytes?: number;
   constructor(
     readonly code: PackageArchiveErrorCode,
     message: string,
@@ -109,10 +111,15 @@ export async function readPackageArchive(input: Buffer | Uint8Array | Readable, 
       if (parser.finished) break;
     }
   } catch (err) {
-    if (err instanceof PackageArchiveError) throw err;
+    if (err instanceof PackageArchiveError) {
+      err.inflatedBytes ??= inflated;
+      throw err;
+    }
     const e = err as NodeJS.ErrnoException;
     if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
-      throw new PackageArchiveError('CORRUPT_GZIP', `package archive is not valid gzip data: ${e.message}`);
+      const wrapped = new PackageArchiveError('CORRUPT_GZIP', `package archive is not valid gzip data: ${e.message}`);
+      wrapped.inflatedBytes = inflated;
+      throw wrapped;
     }
     throw err;
   } finally {

@@ -234,6 +234,8 @@ class Build {
       return undefined;
     }
     let index = 0;
+    // Legacy choice slices were never made inside a backbone slice (see choiceRenames).
+    let insideBackboneSlice = false;
     if (segments[0].slice) this.warn(`a slice name on the root element is ignored`, label);
     for (let i = 1; i < segments.length; i++) {
       const seg = segments[i];
@@ -243,7 +245,10 @@ class Build {
       if (child === undefined) {
         // A renamed choice: valueQuantity → value[x]:valueQuantity.
         const choice = this.findRenamedChoice(index, seg.name);
-        if (choice) {
+        if (choice && choice.typeCode === undefined) {
+          child = choice.index;
+        } else if (choice && choice.typeCode !== undefined) {
+          const typeCode = choice.typeCode;
           // An existing slice value[x]:valueQuantity (older generators made them) is used as is;
           // otherwise the rename constrains value[x] itself, narrowed to the named type.
           const existingSlice = this.indexOfId(`${this.els[choice.index].id as string}:${seg.name}`);
@@ -251,13 +256,13 @@ class Build {
             index = existingSlice;
             continue;
           }
-          this.narrowChoice(choice.index, choice.typeCode);
+          this.narrowChoice(choice.index, typeCode);
           child = choice.index;
-          if (this.choiceRenames === 'slice' && !segments.slice(0, i).some((s) => s.slice)) {
+          if (this.choiceRenames === 'slice' && !insideBackboneSlice) {
             if (!this.els[child].slicing) this.addTypeSlicing(child);
             const sliceIndex = this.findOrCreateSlice(child, seg.name, diff, label, false);
             if (sliceIndex === undefined) return undefined;
-            this.els[sliceIndex].type = ((this.els[sliceIndex].type ?? []) as { code: string }[]).filter((t) => t.code === choice.typeCode);
+            this.els[sliceIndex].type = ((this.els[sliceIndex].type ?? []) as { code: string }[]).filter((t) => t.code === typeCode);
             index = sliceIndex;
             if (i === segments.length - 1) this.alsoMergeOnto = this.indexOfId(this.els[child].id as string);
             continue;
@@ -273,6 +278,7 @@ class Build {
         const sliceIndex = this.findOrCreateSlice(index, slice, diff, label, i === segments.length - 1);
         if (sliceIndex === undefined) return undefined;
         index = sliceIndex;
+        if (!this.isUnfoldableType(this.els[index])) insideBackboneSlice = true;
       }
     }
     return index;
@@ -299,8 +305,11 @@ class Build {
     return next !== undefined && typeof next.id === 'string' && next.id.startsWith(`${id}.`);
   }
 
-  private findRenamedChoice(parent: number, name: string): { index: number; typeCode: string } | undefined {
+  private findRenamedChoice(parent: number, name: string): { index: number; typeCode: string | undefined } | undefined {
     const parentId = this.els[parent].id as string;
+    // `Library.subject` for `Library.subject[x]` (no type named): the choice element itself.
+    const plain = this.indexOfId(`${parentId}.${name}[x]`);
+    if (plain !== -1) return { index: plain, typeCode: undefined };
     for (let cut = name.length - 1; cut > 0; cut--) {
       if (name[cut] !== name[cut].toUpperCase() || name[cut] === name[cut].toLowerCase()) continue;
       const base = name.slice(0, cut);
@@ -332,6 +341,10 @@ class Build {
       source = parentSlice;
     }
     const sourceEl = this.els[source];
+    if (!sourceEl.slicing && slash === -1 && isExtensionElement(sourceEl)) {
+      // Extensions are always sliced by url, declared or not.
+      sourceEl.slicing = { discriminator: [{ type: 'value', path: 'url' }], ordered: false, rules: 'open' };
+    }
     if (!sourceEl.slicing && !(isTarget && diff.slicing) && !isChoice(sourceEl) && slash === -1) {
       this.warn(`slice ${sliceName} on ${slicedId}, which has no slicing defined`, label);
     }
@@ -422,7 +435,10 @@ class Build {
       if (!type && (wantedChild === 'id' || wantedChild === 'extension')) type = { code: 'Element' };
       if (!type) return false;
       let typeSd: CanonicalResource | undefined;
-      if (type.profile?.length === 1) typeSd = this.generator.withSnapshot(type.profile[0], this.messages);
+      if (type.profile?.length === 1) {
+        typeSd = this.generator.withSnapshot(type.profile[0], this.messages);
+        if (!typeSd) this.warn(`cannot find the type profile ${type.profile[0]}; children of ${id} come from ${type.code}`, id);
+      }
       typeSd ??= this.generator.withSnapshot(type.code.includes('/') ? type.code : CORE_SD + type.code, this.messages);
       const source = typeSd ? snapshotOf(typeSd) : undefined;
       if (source) {
@@ -506,6 +522,10 @@ class Build {
 /** Element id segments; a slice name containing a dot makes the count differ from the path's, and the caller then falls back to the path. */
 function splitId(id: string): string[] {
   return id.split('.');
+}
+
+function isExtensionElement(el: ElementDefinition): boolean {
+  return /(^|\.)(extension|modifierExtension)$/.test(el.path);
 }
 
 function isChoice(el: ElementDefinition): boolean {

@@ -1,0 +1,174 @@
+import { expect } from 'chai';
+import { createReadStream, readdirSync, readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { sharedDir } from '../../../../test/support/shared-dir.js';
+import { PackageArchiveError, readPackageArchive, type PackageArchiveErrorCode } from '../../src/domain/engine/definitions/package-archive.js';
+import { tar, tarHeader, tgz } from './support/tar-writer.js';
+
+const packagesDir = sharedDir('fhir-packages');
+const MiB = 1024 * 1024;
+
+async function rejection(promise: Promise<unknown>): Promise<PackageArchiveError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).to.be.instanceOf(PackageArchiveError);
+    return err as PackageArchiveError;
+  }
+  throw new Error('expected a PackageArchiveError, but the archive was accepted');
+}
+
+async function expectCode(input: Buffer | Readable, code: PackageArchiveErrorCode, options?: Parameters<typeof readPackageArchive>[1]): Promise<PackageArchiveError> {
+  const err = await rejection(readPackageArchive(input, options));
+  expect(err.code, err.message).to.equal(code);
+  return err;
+}
+
+describe('package archive reader (package.tgz)', () => {
+  describe('real IG packages', () => {
+    const files = readdirSync(packagesDir).filter((f) => f.endsWith('.tgz'));
+
+    it('finds the nine shared packages', () => {
+      expect(files).to.have.length(9);
+    });
+
+    for (const file of files) {
+      it(`reads ${file}: package.json and only regular files under package/`, async () => {
+        const entries = await readPackageArchive(readFileSync(`${packagesDir}/${file}`));
+        const manifest = entries.find((e) => e.path === 'package/package.json');
+        expect(manifest, 'package/package.json').to.not.equal(undefined);
+        expect(JSON.parse(manifest!.data.toString('utf8')).name).to.be.a('string');
+        expect(entries.every((e) => e.path.startsWith('package/'))).to.equal(true);
+        expect(entries.filter((e) => e.path.endsWith('.json')).length).to.be.greaterThan(5);
+      });
+    }
+
+    it('reads from a stream as well as from a Buffer, with identical content', async () => {
+      const file = `${packagesDir}/hl7.fhir.us.core.tgz`;
+      const fromBuffer = await readPackageArchive(readFileSync(file));
+      const fromStream = await readPackageArchive(createReadStream(file, { highWaterMark: 4096 }));
+      expect(fromStream.map((e) => e.path)).to.deep.equal(fromBuffer.map((e) => e.path));
+      const sd = (es: typeof fromBuffer) => es.find((e) => e.path === 'package/StructureDefinition-us-core-patient.json')!.data;
+      expect(sd(fromStream).equals(sd(fromBuffer))).to.equal(true);
+    });
+
+    it('keeps only the files the keep filter selects', async () => {
+      const entries = await readPackageArchive(readFileSync(`${packagesDir}/hl7.fhir.us.core.tgz`), { keep: (p) => !p.startsWith('package/example/') });
+      expect(entries.some((e) => e.path.startsWith('package/example/'))).to.equal(false);
+      expect(entries.some((e) => e.path === 'package/StructureDefinition-us-core-patient.json')).to.equal(true);
+    });
+  });
+
+  describe('tar format', () => {
+    it('applies GNU long names (././@LongLink) and pax path headers to the next entry', async () => {
+      const longName = `package/${'a'.repeat(120)}.json`;
+      const paxName = `package/${'b'.repeat(130)}.json`;
+      const paxRecord = (key: string, value: string) => {
+        const body = ` ${key}=${value}\n`;
+        let len = body.length + 1;
+        while (`${len}${body}`.length !== len) len = `${len}${body}`.length;
+        return `${len}${body}`;
+      };
+      const archive = tgz([
+        { name: '././@LongLink', type: 'L', data: `${longName}\0` },
+        { name: 'package/truncated-name.json', data: '{"a":1}' },
+        { name: 'PaxHeaders/x', type: 'x', data: paxRecord('path', paxName) },
+        { name: 'package/short.json', data: '{"b":2}' },
+        { name: 'x.json', prefix: 'package/sub', data: '{"c":3}' },
+      ]);
+      const entries = await readPackageArchive(archive);
+      expect(entries.map((e) => e.path)).to.deep.equal([longName, paxName, 'package/sub/x.json']);
+      expect(entries[0].data.toString()).to.equal('{"a":1}');
+    });
+
+    it('ignores directories and files outside package/', async () => {
+      const entries = await readPackageArchive(tgz([
+        { name: 'package/', type: '5' },
+        { name: 'other/readme.txt', data: 'hello' },
+        { name: 'package/package.json', data: '{}' },
+      ]));
+      expect(entries.map((e) => e.path)).to.deep.equal(['package/package.json']);
+    });
+  });
+
+  describe('hostile archives', () => {
+    it('rejects a ../ path', async () => {
+      const err = await expectCode(tgz([{ name: 'package/../evil.json', data: '{}' }]), 'PATH_TRAVERSAL');
+      expect(err.entryPath).to.equal('package/../evil.json');
+      await expectCode(tgz([{ name: '../evil.json', data: '{}' }]), 'PATH_TRAVERSAL');
+    });
+
+    it('rejects a ../ path hidden in a GNU long name', async () => {
+      await expectCode(tgz([{ name: '././@LongLink', type: 'L', data: `package/${'x/'.repeat(60)}../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../../evil.json\0` }, { name: 'package/ok.json', data: '{}' }]), 'PATH_TRAVERSAL');
+    });
+
+    it('rejects absolute paths and backslashes', async () => {
+      await expectCode(tgz([{ name: '/etc/passwd', data: 'x' }]), 'ABSOLUTE_PATH');
+      await expectCode(tgz([{ name: 'C:/windows/evil.json', data: 'x' }]), 'ABSOLUTE_PATH');
+      await expectCode(tgz([{ name: 'package\\..\\evil.json', data: 'x' }]), 'UNSAFE_PATH');
+    });
+
+    it('rejects symbolic and hard links', async () => {
+      await expectCode(tgz([{ name: 'package/link.json', type: '2', linkName: '/etc/passwd' }]), 'LINK_ENTRY');
+      await expectCode(tgz([{ name: 'package/hard.json', type: '1', linkName: 'package/package.json' }]), 'LINK_ENTRY');
+    });
+
+    it('rejects a decompression bomb by total size, early, without inflating it all', async () => {
+      // 20 entries of 512 KiB of zeros = 10 MiB inflated, about 10 KiB compressed.
+      const zeros = Buffer.alloc(512 * 1024);
+      const bomb = tgz(Array.from({ length: 20 }, (_, i) => ({ name: `package/zero-${i}.json`, data: zeros })));
+      expect(bomb.length).to.be.lessThan(64 * 1024);
+      const err = await expectCode(bomb, 'TOTAL_SIZE_LIMIT', { limits: { maxTotalBytes: MiB } });
+      expect(err.inflatedBytes).to.be.a('number').and.lessThan(3 * MiB);
+    });
+
+    it('rejects an entry larger than the single-entry limit from its header, before reading it', async () => {
+      const big = tgz([{ name: 'package/big.json', data: Buffer.alloc(10 * MiB) }]);
+      const err = await expectCode(big, 'ENTRY_SIZE_LIMIT', { limits: { maxEntryBytes: MiB } });
+      expect(err.inflatedBytes).to.be.lessThan(MiB);
+    });
+
+    it('rejects a suspicious compression ratio while inflating', async () => {
+      const big = tgz([{ name: 'package/zeros.json', data: Buffer.alloc(10 * MiB) }]);
+      const err = await expectCode(big, 'COMPRESSION_RATIO_LIMIT', { limits: { ratioCheckAfterBytes: MiB, maxCompressionRatio: 100 } });
+      expect(err.inflatedBytes).to.be.lessThan(4 * MiB);
+    });
+
+    it('rejects too many entries', async () => {
+      const many = tgz(Array.from({ length: 30 }, (_, i) => ({ name: `package/f${i}.json`, data: '{}' })));
+      await expectCode(many, 'ENTRY_COUNT_LIMIT', { limits: { maxEntries: 10 } });
+    });
+
+    it('reports a truncated tar (entry cut short) clearly', async () => {
+      const whole = tar([{ name: 'package/package.json', data: 'x'.repeat(2000) }], { endMarker: false });
+      const err = await expectCode(gzipSync(whole.subarray(0, 1024)), 'TRUNCATED_TAR');
+      expect(err.message).to.contain('package/package.json');
+    });
+
+    it('reports a truncated gzip stream as corrupt gzip', async () => {
+      const archive = tgz([{ name: 'package/package.json', data: 'y'.repeat(5000) }]);
+      const err = await expectCode(archive.subarray(0, archive.length - 30), 'CORRUPT_GZIP');
+      expect(err.message).to.match(/not valid gzip/);
+    });
+
+    it('reports data that is not gzip at all', async () => {
+      await expectCode(Buffer.from('this is not a tgz file, just text'), 'CORRUPT_GZIP');
+    });
+
+    it('reports gzip data that is not a tar archive (bad header checksum)', async () => {
+      await expectCode(gzipSync(Buffer.alloc(2048, 0x41)), 'CORRUPT_TAR');
+    });
+
+    it('reports a header whose size field is garbage', async () => {
+      const header = tarHeader({ name: 'package/a.json' }, 1);
+      header.write('zzzzzzzzzzz\0', 124, 'latin1');
+      // Recompute the checksum so that only the size field is wrong.
+      header.fill(0x20, 148, 156);
+      let sum = 0;
+      for (const b of header) sum += b;
+      header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+      await expectCode(gzipSync(Buffer.concat([header, Buffer.alloc(1536)])), 'CORRUPT_TAR');
+    });
+  });
+});
