@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadCoreDefinitions, locateCoreDefinitions, R4_CORE_BUNDLE_FILES, repairCoreStructureDefinition, type CoreDefinitionsLocation } from '../../src/adapters/fhir-definitions/core-definitions.js';
+import { locateCoreDefinitions, R4_CORE_BUNDLE_FILES, repairCoreStructureDefinition, type CoreDefinitionsLocation } from '../../src/adapters/fhir-definitions/core-definitions.js';
 import { loadDefinitions } from '../../src/adapters/fhir-definitions/definition-cache.js';
 import { loadPackagesFromDirectory } from '../../src/adapters/fhir-definitions/package-files.js';
 import type { CanonicalResource } from '../../src/domain/conformance-resources.js';

@@ -241,7 +241,7 @@ class Build {
       const seg = segments[i];
       const parentId = this.els[index].id as string;
       let child = this.findChild(index, seg.name);
-      let slice = seg.slice;
+      const slice = seg.slice;
       if (child === undefined) {
         // A renamed choice: valueQuantity → value[x]:valueQuantity.
         const choice = this.findRenamedChoice(index, seg.name);
