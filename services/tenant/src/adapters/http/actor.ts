@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { ANONYMOUS_PRINCIPAL } from '../../../../../adapters/auth/index.js';
 import { SYSTEM_ACTOR, type Actor } from '../../domain/audit.js';
 
 interface PrincipalLike {
@@ -7,12 +8,13 @@ interface PrincipalLike {
 }
 
 /**
- * Who is making the request, for audit events: the verified token's principal when the
- * authentication middleware put one in `res.locals.principal`, else "SystemUser".
+ * Who is making the request, for audit events: the verified token's principal that the
+ * AuthenticatedUser middleware (adapters/auth) put in `res.locals.principal`, else "SystemUser".
  */
 export function actorOf(res: Response): Actor {
   const principal = res.locals.principal as PrincipalLike | undefined;
-  if (!principal?.subject) return SYSTEM_ACTOR;
+  // auth.mode=none gives every request the anonymous principal: nobody in particular.
+  if (!principal?.subject || principal === ANONYMOUS_PRINCIPAL) return SYSTEM_ACTOR;
   const claims = principal.claims ?? {};
   const display = [claims.email, claims.name, claims.preferred_username].find((value) => typeof value === 'string' && value !== '');
   return { userId: principal.subject, user: (display as string | undefined) ?? principal.subject };
