@@ -358,8 +358,9 @@ class Build {
     const copies: ElementDefinition[] = [top];
     // A datatype slice gets its children unfolded from the type when the differential goes into
     // it; a backbone slice cannot, so it takes the children the sliced element had in the base.
-    if (!this.isUnfoldableType(sourceEl)) {
-      const fromBase = this.baseById.get(sourceId);
+    // A re-slice starts as a copy of its parent slice, children and constraints included.
+    if (slash !== -1 || !this.isUnfoldableType(sourceEl)) {
+      const fromBase = slash === -1 ? this.baseById.get(sourceId) : undefined;
       const list = fromBase === undefined ? this.els : this.baseEls;
       const start = fromBase === undefined ? source : fromBase;
       for (let j = start + 1; j < list.length; j++) {
