@@ -1,0 +1,146 @@
+import express, { Router, type Request } from 'express';
+import { z } from 'zod';
+import { HttpProblem, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import type { ArtifactService } from '../../application/artifact-service.js';
+import { applicationErrors } from './errors.js';
+import type { ValidationApiSchemas } from './schemas.js';
+
+const TypeNameParams = z.object({
+  type: z.string().openapi({ description: 'RESOURCE or PACKAGE (any case)', example: 'PACKAGE' }),
+  name: z.string().openapi({ description: 'FHIR resource id (RESOURCE) or NPM package id (PACKAGE)', example: 'hl7.fhir.us.core' }),
+});
+const PackageParams = z.object({ packageId: z.string().openapi({ example: 'gov.cdc.nhsn.measures' }) });
+
+export interface ArtifactRouteOptions {
+  /** Largest accepted upload in bytes (packages); default 50 MiB. */
+  readonly uploadLimit?: number;
+}
+
+/**
+ * Artifacts. Paths kept from the specification: `PUT /api/artifact/{type}/{name}` and
+ * `POST /api/aritfact/$initialize` (misspelt so; the correct spelling works too).
+ */
+export function artifactRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSchemas, service: ArtifactService, options: ArtifactRouteOptions = {}): Router {
+  const router = Router();
+  const tags = ['Artifacts'];
+  const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+  // Any content type the app's parsers did not read arrives as bytes (a .tgz sent as text/plain, say).
+  const rawBody = express.raw({ type: () => true, limit: options.uploadLimit ?? 50 * 1024 * 1024 });
+
+  openApi.registerPath({
+    method: 'get', path: '/api/artifact', tags, summary: 'Get all artifacts (without content)',
+    responses: { 200: { description: 'Artifacts by type and name', ...json(z.array(schemas.ArtifactSummary)) }, 204: { description: 'No artifacts' }, ...openApi.problemResponses(500) },
+  });
+  router.get('/api/artifact', async (_req, res) => {
+    const artifacts = await service.list();
+    if (artifacts.length === 0) res.status(204).end();
+    else res.json(artifacts);
+  });
+
+  for (const path of ['/api/aritfact/$initialize', '/api/artifact/$initialize']) {
+    openApi.registerPath({
+      method: 'post', path, tags,
+      summary: path.includes('aritfact') ? 'Create or update artifacts from bundled resources (path spelled as the specification has it)' : 'Create or update artifacts from bundled resources',
+      description: 'Loads every .tgz (PACKAGE) and .json (RESOURCE) file of the directory `artifact.init-dir`. Idempotent. Files that cannot be read are listed under `failed`.',
+      responses: { 200: { description: 'What was stored', ...json(schemas.InitializationReport) }, ...openApi.problemResponses(500) },
+    });
+    router.post(path, async (_req, res) => {
+      res.json(await service.initialize());
+    });
+  }
+
+  openApi.registerPath({
+    method: 'get', path: '/api/artifact/$terminology-dependencies', tags, summary: 'Get terminology dependencies of all artifacts',
+    description: 'Every value set bound by the profiles of all artifacts, and the code systems those value sets include, with whether each is available locally, remotely or not at all.',
+    responses: { 200: { description: 'Dependencies', ...json(z.array(schemas.TerminologyDependency)) }, ...openApi.problemResponses(500) },
+  });
+  router.get('/api/artifact/$terminology-dependencies', async (_req, res) => {
+    res.json(await service.terminologyDependencies());
+  });
+
+  openApi.registerPath({
+    method: 'get', path: '/api/artifact/package/:packageId/terminology-dependencies', tags, summary: 'Get terminology dependencies of a package',
+    request: { params: PackageParams },
+    responses: { 200: { description: 'Dependencies', ...json(z.array(schemas.TerminologyDependency)) }, ...openApi.problemResponses(404, 500) },
+  });
+  router.get('/api/artifact/package/:packageId/terminology-dependencies', async (req, res) => {
+    res.json(await service.terminologyDependencies(req.params.packageId));
+  });
+
+  openApi.registerPath({
+    method: 'get', path: '/api/artifact/package/:packageId', tags, summary: 'Get details of a package',
+    description: 'Same answer as GET /api/artifact/PACKAGE/{name}: the artifact with `details` (name, version, FHIR version, dependencies with present/missing, profiles, value sets, code systems).',
+    request: { params: PackageParams },
+    responses: { 200: { description: 'The package', ...json(schemas.ArtifactWithDetails) }, ...openApi.problemResponses(404, 500) },
+  });
+  openApi.registerPath({
+    method: 'get', path: '/api/artifact/:type/:name', tags, summary: 'Get an artifact (without content; a package with its details)',
+    request: { params: TypeNameParams },
+    responses: { 200: { description: 'The artifact', ...json(schemas.ArtifactWithDetails) }, ...openApi.problemResponses(400, 404, 500) },
+  });
+  // One handler for both paths: routing is case-insensitive, so /package/{id} is /PACKAGE/{name}.
+  router.get('/api/artifact/:type/:name', async (req, res) => {
+    const { content: _content, ...artifact } = await service.get(req.params.type, req.params.name);
+    res.json(artifact.type === 'PACKAGE' ? { ...artifact, details: await service.packageDetails(artifact.name) } : artifact);
+  });
+
+  openApi.registerPath({
+    method: 'get', path: '/api/artifact/:type/:name/content', tags, summary: 'Get the content of an artifact',
+    request: { params: TypeNameParams },
+    responses: {
+      200: { description: 'The package as application/gzip, or the resource as FHIR JSON', content: { 'application/gzip': { schema: z.string().openapi({ format: 'binary' }) }, 'application/fhir+json': { schema: z.record(z.string(), z.unknown()) } } },
+      ...openApi.problemResponses(400, 404, 500),
+    },
+  });
+  router.get('/api/artifact/:type/:name/content', async (req, res) => {
+    const artifact = await service.get(req.params.type, req.params.name);
+    if (artifact.type === 'PACKAGE') {
+      res.type('application/gzip').attachment(`${artifact.name}.tgz`).send(artifact.content);
+    } else {
+      res.type('application/fhir+json').send(artifact.content);
+    }
+  });
+
+  openApi.registerPath({
+    method: 'put', path: '/api/artifact/:type/:name', tags, summary: 'Create or update an artifact',
+    description: 'Raw body: a FHIR NPM package (.tgz; application/gzip or application/octet-stream) for PACKAGE, or one FHIR JSON resource '
+      + '(StructureDefinition, ValueSet, CodeSystem, ImplementationGuide or NamingSystem) for RESOURCE. The content is read and checked '
+      + 'before it is stored; the engine reloads its definitions afterwards.',
+    request: {
+      params: TypeNameParams,
+      body: { required: true, content: { 'application/gzip': { schema: z.string().openapi({ format: 'binary' }) }, 'application/fhir+json': { schema: z.record(z.string(), z.unknown()) } } },
+    },
+    responses: {
+      201: { description: 'Created', ...json(schemas.ArtifactSummary) },
+      200: { description: 'Replaced', ...json(schemas.ArtifactSummary) },
+      ...openApi.problemResponses(400, 413, 500),
+    },
+  });
+  router.put('/api/artifact/:type/:name', rawBody, async (req, res) => {
+    const { artifact, created } = await service.save(req.params.type, req.params.name, bodyBytes(req));
+    if (created) res.status(201).location(`/api/artifact/${artifact.type}/${encodeURIComponent(artifact.name)}`);
+    res.json(artifact);
+  });
+
+  openApi.registerPath({
+    method: 'delete', path: '/api/artifact/:type/:name', tags, summary: 'Delete an artifact',
+    request: { params: TypeNameParams },
+    responses: { 204: { description: 'Deleted' }, ...openApi.problemResponses(400, 404, 500) },
+  });
+  router.delete('/api/artifact/:type/:name', async (req, res) => {
+    await service.delete(req.params.type, req.params.name);
+    res.status(204).end();
+  });
+
+  router.use(applicationErrors());
+  return router;
+}
+
+/** The upload as bytes, whichever parser read it (JSON bodies are re-serialized). */
+function bodyBytes(req: Request): Buffer {
+  const body: unknown = req.body;
+  if (Buffer.isBuffer(body)) return body;
+  if (typeof body === 'object' && body !== null) return Buffer.from(JSON.stringify(body));
+  if (typeof body === 'string') return Buffer.from(body);
+  throw HttpProblem.badRequest('The request has no body; send the package (.tgz) or the FHIR JSON resource');
+}

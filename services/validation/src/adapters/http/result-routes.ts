@@ -1,0 +1,75 @@
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import { pagedResult, parsePaging, sendPaged, singleQueryValue, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import type { ResultService } from '../../application/result-service.js';
+import { applicationErrors } from './errors.js';
+import type { ValidationApiSchemas } from './schemas.js';
+
+const ReportParams = z.object({ facilityId: z.string(), reportId: z.string() });
+const PAGING = { defaultPageSize: 100, maxPageSize: 1000 };
+const PageQuery = z.object({
+  pageSize: z.string().optional().openapi({ description: `1 to ${PAGING.maxPageSize}; default ${PAGING.defaultPageSize}` }),
+  pageNumber: z.string().optional().openapi({ description: 'One-based; default 1' }),
+});
+const SeverityQuery = PageQuery.extend({
+  severity: z.string().optional().openapi({ description: 'Minimum severity: information < warning < error < fatal (any case); unknown values are refused' }),
+});
+
+/** Stored validation results of a facility's report, paged (204 when the page is empty). */
+export function resultRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSchemas, service: ResultService): Router {
+  const router = Router();
+  const tags = ['Results'];
+  const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+  const send = (res: Response, found: { records: readonly unknown[]; totalCount: number }, paging: { pageSize: number; pageNumber: number }) =>
+    sendPaged(res, pagedResult(found.records, found.totalCount, paging.pageSize, paging.pageNumber));
+
+  openApi.registerPath({
+    method: 'get', path: '/api/result/:facilityId/:reportId', tags, summary: 'Get results of a facility and report',
+    request: { params: ReportParams, query: SeverityQuery },
+    responses: { 200: { description: 'A page of results', ...json(schemas.PagedResults) }, 204: { description: 'No results on this page' }, ...openApi.problemResponses(400, 500) },
+  });
+  router.get('/api/result/:facilityId/:reportId', async (req, res) => {
+    const minimum = service.parseMinimumSeverity(singleQueryValue(req.query, 'severity'));
+    const paging = parsePaging(req.query, PAGING);
+    const { facilityId, reportId } = req.params;
+    send(res, await service.find({ facilityId, reportId }, minimum, { offset: paging.offset, limit: paging.pageSize }), paging);
+  });
+
+  openApi.registerPath({
+    method: 'get', path: '/api/result/:facilityId/:reportId/categories', tags, summary: 'Get categories that have issues for a facility and report',
+    description: 'With the number of issues in each (an issue in two categories counts in both); `uncategorized` counts issues without a category.',
+    request: { params: ReportParams },
+    responses: { 200: { description: 'Categories, most issues first', ...json(z.array(schemas.CategoryWithCount)) }, 204: { description: 'No results' }, ...openApi.problemResponses(500) },
+  });
+  router.get('/api/result/:facilityId/:reportId/categories', async (req, res) => {
+    const categories = await service.categoriesWithCounts(req.params.facilityId, req.params.reportId);
+    if (categories.length === 0) res.status(204).end();
+    else res.json(categories);
+  });
+
+  openApi.registerPath({
+    method: 'get', path: '/api/result/:facilityId/:reportId/categories/:categoryId', tags, summary: 'Get issues of one category for a facility and report',
+    request: { params: ReportParams.extend({ categoryId: z.string() }), query: PageQuery },
+    responses: { 200: { description: 'A page of results', ...json(schemas.PagedResults) }, 204: { description: 'No results on this page' }, ...openApi.problemResponses(400, 404, 500) },
+  });
+  router.get('/api/result/:facilityId/:reportId/categories/:categoryId', async (req, res) => {
+    const paging = parsePaging(req.query, PAGING);
+    const { facilityId, reportId, categoryId } = req.params;
+    send(res, await service.issuesOfCategory(facilityId, reportId, categoryId, { offset: paging.offset, limit: paging.pageSize }), paging);
+  });
+
+  openApi.registerPath({
+    method: 'get', path: '/api/result/:facilityId/:reportId/:patientId', tags, summary: 'Get results of a facility, report and patient',
+    request: { params: ReportParams.extend({ patientId: z.string() }), query: SeverityQuery },
+    responses: { 200: { description: 'A page of results', ...json(schemas.PagedResults) }, 204: { description: 'No results on this page' }, ...openApi.problemResponses(400, 500) },
+  });
+  router.get('/api/result/:facilityId/:reportId/:patientId', async (req, res) => {
+    const minimum = service.parseMinimumSeverity(singleQueryValue(req.query, 'severity'));
+    const paging = parsePaging(req.query, PAGING);
+    const { facilityId, reportId, patientId } = req.params;
+    send(res, await service.find({ facilityId, reportId, patientId }, minimum, { offset: paging.offset, limit: paging.pageSize }), paging);
+  });
+
+  router.use(applicationErrors());
+  return router;
+}

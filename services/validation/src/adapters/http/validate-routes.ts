@@ -1,0 +1,79 @@
+import express, { Router } from 'express';
+import { z } from 'zod';
+import { JSON_MEDIA_TYPES, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import type { ValidationApiService } from '../../application/validation-api-service.js';
+import { applicationErrors, booleanQuery } from './errors.js';
+import type { ValidationApiSchemas } from './schemas.js';
+
+export interface ValidateRouteOptions {
+  /** Largest resource or Bundle accepted, in bytes; default 50 MiB. The app's own JSON limit must not be lower. */
+  readonly bodyLimit?: number;
+}
+
+const FLAGS = z.object({
+  categorize: z.enum(['true', 'false']).optional().openapi({ description: 'Add each issue\'s categories (uncategorized when none matches)' }),
+  summarize: z.enum(['true', 'false']).optional().openapi({ description: 'Answer counts: by message, or by category when categorized' }),
+});
+
+/** $validate, $validate-and-categorize and $categorize. */
+export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSchemas, service: ValidationApiService, options: ValidateRouteOptions = {}): Router {
+  const router = Router();
+  const tags = ['Validation'];
+  const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+  const fhirBody = { required: true, content: { 'application/fhir+json': { schema: z.record(z.string(), z.unknown()).openapi({ description: 'Any FHIR R4 resource or Bundle' }) } } };
+  // Route-level parser for bodies the app's parser left alone; a body the app already parsed passes through.
+  const largeJson = express.json({ limit: options.bodyLimit ?? 50 * 1024 * 1024, type: JSON_MEDIA_TYPES });
+  const authorization = (header: string | undefined) => (header ? { authorization: header } : {});
+
+  openApi.registerPath({
+    method: 'post', path: '/api/$validate', tags, summary: 'Validate a FHIR resource',
+    description: 'Validates against FHIR R4, the profiles in meta.profile and terminology bindings. Default answer: the OperationOutcome. '
+      + '`categorize=true`: the issues with their categories. `summarize=true`: counts by message, or by category with categorize.',
+    request: { query: FLAGS, body: fhirBody },
+    responses: {
+      200: {
+        description: 'OperationOutcome | CategorizedIssue[] | MessageCount[] | CategoryCount[] (by the flags)',
+        content: { 'application/json': { schema: z.union([schemas.OperationOutcome, z.array(schemas.CategorizedIssue), z.array(schemas.MessageCount), z.array(schemas.CategoryCount)]) } },
+      },
+      ...openApi.problemResponses(400, 413, 500),
+    },
+  });
+  router.post('/api/$validate', largeJson, async (req, res) => {
+    const answer = await service.validate(req.body, { categorize: booleanQuery(req.query, 'categorize'), summarize: booleanQuery(req.query, 'summarize') },
+      authorization(req.header('authorization')));
+    switch (answer.kind) {
+      case 'outcome': res.type('application/fhir+json').send(JSON.stringify(answer.outcome)); break;
+      case 'issues': res.json(answer.issues); break;
+      default: res.json(answer.summary);
+    }
+  });
+
+  openApi.registerPath({
+    method: 'post', path: '/api/$validate-and-categorize', tags, summary: 'Validate and categorize with a composite response',
+    description: 'Answers the OperationOutcome, the categorized issues, summaries by category and by message, and the validity verdict '
+      + '(valid when no issue is in a category that is not acceptable and no error or fatal issue is uncategorized).',
+    request: { body: fhirBody },
+    responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 500) },
+  });
+  router.post('/api/$validate-and-categorize', largeJson, async (req, res) => {
+    res.json(await service.validateAndCategorize(req.body, authorization(req.header('authorization'))));
+  });
+
+  openApi.registerPath({
+    method: 'post', path: '/api/$categorize', tags, summary: 'Categorize validation results using the latest rules',
+    description: 'Body: an array of results (severity and code as FHIR codes or the original enum names), or `{results, categories}` to try rules before saving them. '
+      + 'Nothing is stored.',
+    request: { query: FLAGS.pick({ summarize: true }), body: { required: true, ...json(schemas.CategorizeRequest) } },
+    responses: {
+      200: { description: 'Results with categories, or counts by category', content: { 'application/json': { schema: z.union([z.array(schemas.CategorizeResult.extend({ categories: z.array(schemas.Category) })), z.array(schemas.CategoryCount)]) } } },
+      ...openApi.problemResponses(400, 500),
+    },
+  });
+  router.post('/api/$categorize', largeJson, async (req, res) => {
+    const answer = await service.categorize(req.body, booleanQuery(req.query, 'summarize'));
+    res.json(answer.kind === 'results' ? answer.results : answer.summary);
+  });
+
+  router.use(applicationErrors());
+  return router;
+}

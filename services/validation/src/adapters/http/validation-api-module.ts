@@ -1,0 +1,137 @@
+/**
+ * The validation API as one module for the composition root (services/validation/src/main.ts):
+ *
+ * ```ts
+ * const config = loadConfig({ ...validationApiSettings(), ...others });
+ * const db = await openDatabase({ ..., entities: [...validationApiEntities, ...], migrations: [...validationApiMigrations, ...] });
+ * const api = createValidationApiModule({ orm: db.orm, openApi, validator, artifactListener, artifactInitDir: config.artifactInitDir, ... });
+ * const http = createHttpApp({ ..., jsonLimit: config.validateBodyLimit, openApi });   // $validate bodies go through the app's JSON parser
+ * http.app.use(api.router);
+ * await api.initializeIfEmpty({ artifactInit: config.artifactInit });                   // the specification's planned start-up change
+ * ```
+ *
+ * Routes (all under /api; the gateway exposes them as /api/validation/...):
+ *   GET    /api/artifact                                   all artifacts, without content (204 when none)
+ *   POST   /api/aritfact/$initialize, /api/artifact/$initialize   load `artifact.init-dir`
+ *   GET    /api/artifact/$terminology-dependencies         value sets / code systems needed by all artifacts
+ *   GET    /api/artifact/package/{packageId}               package with details (same as GET /api/artifact/PACKAGE/{name})
+ *   GET    /api/artifact/package/{packageId}/terminology-dependencies
+ *   GET    /api/artifact/{type}/{name}                     one artifact (no content)
+ *   GET    /api/artifact/{type}/{name}/content             application/gzip or application/fhir+json
+ *   PUT    /api/artifact/{type}/{name}                     raw body; 201 created, 200 replaced, 400 unreadable
+ *   DELETE /api/artifact/{type}/{name}                     204
+ *   GET    /api/category                                   all categories (204 when none)
+ *   POST   /api/category/$initialize                       bundled default categories
+ *   GET    /api/category/$export, POST /api/category/$import[?replaceAll=true]
+ *   GET|PUT|DELETE /api/category/{id}
+ *   GET    /api/category/{id}/rule, POST|PUT /api/category/{id}/rule, GET /api/category/{id}/rule/history
+ *   DELETE /api/category/rule/{ruleId}
+ *   POST   /api/$validate?categorize=&summarize=, POST /api/$validate-and-categorize, POST /api/$categorize?summarize=
+ *   GET    /api/result/{facilityId}/{reportId}[?severity=&pageSize=&pageNumber=]
+ *   GET    /api/result/{facilityId}/{reportId}/categories
+ *   GET    /api/result/{facilityId}/{reportId}/categories/{categoryId}
+ *   GET    /api/result/{facilityId}/{reportId}/{patientId}[?severity=]
+ */
+import { Router } from 'express';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { booleanSetting, byteSizeSetting, stringSetting } from '../../../../../adapters/config/index.js';
+import { ArtifactService, type InitializationReport } from '../../application/artifact-service.js';
+import { CategoryService } from '../../application/category-service.js';
+import { EnginePackageInspector } from '../../application/engine-package-inspector.js';
+import { ResultService } from '../../application/result-service.js';
+import { ValidationApiService } from '../../application/validation-api-service.js';
+import type { ArtifactChangeListener } from '../../domain/artifacts/artifact-repository.js';
+import type { PackageInspector, TerminologyKnowledge } from '../../domain/artifacts/package-summary.js';
+import type { ImportOutcome } from '../../domain/categorization/category-repository.js';
+import type { ResourceValidator } from '../../domain/ports/resource-validator.js';
+import { PgArtifactRepository } from '../persistence/artifact-repository.js';
+import { PgCategoryRepository } from '../persistence/category-repository.js';
+import { DirectoryArtifactSource } from '../persistence/directory-artifact-source.js';
+import { validationApiEntities } from '../persistence/entities.js';
+import { validationApiMigrations } from '../persistence/migrations.js';
+import { PgResultRepository } from '../persistence/result-repository.js';
+import { artifactRoutes } from './artifact-routes.js';
+import { categoryRoutes } from './category-routes.js';
+import { resultRoutes } from './result-routes.js';
+import { validationApiSchemas } from './schemas.js';
+import { validateRoutes } from './validate-routes.js';
+
+export { validationApiEntities, validationApiMigrations };
+export { replacePatientResultsIn } from '../persistence/result-repository.js';
+
+/** Configuration properties of the validation API (spread into the service's config schema). */
+export function validationApiSettings() {
+  return {
+    artifactInit: booleanSetting('artifact.init', 'Initialize artifacts from artifact.init-dir at start-up when there are none').default(true),
+    artifactInitDir: stringSetting('artifact.init-dir', 'Directory of default artifacts (.tgz packages, .json resources) for $initialize').optional(),
+    validateBodyLimit: byteSizeSetting('validate.body-limit', 'Largest resource or Bundle accepted by $validate').default(50 * 1024 ** 2),
+  };
+}
+
+export interface ValidationApiDependencies {
+  readonly orm: MikroORM;
+  readonly openApi: OpenApiBuilder;
+  /** The FHIR engine. */
+  readonly validator: ResourceValidator;
+  /** Told after artifacts change (the engine rebuilds its definitions; other instances are notified). */
+  readonly artifactListener?: ArtifactChangeListener;
+  /** `artifact.init-dir`. */
+  readonly artifactInitDir?: string;
+  readonly packageInspector?: PackageInspector;
+  /** What is known without artifacts (R4 core, the terminology server) for the terminology dependencies. */
+  readonly terminologyKnowledge?: TerminologyKnowledge;
+  readonly validateBodyLimit?: number;
+  readonly uploadLimit?: number;
+  /** Reports a stored rule that no longer compiles (skipped). */
+  readonly onBrokenRule?: (ruleId: number, categoryId: string, reason: string) => void;
+}
+
+export interface ValidationApiModule {
+  readonly router: Router;
+  readonly categories: CategoryService;
+  readonly artifacts: ArtifactService;
+  readonly validation: ValidationApiService;
+  readonly results: ResultService;
+  readonly entities: typeof validationApiEntities;
+  readonly migrations: typeof validationApiMigrations;
+  /** Runs both initializations when their tables are empty (artifacts only when `artifactInit`). */
+  initializeIfEmpty(options: { artifactInit: boolean }): Promise<{ artifacts?: InitializationReport; categories?: ImportOutcome }>;
+}
+
+const NO_LISTENER: ArtifactChangeListener = { artifactsChanged: async () => undefined };
+
+export function createValidationApiModule(deps: ValidationApiDependencies): ValidationApiModule {
+  const categoryRepository = new PgCategoryRepository(deps.orm);
+  const categories = new CategoryService(categoryRepository, {
+    onBrokenRule: (rule, reason) => deps.onBrokenRule?.(rule.id, rule.categoryId, reason),
+  });
+  const artifacts = new ArtifactService(
+    new PgArtifactRepository(deps.orm),
+    deps.packageInspector ?? new EnginePackageInspector(),
+    deps.artifactListener ?? NO_LISTENER,
+    new DirectoryArtifactSource(deps.artifactInitDir),
+    deps.terminologyKnowledge,
+  );
+  const validation = new ValidationApiService(deps.validator, categories);
+  const results = new ResultService(new PgResultRepository(deps.orm), categoryRepository);
+
+  const schemas = validationApiSchemas(deps.openApi);
+  const router = Router();
+  router.use(artifactRoutes(deps.openApi, schemas, artifacts, { uploadLimit: deps.uploadLimit }));
+  router.use(categoryRoutes(deps.openApi, schemas, categories));
+  router.use(validateRoutes(deps.openApi, schemas, validation, { bodyLimit: deps.validateBodyLimit }));
+  router.use(resultRoutes(deps.openApi, schemas, results));
+
+  return {
+    router, categories, artifacts, validation, results,
+    entities: validationApiEntities,
+    migrations: validationApiMigrations,
+    async initializeIfEmpty({ artifactInit }) {
+      const outcome: { artifacts?: InitializationReport; categories?: ImportOutcome } = {};
+      if (artifactInit && (await artifacts.isEmpty())) outcome.artifacts = await artifacts.initialize();
+      if (await categories.isEmpty()) outcome.categories = await categories.initialize();
+      return outcome;
+    },
+  };
+}

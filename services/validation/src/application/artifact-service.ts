@@ -1,0 +1,192 @@
+/**
+ * Artifacts: upload (checked before anything is stored), listing, content, deletion, package
+ * details, terminology dependencies and the initialization from `artifact.init-dir`.
+ */
+import {
+  artifactNameProblem, ArtifactRejectedError, inspectResourceArtifact, parseArtifactType,
+  type Artifact, type ArtifactSummary, type ArtifactType,
+} from '../domain/artifacts/artifact.js';
+import type {
+  ArtifactChangeListener, ArtifactMetadata, ArtifactRepository, InitialArtifactSource,
+} from '../domain/artifacts/artifact-repository.js';
+import {
+  PackageRejectedError, summarizePackage, terminologyDependencies,
+  type PackageInspector, type PackageSummary, type TerminologyDependency, type TerminologyKnowledge,
+} from '../domain/artifacts/package-summary.js';
+import { InvalidInputError, NotFoundError } from './errors.js';
+
+export interface PackageDependencyStatus {
+  readonly name: string;
+  readonly version: string;
+  /** present: stored with this version; other-version: stored, but another version; missing: not stored. */
+  readonly status: 'present' | 'other-version' | 'missing';
+  readonly storedVersion?: string;
+}
+
+export interface PackageDetails {
+  readonly name: string;
+  readonly packageId: string;
+  readonly version: string;
+  readonly fhirVersion: string;
+  readonly resourceCounts: Readonly<Record<string, number>>;
+  readonly dependencies: readonly PackageDependencyStatus[];
+  readonly profiles: PackageSummary['profiles'];
+  readonly valueSets: PackageSummary['valueSets'];
+  readonly codeSystems: PackageSummary['codeSystems'];
+}
+
+export interface InitializationReport {
+  readonly stored: readonly { readonly file: string; readonly type: ArtifactType; readonly name: string; readonly created: boolean }[];
+  readonly failed: readonly { readonly file: string; readonly reason: string }[];
+}
+
+const NO_KNOWLEDGE: TerminologyKnowledge = { isBuiltIn: () => false };
+
+export class ArtifactService {
+  constructor(
+    private readonly repository: ArtifactRepository,
+    private readonly inspector: PackageInspector,
+    private readonly listener: ArtifactChangeListener,
+    private readonly initialSource: InitialArtifactSource,
+    private readonly knowledge: TerminologyKnowledge = NO_KNOWLEDGE,
+  ) {}
+
+  list(): Promise<ArtifactSummary[]> {
+    return this.repository.list();
+  }
+
+  async get(typeText: string, name: string): Promise<Artifact> {
+    const type = this.type(typeText);
+    const artifact = await this.repository.get(type, name);
+    if (!artifact) throw new NotFoundError(`No ${type} artifact named "${name}"`);
+    return artifact;
+  }
+
+  /** Checks the content (package readable, or an accepted FHIR resource), then creates or replaces it. */
+  async save(typeText: string, name: string, content: Buffer): Promise<{ artifact: ArtifactSummary; created: boolean }> {
+    const type = this.type(typeText);
+    const nameProblem = artifactNameProblem(name);
+    if (nameProblem) throw new InvalidInputError(nameProblem, [{ field: 'name', message: nameProblem }]);
+    const metadata = await this.inspect(type, content);
+    const result = await this.repository.save(type, name, content, metadata);
+    await this.listener.artifactsChanged({ kind: 'saved', type, name });
+    return result;
+  }
+
+  async delete(typeText: string, name: string): Promise<void> {
+    const type = this.type(typeText);
+    if (!(await this.repository.delete(type, name))) throw new NotFoundError(`No ${type} artifact named "${name}"`);
+    await this.listener.artifactsChanged({ kind: 'deleted', type, name });
+  }
+
+  async packageDetails(packageId: string): Promise<PackageDetails> {
+    const summary = await this.repository.summaryOf('PACKAGE', packageId);
+    if (!summary) throw new NotFoundError(`No PACKAGE artifact named "${packageId}"`);
+    const stored = (await this.repository.list()).filter((a) => a.type === 'PACKAGE');
+    const dependencies = Object.entries(summary.dependencies).map(([name, version]): PackageDependencyStatus => {
+      const candidates = stored.filter((a) => a.packageName === name || a.name === name);
+      if (candidates.some((a) => a.version === version)) return { name, version, status: 'present', storedVersion: version };
+      if (candidates.length > 0) return { name, version, status: 'other-version', storedVersion: candidates[0]!.version ?? '' };
+      return { name, version, status: 'missing' };
+    });
+    return {
+      name: summary.name, packageId, version: summary.version, fhirVersion: summary.fhirVersion,
+      resourceCounts: summary.resourceCounts, dependencies,
+      profiles: summary.profiles, valueSets: summary.valueSets, codeSystems: summary.codeSystems,
+    };
+  }
+
+  /** Value sets bound by the profiles of one package (or of every artifact) and the code systems they use. */
+  async terminologyDependencies(packageId?: string): Promise<TerminologyDependency[]> {
+    const all = (await this.repository.allSummaries())
+      .filter((a): a is typeof a & { summary: PackageSummary } => a.summary !== undefined)
+      .map((a) => ({ source: a.type === 'PACKAGE' ? a.name : `${a.type}/${a.name}`, type: a.type, name: a.name, summary: a.summary }));
+    let needing = all;
+    if (packageId !== undefined) {
+      needing = all.filter((a) => a.type === 'PACKAGE' && a.name === packageId);
+      if (needing.length === 0) throw new NotFoundError(`No PACKAGE artifact named "${packageId}"`);
+    }
+    return terminologyDependencies(needing, all, this.knowledge);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.repository.count()) === 0;
+  }
+
+  /**
+   * Loads every `.tgz` (PACKAGE, named by its package.json name) and `.json` (RESOURCE, named by its
+   * id) file of the init directory. Idempotent (create or replace). A bad file is reported, not fatal.
+   */
+  async initialize(): Promise<InitializationReport> {
+    const stored: InitializationReport['stored'][number][] = [];
+    const failed: InitializationReport['failed'][number][] = [];
+    for (const file of await this.initialSource.list()) {
+      const lower = file.fileName.toLowerCase();
+      const type: ArtifactType | undefined = lower.endsWith('.tgz') ? 'PACKAGE' : lower.endsWith('.json') ? 'RESOURCE' : undefined;
+      if (!type) continue;
+      try {
+        const content = await file.read();
+        const metadata = await this.inspect(type, content);
+        const name = (type === 'PACKAGE' ? metadata.packageName : nameFromResource(content)) ?? baseName(file.fileName);
+        // A package or resource id that is no valid artifact name falls back to the file name.
+        const checked = artifactNameProblem(name) ? baseName(file.fileName) : name;
+        const { created } = await this.repository.save(type, checked, content, metadata);
+        stored.push({ file: file.fileName, type, name: checked, created });
+      } catch (error) {
+        if (error instanceof InvalidInputError) failed.push({ file: file.fileName, reason: error.message });
+        else throw error;
+      }
+    }
+    if (stored.length > 0) await this.listener.artifactsChanged({ kind: 'initialized' });
+    return { stored, failed };
+  }
+
+  private type(typeText: string): ArtifactType {
+    try {
+      return parseArtifactType(typeText);
+    } catch (error) {
+      if (error instanceof ArtifactRejectedError) throw new InvalidInputError(error.message, [{ field: 'type', message: 'must be RESOURCE or PACKAGE' }]);
+      throw error;
+    }
+  }
+
+  private async inspect(type: ArtifactType, content: Buffer): Promise<ArtifactMetadata> {
+    try {
+      if (type === 'PACKAGE') {
+        const summary = await this.inspector.inspect(content);
+        return { packageName: summary.name, version: summary.version, fhirVersion: summary.fhirVersion, summary };
+      }
+      const info = inspectResourceArtifact(content);
+      const summary = summarizePackage({
+        name: info.id ?? info.url ?? info.resourceType, version: info.version ?? '', fhirVersion: info.fhirVersion ?? '',
+        dependencies: {}, resourceCounts: { [info.resourceType]: 1 }, resources: [info.resource],
+      });
+      return {
+        resourceType: info.resourceType,
+        ...(info.url ? { url: info.url } : {}),
+        ...(info.version ? { version: info.version } : {}),
+        ...(info.fhirVersion ? { fhirVersion: info.fhirVersion } : {}),
+        summary,
+      };
+    } catch (error) {
+      if (error instanceof PackageRejectedError || error instanceof ArtifactRejectedError) {
+        throw new InvalidInputError(error.message, [{ field: error instanceof ArtifactRejectedError && error.field ? error.field : 'body', message: error.message }]);
+      }
+      throw error;
+    }
+  }
+}
+
+function nameFromResource(content: Buffer): string | undefined {
+  try {
+    const id = (JSON.parse(content.toString('utf8').replace(/^\uFEFF/, '')) as { id?: unknown }).id;
+    return typeof id === 'string' && id !== '' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function baseName(fileName: string): string {
+  const last = fileName.split(/[\\/]/).pop() ?? fileName;
+  return last.replace(/\.(tgz|json)$/i, '');
+}

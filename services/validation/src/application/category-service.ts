@@ -1,0 +1,146 @@
+/**
+ * Categories and their rules: CRUD, export/import in the editable snapshot shape, initialization
+ * from the bundled defaults, and the current Categorizer (compiled latest rules).
+ */
+import { Categorizer } from '../domain/categorization/categorizer.js';
+import {
+  categoryIdProblem, CategoryValidationError, parseCategory, parseCategorySnapshots, parseMatcherAsField,
+  type Category, type CategorySnapshot, type CategoryWithMatcher,
+} from '../domain/categorization/category.js';
+import type { CategoryRepository, CategoryRule, ImportOutcome } from '../domain/categorization/category-repository.js';
+import { MatcherError, parseMatcher, type Matcher } from '../domain/categorization/matcher.js';
+import { defaultCategories } from './default-categories.js';
+import { InvalidInputError, NotFoundError } from './errors.js';
+
+export interface CategoryServiceOptions {
+  readonly clock?: () => Date;
+  /** Told about stored rules that no longer compile (they are skipped, never fatal). */
+  readonly onBrokenRule?: (rule: CategoryRule, reason: string) => void;
+}
+
+export class CategoryService {
+  private readonly clock: () => Date;
+  /** Compiled matchers by rule id: rules never change once written, so compiling once is enough. */
+  private readonly compiled = new Map<number, Matcher | null>();
+
+  constructor(private readonly repository: CategoryRepository, private readonly options: CategoryServiceOptions = {}) {
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  list(): Promise<Category[]> {
+    return this.repository.list();
+  }
+
+  async get(id: string): Promise<Category> {
+    const category = await this.repository.get(id);
+    if (!category) throw new NotFoundError(`No category with id "${id}"`);
+    return category;
+  }
+
+  /** Create or update. The body's id must equal the URL id. */
+  async save(id: string, body: unknown): Promise<{ category: Category; created: boolean }> {
+    const idProblem = categoryIdProblem(id);
+    if (idProblem) throw new InvalidInputError(`Category id ${idProblem}`, [{ field: 'id', message: idProblem }]);
+    if (typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { id?: unknown }).id !== id) {
+      throw new InvalidInputError('Body id must equal the id in the URL', [{ field: 'id', message: 'must equal the id in the URL' }]);
+    }
+    const category = asInvalidInput(() => parseCategory(body));
+    const { created } = await this.repository.save(category);
+    return { category, created };
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.repository.delete(id))) throw new NotFoundError(`No category with id "${id}"`);
+  }
+
+  async latestRule(id: string): Promise<CategoryRule> {
+    await this.get(id);
+    const rule = await this.repository.latestRule(id);
+    if (!rule) throw new NotFoundError(`Category "${id}" has no rule`);
+    return rule;
+  }
+
+  async ruleHistory(id: string): Promise<CategoryRule[]> {
+    await this.get(id);
+    return this.repository.ruleHistory(id);
+  }
+
+  /** Adds a rule; it becomes the latest. The matcher is compiled first (bad regex → 400). */
+  async addRule(id: string, matcherJson: unknown): Promise<CategoryRule> {
+    const matcher = asInvalidInput(() => parseMatcherAsField(matcherJson, 'matcher'));
+    await this.get(id);
+    return this.repository.addRule(id, matcher.toJSON(), this.clock());
+  }
+
+  async deleteRule(ruleId: number): Promise<void> {
+    if (!(await this.repository.deleteRule(ruleId))) throw new NotFoundError(`No category rule with id ${ruleId}`);
+  }
+
+  /** Every category that has a rule, with its latest matcher, in the shape import accepts. */
+  async exportAll(): Promise<CategorySnapshot[]> {
+    const rows = await this.repository.listWithLatestRules();
+    return rows.filter((row) => row.rule).map(({ category, rule }) => ({ ...category, matcher: rule!.matcher }));
+  }
+
+  /** All or nothing: validated completely first, then written in one transaction. */
+  async importAll(body: unknown, options: { replaceAll?: boolean } = {}): Promise<ImportOutcome> {
+    const parsed = asInvalidInput(() => parseCategorySnapshots(body));
+    return this.repository.importSnapshots(parsed.map((p) => p.snapshot), this.clock(), options);
+  }
+
+  /** Loads the bundled defaults (creates or updates them; user-made categories are kept). Idempotent. */
+  initialize(): Promise<ImportOutcome> {
+    return this.repository.importSnapshots(defaultCategories(), this.clock());
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.repository.count()) === 0;
+  }
+
+  /** A categorizer over the latest rule of every category, read now. */
+  async currentCategorizer(): Promise<Categorizer> {
+    const rows = await this.repository.listWithLatestRules();
+    const rules: CategoryWithMatcher[] = [];
+    for (const { category, rule } of rows) {
+      if (!rule) continue;
+      const matcher = this.compile(rule);
+      if (matcher) rules.push({ category, matcher });
+    }
+    return new Categorizer(rules);
+  }
+
+  /** A categorizer over rules given by the caller (to try them before saving). */
+  categorizerFor(snapshotsJson: unknown): Categorizer {
+    const parsed = asInvalidInput(() => parseCategorySnapshots(snapshotsJson));
+    return new Categorizer(parsed.map(({ snapshot, matcher }) => ({ category: withoutMatcher(snapshot), matcher })));
+  }
+
+  private compile(rule: CategoryRule): Matcher | null {
+    let matcher = this.compiled.get(rule.id);
+    if (matcher === undefined) {
+      try {
+        matcher = parseMatcher(rule.matcher);
+      } catch (error) {
+        if (!(error instanceof MatcherError)) throw error;
+        this.options.onBrokenRule?.(rule, error.message);
+        matcher = null;
+      }
+      this.compiled.set(rule.id, matcher);
+    }
+    return matcher;
+  }
+}
+
+function withoutMatcher(snapshot: CategorySnapshot): Category {
+  const { id, title, severity, acceptable, guidance } = snapshot;
+  return { id, title, severity, acceptable, guidance };
+}
+
+function asInvalidInput<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof CategoryValidationError) throw new InvalidInputError(error.message, error.problems);
+    throw error;
+  }
+}

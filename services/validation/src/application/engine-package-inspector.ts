@@ -1,0 +1,33 @@
+/**
+ * PackageInspector on the engine's own package reader (defensive tar/gzip reading: path traversal,
+ * links and decompression bombs are refused), so what is accepted here is exactly what the engine
+ * can load later.
+ */
+import { PackageRejectedError, summarizePackage, type PackageInspector, type PackageSummary } from '../domain/artifacts/package-summary.js';
+import { FhirPackageError, readFhirPackage } from '../domain/engine/definitions/fhir-package.js';
+import { PackageArchiveError } from '../domain/engine/definitions/package-archive.js';
+
+export class EnginePackageInspector implements PackageInspector {
+  async inspect(content: Buffer): Promise<PackageSummary> {
+    if (content.length < 2 || content[0] !== 0x1f || content[1] !== 0x8b) {
+      throw new PackageRejectedError('The body is not a gzip archive (package.tgz)');
+    }
+    try {
+      const fhirPackage = await readFhirPackage(content);
+      return summarizePackage({
+        name: fhirPackage.name,
+        version: fhirPackage.version,
+        fhirVersion: fhirPackage.fhirVersion,
+        dependencies: fhirPackage.manifest.dependencies,
+        resourceCounts: fhirPackage.resourceCounts,
+        resources: fhirPackage.resources as unknown as Record<string, unknown>[],
+        warnings: fhirPackage.warnings.slice(0, 50),
+      });
+    } catch (error) {
+      if (error instanceof PackageArchiveError || error instanceof FhirPackageError) {
+        throw new PackageRejectedError(`The package cannot be read: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+}

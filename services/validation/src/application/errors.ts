@@ -1,0 +1,20 @@
+/**
+ * Application errors the HTTP adapter turns into Problem Details: NotFound → 404, InvalidInput → 400
+ * (with field problems), Conflict → 409.
+ */
+import type { FieldProblem } from '../domain/categorization/category.js';
+
+export class NotFoundError extends Error {
+  override readonly name = 'NotFoundError';
+}
+
+export class InvalidInputError extends Error {
+  override readonly name = 'InvalidInputError';
+  constructor(message: string, readonly problems: readonly FieldProblem[] = []) {
+    super(message);
+  }
+}
+
+export class ConflictError extends Error {
+  override readonly name = 'ConflictError';
+}

@@ -1,0 +1,71 @@
+/**
+ * Stored validation results: queries for the API (paged, severity filter), category counts,
+ * issues of one category, and the write used by the validation flow.
+ */
+import { UNCATEGORIZED, UNCATEGORIZED_ID, type Category } from '../domain/categorization/category.js';
+import type { CategoryRepository } from '../domain/categorization/category-repository.js';
+import { parseSeverity, UnknownSeverityError, type IssueSeverity } from '../domain/results/issue-severity.js';
+import type { NewResult, PageRequest, PatientKey, ResultRepository, ResultScope, StoredResult } from '../domain/results/result-repository.js';
+import { InvalidInputError, NotFoundError } from './errors.js';
+
+export interface ResultView extends Omit<StoredResult, 'categoryIds'> {
+  readonly categories: readonly Category[];
+}
+
+export interface CategoryWithCount extends Category {
+  readonly count: number;
+}
+
+export class ResultService {
+  constructor(private readonly results: ResultRepository, private readonly categories: CategoryRepository) {}
+
+  /** Unknown severity text → 400 (InvalidInputError). */
+  parseMinimumSeverity(text: string | undefined): IssueSeverity | undefined {
+    if (text === undefined || text.trim() === '') return undefined;
+    try {
+      return parseSeverity(text);
+    } catch (error) {
+      if (error instanceof UnknownSeverityError) throw new InvalidInputError(error.message, [{ field: 'severity', message: 'must be one of information, warning, error, fatal' }]);
+      throw error;
+    }
+  }
+
+  async find(scope: ResultScope, minimumSeverity: IssueSeverity | undefined, page: PageRequest): Promise<{ records: ResultView[]; totalCount: number }> {
+    const [found, byId] = await Promise.all([this.results.findResults(scope, minimumSeverity, page), this.categoryIndex()]);
+    return { records: found.records.map((r) => view(r, byId)), totalCount: found.totalCount };
+  }
+
+  /** Categories that have issues in the report, with their counts (uncategorized included), most first. */
+  async categoriesWithCounts(facilityId: string, reportId: string): Promise<CategoryWithCount[]> {
+    const [counts, byId] = await Promise.all([this.results.countByCategory(facilityId, reportId), this.categoryIndex()]);
+    return counts.flatMap(({ categoryId, count }) => {
+      const category = byId.get(categoryId);
+      return category ? [{ ...category, count }] : [];
+    });
+  }
+
+  async issuesOfCategory(facilityId: string, reportId: string, categoryId: string, page: PageRequest): Promise<{ records: ResultView[]; totalCount: number }> {
+    const byId = await this.categoryIndex();
+    if (!byId.has(categoryId)) throw new NotFoundError(`No category with id "${categoryId}"`);
+    const found = await this.results.findByCategory(facilityId, reportId, categoryId, page);
+    return { records: found.records.map((r) => view(r, byId)), totalCount: found.totalCount };
+  }
+
+  /** Replaces the stored results of one patient submission (one transaction, bulk insert). */
+  storePatientResults(key: PatientKey, results: readonly NewResult[]): Promise<number> {
+    return this.results.replacePatientResults(key, results);
+  }
+
+  private async categoryIndex(): Promise<Map<string, Category>> {
+    const list = await this.categories.list();
+    const byId = new Map(list.map((c) => [c.id, c]));
+    byId.set(UNCATEGORIZED_ID, UNCATEGORIZED);
+    return byId;
+  }
+}
+
+function view(result: StoredResult, byId: ReadonlyMap<string, Category>): ResultView {
+  const { categoryIds, ...rest } = result;
+  const categories = categoryIds.map((id) => byId.get(id)).filter((c): c is Category => c !== undefined);
+  return { ...rest, categories: categories.length > 0 ? categories : [UNCATEGORIZED] };
+}

@@ -1,0 +1,115 @@
+/**
+ * $validate, $validate-and-categorize and $categorize: the engine's OperationOutcome, optionally
+ * categorized with the latest rules (or rules given in the request), summarized, with the verdict.
+ */
+import type { Categorized, Categorizer } from '../domain/categorization/categorizer.js';
+import type { Category } from '../domain/categorization/category.js';
+import type { MatchableIssue } from '../domain/categorization/matcher.js';
+import { summarizeByCategory, summarizeByMessage, type CategoryCount, type MessageCount } from '../domain/categorization/summary.js';
+import { assessValidity, type ValidityVerdict } from '../domain/categorization/validity.js';
+import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../domain/ports/resource-validator.js';
+import { toSeverity } from '../domain/results/issue-severity.js';
+import { toIssueTypeCode } from '../domain/results/issue-type.js';
+import { issuesFromOperationOutcome, type ValidationIssue } from '../domain/results/validation-issue.js';
+import type { CategoryService } from './category-service.js';
+import { InvalidInputError } from './errors.js';
+
+export type CategorizedIssue = Categorized<ValidationIssue>;
+
+export interface CompositeValidation {
+  readonly outcome: OperationOutcome;
+  readonly issues: readonly CategorizedIssue[];
+  readonly summary: { readonly byCategory: readonly CategoryCount[]; readonly byMessage: readonly MessageCount[] };
+  readonly validity: ValidityVerdict;
+}
+
+export type ValidateAnswer =
+  | { readonly kind: 'outcome'; readonly outcome: OperationOutcome }
+  | { readonly kind: 'issues'; readonly issues: readonly CategorizedIssue[] }
+  | { readonly kind: 'message-summary'; readonly summary: readonly MessageCount[] }
+  | { readonly kind: 'category-summary'; readonly summary: readonly CategoryCount[] };
+
+/** One result given to $categorize: the issue fields plus whatever else the caller sent (ids, facility, ...). */
+export type CategorizeInput = MatchableIssue & Record<string, unknown>;
+
+export class ValidationApiService {
+  constructor(private readonly validator: ResourceValidator, private readonly categories: CategoryService) {}
+
+  async validate(resource: unknown, query: { categorize: boolean; summarize: boolean }, options: ValidateOptions = {}): Promise<ValidateAnswer> {
+    const outcome = await this.validator.validate(asResource(resource), options);
+    if (!query.categorize) {
+      return query.summarize ? { kind: 'message-summary', summary: summarizeByMessage(issuesFromOperationOutcome(outcome)) } : { kind: 'outcome', outcome };
+    }
+    const issues = (await this.categories.currentCategorizer()).categorize(issuesFromOperationOutcome(outcome));
+    return query.summarize ? { kind: 'category-summary', summary: summarizeByCategory(issues) } : { kind: 'issues', issues };
+  }
+
+  async validateAndCategorize(resource: unknown, options: ValidateOptions = {}): Promise<CompositeValidation> {
+    const outcome = await this.validator.validate(asResource(resource), options);
+    const issues = (await this.categories.currentCategorizer()).categorize(issuesFromOperationOutcome(outcome));
+    return {
+      outcome,
+      issues,
+      summary: { byCategory: summarizeByCategory(issues), byMessage: summarizeByMessage(issues) },
+      validity: assessValidity(issues),
+    };
+  }
+
+  /**
+   * Body: an array of results (categorized with the stored latest rules), or `{results, categories}`
+   * to categorize with the given category snapshots instead (nothing is stored).
+   */
+  async categorize(body: unknown, summarize: boolean): Promise<
+    { kind: 'results'; results: (CategorizeInput & { categories: readonly Category[] })[] } | { kind: 'category-summary'; summary: CategoryCount[] }> {
+    let rawResults: unknown;
+    let categorizer: Categorizer;
+    if (Array.isArray(body)) {
+      rawResults = body;
+      categorizer = await this.categories.currentCategorizer();
+    } else if (typeof body === 'object' && body !== null && 'results' in body) {
+      const { results, categories } = body as { results: unknown; categories?: unknown };
+      rawResults = results;
+      categorizer = categories === undefined ? await this.categories.currentCategorizer() : this.categories.categorizerFor(categories);
+    } else {
+      throw new InvalidInputError('Body must be an array of results, or {results, categories}', [{ field: '(root)', message: 'must be an array or {results, categories}' }]);
+    }
+    const results = categorizer.categorize(parseResults(rawResults));
+    return summarize ? { kind: 'category-summary', summary: summarizeByCategory(results) } : { kind: 'results', results };
+  }
+}
+
+function asResource(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof (value as { resourceType?: unknown }).resourceType !== 'string') {
+    throw new InvalidInputError('The body must be a FHIR resource in JSON (an object with resourceType)', [{ field: 'resourceType', message: 'is required' }]);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Results as the original system's JSON shaped them (`severity: "ERROR"`, `code: "CODEINVALID"`) or as
+ * FHIR codes; normalized to FHIR codes so rules written for either match. Other fields pass through.
+ */
+function parseResults(value: unknown): CategorizeInput[] {
+  if (!Array.isArray(value)) throw new InvalidInputError('results must be an array', [{ field: 'results', message: 'must be an array' }]);
+  return value.map((item, index) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      throw new InvalidInputError(`Result at index ${index} must be an object`, [{ field: `[${index}]`, message: 'must be an object' }]);
+    }
+    const raw = item as Record<string, unknown>;
+    for (const field of ['message', 'expression', 'severity', 'code'] as const) {
+      if (raw[field] !== undefined && raw[field] !== null && typeof raw[field] !== 'string') {
+        throw new InvalidInputError(`Result at index ${index}: ${field} must be a string`, [{ field: `[${index}].${field}`, message: 'must be a string' }]);
+      }
+    }
+    const severity = toSeverity(raw.severity) ?? (typeof raw.severity === 'string' ? raw.severity : undefined);
+    const code = toIssueTypeCode(raw.code) ?? (typeof raw.code === 'string' ? raw.code : undefined);
+    const { categories: _ignored, ...rest } = raw;
+    return {
+      ...rest,
+      ...(severity === undefined ? {} : { severity }),
+      ...(code === undefined ? {} : { code }),
+      ...(typeof raw.message === 'string' ? { message: raw.message } : {}),
+      ...(typeof raw.expression === 'string' ? { expression: raw.expression } : {}),
+    };
+  });
+}

@@ -1,0 +1,34 @@
+import type { Express } from 'express';
+import { createHttpApp, OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { silentLogger } from '../../../../../adapters/observability/logger.js';
+import type { Database } from '../../../../../adapters/persistence/database.js';
+import { createValidationApiModule, type ValidationApiDependencies, type ValidationApiModule } from '../../../src/adapters/http/validation-api-module.js';
+import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../../../src/domain/ports/resource-validator.js';
+
+/**
+ * A validator standing in for the engine: every issue it reports is described in the resource itself
+ * (`_issues`), so each test states exactly what the engine "found". It records what it was asked.
+ */
+export class ScriptedValidator implements ResourceValidator {
+  readonly calls: { resource: Record<string, unknown>; options: ValidateOptions | undefined }[] = [];
+
+  async validate(resource: Record<string, unknown>, options?: ValidateOptions): Promise<OperationOutcome> {
+    this.calls.push({ resource, options });
+    const issues = Array.isArray(resource._issues) ? (resource._issues as Record<string, unknown>[]) : [];
+    return { resourceType: 'OperationOutcome', issue: issues };
+  }
+}
+
+export interface TestApi {
+  readonly app: Express;
+  readonly module: ValidationApiModule;
+  readonly openApi: OpenApiBuilder;
+}
+
+export function buildTestApi(db: Database, overrides: Partial<ValidationApiDependencies> = {}): TestApi {
+  const openApi = new OpenApiBuilder({ title: 'Validation API (test)', version: 'test' });
+  const module = createValidationApiModule({ orm: db.orm, openApi, validator: new ScriptedValidator(), ...overrides });
+  const http = createHttpApp({ serviceName: 'validation-api-test', logger: silentLogger(), openApi, jsonLimit: '60mb' });
+  http.app.use(module.router);
+  return { app: http.finish(), module, openApi };
+}
