@@ -179,6 +179,29 @@ describe('definition index', () => {
       const copy = DefinitionIndex.fromState(structuredClone(index.toState()));
       expect(copy.structureDefinition(PROFILE_URL)?.version).to.equal('2.0.0');
       expect(copy.scoped([{ name: 'example.ig', version: '1.0.0' }]).structureDefinition(PROFILE_URL)?.version).to.equal('1.0.0');
+      expect(copy.structureDefinition(PROFILE_URL)).to.deep.equal(index.structureDefinition(PROFILE_URL));
+      expect(copy.packageDetails('example.ig', '1.0.0')).to.deep.equal(index.packageDetails('example.ig', '1.0.0'));
+    });
+
+    it('parses a resource once, on first use, and returns the same object afterwards', () => {
+      const index = DefinitionIndex.fromState(DefinitionIndex.build({ packages: [fakeCore] }).toState());
+      const first = index.structureDefinitionForType('Patient');
+      expect(first).to.include({ id: 'Patient' });
+      expect(index.structureDefinitionForType('Patient')).to.equal(first);
+      expect(index.structureDefinition('http://hl7.org/fhir/StructureDefinition/Patient')).to.equal(first);
+    });
+
+    it('shares its JSON through a SharedArrayBuffer for worker threads', () => {
+      const state = DefinitionIndex.shareState(DefinitionIndex.build({ packages: [fakeCore, pkg('example.ig', '1.0.0', [profile('1.0.0')])] }).toState());
+      expect(state.blob.buffer).to.be.instanceOf(SharedArrayBuffer);
+      const inWorker = DefinitionIndex.fromState(structuredClone(state));
+      expect(inWorker.structureDefinition(PROFILE_URL)?.version).to.equal('1.0.0');
+      expect(inWorker.valueSet('http://hl7.org/fhir/ValueSet/administrative-gender')?.id).to.equal('administrative-gender');
+    });
+
+    it('rejects an inconsistent state', () => {
+      const state = DefinitionIndex.build({ packages: [fakeCore] }).toState();
+      expect(() => DefinitionIndex.fromState({ ...state, offsets: state.offsets.subarray(1) })).to.throw(/inconsistent/);
     });
   });
 

@@ -2,9 +2,14 @@
  * Start-up cache of the definition index (R4 core + IG packages + loose resources).
  *
  * Parsing ~80 MB of JSON on every start (and in every worker) is the slow part of a cold start.
- * The merged index state is written with v8.serialize to a file named by a hash of every input
- * (package bytes, core package version, loose resources, code version), and read back with
- * v8.deserialize on the next start. A stale or unreadable cache file is just a miss.
+ * The merged index state is written to a file named by a hash of every input (package bytes,
+ * core package version, loose resources, code version) and read back on the next start:
+ *
+ *   "FHIRDEF2" | uint32 header length | v8.serialize(header) | resource JSON blob
+ *
+ * The header (packages, per-resource metadata, offsets) is small and v8-deserialised; the blob
+ * is used in place (no copy, no object graph: resources are parsed on first use). A stale or
+ * unreadable cache file is just a miss.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -18,7 +23,7 @@ import { coreDefinitionsFingerprint, loadCoreDefinitions, locateCoreDefinitions,
 import { listPackageFiles, parsePackageFiles, readPackageFiles, type LoadPackageOptions, type PackageLoadFailure } from './package-files.js';
 
 /** Bump when the index state format or what loading keeps changes: old cache files become misses. */
-export const DEFINITION_CACHE_CODE_VERSION = 2;
+export const DEFINITION_CACHE_CODE_VERSION = 3;
 
 export interface LoadDefinitionsOptions {
   /** `*.tgz` files and/or folders of them. */
@@ -42,12 +47,14 @@ export interface LoadedDefinitions {
   timings: { totalMs: number; readInputsMs: number; buildMs: number; cacheReadMs?: number; cacheWriteMs?: number };
 }
 
-interface CacheFile {
+interface CacheHeader {
   key: string;
   codeVersion: number;
-  state: DefinitionIndexState;
+  state: Omit<DefinitionIndexState, 'blob'>;
   failures: { path: string; message: string; name: string }[];
 }
+
+const MAGIC = Buffer.from('FHIRDEF2', 'latin1');
 
 export function defaultDefinitionCacheDir(): string {
   return path.join(findProjectRoot(), '.cache', 'fhir-definitions');
@@ -70,9 +77,9 @@ export async function loadDefinitions(options: LoadDefinitionsOptions = {}): Pro
     if (cached) {
       const cacheReadMs = performance.now() - t;
       const b = performance.now();
-      const index = DefinitionIndex.fromState(cached.state);
+      const index = DefinitionIndex.fromState({ ...cached.header.state, blob: cached.blob });
       const buildMs = performance.now() - b;
-      const failures = cached.failures.map((f) => ({ path: f.path, error: Object.assign(new Error(f.message), { name: f.name }) }));
+      const failures = cached.header.failures.map((f) => ({ path: f.path, error: Object.assign(new Error(f.message), { name: f.name }) }));
       return { index, cacheHit: true, cacheKey: key, cacheFile, failures, warnings: index.warnings, timings: { totalMs: performance.now() - started, readInputsMs, buildMs, cacheReadMs } };
     }
   }
@@ -85,12 +92,13 @@ export async function loadDefinitions(options: LoadDefinitionsOptions = {}): Pro
   let cacheWriteMs: number | undefined;
   if (cacheDir && cacheFile) {
     const w = performance.now();
+    const { blob, ...state } = index.toState();
     await writeCache(cacheDir, cacheFile, {
       key,
       codeVersion: DEFINITION_CACHE_CODE_VERSION,
-      state: index.toState(),
+      state,
       failures: failures.map((f) => ({ path: f.path, message: f.error.message, name: f.error.name })),
-    });
+    }, blob);
     cacheWriteMs = performance.now() - w;
   }
   return { index, cacheHit: false, cacheKey: key, cacheFile, failures, warnings: index.warnings, timings: { totalMs: performance.now() - started, readInputsMs, buildMs, cacheWriteMs } };
@@ -107,22 +115,33 @@ function cacheKey(core: CoreDefinitionsLocation, packageHashes: string[], option
   return hash.digest('hex');
 }
 
-async function readCache(file: string, key: string): Promise<CacheFile | undefined> {
+async function readCache(file: string, key: string): Promise<{ header: CacheHeader; blob: Uint8Array } | undefined> {
   try {
-    const data = v8.deserialize(await readFile(file)) as CacheFile;
-    if (data.key !== key || data.codeVersion !== DEFINITION_CACHE_CODE_VERSION || data.state?.formatVersion !== 1) return undefined;
-    return data;
+    const bytes = await readFile(file);
+    if (bytes.length < MAGIC.length + 4 || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+    const headerLength = bytes.readUInt32LE(MAGIC.length);
+    const headerEnd = MAGIC.length + 4 + headerLength;
+    if (headerEnd > bytes.length) return undefined;
+    const header = v8.deserialize(bytes.subarray(MAGIC.length + 4, headerEnd)) as CacheHeader;
+    if (header.key !== key || header.codeVersion !== DEFINITION_CACHE_CODE_VERSION || header.state?.formatVersion !== 2) return undefined;
+    const blob = bytes.subarray(headerEnd);
+    const offsets = header.state.offsets;
+    if (offsets.length !== header.state.resources.length + 1 || offsets[offsets.length - 1] !== blob.length) return undefined;
+    return { header, blob };
   } catch {
     return undefined; // truncated or from another V8: rebuild and overwrite
   }
 }
 
-async function writeCache(dir: string, file: string, data: CacheFile): Promise<void> {
+async function writeCache(dir: string, file: string, header: CacheHeader, blob: Uint8Array): Promise<void> {
   // Write-then-rename, so a concurrent reader (another worker) never sees half a file.
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await mkdir(dir, { recursive: true });
-    await writeFile(tmp, v8.serialize(data));
+    const headerBytes = v8.serialize(header);
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(headerBytes.length);
+    await writeFile(tmp, Buffer.concat([MAGIC, length, headerBytes, blob]));
     await rename(tmp, file);
   } catch {
     await rm(tmp, { force: true }).catch(() => undefined);

@@ -73,19 +73,36 @@ export interface PackageRecord {
   warnings: string[];
 }
 
+/** What the index needs to know about a resource without parsing it. */
+export interface ResourceMeta {
+  resourceType: string;
+  url?: string;
+  version?: string;
+  /** StructureDefinition.type / kind / derivation. */
+  type?: string;
+  kind?: string;
+  derivation?: string;
+}
+
 /**
- * The whole index as plain data: what the start-up cache serialises (v8.serialize keeps Maps,
- * but the lookup Maps are rebuilt on load instead, which is cheap and keeps the format simple).
+ * The whole index as plain data: what the start-up cache stores and what can be posted to
+ * worker threads. Resources are kept as UTF-8 JSON back to back in `blob` and parsed on first
+ * use, so loading is a read of bytes (no object graph to rebuild) and a worker parses only the
+ * definitions it touches. `blob` may be backed by a SharedArrayBuffer (see `shareState`), so
+ * several workers can use one copy.
  */
 export interface DefinitionIndexState {
-  formatVersion: 1;
+  formatVersion: 2;
   /** The FHIR version the index validates against, e.g. `4.0.1`. */
   fhirVersion: string;
   packages: PackageRecord[];
-  /** Resources of all packages, concatenated in package order. */
-  resources: CanonicalResource[];
+  /** Resources of all packages, concatenated in package order, then loose ones. */
+  resources: ResourceMeta[];
   /** For each resource: index into `packages`, or -1 for a loose resource. */
   resourcePackage: number[];
+  blob: Uint8Array;
+  /** Start of resource i in `blob` is offsets[i], its end offsets[i + 1]. */
+  offsets: Uint32Array;
 }
 
 export interface BuildDefinitionIndexInput {
@@ -102,16 +119,68 @@ export interface ScopeOptions {
   exclusive?: boolean;
 }
 
-interface Candidate {
-  resource: CanonicalResource;
-  /** -1: loose; -2: scope extra resource. */
-  pkg: number;
-  order: number;
+/** Parses resources from the packed JSON on first use and keeps them. */
+class ResourceStore {
+  private packed: { blob: Uint8Array; offsets: Uint32Array } | undefined;
+
+  constructor(
+    readonly meta: ResourceMeta[],
+    private readonly objects: (CanonicalResource | undefined)[],
+    packed?: { blob: Uint8Array; offsets: Uint32Array },
+  ) {
+    this.packed = packed;
+  }
+
+  get(i: number): CanonicalResource {
+    let r = this.objects[i];
+    if (r === undefined) {
+      const { blob, offsets } = this.packed!;
+      const start = offsets[i];
+      r = JSON.parse(Buffer.from(blob.buffer, blob.byteOffset + start, offsets[i + 1] - start).toString('utf8')) as CanonicalResource;
+      this.objects[i] = r;
+    }
+    return r;
+  }
+
+  pack(): { blob: Uint8Array; offsets: Uint32Array } {
+    if (!this.packed) {
+      const parts: Buffer[] = [];
+      const offsets = new Uint32Array(this.meta.length + 1);
+      let pos = 0;
+      for (let i = 0; i < this.meta.length; i++) {
+        const part = Buffer.from(JSON.stringify(this.get(i)), 'utf8');
+        offsets[i] = pos;
+        pos += part.length;
+        parts.push(part);
+      }
+      offsets[this.meta.length] = pos;
+      this.packed = { blob: Buffer.concat(parts, pos), offsets };
+    }
+    return this.packed;
+  }
+}
+
+class Candidate {
+  constructor(
+    private readonly store: ResourceStore | undefined,
+    readonly slot: number,
+    readonly version: string | undefined,
+    /** -1: loose; -2: scope extra resource. */
+    readonly pkg: number,
+    readonly order: number,
+    private object?: CanonicalResource,
+  ) {}
+
+  get resource(): CanonicalResource {
+    this.object ??= this.store!.get(this.slot);
+    return this.object;
+  }
 }
 
 /** The Maps, shared by the index and all its scoped views. */
 interface IndexTables {
-  state: DefinitionIndexState;
+  state: Omit<DefinitionIndexState, 'blob' | 'offsets'>;
+  store: ResourceStore;
   byTypeAndUrl: Map<string, Map<string, Candidate[]>>;
   byTypeName: Map<string, Candidate[]>;
   packageIdsByName: Map<string, number[]>;
@@ -136,7 +205,7 @@ export class DefinitionIndex implements ConformanceResourceSource {
 
   static build(input: BuildDefinitionIndexInput): DefinitionIndex {
     const packages: PackageRecord[] = [];
-    const resources: CanonicalResource[] = [];
+    const objects: CanonicalResource[] = [];
     const resourcePackage: number[] = [];
     const seenPackages = new Set<string>();
     const buildWarnings: DefinitionWarning[] = [];
@@ -150,21 +219,38 @@ export class DefinitionIndex implements ConformanceResourceSource {
       const pkgIndex = packages.length;
       packages.push({ name: pkg.name, version: pkg.version, fhirVersion: pkg.fhirVersion, manifest: pkg.manifest, resourceCounts: pkg.resourceCounts, warnings: pkg.warnings });
       for (const r of pkg.resources) {
-        resources.push(r);
+        objects.push(r);
         resourcePackage.push(pkgIndex);
       }
     }
     for (const r of input.resources ?? []) {
-      resources.push(r);
+      objects.push(r);
       resourcePackage.push(-1);
     }
-    const state: DefinitionIndexState = { formatVersion: 1, fhirVersion: input.fhirVersion ?? '4.0.1', packages, resources, resourcePackage };
-    return DefinitionIndex.fromState(state, buildWarnings);
+    const state = { formatVersion: 2 as const, fhirVersion: input.fhirVersion ?? '4.0.1', packages, resources: objects.map(metaOf), resourcePackage };
+    return DefinitionIndex.create(state, new ResourceStore(state.resources, objects), buildWarnings);
   }
 
-  /** Rebuilds the lookup tables over a state (e.g. one read back from the start-up cache). */
+  /** Rebuilds the lookup tables over a state (read back from the start-up cache, or posted to a worker). */
   static fromState(state: DefinitionIndexState, extraWarnings: DefinitionWarning[] = []): DefinitionIndex {
-    if (state.formatVersion !== 1) throw new Error(`unsupported definition index state format ${String(state.formatVersion)}`);
+    if (state.formatVersion !== 2) throw new Error(`unsupported definition index state format ${String(state.formatVersion)}`);
+    if (state.offsets.length !== state.resources.length + 1) throw new Error('definition index state is inconsistent (offsets)');
+    const { blob, offsets, ...rest } = state;
+    return DefinitionIndex.create(rest, new ResourceStore(state.resources, new Array(state.resources.length), { blob, offsets }), extraWarnings);
+  }
+
+  /**
+   * The same state with its JSON in a SharedArrayBuffer: posting it to worker threads then
+   * shares the bytes instead of copying them.
+   */
+  static shareState(state: DefinitionIndexState): DefinitionIndexState {
+    if (typeof SharedArrayBuffer !== 'undefined' && state.blob.buffer instanceof SharedArrayBuffer) return state;
+    const shared = new Uint8Array(new SharedArrayBuffer(state.blob.byteLength));
+    shared.set(state.blob);
+    return { ...state, blob: shared };
+  }
+
+  private static create(state: IndexTables['state'], store: ResourceStore, extraWarnings: DefinitionWarning[]): DefinitionIndex {
     const family = fhirFamily(state.fhirVersion);
     const sameFhirFamily = state.packages.map((p) => fhirFamily(p.fhirVersion) === family);
     const packageIdsByName = new Map<string, number[]>();
@@ -177,20 +263,17 @@ export class DefinitionIndex implements ConformanceResourceSource {
     const byTypeName = new Map<string, Candidate[]>();
     const { resources, resourcePackage } = state;
     for (let i = 0; i < resources.length; i++) {
-      const resource = resources[i];
-      const candidate: Candidate = { resource, pkg: resourcePackage[i], order: i };
-      if (typeof resource.url === 'string') addCandidate(byTypeAndUrl, resource.resourceType, resource.url, candidate);
-      if (resource.resourceType === 'StructureDefinition') {
-        const type = (resource as { type?: unknown }).type;
-        // The base definition of a type is the one whose URL is the core URL of its type name.
-        if (typeof type === 'string' && resource.url === CORE_SD_PREFIX + type) {
-          const list = byTypeName.get(type) ?? [];
-          list.push(candidate);
-          byTypeName.set(type, list);
-        }
+      const meta = resources[i];
+      const candidate = new Candidate(store, i, meta.version, resourcePackage[i], i);
+      if (meta.url !== undefined) addCandidate(byTypeAndUrl, meta.resourceType, meta.url, candidate);
+      // The base definition of a type is the one whose URL is the core URL of its type name.
+      if (meta.resourceType === 'StructureDefinition' && meta.type !== undefined && meta.url === CORE_SD_PREFIX + meta.type) {
+        const list = byTypeName.get(meta.type) ?? [];
+        list.push(candidate);
+        byTypeName.set(meta.type, list);
       }
     }
-    const tables: IndexTables = { state, byTypeAndUrl, byTypeName, packageIdsByName, sameFhirFamily, warnings: [] };
+    const tables: IndexTables = { state, store, byTypeAndUrl, byTypeName, packageIdsByName, sameFhirFamily, warnings: [] };
     const index = new DefinitionIndex(tables, { excluded: undefined, pinned: undefined, extra: undefined, warnings: [] });
     for (const lists of byTypeAndUrl.values()) for (const list of lists.values()) list.sort((a, b) => index.compareCandidates(a, b));
     for (const list of byTypeName.values()) list.sort((a, b) => index.compareCandidates(a, b));
@@ -198,9 +281,9 @@ export class DefinitionIndex implements ConformanceResourceSource {
     return index;
   }
 
-  /** The plain data behind the index, for the start-up cache. */
+  /** The plain data behind the index, for the start-up cache and for worker threads (packs the JSON on first call). */
   toState(): DefinitionIndexState {
-    return this.tables.state;
+    return { ...this.tables.state, ...this.tables.store.pack() };
   }
 
   get fhirVersion(): string {
@@ -323,8 +406,8 @@ export class DefinitionIndex implements ConformanceResourceSource {
     const { resources, resourcePackage } = this.tables.state;
     for (let i = 0; i < resources.length; i++) {
       if (resourcePackage[i] !== chosen) continue;
-      const r = resources[i] as CanonicalResource & { kind?: string; derivation?: string; type?: string };
-      if (typeof r.url !== 'string') continue;
+      const r = resources[i];
+      if (r.url === undefined) continue;
       if (r.resourceType === 'ValueSet') details.valueSets.push(r.url);
       else if (r.resourceType === 'CodeSystem') details.codeSystems.push(r.url);
       else if (r.resourceType === 'StructureDefinition') {
@@ -368,8 +451,8 @@ export class DefinitionIndex implements ConformanceResourceSource {
     if (resources.length) {
       extra ??= new Map();
       let order = -1;
-      for (const r of resources) if (typeof r.url === 'string') addCandidate(extra, r.resourceType, r.url, { resource: r, pkg: -2, order: order-- });
-      for (const lists of extra.values()) for (const list of lists.values()) list.sort((a, b) => compareVersions(b.resource.version, a.resource.version) || b.order - a.order);
+      for (const r of resources) if (typeof r.url === 'string') addCandidate(extra, r.resourceType, r.url, new Candidate(undefined, -1, typeof r.version === 'string' ? r.version : undefined, -2, order--, r));
+      for (const lists of extra.values()) for (const list of lists.values()) list.sort((a, b) => compareVersions(b.version, a.version) || b.order - a.order);
     }
     return new DefinitionIndex(this.tables, { excluded: excluded.size ? excluded : undefined, pinned: pinned.size ? pinned : undefined, extra, warnings });
   }
@@ -398,7 +481,7 @@ export class DefinitionIndex implements ConformanceResourceSource {
     const la = a.pkg < 0 ? 0 : 1;
     const lb = b.pkg < 0 ? 0 : 1;
     if (la !== lb) return la - lb;
-    const byVersion = compareVersions(b.resource.version, a.resource.version);
+    const byVersion = compareVersions(b.version, a.version);
     if (byVersion) return byVersion;
     if (a.pkg >= 0 && b.pkg >= 0 && a.pkg !== b.pkg) {
       const pa = this.tables.state.packages[a.pkg];
@@ -438,15 +521,28 @@ export class DefinitionIndex implements ConformanceResourceSource {
 function pick(list: Candidate[] | undefined, version: string | undefined, visible: (c: Candidate) => boolean): CanonicalResource | undefined {
   if (!list) return undefined;
   if (version === undefined || version === '') return list.find(visible)?.resource;
-  const exact = list.find((c) => c.resource.version === version && visible(c));
+  const exact = list.find((c) => c.version === version && visible(c));
   if (exact) return exact.resource;
   const prefix = `${version}.`;
   let best: Candidate | undefined;
   for (const c of list) {
-    const v = c.resource.version;
-    if (typeof v === 'string' && v.startsWith(prefix) && visible(c) && (!best || compareVersions(v, best.resource.version) > 0)) best = c;
+    const v = c.version;
+    if (typeof v === 'string' && v.startsWith(prefix) && visible(c) && (!best || compareVersions(v, best.version) > 0)) best = c;
   }
   return best?.resource;
+}
+
+function metaOf(r: CanonicalResource): ResourceMeta {
+  const meta: ResourceMeta = { resourceType: r.resourceType };
+  if (typeof r.url === 'string') meta.url = r.url;
+  if (typeof r.version === 'string') meta.version = r.version;
+  if (r.resourceType === 'StructureDefinition') {
+    const sd = r as { type?: unknown; kind?: unknown; derivation?: unknown };
+    if (typeof sd.type === 'string') meta.type = sd.type;
+    if (typeof sd.kind === 'string') meta.kind = sd.kind;
+    if (typeof sd.derivation === 'string') meta.derivation = sd.derivation;
+  }
+  return meta;
 }
 
 function addCandidate(table: Map<string, Map<string, Candidate[]>>, type: string, url: string, c: Candidate): void {
