@@ -151,6 +151,16 @@ describe('definition start-up cache', () => {
     expect((await loadDefinitions({ core, packages: [path.join(work, 'ig.tgz')], cacheDir })).cacheHit).to.equal(true);
   });
 
+  it('keeps only the newest few cache files', async () => {
+    const cacheDir = path.join(work, 'cache5');
+    for (let i = 0; i < 6; i++) {
+      const file = path.join(work, `v${i}.tgz`);
+      await writeFile(file, tgz(packageEntries({ name: 'example.ig', version: `1.0.${i}`, fhirVersions: ['4.0.1'] })));
+      await loadDefinitions({ core, packages: [file], cacheDir });
+    }
+    expect((await readdir(cacheDir)).filter((n) => n.endsWith('.v8'))).to.have.length(4);
+  });
+
   it('works with the cache disabled', async () => {
     const loaded = await loadDefinitions({ core, packages: [path.join(work, 'ig.tgz')], cacheDir: false });
     expect(loaded.cacheHit).to.equal(false);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { sharedDir } from '../../../../test/support/shared-dir.js';
 import type { CanonicalResource } from '../../src/domain/conformance-resources.js';
 import type { DefinitionIndex } from '../../src/domain/engine/definitions/definition-index.js';
-import { SnapshotGenerator, type ElementDefinition, type SnapshotGeneratorOptions, type SnapshotResult } from '../../src/domain/engine/definitions/snapshot-generator.js';
+import { SnapshotGenerator, withGeneratedSnapshots, type ElementDefinition, type SnapshotGeneratorOptions, type SnapshotResult } from '../../src/domain/engine/definitions/snapshot-generator.js';
 import { sharedDefinitions } from './support/shared-definitions.js';
 
 type Summary = string;
@@ -261,6 +261,22 @@ describe('snapshot generator', function () {
       expect(els.get('Patient.telecom:phone.system')!.fixedCode).to.equal('phone');
       expect(els.get('Patient.telecom:email.system')!.fixedCode).to.equal('email');
       expect(els.has('Patient.telecom.system')).to.equal(false);
+    });
+
+    it('withGeneratedSnapshots fills in loose differential-only profiles, bases among them first', () => {
+      const parent = base('http://example.org/sd/parent2', 'Patient', 'http://hl7.org/fhir/StructureDefinition/Patient', [{ id: 'Patient.birthDate', path: 'Patient.birthDate', min: 1 }]);
+      const child = base('http://example.org/sd/child2', 'Patient', 'http://example.org/sd/parent2', [{ id: 'Patient.gender', path: 'Patient.gender', min: 1 }]);
+      const broken = base('http://example.org/sd/broken', 'Patient', 'http://example.org/sd/nowhere', [{ id: 'Patient', path: 'Patient' }]);
+      const valueSet = { resourceType: 'ValueSet', url: 'http://example.org/vs' };
+      const loose = [child, parent, broken, valueSet];
+      const { resources, messages } = withGeneratedSnapshots(index.scoped([], loose), loose);
+      const snapshotOf = (r: CanonicalResource) => (r.snapshot as { element: ElementDefinition[] } | undefined)?.element;
+      expect(snapshotOf(resources[0])!.find((e) => e.id === 'Patient.birthDate')!.min).to.equal(1);
+      expect(snapshotOf(resources[0])!.find((e) => e.id === 'Patient.gender')!.min).to.equal(1);
+      expect(snapshotOf(resources[1])).to.not.equal(undefined);
+      expect(resources[2]).to.equal(broken);
+      expect(resources[3]).to.equal(valueSet);
+      expect(messages.map((m) => m.message).join('\n')).to.contain('http://example.org/sd/broken: cannot find the base definition http://example.org/sd/nowhere');
     });
 
     it('never modifies its input or the base definitions', () => {

@@ -13,7 +13,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
@@ -143,10 +143,21 @@ async function writeCache(dir: string, file: string, header: CacheHeader, blob: 
     length.writeUInt32LE(headerBytes.length);
     await writeFile(tmp, Buffer.concat([MAGIC, length, headerBytes, blob]));
     await rename(tmp, file);
+    await pruneOldCacheFiles(dir, file);
   } catch {
     await rm(tmp, { force: true }).catch(() => undefined);
     // A read-only or full disk only costs the next start its speed.
   }
+}
+
+/** Keeps the newest few cache files: every package change makes a new one. */
+const CACHE_FILES_KEPT = 4;
+
+async function pruneOldCacheFiles(dir: string, keep: string): Promise<void> {
+  const names = (await readdir(dir)).filter((n) => /^definitions-[0-9a-f]+\.v8$/.test(n) && path.join(dir, n) !== keep);
+  const dated = await Promise.all(names.map(async (n) => ({ n, t: (await stat(path.join(dir, n)).catch(() => undefined))?.mtimeMs ?? 0 })));
+  dated.sort((a, b) => b.t - a.t);
+  for (const { n } of dated.slice(CACHE_FILES_KEPT - 1)) await rm(path.join(dir, n), { force: true });
 }
 
 function findProjectRoot(): string {

@@ -538,3 +538,21 @@ function typeSuffix(code: string): string {
   const name = code.startsWith('http://hl7.org/fhirpath/System.') ? code.slice('http://hl7.org/fhirpath/System.'.length) : code;
   return name.charAt(0).toUpperCase() + name.slice(1);
 }
+
+/**
+ * Loose StructureDefinitions (RESOURCE artifacts, `--load` files, test-suite profiles) with a
+ * snapshot: those that carry only a differential get one generated against `source` (which
+ * should already contain `resources`, e.g. `index.scoped([], resources)`, so that profiles based
+ * on each other resolve). Other resources are returned unchanged.
+ */
+export function withGeneratedSnapshots(source: StructureDefinitionSource, resources: readonly CanonicalResource[]): { resources: CanonicalResource[]; messages: SnapshotMessage[] } {
+  const generator = new SnapshotGenerator(source);
+  const messages: SnapshotMessage[] = [];
+  const out = resources.map((r) => {
+    if (r.resourceType !== 'StructureDefinition' || snapshotOf(r)) return r;
+    const result = generator.generate(r);
+    messages.push(...result.messages.map((m) => ({ ...m, message: `${String(r.url ?? r.id)}: ${m.message}` })));
+    return result.elements.length ? result.structureDefinition : r;
+  });
+  return { resources: out, messages };
+}
