@@ -9,6 +9,9 @@ import { FREQUENCIES, upcomingPeriodStarts } from '../src/domain/reporting-perio
 import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenant-database.js';
 
 const HOUR = 3_600_000;
+/** Scale of the simulation; TENANT_SCHEDULER_FACILITIES=500 TENANT_SCHEDULER_UNTIL=2026-04-01T00:00:00Z runs the issue's full month. */
+const FACILITIES = Number(process.env.TENANT_SCHEDULER_FACILITIES ?? 60);
+const SIMULATED_UNTIL = process.env.TENANT_SCHEDULER_UNTIL ?? '2026-03-12T00:00:00Z';
 const ZONES = [
   'America/New_York', 'America/Chicago', 'America/Denver', 'America/Los_Angeles', 'America/Anchorage', 'Pacific/Honolulu',
   'America/Phoenix', 'America/Puerto_Rico', 'Europe/London', 'Europe/Berlin', 'Asia/Kolkata', 'Asia/Tokyo',
@@ -55,9 +58,9 @@ describe('tenant: clustered report scheduler (real PostgreSQL, controllable cloc
     return db.outbox('ReportScheduled');
   }
 
-  it('three instances ticking concurrently fire every expected period exactly once across 20 time zones', async () => {
+  it(`three instances ticking concurrently fire every expected period exactly once: ${FACILITIES} facilities, 20 time zones, ${SIMULATED_UNTIL}`, async () => {
     const created: Array<{ facilityId: string; timeZone: string }> = [];
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < FACILITIES; i++) {
       const timeZone = ZONES[i % ZONES.length]!;
       const facilityId = `fac-${i}`;
       await facilities.create({
@@ -67,14 +70,14 @@ describe('tenant: clustered report scheduler (real PostgreSQL, controllable cloc
       created.push({ facilityId, timeZone });
     }
     const start = db.clock.now();
-    await runUntil('2026-03-12T00:00:00Z');
+    await runUntil(SIMULATED_UNTIL);
     const end = db.clock.now();
 
     const expected = new Set<string>();
     for (const [index, facility] of created.entries()) {
       for (const frequency of FREQUENCIES) {
         if (frequency === 'Weekly' && index % 2 === 1) continue;
-        for (const periodStart of upcomingPeriodStarts(frequency, start, facility.timeZone, 40)) {
+        for (const periodStart of upcomingPeriodStarts(frequency, start, facility.timeZone, 60)) {
           if (periodStart.getTime() <= end.getTime()) expected.add(`${facility.facilityId}-${frequency}-${periodStart.toISOString()}`);
         }
       }
@@ -83,7 +86,7 @@ describe('tenant: clustered report scheduler (real PostgreSQL, controllable cloc
     const ids = rows.map((row) => row.msg_id);
     expect(ids.length, 'no duplicates').to.equal(new Set(ids).size);
     expect(new Set(ids)).to.deep.equal(expected);
-    expect(expected.size).to.be.greaterThan(40 * 14);
+    expect(expected.size).to.be.greaterThan(FACILITIES * 14);
     const sample = rows.find((row) => row.msg_id.startsWith('fac-0-Daily-'))!.payload;
     expect(sample).to.include({ facilityId: 'fac-0', frequency: 'Daily', timeZone: 'America/New_York', schemaVersion: '1.0.0' });
     expect(sample.reportTypes).to.deep.equal(['DAILY-M']);
@@ -110,6 +113,33 @@ describe('tenant: clustered report scheduler (real PostgreSQL, controllable cloc
     const expected = upcomingPeriodStarts('Daily', new Date('2026-02-26T00:00:00Z'), 'America/Chicago', 7)
       .map((start) => `k-Daily-${start.toISOString()}`);
     expect(ids).to.deep.equal(expected);
+  });
+
+  it('an instance that dies while holding claimed rows: others skip them meanwhile, then fire them once', async () => {
+    await facilities.create({ facilityId: 'held', timeZone: 'UTC', scheduledReports: { daily: ['D'] } }, SYSTEM_ACTOR);
+    await facilities.create({ facilityId: 'free', timeZone: 'UTC', scheduledReports: { daily: ['D'] } }, SYSTEM_ACTOR);
+    db.clock.set('2026-02-27T00:30:00Z');
+    let die!: (error: Error) => void;
+    const death = new Promise<void>((_resolve, reject) => { die = reject; });
+    let claimedByVictim: string[] = [];
+    // The victim claims the 'held' row (FOR UPDATE SKIP LOCKED, as claimDue does) and hangs inside its transaction.
+    const victim = db.orm.em.fork().transactional(async (em) => {
+      const rows = await em.execute(`select facility_id from report_schedule where facility_id = 'held' for update skip locked`);
+      claimedByVictim = rows.map((row) => row.facility_id as string);
+      await death;
+    }).catch((error: unknown) => error);
+    while (claimedByVictim.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await tickAll();
+    expect((await scheduled()).map((row) => row.msg_id)).to.deep.equal(['free-Daily-2026-02-27T00:00:00.000Z']);
+    // It dies before committing: the transaction ends without commit and PostgreSQL releases the locks
+    // (a killed process's session ends the same way when its connection drops).
+    die(new Error('instance killed'));
+    expect(await victim).to.be.an('error');
+    await tickAll();
+    await tickAll();
+    expect((await scheduled()).map((row) => row.msg_id).sort()).to.deep.equal([
+      'free-Daily-2026-02-27T00:00:00.000Z', 'held-Daily-2026-02-27T00:00:00.000Z',
+    ]);
   });
 
   it('produces the DST-correct UTC bounds in America/New_York and Europe/London', async () => {

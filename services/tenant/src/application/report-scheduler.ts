@@ -1,10 +1,10 @@
 import type { Logger } from '../../../../adapters/observability/logger.js';
 import type { Clock } from '../domain/clock.js';
-import { measuresFor } from '../domain/facility.js';
+import { measuresFor, type Facility } from '../domain/facility.js';
 import type { MeasureMapping } from '../domain/measure-mapping.js';
 import type { ScheduleEntry, TenantStore, TenantTransaction } from '../domain/ports.js';
 import { buildScheduledReport } from '../domain/report-schedule.js';
-import { periodContaining } from '../domain/reporting-period.js';
+import { periodContaining, type ReportingPeriod } from '../domain/reporting-period.js';
 
 export interface ReportSchedulerOptions {
   readonly store: TenantStore;
@@ -80,33 +80,45 @@ export class ReportScheduler {
     this.timer.unref();
   }
 
+  /**
+   * One transaction: claim due entries, read their facilities and the reporting plans of the
+   * periods' months in two queries, write ReportScheduled to the outbox, move the entries on.
+   */
   private async fireBatch(tx: TenantTransaction): Promise<TickResult> {
     const now = this.options.clock.now();
     const entries = await tx.schedules.claimDue(now, this.batchSize, this.options.instanceId);
-    let mappings: MeasureMapping[] | undefined;
-    let fired = 0;
+    if (entries.length === 0) return { claimed: 0, fired: 0 };
+    const facilities = new Map((await tx.facilities.findByFacilityIds(entries.map((entry) => entry.facilityId)))
+      .map((facility) => [facility.facilityId, facility]));
+
+    const due: Array<{ entry: ScheduleEntry; facility: Facility; period: ReportingPeriod }> = [];
     for (const entry of entries) {
-      const facility = await tx.facilities.findByFacilityId(entry.facilityId);
+      const facility = facilities.get(entry.facilityId);
       if (!facility || facility.isDeleted || measuresFor(facility.scheduledReports, entry.frequency).length === 0) {
         // Stale entry (the facility changed without rescheduling, e.g. by hand in the database).
         await tx.schedules.remove(entry.facilityId, entry.frequency);
         continue;
       }
-      const period = periodContaining(entry.frequency, now, facility.timeZone);
+      due.push({ entry, facility, period: periodContaining(entry.frequency, now, facility.timeZone) });
+    }
+
+    const months = [...new Map(due.map(({ period }) => [`${period.localYear}-${period.localMonth}`, { year: period.localYear, month: period.localMonth }])).values()];
+    const plans = await tx.plans.findForMonths([...new Set(due.map(({ facility }) => facility.facilityId))], months);
+    const mappings: MeasureMapping[] = plans.length > 0 ? await tx.mappings.list() : [];
+
+    let fired = 0;
+    const next: ScheduleEntry[] = [];
+    for (const { entry, facility, period } of due) {
       if (entry.lastFiredPeriodStart?.getTime() !== period.start.getTime()) {
-        const plans = await tx.plans.findByFacility(facility.facilityId, { year: period.localYear, month: period.localMonth });
-        if (plans.length > 0) mappings ??= await tx.mappings.list();
-        const report = buildScheduledReport(facility, entry.frequency, period, plans, mappings ?? []);
+        const report = buildScheduledReport(facility, entry.frequency, period, plans, mappings);
         if (report) {
           await tx.outbox.reportScheduled(report);
           fired++;
         }
       }
-      const next: ScheduleEntry = {
-        ...entry, timeZone: facility.timeZone, nextFireAt: period.end, lastFiredPeriodStart: period.start,
-      };
-      await tx.schedules.save(next);
+      next.push({ ...entry, timeZone: facility.timeZone, nextFireAt: period.end, lastFiredPeriodStart: period.start });
     }
+    await tx.schedules.saveMany(next);
     return { claimed: entries.length, fired };
   }
 }

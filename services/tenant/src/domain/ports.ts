@@ -23,6 +23,8 @@ export interface FacilityRepository {
   findById(id: string): Promise<Facility | null>;
   /** Includes soft-deleted facilities; callers decide what a deleted one means. */
   findByFacilityId(facilityId: string): Promise<Facility | null>;
+  /** Several at once (the scheduler's batch); missing ids are simply absent. */
+  findByFacilityIds(facilityIds: readonly string[]): Promise<Facility[]>;
   search(criteria: FacilitySearch, sort: Sort<FacilitySortField>, page: PageRequest): Promise<Page<Facility>>;
   /** Every facility (ordered by facilityId) whose name or id contains `search`, case-insensitive. */
   list(search: string | undefined, includeDeleted: boolean): Promise<Facility[]>;
@@ -42,6 +44,8 @@ export interface ReportingPlanRepository {
   findById(id: string): Promise<FacilityReportingPlan | null>;
   search(sort: Sort<PlanSortField>, page: PageRequest): Promise<Page<FacilityReportingPlan>>;
   findByFacility(facilityId: string, filter: PlanFilter): Promise<FacilityReportingPlan[]>;
+  /** The plans of several facilities for the given months (the scheduler's batch). */
+  findForMonths(facilityIds: readonly string[], months: ReadonlyArray<{ year: number; month: number }>): Promise<FacilityReportingPlan[]>;
   /** Throws ConflictError when the facility already has a plan for that mapping and month. */
   insert(plan: FacilityReportingPlan): Promise<void>;
   update(plan: FacilityReportingPlan): Promise<void>;
@@ -88,6 +92,8 @@ export interface ScheduleEntry {
 export interface ScheduleRepository {
   findByFacility(facilityId: string): Promise<ScheduleEntry[]>;
   save(entry: ScheduleEntry): Promise<void>;
+  /** Upserts several entries in one statement. */
+  saveMany(entries: readonly ScheduleEntry[]): Promise<void>;
   remove(facilityId: string, frequency: Frequency): Promise<void>;
   removeAllFor(facilityId: string): Promise<void>;
   /**

@@ -17,6 +17,8 @@ export interface TenantTestDatabase {
   readonly clock: ManualClock;
   readonly context: TenantContext;
   readonly settings: { checkIfMeasureExists: boolean };
+  /** host/port/user/dbName, for a second ORM on the same database. */
+  readonly connectionOptions: { host: string; port: number; user: string; dbName: string };
   /** Outbox rows of one subject name, oldest first. */
   outbox(name: string): Promise<Array<{ subject: string; msg_id: string; payload: any }>>;
   truncate(): Promise<void>;
@@ -42,6 +44,7 @@ export async function openTenantTestDatabase(prefix: string, start = '2026-01-15
     clock,
     context,
     settings,
+    connectionOptions: { ...PG, dbName },
     async outbox(name: string) {
       return database.orm.em.fork().execute(
         'select subject, msg_id, payload from outbox_message where subject = ? order by created_at, id', [catalog.byName(name).subject]);

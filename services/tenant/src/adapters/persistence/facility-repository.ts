@@ -45,6 +45,12 @@ export class MikroFacilityRepository implements FacilityRepository {
     return row ? toFacility(row) : null;
   }
 
+  async findByFacilityIds(facilityIds: readonly string[]): Promise<Facility[]> {
+    if (facilityIds.length === 0) return [];
+    const rows = await this.em.find(FacilityEntity, { facilityId: { $in: [...facilityIds] } }, { disableIdentityMap: true });
+    return rows.map(toFacility);
+  }
+
   async search(criteria: FacilitySearch, sort: Sort<FacilitySortField>, page: PageRequest): Promise<Page<Facility>> {
     const where: FilterQuery<FacilityRow> = {};
     if (criteria.facilityId !== undefined) where.facilityId = criteria.facilityId;

@@ -52,6 +52,15 @@ export class MikroReportingPlanRepository implements ReportingPlanRepository {
     return rows.map(toPlan);
   }
 
+  async findForMonths(facilityIds: readonly string[], months: ReadonlyArray<{ year: number; month: number }>): Promise<FacilityReportingPlan[]> {
+    if (facilityIds.length === 0 || months.length === 0) return [];
+    const rows = await this.em.find(ReportingPlanEntity, {
+      facilityId: { $in: [...facilityIds] },
+      $or: months.map(({ year, month }) => ({ reportingYear: year, reportingMonth: month })),
+    }, { disableIdentityMap: true });
+    return rows.map(toPlan);
+  }
+
   async insert(plan: FacilityReportingPlan): Promise<void> {
     await translateConstraints(() => this.em.insert(ReportingPlanEntity, { ...plan }), {
       unique: DUPLICATE(plan), foreignKey: `facilityId: no facility ${JSON.stringify(plan.facilityId)}`,

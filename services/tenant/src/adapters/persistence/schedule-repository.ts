@@ -43,6 +43,18 @@ export class SqlScheduleRepository implements ScheduleRepository {
       [entry.facilityId, entry.frequency, entry.timeZone, entry.nextFireAt, entry.lastFiredPeriodStart]);
   }
 
+  async saveMany(entries: readonly ScheduleEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const values = entries.map(() => '(?, ?, ?, ?::timestamptz, ?::timestamptz)').join(', ');
+    await this.em.execute(
+      `insert into "report_schedule" ("facility_id", "frequency", "time_zone", "next_fire_at", "last_fired_period_start")
+       values ${values}
+       on conflict ("facility_id", "frequency") do update set
+         "time_zone" = excluded."time_zone", "next_fire_at" = excluded."next_fire_at",
+         "last_fired_period_start" = excluded."last_fired_period_start"`,
+      entries.flatMap((entry) => [entry.facilityId, entry.frequency, entry.timeZone, entry.nextFireAt, entry.lastFiredPeriodStart]));
+  }
+
   async remove(facilityId: string, frequency: Frequency): Promise<void> {
     await this.em.execute('delete from "report_schedule" where "facility_id" = ? and "frequency" = ?', [facilityId, frequency]);
   }

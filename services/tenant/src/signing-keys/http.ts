@@ -1,0 +1,283 @@
+import { readFile } from 'node:fs/promises';
+import { Router, type ErrorRequestHandler, type Response } from 'express';
+import { z } from 'zod';
+import { ANONYMOUS_PRINCIPAL } from '../../../../adapters/auth/index.js';
+import {
+  assertPutBody, HttpProblem, pagedResult, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged,
+  singleQueryValue, type OpenApiBuilder, type ProblemDetails, type Query,
+} from '../../../../adapters/http/index.js';
+import { ASSERTION_LIFETIME_SECONDS } from './client-assertion.js';
+import type { JwksDocument } from './jwks.js';
+import { KEY_STATUSES, SIGNING_ALGORITHMS, SigningKeyError, type KeyStatus, type SigningAlgorithm, type SigningKey } from './model.js';
+import { KEY_SORT_FIELDS } from './persistence.js';
+import { SYSTEM_ACTOR, type Actor, type SigningKeyService } from './signing-key-service.js';
+
+/** `Cache-Control` of the JWKS; see the module documentation (index.ts) for why five minutes. */
+export const JWKS_CACHE_CONTROL = 'public, max-age=300';
+export const JWKS_PATH = '/.well-known/jwks.json';
+
+/** 409 for a key in use: Problem Details with the extension member `facilities` (RFC 9457 §3.2). */
+export class KeyInUseProblem extends HttpProblem {
+  constructor(detail: string, readonly facilities: readonly string[]) {
+    super(409, 'signing-key-in-use', 'Signing key in use', detail);
+  }
+
+  override toProblemDetails(traceId: string, instance?: string): ProblemDetails {
+    const details: ProblemDetails & { facilities: readonly string[] } = { ...super.toProblemDetails(traceId, instance), facilities: this.facilities };
+    return details;
+  }
+}
+
+/** SigningKeyError → Problem Details. */
+export const signingKeyErrorTranslator: ErrorRequestHandler = (error, _req, _res, next) => {
+  if (!(error instanceof SigningKeyError)) {
+    next(error);
+    return;
+  }
+  switch (error.kind) {
+    case 'not-found':
+    case 'facility-not-found':
+      return next(HttpProblem.notFound(error.message));
+    case 'in-use':
+      return next(new KeyInUseProblem(error.message, error.facilities));
+    case 'invalid':
+      return next(HttpProblem.badRequest(error.message));
+    case 'conflict':
+      return next(HttpProblem.conflict(error.message));
+    case 'no-key':
+      return next(new HttpProblem(409, 'facility-without-signing-key', 'Facility has no signing key', error.message));
+    case 'key-not-usable':
+      return next(new HttpProblem(409, 'signing-key-not-usable', 'Signing key not usable', error.message));
+    case 'master-key-missing':
+      return next(new HttpProblem(503, 'signing-keys-not-configured', 'Signing keys not configured', error.message));
+  }
+};
+
+export function keyRepresentation(key: SigningKey) {
+  return {
+    kid: key.kid,
+    algorithm: key.algorithm,
+    status: key.status,
+    primary: key.primary,
+    createdAt: key.createdAt.toISOString(),
+    statusChangedAt: key.statusChangedAt.toISOString(),
+    expiresAt: key.expiresAt?.toISOString() ?? null,
+    publicJwk: { ...key.publicJwk },
+  };
+}
+
+/** Who is making the request, for audit events (the AuthenticatedUser principal, else SystemUser). */
+function actorOf(res: Response): Actor {
+  const principal = res.locals.principal;
+  if (!principal?.subject || principal === ANONYMOUS_PRINCIPAL) return SYSTEM_ACTOR;
+  const claims = principal.claims ?? {};
+  const display = [claims.email, claims.name, claims.preferred_username].find((value) => typeof value === 'string' && value !== '');
+  return { userId: principal.subject, user: (display as string | undefined) ?? principal.subject };
+}
+
+const DateTime = z.string().datetime({ offset: true });
+const KidParam = z.object({ kid: z.string().uuid().openapi({ description: 'Key id (UUID), as in the JWKS and JWT headers' }) });
+const FacilityIdParam = z.object({ facilityId: z.string().openapi({ example: 'Hospital-123' }) });
+
+const CreateKeyBody = z.object({
+  algorithm: z.enum(SIGNING_ALGORITHMS).openapi({ description: 'RS384 and ES384 are the algorithms SMART Backend Services requires EHRs to support' }),
+  primary: z.boolean().optional().openapi({ description: 'Make this the primary key (the one previously primary loses the flag)' }),
+  expiresAt: DateTime.nullish().openapi({ description: 'When the key becomes expired (ISO 8601); in the future' }),
+}).strict();
+
+const UpdateKeyBody = z.object({
+  kid: z.string().openapi({ description: 'Must equal the kid in the URL' }),
+  status: z.enum(KEY_STATUSES).openapi({ description: 'active or disabled (expired is reached through expiresAt and is final)' }),
+  primary: z.boolean(),
+  expiresAt: DateTime.nullish(),
+  // Read-only members of the representation may be sent back unchanged (GET → edit → PUT).
+  algorithm: z.enum(SIGNING_ALGORITHMS).optional(),
+  createdAt: z.string().optional(),
+  statusChangedAt: z.string().optional(),
+  publicJwk: z.record(z.string(), z.string()).optional(),
+});
+
+const AssignBody = z.object({
+  facilityId: z.string().openapi({ description: 'Must equal the facilityId in the URL' }),
+  kid: z.string().min(1).max(255).nullable().openapi({ description: 'The key the facility signs with; null removes the reference' }),
+}).strict();
+
+const ClientAssertionBody = z.object({
+  clientId: z.string().min(1).max(255).openapi({ description: 'The client id the EHR registered for this facility (iss and sub)' }),
+  tokenUrl: z.string().url().openapi({ description: 'The EHR token endpoint (aud)', example: 'https://ehr.example/oauth2/token' }),
+}).strict();
+
+/**
+ * The registry's operator routes, registered in OpenAPI, to mount under the service's `/api`
+ * (AuthenticatedUser; writes need the admin permission, the client assertion included since it is
+ * a credential).
+ */
+export function signingKeyRouter(openApi: OpenApiBuilder, service: SigningKeyService): Router {
+  const router = Router();
+  const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+  const tags = ['Signing keys'];
+
+  const PublicJwkSchema = openApi.register('PublicJwk', z.record(z.string(), z.string()).openapi({
+    description: 'Public JWK: kty, kid, alg, use and the bare-key members (n, e / crv, x, y / crv, x). Never private members.',
+  }));
+  const SigningKeySchema = openApi.register('SigningKey', z.object({
+    kid: z.string().uuid(), algorithm: z.enum(SIGNING_ALGORITHMS), status: z.enum(KEY_STATUSES), primary: z.boolean(),
+    createdAt: z.string().datetime(), statusChangedAt: z.string().datetime(), expiresAt: z.string().datetime().nullable(), publicJwk: PublicJwkSchema,
+  }).openapi({ description: 'A key of the registry. The private key is encrypted at rest and never returned.' }));
+  const FacilityKeySchema = openApi.register('FacilitySigningKey', z.object({ facilityId: z.string(), kid: z.string().nullable() }));
+  const ClientAssertionSchema = openApi.register('ClientAssertion', z.object({
+    clientAssertion: z.string().openapi({ description: 'The signed JWT' }),
+    clientAssertionType: z.literal('urn:ietf:params:oauth:client-assertion-type:jwt-bearer'),
+    kid: z.string(), alg: z.enum(SIGNING_ALGORITHMS), jti: z.string(), expiresAt: z.string().datetime(),
+  }));
+  const paged = z.object({
+    records: z.array(SigningKeySchema),
+    metadata: z.object({ pageSize: z.number().int(), pageNumber: z.number().int(), totalCount: z.number().int(), totalPages: z.number().int() }),
+  });
+
+  openApi.registerPath({
+    method: 'get', path: '/api/signing-keys', tags, summary: 'Get signing keys (paged)',
+    request: {
+      query: z.object({
+        status: z.enum(KEY_STATUSES).optional(), algorithm: z.enum(SIGNING_ALGORITHMS).optional(), primary: z.boolean().optional(),
+        sortBy: z.enum(KEY_SORT_FIELDS).optional().openapi({ description: 'Default CreatedAt' }),
+        sortOrder: z.enum(['Ascending', 'Descending']).optional().openapi({ description: 'Default Descending' }),
+        pageSize: z.number().int().min(1).max(100).optional(), pageNumber: z.number().int().min(1).optional(),
+      }),
+    },
+    responses: { 200: { description: 'A page of keys', ...json(paged) }, 204: { description: 'No key matches' }, ...openApi.problemResponses(400, 500) },
+  });
+  router.get('/api/signing-keys', async (req, res) => {
+    const paging = parsePaging(req.query);
+    const sort = parseSort(req.query, { allowed: KEY_SORT_FIELDS, defaultField: 'CreatedAt', defaultOrder: 'desc' });
+    const status = enumQueryValue(req.query, 'status', KEY_STATUSES);
+    const algorithm = enumQueryValue(req.query, 'algorithm', SIGNING_ALGORITHMS);
+    const primary = enumQueryValue(req.query, 'primary', ['true', 'false'] as const);
+    const page = await service.list({
+      ...(status ? { status: status as KeyStatus } : {}), ...(algorithm ? { algorithm: algorithm as SigningAlgorithm } : {}),
+      ...(primary ? { primary: primary === 'true' } : {}),
+    }, { field: sort.field, order: sort.order }, { limit: paging.pageSize, offset: paging.offset });
+    sendPaged(res, pagedResult(page.records.map(keyRepresentation), page.totalCount, paging.pageSize, paging.pageNumber));
+  });
+
+  openApi.registerPath({
+    method: 'post', path: '/api/signing-keys', tags, summary: 'Create a signing key',
+    description: 'Generates a key pair for the algorithm, encrypts the private key under the master key and publishes the public key in the JWKS. 503 when signing-keys.master-key is not set.',
+    request: { body: { required: true, ...json(CreateKeyBody) } },
+    responses: { 201: { description: 'Created; Location holds its URI', ...json(SigningKeySchema) }, ...openApi.problemResponses(400, 409, 500, 503) },
+  });
+  router.post('/api/signing-keys', async (req, res) => {
+    const body = parseBody(CreateKeyBody, req.body);
+    const key = await service.create({
+      algorithm: body.algorithm, primary: body.primary ?? false, expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+    }, actorOf(res));
+    sendCreated(res, `/api/signing-keys/${key.kid}`, keyRepresentation(key));
+  });
+
+  openApi.registerPath({
+    method: 'get', path: '/api/signing-keys/:kid', tags, summary: 'Get a signing key',
+    request: { params: KidParam },
+    responses: { 200: { description: 'The key (status accounts for expiry)', ...json(SigningKeySchema) }, ...openApi.problemResponses(404, 500) },
+  });
+  router.get('/api/signing-keys/:kid', async (req, res) => {
+    res.json(keyRepresentation(await service.get(req.params.kid)));
+  });
+
+  openApi.registerPath({
+    method: 'put', path: '/api/signing-keys/:kid', tags, summary: 'Change a key\'s status, primary flag or expiry',
+    description: 'The body\'s kid must equal the URL\'s. Disabling a key an active facility uses gives 409 with the facilities (Problem member `facilities`). A disabled key stays in the JWKS for signing-keys.disabled-retention.',
+    request: { params: KidParam, body: { required: true, ...json(UpdateKeyBody) } },
+    responses: { 202: { description: 'Updated', ...json(SigningKeySchema) }, ...openApi.problemResponses(400, 404, 409, 500) },
+  });
+  router.put('/api/signing-keys/:kid', async (req, res) => {
+    assertPutBody(req.params.kid, req.body, { uuid: true, idField: 'kid' });
+    const body = parseBody(UpdateKeyBody, req.body);
+    const key = await service.update(req.params.kid.toLowerCase(), {
+      status: body.status, primary: body.primary, expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+    }, actorOf(res));
+    sendAccepted(res, keyRepresentation(key));
+  });
+
+  openApi.registerPath({
+    method: 'delete', path: '/api/signing-keys/:kid', tags, summary: 'Delete a signing key',
+    description: 'Removes the key and drops it from the JWKS at once (rotation step 3). 409 with the facilities while an active facility uses it.',
+    request: { params: KidParam },
+    responses: { 204: { description: 'Deleted' }, ...openApi.problemResponses(404, 409, 500) },
+  });
+  router.delete('/api/signing-keys/:kid', async (req, res) => {
+    await service.remove(req.params.kid, actorOf(res));
+    res.status(204).end();
+  });
+
+  openApi.registerPath({
+    method: 'get', path: '/api/facilities/:facilityId/signing-key', tags, summary: 'Get the key a facility signs with',
+    request: { params: FacilityIdParam },
+    responses: { 200: { description: 'The facility\'s kid (null when it has none)', ...json(FacilityKeySchema) }, ...openApi.problemResponses(404, 500) },
+  });
+  router.get('/api/facilities/:facilityId/signing-key', async (req, res) => {
+    res.json(await service.keyOfFacility(req.params.facilityId));
+  });
+
+  openApi.registerPath({
+    method: 'put', path: '/api/facilities/:facilityId/signing-key', tags, summary: 'Associate a facility with a signing key',
+    description: 'Rotation step 2. The key must be active; it is in the JWKS before the association commits. Changing the reference does not change any key.',
+    request: { params: FacilityIdParam, body: { required: true, ...json(AssignBody) } },
+    responses: { 202: { description: 'Associated', ...json(FacilityKeySchema) }, ...openApi.problemResponses(400, 404, 409, 500) },
+  });
+  router.put('/api/facilities/:facilityId/signing-key', async (req, res) => {
+    assertPutBody(req.params.facilityId, req.body, { idField: 'facilityId' });
+    const body = parseBody(AssignBody, req.body);
+    sendAccepted(res, await service.assign(req.params.facilityId, body.kid, actorOf(res)));
+  });
+
+  openApi.registerPath({
+    method: 'post', path: '/api/facilities/:facilityId/$client-assertion', tags, summary: 'Sign a client assertion for an EHR token endpoint',
+    description: `SMART Backend Services private_key_jwt: header alg, kid, typ JWT; iss = sub = clientId, aud = tokenUrl, exp = iat + ${ASSERTION_LIFETIME_SECONDS} s, unique jti. 409 when the facility has no key or its key is not active.`,
+    request: { params: FacilityIdParam, body: { required: true, ...json(ClientAssertionBody) } },
+    responses: { 200: { description: 'The signed assertion', ...json(ClientAssertionSchema) }, ...openApi.problemResponses(400, 404, 409, 500, 503) },
+  });
+  router.post('/api/facilities/:facilityId/$client-assertion', async (req, res) => {
+    const body = parseBody(ClientAssertionBody, req.body);
+    const signed = await service.clientAssertion(req.params.facilityId, body);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({
+      clientAssertion: signed.assertion, clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      kid: signed.kid, alg: signed.alg, jti: signed.jti, expiresAt: signed.expiresAt.toISOString(),
+    });
+  });
+
+  router.use(signingKeyErrorTranslator);
+  return router;
+}
+
+/**
+ * `GET /.well-known/jwks.json`: the JWKS file as written (what the proxy exposes), regenerated from
+ * the registry when it does not exist yet. Public, outside `/api`: EHRs fetch it without credentials.
+ */
+export function jwksRouter(jwksPath: string, regenerate: () => Promise<JwksDocument>, openApi?: OpenApiBuilder): Router {
+  const router = Router();
+  openApi?.registerPath({
+    method: 'get', path: JWKS_PATH, tags: ['Signing keys'], summary: 'The platform\'s JSON Web Key Set (public keys only)',
+    responses: { 200: { description: `Published keys; Cache-Control: ${JWKS_CACHE_CONTROL}`, content: { 'application/json': { schema: z.object({ keys: z.array(z.record(z.string(), z.string())) }) } } } },
+  });
+  router.get(JWKS_PATH, async (_req, res) => {
+    let body: string;
+    try {
+      body = await readFile(jwksPath, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      body = JSON.stringify(await regenerate());
+    }
+    res.setHeader('Cache-Control', JWKS_CACHE_CONTROL);
+    res.type('application/json').send(body);
+  });
+  return router;
+}
+
+function enumQueryValue<V extends string>(query: Query, name: string, allowed: readonly V[]): V | undefined {
+  const raw = singleQueryValue(query, name)?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const found = allowed.find((value) => value.toLowerCase() === raw.toLowerCase());
+  if (!found) throw HttpProblem.badRequest(`Query parameter ${name} must be one of ${allowed.join(', ')}`, [{ field: name, message: `must be one of ${allowed.join(', ')}` }]);
+  return found;
+}

@@ -1,0 +1,297 @@
+import { randomUUID } from 'node:crypto';
+import { Migration } from '@mikro-orm/migrations';
+import {
+  defineEntity, LockMode, p, UniqueConstraintViolationException, type EntityManager, type FilterQuery, type InferEntity, type MigrationObject, type MikroORM,
+} from '@mikro-orm/postgresql';
+import { enqueueOutboxMessage } from '../../../../adapters/persistence/index.js';
+import type { Catalog } from '../../../../contracts/catalog.js';
+import { SigningKeyError, type KeyStatus, type PublicJwk, type SigningAlgorithm, type SigningKey } from './model.js';
+
+/**
+ * Storage of the key registry: the `signing_key` table (own migration, no foreign key into the
+ * facility module's tables), the association through the facility table's `key_id` column
+ * (FacilityKeyReferences), and audit events through the shared transactional outbox.
+ */
+
+export const SigningKeyEntity = defineEntity({
+  name: 'SigningKeyEntity',
+  tableName: 'signing_key',
+  properties: {
+    kid: p.string().primary().length(36),
+    algorithm: p.string().length(16),
+    status: p.string().length(16),
+    isPrimary: p.boolean(),
+    createdAt: p.datetime(),
+    statusChangedAt: p.datetime(),
+    expiresAt: p.datetime().nullable(),
+    publicJwk: p.json<PublicJwk>(),
+    /** `enc:v1:...` envelope (master-key.ts); never selected except to sign. */
+    privateKeyEnvelope: p.text().lazy(),
+  },
+});
+export type SigningKeyRow = InferEntity<typeof SigningKeyEntity>;
+
+export class CreateSigningKeyTable extends Migration {
+  override up(): void {
+    this.addSql(`create table "signing_key" (
+      "kid" varchar(36) primary key,
+      "algorithm" varchar(16) not null check ("algorithm" in ('RS384', 'ES384', 'RS256', 'ES256', 'PS384', 'EdDSA')),
+      "status" varchar(16) not null check ("status" in ('active', 'disabled', 'expired')),
+      "is_primary" boolean not null default false,
+      "created_at" timestamptz not null,
+      "status_changed_at" timestamptz not null,
+      "expires_at" timestamptz null,
+      "public_jwk" jsonb not null,
+      "private_key_envelope" text not null,
+      constraint "signing_key_primary_is_active" check (not "is_primary" or "status" = 'active')
+    )`);
+    // One primary key at a time, enforced by the database rather than by check-then-update.
+    this.addSql(`create unique index "signing_key_single_primary_uq" on "signing_key" ("is_primary") where "is_primary"`);
+    this.addSql(`create index "signing_key_expires_at_idx" on "signing_key" ("expires_at") where "status" <> 'expired'`);
+  }
+
+  override down(): void {
+    this.addSql('drop table if exists "signing_key"');
+  }
+}
+
+/** Independent of the facility tables, so it may be listed anywhere in the service's migrations. */
+export const signingKeyMigrations: MigrationObject[] = [
+  { name: 'Migration20261122060000_signing_keys', class: CreateSigningKeyTable },
+];
+export const signingKeyEntities = [SigningKeyEntity];
+
+export function toSigningKey(row: SigningKeyRow): SigningKey {
+  return {
+    kid: row.kid,
+    algorithm: row.algorithm as SigningAlgorithm,
+    createdAt: row.createdAt,
+    status: row.status as KeyStatus,
+    statusChangedAt: row.statusChangedAt,
+    primary: row.isPrimary,
+    expiresAt: row.expiresAt ?? null,
+    publicJwk: row.publicJwk,
+  };
+}
+
+export const KEY_SORT_FIELDS = ['Kid', 'Algorithm', 'Status', 'CreatedAt', 'ExpiresAt'] as const;
+export type KeySortField = (typeof KEY_SORT_FIELDS)[number];
+const SORT_COLUMNS: Record<KeySortField, keyof SigningKeyRow> = {
+  Kid: 'kid', Algorithm: 'algorithm', Status: 'status', CreatedAt: 'createdAt', ExpiresAt: 'expiresAt',
+};
+
+export interface KeySearch {
+  /** The moment against which expiry is judged. */
+  readonly now: Date;
+  readonly status?: KeyStatus;
+  readonly algorithm?: SigningAlgorithm;
+  readonly primary?: boolean;
+}
+
+export interface KeyChanges {
+  readonly status: KeyStatus;
+  readonly statusChangedAt: Date;
+  readonly primary: boolean;
+  readonly expiresAt: Date | null;
+}
+
+export interface SigningKeyRepository {
+  insert(key: SigningKey, privateKeyEnvelope: string): Promise<void>;
+  /** With `lock`, holds the row (FOR UPDATE) until the transaction ends: serialises status changes with assignments. */
+  find(kid: string, lock?: boolean): Promise<SigningKey | null>;
+  privateKeyEnvelope(kid: string): Promise<string | null>;
+  search(criteria: KeySearch, sort: { field: KeySortField; order: 'asc' | 'desc' }, page: { limit: number; offset: number }): Promise<{ records: SigningKey[]; totalCount: number }>;
+  all(): Promise<SigningKey[]>;
+  update(kid: string, changes: KeyChanges): Promise<void>;
+  /** Takes the primary flag from whichever key holds it (other than `kid`). */
+  clearPrimary(exceptKid: string): Promise<void>;
+  remove(kid: string): Promise<void>;
+  /** Records `expired` for every key past its expiry; returns their kids. */
+  expireDue(now: Date): Promise<string[]>;
+}
+
+/**
+ * The association port. The facility configuration holds the kid (column `facility.key_id`, owned
+ * by the facility module); the registry only reads it and changes nothing but that column.
+ * Facility ids are the business `facilityId` used in URLs and messages.
+ */
+export interface FacilityKeyReferences {
+  /** Active (not soft-deleted) facilities whose configuration references `kid`, sorted. */
+  facilitiesUsingKey(kid: string): Promise<string[]>;
+  /** The kid of an active facility (null when it has none); undefined when there is no active facility. */
+  keyOfFacility(facilityId: string): Promise<{ kid: string | null } | undefined>;
+  /** Points the facility at `kid` (null removes the reference); false when there is no active facility. */
+  assign(facilityId: string, kid: string | null, at: Date): Promise<boolean>;
+}
+
+export interface KeyAuditEvent {
+  readonly action: 'Create' | 'Update' | 'Delete';
+  readonly resource: 'SigningKey' | 'FacilitySigningKey';
+  /** A facility for association changes; otherwise the registry is global and the event says `*`. */
+  readonly facilityId?: string;
+  readonly actor: { userId: string | null; user: string };
+  readonly at: Date;
+  readonly changes: ReadonlyArray<{ propertyName: string; initialPropertyValue: string | null; newPropertyValue: string | null }>;
+  readonly notes: string;
+}
+
+export interface SigningKeyTransaction {
+  readonly keys: SigningKeyRepository;
+  readonly facilities: FacilityKeyReferences;
+  audit(event: KeyAuditEvent): Promise<void>;
+}
+
+export interface SigningKeyStore {
+  read<T>(work: (tx: SigningKeyTransaction) => Promise<T>): Promise<T>;
+  write<T>(work: (tx: SigningKeyTransaction) => Promise<T>): Promise<T>;
+}
+
+export class MikroSigningKeyRepository implements SigningKeyRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  async insert(key: SigningKey, privateKeyEnvelope: string): Promise<void> {
+    try {
+      await this.em.insert(SigningKeyEntity, {
+        kid: key.kid, algorithm: key.algorithm, status: key.status, isPrimary: key.primary, createdAt: key.createdAt,
+        statusChangedAt: key.statusChangedAt, expiresAt: key.expiresAt, publicJwk: key.publicJwk, privateKeyEnvelope,
+      });
+    } catch (error) {
+      throw primaryConflict(error);
+    }
+  }
+
+  async find(kid: string, lock = false): Promise<SigningKey | null> {
+    const row = await this.em.findOne(SigningKeyEntity, { kid }, {
+      disableIdentityMap: true, ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}),
+    });
+    return row ? toSigningKey(row) : null;
+  }
+
+  async privateKeyEnvelope(kid: string): Promise<string | null> {
+    const rows: Array<{ private_key_envelope: string }> = await this.em.execute('select "private_key_envelope" from "signing_key" where "kid" = ?', [kid]);
+    return rows[0]?.private_key_envelope ?? null;
+  }
+
+  async search(criteria: KeySearch, sort: { field: KeySortField; order: 'asc' | 'desc' }, page: { limit: number; offset: number }) {
+    const where: FilterQuery<SigningKeyRow> = {};
+    // The stored status lags behind an expiry the job has not recorded yet: filter on the effective one.
+    if (criteria.status === 'expired') {
+      where.$or = [{ status: 'expired' }, { expiresAt: { $lte: criteria.now } }];
+    } else if (criteria.status !== undefined) {
+      where.status = criteria.status;
+      where.$or = [{ expiresAt: null }, { expiresAt: { $gt: criteria.now } }];
+    }
+    if (criteria.algorithm !== undefined) where.algorithm = criteria.algorithm;
+    if (criteria.primary !== undefined) where.isPrimary = criteria.primary;
+    const [rows, totalCount] = await this.em.findAndCount(SigningKeyEntity, where, {
+      orderBy: { [SORT_COLUMNS[sort.field]]: sort.order, ...(sort.field === 'Kid' ? {} : { kid: 'asc' }) },
+      limit: page.limit, offset: page.offset, disableIdentityMap: true,
+    });
+    return { records: rows.map(toSigningKey), totalCount };
+  }
+
+  async all(): Promise<SigningKey[]> {
+    const rows = await this.em.find(SigningKeyEntity, {}, { orderBy: { createdAt: 'asc', kid: 'asc' }, disableIdentityMap: true });
+    return rows.map(toSigningKey);
+  }
+
+  async update(kid: string, changes: KeyChanges): Promise<void> {
+    try {
+      await this.em.nativeUpdate(SigningKeyEntity, { kid }, {
+        status: changes.status, statusChangedAt: changes.statusChangedAt, isPrimary: changes.primary, expiresAt: changes.expiresAt,
+      });
+    } catch (error) {
+      throw primaryConflict(error);
+    }
+  }
+
+  async clearPrimary(exceptKid: string): Promise<void> {
+    await this.em.nativeUpdate(SigningKeyEntity, { isPrimary: true, kid: { $ne: exceptKid } }, { isPrimary: false });
+  }
+
+  async remove(kid: string): Promise<void> {
+    await this.em.nativeDelete(SigningKeyEntity, { kid });
+  }
+
+  async expireDue(now: Date): Promise<string[]> {
+    const rows: Array<{ kid: string }> = await this.em.execute(
+      `update "signing_key" set "status" = 'expired', "is_primary" = false, "status_changed_at" = "expires_at"
+       where "status" <> 'expired' and "expires_at" is not null and "expires_at" <= ? returning "kid"`, [now]);
+    return rows.map((row) => row.kid);
+  }
+}
+
+function primaryConflict(error: unknown): unknown {
+  if (error instanceof UniqueConstraintViolationException) {
+    return new SigningKeyError('conflict', 'Another key became primary at the same moment; only one key can be primary. Retry.');
+  }
+  return error;
+}
+
+/** FacilityKeyReferences in SQL on the facility module's `facility` table (columns facility_id, key_id, is_deleted, modify_date). */
+export class SqlFacilityKeyReferences implements FacilityKeyReferences {
+  constructor(private readonly em: EntityManager) {}
+
+  async facilitiesUsingKey(kid: string): Promise<string[]> {
+    const rows: Array<{ facility_id: string }> = await this.em.execute(
+      'select "facility_id" from "facility" where "key_id" = ? and not "is_deleted" order by "facility_id"', [kid]);
+    return rows.map((row) => row.facility_id);
+  }
+
+  async keyOfFacility(facilityId: string): Promise<{ kid: string | null } | undefined> {
+    const rows: Array<{ key_id: string | null }> = await this.em.execute(
+      'select "key_id" from "facility" where "facility_id" = ? and not "is_deleted"', [facilityId]);
+    return rows[0] ? { kid: rows[0].key_id ?? null } : undefined;
+  }
+
+  async assign(facilityId: string, kid: string | null, at: Date): Promise<boolean> {
+    const rows: Array<{ facility_id: string }> = await this.em.execute(
+      'update "facility" set "key_id" = ?, "modify_date" = ? where "facility_id" = ? and not "is_deleted" returning "facility_id"', [kid, at, facilityId]);
+    return rows.length > 0;
+  }
+}
+
+export interface MikroSigningKeyStoreOptions {
+  readonly orm: MikroORM;
+  /** For AuditableEventOccurred; without it no audit events are written. */
+  readonly catalog?: Catalog;
+  readonly afterCommit?: () => void;
+}
+
+const AUDIT_SCHEMA_VERSION = '1.0.0';
+
+export class MikroSigningKeyStore implements SigningKeyStore {
+  constructor(private readonly options: MikroSigningKeyStoreOptions) {}
+
+  async write<T>(work: (tx: SigningKeyTransaction) => Promise<T>): Promise<T> {
+    const result = await this.options.orm.em.fork().transactional((em) => work(this.transactionOn(em, true)));
+    this.options.afterCommit?.();
+    return result;
+  }
+
+  read<T>(work: (tx: SigningKeyTransaction) => Promise<T>): Promise<T> {
+    return work(this.transactionOn(this.options.orm.em.fork(), false));
+  }
+
+  private transactionOn(em: EntityManager, writable: boolean): SigningKeyTransaction {
+    const catalog = this.options.catalog;
+    return {
+      keys: new MikroSigningKeyRepository(em),
+      facilities: new SqlFacilityKeyReferences(em),
+      audit: async (event) => {
+        if (!writable) throw new Error('audit events can only be written in a write transaction');
+        if (!catalog) return;
+        const correlationId = randomUUID();
+        await enqueueOutboxMessage(em, {
+          subject: catalog.byName('AuditableEventOccurred').subject,
+          msgId: `audit-${correlationId}`,
+          payload: {
+            schemaVersion: AUDIT_SCHEMA_VERSION, facilityId: event.facilityId ?? '*', serviceName: 'Tenant', correlationId,
+            eventDate: event.at.toISOString(), userId: event.actor.userId, user: event.actor.user, action: event.action,
+            resource: event.resource, propertyChanges: event.changes.map((change) => ({ ...change })), notes: event.notes,
+          },
+        });
+      },
+    };
+  }
+}
