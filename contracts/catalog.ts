@@ -39,6 +39,8 @@ import ReadyForValidationV1 from './schemas/ReadyForValidation.v1.schema.json' w
 import ReportScheduledV1 from './schemas/ReportScheduled.v1.schema.json' with { type: 'json' };
 import ResourceAcquiredV0 from './schemas/ResourceAcquired.v0.schema.json' with { type: 'json' };
 import ResourceEvaluatedV1 from './schemas/ResourceEvaluated.v1.schema.json' with { type: 'json' };
+import SignClientAssertionReplyV1 from './schemas/SignClientAssertion.reply.v1.schema.json' with { type: 'json' };
+import SignClientAssertionV1 from './schemas/SignClientAssertion.v1.schema.json' with { type: 'json' };
 import ValidateCodeResultV1 from './schemas/ValidateCodeResult.v1.schema.json' with { type: 'json' };
 import ValidateCodeSystemCodeV1 from './schemas/ValidateCodeSystemCode.v1.schema.json' with { type: 'json' };
 import ValidateValueSetCodeV1 from './schemas/ValidateValueSetCode.v1.schema.json' with { type: 'json' };
@@ -165,6 +167,9 @@ const ENTRIES: Entry[] = [
   { name: 'GetServiceInfo', kind: 'query', transport: 'request-reply', domain: 'tenant', version: '1.0.0',
     payload: ref('GetServiceInfo.v1.schema.json', GetServiceInfoV1), reply: ref('GetServiceInfo.reply.v1.schema.json', GetServiceInfoReplyV1),
     description: 'Name and version of the service.' },
+  { name: 'SignClientAssertion', kind: 'query', transport: 'request-reply', domain: 'tenant', version: '1.0.0',
+    payload: ref('SignClientAssertion.v1.schema.json', SignClientAssertionV1), reply: ref('SignClientAssertion.reply.v1.schema.json', SignClientAssertionReplyV1),
+    description: 'Sign the SMART Backend Services client assertion of a facility with its signing key (for an EHR token endpoint).' },
 ];
 
 /** 'ReadyForValidation' → 'ready-for-validation'. */

@@ -188,6 +188,23 @@ export interface ServiceInfo {
   startedAt?: string;
 }
 
+export interface SignClientAssertion {
+  facilityId: string;
+  clientId: string;
+  tokenUrl: string;
+}
+
+export type ClientAssertionAlgorithm = 'RS384' | 'ES384' | 'RS256' | 'ES256' | 'PS384' | 'EdDSA';
+
+export interface SignedClientAssertion {
+  clientAssertion: string;
+  clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+  kid: string;
+  alg: ClientAssertionAlgorithm;
+  jti: string;
+  expiresAt: string;
+}
+
 export type ErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'CONFLICT' | 'FORBIDDEN' | 'UNAVAILABLE' | 'INTERNAL';
 
 /** The typed error every request-reply message may answer with instead of its result. */
@@ -210,6 +227,7 @@ export interface MessagePayloads {
   GetFacilitiesList: GetFacilitiesList;
   GetFacilityConfig: GetFacilityConfig;
   GetServiceInfo: GetServiceInfo;
+  SignClientAssertion: SignClientAssertion;
 }
 
 /** Successful reply type per request-reply message name. */
@@ -219,6 +237,7 @@ export interface ReplyPayloads {
   GetFacilitiesList: GetFacilitiesListResult;
   GetFacilityConfig: GetFacilityConfigResult;
   GetServiceInfo: ServiceInfo;
+  SignClientAssertion: SignedClientAssertion;
 }
 
 export type MessageName = keyof MessagePayloads;

@@ -6,7 +6,7 @@
 import type {
   AuditableEventOccurred, ErrorReply, GenerateReportRequested, GetFacilitiesList, GetFacilitiesListResult, GetFacilityConfig,
   GetFacilityConfigResult, GetServiceInfo, MessageName, MessagePayloads, ReadyForValidation, ReportScheduled, RequestReplyName,
-  ResourceAcquired, ResourceEvaluated, ServiceInfo, ValidateCodeResult, ValidateCodeSystemCode, ValidateValueSetCode, ValidationComplete,
+  ResourceAcquired, ResourceEvaluated, ServiceInfo, SignClientAssertion, SignedClientAssertion, ValidateCodeResult, ValidateCodeSystemCode, ValidateValueSetCode, ValidationComplete,
 } from '../types.js';
 
 export interface Invalid { why: string; payload: unknown }
@@ -47,6 +47,7 @@ const csCode: ValidateCodeSystemCode = { url: 'http://loinc.org', coding: { syst
 const facilitiesList: GetFacilitiesList = { search: 'hosp' };
 const facilityConfig: GetFacilityConfig = { facilityId: 'Hospital1' };
 const serviceInfo: GetServiceInfo = {};
+const signClientAssertion: SignClientAssertion = { facilityId: 'Hospital1', clientId: 'nhsn-link-hospital1', tokenUrl: 'https://ehr.example/oauth2/token' };
 
 export const VALID: { [N in MessageName]: MessagePayloads[N] } = {
   ResourceAcquired: resourceAcquired,
@@ -62,6 +63,7 @@ export const VALID: { [N in MessageName]: MessagePayloads[N] } = {
   GetFacilitiesList: facilitiesList,
   GetFacilityConfig: facilityConfig,
   GetServiceInfo: serviceInfo,
+  SignClientAssertion: signClientAssertion,
 };
 
 const without = <T extends object>(o: T, key: keyof T): unknown => { const c = { ...o }; delete c[key]; return c; };
@@ -115,6 +117,12 @@ export const INVALID: Record<MessageName, Invalid[]> = {
   GetFacilitiesList: [{ why: 'unknown filter', payload: { name: 'x' } }, { why: 'not an object', payload: 'hosp' }],
   GetFacilityConfig: [{ why: 'facilityId missing', payload: {} }, { why: 'facilityId empty', payload: { facilityId: '' } }],
   GetServiceInfo: [{ why: 'unexpected parameter', payload: { verbose: true } }],
+  SignClientAssertion: [
+    { why: 'tokenUrl missing', payload: without(signClientAssertion, 'tokenUrl') },
+    { why: 'tokenUrl not an http(s) URL', payload: { ...signClientAssertion, tokenUrl: 'ehr.example/token' } },
+    { why: 'clientId empty', payload: { ...signClientAssertion, clientId: '' } },
+    { why: 'unknown field (aud is derived from tokenUrl)', payload: { ...signClientAssertion, aud: 'x' } },
+  ],
 };
 
 const notFound: ErrorReply = { error: { code: 'NOT_FOUND', message: 'Facility Hospital9 not found' } };
@@ -125,6 +133,10 @@ const configResult: GetFacilityConfigResult = { facility: {
   scheduledReports: { daily: [], weekly: [], monthly: ['ACH'] }, isDeleted: false, createdAt: '2026-01-01T00:00:00Z', modifiedAt: null,
 } };
 const info: ServiceInfo = { name: 'Link Tenant Service', version: '0.1.0' };
+const signedAssertion: SignedClientAssertion = {
+  clientAssertion: 'eyJhbGciOiJFUzM4NCJ9.eyJpc3MiOiJjIn0.c2ln', clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+  kid: '0b9e8f3a-1c2d-4e5f-8a9b-0c1d2e3f4a5b', alg: 'ES384', jti: 'f3b1c2d4-0000-4000-8000-000000000009', expiresAt: '2026-11-22T05:04:00Z',
+};
 
 export const VALID_REPLIES: Record<RequestReplyName, unknown[]> = {
   ValidateValueSetCode: [codeResult, { error: { code: 'UNAVAILABLE', message: 'terminology server down' } }],
@@ -132,6 +144,7 @@ export const VALID_REPLIES: Record<RequestReplyName, unknown[]> = {
   GetFacilitiesList: [listResult, { facilities: [] }],
   GetFacilityConfig: [configResult, notFound],
   GetServiceInfo: [info],
+  SignClientAssertion: [signedAssertion, { error: { code: 'CONFLICT', message: 'Facility Hospital1 has no signing key' } }],
 };
 
 export const INVALID_REPLIES: Record<RequestReplyName, Invalid[]> = {
@@ -140,4 +153,9 @@ export const INVALID_REPLIES: Record<RequestReplyName, Invalid[]> = {
   GetFacilitiesList: [{ why: 'original map shape', payload: { Hospital1: 'Hospital One' } }],
   GetFacilityConfig: [{ why: 'facility without timeZone', payload: { facility: { ...configResult.facility, timeZone: undefined } } }, { why: 'error without message', payload: { error: { code: 'NOT_FOUND' } } }],
   GetServiceInfo: [{ why: 'version missing', payload: { name: 'x' } }],
+  SignClientAssertion: [
+    { why: 'alg none', payload: { ...signedAssertion, alg: 'none' } },
+    { why: 'assertion is not a compact JWS', payload: { ...signedAssertion, clientAssertion: 'not-a-jwt' } },
+    { why: 'private key material in the reply', payload: { ...signedAssertion, privateJwk: { d: 'x' } } },
+  ],
 };
