@@ -279,6 +279,18 @@ describe('LocalTerminology: IG value sets (../shared/fhir-packages)', () => {
     expect(terminology.answersCompletely({ valueSet: 'http://hl7.org/fhir/us/qicore/ValueSet/qicore-negation-reason' })).to.equal(false);
   });
 
+  it('prefers a loaded code system with content over a not-present one (hl7.terminology), and built-ins over both', () => {
+    // hl7.terminology loaded last: its content-less CDC race and ISO 3166 code systems win the plain lookup.
+    const withTerminologyPackage = new LocalTerminology(new InMemoryConformanceSource([...source.all('CodeSystem'), ...source.all('ValueSet')])
+      .addAll(packageTerminologyResources('hl7.terminology.r4.tgz')));
+    expect(source.codeSystem(RACE)?.content).to.equal('complete');
+    expect(withTerminologyPackage.codeSystem(RACE)!.content).to.equal('complete');
+    expect(withTerminologyPackage.isMemberOf({ system: RACE, code: '1004-1' }, 'http://hl7.org/fhir/us/core/ValueSet/detailed-race')).to.equal(true);
+    expect(validate(withTerminologyPackage, { coding: { system: 'urn:iso:std:iso:3166', code: 'FR' } }).valid).to.equal(true);
+    expect(validate(withTerminologyPackage, { coding: { system: 'urn:ietf:bcp:47', code: 'en-GB' } }).valid).to.equal(true);
+    expect(validate(withTerminologyPackage, { coding: { system: 'http://loinc.org', code: '8480-7' } }).valid).to.equal(false);
+  });
+
   it('US Core smoking status codes: explicit LOINC concept is a member although LOINC is not held', () => {
     const vs = 'http://hl7.org/fhir/us/core/ValueSet/us-core-smoking-status-observation-codes';
     expect(validate(terminology, { valueSet: vs, codings: [{ system: 'http://loinc.org', code: '72166-2' }] }).valid).to.equal(true);

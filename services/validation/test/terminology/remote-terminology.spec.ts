@@ -19,8 +19,8 @@ const systolic = (display?: string): ValidateCodeRequest => ({
   valueSet: BP_VALUE_SET, codings: [{ system: LOINC, code: '8480-6', display }], strength: 'required', elementKind: 'CodeableConcept',
 });
 
-function wire(settings: TerminologySettings, cacheStore?: ValidateCodeCacheStore<CachedValidateCode>): TerminologyWiring {
-  return createTerminology({ source: clientSource, settings: { retryBaseDelayMs: 5, ...settings }, cacheStore, logger: silentLogger() });
+function wire(settings: TerminologySettings, cacheStore?: ValidateCodeCacheStore<CachedValidateCode>, nearCache: false | undefined = undefined): TerminologyWiring {
+  return createTerminology({ source: clientSource, settings: { retryBaseDelayMs: 5, ...settings }, cacheStore, logger: silentLogger(), nearCache });
 }
 
 /** A Map with the cache's get/set shape, for tests that only count calls. */
@@ -182,8 +182,8 @@ describe('remote terminology: validate-code cache', () => {
   });
 
   it('distributed: two terminology instances sharing Redis make one call between them', async () => {
-    const first = wire({ fhirTerminologyServiceUrl: baseUrl }, await openCache('distributed', 'shared'));
-    const second = wire({ fhirTerminologyServiceUrl: baseUrl }, await openCache('distributed', 'shared'));
+    const first = wire({ fhirTerminologyServiceUrl: baseUrl }, await openCache('distributed', 'shared'), false);
+    const second = wire({ fhirTerminologyServiceUrl: baseUrl }, await openCache('distributed', 'shared'), false);
     expect((await first.terminology.validateCode(systolic())).source).to.equal('remote');
     const fromRedis = await second.terminology.validateCode(systolic());
     expect(fromRedis).to.deep.include({ valid: true, source: 'cache' });
@@ -203,10 +203,16 @@ describe('remote terminology: validate-code cache', () => {
   });
 
   it('distributed with Redis unreachable: every call goes to the server and validation still succeeds', async () => {
-    const wiring = wire({ fhirTerminologyServiceUrl: baseUrl }, await openCache('distributed', 'down', { port: await closedPort() }));
+    const store = await openCache('distributed', 'down', { port: await closedPort() });
+    const wiring = wire({ fhirTerminologyServiceUrl: baseUrl }, store, false);
     expect((await wiring.terminology.validateCode(systolic())).valid).to.equal(true);
     expect((await wiring.terminology.validateCode(systolic())).valid).to.equal(true);
     expect(server.calls).to.have.length(2);
+    // With the (default) near cache, the process still remembers its own answers while Redis is down.
+    const withNearCache = wire({ fhirTerminologyServiceUrl: baseUrl }, store);
+    await withNearCache.terminology.validateCode(systolic());
+    expect(await withNearCache.terminology.validateCode(systolic())).to.deep.include({ valid: true, source: 'cache' });
+    expect(server.calls).to.have.length(3);
   });
 });
 

@@ -10,7 +10,7 @@ import { FhirValidateCodeClient } from './fhir-validate-code-client.js';
 import { RemoteTerminology } from './remote-terminology.js';
 import { resolveTerminologyEndpoint, type TerminologyEndpoint, type TerminologyEndpointSettings } from './terminology-endpoint.js';
 import { TerminologyMetrics } from './terminology-metrics.js';
-import { ValidateCodeCache, type CachedValidateCode, type ValidateCodeCacheStore } from './validate-code-cache.js';
+import { ValidateCodeCache, type CachedValidateCode, type NearCacheOptions, type ValidateCodeCacheStore } from './validate-code-cache.js';
 
 /**
  * Composition of the terminology side from configuration: the endpoint by the specification's
@@ -35,6 +35,12 @@ export interface CreateTerminologyOptions {
   cacheStore?: ValidateCodeCacheStore<CachedValidateCode>;
   logger: Logger;
   registry?: Registry;
+  /**
+   * In-process near cache in front of the store, so a warm run makes no Redis round trip per
+   * repeated tuple (the same code in every resource of a bundle). Default 10,000 entries for at
+   * most 30 s (never beyond cache.validate-code.ttl); `false` = every lookup goes to the store.
+   */
+  nearCache?: NearCacheOptions | false;
   /** Replaces the outbound HTTP client (tests). */
   http?: HttpClient;
 }
@@ -46,6 +52,8 @@ export interface TerminologyWiring {
   metrics: TerminologyMetrics;
   cache?: ValidateCodeCache;
 }
+
+export const DEFAULT_NEAR_CACHE: NearCacheOptions = Object.freeze({ maxEntries: 10_000, ttlSeconds: 30 });
 
 export function createTerminology(options: CreateTerminologyOptions): TerminologyWiring {
   const endpoint = resolveTerminologyEndpoint(options.settings);
@@ -60,7 +68,7 @@ export function createTerminology(options: CreateTerminologyOptions): Terminolog
     baseUrl: endpoint.baseUrl, logger: options.logger, http: options.http,
     timeoutMs: settings.timeoutMs, retries: settings.retries, retryBaseDelayMs: settings.retryBaseDelayMs, circuitBreaker: settings.circuitBreaker,
   });
-  const cache = options.cacheStore ? new ValidateCodeCache(options.cacheStore, settings.validateCodeTtlSeconds) : undefined;
+  const cache = options.cacheStore ? new ValidateCodeCache(options.cacheStore, settings.validateCodeTtlSeconds, options.nearCache === false ? undefined : options.nearCache ?? DEFAULT_NEAR_CACHE) : undefined;
   options.logger.info({ mode: endpoint.mode, baseUrl: endpoint.baseUrl, cache: cache !== undefined }, 'terminology: remote $validate-code behind local terminology');
   return { terminology: new RemoteTerminology({ local, remote: client, cache, metrics }), local, endpoint, metrics, cache };
 }

@@ -7,6 +7,6 @@ export { createTerminology, createValidateCodeCacheStore, type CreateTerminology
 export { resolveTerminologyEndpoint, PLATFORM_TERMINOLOGY_FHIR_PATH, type TerminologyEndpoint, type TerminologyEndpointSettings } from './terminology-endpoint.js';
 export { FhirValidateCodeClient, type ValidateCodeAnswer, type ValidateCodeQuery, type ValidateCodeRemote } from './fhir-validate-code-client.js';
 export { RemoteTerminology } from './remote-terminology.js';
-export { ValidateCodeCache, validateCodeCacheKey, type CachedValidateCode, type ValidateCodeCacheStore, type ValidateCodeTuple } from './validate-code-cache.js';
+export { ValidateCodeCache, validateCodeCacheKey, type CachedValidateCode, type NearCacheOptions, type ValidateCodeCacheStore, type ValidateCodeTuple } from './validate-code-cache.js';
 export { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
 export { TerminologyMetrics, type TerminologyCounts } from './terminology-metrics.js';

@@ -41,18 +41,47 @@ export interface ValidateCodeCacheCounters {
   errors: number;
 }
 
+/**
+ * Optional near cache in front of a distributed store: the same answers kept in-process for a
+ * short while, so a tuple asked hundreds of times per bundle (the same LOINC code in every
+ * Observation) costs one Redis round trip per `ttlSeconds` instead of one per check. Bounded
+ * (least recently stored evicted first) and never longer-lived than the store's own TTL.
+ */
+export interface NearCacheOptions {
+  maxEntries: number;
+  ttlSeconds: number;
+}
+
 export class ValidateCodeCache {
   readonly counters: ValidateCodeCacheCounters = { hits: 0, misses: 0, errors: 0 };
+  private readonly near?: Map<string, { value: CachedValidateCode; expiresAt: number }>;
+  private readonly nearTtlMs: number;
+  private readonly nearMaxEntries: number;
 
   constructor(
     private readonly store: ValidateCodeCacheStore<CachedValidateCode>,
     private readonly ttlSeconds?: number,
-  ) {}
+    nearCache?: NearCacheOptions,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.nearMaxEntries = Math.max(0, nearCache?.maxEntries ?? 0);
+    this.nearTtlMs = Math.min(nearCache?.ttlSeconds ?? 0, ttlSeconds ?? Infinity) * 1000;
+    if (this.nearMaxEntries > 0 && this.nearTtlMs > 0) this.near = new Map();
+  }
 
   async get(tuple: ValidateCodeTuple): Promise<CachedValidateCode | undefined> {
+    const key = validateCodeCacheKey(tuple);
+    const near = this.near?.get(key);
+    if (near) {
+      if (near.expiresAt > this.now()) {
+        this.counters.hits++;
+        return near.value;
+      }
+      this.near!.delete(key);
+    }
     let value: CachedValidateCode | undefined;
     try {
-      value = await this.store.get(validateCodeCacheKey(tuple));
+      value = await this.store.get(key);
     } catch {
       // A broken cache is a miss: the terminology server is asked instead.
       this.counters.errors++;
@@ -60,18 +89,27 @@ export class ValidateCodeCache {
     }
     if (value && typeof value.result === 'boolean') {
       this.counters.hits++;
+      this.remember(key, value);
       return value;
     }
     this.counters.misses++;
     return undefined;
   }
 
+  private remember(key: string, value: CachedValidateCode): void {
+    if (!this.near) return;
+    if (this.near.size >= this.nearMaxEntries) this.near.delete(this.near.keys().next().value!);
+    this.near.set(key, { value, expiresAt: this.now() + this.nearTtlMs });
+  }
+
   async set(tuple: ValidateCodeTuple, answer: CachedValidateCode): Promise<void> {
     const value: CachedValidateCode = { result: answer.result };
     if (answer.message !== undefined) value.message = answer.message;
     if (answer.display !== undefined) value.display = answer.display;
+    const key = validateCodeCacheKey(tuple);
+    this.remember(key, value);
     try {
-      await this.store.set(validateCodeCacheKey(tuple), value, this.ttlSeconds);
+      await this.store.set(key, value, this.ttlSeconds);
     } catch {
       this.counters.errors++;
     }

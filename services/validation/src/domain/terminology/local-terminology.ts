@@ -39,6 +39,7 @@ export class LocalTerminology implements TerminologyPort {
   private readonly expansionsByVersion = new Map<string, ResolvedValueSet>();
   private readonly codeSystems = new Map<string, CodeSystemIndex | null>();
   private readonly expanding = new Set<string>();
+  private contentfulCodeSystems?: Map<string, CanonicalResource>;
 
   constructor(private readonly source: ConformanceResourceSource) {}
 
@@ -69,7 +70,7 @@ export class LocalTerminology implements TerminologyPort {
       if (!coding.system) return true;
       if (grammarCodeSystem(coding.system)) return true;
       const codeSystem = this.codeSystem(coding.system, coding.version);
-      return codeSystem !== undefined && codeSystem.content === 'complete';
+      return codeSystem !== undefined && codeSystem.content === 'complete' && hasContent(codeSystem);
     });
   }
 
@@ -106,7 +107,12 @@ export class LocalTerminology implements TerminologyPort {
     }
   }
 
-  /** A held (or built-in closed) code system, indexed once. */
+  /**
+   * A held (or built-in closed) code system, indexed once. A CodeSystem without content
+   * (`not-present`, as hl7.terminology ships for LOINC, BCP-47, ISO 3166, CDC race, ...) gives
+   * way to another loaded version that has its codes (US Core's CDC race code system), then to the
+   * built-in one (ISO 3166); it is returned only when nothing better exists.
+   */
   codeSystem(system: string, version?: string): CodeSystemIndex | undefined {
     const key = version ? `${system}|${version}` : system;
     const cached = this.codeSystems.get(key);
@@ -114,9 +120,28 @@ export class LocalTerminology implements TerminologyPort {
     let resource = this.source.codeSystem(key);
     // A version we do not hold: judge against the version we have rather than not at all.
     if (!resource && version) resource = this.source.codeSystem(system);
-    const index = resource ? new CodeSystemIndex(resource) : builtinCodeSystemIndex(system);
+    let index = resource ? new CodeSystemIndex(resource) : undefined;
+    if (!index || !hasContent(index)) {
+      const withContent = this.codeSystemWithContent(system);
+      index = withContent ? new CodeSystemIndex(withContent) : builtinCodeSystemIndex(system) ?? index;
+    }
     this.codeSystems.set(key, index ?? null);
     return index;
+  }
+
+  private codeSystemWithContent(system: string): CanonicalResource | undefined {
+    if (!this.contentfulCodeSystems) {
+      this.contentfulCodeSystems = new Map();
+      for (const resource of this.source.all('CodeSystem')) {
+        const content = resource.content ?? 'complete';
+        if (typeof resource.url !== 'string' || (content !== 'complete' && content !== 'fragment' && content !== 'example')) continue;
+        if (!Array.isArray(resource.concept) || resource.concept.length === 0) continue;
+        // Prefer complete over partial content; among equals, the first one the source lists.
+        const current = this.contentfulCodeSystems.get(resource.url);
+        if (!current || ((current.content ?? 'complete') !== 'complete' && content === 'complete')) this.contentfulCodeSystems.set(resource.url, resource);
+      }
+    }
+    return this.contentfulCodeSystems.get(system);
   }
 
   /** Checks one coding against its code system: known code, display, or why it cannot be told. */
@@ -130,7 +155,7 @@ export class LocalTerminology implements TerminologyPort {
       };
     }
     const codeSystem = this.codeSystem(system, coding.version);
-    if (codeSystem) return this.checkInCodeSystem(codeSystem, coding, code, displayLanguage);
+    if (codeSystem && hasContent(codeSystem)) return this.checkInCodeSystem(codeSystem, coding, code, displayLanguage);
 
     const grammar = grammarCodeSystem(system);
     if (grammar) {
@@ -156,6 +181,7 @@ export class LocalTerminology implements TerminologyPort {
       };
     }
 
+    if (codeSystem) return this.checkInCodeSystem(codeSystem, coding, code, displayLanguage);
     const id = context === 'binding' ? 'Terminology_TX_System_NotKnown' : 'Terminology_TX_System_Unknown';
     return { status: 'unknown', systemKnown: 'unknown', issues: [issue('warning', 'not-found', id, formatTerminologyMessage(id, system))] };
   }
@@ -267,6 +293,10 @@ export function codeSystemResult(verdicts: Array<Pick<CodeSystemVerdict, 'status
     : verdicts.length > 0 && verdicts.every((v) => v.status === 'valid') ? true
       : undefined;
   return { valid, display: verdicts.length === 1 ? verdicts[0]!.display : undefined, issues, source };
+}
+
+function hasContent(codeSystem: CodeSystemIndex): boolean {
+  return codeSystem.content !== 'not-present' && codeSystem.content !== 'supplement' && codeSystem.concepts.size > 0;
 }
 
 export function valueSetNotFound(canonical: string): ValidateCodeResult {
