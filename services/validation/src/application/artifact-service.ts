@@ -84,7 +84,7 @@ export class ArtifactService {
     if (!summary) throw new NotFoundError(`No PACKAGE artifact named "${packageId}"`);
     const stored = (await this.repository.list()).filter((a) => a.type === 'PACKAGE');
     const dependencies = Object.entries(summary.dependencies).map(([name, version]): PackageDependencyStatus => {
-      const candidates = stored.filter((a) => a.packageName === name || a.name === name);
+      const candidates = stored.filter((a) => samePackage(a.packageName ?? a.name, name) || a.name === name);
       if (candidates.some((a) => a.version === version)) return { name, version, status: 'present', storedVersion: version };
       if (candidates.length > 0) return { name, version, status: 'other-version', storedVersion: candidates[0]!.version ?? '' };
       return { name, version, status: 'missing' };
@@ -175,6 +175,15 @@ export class ArtifactService {
       throw error;
     }
   }
+}
+
+/**
+ * `hl7.terminology.r4` and `hl7.terminology` name the same package: the `.r4`/`.r5` suffix only tells
+ * which FHIR version a build targets, and packages in circulation are published under both names.
+ */
+function samePackage(stored: string, wanted: string): boolean {
+  const base = (name: string) => name.replace(/\.r[2-6]b?$/, '');
+  return stored === wanted || base(stored) === base(wanted);
 }
 
 function nameFromResource(content: Buffer): string | undefined {

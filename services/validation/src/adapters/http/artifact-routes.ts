@@ -95,7 +95,8 @@ export function artifactRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   router.get('/api/artifact/:type/:name/content', async (req, res) => {
     const artifact = await service.get(req.params.type, req.params.name);
     if (artifact.type === 'PACKAGE') {
-      res.type('application/gzip').attachment(`${artifact.name}.tgz`).send(artifact.content);
+      // attachment() derives a type from the file name, so the explicit type comes after it.
+      res.attachment(`${artifact.name}.tgz`).type('application/gzip').send(artifact.content);
     } else {
       res.type('application/fhir+json').send(artifact.content);
     }

@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import type { Database } from '../../../../adapters/persistence/database.js';
+import type { ValidationIssue } from '../../src/domain/results/validation-issue.js';
+import { buildTestApi, type TestApi } from './support/app.js';
+import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
+
+const issue = (severity: ValidationIssue['severity'], message: string): ValidationIssue => ({ severity, code: 'structure', message });
+
+describe('validation API: results (HTTP)', () => {
+  const dbName = uniqueDbName('res');
+  let db: Database;
+  let api: TestApi;
+
+  before(async () => {
+    db = await openValidationTestDatabase(dbName);
+    api = buildTestApi(db);
+    await api.module.categories.save('bad', { id: 'bad', title: 'Bad', severity: 'ERROR', acceptable: false, guidance: 'Fix it.' });
+    await api.module.categories.save('meh', { id: 'meh', title: 'Meh', severity: 'INFORMATION', acceptable: true, guidance: 'Fine.' });
+    const store = (patientId: string, results: { issue: ValidationIssue; categoryIds: string[] }[]) =>
+      api.module.results.storePatientResults({ facilityId: 'fac-1', reportId: 'rep-1', patientId }, results);
+    await store('p1', [{ issue: issue('error', 'stale'), categoryIds: ['bad'] }]);
+    // The second write for p1 replaces the first.
+    await store('p1', [
+      { issue: issue('fatal', 'f1'), categoryIds: ['bad'] },
+      { issue: issue('error', 'e1'), categoryIds: ['bad', 'meh'] },
+      { issue: issue('information', 'i1'), categoryIds: ['meh'] },
+    ]);
+    await store('p2', [{ issue: issue('warning', 'w1'), categoryIds: [] }, { issue: issue('error', 'e2'), categoryIds: ['meh'] }]);
+  });
+  after(async () => {
+    await db?.close();
+    await dropValidationTestDatabase(dbName);
+  });
+
+  it('pages the results of a report, replaced rather than duplicated', async () => {
+    const first = await request(api.app).get('/api/result/fac-1/rep-1?pageSize=2').expect(200);
+    expect(first.body.metadata).to.deep.equal({ pageSize: 2, pageNumber: 1, totalCount: 5, totalPages: 3 });
+    expect(first.body.records.map((r: { message: string }) => r.message)).to.deep.equal(['f1', 'e1']);
+    expect(first.body.records[1].categories.map((c: { id: string }) => c.id)).to.deep.equal(['bad', 'meh']);
+    const last = await request(api.app).get('/api/result/fac-1/rep-1?pageSize=2&pageNumber=3').expect(200);
+    expect(last.body.records.map((r: { message: string }) => r.message)).to.deep.equal(['e2']);
+    await request(api.app).get('/api/result/fac-1/rep-1?pageSize=2&pageNumber=4').expect(204);
+    await request(api.app).get('/api/result/fac-1/other-report').expect(204);
+    await request(api.app).get('/api/result/fac-1/rep-1?pageSize=0').expect(400);
+  });
+
+  it('filters by minimum severity (information < warning < error < fatal), refusing unknown values', async () => {
+    const errors = await request(api.app).get('/api/result/fac-1/rep-1?severity=ERROR').expect(200);
+    expect(errors.body.records.map((r: { message: string }) => r.message)).to.deep.equal(['f1', 'e1', 'e2']);
+    const warnings = await request(api.app).get('/api/result/fac-1/rep-1?severity=warning').expect(200);
+    expect(warnings.body.metadata.totalCount).to.equal(4);
+    const patient = await request(api.app).get('/api/result/fac-1/rep-1/p2?severity=warning').expect(200);
+    expect(patient.body.records.map((r: { message: string; categories: { id: string }[] }) => [r.message, r.categories[0]!.id])).to.deep.equal([['w1', 'uncategorized'], ['e2', 'meh']]);
+    const refused = await request(api.app).get('/api/result/fac-1/rep-1?severity=severe').expect(400);
+    expect(refused.body.errors[0].field).to.equal('severity');
+    await request(api.app).get('/api/result/fac-1/rep-1/p1?severity=nope').expect(400);
+    await request(api.app).get('/api/result/fac-1/rep-1/p3').expect(204);
+  });
+
+  it('answers the categories with issues and their counts, and the issues of one category', async () => {
+    const categories = await request(api.app).get('/api/result/fac-1/rep-1/categories').expect(200);
+    expect(categories.body.map((c: { id: string; count: number; acceptable: boolean }) => [c.id, c.count, c.acceptable])).to.deep.equal([
+      ['meh', 3, true], ['bad', 2, false], ['uncategorized', 1, false],
+    ]);
+    const bad = await request(api.app).get('/api/result/fac-1/rep-1/categories/bad').expect(200);
+    expect(bad.body.records.map((r: { message: string }) => r.message)).to.deep.equal(['f1', 'e1']);
+    const none = await request(api.app).get('/api/result/fac-1/rep-1/categories/uncategorized').expect(200);
+    expect(none.body.records.map((r: { message: string }) => r.message)).to.deep.equal(['w1']);
+    await request(api.app).get('/api/result/fac-1/rep-1/categories/unknown').expect(404);
+    await request(api.app).get('/api/result/fac-1/other/categories').expect(204);
+  });
+});
