@@ -43,7 +43,7 @@ describe('validation API module: OpenAPI and start-up initialization', () => {
     const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>)
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`));
     expect(operations).to.include.members(EXPECTED_OPERATIONS);
-    expect(document.paths['/api/category/{id}'].put.responses['400'].content['application/problem+json']).to.exist;
+    expect(document.paths['/api/category/{id}'].put.responses['400'].content).to.have.property('application/problem+json');
     expect(document.components.schemas).to.include.keys('CategorySnapshot', 'Matcher', 'CompositeValidation', 'PagedValidationResults');
   });
 
