@@ -120,6 +120,13 @@ describe('LocalTerminology: binding strengths and element kinds', () => {
     expect(example.issues).to.deep.equal([]);
   });
 
+  it('without a strength, reports only issues about the codings and leaves the binding message to the caller', () => {
+    const result = validate(terminology, { valueSet: ENCOUNTER_VS, codings: codeableConcept('PHARMACY') });
+    expect(result.valid).to.equal(false);
+    expect(result.issues.map((i) => i.messageId)).to.deep.equal(['Unknown_Code_in_Version']);
+    expect(validate(terminology, { valueSet: ENCOUNTER_VS, codings: codeableConcept('_ActCareProvisionCode') }).issues).to.deep.equal([]);
+  });
+
   it('words a Coding that is not in the set with the Coding message', () => {
     const result = validate(terminology, { valueSet: GENDER_VS, coding: { system: GENDER_CS, code: 'none' }, elementKind: 'Coding', strength: 'required' });
     expect(result.issues[0]!.text).to.equal(`The Coding provided (${GENDER_CS}#none) is not in the value set ${GENDER_LABEL}, and a code is required from this value set`);

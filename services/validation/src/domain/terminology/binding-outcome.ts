@@ -59,7 +59,12 @@ export function bindingResult(
   verdicts: CodingVerdict[],
   source: ValidateCodeResult['source'],
 ): ValidateCodeResult {
-  const strength = request.strength ?? 'required';
+  const strength = request.strength;
+  // No strength: the caller reports the binding failure itself; give it the verdict and coding issues only.
+  if (strength === undefined) {
+    const member = verdicts.find((verdict) => verdict.membership === 'member');
+    return { valid: summarise(verdicts), display: member?.display, issues: verdicts.flatMap((verdict) => verdict.issues), source };
+  }
   // An example binding is documentation: nothing to report, whatever the code.
   if (strength === 'example') {
     return { valid: summarise(verdicts), display: verdicts.find((v) => v.membership === 'member')?.display, issues: [], source };

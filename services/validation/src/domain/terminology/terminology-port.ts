@@ -24,9 +24,12 @@ export interface ValidateCodeRequest {
   /** Authorization header of the request that started this validation, passed on to remote servers. */
   authorization?: string;
   /**
-   * Strength of the binding being checked; decides the severity of a "not in the value set" issue
-   * (required → error, extensible → warning, preferred → information, example → no issue).
-   * Absent: required (the strictest reading). Ignored for pure code-system checks.
+   * Strength of the binding being checked. Given: the result also carries the HL7-worded binding
+   * issue ("None of the codings provided are in the value set ...", "No code provided ...") with
+   * the strength's severity (required → error, extensible → warning, preferred → information,
+   * example → no issue at all). Absent: the result carries only issues about the codings
+   * themselves (display, unknown code or system, value set not found) and the caller words the
+   * binding failure from `valid`. Ignored for pure code-system checks.
    */
   strength?: BindingStrength;
   /**
