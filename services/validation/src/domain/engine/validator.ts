@@ -449,7 +449,10 @@ export class Validator {
     }
     if (!children) {
       // in a profile walk, a datatype the profile does not constrain was already checked by the structural walk
-      if (mode === 'profile' && !this.hasTypeProfiles(el, type)) return;
+      if (mode === 'profile' && !this.hasTypeProfiles(el, type)) {
+        if (el.constraints.length) this.checkConstraints(run, el, v, path, depthScope, mode);
+        return;
+      }
       if (!type) return;
       const tp = this.plans.typePlan(type);
       if (!tp?.root) return;

@@ -23,7 +23,7 @@ export interface InvariantEnv {
   resolve?: (reference: string) => unknown;
 }
 
-const NATIVE = new Set(['ele-1', 'ext-1', 'dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'txt-1', 'txt-2']);
+const NATIVE = new Set(['ele-1', 'ext-1', 'dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'txt-1', 'txt-2', 'bdl-1', 'bdl-2', 'bdl-3', 'bdl-4', 'bdl-7']);
 
 export class InvariantEvaluator {
   private readonly compiled = new Map<string, Compiled | Error>();
@@ -147,6 +147,29 @@ function evaluateNative(key: string, node: unknown): InvariantResult {
       return isObject(node) && isObject(node.text) && node.text.div !== undefined ? 'pass' : 'fail';
     case 'dom-3':
       return dom3(node);
+    // bdl-1..4: fhirpath.js walks every entry several times (slow for 100,000-entry Bundles)
+    case 'bdl-1':
+      return !isObject(node) || node.total === undefined || node.type === 'searchset' || node.type === 'history' ? 'pass' : 'fail';
+    case 'bdl-2':
+      return !isObject(node) || node.type === 'searchset' || !entriesHave(node, 'search') ? 'pass' : 'fail';
+    case 'bdl-3':
+      return !isObject(node) || node.type === 'batch' || node.type === 'transaction' || node.type === 'history' || !entriesHave(node, 'request') ? 'pass' : 'fail';
+    case 'bdl-4':
+      return !isObject(node) || node.type === 'batch-response' || node.type === 'transaction-response' || node.type === 'history' || !entriesHave(node, 'response') ? 'pass' : 'fail';
+    case 'bdl-7': {
+      // fullUrl (+ versionId) unique; fhirpath.js isDistinct() is quadratic, so a Set instead
+      if (!isObject(node) || !Array.isArray(node.entry)) return 'pass';
+      const seen = new Set<string>();
+      for (const e of node.entry) {
+        if (!isObject(e) || typeof e.fullUrl !== 'string') continue;
+        const r = e.resource;
+        const version = isObject(r) && isObject(r.meta) ? String(r.meta.versionId ?? '') : '';
+        const key = e.fullUrl + '\u0000' + version;
+        if (seen.has(key)) return 'fail';
+        seen.add(key);
+      }
+      return 'pass';
+    }
     case 'txt-1':
       return typeof node !== 'string' || checkXhtml(node).length === 0 ? 'pass' : 'fail';
     case 'txt-2':
@@ -154,6 +177,12 @@ function evaluateNative(key: string, node: unknown): InvariantResult {
     default:
       return 'skip';
   }
+}
+
+function entriesHave(bundle: Record<string, unknown>, key: string): boolean {
+  if (!Array.isArray(bundle.entry)) return false;
+  for (const e of bundle.entry) if (isObject(e) && e[key] !== undefined) return true;
+  return false;
 }
 
 function containedEvery(node: unknown, ok: (c: Record<string, unknown>) => boolean): InvariantResult {

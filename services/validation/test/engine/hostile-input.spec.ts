@@ -1,0 +1,59 @@
+/**
+ * Hostile input: huge documents, absurd nesting and huge Bundles end in a clear error or a
+ * completed validation, never a crash, a stack overflow or a hang.
+ */
+import { expect } from 'chai';
+import { Validator } from '../../src/domain/engine/validator.js';
+import { coreSource } from './support/core-definitions.js';
+import { errorsOf, issuesWith } from './support/helpers.js';
+
+describe('engine: hostile input', function () {
+  this.timeout(120_000);
+  let v: Validator;
+  before(async () => {
+    v = new Validator(await coreSource());
+  });
+
+  it('a 50 MB JSON document: parsed and validated, the oversized string reported', () => {
+    const big = 'a'.repeat(50 * 1024 * 1024);
+    const text = `{"resourceType":"Patient","name":[{"family":"${big}"}]}`;
+    expect(text.length).to.be.greaterThan(50 * 1024 * 1024);
+    const o = v.validate(text);
+    expect(issuesWith(o, 'longer than the maximum allowed for a string', 'Patient.name[0].family')).to.have.length(1);
+  });
+
+  it('a document over the size limit is refused with a clear fatal issue', () => {
+    const small = new Validator({ structureDefinition: () => undefined, valueSet: () => undefined, codeSystem: () => undefined, all: () => [] }, undefined, { maxInputLength: 1000 });
+    const o = small.validate(`{"resourceType":"Patient","id":"${'x'.repeat(2000)}"}`);
+    expect(o.issue).to.have.length(1);
+    expect(o.issue[0].severity).to.equal('fatal');
+    expect(o.issue[0].details.text).to.match(/too large/);
+  });
+
+  it('10,000 levels of nesting as text: a clear fatal error, no stack overflow', () => {
+    const depth = 10_000;
+    let text = '';
+    for (let i = 0; i < depth; i++) text += '{"url":"http://x","extension":[';
+    text += '{"url":"http://x","valueString":"a"}';
+    for (let i = 0; i < depth; i++) text += ']}';
+    const o = v.validate(`{"resourceType":"Patient","extension":[${text}]}`);
+    const fatal = o.issue.find((i) => i.severity === 'fatal');
+    expect(fatal?.details.text).to.match(/nested too deeply/);
+  });
+
+  it('10,000 levels of nesting as an object: a clear error, no stack overflow', () => {
+    let inner: Record<string, unknown> = { url: 'http://example.org/x', valueString: 'a' };
+    for (let i = 0; i < 10_000; i++) inner = { url: 'http://example.org/x', extension: [inner] };
+    const o = v.validate({ resourceType: 'Patient', extension: [inner] });
+    expect(issuesWith(o, 'nested too deeply')).to.have.length.greaterThan(0);
+  });
+
+  it('a 100,000-entry Bundle completes, its fullUrl index built once', () => {
+    const entry = [];
+    for (let i = 0; i < 100_000; i++) {
+      entry.push({ fullUrl: `urn:uuid:00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, resource: { resourceType: 'Basic', id: `b${i}`, code: { text: 'x' }, subject: { reference: `urn:uuid:00000000-0000-4000-8000-${String((i + 1) % 100_000).padStart(12, '0')}` } } });
+    }
+    const o = v.validate({ resourceType: 'Bundle', type: 'collection', entry });
+    expect(errorsOf(o)).to.deep.equal([]);
+  });
+});

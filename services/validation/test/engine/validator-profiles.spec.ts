@@ -1,0 +1,256 @@
+/**
+ * Profiles, slicing, extensions, references, Bundles and bindings. The profiles here are
+ * hand-written differentials; their snapshots are generated on first use.
+ */
+import { expect } from 'chai';
+import { Validator } from '../../src/domain/engine/validator.js';
+import type { TerminologyPort, ValidateCodeRequest } from '../../src/domain/terminology/terminology-port.js';
+import { sourceWith } from './support/core-definitions.js';
+import { describe_, errorsOf, issuesWith, profile } from './support/helpers.js';
+
+const BASE = 'http://example.org/fhir/StructureDefinition/';
+const narrative = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' };
+
+const patientProfile = profile(BASE + 'strict-patient', 'Patient', [
+  { id: 'Patient.identifier', path: 'Patient.identifier', min: 1, slicing: { discriminator: [{ type: 'value', path: 'system' }], rules: 'closed' } },
+  { id: 'Patient.identifier:mrn', path: 'Patient.identifier', sliceName: 'mrn', min: 1, max: '1' },
+  { id: 'Patient.identifier:mrn.system', path: 'Patient.identifier.system', min: 1, fixedUri: 'http://example.org/mrn' },
+  { id: 'Patient.identifier:ssn', path: 'Patient.identifier', sliceName: 'ssn', min: 0, max: '1' },
+  { id: 'Patient.identifier:ssn.system', path: 'Patient.identifier.system', min: 1, fixedUri: 'http://example.org/ssn' },
+  { id: 'Patient.name', path: 'Patient.name', min: 1 },
+  { id: 'Patient.name.family', path: 'Patient.name.family', maxLength: 5 },
+  { id: 'Patient.gender', path: 'Patient.gender', fixedCode: 'female' },
+  { id: 'Patient.maritalStatus', path: 'Patient.maritalStatus', patternCodeableConcept: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-MaritalStatus', code: 'M' }] } },
+  { id: 'Patient.multipleBirth[x]', path: 'Patient.multipleBirth[x]', type: [{ code: 'integer' }], minValueInteger: 1, maxValueInteger: 5 },
+]);
+
+const obsProfile = profile(BASE + 'typed-observation', 'Observation', [
+  { id: 'Observation.value[x]', path: 'Observation.value[x]', type: [{ code: 'Quantity' }] },
+  { id: 'Observation.component', path: 'Observation.component', slicing: { discriminator: [{ type: 'exists', path: 'value' }], rules: 'open' } },
+  { id: 'Observation.component:withValue', path: 'Observation.component', sliceName: 'withValue', min: 1, max: '1' },
+  { id: 'Observation.component:withValue.value[x]', path: 'Observation.component.value[x]', min: 1 },
+]);
+
+const birthPlaceUrl = 'http://hl7.org/fhir/StructureDefinition/patient-birthPlace';
+
+describe('engine: profiles, slicing, extensions, references, Bundles, bindings', function () {
+  this.timeout(60_000);
+  let v: Validator;
+  before(async () => {
+    v = new Validator(await sourceWith([patientProfile, obsProfile]));
+  });
+
+  const goodPatient = () => ({
+    resourceType: 'Patient', id: 'p1', text: narrative, meta: { profile: [BASE + 'strict-patient'] },
+    identifier: [{ system: 'http://example.org/mrn', value: '1' }, { system: 'http://example.org/ssn', value: '2' }],
+    name: [{ family: 'Doe' }], gender: 'female', multipleBirthInteger: 2,
+    maritalStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-MaritalStatus', code: 'M', display: 'Married' }] },
+  });
+
+  describe('profiles', () => {
+    it('accepts a resource that conforms to its meta.profile', () => {
+      const o = v.validate(goodPatient());
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+    });
+
+    it("warns with exactly `Can't find profile <url>` and still validates against core", () => {
+      const o = v.validate({ resourceType: 'Patient', text: narrative, meta: { profile: ['http://example.org/missing'] }, gender: 'x  y' });
+      const w = issuesWith(o, "Can't find profile http://example.org/missing");
+      expect(w).to.have.length(1);
+      expect(w[0].severity).to.equal('warning');
+      expect(w[0].details.text).to.equal("Can't find profile http://example.org/missing");
+      expect(issuesWith(o, 'whitespace rules')).to.have.length(1);
+    });
+
+    it('validates against profiles named by the caller', () => {
+      const o = v.validate({ resourceType: 'Patient', text: narrative }, { profiles: [BASE + 'strict-patient'] });
+      expect(issuesWith(o, `Patient.name: minimum required = 1, but only found 0 (from ${BASE}strict-patient|1.0.0)`, 'Patient')).to.have.length(1);
+    });
+
+    it('checks profile cardinality, maxLength, fixed, pattern and min/max values', () => {
+      const p = { ...goodPatient(), name: [{ family: 'Doeringer' }], gender: 'male', multipleBirthInteger: 9, maritalStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-MaritalStatus', code: 'S' }] } };
+      const o = v.validate(p);
+      expect(issuesWith(o, 'value is longer than permitted maximum length of 5', 'Patient.name[0].family'), describe_(o)).to.have.length(1);
+      expect(issuesWith(o, "Value is 'male' but must be 'female'", 'Patient.gender')).to.have.length(1);
+      expect(issuesWith(o, 'does not match the pattern', 'Patient.maritalStatus')).to.have.length(1);
+      expect(issuesWith(o, 'greater than the specified maximum value (5)', 'Patient.multipleBirth.ofType(integer)')).to.have.length(1);
+    });
+
+    it('reports a choice type the profile does not allow', () => {
+      const o = v.validate({ resourceType: 'Observation', status: 'final', code: { text: 'x' }, valueString: 'a', component: [{ code: { text: 'c' }, valueBoolean: true }] }, { profiles: [BASE + 'typed-observation'] });
+      expect(issuesWith(o, 'definition allows for the type Quantity but found type string', 'Observation.value.ofType(string)'), describe_(o)).to.have.length(1);
+    });
+  });
+
+  describe('slicing', () => {
+    it('value discriminator, closed: an unmatched element is reported with the HL7 wording', () => {
+      const p = { ...goodPatient(), identifier: [{ system: 'http://example.org/mrn', value: '1' }, { system: 'http://other', value: '3' }] };
+      const o = v.validate(p);
+      expect(issuesWith(o, `This element does not match any known slice defined in the profile ${BASE}strict-patient|1.0.0`, 'Patient.identifier[1]'), describe_(o)).to.have.length(1);
+    });
+
+    it('slice cardinality: a required slice missing, and a slice over its maximum', () => {
+      const missing = v.validate({ ...goodPatient(), identifier: [{ system: 'http://example.org/ssn', value: '2' }] });
+      expect(issuesWith(missing, "Slice 'Patient.identifier:mrn': a matching slice is required, but not found", 'Patient'), describe_(missing)).to.have.length(1);
+      const twice = v.validate({ ...goodPatient(), identifier: [{ system: 'http://example.org/mrn', value: '1' }, { system: 'http://example.org/mrn', value: '2' }] });
+      expect(issuesWith(twice, 'Patient.identifier:mrn: max allowed = 1, but found 2', 'Patient'), describe_(twice)).to.have.length(1);
+    });
+
+    it('exists discriminator', () => {
+      const base = { resourceType: 'Observation', status: 'final', code: { text: 'x' }, valueQuantity: { value: 1 } };
+      const ok = v.validate({ ...base, component: [{ code: { text: 'a' } }, { code: { text: 'b' }, valueBoolean: true }] }, { profiles: [BASE + 'typed-observation'] });
+      expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+      const bad = v.validate({ ...base, component: [{ code: { text: 'a' } }] }, { profiles: [BASE + 'typed-observation'] });
+      expect(issuesWith(bad, "Slice 'Observation.component:withValue': a matching slice is required")).to.have.length(1);
+    });
+
+    it('type slicing on a choice (core bp profile): a type without a slice is reported', () => {
+      const o = v.validate({ resourceType: 'Observation', status: 'final', code: { text: 'x' }, valueString: 'a' }, { profiles: ['http://hl7.org/fhir/StructureDefinition/bp'] });
+      expect(errorsOf(o).length, describe_(o)).to.be.greaterThan(0);
+    });
+  });
+
+  describe('extensions', () => {
+    it('validates a known extension against its definition (value type)', () => {
+      const ok = v.validate({ resourceType: 'Patient', text: narrative, extension: [{ url: birthPlaceUrl, valueAddress: { city: 'Paris' } }] });
+      expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+      const bad = v.validate({ resourceType: 'Patient', text: narrative, extension: [{ url: birthPlaceUrl, valueString: 'Paris' }] });
+      expect(errorsOf(bad).map((i) => i.expression?.[0]), describe_(bad)).to.include('Patient.extension[0].value.ofType(string)');
+    });
+
+    it('reports an unknown extension with the HL7 wording, and an unknown modifier extension as an error', () => {
+      const o = v.validate({ resourceType: 'Patient', text: narrative, extension: [{ url: 'http://example.org/unknown-ext', valueString: 'x' }], modifierExtension: [{ url: 'http://example.org/unknown-mod', valueString: 'x' }] });
+      expect(issuesWith(o, 'The extension http://example.org/unknown-ext is unknown, and not allowed here', 'Patient.extension[0]')).to.have.length(1);
+      expect(issuesWith(o, 'The modifier extension http://example.org/unknown-mod is unknown', 'Patient.modifierExtension[0]')[0].severity).to.equal('error');
+    });
+
+    it('complex extensions: sub-extensions with relative urls are checked by the parent definition', async () => {
+      const complex = profile('http://example.org/ext/complex', 'Extension', [
+        { id: 'Extension.extension', path: 'Extension.extension', slicing: { discriminator: [{ type: 'value', path: 'url' }], rules: 'closed' } },
+        { id: 'Extension.extension:part', path: 'Extension.extension', sliceName: 'part', min: 1, max: '1' },
+        { id: 'Extension.extension:part.url', path: 'Extension.extension.url', fixedUri: 'part' },
+        { id: 'Extension.extension:part.value[x]', path: 'Extension.extension.value[x]', type: [{ code: 'string' }] },
+        { id: 'Extension.url', path: 'Extension.url', fixedUri: 'http://example.org/ext/complex' },
+        { id: 'Extension.value[x]', path: 'Extension.value[x]', max: '0' },
+      ], { context: [{ type: 'element', expression: 'Patient' }] });
+      const ev = new Validator(await sourceWith([complex]));
+      const ok = ev.validate({ resourceType: 'Patient', text: narrative, extension: [{ url: 'http://example.org/ext/complex', extension: [{ url: 'part', valueString: 'a' }] }] });
+      expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+      const bad = ev.validate({ resourceType: 'Patient', text: narrative, extension: [{ url: 'http://example.org/ext/complex', extension: [{ url: 'other', valueString: 'a' }] }] });
+      expect(issuesWith(bad, "Slice 'Extension.extension:part': a matching slice is required", 'Patient.extension[0]'), describe_(bad)).to.have.length(1);
+      expect(issuesWith(bad, 'This element does not match any known slice', 'Patient.extension[0].extension[0]')).to.have.length(1);
+    });
+  });
+
+  describe('references', () => {
+    it('checks the target type implied by the reference', () => {
+      const ok = v.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' }, subject: { reference: 'Patient/1' } });
+      expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+      const bad = v.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' }, subject: { reference: 'Medication/1' } });
+      expect(issuesWith(bad, "The type 'Medication' implied by the reference URL Medication/1 is not a valid Target for this element", 'Observation.subject')).to.have.length(1);
+    });
+
+    it('resolves local references to contained resources', () => {
+      const bad = v.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' }, subject: { reference: '#nope' } });
+      expect(issuesWith(bad, "Unable to resolve resource with reference '#nope'", 'Observation.subject')).to.have.length(1);
+    });
+
+    it('warns about a reference with neither reference, identifier nor display', () => {
+      const o = v.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' }, subject: { type: 'Patient' } });
+      expect(issuesWith(o, 'A Reference without an actual reference or identifier should have a display')[0].severity).to.equal('warning');
+    });
+  });
+
+  describe('Bundles', () => {
+    const bundle = (entries: unknown[]) => ({ resourceType: 'Bundle', type: 'collection', entry: entries });
+
+    it('validates each entry resource on its own, locating issues with ofType/where', () => {
+      const o = v.validate(bundle([
+        { fullUrl: 'http://example.org/fhir/Patient/p1', resource: { resourceType: 'Patient', id: 'p1', text: narrative } },
+        { fullUrl: 'http://example.org/fhir/Encounter/e1', resource: { resourceType: 'Encounter', id: 'e1', text: narrative, status: 'finished', class: { system: 'x', code: 'IMP' }, subject: { reference: 'Patient/p1' }, period: { start: '2020-01-01T10:00:00' } } },
+      ]));
+      expect(issuesWith(o, 'If a date has a time, it must have a timezone', "Bundle.entry[1].resource.ofType(Encounter).where(id = 'e1').period.start"), describe_(o)).to.have.length(1);
+      expect(errorsOf(o)).to.have.length(1);
+    });
+
+    it('applies each entry\'s meta.profile', () => {
+      const o = v.validate(bundle([{ fullUrl: 'urn:uuid:3d6b2c7e-9f7a-4c1e-8f3b-1a2b3c4d5e6f', resource: { resourceType: 'Patient', text: narrative, meta: { profile: [BASE + 'strict-patient'] } } }]));
+      expect(issuesWith(o, 'Patient.name: minimum required = 1', 'Bundle.entry[0].resource.ofType(Patient)'), describe_(o)).to.have.length(1);
+    });
+
+    it('checks fullUrl is absolute and agrees with the resource id, and duplicate ids', () => {
+      const o = v.validate(bundle([
+        { fullUrl: 'Patient/1', resource: { resourceType: 'Patient', id: '1', text: narrative } },
+        { fullUrl: 'http://example.org/fhir/Patient/2', resource: { resourceType: 'Patient', id: '3', text: narrative } },
+        { fullUrl: 'http://example.org/fhir/Patient/4', resource: { resourceType: 'Patient', id: '4', text: narrative } },
+        { fullUrl: 'http://example.org/fhir/Patient/4', resource: { resourceType: 'Patient', id: '4', text: narrative } },
+      ]));
+      expect(issuesWith(o, "The fullUrl must be an absolute URL (not 'Patient/1')", 'Bundle.entry[0]')).to.have.length(1);
+      expect(issuesWith(o, 'must end with the correct type and id (/Patient/3)', 'Bundle.entry[1]')).to.have.length(1);
+      expect(issuesWith(o, "Duplicate id value 'Patient/4'", 'Bundle.entry[3]')).to.have.length(1);
+    });
+
+    it('resolves references inside the Bundle and checks the target type', () => {
+      const o = v.validate(bundle([
+        { fullUrl: 'urn:uuid:5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b', resource: { resourceType: 'Medication', text: narrative } },
+        { fullUrl: 'urn:uuid:6f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b', resource: { resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' }, subject: { reference: 'urn:uuid:5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b' } } },
+      ]));
+      expect(issuesWith(o, 'Invalid Resource target type. Found Medication', 'Bundle.entry[1].resource.ofType(Observation).subject'), describe_(o)).to.have.length(1);
+    });
+  });
+
+  describe('bindings (through the terminology port)', () => {
+    const requests: ValidateCodeRequest[] = [];
+    const terminology: TerminologyPort = {
+      validateCode: (r) => {
+        requests.push(r);
+        if (r.valueSet?.startsWith('http://hl7.org/fhir/ValueSet/administrative-gender')) return { valid: r.coding?.code !== 'mail', issues: [], source: 'local' };
+        if (r.valueSet?.startsWith('http://hl7.org/fhir/ValueSet/marital-status')) {
+          return { valid: undefined, issues: [{ severity: 'warning', code: 'not-found', text: "Can't find value set http://hl7.org/fhir/ValueSet/marital-status", messageId: 'VALUE_SET_NOT_FOUND' }], source: 'none' };
+        }
+        return { valid: undefined, issues: [], source: 'none' };
+      },
+    };
+
+    it('turns a required binding failure into an error and passes terminology issues through', async () => {
+      const tv = new Validator(await sourceWith([]), terminology);
+      const ok = tv.validate({ resourceType: 'Patient', text: narrative, gender: 'male' });
+      expect(errorsOf(ok)).to.deep.equal([]);
+      const bad = tv.validate({ resourceType: 'Patient', text: narrative, gender: 'mail', maritalStatus: { coding: [{ system: 'http://x', code: 'y' }] } });
+      expect(issuesWith(bad, "The value provided ('mail') was not found in the value set", 'Patient.gender')[0].severity).to.equal('error');
+      const w = issuesWith(bad, "Can't find value set http://hl7.org/fhir/ValueSet/marital-status", 'Patient.maritalStatus');
+      expect(w).to.have.length(1);
+      expect(w[0].severity).to.equal('warning');
+      expect(requests.some((r) => r.codings?.[0]?.code === 'y')).to.equal(true);
+    });
+
+    it('awaits asynchronous answers in validateAsync', async () => {
+      const slow: TerminologyPort = { validateCode: async () => ({ valid: false, issues: [], source: 'remote' }) };
+      const tv = new Validator(await sourceWith([]), slow);
+      const o = await tv.validateAsync({ resourceType: 'Patient', text: narrative, gender: 'male' });
+      expect(issuesWith(o, "The value provided ('male') was not found in the value set", 'Patient.gender')).to.have.length(1);
+    });
+
+    it('answers memberOf() in invariants synchronously from the port', async () => {
+      const ext = profile(BASE + 'member-patient', 'Patient', [
+        { id: 'Patient', path: 'Patient', constraint: [{ key: 'mem-1', severity: 'error', human: 'gender in set', expression: "gender.memberOf('http://example.org/vs')" }] },
+      ]);
+      const port: TerminologyPort = { validateCode: () => ({ valid: undefined, issues: [], source: 'none' }), isMemberOf: (c) => c.code === 'female' };
+      const tv = new Validator(await sourceWith([ext]), port);
+      const ok = tv.validate({ resourceType: 'Patient', text: narrative, gender: 'female' }, { profiles: [BASE + 'member-patient'] });
+      expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+      const bad = tv.validate({ resourceType: 'Patient', text: narrative, gender: 'male' }, { profiles: [BASE + 'member-patient'] });
+      expect(issuesWith(bad, "Rule mem-1: 'gender in set' Failed", 'Patient')).to.have.length(1);
+    });
+
+    it('reports a malformed invariant once as a warning, never as an error or a crash', async () => {
+      const broken = profile(BASE + 'broken-patient', 'Patient', [
+        { id: 'Patient.name', path: 'Patient.name', constraint: [{ key: 'brk-1', severity: 'error', human: 'broken', expression: "extension.('x').exists()" }] },
+      ]);
+      const tv = new Validator(await sourceWith([broken]));
+      const o = tv.validate({ resourceType: 'Patient', text: narrative, name: [{ family: 'a' }, { family: 'b' }] }, { profiles: [BASE + 'broken-patient'] });
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+      expect(issuesWith(o, 'brk-1')).to.have.length(1);
+    });
+  });
+});
