@@ -279,6 +279,19 @@ describe('snapshot generator', function () {
       expect(messages.map((m) => m.message).join('\n')).to.contain('http://example.org/sd/broken: cannot find the base definition http://example.org/sd/nowhere');
     });
 
+    it('keeps isModifier from the base, and drops a binding when the types are narrowed to unbindable ones', () => {
+      const report = generate(base('http://example.org/sd/dr', 'DiagnosticReport', 'http://hl7.org/fhir/StructureDefinition/DiagnosticReport', [
+        { id: 'DiagnosticReport.status', path: 'DiagnosticReport.status', isModifier: false, mustSupport: true },
+      ]));
+      expect(elementsOf(report).get('DiagnosticReport.status')).to.include({ isModifier: true, mustSupport: true });
+      const goal = generate(base('http://example.org/sd/goal', 'Goal', 'http://hl7.org/fhir/StructureDefinition/Goal', [
+        { id: 'Goal.start[x]', path: 'Goal.start[x]', type: [{ code: 'date' }] },
+      ]));
+      const start = elementsOf(goal).get('Goal.start[x]')!;
+      expect(start.type).to.deep.equal([{ code: 'date' }]);
+      expect(start).to.not.have.property('binding');
+    });
+
     it('never modifies its input or the base definitions', () => {
       const sd = base('http://example.org/sd/p6', 'Patient', 'http://hl7.org/fhir/StructureDefinition/Patient', [{ id: 'Patient.name.family', path: 'Patient.name.family', min: 1 }]);
       const before = JSON.stringify(sd);

@@ -53,8 +53,10 @@ export interface SnapshotGeneratorOptions {
 
 const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
 
+const BINDABLE_TYPES = new Set(['code', 'Coding', 'CodeableConcept', 'CodeableReference', 'Quantity', 'string', 'uri', 'canonical']);
+
 /** Properties merged specially (or never copied) rather than simply overridden. */
-const NOT_OVERRIDDEN = new Set(['id', 'path', 'base', 'constraint', 'mapping', 'condition', 'alias', 'slicing', 'binding', 'extension', 'type', 'sliceName']);
+const NOT_OVERRIDDEN = new Set(['id', 'path', 'base', 'constraint', 'mapping', 'condition', 'alias', 'slicing', 'binding', 'extension', 'type', 'sliceName', 'isModifier', 'isModifierReason']);
 
 interface SliceSegment {
   name: string;
@@ -479,8 +481,23 @@ class Build {
       target.type = clone(diff.type);
       this.inheritFromTypeProfile(target, diff);
     }
-    if (diff.slicing) target.slicing = { ...(target.slicing ?? {}), ...clone(diff.slicing) };
+    if (diff.slicing) {
+      target.slicing = { ...(target.slicing ?? {}), ...clone(diff.slicing) };
+      // Type slices of a choice are closed: a value of another type matches no slice.
+      const d = target.slicing.discriminator as { type?: string; path?: string }[] | undefined;
+      if (isChoice(target) && d?.length === 1 && d[0].type === 'type' && d[0].path === '$this') target.slicing.rules = 'closed';
+    }
     if (diff.binding) target.binding = { ...(target.binding ?? {}), ...clone(diff.binding) };
+    // A binding stays only on an element with a bindable type (the HL7 generator drops it when
+    // the types are narrowed to unbindable ones, or when it was put on an extension).
+    const types = (target.type ?? []) as { code: string }[];
+    if (target.binding && types.length && !types.some((t) => BINDABLE_TYPES.has(t.code))) delete target.binding;
+    // A profile cannot change whether an element is a modifier (IG differentials sometimes say
+    // isModifier: false on a status element); only a specialization or an extension definition can.
+    if (this.sd.derivation !== 'constraint' || this.sd.type === 'Extension') {
+      if (diff.isModifier !== undefined) target.isModifier = diff.isModifier;
+      if (diff.isModifierReason !== undefined) target.isModifierReason = diff.isModifierReason;
+    }
     if (diff.constraint) {
       const keys = new Set(((target.constraint ?? []) as { key?: string }[]).map((c) => c.key));
       target.constraint = [...(target.constraint ?? [])];
@@ -509,6 +526,9 @@ class Build {
     for (const key of ['short', 'definition', 'comment', 'requirements'] as const) {
       if (diff[key] === undefined && root[key] !== undefined) target[key] = root[key];
     }
+    // A modifier extension makes the element holding it a modifier.
+    if (root.isModifier !== undefined) target.isModifier = root.isModifier;
+    if (root.isModifierReason !== undefined) target.isModifierReason = root.isModifierReason;
   }
 
   private error(message: string, element?: string): void {
