@@ -1,0 +1,380 @@
+/**
+ * Checks of rendered Kubernetes manifests (the output of scripts/deploy/kustomize.ts), run in CI by
+ * test/deploy. Every check returns problems as `Kind/name: message` strings (empty = fine), so a test
+ * can assert both that the real manifests pass and that a broken copy fails with the right message.
+ *
+ * - `validateSchemas`: built-in kinds against the Kubernetes JSON schemas of kubernetes-models
+ *   (see deploy/README.md for the Kubernetes version), NACK kinds against crd-schemas.ts; an
+ *   unknown kind is a problem.
+ * - `checkWorkloads`: each Deployment's container has startup/readiness/liveness probes on the health
+ *   endpoints, CPU and memory requests and limits, runs as non-root with a read-only root file system
+ *   and /tmp on an emptyDir, and gets SIGTERM long enough before SIGKILL to drain
+ *   (`terminationGracePeriodSeconds` ≥ preStop sleep + `shutdown.grace-ms` + margin).
+ * - `checkNoSecretValues`: no Secret with data; secrets never as literal env values.
+ * - `checkServiceConfiguration`: every property a service declares (adapters/config `describeConfig`)
+ *   is in its ConfigMap (non-secret) or referenced through secretKeyRef (secret), and
+ *   `checkDeploymentEnv` finds nothing (unknown keys, secrets in the ConfigMap, values that do not parse).
+ * - `checkReferences`: Services, PDBs and the HPA point at something that exists; referenced
+ *   ConfigMaps and PersistentVolumeClaims exist.
+ */
+import { Ajv, type ErrorObject } from 'ajv';
+import { checkDeploymentEnv, describeConfig, envVarCandidates, type ConfigSchema } from '../../adapters/config/index.js';
+import { CUSTOM_RESOURCE_SCHEMAS } from './crd-schemas.js';
+import type { K8sObject } from './kustomize.js';
+
+/** How a service is deployed: the Deployment (and its container, same name) and its configuration schema. */
+export interface ServiceDeployment {
+  readonly deployment: string;
+  readonly schema: ConfigSchema;
+  /** Minimum time the startupProbe allows before liveness applies (failureThreshold × periodSeconds). */
+  readonly minStartupSeconds?: number;
+  /** Variables whose value is a directory the service writes: must be a mount of a writable volume. */
+  readonly writableDirSettings?: readonly string[];
+  /** Variables whose value is a directory the service reads: must be a mount. */
+  readonly mountedDirSettings?: readonly string[];
+  /** PersistentVolumeClaims the pod must mount. */
+  readonly claims?: readonly string[];
+}
+
+/**
+ * A setting the manifests provide before the service's schema declares it (work in progress in
+ * another module). While undeclared, its "not a declared configuration variable" problem is not
+ * reported but it must still be present; once declared it is checked like any other, and its
+ * secret flag must match.
+ */
+export interface AnticipatedSetting {
+  readonly deployment: string;
+  readonly property: string;
+  readonly envVar: string;
+  readonly secret: boolean;
+}
+
+/** Environment variables read by the runtime rather than by a configuration schema. */
+export const RUNTIME_ENV = new Set(['NODE_OPTIONS']);
+
+/** Seconds between SIGTERM's hard-exit timer and SIGKILL that we want to keep free. */
+export const TERMINATION_MARGIN_SECONDS = 5;
+
+/** Default of `shutdown.grace-ms` (adapters/config shutdownSettings) when the ConfigMap does not set it. */
+const DEFAULT_GRACE_MS = 10_000;
+
+type Obj = Record<string, any>;
+
+const label = (object: K8sObject) => `${object.kind}/${object.metadata.name}`;
+
+// ---------------------------------------------------------------------------------------------
+// Schemas
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const customValidators = new Map(Object.entries(CUSTOM_RESOURCE_SCHEMAS).map(([key, schema]) => [key, ajv.compile(schema)]));
+
+const formatAjvErrors = (errors: readonly ErrorObject[] | null | undefined) =>
+  (errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : ''}${error.keyword === 'enum' ? ` (${(error.params.allowedValues as unknown[]).join(', ')})` : ''}`);
+
+type ModelClass = new (data: unknown) => { validate(): void };
+const modelModules = new Map<string, Promise<Record<string, unknown> | undefined>>();
+
+/** The kubernetes-models class of a built-in kind, or undefined when the group/version or kind is unknown. */
+async function modelClass(apiVersion: string, kind: string): Promise<ModelClass | undefined> {
+  if (!/^([a-z0-9.-]+\/)?v[0-9]+((alpha|beta)[0-9]+)?$/.test(apiVersion)) return undefined;
+  let loading = modelModules.get(apiVersion);
+  if (!loading) {
+    loading = import(`kubernetes-models/${apiVersion}`).then((module: Record<string, unknown>) => module, () => undefined);
+    modelModules.set(apiVersion, loading);
+  }
+  const module = await loading;
+  const candidate = module?.[kind];
+  return typeof candidate === 'function' ? (candidate as ModelClass) : undefined;
+}
+
+export async function validateSchemas(objects: readonly K8sObject[]): Promise<string[]> {
+  const problems: string[] = [];
+  for (const object of objects) {
+    const custom = customValidators.get(`${object.apiVersion}/${object.kind}`);
+    if (custom) {
+      if (!custom(object)) problems.push(...formatAjvErrors(custom.errors).map((message) => `${label(object)}: ${message}`));
+      continue;
+    }
+    const Model = await modelClass(object.apiVersion, object.kind);
+    if (!Model) {
+      problems.push(`${label(object)}: unknown kind ${object.kind} of ${object.apiVersion} (no Kubernetes schema and no custom schema)`);
+      continue;
+    }
+    try {
+      new Model(object).validate();
+    } catch (error) {
+      const errors = (error as { errors?: ErrorObject[] }).errors;
+      const messages = errors?.length ? formatAjvErrors(errors) : [(error as Error).message];
+      problems.push(...messages.map((message) => `${label(object)}: ${message}`));
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pod helpers
+
+const deployments = (objects: readonly K8sObject[]) => objects.filter((object) => object.kind === 'Deployment');
+
+function podSpec(object: K8sObject): Obj {
+  return ((object.spec as Obj | undefined)?.template?.spec ?? {}) as Obj;
+}
+
+function containers(object: K8sObject): Obj[] {
+  const list = podSpec(object).containers;
+  return Array.isArray(list) ? list : [];
+}
+
+/** Resolves a container's environment: ConfigMap keys from envFrom, literal env values, secretKeyRefs. */
+function containerEnv(objects: readonly K8sObject[], container: Obj, owner: string): {
+  values: Record<string, string>; secretKeys: string[]; literals: Record<string, string>; problems: string[];
+} {
+  const problems: string[] = [];
+  const values: Record<string, string> = {};
+  const literals: Record<string, string> = {};
+  const secretKeys: string[] = [];
+  const configMap = (name: string) => objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === name) as Obj | undefined;
+  for (const source of (container.envFrom ?? []) as Obj[]) {
+    if (source.secretRef) problems.push(`${owner}: envFrom secretRef ${source.secretRef.name} hides which secrets are used; reference each key with secretKeyRef`);
+    if (!source.configMapRef) continue;
+    const map = configMap(source.configMapRef.name);
+    if (!map) {
+      problems.push(`${owner}: envFrom refers to ConfigMap ${source.configMapRef.name}, which is not in the manifests`);
+      continue;
+    }
+    Object.assign(values, map.data ?? {});
+  }
+  for (const entry of (container.env ?? []) as Obj[]) {
+    if (typeof entry.value === 'string') {
+      literals[entry.name] = entry.value;
+      values[entry.name] = entry.value;
+    } else if (entry.valueFrom?.secretKeyRef) {
+      const ref = entry.valueFrom.secretKeyRef;
+      if (ref.key !== entry.name) problems.push(`${owner}: env ${entry.name} reads Secret key ${ref.key}; name the Secret key like the variable`);
+      secretKeys.push(entry.name);
+    } else if (entry.valueFrom?.configMapKeyRef) {
+      const ref = entry.valueFrom.configMapKeyRef;
+      const value = configMap(ref.name)?.data?.[ref.key];
+      if (value === undefined && !ref.optional) problems.push(`${owner}: env ${entry.name} reads ConfigMap ${ref.name} key ${ref.key}, which does not exist`);
+      if (value !== undefined) values[entry.name] = value;
+    }
+  }
+  return { values, secretKeys, literals, problems };
+}
+
+const mountPaths = (container: Obj) => new Map(((container.volumeMounts ?? []) as Obj[]).map((mount) => [String(mount.mountPath), mount]));
+
+function volumeOf(object: K8sObject, name: string): Obj | undefined {
+  return ((podSpec(object).volumes ?? []) as Obj[]).find((volume) => volume.name === name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workload policy
+
+const PROBE_PATHS = { startupProbe: '/health', readinessProbe: '/health/ready', livenessProbe: '/health' } as const;
+
+export function checkWorkloads(objects: readonly K8sObject[], services: readonly ServiceDeployment[] = []): string[] {
+  const problems: string[] = [];
+  for (const deployment of deployments(objects)) {
+    const owner = label(deployment);
+    const pod = podSpec(deployment);
+    const service = services.find((s) => s.deployment === deployment.metadata.name);
+    if (pod.securityContext?.runAsNonRoot !== true) problems.push(`${owner}: pod securityContext.runAsNonRoot must be true`);
+    const podUser = pod.securityContext?.runAsUser;
+    if (pod.automountServiceAccountToken !== false) problems.push(`${owner}: automountServiceAccountToken must be false (the services do not call the Kubernetes API)`);
+    if (containers(deployment).length === 0) problems.push(`${owner}: no containers`);
+
+    for (const container of containers(deployment)) {
+      const where = `${owner} container ${container.name}`;
+      for (const [probe, path] of Object.entries(PROBE_PATHS)) {
+        const spec = container[probe];
+        if (!spec) problems.push(`${where}: ${probe} is missing`);
+        else if (spec.httpGet?.path !== path) problems.push(`${where}: ${probe} must GET ${path}, got ${spec.httpGet?.path ?? 'no httpGet'}`);
+      }
+      for (const kind of ['requests', 'limits'] as const) {
+        for (const resource of ['cpu', 'memory']) {
+          if (container.resources?.[kind]?.[resource] === undefined) problems.push(`${where}: resources.${kind}.${resource} is missing`);
+        }
+      }
+      const security = container.securityContext ?? {};
+      const user = security.runAsUser ?? podUser;
+      if (user === undefined || user === 0) problems.push(`${where}: must run as a non-root user id (runAsUser), got ${user ?? 'none'}`);
+      if (security.runAsNonRoot === false) problems.push(`${where}: securityContext.runAsNonRoot is false`);
+      if (security.readOnlyRootFilesystem !== true) problems.push(`${where}: securityContext.readOnlyRootFilesystem must be true`);
+      if (security.allowPrivilegeEscalation !== false) problems.push(`${where}: securityContext.allowPrivilegeEscalation must be false`);
+      if (security.privileged === true) problems.push(`${where}: must not be privileged`);
+
+      const mounts = mountPaths(container);
+      const tmp = mounts.get('/tmp');
+      if (!tmp || !volumeOf(deployment, tmp.name)?.emptyDir) problems.push(`${where}: /tmp must be an emptyDir mount (the root file system is read-only)`);
+
+      const env = containerEnv(objects, container, where);
+      const graceMs = Number(env.values.SHUTDOWN_GRACE_MS || DEFAULT_GRACE_MS);
+      const preStop = Number(container.lifecycle?.preStop?.sleep?.seconds ?? 0);
+      const needed = preStop + Math.ceil(graceMs / 1000) + TERMINATION_MARGIN_SECONDS;
+      const granted = pod.terminationGracePeriodSeconds ?? 30;
+      if (granted < needed) {
+        problems.push(`${owner}: terminationGracePeriodSeconds ${granted} < preStop ${preStop} s + shutdown.grace-ms ${graceMs} ms + margin ${TERMINATION_MARGIN_SECONDS} s = ${needed} s`);
+      }
+
+      if (!service) continue;
+      if (service.minStartupSeconds !== undefined) {
+        const startup = container.startupProbe ?? {};
+        const window = (startup.failureThreshold ?? 3) * (startup.periodSeconds ?? 10);
+        if (window < service.minStartupSeconds) problems.push(`${where}: startupProbe allows ${window} s, needs ≥ ${service.minStartupSeconds} s for definition loading`);
+      }
+      for (const variable of service.writableDirSettings ?? []) {
+        const dir = env.values[variable];
+        const mount = dir ? mounts.get(dir) : undefined;
+        if (!mount) problems.push(`${where}: ${variable}=${dir ?? '(unset)'} is not a volume mount (the root file system is read-only)`);
+        else if (mount.readOnly) problems.push(`${where}: ${variable}=${dir} is mounted read-only but the service writes there`);
+      }
+      for (const variable of service.mountedDirSettings ?? []) {
+        const dir = env.values[variable];
+        if (!dir || !mounts.has(dir)) problems.push(`${where}: ${variable}=${dir ?? '(unset)'} is not a volume mount`);
+      }
+      for (const claim of service.claims ?? []) {
+        const volume = ((pod.volumes ?? []) as Obj[]).find((v) => v.persistentVolumeClaim?.claimName === claim);
+        if (!volume || ![...mounts.values()].some((mount) => mount.name === volume.name)) problems.push(`${where}: must mount the PersistentVolumeClaim ${claim}`);
+      }
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Secrets
+
+export function checkNoSecretValues(objects: readonly K8sObject[], services: readonly ServiceDeployment[] = []): string[] {
+  const problems: string[] = [];
+  for (const object of objects) {
+    const secret = object as Obj;
+    if (object.kind === 'Secret' && (Object.keys(secret.data ?? {}).length > 0 || Object.keys(secret.stringData ?? {}).length > 0)) {
+      problems.push(`${label(object)}: Secret values must not be in the repository; the operator creates the Secret (docs/operations.md)`);
+    }
+  }
+  for (const service of services) {
+    const secretVariables = new Set(describeConfig(service.schema).filter((row) => row.secret).flatMap((row) => envVarCandidates(row.property)));
+    const deployment = deployments(objects).find((d) => d.metadata.name === service.deployment);
+    for (const container of deployment ? containers(deployment) : []) {
+      for (const entry of (container.env ?? []) as Obj[]) {
+        if (typeof entry.value === 'string' && secretVariables.has(entry.name)) {
+          problems.push(`${label(deployment!)} container ${container.name}: secret ${entry.name} given as a literal value; use secretKeyRef`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration coverage
+
+export function checkServiceConfiguration(
+  objects: readonly K8sObject[], services: readonly ServiceDeployment[], anticipated: readonly AnticipatedSetting[] = [],
+): string[] {
+  const problems: string[] = [];
+  for (const service of services) {
+    const deployment = deployments(objects).find((d) => d.metadata.name === service.deployment);
+    if (!deployment) {
+      problems.push(`Deployment/${service.deployment}: missing`);
+      continue;
+    }
+    const container = containers(deployment).find((c) => c.name === service.deployment);
+    const owner = `${label(deployment)} container ${service.deployment}`;
+    if (!container) {
+      problems.push(`${owner}: missing`);
+      continue;
+    }
+    const env = containerEnv(objects, container, owner);
+    problems.push(...env.problems);
+    const rows = describeConfig(service.schema);
+    const declared = new Set(rows.flatMap((row) => envVarCandidates(row.property)));
+    const pending = anticipated.filter((setting) => setting.deployment === service.deployment && !declared.has(setting.envVar));
+
+    for (const row of rows) {
+      const candidates = envVarCandidates(row.property);
+      if (row.secret && !candidates.some((variable) => env.secretKeys.includes(variable))) {
+        problems.push(`${owner}: secret ${row.property} (${row.envVar}) is not referenced with secretKeyRef`);
+      }
+      if (!row.secret && !candidates.some((variable) => variable in env.values)) {
+        problems.push(`${owner}: ${row.property} (${row.envVar}) is not in the ConfigMap`);
+      }
+      const expected = anticipated.find((setting) => setting.deployment === service.deployment && candidates.includes(setting.envVar));
+      if (expected && expected.secret !== row.secret) {
+        problems.push(`${owner}: ${row.property} is declared ${row.secret ? 'secret' : 'not secret'} but the manifests treat it as ${expected.secret ? 'secret' : 'plain'}`);
+      }
+    }
+    for (const setting of pending) {
+      const present = setting.secret ? env.secretKeys.includes(setting.envVar) : setting.envVar in env.values;
+      if (!present) problems.push(`${owner}: anticipated ${setting.property} (${setting.envVar}) is not provided`);
+    }
+
+    const pendingVariables = new Set(pending.map((setting) => setting.envVar));
+    const configMap = Object.fromEntries(Object.entries(env.values).filter(([key]) => !RUNTIME_ENV.has(key) && !pendingVariables.has(key)));
+    const secretKeys = env.secretKeys.filter((key) => !pendingVariables.has(key));
+    problems.push(...checkDeploymentEnv(service.schema, { configMap, secretKeys }).map((problem) => `${owner}: ${problem}`));
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// References between objects
+
+const matches = (selector: Record<string, string> | undefined, labels: Record<string, string> | undefined) =>
+  !!selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([key, value]) => labels?.[key] === value);
+
+export function checkReferences(objects: readonly K8sObject[]): string[] {
+  const problems: string[] = [];
+  const podLabels = (d: K8sObject) => ((d.spec as Obj | undefined)?.template?.metadata?.labels ?? {}) as Record<string, string>;
+  const exists = (kind: string, name: string) => objects.some((object) => object.kind === kind && object.metadata.name === name);
+  for (const object of objects) {
+    const spec = (object.spec ?? {}) as Obj;
+    switch (object.kind) {
+      case 'Deployment': {
+        if (!matches(spec.selector?.matchLabels, podLabels(object))) problems.push(`${label(object)}: selector does not match the pod template labels`);
+        for (const volume of (podSpec(object).volumes ?? []) as Obj[]) {
+          const claim = volume.persistentVolumeClaim?.claimName;
+          if (claim && !exists('PersistentVolumeClaim', claim)) problems.push(`${label(object)}: volume ${volume.name} claims ${claim}, which is not in the manifests`);
+        }
+        break;
+      }
+      case 'Service': {
+        const targets = deployments(objects).filter((d) => matches(spec.selector, podLabels(d)));
+        if (targets.length === 0) problems.push(`${label(object)}: selector matches no Deployment`);
+        for (const port of (spec.ports ?? []) as Obj[]) {
+          if (typeof port.targetPort !== 'string') continue;
+          const named = targets.some((d) => containers(d).some((c) => ((c.ports ?? []) as Obj[]).some((p) => p.name === port.targetPort)));
+          if (targets.length && !named) problems.push(`${label(object)}: targetPort ${port.targetPort} is not a container port name`);
+        }
+        break;
+      }
+      case 'PodDisruptionBudget':
+        if (!deployments(objects).some((d) => matches(spec.selector?.matchLabels, podLabels(d)))) problems.push(`${label(object)}: selector matches no Deployment`);
+        break;
+      case 'HorizontalPodAutoscaler': {
+        const target = spec.scaleTargetRef ?? {};
+        const deployment = objects.find((o) => o.kind === target.kind && o.metadata.name === target.name);
+        if (!deployment) problems.push(`${label(object)}: scaleTargetRef ${target.kind}/${target.name} is not in the manifests`);
+        else if ((deployment.spec as Obj | undefined)?.replicas !== undefined) {
+          problems.push(`${label(deployment)}: sets replicas although HorizontalPodAutoscaler/${object.metadata.name} owns them (every apply would reset the scale)`);
+        }
+        break;
+      }
+    }
+  }
+  return problems;
+}
+
+/** Every check; empty when the manifests are fine. */
+export async function checkManifests(
+  objects: readonly K8sObject[], services: readonly ServiceDeployment[], anticipated: readonly AnticipatedSetting[] = [],
+): Promise<string[]> {
+  return [
+    ...(await validateSchemas(objects)),
+    ...checkWorkloads(objects, services),
+    ...checkNoSecretValues(objects, services),
+    ...checkServiceConfiguration(objects, services, anticipated),
+    ...checkReferences(objects),
+  ];
+}

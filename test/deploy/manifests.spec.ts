@@ -1,0 +1,232 @@
+import { expect } from 'chai';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeConfig } from '../../adapters/config/index.js';
+import { renderKustomization, type K8sObject } from '../../scripts/deploy/kustomize.js';
+import {
+  checkManifests, checkNoSecretValues, checkReferences, checkServiceConfiguration, checkWorkloads, validateSchemas,
+} from '../../scripts/deploy/manifest-checks.js';
+import { ANTICIPATED_SETTINGS, PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
+import { tenantSchema } from '../../services/tenant/src/config.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const deployDir = path.join(root, 'deploy');
+const OVERLAYS = { base: path.join(deployDir, 'base'), production: path.join(deployDir, 'overlays/production') };
+
+type Obj = Record<string, any>;
+const find = (objects: readonly K8sObject[], kind: string, name: string) => {
+  const object = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!object) throw new Error(`${kind}/${name} not rendered`);
+  return object as Obj;
+};
+const container = (objects: readonly K8sObject[], name: string) => find(objects, 'Deployment', name).spec.template.spec.containers[0] as Obj;
+
+describe('deploy: rendered manifests', () => {
+  const rendered = Object.fromEntries(Object.entries(OVERLAYS).map(([name, dir]) => [name, renderKustomization(dir)])) as Record<keyof typeof OVERLAYS, K8sObject[]>;
+
+  it('base renders the three services with their Services, ConfigMaps, PDBs, the validation HPA and the shared volumes', () => {
+    const kinds = rendered.base.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    expect(kinds).to.deep.equal([
+      'ConfigMap/admin-gateway-config', 'ConfigMap/tenant-config', 'ConfigMap/validation-config',
+      'Deployment/admin-gateway', 'Deployment/tenant', 'Deployment/validation',
+      'HorizontalPodAutoscaler/validation',
+      'PersistentVolumeClaim/ig-packages', 'PersistentVolumeClaim/jwks',
+      'PodDisruptionBudget/admin-gateway', 'PodDisruptionBudget/tenant', 'PodDisruptionBudget/validation',
+      'Service/admin-gateway', 'Service/tenant', 'Service/validation',
+    ]);
+  });
+
+  it('production adds the NACK streams, puts everything in namespace nhsn and pins the images', () => {
+    const production = rendered.production;
+    expect(production.filter((o) => o.kind === 'Stream').map((o) => o.metadata.name)).to.have.members(['acquisition', 'compliance', 'report', 'evaluation', 'dead-letter']);
+    expect(production.every((o) => o.metadata.namespace === 'nhsn')).to.equal(true);
+    for (const name of ['validation', 'tenant', 'admin-gateway']) {
+      expect(container(production, name).image).to.equal(`registry.example.org/nhsn/${name}:0.1.0`);
+    }
+  });
+
+  it('production patches merge into the base (env by name, ConfigMap keys, replicas) instead of replacing it', () => {
+    const production = rendered.production;
+    const validation = container(production, 'validation');
+    const env = validation.env as Obj[];
+    expect(env.find((e) => e.name === 'NODE_OPTIONS')!.value).to.equal('--max-old-space-size=1536');
+    expect(env.map((e) => e.name)).to.include.members(['DB_PASSWORD', 'SVC_REPORT_SERVICE_TOKEN']);
+    expect(validation.resources.limits).to.deep.equal({ cpu: '4', memory: '3Gi' });
+    expect(validation.startupProbe.httpGet.path).to.equal('/health');
+    const config = find(production, 'ConfigMap', 'validation-config').data;
+    expect(config.DB_HOST).to.equal('postgresql.data.svc.cluster.local');
+    expect(config.VALIDATION_WORKERS).to.equal('4');
+    expect(config.LOG_LEVEL).to.equal('info');
+    expect(find(production, 'Deployment', 'tenant').spec.replicas).to.equal(2);
+    expect(find(production, 'HorizontalPodAutoscaler', 'validation').spec.minReplicas).to.equal(3);
+    expect(find(production, 'Deployment', 'validation').spec.template.metadata.labels).to.include({
+      'app.kubernetes.io/part-of': 'nhsn-platform', 'app.kubernetes.io/instance': 'nhsn-production',
+    });
+  });
+
+  for (const overlay of Object.keys(OVERLAYS) as (keyof typeof OVERLAYS)[]) {
+    describe(`${overlay}`, () => {
+      it('every object is valid against its Kubernetes (or NACK) schema', async () => {
+        expect(await validateSchemas(rendered[overlay])).to.deep.equal([]);
+      });
+
+      it('every Deployment has the probes, resource limits, non-root user, read-only root FS and enough termination grace', () => {
+        expect(checkWorkloads(rendered[overlay], PLATFORM_SERVICES)).to.deep.equal([]);
+      });
+
+      it('every configuration property of every service is in its ConfigMap or a secretKeyRef, and the values parse', () => {
+        expect(checkServiceConfiguration(rendered[overlay], PLATFORM_SERVICES, ANTICIPATED_SETTINGS)).to.deep.equal([]);
+      });
+
+      it('holds no Secret values and its references (selectors, HPA target, ConfigMaps, claims) resolve', () => {
+        expect(checkNoSecretValues(rendered[overlay], PLATFORM_SERVICES)).to.deep.equal([]);
+        expect(checkReferences(rendered[overlay])).to.deep.equal([]);
+      });
+    });
+  }
+
+  it('the ConfigMaps list exactly the non-secret properties and the secretKeyRefs exactly the secret ones (plus anticipated)', () => {
+    for (const service of PLATFORM_SERVICES) {
+      const rows = describeConfig(service.schema);
+      const configMap = find(rendered.production, 'ConfigMap', `${service.deployment}-config`).data as Record<string, string>;
+      expect(Object.keys(configMap).sort(), service.deployment).to.deep.equal(rows.filter((r) => !r.secret).map((r) => r.envVar).sort());
+      const secretRefs = ((container(rendered.production, service.deployment).env ?? []) as Obj[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name);
+      const anticipated = ANTICIPATED_SETTINGS.filter((s) => s.deployment === service.deployment && s.secret).map((s) => s.envVar);
+      expect(secretRefs.sort(), service.deployment).to.deep.equal([...new Set([...rows.filter((r) => r.secret).map((r) => r.envVar), ...anticipated])].sort());
+    }
+  });
+
+  it('the tenant key-encryption key is a required secret reference, and declared secret once the schema has it', () => {
+    const ref = (container(rendered.production, 'tenant').env as Obj[]).find((e) => e.name === 'SIGNING_KEYS_MASTER_KEY');
+    expect(ref?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'tenant-secrets', key: 'SIGNING_KEYS_MASTER_KEY' });
+    const declared = describeConfig(tenantSchema).find((row) => row.property === 'signing-keys.master-key');
+    if (declared) expect(declared.secret).to.equal(true);
+  });
+
+  it('no file under deploy/ declares a Secret (the operator creates them)', () => {
+    const yamlFiles = (dir: string): string[] => readdirSync(dir).flatMap((entry) => {
+      const full = path.join(dir, entry);
+      return statSync(full).isDirectory() ? yamlFiles(full) : /\.ya?ml$/.test(entry) ? [full] : [];
+    });
+    const files = yamlFiles(deployDir);
+    expect(files.length).to.be.greaterThan(10);
+    const offenders = files.filter((file) => /^kind:\s*Secret\s*$/m.test(readFileSync(file, 'utf8')));
+    expect(offenders).to.deep.equal([]);
+  });
+});
+
+describe('deploy: a deliberately broken manifest fails the checks', () => {
+  const pristine = renderKustomization(OVERLAYS.production);
+  /** Problems of a mutated copy of the production rendering. */
+  async function problemsAfter(mutate: (objects: K8sObject[]) => void): Promise<string[]> {
+    const copy = structuredClone(pristine);
+    mutate(copy);
+    return checkManifests(copy, PLATFORM_SERVICES, ANTICIPATED_SETTINGS);
+  }
+  const expectProblem = (problems: string[], ...parts: string[]) =>
+    expect(problems.some((p) => parts.every((part) => p.includes(part))), `no problem with ${parts.join(' & ')} in:\n${problems.join('\n')}`).to.equal(true);
+
+  it('the untouched copy has no problems (so every failure below comes from its mutation)', async () => {
+    expect(await problemsAfter(() => undefined)).to.deep.equal([]);
+  });
+
+  it('a wrong type (containerPort as a string) is a schema error', async () => {
+    const problems = await problemsAfter((o) => { container(o, 'validation').ports[0].containerPort = '8081'; });
+    expectProblem(problems, 'Deployment/validation', '/spec/template/spec/containers/0/ports/0/containerPort', 'must be integer');
+  });
+
+  it('a missing required field (Deployment selector, container name) is a schema error', async () => {
+    const problems = await problemsAfter((o) => {
+      delete find(o, 'Deployment', 'tenant').spec.selector;
+      delete container(o, 'admin-gateway').name;
+    });
+    expectProblem(problems, 'Deployment/tenant', 'must have required property selector');
+    expectProblem(problems, 'Deployment/admin-gateway', 'must have required property name');
+  });
+
+  it('a secret in the ConfigMap is reported', async () => {
+    const problems = await problemsAfter((o) => { find(o, 'ConfigMap', 'validation-config').data.DB_PASSWORD = 'hunter2'; });
+    expectProblem(problems, 'validation', 'ConfigMap key DB_PASSWORD holds the secret db.password');
+  });
+
+  it('a property missing from the ConfigMap, an undeclared key and a value that does not parse are reported', async () => {
+    const problems = await problemsAfter((o) => {
+      const data = find(o, 'ConfigMap', 'tenant-config').data;
+      delete data.SCHEDULER_POLL_INTERVAL_MS;
+      data.SCHEDULER_POLL_INTERVALL_MS = '1000';
+      data.CACHE_TYPE = 'redis';
+    });
+    expectProblem(problems, 'tenant', 'scheduler.poll-interval-ms (SCHEDULER_POLL_INTERVAL_MS) is not in the ConfigMap');
+    expectProblem(problems, 'tenant', 'ConfigMap key SCHEDULER_POLL_INTERVALL_MS is not a declared configuration variable');
+    expectProblem(problems, 'tenant', 'cache.type (CACHE_TYPE) must be one of none, memory, distributed');
+  });
+
+  it('a secret neither referenced nor anticipated, a secret given as a literal, and a Secret with data are reported', async () => {
+    const problems = await problemsAfter((o) => {
+      const env = container(o, 'validation').env as Obj[];
+      env.splice(env.findIndex((e) => e.name === 'SVC_REPORT_SERVICE_TOKEN'), 1);
+      const tenantEnv = container(o, 'tenant').env as Obj[];
+      tenantEnv.splice(tenantEnv.findIndex((e) => e.name === 'SIGNING_KEYS_MASTER_KEY'), 1);
+      (container(o, 'tenant').env as Obj[]).push({ name: 'NATS_TOKEN', value: 's3cret' });
+      o.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'validation-secrets' }, data: { DB_PASSWORD: 'aHVudGVyMg==' } });
+    });
+    expectProblem(problems, 'validation', 'secret svc.report-service.token (SVC_REPORT_SERVICE_TOKEN) is not referenced with secretKeyRef');
+    expectProblem(problems, 'tenant', 'SIGNING_KEYS_MASTER_KEY');
+    expectProblem(problems, 'tenant', 'secret NATS_TOKEN given as a literal value');
+    expectProblem(problems, 'Secret/validation-secrets', 'must not be in the repository');
+  });
+
+  it('missing probes, limits, root user, writable root FS, short termination grace and unmounted directories are reported', async () => {
+    const problems = await problemsAfter((o) => {
+      const validation = container(o, 'validation');
+      delete validation.startupProbe;
+      delete validation.resources.limits.memory;
+      validation.securityContext.readOnlyRootFilesystem = false;
+      validation.volumeMounts = validation.volumeMounts.filter((m: Obj) => m.mountPath !== '/var/cache/nhsn/fhir-definitions');
+      const tenant = find(o, 'Deployment', 'tenant');
+      tenant.spec.template.spec.securityContext.runAsUser = 0;
+      tenant.spec.template.spec.terminationGracePeriodSeconds = 10;
+      container(o, 'admin-gateway').readinessProbe.httpGet.path = '/health';
+    });
+    expectProblem(problems, 'container validation', 'startupProbe is missing');
+    expectProblem(problems, 'container validation', 'resources.limits.memory is missing');
+    expectProblem(problems, 'container validation', 'readOnlyRootFilesystem must be true');
+    expectProblem(problems, 'container validation', 'VALIDATION_DEFINITION_CACHE_DIR', 'is not a volume mount');
+    expectProblem(problems, 'container tenant', 'non-root user id', 'got 0');
+    expectProblem(problems, 'Deployment/tenant', 'terminationGracePeriodSeconds 10 <');
+    expectProblem(problems, 'container admin-gateway', 'readinessProbe must GET /health/ready');
+  });
+
+  it('a raised shutdown.grace-ms without a longer termination grace is reported', async () => {
+    const problems = await problemsAfter((o) => { find(o, 'ConfigMap', 'validation-config').data.SHUTDOWN_GRACE_MS = '60000'; });
+    expectProblem(problems, 'Deployment/validation', 'shutdown.grace-ms 60000 ms');
+  });
+
+  it('a NACK Stream with a bad duration or a misspelt field, an unknown kind and a Consumer without durable are reported', async () => {
+    const problems = await problemsAfter((o) => {
+      const stream = find(o, 'Stream', 'compliance');
+      stream.spec.maxAge = '14 days';
+      stream.spec.maxMsgsize = 1024;
+      o.push({ apiVersion: 'jetstream.nats.io/v1beta2', kind: 'Consumer', metadata: { name: 'validation' }, spec: { streamName: 'COMPLIANCE' } } as K8sObject);
+      o.push({ apiVersion: 'example.org/v1', kind: 'Widget', metadata: { name: 'w' } });
+    });
+    expectProblem(problems, 'Stream/compliance', '/spec/maxAge must match pattern');
+    expectProblem(problems, 'Stream/compliance', 'must NOT have additional properties (maxMsgsize)');
+    expectProblem(problems, 'Consumer/validation', 'must have required property', 'durableName');
+    expectProblem(problems, 'Widget/w', 'unknown kind');
+  });
+
+  it('dangling references are reported (Service selector, HPA over fixed replicas, missing ConfigMap and claim)', async () => {
+    const problems = await problemsAfter((o) => {
+      find(o, 'Service', 'tenant').spec.selector = { 'app.kubernetes.io/name': 'tenants' };
+      find(o, 'Deployment', 'validation').spec.replicas = 2;
+      container(o, 'admin-gateway').envFrom[0].configMapRef.name = 'gateway-config';
+      o.splice(o.findIndex((x) => x.kind === 'PersistentVolumeClaim' && x.metadata.name === 'jwks'), 1);
+    });
+    expectProblem(problems, 'Service/tenant', 'selector matches no Deployment');
+    expectProblem(problems, 'Deployment/validation', 'HorizontalPodAutoscaler/validation owns them');
+    expectProblem(problems, 'admin-gateway', 'ConfigMap gateway-config, which is not in the manifests');
+    expectProblem(problems, 'Deployment/tenant', 'claims jwks, which is not in the manifests');
+  });
+});
