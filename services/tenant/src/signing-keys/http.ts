@@ -108,12 +108,9 @@ const ClientAssertionBody = z.object({
 }).strict();
 
 /**
- * The registry's operator routes, registered in OpenAPI, to mount under the service's `/api`
- * (AuthenticatedUser; writes need the admin permission, the client assertion included since it is
- * a credential).
+ * Registers the registry's operator routes and the JWKS route in the service's OpenAPI document.
  */
-export function signingKeyRouter(openApi: OpenApiBuilder, service: SigningKeyService): Router {
-  const router = Router();
+export function registerSigningKeyOpenApi(openApi: OpenApiBuilder): void {
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
   const tags = ['Signing keys'];
 
@@ -147,6 +144,60 @@ export function signingKeyRouter(openApi: OpenApiBuilder, service: SigningKeySer
     },
     responses: { 200: { description: 'A page of keys', ...json(paged) }, 204: { description: 'No key matches' }, ...openApi.problemResponses(400, 500) },
   });
+  openApi.registerPath({
+    method: 'post', path: '/api/signing-keys', tags, summary: 'Create a signing key',
+    description: 'Generates a key pair for the algorithm, encrypts the private key under the master key and publishes the public key in the JWKS. 503 when signing-keys.master-key is not set.',
+    request: { body: { required: true, ...json(CreateKeyBody) } },
+    responses: { 201: { description: 'Created; Location holds its URI', ...json(SigningKeySchema) }, ...openApi.problemResponses(400, 409, 500, 503) },
+  });
+  openApi.registerPath({
+    method: 'get', path: '/api/signing-keys/:kid', tags, summary: 'Get a signing key',
+    request: { params: KidParam },
+    responses: { 200: { description: 'The key (status accounts for expiry)', ...json(SigningKeySchema) }, ...openApi.problemResponses(404, 500) },
+  });
+  openApi.registerPath({
+    method: 'put', path: '/api/signing-keys/:kid', tags, summary: 'Change a key\'s status, primary flag or expiry',
+    description: 'The body\'s kid must equal the URL\'s. Disabling a key an active facility uses gives 409 with the facilities (Problem member `facilities`). A disabled key stays in the JWKS for signing-keys.disabled-retention.',
+    request: { params: KidParam, body: { required: true, ...json(UpdateKeyBody) } },
+    responses: { 202: { description: 'Updated', ...json(SigningKeySchema) }, ...openApi.problemResponses(400, 404, 409, 500) },
+  });
+  openApi.registerPath({
+    method: 'delete', path: '/api/signing-keys/:kid', tags, summary: 'Delete a signing key',
+    description: 'Removes the key and drops it from the JWKS at once (rotation step 3). 409 with the facilities while an active facility uses it.',
+    request: { params: KidParam },
+    responses: { 204: { description: 'Deleted' }, ...openApi.problemResponses(404, 409, 500) },
+  });
+  openApi.registerPath({
+    method: 'get', path: '/api/facilities/:facilityId/signing-key', tags, summary: 'Get the key a facility signs with',
+    request: { params: FacilityIdParam },
+    responses: { 200: { description: 'The facility\'s kid (null when it has none)', ...json(FacilityKeySchema) }, ...openApi.problemResponses(404, 500) },
+  });
+  openApi.registerPath({
+    method: 'put', path: '/api/facilities/:facilityId/signing-key', tags, summary: 'Associate a facility with a signing key',
+    description: 'Rotation step 2. The key must be active; it is in the JWKS before the association commits. Changing the reference does not change any key.',
+    request: { params: FacilityIdParam, body: { required: true, ...json(AssignBody) } },
+    responses: { 202: { description: 'Associated', ...json(FacilityKeySchema) }, ...openApi.problemResponses(400, 404, 409, 500) },
+  });
+  openApi.registerPath({
+    method: 'post', path: '/api/facilities/:facilityId/$client-assertion', tags, summary: 'Sign a client assertion for an EHR token endpoint',
+    description: `SMART Backend Services private_key_jwt: header alg, kid, typ JWT; iss = sub = clientId, aud = tokenUrl, exp = iat + ${ASSERTION_LIFETIME_SECONDS} s, unique jti. 409 when the facility has no key or its key is not active.`,
+    request: { params: FacilityIdParam, body: { required: true, ...json(ClientAssertionBody) } },
+    responses: { 200: { description: 'The signed assertion', ...json(ClientAssertionSchema) }, ...openApi.problemResponses(400, 404, 409, 500, 503) },
+  });
+
+  openApi.registerPath({
+    method: 'get', path: JWKS_PATH, tags, summary: 'The platform\'s JSON Web Key Set (public keys only)',
+    description: 'Not under /api and not authenticated: EHRs fetch it to verify client assertions.',
+    responses: { 200: { description: `Published keys; Cache-Control: ${JWKS_CACHE_CONTROL}`, ...json(z.object({ keys: z.array(PublicJwkSchema) })) } },
+  });
+}
+
+/**
+ * The registry's operator routes, to mount under the service's `/api` (AuthenticatedUser; writes
+ * need the admin permission, the client assertion included since it is a credential).
+ */
+export function signingKeyRouter(service: SigningKeyService): Router {
+  const router = Router();
   router.get('/api/signing-keys', async (req, res) => {
     const paging = parsePaging(req.query);
     const sort = parseSort(req.query, { allowed: KEY_SORT_FIELDS, defaultField: 'CreatedAt', defaultOrder: 'desc' });
@@ -159,13 +210,6 @@ export function signingKeyRouter(openApi: OpenApiBuilder, service: SigningKeySer
     }, { field: sort.field, order: sort.order }, { limit: paging.pageSize, offset: paging.offset });
     sendPaged(res, pagedResult(page.records.map(keyRepresentation), page.totalCount, paging.pageSize, paging.pageNumber));
   });
-
-  openApi.registerPath({
-    method: 'post', path: '/api/signing-keys', tags, summary: 'Create a signing key',
-    description: 'Generates a key pair for the algorithm, encrypts the private key under the master key and publishes the public key in the JWKS. 503 when signing-keys.master-key is not set.',
-    request: { body: { required: true, ...json(CreateKeyBody) } },
-    responses: { 201: { description: 'Created; Location holds its URI', ...json(SigningKeySchema) }, ...openApi.problemResponses(400, 409, 500, 503) },
-  });
   router.post('/api/signing-keys', async (req, res) => {
     const body = parseBody(CreateKeyBody, req.body);
     const key = await service.create({
@@ -173,21 +217,8 @@ export function signingKeyRouter(openApi: OpenApiBuilder, service: SigningKeySer
     }, actorOf(res));
     sendCreated(res, `/api/signing-keys/${key.kid}`, keyRepresentation(key));
   });
-
-  openApi.registerPath({
-    method: 'get', path: '/api/signing-keys/:kid', tags, summary: 'Get a signing key',
-    request: { params: KidParam },
-    responses: { 200: { description: 'The key (status accounts for expiry)', ...json(SigningKeySchema) }, ...openApi.problemResponses(404, 500) },
-  });
   router.get('/api/signing-keys/:kid', async (req, res) => {
     res.json(keyRepresentation(await service.get(req.params.kid)));
-  });
-
-  openApi.registerPath({
-    method: 'put', path: '/api/signing-keys/:kid', tags, summary: 'Change a key\'s status, primary flag or expiry',
-    description: 'The body\'s kid must equal the URL\'s. Disabling a key an active facility uses gives 409 with the facilities (Problem member `facilities`). A disabled key stays in the JWKS for signing-keys.disabled-retention.',
-    request: { params: KidParam, body: { required: true, ...json(UpdateKeyBody) } },
-    responses: { 202: { description: 'Updated', ...json(SigningKeySchema) }, ...openApi.problemResponses(400, 404, 409, 500) },
   });
   router.put('/api/signing-keys/:kid', async (req, res) => {
     assertPutBody(req.params.kid, req.body, { uuid: true, idField: 'kid' });
@@ -197,44 +228,17 @@ export function signingKeyRouter(openApi: OpenApiBuilder, service: SigningKeySer
     }, actorOf(res));
     sendAccepted(res, keyRepresentation(key));
   });
-
-  openApi.registerPath({
-    method: 'delete', path: '/api/signing-keys/:kid', tags, summary: 'Delete a signing key',
-    description: 'Removes the key and drops it from the JWKS at once (rotation step 3). 409 with the facilities while an active facility uses it.',
-    request: { params: KidParam },
-    responses: { 204: { description: 'Deleted' }, ...openApi.problemResponses(404, 409, 500) },
-  });
   router.delete('/api/signing-keys/:kid', async (req, res) => {
     await service.remove(req.params.kid, actorOf(res));
     res.status(204).end();
   });
-
-  openApi.registerPath({
-    method: 'get', path: '/api/facilities/:facilityId/signing-key', tags, summary: 'Get the key a facility signs with',
-    request: { params: FacilityIdParam },
-    responses: { 200: { description: 'The facility\'s kid (null when it has none)', ...json(FacilityKeySchema) }, ...openApi.problemResponses(404, 500) },
-  });
   router.get('/api/facilities/:facilityId/signing-key', async (req, res) => {
     res.json(await service.keyOfFacility(req.params.facilityId));
-  });
-
-  openApi.registerPath({
-    method: 'put', path: '/api/facilities/:facilityId/signing-key', tags, summary: 'Associate a facility with a signing key',
-    description: 'Rotation step 2. The key must be active; it is in the JWKS before the association commits. Changing the reference does not change any key.',
-    request: { params: FacilityIdParam, body: { required: true, ...json(AssignBody) } },
-    responses: { 202: { description: 'Associated', ...json(FacilityKeySchema) }, ...openApi.problemResponses(400, 404, 409, 500) },
   });
   router.put('/api/facilities/:facilityId/signing-key', async (req, res) => {
     assertPutBody(req.params.facilityId, req.body, { idField: 'facilityId' });
     const body = parseBody(AssignBody, req.body);
     sendAccepted(res, await service.assign(req.params.facilityId, body.kid, actorOf(res)));
-  });
-
-  openApi.registerPath({
-    method: 'post', path: '/api/facilities/:facilityId/$client-assertion', tags, summary: 'Sign a client assertion for an EHR token endpoint',
-    description: `SMART Backend Services private_key_jwt: header alg, kid, typ JWT; iss = sub = clientId, aud = tokenUrl, exp = iat + ${ASSERTION_LIFETIME_SECONDS} s, unique jti. 409 when the facility has no key or its key is not active.`,
-    request: { params: FacilityIdParam, body: { required: true, ...json(ClientAssertionBody) } },
-    responses: { 200: { description: 'The signed assertion', ...json(ClientAssertionSchema) }, ...openApi.problemResponses(400, 404, 409, 500, 503) },
   });
   router.post('/api/facilities/:facilityId/$client-assertion', async (req, res) => {
     const body = parseBody(ClientAssertionBody, req.body);
@@ -245,7 +249,6 @@ export function signingKeyRouter(openApi: OpenApiBuilder, service: SigningKeySer
       kid: signed.kid, alg: signed.alg, jti: signed.jti, expiresAt: signed.expiresAt.toISOString(),
     });
   });
-
   router.use(signingKeyErrorTranslator);
   return router;
 }
@@ -254,12 +257,8 @@ export function signingKeyRouter(openApi: OpenApiBuilder, service: SigningKeySer
  * `GET /.well-known/jwks.json`: the JWKS file as written (what the proxy exposes), regenerated from
  * the registry when it does not exist yet. Public, outside `/api`: EHRs fetch it without credentials.
  */
-export function jwksRouter(jwksPath: string, regenerate: () => Promise<JwksDocument>, openApi?: OpenApiBuilder): Router {
+export function jwksRouter(jwksPath: string, regenerate: () => Promise<JwksDocument>): Router {
   const router = Router();
-  openApi?.registerPath({
-    method: 'get', path: JWKS_PATH, tags: ['Signing keys'], summary: 'The platform\'s JSON Web Key Set (public keys only)',
-    responses: { 200: { description: `Published keys; Cache-Control: ${JWKS_CACHE_CONTROL}`, content: { 'application/json': { schema: z.object({ keys: z.array(z.record(z.string(), z.string())) }) } } } },
-  });
   router.get(JWKS_PATH, async (_req, res) => {
     let body: string;
     try {

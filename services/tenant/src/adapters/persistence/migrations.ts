@@ -36,6 +36,8 @@ export class CreateTenantTables extends Migration {
     )`);
     this.addSql(`create unique index "facility_facility_id_uq" on "facility" ("facility_id")`);
     this.addSql(`create index "facility_time_zone_idx" on "facility" ("time_zone")`);
+    // Paged search sorts by name (and by id as tie-breaker); without it every page sorts the table.
+    this.addSql(`create index "facility_facility_name_idx" on "facility" ("facility_name", "id")`);
 
     this.addSql(`create table "measure_mapping" (
       "id" varchar(450) primary key,

@@ -1,0 +1,157 @@
+/**
+ * # Signing keys, JWKS and client assertions (outbound authentication to EHRs)
+ *
+ * The tenant service keeps one global registry of JWT signing keys. A facility's configuration
+ * references a key by kid (`facility.key_id`); several facilities may share a key or each have its
+ * own, and changing the reference never changes a key. With its key the platform signs the SMART
+ * Backend Services client assertion a facility presents at an EHR token endpoint; the EHR verifies
+ * it against the platform's JWKS (`/.well-known/jwks.json`).
+ *
+ * ## Keys
+ * - Algorithms: RS384 and ES384 (which SMART requires EHRs to support), RS256, ES256, PS384, EdDSA
+ *   (Ed25519). RSA keys are 2048 bits. kid = a UUID chosen by the registry.
+ * - Statuses: `active` → `disabled` (and back), either → `expired` when `expiresAt` passes (final).
+ *   Reads compute the effective status from `expiresAt`; a job (`signing-keys.expiry-interval`) records it.
+ * - One primary key at most (a partial unique index); only an active key can be primary. The flag
+ *   marks the key operators should give newly configured facilities; signing always uses the
+ *   facility's own reference.
+ * - A key referenced by an active (not soft-deleted) facility cannot be disabled or deleted:
+ *   409 Problem Details listing the facilities (member `facilities`).
+ * - Private keys: encrypted at rest with AES-256-GCM under `signing-keys.master-key` (envelope with IV,
+ *   tag and the master key's id, kid as associated data; see master-key.ts). No API returns them,
+ *   nothing logs them. Without the master key the registry lists keys and serves the JWKS but refuses
+ *   to create keys or sign assertions (503 / UNAVAILABLE naming the setting).
+ *
+ * ## JWKS: what is published, and for how long
+ * - Published: every `active` key (primary first), and every `disabled` key for
+ *   `signing-keys.disabled-retention` (default 24 h) after it was disabled, so an assertion signed
+ *   just before the disable still verifies at an EHR that fetches the JWKS afterwards.
+ *   Not published: `expired` keys and deleted keys (a deleted key leaves the JWKS at once: rotation
+ *   step 3 is meant to retire it).
+ * - Each entry has only `kty`, `kid`, `alg`, `use: "sig"` and the public members of its type
+ *   (`n`,`e` / `crv`,`x`,`y` / `crv`,`x`): a whitelist, so `d`, `p`, `q`, `dp`, `dq`, `qi` can never leak.
+ * - Regenerated after every key change, before an association commits, and at every expiry-job tick;
+ *   written atomically (temp file + rename) to `signing-keys.jwks-path`, the file the proxy exposes,
+ *   and served from that file at `GET /.well-known/jwks.json`.
+ * - `Cache-Control: public, max-age=300`: SMART lets EHRs cache the JWKS but not longer than the
+ *   server says. Five minutes keeps EHR traffic low yet means a new key is visible to a caching EHR
+ *   at most five minutes after it is created; an assertion lives four minutes; and 300 s is far below
+ *   the disabled-key retention, so no cached copy outlives the publication of a key still in use.
+ *   Most EHRs (and jose's `createRemoteJWKSet`) also refetch at once on an unknown kid.
+ *
+ * ## Rotation (specification: create, associate, delete)
+ * 1. `POST /api/signing-keys` — the new key is active and published at once.
+ *    (For EHRs that neither refetch on an unknown kid nor honour max-age, wait 5 minutes here.)
+ * 2. `PUT /api/facilities/{facilityId}/signing-key` for each facility — assertions are signed with
+ *    the new key from the next request on; assertions already issued with the old key stay valid.
+ * 3. `DELETE /api/signing-keys/{oldKid}` — refused (409) while any active facility still uses it.
+ *    Use `PUT … {status: "disabled"}` first instead to keep it verifiable for the retention period.
+ *
+ * ## Several instances
+ * Each instance writes its own file at the configured path. Mount one shared volume there, or rely
+ * on the job's periodic rewrite (every instance converges within one interval); the association
+ * always writes the file before it commits, so the instance that made it serves the new key.
+ */
+import type { MigrationObject, MikroORM } from '@mikro-orm/postgresql';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Router } from 'express';
+import type { OpenApiBuilder } from '../../../../adapters/http/index.js';
+import type { QueryServer } from '../../../../adapters/messaging/request-reply.js';
+import type { Logger } from '../../../../adapters/observability/logger.js';
+import type { Catalog } from '../../../../contracts/catalog.js';
+import type { SigningKeyConfig } from './config.js';
+import { KeyExpiryJob } from './expiry-job.js';
+import { jwksRouter, registerSigningKeyOpenApi, signingKeyRouter } from './http.js';
+import { writeJwksFile } from './jwks.js';
+import { MasterKey } from './master-key.js';
+import { MikroSigningKeyStore, signingKeyEntities, signingKeyMigrations } from './persistence.js';
+import { serveSigningKeyQueries } from './queries.js';
+import { SigningKeyService } from './signing-key-service.js';
+
+export { signingKeySettings, MASTER_KEY_SETTING, type SigningKeyConfig } from './config.js';
+export { signingKeyEntities, signingKeyMigrations, type FacilityKeyReferences } from './persistence.js';
+export { SIGNING_ALGORITHMS, KEY_STATUSES, SigningKeyError, type SigningKey, type SigningAlgorithm, type KeyStatus } from './model.js';
+export { SigningKeyService } from './signing-key-service.js';
+export { JWKS_CACHE_CONTROL, JWKS_PATH } from './http.js';
+export { ASSERTION_LIFETIME_SECONDS } from './client-assertion.js';
+
+export interface SigningKeyModuleDeps {
+  /** The tenant database, opened with `signingKeyEntities` and `signingKeyMigrations` among the service's. */
+  readonly orm: MikroORM;
+  readonly config: SigningKeyConfig;
+  readonly logger: Logger;
+  /** For SignClientAssertion; without it `start()` serves no query. */
+  readonly nats?: NatsConnection;
+  /** For the query subject and audit events; default: the production catalog for queries, and audit events off when omitted. */
+  readonly catalog?: Catalog;
+  /** Called after each committed change, e.g. `() => runtime.outbox.notify()` so audit events leave at once. */
+  readonly afterCommit?: () => void;
+  readonly now?: () => Date;
+}
+
+export interface SigningKeyModule {
+  readonly service: SigningKeyService;
+  /** Operator routes with paths starting `/api/` (mount on the guarded app). */
+  readonly router: Router;
+  /** `GET /.well-known/jwks.json` (mount on the public app, outside the `/api` guard). */
+  readonly jwksRouter: Router;
+  registerOpenApi(openApi: OpenApiBuilder): void;
+  readonly entities: typeof signingKeyEntities;
+  readonly migrations: MigrationObject[];
+  /** SignClientAssertion over NATS request-reply. */
+  serveQueries(): QueryServer[];
+  /** Writes the JWKS once, starts the expiry job and (with NATS) the query handler. */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The registry as one unit for main.ts:
+ *
+ * ```ts
+ * const keys = createSigningKeyModule({ orm: runtime.db.orm, config, logger: runtime.logger, nats: runtime.nats.nc, catalog, afterCommit: () => runtime.outbox.notify() });
+ * keys.registerOpenApi(runtime.openApi);
+ * runtime.api.use(keys.router);        // /api/signing-keys..., /api/facilities/{id}/signing-key, /$client-assertion
+ * runtime.http.app.use(keys.jwksRouter); // /.well-known/jwks.json, public
+ * keys.start();
+ * runtime.onShutdown(() => keys.stop());
+ * ```
+ */
+export function createSigningKeyModule(deps: SigningKeyModuleDeps): SigningKeyModule {
+  const logger = deps.logger.child({ component: 'signing-keys' });
+  const service = new SigningKeyService({
+    store: new MikroSigningKeyStore({ orm: deps.orm, ...(deps.catalog ? { catalog: deps.catalog } : {}), ...(deps.afterCommit ? { afterCommit: deps.afterCommit } : {}) }),
+    masterKey: deps.config.signingKeysMasterKey ? new MasterKey(deps.config.signingKeysMasterKey) : undefined,
+    disabledRetentionMs: deps.config.signingKeysDisabledRetentionMs,
+    publishJwks: (document) => writeJwksFile(deps.config.signingKeysJwksPath, document),
+    logger,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  const job = new KeyExpiryJob(service, deps.config.signingKeysExpiryIntervalMs, logger);
+  let queryServers: QueryServer[] = [];
+
+  const module: SigningKeyModule = {
+    service,
+    router: signingKeyRouter(service),
+    jwksRouter: jwksRouter(deps.config.signingKeysJwksPath, () => service.regenerateJwks()),
+    registerOpenApi: registerSigningKeyOpenApi,
+    entities: signingKeyEntities,
+    migrations: signingKeyMigrations,
+    serveQueries() {
+      if (!deps.nats) throw new Error('createSigningKeyModule: no NATS connection given, so no queries can be served');
+      return serveSigningKeyQueries(deps.nats, service, { logger, ...(deps.catalog ? { catalog: deps.catalog } : {}) });
+    },
+    start() {
+      if (!deps.config.signingKeysMasterKey) {
+        logger.warn(`signing-keys.master-key is not set: signing keys cannot be created and client assertions cannot be signed`);
+      }
+      job.start();
+      if (deps.nats && queryServers.length === 0) queryServers = module.serveQueries();
+    },
+    async stop() {
+      await Promise.all([job.stop(), ...queryServers.map((server) => server.stop())]);
+      queryServers = [];
+    },
+  };
+  return module;
+}
