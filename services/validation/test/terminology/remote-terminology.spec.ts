@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Registry } from 'prom-client';
 import sinon from 'sinon';
 import { createCache, type Cache } from '../../../../adapters/cache/index.js';
 import { silentLogger } from '../../../../adapters/observability/logger.js';
@@ -163,6 +164,23 @@ describe('remote terminology: validate-code cache', () => {
     await wiring.terminology.validateCode(systolic('SBP'));
     expect(server.calls).to.have.length(2);
     expect(wiring.metrics.counts).to.deep.include({ cacheHits: 1, cacheMisses: 2, remoteCalls: 2 });
+  });
+
+  it('exposes hit/miss counters as numbers and, given a registry, as Prometheus counters', async () => {
+    const registry = new Registry();
+    const wiring = createTerminology({
+      source: clientSource, settings: { fhirTerminologyServiceUrl: baseUrl }, cacheStore: new MapStore(), logger: silentLogger(), registry,
+    });
+    await wiring.terminology.validateCode(systolic());
+    await wiring.terminology.validateCode(systolic());
+    await wiring.terminology.validateCode({ valueSet: GENDER_VS, coding: { code: 'male' } });
+    expect(wiring.metrics.counts).to.deep.equal({ local: 1, cacheHits: 1, cacheMisses: 1, remoteCalls: 1, remoteUnavailable: 0 });
+    expect(wiring.cache!.counters).to.deep.include({ hits: 1, misses: 1 });
+    const text = await registry.metrics();
+    expect(text).to.contain('terminology_validate_code_cache_total{result="hit"} 1');
+    expect(text).to.contain('terminology_validate_code_cache_total{result="miss"} 1');
+    expect(text).to.contain('terminology_validate_code_answers_total{source="remote"} 1');
+    expect(text).to.contain('terminology_validate_code_answers_total{source="local"} 1');
   });
 
   it('caches invalid answers too, but never a server failure', async () => {

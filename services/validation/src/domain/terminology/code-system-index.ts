@@ -42,6 +42,8 @@ export class CodeSystemIndex {
    * case-insensitively (R4's v2 tables leave the flag out).
    */
   readonly caseSensitive: boolean;
+  /** CodeSystem.language: the language of the displays (named in display messages, as HL7 does). */
+  readonly language: string | undefined;
   readonly concepts = new Map<string, ConceptEntry>();
   private readonly byLowerCase?: Map<string, ConceptEntry>;
 
@@ -50,6 +52,7 @@ export class CodeSystemIndex {
     this.version = typeof resource.version === 'string' ? resource.version : undefined;
     this.content = (resource.content as CodeSystemContent | undefined) ?? 'complete';
     this.caseSensitive = resource.caseSensitive === true;
+    this.language = typeof resource.language === 'string' ? resource.language : undefined;
     const pendingLinks: Array<[from: string, to: string, up: boolean]> = [];
     this.walk((resource.concept as RawConcept[] | undefined) ?? [], undefined, pendingLinks);
     for (const [from, to, up] of pendingLinks) {

@@ -196,7 +196,7 @@ export class LocalTerminology implements TerminologyPort {
     }
     const entry = codeSystem.lookup(code);
     if (entry) {
-      const displayIssue = checkDisplay(system, entry.code, coding.display, [{ value: entry.display! }, ...entry.designations], displayLanguage);
+      const displayIssue = checkDisplay(system, entry.code, coding.display, [{ value: entry.display!, language: codeSystem.language }, ...entry.designations], displayLanguage);
       return { status: 'valid', display: entry.display, issues: displayIssue ? [displayIssue] : [], systemKnown: 'held' };
     }
     if (codeSystem.content === 'complete') {
@@ -253,8 +253,9 @@ export class LocalTerminology implements TerminologyPort {
   }
 
   private memberDisplay(system: string, code: string, entry: ExpansionEntry | undefined): { text?: string; entry?: ExpansionEntry; more: Array<{ value: string; language?: string }> } {
-    const concept = this.codeSystem(system, entry?.version)?.lookup(code);
-    const more = concept ? [...(concept.display !== undefined ? [{ value: concept.display }] : []), ...concept.designations] : [];
+    const codeSystem = this.codeSystem(system, entry?.version);
+    const concept = codeSystem?.lookup(code);
+    const more = concept ? [...(concept.display !== undefined ? [{ value: concept.display, language: codeSystem!.language }] : []), ...concept.designations] : [];
     let text = entry?.display ?? concept?.display;
     if (text === undefined && !concept) {
       const builtin = grammarCodeSystem(system)?.check(code);
