@@ -243,6 +243,8 @@ describe('definition index', () => {
       expect(index.structureDefinition('http://hl7.org/fhir/us/qicore/StructureDefinition/qicore-patient|4.1.1')).to.not.equal(undefined);
       expect(index.structureDefinitionForType('Encounter')?.url).to.equal('http://hl7.org/fhir/StructureDefinition/Encounter');
       expect(index.structureDefinition('https://www.cdc.gov/nhsn/nhsn-measures/StructureDefinition/nhsn-measurereport-bundle')).to.equal(undefined);
+      expect(index.resolve('Measure', 'http://www.cdc.gov/nhsn/fhirportal/dqm/ig/Measure/NHSNdQMAcuteCareHospitalInitialPopulation')?.resourceType).to.equal('Measure');
+      expect(index.resolveAnyType('http://hl7.org/fhir/us/core/ValueSet/omb-race-category')?.resourceType).to.equal('ValueSet');
       // The R4 definition of a core extension wins over the R5 uv.extensions copy.
       const birthPlace = index.structureDefinition('http://hl7.org/fhir/StructureDefinition/patient-birthPlace')!;
       expect(index.originOf(birthPlace)?.package?.name).to.equal('hl7.fhir.r4.core');

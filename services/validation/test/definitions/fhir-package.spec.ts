@@ -17,14 +17,15 @@ describe('FHIR package model', () => {
     expect(pkg.version).to.equal('1.2.3');
     expect(pkg.fhirVersion).to.equal('4.0.1');
     expect(pkg.manifest.dependencies).to.deep.equal(manifest.dependencies);
-    expect(pkg.resources.map((r) => r.resourceType).sort()).to.deep.equal(['StructureDefinition', 'ValueSet']);
+    expect(pkg.resources.map((r) => r.resourceType).sort()).to.deep.equal(['SearchParameter', 'StructureDefinition', 'ValueSet']);
     expect(pkg.resourceCounts).to.deep.equal({ StructureDefinition: 1, ValueSet: 1, SearchParameter: 1, CapabilityStatement: 1 });
     expect(pkg.warnings).to.deep.equal([]);
   });
 
-  it('keeps SearchParameter/Measure/Library only when asked', async () => {
-    const pkg = await readFhirPackage(tgz(packageEntries(manifest, [sd, searchParam])), { includeOptionalTypes: true });
-    expect(pkg.resources.map((r) => r.resourceType).sort()).to.deep.equal(['SearchParameter', 'StructureDefinition']);
+  it('drops SearchParameter/Measure/Library when asked (still counting them)', async () => {
+    const pkg = await readFhirPackage(tgz(packageEntries(manifest, [sd, searchParam])), { includeOptionalTypes: false });
+    expect(pkg.resources.map((r) => r.resourceType)).to.deep.equal(['StructureDefinition']);
+    expect(pkg.resourceCounts.SearchParameter).to.equal(1);
   });
 
   it('drops narrative by default and keeps it on request', async () => {

@@ -3,8 +3,8 @@
  * its conformance resources. Built from archive entries (see package-archive.ts); no I/O here.
  *
  * Only canonical resources the validator can use are kept (StructureDefinition, ValueSet,
- * CodeSystem, ImplementationGuide, NamingSystem; optionally SearchParameter, Measure, Library,
- * which link-cloud also loads). Everything else is only counted.
+ * CodeSystem, ImplementationGuide, NamingSystem, and unless switched off SearchParameter,
+ * Measure, Library, which link-cloud also loads). Everything else is only counted.
  */
 import type { CanonicalResource } from '../../conformance-resources.js';
 import { readPackageArchive, type ArchiveEntry, type ReadPackageArchiveOptions } from './package-archive.js';
@@ -12,7 +12,7 @@ import type { Readable } from 'node:stream';
 
 /** The resource types an index always keeps. */
 export const CANONICAL_TYPES_KEPT: ReadonlySet<string> = new Set(['StructureDefinition', 'ValueSet', 'CodeSystem', 'ImplementationGuide', 'NamingSystem']);
-/** Kept only with `includeOptionalTypes` (Library can carry large base64 CQL/ELM). */
+/** Kept unless `includeOptionalTypes: false` (Library can carry large base64 CQL/ELM; the index parses it only when asked for). */
 export const OPTIONAL_TYPES: ReadonlySet<string> = new Set(['SearchParameter', 'Measure', 'Library']);
 
 export interface PackageManifest {
@@ -56,7 +56,7 @@ export interface FhirPackage {
 export interface FhirPackageOptions {
   /** Read `package/example/` too. Default false. */
   includeExamples?: boolean;
-  /** Keep SearchParameter, Measure and Library resources. Default false (they are still counted). */
+  /** Keep SearchParameter, Measure and Library resources. Default true (false: they are only counted). */
   includeOptionalTypes?: boolean;
   /**
    * Drop `text` (narrative XHTML) from kept resources: the validator never reads it and it is a
@@ -82,7 +82,7 @@ export async function readFhirPackage(input: Buffer | Uint8Array | Readable, opt
 export function buildFhirPackage(entries: readonly ArchiveEntry[], options: FhirPackageOptions = {}): FhirPackage {
   const includeExamples = options.includeExamples ?? false;
   const stripNarrative = options.stripNarrative ?? true;
-  const keepType = (t: string) => CANONICAL_TYPES_KEPT.has(t) || (options.includeOptionalTypes === true && OPTIONAL_TYPES.has(t));
+  const keepType = (t: string) => CANONICAL_TYPES_KEPT.has(t) || (options.includeOptionalTypes !== false && OPTIONAL_TYPES.has(t));
 
   const manifestEntry = entries.find((e) => e.path === 'package/package.json');
   if (!manifestEntry) throw new FhirPackageError('not a FHIR package: package/package.json is missing');
