@@ -234,6 +234,18 @@ describe('LocalTerminology: code systems', () => {
     expect(validate(terminology, { valueSet: 'http://hl7.org/fhir/ValueSet/mimetypes', coding: { code: 'pdf' } }).valid).to.equal(false);
   });
 
+  it('never crashes on malformed input (numbers, nulls, missing parts)', () => {
+    const malformed = [
+      { valueSet: GENDER_VS, coding: { code: 42 } },
+      { valueSet: GENDER_VS, codings: [null, { system: 7, code: 'male' }, 'x'], strength: 'required' },
+      { valueSet: GENDER_VS, codings: 'male' },
+      { coding: { system: GENDER_CS, code: 'male', display: { text: 'Male' } } },
+      { valueSet: 42, coding: { code: 'male' } },
+    ] as unknown as ValidateCodeRequest[];
+    for (const request of malformed) expect(() => terminology.validateCode(request)).not.to.throw();
+    expect(validate(terminology, malformed[3]!).valid).to.equal(true);
+  });
+
   it("warns with exactly \"Can't find value set <url>\" for a value set it does not hold", () => {
     const result = validate(terminology, { valueSet: 'http://example.org/ValueSet/missing', coding: { code: 'x' } });
     expect(result.valid).to.equal(undefined);
@@ -330,6 +342,7 @@ describe('LocalTerminology: compose features on made-up resources', () => {
     valueSet('imports', { compose: { include: [{ valueSet: ['http://example.org/ValueSet/warm', 'http://example.org/ValueSet/in'] }] } }),
     valueSet('expanded', { expansion: { contains: [{ system: 'http://loinc.org', code: '8480-6', display: 'Systolic blood pressure' }, { system, code: 'blue' }] } }),
     valueSet('cycle', { compose: { include: [{ valueSet: ['http://example.org/ValueSet/cycle'] }] } }),
+    valueSet('bad-regex', { compose: { include: [{ system, filter: [{ property: 'concept', op: 'regex', value: '([a-z' }] }] } }),
   ]);
   const terminology = new LocalTerminology(source);
   const members = (id: string) => [...terminology.resolveValueSet(`http://example.org/ValueSet/${id}`)!.codes.entries()].map((e) => e.code).sort();
@@ -350,6 +363,12 @@ describe('LocalTerminology: compose features on made-up resources', () => {
   it('honours a stored expansion', () => {
     expect(terminology.isMemberOf({ system: 'http://loinc.org', code: '8480-6' }, 'http://example.org/ValueSet/expanded')).to.equal(true);
     expect(terminology.isMemberOf({ system: 'http://loinc.org', code: '8462-4' }, 'http://example.org/ValueSet/expanded')).to.equal(false);
+  });
+
+  it('cannot check (rather than crash on) a filter whose regex does not compile', () => {
+    const codes = terminology.resolveValueSet('http://example.org/ValueSet/bad-regex')!.codes;
+    expect(codes.complete).to.equal(false);
+    expect(codes.membership(system, 'red')).to.deep.include({ status: 'unknown' });
   });
 
   it('survives a value set that imports itself', () => {

@@ -26,9 +26,25 @@ const NOT_IN_SET: Record<'CodeableConcept' | 'Coding' | 'code', Partial<Record<B
   code: { required: 'Terminology_TX_NoValid_16', extensible: 'Terminology_TX_NoValid_17', preferred: 'Terminology_TX_NoValid_18' },
 };
 
+/**
+ * The codings of a request, with anything that is not a string dropped: resources come from
+ * outside, and a `"code": 42` must give "not valid", not a crash.
+ */
 export function requestCodings(request: ValidateCodeRequest): CodingInput[] {
-  if (request.codings) return request.codings;
-  return request.coding ? [request.coding] : [];
+  if (Array.isArray(request.codings)) return request.codings.map(cleanCoding);
+  return request.coding ? [cleanCoding(request.coding)] : [];
+}
+
+function cleanCoding(coding: CodingInput | null | undefined): CodingInput {
+  if (coding === null || typeof coding !== 'object') return {};
+  const { system, version, code, display } = coding;
+  if (typeof system === 'string' && typeof code === 'string' && version === undefined && display === undefined) return coding;
+  const clean: CodingInput = {};
+  if (typeof system === 'string') clean.system = system;
+  if (typeof version === 'string') clean.version = version;
+  if (typeof code === 'string') clean.code = code;
+  if (typeof display === 'string') clean.display = display;
+  return clean;
 }
 
 /** The HL7 way to name a value set in a message: `'<title>' (<url>|<version>)`. */

@@ -44,7 +44,10 @@ export class LocalTerminology implements TerminologyPort {
   constructor(private readonly source: ConformanceResourceSource) {}
 
   validateCode(request: ValidateCodeRequest): ValidateCodeResult {
-    if (request.valueSet) return this.validateAgainstValueSet(request, request.valueSet);
+    if (request.valueSet !== undefined && request.valueSet !== null) {
+      if (typeof request.valueSet !== 'string' || request.valueSet === '') return valueSetNotFound(String(request.valueSet));
+      return this.validateAgainstValueSet(request, request.valueSet);
+    }
     return this.validateAgainstCodeSystems(request);
   }
 
@@ -76,6 +79,7 @@ export class LocalTerminology implements TerminologyPort {
 
   /** The expanded value set (cached), or undefined when it is not held. */
   resolveValueSet(canonical: string): ResolvedValueSet | undefined {
+    if (typeof canonical !== 'string') return undefined;
     const cached = this.valueSets.get(canonical);
     if (cached !== undefined) return cached ?? undefined;
     const resource = this.source.valueSet(canonical);
