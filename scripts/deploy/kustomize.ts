@@ -15,8 +15,9 @@
  * - `commonAnnotations`: metadata annotations of every object.
  * - `images` (`name`, `newName`, `newTag`, `digest`): container and init-container images whose name
  *   (without tag/digest) equals `name`.
- * - `patches`: strategic-merge patches given by `path` or inline `patch`, each document applied to the
- *   object with its kind and name, or to the objects selected by `target` (`kind`, `name`, exact match).
+ * - `patches`: strategic-merge patches given by `path` or inline `patch`, ONE patch per entry (as in
+ *   kustomize), applied to the object with its kind and name, or to the objects selected by `target`
+ *   (`kind`, `name`, exact match).
  *   Merge rules: maps merge recursively, `null` removes a key, and these lists merge by key instead of
  *   being replaced: `containers`/`initContainers`/`env`/`volumes`/`imagePullSecrets` by `name`,
  *   `volumeMounts` by `mountPath`, container `ports` by `containerPort`, Service `ports` by `port`;
@@ -228,7 +229,10 @@ function applyPatchEntry(objects: K8sObject[], entry: unknown, dir: string, file
   if (target !== undefined && (!isObject(target) || Object.keys(target).some((key) => !['kind', 'name'].includes(key)))) {
     throw new KustomizeError(`${file}: patch target supports only kind and name`);
   }
-  for (const document of parseYamlDocuments(text, source)) {
+  const documents = parseYamlDocuments(text, source);
+  // kustomize's `patches` field takes exactly one patch per entry (kubernetes-sigs/kustomize#3929).
+  if (documents.length !== 1) throw new KustomizeError(`${source}: a patches entry must hold exactly one patch, found ${documents.length}`);
+  for (const document of documents) {
     if (Array.isArray(document)) throw new KustomizeError(`${source}: JSON 6902 patches are not supported; use a strategic-merge patch`);
     if (!isObject(document)) throw new KustomizeError(`${source}: a patch must be a mapping`);
     const kind = (target?.kind as string | undefined) ?? (document.kind as string | undefined);
