@@ -47,7 +47,8 @@ export class RemoteTerminology implements TerminologyPort {
   }
 
   validateCode(request: ValidateCodeRequest): ValidateCodeResult | Promise<ValidateCodeResult> {
-    if (this.local.answersCompletely(request)) {
+    const malformedValueSet = request.valueSet !== undefined && (typeof request.valueSet !== 'string' || request.valueSet === '');
+    if (malformedValueSet || this.local.answersCompletely(request)) {
       this.metrics.answeredLocally();
       return this.local.validateCode(request);
     }
