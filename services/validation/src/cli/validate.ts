@@ -16,6 +16,7 @@ import type { CanonicalResource, ConformanceResourceSource } from '../domain/con
 import { LayeredConformanceSource } from '../domain/engine/layered-source.js';
 import { isErrorIssue, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
 import { Validator } from '../domain/engine/validator.js';
+import { LocalTerminology } from '../domain/terminology/local-terminology.js';
 
 interface CliArgs {
   igs: string[];
@@ -130,7 +131,7 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
     ]);
     for (const w of [...baseWarnings, ...loadWarnings]) err(`warning: ${w}`);
     const source = new LayeredConformanceSource(resources, base);
-    const validator = new Validator(source);
+    const validator = new Validator(source, new LocalTerminology(source));
     let anyError = false;
     const outcomes: { file: string; outcome: ValidationOutcome }[] = [];
     for (const file of args.files) {

@@ -11,7 +11,7 @@
  * line/column when the input was JSON text, and message ids.
  */
 import type { ConformanceResourceSource } from '../conformance-resources.js';
-import { unknownTerminology, type CodingInput, type TerminologyPort, type ValidateCodeResult } from '../terminology/terminology-port.js';
+import { unknownTerminology, type BindingStrength, type CodingInput, type TerminologyPort, type ValidateCodeResult } from '../terminology/terminology-port.js';
 import { parseLocatedJson, type ArrayLocation, type JsonParseIssue, type ObjectLocation, type Position } from './json/located-json.js';
 import { formatMessage, MESSAGES, type MessageId } from './messages.js';
 import { EXT_COL, EXT_LINE, EXT_MESSAGE_ID, type Issue, type IssueSeverity, type ValidationOutcome } from './outcome/issue.js';
@@ -816,13 +816,18 @@ export class Validator {
   /** Slices whose minimum is above zero but that were not present at all (element absent). */
   private matchesSlice(run: Run, v: unknown, slice: ElementPlan, discriminators: { type: string; path: string }[], scope: Scope): boolean {
     if (discriminators.length === 0) return false;
+    let constrained = 0;
     for (const d of discriminators) {
-      if (!this.matchesDiscriminator(run, v, slice, d, scope)) return false;
+      const m = this.matchesDiscriminator(run, v, slice, d, scope);
+      if (m === false) return false;
+      if (m === true) constrained++;
     }
-    return true;
+    // a slice that fixes none of the discriminators matches nothing
+    return constrained > 0;
   }
 
-  private matchesDiscriminator(run: Run, v: unknown, slice: ElementPlan, d: { type: string; path: string }, scope: Scope): boolean {
+  /** true / false, or 'unconstrained' when the slice fixes no value for this discriminator. */
+  private matchesDiscriminator(run: Run, v: unknown, slice: ElementPlan, d: { type: string; path: string }, scope: Scope): boolean | 'unconstrained' {
     const sub = this.sliceSubElement(slice, d.path);
     const actual = evaluateDiscriminatorPath(v, d.path);
     switch (d.type) {
@@ -830,7 +835,7 @@ export class Validator {
       case 'pattern': {
         let expected = sub?.fixed ?? sub?.pattern;
         if (expected === undefined && d.path === 'url' && slice.types[0]?.profiles[0]) expected = slice.types[0].profiles[0];
-        if (expected === undefined && sub?.binding?.valueSet && this.terminology.isMemberOf) {
+        if (expected === undefined && sub?.binding?.valueSet && sub.binding.strength === 'required' && this.terminology.isMemberOf) {
           for (const a of actual) {
             const coding = typeof a === 'string' ? { code: a } : (a as CodingInput);
             const codings = isObject(a) && Array.isArray(a.coding) ? (a.coding as CodingInput[]) : [coding];
@@ -838,7 +843,7 @@ export class Validator {
           }
           return false;
         }
-        if (expected === undefined) return false;
+        if (expected === undefined) return 'unconstrained';
         for (const a of actual) {
           if (d.type === 'value' && !isObject(expected) ? deepEqual(a, expected) : matchesPattern(a, expected)) return true;
         }
@@ -962,7 +967,8 @@ export class Validator {
     }
     let answer: ValidateCodeResult | Promise<ValidateCodeResult>;
     try {
-      answer = this.terminology.validateCode({ valueSet: binding.valueSet, ...request, authorization: run.authorization });
+      const elementKind = type === 'CodeableReference' ? 'CodeableConcept' : (type as 'code' | 'Coding' | 'CodeableConcept' | 'Quantity' | 'string' | 'uri');
+      answer = this.terminology.validateCode({ valueSet: binding.valueSet, ...request, elementKind, strength: binding.strength as BindingStrength, authorization: run.authorization });
     } catch (e) {
       answer = { valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' };
     }
@@ -983,6 +989,8 @@ export class Validator {
       if (i.severity === 'error') run.errorCount++;
     }
     if (r.valid !== false) return;
+    // a terminology that words the binding failure itself (given the strength) has said it already
+    if (r.issues.some((i) => i.severity === (strength === 'required' ? 'error' : strength === 'extensible' ? 'warning' : 'information'))) return;
     const vs = this.source.valueSet(valueSet);
     const title = (vs?.title ?? vs?.name ?? valueSet) as string;
     const vsLabel = vs?.url ? (vs.version ? `${vs.url}|${vs.version}` : vs.url) : valueSet;

@@ -9,6 +9,7 @@ import { sharedDir } from '../../../../../test/support/shared-dir.js';
 import type { CanonicalResource } from '../../../src/domain/conformance-resources.js';
 import { LayeredConformanceSource } from '../../../src/domain/engine/layered-source.js';
 import { Validator } from '../../../src/domain/engine/validator.js';
+import { LocalTerminology } from '../../../src/domain/terminology/local-terminology.js';
 import type { Issue } from '../../../src/domain/engine/outcome/issue.js';
 import { coreSource } from './core-definitions.js';
 import type { ConformanceResourceSource } from '../../../src/domain/conformance-resources.js';
@@ -83,7 +84,7 @@ export function runCase(c: ConformanceCase, core: ConformanceResourceSource): Ca
       }
     }
     const source = new LayeredConformanceSource(supporting, core);
-    const validator = new Validator(source);
+    const validator = new Validator(source, new LocalTerminology(source));
     const text = readFileSync(path.join(root(), c.file), 'utf8');
     const outcome = validator.validate(text, { profiles: c.profiles });
     const errs = outcome.issue.filter((i: Issue) => i.severity === 'error' || i.severity === 'fatal');
