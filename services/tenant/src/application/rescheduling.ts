@@ -16,7 +16,7 @@ export async function reschedule(tx: TenantTransaction, facility: Facility, now:
     await tx.schedules.removeAllFor(facility.facilityId);
     return [];
   }
-  const existing = new Map((await tx.schedules.findByFacility(facility.facilityId)).map((entry) => [entry.frequency, entry]));
+  const existing = new Map((await tx.schedules.findByFacility(facility.facilityId, { forUpdate: true })).map((entry) => [entry.frequency, entry]));
   const wanted = new Set(scheduledFrequencies(facility.scheduledReports));
   const result: ScheduleEntry[] = [];
   for (const frequency of FREQUENCIES) {

@@ -39,6 +39,8 @@ export interface FacilityInput {
 export const FACILITY_ID_MAX_LENGTH = 100;
 export const NAME_MAX_LENGTH = 255;
 export const MEASURE_ID_MAX_LENGTH = 255;
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 const FREQUENCY_KEYS = { Daily: 'daily', Weekly: 'weekly', Monthly: 'monthly' } as const satisfies Record<Frequency, keyof ScheduledReports>;
 
@@ -73,6 +75,8 @@ export function validateFacilityInput(input: FacilityInput): Required<FacilityIn
   const facilityId = (input.facilityId ?? '').trim();
   if (facilityId === '') problems.add('facilityId', 'facilityId is required');
   else if (facilityId.length > FACILITY_ID_MAX_LENGTH) problems.add('facilityId', `facilityId must be at most ${FACILITY_ID_MAX_LENGTH} characters`);
+  // It ends up in message ids and headers (Nats-Msg-Id), where a line break would corrupt the message.
+  else if (CONTROL_CHARACTERS.test(facilityId)) problems.add('facilityId', 'facilityId must not contain control characters');
 
   const facilityName = blankToNull(input.facilityName);
   if (facilityName !== null && facilityName.length > NAME_MAX_LENGTH) {

@@ -90,7 +90,11 @@ export interface ScheduleEntry {
 }
 
 export interface ScheduleRepository {
-  findByFacility(facilityId: string): Promise<ScheduleEntry[]>;
+  /**
+   * `forUpdate` locks the rows until the transaction ends, so a reschedule waits for a scheduler
+   * transaction that holds them and then sees its committed result instead of a stale one.
+   */
+  findByFacility(facilityId: string, options?: { forUpdate?: boolean }): Promise<ScheduleEntry[]>;
   save(entry: ScheduleEntry): Promise<void>;
   /** Upserts several entries in one statement. */
   saveMany(entries: readonly ScheduleEntry[]): Promise<void>;

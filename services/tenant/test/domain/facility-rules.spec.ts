@@ -54,6 +54,10 @@ describe('tenant domain: facility rules', () => {
     });
   });
 
+  it('refuses control characters in facilityId (it ends up in message ids)', () => {
+    expect(problemsOf(() => validateFacilityInput({ facilityId: 'F\n1', timeZone: 'UTC' })).map((problem) => problem.field)).to.deep.equal(['facilityId']);
+  });
+
   it('checks plan ranges and names the field', () => {
     const problems = problemsOf(() => validateReportingPlanInput({ facilityId: 'F1', measureMappingId: 'm', reportingMonth: 13, reportingYear: 1999, isReporting: true }));
     expect(problems.map((problem) => problem.field)).to.deep.equal(['reportingMonth', 'reportingYear']);

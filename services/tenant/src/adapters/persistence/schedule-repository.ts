@@ -27,9 +27,9 @@ function toEntry(row: ScheduleRow): ScheduleEntry {
 export class SqlScheduleRepository implements ScheduleRepository {
   constructor(private readonly em: EntityManager) {}
 
-  async findByFacility(facilityId: string): Promise<ScheduleEntry[]> {
+  async findByFacility(facilityId: string, options: { forUpdate?: boolean } = {}): Promise<ScheduleEntry[]> {
     const rows = await this.em.execute<ScheduleRow[]>(
-      'select * from "report_schedule" where "facility_id" = ? order by "frequency"', [facilityId]);
+      `select * from "report_schedule" where "facility_id" = ? order by "frequency"${options.forUpdate ? ' for update' : ''}`, [facilityId]);
     return rows.map(toEntry);
   }
 
