@@ -295,6 +295,8 @@ describe('LocalTerminology: IG value sets (../shared/fhir-packages)', () => {
     });
     expect(result.valid).to.equal(undefined);
     expect(result.issues.every((i) => i.severity !== 'error')).to.equal(true);
+    // The missing imported value set is named with the specification's warning.
+    expect(result.issues.map((i) => [i.severity, i.text])).to.deep.include(['warning', "Can't find value set http://cts.nlm.nih.gov/fhir/ValueSet/2.16.840.1.113762.1.4.1021.56"]);
     expect(terminology.answersCompletely({ valueSet: 'http://hl7.org/fhir/us/qicore/ValueSet/qicore-negation-reason' })).to.equal(false);
   });
 

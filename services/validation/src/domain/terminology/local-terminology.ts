@@ -245,11 +245,17 @@ export class LocalTerminology implements TerminologyPort {
       const displayIssue = coding.display === undefined ? undefined : checkDisplay(membership.system, membership.entry?.code ?? code, coding.display, candidates, displayLanguage);
       return { coding, membership: 'member', display: display.text, issues: displayIssue ? [displayIssue] : [] };
     }
-    if (!coding.system) return { coding, membership: membership.status, issues: [] };
+    if (!coding.system) {
+      const missing = membership.status === 'unknown' && membership.missingValueSet ? valueSetNotFound(membership.missingValueSet).issues : [];
+      return { coding, membership: membership.status, issues: missing };
+    }
     // Not a member (or cannot tell): say what is wrong with the coding itself, as HL7 does.
     const verdict = this.checkCoding(coding, displayLanguage, 'binding');
     const issues = verdict.status === 'valid' ? verdict.issues.filter((i) => i.messageId !== 'Display_Name_for__should_be_one_of__instead_of') : verdict.issues;
-    if (membership.status === 'unknown' && issues.length === 0) {
+    if (membership.status === 'unknown' && membership.missingValueSet) {
+      // The specification's warning for a value set that is not there, naming the imported one.
+      issues.push(valueSetNotFound(membership.missingValueSet).issues[0]!);
+    } else if (membership.status === 'unknown' && issues.length === 0) {
       issues.push(issue('information', 'not-supported', 'Terminology_TX_NoValid_15',
         `${formatTerminologyMessage('Terminology_TX_NoValid_15', code)} (${membership.reason})`));
     }

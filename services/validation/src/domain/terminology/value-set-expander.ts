@@ -72,7 +72,7 @@ function resolveInclude(include: ComposeInclude, lookups: ExpanderLookups): Code
       parts.push(imported);
     } else {
       const missing = new CodeSet();
-      missing.markOpen(include.system ?? ANY_SYSTEM, `the imported value set ${canonical} could not be found`);
+      missing.markOpen(include.system ?? ANY_SYSTEM, { text: `the imported value set ${canonical} could not be found`, missingValueSet: canonical });
       parts.push(missing);
     }
   }

@@ -20,7 +20,13 @@ export interface ExpansionEntry {
 export type Membership =
   | { status: 'member'; entry?: ExpansionEntry; system: string }
   | { status: 'not-member' }
-  | { status: 'unknown'; reason: string };
+  | { status: 'unknown'; reason: string; missingValueSet?: string };
+
+/** Why codes of a system cannot be judged; `missingValueSet` when an imported value set is not held. */
+export interface OpenReason {
+  text: string;
+  missingValueSet?: string;
+}
 
 /** Wildcard key of `open`: an include that could not be resolved at all (any system). */
 export const ANY_SYSTEM = '*';
@@ -29,7 +35,7 @@ export class CodeSet {
   readonly members = new Map<string, Map<string, ExpansionEntry>>();
   readonly grammars = new Map<string, GrammarCodeSystem>();
   /** system (or ANY_SYSTEM) → why codes outside `members` cannot be judged. */
-  readonly open = new Map<string, string>();
+  readonly open = new Map<string, OpenReason>();
   /** Systems for which an exclude could not be evaluated: even a member is then "unknown". */
   readonly uncertainExcludes = new Map<string, string>();
   /** Systems matched without regard to case (their code system says so). */
@@ -43,8 +49,8 @@ export class CodeSet {
     if (!codes.has(entry.code)) codes.set(entry.code, entry);
   }
 
-  markOpen(system: string, reason: string): void {
-    if (!this.open.has(system)) this.open.set(system, reason);
+  markOpen(system: string, reason: string | OpenReason): void {
+    if (!this.open.has(system)) this.open.set(system, typeof reason === 'string' ? { text: reason } : reason);
   }
 
   /** Union with another set (value set includes). */
@@ -65,8 +71,8 @@ export class CodeSet {
     }
     for (const system of other.grammars.keys()) this.grammars.delete(system);
     for (const [system, reason] of other.open) {
-      if (system === ANY_SYSTEM) for (const mine of this.members.keys()) this.uncertainExcludes.set(mine, reason);
-      else this.uncertainExcludes.set(system, reason);
+      if (system === ANY_SYSTEM) for (const mine of this.members.keys()) this.uncertainExcludes.set(mine, reason.text);
+      else this.uncertainExcludes.set(system, reason.text);
     }
   }
 
@@ -78,7 +84,7 @@ export class CodeSet {
       for (const entry of codes.values()) {
         const membership = other.membership(entry.system, entry.code);
         if (membership.status === 'member') result.add(entry);
-        else if (membership.status === 'unknown') result.markOpen(entry.system, membership.reason);
+        else if (membership.status === 'unknown') result.markOpen(entry.system, { text: membership.reason, missingValueSet: membership.missingValueSet });
       }
     }
     for (const [system, grammar] of this.grammars) {
@@ -121,7 +127,7 @@ export class CodeSet {
       return { status: 'not-member' };
     }
     const open = this.open.get(system) ?? this.open.get(ANY_SYSTEM);
-    if (open) return { status: 'unknown', reason: open };
+    if (open) return { status: 'unknown', reason: open.text, missingValueSet: open.missingValueSet };
     return { status: 'not-member' };
   }
 
@@ -143,7 +149,7 @@ export class CodeSet {
     if (entry) return this.membership(entry.system, entry.code);
     for (const [system, grammar] of this.grammars) if (grammar.check(code).valid) return { status: 'member', system };
     const [openSystem] = this.open.values();
-    if (openSystem !== undefined) return { status: 'unknown', reason: openSystem };
+    if (openSystem !== undefined) return { status: 'unknown', reason: openSystem.text, missingValueSet: openSystem.missingValueSet };
     return { status: 'not-member' };
   }
 
