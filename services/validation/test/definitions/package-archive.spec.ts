@@ -123,6 +123,25 @@ describe('package archive reader (package.tgz)', () => {
       expect(err.inflatedBytes).to.be.a('number').and.lessThan(3 * MiB);
     });
 
+    it('with default limits, rejects a 1 GiB bomb after inflating only a few MiB', async () => {
+      // Concatenated gzip members: one compressed MiB of zeros repeated, 16 entries of 64 MiB.
+      const zeroMember = gzipSync(Buffer.alloc(MiB));
+      const parts: Buffer[] = [];
+      for (let e = 0; e < 16; e++) {
+        parts.push(gzipSync(tarHeader({ name: `package/zeros-${e}.json` }, 64 * MiB)));
+        for (let i = 0; i < 64; i++) parts.push(zeroMember);
+      }
+      const bomb = Buffer.concat(parts);
+      expect(bomb.length).to.be.lessThan(2 * MiB);
+      const err = await expectCode(bomb, 'COMPRESSION_RATIO_LIMIT');
+      expect(err.inflatedBytes).to.be.lessThan(32 * MiB);
+    });
+
+    it('with default limits, rejects an entry whose header claims 1 GiB, before reading it', async () => {
+      const err = await expectCode(gzipSync(Buffer.concat([tarHeader({ name: 'package/huge.json' }, 1024 * MiB), Buffer.alloc(4096)])), 'ENTRY_SIZE_LIMIT');
+      expect(err.message).to.contain('package/huge.json');
+    });
+
     it('rejects an entry larger than the single-entry limit from its header, before reading it', async () => {
       const big = tgz([{ name: 'package/big.json', data: Buffer.alloc(10 * MiB) }]);
       const err = await expectCode(big, 'ENTRY_SIZE_LIMIT', { limits: { maxEntryBytes: MiB } });

@@ -86,17 +86,17 @@ export async function readPackageArchive(input: Buffer | Uint8Array | Readable, 
   const limits: PackageArchiveLimits = { ...defaultPackageArchiveLimits, ...options.limits };
   const parser = new TarParser(limits, options.keep ?? (() => true));
   const gunzip = createGunzip();
-  const source = input instanceof Readable ? input : Readable.from([Buffer.from(input.buffer, input.byteOffset, input.byteLength)]);
-  let compressedBytes = 0;
-  source.on('data', (chunk: Buffer) => {
-    compressedBytes += chunk.length;
-  });
+  // Bytes are fed in slices so that inflation is paced by our reading (backpressure), never
+  // racing ahead of the limits on a bomb handed over as one Buffer.
+  const source = input instanceof Readable ? input : Readable.from(slices(Buffer.from(input.buffer, input.byteOffset, input.byteLength)));
   source.on('error', (err) => gunzip.destroy(err));
   source.pipe(gunzip);
   let inflated = 0;
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
       inflated += chunk.length;
+      // bytesWritten: compressed bytes the inflater has consumed so far.
+      const compressedBytes = gunzip.bytesWritten;
       if (inflated > limits.ratioCheckAfterBytes && compressedBytes > 0 && inflated / compressedBytes > limits.maxCompressionRatio) {
         throw new PackageArchiveError(
           'COMPRESSION_RATIO_LIMIT',
@@ -129,6 +129,12 @@ export async function readPackageArchive(input: Buffer | Uint8Array | Readable, 
   }
   parser.end();
   return parser.entries;
+}
+
+const FEED_SLICE = 64 * 1024;
+
+function* slices(buffer: Buffer): Generator<Buffer> {
+  for (let pos = 0; pos < buffer.length; pos += FEED_SLICE) yield buffer.subarray(pos, pos + FEED_SLICE);
 }
 
 /** Header fields of the entry being read, after GNU/pax overrides. */
