@@ -84,6 +84,19 @@ export class LayeredConformanceSource implements ConformanceResourceSource {
     return this.local('CodeSystem', canonical) ?? this.base.codeSystem(canonical);
   }
 
+  /** Any canonical resource by type (Questionnaire, Measure, ...): loose first, then the base when it can. */
+  resolve(resourceType: string, canonical: string): CanonicalResource | undefined {
+    const m = this.byKind.get(resourceType);
+    const local = m?.get(canonical) ?? (canonical.includes('|') ? m?.get(canonical.slice(0, canonical.indexOf('|'))) : undefined);
+    if (local) return local;
+    const base = this.base as ConformanceResourceSource & { resolve?: (t: any, c: string) => CanonicalResource | undefined };
+    try {
+      return typeof base.resolve === 'function' ? base.resolve(resourceType, canonical) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   *all(resourceType: Kind): Iterable<CanonicalResource> {
     yield* this.lists.get(resourceType) ?? [];
     yield* this.base.all(resourceType);

@@ -136,6 +136,27 @@ export const MESSAGES = {
   BUNDLE_DUPLICATE_ID: { text: 'Duplicate id value \'{0}\'', code: 'invalid' },
   BUNDLE_DUPLICATE_FULLURL: { text: 'Duplicate entries in the bundle with the fullUrl \'{0}\'', code: 'invalid' },
 
+  // QuestionnaireResponse against its Questionnaire
+  QR_LINKID_NOT_FOUND: { text: 'LinkId \'{0}\' not found in questionnaire', code: 'structure' },
+  QR_ITEM_ONLY_ONE: { text: 'Only one response answer item with this linkId allowed', code: 'structure' },
+  QR_QUESTION_ABSTRACT: { text: 'Items of type question should not have answers', code: 'structure' },
+  QR_NO_ANSWERS_ALLOWED: { text: 'Items of type {0} should not have answers', code: 'structure' },
+  QR_ANSWER_TYPE: { text: 'Answer value must be of the type {0} not {1}', code: 'structure' },
+  QR_VALUE_BELOW_MIN: { text: 'The value {0} is less than the allowed minimum of {1}', code: 'value' },
+  QR_VALUE_ABOVE_MAX: { text: 'The value {0} is greater than the allowed maximum of {1}', code: 'value' },
+  QR_TOO_SHORT: { text: 'The answer \'{0}\' is shorter then the required minimum length of {1}', code: 'value' },
+  QR_TOO_LONG: { text: 'The answer \'{0}\' is longer then the allowed maximum length of {1}', code: 'value' },
+  QR_REGEX: { text: 'The answer \'{0}\' does not conform to the expected format \'{1}\' (regex \'{2}\')', code: 'value' },
+  QR_DECIMAL_PLACES: { text: 'The value {0} has too many decimal places (limit = {1})', code: 'value' },
+  QR_QTY_MIN_NO_UNITS: { text: 'The quantity {0} cannot be compared to the allowed minimum of {1} because no formal units are specified', code: 'value' },
+  QR_QTY_MAX_NO_UNITS: { text: 'The quantity {0} cannot be compared to the allowed maximum of {1} because no formal units are specified', code: 'value' },
+  QR_QTY_MIN_INCOMPATIBLE: { text: 'The quantity {0} cannot be compared to the allowed minimum of {1}', code: 'value' },
+  QR_QTY_MAX_INCOMPATIBLE: { text: 'The quantity {0} cannot be compared to the allowed maximum of {1}', code: 'value' },
+  QR_QTY_BELOW_MIN: { text: 'The quantity {0} is less than the allowed minimum of {1}', code: 'value' },
+  QR_QTY_ABOVE_MAX: { text: 'The quantity {0} is greater than the allowed maximum of {1}', code: 'value' },
+  QR_UNIT_NOT_ALLOWED: { text: 'The value {0} has a unit that is not valid (allowed = {1})', code: 'value' },
+  QR_QUESTIONNAIRE_NOT_FOUND: { text: 'The questionnaire \'{0}\' could not be resolved, so no validation can be performed against the base questionnaire', code: 'not-found' },
+
   // profiles and terminology
   PROFILE_NOT_FOUND: { text: 'Can\'t find profile {0}', code: 'not-found' },
   PROFILE_NO_SNAPSHOT: { text: 'The profile {0} has no snapshot, so it cannot be used for validation', code: 'not-found' },

@@ -23,6 +23,8 @@ import { BundleIndex, parseReference } from './checks/references.js';
 import { checkXhtml } from './checks/xhtml.js';
 import { deepEqual, matchesPattern, describeValue } from './checks/values.js';
 import { evaluateDiscriminatorPath } from './checks/discriminator-path.js';
+import { checkQuestionnaireResponse } from './checks/questionnaire-response.js';
+import { ucumConverter } from './checks/ucum.js';
 
 export interface ValidatorOptions {
   /** JSON text longer than this is refused (characters; default 64 MiB). */
@@ -229,6 +231,7 @@ export class Validator {
       if (typeof res.id === 'string') {
         for (const p of checkResourceId(res.id)) this.report(run, p.severity, p.id, p.args, `${resPath}.id`, this.propPos(run, res, 'id'));
       }
+      if (rt === 'QuestionnaireResponse') this.checkAgainstQuestionnaire(run, res, resPath, scope);
     }
     // profiles: meta.profile, then the caller's
     const meta = res.meta;
@@ -250,6 +253,28 @@ export class Validator {
       }
       this.validateAgainstProfile(run, res, rt, plan, resPath, scope, p.path, p.at);
     }
+  }
+
+  private checkAgainstQuestionnaire(run: Run, qr: Record<string, unknown>, resPath: string, scope: Scope): void {
+    const url = qr.questionnaire;
+    if (typeof url !== 'string') return;
+    let questionnaire: unknown;
+    if (url.startsWith('#')) {
+      const contained = scope.root.contained;
+      questionnaire = Array.isArray(contained) ? contained.find((c) => isObject(c) && c.id === url.slice(1)) : undefined;
+    } else {
+      const resolver = this.source as ConformanceResourceSource & { resolve?: (type: string, canonical: string) => unknown };
+      try {
+        questionnaire = typeof resolver.resolve === 'function' ? resolver.resolve('Questionnaire', url) : undefined;
+      } catch {
+        questionnaire = undefined;
+      }
+    }
+    if (!isObject(questionnaire) || questionnaire.resourceType !== 'Questionnaire') {
+      this.report(run, 'warning', 'QR_QUESTIONNAIRE_NOT_FOUND', [url], `${resPath}.questionnaire`, this.propPos(run, qr, 'questionnaire'));
+      return;
+    }
+    for (const p of checkQuestionnaireResponse(qr, questionnaire, resPath, ucumConverter)) this.report(run, p.severity, p.id, p.args, p.path, undefined);
   }
 
   private validateAgainstProfile(run: Run, res: Record<string, unknown>, rt: string, plan: StructurePlan, resPath: string, scope: Scope, reportPath: string, at: Position | undefined): void {
@@ -592,11 +617,24 @@ export class Validator {
     const value = v.value;
     if (typeof value !== 'number') return;
     const describe = (q: any) => `${q.value}${q.unit ?? q.code ? ' ' + (q.unit ?? q.code) : ''}`;
-    const sameUnits = (q: any) => (q.code ?? q.unit) === (v.code ?? v.unit) && (q.system === undefined || v.system === undefined || q.system === v.system);
+    // the instance value in the limit's units (UCUM conversion when both are UCUM coded)
+    const inUnitsOf = (q: any): number | undefined => {
+      if ((q.code ?? q.unit) === (v.code ?? v.unit)) return value;
+      if (q.system === 'http://unitsofmeasure.org' && v.system === 'http://unitsofmeasure.org' && typeof q.code === 'string' && typeof v.code === 'string') {
+        return ucumConverter.convert(value, v.code, q.code);
+      }
+      return undefined;
+    };
     const min = el.minValue?.value as any;
-    if (min && typeof min.value === 'number' && sameUnits(min) && value < min.value) this.report(run, 'error', 'MIN_VALUE', [describe(v), describe(min)], path, at);
+    if (min && typeof min.value === 'number') {
+      const x = inUnitsOf(min);
+      if (x !== undefined && x < min.value) this.report(run, 'error', 'MIN_VALUE', [describe(v), describe(min)], path, at);
+    }
     const max = el.maxValue?.value as any;
-    if (max && typeof max.value === 'number' && sameUnits(max) && value > max.value) this.report(run, 'error', 'MAX_VALUE', [describe(v), describe(max)], path, at);
+    if (max && typeof max.value === 'number') {
+      const x = inUnitsOf(max);
+      if (x !== undefined && x > max.value) this.report(run, 'error', 'MAX_VALUE', [describe(v), describe(max)], path, at);
+    }
   }
 
   // ------------------------------------------------------------------ fixed / pattern
