@@ -45,7 +45,7 @@ export interface FhirPackage {
   manifest: PackageManifest;
   /** The kept resources, each once, in archive order. */
   resources: CanonicalResource[];
-  /** Every JSON resource found (kept or not), by resourceType. */
+  /** Every distinct JSON resource found (kept or not), by resourceType. */
   resourceCounts: Record<string, number>;
   /** `package/.index.json` files when present (informational; resources are read from the files themselves). */
   indexFile?: PackageIndexFileEntry[];
@@ -112,11 +112,11 @@ export function buildFhirPackage(entries: readonly ArchiveEntry[], options: Fhir
     // Non-resource JSON (openapi documents, ig-r4 fragments, ...) is simply not ours.
     if (!isResource(json)) continue;
     const type = json.resourceType;
-    resourceCounts[type] = (resourceCounts[type] ?? 0) + 1;
-    if (!keepType(type)) continue;
     const key = `${type}|${json.url ?? `#${json.id ?? path}`}|${json.version ?? ''}`;
     if (seen.has(key)) continue; // e.g. package/ig-r4.json repeats the ImplementationGuide
     seen.add(key);
+    resourceCounts[type] = (resourceCounts[type] ?? 0) + 1;
+    if (!keepType(type)) continue;
     if (stripNarrative && 'text' in json) delete json.text;
     resources.push(json);
   }
