@@ -1,0 +1,267 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import { connectNats, type NatsHandle } from '../../../../adapters/messaging/connection.js';
+import { requestQuery } from '../../../../adapters/messaging/request-reply.js';
+import { silentLogger } from '../../../../adapters/observability/logger.js';
+import { isErrorReply } from '../../../../contracts/types.js';
+import { createSigningKeyModule, SIGNING_ALGORITHMS, type SigningKeyModule } from '../../src/signing-keys/index.js';
+import { call, openSigningKeyHarness, TEST_MASTER_KEY, type SigningKeyHarness } from './support.js';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const CLIENT_ID = 'nhsn-link-f1';
+const FIVE_MINUTES = 300;
+
+/**
+ * A small EHR token endpoint (SMART Backend Services, private_key_jwt): fetches the platform's JWKS
+ * over HTTP, verifies the assertion by kid, checks aud, iss = sub = registered client, exp ≤ 5 min,
+ * and refuses a replayed jti; answers an access token or `invalid_client`. It reads the JWKS anew for
+ * every request (cacheMaxAge 0): an EHR that honours `max-age=300` sees changes up to 5 min later.
+ */
+class EhrTokenEndpoint {
+  readonly seenJti = new Set<string>();
+  readonly verifiedKids: string[] = [];
+  private server: Server | undefined;
+  tokenUrl = '';
+
+  constructor(private readonly jwksUrl: string) {}
+
+  async start(): Promise<void> {
+    const jwks = createRemoteJWKSet(new URL(this.jwksUrl), { cacheMaxAge: 0, cooldownDuration: 0 });
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+      req.on('end', () => {
+        void (async () => {
+          const form = new URLSearchParams(body);
+          const reply = (status: number, payload: unknown) => {
+            res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(payload));
+          };
+          if (form.get('grant_type') !== 'client_credentials'
+            || form.get('client_assertion_type') !== 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer') {
+            return reply(400, { error: 'invalid_request' });
+          }
+          try {
+            const { payload, protectedHeader } = await jwtVerify(form.get('client_assertion') ?? '', jwks, {
+              audience: this.tokenUrl, issuer: CLIENT_ID, subject: CLIENT_ID, typ: 'JWT', algorithms: [...SIGNING_ALGORITHMS],
+            });
+            const now = Math.floor(Date.now() / 1000);
+            if (typeof payload.exp !== 'number' || payload.exp - now > FIVE_MINUTES) throw new Error('exp more than 5 minutes ahead');
+            if (typeof payload.jti !== 'string' || this.seenJti.has(payload.jti)) throw new Error('jti missing or replayed');
+            this.seenJti.add(payload.jti);
+            this.verifiedKids.push(protectedHeader.kid!);
+            reply(200, { access_token: `at-${payload.jti}`, token_type: 'bearer', expires_in: 300, scope: form.get('scope') });
+          } catch (error) {
+            reply(401, { error: 'invalid_client', error_description: (error as Error).message });
+          }
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.tokenUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/oauth2/token`;
+  }
+
+  /** POSTs the assertion as an EHR client would. */
+  async authenticate(assertion: string): Promise<{ status: number; body: any }> {
+    const response = await fetch(this.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials', scope: 'system/*.read',
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion,
+      }),
+    });
+    return { status: response.status, body: await response.json() };
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+}
+
+describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NATS)', function () {
+  this.timeout(30_000);
+  let h: SigningKeyHarness;
+  let ehr: EhrTokenEndpoint;
+  const api = (path: string) => `${h.url}/api${path}`;
+  const createKey = async (algorithm: string) => {
+    const response = await call('POST', api('/signing-keys'), { algorithm });
+    expect(response.status).to.equal(201);
+    return response.body.kid as string;
+  };
+  const assign = async (facilityId: string, kid: string) => {
+    const response = await call('PUT', api(`/facilities/${facilityId}/signing-key`), { facilityId, kid });
+    expect(response.status, JSON.stringify(response.body)).to.equal(202);
+  };
+  const assertionFor = async (facilityId: string, tokenUrl = ehr.tokenUrl) =>
+    call('POST', api(`/facilities/${facilityId}/$client-assertion`), { clientId: CLIENT_ID, tokenUrl });
+  const publishedKids = async () => (await call('GET', `${h.url}/.well-known/jwks.json`)).body.keys.map((jwk: any) => jwk.kid);
+
+  before(async () => {
+    h = await openSigningKeyHarness('assertions');
+    ehr = new EhrTokenEndpoint(`${h.url}/.well-known/jwks.json`);
+    await ehr.start();
+  });
+  after(async () => {
+    await ehr?.stop();
+    await h?.close();
+  });
+
+  it('signs the SMART assertion: header alg, kid, typ JWT; iss = sub = client id, aud = token URL, exp ≤ 5 min, unique jti', async () => {
+    const kid = await createKey('RS384');
+    await h.addFacility('F-claims');
+    await assign('F-claims', kid);
+    const first = await assertionFor('F-claims');
+    expect(first.status).to.equal(200);
+    expect(first.headers.get('cache-control')).to.equal('no-store');
+    expect(first.body).to.include({ clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', kid, alg: 'RS384' });
+    expect(decodeProtectedHeader(first.body.clientAssertion)).to.deep.equal({ alg: 'RS384', kid, typ: 'JWT' });
+    const claims = decodeJwt(first.body.clientAssertion);
+    expect(claims).to.include({ iss: CLIENT_ID, sub: CLIENT_ID, aud: ehr.tokenUrl, jti: first.body.jti });
+    expect(claims.exp! - claims.iat!).to.be.greaterThan(0).and.at.most(FIVE_MINUTES);
+    expect(Math.abs(claims.iat! - Date.now() / 1000)).to.be.lessThan(60);
+    expect(new Date(first.body.expiresAt).getTime()).to.equal(claims.exp! * 1000);
+    const second = await assertionFor('F-claims');
+    expect(decodeJwt(second.body.clientAssertion).jti).not.to.equal(claims.jti);
+  });
+
+  it('signs verifiable assertions with keys of every algorithm', async () => {
+    for (const algorithm of SIGNING_ALGORITHMS) {
+      const kid = await createKey(algorithm);
+      await h.addFacility(`F-${algorithm}`);
+      await assign(`F-${algorithm}`, kid);
+      const signed = await assertionFor(`F-${algorithm}`);
+      expect(signed.status, algorithm).to.equal(200);
+      const jwks = createLocalJWKSet((await call('GET', `${h.url}/.well-known/jwks.json`)).body);
+      const { protectedHeader } = await jwtVerify(signed.body.clientAssertion, jwks, { audience: ehr.tokenUrl, issuer: CLIENT_ID });
+      expect(protectedHeader).to.include({ alg: algorithm, kid });
+    }
+  });
+
+  it('refuses clearly: unknown or soft-deleted facility 404, no key 409, key not active or gone 409, bad token URL 400', async () => {
+    await h.addFacility('F-nokey');
+    await h.addFacility('F-deleted', { deleted: true });
+    expect((await assertionFor('F-unknown')).status).to.equal(404);
+    expect((await assertionFor('F-deleted')).status).to.equal(404);
+    const noKey = await assertionFor('F-nokey');
+    expect(noKey.status).to.equal(409);
+    expect(noKey.body.type).to.match(/facility-without-signing-key$/);
+    expect(noKey.body.detail).to.contain('F-nokey has no signing key');
+
+    // The facility module's own PUT can write any kid into the configuration; signing still checks it.
+    const disabledKid = await createKey('ES256');
+    await call('PUT', api(`/signing-keys/${disabledKid}`), { kid: disabledKid, status: 'disabled', primary: false });
+    await h.addFacility('F-disabled', { kid: disabledKid });
+    const disabled = await assertionFor('F-disabled');
+    expect(disabled.status).to.equal(409);
+    expect(disabled.body.detail).to.contain('is disabled');
+    await h.addFacility('F-gone', { kid: '44444444-4444-4444-8444-444444444444' });
+    expect((await assertionFor('F-gone')).body.detail).to.contain('does not exist');
+
+    const expiring = (await call('POST', api('/signing-keys'), { algorithm: 'ES256', expiresAt: new Date(Date.now() + 60_000).toISOString() })).body.kid;
+    await h.addFacility('F-expiring');
+    await assign('F-expiring', expiring);
+    expect((await assertionFor('F-expiring')).status).to.equal(200);
+    h.clock.advance(120_000);
+    try {
+      const expired = await assertionFor('F-expiring');
+      expect(expired.status).to.equal(409);
+      expect(expired.body.detail).to.contain('is expired');
+    } finally {
+      h.clock.offsetMs = 0;
+    }
+
+    const badUrl = await call('POST', api('/facilities/F-nokey/$client-assertion'), { clientId: CLIENT_ID, tokenUrl: 'not a url' });
+    expect(badUrl.status).to.equal(400);
+    expect(badUrl.body.errors[0].field).to.equal('tokenUrl');
+    expect((await call('POST', api('/facilities/F-nokey/$client-assertion'), { tokenUrl: ehr.tokenUrl })).status).to.equal(400);
+  });
+
+  it('rotation walk-through (create B, associate, delete A): the EHR accepts every current assertion at every step', async () => {
+    await h.addFacility('F-1');
+    const authenticateNow = async (expectedKid: string) => {
+      const signed = await assertionFor('F-1');
+      expect(signed.status).to.equal(200);
+      expect(signed.body.kid).to.equal(expectedKid);
+      const answer = await ehr.authenticate(signed.body.clientAssertion);
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+      expect(answer.body.access_token).to.equal(`at-${signed.body.jti}`);
+      return signed.body.clientAssertion as string;
+    };
+
+    // Start: key A, associated with F.
+    const keyA = await createKey('RS384');
+    await assign('F-1', keyA);
+    await authenticateNow(keyA);
+    // Two assertions signed with A and kept unused: one for just after the switch, one for after the delete.
+    const [issuedBeforeSwitch, issuedForAfterDelete] = [(await assertionFor('F-1')).body, (await assertionFor('F-1')).body];
+    expect([issuedBeforeSwitch.kid, issuedForAfterDelete.kid]).to.deep.equal([keyA, keyA]);
+
+    // Step 1: create key B. It is published at once, before anything signs with it; F still uses A.
+    const keyB = await createKey('ES384');
+    expect(await publishedKids()).to.include.members([keyA, keyB]);
+    await authenticateNow(keyA);
+    const stillUsed = await call('DELETE', api(`/signing-keys/${keyA}`));
+    expect(stillUsed.status).to.equal(409);
+    expect(stillUsed.body.facilities).to.include('F-1');
+    await authenticateNow(keyA);
+
+    // Step 2: associate F with B. New assertions carry B's kid and verify; one signed with A just
+    // before the switch still verifies while A is published.
+    await assign('F-1', keyB);
+    await authenticateNow(keyB);
+    expect((await ehr.authenticate(issuedBeforeSwitch.clientAssertion)).status).to.equal(200);
+
+    // Step 3: delete A. It leaves the JWKS; B keeps working; an assertion signed with A is refused.
+    expect((await call('DELETE', api(`/signing-keys/${keyA}`))).status).to.equal(204);
+    expect(await publishedKids()).to.include(keyB).and.not.to.include(keyA);
+    await authenticateNow(keyB);
+    const lateA = await ehr.authenticate(issuedForAfterDelete.clientAssertion);
+    expect(lateA.status).to.equal(401);
+    expect(lateA.body.error).to.equal('invalid_client');
+    await authenticateNow(keyB);
+
+    // The EHR's replay check: a second use of an accepted assertion is refused.
+    const once = await assertionFor('F-1');
+    expect((await ehr.authenticate(once.body.clientAssertion)).status).to.equal(200);
+    expect((await ehr.authenticate(once.body.clientAssertion)).status).to.equal(401);
+    expect(ehr.verifiedKids).to.include(keyA).and.include(keyB);
+  });
+
+  describe('over NATS request-reply (SignClientAssertion)', () => {
+    let nats: NatsHandle;
+    let module: SigningKeyModule;
+
+    before(async () => {
+      nats = await connectNats({ servers: NATS_URL, name: `signing-keys-test-${h.catalog.subjectRoot}`, logger: silentLogger() });
+      module = createSigningKeyModule({
+        orm: h.db.orm, logger: silentLogger(), catalog: h.catalog, nats: nats.nc, now: h.clock.now,
+        config: { signingKeysMasterKey: TEST_MASTER_KEY, signingKeysJwksPath: h.jwksPath, signingKeysDisabledRetentionMs: 3_600_000, signingKeysExpiryIntervalMs: 60_000 },
+      });
+      module.start();
+    });
+    after(async () => {
+      await module?.stop();
+      await nats?.close();
+    });
+
+    it('answers a signed assertion the EHR accepts, and typed errors NOT_FOUND / CONFLICT', async () => {
+      const kid = await createKey('ES384');
+      await h.addFacility('F-nats');
+      await assign('F-nats', kid);
+      const reply = await requestQuery(nats.nc, 'SignClientAssertion', { facilityId: 'F-nats', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl }, { catalog: h.catalog });
+      if (isErrorReply(reply)) throw new Error(reply.error.message);
+      expect(reply).to.include({ kid, alg: 'ES384', clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' });
+      expect((await ehr.authenticate(reply.clientAssertion)).status).to.equal(200);
+
+      const unknown = await requestQuery(nats.nc, 'SignClientAssertion', { facilityId: 'F-none', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl }, { catalog: h.catalog });
+      expect(unknown).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'No active facility "F-none"' } });
+      await h.addFacility('F-nats-nokey');
+      const noKey = await requestQuery(nats.nc, 'SignClientAssertion', { facilityId: 'F-nats-nokey', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl }, { catalog: h.catalog });
+      expect(isErrorReply(noKey) && noKey.error.code).to.equal('CONFLICT');
+    });
+  });
+});
