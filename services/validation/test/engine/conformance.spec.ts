@@ -7,9 +7,9 @@ import { expect } from 'chai';
 import { runConformance, type ConformanceScore } from './support/conformance.js';
 
 const FLOOR = {
-  verdict: 0.65,
-  exactErrorCount: 0.6,
-  locations: 0.39,
+  verdict: 0.88,
+  exactErrorCount: 0.83,
+  locations: 0.7,
 };
 
 describe('engine conformance (HL7 validator test cases)', function () {

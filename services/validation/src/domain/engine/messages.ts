@@ -157,6 +157,9 @@ export const MESSAGES = {
   QR_UNIT_NOT_ALLOWED: { text: 'The value {0} has a unit that is not valid (allowed = {1})', code: 'value' },
   QR_QUESTIONNAIRE_NOT_FOUND: { text: 'The questionnaire \'{0}\' could not be resolved, so no validation can be performed against the base questionnaire', code: 'not-found' },
 
+  CANONICAL_WRONG_TYPE: { text: 'Canonical URL \'{0}\' refers to a resource that has the wrong type. Found {1} expecting one of [{2}]', code: 'structure' },
+  MEASURE_COHORT_SCORE: { text: 'No measureScore when the scoring of the message is \'{0}\'', code: 'value' },
+
   // profiles and terminology
   PROFILE_NOT_FOUND: { text: 'Can\'t find profile {0}', code: 'not-found' },
   PROFILE_NO_SNAPSHOT: { text: 'The profile {0} has no snapshot, so it cannot be used for validation', code: 'not-found' },

@@ -232,6 +232,7 @@ export class Validator {
         for (const p of checkResourceId(res.id)) this.report(run, p.severity, p.id, p.args, `${resPath}.id`, this.propPos(run, res, 'id'));
       }
       if (rt === 'QuestionnaireResponse') this.checkAgainstQuestionnaire(run, res, resPath, scope);
+      if (rt === 'MeasureReport') this.checkAgainstMeasure(run, res, resPath);
     }
     // profiles: meta.profile, then the caller's
     const meta = res.meta;
@@ -255,6 +256,28 @@ export class Validator {
     }
   }
 
+  /** MeasureReport business rules that need the Measure (when it is loaded). */
+  private checkAgainstMeasure(run: Run, report: Record<string, unknown>, resPath: string): void {
+    const url = report.measure;
+    if (typeof url !== 'string') return;
+    const resolver = this.source as ConformanceResourceSource & { resolve?: (type: string, canonical: string) => unknown };
+    let measure: unknown;
+    try {
+      measure = typeof resolver.resolve === 'function' ? resolver.resolve('Measure', url) : undefined;
+    } catch {
+      measure = undefined;
+    }
+    if (!isObject(measure)) return;
+    const scoring = isObject(measure.scoring) && Array.isArray(measure.scoring.coding) ? (measure.scoring.coding as any[]).find((c) => isObject(c))?.code : undefined;
+    if (scoring === 'cohort' && Array.isArray(report.group)) {
+      report.group.forEach((g, i) => {
+        if (isObject(g) && g.measureScore !== undefined) {
+          this.report(run, 'error', 'MEASURE_COHORT_SCORE', [scoring], `${resPath}.group[${i}].measureScore`, this.propPos(run, g, 'measureScore'));
+        }
+      });
+    }
+  }
+
   private checkAgainstQuestionnaire(run: Run, qr: Record<string, unknown>, resPath: string, scope: Scope): void {
     const url = qr.questionnaire;
     if (typeof url !== 'string') return;
@@ -271,7 +294,9 @@ export class Validator {
       }
     }
     if (!isObject(questionnaire) || questionnaire.resourceType !== 'Questionnaire') {
-      this.report(run, 'warning', 'QR_QUESTIONNAIRE_NOT_FOUND', [url], `${resPath}.questionnaire`, this.propPos(run, qr, 'questionnaire'));
+      const other = this.source.valueSet(url) ?? this.source.codeSystem(url) ?? this.source.structureDefinition(url);
+      if (other) this.report(run, 'error', 'CANONICAL_WRONG_TYPE', [url, other.resourceType, 'Questionnaire'], `${resPath}.questionnaire`, this.propPos(run, qr, 'questionnaire'));
+      else this.report(run, 'warning', 'QR_QUESTIONNAIRE_NOT_FOUND', [url], `${resPath}.questionnaire`, this.propPos(run, qr, 'questionnaire'));
       return;
     }
     for (const p of checkQuestionnaireResponse(qr, questionnaire, resPath, ucumConverter)) this.report(run, p.severity, p.id, p.args, p.path, undefined);

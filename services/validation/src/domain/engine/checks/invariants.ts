@@ -25,6 +25,14 @@ export interface InvariantEnv {
 
 const NATIVE = new Set(['ele-1', 'ext-1', 'dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'txt-1', 'txt-2', 'bdl-1', 'bdl-2', 'bdl-3', 'bdl-4', 'bdl-7']);
 
+/**
+ * Core invariants whose R4 expression is wrong; the HL7 validator evaluates the corrected
+ * form. Keyed by key + the published expression, so an IG reusing the key is not affected.
+ */
+const EXPRESSION_FIXES: Record<string, string> = {
+  'que-12\u0000enableWhen.count() > 2 implies enableBehavior.exists()': 'enableWhen.count() > 1 implies enableBehavior.exists()',
+};
+
 export class InvariantEvaluator {
   private readonly compiled = new Map<string, Compiled | Error>();
   private readonly options: Record<string, unknown>;
@@ -75,11 +83,12 @@ export class InvariantEvaluator {
   evaluate(c: ConstraintPlan, node: unknown, env: InvariantEnv): InvariantResult {
     if (NATIVE.has(c.key)) return evaluateNative(c.key, node);
     if (!c.expression) return 'skip';
-    const cacheKey = c.base + '\u0000' + c.expression;
+    const expression = EXPRESSION_FIXES[c.key + '\u0000' + c.expression] ?? c.expression;
+    const cacheKey = c.base + '\u0000' + expression;
     let fn = this.compiled.get(cacheKey);
     if (fn === undefined) {
       try {
-        fn = fhirpath.compile({ base: c.base, expression: c.expression } as any, r4Model as any, this.options as any) as unknown as Compiled;
+        fn = fhirpath.compile({ base: c.base, expression } as any, r4Model as any, this.options as any) as unknown as Compiled;
       } catch (e) {
         fn = e instanceof Error ? e : new Error(String(e));
       }

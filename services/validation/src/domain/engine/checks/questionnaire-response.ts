@@ -28,10 +28,12 @@ const ANSWER_TYPES: Record<string, string[]> = {
   attachment: ['Attachment'], reference: ['Reference'], quantity: ['Quantity'],
 };
 
+const SDC = 'http://hl7.org/fhir/uv/sdc/StructureDefinition/';
+
 function ext(item: Obj, name: string): Obj | undefined {
   const list = item.extension;
   if (!Array.isArray(list)) return undefined;
-  return list.find((e) => isObject(e) && e.url === EXT + name) as Obj | undefined;
+  return list.find((e) => isObject(e) && (e.url === EXT + name || e.url === SDC + name)) as Obj | undefined;
 }
 
 function extValue(e: Obj | undefined): unknown {
@@ -116,8 +118,8 @@ function checkAnswer(answer: Obj, def: Obj, path: string, problems: QrProblem[],
   const min = extValue(ext(def, 'minValue'));
   const max = extValue(ext(def, 'maxValue'));
   if (av.type === 'Quantity' && isObject(v)) {
-    checkQuantity(v, min, 'minimum', valuePath, problems, units);
-    checkQuantity(v, max, 'maximum', valuePath, problems, units);
+    checkQuantity(v, min ?? extValue(ext(def, 'sdc-questionnaire-minQuantity')), 'minimum', valuePath, problems, units);
+    checkQuantity(v, max ?? extValue(ext(def, 'sdc-questionnaire-maxQuantity')), 'maximum', valuePath, problems, units);
     const options = (Array.isArray(def.extension) ? def.extension : []).filter((e) => isObject(e) && e.url === EXT + 'questionnaire-unitOption').map((e) => (e as Obj).valueCoding as Obj);
     if (options.length && !options.some((o) => isObject(o) && o.code === v.code && (o.system === undefined || o.system === v.system))) {
       problems.push({ id: 'QR_UNIT_NOT_ALLOWED', args: [quantityText(v, true), options.map((o) => `${o.display ?? o.code} (UCUM#${o.code})`).join(',')], path: valuePath, severity: 'error' });
