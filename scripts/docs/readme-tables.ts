@@ -1,0 +1,78 @@
+/**
+ * Generates the README's reference tables from the code that defines them, so the documentation cannot
+ * drift: configuration (each service's setting declarations) and events (contracts/catalog.ts).
+ *
+ *   npx tsx scripts/docs/readme-tables.ts          # rewrite the generated sections of README.md
+ *   npx tsx scripts/docs/readme-tables.ts --check  # exit 1 when README.md is stale (a test runs this check)
+ *
+ * Generated sections sit between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeConfig, toMarkdownTable } from '../../adapters/config/index.js';
+import { catalog } from '../../contracts/catalog.js';
+import { gatewaySchema } from '../../services/admin-gateway/src/config.js';
+import { validationSchema } from '../../services/validation/src/config.js';
+import { tenantServiceSchema } from '../../services/tenant/src/service-schema.js';
+
+const readmePath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../README.md');
+
+const PRODUCERS: Record<string, string> = {
+  ReadyForValidation: 'report service → **validation**',
+  ValidationComplete: '**validation** → report service',
+  ValidateValueSetCode: '**validation** → terminology service (request-reply)',
+  ValidateCodeSystemCode: '**validation** → terminology service (request-reply)',
+  ReportScheduled: '**tenant** scheduler → query dispatch, report service',
+  AuditableEventOccurred: '**tenant** → audit service',
+  GenerateReportRequested: '**tenant** → report service',
+  ResourceEvaluated: 'measure evaluation → report service',
+  MeasureReportGenerated: 'measure evaluation → report service (alias of ResourceEvaluated)',
+  ResourceAcquired: 'data acquisition → normalization',
+  GetFacilitiesList: 'any service → **tenant** (request-reply)',
+  GetFacilityConfig: 'any service → **tenant** (request-reply)',
+  GetServiceInfo: 'any service → **tenant** (request-reply)',
+};
+
+export function generatedSections(): Record<string, string> {
+  const config = [
+    ['Validation service', validationSchema],
+    ['Tenant service', tenantServiceSchema],
+    ['Admin gateway', gatewaySchema],
+  ] as const;
+  const configSection = config
+    .map(([title, schema]) => `#### ${title}\n\n${toMarkdownTable(describeConfig(schema as Parameters<typeof describeConfig>[0]))}`)
+    .join('\n\n');
+
+  const events = ['| Message | Kind | Subject | Stream | Schema version | Direction |', '|---|---|---|---|---|---|',
+    ...catalog.messages.map((m) =>
+      `| ${m.name} | ${m.kind} | \`${m.subject}\` | ${m.stream ?? '— (request-reply)'} | ${m.version} | ${PRODUCERS[m.name] ?? ''} |`)].join('\n');
+
+  return { config: configSection, events };
+}
+
+export function renderReadme(current: string): string {
+  let text = current;
+  for (const [name, body] of Object.entries(generatedSections())) {
+    const start = `<!-- generated:${name} -->`;
+    const end = `<!-- /generated:${name} -->`;
+    const from = text.indexOf(start);
+    const to = text.indexOf(end);
+    if (from === -1 || to === -1) throw new Error(`README.md has no generated section "${name}"`);
+    text = `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`;
+  }
+  return text;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const current = readFileSync(readmePath, 'utf8');
+  const next = renderReadme(current);
+  if (process.argv.includes('--check')) {
+    if (next !== current) {
+      process.stderr.write('README.md is stale: run `npx tsx scripts/docs/readme-tables.ts`\n');
+      process.exit(1);
+    }
+  } else {
+    writeFileSync(readmePath, next);
+  }
+}
