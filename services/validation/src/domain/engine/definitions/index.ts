@@ -8,6 +8,11 @@
  *   const { index } = await loadDefinitions({ packages: [packageDir] });        // adapter
  *   const scope = index.scoped([{ name: 'hl7.fhir.us.core', version: '3.1.1' }], facilityResources);
  *   const sd = scope.structureDefinition(url) ?? scope.structureDefinitionForType('Patient');
+ *
+ * Worker threads: post `DefinitionIndex.shareState(index.toState())` once and call
+ * `DefinitionIndex.fromState(state)` in each worker; the resource JSON then lives in one
+ * SharedArrayBuffer and each worker parses only the definitions it uses. Resources returned by
+ * the index are shared objects: treat them as read-only.
  */
 export { PackageArchiveError, readPackageArchive, defaultPackageArchiveLimits } from './package-archive.js';
 export type { ArchiveEntry, PackageArchiveErrorCode, PackageArchiveLimits, ReadPackageArchiveOptions } from './package-archive.js';
