@@ -1,0 +1,70 @@
+/**
+ * The validate CLI, called in-process through main(): output formats, --load/--profile,
+ * --harness, exit status.
+ */
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { main, parseCliArgs } from '../../src/cli/validate.js';
+import { profile } from './support/helpers.js';
+
+describe('engine: validate CLI', function () {
+  this.timeout(60_000);
+  let dir: string;
+  const file = (name: string, content: unknown) => {
+    const p = path.join(dir, name);
+    writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
+    return p;
+  };
+  const run = async (argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'engine-cli-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('parses options and rejects unknown ones', () => {
+    expect(parseCliArgs(['--bogus', 'x.json'])).to.be.a('string');
+    expect(parseCliArgs([])).to.be.a('string');
+    const a = parseCliArgs(['--ig', 'p.tgz', '--load', 'r.json', '--profile', 'http://p', '--format', 'text', 'f.json']);
+    expect(a).to.deep.include({ igs: ['p.tgz'], loads: ['r.json'], profiles: ['http://p'], format: 'text', files: ['f.json'] });
+  });
+
+  it('prints an OperationOutcome and exits 0 for a valid resource', async () => {
+    const f = file('ok.json', { resourceType: 'Patient', id: 'p1', text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' } });
+    const r = await run([f]);
+    expect(r.code).to.equal(0);
+    const oo = JSON.parse(r.out);
+    expect(oo.resourceType).to.equal('OperationOutcome');
+    expect(oo.issue.filter((i: any) => i.severity === 'error')).to.deep.equal([]);
+  });
+
+  it('text format: one line per issue, exit 1 when there is an error', async () => {
+    const f = file('bad.json', '{"resourceType":"Patient",\n"birthDate":"not a date"}');
+    const r = await run(['--format', 'text', f]);
+    expect(r.code).to.equal(1);
+    expect(r.out).to.include("error Patient.birthDate [line 2] Not a valid date format: 'not a date'");
+  });
+
+  it('--harness: loads supporting files, applies the profiles, prints exactly one OperationOutcome', async () => {
+    const sd = file('sd.json', profile('http://example.org/cli-patient', 'Patient', [{ id: 'Patient.gender', path: 'Patient.gender', min: 1 }]));
+    const f = file('p.json', { resourceType: 'Patient' });
+    const r = await run(['--harness', f, 'http://example.org/cli-patient', sd]);
+    const oo = JSON.parse(r.out);
+    expect(oo.issue.map((i: any) => i.details.text)).to.include('Patient.gender: minimum required = 1, but only found 0 (from http://example.org/cli-patient|1.0.0)');
+    expect(r.code).to.equal(1);
+  });
+
+  it('a missing file gives a fatal issue, not a crash', async () => {
+    const r = await run(['--harness', path.join(dir, 'nope.json'), '', '']);
+    const oo = JSON.parse(r.out);
+    expect(oo.issue[0].severity).to.equal('fatal');
+    expect(r.code).to.equal(1);
+  });
+});

@@ -1,0 +1,50 @@
+/** The engine's JSON parser: positions, recoverable problems, fatal errors, limits. */
+import { expect } from 'chai';
+import { parseLocatedJson, type ObjectLocation, type ArrayLocation } from '../../src/domain/engine/json/located-json.js';
+
+describe('engine: located JSON parser', () => {
+  it('parses values and records the position of every property and item', () => {
+    const r = parseLocatedJson('{\n  "a": [1, "x", true, null],\n  "b": {"c": -1.5e2}\n}');
+    expect(r.issues).to.deep.equal([]);
+    expect(r.value).to.deep.equal({ a: [1, 'x', true, null], b: { c: -150 } });
+    const root = r.value as any;
+    const loc = r.locations.get(root) as ObjectLocation;
+    expect(loc.props.a).to.deep.equal({ line: 2, col: 8 });
+    expect((r.locations.get(root.a) as ArrayLocation).items[1]).to.deep.equal({ line: 2, col: 12 });
+    expect((r.locations.get(root.b) as ObjectLocation).props.c).to.deep.equal({ line: 3, col: 14 });
+  });
+
+  it('decodes escapes, including unicode', () => {
+    const r = parseLocatedJson('{"s":"a\\"b\\\\c\\u00e9\\n"}');
+    expect((r.value as any).s).to.equal('a"b\\cé\n');
+  });
+
+  it('reports duplicates, comments, missing and trailing commas and keeps going', () => {
+    const r = parseLocatedJson('{"a":1 "b":2, /* c */ "a":3, "l":[1,],}');
+    expect(r.value).to.deep.equal({ a: 3, b: 2, l: [1] });
+    expect(r.issues.map((i) => i.kind).sort()).to.deep.equal(['comment', 'duplicate-property', 'missing-comma', 'trailing-comma', 'trailing-comma']);
+    expect(r.issues.find((i) => i.kind === 'comment')!.path).to.deep.equal(['a']);
+  });
+
+  it('turns syntax errors into one fatal issue with line and column', () => {
+    for (const text of ['', '{"a":}', '{"a":1', '{"a":"x\n"}', '{"a":1}}', '[1,,2]', '{"a" 1}', '{"a":tru}']) {
+      const r = parseLocatedJson(text);
+      expect(r.value, text).to.equal(undefined);
+      const fatal = r.issues.filter((i) => i.fatal);
+      expect(fatal, text).to.have.length(1);
+      expect(fatal[0].line).to.be.at.least(1);
+    }
+  });
+
+  it('refuses nesting beyond the depth limit without recursion', () => {
+    const text = '['.repeat(100_000) + ']'.repeat(100_000);
+    const r = parseLocatedJson(text, { maxDepth: 1000 });
+    expect(r.value).to.equal(undefined);
+    expect(r.issues[0].kind).to.equal('too-deep');
+  });
+
+  it('refuses input over the size limit', () => {
+    const r = parseLocatedJson('{"a":"' + 'x'.repeat(100) + '"}', { maxLength: 50 });
+    expect(r.issues[0].kind).to.equal('too-large');
+  });
+});
