@@ -14,9 +14,10 @@
  * - `checkServiceConfiguration`: every property a service declares (adapters/config `describeConfig`)
  *   is in its ConfigMap (non-secret) or referenced through secretKeyRef (secret), and
  *   `checkDeploymentEnv` finds nothing (unknown keys, secrets in the ConfigMap, values that do not parse).
- * - `checkReferences`: Services, PDBs and the HPA point at something that exists; referenced
- *   ConfigMaps and PersistentVolumeClaims exist.
+ * - `checkReferences`: Services, PDBs, the HPA and Ingress backends point at something that exists;
+ *   referenced ConfigMaps and PersistentVolumeClaims exist.
  */
+import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { checkDeploymentEnv, describeConfig, envVarCandidates, type ConfigSchema } from '../../adapters/config/index.js';
 import { CUSTOM_RESOURCE_SCHEMAS } from './crd-schemas.js';
@@ -30,6 +31,8 @@ export interface ServiceDeployment {
   readonly minStartupSeconds?: number;
   /** Variables whose value is a directory the service writes: must be a mount of a writable volume. */
   readonly writableDirSettings?: readonly string[];
+  /** Variables whose value is a file the service writes: its directory must be a writable mount. */
+  readonly writableFileSettings?: readonly string[];
   /** Variables whose value is a directory the service reads: must be a mount. */
   readonly mountedDirSettings?: readonly string[];
   /** PersistentVolumeClaims the pod must mount. */
@@ -229,6 +232,12 @@ export function checkWorkloads(objects: readonly K8sObject[], services: readonly
         if (!mount) problems.push(`${where}: ${variable}=${dir ?? '(unset)'} is not a volume mount (the root file system is read-only)`);
         else if (mount.readOnly) problems.push(`${where}: ${variable}=${dir} is mounted read-only but the service writes there`);
       }
+      for (const variable of service.writableFileSettings ?? []) {
+        const file = env.values[variable];
+        const mount = file ? mounts.get(path.posix.dirname(file)) : undefined;
+        if (!mount) problems.push(`${where}: ${variable}=${file ?? '(unset)'} is not in a mounted directory (the root file system is read-only)`);
+        else if (mount.readOnly) problems.push(`${where}: ${variable}=${file} is on a read-only mount but the service writes it`);
+      }
       for (const variable of service.mountedDirSettings ?? []) {
         const dir = env.values[variable];
         if (!dir || !mounts.has(dir)) problems.push(`${where}: ${variable}=${dir ?? '(unset)'} is not a volume mount`);
@@ -313,7 +322,10 @@ export function checkServiceConfiguration(
     const pendingVariables = new Set(pending.map((setting) => setting.envVar));
     const configMap = Object.fromEntries(Object.entries(env.values).filter(([key]) => !RUNTIME_ENV.has(key) && !pendingVariables.has(key)));
     const secretKeys = env.secretKeys.filter((key) => !pendingVariables.has(key));
-    problems.push(...checkDeploymentEnv(service.schema, { configMap, secretKeys }).map((problem) => `${owner}: ${problem}`));
+    // checkDeploymentEnv loads the Secret keys with a placeholder value; a secret with a format (the
+    // base64 master key) then "fails to parse". We never have secret values, so those are dropped.
+    const secretParseProblem = (problem: string) => rows.some((row) => row.secret && secretKeys.includes(row.envVar) && problem.startsWith(`${row.property} (${row.envVar}) `));
+    problems.push(...checkDeploymentEnv(service.schema, { configMap, secretKeys }).filter((p) => !secretParseProblem(p)).map((problem) => `${owner}: ${problem}`));
   }
   return problems;
 }
@@ -346,6 +358,17 @@ export function checkReferences(objects: readonly K8sObject[]): string[] {
           if (typeof port.targetPort !== 'string') continue;
           const named = targets.some((d) => containers(d).some((c) => ((c.ports ?? []) as Obj[]).some((p) => p.name === port.targetPort)));
           if (targets.length && !named) problems.push(`${label(object)}: targetPort ${port.targetPort} is not a container port name`);
+        }
+        break;
+      }
+      case 'Ingress': {
+        const backends = ((spec.rules ?? []) as Obj[]).flatMap((rule) => (rule.http?.paths ?? []) as Obj[]).map((p) => p.backend?.service).filter(Boolean);
+        for (const backend of backends as Obj[]) {
+          const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === backend.name) as Obj | undefined;
+          if (!service) problems.push(`${label(object)}: backend Service ${backend.name} is not in the manifests`);
+          else if (backend.port?.name && !((service.spec?.ports ?? []) as Obj[]).some((p) => p.name === backend.port.name)) {
+            problems.push(`${label(object)}: Service ${backend.name} has no port named ${backend.port.name}`);
+          }
         }
         break;
       }

@@ -1,11 +1,30 @@
 /**
- * What deploy/ must provide for each service: its Deployment, its configuration schema, and the
- * volumes its settings point at. Used by the manifest checks (test/deploy, scripts/deploy/check-manifests.ts).
+ * What deploy/ must provide for each service: its Deployment, the configuration schema of the
+ * process (every setting it reads), and the volumes its settings point at. Used by the manifest
+ * checks (test/deploy, scripts/deploy/check-manifests.ts).
  */
+import type { ConfigSchema } from '../../adapters/config/index.js';
 import { gatewaySchema } from '../../services/admin-gateway/src/config.js';
 import { tenantSchema } from '../../services/tenant/src/config.js';
 import { validationSchema } from '../../services/validation/src/config.js';
 import type { AnticipatedSetting, ServiceDeployment } from './manifest-checks.js';
+
+/**
+ * The tenant process reads `tenantServiceSchema` (its own settings plus the signing-key registry's,
+ * services/tenant/src/service-schema.ts) — the schema main.ts loads. That module is younger than
+ * this check; until it exists, the service's own `tenantSchema` is what there is. The specifier is a
+ * variable so that the type check does not depend on the file either.
+ */
+async function tenantProcessSchema(): Promise<ConfigSchema> {
+  const specifier = '../../services/tenant/src/service-schema.js';
+  try {
+    const module = (await import(specifier)) as { tenantServiceSchema?: ConfigSchema };
+    return module.tenantServiceSchema ?? tenantSchema;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return tenantSchema;
+    throw error;
+  }
+}
 
 export const PLATFORM_SERVICES: readonly ServiceDeployment[] = [
   {
@@ -17,15 +36,22 @@ export const PLATFORM_SERVICES: readonly ServiceDeployment[] = [
     mountedDirSettings: ['ARTIFACT_INIT_DIR'],
     claims: ['ig-packages'],
   },
-  { deployment: 'tenant', schema: tenantSchema, claims: ['jwks'] },
-  { deployment: 'admin-gateway', schema: gatewaySchema, claims: ['jwks'] },
+  {
+    deployment: 'tenant',
+    schema: await tenantProcessSchema(),
+    // The JWKS document is written (temp file + rename) next to SIGNING_KEYS_JWKS_PATH, on the shared volume.
+    writableFileSettings: ['SIGNING_KEYS_JWKS_PATH'],
+    claims: ['jwks'],
+  },
+  { deployment: 'admin-gateway', schema: gatewaySchema },
 ];
 
 /**
- * Settings the manifests already provide while the service's schema does not declare them yet.
- * signing-keys.master-key: the key-encryption key of the tenant service's key registry (in progress).
- * Once services/tenant/src/config.ts declares it, the ordinary checks apply and this entry only
- * asserts that it is declared secret.
+ * Settings the manifests provide before the service's schema declares them (work in progress in
+ * another module). While undeclared, the "not a declared configuration variable" problem is not
+ * reported, but the setting must still be provided; once declared it is checked like any other and
+ * its secret flag must match.
+ * signing-keys.master-key: the key-encryption key of the tenant service's key registry.
  */
 export const ANTICIPATED_SETTINGS: readonly AnticipatedSetting[] = [
   { deployment: 'tenant', property: 'signing-keys.master-key', envVar: 'SIGNING_KEYS_MASTER_KEY', secret: true },

@@ -8,7 +8,6 @@ import {
   checkManifests, checkNoSecretValues, checkReferences, checkServiceConfiguration, checkWorkloads, validateSchemas,
 } from '../../scripts/deploy/manifest-checks.js';
 import { ANTICIPATED_SETTINGS, PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
-import { tenantSchema } from '../../services/tenant/src/config.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const deployDir = path.join(root, 'deploy');
@@ -37,8 +36,11 @@ describe('deploy: rendered manifests', () => {
     ]);
   });
 
-  it('production adds the NACK streams, puts everything in namespace nhsn and pins the images', () => {
+  it('production adds the NACK streams and the Ingress, puts everything in namespace nhsn and pins the images', () => {
     const production = rendered.production;
+    const ingress = find(production, 'Ingress', 'nhsn');
+    const routes = ingress.spec.rules[0].http.paths.map((p: Obj) => `${p.path} ${p.backend.service.name}`);
+    expect(routes).to.deep.equal(['/.well-known/jwks.json tenant', '/ admin-gateway']);
     expect(production.filter((o) => o.kind === 'Stream').map((o) => o.metadata.name)).to.have.members(['acquisition', 'compliance', 'report', 'evaluation', 'dead-letter']);
     expect(production.every((o) => o.metadata.namespace === 'nhsn')).to.equal(true);
     for (const name of ['validation', 'tenant', 'admin-gateway']) {
@@ -100,6 +102,7 @@ describe('deploy: rendered manifests', () => {
   it('the tenant key-encryption key is a required secret reference, and declared secret once the schema has it', () => {
     const ref = (container(rendered.production, 'tenant').env as Obj[]).find((e) => e.name === 'SIGNING_KEYS_MASTER_KEY');
     expect(ref?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'tenant-secrets', key: 'SIGNING_KEYS_MASTER_KEY' });
+    const tenantSchema = PLATFORM_SERVICES.find((s) => s.deployment === 'tenant')!.schema;
     const declared = describeConfig(tenantSchema).find((row) => row.property === 'signing-keys.master-key');
     if (declared) expect(declared.secret).to.equal(true);
   });
@@ -184,6 +187,7 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
       delete validation.resources.limits.memory;
       validation.securityContext.readOnlyRootFilesystem = false;
       validation.volumeMounts = validation.volumeMounts.filter((m: Obj) => m.mountPath !== '/var/cache/nhsn/fhir-definitions');
+      container(o, 'tenant').volumeMounts.find((m: Obj) => m.name === 'jwks').readOnly = true;
       const tenant = find(o, 'Deployment', 'tenant');
       tenant.spec.template.spec.securityContext.runAsUser = 0;
       tenant.spec.template.spec.terminationGracePeriodSeconds = 10;
@@ -194,6 +198,7 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
     expectProblem(problems, 'container validation', 'readOnlyRootFilesystem must be true');
     expectProblem(problems, 'container validation', 'VALIDATION_DEFINITION_CACHE_DIR', 'is not a volume mount');
     expectProblem(problems, 'container tenant', 'non-root user id', 'got 0');
+    expectProblem(problems, 'container tenant', 'SIGNING_KEYS_JWKS_PATH', 'read-only mount');
     expectProblem(problems, 'Deployment/tenant', 'terminationGracePeriodSeconds 10 <');
     expectProblem(problems, 'container admin-gateway', 'readinessProbe must GET /health/ready');
   });
@@ -223,7 +228,9 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
       find(o, 'Deployment', 'validation').spec.replicas = 2;
       container(o, 'admin-gateway').envFrom[0].configMapRef.name = 'gateway-config';
       o.splice(o.findIndex((x) => x.kind === 'PersistentVolumeClaim' && x.metadata.name === 'jwks'), 1);
+      find(o, 'Ingress', 'nhsn').spec.rules[0].http.paths[0].backend.service.port.name = 'https';
     });
+    expectProblem(problems, 'Ingress/nhsn', 'Service tenant has no port named https');
     expectProblem(problems, 'Service/tenant', 'selector matches no Deployment');
     expectProblem(problems, 'Deployment/validation', 'HorizontalPodAutoscaler/validation owns them');
     expectProblem(problems, 'admin-gateway', 'ConfigMap gateway-config, which is not in the manifests');
