@@ -115,7 +115,6 @@ export class SigningKeyService {
       if (!stored) throw notFound(kid);
       const current = withEffectiveStatus(stored, now);
       if (current.status === 'expired') {
-        if (input.status === 'expired' && !input.primary && sameTime(input.expiresAt, current.expiresAt)) return current;
         throw new SigningKeyError('conflict', `Signing key ${kid} has expired; an expired key cannot change. Create a new key.`);
       }
       if (input.status === 'expired') {

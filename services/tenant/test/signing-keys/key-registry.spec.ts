@@ -177,6 +177,26 @@ describe('signing keys: registry over real HTTP and PostgreSQL', function () {
     expect(revive.body.detail).to.contain('expired');
   });
 
+  it('the expiry job records expiry on start and stop waits for its pass', async () => {
+    const key = await createKey({ algorithm: 'ES256', expiresAt: new Date(Date.now() + HOUR).toISOString() });
+    h.clock.advance(2 * HOUR);
+    h.keys.start();
+    await h.keys.stop();
+    expect((await h.sql('select "status" from "signing_key" where "kid" = ?', [key.kid]))[0].status).to.equal('expired');
+  });
+
+  it('documents every route in OpenAPI and answers 405 for a method a route does not have', async () => {
+    const doc = (await call('GET', `${h.url}/api-docs`)).body;
+    expect(Object.keys(doc.paths)).to.include.members([
+      '/api/signing-keys', '/api/signing-keys/{kid}', '/api/facilities/{facilityId}/signing-key',
+      '/api/facilities/{facilityId}/$client-assertion', '/.well-known/jwks.json',
+    ]);
+    expect(Object.keys(doc.paths['/api/signing-keys/{kid}'])).to.include.members(['get', 'put', 'delete']);
+    const patch = await call('PATCH', api('/signing-keys/22222222-2222-4222-8222-222222222222'), {});
+    expect(patch.status).to.equal(405);
+    expect(patch.headers.get('allow')).to.contain('PUT');
+  });
+
   it('stores the private key encrypted: the column is an AES-GCM envelope, not JSON, without the JWK\'s d; it opens only with the master key and its own kid', async () => {
     const algorithms = ['RS384', 'ES384', 'EdDSA'];
     for (const algorithm of algorithms) await createKey({ algorithm });
