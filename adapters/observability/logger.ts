@@ -13,10 +13,16 @@ const REDACTED_PATHS = [
   'req.headers.authorization', 'privateKey', '*.privateKey', 'd', '*.d',
 ];
 
+const KNOWN_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/**
+ * `level` defaults to LOG_LEVEL. An unknown level falls back to `info` instead of throwing: the boot
+ * logger exists before the configuration is validated, and it must live to report that very error.
+ */
 export function createLogger(name: string, level: string = process.env.LOG_LEVEL ?? 'info', options: LoggerOptions = {}): Logger {
   return pino({
     name,
-    level,
+    level: KNOWN_LEVELS.has(level) ? level : 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { service: name },
     timestamp: pino.stdTimeFunctions.isoTime,
