@@ -73,6 +73,8 @@ export const ResultCategoryEntity = defineEntity({
   properties: {
     resultId: p.bigint('number').primary(),
     categoryId: p.string().primary().length(255),
+    facilityId: p.string().length(255),
+    reportId: p.string().length(255),
   },
 });
 

@@ -48,14 +48,21 @@ export class CreateValidationApiTables extends Migration {
       "location" varchar(255) null,
       "expression" varchar(1000) null,
       "message_id" varchar(255) null)`);
-    // Serves (facility, report) and (facility, report, patient) lookups and the replace-by-patient delete.
-    this.addSql('create index "validation_result_scope_index" on "validation_result" ("facility_id", "report_id", "patient_id", "id")');
-    this.addSql('create index "validation_result_severity_index" on "validation_result" ("facility_id", "report_id", "severity")');
+    // A patient's results: the replace-by-patient delete and the patient query (in id order).
+    this.addSql('create index "validation_result_patient_index" on "validation_result" ("facility_id", "report_id", "patient_id", "id")');
+    // A report's results in id order (paging stops early) with the severity at hand (counts need no heap visit).
+    this.addSql('create index "validation_result_report_index" on "validation_result" ("facility_id", "report_id", "id") include ("severity")');
 
+    // facility_id and report_id are copied from the result so that per-report category counts and the
+    // issues of one category are answered from this table's index alone (no join over every result).
     this.addSql(`create table "result_category" (
       "result_id" bigint not null references "validation_result" ("id") on delete cascade,
       "category_id" varchar(255) not null references "category" ("id") on delete cascade,
+      "facility_id" varchar(255) not null,
+      "report_id" varchar(255) not null,
       primary key ("result_id", "category_id"))`);
+    this.addSql('create index "result_category_report_index" on "result_category" ("facility_id", "report_id", "category_id", "result_id")');
+    // Deleting a category cascades through this one.
     this.addSql('create index "result_category_category_index" on "result_category" ("category_id")');
   }
 

@@ -11,7 +11,7 @@ import { fitForStorage } from '../../domain/results/validation-issue.js';
 const RESULT_COLUMNS = ['id', 'facility_id', 'report_id', 'patient_id', 'severity', 'code', 'message', 'location', 'expression', 'message_id'] as const;
 /** Rows per INSERT: 10 columns x 6,000 rows stays under PostgreSQL's 65,535 bind parameters. */
 const RESULT_CHUNK = 6000;
-const LINK_CHUNK = 30000;
+const LINK_CHUNK = 15000;
 
 interface ResultRow {
   id: string | number; facility_id: string; report_id: string; patient_id: string; severity: IssueSeverity; code: string;
@@ -46,11 +46,11 @@ export async function replacePatientResultsIn(em: EntityManager, key: PatientKey
     resultRows.push([ids[i]!, key.facilityId, key.reportId, key.patientId, issue.severity, issue.code, issue.message,
       issue.location ?? null, issue.expression ?? null, issue.messageId ?? null]);
     for (const categoryId of new Set(result.categoryIds)) {
-      if (existing.has(categoryId)) linkRows.push([ids[i]!, categoryId]);
+      if (existing.has(categoryId)) linkRows.push([ids[i]!, categoryId, key.facilityId, key.reportId]);
     }
   });
   await insertMany(em, 'validation_result', RESULT_COLUMNS, resultRows, { chunkSize: RESULT_CHUNK });
-  if (linkRows.length > 0) await insertMany(em, 'result_category', ['result_id', 'category_id'], linkRows, { chunkSize: LINK_CHUNK });
+  if (linkRows.length > 0) await insertMany(em, 'result_category', ['result_id', 'category_id', 'facility_id', 'report_id'], linkRows, { chunkSize: LINK_CHUNK });
   return results.length;
 }
 
@@ -80,16 +80,16 @@ export class PgResultRepository implements ResultRepository {
 
   async countByCategory(facilityId: string, reportId: string): Promise<CategoryIssueCount[]> {
     const db = this.orm.em.fork().getKysely<any>();
-    const [linked, uncategorized] = await Promise.all([
-      db.selectFrom('result_category as rc').innerJoin('validation_result as r', 'r.id', 'rc.result_id')
-        .where('r.facility_id', '=', facilityId).where('r.report_id', '=', reportId)
-        .select(['rc.category_id', (eb: any) => eb.fn.countAll().as('count')]).groupBy('rc.category_id').execute(),
-      db.selectFrom('validation_result as r').where('r.facility_id', '=', facilityId).where('r.report_id', '=', reportId)
-        .where(({ not, exists, selectFrom }: any) => not(exists(selectFrom('result_category as rc').select('rc.result_id').whereRef('rc.result_id', '=', 'r.id'))))
+    const links = () => db.selectFrom('result_category').where('facility_id', '=', facilityId).where('report_id', '=', reportId);
+    const [linked, total, categorized] = await Promise.all([
+      links().select(['category_id', (eb: any) => eb.fn.countAll().as('count')]).groupBy('category_id').execute(),
+      db.selectFrom('validation_result').where('facility_id', '=', facilityId).where('report_id', '=', reportId)
         .select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
+      links().select((eb: any) => eb.fn.count('result_id').distinct().as('count')).executeTakeFirst(),
     ]);
-    const counts: CategoryIssueCount[] = (linked as unknown as { category_id: string; count: string | number }[]).map((row) => ({ categoryId: row.category_id, count: Number(row.count) }));
-    const none = countOf(uncategorized);
+    const counts: CategoryIssueCount[] = (linked as unknown as { category_id: string; count: string | number }[])
+      .map((row) => ({ categoryId: row.category_id, count: Number(row.count) }));
+    const none = countOf(total) - countOf(categorized);
     if (none > 0) counts.push({ categoryId: UNCATEGORIZED_ID, count: none });
     return counts.sort((a, b) => b.count - a.count || a.categoryId.localeCompare(b.categoryId));
   }
@@ -97,16 +97,22 @@ export class PgResultRepository implements ResultRepository {
   async findByCategory(facilityId: string, reportId: string, categoryId: string, page: PageRequest): Promise<ResultPage> {
     const em = this.orm.em.fork();
     const db = em.getKysely<any>();
-    const filtered = () => {
-      const query = db.selectFrom('validation_result as r').where('r.facility_id', '=', facilityId).where('r.report_id', '=', reportId);
-      const linked = ({ exists, selectFrom }: any) => exists(selectFrom('result_category as rc').select('rc.result_id').whereRef('rc.result_id', '=', 'r.id')
-        .where('rc.category_id', '=', categoryId));
-      const unlinked = ({ not, exists, selectFrom }: any) => not(exists(selectFrom('result_category as rc').select('rc.result_id').whereRef('rc.result_id', '=', 'r.id')));
-      return query.where(categoryId === UNCATEGORIZED_ID ? unlinked : linked);
-    };
+    if (categoryId !== UNCATEGORIZED_ID) {
+      const links = () => db.selectFrom('result_category')
+        .where('facility_id', '=', facilityId).where('report_id', '=', reportId).where('category_id', '=', categoryId);
+      const [countRow, rows] = await Promise.all([
+        links().select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
+        db.selectFrom('validation_result as r')
+          .where('r.id', 'in', links().select('result_id').orderBy('result_id').offset(page.offset).limit(page.limit))
+          .selectAll('r').orderBy('r.id').execute() as Promise<ResultRow[]>,
+      ]);
+      return { records: await withCategories(em, rows), totalCount: countOf(countRow) };
+    }
+    const unlinked = () => db.selectFrom('validation_result as r').where('r.facility_id', '=', facilityId).where('r.report_id', '=', reportId)
+      .where(({ not, exists, selectFrom }: any) => not(exists(selectFrom('result_category as rc').select('rc.result_id').whereRef('rc.result_id', '=', 'r.id'))));
     const [countRow, rows] = await Promise.all([
-      filtered().select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
-      filtered().selectAll('r').orderBy('r.id').offset(page.offset).limit(page.limit).execute() as Promise<ResultRow[]>,
+      unlinked().select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
+      unlinked().selectAll('r').orderBy('r.id').offset(page.offset).limit(page.limit).execute() as Promise<ResultRow[]>,
     ]);
     return { records: await withCategories(em, rows), totalCount: countOf(countRow) };
   }
