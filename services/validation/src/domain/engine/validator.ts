@@ -367,7 +367,7 @@ export class Validator {
       if (g.length > 1 && mode === 'structural') {
         this.report(run, 'error', 'CHOICE_MULTIPLE', [child.name + '[x]', g.map((x) => x.key).join(', ')], path, this.pos(run, obj));
       }
-      for (const occurrence of g) this.walkProperty(run, obj, occurrence.key, occurrence.type, child, path, scope, mode, plan);
+      for (const occurrence of g) this.walkProperty(run, obj, occurrence.key, occurrence.type, child, path, scope, mode, plan, el);
     }
     // 3. invariants of the element itself
     if (el.constraints.length) this.checkConstraints(run, el, obj, path, scope, mode);
@@ -393,7 +393,7 @@ export class Validator {
   }
 
   /** One JSON property (and its `_` companion) against its element. */
-  private walkProperty(run: Run, obj: Record<string, unknown>, key: string, choiceType: string | undefined, el: ElementPlan, path: string, scope: Scope, mode: Mode, plan: StructurePlan): void {
+  private walkProperty(run: Run, obj: Record<string, unknown>, key: string, choiceType: string | undefined, el: ElementPlan, path: string, scope: Scope, mode: Mode, plan: StructurePlan, host: ElementPlan): void {
     const raw = obj[key];
     const companion = obj['_' + key];
     const type = choiceType ?? (el.types.length > 0 ? el.types[0].code : undefined);
@@ -467,7 +467,7 @@ export class Validator {
         if (mode === 'structural') this.report(run, 'error', 'JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemPath], itemPath, at);
         continue;
       }
-      if (isExtension) this.resolveExtension(run, v, el.name === 'modifierExtension', plan.type === 'Extension', itemPath, scope, at);
+      if (isExtension) this.resolveExtension(run, v, el.name === 'modifierExtension', plan.type === 'Extension', itemPath, scope, at, host, plan);
       this.walkComplexValue(run, v, target, type, itemPath, scope, mode, plan, at);
     }
   }
@@ -718,7 +718,7 @@ export class Validator {
 
   // ------------------------------------------------------------------ extensions
 
-  private resolveExtension(run: Run, ext: Record<string, unknown>, modifier: boolean, insideExtension: boolean, path: string, scope: Scope, at: Position | undefined): void {
+  private resolveExtension(run: Run, ext: Record<string, unknown>, modifier: boolean, insideExtension: boolean, path: string, scope: Scope, at: Position | undefined, host: ElementPlan, hostPlan: StructurePlan): void {
     const url = ext.url;
     if (typeof url !== 'string') {
       this.report(run, 'error', 'EXTENSION_NO_URL', [], path, at);
@@ -736,7 +736,36 @@ export class Validator {
       return;
     }
     if (!plan.root?.ownChildren) return;
+    const allowed = this.extensionAllowedHere(plan, host, hostPlan);
+    if (allowed !== true) {
+      this.report(run, 'error', 'EXTENSION_CONTEXT', [url, allowed, host.path || hostPlan.type], path, at);
+    }
     this.walkObject(run, ext, plan.root, plan.root.ownChildren, path, { ...scope, depth: scope.depth + 1 }, 'profile', plan);
+  }
+
+  /**
+   * Extension context rules (StructureDefinition.context): true when the extension may sit on
+   * this element, else the list of allowed contexts for the message. Only 'element' contexts
+   * are judged; 'fhirpath' and 'extension' contexts are accepted.
+   */
+  private extensionAllowedHere(ext: StructurePlan, host: ElementPlan, hostPlan: StructurePlan): true | string {
+    if (ext.contexts.length === 0) return true;
+    const hostPath = host.path.replace(/\[x\]/g, '');
+    const hostTypes = host === hostPlan.root ? [hostPlan.type] : host.types.map((t) => t.code);
+    const isResourceRoot = host === hostPlan.root && hostPlan.kind === 'resource';
+    const isBackbone = hostTypes.includes('BackboneElement');
+    for (const c of ext.contexts) {
+      if (c.type !== 'element') return true;
+      const e = (c.expression ?? '').replace(/\[x\]/g, '');
+      // a context on a child of the host is accepted too (the HL7 validator does for core extensions such as structuredefinition-fhir-type)
+      if (e === 'Element' || e === hostPath || hostTypes.includes(e) || e.startsWith(hostPath + '.')) return true;
+      if ((e === 'Resource' || e === 'DomainResource') && isResourceRoot) return true;
+      if (e === 'BackboneElement' && isBackbone) return true;
+      if (e === 'DataType' && !isResourceRoot) return true;
+      // a context on a base path also admits profiles of that type's elements (e.g. 'Patient.name' for 'HumanName' hosts)
+      if (hostPlan.derivation === 'constraint' && e === hostPlan.type + hostPath.slice(hostPath.indexOf('.') < 0 ? hostPath.length : hostPath.indexOf('.'))) return true;
+    }
+    return ext.contexts.map((c) => c.expression).join(', ');
   }
 
   // ------------------------------------------------------------------ references
