@@ -60,6 +60,18 @@ describe('FHIR package model', () => {
     expect(pkg.indexFile).to.deep.equal(index.files);
   });
 
+  it('counts files whose .index.json type is not kept without parsing them', async () => {
+    const index = { 'index-version': 1, files: [{ filename: 'StructureMap-big.json', resourceType: 'StructureMap', id: 'big' }, { filename: 'ValueSet-my-vs.json', resourceType: 'ValueSet', id: 'my-vs', url: vs.url }] };
+    const pkg = await readFhirPackage(tgz(packageEntries(manifest, [vs], [
+      { name: 'package/.index.json', data: JSON.stringify(index) },
+      // Not even valid JSON: it must not be parsed (no warning) yet be counted.
+      { name: 'package/StructureMap-big.json', data: '{"resourceType": "StructureMap", ...' },
+    ])));
+    expect(pkg.resourceCounts).to.deep.equal({ ValueSet: 1, StructureMap: 1 });
+    expect(pkg.warnings).to.deep.equal([]);
+    expect(pkg.resources.map((r) => r.resourceType)).to.deep.equal(['ValueSet']);
+  });
+
   it('rejects an archive without package/package.json, or with an unusable one', async () => {
     for (const archive of [tgz([{ name: 'package/ValueSet-x.json', data: JSON.stringify(vs) }]), tgz([{ name: 'package/package.json', data: '{"name": 1}' }]), tgz([{ name: 'package/package.json', data: 'nope' }])]) {
       try {

@@ -23,7 +23,7 @@ import { coreDefinitionsFingerprint, loadCoreDefinitions, locateCoreDefinitions,
 import { listPackageFiles, parsePackageFiles, readPackageFiles, type LoadPackageOptions, type PackageLoadFailure } from './package-files.js';
 
 /** Bump when the index state format or what loading keeps changes: old cache files become misses. */
-export const DEFINITION_CACHE_CODE_VERSION = 5;
+export const DEFINITION_CACHE_CODE_VERSION = 6;
 
 export interface LoadDefinitionsOptions {
   /** `*.tgz` files and/or folders of them. */

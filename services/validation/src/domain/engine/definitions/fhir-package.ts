@@ -92,14 +92,22 @@ export function buildFhirPackage(entries: readonly ArchiveEntry[], options: Fhir
   const resources: CanonicalResource[] = [];
   const resourceCounts: Record<string, number> = {};
   const seen = new Set<string>();
-  let indexFile: PackageIndexFileEntry[] | undefined;
+  const indexEntry = entries.find((e) => e.path === 'package/.index.json');
+  const indexFile = indexEntry ? parseIndexFile(indexEntry.data, warnings) : undefined;
+  // Files the index says hold a type we do not keep are counted without being parsed (the
+  // 700 StructureMaps of uv.extensions, for instance).
+  const skippedByIndex = new Map<string, string>();
+  for (const f of indexFile ?? []) {
+    if (typeof f?.filename === 'string' && typeof f.resourceType === 'string' && !keepType(f.resourceType)) skippedByIndex.set(`package/${f.filename}`, f.resourceType);
+  }
 
   for (const entry of entries) {
     const { path } = entry;
-    if (!path.endsWith('.json') || path === 'package/package.json') continue;
+    if (!path.endsWith('.json') || path === 'package/package.json' || path.endsWith('/.index.json')) continue;
     if (!includeExamples && path.startsWith('package/example/')) continue;
-    if (path.endsWith('/.index.json')) {
-      if (path === 'package/.index.json') indexFile = parseIndexFile(entry.data, warnings);
+    const skippedType = skippedByIndex.get(path);
+    if (skippedType !== undefined) {
+      resourceCounts[skippedType] = (resourceCounts[skippedType] ?? 0) + 1;
       continue;
     }
     let json: unknown;
