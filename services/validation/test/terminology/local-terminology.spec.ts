@@ -26,9 +26,14 @@ describe('LocalTerminology: R4 core value sets', () => {
     expect(validate(terminology, { valueSet: GENDER_VS, coding: { code: 'male' }, strength: 'required' })).to.include({ valid: true, source: 'local' });
     const wrong = validate(terminology, { valueSet: GENDER_VS, coding: { code: 'man' }, strength: 'required' });
     expect(wrong.valid).to.equal(false);
-    expect(wrong.issues).to.have.length(1);
+    expect(wrong.issues).to.have.length(2);
     expect(wrong.issues[0]).to.deep.include({ severity: 'error', code: 'code-invalid', messageId: 'Terminology_TX_NoValid_16' });
     expect(wrong.issues[0]!.text).to.equal(`The value provided ('man') is not in the value set ${GENDER_LABEL}, and a code is required from this value set`);
+    // ... and, as HL7 reports it for a plain code, the system could not be determined.
+    expect(wrong.issues[1]).to.deep.include({
+      severity: 'error', messageId: 'Unable_to_resolve_system__value_set_has_no_matches',
+      text: `The System URI could not be determined for the code 'man' in the ValueSet '${GENDER_VS}|4.0.1'`,
+    });
   });
 
   it('is case sensitive when the code system says so (administrative-gender)', () => {
@@ -220,6 +225,7 @@ describe('LocalTerminology: code systems', () => {
     expect(check('urn:ietf:bcp:13', 'application/fhir+json')).to.equal(true);
     expect(check('urn:ietf:bcp:13', 'text/plain; charset=utf-8')).to.equal(true);
     expect(check('urn:ietf:bcp:13', 'fhir+json')).to.equal(false);
+    expect(check('urn:ietf:bcp:13', 'json')).to.equal(true); // FHIR's format shorthand (CapabilityStatement.format)
     expect(check('http://unitsofmeasure.org', 'mg/dL')).to.equal(true);
     expect(check('http://unitsofmeasure.org', 'kg/m2')).to.equal(true);
     expect(check('http://unitsofmeasure.org', 'milligrams')).to.equal(false);

@@ -223,6 +223,15 @@ export class LocalTerminology implements TerminologyPort {
     const codings = requestCodings(request).filter((coding) => typeof coding.code === 'string' && coding.code !== '');
     const verdicts = codings.map((coding) => this.verdictInValueSet(resolved.codes, coding, kind === 'code', request.displayLanguage));
     const result = bindingResult(request, resolved.label, verdicts, 'local');
+    if (kind === 'code' && request.strength === 'required' && result.valid === false) {
+      // As HL7 does for a plain code: the value set could not tell which system the code is from.
+      const versioned = resolved.resource.version ? `${String(resolved.resource.url)}|${String(resolved.resource.version)}` : String(resolved.resource.url ?? canonical);
+      for (const coding of codings) {
+        if (coding.system) continue;
+        result.issues.push(issue('error', 'code-invalid', 'Unable_to_resolve_system__value_set_has_no_matches',
+          formatTerminologyMessage('Unable_to_resolve_system__value_set_has_no_matches', coding.code, versioned)));
+      }
+    }
     if (request.maxValueSet && result.valid !== true && codings.length > 0 && request.strength !== 'example') {
       this.checkMaxValueSet(request.maxValueSet, codings, kind, result);
     }

@@ -27,6 +27,9 @@ export const TERMINOLOGY_MESSAGES = {
   Terminology_TX_Code_ValueSet: 'No code provided, and a code is required from the value set {0}',
   Terminology_TX_Code_ValueSet_Ext: 'No code provided, and a code should be provided from the value set {0}',
 
+  // A plain code whose system the value set cannot supply ({0} = code, {1} = url|version).
+  Unable_to_resolve_system__value_set_has_no_matches: "The System URI could not be determined for the code '{0}' in the ValueSet '{1}'",
+
   // Code systems.
   Terminology_TX_System_Unknown: "Unknown Code System '{0}'",
   Terminology_TX_System_NotKnown: "Code System URI '{0}' is unknown so the code cannot be validated",

@@ -1,7 +1,8 @@
 /**
  * MIME types (urn:ietf:bcp:13): `type/subtype` with an IANA top-level type and RFC 6838 token
  * characters, optionally followed by parameters (`text/plain; charset=utf-8`). The subtype
- * registry itself is not held: any well-formed subtype is accepted.
+ * registry itself is not held: any well-formed subtype is accepted. `xml`, `json` and `ttl` are
+ * accepted as FHIR's shorthands, as the HL7 validator does.
  */
 const TOP_LEVEL_TYPES = new Set([
   'application', 'audio', 'example', 'font', 'haptics', 'image', 'message', 'model', 'multipart', 'text', 'video',
@@ -11,7 +12,11 @@ const MIME = new RegExp(`^(${RESTRICTED_NAME})/(${RESTRICTED_NAME})((?:\\s*;\\s*
 
 export type MimeTypeCheck = { valid: true } | { valid: false; reason: string };
 
+// FHIR's own shorthands for its encodings, allowed wherever a mime type is (CapabilityStatement.format).
+const FHIR_FORMAT_SHORTHANDS = new Set(['xml', 'json', 'ttl']);
+
 export function checkMimeType(code: string): MimeTypeCheck {
+  if (FHIR_FORMAT_SHORTHANDS.has(code)) return { valid: true };
   const match = MIME.exec(code.trim() === code ? code : '');
   if (!match) return { valid: false, reason: 'not of the form type/subtype' };
   if (!TOP_LEVEL_TYPES.has(match[1]!.toLowerCase())) return { valid: false, reason: `'${match[1]}' is not a registered top-level media type` };
