@@ -133,7 +133,14 @@ async function schedulerBench(database: Database, dbName: string): Promise<void>
   }
   const boundaryRealTime = boundary.getTime() - offset;
   const deadline = Date.now() + 300_000;
-  while (published < FACILITIES && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  let allCommittedAt = 0;
+  while (published < FACILITIES && Date.now() < deadline) {
+    if (allCommittedAt === 0) {
+      const committed = await em.execute('select count(*)::int as n from outbox_message where subject = ?', [subject]);
+      if (committed[0]!.n >= FACILITIES) allCommittedAt = Date.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   await new Promise((resolve) => setTimeout(resolve, 1_500)); // let any stray double fire show up
   for (const instance of instances) {
     await instance.scheduler.stop();
@@ -144,7 +151,8 @@ async function schedulerBench(database: Database, dbName: string): Promise<void>
   const inStream = info.state.subjects?.[subject] ?? 0;
   const outboxRows = await em.execute(`select count(*)::int as n, count(distinct msg_id)::int as ids from outbox_message where subject = ?`, [subject]);
   console.log(`scheduler: ${FACILITIES} facilities with the same daily boundary, 3 instances (poll 1 s + jitter): `
-    + `boundary → last ReportScheduled in JetStream ${((lastPublishedAt - boundaryRealTime) / 1000).toFixed(2)} s; `
+    + `boundary → last ReportScheduled in JetStream ${((lastPublishedAt - boundaryRealTime) / 1000).toFixed(2)} s `
+    + `(all firings committed to the outbox after ${allCommittedAt ? ((allCommittedAt - boundaryRealTime) / 1000).toFixed(2) : '?'} s); `
     + `published ${published}, in stream ${inStream}, outbox rows ${outboxRows[0]!.n} (distinct msg ids ${outboxRows[0]!.ids}), `
     + `duplicates: ${duplicates} dropped by JetStream, ${Math.max(0, inStream - FACILITIES)} extra in the stream`);
   for (const definition of [...catalog.streams, catalog.deadLetterStream]) await nats.jsm.streams.delete(definition.name).catch(() => undefined);

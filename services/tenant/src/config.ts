@@ -24,7 +24,7 @@ export const tenantSchema = {
     .default(true),
   schedulerEnabled: booleanSetting('scheduler.enabled', 'Run the ReportScheduled scheduler in this instance (every instance may; they cooperate through the job store)').default(true),
   schedulerPollIntervalMs: intSetting('scheduler.poll-interval-ms', 'How often the scheduler looks for due firings (plus up to 50 % jitter); bounds the delay after a period boundary', { min: 50, max: 60_000 }).default(1_000),
-  schedulerBatchSize: intSetting('scheduler.batch-size', 'Due firings claimed per transaction', { min: 1, max: 10_000 }).default(100),
+  schedulerBatchSize: intSetting('scheduler.batch-size', 'Due firings claimed per transaction', { min: 1, max: 10_000 }).default(500),
   schedulerInstanceId: stringSetting('scheduler.instance-id', 'Name of this instance in the job store\'s claimed_by column (default: host name and process id)').optional(),
   serviceName: stringSetting('service.name', 'Service name answered by GetServiceInfo and /api/service-info').default('Link Tenant Service'),
   serviceVersion: stringSetting('service.version', 'Service version answered by GetServiceInfo and /api/service-info').default('1.0.0'),

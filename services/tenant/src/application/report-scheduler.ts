@@ -3,7 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import { measuresFor, type Facility } from '../domain/facility.js';
 import type { MeasureMapping } from '../domain/measure-mapping.js';
 import type { ScheduleEntry, TenantStore, TenantTransaction } from '../domain/ports.js';
-import { buildScheduledReport } from '../domain/report-schedule.js';
+import { buildScheduledReport, type ScheduledReport } from '../domain/report-schedule.js';
 import { periodContaining, type ReportingPeriod } from '../domain/reporting-period.js';
 
 export interface ReportSchedulerOptions {
@@ -38,7 +38,7 @@ export class ReportScheduler {
   private readonly pollIntervalMs: number;
 
   constructor(private readonly options: ReportSchedulerOptions) {
-    this.batchSize = options.batchSize ?? 100;
+    this.batchSize = options.batchSize ?? 500;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
   }
 
@@ -106,19 +106,17 @@ export class ReportScheduler {
     const plans = await tx.plans.findForMonths([...new Set(due.map(({ facility }) => facility.facilityId))], months);
     const mappings: MeasureMapping[] = plans.length > 0 ? await tx.mappings.list() : [];
 
-    let fired = 0;
+    const reports: ScheduledReport[] = [];
     const next: ScheduleEntry[] = [];
     for (const { entry, facility, period } of due) {
       if (entry.lastFiredPeriodStart?.getTime() !== period.start.getTime()) {
         const report = buildScheduledReport(facility, entry.frequency, period, plans, mappings);
-        if (report) {
-          await tx.outbox.reportScheduled(report);
-          fired++;
-        }
+        if (report) reports.push(report);
       }
       next.push({ ...entry, timeZone: facility.timeZone, nextFireAt: period.end, lastFiredPeriodStart: period.start });
     }
+    await tx.outbox.reportsScheduled(reports);
     await tx.schedules.saveMany(next);
-    return { claimed: entries.length, fired };
+    return { claimed: entries.length, fired: reports.length };
   }
 }

@@ -127,6 +127,8 @@ export interface GenerateReportCommand {
 export interface TenantOutbox {
   auditableEventOccurred(event: AuditEvent): Promise<void>;
   reportScheduled(report: ScheduledReport): Promise<void>;
+  /** Several at once (one statement per few hundred): the scheduler's batch. */
+  reportsScheduled(reports: readonly ScheduledReport[]): Promise<void>;
   generateReportRequested(command: GenerateReportCommand): Promise<void>;
 }
 

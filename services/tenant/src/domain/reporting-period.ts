@@ -91,6 +91,24 @@ export function startOfLocalDay(date: LocalDate, timeZone: string): Date {
   return new Date(high);
 }
 
+/**
+ * Period bounds by zone, frequency and first local day. The bounds of a local date never change, and
+ * a scheduler batch asks for the same few (10,000 facilities, one boundary) thousands of times.
+ */
+const boundsCache = new Map<string, { start: number; end: number }>();
+const BOUNDS_CACHE_LIMIT = 50_000;
+
+function cachedBounds(timeZone: string, frequency: Frequency, first: LocalDate, next: LocalDate): { start: number; end: number } {
+  const key = `${timeZone}|${frequency}|${first.year}-${first.month}-${first.day}`;
+  let bounds = boundsCache.get(key);
+  if (!bounds) {
+    if (boundsCache.size >= BOUNDS_CACHE_LIMIT) boundsCache.clear();
+    bounds = { start: startOfLocalDay(first, timeZone).getTime(), end: startOfLocalDay(next, timeZone).getTime() };
+    boundsCache.set(key, bounds);
+  }
+  return bounds;
+}
+
 /** The period of `frequency` that contains `instant` (start ≤ instant < end) in the zone. */
 export function periodContaining(frequency: Frequency, instant: Date, timeZone: string): ReportingPeriod {
   const local = localDateTime(instant, timeZone);
@@ -112,13 +130,13 @@ export function periodContaining(frequency: Frequency, instant: Date, timeZone: 
       next = calendarDate(local.year, local.month + 1, 1);
       break;
   }
-  let start = startOfLocalDay(first, timeZone);
+  const bounds = cachedBounds(timeZone, frequency, first, next);
   // In zones whose clocks go back across midnight the instant can precede its own day's start.
-  if (start.getTime() > instant.getTime()) start = new Date(instant.getTime());
+  const start = new Date(Math.min(bounds.start, instant.getTime()));
   return {
     frequency,
     start,
-    end: startOfLocalDay(next, timeZone),
+    end: new Date(bounds.end),
     localYear: first.year,
     localMonth: first.month,
   };

@@ -84,6 +84,11 @@ describe('tenant HTTP: facilities (real PostgreSQL)', function () {
   });
 
   describe('read', () => {
+    it('answers 405 with Allow for a method the path does not support', async () => {
+      const response = await request(app).patch('/api/facilities/G-1').send({}).expect(405);
+      expect(response.headers.allow).to.include('PUT');
+    });
+
     it('gets one facility by facilityId or answers 404', async () => {
       await create('G-1').expect(201);
       const response = await request(app).get('/api/facilities/G-1').expect(200);
@@ -217,6 +222,9 @@ describe('tenant HTTP: facilities (real PostgreSQL)', function () {
       const commands = await db.outbox('GenerateReportRequested');
       expect(commands[0]!.payload).to.deep.equal({ schemaVersion: '1.0.0', facilityId: 'R-2', reportId: 'report-7', bypassSubmission: true, regenerate: true });
       await request(app).post('/api/facilities/R-2/$regenerate-report').send({}).expect(400);
+      await request(app).delete('/api/Facility/softDelete/R-2').expect(200);
+      const refused = await request(app).post('/api/facilities/R-2/$regenerate-report').send({ reportId: 'report-8' }).expect(400);
+      expect(refused.body.detail).to.match(/soft-deleted/);
       await request(app).get('/api/facilities/R-2/next-runs?count=0').expect(400);
     });
   });

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Catalog } from '../../../../../contracts/catalog.js';
-import { enqueueOutboxMessage } from '../../../../../adapters/persistence/index.js';
+import { enqueueOutboxMessage, insertMany, OUTBOX_TABLE, uuidV7 } from '../../../../../adapters/persistence/index.js';
 import type { AuditEvent } from '../../domain/audit.js';
 import type { GenerateReportCommand, TenantOutbox } from '../../domain/ports.js';
 import type { ScheduledReport } from '../../domain/report-schedule.js';
@@ -75,6 +75,22 @@ export class TransactionalTenantOutbox implements TenantOutbox {
     await enqueueOutboxMessage(this.em, {
       subject: this.catalog.byName('ReportScheduled').subject, payload: reportScheduledPayload(report), msgId: report.messageId,
     });
+  }
+
+  /**
+   * The scheduler's batch as multi-row INSERTs into the shared outbox table: 10,000 facilities with
+   * the same boundary would otherwise cost 10,000 round trips. Same columns and defaults as
+   * enqueueOutboxMessage (which has no bulk form yet); must run inside the caller's transaction.
+   */
+  async reportsScheduled(reports: readonly ScheduledReport[]): Promise<void> {
+    if (reports.length === 0) return;
+    if (!this.em.isInTransaction()) throw new Error('reportsScheduled must run inside a transaction so the events commit with the schedule');
+    const subject = this.catalog.byName('ReportScheduled').subject;
+    const now = new Date();
+    await insertMany(this.em, OUTBOX_TABLE,
+      ['id', 'subject', 'payload', 'headers', 'msg_id', 'created_at', 'published_at', 'attempts', 'next_attempt_at', 'last_error'],
+      reports.map((report) => [uuidV7(), subject, JSON.stringify(reportScheduledPayload(report)), '{}', report.messageId, now, null, 0, null, null]),
+      { chunkSize: 500 });
   }
 
   async generateReportRequested(command: GenerateReportCommand): Promise<void> {
