@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { projectRoot } from './support/shared-dir.js';
 
 /**
@@ -49,11 +48,10 @@ describe('service processes @infra', function () {
   this.timeout(90_000);
   const dbNames: string[] = [];
 
-  after(async () => {
-    const client = new pg.Client({ host: '127.0.0.1', user: 'postgres', database: 'postgres' });
-    await client.connect();
-    for (const name of dbNames) await client.query(`drop database if exists "${name}" with (force)`);
-    await client.end();
+  after(() => {
+    for (const name of dbNames) {
+      execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'postgres', '-qc', `drop database if exists "${name}" with (force)`]);
+    }
   });
 
   for (const service of services) {
