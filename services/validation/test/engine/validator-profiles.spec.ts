@@ -104,6 +104,39 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       expect(issuesWith(bad, "Slice 'Observation.component:withValue': a matching slice is required")).to.have.length(1);
     });
 
+    it('re-slicing: a slice sliced again checks its own slices', async () => {
+      const resliced = profile(BASE + 'resliced-patient', 'Patient', [
+        { id: 'Patient.identifier', path: 'Patient.identifier', slicing: { discriminator: [{ type: 'value', path: 'system' }], rules: 'open' } },
+        { id: 'Patient.identifier:mrn', path: 'Patient.identifier', sliceName: 'mrn', min: 0, max: '*', slicing: { discriminator: [{ type: 'value', path: 'use' }], rules: 'open' } },
+        { id: 'Patient.identifier:mrn.system', path: 'Patient.identifier.system', fixedUri: 'http://example.org/mrn' },
+        { id: 'Patient.identifier:mrn/official', path: 'Patient.identifier', sliceName: 'mrn/official', min: 1, max: '1' },
+        { id: 'Patient.identifier:mrn/official.use', path: 'Patient.identifier.use', fixedCode: 'official' },
+      ]);
+      const rv = new Validator(await sourceWith([resliced]));
+      const opts = { profiles: [BASE + 'resliced-patient'] };
+      const ok = rv.validate({ resourceType: 'Patient', text: narrative, identifier: [{ system: 'http://example.org/mrn', use: 'official', value: '1' }] }, opts);
+      expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+      const bad = rv.validate({ resourceType: 'Patient', text: narrative, identifier: [{ system: 'http://example.org/mrn', use: 'usual', value: '1' }] }, opts);
+      expect(issuesWith(bad, "Slice 'Patient.identifier:mrn/official': a matching slice is required", 'Patient'), describe_(bad)).to.have.length(1);
+    });
+
+    it('ordered and openAtEnd slicing', async () => {
+      const ordered = profile(BASE + 'ordered-patient', 'Patient', [
+        { id: 'Patient.identifier', path: 'Patient.identifier', slicing: { discriminator: [{ type: 'value', path: 'system' }], rules: 'openAtEnd', ordered: true } },
+        { id: 'Patient.identifier:a', path: 'Patient.identifier', sliceName: 'a' },
+        { id: 'Patient.identifier:a.system', path: 'Patient.identifier.system', fixedUri: 'http://a' },
+        { id: 'Patient.identifier:b', path: 'Patient.identifier', sliceName: 'b' },
+        { id: 'Patient.identifier:b.system', path: 'Patient.identifier.system', fixedUri: 'http://b' },
+      ]);
+      const ov = new Validator(await sourceWith([ordered]));
+      const opts = { profiles: [BASE + 'ordered-patient'] };
+      const ok = ov.validate({ resourceType: 'Patient', text: narrative, identifier: [{ system: 'http://a' }, { system: 'http://b' }, { system: 'http://other' }] }, opts);
+      expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+      const bad = ov.validate({ resourceType: 'Patient', text: narrative, identifier: [{ system: 'http://b' }, { system: 'http://other' }, { system: 'http://a' }] }, opts);
+      expect(issuesWith(bad, 'is out of order in the slicing', 'Patient.identifier[2]'), describe_(bad)).to.have.length(1);
+      expect(issuesWith(bad, 'is sliced openAtEnd', 'Patient.identifier[2]')).to.have.length(1);
+    });
+
     it('type slicing on a choice (core bp profile): a type without a slice is reported', () => {
       const o = v.validate({ resourceType: 'Observation', status: 'final', code: { text: 'x' }, valueString: 'a' }, { profiles: ['http://hl7.org/fhir/StructureDefinition/bp'] });
       expect(errorsOf(o).length, describe_(o)).to.be.greaterThan(0);
@@ -122,6 +155,19 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       const o = v.validate({ resourceType: 'Patient', text: narrative, extension: [{ url: 'http://example.org/unknown-ext', valueString: 'x' }], modifierExtension: [{ url: 'http://example.org/unknown-mod', valueString: 'x' }] });
       expect(issuesWith(o, 'The extension http://example.org/unknown-ext is unknown, and not allowed here', 'Patient.extension[0]')).to.have.length(1);
       expect(issuesWith(o, 'The modifier extension http://example.org/unknown-mod is unknown', 'Patient.modifierExtension[0]')[0].severity).to.equal('error');
+    });
+
+    it('checks the extension context (where an extension may be used)', async () => {
+      const patientOnly = profile('http://example.org/ext/patient-only', 'Extension', [
+        { id: 'Extension.url', path: 'Extension.url', fixedUri: 'http://example.org/ext/patient-only' },
+        { id: 'Extension.value[x]', path: 'Extension.value[x]', type: [{ code: 'string' }] },
+      ], { context: [{ type: 'element', expression: 'Patient' }] });
+      const cv = new Validator(await sourceWith([patientOnly]));
+      const ext = [{ url: 'http://example.org/ext/patient-only', valueString: 'x' }];
+      const ok = cv.validate({ resourceType: 'Patient', text: narrative, extension: ext });
+      expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+      const bad = cv.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' }, extension: ext });
+      expect(issuesWith(bad, 'is not allowed to be used at this point (allowed = Patient', 'Observation.extension[0]'), describe_(bad)).to.have.length(1);
     });
 
     it('complex extensions: sub-extensions with relative urls are checked by the parent definition', async () => {

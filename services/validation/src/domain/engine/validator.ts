@@ -869,30 +869,34 @@ export class Validator {
 
   // ------------------------------------------------------------------ slicing
 
-  private assignSlices(run: Run, values: unknown[], el: ElementPlan, parentPath: string, basePath: string, repeating: boolean, scope: Scope, plan: StructurePlan, obj: Record<string, unknown>, key: string): (ElementPlan | undefined)[] {
+  private assignSlices(run: Run, values: unknown[], el: ElementPlan, parentPath: string, basePath: string, repeating: boolean, scope: Scope, plan: StructurePlan, obj: Record<string, unknown>, key: string, indexes?: number[]): (ElementPlan | undefined)[] {
     const slicing = el.slicing!;
     const result: (ElementPlan | undefined)[] = new Array(values.length);
     const counts = new Map<ElementPlan, number>();
     let lastSliceIndex = -1;
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
+    let unmatchedSeen = -1;
+    const arr = Array.isArray(obj[key]) ? (obj[key] as unknown[]) : undefined;
+    for (let k = 0; k < values.length; k++) {
+      const i = indexes ? indexes[k] : k;
+      const v = values[k];
+      const itemPath = repeating ? `${basePath}[${i}]` : basePath;
+      const at = arr ? this.itemPos(run, arr, i) : this.propPos(run, obj, key);
       let matched: ElementPlan | undefined;
       for (let s = 0; s < el.slices.length; s++) {
         const slice = el.slices[s];
         if (this.matchesSlice(run, v, slice, slicing.discriminators, scope)) {
           matched = slice;
-          if (slicing.ordered && s < lastSliceIndex) {
-            this.report(run, 'error', 'SLICE_ORDER', [plan.label, slice.sliceName], repeating ? `${basePath}[${i}]` : basePath, this.itemPos(run, obj[key] as unknown[], i));
-          }
+          if (slicing.ordered && s < lastSliceIndex) this.report(run, 'error', 'SLICE_ORDER', [plan.label, slice.sliceName], itemPath, at);
+          if (slicing.rules === 'openAtEnd' && unmatchedSeen >= 0) this.report(run, 'error', 'SLICE_AT_END', [el.id, slice.sliceName], itemPath, at);
           lastSliceIndex = Math.max(lastSliceIndex, s);
           break;
         }
       }
-      result[i] = matched;
+      result[k] = matched;
       if (matched) counts.set(matched, (counts.get(matched) ?? 0) + 1);
-      else if (slicing.rules === 'closed') {
-        const itemPath = repeating ? `${basePath}[${i}]` : basePath;
-        this.report(run, 'error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${itemPath}: Does not match any slice`], itemPath, Array.isArray(obj[key]) ? this.itemPos(run, obj[key] as unknown[], i) : this.propPos(run, obj, key));
+      else {
+        unmatchedSeen = i;
+        if (slicing.rules === 'closed') this.report(run, 'error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${itemPath}: Does not match any slice`], itemPath, at);
       }
     }
     for (const slice of el.slices) {
@@ -901,6 +905,23 @@ export class Validator {
         this.report(run, 'error', slicing.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, plan.label], parentPath, this.pos(run, obj));
       }
       if (n > slice.max) this.report(run, 'error', 'CARDINALITY_MAX', [slice.id, slice.max, n, plan.label], parentPath, this.pos(run, obj));
+      // re-slicing: the items of a slice that is itself sliced are assigned to its slices
+      if (n > 0 && slice.slicing && slice.slices.length > 0) {
+        const subValues: unknown[] = [];
+        const subIndexes: number[] = [];
+        const positions: number[] = [];
+        for (let k = 0; k < values.length; k++) {
+          if (result[k] === slice) {
+            subValues.push(values[k]);
+            subIndexes.push(indexes ? indexes[k] : k);
+            positions.push(k);
+          }
+        }
+        const sub = this.assignSlices(run, subValues, slice, parentPath, basePath, repeating, scope, plan, obj, key, subIndexes);
+        sub.forEach((target, j) => {
+          if (target) result[positions[j]] = target;
+        });
+      }
     }
     return result;
   }
