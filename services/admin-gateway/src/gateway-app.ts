@@ -8,6 +8,8 @@ import { createProxyHandler } from './proxy/forward.js';
 export interface GatewayOptions {
   upstreams: Record<string, string>;
   upstreamTimeoutMs: number;
+  /** Service that publishes the platform's JWKS (the tenant service); served publicly at /.well-known/jwks.json. */
+  jwksUpstream?: string;
   authMode: AuthMode;
   verifier?: TokenVerifier;
   logger: Logger;
@@ -56,6 +58,21 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
     }
     res.json(externalDocument(document, component));
   });
+  // EHRs verify the platform's client assertions with this document: public, no token, short cache.
+  if (options.jwksUpstream) {
+    const jwksUrl = new URL('/.well-known/jwks.json', options.jwksUpstream);
+    http.app.get('/.well-known/jwks.json', async (_req: Request, res: Response) => {
+      let answer: globalThis.Response;
+      try {
+        answer = await fetch(jwksUrl, { signal: AbortSignal.timeout(options.upstreamTimeoutMs) });
+      } catch {
+        throw HttpProblem.serviceUnavailable('The key set is not reachable right now.', 5);
+      }
+      if (!answer.ok) throw HttpProblem.badGateway('The key set could not be read.');
+      res.setHeader('Cache-Control', answer.headers.get('cache-control') ?? 'public, max-age=300');
+      res.type('application/json').send(await answer.text());
+    });
+  }
   const urls = Object.keys(upstreams).map((name) => ({ name, url: `/docs/${name}.json` }));
   http.app.use('/swagger', swaggerUi.serve, swaggerUi.setup(undefined, { explorer: true, swaggerOptions: { urls }, customSiteTitle: 'NHSN admin gateway' }));
   return http;

@@ -16,6 +16,7 @@ const logger = createLogger('admin-gateway', config.config.logLevel);
 const gateway = createGatewayApp({
   upstreams: { validation: config.config.validationUrl, tenant: config.config.tenantUrl },
   upstreamTimeoutMs: config.config.upstreamTimeoutMs,
+  jwksUpstream: config.config.tenantUrl,
   authMode: config.config.authMode,
   verifier: config.verifier,
   logger,

@@ -24,12 +24,14 @@ describe('admin gateway app', () => {
     const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'g1', alg: 'ES256' };
     const service = express();
     service.get('/api-docs', (_req, res) => { res.json({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/api/facilities': { get: {} }, '/health': { get: {} } } }); });
+    service.get('/.well-known/jwks.json', (_req, res) => { res.setHeader('cache-control', 'public, max-age=300'); res.json({ keys: [{ kid: 'k', kty: 'EC' }] }); });
     service.get('/api/facilities', (req, res) => { seenAuthorization = req.headers.authorization; res.json({ records: [], metadata: { pageSize: 10, pageNumber: 1, totalCount: 0, totalPages: 0 } }); });
     upstream = await new Promise<Server>((resolve) => { const s = service.listen(0, '127.0.0.1', () => resolve(s)); });
     upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     gateway = createGatewayApp({
       upstreams: { tenant: upstreamUrl },
       upstreamTimeoutMs: 2000,
+      jwksUpstream: upstreamUrl,
       authMode: 'jwt',
       verifier: createTokenVerifier({ issuer: 'https://idp.test', audience: 'nhsn', jwks: { keys: [jwk] } }),
       logger: silentLogger(),
@@ -69,6 +71,13 @@ describe('admin gateway app', () => {
     const ui = await request(gateway).get('/swagger/');
     expect(ui.status).to.equal(200);
     expect(ui.text).to.contain('swagger');
+  });
+
+  it('publishes the platform JWKS without a token, with the upstream cache policy', async () => {
+    const res = await request(gateway).get('/.well-known/jwks.json');
+    expect(res.status).to.equal(200);
+    expect(res.body.keys[0].kid).to.equal('k');
+    expect(res.headers['cache-control']).to.equal('public, max-age=300');
   });
 
   it('keeps its own health endpoint open', async () => {
