@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  EXTERNAL_METRICS, checkDashboard, dashboardExpressions, defaultProcessMetrics, matchedLabels, metricNamesInExpr,
+  metricsDeclaredInCode, type KnownMetrics,
+} from '../../scripts/deploy/dashboard-metrics.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dashboardText = readFileSync(path.join(root, 'deploy/observability/grafana-dashboard.json'), 'utf8');
+
+describe('deploy: Grafana dashboard', () => {
+  let known: KnownMetrics;
+  before(async () => {
+    const defaults = await defaultProcessMetrics();
+    known = {
+      code: metricsDeclaredInCode([path.join(root, 'adapters'), path.join(root, 'services')]),
+      other: new Map([...defaults, ...Object.keys(EXTERNAL_METRICS).map((name) => [name, []] as [string, string[]])]),
+    };
+  });
+
+  it('parses as a Grafana dashboard with a uid, a Prometheus datasource variable and panels with queries', () => {
+    const dashboard = JSON.parse(dashboardText) as { uid: string; panels: Array<{ type: string; targets?: unknown[]; id: number }>; templating: { list: Array<{ name: string; type: string }> } };
+    expect(dashboard.uid).to.equal('nhsn-platform');
+    expect(dashboard.templating.list.find((v) => v.name === 'datasource')?.type).to.equal('datasource');
+    const graphs = dashboard.panels.filter((p) => p.type !== 'row');
+    expect(graphs.length).to.be.greaterThanOrEqual(10);
+    expect(graphs.every((p) => (p.targets ?? []).length > 0)).to.equal(true);
+    expect(new Set(dashboard.panels.map((p) => p.id)).size).to.equal(dashboard.panels.length);
+  });
+
+  it('finds the metrics the services declare in the code (grep), with their labels', () => {
+    expect(known.code.get('http_request_duration_seconds')).to.have.members(['method', 'route', 'status_code']);
+    expect(known.code.get('cache_requests_total')).to.have.members(['cache', 'result']);
+    expect(known.code.has('outbox_publish_failures_total')).to.equal(true);
+    expect(known.code.get('terminology_validate_code_answers_total')).to.deep.equal(['source']);
+    expect(known.other.has('process_cpu_seconds_total')).to.equal(true);
+  });
+
+  it('every metric the dashboard uses exists (our code, prom-client defaults or the NATS exporter), with existing labels', () => {
+    expect(checkDashboard(JSON.parse(dashboardText), known)).to.deep.equal([]);
+    const used = new Set(dashboardExpressions(JSON.parse(dashboardText)).flatMap(metricNamesInExpr));
+    // The metrics the runbook's alerts are about are all on the dashboard.
+    for (const metric of ['http_request_duration_seconds_count', 'http_request_duration_seconds_bucket', 'jetstream_consumer_num_pending',
+      'jetstream_stream_total_messages', 'outbox_publish_failures_total', 'cache_requests_total']) {
+      expect(used, metric).to.include(metric);
+    }
+  });
+
+  it('a dashboard with an unknown metric or a label the metric does not have fails the check', () => {
+    const broken = {
+      panels: [{ targets: [
+        { expr: 'sum(rate(validation_duration_seconds_bucket[5m]))' },
+        { expr: 'sum by (service) (rate(cache_requests_total{outcome="error"}[5m]))' },
+      ] }],
+    };
+    const problems = checkDashboard(broken, known);
+    expect(problems).to.have.length(2);
+    expect(problems[0]).to.include('unknown metric validation_duration_seconds_bucket');
+    expect(problems[1]).to.include('metric cache_requests_total has no label outcome');
+    expect(checkDashboard({ panels: [] }, known)).to.deep.equal(['the dashboard has no queries']);
+  });
+
+  it('reads metric names and matchers out of PromQL (functions, keywords, strings, durations ignored)', () => {
+    const expr = 'histogram_quantile(0.99, sum by (service, le) (rate(http_request_duration_seconds_bucket{route!~"/health.*",x="a{b}"}[5m]))) / on (service) group_left up offset 5m';
+    expect(metricNamesInExpr(expr)).to.deep.equal(['http_request_duration_seconds_bucket', 'up']);
+    expect(matchedLabels('a_total{x="1", y=~"2"} + b')).to.deep.equal([{ metric: 'a_total', labels: ['x', 'y'] }]);
+  });
+});
