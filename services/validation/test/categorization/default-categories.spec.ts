@@ -44,6 +44,11 @@ const EXAMPLES: [severity: string, code: string, message: string, expression: st
   ['warning', 'security', 'The string value contains text that looks like embedded HTML tags, which are not allowed for security reasons in this context', 'Observation.note[0].text', ['markup_in_text']],
   ['warning', 'not-found', "Canonical URL 'http://www.cdc.gov/nhsn/fhirportal/dqm/ig/Measure/NHSNdQMAcuteCareHospitalInitialPopulation|0.0.014' does not resolve", 'MeasureReport.measure', ['unresolved_canonical_url']],
   ['error', 'value', "Value is 'x' but must be 'y'", 'Encounter.status', ['fixed_or_pattern_value_mismatch']],
+  ['error', 'value', 'The value in the instance (5) is less than the specified minimum value (10)', 'Observation.valueInteger', ['implausible_value']],
+  ['error', 'value', 'The value 5 is less than the allowed minimum of 10', 'QuestionnaireResponse.item[0].answer[0]', ['questionnaire_response_problem']],
+  ['error', 'business-rule', "No measureScore when the scoring of the message is 'cohort'", 'MeasureReport.group[0]', ['measure_score_with_cohort']],
+  ['error', 'code-invalid', "The code 'X' is not valid in the value set (for 'http://loinc.org#1234-5')", 'Observation.code', ['terminology_server_finding']],
+  ['error', 'structure', "Canonical URL 'http://x' refers to a resource that has the wrong type. Found ValueSet expecting one of [Questionnaire]", 'QuestionnaireResponse.questionnaire', ['invalid_reference']],
 ];
 
 describe('validation: bundled default categories', () => {
