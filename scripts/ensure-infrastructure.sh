@@ -56,6 +56,14 @@ ensure_nats() {
   wait_up "$NATS_PORT" NATS
 }
 
+# Headless Chromium renders the pre-qualification report in the end-to-end tests (driven by playwright-core).
+ensure_chromium() {
+  if [ -x /usr/bin/chromium ]; then say "Chromium is installed"; return; fi
+  if [ "${SKIP_CHROMIUM:-}" = 1 ]; then say "Chromium missing (SKIP_CHROMIUM=1): the report rendering tests will fail"; return; fi
+  apt_install chromium || say "could not install Chromium: the report rendering tests will fail"
+}
+
 ensure_postgres
 ensure_redis
 ensure_nats
+ensure_chromium
