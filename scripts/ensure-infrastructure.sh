@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure PostgreSQL (5432), Redis (6379) and NATS with JetStream (4222) answer on 127.0.0.1.
+# With --with-chromium (tests, CI) it also installs Debian's Chromium for the report rendering tests.
 # A service that is down is started; a service that is not installed is installed from Debian's
 # packages first (this needs root and apt). Every action is printed, so an operator sees what changed.
 set -euo pipefail
@@ -59,11 +60,10 @@ ensure_nats() {
 # Headless Chromium renders the pre-qualification report in the end-to-end tests (driven by playwright-core).
 ensure_chromium() {
   if [ -x /usr/bin/chromium ]; then say "Chromium is installed"; return; fi
-  if [ "${SKIP_CHROMIUM:-}" = 1 ]; then say "Chromium missing (SKIP_CHROMIUM=1): the report rendering tests will fail"; return; fi
   apt_install chromium || say "could not install Chromium: the report rendering tests will fail"
 }
 
 ensure_postgres
 ensure_redis
 ensure_nats
-ensure_chromium
+if [ "${1:-}" = --with-chromium ]; then ensure_chromium; fi
