@@ -1,5 +1,6 @@
 /**
- * Keeps deploy/observability/grafana-dashboard.json honest: every metric its queries use must be
+ * Keeps deploy/observability/grafana-dashboard.json and prometheus-alerts.yaml honest: every metric
+ * their queries use must be
  * exported by our code (found by grepping the metric declarations in adapters/ and services/), by
  * prom-client's default process metrics, or by a documented external exporter; and the labels its
  * matchers use on our metrics must be labels those metrics have.
@@ -14,6 +15,7 @@ export const EXTERNAL_METRICS: Readonly<Record<string, string>> = {
   jetstream_consumer_num_ack_pending: 'prometheus-nats-exporter -jsz=all',
   jetstream_consumer_num_redelivered: 'prometheus-nats-exporter -jsz=all',
   jetstream_stream_total_messages: 'prometheus-nats-exporter -jsz=all (label stream_name)',
+  up: 'Prometheus itself (1 when the scrape of a target succeeded)',
 };
 
 /** Labels Prometheus adds when scraping (Kubernetes service discovery) and the registry's default label. */
@@ -49,7 +51,7 @@ export function matchedLabels(expr: string): Array<{ metric: string; labels: str
   }));
 }
 
-/** Every `expr` of every panel (rows' nested panels included) and of the templating queries. */
+/** Every `expr` anywhere in the document: dashboard panels (rows' nested panels included), templating queries, alert rules. */
 export function dashboardExpressions(dashboard: unknown): string[] {
   const expressions: string[] = [];
   const visit = (node: unknown) => {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 import {
   EXTERNAL_METRICS, checkDashboard, dashboardExpressions, defaultProcessMetrics, matchedLabels, metricNamesInExpr,
   metricsDeclaredInCode, type KnownMetrics,
@@ -46,6 +47,15 @@ describe('deploy: Grafana dashboard', () => {
       'jetstream_stream_total_messages', 'outbox_publish_failures_total', 'cache_requests_total']) {
       expect(used, metric).to.include(metric);
     }
+  });
+
+  it('the alert rules parse, use only existing metrics and labels, and each has a severity', () => {
+    const rules = parse(readFileSync(path.join(root, 'deploy/observability/prometheus-alerts.yaml'), 'utf8')) as { groups: Array<{ rules: Array<{ alert: string; expr: string; labels: { severity: string } }> }> };
+    const all = rules.groups.flatMap((g) => g.rules);
+    expect(all.length).to.be.greaterThanOrEqual(8);
+    expect(all.every((r) => ['warning', 'critical'].includes(r.labels.severity))).to.equal(true);
+    expect(checkDashboard(rules, known)).to.deep.equal([]);
+    expect(all.map((r) => r.alert)).to.include.members(['NhsnHttp5xxRatioHigh', 'NhsnConsumerBacklog', 'NhsnDeadLetters', 'NhsnOutboxPublishFailing', 'NhsnCacheErrors']);
   });
 
   it('a dashboard with an unknown metric or a label the metric does not have fails the check', () => {
