@@ -34,10 +34,11 @@ export class CreateTenantTables extends Migration {
       "create_date" timestamptz not null,
       "modify_date" timestamptz null
     )`);
-    this.addSql(`create unique index "facility_facility_id_uq" on "facility" ("facility_id")`);
+    // INCLUDE (is_deleted): counts and id pages of active facilities are answered from the index alone.
+    this.addSql(`create unique index "facility_facility_id_uq" on "facility" ("facility_id") include ("is_deleted")`);
     this.addSql(`create index "facility_time_zone_idx" on "facility" ("time_zone")`);
     // Paged search sorts by name (and by id as tie-breaker); without it every page sorts the table.
-    this.addSql(`create index "facility_facility_name_idx" on "facility" ("facility_name", "id")`);
+    this.addSql(`create index "facility_facility_name_idx" on "facility" ("facility_name", "id") include ("is_deleted")`);
 
     this.addSql(`create table "measure_mapping" (
       "id" varchar(450) primary key,
