@@ -318,6 +318,18 @@ describe('LocalTerminology: IG value sets (../shared/fhir-packages)', () => {
     expect(validate(withTerminologyPackage, { coding: { system: 'http://loinc.org', code: '8480-7' } }).valid).to.equal(false);
   });
 
+  it('US Core simple-language: filters on the parts of BCP-47 tags (no script, variant, extension, private use)', () => {
+    const vs = 'http://hl7.org/fhir/us/core/ValueSet/simple-language';
+    expect(terminology.resolveValueSet(vs)!.codes.complete).to.equal(true);
+    const check = (code: string) => validate(terminology, { valueSet: vs, coding: { code }, elementKind: 'code', strength: 'extensible' }).valid;
+    expect(check('en')).to.equal(true);
+    expect(check('en-US')).to.equal(true);
+    expect(check('zh-Hant')).to.equal(false); // a script
+    expect(check('de-CH-1996')).to.equal(false); // a variant
+    expect(check('en-US-x-twain')).to.equal(false); // private use
+    expect(check('qq')).to.equal(false); // not a language
+  });
+
   it('US Core smoking status codes: explicit LOINC concept is a member although LOINC is not held', () => {
     const vs = 'http://hl7.org/fhir/us/core/ValueSet/us-core-smoking-status-observation-codes';
     expect(validate(terminology, { valueSet: vs, codings: [{ system: 'http://loinc.org', code: '72166-2' }] }).valid).to.equal(true);

@@ -1,7 +1,7 @@
 import { RE2JS } from 're2js';
 import type { CanonicalResource } from '../conformance-resources.js';
 import type { CodeSystemIndex, ConceptEntry } from './code-system-index.js';
-import type { GrammarCodeSystem } from './builtin/builtin-code-systems.js';
+import { filteredGrammar, type GrammarCodeSystem } from './builtin/builtin-code-systems.js';
 import { KNOWN_EXTERNAL_CODE_SYSTEMS } from './builtin/known-external-systems.js';
 import { ANY_SYSTEM, CodeSet, type ExpansionEntry } from './value-set-expansion.js';
 
@@ -103,8 +103,9 @@ function resolveSystemPart(include: ComposeInclude, lookups: ExpanderLookups): C
 
   const grammar = lookups.grammar(system);
   if (!codeSystem || !isEnumerable(codeSystem)) {
-    if (grammar && !include.filter?.length) {
-      set.grammars.set(system, grammar);
+    const narrowed = grammar && (include.filter?.length ? filteredGrammar(grammar, include.filter) : grammar);
+    if (narrowed) {
+      set.grammars.set(system, narrowed);
     } else {
       set.markOpen(system, notHeldReason(system, codeSystem, grammar !== undefined));
     }

@@ -1,5 +1,5 @@
 import type { Designation } from './code-system-index.js';
-import type { GrammarCodeSystem } from './builtin/builtin-code-systems.js';
+import { eitherGrammar, grammarWithout, type GrammarCodeSystem } from './builtin/builtin-code-systems.js';
 
 /**
  * The expanded content of a value set, held for O(1) membership: explicit members by system and
@@ -56,7 +56,10 @@ export class CodeSet {
   /** Union with another set (value set includes). */
   addAll(other: CodeSet): void {
     for (const codes of other.members.values()) for (const entry of codes.values()) this.add(entry);
-    for (const [system, grammar] of other.grammars) this.grammars.set(system, grammar);
+    for (const [system, grammar] of other.grammars) {
+      const mine = this.grammars.get(system);
+      this.grammars.set(system, mine ? eitherGrammar(mine, grammar) : grammar);
+    }
     for (const [system, reason] of other.open) this.markOpen(system, reason);
     for (const [system, reason] of other.uncertainExcludes) this.uncertainExcludes.set(system, reason);
     for (const system of other.caseInsensitive) this.caseInsensitive.add(system);
@@ -69,7 +72,10 @@ export class CodeSet {
       if (!mine) continue;
       for (const code of codes.keys()) mine.delete(code);
     }
-    for (const system of other.grammars.keys()) this.grammars.delete(system);
+    for (const [system, removed] of other.grammars) {
+      const mine = this.grammars.get(system);
+      if (mine) this.grammars.set(system, grammarWithout(mine, removed));
+    }
     for (const [system, reason] of other.open) {
       if (system === ANY_SYSTEM) for (const mine of this.members.keys()) this.uncertainExcludes.set(mine, reason.text);
       else this.uncertainExcludes.set(system, reason.text);

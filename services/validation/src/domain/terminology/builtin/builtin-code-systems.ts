@@ -1,6 +1,6 @@
 import { CodeSystemIndex } from '../code-system-index.js';
 import { ISO_3166_CODES } from './iso-3166.js';
-import { checkLanguageTag, languageTagDisplay } from './language-tags.js';
+import { checkLanguageTag, languageTagDisplay, languageTagFilter } from './language-tags.js';
 import { checkMimeType } from './mime-types.js';
 import { checkUcumUnit } from './ucum.js';
 
@@ -17,6 +17,8 @@ export interface GrammarCodeSystem {
   name: string;
   caseSensitive: boolean;
   check(code: string): BuiltinCheck;
+  /** A value set filter as a predicate on codes; undefined when the filter is not understood. */
+  filter?(property: string, op: string, value: string): ((code: string) => boolean) | undefined;
 }
 
 export const BCP_47 = 'urn:ietf:bcp:47';
@@ -31,6 +33,7 @@ const GRAMMARS: ReadonlyMap<string, GrammarCodeSystem> = new Map([
       const verdict = checkLanguageTag(code);
       return verdict.valid ? { valid: true, display: languageTagDisplay(code) } : verdict;
     },
+    filter: languageTagFilter,
   }],
   [BCP_13, { url: BCP_13, name: 'Mime Types', caseSensitive: false, check: checkMimeType }],
   [UCUM, { url: UCUM, name: 'Unified Code for Units of Measure (UCUM)', caseSensitive: true, check: checkUcumUnit }],
@@ -53,4 +56,32 @@ export function grammarCodeSystem(system: string): GrammarCodeSystem | undefined
 /** A built-in closed code system, as an index (undefined for everything else). */
 export function builtinCodeSystemIndex(system: string): CodeSystemIndex | undefined {
   return system === ISO_3166 ? iso3166Index() : undefined;
+}
+
+/** The grammar narrowed by value set filters (all must hold), or undefined when one is not understood. */
+export function filteredGrammar(grammar: GrammarCodeSystem, filters: Array<{ property?: string; op?: string; value?: string }>): GrammarCodeSystem | undefined {
+  const predicates: Array<(code: string) => boolean> = [];
+  for (const { property, op, value } of filters) {
+    const predicate = property && op && value !== undefined ? grammar.filter?.(property, op, value) : undefined;
+    if (!predicate) return undefined;
+    predicates.push(predicate);
+  }
+  return {
+    ...grammar,
+    check: (code) => {
+      const verdict = grammar.check(code);
+      if (!verdict.valid) return verdict;
+      return predicates.every((predicate) => predicate(code)) ? verdict : { valid: false, reason: 'not selected by the value set filter' };
+    },
+  };
+}
+
+/** Either grammar (a union of two includes of the same grammar-based system). */
+export function eitherGrammar(first: GrammarCodeSystem, second: GrammarCodeSystem): GrammarCodeSystem {
+  return { ...first, check: (code) => { const verdict = first.check(code); return verdict.valid ? verdict : second.check(code); } };
+}
+
+/** The first grammar without the codes of the second (an exclude on a grammar-based system). */
+export function grammarWithout(kept: GrammarCodeSystem, removed: GrammarCodeSystem): GrammarCodeSystem {
+  return { ...kept, check: (code) => (removed.check(code).valid ? { valid: false, reason: 'excluded by the value set' } : kept.check(code)) };
 }

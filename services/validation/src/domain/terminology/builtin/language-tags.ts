@@ -16,31 +16,75 @@ const ISO_639_1 = new Set((
 
 // RFC 5646 langtag: language[-extlang] [-script] [-region] *(-variant) *(-extension) [-privateuse].
 const LANGTAG = new RegExp(
-  '^(?<language>[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4}|[a-z]{5,8})' +
+  '^(?<language>[a-z]{2,3}(?<extlang>(?:-[a-z]{3}){1,3})?|[a-z]{4}|[a-z]{5,8})' +
   '(?:-(?<script>[a-z]{4}))?' +
   '(?:-(?<region>[a-z]{2}|\\d{3}))?' +
-  '(?:-(?:[a-z\\d]{5,8}|\\d[a-z\\d]{3}))*' +
-  '(?:-[\\da-wy-z](?:-[a-z\\d]{2,8})+)*' +
-  '(?:-x(?:-[a-z\\d]{1,8})+)?$',
+  '(?<variant>(?:-(?:[a-z\\d]{5,8}|\\d[a-z\\d]{3}))*)' +
+  '(?<extension>(?:-[\\da-wy-z](?:-[a-z\\d]{2,8})+)*)' +
+  '(?<privateuse>-x(?:-[a-z\\d]{1,8})+)?$',
   'i',
 );
 const PRIVATE_USE = /^x(?:-[a-z\d]{1,8})+$/i;
 
+/** The parts of a well-formed tag, by the property names of the BCP-47 code system (absent parts undefined). */
+export interface LanguageTagParts {
+  language?: string;
+  'ext-lang'?: string;
+  script?: string;
+  region?: string;
+  variant?: string;
+  extension?: string;
+  'private-use'?: string;
+}
+
+export function parseLanguageTag(tag: string): LanguageTagParts | undefined {
+  if (PRIVATE_USE.test(tag)) return { 'private-use': tag.slice(2) };
+  const groups = LANGTAG.exec(tag)?.groups;
+  if (!groups) return undefined;
+  const part = (value: string | undefined) => (value ? value.replace(/^-/, '') : undefined);
+  return {
+    language: groups.language!.split('-')[0],
+    'ext-lang': part(groups.extlang),
+    script: part(groups.script),
+    region: part(groups.region),
+    variant: part(groups.variant),
+    extension: part(groups.extension),
+    'private-use': part(groups.privateuse)?.replace(/^x-/i, ''),
+  };
+}
+
 export type LanguageTagCheck = { valid: true } | { valid: false; reason: string };
 
 export function checkLanguageTag(tag: string): LanguageTagCheck {
-  if (PRIVATE_USE.test(tag)) return { valid: true };
-  const match = LANGTAG.exec(tag);
-  if (!match?.groups) return { valid: false, reason: 'not a well-formed BCP-47 language tag' };
-  const primary = match.groups.language!.split('-')[0]!.toLowerCase();
-  if (primary.length === 2 && !ISO_639_1.has(primary)) {
+  const parts = parseLanguageTag(tag);
+  if (!parts) return { valid: false, reason: 'not a well-formed BCP-47 language tag' };
+  const primary = parts.language?.toLowerCase();
+  if (primary && primary.length === 2 && !ISO_639_1.has(primary)) {
     return { valid: false, reason: `'${primary}' is not an ISO 639-1 language code` };
   }
-  const region = match.groups.region;
+  const region = parts.region;
   if (region && /^[a-z]{2}$/i.test(region) && !ISO_3166_ALPHA2_TO_ALPHA3.has(region.toUpperCase())) {
     return { valid: false, reason: `'${region}' is not an ISO 3166 region code` };
   }
   return { valid: true };
+}
+
+const TAG_PROPERTIES = new Set<keyof LanguageTagParts>(['language', 'ext-lang', 'script', 'region', 'variant', 'extension', 'private-use']);
+
+/**
+ * Value set filters on the parts of a tag (the properties of the BCP-47 code system), e.g. US
+ * Core's simple-language: `script exists false`, `region exists true`, `language = en`.
+ * Undefined for a filter this does not understand (the value set is then not checkable locally).
+ */
+export function languageTagFilter(property: string, op: string, value: string): ((tag: string) => boolean) | undefined {
+  if (!TAG_PROPERTIES.has(property as keyof LanguageTagParts)) return undefined;
+  const key = property as keyof LanguageTagParts;
+  if (op === 'exists' && (value === 'true' || value === 'false')) {
+    const wanted = value === 'true';
+    return (tag) => (parseLanguageTag(tag)?.[key] !== undefined) === wanted;
+  }
+  if (op === '=') return (tag) => parseLanguageTag(tag)?.[key]?.toLowerCase() === value.toLowerCase();
+  return undefined;
 }
 
 let languageNames: Intl.DisplayNames | undefined;
