@@ -169,6 +169,18 @@ describe('tenant: clustered report scheduler (real PostgreSQL, controllable cloc
     expect((await scheduled()).map((row) => row.msg_id)).to.include('gone-Daily-2026-02-28T05:00:00.000Z');
   });
 
+  it('an update keeps an overdue firing, drops a frequency that lost its measures, and schedules a new one from the next boundary', async () => {
+    await facilities.create({ facilityId: 'upd', timeZone: 'UTC', scheduledReports: { daily: ['D'], weekly: ['W'] } }, SYSTEM_ACTOR);
+    db.clock.set('2026-02-27T06:00:00Z'); // the Feb 27 daily boundary passed with no instance running
+    await facilities.update('upd', { facilityId: 'upd', facilityName: 'renamed', timeZone: 'UTC', scheduledReports: { daily: ['D'], monthly: ['M'] } }, SYSTEM_ACTOR);
+    await tickAll();
+    expect((await scheduled()).map((row) => row.msg_id)).to.deep.equal(['upd-Daily-2026-02-27T00:00:00.000Z']);
+    await runUntil('2026-03-02T01:00:00Z', 6 * HOUR);
+    const ids = (await scheduled()).map((row) => row.msg_id);
+    expect(ids).to.include('upd-Monthly-2026-03-01T00:00:00.000Z');
+    expect(ids.filter((id) => id.includes('-Weekly-'))).to.deep.equal([]); // Sunday Mar 1 passed without weekly measures
+  });
+
   it('gates measures by the reporting plans of the period month', async () => {
     db.settings.checkIfMeasureExists = true;
     try {

@@ -196,6 +196,24 @@ describe('tenant HTTP: reporting plans, measure mappings, vendors, service info 
     });
   });
 
+  describe('remaining error statuses', () => {
+    it('answers 404 for unknown facilities, vendors and versions, 204 for empty vendor lists, 400 for invalid mapping updates', async () => {
+      await request(app).post('/api/facilities/ghost/$regenerate-report').send({ reportId: 'r' }).expect(404);
+      await request(app).get('/api/facilities/ghost/next-runs').expect(404);
+      await request(app).get('/api/vendors').expect(204);
+      await request(app).get('/api/vendor-versions').expect(204);
+      await request(app).get(`/api/vendors/${MISSING_UUID}`).expect(404);
+      await request(app).delete(`/api/vendors/${MISSING_UUID}`).expect(404);
+      await request(app).get(`/api/vendor-versions/${MISSING_UUID}`).expect(404);
+      await request(app).delete(`/api/vendor-versions/${MISSING_UUID}`).expect(404);
+      await request(app).put(`/api/vendor-versions/${MISSING_UUID}`).send({ id: MISSING_UUID, vendorId: MISSING_UUID, version: '1' }).expect(404);
+      const id = await mapping('ACH');
+      const invalid = await request(app).put(`/api/measure-mappings/${id}`).send({ measure: 'ACH', dqm: 'x', frequency: 'Yearly' }).expect(400);
+      expect(invalid.body.errors[0].field).to.equal('frequency');
+      await request(app).get('/api/facility-reporting-plans/not-a-plan').expect(404);
+    });
+  });
+
   describe('service info and API document', () => {
     it('answers service info', async () => {
       const response = await request(app).get('/api/service-info').expect(200);
