@@ -2,6 +2,19 @@
  * Terminology adapters: the remote $validate-code client (FHIR terminology server or the platform
  * terminology service), the validate-code cache, and `createTerminology`, which picks local or
  * remote terminology by the specification's order of precedence.
+ *
+ * At the composition root (config = the validation service's loaded configuration):
+ *
+ *   const settings = {
+ *     fhirTerminologyServiceUrl: config.fhirTerminologyServiceUrl, terminologyServiceUrl: config.terminologyServiceUrl,
+ *     validateCodeTtlSeconds: config.cacheValidateCodeTtl, timeoutMs: config.terminologyTimeoutMs,
+ *   };
+ *   // No cache (and no Redis connection) when no server is configured: nothing would be cached.
+ *   const cacheStore = resolveTerminologyEndpoint(settings).mode === 'local' || config.cacheType === 'none' ? undefined
+ *     : await createValidateCodeCacheStore({ type: config.cacheType, ttlSeconds: config.cacheValidateCodeTtl,
+ *         memoryMaxEntries: config.cacheMemoryMaxEntries, redis: { host, port, username, password, database }, logger, registry });
+ *   const { terminology } = createTerminology({ source: definitionIndex, settings, cacheStore, logger, registry });
+ *   // terminology: TerminologyPort for the engine; close cacheStore on shutdown.
  */
 export { createTerminology, createValidateCodeCacheStore, type CreateTerminologyOptions, type TerminologySettings, type TerminologyWiring } from './create-terminology.js';
 export { resolveTerminologyEndpoint, PLATFORM_TERMINOLOGY_FHIR_PATH, type TerminologyEndpoint, type TerminologyEndpointSettings } from './terminology-endpoint.js';
