@@ -2,9 +2,12 @@
  * Stored validation results: queries for the API (paged, severity filter), category counts,
  * issues of one category, and the write used by the validation flow.
  */
+import type { Categorized } from '../domain/categorization/categorizer.js';
 import { UNCATEGORIZED, UNCATEGORIZED_ID, type Category } from '../domain/categorization/category.js';
+import { verdictFromCounts, type ValidityVerdict } from '../domain/categorization/validity.js';
 import type { CategoryRepository } from '../domain/categorization/category-repository.js';
 import { parseSeverity, UnknownSeverityError, type IssueSeverity } from '../domain/results/issue-severity.js';
+import type { ValidationIssue } from '../domain/results/validation-issue.js';
 import type { NewResult, PageRequest, PatientKey, ResultRepository, ResultScope, StoredResult } from '../domain/results/result-repository.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 
@@ -51,6 +54,12 @@ export class ResultService {
     return { records: found.records.map((r) => view(r, byId)), totalCount: found.totalCount };
   }
 
+  /** The validity verdict of stored results (a whole report, or one patient's submission). */
+  async validity(scope: ResultScope): Promise<ValidityVerdict & { issueCount: number }> {
+    const { issueCount, ...counts } = await this.results.validityCounts(scope);
+    return { ...verdictFromCounts(counts), issueCount };
+  }
+
   /** Replaces the stored results of one patient submission (one transaction, bulk insert). */
   storePatientResults(key: PatientKey, results: readonly NewResult[]): Promise<number> {
     return this.results.replacePatientResults(key, results);
@@ -62,6 +71,11 @@ export class ResultService {
     byId.set(UNCATEGORIZED_ID, UNCATEGORIZED);
     return byId;
   }
+}
+
+/** Categorized issues as rows to store: real category ids only (uncategorized is the absence of links). */
+export function newResultsFrom(issues: readonly Categorized<ValidationIssue>[]): NewResult[] {
+  return issues.map(({ categories, ...issue }) => ({ issue, categoryIds: categories.map((c) => c.id).filter((id) => id !== UNCATEGORIZED_ID) }));
 }
 
 function view(result: StoredResult, byId: ReadonlyMap<string, Category>): ResultView {

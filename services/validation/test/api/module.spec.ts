@@ -18,6 +18,7 @@ const EXPECTED_OPERATIONS = [
   'post /api/$validate', 'post /api/$validate-and-categorize', 'post /api/$categorize',
   'get /api/result/{facilityId}/{reportId}', 'get /api/result/{facilityId}/{reportId}/{patientId}',
   'get /api/result/{facilityId}/{reportId}/categories', 'get /api/result/{facilityId}/{reportId}/categories/{categoryId}',
+  'get /api/result/{facilityId}/{reportId}/validity', 'get /api/result/{facilityId}/{reportId}/{patientId}/validity',
 ];
 
 describe('validation API module: OpenAPI and start-up initialization', () => {

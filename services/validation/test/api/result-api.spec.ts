@@ -58,6 +58,17 @@ describe('validation API: results (HTTP)', () => {
     await request(api.app).get('/api/result/fac-1/rep-1/p3').expect(204);
   });
 
+  it('answers the validity verdict of a report and of one patient by the one rule', async () => {
+    const report = await request(api.app).get('/api/result/fac-1/rep-1/validity').expect(200);
+    expect(report.body).to.deep.equal({ valid: false, unacceptableIssueCount: 2, uncategorizedErrorCount: 0, uncategorizedIssueCount: 1, issueCount: 5 });
+    // p2: a warning without category and an error in an acceptable category: valid.
+    const p2 = await request(api.app).get('/api/result/fac-1/rep-1/p2/validity').expect(200);
+    expect(p2.body).to.deep.equal({ valid: true, unacceptableIssueCount: 0, uncategorizedErrorCount: 0, uncategorizedIssueCount: 1, issueCount: 2 });
+    await api.module.results.storePatientResults({ facilityId: 'fac-1', reportId: 'rep-2', patientId: 'p9' }, [{ issue: issue('error', 'nobody knows'), categoryIds: [] }]);
+    expect((await request(api.app).get('/api/result/fac-1/rep-2/p9/validity').expect(200)).body).to.include({ valid: false, uncategorizedErrorCount: 1 });
+    expect((await request(api.app).get('/api/result/fac-1/empty/validity').expect(200)).body).to.include({ valid: true, issueCount: 0 });
+  });
+
   it('answers the categories with issues and their counts, and the issues of one category', async () => {
     const categories = await request(api.app).get('/api/result/fac-1/rep-1/categories').expect(200);
     expect(categories.body.map((c: { id: string; count: number; acceptable: boolean }) => [c.id, c.count, c.acceptable])).to.deep.equal([

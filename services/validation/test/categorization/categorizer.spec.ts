@@ -90,3 +90,45 @@ describe('validation: category records and imports', () => {
     expect(() => parseCategorySnapshots({})).to.throw(CategoryValidationError, /array/);
   });
 });
+
+describe('validation: the validity rule from stored counts', () => {
+  it('gives the same verdict as the issue-by-issue form', async () => {
+    const { verdictFromCounts } = await import('../../src/domain/categorization/validity.js');
+    const issues = [
+      { severity: 'error', categories: [UNCATEGORIZED] },
+      { severity: 'warning', categories: [cat('a', false)] },
+      { severity: 'information', categories: [] },
+    ];
+    const { valid: _valid, ...counts } = assessValidity(issues);
+    expect(verdictFromCounts(counts)).to.deep.equal(assessValidity(issues));
+    expect(verdictFromCounts({ unacceptableIssueCount: 0, uncategorizedErrorCount: 0, uncategorizedIssueCount: 3 }).valid).to.equal(true);
+  });
+});
+
+describe('validation: terminology dependencies', () => {
+  it('marks bound value sets and their code systems local, remote or missing', async () => {
+    const { terminologyDependencies, summarizePackage } = await import('../../src/domain/artifacts/package-summary.js');
+    const { conformanceSourceKnowledge } = await import('../../src/application/terminology-knowledge.js');
+    const profile = {
+      resourceType: 'StructureDefinition', url: 'http://x/sd', snapshot: { element: [
+        { id: 'Obs.code', path: 'Obs.code', binding: { strength: 'extensible', valueSet: 'http://x/vs|1.0' } },
+        { id: 'Obs.status', path: 'Obs.status', binding: { strength: 'required', valueSet: 'http://hl7.org/fhir/ValueSet/observation-status|4.0.1' } },
+        { id: 'Obs.method', path: 'Obs.method', binding: { strength: 'example', valueSet: 'http://elsewhere/vs' } },
+        { id: 'Obs.other', path: 'Obs.other', binding: { strength: 'preferred', valueSet: 'http://x/vs' } },
+      ] },
+    };
+    const valueSet = { resourceType: 'ValueSet', url: 'http://x/vs', version: '1.0', compose: { include: [{ system: 'http://loinc.org' }, { system: 'http://x/cs' }] } };
+    const codeSystem = { resourceType: 'CodeSystem', url: 'http://x/cs' };
+    const summary = summarizePackage({ name: 'p', version: '1', fhirVersion: '4.0.1', dependencies: {}, resourceCounts: {}, resources: [profile, valueSet, codeSystem] });
+    const core = { valueSet: (url: string) => (url.startsWith('http://hl7.org/fhir/ValueSet/observation-status') ? { resourceType: 'ValueSet' } : undefined), codeSystem: () => undefined };
+    const knowledge = conformanceSourceKnowledge(core, (kind, url) => kind === 'CodeSystem' && url === 'http://loinc.org');
+    const deps = terminologyDependencies([{ source: 'p', summary }], [{ source: 'p', summary }], knowledge);
+    expect(deps.map((d) => [d.kind, d.url, d.availability, d.usedBy, d.strongestStrength])).to.deep.equal([
+      ['CodeSystem', 'http://loinc.org', 'remote', 1, undefined],
+      ['CodeSystem', 'http://x/cs', 'local', 1, undefined],
+      ['ValueSet', 'http://elsewhere/vs', 'missing', 1, 'example'],
+      ['ValueSet', 'http://hl7.org/fhir/ValueSet/observation-status', 'local', 1, 'required'],
+      ['ValueSet', 'http://x/vs', 'local', 2, 'extensible'],
+    ]);
+  });
+});

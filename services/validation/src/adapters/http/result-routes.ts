@@ -58,6 +58,29 @@ export function resultRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSche
     send(res, await service.issuesOfCategory(facilityId, reportId, categoryId, { offset: paging.offset, limit: paging.pageSize }), paging);
   });
 
+  const validityDescription = 'Valid when no issue is in a category that is not acceptable and no error or fatal issue is uncategorized '
+    + '(the rule ValidationComplete and the pre-qualification report use). No results: valid.';
+  openApi.registerPath({
+    method: 'get', path: '/api/result/:facilityId/:reportId/validity', tags, summary: 'Get the validity verdict of a report\'s stored results',
+    description: validityDescription,
+    request: { params: ReportParams },
+    responses: { 200: { description: 'The verdict with its counts', ...json(schemas.StoredValidity) }, ...openApi.problemResponses(500) },
+  });
+  router.get('/api/result/:facilityId/:reportId/validity', async (req, res) => {
+    res.json(await service.validity({ facilityId: req.params.facilityId, reportId: req.params.reportId }));
+  });
+
+  openApi.registerPath({
+    method: 'get', path: '/api/result/:facilityId/:reportId/:patientId/validity', tags, summary: 'Get the validity verdict of one patient\'s submission',
+    description: validityDescription,
+    request: { params: ReportParams.extend({ patientId: z.string() }) },
+    responses: { 200: { description: 'The verdict with its counts', ...json(schemas.StoredValidity) }, ...openApi.problemResponses(500) },
+  });
+  router.get('/api/result/:facilityId/:reportId/:patientId/validity', async (req, res) => {
+    const { facilityId, reportId, patientId } = req.params;
+    res.json(await service.validity({ facilityId, reportId, patientId }));
+  });
+
   openApi.registerPath({
     method: 'get', path: '/api/result/:facilityId/:reportId/:patientId', tags, summary: 'Get results of a facility, report and patient',
     request: { params: ReportParams.extend({ patientId: z.string() }), query: SeverityQuery },

@@ -127,6 +127,7 @@ export function validationApiSchemas(openApi: OpenApiBuilder) {
     Matcher, Category, CategorySnapshot, CategoryRule, ImportOutcome, ArtifactSummary, ArtifactWithDetails, PackageDetails,
     TerminologyDependency, InitializationReport, OperationOutcome, CategorizedIssue, MessageCount, CategoryCount,
     CompositeValidation, CategorizeRequest, CategorizeResult, PagedResults, CategoryWithCount,
+    StoredValidity: openApi.register('StoredResultsValidity', Validity.extend({ issueCount: z.number().int() })),
   };
 }
 

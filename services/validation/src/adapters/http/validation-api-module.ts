@@ -31,6 +31,8 @@
  *   GET    /api/result/{facilityId}/{reportId}/categories
  *   GET    /api/result/{facilityId}/{reportId}/categories/{categoryId}
  *   GET    /api/result/{facilityId}/{reportId}/{patientId}[?severity=]
+ *   GET    /api/result/{facilityId}/{reportId}/validity, /api/result/{facilityId}/{reportId}/{patientId}/validity
+ * (A patient id `categories` or `validity` cannot be addressed: those segments are the report's sub-resources.)
  */
 import { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -59,6 +61,7 @@ import { validateRoutes } from './validate-routes.js';
 
 export { validationApiEntities, validationApiMigrations };
 export { replacePatientResultsIn } from '../persistence/result-repository.js';
+export { newResultsFrom } from '../../application/result-service.js';
 
 /** Configuration properties of the validation API (spread into the service's config schema). */
 export function validationApiSettings() {

@@ -94,6 +94,28 @@ export class PgResultRepository implements ResultRepository {
     return counts.sort((a, b) => b.count - a.count || a.categoryId.localeCompare(b.categoryId));
   }
 
+  async validityCounts(scope: ResultScope): Promise<{ unacceptableIssueCount: number; uncategorizedErrorCount: number; uncategorizedIssueCount: number; issueCount: number }> {
+    const db = this.orm.em.fork().getKysely<any>();
+    const results = () => {
+      let query = db.selectFrom('validation_result as r').where('r.facility_id', '=', scope.facilityId).where('r.report_id', '=', scope.reportId);
+      if (scope.patientId !== undefined) query = query.where('r.patient_id', '=', scope.patientId);
+      return query;
+    };
+    const noLink = ({ not, exists, selectFrom }: any) => not(exists(selectFrom('result_category as rc').select('rc.result_id').whereRef('rc.result_id', '=', 'r.id')));
+    const [all, unacceptable, uncategorized, uncategorizedErrors] = await Promise.all([
+      results().select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
+      results().where(({ exists, selectFrom }: any) => exists(selectFrom('result_category as rc').innerJoin('category as c', 'c.id', 'rc.category_id')
+        .select('rc.result_id').whereRef('rc.result_id', '=', 'r.id').where('c.acceptable', '=', false)))
+        .select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
+      results().where(noLink).select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
+      results().where('r.severity', 'in', ['error', 'fatal']).where(noLink).select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
+    ]);
+    return {
+      unacceptableIssueCount: countOf(unacceptable), uncategorizedErrorCount: countOf(uncategorizedErrors),
+      uncategorizedIssueCount: countOf(uncategorized), issueCount: countOf(all),
+    };
+  }
+
   async findByCategory(facilityId: string, reportId: string, categoryId: string, page: PageRequest): Promise<ResultPage> {
     const em = this.orm.em.fork();
     const db = em.getKysely<any>();

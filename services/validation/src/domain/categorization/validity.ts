@@ -50,6 +50,15 @@ export function assessValidity(issues: Iterable<IssueForValidity>): ValidityVerd
   };
 }
 
+/**
+ * The same rule from counts a store computed itself (the results API counts in SQL instead of
+ * loading every issue): `unacceptableIssueCount` = issues with at least one category that is not
+ * acceptable; `uncategorizedErrorCount` = error or fatal issues without any category.
+ */
+export function verdictFromCounts(counts: Omit<ValidityVerdict, 'valid'>): ValidityVerdict {
+  return { valid: counts.unacceptableIssueCount === 0 && counts.uncategorizedErrorCount === 0, ...counts };
+}
+
 export function isSubmissionValid(issues: Iterable<IssueForValidity>): boolean {
   return assessValidity(issues).valid;
 }

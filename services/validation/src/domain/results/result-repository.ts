@@ -57,6 +57,11 @@ export interface ResultRepository {
   findResults(scope: ResultScope, minimumSeverity: IssueSeverity | undefined, page: PageRequest): Promise<ResultPage>;
   /** Issue counts per category for a report, most frequent first. */
   countByCategory(facilityId: string, reportId: string): Promise<CategoryIssueCount[]>;
+  /**
+   * The counts the validity rule needs (see categorization/validity.ts): issues with a category that
+   * is not acceptable, error or fatal issues without a category, and all issues without a category.
+   */
+  validityCounts(scope: ResultScope): Promise<{ unacceptableIssueCount: number; uncategorizedErrorCount: number; uncategorizedIssueCount: number; issueCount: number }>;
   /** Results of one category (`uncategorized` = results without links). */
   findByCategory(facilityId: string, reportId: string, categoryId: string, page: PageRequest): Promise<ResultPage>;
 }
