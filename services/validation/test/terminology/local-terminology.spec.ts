@@ -352,7 +352,9 @@ describe('LocalTerminology: compose features on made-up resources', () => {
   };
   const valueSet = (id: string, body: Record<string, unknown>): CanonicalResource => ({ resourceType: 'ValueSet', url: `http://example.org/ValueSet/${id}`, version: '1', title: id, ...body });
   const source = new InMemoryConformanceSource([
+    { resourceType: 'CodeSystem', url: system, version: '1', caseSensitive: true, content: 'complete', concept: [{ code: 'red', display: 'Red' }, { code: 'ochre', display: 'Ochre' }] },
     codeSystem,
+    valueSet('version-1', { compose: { include: [{ system, version: '1' }] } }),
     valueSet('warm', { compose: { include: [{ system, filter: [{ property: 'warm', op: '=', value: 'true' }] }] } }),
     valueSet('below-red', { compose: { include: [{ system, filter: [{ property: 'concept', op: 'is-a', value: 'red' }] }] } }),
     valueSet('above-crimson', { compose: { include: [{ system, filter: [{ property: 'concept', op: 'generalizes', value: 'crimson' }] }] } }),
@@ -374,6 +376,13 @@ describe('LocalTerminology: compose features on made-up resources', () => {
     expect(members('regex')).to.deep.equal(['blue']);
     expect(members('in')).to.deep.equal(['blue', 'red']);
     expect(members('has-parent')).to.deep.equal(['blue', 'crimson', 'red']);
+  });
+
+  it('expands an include against the code system version it names, and checks a coding against its version', () => {
+    expect(members('version-1')).to.deep.equal(['ochre', 'red']);
+    expect(validate(terminology, { coding: { system, version: '1', code: 'ochre' } }).valid).to.equal(true);
+    expect(validate(terminology, { coding: { system, code: 'ochre' } }).valid).to.equal(false); // the newest (2) has no ochre
+    expect(validate(terminology, { coding: { system, version: '2', code: 'ochre' } }).issues[0]!.text).to.equal(`Unknown code 'ochre' in the CodeSystem '${system}' version '2'`);
   });
 
   it('intersects imported value sets', () => {
