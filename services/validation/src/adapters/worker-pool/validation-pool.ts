@@ -1,13 +1,19 @@
 /**
- * A pool of validation workers (piscina), sized to the cores by default. Definitions are
- * loaded once per worker from the start-up cache; tasks are batches of resources so the
- * message-passing cost is paid per batch, not per resource.
+ * A pool of validation workers (piscina), sized to the cores by default. Each worker builds its
+ * Validator once (see validation-worker.ts); a task carries only resources, so the message-passing
+ * cost is a structured clone of the resources and of the OperationOutcomes coming back.
+ *
+ * Definitions change by REPLACING the pool, never by changing a worker: build a new pool with the
+ * new state, route new tasks to it, then `retire()` the old one — piscina's close() lets the
+ * queued and running tasks finish first, so no in-flight validation fails because of a rebuild.
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
 import type { ValidationTask, WorkerSetup } from './validation-worker.js';
+
+export type { ValidationTask, WorkerSetup, WorkerCacheSettings } from './validation-worker.js';
 
 export interface ValidationPoolOptions extends Partial<WorkerSetup> {
   /** Worker count (default: available parallelism). */
@@ -18,12 +24,17 @@ export class ValidationPool {
   private constructor(private readonly pool: Piscina) {}
 
   static create(options: ValidationPoolOptions = {}): ValidationPool {
-    const threads = options.threads ?? os.availableParallelism();
-    // under tsx (tests, scripts) the worker is the .ts source; compiled, the .js next to this file
+    const threads = Math.max(1, options.threads ?? os.availableParallelism());
+    // Under tsx (tests, scripts) the worker is the .ts source and the worker inherits tsx through
+    // execArgv; compiled, it is the .js next to this file.
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const filename = fileURLToPath(new URL(`./validation-worker${ext}`, import.meta.url));
-    const workerData: WorkerSetup = { packages: options.packages ?? [], resources: options.resources ?? [], cacheDir: options.cacheDir };
-    const pool = new Piscina({ filename, minThreads: threads, maxThreads: threads, workerData, execArgv: process.execArgv });
+    const { threads: _threads, ...setup } = options;
+    const workerData: WorkerSetup = { ...setup, packages: options.packages ?? [], resources: options.resources ?? [] };
+    const pool = new Piscina({
+      // minThreads = maxThreads: idle workers are never stopped (their start-up is the expensive part).
+      filename, minThreads: threads, maxThreads: threads, workerData, execArgv: process.execArgv,
+    });
     return new ValidationPool(pool);
   }
 
@@ -31,11 +42,28 @@ export class ValidationPool {
     return this.pool.threads.length;
   }
 
+  /** Tasks waiting for a free worker. */
+  get queueSize(): number {
+    return this.pool.queueSize;
+  }
+
   /** Validate a batch of resources (each on its own) in one worker. */
   validate(task: ValidationTask): Promise<ValidationOutcome[]> {
     return this.pool.run(task) as Promise<ValidationOutcome[]>;
   }
 
+  /** Validate one resource in whichever worker is free. */
+  async validateOne(resource: unknown, options: { profiles?: string[]; authorization?: string } = {}): Promise<ValidationOutcome> {
+    const [outcome] = await this.validate({ resources: [resource], profiles: options.profiles, authorization: options.authorization });
+    return outcome!;
+  }
+
+  /** Finishes the queued and running tasks, then stops the workers (used after a rebuild). */
+  async retire(): Promise<void> {
+    await this.pool.close({ force: false });
+  }
+
+  /** Stops now; tasks still queued or running are rejected (shutdown). */
   async close(): Promise<void> {
     await this.pool.destroy();
   }

@@ -1,26 +1,60 @@
 /**
- * Worker-thread side of the validation pool: each worker loads the definitions once (from the
- * start-up cache) and keeps one Validator, so a task only carries resources and profiles.
- * Validation is CPU-bound; running one validator per core is how the service uses all cores.
+ * Worker-thread side of the validation pool. Each worker builds ONE Validator when it starts:
+ *
+ * - definitions: from the index state the main thread posted (`state`, its JSON in a
+ *   SharedArrayBuffer: no worker parses the packages, each one only decodes the definitions it
+ *   uses), or — when no state is given (benchmarks, tools) — from the start-up cache (`packages`);
+ * - loose conformance resources (RESOURCE artifacts) layered over them;
+ * - terminology: local terminology always; when a terminology server is configured the worker
+ *   calls it directly (with its own near cache and, for `cache.type=distributed`, the shared
+ *   Redis cache), exactly as the main thread would. That keeps every validation inside one
+ *   thread and one event loop; the cost is one HTTP connection pool per worker.
+ *
+ * A worker never changes its definitions: when artifacts change the host builds a new pool with
+ * the new state and retires this one after its in-flight tasks (see validation-pool.ts).
  */
 import { workerData } from 'node:worker_threads';
+import { createLogger } from '../../../../../adapters/observability/logger.js';
+import type { CacheType } from '../../../../../adapters/cache/index.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
+import { createTerminology, createValidateCodeCacheStore, type TerminologySettings } from '../terminology/index.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../../domain/conformance-resources.js';
+import { DefinitionIndex, type DefinitionIndexState } from '../../domain/engine/definitions/index.js';
 import { LayeredConformanceSource } from '../../domain/engine/layered-source.js';
-import { Validator } from '../../domain/engine/validator.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
+import { Validator } from '../../domain/engine/validator.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
+import type { TerminologyPort } from '../../domain/terminology/terminology-port.js';
+
+/** Cache settings a worker needs to reach the validate-code cache (plain data: it crosses threads). */
+export interface WorkerCacheSettings {
+  type: CacheType;
+  ttlSeconds?: number;
+  memoryMaxEntries?: number;
+  redis?: { host: string; port: number; username?: string; password?: string; database?: number };
+  namespace?: string;
+}
 
 export interface WorkerSetup {
-  packages: string[];
+  /** The definition index state (share it with `DefinitionIndex.shareState`); wins over `packages`. */
+  state?: DefinitionIndexState;
+  /** `.tgz` files or folders, loaded through the start-up cache when no `state` is given. */
+  packages?: string[];
   /** Loose conformance resources (RESOURCE artifacts) layered over the packages. */
-  resources: Record<string, unknown>[];
+  resources?: Record<string, unknown>[];
   cacheDir?: string | false;
+  /** Absent or without a server URL: local terminology only. */
+  terminology?: TerminologySettings;
+  cache?: WorkerCacheSettings;
+  logLevel?: string;
 }
 
 export interface ValidationTask {
   /** Resources (parsed) or JSON texts, each validated on its own against core + its meta.profile. */
   resources: unknown[];
   profiles?: string[];
+  /** Passed on to remote terminology. */
+  authorization?: string;
 }
 
 let validator: Promise<Validator> | undefined;
@@ -28,16 +62,29 @@ let validator: Promise<Validator> | undefined;
 function setup(): Promise<Validator> {
   validator ??= (async () => {
     const data = (workerData ?? {}) as WorkerSetup;
-    const loaded = await loadDefinitions({ packages: data.packages ?? [], cacheDir: data.cacheDir });
-    const source = new LayeredConformanceSource((data.resources ?? []) as any, loaded.index);
-    return new Validator(source, new LocalTerminology(source));
+    const index = data.state
+      ? DefinitionIndex.fromState(data.state)
+      : (await loadDefinitions({ packages: data.packages ?? [], cacheDir: data.cacheDir })).index;
+    const resources = (data.resources ?? []) as CanonicalResource[];
+    const source: ConformanceResourceSource = resources.length > 0 ? new LayeredConformanceSource(resources, index) : index;
+    return new Validator(source, await terminologyFor(source, data));
   })();
   return validator;
+}
+
+async function terminologyFor(source: ConformanceResourceSource, data: WorkerSetup): Promise<TerminologyPort> {
+  const settings = data.terminology;
+  if (!settings || (!settings.fhirTerminologyServiceUrl && !settings.terminologyServiceUrl)) return new LocalTerminology(source);
+  const logger = createLogger('validation-worker', data.logLevel);
+  const cacheStore = data.cache && data.cache.type !== 'none'
+    ? await createValidateCodeCacheStore({ ...data.cache, logger })
+    : undefined;
+  return createTerminology({ source, settings, cacheStore, logger }).terminology;
 }
 
 export default async function validateTask(task: ValidationTask): Promise<ValidationOutcome[]> {
   const v = await setup();
   const out: ValidationOutcome[] = [];
-  for (const r of task.resources) out.push(await v.validateAsync(r, { profiles: task.profiles }));
+  for (const r of task.resources) out.push(await v.validateAsync(r, { profiles: task.profiles, authorization: task.authorization }));
   return out;
 }

@@ -167,6 +167,7 @@ export const MESSAGES = {
   VALUE_SET_NOT_FOUND: { text: 'Can\'t find value set {0}', code: 'not-found' },
   BINDING_REQUIRED_CODE: { text: 'The value provided (\'{0}\') was not found in the value set \'{1}\' ({2}), and a code is required from this value set', code: 'code-invalid' },
   BINDING_REQUIRED_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding from this value set is required) (codes = {2})', code: 'code-invalid' },
+  BINDING_ADDITIONAL_REQUIRED: { text: 'None of the codings provided are in the value set \'{0}\' ({1}) specified in an additional binding, and a coding from this value set is required (codes = {2})', code: 'code-invalid' },
   BINDING_EXTENSIBLE_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding should come from this value set unless it has no suitable code (note that the validator cannot judge what is suitable) (codes = {2})', code: 'code-invalid' },
   BINDING_PREFERRED_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding is recommended to come from this value set (codes = {2})', code: 'code-invalid' },
 } as const satisfies Record<string, MessageDefinition>;

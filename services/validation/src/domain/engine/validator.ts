@@ -1056,6 +1056,9 @@ export class Validator {
 
   private checkBinding(run: Run, el: ElementPlan, type: string, v: unknown, path: string, at: Position | undefined): void {
     const binding = el.binding!;
+    for (const extra of binding.additional) {
+      if (extra.purpose === 'required' || extra.purpose === 'maximum') this.checkAdditionalBinding(run, extra.valueSet, type, v, path, at);
+    }
     if (!binding.valueSet || binding.strength === 'example') return;
     const key = path + '\u0000' + binding.valueSet + '\u0000binding';
     if (run.evaluated.has(key)) return;
@@ -1091,6 +1094,33 @@ export class Validator {
     } else {
       apply(answer as ValidateCodeResult);
     }
+  }
+
+  /** An additional binding with purpose required/maximum: the codes must be in its value set. */
+  private checkAdditionalBinding(run: Run, valueSet: string, type: string, v: unknown, path: string, at: Position | undefined): void {
+    const key = path + '\u0000' + valueSet + '\u0000additional';
+    if (run.evaluated.has(key)) return;
+    run.evaluated.add(key);
+    let codings: CodingInput[] = [];
+    if (typeof v === 'string') codings = [{ code: v }];
+    else if (isObject(v) && Array.isArray(v.coding)) codings = (v.coding as unknown[]).filter(isObject) as CodingInput[];
+    else if (isObject(v) && typeof v.code === 'string') codings = [v as CodingInput];
+    if (codings.length === 0) return;
+    const apply = (r: ValidateCodeResult) => {
+      if (r.valid !== false) return;
+      const vs = this.source.valueSet(valueSet);
+      const title = (vs?.title ?? vs?.name ?? valueSet) as string;
+      const label = vs?.url ? (vs.version ? `${vs.url}|${vs.version}` : vs.url) : valueSet;
+      this.report(run, 'error', 'BINDING_ADDITIONAL_REQUIRED', [title, label, codings.map((c) => `${c.system ?? ''}#${c.code ?? ''}`).join(', ')], path, at);
+    };
+    try {
+      const answer = this.terminology.validateCode({ valueSet, codings, authorization: run.authorization });
+      if (answer && typeof (answer as Promise<ValidateCodeResult>).then === 'function') run.pending.push((answer as Promise<ValidateCodeResult>).then(apply, () => undefined));
+      else apply(answer as ValidateCodeResult);
+    } catch {
+      // terminology failures are reported by the main binding check
+    }
+    void type;
   }
 
   private applyBindingResult(run: Run, r: ValidateCodeResult, strength: string, valueSet: string, type: string, display: string, path: string, at: Position | undefined): void {

@@ -32,6 +32,23 @@ export interface SlicingPlan {
 export interface BindingPlan {
   strength: string;
   valueSet: string | undefined;
+  /** Additional bindings (R5 ElementDefinition.binding.additional, as an R4 extension) that the codes must meet. */
+  additional: { purpose: string; valueSet: string }[];
+}
+
+const ADDITIONAL_BINDING = /(ElementDefinition\.binding\.additional|additional-binding)$/;
+
+function additionalBindings(binding: any): { purpose: string; valueSet: string }[] {
+  const out: { purpose: string; valueSet: string }[] = [];
+  for (const e of binding?.extension ?? []) {
+    if (typeof e?.url !== 'string' || !ADDITIONAL_BINDING.test(e.url)) continue;
+    const parts = e.extension ?? [];
+    const purpose = parts.find((x: any) => x.url === 'purpose')?.valueCode;
+    const valueSet = parts.find((x: any) => x.url === 'valueSet');
+    const vs = valueSet?.valueCanonical ?? valueSet?.valueUri;
+    if (typeof purpose === 'string' && typeof vs === 'string') out.push({ purpose, valueSet: vs });
+  }
+  return out;
 }
 
 export interface ElementPlan {
@@ -209,7 +226,7 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
       maxLength: typeof ed.maxLength === 'number' ? ed.maxLength : undefined,
       minValue: prefixedValue(ed, 'minValue'),
       maxValue: prefixedValue(ed, 'maxValue'),
-      binding: ed.binding ? { strength: ed.binding.strength, valueSet: ed.binding.valueSet } : undefined,
+      binding: ed.binding ? { strength: ed.binding.strength, valueSet: ed.binding.valueSet, additional: additionalBindings(ed.binding) } : undefined,
       constraints,
       slicing: ed.slicing ? {
         discriminators: (ed.slicing.discriminator ?? []).map((d: any) => ({ type: d.type, path: d.path })),
