@@ -181,6 +181,17 @@ describe('tenant: clustered report scheduler (real PostgreSQL, controllable cloc
     expect(ids.filter((id) => id.includes('-Weekly-'))).to.deep.equal([]); // Sunday Mar 1 passed without weekly measures
   });
 
+  it('an entry whose time zone cannot be computed does not block the others', async () => {
+    await facilities.create({ facilityId: 'broken', timeZone: 'UTC', scheduledReports: { daily: ['D'] } }, SYSTEM_ACTOR);
+    await facilities.create({ facilityId: 'fine', timeZone: 'UTC', scheduledReports: { daily: ['D'] } }, SYSTEM_ACTOR);
+    await db.orm.em.fork().execute(`update facility set time_zone = 'Atlantis/Lost' where facility_id = 'broken'`);
+    db.clock.set('2026-02-27T00:10:00Z');
+    await tickAll();
+    expect((await scheduled()).map((row) => row.msg_id)).to.deep.equal(['fine-Daily-2026-02-27T00:00:00.000Z']);
+    const [entry] = await db.orm.em.fork().execute(`select next_fire_at from report_schedule where facility_id = 'broken'`);
+    expect(new Date(entry!.next_fire_at).toISOString()).to.equal('2026-02-27T01:10:00.000Z');
+  });
+
   it('gates measures by the reporting plans of the period month', async () => {
     db.settings.checkIfMeasureExists = true;
     try {

@@ -6,6 +6,8 @@ import type { ScheduleEntry, TenantStore, TenantTransaction } from '../domain/po
 import { buildScheduledReport, type ScheduledReport } from '../domain/report-schedule.js';
 import { periodContaining, type ReportingPeriod } from '../domain/reporting-period.js';
 
+const RETRY_AFTER_MS = 3_600_000;
+
 export interface ReportSchedulerOptions {
   readonly store: TenantStore;
   readonly clock: Clock;
@@ -92,6 +94,7 @@ export class ReportScheduler {
       .map((facility) => [facility.facilityId, facility]));
 
     const due: Array<{ entry: ScheduleEntry; facility: Facility; period: ReportingPeriod }> = [];
+    const retryLater: ScheduleEntry[] = [];
     for (const entry of entries) {
       const facility = facilities.get(entry.facilityId);
       if (!facility || facility.isDeleted || measuresFor(facility.scheduledReports, entry.frequency).length === 0) {
@@ -99,7 +102,17 @@ export class ReportScheduler {
         await tx.schedules.remove(entry.facilityId, entry.frequency);
         continue;
       }
-      due.push({ entry, facility, period: periodContaining(entry.frequency, now, facility.timeZone) });
+      let period: ReportingPeriod;
+      try {
+        period = periodContaining(entry.frequency, now, facility.timeZone);
+      } catch (error) {
+        // A zone the runtime does not know (edited in the database, or dropped by a tz-data update) must
+        // not block the batch: retry this entry in an hour and fire everything else.
+        this.options.logger.error({ err: error, facilityId: facility.facilityId, timeZone: facility.timeZone }, 'cannot compute the reporting period; retrying in an hour');
+        retryLater.push({ ...entry, nextFireAt: new Date(now.getTime() + RETRY_AFTER_MS) });
+        continue;
+      }
+      due.push({ entry, facility, period });
     }
 
     const months = [...new Map(due.map(({ period }) => [`${period.localYear}-${period.localMonth}`, { year: period.localYear, month: period.localMonth }])).values()];
@@ -107,7 +120,7 @@ export class ReportScheduler {
     const mappings: MeasureMapping[] = plans.length > 0 ? await tx.mappings.list() : [];
 
     const reports: ScheduledReport[] = [];
-    const next: ScheduleEntry[] = [];
+    const next: ScheduleEntry[] = [...retryLater];
     for (const { entry, facility, period } of due) {
       if (entry.lastFiredPeriodStart?.getTime() !== period.start.getTime()) {
         const report = buildScheduledReport(facility, entry.frequency, period, plans, mappings);
