@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeConfig, envVarCandidates } from '../../adapters/config/index.js';
+import { renderKustomization } from '../../scripts/deploy/kustomize.js';
+import { PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
+
+/** Keeps docs/operations.md and deploy/README.md pointing at things that exist. */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const runbook = readFileSync(path.join(root, 'docs/operations.md'), 'utf8');
+const deployReadme = readFileSync(path.join(root, 'deploy/README.md'), 'utf8');
+const code = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
+
+/** Variables the runbook may name that are not configuration properties of a service. */
+const OTHER_VARIABLES = new Set(['NODE_OPTIONS', 'NATS_URL', 'NATS_PASS', 'PGHOST', 'TOKEN', 'DEAD_LETTER']);
+
+describe('deploy: runbook and deploy README', () => {
+  it('every repository path they name exists', () => {
+    const paths = [...code(runbook), ...code(deployReadme)]
+      .map((text) => text.split(/\s/)[0]!)
+      .filter((text) => /^(deploy|scripts|adapters|contracts|services|docs|test)\/[\w./-]+$/.test(text) && !text.includes('<'));
+    expect(paths.length).to.be.greaterThan(10);
+    expect(paths.filter((p) => !existsSync(path.join(root, p.replace(/\/$/, ''))))).to.deep.equal([]);
+  });
+
+  it('every upper-case variable the runbook names is a declared setting (or a documented non-setting)', () => {
+    const declared = new Set(PLATFORM_SERVICES.flatMap((s) => describeConfig(s.schema).flatMap((row) => envVarCandidates(row.property))));
+    const named = new Set(code(runbook).flatMap((text) => text.match(/\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b/g) ?? []));
+    expect(named.size).to.be.greaterThan(15);
+    expect(named).to.include('SIGNING_KEYS_DISABLED_RETENTION');
+    expect([...named].filter((v) => !declared.has(v) && !OTHER_VARIABLES.has(v))).to.deep.equal([]);
+  });
+
+  it('the Secret table lists exactly the keys the production Deployments read from Secrets', () => {
+    const table = runbook.slice(runbook.indexOf('| Secret | Key |'), runbook.indexOf('- **A bad value'));
+    const documented = new Set(code(table).filter((t) => /^[A-Z][A-Z0-9_]+$/.test(t) && t !== 'NATS_USER'));
+    const objects = renderKustomization(path.join(root, 'deploy/overlays/production'));
+    const referenced = new Set(objects.filter((o) => o.kind === 'Deployment').flatMap((d) =>
+      ((d.spec as any).template.spec.containers as any[]).flatMap((c) => (c.env ?? []) as any[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name as string)));
+    expect([...documented].sort()).to.deep.equal([...referenced].sort());
+  });
+
+  it('the dead-letter commands it shows are the CLI\'s commands', () => {
+    const cli = readFileSync(path.join(root, 'adapters/messaging/dead-letter-cli.ts'), 'utf8');
+    const usage = /const USAGE = '([^']+)'/.exec(cli)![1]!;
+    for (const command of ['list', 'show', 'replay', 'remove', '--subject', '--from', '--limit', '--remove']) {
+      expect(usage, command).to.include(command);
+      expect(runbook, command).to.include(`dead-letter-cli.ts ${command.startsWith('--') ? '' : command}`.trimEnd());
+    }
+    for (const variable of ['NATS_URL', 'NATS_USER', 'NATS_PASS', 'NATS_TOKEN']) expect(cli).to.include(`process.env.${variable}`);
+  });
+});
