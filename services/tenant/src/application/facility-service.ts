@@ -77,7 +77,9 @@ export class FacilityService {
         throw ValidationError.of('id', `id in the body (${JSON.stringify(input.id)}) does not match the facility's id`);
       }
       await this.assertReferences(tx, values.scheduledReports, values.vendorVersionId);
-      const after: Facility = { ...before, ...values, modifyDate: this.context.clock.now() };
+      // The key registry also sets keyId; a client that does not send it must not erase it (null clears it).
+      const keyId = input.keyId === undefined ? before.keyId : values.keyId;
+      const after: Facility = { ...before, ...values, keyId, modifyDate: this.context.clock.now() };
       await tx.facilities.update(after);
       await reschedule(tx, after, this.context.clock.now());
       await audit(this.context, tx, actor, {

@@ -166,6 +166,11 @@ describe('tenant HTTP: facilities (real PostgreSQL)', function () {
       ]);
       const runs = await request(app).get('/api/facilities/U-1/next-runs').expect(200);
       expect(runs.body[0].nextFireAt).to.equal('2026-02-01T00:00:00.000Z'); // rescheduled in London at once
+      await db.orm.em.fork().execute(`update facility set key_id = 'kid-1' where facility_id = 'U-1'`); // as the key registry does
+      const keyKept = await request(app).put('/api/facilities/U-1').send({ ...facilityBody('U-1'), timeZone: 'Europe/London', facilityName: 'New name' }).expect(202);
+      expect(keyKept.body.keyId).to.equal('kid-1');
+      const keyCleared = await request(app).put('/api/facilities/U-1').send({ ...facilityBody('U-1'), timeZone: 'Europe/London', facilityName: 'New name', keyId: null }).expect(202);
+      expect(keyCleared.body.keyId).to.equal(null);
       await request(app).put('/api/facilities/U-1').send(facilityBody('U-2')).expect(400);
       await request(app).put('/api/facilities/U-1').send({ ...facilityBody('U-1'), id: '00000000-0000-4000-8000-000000000000' }).expect(400);
       await request(app).put('/api/facilities/NOPE').send(facilityBody('NOPE')).expect(404);
