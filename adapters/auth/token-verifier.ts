@@ -20,6 +20,10 @@ export interface TokenVerifierOptions {
   publicKeyPem?: string;
   publicKeyAlgorithm?: (typeof ACCEPTED_ALGORITHMS)[number];
   clockSkewSeconds?: number;
+  /** Verified tokens remembered (a client sends the same token many times); default 1000. 0 turns it off. */
+  verifiedCacheSize?: number;
+  /** How long a verified token is trusted without a new signature check (never past its exp); default 60 s. */
+  verifiedCacheSeconds?: number;
 }
 
 export interface Principal {
@@ -46,9 +50,12 @@ export interface TokenVerifier {
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
   const getKey = keyResolver(options);
   const clockTolerance = options.clockSkewSeconds ?? 60;
+  const verified = new VerifiedTokenCache(options.verifiedCacheSize ?? 1000, (options.verifiedCacheSeconds ?? 60) * 1000);
   return {
     async verify(token: string): Promise<Principal> {
       if (!token) throw new TokenRejectedError('missing', 'No bearer token was given.');
+      const known = verified.get(token);
+      if (known) return known;
       const alg = headerAlgorithm(token);
       if (!alg || !(ACCEPTED_ALGORITHMS as readonly string[]).includes(alg)) {
         throw new TokenRejectedError('algorithm', `Tokens signed with "${alg ?? 'none'}" are not accepted.`);
@@ -61,7 +68,9 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
           clockTolerance,
           requiredClaims: ['exp', 'sub'],
         });
-        return toPrincipal(payload);
+        const principal = toPrincipal(payload);
+        verified.set(token, principal, (payload.exp ?? 0) * 1000);
+        return principal;
       } catch (error) {
         throw translate(error);
       }
@@ -117,4 +126,33 @@ function translate(error: unknown): TokenRejectedError {
     return new TokenRejectedError('signature', 'The bearer token signature does not verify.');
   }
   return new TokenRejectedError('malformed', 'The bearer token could not be verified.');
+}
+
+/**
+ * Tokens that verified recently, so a client sending the same bearer token on every request costs one
+ * signature check per minute instead of one per request. An entry never outlives the token's `exp`
+ * (checked without the clock skew: the cache never extends what the verifier would accept).
+ */
+class VerifiedTokenCache {
+  private readonly entries = new Map<string, { principal: Principal; until: number }>();
+
+  constructor(private readonly capacity: number, private readonly ttlMs: number) {}
+
+  get(token: string): Principal | undefined {
+    const entry = this.entries.get(token);
+    if (!entry) return undefined;
+    if (entry.until <= Date.now()) {
+      this.entries.delete(token);
+      return undefined;
+    }
+    return entry.principal;
+  }
+
+  set(token: string, principal: Principal, expiresAtMs: number): void {
+    if (this.capacity <= 0) return;
+    const until = Math.min(Date.now() + this.ttlMs, expiresAtMs);
+    if (until <= Date.now()) return;
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(token, { principal, until });
+  }
 }

@@ -49,6 +49,8 @@ export function resolveTarget(originalUrl: string, upstreams: Record<string, str
 
 export function createProxyHandler(options: ProxyOptions) {
   const maxInspected = options.maxInspectedBodyBytes ?? 5 * 1024 * 1024;
+  // Upstream connections are reused: a new TCP connection per request would cost more than the proxying.
+  const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
 
   return function proxy(req: IncomingMessage, res: ServerResponse, next: () => void): void {
     const target = resolveTarget(req.url ?? '/', options.upstreams);
@@ -69,9 +71,11 @@ export function createProxyHandler(options: ProxyOptions) {
     headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
     headers['x-forwarded-prefix'] = `/api/${target.component}`;
 
-    const client = target.url.protocol === 'https:' ? https : http;
+    const secure = target.url.protocol === 'https:';
+    const client = secure ? https : http;
     let answered = false;
-    const upstreamReq = client.request(target.url, { method: req.method, headers, timeout: options.timeoutMs }, (upstreamRes) => {
+    const agent = secure ? agents.https : agents.http;
+    const upstreamReq = client.request(target.url, { method: req.method, headers, timeout: options.timeoutMs, agent }, (upstreamRes) => {
       answered = true;
       const status = upstreamRes.statusCode ?? 502;
       const outHeaders: http.OutgoingHttpHeaders = {};
