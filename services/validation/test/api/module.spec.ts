@@ -48,6 +48,13 @@ describe('validation API module: OpenAPI and start-up initialization', () => {
     expect(document.components.schemas).to.include.keys('CategorySnapshot', 'Matcher', 'CompositeValidation', 'PagedValidationResults');
   });
 
+  it('answers 405 with Allow for a known path and 404 for an unknown one', async () => {
+    const api = buildTestApi(db);
+    const wrongMethod = await request(api.app).delete('/api/category').expect(405);
+    expect(wrongMethod.headers.allow).to.equal('GET, HEAD');
+    await request(api.app).get('/api/nothing-here').expect(404);
+  });
+
   it('initializes artifacts (when enabled) and categories only while their tables are empty', async () => {
     const disabled = buildTestApi(db, { artifactInitDir: initDir });
     const first = await disabled.module.initializeIfEmpty({ artifactInit: false });
