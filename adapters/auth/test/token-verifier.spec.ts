@@ -91,4 +91,14 @@ describe('adapters/auth token verifier', () => {
     expect((await rejection(verifier, forged)).reason).to.equal('signature');
     expect((await rejection(verifier, 'not-a-token')).reason).to.equal('malformed');
   });
+
+  it('serves a repeated token from its cache but never past the token\'s expiry', async () => {
+    const strict = createTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, publicKeyPem: publicPem, publicKeyAlgorithm: 'ES256', clockSkewSeconds: 0 });
+    const expiresAt = Math.floor(Date.now() / 1000) + 1;
+    const token = await sign({}, { exp: expiresAt });
+    expect((await strict.verify(token)).subject).to.equal('user-1');
+    expect((await strict.verify(token)).subject).to.equal('user-1');
+    await new Promise((resolve) => setTimeout(resolve, expiresAt * 1000 - Date.now() + 50));
+    expect((await rejection(strict, token)).reason).to.equal('expired');
+  });
 });
