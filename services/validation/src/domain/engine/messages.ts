@@ -158,6 +158,8 @@ export const MESSAGES = {
   QR_QUESTIONNAIRE_NOT_FOUND: { text: 'The questionnaire \'{0}\' could not be resolved, so no validation can be performed against the base questionnaire', code: 'not-found' },
 
   CANONICAL_WRONG_TYPE: { text: 'Canonical URL \'{0}\' refers to a resource that has the wrong type. Found {1} expecting one of [{2}]', code: 'structure' },
+  MR_STRATIFIER_NO_MATCH: { text: 'Group should have a code that matches the group stratifier definition in the measure', code: 'business-rule' },
+  MR_STRATIFIER_MISSING: { text: 'The MeasureReport does not include a stratifier for the stratifier with code \'{0}\' (id = \'{1}\')', code: 'business-rule' },
   MEASURE_COHORT_SCORE: { text: 'No measureScore when the scoring of the message is \'{0}\'', code: 'value' },
 
   // profiles and terminology

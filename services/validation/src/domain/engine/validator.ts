@@ -78,6 +78,16 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Two CodeableConcepts share a coding (system and code). */
+function sameConcept(a: unknown, b: unknown): boolean {
+  if (!isObject(a) || !isObject(b) || !Array.isArray(a.coding) || !Array.isArray(b.coding)) return false;
+  for (const x of a.coding) {
+    if (!isObject(x)) continue;
+    for (const y of b.coding) if (isObject(y) && x.code === y.code && x.system === y.system) return true;
+  }
+  return false;
+}
+
 function jsonKind(v: unknown): string {
   if (v === null) return 'a Null';
   if (Array.isArray(v)) return 'an Array';
@@ -269,12 +279,39 @@ export class Validator {
     }
     if (!isObject(measure)) return;
     const scoring = isObject(measure.scoring) && Array.isArray(measure.scoring.coding) ? (measure.scoring.coding as any[]).find((c) => isObject(c))?.code : undefined;
+    if (Array.isArray(report.group) && Array.isArray(measure.group)) {
+      const measureGroups = (measure.group as unknown[]).filter(isObject);
+      report.group.forEach((g, gi) => {
+        if (!isObject(g)) return;
+        const mg = measureGroups.find((m) => sameConcept(m.code, g.code)) ?? (measureGroups.length === 1 && report.group && (report.group as unknown[]).length === 1 ? measureGroups[0] : undefined);
+        if (mg) this.checkStratifiers(run, g, mg, `${resPath}.group[${gi}]`);
+      });
+    }
     if (scoring === 'cohort' && Array.isArray(report.group)) {
       report.group.forEach((g, i) => {
         if (isObject(g) && g.measureScore !== undefined) {
           this.report(run, 'error', 'MEASURE_COHORT_SCORE', [scoring], `${resPath}.group[${i}].measureScore`, this.propPos(run, g, 'measureScore'));
         }
       });
+    }
+  }
+
+  /** Report stratifiers are matched to the Measure's by code; unmatched ones on either side are errors. */
+  private checkStratifiers(run: Run, group: Record<string, unknown>, measureGroup: Record<string, unknown>, groupPath: string): void {
+    const defined = Array.isArray(measureGroup.stratifier) ? (measureGroup.stratifier as unknown[]).filter(isObject) : [];
+    const reported = Array.isArray(group.stratifier) ? (group.stratifier as unknown[]) : [];
+    const matched = new Set<Record<string, unknown>>();
+    reported.forEach((rs, i) => {
+      if (!isObject(rs)) return;
+      const path = `${groupPath}.stratifier[${i}]`;
+      const hit = rs.code === undefined ? undefined : defined.find((d) => sameConcept(d.code, Array.isArray(rs.code) ? rs.code[0] : rs.code));
+      if (!hit) this.report(run, 'error', 'MR_STRATIFIER_NO_MATCH', [], path, this.pos(run, rs));
+      else matched.add(hit);
+    });
+    for (const d of defined) {
+      if (matched.has(d)) continue;
+      const code = isObject(d.code) && Array.isArray(d.code.coding) ? ((d.code.coding as any[]).find(isObject)?.code ?? '') : '';
+      this.report(run, 'error', 'MR_STRATIFIER_MISSING', [code, d.id ?? ''], groupPath, this.pos(run, group));
     }
   }
 
