@@ -130,6 +130,9 @@ describe('deploy: Dockerfile (static checks)', () => {
         expect(runs(depsStage).some((r) => /npm ci(?!.*--omit=dev)/.test(r))).to.equal(false);
         const dist = allCopies.find((a) => a.some((x) => /\/dist$/.test(x)));
         expect(dist && fromStage(dist)).to.equal('build');
+        // dist/ is ESM: without package.json ("type": "module") next to it node would read it as CommonJS.
+        expect(allCopies.some((a) => !fromStage(a) && a[0] === 'package.json'), 'COPY package.json').to.equal(true);
+        expect((JSON.parse(read('package.json')) as { type?: string }).type).to.equal('module');
       });
 
       it('CMD runs node directly on dist/services/<service>/src/main.js, exposing the service port', function () {
