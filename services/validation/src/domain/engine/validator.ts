@@ -20,7 +20,7 @@ import { PRIMITIVE_TYPES, type ChildIndex, type ConstraintPlan, type ElementPlan
 import { checkPrimitiveValue, checkResourceId, jsonTypeOfPrimitive } from './checks/primitives.js';
 import { InvariantEvaluator } from './checks/invariants.js';
 import { BundleIndex, parseReference } from './checks/references.js';
-import { checkXhtml } from './checks/xhtml.js';
+import { checkXhtml, unresolvedInternalLinks } from './checks/xhtml.js';
 import { deepEqual, matchesPattern, describeValue } from './checks/values.js';
 import { evaluateDiscriminatorPath } from './checks/discriminator-path.js';
 import { checkQuestionnaireResponse } from './checks/questionnaire-response.js';
@@ -635,6 +635,8 @@ export class Validator {
       }
       if (type === 'xhtml' && typeof v === 'string') {
         for (const p of checkXhtml(v)) this.report(run, 'error', p.id, p.args, path, at);
+        const contained = Array.isArray(scope.resource.contained) ? (scope.resource.contained as unknown[]).filter(isObject).map((c) => String(c.id)) : [];
+        for (const link of unresolvedInternalLinks(v, contained)) this.report(run, 'error', 'XHTML_LINK_UNRESOLVED', [link.href, link.text], path, at);
       }
     } else if (v === undefined || v === null || typeof v !== jsonTypeOfPrimitive(type)) {
       return;

@@ -69,3 +69,18 @@ export function checkXhtml(div: string): XhtmlProblem[] {
   if (stack.length > 0) problems.push({ id: 'XHTML_INVALID', args: [`unclosed element <${stack[stack.length - 1]}>`] });
   return problems;
 }
+
+/**
+ * Internal hyperlinks (`href="#x"`) must land on an anchor of the narrative (`name`/`id`) or
+ * on a contained resource's id.
+ */
+export function unresolvedInternalLinks(div: string, containedIds: readonly string[]): { href: string; text: string }[] {
+  if (!div.includes('href="#') && !div.includes("href='#")) return [];
+  const targets = new Set<string>(containedIds);
+  for (const m of div.matchAll(/\s(?:name|id)\s*=\s*["']([^"']*)["']/g)) targets.add(m[1]);
+  const out: { href: string; text: string }[] = [];
+  for (const m of div.matchAll(/<a\b[^>]*\shref\s*=\s*["']#([^"']*)["'][^>]*>([\s\S]*?)<\/a>/g)) {
+    if (m[1] !== '' && !targets.has(m[1]) && !targets.has(decodeURIComponent(m[1]))) out.push({ href: '#' + m[1], text: m[2].replace(/<[^>]*>/g, '').trim() });
+  }
+  return out;
+}
