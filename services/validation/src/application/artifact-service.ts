@@ -109,6 +109,15 @@ export class ArtifactService {
     return terminologyDependencies(needing, all, this.knowledge);
   }
 
+  /**
+   * Every stored artifact with its content, packages first, one at a time (packages are megabytes):
+   * what the engine loads its definitions from at start-up and after `artifactsChanged`.
+   */
+  async forEachStored(visit: (artifact: Artifact) => Promise<void>): Promise<void> {
+    await this.repository.forEachContent('PACKAGE', visit);
+    await this.repository.forEachContent('RESOURCE', visit);
+  }
+
   async isEmpty(): Promise<boolean> {
     return (await this.repository.count()) === 0;
   }

@@ -132,10 +132,19 @@ describe('validation API: artifacts (HTTP)', () => {
     expect(deps).to.include({ 'hl7.fhir.us.core': 'present', 'hl7.fhir.us.qicore': 'missing', 'hl7.terminology.r4': 'missing' });
   });
 
+  it('hands every stored artifact with its content to the engine, packages first', async () => {
+    const seen: string[] = [];
+    await api.module.artifacts.forEachStored(async (artifact) => { seen.push(`${artifact.type}/${artifact.name}/${artifact.content.length > 0}`); });
+    expect(seen[0]).to.match(/^PACKAGE\//);
+    expect(seen).to.include.members(['PACKAGE/hl7.fhir.us.core/true', 'RESOURCE/my-vs/true', 'RESOURCE/init-vs/true']);
+  });
+
   it('deletes an artifact (204, then 404) and tells the engine', async () => {
     listener.artifactsChanged.resetHistory();
     await request(api.app).delete('/api/artifact/RESOURCE/my-vs').expect(204);
     await request(api.app).delete('/api/artifact/RESOURCE/my-vs').expect(404);
+    await request(api.app).get('/api/artifact/RESOURCE/my-vs/content').expect(404);
+    await request(api.app).get('/api/artifact/RESOURCE/my-vs').expect(404);
     expect(listener.artifactsChanged.calledOnceWith({ kind: 'deleted', type: 'RESOURCE', name: 'my-vs' })).to.equal(true);
   });
 
