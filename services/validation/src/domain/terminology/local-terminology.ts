@@ -247,11 +247,13 @@ export class LocalTerminology implements TerminologyPort {
     const membership = codes.membership(coding.system, code);
     if (membership.status === 'member') {
       const display = this.memberDisplay(membership.system, code, membership.entry);
+      // The hot path (no display given) builds no candidate list.
+      if (coding.display === undefined) return { coding, membership: 'member', display: display.text, issues: [] };
       const candidates = [
         ...(display.entry ? [{ value: display.entry.display! }, ...(display.entry.designations ?? [])] : []),
-        ...display.more,
+        ...display.more(),
       ];
-      const displayIssue = coding.display === undefined ? undefined : checkDisplay(membership.system, membership.entry?.code ?? code, coding.display, candidates, displayLanguage);
+      const displayIssue = checkDisplay(membership.system, membership.entry?.code ?? code, coding.display, candidates, displayLanguage);
       return { coding, membership: 'member', display: display.text, issues: displayIssue ? [displayIssue] : [] };
     }
     if (!coding.system) {
@@ -271,10 +273,15 @@ export class LocalTerminology implements TerminologyPort {
     return { coding, membership: membership.status, issues };
   }
 
-  private memberDisplay(system: string, code: string, entry: ExpansionEntry | undefined): { text?: string; entry?: ExpansionEntry; more: Array<{ value: string; language?: string }> } {
-    const codeSystem = this.codeSystem(system, entry?.version);
+  private memberDisplay(system: string, code: string, entry: ExpansionEntry | undefined): { text?: string; entry?: ExpansionEntry; more: () => Array<{ value: string; language?: string }> } {
+    // The expansion entry usually carries the display: the code system is looked up only without one.
+    const codeSystem = entry?.display !== undefined ? undefined : this.codeSystem(system, entry?.version);
     const concept = codeSystem?.lookup(code);
-    const more = concept ? [...(concept.display !== undefined ? [{ value: concept.display, language: codeSystem!.language }] : []), ...concept.designations] : [];
+    const more = () => {
+      const source = codeSystem ?? this.codeSystem(system, entry?.version);
+      const known = concept ?? source?.lookup(code);
+      return known ? [...(known.display !== undefined ? [{ value: known.display, language: source!.language }] : []), ...known.designations] : [];
+    };
     let text = entry?.display ?? concept?.display;
     if (text === undefined && !concept) {
       const builtin = grammarCodeSystem(system)?.check(code);
