@@ -126,6 +126,7 @@ export const MESSAGES = {
   REFERENCE_CANT_RESOLVE: { text: 'Unable to resolve resource with reference \'{0}\'', code: 'structure' },
   REFERENCE_FORMAT: { text: 'The syntax of the reference \'{0}\' looks incorrect, and it should be checked', code: 'structure' },
   REFERENCE_MULTIPLE_MATCHES: { text: 'Multiple matches in bundle for reference {0}', code: 'structure' },
+  REFERENCE_NOT_IN_BUNDLE: { text: 'Can\'t find \'{0}\' in the bundle', code: 'not-found' },
   CONTAINED_NOT_REFERENCED: { text: 'The contained resource \'{0}\' is not referenced to from elsewhere in the containing resource nor does it refer to the containing resource', code: 'structure' },
   CONTAINED_NO_ID: { text: 'Contained resources SHALL have an id', code: 'structure' },
   CONTAINED_HAS_META: { text: 'Contained resources SHALL NOT contain meta.versionId or meta.lastUpdated', code: 'structure' },

@@ -667,6 +667,10 @@ export class Validator {
       }
       return undefined;
     };
+    if ((el.minValue?.type === 'Duration' || el.maxValue?.type === 'Duration') && typeof v === 'string') {
+      this.checkDateAgainstDuration(run, v, el, path, at);
+      return;
+    }
     if (el.minValue) {
       const c = cmp(v, el.minValue.value);
       if (c !== undefined && c < 0) this.report(run, 'error', 'MIN_VALUE', [v, el.minValue.value], path, at);
@@ -675,6 +679,25 @@ export class Validator {
       const c = cmp(v, el.maxValue.value);
       if (c !== undefined && c > 0) this.report(run, 'error', 'MAX_VALUE', [v, el.maxValue.value], path, at);
     }
+  }
+
+  /**
+   * minValueDuration / maxValueDuration on a date: the date may lie at most that far in the
+   * past (min) or in the future (max), counted from now.
+   */
+  private checkDateAgainstDuration(run: Run, v: string, el: ElementPlan, path: string, at: Position | undefined): void {
+    const when = Date.parse(v.length === 4 ? `${v}-01-01` : v.length === 7 ? `${v}-01` : v);
+    if (Number.isNaN(when)) return;
+    const ms = (d: any): number | undefined => {
+      const unitMs: Record<string, number> = { a: 365.25 * 864e5, mo: 30.4375 * 864e5, wk: 7 * 864e5, d: 864e5, h: 36e5, min: 6e4, s: 1e3, ms: 1 };
+      const u = unitMs[d?.code ?? d?.unit];
+      return typeof d?.value === 'number' && u ? d.value * u : undefined;
+    };
+    const now = Date.now();
+    const min = el.minValue?.type === 'Duration' ? ms(el.minValue.value) : undefined;
+    if (min !== undefined && when < now - min) this.report(run, 'error', 'MIN_VALUE', [v, describeValue(el.minValue!.value)], path, at);
+    const max = el.maxValue?.type === 'Duration' ? ms(el.maxValue.value) : undefined;
+    if (max !== undefined && when > now + max) this.report(run, 'error', 'MAX_VALUE', [v, describeValue(el.maxValue!.value)], path, at);
   }
 
   private checkQuantityRange(run: Run, v: Record<string, unknown>, el: ElementPlan, path: string, at: Position | undefined): void {
@@ -840,7 +863,14 @@ export class Validator {
       return;
     }
     if (scope.bundle) {
-      const hits = scope.bundle.resolve(ref, scope.fullUrl);
+      let hits = scope.bundle.resolve(ref, scope.fullUrl);
+      const version = /\/_history\/([^/]+)$/.exec(ref)?.[1];
+      if (version !== undefined) hits = hits.filter((h) => isObject(h.resource?.meta) && (h.resource!.meta as Record<string, unknown>).versionId === version);
+      if (scope.bundle.type === 'document' || scope.bundle.type === 'message') {
+        // inside documents and messages references must resolve, and unambiguously
+        if (hits.length > 1) this.report(run, 'error', 'REFERENCE_MULTIPLE_MATCHES', [ref], path, at);
+        else if (hits.length === 0 && parsed.kind !== 'absolute' && parsed.kind !== 'other') this.report(run, 'error', 'REFERENCE_NOT_IN_BUNDLE', [ref], path, at);
+      }
       if (hits.length === 1) {
         const target = hits[0].resource;
         if (targets && target && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
@@ -878,7 +908,7 @@ export class Validator {
   private checkBundle(run: Run, bundle: Record<string, unknown>, path: string, scope: Scope): void {
     const entries = bundle.entry;
     if (!Array.isArray(entries)) return;
-    const index = new BundleIndex(entries);
+    const index = new BundleIndex(entries, typeof bundle.type === 'string' ? bundle.type : undefined);
     scope.bundle = index;
     const seenIds = new Map<string, number>();
     entries.forEach((e, i) => {

@@ -53,7 +53,7 @@ export class BundleIndex {
   readonly byFullUrl = new Map<string, BundleEntryInfo[]>();
   readonly byTypeAndId = new Map<string, BundleEntryInfo[]>();
 
-  constructor(entries: unknown[]) {
+  constructor(entries: unknown[], readonly type?: string) {
     entries.forEach((e, index) => {
       if (!e || typeof e !== 'object') return;
       const entry = e as Record<string, unknown>;
