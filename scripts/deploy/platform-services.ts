@@ -3,28 +3,10 @@
  * process (every setting it reads), and the volumes its settings point at. Used by the manifest
  * checks (test/deploy, scripts/deploy/check-manifests.ts).
  */
-import type { ConfigSchema } from '../../adapters/config/index.js';
 import { gatewaySchema } from '../../services/admin-gateway/src/config.js';
-import { tenantSchema } from '../../services/tenant/src/config.js';
+import { tenantServiceSchema } from '../../services/tenant/src/service-schema.js';
 import { validationSchema } from '../../services/validation/src/config.js';
 import type { AnticipatedSetting, ServiceDeployment } from './manifest-checks.js';
-
-/**
- * The tenant process reads `tenantServiceSchema` (its own settings plus the signing-key registry's,
- * services/tenant/src/service-schema.ts) — the schema main.ts loads. That module is younger than
- * this check; until it exists, the service's own `tenantSchema` is what there is. The specifier is a
- * variable so that the type check does not depend on the file either.
- */
-async function tenantProcessSchema(): Promise<ConfigSchema> {
-  const specifier = '../../services/tenant/src/service-schema.js';
-  try {
-    const module = (await import(specifier)) as { tenantServiceSchema?: ConfigSchema };
-    return module.tenantServiceSchema ?? tenantSchema;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return tenantSchema;
-    throw error;
-  }
-}
 
 export const PLATFORM_SERVICES: readonly ServiceDeployment[] = [
   {
@@ -38,7 +20,8 @@ export const PLATFORM_SERVICES: readonly ServiceDeployment[] = [
   },
   {
     deployment: 'tenant',
-    schema: await tenantProcessSchema(),
+    // What main.ts loads: the service's own settings plus the signing-key registry's.
+    schema: tenantServiceSchema,
     // The JWKS document is written (temp file + rename) next to SIGNING_KEYS_JWKS_PATH, on the shared volume.
     writableFileSettings: ['SIGNING_KEYS_JWKS_PATH'],
     claims: ['jwks'],
