@@ -16,12 +16,21 @@ export interface CategoryServiceOptions {
   readonly clock?: () => Date;
   /** Told about stored rules that no longer compile (they are skipped, never fatal). */
   readonly onBrokenRule?: (rule: CategoryRule, reason: string) => void;
+  /**
+   * How long the current categorizer is reused before the rules are read again (ms). Writes through
+   * this service drop it at once; writes by another instance are seen after at most this long.
+   * Default 2000; 0 reads the rules for every categorization.
+   */
+  readonly categorizerTtlMs?: number;
+  /** Monotonic milliseconds, for the TTL (tests). */
+  readonly now?: () => number;
 }
 
 export class CategoryService {
   private readonly clock: () => Date;
   /** Compiled matchers by rule id: rules never change once written, so compiling once is enough. */
   private readonly compiled = new Map<number, Matcher | null>();
+  private cached: { categorizer: Promise<Categorizer>; at: number } | undefined;
 
   constructor(private readonly repository: CategoryRepository, private readonly options: CategoryServiceOptions = {}) {
     this.clock = options.clock ?? (() => new Date());
@@ -46,11 +55,14 @@ export class CategoryService {
     }
     const category = asInvalidInput(() => parseCategory(body));
     const { created } = await this.repository.save(category);
+    this.invalidate();
     return { category, created };
   }
 
   async delete(id: string): Promise<void> {
-    if (!(await this.repository.delete(id))) throw new NotFoundError(`No category with id "${id}"`);
+    const deleted = await this.repository.delete(id);
+    this.invalidate();
+    if (!deleted) throw new NotFoundError(`No category with id "${id}"`);
   }
 
   async latestRule(id: string): Promise<CategoryRule> {
@@ -69,11 +81,15 @@ export class CategoryService {
   async addRule(id: string, matcherJson: unknown): Promise<CategoryRule> {
     const matcher = asInvalidInput(() => parseMatcherAsField(matcherJson, 'matcher'));
     await this.get(id);
-    return this.repository.addRule(id, matcher.toJSON(), this.clock());
+    const rule = await this.repository.addRule(id, matcher.toJSON(), this.clock());
+    this.invalidate();
+    return rule;
   }
 
   async deleteRule(ruleId: number): Promise<void> {
-    if (!(await this.repository.deleteRule(ruleId))) throw new NotFoundError(`No category rule with id ${ruleId}`);
+    const deleted = await this.repository.deleteRule(ruleId);
+    this.invalidate();
+    if (!deleted) throw new NotFoundError(`No category rule with id ${ruleId}`);
   }
 
   /** Every category that has a rule, with its latest matcher, in the shape import accepts. */
@@ -85,20 +101,44 @@ export class CategoryService {
   /** All or nothing: validated completely first, then written in one transaction. */
   async importAll(body: unknown, options: { replaceAll?: boolean } = {}): Promise<ImportOutcome> {
     const parsed = asInvalidInput(() => parseCategorySnapshots(body));
-    return this.repository.importSnapshots(parsed.map((p) => p.snapshot), this.clock(), options);
+    try {
+      return await this.repository.importSnapshots(parsed.map((p) => p.snapshot), this.clock(), options);
+    } finally {
+      this.invalidate();
+    }
   }
 
   /** Loads the bundled defaults (creates or updates them; user-made categories are kept). Idempotent. */
-  initialize(): Promise<ImportOutcome> {
-    return this.repository.importSnapshots(defaultCategories(), this.clock());
+  async initialize(): Promise<ImportOutcome> {
+    try {
+      return await this.repository.importSnapshots(defaultCategories(), this.clock());
+    } finally {
+      this.invalidate();
+    }
   }
 
   async isEmpty(): Promise<boolean> {
     return (await this.repository.count()) === 0;
   }
 
-  /** A categorizer over the latest rule of every category, read now. */
-  async currentCategorizer(): Promise<Categorizer> {
+  /** A categorizer over the latest rule of every category (reused for `categorizerTtlMs`). */
+  currentCategorizer(): Promise<Categorizer> {
+    const ttl = this.options.categorizerTtlMs ?? 2000;
+    const now = (this.options.now ?? performance.now.bind(performance))();
+    if (this.cached && now - this.cached.at < ttl) return this.cached.categorizer;
+    const categorizer = this.readCategorizer();
+    this.cached = { categorizer, at: now };
+    // A failed read must not be served to later callers.
+    categorizer.catch(() => { if (this.cached?.categorizer === categorizer) this.cached = undefined; });
+    return categorizer;
+  }
+
+  /** Drops the cached categorizer (after a write here, or when another instance announced one). */
+  invalidate(): void {
+    this.cached = undefined;
+  }
+
+  private async readCategorizer(): Promise<Categorizer> {
     const rows = await this.repository.listWithLatestRules();
     const rules: CategoryWithMatcher[] = [];
     for (const { category, rule } of rows) {

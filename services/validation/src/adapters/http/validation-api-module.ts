@@ -88,6 +88,8 @@ export interface ValidationApiDependencies {
   readonly uploadLimit?: number;
   /** Reports a stored rule that no longer compiles (skipped). */
   readonly onBrokenRule?: (ruleId: number, categoryId: string, reason: string) => void;
+  /** How long a categorizer (compiled latest rules) is reused; default 2000 ms. Writes on this instance drop it at once. */
+  readonly categorizerTtlMs?: number;
 }
 
 export interface ValidationApiModule {
@@ -108,6 +110,7 @@ export function createValidationApiModule(deps: ValidationApiDependencies): Vali
   const categoryRepository = new PgCategoryRepository(deps.orm);
   const categories = new CategoryService(categoryRepository, {
     onBrokenRule: (rule, reason) => deps.onBrokenRule?.(rule.id, rule.categoryId, reason),
+    ...(deps.categorizerTtlMs === undefined ? {} : { categorizerTtlMs: deps.categorizerTtlMs }),
   });
   const artifacts = new ArtifactService(
     new PgArtifactRepository(deps.orm),

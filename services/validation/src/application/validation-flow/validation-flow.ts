@@ -1,0 +1,171 @@
+/**
+ * The validation flow (specification, in order) for one ReadyForValidation event:
+ *   (1) fetch the patient's submission from the report service;
+ *   (2) build the Bundle (MeasureReport's contained resources + the MeasureReport, or the Bundle);
+ *   (3) validate each entry on its own (core + its meta.profile + terminology) — in the worker pool;
+ *   (4) aggregate into one OperationOutcome (Bundle-style expressions) and store it;
+ *   (5) categorize with the latest rules and replace the patient's results;
+ *   (6) enqueue ValidationComplete — (4), (5) and (6) in one transaction (flow-store.ts).
+ *
+ * Failures: report service down/5xx → SubmissionUnavailableError (the consumer naks with backoff
+ * and dead-letters after `validation.max-deliveries`); 404 or an unreadable answer → a definite
+ * outcome with one fatal issue saying why, and valid = false (never retried forever). Validity is
+ * `assessValidity` (domain/categorization/validity.ts), the one rule of the service.
+ */
+import { createHash } from 'node:crypto';
+import type { Categorizer } from '../../domain/categorization/categorizer.js';
+import { UNCATEGORIZED_ID } from '../../domain/categorization/category.js';
+import { assessValidity } from '../../domain/categorization/validity.js';
+import {
+  aggregateEntryOutcomes, submissionBundle, SubmissionFormatError, unobtainableOutcome,
+  type AggregatedOutcome, type SubmissionKey, type SubmissionSource,
+} from '../../domain/flow/index.js';
+import type { ResourceValidator } from '../../domain/ports/resource-validator.js';
+import { issuesFromOperationOutcome } from '../../domain/results/validation-issue.js';
+import type { CommitResult, FlowRecord, OutcomeCounts } from './flow-store.js';
+
+/** ReadyForValidation v1 (contracts/schemas/ReadyForValidation.v1.schema.json). */
+export interface ReadyForValidationEvent {
+  schemaVersion: string;
+  facilityId: string;
+  patientId: string;
+  reportTrackingId: string;
+  reportTypes: string[];
+  payloadUri?: string;
+}
+
+export interface FlowContext {
+  /** Progress ack: keeps the message ours during long validations. */
+  working?(): void;
+  traceparent?: string;
+  headers?: Record<string, string>;
+}
+
+export interface FlowStore {
+  commit(record: FlowRecord): Promise<CommitResult>;
+}
+
+export interface ValidationFlowDependencies {
+  readonly source: SubmissionSource;
+  readonly validator: ResourceValidator;
+  readonly categories: { currentCategorizer(): Promise<Categorizer> };
+  readonly store: FlowStore;
+  /** ValidationComplete's subject and contract version (from the catalog). */
+  readonly completion: { subject: string; schemaVersion: string };
+  /** Called after the commit (the outbox relay's notify). */
+  readonly afterCommit?: () => void;
+  readonly clock?: () => Date;
+  /** How often ctx.working() is called while validating; default 10 s. */
+  readonly progressIntervalMs?: number;
+}
+
+export interface FlowResult extends CommitResult {
+  readonly key: SubmissionKey;
+  readonly valid: boolean;
+  readonly counts: OutcomeCounts;
+  readonly resourceCount: number;
+  readonly outcome: AggregatedOutcome;
+}
+
+const CORRELATION_HEADER = 'X-Correlation-Id';
+
+export class ValidationFlow {
+  private readonly clock: () => Date;
+
+  constructor(private readonly deps: ValidationFlowDependencies) {
+    this.clock = deps.clock ?? (() => new Date());
+  }
+
+  async handle(event: ReadyForValidationEvent, ctx: FlowContext = {}): Promise<FlowResult> {
+    const key: SubmissionKey = { facilityId: event.facilityId, reportId: event.reportTrackingId, patientId: idPart(event.patientId) };
+    const fetched = await this.deps.source.fetch(key); // SubmissionUnavailableError propagates: retry later
+
+    let outcome: AggregatedOutcome;
+    let definiteFailure = false;
+    let resourceCount = 0;
+    if (fetched.kind === 'not-found') {
+      outcome = unobtainableOutcome(`Patient submission not found at the report service: ${fetched.detail}`, 'not-found');
+      definiteFailure = true;
+    } else {
+      let bundle;
+      try {
+        bundle = submissionBundle(fetched.body);
+      } catch (error) {
+        if (!(error instanceof SubmissionFormatError)) throw error;
+        outcome = unobtainableOutcome(`The patient submission could not be read: ${error.message}`, 'invalid');
+        definiteFailure = true;
+      }
+      if (bundle) {
+        resourceCount = bundle.entry.length;
+        outcome = await this.validateEntries(bundle.entry.map((e) => e.resource), ctx);
+      }
+    }
+    outcome ??= unobtainableOutcome('The patient submission could not be read', 'invalid');
+
+    const categorizer = await this.deps.categories.currentCategorizer();
+    const issues = categorizer.categorize(issuesFromOperationOutcome(outcome));
+    const verdict = assessValidity(issues);
+    const valid = !definiteFailure && verdict.valid;
+    const counts: OutcomeCounts = {
+      total: issues.length,
+      errors: issues.filter((i) => i.severity === 'error' || i.severity === 'fatal').length,
+      warnings: issues.filter((i) => i.severity === 'warning').length,
+      information: issues.filter((i) => i.severity === 'information').length,
+      categorized: issues.length - verdict.uncategorizedIssueCount,
+      uncategorized: verdict.uncategorizedIssueCount,
+      unacceptable: verdict.unacceptableIssueCount,
+    };
+    const results = issues.map(({ categories, ...issue }) => ({
+      issue, categoryIds: categories.map((c) => c.id).filter((id) => id !== UNCATEGORIZED_ID),
+    }));
+    // The distinct outcome: what was found and what it means now (a rule change that flips the verdict is a new outcome).
+    const outcomeHash = createHash('sha256')
+      .update(JSON.stringify({ outcome, valid, counts, categories: results.map((r) => r.categoryIds) }))
+      .digest('hex');
+
+    const headers: Record<string, string> = {};
+    if (ctx.traceparent) headers.traceparent = ctx.traceparent;
+    const correlation = ctx.headers?.[CORRELATION_HEADER];
+    if (correlation) headers[CORRELATION_HEADER] = correlation;
+    const validatedAt = this.clock().toISOString();
+    const committed = await this.deps.store.commit({
+      key, outcome: outcome as unknown as Record<string, unknown>, outcomeHash, valid, counts, resourceCount, results,
+      completion: (runId) => ({
+        subject: this.deps.completion.subject,
+        headers,
+        payload: {
+          schemaVersion: this.deps.completion.schemaVersion,
+          facilityId: key.facilityId,
+          patientId: key.patientId,
+          reportTrackingId: key.reportId,
+          isValid: valid,
+          validationRunId: runId,
+          outcomeReference: `/api/result/${encodeURIComponent(key.facilityId)}/${encodeURIComponent(key.reportId)}/${encodeURIComponent(key.patientId)}`,
+          issueCounts: counts,
+          validatedAt,
+        },
+      }),
+    });
+    if (committed.announced) this.deps.afterCommit?.();
+    return { ...committed, key, valid, counts, resourceCount, outcome };
+  }
+
+  /** Step (3): every entry on its own, all at once (the pool queues them), with progress acks. */
+  private async validateEntries(resources: Record<string, unknown>[], ctx: FlowContext): Promise<AggregatedOutcome> {
+    const timer = ctx.working ? setInterval(() => ctx.working?.(), this.deps.progressIntervalMs ?? 10_000) : undefined;
+    try {
+      const outcomes = await Promise.all(resources.map((resource) => this.deps.validator.validate(resource)));
+      return aggregateEntryOutcomes(outcomes.map((outcome, index) => ({
+        index, resource: resources[index] as Record<string, unknown> & { resourceType: string }, outcome,
+      })));
+    } finally {
+      if (timer) clearInterval(timer);
+    }
+  }
+}
+
+/** "Patient/123" → "123" (the original normalized ids on read; the contract asks for the id part). */
+function idPart(patientId: string): string {
+  const slash = patientId.lastIndexOf('/');
+  return slash >= 0 && slash < patientId.length - 1 ? patientId.slice(slash + 1) : patientId;
+}
