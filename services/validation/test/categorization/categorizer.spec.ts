@@ -88,6 +88,7 @@ describe('validation: category records and imports', () => {
     expect(() => parseCategorySnapshots([valid, { ...valid }])).to.throw(CategoryValidationError, /\[1\]\.id duplicate of the id at index 0/);
     expect(() => parseCategorySnapshots([])).to.throw(CategoryValidationError, /at least one/);
     expect(() => parseCategorySnapshots({})).to.throw(CategoryValidationError, /array/);
+    expect(() => parseCategorySnapshots(Array.from({ length: 1001 }, (_, i) => ({ ...valid, id: `c${i}` })))).to.throw(CategoryValidationError, /at most 1000/);
   });
 });
 

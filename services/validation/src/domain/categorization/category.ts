@@ -43,6 +43,8 @@ export const UNCATEGORIZED: Category = Object.freeze({
 export const MAX_ID_LENGTH = 255;
 export const MAX_TITLE_LENGTH = 255;
 export const MAX_GUIDANCE_LENGTH = 1000;
+/** Categories in one import (or one trial in $categorize): far above real use, a bound on the work one request causes. */
+export const MAX_CATEGORIES_PER_IMPORT = 1000;
 /** Human-readable ids with underscores (`unknown_code_system`); they appear in URLs, so no slashes or spaces. */
 const CATEGORY_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -137,6 +139,9 @@ export function parseMatcherAsField(json: unknown, path = 'matcher'): Matcher {
 export function parseCategorySnapshots(input: unknown): { snapshot: CategorySnapshot; matcher: Matcher }[] {
   if (!Array.isArray(input)) throw new CategoryValidationError([{ field: '(root)', message: 'must be an array of categories' }]);
   if (input.length === 0) throw new CategoryValidationError([{ field: '(root)', message: 'must contain at least one category' }]);
+  if (input.length > MAX_CATEGORIES_PER_IMPORT) {
+    throw new CategoryValidationError([{ field: '(root)', message: `must contain at most ${MAX_CATEGORIES_PER_IMPORT} categories; got ${input.length}` }]);
+  }
   const parsed = input.map((item, index) => {
     try {
       return parseCategorySnapshot(item, `[${index}].`);
