@@ -1,0 +1,134 @@
+/**
+ * Rules that need another resource or more than one element: QuestionnaireResponse against its
+ * Questionnaire, MeasureReport against its Measure, references in document Bundles, additional
+ * bindings, date limits as durations, narrative links. Fixtures are hand-written.
+ */
+import { expect } from 'chai';
+import { Validator } from '../../src/domain/engine/validator.js';
+import type { TerminologyPort } from '../../src/domain/terminology/terminology-port.js';
+import { sourceWith } from './support/core-definitions.js';
+import { describe_, errorsOf, issuesWith, profile } from './support/helpers.js';
+
+const narrative = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' };
+
+const questionnaire = {
+  resourceType: 'Questionnaire', url: 'http://example.org/Questionnaire/q', status: 'active',
+  item: [
+    { linkId: 'age', type: 'integer', extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/minValue', valueInteger: 0 }, { url: 'http://hl7.org/fhir/StructureDefinition/maxValue', valueInteger: 120 }] },
+    { linkId: 'name', type: 'string', maxLength: 5 },
+    { linkId: 'email', type: 'string', extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/regex', valueString: '[^@]+@[^@]+' }] },
+    { linkId: 'many', type: 'string', repeats: true },
+  ],
+};
+
+const measure = {
+  resourceType: 'Measure', url: 'http://example.org/Measure/m', status: 'active',
+  scoring: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/measure-scoring', code: 'cohort' }] },
+  group: [{ code: { coding: [{ system: 'http://x', code: 'g' }] }, stratifier: [{ id: 's1', code: { coding: [{ system: 'http://x', code: 'age' }] } }] }],
+};
+
+describe('engine: business rules across resources', function () {
+  this.timeout(60_000);
+  let v: Validator;
+  before(async () => {
+    v = new Validator(await sourceWith([questionnaire, measure]));
+  });
+
+  const qr = (items: unknown[]) => ({ resourceType: 'QuestionnaireResponse', text: narrative, questionnaire: 'http://example.org/Questionnaire/q', status: 'completed', item: items });
+
+  describe('QuestionnaireResponse against its Questionnaire', () => {
+    it('accepts answers that fit the questions', () => {
+      const o = v.validate(qr([{ linkId: 'age', answer: [{ valueInteger: 40 }] }, { linkId: 'name', answer: [{ valueString: 'Ann' }] }, { linkId: 'many', answer: [{ valueString: 'a' }, { valueString: 'b' }] }]));
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+    });
+
+    it('reports unknown linkIds, wrong answer types, limits, lengths, formats and repeats', () => {
+      const o = v.validate(qr([
+        { linkId: 'nope', answer: [{ valueString: 'x' }] },
+        { linkId: 'age', answer: [{ valueInteger: 130 }] },
+        { linkId: 'name', answer: [{ valueString: 'Annabel' }, { valueString: 'Bo' }] },
+        { linkId: 'email', answer: [{ valueCoding: { code: 'x' } }, { valueString: 'not-an-email' }] },
+      ]));
+      expect(issuesWith(o, "LinkId 'nope' not found in questionnaire", 'QuestionnaireResponse')).to.have.length(1);
+      expect(issuesWith(o, 'The value 130 is greater than the allowed maximum of 120', 'QuestionnaireResponse.item[1].answer[0].value.ofType(integer)')).to.have.length(1);
+      expect(issuesWith(o, "The answer 'Annabel' is longer then the allowed maximum length of 5", 'QuestionnaireResponse.item[2].answer[0].value.ofType(string)')).to.have.length(1);
+      expect(issuesWith(o, 'Only one response answer item with this linkId allowed', 'QuestionnaireResponse.item[2]')).to.have.length(1);
+      expect(issuesWith(o, 'Answer value must be of the type string not Coding', 'QuestionnaireResponse.item[3].answer[0].value.ofType(Coding)')).to.have.length(1);
+      expect(issuesWith(o, "The answer 'not-an-email' does not conform to the expected format", 'QuestionnaireResponse.item[3].answer[1].value.ofType(string)')).to.have.length(1);
+    });
+
+    it('warns when the Questionnaire cannot be found', () => {
+      const o = v.validate({ ...qr([]), questionnaire: 'http://example.org/Questionnaire/unknown' });
+      expect(issuesWith(o, "The questionnaire 'http://example.org/Questionnaire/unknown' could not be resolved")[0].severity).to.equal('warning');
+    });
+  });
+
+  describe('MeasureReport against its Measure', () => {
+    const report = (group: Record<string, unknown>) => ({ resourceType: 'MeasureReport', text: narrative, status: 'complete', type: 'summary', measure: 'http://example.org/Measure/m', period: { start: '2024-01-01', end: '2024-01-31' }, group: [group] });
+
+    it('accepts a report whose stratifiers match the measure', () => {
+      const o = v.validate(report({ code: { coding: [{ system: 'http://x', code: 'g' }] }, stratifier: [{ code: [{ coding: [{ system: 'http://x', code: 'age' }] }] }] }));
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+    });
+
+    it('reports a measureScore on a cohort measure and stratifiers that do not match', () => {
+      const o = v.validate(report({ code: { coding: [{ system: 'http://x', code: 'g' }] }, measureScore: { value: 1 }, stratifier: [{ code: [{ coding: [{ system: 'http://x', code: 'sex' }] }] }] }));
+      expect(issuesWith(o, "No measureScore when the scoring of the message is 'cohort'", 'MeasureReport.group[0].measureScore')).to.have.length(1);
+      expect(issuesWith(o, 'Group should have a code that matches the group stratifier definition', 'MeasureReport.group[0].stratifier[0]')).to.have.length(1);
+      expect(issuesWith(o, "does not include a stratifier for the stratifier with code 'age' (id = 's1')", 'MeasureReport.group[0]')).to.have.length(1);
+    });
+  });
+
+  describe('references in document Bundles', () => {
+    const doc = (refs: string[]) => ({
+      resourceType: 'Bundle', type: 'document', identifier: { system: 'http://x', value: '1' }, timestamp: '2024-01-01T00:00:00Z',
+      entry: [
+        { fullUrl: 'http://example.org/fhir/Composition/c1', resource: { resourceType: 'Composition', id: 'c1', text: narrative, status: 'final', type: { text: 't' }, date: '2024-01-01', author: [{ display: 'a' }], title: 't', section: [{ title: 's', text: narrative, entry: refs.map((reference) => ({ reference })) }] } },
+        { fullUrl: 'http://example.org/fhir/Observation/o1', resource: { resourceType: 'Observation', id: 'o1', meta: { versionId: '1' }, text: narrative, status: 'final', code: { text: 'x' } } },
+        { fullUrl: 'http://example.org/fhir/Observation/o1', resource: { resourceType: 'Observation', id: 'o1', meta: { versionId: '2' }, text: narrative, status: 'final', code: { text: 'x' } } },
+      ],
+    });
+
+    it('a versioned reference resolves to its version', () => {
+      const o = v.validate(doc(['Observation/o1/_history/2']));
+      expect(issuesWith(o, 'in the bundle').concat(issuesWith(o, 'Multiple matches')), describe_(o)).to.deep.equal([]);
+    });
+
+    it('ambiguous and unresolvable references are errors', () => {
+      const o = v.validate(doc(['Observation/o1', 'Observation/o1/_history/3']));
+      const section = "Bundle.entry[0].resource.ofType(Composition).where(id = 'c1').section[0]";
+      expect(issuesWith(o, 'Multiple matches in bundle for reference Observation/o1', `${section}.entry[0]`), describe_(o)).to.have.length(1);
+      expect(issuesWith(o, "Can't find 'Observation/o1/_history/3' in the bundle", `${section}.entry[1]`)).to.have.length(1);
+    });
+  });
+
+  it('additional bindings (required purpose) are checked with the terminology port', async () => {
+    const p = profile('http://example.org/StructureDefinition/extra-binding', 'Observation', [
+      { id: 'Observation.code', path: 'Observation.code', binding: { strength: 'example', valueSet: 'http://example.org/vs/any', extension: [{ url: 'http://hl7.org/fhir/tools/StructureDefinition/additional-binding', extension: [{ url: 'purpose', valueCode: 'required' }, { url: 'valueSet', valueCanonical: 'http://example.org/vs/strict' }] }] } },
+    ]);
+    const port: TerminologyPort = { validateCode: (r) => ({ valid: r.valueSet === 'http://example.org/vs/strict' ? r.codings?.some((c) => c.code === 'ok') : undefined, issues: [], source: 'local' }) };
+    const tv = new Validator(await sourceWith([p]), port);
+    const opts = { profiles: ['http://example.org/StructureDefinition/extra-binding'] };
+    const ok = tv.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { coding: [{ system: 'http://x', code: 'ok' }] } }, opts);
+    expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+    const bad = tv.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { coding: [{ system: 'http://x', code: 'other' }] } }, opts);
+    expect(issuesWith(bad, 'specified in an additional binding', 'Observation.code')).to.have.length(1);
+  });
+
+  it('minValueDuration on a date: no further back than the duration', async () => {
+    const p = profile('http://example.org/StructureDefinition/recent-birth', 'Patient', [
+      { id: 'Patient.birthDate', path: 'Patient.birthDate', minValueDuration: { value: 100, unit: 'a', system: 'http://unitsofmeasure.org', code: 'a' } },
+    ]);
+    const dv = new Validator(await sourceWith([p]));
+    const opts = { profiles: ['http://example.org/StructureDefinition/recent-birth'] };
+    expect(errorsOf(dv.validate({ resourceType: 'Patient', text: narrative, birthDate: '1990-05-01' }, opts))).to.deep.equal([]);
+    expect(issuesWith(dv.validate({ resourceType: 'Patient', text: narrative, birthDate: '1850-05-01' }, opts), 'less than the specified minimum value', 'Patient.birthDate')).to.have.length(1);
+  });
+
+  it('narrative hyperlinks to #anchors must resolve', () => {
+    const div = (href: string) => `<div xmlns="http://www.w3.org/1999/xhtml"><a name="here"> </a><a href="${href}">link</a></div>`;
+    expect(errorsOf(v.validate({ resourceType: 'Patient', text: { status: 'generated', div: div('#here') } }))).to.deep.equal([]);
+    const o = v.validate({ resourceType: 'Patient', text: { status: 'generated', div: div('#nowhere') } });
+    expect(issuesWith(o, "Hyperlink '#nowhere' for 'link' does not resolve", 'Patient.text.div')).to.have.length(1);
+  });
+});
