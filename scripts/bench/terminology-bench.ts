@@ -1,5 +1,5 @@
 /**
- * Terminology benchmark (run: `npx tsx scripts/bench/terminology-bench.ts [--skip-local] [--skip-nhsn] [--latency-ms=20]`).
+ * Terminology benchmark (run: `npx tsx scripts/bench/terminology-bench.ts [--skip-local] [--skip-nhsn] [--engine] [--latency-ms=20]`).
  *
  * 1. Local validate-code throughput: a 10,000-code value set, expansion cached, one core.
  *    Target: >= 200,000 lookups/s.
@@ -10,7 +10,10 @@
  *    against a test terminology server adding 20 ms per call, with cache none, memory and
  *    distributed (Redis), cold and warm, beside the local-only run.
  *
- * The bindings come from a small walker over the R4 base StructureDefinitions (not the engine,
+ * 3. With --engine: the whole validation engine on the same sample (definitions loaded by the
+ *    definition loader, bindings of the real profiles), per terminology configuration.
+ *
+ * The bindings of part 2 come from a small walker over the R4 base StructureDefinitions (not the engine,
  * which is built elsewhere); NHSN/QI-Core profile bindings are not included, because the sample
  * claims profile URLs that none of the packages defines.
  */
@@ -318,8 +321,8 @@ async function nhsnSample(): Promise<void> {
   await measure('cache memory, cold', memory);
   await measure('cache memory, warm', memory, true);
   const memoryNear = prime(await wire('memory', true));
-  await measure('memory + near cache, cold', memoryNear);
-  await measure('memory + near cache, warm', memoryNear, true);
+  await measure('memory + near cache (default), cold', memoryNear);
+  await measure('memory + near cache (default), warm', memoryNear, true);
   const distributed = prime(await wire('distributed'));
   await measure('cache distributed, cold', distributed);
   await measure('cache distributed, warm', distributed, true);
@@ -327,12 +330,89 @@ async function nhsnSample(): Promise<void> {
   await measure('distributed, 2nd instance, 1st run', secondInstance);
   await measure('distributed, 2nd instance, warm', secondInstance, true);
   const near = prime(await wire('distributed', true));
-  await measure('distributed + near cache, 1st run', near);
-  await measure('distributed + near cache, warm', near, true);
+  await measure('distributed + near (default), 2nd instance', near);
+  await measure('distributed + near (default), warm', near, true);
   console.log(`\n  wall time of all binding checks, server latency ${LATENCY_MS} ms per call:`);
   const base = rows[0]![1];
   for (const [label, ms, calls] of rows) {
     console.log(`    ${label.padEnd(40)} ${ms.toFixed(1).padStart(8)} ms  ${String(calls).padStart(4)} server calls  ${(ms / base).toFixed(2)}x local`);
+  }
+  for (const cache of caches) {
+    await cache.clear();
+    await cache.close();
+  }
+  await server.close();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. The whole engine on the NHSN sample (helper modules: definition loader and validator)
+// ---------------------------------------------------------------------------------------------
+async function engineOnSample(): Promise<void> {
+  const { loadDefinitions } = await import('../../services/validation/src/adapters/fhir-definitions/definition-cache.js');
+  const { Validator } = await import('../../services/validation/src/domain/engine/validator.js');
+  const packages = sharedPackageFiles().map((file) => sharedDir('fhir-packages', file));
+  const { index } = await loadDefinitions({ packages });
+  const sample = sampleResources();
+  const serverResources: CanonicalResource[] = [...r4TerminologyResources()];
+  for (const file of sharedPackageFiles()) serverResources.push(...packageTerminologyResources(file));
+  const server = await startSlowServer(serverResources, LATENCY_MS);
+  const redis = { host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(process.env.REDIS_PORT ?? 6379) };
+  const namespace = `bench:terminology-engine-${process.pid}-${Date.now().toString(36)}`;
+  const caches: Array<Cache<CachedValidateCode>> = [];
+
+  // One validator (plans compiled once), its terminology switched between configurations.
+  let current: TerminologyWiring['terminology'] = createTerminology({ source: index, settings: {}, logger: silentLogger() }).terminology;
+  const switchable = {
+    validateCode: (request: ValidateCodeRequest) => current.validateCode(request),
+    isMemberOf: (coding: Parameters<NonNullable<TerminologyWiring['terminology']['isMemberOf']>>[0], valueSet: string) => current.isMemberOf?.(coding, valueSet),
+  };
+  const validator = new Validator(index, switchable);
+  const pass = async () => {
+    const start = performance.now();
+    let issues = 0;
+    for (const resource of sample) issues += (await validator.validateAsync(resource)).issue.length;
+    return { ms: performance.now() - start, issues };
+  };
+  const wire = async (cacheType: 'none' | 'memory' | 'distributed' | 'local-only', nearCache = false) => {
+    if (cacheType === 'local-only') return createTerminology({ source: index, settings: {}, logger: silentLogger() });
+    const cacheStore = cacheType === 'none' ? undefined : await createCache<CachedValidateCode>({ type: cacheType, namespace, redis, ttlSeconds: 3600, logger: silentLogger() });
+    if (cacheStore) caches.push(cacheStore);
+    return createTerminology({ source: index, settings: { fhirTerminologyServiceUrl: server.url }, cacheStore, logger: silentLogger(), nearCache: nearCache ? undefined : false });
+  };
+  const rows: Array<[string, number, number, number]> = [];
+  const measure = async (label: string, wiring: TerminologyWiring, warm = false) => {
+    current = wiring.terminology;
+    const before = server.calls();
+    let best = Infinity;
+    let issues = 0;
+    for (let round = 0; round < (warm ? 3 : 1); round++) {
+      const result = await pass();
+      best = Math.min(best, result.ms);
+      issues = result.issues;
+    }
+    rows.push([label, best, server.calls() - before, issues]);
+  };
+  const localOnly = await wire('local-only');
+  current = localOnly.terminology;
+  await pass(); // compiles the validator's plans and the value set expansions
+  await measure('local only (no server), warm', localOnly, true);
+  await measure('cache none', await wire('none'));
+  const memory = await wire('memory');
+  await measure('cache memory, cold', memory);
+  await measure('cache memory, warm', memory, true);
+  const memoryNear = await wire('memory', true);
+  await measure('memory + near cache (default), cold', memoryNear);
+  await measure('memory + near cache (default), warm', memoryNear, true);
+  const distributed = await wire('distributed');
+  await measure('cache distributed, cold', distributed);
+  await measure('cache distributed, warm', distributed, true);
+  const near = await wire('distributed', true);
+  await measure('distributed + near (default), 2nd instance', near);
+  await measure('distributed + near (default), warm', near, true);
+  console.log(`\nWhole engine on the NHSN sample (${sample.length} resources validated one by one, terminology server latency ${LATENCY_MS} ms):`);
+  const base = rows[0]![1];
+  for (const [label, ms, calls, issues] of rows) {
+    console.log(`    ${label.padEnd(40)} ${ms.toFixed(0).padStart(7)} ms  ${String(calls).padStart(4)} server calls  ${String(issues).padStart(5)} issues  ${(ms / base).toFixed(2)}x local`);
   }
   for (const cache of caches) {
     await cache.clear();
@@ -346,3 +426,4 @@ if (args.get('skip-local') !== 'true') {
   localThroughput();
 }
 if (args.get('skip-nhsn') !== 'true') await nhsnSample();
+if (args.get('engine') === 'true') await engineOnSample();
