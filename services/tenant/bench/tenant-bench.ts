@@ -3,7 +3,7 @@
  * (intended as `npm run bench:tenant`).
  *
  * 1. HTTP: a fresh database with N facilities, each with two reporting plans; the tenant routes on the
- *    standard app of adapters/http; autocannon (100 connections, 30 s each) on the paged search
+ *    standard app of adapters/http in a separate process (bench-server.ts); autocannon (100 connections, 30 s each) on the paged search
  *    (`GET /api/facilities?pageSize=20&pageNumber=<random>&sortBy=FacilityName`) and on
  *    get-by-facilityId (`GET /api/facilities/<random id>`): requests/s and p99 latency.
  * 2. Scheduler at scale: N facilities whose daily boundary falls at the same instant (UTC midnight),
@@ -14,23 +14,15 @@
  * Everything it creates (database, streams) is removed at the end.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { createHttpApp, OpenApiBuilder } from '../../../adapters/http/index.js';
 import { connectNats } from '../../../adapters/messaging/connection.js';
 import { provisionCatalog } from '../../../adapters/messaging/provisioning.js';
 import { JetStreamPublisher } from '../../../adapters/messaging/publisher.js';
 import { silentLogger } from '../../../adapters/observability/logger.js';
 import { insertMany, openDatabase, OutboxRelay, type Database } from '../../../adapters/persistence/index.js';
 import { buildCatalog } from '../../../contracts/catalog.js';
-import type { TenantContext } from '../src/application/context.js';
-import { FacilityService } from '../src/application/facility-service.js';
-import { MeasureMappingService } from '../src/application/measure-mapping-service.js';
 import { ReportScheduler } from '../src/application/report-scheduler.js';
-import { ReportingPlanService } from '../src/application/reporting-plan-service.js';
-import { VendorService } from '../src/application/vendor-service.js';
-import { tenantRouter } from '../src/adapters/http/tenant-routes.js';
 import { tenantEntities } from '../src/adapters/persistence/entities.js';
 import { tenantMigrations } from '../src/adapters/persistence/migrations.js';
 import { MikroTenantStore } from '../src/adapters/persistence/tenant-store.js';
@@ -67,34 +59,50 @@ async function seed(database: Database): Promise<void> {
   await em.execute('vacuum analyze facility_reporting_plan');
 }
 
-async function httpBench(database: Database): Promise<void> {
-  const catalog = buildCatalog({ subjectRoot: `bench${randomBytes(3).toString('hex')}` });
-  const context: TenantContext = {
-    store: new MikroTenantStore({ orm: database.orm, catalog }), clock: { now: () => new Date() }, newId: randomUUID, settings: { checkIfMeasureExists: false },
+/** Starts bench-server.ts in its own process and resolves with its base URL and a stop function. */
+async function startServer(dbName: string): Promise<{ base: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./bench-server.ts', import.meta.url).pathname], {
+    env: { ...process.env, BENCH_DB_NAME: dbName }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening (\d+)/.exec(output);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  return {
+    base: `http://127.0.0.1:${port}`,
+    stop: () => new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
   };
-  const openApi = new OpenApiBuilder({ title: 'Tenant bench', version: 'bench' });
-  const http = createHttpApp({ serviceName: 'tenant-bench', logger, openApi });
-  http.app.use(tenantRouter(openApi, {
-    facilities: new FacilityService(context), plans: new ReportingPlanService(context), mappings: new MeasureMappingService(context), vendors: new VendorService(context),
-  }, { name: 'bench', version: 'bench', instanceId: 'bench', startedAt: new Date().toISOString() }));
-  const server = createServer(http.finish());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function httpBench(dbName: string): Promise<void> {
+  const server = await startServer(dbName);
+  const base = server.base;
   const { default: autocannon } = await import('autocannon' as string);
   const pages = Math.ceil(FACILITIES / 20);
   const scenarios: Array<[string, () => string]> = [
     ['paged search (pageSize 20, random page, sortBy FacilityName)', () => `/api/facilities?pageSize=20&pageNumber=${1 + Math.floor(Math.random() * pages)}&sortBy=FacilityName`],
     ['get by facilityId (random facility)', () => `/api/facilities/F-${String(Math.floor(Math.random() * FACILITIES)).padStart(6, '0')}`],
   ];
-  for (const [name, path] of scenarios) {
-    const result = await autocannon({
-      url: base, connections: CONNECTIONS, duration: DURATION,
-      requests: [{ method: 'GET', setupRequest: (request: Record<string, unknown>) => ({ ...request, path: path() }) }],
-    });
-    console.log(`${name}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, p50 ${result.latency.p50} ms, `
-      + `non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts} (${CONNECTIONS} connections, ${DURATION} s)`);
+  try {
+    for (const [name, path] of scenarios) {
+      const result = await autocannon({
+        url: base, connections: CONNECTIONS, duration: DURATION,
+        requests: [{ method: 'GET', setupRequest: (request: Record<string, unknown>) => ({ ...request, path: path() }) }],
+      });
+      console.log(`${name}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, p50 ${result.latency.p50} ms, `
+        + `non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts} (${CONNECTIONS} connections, ${DURATION} s)`);
+    }
+  } finally {
+    await server.stop();
   }
-  await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
 async function schedulerBench(database: Database, dbName: string): Promise<void> {
@@ -169,7 +177,7 @@ async function main(): Promise<void> {
     const started = Date.now();
     await seed(database);
     console.log(`seeded ${FACILITIES} facilities and ${2 * FACILITIES} reporting plans in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    if (!args.includes('--skip-http')) await httpBench(database);
+    if (!args.includes('--skip-http')) await httpBench(dbName);
     if (!args.includes('--skip-scheduler')) await schedulerBench(database, dbName);
   } finally {
     await database.close();

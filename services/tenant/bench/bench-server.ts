@@ -1,0 +1,44 @@
+/**
+ * The tenant HTTP routes on the standard app, over an existing database, in a process of their own
+ * so the load generator does not share the server's event loop. Started by tenant-bench.ts with
+ * BENCH_DB_NAME; prints `listening <port>` when ready; stops on SIGTERM.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpApp, OpenApiBuilder } from '../../../adapters/http/index.js';
+import { silentLogger } from '../../../adapters/observability/logger.js';
+import { openDatabase } from '../../../adapters/persistence/index.js';
+import { buildCatalog } from '../../../contracts/catalog.js';
+import type { TenantContext } from '../src/application/context.js';
+import { FacilityService } from '../src/application/facility-service.js';
+import { MeasureMappingService } from '../src/application/measure-mapping-service.js';
+import { ReportingPlanService } from '../src/application/reporting-plan-service.js';
+import { VendorService } from '../src/application/vendor-service.js';
+import { tenantRouter } from '../src/adapters/http/tenant-routes.js';
+import { tenantEntities } from '../src/adapters/persistence/entities.js';
+import { tenantMigrations } from '../src/adapters/persistence/migrations.js';
+import { MikroTenantStore } from '../src/adapters/persistence/tenant-store.js';
+
+const dbName = process.env.BENCH_DB_NAME;
+if (!dbName) throw new Error('BENCH_DB_NAME is required');
+const logger = silentLogger();
+const database = await openDatabase({
+  host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres',
+  dbName, poolMax: 20, entities: tenantEntities, migrations: tenantMigrations, logger,
+});
+const context: TenantContext = {
+  store: new MikroTenantStore({ orm: database.orm, catalog: buildCatalog({ subjectRoot: 'bench' }) }),
+  clock: { now: () => new Date() }, newId: randomUUID, settings: { checkIfMeasureExists: false },
+};
+const openApi = new OpenApiBuilder({ title: 'Tenant bench', version: 'bench' });
+const http = createHttpApp({ serviceName: 'tenant-bench', logger, openApi });
+http.app.use(tenantRouter(openApi, {
+  facilities: new FacilityService(context), plans: new ReportingPlanService(context), mappings: new MeasureMappingService(context), vendors: new VendorService(context),
+}, { name: 'bench', version: 'bench', instanceId: 'bench', startedAt: new Date().toISOString() }));
+const server = createServer(http.finish());
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+console.log(`listening ${(server.address() as AddressInfo).port}`);
+process.once('SIGTERM', () => {
+  server.close(() => void database.close().then(() => process.exit(0)));
+});
