@@ -56,4 +56,38 @@ describe('engine: hostile input', function () {
     const o = v.validate({ resourceType: 'Bundle', type: 'collection', entry });
     expect(errorsOf(o)).to.deep.equal([]);
   });
+
+  it('never throws on randomly mutated resources (deterministic fuzz)', () => {
+    let seed = Number(process.env.FUZZ_SEED ?? 42);
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const junk = [null, '', ' ', 0, -1, 1.5, true, [], {}, [null], [{}], 'x'.repeat(70), { resourceType: 'Patient' }, '<script>', '#x', 'urn:uuid:X'];
+    const base = {
+      resourceType: 'Bundle', type: 'document',
+      entry: [
+        { fullUrl: 'urn:uuid:11111111-1111-4111-8111-111111111111', resource: { resourceType: 'Composition', status: 'final', type: { text: 't' }, date: '2020', author: [{ reference: 'urn:uuid:22222222-2222-4222-8222-222222222222' }], title: 't', section: [{ entry: [{ reference: '#x' }] }] } },
+        { fullUrl: 'urn:uuid:22222222-2222-4222-8222-222222222222', resource: { resourceType: 'Patient', contained: [{ resourceType: 'Organization', id: 'x' }], name: [{ given: ['a'], _given: [{ extension: [{ url: 'http://x', valueString: 'y' }] }] }], extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/patient-birthPlace', valueAddress: { city: 'c' } }] } },
+        { resource: { resourceType: 'QuestionnaireResponse', questionnaire: '#q', status: 'completed', contained: [{ resourceType: 'Questionnaire', id: 'q', status: 'active', item: [{ linkId: '1', type: 'integer' }] }], item: [{ linkId: '1', answer: [{ valueInteger: 1 }] }] } },
+      ],
+    };
+    const mutate = (v: unknown, depth: number): unknown => {
+      if (rnd() < 0.08) return junk[Math.floor(rnd() * junk.length)];
+      if (Array.isArray(v)) return v.map((x) => mutate(x, depth + 1));
+      if (v && typeof v === 'object') {
+        const o: Record<string, unknown> = {};
+        for (const [k, x] of Object.entries(v)) {
+          if (rnd() < 0.05) continue;
+          o[rnd() < 0.03 ? k + 'X' : k] = mutate(x, depth + 1);
+        }
+        return o;
+      }
+      return v;
+    };
+    for (let i = 0; i < Number(process.env.FUZZ_N ?? 300); i++) {
+      const input = mutate(base, 0);
+      const text = JSON.stringify(input);
+      const cut = rnd() < 0.2 ? text.slice(0, Math.floor(rnd() * text.length)) : text;
+      expect(() => v.validate(input)).to.not.throw();
+      expect(() => v.validate(cut)).to.not.throw();
+    }
+  });
 });
