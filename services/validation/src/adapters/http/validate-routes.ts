@@ -32,8 +32,11 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     request: { query: FLAGS, body: fhirBody },
     responses: {
       200: {
-        description: 'OperationOutcome | CategorizedIssue[] | MessageCount[] | CategoryCount[] (by the flags)',
-        content: { 'application/json': { schema: z.union([schemas.OperationOutcome, z.array(schemas.CategorizedIssue), z.array(schemas.MessageCount), z.array(schemas.CategoryCount)]) } },
+        description: 'The OperationOutcome (application/fhir+json) by default; with the flags CategorizedIssue[], MessageCount[] or CategoryCount[] (application/json)',
+        content: {
+          'application/fhir+json': { schema: schemas.OperationOutcome },
+          'application/json': { schema: z.union([z.array(schemas.CategorizedIssue), z.array(schemas.MessageCount), z.array(schemas.CategoryCount)]) },
+        },
       },
       ...openApi.problemResponses(400, 413, 500),
     },
