@@ -126,8 +126,7 @@ export interface GenerateReportCommand {
 /** Events and commands, written to the transactional outbox of the current transaction. */
 export interface TenantOutbox {
   auditableEventOccurred(event: AuditEvent): Promise<void>;
-  reportScheduled(report: ScheduledReport): Promise<void>;
-  /** Several at once (one statement per few hundred): the scheduler's batch. */
+  /** The scheduler's batch, written with multi-row inserts; each carries its deterministic msg id. */
   reportsScheduled(reports: readonly ScheduledReport[]): Promise<void>;
   generateReportRequested(command: GenerateReportCommand): Promise<void>;
 }

@@ -71,12 +71,6 @@ export class TransactionalTenantOutbox implements TenantOutbox {
     });
   }
 
-  async reportScheduled(report: ScheduledReport): Promise<void> {
-    await enqueueOutboxMessage(this.em, {
-      subject: this.catalog.byName('ReportScheduled').subject, payload: reportScheduledPayload(report), msgId: report.messageId,
-    });
-  }
-
   /**
    * The scheduler's batch as multi-row INSERTs into the shared outbox table: 10,000 facilities with
    * the same boundary would otherwise cost 10,000 round trips. Same columns and defaults as

@@ -10,7 +10,6 @@ import { MikroVendorRepository, MikroVendorVersionRepository } from './vendor-re
 
 const READ_ONLY_OUTBOX: TenantOutbox = {
   auditableEventOccurred: () => Promise.reject(new Error('events can only be written in a write transaction')),
-  reportScheduled: () => Promise.reject(new Error('events can only be written in a write transaction')),
   reportsScheduled: () => Promise.reject(new Error('events can only be written in a write transaction')),
   generateReportRequested: () => Promise.reject(new Error('events can only be written in a write transaction')),
 };
