@@ -1,8 +1,9 @@
 import {
-  booleanSetting, cacheSettings, databaseSettings, httpSettings, intSetting, loggingSettings, natsSettings,
+  cacheSettings, databaseSettings, httpSettings, intSetting, loggingSettings, natsSettings,
   shutdownSettings, stringSetting, urlSetting,
 } from '../../../adapters/config/index.js';
 import { authSettings } from '../../../adapters/auth/index.js';
+import { validationApiSettings } from './adapters/http/validation-api-module.js';
 
 /**
  * Configuration of the validation service (README, configuration reference). Property names follow the
@@ -19,13 +20,13 @@ export const validationSchema = {
   ...loggingSettings(),
   ...shutdownSettings(),
   ...authSettings(),
-  artifactInit: booleanSetting('artifact.init', 'Initialize artifacts (and categories) in the database at start-up when there are none').default(true),
-  artifactInitDir: stringSetting('artifact.init-dir', 'Directory of IG packages (.tgz) and FHIR resources (.json) loaded by artifact $initialize').optional(),
+  // artifact.init, artifact.init-dir, validate.body-limit: declared once, by the validation API.
+  ...validationApiSettings(),
   fhirTerminologyServiceUrl: urlSetting('svc.fhir-terminology-service-url', 'External FHIR terminology server used directly for $validate-code (first priority)').optional(),
   terminologyServiceUrl: urlSetting('svc.terminology-service-url', 'Base URL of the platform terminology service; /api/terminology/fhir is appended (second priority)').optional(),
   terminologyTimeoutMs: intSetting('svc.terminology-timeout-ms', 'Timeout of one remote $validate-code call', { min: 100, max: 120_000 }).default(5_000),
   reportServiceUrl: urlSetting('svc.report-service-url', 'Base URL of the report service').default('http://127.0.0.1:5110'),
-  reportServicePath: stringSetting('svc.report-service.patient-path', 'Path template of a patient submission at the report service; {facilityId}, {patientId}, {reportId} are substituted')
+  reportServicePath: stringSetting('svc.report-service.patient-path', 'Path template of a patient submission at the report service (the original system\'s route by default); {facilityId}, {patientId}, {reportId} are substituted, URL-encoded')
     .default('/api/Report/Bundle/Patient?facilityId={facilityId}&patientId={patientId}&reportScheduleId={reportId}'),
   reportServiceTimeoutMs: intSetting('svc.report-service.timeout-ms', 'Timeout of one report-service call', { min: 100, max: 600_000 }).default(30_000),
   reportServiceToken: stringSetting('svc.report-service.token', 'Service bearer token sent to the report service when no caller token is passed on').secret().optional(),

@@ -1,0 +1,174 @@
+/**
+ * The engine host: owns the FHIR engine of this process and keeps it in step with the stored
+ * artifacts. It implements the ResourceValidator port (the validation API and the flow call it).
+ *
+ * One "generation" = definition index (R4 core + every PACKAGE artifact, through the start-up
+ * cache) + RESOURCE artifacts layered over it + terminology + a Validator + (when
+ * `validation.workers` ≠ 1) a worker pool that received the index state in a SharedArrayBuffer.
+ *
+ * Rebuild on artifact change, without restart and without failing in-flight validations: the
+ * new generation is built completely while the old one keeps serving, then the reference is
+ * swapped; calls that already started finish on the old validator/pool, and the old pool is
+ * retired (closed after its queued and running tasks). Rebuilds run one at a time; requests that
+ * arrive while one is waiting to start share it (it reads the artifacts when it starts).
+ */
+import os from 'node:os';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../../../../../adapters/observability/logger.js';
+import type { ArtifactRepository } from '../../domain/artifacts/artifact-repository.js';
+import type { ConformanceResourceSource } from '../../domain/conformance-resources.js';
+import { DefinitionIndex } from '../../domain/engine/definitions/index.js';
+import { LayeredConformanceSource } from '../../domain/engine/layered-source.js';
+import { Validator } from '../../domain/engine/validator.js';
+import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../../domain/ports/resource-validator.js';
+import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
+import { createTerminology, type CachedValidateCode, type TerminologySettings, type ValidateCodeCacheStore } from '../terminology/index.js';
+import { ValidationPool, type WorkerCacheSettings } from '../worker-pool/validation-pool.js';
+import { readStoredArtifacts } from './stored-artifacts.js';
+
+export interface EngineHostOptions {
+  readonly artifacts: ArtifactRepository;
+  /** validation.workers: 0 = one per core; 1 = validate in this thread (no pool). */
+  readonly workers: number;
+  /** validation.definition-cache-dir; false = no start-up cache. */
+  readonly definitionCacheDir?: string | false;
+  readonly terminology: TerminologySettings;
+  /** The validate-code cache of this process (main-thread validations). */
+  readonly terminologyCache?: ValidateCodeCacheStore<CachedValidateCode>;
+  /** How workers reach the validate-code cache (only used with a terminology server). */
+  readonly workerCache?: WorkerCacheSettings;
+  readonly logger: Logger;
+  readonly registry?: Registry;
+  readonly logLevel?: string;
+}
+
+export interface EngineGeneration {
+  readonly number: number;
+  readonly index: DefinitionIndex;
+  readonly source: ConformanceResourceSource;
+  readonly validator: Validator;
+  readonly pool?: ValidationPool;
+  readonly builtAt: Date;
+  readonly packages: number;
+  readonly resources: number;
+}
+
+export class EngineHost implements ResourceValidator {
+  private current: EngineGeneration | undefined;
+  private generations = 0;
+  private chain: Promise<unknown> = Promise.resolve();
+  private queued: Promise<EngineGeneration> | undefined;
+  private closed = false;
+  private readonly retiring = new Set<Promise<void>>();
+  private readonly threads: number;
+
+  constructor(private readonly options: EngineHostOptions) {
+    this.threads = options.workers === 0 ? os.availableParallelism() : options.workers;
+  }
+
+  /** Worker threads per generation (1 = in-process, no pool). */
+  get workerThreads(): number {
+    return this.threads <= 1 ? 0 : this.threads;
+  }
+
+  get generation(): EngineGeneration | undefined {
+    return this.current;
+  }
+
+  /** Builds the first generation (call before serving). */
+  async start(): Promise<EngineGeneration> {
+    return this.reload('start');
+  }
+
+  /**
+   * Rebuilds from the stored artifacts and swaps. A failed rebuild keeps the previous generation
+   * (and rejects). Safe to call often: a rebuild not yet started is shared.
+   */
+  reload(reason = 'artifacts changed'): Promise<EngineGeneration> {
+    if (this.queued) return this.queued;
+    const run = this.chain.then(() => {
+      this.queued = undefined;
+      return this.build(reason);
+    });
+    this.queued = run;
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  async validate(resource: Record<string, unknown>, options: ValidateOptions = {}): Promise<OperationOutcome> {
+    const generation = this.current;
+    if (!generation) throw new Error('The validation engine is not started yet');
+    const profiles = options.profiles ? [...options.profiles] : undefined;
+    const outcome = generation.pool
+      ? await generation.pool.validateOne(resource, { profiles, authorization: options.authorization })
+      : await generation.validator.validateAsync(resource, { profiles, authorization: options.authorization });
+    return outcome as unknown as OperationOutcome;
+  }
+
+  /** Stops the workers (shutdown): waits for retiring pools, then destroys the current one. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.chain;
+    await Promise.allSettled([...this.retiring]);
+    await this.current?.pool?.close();
+  }
+
+  private async build(reason: string): Promise<EngineGeneration> {
+    if (this.closed) throw new Error('The engine host is closed');
+    const { logger } = this.options;
+    const started = performance.now();
+    const inputs = await readStoredArtifacts(this.options.artifacts);
+    let generation: EngineGeneration;
+    try {
+      const loaded = await loadDefinitions({ packages: inputs.packageFiles, cacheDir: this.options.definitionCacheDir });
+      for (const failure of loaded.failures) logger.error({ err: failure.error }, 'a stored package could not be read; validating without it');
+      if (inputs.unreadable.length > 0) logger.error({ artifacts: inputs.unreadable }, 'stored RESOURCE artifacts are not readable FHIR JSON; skipped');
+      const index = loaded.index;
+      const source: ConformanceResourceSource = inputs.resources.length > 0 ? new LayeredConformanceSource(inputs.resources, index) : index;
+      const terminology = createTerminology({
+        source, settings: this.options.terminology, cacheStore: this.options.terminologyCache, logger, registry: this.options.registry,
+      }).terminology;
+      const pool = this.workerThreads > 0
+        ? ValidationPool.create({
+          threads: this.workerThreads,
+          state: DefinitionIndex.shareState(index.toState()),
+          resources: inputs.resources as Record<string, unknown>[],
+          terminology: this.options.terminology,
+          cache: this.options.workerCache,
+          logLevel: this.options.logLevel,
+        })
+        : undefined;
+      generation = {
+        number: ++this.generations, index, source, validator: new Validator(source, terminology), pool,
+        builtAt: new Date(), packages: inputs.packageFiles.length - loaded.failures.length, resources: inputs.resources.length,
+      };
+      if (pool) await this.warmUp(pool);
+      logger.info({
+        reason, generation: generation.number, packages: generation.packages, resources: generation.resources, workers: pool?.threads ?? 0,
+        cacheHit: loaded.cacheHit, ms: Math.round(performance.now() - started),
+      }, 'validation engine ready');
+    } finally {
+      await inputs.dispose();
+    }
+    const previous = this.current;
+    this.current = generation;
+    if (previous?.pool) this.retire(previous.pool);
+    return generation;
+  }
+
+  /** One tiny task per worker, so a worker that cannot start fails the rebuild instead of the next validation. */
+  private async warmUp(pool: ValidationPool): Promise<void> {
+    try {
+      await Promise.all(Array.from({ length: pool.threads }, () => pool.validateOne({ resourceType: 'Basic', code: { text: 'warm-up' } })));
+    } catch (error) {
+      await pool.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private retire(pool: ValidationPool): void {
+    const done = pool.retire().catch((err: unknown) => this.options.logger.warn({ err }, 'retiring a worker pool failed'));
+    this.retiring.add(done);
+    void done.finally(() => this.retiring.delete(done));
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Steps (3)-(4) of the flow, the pure part: each Bundle entry is validated ON ITS OWN (so one bad
+ * resource cannot hide the others, and the work spreads over the worker pool); its issues then
+ * say which entry they are about, in the HAPI/HL7 Bundle style the categories were written for:
+ *
+ *   `Encounter.class`  (entry 26, id 'e1')  →  `Bundle.entry[26].resource.ofType(Encounter).where(id = 'e1').class`
+ *
+ * and all of them are aggregated into one OperationOutcome. Line/column extensions are dropped:
+ * they would point into the entry, not into the submission the facility sent.
+ */
+import type { FhirResourceJson } from './submission.js';
+
+export interface OutcomeIssue extends Record<string, unknown> {
+  severity: string;
+  code: string;
+  expression?: string[];
+  location?: string[];
+  extension?: { url: string; [key: string]: unknown }[];
+}
+
+export interface EntryOutcome {
+  readonly resourceType: 'OperationOutcome';
+  readonly issue: readonly Record<string, unknown>[];
+}
+
+export interface AggregatedOutcome {
+  resourceType: 'OperationOutcome';
+  issue: OutcomeIssue[];
+}
+
+const POSITION_EXTENSIONS = new Set([
+  'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line',
+  'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-col',
+]);
+
+/** `Bundle.entry[i].resource.ofType(Type).where(id = 'id')`: how the issues of entry i start. */
+export function entryPath(index: number, resource: FhirResourceJson): string {
+  const base = `Bundle.entry[${index}].resource.ofType(${resource.resourceType})`;
+  return typeof resource.id === 'string' && resource.id !== '' ? `${base}.where(id = '${resource.id.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}')` : base;
+}
+
+/** An expression of a resource validated alone, rewritten to point into the Bundle. */
+export function rebaseExpression(expression: string, index: number, resource: FhirResourceJson): string {
+  const prefix = entryPath(index, resource);
+  const type = resource.resourceType;
+  if (expression === type) return prefix;
+  if (expression.startsWith(`${type}.`) || expression.startsWith(`${type}[`)) return prefix + expression.slice(type.length);
+  return expression === '' ? prefix : `${prefix}.${expression}`;
+}
+
+export function rebaseIssue(issue: Record<string, unknown>, index: number, resource: FhirResourceJson): OutcomeIssue {
+  const rebased: OutcomeIssue = { ...(issue as OutcomeIssue) };
+  const rewrite = (values: unknown) => (Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string').map((v) => rebaseExpression(v, index, resource)) : undefined);
+  rebased.expression = rewrite(issue.expression) ?? [entryPath(index, resource)];
+  const location = rewrite(issue.location);
+  if (location) rebased.location = location;
+  else delete rebased.location;
+  if (Array.isArray(issue.extension)) {
+    const kept = (issue.extension as OutcomeIssue['extension'] & object).filter((e) => !POSITION_EXTENSIONS.has(e?.url));
+    if (kept.length > 0) rebased.extension = kept;
+    else delete rebased.extension;
+  }
+  return rebased;
+}
+
+/** One OperationOutcome for the whole submission, entries in Bundle order. */
+export function aggregateEntryOutcomes(entries: readonly { index: number; resource: FhirResourceJson; outcome: EntryOutcome }[]): AggregatedOutcome {
+  const issue: OutcomeIssue[] = [];
+  for (const { index, resource, outcome } of [...entries].sort((a, b) => a.index - b.index)) {
+    for (const item of outcome.issue) issue.push(rebaseIssue(item, index, resource));
+  }
+  return { resourceType: 'OperationOutcome', issue };
+}
+
+/** The definite outcome of a submission that could not be obtained or read (404, unreadable answer). */
+export function unobtainableOutcome(message: string, code: 'not-found' | 'invalid'): AggregatedOutcome {
+  return {
+    resourceType: 'OperationOutcome',
+    issue: [{ severity: 'fatal', code, details: { text: message }, diagnostics: message }],
+  };
+}

@@ -1,0 +1,7 @@
+/**
+ * The validation flow's domain (pure): the report-service port, Bundle assembly from a submission,
+ * per-entry outcome rebasing and aggregation. Orchestration is in application/validation-flow.
+ */
+export * from './submission.js';
+export * from './submission-bundle.js';
+export * from './entry-outcome.js';

@@ -1,0 +1,74 @@
+/**
+ * Step (2) of the flow: the Bundle that is validated, from whatever the report service answered.
+ *
+ * - A MeasureReport (the specification's shape): its contained resources become entries, followed
+ *   by the MeasureReport itself WITHOUT `contained` (each resource is validated once, on its own).
+ * - A Bundle: used as given (entries without a resource are dropped).
+ * - The original system's PatientSubmissionModel `{patientResources, otherResources}`: both are JSON
+ *   strings of Bundles; the entries of `otherResources` are appended to the patient Bundle, whose
+ *   type, meta and fullUrls are kept (link-cloud §1.5).
+ *
+ * Anything else is a SubmissionFormatError: a definite answer, the submission cannot be validated.
+ */
+import type { FhirResourceJson, SubmissionBundle } from './submission.js';
+
+export class SubmissionFormatError extends Error {
+  override readonly name = 'SubmissionFormatError';
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isResource = (value: unknown): value is FhirResourceJson => isObject(value) && typeof value.resourceType === 'string' && value.resourceType !== '';
+
+export function submissionBundle(body: unknown): SubmissionBundle {
+  if (typeof body === 'string') body = parseJson(body, 'the report service answer');
+  if (!isObject(body)) throw new SubmissionFormatError('The report service answer is not a JSON object');
+  if (body.resourceType === 'MeasureReport') return fromMeasureReport(body as FhirResourceJson);
+  if (body.resourceType === 'Bundle') return fromBundle(body);
+  if ('patientResources' in body || 'otherResources' in body) return fromSubmissionModel(body);
+  const what = typeof body.resourceType === 'string' ? `a ${body.resourceType.slice(0, 60)}` : 'neither a FHIR resource nor a PatientSubmissionModel';
+  throw new SubmissionFormatError(`The report service answered ${what}; expected a MeasureReport, a Bundle or a PatientSubmissionModel`);
+}
+
+function fromMeasureReport(report: FhirResourceJson): SubmissionBundle {
+  const { contained, ...withoutContained } = report;
+  const containedResources = Array.isArray(contained) ? contained.filter(isResource) : [];
+  return {
+    resourceType: 'Bundle',
+    type: 'collection',
+    entry: [...containedResources, withoutContained as FhirResourceJson].map((resource) => ({ resource })),
+  };
+}
+
+function fromBundle(bundle: Json): SubmissionBundle {
+  const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
+  return {
+    ...bundle,
+    resourceType: 'Bundle',
+    entry: entries.filter((e): e is { fullUrl?: string; resource: FhirResourceJson } => isObject(e) && isResource(e.resource)),
+  };
+}
+
+function fromSubmissionModel(model: Json): SubmissionBundle {
+  const patient = bundleField(model, 'patientResources');
+  const other = bundleField(model, 'otherResources');
+  if (!patient) throw new SubmissionFormatError('The PatientSubmissionModel has no patientResources Bundle');
+  return other ? { ...patient, entry: [...patient.entry, ...other.entry] } : patient;
+}
+
+function bundleField(model: Json, field: string): SubmissionBundle | undefined {
+  const raw = model[field];
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const value = typeof raw === 'string' ? parseJson(raw, field) : raw;
+  if (!isObject(value) || value.resourceType !== 'Bundle') throw new SubmissionFormatError(`PatientSubmissionModel.${field} is not a FHIR Bundle`);
+  return fromBundle(value);
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SubmissionFormatError(`${what} is not valid JSON: ${(error as Error).message}`);
+  }
+}

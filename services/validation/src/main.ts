@@ -1,0 +1,97 @@
+import 'reflect-metadata';
+import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js';
+import { createLogger } from '../../../adapters/observability/logger.js';
+import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
+import { catalog } from '../../../contracts/catalog.js';
+import { ArtifactChangeNotifier, EngineHost } from './adapters/engine/index.js';
+import { createValidationApiModule, validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
+import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
+import { PgArtifactRepository } from './adapters/persistence/artifact-repository.js';
+import { HttpReportService } from './adapters/report-service/http-report-service.js';
+import type { CachedValidateCode, ValidateCodeCacheStore } from './adapters/terminology/index.js';
+import { PgFlowStore, ValidationFlow, validationFlowEntities, validationFlowMigrations } from './application/validation-flow/index.js';
+import { validationSchema } from './config.js';
+
+/**
+ * Composition root of the validation service: the runtime frame (database, NATS, outbox, cache,
+ * HTTP with auth) → the engine host (definitions from the stored artifacts, worker pool, rebuild
+ * on change in every instance) → the validation API → start-up initialization → the
+ * ReadyForValidation consumer → listen. Shutdown (SIGTERM): HTTP, then the consumer (in-flight
+ * submissions finish or are redelivered), then the engine's workers, then NATS and the database.
+ */
+const config = exitOnConfigError(() => loadConfig(validationSchema), createLogger('validation'));
+const runtime = await exitOnConfigError(() => startServiceRuntime({
+  serviceName: 'validation',
+  apiTitle: 'Validation service API',
+  config,
+  entities: [...validationApiEntities, ...validationFlowEntities],
+  migrations: [...validationApiMigrations, ...validationFlowMigrations],
+  cacheNamespace: 'validation:validate-code',
+  processingRoutes: [/\/\$validate/, /\/\$categorize/, /\/\$validate-and-categorize/],
+}), createLogger('validation'));
+
+const terminology = {
+  fhirTerminologyServiceUrl: config.fhirTerminologyServiceUrl,
+  terminologyServiceUrl: config.terminologyServiceUrl,
+  timeoutMs: config.terminologyTimeoutMs,
+  validateCodeTtlSeconds: config.cacheValidateCodeTtl,
+};
+const engine = new EngineHost({
+  artifacts: new PgArtifactRepository(runtime.db.orm),
+  workers: config.validationWorkers,
+  definitionCacheDir: config.definitionCacheDir,
+  terminology,
+  terminologyCache: runtime.cache as ValidateCodeCacheStore<CachedValidateCode> | undefined,
+  workerCache: {
+    type: config.cacheType, ttlSeconds: config.cacheValidateCodeTtl, memoryMaxEntries: config.cacheMemoryMaxEntries, namespace: 'validation:validate-code',
+    redis: {
+      host: config.cacheServerHost, port: config.cacheServerPort, username: config.cacheServerUsername,
+      password: config.cacheServerPassword, database: config.cacheServerDatabase,
+    },
+  },
+  logger: runtime.logger,
+  registry: runtime.metrics.registry,
+  logLevel: config.logLevel,
+});
+await engine.start();
+
+const notifier = new ArtifactChangeNotifier({ nc: runtime.nats.nc, reload: (reason) => engine.reload(reason), logger: runtime.logger });
+notifier.start();
+
+const api = createValidationApiModule({
+  orm: runtime.db.orm,
+  openApi: runtime.openApi,
+  validator: engine,
+  artifactListener: notifier.listener(),
+  artifactInitDir: config.artifactInitDir,
+  validateBodyLimit: config.validateBodyLimit,
+  onBrokenRule: (ruleId, categoryId, reason) => runtime.logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),
+});
+runtime.api.use(api.router);
+const initialized = await api.initializeIfEmpty({ artifactInit: config.artifactInit });
+if (initialized.artifacts || initialized.categories) runtime.logger.info({ initialized }, 'initialized empty artifact/category tables');
+
+const completion = catalog.byName('ValidationComplete');
+const flow = new ValidationFlow({
+  source: new HttpReportService({
+    baseUrl: config.reportServiceUrl, pathTemplate: config.reportServicePath, timeoutMs: config.reportServiceTimeoutMs,
+    serviceToken: config.reportServiceToken, logger: runtime.logger,
+  }),
+  validator: engine,
+  categories: api.categories,
+  store: new PgFlowStore(runtime.db.orm),
+  completion: { subject: completion.subject, schemaVersion: completion.version },
+  afterCommit: () => runtime.outbox.notify(),
+});
+const consumer = await startReadyForValidationConsumer({
+  js: runtime.nats.js, catalog, flow, logger: runtime.logger,
+  maxDeliver: config.validationMaxDeliveries, concurrency: config.validationConsumerConcurrency,
+});
+// One ordered stopper (the runtime runs stoppers concurrently): in-flight submissions must finish
+// on live workers, so the consumer drains before the engine's workers stop.
+runtime.onShutdown(async () => {
+  await consumer.stop(Math.max(1_000, config.shutdownGraceMs - 3_000));
+  notifier.stop();
+  await engine.close();
+});
+await runtime.listen();
