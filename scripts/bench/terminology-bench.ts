@@ -393,8 +393,27 @@ async function engineOnSample(): Promise<void> {
     rows.push([label, best, server.calls() - before, issues]);
   };
   const localOnly = await wire('local-only');
-  current = localOnly.terminology;
+  // Acceptance counts: what the engine asked of local terminology, per binding strength.
+  const counts = new Map<string, { local: number; cannotCheck: number; notFound: number }>();
+  current = {
+    validateCode: (request: ValidateCodeRequest) => {
+      const result = localOnly.terminology.validateCode(request) as ValidateCodeResult;
+      if (request.valueSet) {
+        const row = counts.get(request.strength ?? '(none)') ?? { local: 0, cannotCheck: 0, notFound: 0 };
+        if (result.issues.some((i) => i.messageId === 'Terminology_TX_ValueSet_NotFound')) row.notFound++;
+        else if (result.valid === undefined) row.cannotCheck++;
+        else row.local++;
+        counts.set(request.strength ?? '(none)', row);
+      }
+      return result;
+    },
+    isMemberOf: (coding, valueSet) => localOnly.terminology.isMemberOf?.(coding, valueSet),
+  };
   await pass(); // compiles the validator's plans and the value set expansions
+  console.log(`\nWhole engine on the NHSN sample, local terminology: binding checks asked by the engine`);
+  console.log('  strength     checked locally   cannot check   "Can\'t find value set"');
+  for (const [strength, row] of counts) console.log(`  ${strength.padEnd(12)} ${String(row.local).padStart(8)}        ${String(row.cannotCheck).padStart(8)}       ${String(row.notFound).padStart(8)}`);
+  current = localOnly.terminology;
   await measure('local only (no server), warm', localOnly, true);
   await measure('cache none', await wire('none'));
   const memory = await wire('memory');

@@ -31,6 +31,16 @@ export interface RemoteTerminologyOptions {
 
 type Sources = Set<'local' | 'cache' | 'remote'>;
 
+/** One coding's way to a verdict: known already, or a question for the cache / server. */
+type Step<V> = { verdict: V } | { query: ValidateCodeQuery; toVerdict: (answer: ValidateCodeAnswer) => V };
+
+function tupleOf(query: ValidateCodeQuery): ValidateCodeTuple {
+  return {
+    codeSystem: query.system && query.version ? `${query.system}|${query.version}` : query.system,
+    code: query.code, display: query.display, valueSetUrl: query.valueSet,
+  };
+}
+
 export class RemoteTerminology implements TerminologyPort {
   readonly metrics: TerminologyMetrics;
   private readonly local: LocalTerminology;
@@ -52,58 +62,89 @@ export class RemoteTerminology implements TerminologyPort {
       this.metrics.answeredLocally();
       return this.local.validateCode(request);
     }
-    return request.valueSet ? this.validateInValueSet(request, request.valueSet) : this.validateInCodeSystems(request);
+    const sources: Sources = new Set();
+    if (request.valueSet) {
+      const valueSet = request.valueSet;
+      const resolved = this.local.resolveValueSet(valueSet);
+      const steps = this.valueSetSteps(request, valueSet, resolved !== undefined, sources);
+      const finish = (verdicts: CodingVerdict[]) => {
+        const result = bindingResult(request, resolved?.label ?? valueSet, verdicts, sourceOf(sources));
+        result.issues = withoutDuplicates(result.issues);
+        return result;
+      };
+      const known = this.fromNearCache(steps, sources);
+      return known ? finish(known) : this.answerAll(steps, sources).then(finish);
+    }
+    const steps = this.codeSystemSteps(request, sources);
+    const known = this.fromNearCache(steps, sources);
+    return known ? codeSystemResult(known, sourceOf(sources)) : this.answerAll(steps, sources).then((verdicts) => codeSystemResult(verdicts, sourceOf(sources)));
   }
 
   isMemberOf(coding: CodingInput, valueSet: string): boolean | undefined {
     return this.local.isMemberOf(coding, valueSet);
   }
 
-  private async validateInValueSet(request: ValidateCodeRequest, valueSet: string): Promise<ValidateCodeResult> {
-    const resolved = this.local.resolveValueSet(valueSet);
+  /** Per coding: a verdict local terminology can give, or the $validate-code question to ask. */
+  private valueSetSteps(request: ValidateCodeRequest, valueSet: string, held: boolean, sources: Sources): Array<Step<CodingVerdict>> {
     const kind = effectiveElementKind(request);
-    const sources: Sources = new Set();
-    const codings = requestCodings(request).filter(hasCode);
-    const verdicts = await Promise.all(codings.map(async (coding): Promise<CodingVerdict> => {
-      if (resolved) {
-        const local = this.local.verdictInValueSet(resolved.codes, coding, kind === 'code', request.displayLanguage);
+    const codes = held ? this.local.resolveValueSet(valueSet)!.codes : undefined;
+    return requestCodings(request).filter(hasCode).map((coding): Step<CodingVerdict> => {
+      if (codes) {
+        const local = this.local.verdictInValueSet(codes, coding, kind === 'code', request.displayLanguage);
         if (local.membership !== 'unknown' || (!coding.system && kind !== 'code')) {
           sources.add('local');
-          return local;
+          return { verdict: local };
         }
       } else if (!coding.system && kind !== 'code') {
         sources.add('local');
-        return { coding, membership: 'unknown', issues: this.local.checkCoding(coding, request.displayLanguage, 'binding').issues };
+        return { verdict: { coding, membership: 'unknown', issues: this.local.checkCoding(coding, request.displayLanguage, 'binding').issues } };
       }
-      const answer = await this.ask({
-        valueSet, system: coding.system, version: coding.version, code: coding.code!, display: coding.display, authorization: request.authorization,
-      }, sources);
-      return membershipVerdict(coding, answer, valueSet);
-    }));
-    const result = bindingResult(request, resolved?.label ?? valueSet, verdicts, sourceOf(sources));
-    result.issues = withoutDuplicates(result.issues);
-    return result;
+      return {
+        query: { valueSet, system: coding.system, version: coding.version, code: coding.code!, display: coding.display, authorization: request.authorization },
+        toVerdict: (answer) => membershipVerdict(coding, answer, valueSet),
+      };
+    });
   }
 
-  private async validateInCodeSystems(request: ValidateCodeRequest): Promise<ValidateCodeResult> {
-    const sources: Sources = new Set();
-    const verdicts = await Promise.all(requestCodings(request).filter(hasCode).map(async (coding): Promise<Pick<CodeSystemVerdict, 'status' | 'issues' | 'display'>> => {
+  private codeSystemSteps(request: ValidateCodeRequest, sources: Sources): Array<Step<Pick<CodeSystemVerdict, 'status' | 'issues' | 'display'>>> {
+    return requestCodings(request).filter(hasCode).map((coding) => {
       if (!coding.system || this.local.answersCompletely({ coding })) {
         sources.add('local');
-        return this.local.checkCoding(coding, request.displayLanguage);
+        return { verdict: this.local.checkCoding(coding, request.displayLanguage) };
       }
-      const answer = await this.ask({ system: coding.system, version: coding.version, code: coding.code!, display: coding.display, authorization: request.authorization }, sources);
-      return codeSystemVerdict(coding, answer);
-    }));
-    return codeSystemResult(verdicts, sourceOf(sources));
+      return {
+        query: { system: coding.system, version: coding.version, code: coding.code!, display: coding.display, authorization: request.authorization },
+        toVerdict: (answer: ValidateCodeAnswer) => codeSystemVerdict(coding, answer),
+      };
+    });
+  }
+
+  /** Every step answered without waiting (local, or the near cache), else undefined. */
+  private fromNearCache<V>(steps: Array<Step<V>>, sources: Sources): V[] | undefined {
+    if (steps.some((step) => 'query' in step) && !this.cache?.hasNearCache) return undefined;
+    const verdicts: V[] = [];
+    for (const step of steps) {
+      if ('verdict' in step) {
+        verdicts.push(step.verdict);
+        continue;
+      }
+      const cached = this.cache!.peek(tupleOf(step.query));
+      if (!cached) return undefined;
+      this.metrics.cacheHit();
+      verdicts.push(step.toVerdict({ kind: 'answer', ...cached }));
+    }
+    if (verdicts.length !== steps.length) return undefined;
+    if (steps.some((step) => 'query' in step)) sources.add('cache');
+    return verdicts;
+  }
+
+  private answerAll<V>(steps: Array<Step<V>>, sources: Sources): Promise<V[]> {
+    return Promise.all(steps.map(async (step) => ('verdict' in step ? step.verdict : step.toVerdict(await this.ask(step.query, sources)))));
   }
 
   /** One tuple: the cache first, then the server (sharing a call already in flight); definite answers are cached. */
   private async ask(query: ValidateCodeQuery, sources: Sources): Promise<ValidateCodeAnswer> {
-    const tuple: ValidateCodeTuple = {
-      codeSystem: query.system && query.version ? `${query.system}|${query.version}` : query.system,
-      code: query.code, display: query.display, valueSetUrl: query.valueSet,
-    };
+    const tuple = tupleOf(query);
     const cached = await this.cache?.get(tuple);
     if (cached) {
       this.metrics.cacheHit();

@@ -96,6 +96,27 @@ export class ValidateCodeCache {
     return undefined;
   }
 
+  /**
+   * The near cache alone, synchronously: lets a warm run answer without a Promise at all, exactly
+   * like local terminology. Undefined on a near miss (then `get` asks the store).
+   */
+  peek(tuple: ValidateCodeTuple): CachedValidateCode | undefined {
+    if (!this.near) return undefined;
+    const key = validateCodeCacheKey(tuple);
+    const near = this.near.get(key);
+    if (!near) return undefined;
+    if (near.expiresAt <= this.now()) {
+      this.near.delete(key);
+      return undefined;
+    }
+    this.counters.hits++;
+    return near.value;
+  }
+
+  get hasNearCache(): boolean {
+    return this.near !== undefined;
+  }
+
   private remember(key: string, value: CachedValidateCode): void {
     if (!this.near) return;
     if (this.near.size >= this.nearMaxEntries) this.near.delete(this.near.keys().next().value!);
