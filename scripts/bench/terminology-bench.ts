@@ -332,6 +332,8 @@ async function nhsnSample(): Promise<void> {
   const near = prime(await wire('distributed', true));
   await measure('distributed + near (default), 2nd instance', near);
   await measure('distributed + near (default), warm', near, true);
+  await measure('local only (no server), warm, again', localOnly, true);
+  rows[0]![1] = Math.min(rows[0]![1], rows.pop()![1]);
   console.log(`\n  wall time of all binding checks, server latency ${LATENCY_MS} ms per call:`);
   const base = rows[0]![1];
   for (const [label, ms, calls] of rows) {
@@ -385,7 +387,7 @@ async function engineOnSample(): Promise<void> {
     const before = server.calls();
     let best = Infinity;
     let issues = 0;
-    for (let round = 0; round < (warm ? 3 : 1); round++) {
+    for (let round = 0; round < (warm ? 5 : 1); round++) {
       const result = await pass();
       best = Math.min(best, result.ms);
       issues = result.issues;
@@ -428,6 +430,9 @@ async function engineOnSample(): Promise<void> {
   const near = await wire('distributed', true);
   await measure('distributed + near (default), 2nd instance', near);
   await measure('distributed + near (default), warm', near, true);
+  // The machine may be shared: the local baseline again at the end, the better of the two counts.
+  await measure('local only (no server), warm, again', localOnly, true);
+  rows[0]![1] = Math.min(rows[0]![1], rows.pop()![1]);
   console.log(`\nWhole engine on the NHSN sample (${sample.length} resources validated one by one, terminology server latency ${LATENCY_MS} ms):`);
   const base = rows[0]![1];
   for (const [label, ms, calls, issues] of rows) {
