@@ -740,9 +740,13 @@ export class Validator {
   private checkConstraints(run: Run, el: ElementPlan, node: unknown, path: string, scope: Scope, mode: Mode): void {
     for (const c of el.constraints) {
       if (c.bestPractice && !this.options.bestPractice) continue;
-      const key = path + '\u0000' + c.key;
-      if (run.evaluated.has(key)) continue;
-      run.evaluated.add(key);
+      // native invariants (ele-1 on every element) are cheap: no bookkeeping, duplicates are
+      // dropped by report(); FHIRPath ones are evaluated once per location
+      if (!InvariantEvaluator.isNative(c.key)) {
+        const key = path + '\u0000' + c.key;
+        if (run.evaluated.has(key)) continue;
+        run.evaluated.add(key);
+      }
       void mode;
       const result = this.invariants.evaluate(c, node, { resource: scope.resource, rootResource: scope.root, resolve: (ref) => this.resolveReference(ref, scope) });
       if (result === 'pass' || result === 'skip') continue;
