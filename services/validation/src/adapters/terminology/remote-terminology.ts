@@ -11,16 +11,17 @@ import { validateCodeCacheKey, type ValidateCodeCache, type ValidateCodeTuple } 
 /**
  * Terminology with a remote FHIR terminology server behind local terminology.
  *
- * What is still answered locally, without a network call (README: "Terminology"):
+ * What is still answered locally, without a network call (the README's terminology section says the same):
  * - a value set held locally whose expansion is complete: every include resolved from code
  *   systems held with content `complete`, from explicit concept lists (LOINC lists included), or
- *   from the built-in code systems (BCP-47, BCP-13, UCUM, ISO 3166) — e.g. all R4 core required
- *   bindings, the NHSN encounter class/status value sets;
+ *   from the built-in code systems (BCP-47 with its tag-part filters, BCP-13, UCUM, ISO 3166) —
+ *   e.g. all R4 core required bindings, the NHSN encounter class/status value sets;
  * - within a value set that is not complete (say one include filters LOINC), each coding whose
  *   membership is nevertheless certain (listed explicitly, or from a fully held code system);
  * - a code-system check (no value set) for a code system held complete or built in.
  * Everything else — LOINC/SNOMED/RxNorm filters, whole large systems, value sets not held here —
- * goes to the server with one `$validate-code` per coding, through the validate-code cache.
+ * goes to the server with one `$validate-code` per coding, through the validate-code cache
+ * (answers already in its in-process near cache are returned synchronously).
  */
 export interface RemoteTerminologyOptions {
   local: LocalTerminology;
