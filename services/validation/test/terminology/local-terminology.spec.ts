@@ -252,6 +252,14 @@ describe('LocalTerminology: code systems', () => {
     expect(validate(terminology, malformed[3]!).valid).to.equal(true);
   });
 
+  it('keeps a bounded memory of unknown code systems and value sets (they come from the input)', () => {
+    const fresh = new LocalTerminology(r4CoreSource());
+    for (let i = 0; i < 25_000; i++) fresh.validateCode({ valueSet: `http://example.org/vs/${i}`, coding: { system: `http://example.org/cs/${i}`, code: 'x' } });
+    const sizes = fresh as unknown as { valueSets: Map<string, unknown>; codeSystems: Map<string, unknown> };
+    expect(sizes.valueSets.size).to.be.at.most(20_000);
+    expect(validate(fresh, { valueSet: GENDER_VS, coding: { code: 'male' } }).valid).to.equal(true);
+  });
+
   it("warns with exactly \"Can't find value set <url>\" for a value set it does not hold", () => {
     const result = validate(terminology, { valueSet: 'http://example.org/ValueSet/missing', coding: { code: 'x' } });
     expect(result.valid).to.equal(undefined);

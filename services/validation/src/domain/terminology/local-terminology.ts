@@ -84,7 +84,7 @@ export class LocalTerminology implements TerminologyPort {
     if (cached !== undefined) return cached ?? undefined;
     const resource = this.source.valueSet(canonical);
     if (!resource) {
-      this.valueSets.set(canonical, null);
+      rememberMiss(this.valueSets, canonical);
       return undefined;
     }
     const versionKey = `${String(resource.url ?? canonical)}|${String(resource.version ?? '')}`;
@@ -129,7 +129,8 @@ export class LocalTerminology implements TerminologyPort {
       const withContent = this.codeSystemWithContent(system);
       index = withContent ? new CodeSystemIndex(withContent) : builtinCodeSystemIndex(system) ?? index;
     }
-    this.codeSystems.set(key, index ?? null);
+    if (index) this.codeSystems.set(key, index);
+    else rememberMiss(this.codeSystems, key);
     return index;
   }
 
@@ -320,6 +321,14 @@ export function codeSystemResult(verdicts: Array<Pick<CodeSystemVerdict, 'status
     : verdicts.length > 0 && verdicts.every((v) => v.status === 'valid') ? true
       : undefined;
   return { valid, display: verdicts.length === 1 ? verdicts[0]!.display : undefined, issues, source };
+}
+
+// Unknown URLs come from the resources being validated: forget them all when there are too many.
+const MAX_CACHED_LOOKUPS = 20_000;
+
+function rememberMiss<V>(cache: Map<string, V | null>, key: string): void {
+  if (cache.size >= MAX_CACHED_LOOKUPS) for (const [cachedKey, value] of cache) if (value === null) cache.delete(cachedKey);
+  if (cache.size < MAX_CACHED_LOOKUPS) cache.set(key, null);
 }
 
 function hasContent(codeSystem: CodeSystemIndex): boolean {
