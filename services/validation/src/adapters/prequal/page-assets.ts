@@ -14,7 +14,7 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 header, main, footer { max-width: 1200px; margin: 0 auto; padding: 0 24px; }
 header { padding-top: 20px; }
 h1 { font-size: 24px; margin: 0 0 12px; }
-h2 { font-size: 18px; margin: 28px 0 8px; }
+h2 { font-size: 18px; margin: 4px 0 8px; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 12px 16px 16px; margin: 16px 0; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
 dl.meta dt { color: var(--muted); }
@@ -32,6 +32,7 @@ th button::after { content: " \\2195"; color: var(--muted); }
 th[aria-sort="ascending"] button::after { content: " \\2191"; color: var(--accent); }
 th[aria-sort="descending"] button::after { content: " \\2193"; color: var(--accent); }
 td.num, th.num { text-align: right; }
+td.code { white-space: nowrap; }
 td.message { word-break: break-word; min-width: 320px; }
 tr.blocking td:first-child { border-left: 4px solid var(--bad); }
 tr.blocking .acceptable { color: var(--bad); font-weight: 600; }

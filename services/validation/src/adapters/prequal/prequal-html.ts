@@ -6,7 +6,7 @@
  */
 import { ISSUE_SEVERITIES, severityRank } from '../../domain/results/issue-severity.js';
 import { UNCATEGORIZED_ID } from '../../domain/categorization/category.js';
-import { PREQUALIFICATION_RULE, type PreQualCategoryRow, type PreQualIssueGroup, type PreQualReport } from '../../domain/prequal/prequal-report.js';
+import { MAX_EXPRESSION_SAMPLES, PREQUALIFICATION_RULE, type PreQualCategoryRow, type PreQualIssueGroup, type PreQualReport } from '../../domain/prequal/prequal-report.js';
 import { barChart } from './bar-chart.js';
 import { html, trustedHtml, type SafeHtml } from './html-template.js';
 import { PAGE_CONTENT_SECURITY_POLICY, PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
@@ -89,7 +89,7 @@ function metadataList(report: PreQualReport): SafeHtml {
     ['Submitted', metadata?.submittedAt],
     ['Issues', `${report.verdict.issueCount} in total; ${report.shown.issueCount} at or above ${report.minimumSeverity}`],
     ['Uncategorized issues', String(report.verdict.uncategorizedIssueCount)],
-    ['Patients with issues shown', String(report.shown.patientCount)],
+    ['Patients with the issues shown', String(report.shown.patientCount)],
     ['Generated at', report.generatedAt],
   ];
   return html`<dl class="meta">
@@ -133,9 +133,9 @@ function issueTable(groups: readonly PreQualIssueGroup[], categories: ReadonlyMa
 <tbody>
 ${groups.map((group) => html`<tr data-severity-rank="${severityRank(group.severity)}">
 ${severityCell(group.severity)}
-<td>${group.code}</td>
+<td class="code">${group.code}</td>
 <td class="message" data-value="${group.message}">${group.message}${group.expressions.length > 0 ? html`
-<details><summary>${plural(group.expressions.length, 'location')}${group.count > group.expressions.length ? ' (samples)' : ''}</summary>
+<details><summary>${locationSummary(group)}</summary>
 ${group.expressions.map((expression) => html`<div><code>${expression}</code></div>`)}</details>` : ''}</td>
 <td>${group.categoryIds.map((id) => {
     const category = categories.get(id);
@@ -147,6 +147,13 @@ ${group.expressions.map((expression) => html`<div><code>${expression}</code></di
 </tr>
 `)}</tbody>
 </table>`;
+}
+
+function locationSummary(group: PreQualIssueGroup): string {
+  // Only MAX_EXPRESSION_SAMPLES distinct locations are kept; say so when there may be more.
+  return group.expressions.length >= MAX_EXPRESSION_SAMPLES && group.count > group.expressions.length
+    ? `First ${group.expressions.length} locations`
+    : plural(group.expressions.length, 'location');
 }
 
 function plural(count: number, noun: string): string {
