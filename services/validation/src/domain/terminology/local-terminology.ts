@@ -165,7 +165,7 @@ export class LocalTerminology implements TerminologyPort {
     const grammar = grammarCodeSystem(system);
     if (grammar) {
       const verdict = grammar.check(code);
-      if (verdict.valid) return { status: 'valid', issues: [], display: verdict.display, systemKnown: 'builtin' };
+      if (verdict.valid) return { status: 'valid', issues: [], display: grammar.display?.(code), systemKnown: 'builtin' };
       return {
         status: 'invalid', systemKnown: 'builtin',
         issues: [issue('error', 'code-invalid', 'Unknown_Code_in', `${formatTerminologyMessage('Unknown_Code_in', code, system)} (${verdict.reason})`)],
@@ -285,8 +285,8 @@ export class LocalTerminology implements TerminologyPort {
     };
     let text = entry?.display ?? concept?.display;
     if (text === undefined && !concept) {
-      const builtin = grammarCodeSystem(system)?.check(code);
-      if (builtin?.valid) text = builtin.display;
+      const grammar = grammarCodeSystem(system);
+      if (grammar?.check(code).valid) text = grammar.display?.(code);
     }
     return { text, entry, more };
   }

@@ -10,13 +10,15 @@ import { checkUcumUnit } from './ucum.js';
  *   (e.g. the regex filters of iso3166-1-2/-3) work on them like on any held code system;
  * - grammars (BCP-47, BCP-13, UCUM) are predicates: a code is checked, never enumerated.
  */
-export type BuiltinCheck = { valid: true; display?: string } | { valid: false; reason: string };
+export type BuiltinCheck = { valid: true } | { valid: false; reason: string };
 
 export interface GrammarCodeSystem {
   url: string;
   name: string;
   caseSensitive: boolean;
   check(code: string): BuiltinCheck;
+  /** The display of a valid code, when the system has one (kept apart: checks are far more frequent). */
+  display?(code: string): string | undefined;
   /** A value set filter as a predicate on codes; undefined when the filter is not understood. */
   filter?(property: string, op: string, value: string): ((code: string) => boolean) | undefined;
 }
@@ -29,10 +31,8 @@ export const ISO_3166 = 'urn:iso:std:iso:3166';
 const GRAMMARS: ReadonlyMap<string, GrammarCodeSystem> = new Map([
   [BCP_47, {
     url: BCP_47, name: 'Tags for the Identification of Languages', caseSensitive: false,
-    check: (code: string): BuiltinCheck => {
-      const verdict = checkLanguageTag(code);
-      return verdict.valid ? { valid: true, display: languageTagDisplay(code) } : verdict;
-    },
+    check: checkLanguageTag,
+    display: languageTagDisplay,
     filter: languageTagFilter,
   }],
   [BCP_13, { url: BCP_13, name: 'Mime Types', caseSensitive: false, check: checkMimeType }],
