@@ -17,6 +17,7 @@ import { LayeredConformanceSource } from '../domain/engine/layered-source.js';
 import { isErrorIssue, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
 import { Validator } from '../domain/engine/validator.js';
 import { LocalTerminology } from '../domain/terminology/local-terminology.js';
+import { loadCoreSearchParameters } from './core-search-parameters.js';
 
 interface CliArgs {
   igs: string[];
@@ -125,12 +126,13 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
     return 2;
   }
   try {
-    const [{ source: base, warnings: baseWarnings }, { resources, warnings: loadWarnings }] = await Promise.all([
+    const [{ source: base, warnings: baseWarnings }, { resources, warnings: loadWarnings }, searchParameters] = await Promise.all([
       loadBaseSource(args.igs, args.cache),
       readResources(args.loads),
+      loadCoreSearchParameters(),
     ]);
     for (const w of [...baseWarnings, ...loadWarnings]) err(`warning: ${w}`);
-    const source = new LayeredConformanceSource(resources, base);
+    const source = new LayeredConformanceSource(resources, new LayeredConformanceSource(searchParameters, base));
     const validator = new Validator(source, new LocalTerminology(source));
     let anyError = false;
     const outcomes: { file: string; outcome: ValidationOutcome }[] = [];

@@ -131,4 +131,19 @@ describe('engine: business rules across resources', function () {
     const o = v.validate({ resourceType: 'Patient', text: { status: 'generated', div: div('#nowhere') } });
     expect(issuesWith(o, "Hyperlink '#nowhere' for 'link' does not resolve", 'Patient.text.div')).to.have.length(1);
   });
+
+  it('CapabilityStatement search parameters must have the type of the SearchParameter they cite', () => {
+    const cs = (type: string) => ({ resourceType: 'CapabilityStatement', text: narrative, status: 'active', date: '2024-01-01', kind: 'instance', fhirVersion: '4.0.1', format: ['json'], implementation: { description: 'x' },
+      rest: [{ mode: 'server', resource: [{ type: 'Patient', searchParam: [{ name: 'gender', definition: 'http://hl7.org/fhir/SearchParameter/individual-gender', type }] }] }] });
+    expect(errorsOf(v.validate(cs('token'))), describe_(v.validate(cs('token')))).to.deep.equal([]);
+    expect(issuesWith(v.validate(cs('date')), 'Type mismatch', 'CapabilityStatement.rest[0].resource[0].searchParam[0]')).to.have.length(1);
+  });
+
+  it('a derived SearchParameter keeps the bases of its parent and uses them in its expression', () => {
+    const sp = (base: string, expression: string) => ({ resourceType: 'SearchParameter', text: narrative, url: 'http://example.org/sp', name: 'n', status: 'active', description: 'd', code: 'name', base: [base], type: 'string', expression, derivedFrom: 'http://hl7.org/fhir/SearchParameter/Organization-name' });
+    expect(errorsOf(v.validate(sp('Organization', 'Organization.name')))).to.deep.equal([]);
+    const o = v.validate(sp('Patient', 'Organization.name'));
+    expect(issuesWith(o, 'The resource type Patient is not listed as a base', 'SearchParameter')).to.have.length(1);
+    expect(issuesWith(o, "The name 'Organization' is not valid", 'SearchParameter.expression')).to.have.length(1);
+  });
 });

@@ -243,6 +243,8 @@ export class Validator {
       }
       if (rt === 'QuestionnaireResponse') this.checkAgainstQuestionnaire(run, res, resPath, scope);
       if (rt === 'MeasureReport') this.checkAgainstMeasure(run, res, resPath);
+      if (rt === 'CapabilityStatement') this.checkCapabilitySearchParams(run, res, resPath);
+      if (rt === 'SearchParameter') this.checkSearchParameter(run, res, resPath);
     }
     // profiles: meta.profile, then the caller's
     const meta = res.meta;
@@ -263,6 +265,56 @@ export class Validator {
         continue;
       }
       this.validateAgainstProfile(run, res, rt, plan, resPath, scope, p.path, p.at);
+    }
+  }
+
+  private resolveCanonical(type: string, url: string): Record<string, unknown> | undefined {
+    const resolver = this.source as ConformanceResourceSource & { resolve?: (type: string, canonical: string) => unknown };
+    try {
+      const r = typeof resolver.resolve === 'function' ? resolver.resolve(type, url) : undefined;
+      return isObject(r) && r.resourceType === type ? r : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A CapabilityStatement's search parameters must have the type of the SearchParameter they cite. */
+  private checkCapabilitySearchParams(run: Run, cs: Record<string, unknown>, resPath: string): void {
+    if (!Array.isArray(cs.rest)) return;
+    cs.rest.forEach((rest, i) => {
+      if (!isObject(rest) || !Array.isArray(rest.resource)) return;
+      rest.resource.forEach((r, j) => {
+        if (!isObject(r) || !Array.isArray(r.searchParam)) return;
+        r.searchParam.forEach((sp, k) => {
+          if (!isObject(sp) || typeof sp.definition !== 'string' || typeof sp.type !== 'string') return;
+          const def = this.resolveCanonical('SearchParameter', sp.definition);
+          if (def && typeof def.type === 'string' && def.type !== sp.type) {
+            const label = def.version ? `${def.url}|${def.version}` : String(def.url);
+            this.report(run, 'error', 'CAPABILITY_SEARCH_TYPE', [label, def.type, sp.type], `${resPath}.rest[${i}].resource[${j}].searchParam[${k}]`, this.pos(run, sp));
+          }
+        });
+      });
+    });
+  }
+
+  /** A SearchParameter derived from another: its bases must be the other's, its expression must use them. */
+  private checkSearchParameter(run: Run, sp: Record<string, unknown>, resPath: string): void {
+    const bases = Array.isArray(sp.base) ? (sp.base as unknown[]).filter((b): b is string => typeof b === 'string') : [];
+    if (typeof sp.expression === 'string' && bases.length > 0) {
+      for (const term of sp.expression.split('|')) {
+        const head = /^\s*\(?\s*([A-Z][A-Za-z]*)\b/.exec(term)?.[1];
+        if (head && !bases.includes(head) && head !== 'Resource' && head !== 'DomainResource' && this.plans.isResourceType(head)) {
+          this.report(run, 'error', 'SEARCH_EXPRESSION_TYPE', [sp.expression, head, bases.join(', ')], `${resPath}.expression`, this.propPos(run, sp, 'expression'));
+          break;
+        }
+      }
+    }
+    if (typeof sp.derivedFrom !== 'string') return;
+    const parent = this.resolveCanonical('SearchParameter', sp.derivedFrom);
+    if (!parent) return;
+    const parentBases = Array.isArray(parent.base) ? parent.base : [];
+    for (const b of bases) {
+      if (!parentBases.includes(b)) this.report(run, 'error', 'SEARCH_BASE_NOT_IN_PARENT', [b, sp.derivedFrom], resPath, this.pos(run, sp));
     }
   }
 

@@ -6,12 +6,13 @@
 import type { ConformanceResourceSource } from '../../../src/domain/conformance-resources.js';
 import { loadDefinitions } from '../../../src/adapters/fhir-definitions/definition-cache.js';
 import { LayeredConformanceSource } from '../../../src/domain/engine/layered-source.js';
+import { loadCoreSearchParameters } from '../../../src/cli/core-search-parameters.js';
 
 let core: Promise<ConformanceResourceSource> | undefined;
 
-/** R4 core as the CLI and the service see it. */
+/** R4 core as the CLI sees it (definition index plus the core SearchParameters). */
 export function coreSource(): Promise<ConformanceResourceSource> {
-  core ??= loadDefinitions({ packages: [] }).then((l) => l.index);
+  core ??= Promise.all([loadDefinitions({ packages: [] }), loadCoreSearchParameters()]).then(([l, sps]) => new LayeredConformanceSource(sps, l.index));
   return core;
 }
 
