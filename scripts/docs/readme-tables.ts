@@ -15,6 +15,12 @@ import { catalog } from '../../contracts/catalog.js';
 import { gatewaySchema } from '../../services/admin-gateway/src/config.js';
 import { validationSchema } from '../../services/validation/src/config.js';
 import { tenantServiceSchema } from '../../services/tenant/src/service-schema.js';
+import express from 'express';
+import { OpenApiBuilder } from '../../adapters/http/index.js';
+import { silentLogger } from '../../adapters/observability/logger.js';
+import { createTenantModule } from '../../services/tenant/src/tenant-module.js';
+import { registerSigningKeyOpenApi } from '../../services/tenant/src/signing-keys/http.js';
+import { createValidationApiModule } from '../../services/validation/src/adapters/http/validation-api-module.js';
 
 const readmePath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../README.md');
 
@@ -34,6 +40,38 @@ const PRODUCERS: Record<string, string> = {
   GetServiceInfo: 'any service → **tenant** (request-reply)',
 };
 
+/**
+ * The OpenAPI documents of the services, built from the same route registrations the services use,
+ * with inert dependencies (nothing is called while routes are registered).
+ */
+export function serviceOpenApiDocuments(): { service: string; component: string; document: { paths?: Record<string, Record<string, { summary?: string }>> } }[] {
+  const inert = {} as never;
+  const tenant = new OpenApiBuilder({ title: 'Tenant service API', version: '1.0.0' });
+  createTenantModule({ orm: inert, logger: silentLogger(), config: { ...defaultsOf(tenantServiceSchema), schedulerEnabled: false } as never })
+    .register(express(), tenant);
+  registerSigningKeyOpenApi(tenant);
+  const validation = new OpenApiBuilder({ title: 'Validation service API', version: '1.0.0' });
+  createValidationApiModule({ orm: inert, openApi: validation, validator: inert });
+  return [
+    { service: 'Validation service', component: 'validation', document: validation.document() as never },
+    { service: 'Tenant service', component: 'tenant', document: tenant.document() as never },
+  ];
+}
+
+function defaultsOf(schema: Parameters<typeof describeConfig>[0]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(schema).map(([key, setting]) => [key, (setting as { defaultValue?: unknown }).defaultValue]));
+}
+
+export function routeTables(): string {
+  return serviceOpenApiDocuments().map(({ service, component, document }) => {
+    const rows = Object.entries(document.paths ?? {}).flatMap(([route, item]) => Object.entries(item).map(([method, op]) => {
+      const external = route.startsWith('/api/') ? route.replace(/^\/api\//, `/api/${component}/`) : route;
+      return `| ${method.toUpperCase()} | \`${route}\` | \`${external}\` | ${op.summary ?? ''} |`;
+    }));
+    return `#### ${service}\n\n| Method | Service route | Through the gateway | Operation |\n|---|---|---|---|\n${rows.join('\n')}`;
+  }).join('\n\n');
+}
+
 export function generatedSections(): Record<string, string> {
   const config = [
     ['Validation service', validationSchema],
@@ -48,7 +86,7 @@ export function generatedSections(): Record<string, string> {
     ...catalog.messages.map((m) =>
       `| ${m.name} | ${m.kind} | \`${m.subject}\` | ${m.stream ?? '— (request-reply)'} | ${m.version} | ${PRODUCERS[m.name] ?? ''} |`)].join('\n');
 
-  return { config: configSection, events };
+  return { config: configSection, events, routes: routeTables() };
 }
 
 export function renderReadme(current: string): string {
