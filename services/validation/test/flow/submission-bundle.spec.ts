@@ -1,0 +1,67 @@
+/** Flow steps (2) and (4), pure: the Bundle from what the report service answered, and the aggregated outcome. */
+import { expect } from 'chai';
+import { aggregateEntryOutcomes, rebaseExpression, submissionBundle, SubmissionFormatError } from '../../src/domain/flow/index.js';
+
+const patient = { resourceType: 'Patient', id: 'p1' };
+const encounter = { resourceType: 'Encounter', id: 'e1' };
+
+describe('validation flow (domain): submission bundle and aggregated outcome', () => {
+  it('a MeasureReport: contained resources become entries, then the MeasureReport without contained', () => {
+    const report = { resourceType: 'MeasureReport', id: 'mr', status: 'complete', contained: [patient, encounter, 'junk'] };
+    const bundle = submissionBundle(report);
+    expect(bundle.entry.map((e) => e.resource.resourceType)).to.deep.equal(['Patient', 'Encounter', 'MeasureReport']);
+    expect(bundle.entry[2]!.resource).to.deep.equal({ resourceType: 'MeasureReport', id: 'mr', status: 'complete' });
+    expect(report.contained, 'the answer is not modified').to.have.length(3);
+  });
+
+  it('a Bundle is used as given (entries without a resource dropped), also as JSON text', () => {
+    const given = { resourceType: 'Bundle', type: 'collection', meta: { tag: [{ code: 'x' }] }, entry: [{ fullUrl: 'urn:1', resource: patient }, { fullUrl: 'urn:2' }] };
+    const bundle = submissionBundle(JSON.stringify(given));
+    expect(bundle.meta).to.deep.equal(given.meta);
+    expect(bundle.entry).to.deep.equal([{ fullUrl: 'urn:1', resource: patient }]);
+  });
+
+  it("the original PatientSubmissionModel: otherResources' entries appended to patientResources", () => {
+    const model = {
+      facilityId: 'f', patientId: 'p1',
+      patientResources: JSON.stringify({ resourceType: 'Bundle', type: 'batch', entry: [{ resource: patient }] }),
+      otherResources: JSON.stringify({ resourceType: 'Bundle', entry: [{ resource: encounter }] }),
+    };
+    const bundle = submissionBundle(model);
+    expect(bundle.type).to.equal('batch');
+    expect(bundle.entry.map((e) => e.resource.id)).to.deep.equal(['p1', 'e1']);
+    expect(submissionBundle({ ...model, otherResources: '' }).entry).to.have.length(1);
+  });
+
+  it('anything else is a SubmissionFormatError saying what was expected', () => {
+    expect(() => submissionBundle({ resourceType: 'Patient' })).to.throw(SubmissionFormatError, /answered a Patient; expected a MeasureReport, a Bundle or a PatientSubmissionModel/);
+    expect(() => submissionBundle('{not json')).to.throw(SubmissionFormatError, /not valid JSON/);
+    expect(() => submissionBundle([1])).to.throw(SubmissionFormatError, /not a JSON object/);
+    expect(() => submissionBundle({ patientResources: '{"resourceType":"Patient"}' })).to.throw(SubmissionFormatError, /patientResources is not a FHIR Bundle/);
+    expect(() => submissionBundle({ otherResources: '' })).to.throw(SubmissionFormatError, /no patientResources/);
+  });
+
+  it('expressions of an entry validated alone point into the Bundle, HAPI style', () => {
+    expect(rebaseExpression('Encounter.class', 3, encounter)).to.equal("Bundle.entry[3].resource.ofType(Encounter).where(id = 'e1').class");
+    expect(rebaseExpression('Encounter', 3, encounter)).to.equal("Bundle.entry[3].resource.ofType(Encounter).where(id = 'e1')");
+    expect(rebaseExpression('Encounter.type[1].coding[0]', 0, { resourceType: 'Encounter' })).to.equal('Bundle.entry[0].resource.ofType(Encounter).type[1].coding[0]');
+    expect(rebaseExpression('Encounter.x', 1, { resourceType: 'Encounter', id: "a'b" })).to.equal("Bundle.entry[1].resource.ofType(Encounter).where(id = 'a\\'b').x");
+  });
+
+  it('aggregates entries in Bundle order, without line/column, keeping the message id', () => {
+    const issue = (expression: string | undefined) => ({
+      severity: 'error', code: 'structure', details: { text: 'x' },
+      ...(expression ? { expression: [expression] } : {}),
+      extension: [
+        { url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line', valueInteger: 3 },
+        { url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id', valueCode: 'M1' },
+      ],
+    });
+    const outcome = aggregateEntryOutcomes([
+      { index: 1, resource: encounter, outcome: { resourceType: 'OperationOutcome', issue: [issue('Encounter.status')] } },
+      { index: 0, resource: patient, outcome: { resourceType: 'OperationOutcome', issue: [issue(undefined)] } },
+    ]);
+    expect(outcome.issue.map((i) => i.expression)).to.deep.equal([["Bundle.entry[0].resource.ofType(Patient).where(id = 'p1')"], ["Bundle.entry[1].resource.ofType(Encounter).where(id = 'e1').status"]]);
+    expect(outcome.issue[0]!.extension).to.deep.equal([{ url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id', valueCode: 'M1' }]);
+  });
+});
