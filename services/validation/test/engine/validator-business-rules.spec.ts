@@ -146,4 +146,28 @@ describe('engine: business rules across resources', function () {
     expect(issuesWith(o, 'The resource type Patient is not listed as a base', 'SearchParameter')).to.have.length(1);
     expect(issuesWith(o, "The name 'Organization' is not valid", 'SearchParameter.expression')).to.have.length(1);
   });
+
+  describe('differential-only StructureDefinitions', () => {
+    const sd = (elements: Record<string, unknown>[]) => ({
+      resourceType: 'StructureDefinition', text: narrative, url: 'http://example.org/StructureDefinition/p', name: 'P', status: 'draft', kind: 'resource', abstract: false,
+      type: 'Patient', baseDefinition: 'http://hl7.org/fhir/StructureDefinition/Patient', derivation: 'constraint', differential: { element: elements },
+    });
+
+    it('accepts a well-formed differential', () => {
+      const o = v.validate(sd([{ id: 'Patient.identifier', path: 'Patient.identifier', min: 1 }, { id: 'Patient.birthDate', path: 'Patient.birthDate', min: 1 }]));
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+    });
+
+    it('reports elements out of order, bindings on non-coded types, bad choice renames and bad discriminators', () => {
+      const o = v.validate(sd([
+        { id: 'Patient.birthDate', path: 'Patient.birthDate', binding: { strength: 'required', valueSet: 'http://example.org/vs' } },
+        { id: 'Patient.identifier', path: 'Patient.identifier', slicing: { discriminator: [{ type: 'value', path: 'nothere' }], rules: 'open' } },
+        { id: 'Patient.deceasedFoo', path: 'Patient.deceasedFoo' },
+      ]));
+      expect(issuesWith(o, 'No match found for Patient.birthDate', 'StructureDefinition.differential.element[0]'), describe_(o)).to.have.length(1);
+      expect(issuesWith(o, 'This element has a Binding but the types [date]', 'StructureDefinition.differential.element[0]')).to.have.length(1);
+      expect(issuesWith(o, "The discriminator path 'nothere' does not appear to be valid", 'StructureDefinition.differential.element[1].slicing.discriminator[0]')).to.have.length(1);
+      expect(issuesWith(o, "The path must be 'Patient.deceased[x]' not 'Patient.deceasedFoo'", 'StructureDefinition')).to.have.length(1);
+    });
+  });
 });

@@ -167,6 +167,15 @@ export const MESSAGES = {
   SEARCH_BASE_NOT_IN_PARENT: { text: 'The resource type {0} is not listed as a base in the SearchParameter this is derived from ({1})', code: 'business-rule' },
   MEASURE_COHORT_SCORE: { text: 'No measureScore when the scoring of the message is \'{0}\'', code: 'value' },
 
+  // StructureDefinitions (differential against base)
+  SNAPSHOT_ERROR: { text: 'Error generating Snapshot: {0}', code: 'processing' },
+  SD_ROOT_SLICING: { text: 'Slicing is not allowed at the root of a profile', code: 'structure' },
+  SD_NO_MATCH: { text: 'No match found for {0} in the generated snapshot: check that the path and definitions are legal in the differential (including order)', code: 'structure' },
+  SD_UNMATCHED_SUMMARY: { text: 'The profile {0} has {1} element(s) in the differential (id: {2}) that don\'t have a matching element in the snapshot: check that the path and definitions are legal in the differential (including order)', code: 'structure' },
+  SD_SLICING_REDEFINED: { text: 'The element at {0} defines the slicing {1} but then an element in the slicing {2} tries to redefine the slicing to {3}', code: 'structure' },
+  SD_DISCRIMINATOR_PATH: { text: 'The discriminator path \'{0}\' does not appear to be valid for the element that is being sliced \'{1}\'', code: 'structure' },
+  SD_BINDING_NOT_CODED: { text: 'This element has a Binding but the types [{0}] do not make this kind of constraint relevant', code: 'structure' },
+
   // profiles and terminology
   PROFILE_NOT_FOUND: { text: 'Can\'t find profile {0}', code: 'not-found' },
   PROFILE_NO_SNAPSHOT: { text: 'The profile {0} has no snapshot, so it cannot be used for validation', code: 'not-found' },

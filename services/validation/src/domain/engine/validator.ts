@@ -25,6 +25,7 @@ import { deepEqual, matchesPattern, describeValue } from './checks/values.js';
 import { evaluateDiscriminatorPath } from './checks/discriminator-path.js';
 import { checkQuestionnaireResponse } from './checks/questionnaire-response.js';
 import { ucumConverter } from './checks/ucum.js';
+import { checkDifferential } from './checks/structure-definition.js';
 
 export interface ValidatorOptions {
   /** JSON text longer than this is refused (characters; default 64 MiB). */
@@ -245,6 +246,7 @@ export class Validator {
       if (rt === 'MeasureReport') this.checkAgainstMeasure(run, res, resPath);
       if (rt === 'CapabilityStatement') this.checkCapabilitySearchParams(run, res, resPath);
       if (rt === 'SearchParameter') this.checkSearchParameter(run, res, resPath);
+      if (rt === 'StructureDefinition') this.checkStructureDefinition(run, res, resPath);
     }
     // profiles: meta.profile, then the caller's
     const meta = res.meta;
@@ -276,6 +278,17 @@ export class Validator {
     } catch {
       return undefined;
     }
+  }
+
+  /** A differential-only profile is checked against its base, as snapshot generation would. */
+  private checkStructureDefinition(run: Run, sd: Record<string, unknown>, resPath: string): void {
+    if (sd.derivation !== 'constraint' || typeof sd.baseDefinition !== 'string') return;
+    const snapshot = sd.snapshot as { element?: unknown[] } | undefined;
+    if (Array.isArray(snapshot?.element) && snapshot.element.length > 0) return;
+    const base = this.plans.plan(sd.baseDefinition);
+    if (!base?.root) return;
+    const childNames = (type: string) => this.plans.typeChildren(type)?.list.map((c) => c.name);
+    for (const p of checkDifferential(sd, base, childNames)) this.report(run, 'error', p.id, p.args, p.path ? `${resPath}.${p.path}` : resPath, this.pos(run, sd));
   }
 
   /** A CapabilityStatement's search parameters must have the type of the SearchParameter they cite. */
