@@ -14,8 +14,11 @@ export interface SampleSubmission {
 
 export function sampleSubmissions(): SampleSubmission[] {
   const dir = sharedDir('samples', 'nhsn-ach');
-  return readdirSync(dir).filter((f) => f.startsWith('patient-') && f.endsWith('.json')).sort().map((file) => {
-    const bundle = JSON.parse(readFileSync(`${dir}/${file}`, 'utf8')) as SampleSubmission['bundle'];
+  const files = readdirSync(dir).filter((f) => f.startsWith('patient-') && f.endsWith('.json')).sort();
+  // patient-list.json is a List of the patients, not a submission.
+  const bundles = files.map((file) => ({ file, bundle: JSON.parse(readFileSync(`${dir}/${file}`, 'utf8')) as SampleSubmission['bundle'] }))
+    .filter(({ bundle }) => bundle.resourceType === 'Bundle');
+  return bundles.map(({ file, bundle }) => {
     bundle.entry = bundle.entry.filter((e) => e?.resource); // a few sample entries carry no resource
     const patient = bundle.entry.find((e) => e.resource.resourceType === 'Patient')?.resource;
     return { file, patientId: String(patient?.id ?? file), bundle };

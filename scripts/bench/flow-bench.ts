@@ -1,0 +1,277 @@
+/**
+ * Validation flow benchmark (issue 6 acceptance):
+ *
+ *   npx tsx scripts/bench/flow-bench.ts [--submissions 1000] [--instances 2] [--workers 1] [--concurrency 4] [--kill]
+ *
+ * 1,000 patient submissions (the NHSN sample Bundles of ../shared/samples/nhsn-ach repeated, every
+ * resource id made unique per copy) served by a real HTTP report service as MeasureReports with
+ * contained resources; ReadyForValidation for all of them published at once; N validation service
+ * instances (separate processes, composed like main.ts: engine host with the IG packages stored as
+ * artifacts in ONE shared database, outbox relay, shared durable consumer) do the flow. Prints
+ * patients/s and resources/s, p50/p99 from publish to ValidationComplete (read from the stream),
+ * and the ratio of this throughput to engine-only throughput (same resources, same thread count,
+ * validated directly). `--kill` SIGKILLs the last instance after a third of the submissions
+ * completed and checks that every submission still completes exactly once.
+ *
+ * Isolation: a unique database, and a catalog with a random subject root and stream suffix (so a
+ * running service or other tests never see the bench's messages); everything is removed at the end.
+ *
+ * `--workers`: validation.workers of each instance (1 = validate in the instance's main thread;
+ * on a 2-core machine two instances with one validating thread each use both cores).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MikroORM } from '@mikro-orm/postgresql';
+import type { JsMsg } from '@nats-io/jetstream';
+import { buildCatalog, type Catalog } from '../../contracts/catalog.js';
+import { OpenApiBuilder } from '../../adapters/http/index.js';
+import { connectNats } from '../../adapters/messaging/connection.js';
+import { provisionCatalog } from '../../adapters/messaging/provisioning.js';
+import { JetStreamPublisher } from '../../adapters/messaging/publisher.js';
+import { createLogger, silentLogger } from '../../adapters/observability/logger.js';
+import { openDatabase, OutboxMessageEntity, outboxMigration, OutboxRelay } from '../../adapters/persistence/index.js';
+import { sharedDir } from '../../test/support/shared-dir.js';
+import { EngineHost } from '../../services/validation/src/adapters/engine/index.js';
+import { createValidationApiModule, validationApiEntities, validationApiMigrations } from '../../services/validation/src/adapters/http/validation-api-module.js';
+import { startReadyForValidationConsumer } from '../../services/validation/src/adapters/messaging/ready-for-validation-consumer.js';
+import { PgArtifactRepository } from '../../services/validation/src/adapters/persistence/artifact-repository.js';
+import { HttpReportService } from '../../services/validation/src/adapters/report-service/http-report-service.js';
+import { PgFlowStore, ValidationFlow, validationFlowEntities, validationFlowMigrations } from '../../services/validation/src/application/validation-flow/index.js';
+import { submissionBundle } from '../../services/validation/src/domain/flow/index.js';
+
+const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
+const NATS = process.env.NATS_URL ?? '127.0.0.1:4222';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
+}
+const flag = (name: string) => process.argv.includes(name);
+
+function openBenchDatabase(dbName: string, poolMax = 8) {
+  return openDatabase({
+    ...PG, dbName, poolMax, logger: silentLogger(),
+    entities: [OutboxMessageEntity, ...validationApiEntities, ...validationFlowEntities],
+    migrations: [outboxMigration, ...validationApiMigrations, ...validationFlowMigrations],
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Instance mode: one validation service instance, composed like services/validation/src/main.ts.
+// ---------------------------------------------------------------------------------------------
+async function runInstance(): Promise<void> {
+  const logger = createLogger('flow-bench-instance', process.env.LOG_LEVEL ?? 'warn');
+  const catalog = buildCatalog({ subjectRoot: arg('--root', ''), streamSuffix: arg('--suffix', '') });
+  const db = await openBenchDatabase(arg('--db', ''));
+  const nats = await connectNats({ servers: [NATS], name: 'flow-bench-instance', logger });
+  const relay = new OutboxRelay({ orm: db.orm, publisher: new JetStreamPublisher(nats.js, { catalog }), logger, pollIntervalMs: 200 });
+  relay.start();
+  const engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: Number(arg('--workers', '1')), terminology: {}, logger });
+  await engine.start();
+  const api = createValidationApiModule({ orm: db.orm, openApi: new OpenApiBuilder({ title: 'bench', version: '1' }), validator: engine });
+  const completion = catalog.byName('ValidationComplete');
+  const flow = new ValidationFlow({
+    source: new HttpReportService({ baseUrl: arg('--report', ''), logger, retries: 1 }),
+    validator: engine, categories: api.categories, store: new PgFlowStore(db.orm),
+    completion: { subject: completion.subject, schemaVersion: completion.version },
+    afterCommit: () => relay.notify(), progressIntervalMs: 1_000,
+  });
+  const consumer = await startReadyForValidationConsumer({
+    js: nats.js, catalog, flow, logger, maxDeliver: 5, concurrency: Number(arg('--concurrency', '4')),
+    backoffMs: [500], ackWaitMs: 5_000, fetchExpiresMs: 1_000,
+  });
+  process.stdout.write('ready\n');
+  process.once('SIGTERM', () => {
+    void (async () => {
+      await consumer.stop(5_000);
+      await relay.stop();
+      await engine.close();
+      await nats.close();
+      await db.close();
+      process.exit(0);
+    })();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Coordinator mode.
+// ---------------------------------------------------------------------------------------------
+interface Submission {
+  patientId: string;
+  body: string;
+  resources: number;
+}
+
+/** The sample Bundles repeated: copy n has every resource id suffixed `-n` (references follow, by text replacement). */
+function buildSubmissions(count: number): Submission[] {
+  const dir = sharedDir('samples', 'nhsn-ach');
+  const samples = readdirSync(dir).filter((f) => f.startsWith('patient-') && f.endsWith('.json')).sort().map((f) => {
+    const bundle = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { resourceType: string; entry: { resource?: Record<string, unknown> }[] };
+    if (bundle.resourceType !== 'Bundle') return undefined; // patient-list.json is a List of the patients
+    const resources = bundle.entry.map((e) => e.resource).filter((r): r is Record<string, unknown> => !!r);
+    const report = resources.find((r) => r.resourceType === 'MeasureReport')!;
+    const measureReport = { ...report, contained: resources.filter((r) => r !== report) };
+    const ids = [...new Set(resources.map((r) => r.id).filter((id): id is string => typeof id === 'string' && id.length >= 8))];
+    const patientId = String(resources.find((r) => r.resourceType === 'Patient')?.id);
+    return { text: JSON.stringify(measureReport), ids, patientId, resources: resources.length };
+  }).filter((s) => s !== undefined);
+  return Array.from({ length: count }, (_, n) => {
+    const sample = samples[n % samples.length]!;
+    let body = sample.text;
+    for (const id of sample.ids) body = body.split(id).join(`${id}-${n}`);
+    return { patientId: `${sample.patientId}-${n}`, body, resources: sample.resources };
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function engineOnly(dbName: string, submissions: Submission[], threads: number): Promise<number> {
+  const db = await openBenchDatabase(dbName, 2);
+  const engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: threads, terminology: {}, logger: silentLogger() });
+  await engine.start();
+  const resources = submissions.map((s) => submissionBundle(s.body).entry.map((e) => e.resource));
+  // Warm the plans (as the instances are warm after their first submissions).
+  for (const r of resources.slice(0, 10)) await Promise.all(r.map((x) => engine.validate(x)));
+  const started = performance.now();
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, threads) * 4 }, async () => {
+    while (next < resources.length) {
+      const mine = resources[next++]!;
+      await Promise.all(mine.map((x) => engine.validate(x)));
+    }
+  });
+  await Promise.all(lanes);
+  const seconds = (performance.now() - started) / 1000;
+  await engine.close();
+  await db.close();
+  return submissions.length / seconds;
+}
+
+async function coordinate(): Promise<void> {
+  const count = Number(arg('--submissions', '1000'));
+  const instances = Number(arg('--instances', '2'));
+  const workers = Number(arg('--workers', '1'));
+  const concurrency = arg('--concurrency', '4');
+  const kill = flag('--kill');
+  const suffix = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const dbName = `bench_h7flow_${suffix}`;
+  const root = `benchflow${suffix}`;
+  const streamSuffix = `_BF${suffix.toUpperCase()}`;
+  const catalog: Catalog = buildCatalog({ subjectRoot: root, streamSuffix });
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+
+  log(`flow bench: ${count} submissions, ${instances} instances (validation.workers=${workers}, consumer concurrency ${concurrency}), ${os.availableParallelism()} cores${kill ? ', killing one instance mid-run' : ''}`);
+  const submissions = buildSubmissions(count);
+  const totalResources = submissions.reduce((n, s) => n + s.resources, 0);
+
+  // Database with the IG packages stored as artifacts and the default categories.
+  const db = await openBenchDatabase(dbName, 4);
+  const setupApi = createValidationApiModule({ orm: db.orm, openApi: new OpenApiBuilder({ title: 'bench', version: '1' }), validator: { validate: () => Promise.reject(new Error('unused')) }, artifactInitDir: sharedDir('fhir-packages') });
+  await setupApi.initializeIfEmpty({ artifactInit: true });
+
+  const byPatient = new Map(submissions.map((s) => [s.patientId, s]));
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://bench');
+    const submission = byPatient.get(url.searchParams.get('patientId') ?? '');
+    if (!submission) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/fhir+json' }).end(submission.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const reportUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const nats = await connectNats({ servers: [NATS], name: 'flow-bench', logger: silentLogger() });
+  await provisionCatalog(nats.jsm, catalog);
+  const self = fileURLToPath(import.meta.url);
+  const children: ChildProcess[] = [];
+  const cleanup = async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r)))));
+    server.closeAllConnections();
+    server.close();
+    for (const stream of [...catalog.streams, catalog.deadLetterStream]) await nats.jsm.streams.delete(stream.name).catch(() => undefined);
+    await nats.close();
+    await db.close();
+    const orm = await MikroORM.init({ ...PG, dbName: 'postgres', entities: [OutboxMessageEntity], ensureDatabase: false, allowGlobalContext: true, pool: { min: 0, max: 1 } });
+    await orm.em.fork().execute(`drop database if exists "${dbName}" with (force)`);
+    await orm.close(true);
+  };
+
+  try {
+    const engineRate = await engineOnly(dbName, submissions, Math.max(1, instances * Math.max(1, workers)));
+    log(`engine only (${instances * Math.max(1, workers)} validating thread(s), same resources): ${engineRate.toFixed(1)} patients/s, ${(engineRate * totalResources / count).toFixed(0)} resources/s`);
+
+    for (let i = 0; i < instances; i++) {
+      const child = spawn(process.execPath, [...process.execArgv, self, '--instance', '--db', dbName, '--root', root, '--suffix', streamSuffix, '--report', reportUrl, '--workers', String(workers), '--concurrency', concurrency], {
+        stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+      });
+      children.push(child);
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) resolve(); });
+        child.once('exit', (code) => reject(new Error(`instance ${i} exited with ${code} before it was ready`)));
+      });
+    }
+    log(`${instances} instances ready`);
+
+    const completion = catalog.byName('ValidationComplete');
+    const done = new Map<string, number>();
+    const seen = new Map<string, number>();
+    const reader = await (await nats.js.consumers.get(completion.stream!, { filter_subjects: completion.subject })).consume();
+    let allDone: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => { allDone = resolve; });
+    let killed = false;
+    void (async () => {
+      for await (const m of reader as AsyncIterable<JsMsg>) {
+        const payload = m.json<{ patientId: string }>();
+        seen.set(payload.patientId, (seen.get(payload.patientId) ?? 0) + 1);
+        if (!done.has(payload.patientId)) done.set(payload.patientId, performance.now());
+        if (kill && !killed && done.size >= count / 3) {
+          killed = true;
+          children.at(-1)!.kill('SIGKILL');
+          log(`killed instance ${children.length} (SIGKILL) after ${done.size} completions`);
+        }
+        if (done.size === count) allDone();
+      }
+    })();
+
+    const ready = catalog.byName('ReadyForValidation');
+    const publishedAt = new Map<string, number>();
+    const started = performance.now();
+    await Promise.all(submissions.map(async (s) => {
+      publishedAt.set(s.patientId, performance.now());
+      await nats.js.publish(ready.subject, JSON.stringify({
+        schemaVersion: ready.version, facilityId: 'bench-facility', reportTrackingId: 'bench-report', patientId: s.patientId, reportTypes: ['ACH'],
+      }));
+    }));
+    await finished;
+    const seconds = (performance.now() - started) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // late duplicates, if any, would arrive now
+    await reader.close();
+
+    const latencies = [...done.entries()].map(([id, at]) => at - publishedAt.get(id)!).sort((a, b) => a - b);
+    const twice = [...seen.values()].filter((n) => n > 1).length;
+    const rate = count / seconds;
+    log(`end to end: ${count} submissions (${totalResources} resources) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} patients/s, ${(totalResources / seconds).toFixed(0)} resources/s`);
+    log(`publish → ValidationComplete: p50 ${(percentile(latencies, 50) / 1000).toFixed(2)} s, p99 ${(percentile(latencies, 99) / 1000).toFixed(2)} s`);
+    log(`ratio end-to-end / engine-only throughput: ${(rate / engineRate).toFixed(2)} (target ≥ 0.7)`);
+    log(`completed: ${done.size}/${count}; ValidationComplete more than once: ${twice}`);
+    const stored = await db.orm.em.fork().execute<{ n: string }[]>('select count(*)::text as n from validation_outcome');
+    log(`stored outcomes: ${stored[0]!.n}`);
+    if (done.size !== count || twice > 0) process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+if (flag('--instance')) {
+  await runInstance();
+} else {
+  await coordinate();
+}
