@@ -52,6 +52,11 @@ export interface NearCacheOptions {
   ttlSeconds: number;
 }
 
+// In-process keys need no hash: the canonical JSON of the tuple is exact (and cheaper).
+function nearKey(tuple: ValidateCodeTuple): string {
+  return JSON.stringify([tuple.codeSystem ?? null, tuple.code, tuple.display ?? null, tuple.valueSetUrl ?? null]);
+}
+
 export class ValidateCodeCache {
   readonly counters: ValidateCodeCacheCounters = { hits: 0, misses: 0, errors: 0 };
   private readonly near?: Map<string, { value: CachedValidateCode; expiresAt: number }>;
@@ -70,15 +75,9 @@ export class ValidateCodeCache {
   }
 
   async get(tuple: ValidateCodeTuple): Promise<CachedValidateCode | undefined> {
+    const near = this.peek(tuple);
+    if (near) return near;
     const key = validateCodeCacheKey(tuple);
-    const near = this.near?.get(key);
-    if (near) {
-      if (near.expiresAt > this.now()) {
-        this.counters.hits++;
-        return near.value;
-      }
-      this.near!.delete(key);
-    }
     let value: CachedValidateCode | undefined;
     try {
       value = await this.store.get(key);
@@ -89,7 +88,7 @@ export class ValidateCodeCache {
     }
     if (value && typeof value.result === 'boolean') {
       this.counters.hits++;
-      this.remember(key, value);
+      this.remember(tuple, value);
       return value;
     }
     this.counters.misses++;
@@ -102,7 +101,7 @@ export class ValidateCodeCache {
    */
   peek(tuple: ValidateCodeTuple): CachedValidateCode | undefined {
     if (!this.near) return undefined;
-    const key = validateCodeCacheKey(tuple);
+    const key = nearKey(tuple);
     const near = this.near.get(key);
     if (!near) return undefined;
     if (near.expiresAt <= this.now()) {
@@ -117,18 +116,18 @@ export class ValidateCodeCache {
     return this.near !== undefined;
   }
 
-  private remember(key: string, value: CachedValidateCode): void {
+  private remember(tuple: ValidateCodeTuple, value: CachedValidateCode): void {
     if (!this.near) return;
     if (this.near.size >= this.nearMaxEntries) this.near.delete(this.near.keys().next().value!);
-    this.near.set(key, { value, expiresAt: this.now() + this.nearTtlMs });
+    this.near.set(nearKey(tuple), { value, expiresAt: this.now() + this.nearTtlMs });
   }
 
   async set(tuple: ValidateCodeTuple, answer: CachedValidateCode): Promise<void> {
     const value: CachedValidateCode = { result: answer.result };
     if (answer.message !== undefined) value.message = answer.message;
     if (answer.display !== undefined) value.display = answer.display;
+    this.remember(tuple, value);
     const key = validateCodeCacheKey(tuple);
-    this.remember(key, value);
     try {
       await this.store.set(key, value, this.ttlSeconds);
     } catch {
