@@ -75,6 +75,14 @@ describe('remote terminology: (1) svc.fhir-terminology-service-url', () => {
     });
   });
 
+  it('splits a versioned value set canonical into url and valueSetVersion, and sends the coding version as systemVersion', async () => {
+    const result = await wiring.terminology.validateCode({
+      valueSet: `${BP_VALUE_SET}|1.0.0`, coding: { system: LOINC, version: '2.77', code: '8462-4' }, elementKind: 'Coding', strength: 'required',
+    });
+    expect(result.valid).to.equal(true);
+    expect(server.calls[0]!.parameters).to.deep.equal({ url: BP_VALUE_SET, valueSetVersion: '1.0.0', code: '8462-4', system: LOINC, systemVersion: '2.77' });
+  });
+
   it('words a code the server rejects with the HL7 message and the local title of the value set', async () => {
     const result = await wiring.terminology.validateCode({ valueSet: BP_VALUE_SET, codings: [{ system: LOINC, code: '2339-0' }], strength: 'required' });
     expect(result.valid).to.equal(false);
