@@ -813,7 +813,7 @@ export class Validator {
         run.evaluated.add(key);
       }
       void mode;
-      const result = this.invariants.evaluate(c, node, { resource: scope.resource, rootResource: scope.root, resolve: (ref) => this.resolveReference(ref, scope) });
+      const result = this.invariants.evaluate(c, node, { resource: scope.resource, rootResource: scope.root, resolve: this.resolveInScope, context: scope });
       if (result === 'pass' || result === 'skip') continue;
       if (result === 'fail') {
         this.reportConstraint(run, c, path, this.pos(run, node));
@@ -827,6 +827,8 @@ export class Validator {
       }
     }
   }
+
+  private readonly resolveInScope = (ref: string, scope: unknown): unknown => this.resolveReference(ref, scope as Scope);
 
   /** A reference's target, when it is inside the resource (contained) or its Bundle. */
   private resolveReference(ref: string, scope: Scope): unknown {

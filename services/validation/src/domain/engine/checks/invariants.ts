@@ -19,8 +19,9 @@ type Compiled = (node: unknown, env: Record<string, unknown>) => unknown[];
 export interface InvariantEnv {
   resource: unknown;
   rootResource: unknown;
-  /** Synchronous resolve() for references (contained resources, Bundle entries). */
-  resolve?: (reference: string) => unknown;
+  /** Synchronous resolve() for references (contained resources, Bundle entries), given `context`. */
+  resolve?: (reference: string, context: unknown) => unknown;
+  context?: unknown;
 }
 
 const NATIVE = new Set(['ele-1', 'ext-1', 'dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'txt-1', 'txt-2', 'bdl-1', 'bdl-2', 'bdl-3', 'bdl-4', 'bdl-7']);
@@ -37,7 +38,8 @@ export class InvariantEvaluator {
   private readonly compiled = new Map<string, Compiled | Error>();
   private readonly options: Record<string, unknown>;
   /** resolve() of the evaluation in progress (evaluation is synchronous, so one at a time). */
-  private currentResolve: ((reference: string) => unknown) | undefined;
+  private currentResolve: ((reference: string, context: unknown) => unknown) | undefined;
+  private currentContext: unknown;
 
   constructor(terminology: TerminologyPort) {
     this.options = {
@@ -64,7 +66,7 @@ export class InvariantEvaluator {
             for (const input of inputs) {
               const ref = typeof input === 'string' ? input : isObject(input) && typeof input.reference === 'string' ? input.reference : undefined;
               if (!ref) continue;
-              const target = resolveFn(ref);
+              const target = resolveFn(ref, this.currentContext);
               if (target !== undefined) out.push(target);
             }
             return out;
@@ -96,6 +98,7 @@ export class InvariantEvaluator {
     }
     if (fn instanceof Error) return { error: fn.message };
     this.currentResolve = env.resolve;
+    this.currentContext = env.context;
     try {
       const result = fn(node, { resource: env.resource, rootResource: env.rootResource });
       if (result.length === 0) return 'pass';
@@ -106,6 +109,7 @@ export class InvariantEvaluator {
       return { error: e instanceof Error ? e.message : String(e) };
     } finally {
       this.currentResolve = undefined;
+      this.currentContext = undefined;
     }
   }
 }

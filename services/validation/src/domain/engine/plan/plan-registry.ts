@@ -10,6 +10,8 @@ const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
 export class PlanRegistry {
   private readonly plans = new Map<string, StructurePlan | null>();
   private readonly elementOnly = new Map<string, ChildIndex>();
+  private readonly byTypeName = new Map<string, StructurePlan | null>();
+  private readonly resourceTypes = new Map<string, boolean>();
 
   constructor(private readonly source: ConformanceResourceSource) {}
 
@@ -31,7 +33,12 @@ export class PlanRegistry {
 
   /** The core definition of a type or resource by name (e.g. "HumanName", "Patient"). */
   typePlan(typeName: string): StructurePlan | undefined {
-    return this.plan(CORE_SD + typeName);
+    let p = this.byTypeName.get(typeName);
+    if (p === undefined) {
+      p = this.plan(CORE_SD + typeName) ?? null;
+      this.byTypeName.set(typeName, p);
+    }
+    return p ?? undefined;
   }
 
   /** The children of a type's root (the type definition's own elements). */
@@ -55,7 +62,12 @@ export class PlanRegistry {
   }
 
   isResourceType(name: string): boolean {
-    const p = this.typePlan(name);
-    return !!p && p.kind === 'resource' && p.derivation !== 'constraint';
+    let r = this.resourceTypes.get(name);
+    if (r === undefined) {
+      const p = this.typePlan(name);
+      r = !!p && p.kind === 'resource' && p.derivation !== 'constraint';
+      this.resourceTypes.set(name, r);
+    }
+    return r;
   }
 }
