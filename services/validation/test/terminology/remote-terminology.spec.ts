@@ -207,6 +207,13 @@ describe('remote terminology: validate-code cache', () => {
     await wiring.terminology.validateCode(systolic('failing'));
     expect(server.calls).to.have.length(3);
     expect(store.entries.size).to.equal(1);
+    // "The server does not know this value set" is a definite answer: cached, and worded the same from the cache.
+    server.behaviour = { kind: 'answer' };
+    const unknownToAll = { valueSet: 'http://example.org/fhir/ValueSet/nowhere', coding: { system: LOINC, code: '2339-0' } };
+    await wiring.terminology.validateCode(unknownToAll);
+    const again = await wiring.terminology.validateCode(unknownToAll);
+    expect(again.issues.map((i) => i.text)).to.deep.equal(["Can't find value set http://example.org/fhir/ValueSet/nowhere"]);
+    expect(server.calls).to.have.length(4);
   });
 
   it('distributed: two terminology instances sharing Redis make one call between them', async () => {

@@ -6,7 +6,7 @@ import type {
 } from '../../domain/terminology/terminology-port.js';
 import type { ValidateCodeAnswer, ValidateCodeQuery, ValidateCodeRemote } from './fhir-validate-code-client.js';
 import { TerminologyMetrics } from './terminology-metrics.js';
-import { validateCodeCacheKey, type ValidateCodeCache, type ValidateCodeTuple } from './validate-code-cache.js';
+import { validateCodeCacheKey, type CachedValidateCode, type ValidateCodeCache, type ValidateCodeTuple } from './validate-code-cache.js';
 
 /**
  * Terminology with a remote FHIR terminology server behind local terminology.
@@ -34,6 +34,11 @@ type Sources = Set<'local' | 'cache' | 'remote'>;
 
 /** One coding's way to a verdict: known already, or a question for the cache / server. */
 type Step<V> = { verdict: V } | { query: ValidateCodeQuery; toVerdict: (answer: ValidateCodeAnswer) => V };
+
+function answerOf(cached: CachedValidateCode): ValidateCodeAnswer {
+  if (cached.notFound) return { kind: 'not-found', message: cached.message };
+  return { kind: 'answer', result: cached.result, message: cached.message, display: cached.display };
+}
 
 function tupleOf(query: ValidateCodeQuery): ValidateCodeTuple {
   return {
@@ -132,7 +137,7 @@ export class RemoteTerminology implements TerminologyPort {
       const cached = this.cache!.peek(tupleOf(step.query));
       if (!cached) return undefined;
       this.metrics.cacheHit();
-      verdicts.push(step.toVerdict({ kind: 'answer', ...cached }));
+      verdicts.push(step.toVerdict(answerOf(cached)));
     }
     if (verdicts.length !== steps.length) return undefined;
     if (steps.some((step) => 'query' in step)) sources.add('cache');
@@ -150,7 +155,7 @@ export class RemoteTerminology implements TerminologyPort {
     if (cached) {
       this.metrics.cacheHit();
       sources.add('cache');
-      return { kind: 'answer', ...cached };
+      return answerOf(cached);
     }
     this.metrics.cacheMiss();
     sources.add('remote');
@@ -168,6 +173,8 @@ export class RemoteTerminology implements TerminologyPort {
     this.metrics.remoteCall(answer.kind !== 'unavailable');
     if (answer.kind === 'answer' && this.cache) {
       await this.cache.set(tuple, { result: answer.result, message: answer.message, display: answer.display });
+    } else if (answer.kind === 'not-found' && this.cache) {
+      await this.cache.set(tuple, { result: false, message: answer.message, notFound: true });
     }
     return answer;
   }

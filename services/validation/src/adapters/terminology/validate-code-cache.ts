@@ -4,8 +4,9 @@ import { cacheKey } from '../../../../../adapters/cache/index.js';
  * Cache of remote $validate-code answers (specification: "Caching of remote validate-code calls").
  * Key = the tuple (codeSystem, code, display, valueSetUrl), hashed with SHA-256 over a
  * length-prefixed encoding, so distinct tuples never share an entry (the original system used a
- * 32-bit Objects.hash and could return another code's answer). Only definite answers (valid or
- * invalid) are stored; "server unavailable" and "not found" are asked again next time.
+ * 32-bit Objects.hash and could return another code's answer). Only definite answers are stored
+ * (valid, invalid, and "the server does not know this value set / code system", which the
+ * original cached as an error result too); "server unavailable" is asked again next time.
  *
  * The store is anything with get/set: the platform cache (`createCache` of adapters/cache: none,
  * memory or distributed/Redis, degrading to a miss on failure) or a test double.
@@ -19,6 +20,8 @@ export interface CachedValidateCode {
   result: boolean;
   message?: string;
   display?: string;
+  /** The server does not know the value set or code system (a definite answer too; `result` is then false). */
+  notFound?: boolean;
 }
 
 export interface ValidateCodeTuple {
@@ -126,6 +129,7 @@ export class ValidateCodeCache {
     const value: CachedValidateCode = { result: answer.result };
     if (answer.message !== undefined) value.message = answer.message;
     if (answer.display !== undefined) value.display = answer.display;
+    if (answer.notFound) value.notFound = true;
     this.remember(tuple, value);
     const key = validateCodeCacheKey(tuple);
     try {
