@@ -117,7 +117,7 @@ export const MESSAGES = {
   EXTENSION_IS_MODIFIER: { text: 'Extension {0} is a modifier extension, and must be used in modifierExtension', code: 'structure' },
   EXTENSION_NOT_MODIFIER: { text: 'Extension {0} is not a modifier extension, and must not be used in modifierExtension', code: 'structure' },
   EXTENSION_VALUE_AND_CHILDREN: { text: 'Extension has both value [x] and extensions', code: 'structure' },
-  EXTENSION_VALUE_TYPE: { text: 'The Extension \'{0}\' definition allows for the types {1} but found type {2}', code: 'structure' },
+  EXTENSION_VALUE_TYPE: { text: 'The Extension \'{0}\' definition allows for the types [{1}] but found type {2}', code: 'structure' },
 
   // references
   REFERENCE_NO_DISPLAY: { text: 'A Reference without an actual reference or identifier should have a display', code: 'structure' },

@@ -482,7 +482,9 @@ export class Validator {
         const typeName = lookupKey.slice(c.name.length);
         const lower = typeName[0].toLowerCase() + typeName.slice(1);
         const type = PRIMITIVE_TYPES.has(lower) ? lower : typeName;
-        if (this.plans.typePlan(type) && c.types.length === 1) {
+        if (this.plans.typePlan(type) && plan.type === 'Extension' && c.path === 'Extension.value[x]') {
+          this.report(run, 'error', 'EXTENSION_VALUE_TYPE', [plan.url, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, this.propPos(run, obj, key));
+        } else if (this.plans.typePlan(type) && c.types.length === 1) {
           this.report(run, 'error', 'CHOICE_TYPE_NOT_ALLOWED', [plan.label, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, this.propPos(run, obj, key));
         } else {
           this.report(run, 'error', 'CHOICE_TYPE_UNKNOWN', [key, c.types.map((t) => t.code).join(', ')], path, this.propPos(run, obj, key));
