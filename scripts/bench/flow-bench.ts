@@ -76,12 +76,23 @@ async function runInstance(): Promise<void> {
   await engine.start();
   const api = createValidationApiModule({ orm: db.orm, openApi: new OpenApiBuilder({ title: 'bench', version: '1' }), validator: engine });
   const completion = catalog.byName('ValidationComplete');
-  const flow = new ValidationFlow({
+  const flowImpl = new ValidationFlow({
     source: new HttpReportService({ baseUrl: arg('--report', ''), logger, retries: 1 }),
     validator: engine, categories: api.categories, store: new PgFlowStore(db.orm),
     completion: { subject: completion.subject, schemaVersion: completion.version },
     afterCommit: () => relay.notify(), progressIntervalMs: 1_000,
   });
+  const totals = { n: 0, fetchMs: 0, validateMs: 0, categorizeMs: 0, commitMs: 0, handlerMs: 0 };
+  const flow = {
+    async handle(...args: Parameters<ValidationFlow['handle']>) {
+      const started = performance.now();
+      const result = await flowImpl.handle(...args);
+      totals.n++;
+      totals.handlerMs += performance.now() - started;
+      for (const k of ['fetchMs', 'validateMs', 'categorizeMs', 'commitMs'] as const) totals[k] += result.timings[k];
+      return result;
+    },
+  };
   const consumer = await startReadyForValidationConsumer({
     js: nats.js, catalog, flow, logger, maxDeliver: 5, concurrency: Number(arg('--concurrency', '4')),
     backoffMs: [500], ackWaitMs: 5_000, fetchExpiresMs: 1_000,
@@ -90,6 +101,8 @@ async function runInstance(): Promise<void> {
   process.once('SIGTERM', () => {
     void (async () => {
       await consumer.stop(5_000);
+      const avg = (ms: number) => (totals.n ? (ms / totals.n).toFixed(1) : '-');
+      process.stderr.write(`instance ${process.pid}: ${totals.n} submissions; mean ms per submission: handler ${avg(totals.handlerMs)} = fetch ${avg(totals.fetchMs)} + validate ${avg(totals.validateMs)} + categorize ${avg(totals.categorizeMs)} + commit ${avg(totals.commitMs)}\n`);
       await relay.stop();
       await engine.close();
       await nats.close();

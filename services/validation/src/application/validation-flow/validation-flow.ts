@@ -65,6 +65,8 @@ export interface FlowResult extends CommitResult {
   readonly counts: OutcomeCounts;
   readonly resourceCount: number;
   readonly outcome: AggregatedOutcome;
+  /** Milliseconds per step (fetch = report service, validate = engine, categorize, commit = the transaction). */
+  readonly timings: { readonly fetchMs: number; readonly validateMs: number; readonly categorizeMs: number; readonly commitMs: number };
 }
 
 const CORRELATION_HEADER = 'X-Correlation-Id';
@@ -78,7 +80,15 @@ export class ValidationFlow {
 
   async handle(event: ReadyForValidationEvent, ctx: FlowContext = {}): Promise<FlowResult> {
     const key: SubmissionKey = { facilityId: event.facilityId, reportId: event.reportTrackingId, patientId: idPart(event.patientId) };
+    let mark = performance.now();
+    const lap = () => {
+      const now = performance.now();
+      const ms = now - mark;
+      mark = now;
+      return ms;
+    };
     const fetched = await this.deps.source.fetch(key); // SubmissionUnavailableError propagates: retry later
+    const fetchMs = lap();
 
     let outcome: AggregatedOutcome;
     let definiteFailure = false;
@@ -101,6 +111,7 @@ export class ValidationFlow {
       }
     }
     outcome ??= unobtainableOutcome('The patient submission could not be read', 'invalid');
+    const validateMs = lap();
 
     const categorizer = await this.deps.categories.currentCategorizer();
     const issues = categorizer.categorize(issuesFromOperationOutcome(outcome));
@@ -122,6 +133,8 @@ export class ValidationFlow {
     const outcomeHash = createHash('sha256')
       .update(JSON.stringify({ outcome, valid, counts, categories: results.map((r) => r.categoryIds) }))
       .digest('hex');
+
+    const categorizeMs = lap();
 
     const headers: Record<string, string> = {};
     if (ctx.traceparent) headers.traceparent = ctx.traceparent;
@@ -147,7 +160,7 @@ export class ValidationFlow {
       }),
     });
     if (committed.announced) this.deps.afterCommit?.();
-    return { ...committed, key, valid, counts, resourceCount, outcome };
+    return { ...committed, key, valid, counts, resourceCount, outcome, timings: { fetchMs, validateMs, categorizeMs, commitMs: lap() } };
   }
 
   /** Step (3): every entry on its own, all at once (the pool queues them), with progress acks. */
