@@ -1,5 +1,5 @@
 /**
- * Terminology benchmark (run: `npx tsx scripts/bench/terminology-bench.ts [--skip-local] [--skip-nhsn] [--engine] [--latency-ms=20]`).
+ * Terminology benchmark (run: `npx tsx scripts/bench/terminology-bench.ts [--skip-local] [--skip-nhsn] [--engine] [--expand-all] [--latency-ms=20]`).
  *
  * 1. Local validate-code throughput: a 10,000-code value set, expansion cached, one core.
  *    Target: >= 200,000 lookups/s.
@@ -347,6 +347,33 @@ async function nhsnSample(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 4. Expanding every value set (R4 core + nine packages): time, completeness, memory
+// ---------------------------------------------------------------------------------------------
+function expandEverything(): void {
+  const resources: CanonicalResource[] = [...r4TerminologyResources()];
+  for (const file of sharedPackageFiles()) resources.push(...packageTerminologyResources(file));
+  const source = new InMemoryConformanceSource(resources);
+  const terminology = new LocalTerminology(source);
+  (globalThis as { gc?: () => void }).gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const start = performance.now();
+  let complete = 0;
+  let incomplete = 0;
+  let codes = 0;
+  for (const valueSet of source.all('ValueSet')) {
+    const resolved = terminology.resolveValueSet(String(valueSet.url));
+    if (!resolved) continue;
+    codes += resolved.codes.size;
+    if (resolved.codes.complete) complete++;
+    else incomplete++;
+  }
+  const ms = performance.now() - start;
+  (globalThis as { gc?: () => void }).gc?.();
+  const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
+  console.log(`\nExpanding every value set: ${complete + incomplete} value sets (${complete} complete locally, ${incomplete} not) with ${codes.toLocaleString('en-US')} member codes in ${ms.toFixed(0)} ms; heap +${heapMb.toFixed(0)} MB${(globalThis as { gc?: unknown }).gc ? '' : ' (run node with --expose-gc for a steadier figure)'}`);
+}
+
+// ---------------------------------------------------------------------------------------------
 // 3. The whole engine on the NHSN sample (helper modules: definition loader and validator)
 // ---------------------------------------------------------------------------------------------
 async function engineOnSample(): Promise<void> {
@@ -451,3 +478,4 @@ if (args.get('skip-local') !== 'true') {
 }
 if (args.get('skip-nhsn') !== 'true') await nhsnSample();
 if (args.get('engine') === 'true') await engineOnSample();
+if (args.get('expand-all') === 'true') expandEverything();
