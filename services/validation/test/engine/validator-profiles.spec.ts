@@ -137,6 +137,37 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       expect(issuesWith(bad, 'is sliced openAtEnd', 'Patient.identifier[2]')).to.have.length(1);
     });
 
+    it('pattern discriminator on a CodeableConcept', async () => {
+      const catProfile = profile(BASE + 'categorised-observation', 'Observation', [
+        { id: 'Observation.category', path: 'Observation.category', slicing: { discriminator: [{ type: 'pattern', path: '$this' }], rules: 'open' }, min: 1 },
+        { id: 'Observation.category:lab', path: 'Observation.category', sliceName: 'lab', min: 1, max: '1', patternCodeableConcept: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'laboratory' }] } },
+      ]);
+      const pv = new Validator(await sourceWith([catProfile]));
+      const opts = { profiles: [BASE + 'categorised-observation'] };
+      const base = { resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' } };
+      const ok = pv.validate({ ...base, category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'laboratory', display: 'Laboratory' }] }] }, opts);
+      expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+      const bad = pv.validate({ ...base, category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'vital-signs' }] }] }, opts);
+      expect(issuesWith(bad, "Slice 'Observation.category:lab': a matching slice is required", 'Observation'), describe_(bad)).to.have.length(1);
+    });
+
+    it('profile discriminator: Bundle entries sliced by the profile their resource conforms to', async () => {
+      const namedPatient = profile(BASE + 'named-patient', 'Patient', [{ id: 'Patient.name', path: 'Patient.name', min: 1 }]);
+      const bundleProfile = profile(BASE + 'patient-bundle', 'Bundle', [
+        { id: 'Bundle.entry', path: 'Bundle.entry', slicing: { discriminator: [{ type: 'profile', path: 'resource' }], rules: 'closed' } },
+        { id: 'Bundle.entry:patient', path: 'Bundle.entry', sliceName: 'patient', min: 1, max: '1' },
+        { id: 'Bundle.entry:patient.resource', path: 'Bundle.entry.resource', type: [{ code: 'Patient', profile: [BASE + 'named-patient'] }] },
+      ]);
+      const bv = new Validator(await sourceWith([namedPatient, bundleProfile]));
+      const opts = { profiles: [BASE + 'patient-bundle'] };
+      const entry = (resource: Record<string, unknown>) => ({ fullUrl: 'urn:uuid:7f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b', resource: { text: narrative, ...resource } });
+      const ok = bv.validate({ resourceType: 'Bundle', type: 'collection', entry: [entry({ resourceType: 'Patient', name: [{ family: 'x' }] })] }, opts);
+      expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+      const bad = bv.validate({ resourceType: 'Bundle', type: 'collection', entry: [entry({ resourceType: 'Patient' })] }, opts);
+      expect(issuesWith(bad, 'This element does not match any known slice', 'Bundle.entry[0]'), describe_(bad)).to.have.length(1);
+      expect(issuesWith(bad, "Slice 'Bundle.entry:patient': a matching slice is required", 'Bundle')).to.have.length(1);
+    });
+
     it('type slicing on a choice (core bp profile): a type without a slice is reported', () => {
       const o = v.validate({ resourceType: 'Observation', status: 'final', code: { text: 'x' }, valueString: 'a' }, { profiles: ['http://hl7.org/fhir/StructureDefinition/bp'] });
       expect(errorsOf(o).length, describe_(o)).to.be.greaterThan(0);

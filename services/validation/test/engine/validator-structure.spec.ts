@@ -15,6 +15,7 @@ describe('engine: structural validation against R4 core', function () {
     v = new Validator(await coreSource());
   });
 
+  const narrativeOf = () => ({ status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' });
   const patient = (extra: Record<string, unknown> = {}) => ({ resourceType: 'Patient', id: 'p1', text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' }, ...extra });
 
   describe('JSON', () => {
@@ -125,6 +126,16 @@ describe('engine: structural validation against R4 core', function () {
         expect(issuesWith(o, text), describe_(o)).to.have.length.greaterThan(0);
       });
     }
+
+    it('checks url, canonical, decimal and markdown values', () => {
+      const good = v.validate({ resourceType: 'Questionnaire', text: narrativeOf(), status: 'active', url: 'http://example.org/q', derivedFrom: ['http://example.org/q0'], description: 'Some *markdown*', item: [{ linkId: '1', type: 'decimal', initial: [{ valueDecimal: 1.5 }] }] });
+      expect(errorsOf(good), describe_(good)).to.deep.equal([]);
+      const bad = v.validate({ resourceType: 'Questionnaire', text: narrativeOf(), status: 'active', url: 'http://example.org/a b', derivedFrom: ['urn:uuid:NOT-A-UUID'], description: '', item: [{ linkId: '1', type: 'decimal', initial: [{ valueDecimal: '1.5' }] }] });
+      expect(issuesWith(bad, 'URI values cannot have whitespace', 'Questionnaire.url')).to.have.length(1);
+      expect(issuesWith(bad, 'UUIDs must be valid and lowercase', 'Questionnaire.derivedFrom[0]')).to.have.length(1);
+      expect(issuesWith(bad, '@value cannot be empty', 'Questionnaire.description')).to.have.length(1);
+      expect(issuesWith(bad, 'must be a number', 'Questionnaire.item[0].initial[0].value.ofType(decimal)')).to.have.length(1);
+    });
 
     it('checks oid, uuid, instant, time, positiveInt and unsignedInt value spaces', () => {
       const o = v.validate({ resourceType: 'Observation', status: 'final', code: { text: 'x' }, issued: '2020-01-01', valueTime: '25:00:00', identifier: [{ system: 'urn:oid:1.2.x' }, { system: 'urn:uuid:ABC' }], referenceRange: [{ text: 'x' }] });
