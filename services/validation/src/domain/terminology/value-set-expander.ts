@@ -126,7 +126,7 @@ function resolveSystemPart(include: ComposeInclude, lookups: ExpanderLookups): C
     set.add({ system, code, version, display: entry.display, designations: entry.designations });
   }
   // A fragment or example code system lists only some of its codes: others are not "not members".
-  if (codeSystem.content !== 'complete') set.markOpen(system, `the code system ${system} is only a ${codeSystem.content}`);
+  if (codeSystem.content !== 'complete') set.markOpen(system, `the code system ${system} is only ${codeSystem.content === 'example' ? 'an example' : `a ${codeSystem.content}`}`);
   return set;
 }
 
