@@ -235,6 +235,14 @@ describe('LocalTerminology: code systems', () => {
     expect(validate(terminology, { coding: { system: 'urn:ietf:bcp:47', code: 'en-US' } }).display).to.equal('English (United States)');
   });
 
+  it('evaluates the UCUM canonical filter (all-time-units, all-distance-units)', () => {
+    const time = 'http://hl7.org/fhir/ValueSet/all-time-units';
+    expect(terminology.resolveValueSet(time)!.codes.complete).to.equal(true);
+    expect(terminology.isMemberOf({ system: 'http://unitsofmeasure.org', code: 'mo' }, time)).to.equal(true);
+    expect(terminology.isMemberOf({ system: 'http://unitsofmeasure.org', code: 'kg' }, time)).to.equal(false);
+    expect(terminology.isMemberOf({ system: 'http://unitsofmeasure.org', code: '[in_i]' }, 'http://hl7.org/fhir/ValueSet/all-distance-units')).to.equal(true);
+  });
+
   it('checks mime types through the mimetypes value set, for a plain code', () => {
     expect(validate(terminology, { valueSet: 'http://hl7.org/fhir/ValueSet/mimetypes', coding: { code: 'application/pdf' } }).valid).to.equal(true);
     expect(validate(terminology, { valueSet: 'http://hl7.org/fhir/ValueSet/mimetypes', coding: { code: 'pdf' } }).valid).to.equal(false);

@@ -2,7 +2,7 @@ import { CodeSystemIndex } from '../code-system-index.js';
 import { ISO_3166_CODES } from './iso-3166.js';
 import { checkLanguageTag, languageTagDisplay, languageTagFilter } from './language-tags.js';
 import { checkMimeType } from './mime-types.js';
-import { checkUcumUnit } from './ucum.js';
+import { checkUcumUnit, ucumFilter } from './ucum.js';
 
 /**
  * Code systems every FHIR validator supports without a CodeSystem resource. Two shapes:
@@ -36,7 +36,7 @@ const GRAMMARS: ReadonlyMap<string, GrammarCodeSystem> = new Map([
     filter: languageTagFilter,
   }],
   [BCP_13, { url: BCP_13, name: 'Mime Types', caseSensitive: false, check: checkMimeType }],
-  [UCUM, { url: UCUM, name: 'Unified Code for Units of Measure (UCUM)', caseSensitive: true, check: checkUcumUnit }],
+  [UCUM, { url: UCUM, name: 'Unified Code for Units of Measure (UCUM)', caseSensitive: true, check: checkUcumUnit, filter: ucumFilter }],
 ]);
 
 let iso3166: CodeSystemIndex | undefined;

@@ -7,7 +7,10 @@ interface UcumValidation {
   msg: string[];
   unit?: { code: string; name: string };
 }
-interface UcumUtils { validateUnitString(unit: string, suggest?: boolean): UcumValidation }
+interface UcumUtils {
+  validateUnitString(unit: string, suggest?: boolean): UcumValidation;
+  convertUnitTo(fromUnit: string, fromValue: number, toUnit: string): { status: 'succeeded' | 'failed' | 'error' };
+}
 
 let utils: UcumUtils | undefined;
 const verdicts = new Map<string, UcumCheck>();
@@ -39,4 +42,29 @@ export function checkUcumUnit(code: string): UcumCheck {
   if (verdicts.size >= MAX_REMEMBERED_VERDICTS) verdicts.clear();
   verdicts.set(code, verdict);
   return verdict;
+}
+
+const commensurability = new Map<string, boolean>();
+
+/**
+ * The `canonical =` filter of UCUM value sets (all-time-units: canonical = a, all-distance-units:
+ * canonical = m): units that convert to the given unit share its canonical form.
+ */
+export function ucumFilter(property: string, op: string, value: string): ((code: string) => boolean) | undefined {
+  if (property !== 'canonical' || op !== '=') return undefined;
+  return (code) => {
+    const key = `${code}\u0000${value}`;
+    let commensurable = commensurability.get(key);
+    if (commensurable === undefined) {
+      utils ??= loadUcum();
+      try {
+        commensurable = checkUcumUnit(code).valid && utils.convertUnitTo(code, 1, value).status === 'succeeded';
+      } catch {
+        commensurable = false;
+      }
+      if (commensurability.size >= MAX_REMEMBERED_VERDICTS) commensurability.clear();
+      commensurability.set(key, commensurable);
+    }
+    return commensurable;
+  };
 }
