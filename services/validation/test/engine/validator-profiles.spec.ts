@@ -89,6 +89,20 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       expect(issuesWith(o, `This element does not match any known slice defined in the profile ${BASE}strict-patient|1.0.0`, 'Patient.identifier[1]'), describe_(o)).to.have.length(1);
     });
 
+    it('open slicing: an element matching no slice is a hint (information), not an error', async () => {
+      const open = profile(BASE + 'open-patient', 'Patient', [
+        { id: 'Patient.identifier', path: 'Patient.identifier', slicing: { discriminator: [{ type: 'value', path: 'system' }], rules: 'open' } },
+        { id: 'Patient.identifier:mrn', path: 'Patient.identifier', sliceName: 'mrn' },
+        { id: 'Patient.identifier:mrn.system', path: 'Patient.identifier.system', fixedUri: 'http://example.org/mrn' },
+      ]);
+      const ov = new Validator(await sourceWith([open]));
+      const o = ov.validate({ resourceType: 'Patient', text: narrative, identifier: [{ system: 'http://other', value: '1' }] }, { profiles: [BASE + 'open-patient'] });
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+      const hint = issuesWith(o, `This element does not match any known slice defined in the profile ${BASE}open-patient|1.0.0`, 'Patient.identifier[0]');
+      expect(hint).to.have.length(1);
+      expect(hint[0].severity).to.equal('information');
+    });
+
     it('slice cardinality: a required slice missing, and a slice over its maximum', () => {
       const missing = v.validate({ ...goodPatient(), identifier: [{ system: 'http://example.org/ssn', value: '2' }] });
       expect(issuesWith(missing, "Slice 'Patient.identifier:mrn': a matching slice is required, but not found", 'Patient'), describe_(missing)).to.have.length(1);

@@ -53,8 +53,8 @@ export class ValidationPool {
   }
 
   /** Validate one resource in whichever worker is free. */
-  async validateOne(resource: unknown, options: { profiles?: string[]; authorization?: string } = {}): Promise<ValidationOutcome> {
-    const [outcome] = await this.validate({ resources: [resource], profiles: options.profiles, authorization: options.authorization });
+  async validateOne(resource: unknown, options: Omit<ValidationTask, 'resources'> = {}): Promise<ValidationOutcome> {
+    const [outcome] = await this.validate({ ...options, resources: [resource] });
     return outcome!;
   }
 

@@ -18,11 +18,12 @@ import { createLogger } from '../../../../../adapters/observability/logger.js';
 import type { CacheType } from '../../../../../adapters/cache/index.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import { createTerminology, createValidateCodeCacheStore, type TerminologySettings } from '../terminology/index.js';
+import { conformanceSource } from '../engine/scoped-source.js';
 import type { CanonicalResource, ConformanceResourceSource } from '../../domain/conformance-resources.js';
 import { DefinitionIndex, type DefinitionIndexState } from '../../domain/engine/definitions/index.js';
-import { LayeredConformanceSource } from '../../domain/engine/layered-source.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
 import { Validator } from '../../domain/engine/validator.js';
+import { scopeKey, type ValidationScope } from '../../domain/flow/validation-scope.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/terminology/terminology-port.js';
 
@@ -55,20 +56,31 @@ export interface ValidationTask {
   profiles?: string[];
   /** Passed on to remote terminology. */
   authorization?: string;
+  /** The facility's validation scope; absent = every artifact. */
+  scope?: ValidationScope;
 }
 
-let validator: Promise<Validator> | undefined;
+let base: Promise<{ index: DefinitionIndex; resources: CanonicalResource[]; data: WorkerSetup }> | undefined;
+/** One validator per scope content ('' = unscoped), built on first use. */
+const validators = new Map<string, Promise<Validator>>();
 
-function setup(): Promise<Validator> {
-  validator ??= (async () => {
-    const data = (workerData ?? {}) as WorkerSetup;
-    const index = data.state
-      ? DefinitionIndex.fromState(data.state)
-      : (await loadDefinitions({ packages: data.packages ?? [], cacheDir: data.cacheDir })).index;
-    const resources = (data.resources ?? []) as CanonicalResource[];
-    const source: ConformanceResourceSource = resources.length > 0 ? new LayeredConformanceSource(resources, index) : index;
-    return new Validator(source, await terminologyFor(source, data));
-  })();
+function validatorFor(scope: ValidationScope | undefined): Promise<Validator> {
+  const key = scope ? scopeKey(scope) : '';
+  let validator = validators.get(key);
+  if (!validator) {
+    base ??= (async () => {
+      const data = (workerData ?? {}) as WorkerSetup;
+      const index = data.state
+        ? DefinitionIndex.fromState(data.state)
+        : (await loadDefinitions({ packages: data.packages ?? [], cacheDir: data.cacheDir })).index;
+      return { index, resources: (data.resources ?? []) as CanonicalResource[], data };
+    })();
+    validator = base.then(async ({ index, resources, data }) => {
+      const source = conformanceSource(index, resources, scope);
+      return new Validator(source, await terminologyFor(source, data));
+    });
+    validators.set(key, validator);
+  }
   return validator;
 }
 
@@ -83,7 +95,7 @@ async function terminologyFor(source: ConformanceResourceSource, data: WorkerSet
 }
 
 export default async function validateTask(task: ValidationTask): Promise<ValidationOutcome[]> {
-  const v = await setup();
+  const v = await validatorFor(task.scope);
   const out: ValidationOutcome[] = [];
   for (const r of task.resources) out.push(await v.validateAsync(r, { profiles: task.profiles, authorization: task.authorization }));
   return out;

@@ -1039,6 +1039,8 @@ export class Validator {
       else {
         unmatchedSeen = i;
         if (slicing.rules === 'closed') this.report(run, 'error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${itemPath}: Does not match any slice`], itemPath, at);
+        // as the HL7 validator: a hint, so that category rules can see it
+        else if (!indexes) this.report(run, 'information', 'SLICE_UNMATCHED_OPEN', [plan.label], itemPath, at);
       }
     }
     for (const slice of el.slices) {
