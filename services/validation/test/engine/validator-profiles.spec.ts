@@ -278,7 +278,7 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       ]));
       expect(issuesWith(o, "The fullUrl must be an absolute URL (not 'Patient/1')", 'Bundle.entry[0]')).to.have.length(1);
       expect(issuesWith(o, 'must end with the correct type and id (/Patient/3)', 'Bundle.entry[1]')).to.have.length(1);
-      expect(issuesWith(o, "Duplicate id value 'Patient/4'", 'Bundle.entry[3]')).to.have.length(1);
+      expect(issuesWith(o, "Duplicate id value '4'", 'Bundle.entry[3]')).to.have.length(1);
     });
 
     it('resolves references inside the Bundle and checks the target type', () => {

@@ -172,6 +172,14 @@ describe('engine: structural validation against R4 core', function () {
       expect(issuesWith(bad, 'Rule dom-3', 'Patient')).to.have.length(1);
     });
 
+    it('contained resources need distinct ids', () => {
+      const org = (id: string) => ({ resourceType: 'Organization', id, name: id });
+      const ok = v.validate(patient({ contained: [org('a'), org('b')], managingOrganization: { reference: '#a' }, generalPractitioner: [{ reference: '#b' }] }));
+      expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+      const bad = v.validate(patient({ contained: [org('a'), org('a')], managingOrganization: { reference: '#a' } }));
+      expect(issuesWith(bad, "Duplicate id value 'a'", 'Patient.contained[1]')).to.have.length(1);
+    });
+
     it('reports ele-1 for an element with no content', () => {
       const o = v.validate(patient({ maritalStatus: {} }));
       expect(issuesWith(o, 'Rule ele-1', 'Patient.maritalStatus')).to.have.length(1);

@@ -238,6 +238,7 @@ export class Validator {
     }
     if (structural) {
       if (rt === 'Bundle') this.checkBundle(run, res, resPath, scope);
+      if (Array.isArray(res.contained) && res.contained.length > 1) this.checkContainedIds(run, res.contained, resPath);
       this.walkObject(run, res, basePlan.root, basePlan.root.ownChildren!, resPath, scope, 'structural', basePlan);
       if (typeof res.id === 'string') {
         for (const p of checkResourceId(res.id)) this.report(run, p.severity, p.id, p.args, `${resPath}.id`, this.propPos(run, res, 'id'));
@@ -278,6 +279,16 @@ export class Validator {
     } catch {
       return undefined;
     }
+  }
+
+  /** Contained resources are told apart by id: two with one id are an error. */
+  private checkContainedIds(run: Run, contained: unknown[], resPath: string): void {
+    const seen = new Set<string>();
+    contained.forEach((c, i) => {
+      if (!isObject(c) || typeof c.id !== 'string') return;
+      if (seen.has(c.id)) this.report(run, 'error', 'BUNDLE_DUPLICATE_ID', [c.id], `${resPath}.contained[${i}]`, this.itemPos(run, contained, i));
+      seen.add(c.id);
+    });
   }
 
   /** A differential-only profile is checked against its base, as snapshot generation would. */
@@ -1003,7 +1014,7 @@ export class Validator {
         const key = `${typeof fullUrl === 'string' ? fullUrl : ''}|${res.resourceType}/${res.id}`;
         const meta = isObject(res.meta) ? res.meta.versionId : undefined;
         const k = key + '|' + String(meta ?? '');
-        if (seenIds.has(k)) this.report(run, 'error', 'BUNDLE_DUPLICATE_ID', [`${res.resourceType}/${res.id}`], entryPath, at);
+        if (seenIds.has(k)) this.report(run, 'error', 'BUNDLE_DUPLICATE_ID', [res.id], entryPath, at);
         else seenIds.set(k, i);
       }
     });
