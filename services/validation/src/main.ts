@@ -9,7 +9,7 @@ import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-
 import { PgArtifactRepository } from './adapters/persistence/artifact-repository.js';
 import { HttpReportService } from './adapters/report-service/http-report-service.js';
 import type { CachedValidateCode, ValidateCodeCacheStore } from './adapters/terminology/index.js';
-import { PgFlowStore, ValidationFlow, validationFlowEntities, validationFlowMigrations } from './application/validation-flow/index.js';
+import { PgFacilityScopes, PgFlowStore, ValidationFlow, validationFlowEntities, validationFlowMigrations } from './application/validation-flow/index.js';
 import { validationSchema } from './config.js';
 
 /**
@@ -78,6 +78,7 @@ const flow = new ValidationFlow({
     serviceToken: config.reportServiceToken, logger: runtime.logger,
   }),
   validator: engine,
+  scopes: new PgFacilityScopes(runtime.db.orm),
   categories: api.categories,
   store: new PgFlowStore(runtime.db.orm),
   completion: { subject: completion.subject, schemaVersion: completion.version },

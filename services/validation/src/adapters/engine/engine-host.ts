@@ -16,14 +16,15 @@ import os from 'node:os';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../../../../adapters/observability/logger.js';
 import type { ArtifactRepository } from '../../domain/artifacts/artifact-repository.js';
-import type { ConformanceResourceSource } from '../../domain/conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../../domain/conformance-resources.js';
 import { DefinitionIndex } from '../../domain/engine/definitions/index.js';
-import { LayeredConformanceSource } from '../../domain/engine/layered-source.js';
 import { Validator } from '../../domain/engine/validator.js';
+import { scopeKey, type ValidationScope } from '../../domain/flow/validation-scope.js';
 import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../../domain/ports/resource-validator.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import { createTerminology, type CachedValidateCode, type TerminologySettings, type ValidateCodeCacheStore } from '../terminology/index.js';
 import { ValidationPool, type WorkerCacheSettings } from '../worker-pool/validation-pool.js';
+import { conformanceSource } from './scoped-source.js';
 import { readStoredArtifacts } from './stored-artifacts.js';
 
 export interface EngineHostOptions {
@@ -42,11 +43,20 @@ export interface EngineHostOptions {
   readonly logLevel?: string;
 }
 
+/** The port's options plus the facility's validation scope (issue 6 item 7). */
+export interface EngineValidateOptions extends ValidateOptions {
+  /** Only these packages/resources apply (absent: every artifact). */
+  readonly scope?: ValidationScope;
+}
+
 export interface EngineGeneration {
   readonly number: number;
   readonly index: DefinitionIndex;
   readonly source: ConformanceResourceSource;
   readonly validator: Validator;
+  readonly looseResources: readonly CanonicalResource[];
+  /** Validators of the scopes met so far in this thread, by scope content. */
+  readonly scoped: Map<string, Validator>;
   readonly pool?: ValidationPool;
   readonly builtAt: Date;
   readonly packages: number;
@@ -95,14 +105,31 @@ export class EngineHost implements ResourceValidator {
     return run;
   }
 
-  async validate(resource: Record<string, unknown>, options: ValidateOptions = {}): Promise<OperationOutcome> {
+  async validate(resource: Record<string, unknown>, options: EngineValidateOptions = {}): Promise<OperationOutcome> {
     const generation = this.current;
     if (!generation) throw new Error('The validation engine is not started yet');
     const profiles = options.profiles ? [...options.profiles] : undefined;
     const outcome = generation.pool
-      ? await generation.pool.validateOne(resource, { profiles, authorization: options.authorization })
-      : await generation.validator.validateAsync(resource, { profiles, authorization: options.authorization });
+      ? await generation.pool.validateOne(resource, { profiles, authorization: options.authorization, scope: options.scope })
+      : await this.validatorIn(generation, options.scope).validateAsync(resource, { profiles, authorization: options.authorization });
     return outcome as unknown as OperationOutcome;
+  }
+
+  private validatorIn(generation: EngineGeneration, scope: ValidationScope | undefined): Validator {
+    if (!scope) return generation.validator;
+    const key = scopeKey(scope);
+    let validator = generation.scoped.get(key);
+    if (!validator) {
+      const source = conformanceSource(generation.index, generation.looseResources, scope);
+      validator = new Validator(source, this.terminologyFor(source));
+      generation.scoped.set(key, validator);
+    }
+    return validator;
+  }
+
+  private terminologyFor(source: ConformanceResourceSource) {
+    const { logger, terminology, terminologyCache, registry } = this.options;
+    return createTerminology({ source, settings: terminology, cacheStore: terminologyCache, logger, registry }).terminology;
   }
 
   /** Stops the workers (shutdown): waits for retiring pools, then destroys the current one. */
@@ -124,10 +151,8 @@ export class EngineHost implements ResourceValidator {
       for (const failure of loaded.failures) logger.error({ err: failure.error }, 'a stored package could not be read; validating without it');
       if (inputs.unreadable.length > 0) logger.error({ artifacts: inputs.unreadable }, 'stored RESOURCE artifacts are not readable FHIR JSON; skipped');
       const index = loaded.index;
-      const source: ConformanceResourceSource = inputs.resources.length > 0 ? new LayeredConformanceSource(inputs.resources, index) : index;
-      const terminology = createTerminology({
-        source, settings: this.options.terminology, cacheStore: this.options.terminologyCache, logger, registry: this.options.registry,
-      }).terminology;
+      const source = conformanceSource(index, inputs.resources);
+      const terminology = this.terminologyFor(source);
       const pool = this.workerThreads > 0
         ? ValidationPool.create({
           threads: this.workerThreads,
@@ -140,6 +165,7 @@ export class EngineHost implements ResourceValidator {
         : undefined;
       generation = {
         number: ++this.generations, index, source, validator: new Validator(source, terminology), pool,
+        looseResources: inputs.resources, scoped: new Map(),
         builtAt: new Date(), packages: inputs.packageFiles.length - loaded.failures.length, resources: inputs.resources.length,
       };
       if (pool) await this.warmUp(pool);

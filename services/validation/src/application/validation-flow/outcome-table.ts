@@ -6,6 +6,7 @@
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { Migration } from '@mikro-orm/migrations';
+import { CreateValidationConfigurationTables, FacilityValidationConfigurationEntity, ValidationConfigurationEntity } from './facility-scopes.js';
 
 export const VALIDATION_OUTCOME_TABLE = 'validation_outcome';
 
@@ -59,5 +60,8 @@ export class CreateValidationOutcomeTable extends Migration {
   }
 }
 
-export const validationFlowEntities = [ValidationOutcomeEntity];
-export const validationFlowMigrations = [{ name: 'Migration20261122060000_validation_outcome', class: CreateValidationOutcomeTable }];
+export const validationFlowEntities = [ValidationOutcomeEntity, ValidationConfigurationEntity, FacilityValidationConfigurationEntity];
+export const validationFlowMigrations = [
+  { name: 'Migration20261122060000_validation_outcome', class: CreateValidationOutcomeTable },
+  { name: 'Migration20261122061000_validation_configuration', class: CreateValidationConfigurationTables },
+];

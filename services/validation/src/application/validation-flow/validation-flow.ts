@@ -18,9 +18,9 @@ import { UNCATEGORIZED_ID } from '../../domain/categorization/category.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
 import {
   aggregateEntryOutcomes, submissionBundle, SubmissionFormatError, unobtainableOutcome,
-  type AggregatedOutcome, type SubmissionKey, type SubmissionSource,
+  type AggregatedOutcome, type FacilityScopes, type SubmissionKey, type SubmissionSource, type ValidationScope,
 } from '../../domain/flow/index.js';
-import type { ResourceValidator } from '../../domain/ports/resource-validator.js';
+import type { OperationOutcome } from '../../domain/ports/resource-validator.js';
 import { issuesFromOperationOutcome } from '../../domain/results/validation-issue.js';
 import type { CommitResult, FlowRecord, OutcomeCounts } from './flow-store.js';
 
@@ -45,9 +45,16 @@ export interface FlowStore {
   commit(record: FlowRecord): Promise<CommitResult>;
 }
 
+/** The engine as the flow uses it: one resource at a time, optionally within a facility's scope. */
+export interface ScopedResourceValidator {
+  validate(resource: Record<string, unknown>, options?: { scope?: ValidationScope }): Promise<OperationOutcome>;
+}
+
 export interface ValidationFlowDependencies {
   readonly source: SubmissionSource;
-  readonly validator: ResourceValidator;
+  readonly validator: ScopedResourceValidator;
+  /** Per-facility validation scope; absent = every facility validates against all artifacts. */
+  readonly scopes?: FacilityScopes;
   readonly categories: { currentCategorizer(): Promise<Categorizer> };
   readonly store: FlowStore;
   /** ValidationComplete's subject and contract version (from the catalog). */
@@ -107,7 +114,8 @@ export class ValidationFlow {
       }
       if (bundle) {
         resourceCount = bundle.entry.length;
-        outcome = await this.validateEntries(bundle.entry.map((e) => e.resource), ctx);
+        const scope = await this.deps.scopes?.scopeOf(key.facilityId);
+        outcome = await this.validateEntries(bundle.entry.map((e) => e.resource), ctx, scope);
       }
     }
     outcome ??= unobtainableOutcome('The patient submission could not be read', 'invalid');
@@ -164,10 +172,10 @@ export class ValidationFlow {
   }
 
   /** Step (3): every entry on its own, all at once (the pool queues them), with progress acks. */
-  private async validateEntries(resources: Record<string, unknown>[], ctx: FlowContext): Promise<AggregatedOutcome> {
+  private async validateEntries(resources: Record<string, unknown>[], ctx: FlowContext, scope: ValidationScope | undefined): Promise<AggregatedOutcome> {
     const timer = ctx.working ? setInterval(() => ctx.working?.(), this.deps.progressIntervalMs ?? 10_000) : undefined;
     try {
-      const outcomes = await Promise.all(resources.map((resource) => this.deps.validator.validate(resource)));
+      const outcomes = await Promise.all(resources.map((resource) => this.deps.validator.validate(resource, scope ? { scope } : undefined)));
       return aggregateEntryOutcomes(outcomes.map((outcome, index) => ({
         index, resource: resources[index] as Record<string, unknown> & { resourceType: string }, outcome,
       })));

@@ -5,3 +5,4 @@
 export * from './submission.js';
 export * from './submission-bundle.js';
 export * from './entry-outcome.js';
+export * from './validation-scope.js';

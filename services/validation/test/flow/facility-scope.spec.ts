@@ -1,0 +1,114 @@
+/**
+ * Per-facility validation scope (issue 6 item 7): two versions of the same IG are stored, two
+ * facilities are assigned one each, and each facility's submissions are validated against its own
+ * version, in the same engine host (worker pool) at the same time.
+ */
+import { expect } from 'chai';
+import { OpenApiBuilder } from '../../../../adapters/http/index.js';
+import { silentLogger } from '../../../../adapters/observability/logger.js';
+import type { Database } from '../../../../adapters/persistence/index.js';
+import { EngineHost } from '../../src/adapters/engine/index.js';
+import { loadDefinitions } from '../../src/adapters/fhir-definitions/definition-cache.js';
+import { createValidationApiModule, type ValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
+import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
+import { PgFacilityScopes, PgFlowStore, ValidationFlow } from '../../src/application/validation-flow/index.js';
+import { ValidationScopeError, type SubmissionSource } from '../../src/domain/flow/index.js';
+import { packageEntries, tgz } from '../definitions/support/tar-writer.js';
+import { dropDatabase, openFlowDatabase, uniqueSuffix } from './support/flow-harness.js';
+
+const PROFILE = 'http://example.org/fhir/StructureDefinition/scoped-patient';
+const IG = 'example.scoped.ig';
+
+/** A Patient profile of the IG version `version` that makes `element` required. */
+function igPackage(version: string, element: string, corePatient: Record<string, any>): Buffer {
+  const snapshot = structuredClone(corePatient.snapshot) as { element: { path: string; min?: number }[] };
+  snapshot.element.find((e) => e.path === element)!.min = 1;
+  const profile = {
+    resourceType: 'StructureDefinition', id: 'scoped-patient', url: PROFILE, version, name: 'ScopedPatient', status: 'active',
+    fhirVersion: '4.0.1', kind: 'resource', abstract: false, type: 'Patient', derivation: 'constraint',
+    baseDefinition: 'http://hl7.org/fhir/StructureDefinition/Patient',
+    differential: { element: [{ id: element, path: element, min: 1 }] }, snapshot,
+  };
+  return tgz(packageEntries({ name: IG, version, fhirVersions: ['4.0.1'], dependencies: { 'hl7.fhir.r4.core': '4.0.1' } }, [profile]));
+}
+
+describe('validation flow: per-facility validation scope (two versions of one IG in one service)', function () {
+  this.timeout(120_000);
+  const logger = silentLogger();
+  const dbName = `test_h7flow_scope_${uniqueSuffix()}`;
+  let db: Database;
+  let engine: EngineHost;
+  let api: ValidationApiModule;
+  let scopes: PgFacilityScopes;
+  let flow: ValidationFlow;
+
+  before(async () => {
+    db = await openFlowDatabase(dbName);
+    engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: 2, terminology: {}, logger });
+    await engine.start();
+    api = createValidationApiModule({
+      orm: db.orm, openApi: new OpenApiBuilder({ title: 't', version: '1' }), validator: engine,
+      artifactListener: { artifactsChanged: async () => void (await engine.reload()) },
+    });
+    await api.categories.initialize();
+    const corePatient = (await loadDefinitions({})).index.structureDefinition('http://hl7.org/fhir/StructureDefinition/Patient') as Record<string, any>;
+    await api.artifacts.save('PACKAGE', `${IG}-1.0.0`, igPackage('1.0.0', 'Patient.birthDate', corePatient));
+    await api.artifacts.save('PACKAGE', `${IG}-2.0.0`, igPackage('2.0.0', 'Patient.gender', corePatient));
+    scopes = new PgFacilityScopes(db.orm, 0);
+    const submission = {
+      resourceType: 'MeasureReport', id: 'mr', status: 'complete', type: 'individual', measure: 'http://example.org/Measure/m',
+      period: { start: '2026-01-01', end: '2026-01-31' },
+      contained: [{ resourceType: 'Patient', id: 'p1', meta: { profile: [PROFILE] } }],
+    };
+    const source: SubmissionSource = { fetch: async () => ({ kind: 'found', body: submission }) };
+    flow = new ValidationFlow({
+      source, validator: engine, categories: api.categories, scopes, store: new PgFlowStore(db.orm),
+      completion: { subject: 'h7.scope.test.validation-complete.v1', schemaVersion: '1.0.0' },
+    });
+  });
+  after(async () => {
+    await engine?.close();
+    await db?.close();
+    await dropDatabase(dbName);
+  });
+
+  const messagesFor = async (facilityId: string) => {
+    const result = await flow.handle({ schemaVersion: '1.0.0', facilityId, reportTrackingId: 'r1', patientId: 'p1', reportTypes: [] });
+    return result.outcome.issue.map((i) => String((i.details as { text?: string }).text));
+  };
+  const requires = (messages: string[], element: string, version: string) =>
+    messages.some((m) => m.startsWith(`${element}: minimum required = 1, but only found 0 (from ${PROFILE}|${version})`));
+
+  it('each facility validates against the IG version of its configuration, concurrently', async () => {
+    await scopes.saveConfiguration({ name: 'ig-v1', packages: [{ name: IG, version: '1.0.0' }] });
+    await scopes.saveConfiguration({ name: 'ig-v2', packages: [{ name: IG, version: '2.0.0' }] });
+    await scopes.assign('fac-a', 'ig-v1');
+    await scopes.assign('fac-b', 'ig-v2');
+
+    const [a, b] = await Promise.all([messagesFor('fac-a'), messagesFor('fac-b')]);
+    expect(requires(a, 'Patient.birthDate', '1.0.0'), 'facility A: version 1.0.0').to.equal(true);
+    expect(requires(a, 'Patient.gender', '2.0.0')).to.equal(false);
+    expect(requires(b, 'Patient.gender', '2.0.0'), 'facility B: version 2.0.0').to.equal(true);
+    expect(requires(b, 'Patient.birthDate', '1.0.0')).to.equal(false);
+  });
+
+  it('a facility without a configuration validates against all artifacts (the latest version wins)', async () => {
+    const c = await messagesFor('fac-unassigned');
+    expect(requires(c, 'Patient.gender', '2.0.0')).to.equal(true);
+  });
+
+  it('an exclusive configuration without the IG hides it; unassigning goes back to all artifacts', async () => {
+    await scopes.saveConfiguration({ name: 'core-only', packages: [] });
+    await scopes.assign('fac-a', 'core-only');
+    const hidden = await messagesFor('fac-a');
+    expect(requires(hidden, 'Patient.birthDate', '1.0.0') || requires(hidden, 'Patient.gender', '2.0.0')).to.equal(false);
+    await scopes.assign('fac-a', undefined);
+    expect(requires(await messagesFor('fac-a'), 'Patient.gender', '2.0.0')).to.equal(true);
+  });
+
+  it('configurations are checked: the bad field is named', async () => {
+    const error = await scopes.saveConfiguration({ name: 'x', packages: [{ name: IG }] }).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(ValidationScopeError).and.to.have.property('field', 'packages[0]');
+    expect((await scopes.listConfigurations()).map((s) => s.name)).to.deep.equal(['core-only', 'ig-v1', 'ig-v2']);
+  });
+});
