@@ -27,7 +27,7 @@ describe('engine: structural validation against R4 core', function () {
     it('reports a syntax error as fatal with line and column, never throwing', () => {
       const o = v.validate('{\n  "resourceType": "Patient",\n  "id": "p1" #\n}');
       const fatal = o.issue.find((i) => i.severity === 'fatal')!;
-      expect(fatal.details.text).to.match(/^Error parsing JSON: Unexpected content '#'/);
+      expect(fatal.details.text).to.match(/^Error parsing JSON: Error parsing JSON source: Unexpected content '#'/);
       expect(fatal.extension?.find((e) => e.url === EXT_LINE)?.valueInteger).to.equal(3);
       expect(fatal.extension?.find((e) => e.url === EXT_COL)?.valueInteger).to.equal(14);
     });

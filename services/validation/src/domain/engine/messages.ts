@@ -20,6 +20,7 @@ export const MESSAGES = {
   DUPLICATE_JSON_PROPERTY: { text: 'The JSON property \'{0}\' is a duplicate and will be ignored', code: 'invalid' },
   JSON_TOO_DEEP: { text: '{0}', code: 'too-costly' },
   JSON_TOO_LARGE: { text: '{0}', code: 'too-costly' },
+  PRIMITIVE_PROPERTY_INVALID: { text: 'The property \'{0}\' is invalid', code: 'structure' },
   UNRECOGNISED_PROPERTY: { text: 'Unrecognized property \'{0}\'', code: 'structure' },
   JSON_PROPERTY_NO_ARRAY: { text: 'The property {0} must be a JSON Array, not {1} (at {2})', code: 'structure' },
   JSON_PROPERTY_VALUE_NOT_ARRAY: { text: 'This property must be {0}, not an Array (at {1})', code: 'structure' },
@@ -91,6 +92,8 @@ export const MESSAGES = {
   FIXED_MISSING: { text: 'Missing element \'{0}\' - required by fixed value assigned in profile {1}', code: 'value' },
   PATTERN_MISMATCH: { text: 'The value does not match the pattern required by the profile {1}: expected {0}', code: 'value' },
   PATTERN_VALUE: { text: 'Value is \'{0}\' but is expected to be \'{1}\' (pattern in profile {2})', code: 'value' },
+  MIN_VALUE_UCUM: { text: 'The value in the instance ({0}) is less than the specified minValue ({1}) after UCUM conversion', code: 'value' },
+  MAX_VALUE_UCUM: { text: 'The value in the instance ({0}) is greater than the specified maxValue ({1}) after UCUM conversion', code: 'value' },
   MIN_VALUE: { text: 'The value in the instance ({0}) is less than the specified minimum value ({1})', code: 'value' },
   MAX_VALUE: { text: 'The value in the instance ({0}) is greater than the specified maximum value ({1})', code: 'value' },
 
@@ -163,7 +166,7 @@ export const MESSAGES = {
   MR_STRATIFIER_NO_MATCH: { text: 'Group should have a code that matches the group stratifier definition in the measure', code: 'business-rule' },
   MR_STRATIFIER_MISSING: { text: 'The MeasureReport does not include a stratifier for the stratifier with code \'{0}\' (id = \'{1}\')', code: 'business-rule' },
   CAPABILITY_SEARCH_TYPE: { text: 'Type mismatch - SearchParameter \'{0}\' type is {1}, but type here is {2}', code: 'business-rule' },
-  SEARCH_EXPRESSION_TYPE: { text: 'Error in search expression \'{0}\': The name \'{1}\' is not valid for any of the possible types: [{2}]', code: 'business-rule' },
+  SEARCH_EXPRESSION_TYPE: { text: 'Error in search expression \'{0}\': Error evaluating FHIRPath expression: The name \'{1}\' is not valid for any of the possible types: [{2}]', code: 'business-rule' },
   SEARCH_BASE_NOT_IN_PARENT: { text: 'The resource type {0} is not listed as a base in the SearchParameter this is derived from ({1})', code: 'business-rule' },
   MEASURE_COHORT_SCORE: { text: 'No measureScore when the scoring of the message is \'{0}\'', code: 'value' },
 

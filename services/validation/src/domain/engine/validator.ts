@@ -183,7 +183,7 @@ export class Validator {
       case 'duplicate-property': return this.report(run, 'error', 'DUPLICATE_JSON_PROPERTY', [pi.path[pi.path.length - 1]], path, at);
       case 'too-deep': return this.report(run, 'fatal', 'JSON_TOO_DEEP', [pi.message], '', at);
       case 'too-large': return this.report(run, 'fatal', 'JSON_TOO_LARGE', [pi.message], '', at);
-      default: return this.report(run, 'fatal', 'JSON_PARSE_ERROR', [`${pi.message} (line ${pi.line}, column ${pi.col})`], '', at);
+      default: return this.report(run, 'fatal', 'JSON_PARSE_ERROR', [`Error parsing JSON source: ${pi.message} (line ${pi.line}, column ${pi.col})`], '', at);
     }
   }
 
@@ -451,7 +451,7 @@ export class Validator {
       }
       const hit = children.byJsonName.get(lookupKey);
       if (!hit) {
-        const choice = this.unknownProperty(run, obj, key, lookupKey, children, path, mode, plan);
+        const choice = this.unknownProperty(run, obj, key, lookupKey, children, path, mode, plan, el);
         if (choice) (presentInvalid ??= new Set()).add(choice);
         continue;
       }
@@ -487,7 +487,7 @@ export class Validator {
   }
 
   /** Reports an unknown property; returns the choice element when it is a choice with a type not allowed. */
-  private unknownProperty(run: Run, obj: Record<string, unknown>, key: string, lookupKey: string, children: ChildIndex, path: string, mode: Mode, plan: StructurePlan): ElementPlan | undefined {
+  private unknownProperty(run: Run, obj: Record<string, unknown>, key: string, lookupKey: string, children: ChildIndex, path: string, mode: Mode, plan: StructurePlan, el: ElementPlan): ElementPlan | undefined {
     for (const c of children.choices) {
       if (lookupKey.length > c.name.length && lookupKey.startsWith(c.name) && lookupKey.charCodeAt(c.name.length) >= 65 && lookupKey.charCodeAt(c.name.length) <= 90) {
         const typeName = lookupKey.slice(c.name.length);
@@ -503,7 +503,10 @@ export class Validator {
         return c;
       }
     }
-    if (mode === 'structural') this.report(run, 'error', 'UNRECOGNISED_PROPERTY', [key], path, this.propPos(run, obj, key));
+    if (mode !== 'structural') return undefined;
+    // inside the `_x` companion of a primitive the HL7 wording differs
+    const inCompanion = el.types.length > 0 && PRIMITIVE_TYPES.has(el.types[0].code) && el !== plan.root;
+    this.report(run, 'error', inCompanion ? 'PRIMITIVE_PROPERTY_INVALID' : 'UNRECOGNISED_PROPERTY', [key], path, this.propPos(run, obj, key));
     return undefined;
   }
 
@@ -783,8 +786,10 @@ export class Validator {
     if (typeof value !== 'number') return;
     const describe = (q: any) => `${q.value}${q.unit ?? q.code ? ' ' + (q.unit ?? q.code) : ''}`;
     // the instance value in the limit's units (UCUM conversion when both are UCUM coded)
+    let converted = false;
     const inUnitsOf = (q: any): number | undefined => {
       if ((q.code ?? q.unit) === (v.code ?? v.unit)) return value;
+      converted = true;
       if (q.system === 'http://unitsofmeasure.org' && v.system === 'http://unitsofmeasure.org' && typeof q.code === 'string' && typeof v.code === 'string') {
         return ucumConverter.convert(value, v.code, q.code);
       }
@@ -793,12 +798,12 @@ export class Validator {
     const min = el.minValue?.value as any;
     if (min && typeof min.value === 'number') {
       const x = inUnitsOf(min);
-      if (x !== undefined && x < min.value) this.report(run, 'error', 'MIN_VALUE', [describe(v), describe(min)], path, at);
+      if (x !== undefined && x < min.value) this.report(run, 'error', converted ? 'MIN_VALUE_UCUM' : 'MIN_VALUE', [describe(v), describe(min)], path, at);
     }
     const max = el.maxValue?.value as any;
     if (max && typeof max.value === 'number') {
       const x = inUnitsOf(max);
-      if (x !== undefined && x > max.value) this.report(run, 'error', 'MAX_VALUE', [describe(v), describe(max)], path, at);
+      if (x !== undefined && x > max.value) this.report(run, 'error', converted ? 'MAX_VALUE_UCUM' : 'MAX_VALUE', [describe(v), describe(max)], path, at);
     }
   }
 

@@ -162,14 +162,15 @@ function checkQuantity(v: Obj, limit: unknown, which: 'minimum' | 'maximum', pat
   const formal = (q: Obj) => q.system === 'http://unitsofmeasure.org' && typeof q.code === 'string';
   const below = which === 'minimum';
   if (!formal(v) || !formal(limit)) {
-    problems.push({ id: below ? 'QR_QTY_MIN_NO_UNITS' : 'QR_QTY_MAX_NO_UNITS', args: [quantityText(v, false), quantityText(limit, false)], path, severity: 'error' });
+    // (the HL7 wording names the limit first here)
+    problems.push({ id: below ? 'QR_QTY_MIN_NO_UNITS' : 'QR_QTY_MAX_NO_UNITS', args: [quantityText(limit, false), quantityText(v, false)], path, severity: 'error' });
     return;
   }
   let value = v.value;
   if (v.code !== limit.code) {
     const converted = units?.convert(v.value, String(v.code), String(limit.code));
     if (converted === undefined) {
-      problems.push({ id: below ? 'QR_QTY_MIN_INCOMPATIBLE' : 'QR_QTY_MAX_INCOMPATIBLE', args: [quantityText(v, true), quantityText(limit, true)], path, severity: 'error' });
+      problems.push({ id: below ? 'QR_QTY_MIN_INCOMPATIBLE' : 'QR_QTY_MAX_INCOMPATIBLE', args: [quantityText(limit, true), quantityText(v, true)], path, severity: 'error' });
       return;
     }
     value = converted;
