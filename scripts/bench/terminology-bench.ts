@@ -443,23 +443,37 @@ async function engineOnSample(): Promise<void> {
   console.log('  strength     checked locally   cannot check   "Can\'t find value set"');
   for (const [strength, row] of counts) console.log(`  ${strength.padEnd(12)} ${String(row.local).padStart(8)}        ${String(row.cannotCheck).padStart(8)}       ${String(row.notFound).padStart(8)}`);
   current = localOnly.terminology;
-  await measure('local only (no server), warm', localOnly, true);
   await measure('cache none', await wire('none'));
   const memory = await wire('memory');
   await measure('cache memory, cold', memory);
-  await measure('cache memory, warm', memory, true);
   const memoryNear = await wire('memory', true);
   await measure('memory + near cache (default), cold', memoryNear);
-  await measure('memory + near cache (default), warm', memoryNear, true);
   const distributed = await wire('distributed');
   await measure('cache distributed, cold', distributed);
-  await measure('cache distributed, warm', distributed, true);
   const near = await wire('distributed', true);
   await measure('distributed + near (default), 2nd instance', near);
-  await measure('distributed + near (default), warm', near, true);
-  // The machine may be shared: the local baseline again at the end, the better of the two counts.
-  await measure('local only (no server), warm, again', localOnly, true);
-  rows[0]![1] = Math.min(rows[0]![1], rows.pop()![1]);
+  // Warm runs interleaved (one pass of each per round, best of 7), so a change of load on a
+  // shared machine hits every configuration alike.
+  const warm: Array<[string, TerminologyWiring]> = [
+    ['local only (no server), warm', localOnly], ['cache memory, warm', memory], ['memory + near cache (default), warm', memoryNear],
+    ['cache distributed, warm', distributed], ['distributed + near (default), warm', near],
+  ];
+  const best = new Map<string, { ms: number; issues: number; calls: number }>();
+  for (let round = 0; round < 7; round++) {
+    for (const [label, wiring] of warm) {
+      current = wiring.terminology;
+      const before = server.calls();
+      const result = await pass();
+      const seen = best.get(label);
+      const calls = (seen?.calls ?? 0) + server.calls() - before;
+      best.set(label, { ms: Math.min(seen?.ms ?? Infinity, result.ms), issues: result.issues, calls });
+    }
+  }
+  for (const [label] of warm) {
+    const { ms, issues, calls } = best.get(label)!;
+    if (label.startsWith('local')) rows.unshift([label, ms, calls, issues]);
+    else rows.push([label, ms, calls, issues]);
+  }
   console.log(`\nWhole engine on the NHSN sample (${sample.length} resources validated one by one, terminology server latency ${LATENCY_MS} ms):`);
   const base = rows[0]![1];
   for (const [label, ms, calls, issues] of rows) {
