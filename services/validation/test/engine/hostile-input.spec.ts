@@ -90,4 +90,17 @@ describe('engine: hostile input', function () {
       expect(() => v.validate(cut)).to.not.throw();
     }
   });
+
+  it('every core resource definition and profile validates sparse and odd resources without throwing', async () => {
+    const source = await coreSource();
+    let count = 0;
+    for (const sd of source.all('StructureDefinition') as Iterable<Record<string, any>>) {
+      if (sd.kind !== 'resource' || typeof sd.url !== 'string' || sd.abstract === true) continue;
+      const odd = { resourceType: sd.type, id: 'x', meta: { profile: [sd.url] }, extension: [{ url: 'http://x' }], contained: [{ resourceType: 'Patient', id: 'c' }], text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' } };
+      expect(() => v.validate({ resourceType: sd.type }, { profiles: [sd.url] })).to.not.throw();
+      expect(() => v.validate(odd)).to.not.throw();
+      count++;
+    }
+    expect(count).to.be.greaterThan(140);
+  });
 });

@@ -288,6 +288,7 @@ export function indexChild(idx: ChildIndex, el: ElementPlan): void {
     idx.choices.push(el);
     for (const t of el.types) {
       const code = t.code;
+      if (!code) continue;
       idx.byJsonName.set(el.name + code[0].toUpperCase() + code.slice(1), { element: el, type: code });
     }
   } else {
