@@ -47,6 +47,9 @@ describe('LocalTerminology: R4 core value sets', () => {
     const result = validate(terminology, { coding: { system: 'http://terminology.hl7.org/CodeSystem/v2-0131', code: 'c' } });
     expect(result.valid).to.equal(true);
     expect(result.display).to.equal('Emergency Contact');
+    // ... with HL7's hint that the case differs.
+    expect(result.issues.map((i) => [i.severity, i.text])).to.deep.equal([['information',
+      "The code 'c' differs from the correct code 'C' by case. Although the code system 'http://terminology.hl7.org/CodeSystem/v2-0131' is case insensitive, implementers are strongly encouraged to use the correct case anyway"]]);
   });
 
   it('checks observation-status for a plain code', () => {

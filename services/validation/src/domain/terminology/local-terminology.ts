@@ -201,8 +201,11 @@ export class LocalTerminology implements TerminologyPort {
     }
     const entry = codeSystem.lookup(code);
     if (entry) {
+      const issues: TerminologyIssue[] = [];
+      if (entry.code !== code) issues.push(caseDifference(code, entry.code, system));
       const displayIssue = checkDisplay(system, entry.code, coding.display, [{ value: entry.display!, language: codeSystem.language }, ...entry.designations], displayLanguage);
-      return { status: 'valid', display: entry.display, issues: displayIssue ? [displayIssue] : [], systemKnown: 'held' };
+      if (displayIssue) issues.push(displayIssue);
+      return { status: 'valid', display: entry.display, issues, systemKnown: 'held' };
     }
     if (codeSystem.content === 'complete') {
       const text = codeSystem.version
@@ -248,14 +251,18 @@ export class LocalTerminology implements TerminologyPort {
     const membership = codes.membership(coding.system, code);
     if (membership.status === 'member') {
       const display = this.memberDisplay(membership.system, code, membership.entry);
-      // The hot path (no display given) builds no candidate list.
-      if (coding.display === undefined) return { coding, membership: 'member', display: display.text, issues: [] };
+      const matched = membership.entry?.code ?? code;
+      // The hot path (no display given, exact code) builds no candidate list.
+      if (coding.display === undefined && matched === code) return { coding, membership: 'member', display: display.text, issues: [] };
+      const issues = matched === code ? [] : [caseDifference(code, matched, membership.system)];
+      if (coding.display === undefined) return { coding, membership: 'member', display: display.text, issues };
       const candidates = [
         ...(display.entry ? [{ value: display.entry.display! }, ...(display.entry.designations ?? [])] : []),
         ...display.more(),
       ];
-      const displayIssue = checkDisplay(membership.system, membership.entry?.code ?? code, coding.display, candidates, displayLanguage);
-      return { coding, membership: 'member', display: display.text, issues: displayIssue ? [displayIssue] : [] };
+      const displayIssue = checkDisplay(membership.system, matched, coding.display, candidates, displayLanguage);
+      if (displayIssue) issues.push(displayIssue);
+      return { coding, membership: 'member', display: display.text, issues };
     }
     if (!coding.system) {
       const missing = membership.status === 'unknown' && membership.missingValueSet ? valueSetNotFound(membership.missingValueSet).issues : [];
@@ -340,6 +347,10 @@ export function valueSetNotFound(canonical: string): ValidateCodeResult {
     valid: undefined, source: 'local',
     issues: [issue('warning', 'not-found', 'Terminology_TX_ValueSet_NotFound', formatTerminologyMessage('Terminology_TX_ValueSet_NotFound', canonical))],
   };
+}
+
+function caseDifference(given: string, correct: string, system: string): TerminologyIssue {
+  return issue('information', 'business-rule', 'CODE_CASE_DIFFERENCE', formatTerminologyMessage('CODE_CASE_DIFFERENCE', given, correct, system));
 }
 
 function issue(severity: TerminologyIssue['severity'], code: string, messageId: string, text: string): TerminologyIssue {

@@ -35,6 +35,7 @@ export const TERMINOLOGY_MESSAGES = {
   Terminology_TX_System_NotKnown: "Code System URI '{0}' is unknown so the code cannot be validated",
   TERMINOLOGY_TX_SYSTEM_NOT_USABLE: "The definition for the Code System with URI '{0}' doesn't provide any codes so the code cannot be validated",
   Coding_has_no_system__cannot_validate: 'Coding has no system. A code with no system has no defined meaning, and it cannot be validated. A system should be provided',
+  CODE_CASE_DIFFERENCE: "The code '{0}' differs from the correct code '{1}' by case. Although the code system '{2}' is case insensitive, implementers are strongly encouraged to use the correct case anyway",
   Unknown_Code_in: "Unknown code '{0}' in the CodeSystem '{1}'",
   Unknown_Code_in_Version: "Unknown code '{0}' in the CodeSystem '{1}' version '{2}'",
   UNKNOWN_CODE_IN_FRAGMENT: "Unknown Code '{0}' in the system '{1}' version '{2}' - note that the code system is labeled as a fragment, so the code may be valid in some other fragment",
