@@ -202,6 +202,11 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       expect(issuesWith(o, 'The modifier extension http://example.org/unknown-mod is unknown', 'Patient.modifierExtension[0]')[0].severity).to.equal('error');
     });
 
+    it('a non-modifier extension may not sit in modifierExtension', () => {
+      const o = v.validate({ resourceType: 'Patient', text: narrative, modifierExtension: [{ url: birthPlaceUrl, valueAddress: { city: 'Paris' } }] });
+      expect(issuesWith(o, `Extension ${birthPlaceUrl} is not a modifier extension, and must not be used in modifierExtension`, 'Patient.modifierExtension[0]'), describe_(o)).to.have.length(1);
+    });
+
     it('checks the extension context (where an extension may be used)', async () => {
       const patientOnly = profile('http://example.org/ext/patient-only', 'Extension', [
         { id: 'Extension.url', path: 'Extension.url', fixedUri: 'http://example.org/ext/patient-only' },

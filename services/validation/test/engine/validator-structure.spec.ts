@@ -137,6 +137,15 @@ describe('engine: structural validation against R4 core', function () {
       expect(issuesWith(bad, 'must be a number', 'Questionnaire.item[0].initial[0].value.ofType(decimal)')).to.have.length(1);
     });
 
+    it('canonical values must be absolute (or #fragments); narrative needs the xhtml namespace; abstract types are refused', () => {
+      const q = (extra: Record<string, unknown>) => ({ resourceType: 'Questionnaire', text: narrativeOf(), status: 'active', ...extra });
+      expect(errorsOf(v.validate(q({ derivedFrom: ['http://example.org/q0'] })))).to.deep.equal([]);
+      expect(issuesWith(v.validate(q({ derivedFrom: ['Questionnaire/q0'] })), 'Canonical URLs must be absolute URLs', 'Questionnaire.derivedFrom[0]')).to.have.length(1);
+      const noNs = v.validate(patient({ text: { status: 'generated', div: '<div>x</div>' } }));
+      expect(issuesWith(noNs, 'Wrong namespace on the XHTML', 'Patient.text.div')).to.have.length(1);
+      expect(issuesWith(v.validate({ resourceType: 'DomainResource' }), "The type 'DomainResource' is abstract")).to.have.length(1);
+    });
+
     it('checks oid, uuid, instant, time, positiveInt and unsignedInt value spaces', () => {
       const o = v.validate({ resourceType: 'Observation', status: 'final', code: { text: 'x' }, issued: '2020-01-01', valueTime: '25:00:00', identifier: [{ system: 'urn:oid:1.2.x' }, { system: 'urn:uuid:ABC' }], referenceRange: [{ text: 'x' }] });
       expect(issuesWith(o, 'Not a valid instant', 'Observation.issued')).to.have.length(1);

@@ -28,12 +28,10 @@ export const MESSAGES = {
   JSON_PRIMITIVE_WRONG_TYPE: { text: 'Error parsing JSON: the primitive value must be {0} (at {1})', code: 'structure' },
   JSON_NULL_NOT_ALLOWED: { text: 'The property {0} cannot be null (at {1})', code: 'structure' },
   ARRAY_CANNOT_BE_EMPTY: { text: 'Array cannot be empty - the property should not be present if it has no values', code: 'structure' },
-  OBJECT_CANNOT_BE_EMPTY: { text: 'Object must have some content', code: 'structure' },
   PRIMITIVE_EXTENSION_MISALIGNED: { text: 'The property _{0} has {1} items but {0} has {2}: the primitive extensions must line up with the values (at {3})', code: 'structure' },
   RESOURCETYPE_MISSING: { text: 'Unable to find resourceType property', code: 'structure' },
   RESOURCETYPE_UNKNOWN: { text: 'Unknown resource type \'{0}\'', code: 'structure' },
   RESOURCE_NOT_OBJECT: { text: 'The content is not a JSON object, so it cannot be a FHIR resource', code: 'structure' },
-  RESOURCE_TYPE_MISMATCH: { text: 'Resource type is \'{0}\', but the profile is for \'{1}\'', code: 'structure' },
   NESTING_TOO_DEEP: { text: 'The resource is nested too deeply (more than {0} levels)', code: 'too-costly' },
 
   // cardinality and types
@@ -52,8 +50,6 @@ export const MESSAGES = {
   STRING_TOO_LONG: { text: 'value is longer than permitted maximum length of {0}', code: 'value' },
   STRING_EXCEEDS_SIZE: { text: 'The value is longer than the maximum allowed for a string in FHIR ({0} characters)', code: 'value' },
   STRING_HTML: { text: 'The string value contains text that looks like embedded HTML tags, which are not allowed for security reasons in this context', code: 'security' },
-  REGEX_MISMATCH: { text: 'The value \'{0}\' does not meet regex \'{1}\'', code: 'value' },
-  BOOLEAN_INVALID: { text: 'Boolean values must be \'true\' or \'false\'', code: 'value' },
   INTEGER_INVALID: { text: 'The value \'{0}\' is not a valid integer', code: 'value' },
   INTEGER_RANGE_POS: { text: 'The value \'{0}\' must be greater than 0', code: 'value' },
   INTEGER_RANGE_UNSIGNED: { text: 'The value \'{0}\' must not be negative', code: 'value' },
@@ -65,7 +61,6 @@ export const MESSAGES = {
   DATETIME_NEEDS_TZ: { text: 'If a date has a time, it must have a timezone', code: 'invalid' },
   INSTANT_INVALID: { text: 'Not a valid instant ({0})', code: 'invalid' },
   TIME_INVALID: { text: 'Not a valid time ({0})', code: 'invalid' },
-  DATE_UNREASONABLE: { text: 'The value \'{0}\' is outside the range of reasonable years - check for data entry error', code: 'value' },
   BASE64_INVALID: { text: 'The value \'{0}\' is not a valid Base64 value', code: 'invalid' },
   BASE64_WHITESPACE: { text: 'Base64 encoded values SHOULD not contain any whitespace (per RFC 4648). Note that non-validating readers are encouraged to accept whitespace anyway', code: 'invalid' },
   ID_TOO_LONG: { text: 'Invalid Resource id: Too long ({0} chars)', code: 'invalid' },
@@ -73,7 +68,6 @@ export const MESSAGES = {
   ELEMENT_ID_INVALID: { text: 'Invalid id value: \'{0}\'', code: 'invalid' },
   CODE_WHITESPACE: { text: 'The code \'{0}\' is not valid (whitespace rules)', code: 'invalid' },
   URI_WHITESPACE: { text: 'URI values cannot have whitespace(\'{0}\')', code: 'invalid' },
-  URI_INVALID: { text: 'The value \'{0}\' is not a valid URI', code: 'invalid' },
   URL_NOT_ABSOLUTE: { text: 'Canonical URLs must be absolute URLs if they are not fragment references ({0})', code: 'invalid' },
   OID_INVALID: { text: 'OIDs must be valid ({0})', code: 'invalid' },
   OID_START: { text: 'OIDs must start with urn:oid: ({0})', code: 'invalid' },
@@ -89,7 +83,6 @@ export const MESSAGES = {
 
   // values
   FIXED_VALUE: { text: 'Value is \'{0}\' but must be \'{1}\'', code: 'value' },
-  FIXED_MISSING: { text: 'Missing element \'{0}\' - required by fixed value assigned in profile {1}', code: 'value' },
   PATTERN_MISMATCH: { text: 'The value does not match the pattern required by the profile {1}: expected {0}', code: 'value' },
   PATTERN_VALUE: { text: 'Value is \'{0}\' but is expected to be \'{1}\' (pattern in profile {2})', code: 'value' },
   MIN_VALUE_UCUM: { text: 'The value in the instance ({0}) is less than the specified minValue ({1}) after UCUM conversion', code: 'value' },
@@ -119,7 +112,6 @@ export const MESSAGES = {
   EXTENSION_CONTEXT: { text: 'The extension {0} is not allowed to be used at this point (allowed = {1}; this element is [{2}])', code: 'structure' },
   EXTENSION_IS_MODIFIER: { text: 'Extension {0} is a modifier extension, and must be used in modifierExtension', code: 'structure' },
   EXTENSION_NOT_MODIFIER: { text: 'Extension {0} is not a modifier extension, and must not be used in modifierExtension', code: 'structure' },
-  EXTENSION_VALUE_AND_CHILDREN: { text: 'Extension has both value [x] and extensions', code: 'structure' },
   EXTENSION_VALUE_TYPE: { text: 'The Extension \'{0}\' definition allows for the types [{1}] but found type {2}', code: 'structure' },
 
   // references
@@ -130,16 +122,12 @@ export const MESSAGES = {
   REFERENCE_FORMAT: { text: 'The syntax of the reference \'{0}\' looks incorrect, and it should be checked', code: 'structure' },
   REFERENCE_MULTIPLE_MATCHES: { text: 'Multiple matches in bundle for reference {0}', code: 'structure' },
   REFERENCE_NOT_IN_BUNDLE: { text: 'Can\'t find \'{0}\' in the bundle', code: 'not-found' },
-  CONTAINED_NOT_REFERENCED: { text: 'The contained resource \'{0}\' is not referenced to from elsewhere in the containing resource nor does it refer to the containing resource', code: 'structure' },
   CONTAINED_NO_ID: { text: 'Contained resources SHALL have an id', code: 'structure' },
-  CONTAINED_HAS_META: { text: 'Contained resources SHALL NOT contain meta.versionId or meta.lastUpdated', code: 'structure' },
-  RESOURCE_ID_REQUIRED: { text: 'Resource requires an id, but none is present', code: 'required' },
 
   // bundles
   BUNDLE_FULLURL_ABSOLUTE: { text: 'The fullUrl must be an absolute URL (not \'{0}\')', code: 'invalid' },
   BUNDLE_FULLURL_ID_MISMATCH: { text: 'The fullUrl \'{0}\' looks like a RESTful server URL, so it must end with the correct type and id (/{1}/{2})', code: 'invalid' },
   BUNDLE_DUPLICATE_ID: { text: 'Duplicate id value \'{0}\'', code: 'invalid' },
-  BUNDLE_DUPLICATE_FULLURL: { text: 'Duplicate entries in the bundle with the fullUrl \'{0}\'', code: 'invalid' },
 
   // QuestionnaireResponse against its Questionnaire
   QR_LINKID_NOT_FOUND: { text: 'LinkId \'{0}\' not found in questionnaire', code: 'structure' },
@@ -183,6 +171,7 @@ export const MESSAGES = {
   PROFILE_NOT_FOUND: { text: 'Can\'t find profile {0}', code: 'not-found' },
   PROFILE_NO_SNAPSHOT: { text: 'The profile {0} has no snapshot, so it cannot be used for validation', code: 'not-found' },
   PROFILE_WRONG_TYPE: { text: 'The profile {0} is for {1}, so it cannot be used to validate a {2}', code: 'structure' },
+  // produced by the terminology side (listed so the id is known here too)
   VALUE_SET_NOT_FOUND: { text: 'Can\'t find value set {0}', code: 'not-found' },
   BINDING_REQUIRED_CODE: { text: 'The value provided (\'{0}\') was not found in the value set \'{1}\' ({2}), and a code is required from this value set', code: 'code-invalid' },
   BINDING_REQUIRED_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding from this value set is required) (codes = {2})', code: 'code-invalid' },

@@ -236,6 +236,10 @@ export class Validator {
       this.report(run, 'error', 'RESOURCETYPE_UNKNOWN', [rt], resPath, this.propPos(run, res, 'resourceType'));
       return;
     }
+    if (basePlan.abstract) {
+      this.report(run, 'error', 'ABSTRACT_TYPE', [rt], resPath, this.propPos(run, res, 'resourceType'));
+      return;
+    }
     if (structural) {
       if (rt === 'Bundle') this.checkBundle(run, res, resPath, scope);
       if (Array.isArray(res.contained) && res.contained.length > 1) this.checkContainedIds(run, res.contained, resPath);
@@ -887,6 +891,9 @@ export class Validator {
       return;
     }
     if (!plan.root?.ownChildren) return;
+    if (plan.root.isModifier !== modifier && plan.type === 'Extension') {
+      this.report(run, 'error', modifier ? 'EXTENSION_NOT_MODIFIER' : 'EXTENSION_IS_MODIFIER', [url], path, at);
+    }
     const allowed = this.extensionAllowedHere(plan, host, hostPlan);
     if (allowed !== true) {
       this.report(run, 'error', 'EXTENSION_CONTEXT', [url, allowed, host.path || hostPlan.type], path, at);

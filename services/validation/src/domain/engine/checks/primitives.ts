@@ -111,6 +111,7 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     case 'url':
     case 'canonical': {
       if (/\s/.test(s)) return one('URI_WHITESPACE', [s]);
+      if (type === 'canonical' && !s.startsWith('#') && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) return one('URL_NOT_ABSOLUTE', [s]);
       if (s.startsWith('urn:oid:')) return OID_RE.test(s) ? NONE : one('OID_INVALID', [s]);
       if (s.startsWith('urn:uuid:')) return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
       return NONE;

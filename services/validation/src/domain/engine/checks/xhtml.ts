@@ -35,6 +35,10 @@ export function checkXhtml(div: string): XhtmlProblem[] {
     return problems;
   }
   if (first[1] !== 'div' && first[1] !== 'xhtml:div') problems.push({ id: 'XHTML_ROOT', args: [first[1]] });
+  else {
+    const ns = /^<[^>]*\sxmlns(?::xhtml)?\s*=\s*["']([^"']*)["']/.exec(text)?.[1];
+    if (ns !== 'http://www.w3.org/1999/xhtml') problems.push({ id: 'XHTML_NAMESPACE', args: [ns ?? ''] });
+  }
   const stack: string[] = [];
   TAG.lastIndex = 0;
   let m: RegExpExecArray | null;
