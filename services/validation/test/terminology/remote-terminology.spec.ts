@@ -287,6 +287,16 @@ describe('remote terminology: a server that cannot answer', () => {
     expect(server.calls).to.have.length(3);
   });
 
+  it('429 (with Retry-After) and 503 are retried with backoff, then the answer is used', async () => {
+    server.behaviour = { kind: 'fail-then-answer', status: 429, times: 1, retryAfterSeconds: 0 };
+    const wiring = wire({ fhirTerminologyServiceUrl: baseUrl, retries: 2 });
+    expect((await wiring.terminology.validateCode(systolic())).valid).to.equal(true);
+    expect(server.calls).to.have.length(2);
+    server.behaviour = { kind: 'fail-then-answer', status: 503, times: 2 };
+    expect((await wiring.terminology.validateCode(systolic('Systolic BP'))).valid).to.equal(true);
+    expect(server.calls).to.have.length(5);
+  });
+
   it('opens the circuit after consecutive failures: no more calls until it half-opens', async () => {
     server.behaviour = { kind: 'status', status: 500 };
     const wiring = wire({ fhirTerminologyServiceUrl: baseUrl, retries: 0, circuitBreaker: { failureThreshold: 2, openSeconds: 60 } });

@@ -16,7 +16,12 @@ export interface RecordedCall {
   authorization?: string;
 }
 
-export type ServerBehaviour = { kind: 'answer'; delayMs?: number } | { kind: 'status'; status: number } | { kind: 'must-not-be-called' };
+export type ServerBehaviour =
+  | { kind: 'answer'; delayMs?: number }
+  | { kind: 'status'; status: number }
+  /** `status` for the next `times` calls, then answers. */
+  | { kind: 'fail-then-answer'; status: number; times: number; retryAfterSeconds?: number }
+  | { kind: 'must-not-be-called' };
 
 export class TestTerminologyServer {
   readonly calls: RecordedCall[] = [];
@@ -65,7 +70,12 @@ export class TestTerminologyServer {
       return send(res, 500, outcome('this server must not be called'));
     }
     if (behaviour.kind === 'status') return send(res, behaviour.status, outcome(`configured to answer ${behaviour.status}`));
-    if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
+    if (behaviour.kind === 'fail-then-answer' && behaviour.times > 0) {
+      behaviour.times--;
+      if (behaviour.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(behaviour.retryAfterSeconds));
+      return send(res, behaviour.status, outcome(`configured to answer ${behaviour.status}`));
+    }
+    if (behaviour.kind === 'answer' && behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
     if (req.method !== 'POST') return send(res, 405, outcome('POST only'));
 
     if (path === `${this.basePath}/ValueSet/$validate-code`) {
