@@ -16,6 +16,12 @@
  * Isolation: a unique database, and a catalog with a random subject root and stream suffix (so a
  * running service or other tests never see the bench's messages); everything is removed at the end.
  *
+ * `--analyze-every-ms 5000` (0 = off): the bench starts from EMPTY tables that grow by ~100 result
+ * rows per submission within a minute, faster than autovacuum's ANALYZE (naptime 1 min) follows;
+ * with stale statistics PostgreSQL deletes a patient's old results through the report index and
+ * filters every row of the report (commit time grows linearly). Running ANALYZE every few seconds
+ * gives the statistics a long-running database has; pass 0 to see the cold-table effect.
+ *
  * `--workers`: validation.workers of each instance (1 = validate in the instance's main thread;
  * on a 2-core machine two instances with one validating thread each use both cores).
  */
@@ -102,7 +108,8 @@ async function runInstance(): Promise<void> {
     void (async () => {
       await consumer.stop(5_000);
       const avg = (ms: number) => (totals.n ? (ms / totals.n).toFixed(1) : '-');
-      process.stderr.write(`instance ${process.pid}: ${totals.n} submissions; mean ms per submission: handler ${avg(totals.handlerMs)} = fetch ${avg(totals.fetchMs)} + validate ${avg(totals.validateMs)} + categorize ${avg(totals.categorizeMs)} + commit ${avg(totals.commitMs)}\n`);
+      const cpu = process.cpuUsage();
+      process.stderr.write(`instance ${process.pid}: ${totals.n} submissions; mean ms per submission: handler ${avg(totals.handlerMs)} = fetch ${avg(totals.fetchMs)} + validate ${avg(totals.validateMs)} + categorize ${avg(totals.categorizeMs)} + commit ${avg(totals.commitMs)}; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s\n`);
       await relay.stop();
       await engine.close();
       await nats.close();
@@ -140,6 +147,17 @@ function buildSubmissions(count: number): Submission[] {
     for (const id of sample.ids) body = body.split(id).join(`${id}-${n}`);
     return { patientId: `${sample.patientId}-${n}`, body, resources: sample.resources };
   });
+}
+
+/** Busy CPU seconds of the whole machine so far (/proc/stat; 0 where there is none). */
+function machineCpuSeconds(): number {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    return (fields.reduce((a, b) => a + b, 0) - idle) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -254,8 +272,13 @@ async function coordinate(): Promise<void> {
       }
     })();
 
+    const analyzeEvery = Number(arg('--analyze-every-ms', '5000'));
+    const analyzer = analyzeEvery > 0
+      ? setInterval(() => void db.orm.em.fork().execute('analyze validation_result, result_category, validation_outcome').catch(() => undefined), analyzeEvery)
+      : undefined;
     const ready = catalog.byName('ReadyForValidation');
     const publishedAt = new Map<string, number>();
+    const machineCpuAtStart = machineCpuSeconds();
     const started = performance.now();
     await Promise.all(submissions.map(async (s) => {
       publishedAt.set(s.patientId, performance.now());
@@ -264,6 +287,7 @@ async function coordinate(): Promise<void> {
       }));
     }));
     await finished;
+    if (analyzer) clearInterval(analyzer);
     const seconds = (performance.now() - started) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 2_000)); // late duplicates, if any, would arrive now
     await reader.close();
@@ -271,6 +295,8 @@ async function coordinate(): Promise<void> {
     const latencies = [...done.entries()].map(([id, at]) => at - publishedAt.get(id)!).sort((a, b) => a - b);
     const twice = [...seen.values()].filter((n) => n > 1).length;
     const rate = count / seconds;
+    const machine = machineCpuSeconds() - machineCpuAtStart;
+    log(`CPU during the run: ${machine.toFixed(1)} s of ${(seconds * os.availableParallelism()).toFixed(1)} s available (all processes on the machine: instances, PostgreSQL, NATS, this coordinator, anything else running)`);
     log(`end to end: ${count} submissions (${totalResources} resources) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} patients/s, ${(totalResources / seconds).toFixed(0)} resources/s`);
     log(`publish → ValidationComplete: p50 ${(percentile(latencies, 50) / 1000).toFixed(2)} s, p99 ${(percentile(latencies, 99) / 1000).toFixed(2)} s`);
     log(`ratio end-to-end / engine-only throughput: ${(rate / engineRate).toFixed(2)} (target ≥ 0.7)`);
