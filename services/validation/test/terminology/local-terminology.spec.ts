@@ -235,6 +235,8 @@ describe('LocalTerminology: code systems', () => {
     expect(check('urn:iso:std:iso:3166', 'US')).to.equal(true);
     expect(check('urn:iso:std:iso:3166', 'DEU')).to.equal(true);
     expect(check('urn:iso:std:iso:3166', 'XK')).to.equal(false);
+    expect(check('urn:iso:std:iso:3166', '840')).to.equal(undefined); // numeric codes are not in the built-in list
+    expect(terminology.isMemberOf({ system: 'urn:iso:std:iso:3166', code: '840' }, 'http://hl7.org/fhir/ValueSet/iso3166-1-N')).to.equal(undefined);
     expect(validate(terminology, { coding: { system: 'urn:ietf:bcp:47', code: 'en-US' } }).display).to.equal('English (United States)');
   });
 

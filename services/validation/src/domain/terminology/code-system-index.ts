@@ -47,7 +47,14 @@ export class CodeSystemIndex {
   readonly concepts = new Map<string, ConceptEntry>();
   private readonly byLowerCase?: Map<string, ConceptEntry>;
 
-  constructor(readonly resource: CanonicalResource) {
+  /**
+   * For a built-in list that is known to be partial (ISO 3166 holds the alphabetic codes, not the
+   * numeric ones): codes matching this pattern are "cannot check", never "unknown code".
+   */
+  readonly notHeldCodes?: RegExp;
+
+  constructor(readonly resource: CanonicalResource, options: { notHeldCodes?: RegExp } = {}) {
+    this.notHeldCodes = options.notHeldCodes;
     this.url = String(resource.url ?? '');
     this.version = typeof resource.version === 'string' ? resource.version : undefined;
     this.content = (resource.content as CodeSystemContent | undefined) ?? 'complete';

@@ -207,6 +207,13 @@ export class LocalTerminology implements TerminologyPort {
       if (displayIssue) issues.push(displayIssue);
       return { status: 'valid', display: entry.display, issues, systemKnown: 'held' };
     }
+    if (codeSystem.notHeldCodes?.test(code)) {
+      return {
+        status: 'unknown', systemKnown: 'builtin',
+        issues: [issue('information', 'not-supported', 'Error_validating_code_running_without_terminology_services',
+          formatTerminologyMessage('Error_validating_code_running_without_terminology_services', code, system))],
+      };
+    }
     if (codeSystem.content === 'complete') {
       const text = codeSystem.version
         ? formatTerminologyMessage('Unknown_Code_in_Version', code, system, codeSystem.version)

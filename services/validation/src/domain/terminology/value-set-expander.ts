@@ -121,6 +121,10 @@ function resolveSystemPart(include: ComposeInclude, lookups: ExpanderLookups): C
     }
     codes = [...codes].filter((code) => selected.has(code));
   }
+  if (codeSystem.notHeldCodes) {
+    // e.g. iso3166-1-N (regex [0-9]{3}): the numeric codes are not in the built-in list.
+    set.markOpen(system, { text: `the built-in list of ${system} does not hold codes like ${codeSystem.notHeldCodes.source}`, onlyCodesMatching: codeSystem.notHeldCodes });
+  }
   for (const code of codes) {
     const entry = codeSystem.concepts.get(code)!;
     set.add({ system, code, version, display: entry.display, designations: entry.designations });

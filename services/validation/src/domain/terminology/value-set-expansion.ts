@@ -26,6 +26,8 @@ export type Membership =
 export interface OpenReason {
   text: string;
   missingValueSet?: string;
+  /** Only codes matching this are unknown; others of the system are judged on the members alone. */
+  onlyCodesMatching?: RegExp;
 }
 
 /** Wildcard key of `open`: an include that could not be resolved at all (any system). */
@@ -133,7 +135,9 @@ export class CodeSet {
       return { status: 'not-member' };
     }
     const open = this.open.get(system) ?? this.open.get(ANY_SYSTEM);
-    if (open) return { status: 'unknown', reason: open.text, missingValueSet: open.missingValueSet };
+    if (open && (!open.onlyCodesMatching || open.onlyCodesMatching.test(code))) {
+      return { status: 'unknown', reason: open.text, missingValueSet: open.missingValueSet };
+    }
     return { status: 'not-member' };
   }
 
