@@ -10,7 +10,9 @@
  * --harness is the conformance harness's calling convention (../shared/conformance): exactly
  * one OperationOutcome JSON on stdout, whatever happens.
  */
+import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { CanonicalResource, ConformanceResourceSource } from '../domain/conformance-resources.js';
 import { LayeredConformanceSource } from '../domain/engine/layered-source.js';
@@ -163,7 +165,10 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
   }
 }
 
-const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') === path.resolve(new URL(import.meta.url).pathname).replace(/\.[cm]?[jt]s$/, '');
+// run when executed (also through a package.json `bin` symlink), not when imported by tests
+const strip = (p: string) => p.replace(/\.[cm]?[jt]s$/, '');
+const entry = process.argv[1] ? (() => { try { return realpathSync(process.argv[1]); } catch { return path.resolve(process.argv[1]); } })() : '';
+const invokedDirectly = entry !== '' && strip(entry) === strip(realpathSync(fileURLToPath(import.meta.url)));
 if (invokedDirectly) {
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
 }
