@@ -91,7 +91,7 @@ const consumer = await startReadyForValidationConsumer({
 // One ordered stopper (the runtime runs stoppers concurrently): in-flight submissions must finish
 // on live workers, so the consumer drains before the engine's workers stop.
 runtime.onShutdown(async () => {
-  await consumer.stop(Math.max(1_000, config.shutdownGraceMs - 3_000));
+  await consumer.stop(Math.max(1_000, config.shutdownGraceMs - 6_000)); // HTTP close may have taken up to 5 s
   notifier.stop();
   await engine.close();
 });

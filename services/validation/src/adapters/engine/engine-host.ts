@@ -132,10 +132,12 @@ export class EngineHost implements ResourceValidator {
     return createTerminology({ source, settings: terminology, cacheStore: terminologyCache, logger, registry }).terminology;
   }
 
-  /** Stops the workers (shutdown): waits for retiring pools, then destroys the current one. */
+  /**
+   * Stops the workers (shutdown): waits for retiring pools, then destroys the current one. A rebuild
+   * still running is not waited for (it can take seconds); its pool is closed when it finishes.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    await this.chain;
     await Promise.allSettled([...this.retiring]);
     await this.current?.pool?.close();
   }
@@ -175,6 +177,10 @@ export class EngineHost implements ResourceValidator {
       }, 'validation engine ready');
     } finally {
       await inputs.dispose();
+    }
+    if (this.closed) {
+      await generation.pool?.close();
+      throw new Error('The engine host was closed during a rebuild');
     }
     const previous = this.current;
     this.current = generation;
