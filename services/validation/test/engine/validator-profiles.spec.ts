@@ -320,6 +320,19 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       expect(requests.some((r) => r.codings?.[0]?.code === 'y')).to.equal(true);
     });
 
+    it('hands the binding strength, element kind and maxValueSet to the port', async () => {
+      const seen: ValidateCodeRequest[] = [];
+      const port: TerminologyPort = { validateCode: (r) => { seen.push(r); return { valid: undefined, issues: [], source: 'none' }; } };
+      const p = profile(BASE + 'max-vs', 'Observation', [
+        { id: 'Observation.code', path: 'Observation.code', binding: { strength: 'extensible', valueSet: 'http://example.org/vs/a', extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/elementdefinition-maxValueSet', valueCanonical: 'http://example.org/vs/max' }] } },
+      ]);
+      const tv = new Validator(await sourceWith([p]), port);
+      tv.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { coding: [{ system: 'http://x', code: 'a' }, { system: 'http://y', code: 'b' }] } }, { profiles: [BASE + 'max-vs'] });
+      const r = seen.find((x) => x.valueSet === 'http://example.org/vs/a');
+      expect(r).to.deep.include({ strength: 'extensible', elementKind: 'CodeableConcept', maxValueSet: 'http://example.org/vs/max' });
+      expect(r?.codings).to.have.length(2);
+    });
+
     it('awaits asynchronous answers in validateAsync', async () => {
       const slow: TerminologyPort = { validateCode: async () => ({ valid: false, issues: [], source: 'remote' }) };
       const tv = new Validator(await sourceWith([]), slow);

@@ -1251,7 +1251,7 @@ export class Validator {
     let answer: ValidateCodeResult | Promise<ValidateCodeResult>;
     try {
       const elementKind = type === 'CodeableReference' ? 'CodeableConcept' : (type as 'code' | 'Coding' | 'CodeableConcept' | 'Quantity' | 'string' | 'uri');
-      answer = this.terminology.validateCode({ valueSet: binding.valueSet, ...request, elementKind, strength: binding.strength as BindingStrength, authorization: run.authorization });
+      answer = this.terminology.validateCode({ valueSet: binding.valueSet, ...request, elementKind, strength: binding.strength as BindingStrength, maxValueSet: binding.maxValueSet, authorization: run.authorization });
     } catch (e) {
       answer = { valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' };
     }

@@ -34,6 +34,8 @@ export interface BindingPlan {
   valueSet: string | undefined;
   /** Additional bindings (R5 ElementDefinition.binding.additional, as an R4 extension) that the codes must meet. */
   additional: { purpose: string; valueSet: string }[];
+  /** elementdefinition-maxValueSet: codes must come from it whatever the strength. */
+  maxValueSet: string | undefined;
 }
 
 const ADDITIONAL_BINDING = /(ElementDefinition\.binding\.additional|additional-binding)$/;
@@ -226,7 +228,12 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
       maxLength: typeof ed.maxLength === 'number' ? ed.maxLength : undefined,
       minValue: prefixedValue(ed, 'minValue'),
       maxValue: prefixedValue(ed, 'maxValue'),
-      binding: ed.binding ? { strength: ed.binding.strength, valueSet: ed.binding.valueSet, additional: additionalBindings(ed.binding) } : undefined,
+      binding: ed.binding ? {
+        strength: ed.binding.strength,
+        valueSet: ed.binding.valueSet,
+        additional: additionalBindings(ed.binding),
+        maxValueSet: (ed.binding.extension ?? []).find((e: any) => e?.url === 'http://hl7.org/fhir/StructureDefinition/elementdefinition-maxValueSet')?.valueCanonical,
+      } : undefined,
       constraints,
       slicing: ed.slicing ? {
         discriminators: (ed.slicing.discriminator ?? []).map((d: any) => ({ type: d.type, path: d.path })),
