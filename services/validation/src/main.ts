@@ -6,6 +6,7 @@ import { catalog } from '../../../contracts/catalog.js';
 import { ArtifactChangeNotifier, EngineHost } from './adapters/engine/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
+import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './adapters/prequal/index.js';
 import { PgArtifactRepository } from './adapters/persistence/artifact-repository.js';
 import { HttpReportService } from './adapters/report-service/http-report-service.js';
 import type { CachedValidateCode, ValidateCodeCacheStore } from './adapters/terminology/index.js';
@@ -67,6 +68,10 @@ const api = createValidationApiModule({
   validateBodyLimit: config.validateBodyLimit,
   onBrokenRule: (ruleId, categoryId, reason) => runtime.logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),
 });
+// The pre-qualification report goes before api.router (see prequal-routes.ts).
+runtime.api.use(preQualRoutes(runtime.openApi, {
+  results: resultServiceSource(api.results), categories: categoryServiceCatalog(api.categories), logger: runtime.logger,
+}));
 runtime.api.use(api.router);
 const initialized = await api.initializeIfEmpty({ artifactInit: config.artifactInit });
 if (initialized.artifacts || initialized.categories) runtime.logger.info({ initialized }, 'initialized empty artifact/category tables');
