@@ -103,4 +103,10 @@ describe('engine: hostile input', function () {
     }
     expect(count).to.be.greaterThan(140);
   });
+
+  it('a definition source that throws yields a fatal issue, not an exception', () => {
+    const broken = new Validator({ structureDefinition: () => ({ resourceType: 'StructureDefinition', url: 'x', kind: 'resource', type: 'Patient', get snapshot(): never { throw new Error('corrupt definition'); } } as any), valueSet: () => undefined, codeSystem: () => undefined, all: () => [] });
+    const o = broken.validate({ resourceType: 'Patient' });
+    expect(o.issue.some((i) => i.severity === 'fatal' || i.severity === 'error')).to.equal(true);
+  });
 });

@@ -32,6 +32,7 @@ export const MESSAGES = {
   RESOURCETYPE_MISSING: { text: 'Unable to find resourceType property', code: 'structure' },
   RESOURCETYPE_UNKNOWN: { text: 'Unknown resource type \'{0}\'', code: 'structure' },
   RESOURCE_NOT_OBJECT: { text: 'The content is not a JSON object, so it cannot be a FHIR resource', code: 'structure' },
+  INTERNAL_ERROR: { text: 'Validation could not be completed: {0}', code: 'exception' },
   NESTING_TOO_DEEP: { text: 'The resource is nested too deeply (more than {0} levels)', code: 'too-costly' },
 
   // cardinality and types

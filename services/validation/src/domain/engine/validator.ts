@@ -127,14 +127,14 @@ export class Validator {
    */
   validate(input: unknown, options: ValidateOptions = {}): ValidationOutcome {
     const run = this.newRun(options);
-    this.validateInto(run, input, options);
+    this.guardedValidateInto(run, input, options);
     return { resourceType: 'OperationOutcome', issue: run.issues };
   }
 
   /** As validate, but waits for asynchronous terminology answers. */
   async validateAsync(input: unknown, options: ValidateOptions = {}): Promise<ValidationOutcome> {
     const run = this.newRun(options);
-    this.validateInto(run, input, options);
+    this.guardedValidateInto(run, input, options);
     while (run.pending.length) {
       const pending = run.pending.splice(0);
       await Promise.all(pending);
@@ -144,6 +144,16 @@ export class Validator {
 
   private newRun(options: ValidateOptions): Run {
     return { issues: [], seen: new Set(), locations: undefined, evaluated: new Set(), pending: [], authorization: options.authorization, silent: false, errorCount: 0 };
+  }
+
+  /** A defect in the engine (or a definition it cannot digest) becomes a fatal issue, never a throw. */
+  private guardedValidateInto(run: Run, input: unknown, options: ValidateOptions): void {
+    try {
+      this.validateInto(run, input, options);
+    } catch (e) {
+      const detail = e instanceof RangeError ? 'the resource is too deeply nested or too large to validate' : e instanceof Error ? e.message : String(e);
+      this.report(run, 'fatal', 'INTERNAL_ERROR', [detail], '', undefined);
+    }
   }
 
   private validateInto(run: Run, input: unknown, options: ValidateOptions): void {
