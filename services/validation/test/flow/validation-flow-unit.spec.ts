@@ -1,0 +1,99 @@
+/** The flow's decisions behind its ports (stubs): progress acks, the validity rule, the distinct-outcome hash. */
+import { expect } from 'chai';
+import { Categorizer } from '../../src/domain/categorization/categorizer.js';
+import { parseMatcher } from '../../src/domain/categorization/matcher.js';
+import { ValidationFlow, type FlowRecord, type FlowStore, type ScopedResourceValidator } from '../../src/application/validation-flow/index.js';
+import type { SubmissionSource } from '../../src/domain/flow/index.js';
+
+const event = { schemaVersion: '1.0.0', facilityId: 'f', reportTrackingId: 'r', patientId: 'Patient/p1', reportTypes: [] };
+const submission = { resourceType: 'Bundle', entry: [{ resource: { resourceType: 'Patient', id: 'p1' } }, { resource: { resourceType: 'Encounter', id: 'e1' } }] };
+const errorIssue = { severity: 'error', code: 'structure', details: { text: 'Encounter.status: minimum required = 1, but only found 0' }, expression: ['Encounter'] };
+
+function categorizer(acceptable: boolean | undefined): Categorizer {
+  if (acceptable === undefined) return new Categorizer([]);
+  return new Categorizer([{
+    category: { id: 'missing_status', title: 'Missing status', severity: 'ERROR', acceptable, guidance: 'Send the status.' },
+    matcher: parseMatcher({ field: 'MESSAGE', regex: 'minimum required', inverted: false }),
+  }]);
+}
+
+class RecordingStore implements FlowStore {
+  readonly records: FlowRecord[] = [];
+  async commit(record: FlowRecord) {
+    this.records.push(record);
+    return { announced: true, runId: 'run-1', msgId: `m-${record.outcomeHash}` };
+  }
+}
+
+function flowWith(options: { acceptable?: boolean; validator?: ScopedResourceValidator; source?: SubmissionSource; progressIntervalMs?: number }) {
+  const store = new RecordingStore();
+  const validator: ScopedResourceValidator = options.validator ?? {
+    validate: async (resource) => ({ resourceType: 'OperationOutcome', issue: resource.resourceType === 'Encounter' ? [errorIssue] : [] }),
+  };
+  const flow = new ValidationFlow({
+    source: options.source ?? { fetch: async () => ({ kind: 'found', body: submission }) },
+    validator, store, rulesMaxAgeMs: 0,
+    categories: { currentCategorizer: async () => categorizer(options.acceptable) },
+    completion: { subject: 'x.compliance.event.validation-complete.v1', schemaVersion: '1.0.0' },
+    clock: () => new Date('2026-11-22T06:00:00.000Z'),
+    progressIntervalMs: options.progressIntervalMs,
+  });
+  return { flow, store };
+}
+
+describe('validation flow (application): decisions behind the ports', () => {
+  it('an error in an acceptable category is valid; unacceptable or uncategorized errors are not (THE validity rule)', async () => {
+    expect((await flowWith({ acceptable: true }).flow.handle(event)).valid).to.equal(true);
+    expect((await flowWith({ acceptable: false }).flow.handle(event)).valid).to.equal(false);
+    expect((await flowWith({ acceptable: undefined }).flow.handle(event)).valid, 'uncategorized error').to.equal(false);
+  });
+
+  it('fills ValidationComplete from the outcome: id part of the patient, counts, run id, outcome reference', async () => {
+    const { flow, store } = flowWith({ acceptable: false });
+    await flow.handle(event, { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', headers: { 'X-Correlation-Id': 'corr-1' } });
+    const record = store.records[0]!;
+    expect(record.key).to.deep.equal({ facilityId: 'f', reportId: 'r', patientId: 'p1' });
+    expect(record.results).to.deep.equal([{
+      issue: { severity: 'error', code: 'structure', message: 'Encounter.status: minimum required = 1, but only found 0', expression: "Bundle.entry[1].resource.ofType(Encounter).where(id = 'e1')" },
+      categoryIds: ['missing_status'],
+    }]);
+    const message = record.completion('run-9');
+    expect(message.headers).to.deep.equal({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'X-Correlation-Id': 'corr-1' });
+    expect(message.payload).to.deep.equal({
+      schemaVersion: '1.0.0', facilityId: 'f', patientId: 'p1', reportTrackingId: 'r', isValid: false, validationRunId: 'run-9',
+      outcomeReference: '/api/result/f/r/p1',
+      issueCounts: { total: 1, errors: 1, warnings: 0, information: 0, categorized: 1, uncategorized: 0, unacceptable: 1 },
+      validatedAt: '2026-11-22T06:00:00.000Z',
+    });
+  });
+
+  it('the same outcome hashes the same; a rule change that flips the verdict is a new distinct outcome', async () => {
+    const a = flowWith({ acceptable: false });
+    await a.flow.handle(event);
+    await a.flow.handle(event);
+    const b = flowWith({ acceptable: true });
+    await b.flow.handle(event);
+    expect(a.store.records[0]!.outcomeHash).to.equal(a.store.records[1]!.outcomeHash);
+    expect(b.store.records[0]!.outcomeHash).to.not.equal(a.store.records[0]!.outcomeHash);
+  });
+
+  it('sends progress acks while the entries are being validated', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const { flow } = flowWith({ validator: { validate: async () => { await gate; return { resourceType: 'OperationOutcome', issue: [] }; } }, progressIntervalMs: 5 });
+    let acks = 0;
+    const done = flow.handle(event, { working: () => { acks++; if (acks === 3) release(); } });
+    await done;
+    expect(acks).to.be.at.least(3);
+    const after = acks;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(acks, 'no progress acks after the validation ended').to.equal(after);
+  });
+
+  it('an engine failure is not a verdict: it propagates (the message is retried)', async () => {
+    const { flow, store } = flowWith({ validator: { validate: async () => { throw new Error('worker died'); } } });
+    const error = await flow.handle(event).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(Error).and.to.have.property('message', 'worker died');
+    expect(store.records).to.have.length(0);
+  });
+});
