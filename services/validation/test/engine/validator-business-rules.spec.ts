@@ -129,7 +129,7 @@ describe('engine: business rules across resources', function () {
     const div = (href: string) => `<div xmlns="http://www.w3.org/1999/xhtml"><a name="here"> </a><a href="${href}">link</a></div>`;
     expect(errorsOf(v.validate({ resourceType: 'Patient', text: { status: 'generated', div: div('#here') } }))).to.deep.equal([]);
     const o = v.validate({ resourceType: 'Patient', text: { status: 'generated', div: div('#nowhere') } });
-    expect(issuesWith(o, "Hyperlink '#nowhere' for 'link' does not resolve", 'Patient.text.div')).to.have.length(1);
+    expect(issuesWith(o, "Hyperlink '#nowhere' at 'div/a' for 'link' does not resolve", 'Patient.text.div')).to.have.length(1);
   });
 
   it('CapabilityStatement search parameters must have the type of the SearchParameter they cite', () => {

@@ -79,7 +79,7 @@ export const MESSAGES = {
   XHTML_ELEMENT: { text: 'Invalid element name in the XHTML (\'{0}\')', code: 'invalid' },
   XHTML_ATTRIBUTE: { text: 'The element \'{0}\' has an attribute \'{1}\' that is not allowed in narrative', code: 'invalid' },
   XHTML_ROOT: { text: 'Wrong name on the XHTML (\'{0}\') - must start with div', code: 'invalid' },
-  XHTML_LINK_UNRESOLVED: { text: 'Hyperlink \'{0}\' for \'{1}\' does not resolve', code: 'invalid' },
+  XHTML_LINK_UNRESOLVED: { text: 'Hyperlink \'{0}\' at \'{1}\' for \'{2}\' does not resolve', code: 'invalid' },
   MARKDOWN_HTML: { text: 'The markdown contains content that appears to be an embedded HTML tag starting at \'{0}\'. This will (or SHOULD) be escaped by the presentation layer. The content should be checked to confirm that this is the desired behaviour', code: 'value' },
 
   // values

@@ -731,7 +731,7 @@ export class Validator {
       if (type === 'xhtml' && typeof v === 'string') {
         for (const p of checkXhtml(v)) this.report(run, 'error', p.id, p.args, path, at);
         const contained = Array.isArray(scope.resource.contained) ? (scope.resource.contained as unknown[]).filter(isObject).map((c) => String(c.id)) : [];
-        for (const link of unresolvedInternalLinks(v, contained)) this.report(run, 'error', 'XHTML_LINK_UNRESOLVED', [link.href, link.text], path, at);
+        for (const link of unresolvedInternalLinks(v, contained)) this.report(run, 'error', 'XHTML_LINK_UNRESOLVED', [link.href, link.path, link.text], path, at);
       }
     } else if (v === undefined || v === null || typeof v !== jsonTypeOfPrimitive(type)) {
       return;

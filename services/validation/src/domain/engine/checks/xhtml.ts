@@ -76,15 +76,41 @@ export function checkXhtml(div: string): XhtmlProblem[] {
 
 /**
  * Internal hyperlinks (`href="#x"`) must land on an anchor of the narrative (`name`/`id`) or
- * on a contained resource's id.
+ * on a contained resource's id. Each unresolved link comes with its element path in the
+ * narrative (`div/table/tr/td/a`), as the HL7 validator reports it.
  */
-export function unresolvedInternalLinks(div: string, containedIds: readonly string[]): { href: string; text: string }[] {
+export function unresolvedInternalLinks(div: string, containedIds: readonly string[]): { href: string; path: string; text: string }[] {
   if (!div.includes('href="#') && !div.includes("href='#")) return [];
   const targets = new Set<string>(containedIds);
   for (const m of div.matchAll(/\s(?:name|id)\s*=\s*["']([^"']*)["']/g)) targets.add(m[1]);
-  const out: { href: string; text: string }[] = [];
-  for (const m of div.matchAll(/<a\b[^>]*\shref\s*=\s*["']#([^"']*)["'][^>]*>([\s\S]*?)<\/a>/g)) {
-    if (m[1] !== '' && !targets.has(m[1]) && !targets.has(decodeURIComponent(m[1]))) out.push({ href: '#' + m[1], text: m[2].replace(/<[^>]*>/g, '').trim() });
+  const out: { href: string; path: string; text: string }[] = [];
+  const stack: string[] = [];
+  const tag = /<(\/?)([A-Za-z][\w:.-]*)([^>]*?)(\/?)>/g;
+  let m: RegExpExecArray | null;
+  while ((m = tag.exec(div)) !== null) {
+    const name = m[2].startsWith('xhtml:') ? m[2].slice(6) : m[2];
+    if (m[1] === '/') {
+      const at = stack.lastIndexOf(name);
+      if (at >= 0) stack.length = at;
+      continue;
+    }
+    if (name === 'a') {
+      const href = /\shref\s*=\s*["']#([^"']*)["']/.exec(m[3])?.[1];
+      if (href !== undefined && href !== '' && !targets.has(href) && !targets.has(safeDecode(href))) {
+        const end = div.indexOf('</a>', tag.lastIndex);
+        const text = (end >= 0 ? div.slice(tag.lastIndex, end) : '').replace(/<[^>]*>/g, '').trim();
+        out.push({ href: '#' + href, path: [...stack, 'a'].join('/'), text });
+      }
+    }
+    if (m[4] !== '/' && !['br', 'hr', 'img', 'col'].includes(name.toLowerCase())) stack.push(name);
   }
   return out;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
