@@ -14,6 +14,13 @@ describe('engine: located JSON parser', () => {
     expect((r.locations.get(root.b) as ObjectLocation).props.c).to.deep.equal({ line: 3, col: 14 });
   });
 
+  it('keeps the source text of numbers a JS number would change (1.50, 2.0, 1e3)', () => {
+    const r = parseLocatedJson('{"a":1.50,"b":2,"c":[2.0,3,1e3]}');
+    const root = r.value as any;
+    expect((r.locations.get(root) as ObjectLocation).rawNumbers).to.deep.equal({ a: '1.50' });
+    expect((r.locations.get(root.c) as ArrayLocation).rawNumbers).to.deep.equal({ 0: '2.0', 2: '1e3' });
+  });
+
   it('decodes escapes, including unicode', () => {
     const r = parseLocatedJson('{"s":"a\\"b\\\\c\\u00e9\\n"}');
     expect((r.value as any).s).to.equal('a"b\\cé\n');

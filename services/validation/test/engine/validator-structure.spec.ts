@@ -65,6 +65,12 @@ describe('engine: structural validation against R4 core', function () {
       expect(issuesWith(o, 'Array cannot be empty', 'Patient.identifier')).to.have.length(1);
     });
 
+    it('an integer written with a fraction in the JSON text is not an integer', () => {
+      const o = v.validate('{"resourceType":"Patient","multipleBirthInteger":2.0}');
+      expect(issuesWith(o, "The value '2.0' is not a valid integer", 'Patient.multipleBirth.ofType(integer)')).to.have.length(1);
+      expect(errorsOf(v.validate('{"resourceType":"Patient","multipleBirthInteger":2}'))).to.deep.equal([]);
+    });
+
     it('checks primitive JSON types', () => {
       const o = v.validate(patient({ active: 'true' }));
       expect(issuesWith(o, 'must be a boolean', 'Patient.active')).to.have.length(1);

@@ -232,6 +232,13 @@ export class Validator {
     return loc?.props[key];
   }
 
+  /** The source text of a number (when the parser kept it: `1.50`, `2.0`). */
+  private rawNumber(run: Run, raw: unknown, obj: Record<string, unknown>, key: string, index: number): string | undefined {
+    if (!run.locations) return undefined;
+    if (index >= 0 && Array.isArray(raw)) return (run.locations.get(raw) as ArrayLocation | undefined)?.rawNumbers?.[index];
+    return (run.locations.get(obj) as ObjectLocation | undefined)?.rawNumbers?.[key];
+  }
+
   private itemPos(run: Run, arr: unknown[], i: number): Position | undefined {
     if (!run.locations) return undefined;
     const loc = run.locations.get(arr) as ArrayLocation | undefined;
@@ -426,7 +433,8 @@ export class Validator {
       else this.report(run, 'warning', 'QR_QUESTIONNAIRE_NOT_FOUND', [url], `${resPath}.questionnaire`, this.propPos(run, qr, 'questionnaire'));
       return;
     }
-    for (const p of checkQuestionnaireResponse(qr, questionnaire, resPath, ucumConverter)) this.report(run, p.severity, p.id, p.args, p.path, undefined);
+    const rawOf = (answer: Record<string, unknown>, key: string) => (run.locations?.get(answer) as ObjectLocation | undefined)?.rawNumbers?.[key];
+    for (const p of checkQuestionnaireResponse(qr, questionnaire, resPath, ucumConverter, rawOf)) this.report(run, p.severity, p.id, p.args, p.path, undefined);
   }
 
   private validateAgainstProfile(run: Run, res: Record<string, unknown>, rt: string, plan: StructurePlan, resPath: string, scope: Scope, reportPath: string, at: Position | undefined): void {
@@ -588,7 +596,8 @@ export class Validator {
       const at = raw === undefined ? undefined : valuesAreArray ? this.itemPos(run, raw as unknown[], i) : this.propPos(run, obj, key);
       const target = sliceOf?.[i] ?? effective;
       if (isPrimitive) {
-        this.checkPrimitive(run, v, c, target, type, itemPath, scope, mode, plan, at, companions !== undefined);
+        const rawText = typeof v === 'number' && run.locations ? this.rawNumber(run, raw, obj, key, valuesAreArray ? i : -1) : undefined;
+        this.checkPrimitive(run, v, c, target, type, itemPath, scope, mode, plan, at, companions !== undefined, rawText);
         continue;
       }
       if (v === null || v === undefined) {
@@ -703,7 +712,7 @@ export class Validator {
 
   // ------------------------------------------------------------------ primitives
 
-  private checkPrimitive(run: Run, v: unknown, companion: unknown, el: ElementPlan, type: string, path: string, scope: Scope, mode: Mode, plan: StructurePlan, at: Position | undefined, hasCompanion: boolean): void {
+  private checkPrimitive(run: Run, v: unknown, companion: unknown, el: ElementPlan, type: string, path: string, scope: Scope, mode: Mode, plan: StructurePlan, at: Position | undefined, hasCompanion: boolean, raw?: string): void {
     if (mode === 'structural') {
       if (companion !== undefined && companion !== null) {
         if (!isObject(companion)) {
@@ -721,6 +730,10 @@ export class Validator {
       const want = jsonTypeOfPrimitive(type);
       if (typeof v !== want) {
         this.report(run, 'error', 'JSON_PRIMITIVE_WRONG_TYPE', [want === 'boolean' ? 'a boolean' : want === 'number' ? 'a number' : 'a string', path], path, at);
+        return;
+      }
+      if (typeof v === 'number' && (type === 'integer' || type === 'positiveInt' || type === 'unsignedInt') && raw !== undefined && /[.eE]/.test(raw)) {
+        this.report(run, 'error', 'INTEGER_INVALID', [raw], path, at);
         return;
       }
       const isResourceId = type !== 'id' && el.path === plan.type + '.id' && plan.kind === 'resource';

@@ -64,13 +64,21 @@ export interface UnitConverter {
   convert(value: number, from: string, to: string): number | undefined;
 }
 
-export function checkQuestionnaireResponse(qr: Obj, questionnaire: Obj, path: string, units: UnitConverter | undefined): QrProblem[] {
+/** The source text of a number property, when the parser kept it (`-5.12340`). */
+export type RawNumberLookup = (owner: Obj, key: string) => string | undefined;
+
+interface QrContext {
+  units: UnitConverter | undefined;
+  rawNumber: RawNumberLookup | undefined;
+}
+
+export function checkQuestionnaireResponse(qr: Obj, questionnaire: Obj, path: string, units: UnitConverter | undefined, rawNumber?: RawNumberLookup): QrProblem[] {
   const problems: QrProblem[] = [];
-  walkItems(qr.item, questionnaire.item, `${path}`, path, problems, units);
+  walkItems(qr.item, questionnaire.item, `${path}`, path, problems, { units, rawNumber });
   return problems;
 }
 
-function walkItems(qrItems: unknown, qItems: unknown, parentPath: string, rootPath: string, problems: QrProblem[], units: UnitConverter | undefined): void {
+function walkItems(qrItems: unknown, qItems: unknown, parentPath: string, rootPath: string, problems: QrProblem[], ctx: QrContext): void {
   if (!Array.isArray(qrItems)) return;
   const defs = Array.isArray(qItems) ? (qItems.filter(isObject) as Obj[]) : [];
   const seen = new Map<string, number>();
@@ -92,10 +100,10 @@ function walkItems(qrItems: unknown, qItems: unknown, parentPath: string, rootPa
       problems.push({ id: type === 'question' ? 'QR_QUESTION_ABSTRACT' : 'QR_NO_ANSWERS_ALLOWED', args: [type], path: itemPath, severity: 'error' });
     } else {
       if (answers.length > 1 && def.repeats !== true) problems.push({ id: 'QR_ITEM_ONLY_ONE', args: [], path: itemPath, severity: 'error' });
-      answers.forEach((answer, j) => checkAnswer(answer, def, `${itemPath}.answer[${j}]`, problems, units));
+      answers.forEach((answer, j) => checkAnswer(answer, def, `${itemPath}.answer[${j}]`, problems, ctx));
     }
-    walkItems(item.item, def.item, itemPath, rootPath, problems, units);
-    answers.forEach((answer, j) => walkItems(answer.item, def.item, `${itemPath}.answer[${j}]`, rootPath, problems, units));
+    walkItems(item.item, def.item, itemPath, rootPath, problems, ctx);
+    answers.forEach((answer, j) => walkItems(answer.item, def.item, `${itemPath}.answer[${j}]`, rootPath, problems, ctx));
   });
 }
 
@@ -105,7 +113,8 @@ function compare(a: unknown, b: unknown): number | undefined {
   return undefined;
 }
 
-function checkAnswer(answer: Obj, def: Obj, path: string, problems: QrProblem[], units: UnitConverter | undefined): void {
+function checkAnswer(answer: Obj, def: Obj, path: string, problems: QrProblem[], ctx: QrContext): void {
+  const units = ctx.units;
   const av = answerValue(answer);
   if (!av) return;
   const valuePath = `${path}.value.ofType(${av.type})`;
@@ -151,7 +160,7 @@ function checkAnswer(answer: Obj, def: Obj, path: string, problems: QrProblem[],
   }
   if (typeof v === 'number' && av.type === 'decimal') {
     const places = extValue(ext(def, 'maxDecimalPlaces'));
-    const text = String(v);
+    const text = ctx.rawNumber?.(answer, 'valueDecimal') ?? String(v);
     const decimals = text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
     if (typeof places === 'number' && decimals > places) problems.push({ id: 'QR_DECIMAL_PLACES', args: [text, places], path: valuePath, severity: 'error' });
   }

@@ -18,11 +18,14 @@ export interface Position {
 /** Positions of an object's own properties (key → position of the value). */
 export interface ObjectLocation extends Position {
   props: Record<string, Position>;
+  /** The source text of numbers whose text a JS number does not keep (`1.50`, `2.0`, `1e3`). */
+  rawNumbers?: Record<string, string>;
 }
 
 /** Positions of an array's items. */
 export interface ArrayLocation extends Position {
   items: Position[];
+  rawNumbers?: Record<number, string>;
 }
 
 export type JsonPathSegment = string | number;
@@ -84,6 +87,8 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
   let lineStart = 0;
   const len = text.length;
   let pendingComment: { line: number; col: number } | undefined;
+  /** Source text of the number just read, when it differs from the JS number's rendering. */
+  let lastRawNumber: string | undefined;
   let commentBeforeRoot = false;
   const stack: Frame[] = [];
   let root: unknown = undefined;
@@ -188,7 +193,12 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
       NUMBER.lastIndex = pos;
       const m = NUMBER.exec(text);
-      if (m) { pos += m[0].length; return Number(m[0]); }
+      if (m) {
+        pos += m[0].length;
+        const n = Number(m[0]);
+        lastRawNumber = String(n) === m[0] ? undefined : m[0];
+        return n;
+      }
     }
     return fatal(`Unexpected content '${c === undefined ? 'end of input' : c}' in json format at Line ${line}`);
   }
@@ -244,7 +254,14 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
       }
       return;
     }
-    attach(readScalar(), at);
+    lastRawNumber = undefined;
+    const value = readScalar();
+    if (lastRawNumber !== undefined) {
+      const top = stack[stack.length - 1];
+      if (top?.kind === 'array') ((top.loc as ArrayLocation).rawNumbers ??= {})[top.index] = lastRawNumber;
+      else if (top?.kind === 'object' && top.key !== undefined) ((top.loc as ObjectLocation).rawNumbers ??= {})[top.key] = lastRawNumber;
+    }
+    attach(value, at);
   }
 
   function reportPendingComment(path: JsonPathSegment[]): void {
