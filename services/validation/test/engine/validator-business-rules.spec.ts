@@ -170,4 +170,23 @@ describe('engine: business rules across resources', function () {
       expect(issuesWith(o, "The path must be 'Patient.deceased[x]' not 'Patient.deceasedFoo'", 'StructureDefinition')).to.have.length(1);
     });
   });
+
+  it('an OperationDefinition agrees with its input/output Parameters profiles', async () => {
+    const inProfile = profile('http://example.org/StructureDefinition/op-in', 'Parameters', [
+      { id: 'Parameters.parameter', path: 'Parameters.parameter', slicing: { discriminator: [{ type: 'value', path: 'name' }], rules: 'open' } },
+      { id: 'Parameters.parameter:subject', path: 'Parameters.parameter', sliceName: 'subject', min: 1, max: '1' },
+      { id: 'Parameters.parameter:subject.name', path: 'Parameters.parameter.name', fixedString: 'subject' },
+      { id: 'Parameters.parameter:subject.value[x]', path: 'Parameters.parameter.value[x]', type: [{ code: 'Reference', targetProfile: ['http://hl7.org/fhir/StructureDefinition/Patient'] }] },
+      { id: 'Parameters.parameter:subject.resource', path: 'Parameters.parameter.resource', max: '0' },
+    ]);
+    const ov = new Validator(await sourceWith([inProfile]));
+    const od = (min: number, type: string) => ({ resourceType: 'OperationDefinition', text: narrative, url: 'http://example.org/op', name: 'Op', status: 'active', kind: 'operation', code: 'op', system: false, type: false, instance: true, resource: ['Patient'],
+      inputProfile: 'http://example.org/StructureDefinition/op-in',
+      parameter: [{ name: 'subject', use: 'in', min, max: '1', type, targetProfile: ['http://hl7.org/fhir/StructureDefinition/Patient'] }] });
+    const ok = ov.validate(od(1, 'Reference'));
+    expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
+    const bad = ov.validate(od(0, 'string'));
+    expect(issuesWith(bad, "has a value for 'min' of '1' in the 'in' profile", 'OperationDefinition.inputProfile.parameter[0]'), describe_(bad)).to.have.length(1);
+    expect(issuesWith(bad, "The type 'Reference' is allowed for the parameter 'subject'", 'OperationDefinition.inputProfile.parameter[0]')).to.have.length(1);
+  });
 });

@@ -157,6 +157,11 @@ export const MESSAGES = {
   CAPABILITY_SEARCH_TYPE: { text: 'Type mismatch - SearchParameter \'{0}\' type is {1}, but type here is {2}', code: 'business-rule' },
   SEARCH_EXPRESSION_TYPE: { text: 'Error in search expression \'{0}\': Error evaluating FHIRPath expression: The name \'{1}\' is not valid for any of the possible types: [{2}]', code: 'business-rule' },
   SEARCH_BASE_NOT_IN_PARENT: { text: 'The resource type {0} is not listed as a base in the SearchParameter this is derived from ({1})', code: 'business-rule' },
+  OPDEF_PROFILE_CARDINALITY: { text: 'The parameter \'{0}\' has a value for \'{1}\' of \'{2}\' in the \'{3}\' profile {4} that is different to \'{5}\' which is the value in the parameter definition in the operation definition', code: 'business-rule' },
+  OPDEF_PROFILE_TYPE_EXTRA: { text: 'The type \'{0}\' is allowed for the parameter \'{1}\' in the \'{2}\' profile {3} but is not in the list of allowed types for the parameter in the operation definition', code: 'business-rule' },
+  OPDEF_PROFILE_TYPE_MISSING: { text: 'The type \'{0}\' is not allowed for the parameter \'{1}\' in the \'{2}\' profile {3} but is in the list of allowed types for the parameter in the operation definition', code: 'business-rule' },
+  OPDEF_PROFILE_TARGET_EXTRA: { text: 'The target profile \'{0}\' is allowed for the parameter \'{1}\' in the \'{2}\' profile {3} but is not in the list of target profiles for the parameter in the operation definition', code: 'business-rule' },
+  OPDEF_PROFILE_TARGET_MISSING: { text: 'The target profile \'{0}\' is not allowed for the parameter \'{1}\' in the \'{2}\' profile {3} but is in the list of target profiles for the parameter in the operation definition', code: 'business-rule' },
   MEASURE_COHORT_SCORE: { text: 'No measureScore when the scoring of the message is \'{0}\'', code: 'value' },
 
   // StructureDefinitions (differential against base)

@@ -269,6 +269,7 @@ export class Validator {
       if (rt === 'CapabilityStatement') this.checkCapabilitySearchParams(run, res, resPath);
       if (rt === 'SearchParameter') this.checkSearchParameter(run, res, resPath);
       if (rt === 'StructureDefinition') this.checkStructureDefinition(run, res, resPath);
+      if (rt === 'OperationDefinition') this.checkOperationProfiles(run, res, resPath);
     }
     // profiles: meta.profile, then the caller's
     const meta = res.meta;
@@ -310,6 +311,56 @@ export class Validator {
       if (seen.has(c.id)) this.report(run, 'error', 'BUNDLE_DUPLICATE_ID', [c.id], `${resPath}.contained[${i}]`, this.itemPos(run, contained, i));
       seen.add(c.id);
     });
+  }
+
+  /**
+   * An OperationDefinition's inputProfile/outputProfile (Parameters profiles) must agree with
+   * its parameters: cardinality, types and target profiles of each named parameter slice.
+   */
+  private checkOperationProfiles(run: Run, od: Record<string, unknown>, resPath: string): void {
+    const params = Array.isArray(od.parameter) ? od.parameter : [];
+    for (const [use, key] of [['in', 'inputProfile'], ['out', 'outputProfile']] as const) {
+      const url = od[key];
+      if (typeof url !== 'string') continue;
+      const plan = this.plans.plan(url);
+      const sliced = plan?.byId.get('Parameters.parameter');
+      if (!plan || !sliced) continue;
+      const slices = new Map<string, ElementPlan>();
+      for (const slice of sliced.slices) {
+        const nameEl = slice.ownChildren?.byJsonName.get('name')?.element;
+        const name = nameEl?.fixed ?? nameEl?.pattern;
+        if (typeof name === 'string') slices.set(name, slice);
+      }
+      params.forEach((p, i) => {
+        if (!isObject(p) || p.use !== use || typeof p.name !== 'string') return;
+        const slice = slices.get(p.name);
+        if (!slice) return;
+        const path = `${resPath}.${key}.parameter[${i}]`;
+        const at = this.pos(run, p);
+        const sliceMax = slice.max === Infinity ? '*' : String(slice.max);
+        if (typeof p.min === 'number' && p.min !== slice.min) this.report(run, 'error', 'OPDEF_PROFILE_CARDINALITY', [p.name, 'min', slice.min, use, plan.label, p.min], path, at);
+        if (typeof p.max === 'string' && p.max !== sliceMax) this.report(run, 'error', 'OPDEF_PROFILE_CARDINALITY', [p.name, 'max', sliceMax, use, plan.label, p.max], path, at);
+        const value = slice.ownChildren?.byJsonName.get('resource')?.element;
+        const choice = slice.ownChildren?.choices.find((c) => c.name === 'value');
+        const profileTypes = new Set<string>();
+        const profileTargets = new Set<string>();
+        for (const e of [value, choice]) {
+          if (!e || e.max === 0) continue;
+          for (const t of e.types) {
+            profileTypes.add(t.code);
+            if (e === choice) for (const tp of t.targetProfiles) profileTargets.add(tp);
+          }
+        }
+        const opTypes = typeof p.type === 'string' ? [p.type] : [];
+        const opTargets = Array.isArray(p.targetProfile) ? (p.targetProfile as unknown[]).filter((x): x is string => typeof x === 'string') : [];
+        if (profileTypes.size > 0) {
+          for (const t of profileTypes) if (!opTypes.includes(t)) this.report(run, 'error', 'OPDEF_PROFILE_TYPE_EXTRA', [t, p.name, use, plan.label], path, at);
+          for (const t of opTypes) if (!profileTypes.has(t) && t !== 'Resource') this.report(run, 'error', 'OPDEF_PROFILE_TYPE_MISSING', [t, p.name, use, plan.label], path, at);
+        }
+        for (const tp of profileTargets) if (!opTargets.includes(tp)) this.report(run, 'error', 'OPDEF_PROFILE_TARGET_EXTRA', [tp, p.name, use, plan.label], path, at);
+        for (const tp of opTargets) if (!profileTargets.has(tp)) this.report(run, 'error', 'OPDEF_PROFILE_TARGET_MISSING', [tp, p.name, use, plan.label], path, at);
+      });
+    }
   }
 
   /** A differential-only profile is checked against its base, as snapshot generation would. */
