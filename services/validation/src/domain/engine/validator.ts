@@ -672,7 +672,7 @@ export class Validator {
     }
     const depthScope: Scope = { ...scope, depth: scope.depth + 1 };
     if (el.path === 'Bundle.entry') depthScope.fullUrl = typeof v.fullUrl === 'string' ? v.fullUrl : undefined;
-    if (el.fixed !== undefined) this.checkFixed(run, v, el.fixed, path, plan, at);
+    if (el.fixed !== undefined) this.checkFixed(run, v, el.fixed, path, at);
     if (el.pattern !== undefined) this.checkPattern(run, v, el.pattern, path, plan, at);
     if (el.binding && type && (type === 'CodeableConcept' || type === 'Coding' || type === 'Quantity' || type === 'CodeableReference')) {
       this.checkBinding(run, el, type, v, path, at);
@@ -887,9 +887,8 @@ export class Validator {
 
   // ------------------------------------------------------------------ fixed / pattern
 
-  private checkFixed(run: Run, v: unknown, fixed: unknown, path: string, plan: StructurePlan, at: Position | undefined): void {
+  private checkFixed(run: Run, v: unknown, fixed: unknown, path: string, at: Position | undefined): void {
     if (!deepEqual(v, fixed)) this.report(run, 'error', 'FIXED_VALUE', [describeValue(v), describeValue(fixed)], path, at);
-    void plan;
   }
 
   private checkPattern(run: Run, v: unknown, pattern: unknown, path: string, plan: StructurePlan, at: Position | undefined): void {
@@ -898,7 +897,7 @@ export class Validator {
 
   // ------------------------------------------------------------------ invariants
 
-  private checkConstraints(run: Run, el: ElementPlan, node: unknown, path: string, scope: Scope, mode: Mode): void {
+  private checkConstraints(run: Run, el: ElementPlan, node: unknown, path: string, scope: Scope, _mode: Mode): void {
     for (const c of el.constraints) {
       if (c.bestPractice && !this.options.bestPractice) continue;
       // native invariants (ele-1 on every element) are cheap: no bookkeeping, duplicates are
@@ -908,7 +907,6 @@ export class Validator {
         if (run.evaluated.has(key)) continue;
         run.evaluated.add(key);
       }
-      void mode;
       const result = this.invariants.evaluate(c, node, { resource: scope.resource, rootResource: scope.root, resolve: this.resolveInScope, context: scope });
       if (result === 'pass' || result === 'skip') continue;
       if (result === 'fail') {
@@ -1298,7 +1296,7 @@ export class Validator {
   private checkBinding(run: Run, el: ElementPlan, type: string, v: unknown, path: string, at: Position | undefined): void {
     const binding = el.binding!;
     for (const extra of binding.additional) {
-      if (extra.purpose === 'required' || extra.purpose === 'maximum') this.checkAdditionalBinding(run, extra.valueSet, type, v, path, at);
+      if (extra.purpose === 'required' || extra.purpose === 'maximum') this.checkAdditionalBinding(run, extra.valueSet, v, path, at);
     }
     if (!binding.valueSet || binding.strength === 'example') return;
     const key = path + '\u0000' + binding.valueSet + '\u0000binding';
@@ -1338,7 +1336,7 @@ export class Validator {
   }
 
   /** An additional binding with purpose required/maximum: the codes must be in its value set. */
-  private checkAdditionalBinding(run: Run, valueSet: string, type: string, v: unknown, path: string, at: Position | undefined): void {
+  private checkAdditionalBinding(run: Run, valueSet: string, v: unknown, path: string, at: Position | undefined): void {
     const key = path + '\u0000' + valueSet + '\u0000additional';
     if (run.evaluated.has(key)) return;
     run.evaluated.add(key);
@@ -1361,7 +1359,6 @@ export class Validator {
     } catch {
       // terminology failures are reported by the main binding check
     }
-    void type;
   }
 
   private applyBindingResult(run: Run, r: ValidateCodeResult, strength: string, valueSet: string, type: string, display: string, path: string, at: Position | undefined): void {
