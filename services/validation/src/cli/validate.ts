@@ -2,7 +2,7 @@
  * Offline FHIR validation from the command line (no database, no broker):
  *
  *   validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]...
- *            [--format json|text] [--no-cache] <file>...
+ *            [--format json|text] [--no-cache] [--security-checks] [--no-example-urls] <file>...
  *   validate --harness <file> <profiles,comma,separated> <supporting,files,comma,separated>
  *
  * Prints one OperationOutcome per file (json), or one line per issue (text:
@@ -29,13 +29,15 @@ interface CliArgs {
   files: string[];
   harness: boolean;
   cache: boolean;
+  securityChecks: boolean;
+  allowExampleUrls: boolean;
 }
 
 const USAGE = `usage: validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]... [--format json|text] [--no-cache] <file>...
        validate --harness <file> <profiles> <supporting>`;
 
 export function parseCliArgs(argv: readonly string[]): CliArgs | string {
-  const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true };
+  const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, securityChecks: false, allowExampleUrls: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -55,6 +57,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | string {
           break;
         }
         case '--no-cache': args.cache = false; break;
+        case '--security-checks': args.securityChecks = true; break;
+        case '--no-example-urls': args.allowExampleUrls = false; break;
         case '--harness': {
           args.harness = true;
           const file = argv[++i];
@@ -135,7 +139,7 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
     ]);
     for (const w of [...baseWarnings, ...loadWarnings]) err(`warning: ${w}`);
     const source = new LayeredConformanceSource(resources, new LayeredConformanceSource(searchParameters, base));
-    const validator = new Validator(source, new LocalTerminology(source));
+    const validator = new Validator(source, new LocalTerminology(source), { securityChecks: args.securityChecks, allowExampleUrls: args.allowExampleUrls });
     let anyError = false;
     const outcomes: { file: string; outcome: ValidationOutcome }[] = [];
     for (const file of args.files) {

@@ -52,6 +52,15 @@ describe('engine: validate CLI', function () {
     expect(r.out).to.include("error Patient.birthDate [line 2] Not a valid date format: 'not a date'");
   });
 
+  it('--no-example-urls and --security-checks turn the HL7 validator\'s optional checks on', async () => {
+    const f = file('dr.json', { resourceType: 'DocumentReference', id: 'd', status: 'current', content: [{ attachment: { url: 'http://x.example.org/a', title: '<b>x</b>' } }] });
+    expect((await run(['--format', 'text', f])).code).to.equal(0);
+    const strict = await run(['--format', 'text', '--no-example-urls', '--security-checks', f]);
+    expect(strict.code).to.equal(1);
+    expect(strict.out).to.include('Example URLs are not allowed in this context (http://x.example.org/a)');
+    expect(strict.out).to.include('looks like embedded HTML tags');
+  });
+
   it('--harness: loads supporting files, applies the profiles, prints exactly one OperationOutcome', async () => {
     const sd = file('sd.json', profile('http://example.org/cli-patient', 'Patient', [{ id: 'Patient.gender', path: 'Patient.gender', min: 1 }]));
     const f = file('p.json', { resourceType: 'Patient' });

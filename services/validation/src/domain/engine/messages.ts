@@ -69,6 +69,7 @@ export const MESSAGES = {
   ELEMENT_ID_INVALID: { text: 'Invalid id value: \'{0}\'', code: 'invalid' },
   CODE_WHITESPACE: { text: 'The code \'{0}\' is not valid (whitespace rules)', code: 'invalid' },
   URI_WHITESPACE: { text: 'URI values cannot have whitespace(\'{0}\')', code: 'invalid' },
+  EXAMPLE_URL: { text: 'Example URLs are not allowed in this context ({0})', code: 'invalid' },
   URL_NOT_ABSOLUTE: { text: 'Canonical URLs must be absolute URLs if they are not fragment references ({0})', code: 'invalid' },
   OID_INVALID: { text: 'OIDs must be valid ({0})', code: 'invalid' },
   OID_START: { text: 'OIDs must start with urn:oid: ({0})', code: 'invalid' },

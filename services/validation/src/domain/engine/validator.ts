@@ -36,6 +36,8 @@ export interface ValidatorOptions {
   unknownExtensionSeverity?: 'error' | 'warning' | 'information';
   /** The HL7 validator's optional security checks (HTML in strings). Default false. */
   securityChecks?: boolean;
+  /** Accept URLs on example hosts (example.org, example.com, acme.com). Default true. */
+  allowExampleUrls?: boolean;
   /** Report best-practice invariants (as warnings). Default true. */
   bestPractice?: boolean;
 }
@@ -117,6 +119,7 @@ export class Validator {
       maxDepth: options.maxDepth ?? 300,
       unknownExtensionSeverity: options.unknownExtensionSeverity ?? 'error',
       securityChecks: options.securityChecks ?? false,
+      allowExampleUrls: options.allowExampleUrls ?? true,
       bestPractice: options.bestPractice ?? true,
     };
   }
@@ -789,7 +792,7 @@ export class Validator {
       }
       const isResourceId = type !== 'id' && el.path === plan.type + '.id' && plan.kind === 'resource';
       if (!isResourceId) {
-        const problems = checkPrimitiveValue(type, v as string | number | boolean, { securityChecks: this.options.securityChecks });
+        const problems = checkPrimitiveValue(type, v as string | number | boolean, { securityChecks: this.options.securityChecks, allowExampleUrls: this.options.allowExampleUrls });
         for (const p of problems) this.report(run, p.severity, p.id, p.args, path, at);
       }
       if (type === 'xhtml' && typeof v === 'string') {

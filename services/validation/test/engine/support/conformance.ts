@@ -84,7 +84,11 @@ export function runCase(c: ConformanceCase, core: ConformanceResourceSource): Ca
       }
     }
     const source = new LayeredConformanceSource(supporting, core);
-    const validator = new Validator(source, new LocalTerminology(source));
+    // The manifest's options, as the HL7 runner applies them (the CLI harness cannot pass them).
+    const validator = new Validator(source, new LocalTerminology(source), {
+      securityChecks: c.flags.includes('security-checks'),
+      allowExampleUrls: !c.flags.includes('examples'),
+    });
     const text = readFileSync(path.join(root(), c.file), 'utf8');
     const outcome = validator.validate(text, { profiles: c.profiles });
     const errs = outcome.issue.filter((i: Issue) => i.severity === 'error' || i.severity === 'fatal');

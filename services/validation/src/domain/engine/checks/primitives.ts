@@ -56,7 +56,15 @@ export function jsonTypeOfPrimitive(type: string): 'boolean' | 'number' | 'strin
 export interface PrimitiveCheckOptions {
   /** Report text that looks like HTML in strings (the HL7 validator's security checks). */
   securityChecks: boolean;
+  /**
+   * Accept URLs on example hosts (example.org, example.com, acme.com). The HL7 validator refuses them
+   * when told to (`-allow-example-urls false`): real submissions should not point at example hosts.
+   */
+  allowExampleUrls?: boolean;
 }
+
+/** Hosts the HL7 validator treats as examples (it tests `contains`, so do we). */
+const EXAMPLE_URL_RE = /example\.(org|com)|acme\.com/i;
 
 /**
  * Check the value space of one primitive value. `value` has already been checked to be the
@@ -111,6 +119,7 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     case 'url':
     case 'canonical': {
       if (/\s/.test(s)) return one('URI_WHITESPACE', [s]);
+      if (options.allowExampleUrls === false && EXAMPLE_URL_RE.test(s)) return one('EXAMPLE_URL', [s]);
       if (type === 'canonical' && !s.startsWith('#') && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) return one('URL_NOT_ABSOLUTE', [s]);
       if (s.startsWith('urn:oid:')) return OID_RE.test(s) ? NONE : one('OID_INVALID', [s]);
       if (s.startsWith('urn:uuid:')) return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
