@@ -23,16 +23,10 @@ import {
 import type { OperationOutcome } from '../../domain/ports/resource-validator.js';
 import { issuesFromOperationOutcome } from '../../domain/results/validation-issue.js';
 import type { CommitResult, FlowRecord, OutcomeCounts } from './flow-store.js';
+import type { ReadyForValidation } from '../../../../../contracts/types.js';
 
-/** ReadyForValidation v1 (contracts/schemas/ReadyForValidation.v1.schema.json). */
-export interface ReadyForValidationEvent {
-  schemaVersion: string;
-  facilityId: string;
-  patientId: string;
-  reportTrackingId: string;
-  reportTypes: string[];
-  payloadUri?: string;
-}
+/** ReadyForValidation v1 (contracts/schemas/ReadyForValidation.v1.schema.json), as the contract types it. */
+export type ReadyForValidationEvent = ReadyForValidation;
 
 export interface FlowContext {
   /** Progress ack: keeps the message ours during long validations. */
