@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Offline FHIR validation from the command line (no database, no broker):
  *
