@@ -4,6 +4,7 @@ import { createLogger } from '../../../adapters/observability/logger.js';
 import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
 import { catalog } from '../../../contracts/catalog.js';
 import { ArtifactChangeNotifier, EngineHost } from './adapters/engine/index.js';
+import { engineTerminologyKnowledge } from './adapters/engine/terminology-knowledge.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
 import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './adapters/prequal/index.js';
@@ -66,6 +67,7 @@ const api = createValidationApiModule({
   artifactListener: notifier.listener(),
   artifactInitDir: config.artifactInitDir,
   validateBodyLimit: config.validateBodyLimit,
+  terminologyKnowledge: engineTerminologyKnowledge(engine, Boolean(config.fhirTerminologyServiceUrl || config.terminologyServiceUrl)),
   onBrokenRule: (ruleId, categoryId, reason) => runtime.logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),
 });
 // The pre-qualification report goes before api.router (see prequal-routes.ts).
