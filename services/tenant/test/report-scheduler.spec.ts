@@ -9,9 +9,9 @@ import { FREQUENCIES, upcomingPeriodStarts } from '../src/domain/reporting-perio
 import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenant-database.js';
 
 const HOUR = 3_600_000;
-/** Scale of the simulation; TENANT_SCHEDULER_FACILITIES=500 TENANT_SCHEDULER_UNTIL=2026-04-01T00:00:00Z runs the issue's full month. */
-const FACILITIES = Number(process.env.TENANT_SCHEDULER_FACILITIES ?? 60);
-const SIMULATED_UNTIL = process.env.TENANT_SCHEDULER_UNTIL ?? '2026-03-12T00:00:00Z';
+/** Scale of the simulation: by default the issue's full scenario (500 facilities, 20 time zones, Feb 26 to Apr 1 across both DST changes); smaller values speed up local runs. */
+const FACILITIES = Number(process.env.TENANT_SCHEDULER_FACILITIES ?? 500);
+const SIMULATED_UNTIL = process.env.TENANT_SCHEDULER_UNTIL ?? '2026-04-01T00:00:00Z';
 const ZONES = [
   'America/New_York', 'America/Chicago', 'America/Denver', 'America/Los_Angeles', 'America/Anchorage', 'Pacific/Honolulu',
   'America/Phoenix', 'America/Puerto_Rico', 'Europe/London', 'Europe/Berlin', 'Asia/Kolkata', 'Asia/Tokyo',
