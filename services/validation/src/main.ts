@@ -9,8 +9,10 @@ import { createValidationApiModule, validationApiEntities, validationApiMigratio
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
 import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './adapters/prequal/index.js';
 import { PgArtifactRepository } from './adapters/persistence/artifact-repository.js';
+import { PgReportJobStore, PgReportSubmissions, reportJobEntities, reportJobMigrations, reportJobRoutes } from './adapters/report-jobs/index.js';
 import { HttpReportService } from './adapters/report-service/http-report-service.js';
 import type { CachedValidateCode, ValidateCodeCacheStore } from './adapters/terminology/index.js';
+import { ReportJobService } from './application/report-jobs/index.js';
 import { PgFacilityScopes, PgFlowStore, ValidationFlow, validationFlowEntities, validationFlowMigrations } from './application/validation-flow/index.js';
 import { validationSchema } from './config.js';
 
@@ -26,8 +28,8 @@ const runtime = await exitOnConfigError(() => startServiceRuntime({
   serviceName: 'validation',
   apiTitle: 'Validation service API',
   config,
-  entities: [...validationApiEntities, ...validationFlowEntities],
-  migrations: [...validationApiMigrations, ...validationFlowMigrations],
+  entities: [...validationApiEntities, ...validationFlowEntities, ...reportJobEntities],
+  migrations: [...validationApiMigrations, ...validationFlowMigrations, ...reportJobMigrations],
   cacheNamespace: 'validation:validate-code',
   processingRoutes: [/\/\$validate/, /\/\$categorize/, /\/\$validate-and-categorize/],
 }), createLogger('validation'));
@@ -91,6 +93,15 @@ const flow = new ValidationFlow({
   completion: { subject: completion.subject, schemaVersion: completion.version },
   afterCommit: () => runtime.outbox.notify(),
 });
+// Re-categorize / re-validate jobs run in this instance; jobs orphaned by a restart are failed here.
+const reportJobs = new ReportJobService({
+  store: new PgReportJobStore(runtime.db.orm), submissions: new PgReportSubmissions(runtime.db.orm), flow, categories: api.categories,
+  schemaVersion: catalog.byName('ReadyForValidation').version,
+  onError: (err, context) => runtime.logger.warn({ err, ...context }, 'report job step failed'),
+});
+const interrupted = await reportJobs.start();
+if (interrupted > 0) runtime.logger.warn({ interrupted }, 'report jobs interrupted by a restart marked failed');
+runtime.api.use(reportJobRoutes(runtime.openApi, reportJobs));
 const consumer = await startReadyForValidationConsumer({
   js: runtime.nats.js, catalog, flow, logger: runtime.logger,
   maxDeliver: config.validationMaxDeliveries, concurrency: config.validationConsumerConcurrency,
@@ -99,6 +110,7 @@ const consumer = await startReadyForValidationConsumer({
 // on live workers, so the consumer drains before the engine's workers stop.
 runtime.onShutdown(async () => {
   await consumer.stop(Math.max(1_000, config.shutdownGraceMs - 6_000)); // HTTP close may have taken up to 5 s
+  reportJobs.stop();
   notifier.stop();
   await engine.close();
 });

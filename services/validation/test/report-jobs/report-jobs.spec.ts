@@ -1,0 +1,186 @@
+/**
+ * Re-categorize and re-validate jobs against the real PostgreSQL (a unique database, dropped after),
+ * through their HTTP routes, with the real ValidationFlow fetching from a real HTTP report service
+ * stub; only the FHIR engine is a fake (it reports one error per resource whose message names the
+ * patient, so rules can be aimed at them).
+ */
+import { expect } from 'chai';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.js';
+import { silentLogger } from '../../../../adapters/observability/logger.js';
+import { openDatabase, OutboxMessageEntity, outboxMigration, type Database } from '../../../../adapters/persistence/index.js';
+import { createValidationApiModule, validationApiEntities, validationApiMigrations, type ValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
+import { HttpReportService } from '../../src/adapters/report-service/http-report-service.js';
+import { PgReportJobStore, PgReportSubmissions, reportJobEntities, reportJobMigrations, reportJobRoutes } from '../../src/adapters/report-jobs/index.js';
+import { INTERRUPTED_BY_RESTART, ReportJobService, type ReportJob } from '../../src/application/report-jobs/index.js';
+import { PgFlowStore, ValidationFlow, validationFlowEntities, validationFlowMigrations, type ReadyForValidationEvent } from '../../src/application/validation-flow/index.js';
+import { dropDatabase, PG, uniqueSuffix } from '../flow/support/flow-harness.js';
+import { ReportServiceStub } from '../flow/support/report-service-stub.js';
+
+const FACILITY = 'facility-jobs';
+const REPORT = 'report-jobs-1';
+const PATIENTS = ['p1', 'p2', 'p3'];
+
+function submission(patientId: string) {
+  return { resourceType: 'MeasureReport', id: `mr-${patientId}`, contained: [{ resourceType: 'Patient', id: patientId }] };
+}
+
+/** One error per resource: "Zebra code unknown for <patient or resource id>". */
+const fakeEngine = {
+  validate: async (resource: Record<string, unknown>) => ({
+    resourceType: 'OperationOutcome' as const,
+    issue: [{ severity: 'error' as const, code: 'invalid', details: { text: `Zebra code unknown for ${String(resource.id)}` } }],
+  }),
+};
+
+describe('report jobs: re-categorize and re-validate', function () {
+  this.timeout(20_000);
+  const dbName = `test_h7flow_jobs_${uniqueSuffix()}`;
+  let db: Database;
+  let api: ValidationApiModule;
+  let flow: ValidationFlow;
+  let jobs: ReportJobService;
+  let app: Express;
+  const reportService = new ReportServiceStub();
+  const handled: ReadyForValidationEvent[] = [];
+  let failPatient: string | undefined;
+
+  const outboxCount = async () => Number((await db.orm.em.fork().execute<{ n: string }[]>('select count(*)::int as n from outbox_message'))[0]!.n);
+  const linksOf = async (patientId: string) => (await db.orm.em.fork().execute<{ category_id: string }[]>(
+    `select rc.category_id from result_category rc join validation_result r on r.id = rc.result_id
+      where r.facility_id = ? and r.report_id = ? and r.patient_id = ? order by rc.category_id`, [FACILITY, REPORT, patientId])).map((r) => r.category_id);
+  const verdictOf = async (patientId: string) => (await new PgFlowStore(db.orm).find({ facilityId: FACILITY, reportId: REPORT, patientId }))?.valid;
+  const job = async (id: string): Promise<ReportJob> => (await request(app).get(`/api/job/${id}`).expect(200)).body as ReportJob;
+
+  before(async () => {
+    db = await openDatabase({
+      ...PG, dbName, poolMax: 6, logger: silentLogger(),
+      entities: [OutboxMessageEntity, ...validationApiEntities, ...validationFlowEntities, ...reportJobEntities],
+      migrations: [outboxMigration, ...validationApiMigrations, ...validationFlowMigrations, ...reportJobMigrations],
+    });
+    await reportService.start();
+    for (const patientId of PATIENTS) reportService.put(FACILITY, REPORT, patientId, submission(patientId));
+    const openApi = new OpenApiBuilder({ title: 'Validation', version: 'test' });
+    api = createValidationApiModule({ orm: db.orm, openApi, validator: fakeEngine as never });
+    flow = new ValidationFlow({
+      source: new HttpReportService({ baseUrl: reportService.url, serviceToken: 'jobs-token', retries: 0, timeoutMs: 5_000, logger: silentLogger() }),
+      validator: fakeEngine, categories: api.categories, store: new PgFlowStore(db.orm),
+      completion: { subject: 'test.validation-complete', schemaVersion: '1' }, rulesMaxAgeMs: 0,
+    });
+    jobs = new ReportJobService({
+      store: new PgReportJobStore(db.orm), submissions: new PgReportSubmissions(db.orm), categories: api.categories, schemaVersion: '1',
+      flow: {
+        handle: async (event) => {
+          handled.push(event);
+          if (event.patientId === failPatient) throw new Error('report service unavailable');
+          return flow.handle(event);
+        },
+      },
+    });
+    const http = createHttpApp({ serviceName: 'validation-jobs-test', logger: silentLogger(), openApi });
+    http.app.use(reportJobRoutes(openApi, jobs));
+    http.app.use(api.router);
+    app = http.finish();
+    // The report's first validation: no categories yet, so every error is uncategorized (invalid).
+    for (const patientId of PATIENTS) await flow.handle({ schemaVersion: '1', facilityId: FACILITY, reportTrackingId: REPORT, patientId, reportTypes: [] });
+  });
+
+  after(async () => {
+    jobs?.stop();
+    await jobs?.idle();
+    await reportService.stop();
+    await db?.close();
+    await dropDatabase(dbName);
+  });
+
+  it('re-categorize applies a newly added rule to the stored results, updates the verdicts, and ends succeeded with done = total', async () => {
+    expect(await linksOf('p1')).to.deep.equal([]);
+    expect(await verdictOf('p1')).to.equal(false);
+    const announcedBefore = await outboxCount();
+
+    await api.categories.save('zebra-p1', { id: 'zebra-p1', title: 'Zebra codes of p1', severity: 'WARNING', acceptable: true, guidance: 'Known.' });
+    await api.categories.addRule('zebra-p1', { field: 'MESSAGE', regex: 'Zebra code unknown for p1$' });
+
+    const res = await request(app).post(`/api/result/${FACILITY}/${REPORT}/$recategorize`).expect(202);
+    expect(res.body.status).to.equal('queued');
+    expect(res.headers.location).to.equal(`/api/job/${res.body.jobId}`);
+    await jobs.idle();
+
+    const finished = await job(res.body.jobId);
+    expect(finished).to.include({ kind: 'recategorize', facilityId: FACILITY, reportId: REPORT, status: 'succeeded', total: 3, done: 3, errors: 0, lastError: null });
+    // p1 has two results (MeasureReport and Patient); only the Patient's message names p1.
+    expect(await linksOf('p1')).to.deep.equal(['zebra-p1']);
+    expect(await linksOf('p2')).to.deep.equal([]);
+    expect(await verdictOf('p2')).to.equal(false);
+    const categories = (await request(app).get(`/api/result/${FACILITY}/${REPORT}/categories`).expect(200)).body as { id: string; count: number }[];
+    expect(categories.find((c) => c.id === 'zebra-p1')?.count).to.equal(1);
+    expect(await outboxCount(), 're-categorization emits no ValidationComplete').to.equal(announcedBefore);
+
+    // A rule covering every error, acceptable: the stored verdicts flip to valid.
+    await api.categories.save('zebra-all', { id: 'zebra-all', title: 'All zebra codes', severity: 'WARNING', acceptable: true, guidance: 'Known.' });
+    await api.categories.addRule('zebra-all', { field: 'MESSAGE', regex: '^Zebra' });
+    const second = await request(app).post(`/api/result/${FACILITY}/${REPORT}/$recategorize`).expect(202);
+    await jobs.idle();
+    expect(await job(second.body.jobId)).to.include({ status: 'succeeded', done: 3 });
+    expect(await linksOf('p1'), 'both results of p1 in zebra-all, the Patient\'s also in zebra-p1').to.deep.equal(['zebra-all', 'zebra-all', 'zebra-p1']);
+    expect(await verdictOf('p1')).to.equal(true);
+    expect(await verdictOf('p3')).to.equal(true);
+  });
+
+  it('re-validate runs the flow for every stored patient, fetching each again, and reports progress with the failures', async () => {
+    handled.length = 0;
+    failPatient = 'p2';
+    const fetchesBefore = PATIENTS.map((p) => reportService.requestsFor(FACILITY, REPORT, p));
+    await api.categories.addRule('zebra-all', { field: 'MESSAGE', regex: 'nothing matches this' }); // p3 becomes invalid again
+
+    const res = await request(app).post(`/api/result/${FACILITY}/${REPORT}/$revalidate`).expect(202);
+    await jobs.idle();
+
+    const finished = await job(res.body.jobId);
+    expect(finished).to.include({ kind: 'revalidate', status: 'succeeded', total: 3, done: 3, errors: 1 });
+    expect(finished.lastError).to.equal('patient p2: report service unavailable');
+    expect(handled.map((e) => e.patientId).sort()).to.deep.equal(PATIENTS);
+    expect(handled.every((e) => e.facilityId === FACILITY && e.reportTrackingId === REPORT)).to.equal(true);
+    expect(PATIENTS.map((p) => reportService.requestsFor(FACILITY, REPORT, p) - fetchesBefore[PATIENTS.indexOf(p)]!)).to.deep.equal([1, 0, 1]);
+    expect(await verdictOf('p3')).to.equal(false);
+    expect(await verdictOf('p2'), 'the failed patient keeps its stored verdict').to.equal(true);
+  });
+
+  it('a job fails when every patient fails', async () => {
+    const lonely = 'report-jobs-2';
+    reportService.put(FACILITY, lonely, 'p9', submission('p9'));
+    await flow.handle({ schemaVersion: '1', facilityId: FACILITY, reportTrackingId: lonely, patientId: 'p9', reportTypes: [] });
+    failPatient = 'p9';
+    const res = await request(app).post(`/api/result/${FACILITY}/${lonely}/$revalidate`).expect(202);
+    await jobs.idle();
+    expect(await job(res.body.jobId)).to.include({ status: 'failed', total: 1, done: 1, errors: 1 });
+  });
+
+  it('answers 404 Problems for an unknown job and for a report with nothing stored', async () => {
+    const unknown = await request(app).get('/api/job/9b2f1d0e-4c61-4a53-8f57-1f1c8f1d2a11').expect(404);
+    expect(unknown.headers['content-type']).to.match(/application\/problem\+json/);
+    await request(app).get('/api/job/not-a-uuid').expect(404);
+    for (const operation of ['$recategorize', '$revalidate']) {
+      const res = await request(app).post(`/api/result/${FACILITY}/no-such-report/${operation}`).expect(404);
+      expect(res.body.detail).to.contain('no-such-report');
+    }
+  });
+
+  it('on start-up marks jobs left queued or running by a dead instance as failed, sparing live ones', async () => {
+    const store = new PgReportJobStore(db.orm);
+    const orphan = await store.create({ kind: 'revalidate', facilityId: FACILITY, reportId: REPORT, total: 3 });
+    await store.update(orphan.id, { status: 'running', done: 1 });
+    await db.orm.em.fork().execute(`update report_job set updated_at = now() - interval '10 minutes' where id = ?`, [orphan.id]);
+    const live = await store.create({ kind: 'recategorize', facilityId: FACILITY, reportId: REPORT, total: 3 });
+
+    const restarted = new ReportJobService({
+      store, submissions: new PgReportSubmissions(db.orm), categories: api.categories, schemaVersion: '1', flow, staleAfterMs: 60_000,
+    });
+    expect(await restarted.start()).to.equal(1);
+    restarted.stop();
+    expect(await store.get(orphan.id)).to.include({ status: 'failed', done: 1, lastError: INTERRUPTED_BY_RESTART });
+    expect(await store.get(live.id)).to.include({ status: 'queued' });
+    await store.update(live.id, { status: 'failed' }); // tidy: nothing runs it
+  });
+});
