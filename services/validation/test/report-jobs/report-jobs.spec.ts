@@ -42,6 +42,7 @@ describe('report jobs: re-categorize and re-validate', function () {
   let flow: ValidationFlow;
   let jobs: ReportJobService;
   let app: Express;
+  let openApi: OpenApiBuilder;
   const reportService = new ReportServiceStub();
   const handled: ReadyForValidationEvent[] = [];
   let failPatient: string | undefined;
@@ -61,7 +62,7 @@ describe('report jobs: re-categorize and re-validate', function () {
     });
     await reportService.start();
     for (const patientId of PATIENTS) reportService.put(FACILITY, REPORT, patientId, submission(patientId));
-    const openApi = new OpenApiBuilder({ title: 'Validation', version: 'test' });
+    openApi = new OpenApiBuilder({ title: 'Validation', version: 'test' });
     api = createValidationApiModule({ orm: db.orm, openApi, validator: fakeEngine as never });
     flow = new ValidationFlow({
       source: new HttpReportService({ baseUrl: reportService.url, serviceToken: 'jobs-token', retries: 0, timeoutMs: 5_000, logger: silentLogger() }),
@@ -145,6 +146,39 @@ describe('report jobs: re-categorize and re-validate', function () {
     expect(PATIENTS.map((p) => reportService.requestsFor(FACILITY, REPORT, p) - fetchesBefore[PATIENTS.indexOf(p)]!)).to.deep.equal([1, 0, 1]);
     expect(await verdictOf('p3')).to.equal(false);
     expect(await verdictOf('p2'), 'the failed patient keeps its stored verdict').to.equal(true);
+  });
+
+  it('shows progress while running, and queues jobs beyond the concurrency bound', async () => {
+    const gates: (() => void)[] = [];
+    const started: string[] = [];
+    const gated = new ReportJobService({
+      store: new PgReportJobStore(db.orm), submissions: new PgReportSubmissions(db.orm), categories: api.categories, schemaVersion: '1',
+      maxConcurrentJobs: 1, patientConcurrency: 1,
+      flow: { handle: (event) => new Promise<void>((resolve) => { started.push(event.patientId); gates.push(resolve); }) },
+    });
+    const store = new PgReportJobStore(db.orm);
+    const first = await gated.submit('revalidate', FACILITY, REPORT);
+    const second = await gated.submit('recategorize', FACILITY, REPORT);
+    const waitFor = async (what: () => boolean) => { while (!what()) await new Promise((resolve) => setTimeout(resolve, 5)); };
+    await waitFor(() => gates.length === 1);
+    gates.shift()!();
+    await waitFor(() => gates.length === 1);
+    expect(await store.get(first.id)).to.include({ status: 'running', total: 3, done: 1 });
+    expect(await store.get(second.id), 'waits for the only job slot').to.include({ status: 'queued', done: 0 });
+    gates.shift()!();
+    await waitFor(() => gates.length === 1);
+    gates.shift()!();
+    await gated.idle();
+    expect(started).to.deep.equal(PATIENTS);
+    expect(await store.get(first.id)).to.include({ status: 'succeeded', done: 3, errors: 0 });
+    expect(await store.get(second.id)).to.include({ status: 'succeeded', done: 3 });
+  });
+
+  it('registers the three routes in the OpenAPI document', () => {
+    const paths = openApi.document().paths ?? {};
+    expect(paths['/api/result/{facilityId}/{reportId}/$recategorize']?.post?.responses).to.have.keys('202', '400', '404', '500');
+    expect(paths['/api/result/{facilityId}/{reportId}/$revalidate']?.post).to.be.an('object');
+    expect(paths['/api/job/{jobId}']?.get?.responses).to.include.keys('200', '404');
   });
 
   it('a job fails when every patient fails', async () => {
