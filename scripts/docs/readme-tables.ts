@@ -22,6 +22,7 @@ import { createTenantModule } from '../../services/tenant/src/tenant-module.js';
 import { registerSigningKeyOpenApi } from '../../services/tenant/src/signing-keys/http.js';
 import { createValidationApiModule } from '../../services/validation/src/adapters/http/validation-api-module.js';
 import { preQualRoutes } from '../../services/validation/src/adapters/prequal/index.js';
+import { reportJobRoutes } from '../../services/validation/src/adapters/report-jobs/report-job-routes.js';
 
 const readmePath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../README.md');
 
@@ -54,6 +55,7 @@ export function serviceOpenApiDocuments(): { service: string; component: string;
   const validation = new OpenApiBuilder({ title: 'Validation service API', version: '1.0.0' });
   preQualRoutes(validation, { results: inert, categories: inert });
   createValidationApiModule({ orm: inert, openApi: validation, validator: inert });
+  reportJobRoutes(validation, inert);
   return [
     { service: 'Validation service', component: 'validation', document: validation.document() as never },
     { service: 'Tenant service', component: 'tenant', document: tenant.document() as never },
