@@ -280,20 +280,24 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
       const top = stack[stack.length - 1];
       if (pos >= len) fatal('Unexpected end of JSON input (unclosed ' + (top.kind === 'object' ? 'object' : 'array') + ')');
       const c = text[pos];
+      // Closing bracket and comma mean the same in objects and arrays.
+      if (c === (top.kind === 'object' ? '}' : ']')) {
+        if (top.afterComma) {
+          const what = top.kind === 'object' ? 'Object' : 'Array';
+          issues.push({ kind: 'trailing-comma', fatal: false, message: `There is an extra comma at the end of the ${what} in the JSON`, line, col: col(), path: top.path });
+        }
+        pos++;
+        stack.pop();
+        continue;
+      }
+      if (c === ',') {
+        if (!top.afterValue) fatal(`Unexpected content ',' in json format at Line ${line}`);
+        pos++;
+        top.afterValue = false;
+        top.afterComma = true;
+        continue;
+      }
       if (top.kind === 'object') {
-        if (c === '}') {
-          if (top.afterComma) issues.push({ kind: 'trailing-comma', fatal: false, message: 'There is an extra comma at the end of the Object in the JSON', line, col: col(), path: top.path });
-          pos++;
-          stack.pop();
-          continue;
-        }
-        if (c === ',') {
-          if (!top.afterValue) fatal(`Unexpected content ',' in json format at Line ${line}`);
-          pos++;
-          top.afterValue = false;
-          top.afterComma = true;
-          continue;
-        }
         if (c === '"') {
           if (top.afterValue) issues.push({ kind: 'missing-comma', fatal: false, message: 'A Comma is missing in the JSON', line, col: col(), path: top.path });
           const keyAt = { line, col: col() };
@@ -314,19 +318,6 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
         }
         fatal(`Unexpected content '${c}' in json format at Line ${line}`);
       } else {
-        if (c === ']') {
-          if (top.afterComma) issues.push({ kind: 'trailing-comma', fatal: false, message: 'There is an extra comma at the end of the Array in the JSON', line, col: col(), path: top.path });
-          pos++;
-          stack.pop();
-          continue;
-        }
-        if (c === ',') {
-          if (!top.afterValue) fatal(`Unexpected content ',' in json format at Line ${line}`);
-          pos++;
-          top.afterValue = false;
-          top.afterComma = true;
-          continue;
-        }
         if (top.afterValue) {
           // The HL7 validator tolerates a missing comma between array items without an error;
           // we keep the item but say so as a warning.
