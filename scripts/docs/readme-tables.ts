@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeConfig, toMarkdownTable } from '../../adapters/config/index.js';
+import { describeConfig, loadConfig, toMarkdownTable } from '../../adapters/config/index.js';
 import { catalog } from '../../contracts/catalog.js';
 import { gatewaySchema } from '../../services/admin-gateway/src/config.js';
 import { validationSchema } from '../../services/validation/src/config.js';
@@ -49,7 +49,8 @@ const PRODUCERS: Record<string, string> = {
 export function serviceOpenApiDocuments(): { service: string; component: string; document: { paths?: Record<string, Record<string, { summary?: string }>> } }[] {
   const inert = {} as never;
   const tenant = new OpenApiBuilder({ title: 'Tenant service API', version: '1.0.0' });
-  createTenantModule({ orm: inert, logger: silentLogger(), config: { ...defaultsOf(tenantServiceSchema), schedulerEnabled: false } as never })
+  // The defaults (an empty environment) are a valid tenant configuration.
+  createTenantModule({ orm: inert, logger: silentLogger(), config: { ...loadConfig(tenantServiceSchema, {}), schedulerEnabled: false } })
     .register(express(), tenant);
   registerSigningKeyOpenApi(tenant);
   const validation = new OpenApiBuilder({ title: 'Validation service API', version: '1.0.0' });
@@ -60,10 +61,6 @@ export function serviceOpenApiDocuments(): { service: string; component: string;
     { service: 'Validation service', component: 'validation', document: validation.document() as never },
     { service: 'Tenant service', component: 'tenant', document: tenant.document() as never },
   ];
-}
-
-function defaultsOf(schema: Parameters<typeof describeConfig>[0]): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(schema).map(([key, setting]) => [key, (setting as { defaultValue?: unknown }).defaultValue]));
 }
 
 export function routeTables(): string {
