@@ -92,7 +92,7 @@ describe('adapters/auth token verifier', () => {
     expect((await rejection(verifier, 'not-a-token')).reason).to.equal('malformed');
   });
 
-  it('serves a repeated token from its cache but never past the token\'s expiry', async () => {
+  it('accepts a repeated token, and a remembered verification never outlives the token\'s exp', async () => {
     const strict = createTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, publicKeyPem: publicPem, publicKeyAlgorithm: 'ES256', clockSkewSeconds: 0 });
     const expiresAt = Math.floor(Date.now() / 1000) + 1;
     const token = await sign({}, { exp: expiresAt });
