@@ -29,11 +29,26 @@
  * during the final attempt, the message still comes back once more and is dead-lettered instead of
  * being abandoned by the server. term() is used without a reason: nats-server 2.9 ignores
  * term(reason) and would redeliver.
+ *
+ * Observability: each delivery is handled inside a request context carrying the trace of the
+ * message's `traceparent` header (a new trace when it has none or an invalid one), so every log
+ * line written while handling carries that traceId and outgoing HTTP calls, messages and outbox
+ * rows continue the trace. One info line when handling starts and one when it ends (subject,
+ * stream seq, delivery count, outcome, duration; never payload content). With `metrics`:
+ * - `messaging_deliveries_total{consumer,outcome}`     outcome = acked | retry | dead-lettered
+ * - `messaging_dead_letters_total{consumer,kind}`       kind as in the table above (permanent-error, …)
+ * - `messaging_consumer_pending_messages{consumer}`     num_pending + num_ack_pending of the durable
+ *                                                       consumer (queue lag), read every pendingPollMs
+ * - `messaging_message_age_seconds{consumer}`           now − publish time when handling starts
+ * (`consumer` is the durable name.)
  */
 import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { catalog as defaultCatalog, type Catalog } from '../../contracts/catalog.js';
 import { validateAgainst } from '../../contracts/validate.js';
 import type { Logger } from '../observability/logger.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import { contextFromTraceparent } from '../observability/propagation.js';
+import { runWithContext } from '../observability/request-context.js';
 import type { DeadLetterQueue, FailedDelivery } from './dead-letter.js';
 import { PermanentError } from './errors.js';
 import { headersToRecord, MSG_ID_HEADER, TRACEPARENT_HEADER } from './headers.js';
@@ -82,6 +97,10 @@ export interface ConsumerRunnerOptions<T = any> {
   fetchExpiresMs?: number;
   /** How long stop() waits for in-flight handlers by default; default 30 s. */
   stopTimeoutMs?: number;
+  /** Where the delivery, dead-letter and queue-lag metrics go (see the top of this file); none when absent. */
+  metrics?: ServiceMetrics;
+  /** How often the pending-messages gauge is refreshed from the consumer info; default 15 s. */
+  pendingPollMs?: number;
 }
 
 export interface ConsumerRunner {
@@ -91,7 +110,46 @@ export interface ConsumerRunner {
   readonly inFlight: number;
 }
 
-type Outcome = 'acked' | 'retry' | 'dead-lettered';
+export type DeliveryOutcome = 'acked' | 'retry' | 'dead-lettered';
+type Outcome = DeliveryOutcome;
+
+/** Message age buckets (seconds): from "handled at once" to "waited an hour behind a backlog or retries". */
+const AGE_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600];
+
+interface ConsumerMetrics {
+  delivered(outcome: Outcome): void;
+  deadLettered(kind: string): void;
+  pending(count: number): void;
+  age(seconds: number): void;
+}
+
+function consumerMetrics(metrics: ServiceMetrics | undefined, consumer: string): ConsumerMetrics | undefined {
+  if (!metrics) return undefined;
+  const deliveries = metrics.counter({
+    name: 'messaging_deliveries_total', help: 'Message deliveries handled by a consumer, by outcome (acked, retry, dead-lettered)',
+    labelNames: ['consumer', 'outcome'],
+  });
+  const deadLetters = metrics.counter({
+    name: 'messaging_dead_letters_total', help: 'Messages a consumer moved to the dead-letter stream, by kind of failure',
+    labelNames: ['consumer', 'kind'],
+  });
+  const pending = metrics.gauge({
+    name: 'messaging_consumer_pending_messages', help: 'Queue lag: messages not yet delivered plus delivered but not yet acknowledged (all instances)',
+    labelNames: ['consumer'],
+  });
+  const age = metrics.histogram({
+    name: 'messaging_message_age_seconds', help: 'Time from publishing a message to the start of handling it (per delivery)',
+    labelNames: ['consumer'], buckets: AGE_BUCKETS,
+  });
+  // Series at 0 from the start, so rate() and dashboards see the consumer before its first message.
+  for (const outcome of ['acked', 'retry', 'dead-lettered'] as const) deliveries.inc({ consumer, outcome }, 0);
+  return {
+    delivered: (outcome) => deliveries.inc({ consumer, outcome }),
+    deadLettered: (kind) => deadLetters.inc({ consumer, kind }),
+    pending: (count) => pending.set({ consumer }, count),
+    age: (seconds) => age.observe({ consumer }, seconds),
+  };
+}
 
 export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>): Promise<ConsumerRunner> {
   const concurrency = Math.max(1, options.concurrency ?? 1);
@@ -102,6 +160,7 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
   const catalog = options.catalog ?? defaultCatalog;
   const { js, stream, durable, handler, deadLetter } = options;
   const log = options.logger.child({ component: 'consumer', stream, durable });
+  const metrics = consumerMetrics(options.metrics, durable);
 
   const provision = options.provision ?? true;
   const provisionConsumer = async () => {
@@ -130,6 +189,7 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
     try {
       const dl = await deadLetter.deadLetter(failed, reason);
       m.term();
+      metrics?.deadLettered(kind);
       // The reason may quote payload content (patient data): full text only at debug.
       log.warn({ kind, subject: m.subject, seq: m.info.streamSequence, deliveries: m.info.deliveryCount, deadLetterSeq: dl.seq }, 'message dead-lettered');
       log.debug({ reason, seq: m.info.streamSequence }, 'dead-letter reason');
@@ -181,14 +241,32 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
     return 'acked';
   }
 
+  /** One delivery from start to outcome, inside the message's trace: logged, timed and counted. */
+  async function processDelivery(m: JsMsg): Promise<void> {
+    const started = performance.now();
+    const fields = { subject: m.subject, seq: m.info.streamSequence, deliveryCount: m.info.deliveryCount };
+    // m.time is when the stream stored the message, i.e. its publish time.
+    const ageSeconds = Math.max(0, (Date.now() - m.time.getTime()) / 1_000) || 0;
+    metrics?.age(ageSeconds);
+    log.info({ ...fields, ageMs: Math.round(ageSeconds * 1_000) }, 'message handling started');
+    let outcome: Outcome;
+    try {
+      outcome = await handleDelivery(m);
+    } catch (err) {
+      // handleDelivery() handles every expected failure; this is a bug. Let the server redeliver.
+      log.error({ err, seq: m.info.streamSequence }, 'unexpected failure while processing a message');
+      m.nak(delayFor(m.info.deliveryCount));
+      outcome = 'retry';
+    }
+    metrics?.delivered(outcome);
+    log.info({ ...fields, outcome, durationMs: Math.round(performance.now() - started) }, 'message handling finished');
+  }
+
   function dispatch(m: JsMsg): void {
     inFlight++;
-    handleDelivery(m)
-      .catch((err: unknown) => {
-        // handleDelivery() handles every expected failure; this is a bug. Let the server redeliver.
-        log.error({ err, seq: m.info.streamSequence }, 'unexpected failure while processing a message');
-        m.nak(delayFor(m.info.deliveryCount));
-      })
+    const headers = headersToRecord(m.headers);
+    runWithContext(contextFromTraceparent(headers[TRACEPARENT_HEADER]), () => processDelivery(m))
+      .catch((err: unknown) => log.error({ err, seq: m.info.streamSequence }, 'unexpected failure after processing a message'))
       .finally(() => {
         inFlight--;
         slotFreed?.();
@@ -233,12 +311,26 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
     }
   })();
 
+  // Queue lag, read from the server's consumer info. Cheap (one request per poll), and a failure only
+  // leaves the gauge at its last value: observing must never disturb consuming.
+  let pendingTimer: NodeJS.Timeout | undefined;
+  if (metrics) {
+    const pollPending = () => {
+      consumer.info()
+        .then((info) => metrics.pending(info.num_pending + info.num_ack_pending))
+        .catch((err: unknown) => log.debug({ err }, 'could not read the consumer info for the pending-messages gauge'))
+        .finally(() => { if (!stopping) { pendingTimer = setTimeout(pollPending, options.pendingPollMs ?? 15_000); pendingTimer.unref(); } });
+    };
+    pollPending();
+  }
+
   let stopped: Promise<void> | undefined;
   return {
     get inFlight() { return inFlight; },
     stop(timeoutMs = options.stopTimeoutMs ?? 30_000) {
       stopped ??= (async () => {
         stopping = true;
+        clearTimeout(pendingTimer);
         slotFreed?.();
         loopAbort?.();
         currentBatch?.stop();

@@ -8,6 +8,8 @@
  * - `runWithContext({ traceId, authorization }, fn)` / `currentContext()`: the request context
  *   (AsyncLocalStorage) through which the outbound HTTP client forwards the caller's Authorization
  *   header and the trace id.
+ * - `contextFromTraceparent` / `withTraceparent`: trace propagation through NATS messages, queries and
+ *   the outbox (`propagation.ts`).
  */
 export { createLogger, silentLogger, type Logger } from './logger.js';
 export { createMetrics, metricsHandler, type CreateMetricsOptions, type ServiceMetrics } from './metrics.js';
@@ -16,3 +18,4 @@ export {
   traceContextFromHeader, type TraceContext,
 } from './trace-context.js';
 export { currentContext, runWithContext, type RequestContext } from './request-context.js';
+export { contextFromTraceparent, hasTraceparent, outgoingTraceparent, withTraceparent } from './propagation.js';

@@ -26,6 +26,7 @@ tenant.register(runtime.api, runtime.openApi);
 keys.registerOpenApi(runtime.openApi);
 runtime.api.use(keys.router);
 
+tenant.scheduler.instrument(runtime.metrics);
 tenant.start();
 keys.start();
 runtime.onShutdown(() => tenant.stop());

@@ -103,7 +103,7 @@ const interrupted = await reportJobs.start();
 if (interrupted > 0) runtime.logger.warn({ interrupted }, 'report jobs interrupted by a restart marked failed');
 runtime.api.use(reportJobRoutes(runtime.openApi, reportJobs));
 const consumer = await startReadyForValidationConsumer({
-  js: runtime.nats.js, catalog, flow, logger: runtime.logger,
+  js: runtime.nats.js, catalog, flow, logger: runtime.logger, metrics: runtime.metrics,
   maxDeliver: config.validationMaxDeliveries, concurrency: config.validationConsumerConcurrency,
 });
 // One ordered stopper (the runtime runs stoppers concurrently): in-flight submissions must finish

@@ -1,4 +1,5 @@
 import type { Logger } from '../../../../adapters/observability/logger.js';
+import type { ServiceMetrics } from '../../../../adapters/observability/metrics.js';
 import type { Clock } from '../domain/clock.js';
 import { measuresFor, type Facility } from '../domain/facility.js';
 import type { MeasureMapping } from '../domain/measure-mapping.js';
@@ -18,7 +19,12 @@ export interface ReportSchedulerOptions {
   readonly batchSize?: number;
   /** Base poll interval; each wait adds up to 50 % random jitter so instances do not poll in step. */
   readonly pollIntervalMs?: number;
+  /** Where the firing counters go (see instrument()). */
+  readonly metrics?: ServiceMetrics;
 }
+
+/** Outcome of one tick: it fired something, found nothing to fire, or failed (retried at the next poll). */
+export type TickOutcome = 'fired' | 'idle' | 'failed';
 
 export interface TickResult {
   readonly claimed: number;
@@ -38,22 +44,46 @@ export class ReportScheduler {
   private stopped = true;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
+  private counters: { scheduled(count: number): void; tick(outcome: TickOutcome): void } | undefined;
 
   constructor(private readonly options: ReportSchedulerOptions) {
     this.batchSize = options.batchSize ?? 500;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    if (options.metrics) this.instrument(options.metrics);
+  }
+
+  /**
+   * Counts into `metrics` (the composition root calls this when the module built the scheduler):
+   * - `scheduler_reports_scheduled_total`: ReportScheduled written to the outbox by THIS instance
+   *   (counted after the batch committed; summed over instances it is the cluster's firing rate,
+   *   and a double fire would show as more than one per facility and period);
+   * - `scheduler_ticks_total{outcome}`: polls of the job store, outcome fired | idle | failed.
+   */
+  instrument(metrics: ServiceMetrics): void {
+    const scheduled = metrics.counter({ name: 'scheduler_reports_scheduled_total', help: 'ReportScheduled events written by this scheduler instance' });
+    const ticks = metrics.counter({ name: 'scheduler_ticks_total', help: 'Scheduler polls of the job store, by outcome (fired, idle, failed)', labelNames: ['outcome'] });
+    for (const outcome of ['fired', 'idle', 'failed'] as const) ticks.inc({ outcome }, 0);
+    this.counters = { scheduled: (count) => scheduled.inc(count), tick: (outcome) => ticks.inc({ outcome }) };
   }
 
   /** Claims and fires every entry due now; returns when nothing due is left unclaimed. */
   async tick(): Promise<TickResult> {
     let claimed = 0;
     let fired = 0;
-    for (;;) {
-      const batch = await this.options.store.write((tx) => this.fireBatch(tx));
-      claimed += batch.claimed;
-      fired += batch.fired;
-      if (batch.claimed < this.batchSize) return { claimed, fired };
+    try {
+      for (;;) {
+        const batch = await this.options.store.write((tx) => this.fireBatch(tx));
+        if (batch.fired > 0) this.counters?.scheduled(batch.fired);
+        claimed += batch.claimed;
+        fired += batch.fired;
+        if (batch.claimed < this.batchSize) break;
+      }
+    } catch (error) {
+      this.counters?.tick('failed');
+      throw error;
     }
+    this.counters?.tick(fired > 0 ? 'fired' : 'idle');
+    return { claimed, fired };
   }
 
   start(): void {

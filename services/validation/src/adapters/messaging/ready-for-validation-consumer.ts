@@ -12,6 +12,7 @@ import type { Catalog } from '../../../../../contracts/catalog.js';
 import { DeadLetterQueue } from '../../../../../adapters/messaging/dead-letter.js';
 import { startConsumer, type ConsumerRunner } from '../../../../../adapters/messaging/consumer-runner.js';
 import type { Logger } from '../../../../../adapters/observability/logger.js';
+import type { ServiceMetrics } from '../../../../../adapters/observability/metrics.js';
 import type { ReadyForValidationEvent, ValidationFlow } from '../../application/validation-flow/index.js';
 
 export const READY_FOR_VALIDATION_DURABLE = 'validation-ready-for-validation';
@@ -30,6 +31,8 @@ export interface ReadyForValidationConsumerOptions {
   readonly ackWaitMs?: number;
   readonly durable?: string;
   readonly fetchExpiresMs?: number;
+  /** Delivery outcomes, dead letters and queue lag of the consumer (see consumer-runner.ts). */
+  readonly metrics?: ServiceMetrics;
 }
 
 export async function startReadyForValidationConsumer(options: ReadyForValidationConsumerOptions): Promise<ConsumerRunner> {
@@ -49,6 +52,7 @@ export async function startReadyForValidationConsumer(options: ReadyForValidatio
     ackWaitMs: options.ackWaitMs ?? 60_000,
     fetchExpiresMs: options.fetchExpiresMs,
     logger: options.logger,
+    metrics: options.metrics,
     handler: async (event, ctx) => {
       const result = await options.flow.handle(event, { working: ctx.working, traceparent: ctx.traceparent, headers: ctx.headers });
       log.info({
