@@ -1,17 +1,12 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { countOf } from './count.js';
-import { insertMany, type BulkValue } from '../../../../../adapters/persistence/bulk-insert.js';
 import { UNCATEGORIZED_ID } from '../../domain/categorization/category.js';
 import { severitiesAtLeast, type IssueSeverity } from '../../domain/results/issue-severity.js';
 import type {
   CategoryIssueCount, NewResult, PageRequest, PatientKey, ResultPage, ResultRepository, ResultScope, StoredResult,
 } from '../../domain/results/result-repository.js';
 import { fitForStorage } from '../../domain/results/validation-issue.js';
-
-const RESULT_COLUMNS = ['id', 'facility_id', 'report_id', 'patient_id', 'severity', 'code', 'message', 'location', 'expression', 'message_id'] as const;
-/** Rows per INSERT: 10 columns x 6,000 rows stays under PostgreSQL's 65,535 bind parameters. */
-const RESULT_CHUNK = 6000;
-const LINK_CHUNK = 15000;
 
 interface ResultRow {
   id: string | number; facility_id: string; report_id: string; patient_id: string; severity: IssueSeverity; code: string;
@@ -20,8 +15,15 @@ interface ResultRow {
 
 /**
  * Replaces the results of one patient submission inside the caller's transaction (`em` must be
- * transactional): delete the old rows (links cascade), then multi-row INSERTs of the new results
- * and of their category links. Ids are drawn from the sequence first so links need no RETURNING order.
+ * transactional): delete the old rows (links cascade), then ONE statement that draws the ids from
+ * the sequence, inserts the results and inserts their category links.
+ *
+ * Why one statement with arrays (`unnest`) instead of multi-row VALUES: the flow writes ~100
+ * results and ~100 links per patient, hundreds of patients a second. A VALUES list of 1,000 bind
+ * parameters is parsed and planned afresh every time and costs a round trip per table; eleven
+ * array parameters cost the same to plan whatever the count, and the links join the new ids in
+ * the database (no RETURNING order to rely on). Links only go to categories that exist now: a
+ * category deleted meanwhile must not fail the whole write (the join with "category" drops it).
  * Exported for the validation flow, which writes results and its outbox message in one transaction.
  */
 export async function replacePatientResultsIn(em: EntityManager, key: PatientKey, results: readonly NewResult[]): Promise<number> {
@@ -30,27 +32,39 @@ export async function replacePatientResultsIn(em: EntityManager, key: PatientKey
     .where('facility_id', '=', key.facilityId).where('report_id', '=', key.reportId).where('patient_id', '=', key.patientId).execute();
   if (results.length === 0) return 0;
 
-  const idRows = await em.execute<{ id: string }[]>(
-    `select nextval('validation_result_id_seq')::text as id from generate_series(1, ${Number(results.length)})`);
-  const ids = idRows.map((row) => row.id);
-
-  // Links only to categories that exist now: a category deleted meanwhile must not fail the whole write.
-  const wanted = [...new Set(results.flatMap((r) => r.categoryIds).filter((id) => id !== UNCATEGORIZED_ID))];
-  const existing = wanted.length === 0 ? new Set<string>()
-    : new Set((await db.selectFrom('category').select('id').where('id', 'in', wanted).execute()).map((row: { id: string }) => row.id));
-
-  const resultRows: BulkValue[][] = [];
-  const linkRows: BulkValue[][] = [];
+  const columns = { severity: [] as string[], code: [] as string[], message: [] as string[], location: [] as (string | null)[], expression: [] as (string | null)[], messageId: [] as (string | null)[] };
+  const linkOrdinals: number[] = [];
+  const linkCategories: string[] = [];
   results.forEach((result, i) => {
     const issue = fitForStorage(result.issue);
-    resultRows.push([ids[i]!, key.facilityId, key.reportId, key.patientId, issue.severity, issue.code, issue.message,
-      issue.location ?? null, issue.expression ?? null, issue.messageId ?? null]);
+    columns.severity.push(issue.severity);
+    columns.code.push(issue.code);
+    columns.message.push(issue.message);
+    columns.location.push(issue.location ?? null);
+    columns.expression.push(issue.expression ?? null);
+    columns.messageId.push(issue.messageId ?? null);
     for (const categoryId of new Set(result.categoryIds)) {
-      if (existing.has(categoryId)) linkRows.push([ids[i]!, categoryId, key.facilityId, key.reportId]);
+      if (categoryId === UNCATEGORIZED_ID) continue;
+      linkOrdinals.push(i + 1);
+      linkCategories.push(categoryId);
     }
   });
-  await insertMany(em, 'validation_result', RESULT_COLUMNS, resultRows, { chunkSize: RESULT_CHUNK });
-  if (linkRows.length > 0) await insertMany(em, 'result_category', ['result_id', 'category_id', 'facility_id', 'report_id'], linkRows, { chunkSize: LINK_CHUNK });
+  // The CTE "fresh" calls nextval (volatile), so PostgreSQL evaluates it once and both inserts see the same ids.
+  await sql`
+    with fresh as (
+      select nextval('validation_result_id_seq') as id, r.*
+      from unnest(${columns.severity}::text[], ${columns.code}::text[], ${columns.message}::text[], ${columns.location}::text[],
+                  ${columns.expression}::text[], ${columns.messageId}::text[])
+           with ordinality as r(severity, code, message, location, expression, message_id, ordinal)
+    ), stored as (
+      insert into validation_result (id, facility_id, report_id, patient_id, severity, code, message, location, expression, message_id)
+      select id, ${key.facilityId}, ${key.reportId}, ${key.patientId}, severity, code, message, location, expression, message_id from fresh
+    )
+    insert into result_category (result_id, category_id, facility_id, report_id)
+    select fresh.id, link.category_id, ${key.facilityId}, ${key.reportId}
+    from unnest(${linkOrdinals}::bigint[], ${linkCategories}::text[]) as link(ordinal, category_id)
+    join fresh on fresh.ordinal = link.ordinal
+    join category on category.id = link.category_id`.execute(db);
   return results.length;
 }
 
