@@ -31,6 +31,8 @@ export class CategoryService {
   /** Compiled matchers by rule id: rules never change once written, so compiling once is enough. */
   private readonly compiled = new Map<number, Matcher | null>();
   private cached: { categorizer: Promise<Categorizer>; at: number } | undefined;
+  /** The last categorizer built and what it was built from: unchanged rules keep it (and what it remembers). */
+  private built: { signature: string; categorizer: Categorizer } | undefined;
 
   constructor(private readonly repository: CategoryRepository, private readonly options: CategoryServiceOptions = {}) {
     this.clock = options.clock ?? (() => new Date());
@@ -140,13 +142,17 @@ export class CategoryService {
 
   private async readCategorizer(): Promise<Categorizer> {
     const rows = await this.repository.listWithLatestRules();
+    const signature = JSON.stringify(rows.map(({ category, rule }) => [category, rule?.id ?? null]));
+    if (this.built?.signature === signature) return this.built.categorizer;
     const rules: CategoryWithMatcher[] = [];
     for (const { category, rule } of rows) {
       if (!rule) continue;
       const matcher = this.compile(rule);
       if (matcher) rules.push({ category, matcher });
     }
-    return new Categorizer(rules);
+    const categorizer = new Categorizer(rules);
+    this.built = { signature, categorizer };
+    return categorizer;
   }
 
   /** A categorizer over rules given by the caller (to try them before saving). */

@@ -28,6 +28,23 @@ describe('validation: categorization', () => {
     expect(isUncategorized(both!.categories)).to.equal(false);
   });
 
+  it('remembers answers per issue, but only for the same severity, code, expression and message', () => {
+    const byExpression = new Categorizer([
+      { category: display, matcher: parseMatcher({ field: 'EXPRESSION', regex: 'Encounter' }) },
+      { category: terminology, matcher: parseMatcher({ field: 'SEVERITY', regex: '^error$' }) },
+    ]);
+    const issue = { severity: 'warning', code: 'x', message: 'same text', expression: 'Bundle.entry[0].resource.ofType(Encounter)' };
+    const ids = (i: Parameters<Categorizer['categoriesOf']>[0]) => byExpression.categoriesOf(i).map((c) => c.id);
+    expect(ids(issue)).to.deep.equal(['display']);
+    // Same message, other fields differ: each answered on its own, not from the first answer.
+    expect(ids({ ...issue, expression: 'Bundle.entry[1].resource.ofType(Patient)' })).to.deep.equal(['uncategorized']);
+    expect(ids({ ...issue, severity: 'error' })).to.deep.equal(['display', 'terminology']);
+    expect(ids({ ...issue, expression: undefined })).to.deep.equal(['uncategorized']);
+    // A caller changing the returned list does not change what is remembered.
+    byExpression.categoriesOf(issue).push(terminology);
+    expect(ids(issue)).to.deep.equal(['display']);
+  });
+
   it('summarizes by message and by category, most frequent first', () => {
     const issues = categorizer.categorize([
       { severity: 'error', code: 'code-invalid', message: 'a' },

@@ -40,6 +40,22 @@ describe('validation: CategoryService', () => {
     expect(repository.listWithLatestRules.callCount).to.equal(3);
   });
 
+  it('keeps the same categorizer (and what it remembers) while the stored rules are unchanged; a new rule or category change builds a new one', async () => {
+    const repository = stubRepository();
+    const service = new CategoryService(repository, { categorizerTtlMs: 0 });
+    const first = await service.currentCategorizer();
+    expect(await service.currentCategorizer()).to.equal(first);
+    expect(repository.listWithLatestRules.callCount).to.equal(2);
+    repository.listWithLatestRules.resolves([{ category: { ...category, acceptable: true }, rule: { id: 1, categoryId: 'c1', matcher: { field: 'MESSAGE', regex: 'boom' }, timestamp: 't' } }]);
+    const second = await service.currentCategorizer();
+    expect(second).to.not.equal(first);
+    expect(second.categoriesOf({ message: 'boom' })[0]!.acceptable).to.equal(true);
+    repository.listWithLatestRules.resolves([{ category: { ...category, acceptable: true }, rule: { id: 2, categoryId: 'c1', matcher: { field: 'MESSAGE', regex: 'bang' }, timestamp: 't' } }]);
+    const third = await service.currentCategorizer();
+    expect(third).to.not.equal(second);
+    expect(third.categoriesOf({ message: 'boom' }).map((c) => c.id)).to.deep.equal(['uncategorized']);
+  });
+
   it('skips a stored rule that no longer compiles and reports it once', async () => {
     const repository = stubRepository();
     repository.listWithLatestRules.resolves([{ category, rule: { id: 5, categoryId: 'c1', matcher: { field: 'MESSAGE', regex: '(?=lookahead)' }, timestamp: 't' } }]);

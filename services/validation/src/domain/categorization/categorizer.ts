@@ -8,16 +8,32 @@ import type { MatchableIssue } from './matcher.js';
 
 export type Categorized<I> = I & { readonly categories: readonly Category[] };
 
+/**
+ * Answers remembered per categorizer. Matchers only read the four fields of MatchableIssue, so an
+ * issue with the same four values gets the same categories; submissions repeat the same issues
+ * across patients (same EHR mapping, same profiles), and re-running 50 regex trees on each costs
+ * more than the rest of the per-issue work. Bounded: when full, the memory starts over.
+ */
+const MAX_REMEMBERED_ISSUES = 20_000;
+
 export class Categorizer {
+  private readonly remembered = new Map<string, readonly Category[]>();
+
   constructor(private readonly rules: readonly CategoryWithMatcher[]) {}
 
   /** The matching categories; `[UNCATEGORIZED]` when none matches. */
   categoriesOf(issue: MatchableIssue): Category[] {
+    const key = JSON.stringify([issue.severity, issue.code, issue.expression, issue.message]);
+    const known = this.remembered.get(key);
+    if (known) return [...known];
     const matched: Category[] = [];
     for (const rule of this.rules) {
       if (rule.matcher.matches(issue)) matched.push(rule.category);
     }
-    return matched.length > 0 ? matched : [UNCATEGORIZED];
+    const categories = matched.length > 0 ? matched : [UNCATEGORIZED];
+    if (this.remembered.size >= MAX_REMEMBERED_ISSUES) this.remembered.clear();
+    this.remembered.set(key, categories);
+    return [...categories];
   }
 
   categorize<I extends MatchableIssue>(issues: readonly I[]): Categorized<I>[] {
