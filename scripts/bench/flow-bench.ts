@@ -160,11 +160,38 @@ function machineCpuSeconds(): number {
   }
 }
 
+/**
+ * CPU seconds used so far by processes of the machine, grouped: PostgreSQL (every `postgres`
+ * process), NATS (`nats-server`), the given instance pids, and this coordinator. Read from
+ * /proc/<pid>/stat (utime + stime, plus the children's when they were reaped); empty without /proc.
+ * Tells where the machine's CPU went during the run, which the ratio alone does not.
+ */
+function cpuByGroup(instancePids: readonly number[]): Map<string, number> {
+  const groups = new Map<string, number>();
+  const tick = 100;
+  let pids: string[];
+  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return groups; }
+  for (const pid of pids) {
+    let stat: string;
+    try { stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { continue; }
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const fields = stat.slice(close + 2).split(' ');
+    const seconds = (Number(fields[11]) + Number(fields[12])) / tick;
+    const n = Number(pid);
+    const group = instancePids.includes(n) ? 'validation instances'
+      : n === process.pid ? 'coordinator (report service, publisher, reader)'
+        : comm === 'postgres' ? 'PostgreSQL' : comm === 'nats-server' ? 'NATS' : 'other';
+    groups.set(group, (groups.get(group) ?? 0) + seconds);
+  }
+  return groups;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function engineOnly(dbName: string, submissions: Submission[], threads: number): Promise<number> {
+async function engineOnly(dbName: string, submissions: Submission[], threads: number): Promise<{ rate: number; cpuMsPerSubmission: number }> {
   const db = await openBenchDatabase(dbName, 2);
   const engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: threads, terminology: {}, logger: silentLogger() });
   await engine.start();
@@ -172,6 +199,7 @@ async function engineOnly(dbName: string, submissions: Submission[], threads: nu
   // Warm the plans (as the instances are warm after their first submissions).
   for (const r of resources.slice(0, 10)) await Promise.all(r.map((x) => engine.validate(x)));
   const started = performance.now();
+  const cpuAtStart = process.cpuUsage();
   let next = 0;
   const lanes = Array.from({ length: Math.max(1, threads) * 4 }, async () => {
     while (next < resources.length) {
@@ -181,9 +209,10 @@ async function engineOnly(dbName: string, submissions: Submission[], threads: nu
   });
   await Promise.all(lanes);
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuAtStart);
   await engine.close();
   await db.close();
-  return submissions.length / seconds;
+  return { rate: submissions.length / seconds, cpuMsPerSubmission: (cpu.user + cpu.system) / 1000 / submissions.length };
 }
 
 async function coordinate(): Promise<void> {
@@ -236,8 +265,9 @@ async function coordinate(): Promise<void> {
   };
 
   try {
-    const engineRate = await engineOnly(dbName, submissions, Math.max(1, instances * Math.max(1, workers)));
-    log(`engine only (${instances * Math.max(1, workers)} validating thread(s), same resources): ${engineRate.toFixed(1)} patients/s, ${(engineRate * totalResources / count).toFixed(0)} resources/s`);
+    const engine = await engineOnly(dbName, submissions, Math.max(1, instances * Math.max(1, workers)));
+    const engineRate = engine.rate;
+    log(`engine only (${instances * Math.max(1, workers)} validating thread(s), same resources): ${engineRate.toFixed(1)} patients/s, ${(engineRate * totalResources / count).toFixed(0)} resources/s, ${engine.cpuMsPerSubmission.toFixed(1)} CPU ms per submission`);
 
     for (let i = 0; i < instances; i++) {
       const child = spawn(process.execPath, [...process.execArgv, self, '--instance', '--db', dbName, '--root', root, '--suffix', streamSuffix, '--report', reportUrl, '--workers', String(workers), '--concurrency', concurrency], {
@@ -279,6 +309,8 @@ async function coordinate(): Promise<void> {
     const ready = catalog.byName('ReadyForValidation');
     const publishedAt = new Map<string, number>();
     const machineCpuAtStart = machineCpuSeconds();
+    const instancePids = children.map((c) => c.pid!).filter((pid) => pid !== undefined);
+    const groupsAtStart = cpuByGroup(instancePids);
     const started = performance.now();
     await Promise.all(submissions.map(async (s) => {
       publishedAt.set(s.patientId, performance.now());
@@ -287,6 +319,7 @@ async function coordinate(): Promise<void> {
       }));
     }));
     await finished;
+    const groupsAtEnd = cpuByGroup(instancePids);
     if (analyzer) clearInterval(analyzer);
     const seconds = (performance.now() - started) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 2_000)); // late duplicates, if any, would arrive now
@@ -297,6 +330,10 @@ async function coordinate(): Promise<void> {
     const rate = count / seconds;
     const machine = machineCpuSeconds() - machineCpuAtStart;
     log(`CPU during the run: ${machine.toFixed(1)} s of ${(seconds * os.availableParallelism()).toFixed(1)} s available (all processes on the machine: instances, PostgreSQL, NATS, this coordinator, anything else running)`);
+    const perSubmission = [...groupsAtEnd.entries()]
+      .map(([group, cpu]) => [group, (cpu - (groupsAtStart.get(group) ?? 0)) * 1000 / count] as const)
+      .filter(([, ms]) => ms >= 0.05).sort((a, b) => b[1] - a[1]);
+    log(`CPU ms per submission by process group: ${perSubmission.map(([group, ms]) => `${group} ${ms.toFixed(1)}`).join(', ')}`);
     log(`end to end: ${count} submissions (${totalResources} resources) in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} patients/s, ${(totalResources / seconds).toFixed(0)} resources/s`);
     log(`publish → ValidationComplete: p50 ${(percentile(latencies, 50) / 1000).toFixed(2)} s, p99 ${(percentile(latencies, 99) / 1000).toFixed(2)} s`);
     log(`ratio end-to-end / engine-only throughput: ${(rate / engineRate).toFixed(2)} (target ≥ 0.7)`);
