@@ -3,11 +3,15 @@
  * of its subject BEFORE anything is sent, so a producer bug surfaces at the producer (as a thrown
  * ContractViolationError naming the message and the schema errors) instead of as dead letters at
  * every consumer.
+ *
+ * Every message carries a W3C `traceparent`: the caller's when given (the outbox relay passes the
+ * one stored with the row), otherwise a child span of the current context (a new trace outside any).
  */
 import type { JetStreamClient, JetStreamPublishOptions } from '@nats-io/jetstream';
 import { catalog as defaultCatalog, type Catalog, type MessageContract } from '../../contracts/catalog.js';
 import type { MessageName, MessagePayloads } from '../../contracts/types.js';
 import { validateAgainst } from '../../contracts/validate.js';
+import { withTraceparent } from '../observability/propagation.js';
 import { ContractViolationError, UnknownSubjectError } from './errors.js';
 import { recordToHeaders } from './headers.js';
 import type { MessagePublisher, PublishAck, PublishOptions } from './publisher-port.js';
@@ -35,7 +39,7 @@ export class JetStreamPublisher implements MessagePublisher {
 
     const opts: Partial<JetStreamPublishOptions> = { timeout: this.timeoutMs };
     if (options.msgId) opts.msgID = options.msgId;
-    const headers = recordToHeaders(options.headers);
+    const headers = recordToHeaders(withTraceparent(options.headers));
     if (headers) opts.headers = headers;
     const ack = await this.js.publish(subject, JSON.stringify(payload), opts);
     return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };

@@ -10,12 +10,18 @@
  * - requestQuery: validates the request, sends it, validates and returns the reply (a typed error
  *   reply is returned, not thrown: NOT_FOUND is an answer). Throws QueryFailedError on timeout, no
  *   responders or an off-contract reply, and ContractViolationError for an invalid request.
+ *
+ * Tracing: requestQuery sends a `traceparent` (the caller's, or a child span of the current context);
+ * serveQuery runs the handler inside a context with that trace (a new one when absent or invalid),
+ * so the responder's log lines and onward calls carry the requester's traceId.
  */
 import { errors as natsErrors, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { catalog as defaultCatalog, type Catalog, type MessageContract } from '../../contracts/catalog.js';
-import type { ErrorCode, ErrorReply, MessagePayloads, ReplyOf, RequestReplyName } from '../../contracts/types.js';
+import { isErrorReply, type ErrorCode, type ErrorReply, type MessagePayloads, type ReplyOf, type RequestReplyName } from '../../contracts/types.js';
 import { validateAgainst } from '../../contracts/validate.js';
 import type { Logger } from '../observability/logger.js';
+import { contextFromTraceparent, withTraceparent } from '../observability/propagation.js';
+import { runWithContext } from '../observability/request-context.js';
 import { ContractViolationError, QueryFailedError } from './errors.js';
 import { headersToRecord, recordToHeaders, TRACEPARENT_HEADER } from './headers.js';
 
@@ -95,7 +101,13 @@ export function serveQuery<N extends RequestReplyName>(nc: NatsConnection, name:
       log.warn({ subject: msg.subject }, 'message without reply subject ignored');
       return;
     }
-    const reply = await answer(msg);
+    const headers = headersToRecord(msg.headers);
+    const started = performance.now();
+    const reply = await runWithContext(contextFromTraceparent(headers[TRACEPARENT_HEADER]), async () => {
+      const answered = await answer(msg);
+      log.debug({ outcome: isErrorReply(answered) ? answered.error.code : 'ok', durationMs: Math.round(performance.now() - started) }, 'query answered');
+      return answered;
+    });
     try {
       msg.respond(encoder.encode(JSON.stringify(reply)));
     } catch (err) {
@@ -140,7 +152,7 @@ export async function requestQuery<N extends RequestReplyName>(
   const timeoutMs = options.timeoutMs ?? 5_000;
   let msg: Msg;
   try {
-    const headers = recordToHeaders(options.headers);
+    const headers = recordToHeaders(withTraceparent(options.headers));
     msg = await nc.request(contract.subject, JSON.stringify(request), { timeout: timeoutMs, ...(headers ? { headers } : {}) });
   } catch (err) {
     if (isNoResponders(err)) throw new QueryFailedError(name, 'no-responders', `No service answers ${name} (${contract.subject})`, { cause: err });

@@ -1,4 +1,4 @@
-import { pino, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
 import { currentContext } from './request-context.js';
 
 /**
@@ -19,8 +19,12 @@ const KNOWN_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace'
  * `level` defaults to LOG_LEVEL. An unknown level falls back to `info` instead of throwing: the boot
  * logger exists before the configuration is validated, and it must live to report that very error.
  */
-export function createLogger(name: string, level: string = process.env.LOG_LEVEL ?? 'info', options: LoggerOptions = {}): Logger {
-  return pino({
+export function createLogger(
+  name: string, level: string = process.env.LOG_LEVEL ?? 'info', options: LoggerOptions = {},
+  /** Where lines go; stdout when absent (tests pass a stream to read what was logged). */
+  destination?: DestinationStream,
+): Logger {
+  const pinoOptions: LoggerOptions = {
     name,
     level: KNOWN_LEVELS.has(level) ? level : 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
@@ -29,7 +33,8 @@ export function createLogger(name: string, level: string = process.env.LOG_LEVEL
     // Lines written while serving a request carry its trace id, so support can follow one request.
     mixin: traceIdMixin,
     ...options,
-  });
+  };
+  return destination ? pino(pinoOptions, destination) : pino(pinoOptions);
 }
 
 function traceIdMixin(): Record<string, unknown> {

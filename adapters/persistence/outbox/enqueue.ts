@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { currentContext } from '../../observability/request-context.js';
+import { hasTraceparent, outgoingTraceparent, TRACEPARENT } from '../../observability/propagation.js';
 import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-table.js';
 import { uuidV7 } from './uuid-v7.js';
 
@@ -11,6 +13,10 @@ export interface OutboxMessageInput {
    * when the same business event may be enqueued twice and JetStream should keep only one.
    */
   msgId?: string;
+  /**
+   * Published with the message. Without a `traceparent` here, the current context's trace (the HTTP
+   * request or message being handled) is recorded, so the relay publishes the event in that trace.
+   */
   headers?: Record<string, string>;
 }
 
@@ -39,10 +45,13 @@ export async function enqueueOutboxMessage(em: EntityManager, input: OutboxMessa
   if (input.msgId !== undefined && (typeof input.msgId !== 'string' || input.msgId.trim() === '')) {
     throw new Error('enqueueOutboxMessage: msgId must be a non-empty string when given');
   }
-  const headers = input.headers ?? {};
+  const headers = { ...input.headers };
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== 'string') throw new Error(`enqueueOutboxMessage: header ${name} must be a string`);
   }
+  // Outside any context (scheduler, start-up) none is stored: the relay's publisher then starts a trace.
+  const context = currentContext();
+  if (context && !hasTraceparent(headers)) headers[TRACEPARENT] = outgoingTraceparent(context);
 
   const id = uuidV7();
   const msgId = input.msgId ?? id;

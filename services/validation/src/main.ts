@@ -55,6 +55,7 @@ const engine = new EngineHost({
   },
   logger: runtime.logger,
   registry: runtime.metrics.registry,
+  metrics: runtime.metrics,
   logLevel: config.logLevel,
 });
 await engine.start();
