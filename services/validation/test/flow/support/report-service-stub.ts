@@ -11,7 +11,7 @@ const keyOf = (facilityId: string, reportId: string, patientId: string): Key => 
 export class ReportServiceStub {
   private readonly bodies = new Map<Key, unknown>();
   private readonly failures = new Map<Key, { status: number; remaining: number }>();
-  readonly requests: { key: Key; authorization?: string }[] = [];
+  readonly requests: { key: Key; authorization?: string; traceparent?: string }[] = [];
   private server: http.Server | undefined;
   url = '';
 
@@ -36,7 +36,7 @@ export class ReportServiceStub {
         return;
       }
       const key = keyOf(url.searchParams.get('facilityId') ?? '', url.searchParams.get('reportScheduleId') ?? '', url.searchParams.get('patientId') ?? '');
-      this.requests.push({ key, authorization: req.headers.authorization });
+      this.requests.push({ key, authorization: req.headers.authorization, traceparent: req.headers.traceparent as string | undefined });
       const failure = this.failures.get(key);
       if (failure && failure.remaining > 0) {
         failure.remaining--;
