@@ -36,6 +36,10 @@ describe('deploy: Grafana dashboard', () => {
     expect(known.code.get('cache_requests_total')).to.have.members(['cache', 'result']);
     expect(known.code.has('outbox_publish_failures_total')).to.equal(true);
     expect(known.code.get('terminology_validate_code_answers_total')).to.deep.equal(['source']);
+    expect(known.code.get('messaging_deliveries_total')).to.have.members(['consumer', 'outcome']);
+    expect(known.code.get('messaging_dead_letters_total')).to.have.members(['consumer', 'kind']);
+    expect(known.code.get('validation_resource_duration_seconds')).to.deep.equal(['resource_type']);
+    expect(known.code.get('scheduler_ticks_total')).to.deep.equal(['outcome']);
     expect(known.other.has('process_cpu_seconds_total')).to.equal(true);
   });
 
@@ -44,7 +48,10 @@ describe('deploy: Grafana dashboard', () => {
     const used = new Set(dashboardExpressions(JSON.parse(dashboardText)).flatMap(metricNamesInExpr));
     // The metrics the runbook's alerts are about are all on the dashboard.
     for (const metric of ['http_request_duration_seconds_count', 'http_request_duration_seconds_bucket', 'jetstream_consumer_num_pending',
-      'jetstream_stream_total_messages', 'outbox_publish_failures_total', 'cache_requests_total']) {
+      'jetstream_stream_total_messages', 'outbox_publish_failures_total', 'cache_requests_total',
+      // Issue 9 item 6: validation duration per resource type, queue lag, message age, dead letters, scheduler firings.
+      'validation_resource_duration_seconds_bucket', 'messaging_consumer_pending_messages', 'messaging_message_age_seconds_bucket',
+      'messaging_deliveries_total', 'messaging_dead_letters_total', 'scheduler_reports_scheduled_total', 'scheduler_ticks_total']) {
       expect(used, metric).to.include(metric);
     }
   });
@@ -55,7 +62,12 @@ describe('deploy: Grafana dashboard', () => {
     expect(all.length).to.be.greaterThanOrEqual(8);
     expect(all.every((r) => ['warning', 'critical'].includes(r.labels.severity))).to.equal(true);
     expect(checkDashboard(rules, known)).to.deep.equal([]);
-    expect(all.map((r) => r.alert)).to.include.members(['NhsnHttp5xxRatioHigh', 'NhsnConsumerBacklog', 'NhsnDeadLetters', 'NhsnOutboxPublishFailing', 'NhsnCacheErrors']);
+    expect(all.map((r) => r.alert)).to.include.members(['NhsnHttp5xxRatioHigh', 'NhsnConsumerBacklog', 'NhsnDeadLetters', 'NhsnOutboxPublishFailing', 'NhsnCacheErrors',
+      'NhsnMessageAgeHigh', 'NhsnSchedulerTicksFailing']);
+    // Lag and dead letters are alerted on from the services' own metrics (no exporter needed).
+    const exprOf = (name: string) => all.find((r) => r.alert === name)!.expr;
+    expect(metricNamesInExpr(exprOf('NhsnDeadLetters'))).to.deep.equal(['messaging_dead_letters_total']);
+    expect(metricNamesInExpr(exprOf('NhsnConsumerBacklog'))).to.deep.equal(['messaging_consumer_pending_messages']);
   });
 
   it('a dashboard with an unknown metric or a label the metric does not have fails the check', () => {
