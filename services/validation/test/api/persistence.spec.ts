@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Database } from '../../../../adapters/persistence/database.js';
 import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
 import { PgCategoryRepository } from '../../src/adapters/persistence/category-repository.js';
-import { PgResultRepository } from '../../src/adapters/persistence/result-repository.js';
+import { PgResultRepository, replacePatientResultsIn } from '../../src/adapters/persistence/result-repository.js';
 import type { ValidationIssue } from '../../src/domain/results/validation-issue.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 
@@ -81,6 +81,58 @@ describe('validation API persistence (PostgreSQL)', () => {
     expect(await categories.delete('imp')).to.equal(false);
     expect(await categories.ruleHistory('imp')).to.deep.equal([]);
     expect((await results.countByCategory('f1', 'r1')).find((c) => c.categoryId === 'imp')).to.equal(undefined);
+  });
+
+  it('leaves no link without its result or its category (the writers keep result_category consistent without foreign keys)', async () => {
+    const key = { facilityId: 'f1', reportId: 'r-links', patientId: 'p1' };
+    await results.replacePatientResults(key, [{ issue: issue('error', 'a'), categoryIds: ['c1'] }, { issue: issue('error', 'b'), categoryIds: ['c1'] }]);
+    await results.replacePatientResults(key, [{ issue: issue('error', 'c'), categoryIds: ['c1'] }]);
+    const orphans = await db.orm.em.fork().execute<{ n: string }[]>(`select count(*)::text as n from result_category rc
+      where not exists (select 1 from validation_result r where r.id = rc.result_id) or not exists (select 1 from category c where c.id = rc.category_id)`);
+    expect(orphans[0]!.n).to.equal('0');
+    expect((await results.countByCategory('f1', 'r-links'))).to.deep.equal([{ categoryId: 'c1', count: 1 }]);
+  });
+
+  it('a category deleted while a patient is being written: the delete waits for the write, then removes its links', async () => {
+    await categories.save({ id: 'racing', title: 'R', severity: 'ERROR', acceptable: false, guidance: 'g' });
+    const key = { facilityId: 'f1', reportId: 'r-race', patientId: 'p1' };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let written!: () => void;
+    const linksWritten = new Promise<void>((resolve) => { written = resolve; });
+    const writing = db.orm.em.fork().transactional(async (tx) => {
+      await replacePatientResultsIn(tx, key, [{ issue: issue('error', 'x'), categoryIds: ['racing'] }]);
+      written();
+      await held; // the patient's transaction is still open, holding the category FOR KEY SHARE
+    });
+    await linksWritten;
+    let deleteFinished = false;
+    const deleting = categories.delete('racing').then((deleted) => { deleteFinished = true; return deleted; });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const waited = !deleteFinished;
+    release();
+    await writing;
+    expect(waited, 'the delete waits for the open patient write').to.equal(true);
+    expect(await deleting).to.equal(true);
+    const links = await db.orm.em.fork().execute<{ n: string }[]>("select count(*)::text as n from result_category where category_id = 'racing'");
+    expect(links[0]!.n).to.equal('0');
+  });
+
+  it('a patient written while a category is being deleted links nothing to it once the delete commits', async () => {
+    await categories.save({ id: 'going', title: 'G', severity: 'ERROR', acceptable: false, guidance: 'g' });
+    const key = { facilityId: 'f1', reportId: 'r-race2', patientId: 'p1' };
+    const deleter = db.orm.em.fork();
+    await deleter.begin();
+    await deleter.execute("delete from category where id = 'going'");
+    let writeFinished = false;
+    const writing = results.replacePatientResults(key, [{ issue: issue('error', 'y'), categoryIds: ['going', 'c1'] }]).then(() => { writeFinished = true; });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const waited = !writeFinished;
+    await deleter.commit();
+    await writing;
+    expect(waited, 'the write waits for the uncommitted delete').to.equal(true);
+    const page = await results.findResults({ facilityId: 'f1', reportId: 'r-race2' }, undefined, { offset: 0, limit: 10 });
+    expect(page.records.map((r) => r.categoryIds)).to.deep.equal([['c1']]);
   });
 
   it('stores artifacts unique by (type, name) and lists them without content', async () => {

@@ -46,9 +46,7 @@ export class PgCategoryRepository implements CategoryRepository {
   }
 
   async delete(id: string): Promise<boolean> {
-    // Rules and result links go with it (ON DELETE CASCADE), so no result keeps a dangling link.
-    const result = await this.db().deleteFrom('category').where('id', '=', id).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return this.orm.em.fork().transactional(async (em) => (await deleteCategoriesIn(em, [id])) > 0);
   }
 
   async count(): Promise<number> {
@@ -113,8 +111,8 @@ export class PgCategoryRepository implements CategoryRepository {
       }
       if (options.replaceAll) {
         const keep = snapshots.map((s) => s.id);
-        const result = await db.deleteFrom('category').where('id', 'not in', keep).executeTakeFirst();
-        deleted = Number(result.numDeletedRows);
+        const gone = await db.selectFrom('category').select('id').where('id', 'not in', keep).execute() as { id: string }[];
+        deleted = await deleteCategoriesIn(em, gone.map((row) => row.id));
       }
       return { created, updated, rulesAdded, deleted };
     });
@@ -135,4 +133,18 @@ async function insertRule(em: EntityManager, categoryId: string, matcher: Matche
     .values({ category_id: categoryId, matcher: JSON.stringify(matcher), timestamp })
     .returningAll().executeTakeFirstOrThrow();
   return toRule(row as RuleRow);
+}
+
+/**
+ * Deletes categories with their rules (ON DELETE CASCADE) and their result links. The category rows
+ * go FIRST: that waits for any patient write holding them FOR KEY SHARE (replacePatientResultsIn),
+ * so the link delete that follows, a new statement with a new snapshot, sees that write's links;
+ * a patient write starting later no longer finds the category and links nothing to it.
+ */
+async function deleteCategoriesIn(em: EntityManager, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const db = em.getKysely<any>();
+  const deleted = await db.deleteFrom('category').where('id', 'in', ids).executeTakeFirst();
+  await db.deleteFrom('result_category').where('category_id', 'in', ids).execute();
+  return Number(deleted.numDeletedRows);
 }

@@ -75,6 +75,30 @@ export class CreateValidationApiTables extends Migration {
   }
 }
 
+/**
+ * The two foreign keys of result_category cost more than the rest of a patient's write: the flow
+ * writes ~150 links per patient, and each link ran two referential-integrity checks (row lock +
+ * lookup each, through SPI). The writers keep the same guarantees themselves:
+ * - results and their links are only written and deleted together, in one transaction
+ *   (replacePatientResultsIn, recategorizePatient), links deleted explicitly;
+ * - a link is inserted only for a category locked FOR KEY SHARE in the same statement, and deleting
+ *   a category deletes the category row first (waiting for those locks) and then its links; so a
+ *   category deleted while a patient is written leaves no link behind (see category-repository.ts).
+ */
+export class ResultLinksCheckedByTheWriters extends Migration {
+  override up(): void {
+    this.addSql('alter table "result_category" drop constraint if exists "result_category_result_id_fkey"');
+    this.addSql('alter table "result_category" drop constraint if exists "result_category_category_id_fkey"');
+  }
+
+  override down(): void {
+    this.addSql('delete from "result_category" rc where not exists (select 1 from "validation_result" r where r."id" = rc."result_id") or not exists (select 1 from "category" c where c."id" = rc."category_id")');
+    this.addSql('alter table "result_category" add constraint "result_category_result_id_fkey" foreign key ("result_id") references "validation_result" ("id") on delete cascade');
+    this.addSql('alter table "result_category" add constraint "result_category_category_id_fkey" foreign key ("category_id") references "category" ("id") on delete cascade');
+  }
+}
+
 export const validationApiMigrations = [
   { name: 'Migration20261122050000_validation_api_tables', class: CreateValidationApiTables },
+  { name: 'Migration20261122090000_result_links_checked_by_the_writers', class: ResultLinksCheckedByTheWriters },
 ];

@@ -15,21 +15,27 @@ interface ResultRow {
 
 /**
  * Replaces the results of one patient submission inside the caller's transaction (`em` must be
- * transactional): delete the old rows (links cascade), then ONE statement that draws the ids from
- * the sequence, inserts the results and inserts their category links.
+ * transactional): one statement deletes the old rows and their links, one statement draws the new
+ * ids from the sequence, inserts the results and inserts their category links.
  *
- * Why one statement with arrays (`unnest`) instead of multi-row VALUES: the flow writes ~100
- * results and ~100 links per patient, hundreds of patients a second. A VALUES list of 1,000 bind
- * parameters is parsed and planned afresh every time and costs a round trip per table; eleven
- * array parameters cost the same to plan whatever the count, and the links join the new ids in
- * the database (no RETURNING order to rely on). Links only go to categories that exist now: a
- * category deleted meanwhile must not fail the whole write (the join with "category" drops it).
+ * Why arrays (`unnest`) instead of multi-row VALUES: the flow writes ~100 results and ~150 links per
+ * patient, hundreds of patients a second. A VALUES list of 1,000 bind parameters is parsed and
+ * planned afresh every time and costs a round trip per table; array parameters cost the same to
+ * plan whatever the count, and the links join the new ids in the database (no RETURNING order to
+ * rely on). There are no foreign keys on result_category (their per-row checks cost more than the
+ * rest of the write; migration ResultLinksCheckedByTheWriters): links are written only for
+ * categories locked FOR KEY SHARE here, so a category deleted meanwhile gets no link (see
+ * deleteCategoriesIn) and a deleted category does not fail the whole write.
  * Exported for the validation flow, which writes results and its outbox message in one transaction.
  */
 export async function replacePatientResultsIn(em: EntityManager, key: PatientKey, results: readonly NewResult[]): Promise<number> {
   const db = em.getKysely<any>();
-  await db.deleteFrom('validation_result')
-    .where('facility_id', '=', key.facilityId).where('report_id', '=', key.reportId).where('patient_id', '=', key.patientId).execute();
+  await sql`
+    with old as (
+      delete from validation_result where facility_id = ${key.facilityId} and report_id = ${key.reportId} and patient_id = ${key.patientId}
+      returning id
+    )
+    delete from result_category where result_id in (select id from old)`.execute(db);
   if (results.length === 0) return 0;
 
   const columns = { severity: [] as string[], code: [] as string[], message: [] as string[], location: [] as (string | null)[], expression: [] as (string | null)[], messageId: [] as (string | null)[] };
@@ -49,7 +55,7 @@ export async function replacePatientResultsIn(em: EntityManager, key: PatientKey
       linkCategories.push(categoryId);
     }
   });
-  // The CTE "fresh" calls nextval (volatile), so PostgreSQL evaluates it once and both inserts see the same ids.
+  // "fresh" calls nextval (volatile), so PostgreSQL evaluates it once and both inserts see the same ids.
   await sql`
     with fresh as (
       select nextval('validation_result_id_seq') as id, r.*
@@ -59,13 +65,34 @@ export async function replacePatientResultsIn(em: EntityManager, key: PatientKey
     ), stored as (
       insert into validation_result (id, facility_id, report_id, patient_id, severity, code, message, location, expression, message_id)
       select id, ${key.facilityId}, ${key.reportId}, ${key.patientId}, severity, code, message, location, expression, message_id from fresh
+    ), live as (
+      select id from category where id = any(${[...new Set(linkCategories)]}::text[]) for key share
     )
     insert into result_category (result_id, category_id, facility_id, report_id)
     select fresh.id, link.category_id, ${key.facilityId}, ${key.reportId}
     from unnest(${linkOrdinals}::bigint[], ${linkCategories}::text[]) as link(ordinal, category_id)
     join fresh on fresh.ordinal = link.ordinal
-    join category on category.id = link.category_id`.execute(db);
+    join live on live.id = link.category_id`.execute(db);
   return results.length;
+}
+
+/**
+ * Inserts category links for stored results (re-categorization), inside the caller's transaction,
+ * under the same rule as replacePatientResultsIn: only categories that exist, locked FOR KEY SHARE.
+ */
+export async function insertCategoryLinksIn(em: EntityManager, scope: { facilityId: string; reportId: string }, links: readonly { resultId: string | number; categoryId: string }[]): Promise<void> {
+  const wanted = links.filter((link) => link.categoryId !== UNCATEGORIZED_ID);
+  if (wanted.length === 0) return;
+  const categoryIds = wanted.map((link) => link.categoryId);
+  await sql`
+    with live as (
+      select id from category where id = any(${[...new Set(categoryIds)]}::text[]) for key share
+    )
+    insert into result_category (result_id, category_id, facility_id, report_id)
+    select link.result_id, link.category_id, ${scope.facilityId}, ${scope.reportId}
+    from unnest(${wanted.map((link) => String(link.resultId))}::bigint[], ${categoryIds}::text[]) as link(result_id, category_id)
+    join live on live.id = link.category_id
+    on conflict do nothing`.execute(em.getKysely<any>());
 }
 
 /** Validation results in PostgreSQL (tables validation_result, result_category). */

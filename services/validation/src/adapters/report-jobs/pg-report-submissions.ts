@@ -11,11 +11,10 @@
  * stays invalid whatever the rules say, as in the flow.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { insertMany, type BulkValue } from '../../../../../adapters/persistence/bulk-insert.js';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
-import { UNCATEGORIZED_ID } from '../../domain/categorization/category.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
+import { insertCategoryLinksIn } from '../persistence/result-repository.js';
 import { VALIDATION_OUTCOME_TABLE } from '../../application/validation-flow/outcome-table.js';
 import type { ReportSubmissions } from '../../application/report-jobs/report-job.js';
 
@@ -51,18 +50,8 @@ export class PgReportSubmissions implements ReportSubmissions {
 
       if (rows.length > 0) {
         await db.deleteFrom('result_category').where('result_id', 'in', rows.map((row) => row.id)).execute();
-        const links: BulkValue[][] = [];
-        for (const issue of categorized) {
-          for (const category of issue.categories) {
-            if (category.id !== UNCATEGORIZED_ID) links.push([issue.id, category.id, key.facilityId, key.reportId]);
-          }
-        }
         // Links only to categories that still exist (one deleted meanwhile must not fail the patient).
-        const wanted = [...new Set(links.map((link) => link[1] as string))];
-        const existing = wanted.length === 0 ? new Set<string>()
-          : new Set((await db.selectFrom('category').select('id').where('id', 'in', wanted).execute() as { id: string }[]).map((row) => row.id));
-        const kept = links.filter((link) => existing.has(link[1] as string));
-        if (kept.length > 0) await insertMany(tx, 'result_category', ['result_id', 'category_id', 'facility_id', 'report_id'], kept, { chunkSize: 15_000 });
+        await insertCategoryLinksIn(tx, key, categorized.flatMap((issue) => issue.categories.map((category) => ({ resultId: issue.id, categoryId: category.id }))));
       }
 
       const verdict = assessValidity(categorized);
