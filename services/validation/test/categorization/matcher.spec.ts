@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { MatcherError, parseMatcher, MAX_MATCHER_DEPTH } from '../../src/domain/categorization/matcher.js';
-import { compileUserRegex, translateJavaRegex, UserRegexError } from '../../src/domain/categorization/user-regex.js';
+import { RE2JS } from 're2js';
+import { compileUserRegex, literalShortcut, translateJavaRegex, UserRegexError } from '../../src/domain/categorization/user-regex.js';
 
 const issue = {
   severity: 'error',
@@ -103,5 +104,39 @@ describe('validation: Java regex compatibility', () => {
 
   it('refuses oversized patterns', () => {
     expect(() => compileUserRegex('a'.repeat(5000))).to.throw(UserRegexError, /at most/);
+  });
+});
+
+describe('validation: literal shortcuts of user regexes', () => {
+  it('takes a shortcut only for shapes whose meaning is certain', () => {
+    expect(literalShortcut('labeled as a fragment')).to.deep.equal({ exact: 'labeled as a fragment', anchored: false });
+    expect(literalShortcut('^Unknown code')).to.deep.equal({ exact: 'Unknown code', anchored: true });
+    expect(literalShortcut("^Wrong Display Name '.*' for ")).to.deep.equal({ prefix: "Wrong Display Name '" });
+    expect(literalShortcut('^abc?d')).to.deep.equal({ prefix: 'ab' }); // c is optional
+    expect(literalShortcut('^a{2}')).to.deep.equal({});
+    expect(literalShortcut('^abc|xyz')).to.deep.equal({}); // ^ binds to the first alternative only
+    expect(literalShortcut('^(abc|x)yz')).to.deep.equal({});
+    expect(literalShortcut('^ab(c|x)yz')).to.deep.equal({ prefix: 'ab' });
+    expect(literalShortcut('[|]abc')).to.deep.equal({});
+    expect(literalShortcut('(?i)^abc')).to.deep.equal({});
+    expect(literalShortcut('^a\\.b')).to.deep.equal({ prefix: 'a' });
+    expect(literalShortcut('abc$')).to.deep.equal({});
+  });
+
+  it('answers exactly as the regex engine does, with or without a shortcut', () => {
+    const patterns = [
+      'labeled as a fragment', '^Unknown code', "^Wrong Display Name '.*' for ", '^abc?d', '^ab*c', '^a+b', '^a{2}b', '^abc|xyz',
+      '^(abc|x)yz', '^ab(c|x)yz', '[|]abc', '(?i)^abc', '^a\\.b', 'abc$', '^$', 'a|^b', '^\\Qa|b\\E', 'é', '^é.',
+    ];
+    const values = [
+      '', 'a', 'ab', 'abd', 'abcd', 'abbbc', 'ac', 'aab', 'aaab', 'b', 'abc', 'xyz', 'zzxyz', 'abcyz', 'xyz!', 'abxyz', 'abcyzz', '|abc',
+      'ABC', 'a.b', 'aXb', 'zabc', 'a|b', 'é', 'éa', 'xé', 'Unknown code x', 'x Unknown code', "Wrong Display Name 'X' for y",
+      "Wrong Display Name 'X'", 'it is labeled as a fragment!',
+    ];
+    for (const pattern of patterns) {
+      const reference = RE2JS.compile(translateJavaRegex(pattern));
+      const compiled = compileUserRegex(pattern);
+      for (const value of values) expect(compiled.test(value), `${pattern} on ${JSON.stringify(value)}`).to.equal(reference.test(value));
+    }
   });
 });

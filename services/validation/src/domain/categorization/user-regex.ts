@@ -89,5 +89,78 @@ export function compileUserRegex(pattern: string): UserRegex {
     const reason = error instanceof Error ? error.message : String(error);
     throw new UserRegexError(`regex cannot be compiled with RE2 (linear-time) semantics: ${reason}`);
   }
-  return { source: pattern, test: (value: string) => compiled.test(value) };
+  const literal = literalShortcut(pattern);
+  const test = literal.exact !== undefined
+    ? (literal.anchored ? (value: string) => value.startsWith(literal.exact!) : (value: string) => value.includes(literal.exact!))
+    : literal.prefix
+      ? (value: string) => value.startsWith(literal.prefix!) && compiled.test(value)
+      : (value: string) => compiled.test(value);
+  return { source: pattern, test };
+}
+
+/** Characters with a meaning in the regex grammar; everything else is a literal. */
+const SPECIAL = new Set(['\\', '.', '[', ']', '(', ')', '*', '+', '?', '{', '}', '|', '^', '$']);
+const QUANTIFIER = new Set(['*', '+', '?', '{']);
+
+export interface LiteralShortcut {
+  /** The pattern is this literal text (searched anywhere, or at the start when `anchored`). */
+  readonly exact?: string;
+  readonly anchored?: boolean;
+  /** Every match starts the input with this text (a `^literal...` pattern): a cheap first test. */
+  readonly prefix?: string;
+}
+
+/**
+ * Most category rules are a literal message start (`^Wrong Display Name '.*' for `) or a literal
+ * phrase (`labeled as a fragment`). Checking that literal with startsWith/includes is ~100x cheaper
+ * than running the regex engine, and the flow categorizes ~100 issues per patient against ~150
+ * such leaves. Only shapes whose meaning is certain get a shortcut: a pattern of plain characters,
+ * or `^` + plain characters (the last one dropped when a quantifier follows it) with no `|` outside
+ * parentheses; anything else (escapes, classes, flags, top-level alternation) runs the regex alone.
+ */
+export function literalShortcut(pattern: string): LiteralShortcut {
+  if (hasTopLevelAlternation(pattern)) return {};
+  const anchored = pattern.startsWith('^');
+  let literal = '';
+  let i = anchored ? 1 : 0;
+  for (; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (SPECIAL.has(ch)) break;
+    literal += ch;
+  }
+  if (i === pattern.length) return literal.length > 0 ? { exact: literal, anchored } : {};
+  if (!anchored) return {};
+  if (QUANTIFIER.has(pattern[i]!)) literal = literal.slice(0, -1);
+  return literal.length > 0 ? { prefix: literal } : {};
+}
+
+/** A `|` outside any group or character class (escapes and `\Q...\E` respected). */
+function hasTopLevelAlternation(pattern: string): boolean {
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '\\') {
+      if (pattern[i + 1] === 'Q') {
+        const end = pattern.indexOf('\\E', i + 2);
+        if (end === -1) return false;
+        i = end + 1;
+      } else {
+        i++;
+      }
+      continue;
+    }
+    if (inClass) {
+      if (ch === ']') inClass = false;
+      continue;
+    }
+    if (ch === '[') {
+      inClass = true;
+      if (pattern[i + 1] === '^') i++;
+      if (pattern[i + 1] === ']') i++;
+    } else if (ch === '(') depth++;
+    else if (ch === ')') depth = Math.max(0, depth - 1);
+    else if (ch === '|' && depth === 0) return true;
+  }
+  return false;
 }
