@@ -30,6 +30,8 @@ export interface OutcomeCounts {
 export interface FlowRecord {
   readonly key: SubmissionKey;
   readonly outcome: Record<string, unknown>;
+  /** `outcome` as JSON text (what is stored). */
+  readonly outcomeJson: string;
   readonly outcomeHash: string;
   readonly valid: boolean;
   readonly counts: OutcomeCounts;
@@ -65,7 +67,7 @@ export class PgFlowStore {
       const unchanged = previous?.outcome_hash === record.outcomeHash;
       const runId = unchanged ? previous.run_id : randomUUID();
       const row = {
-        outcome: JSON.stringify(record.outcome), outcome_hash: record.outcomeHash, valid: record.valid, run_id: runId,
+        outcome: record.outcomeJson, outcome_hash: record.outcomeHash, valid: record.valid, run_id: runId,
         issue_count: record.counts.total, error_count: record.counts.errors, warning_count: record.counts.warnings,
         information_count: record.counts.information, uncategorized_count: record.counts.uncategorized,
         unacceptable_count: record.counts.unacceptable, resource_count: record.resourceCount, updated_at: new Date(),

@@ -138,8 +138,11 @@ export class ValidationFlow {
       issue, categoryIds: categories.map((c) => c.id).filter((id) => id !== UNCATEGORIZED_ID),
     }));
     // The distinct outcome: what was found and what it means now (a rule change that flips the verdict is a new outcome).
+    // Serialized once: the hash and the stored row use the same text (it is ~100 issues long).
+    const outcomeJson = JSON.stringify(outcome);
     const outcomeHash = createHash('sha256')
-      .update(JSON.stringify({ outcome, valid, counts, categories: results.map((r) => r.categoryIds) }))
+      .update(outcomeJson)
+      .update(JSON.stringify({ valid, counts, categories: results.map((r) => r.categoryIds) }))
       .digest('hex');
 
     const categorizeMs = lap();
@@ -150,7 +153,7 @@ export class ValidationFlow {
     if (correlation) headers[CORRELATION_HEADER] = correlation;
     const validatedAt = this.clock().toISOString();
     const committed = await this.deps.store.commit({
-      key, outcome: outcome as unknown as Record<string, unknown>, outcomeHash, valid, counts, resourceCount, results,
+      key, outcome: outcome as unknown as Record<string, unknown>, outcomeJson, outcomeHash, valid, counts, resourceCount, results,
       completion: (runId) => ({
         subject: this.deps.completion.subject,
         headers,
