@@ -56,4 +56,17 @@ describe('validation flow: trace context from ReadyForValidation to ValidationCo
     expect(traceId).to.match(/^[0-9a-f]{32}$/).and.not.equal(TRACE_ID);
     expect(parseTraceparent(await completionTraceparent(sample.patientId))?.traceId).to.equal(traceId);
   });
+
+  it('an invalid traceparent is replaced by a new trace, and the ValidationComplete carries that one, not the invalid header', async () => {
+    const sample = sampleSubmissions()[2]!;
+    h.reportService.put('fac-trace', 'rep-trace', sample.patientId, measureReportOf(sample.bundle));
+    await submit(sample.patientId, '00-not-a-trace-01');
+
+    const request = h.reportService.requests.find((r) => r.key === `fac-trace|rep-trace|${sample.patientId}`);
+    const traceId = parseTraceparent(request?.traceparent)?.traceId;
+    expect(traceId).to.match(/^[0-9a-f]{32}$/);
+    const sent = await completionTraceparent(sample.patientId);
+    expect(sent).to.not.equal('00-not-a-trace-01');
+    expect(parseTraceparent(sent)?.traceId).to.equal(traceId);
+  });
 });

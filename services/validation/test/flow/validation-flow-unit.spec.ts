@@ -50,7 +50,7 @@ describe('validation flow (application): decisions behind the ports', () => {
 
   it('fills ValidationComplete from the outcome: id part of the patient, counts, run id, outcome reference', async () => {
     const { flow, store } = flowWith({ acceptable: false });
-    await flow.handle(event, { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', headers: { 'X-Correlation-Id': 'corr-1' } });
+    await flow.handle(event, { headers: { 'X-Correlation-Id': 'corr-1', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } });
     const record = store.records[0]!;
     expect(record.key).to.deep.equal({ facilityId: 'f', reportId: 'r', patientId: 'p1' });
     expect(record.results).to.deep.equal([{
@@ -58,7 +58,8 @@ describe('validation flow (application): decisions behind the ports', () => {
       categoryIds: ['missing_status'],
     }]);
     const message = record.completion('run-9');
-    expect(message.headers).to.deep.equal({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'X-Correlation-Id': 'corr-1' });
+    // Only the correlation id is copied; the trace is the outbox's (the trace the handling runs in).
+    expect(message.headers).to.deep.equal({ 'X-Correlation-Id': 'corr-1' });
     expect(message.payload).to.deep.equal({
       schemaVersion: '1.0.0', facilityId: 'f', patientId: 'p1', reportTrackingId: 'r', isValid: false, validationRunId: 'run-9',
       outcomeReference: '/api/result/f/r/p1',

@@ -54,7 +54,7 @@ export async function startReadyForValidationConsumer(options: ReadyForValidatio
     logger: options.logger,
     metrics: options.metrics,
     handler: async (event, ctx) => {
-      const result = await options.flow.handle(event, { working: ctx.working, traceparent: ctx.traceparent, headers: ctx.headers });
+      const result = await options.flow.handle(event, { working: ctx.working, headers: ctx.headers });
       log.info({
         facilityId: result.key.facilityId, reportId: result.key.reportId, valid: result.valid, issues: result.counts.total,
         resources: result.resourceCount, announced: result.announced, delivery: ctx.deliveryCount,

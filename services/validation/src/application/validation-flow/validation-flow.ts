@@ -31,7 +31,6 @@ export type ReadyForValidationEvent = ReadyForValidation;
 export interface FlowContext {
   /** Progress ack: keeps the message ours during long validations. */
   working?(): void;
-  traceparent?: string;
   headers?: Record<string, string>;
 }
 
@@ -147,8 +146,9 @@ export class ValidationFlow {
 
     const categorizeMs = lap();
 
+    // No traceparent here: the outbox records the trace this handling runs in (the consumer's span
+    // of the incoming trace, or a new trace when the incoming header was missing or invalid).
     const headers: Record<string, string> = {};
-    if (ctx.traceparent) headers.traceparent = ctx.traceparent;
     const correlation = ctx.headers?.[CORRELATION_HEADER];
     if (correlation) headers[CORRELATION_HEADER] = correlation;
     const validatedAt = this.clock().toISOString();
