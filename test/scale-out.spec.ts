@@ -3,8 +3,9 @@ import { runScaleOut, type ScaleOutReport } from '../scripts/scale-out/scale-out
 
 /**
  * The scale-out proof (scripts/scale-out/scale-out.ts) in a small configuration: five real service
- * processes (two tenant, two validation, a third validation instance joining mid-run) on the
- * machine's PostgreSQL, Redis and NATS. Phase B's report service answers after 1.5 s and each
+ * processes (two tenant, two validation, a third validation instance joining mid-run) sharing the
+ * machine's PostgreSQL and Redis and a nats-server of the run's own (see scripts/scale-out/private-nats.ts).
+ * Takes ~40-70 s on the shared 2-core machine, most of it process start-up. Phase B's report service answers after 1.5 s and each
  * instance handles two submissions at once, so the 40 submissions take long enough for the third
  * instance to start while work is left (in the full run the backlog alone does that). @infra
  */

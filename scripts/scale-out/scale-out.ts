@@ -2,11 +2,11 @@
  * Scale-out proof on this machine (issue 9):
  *
  *   npm run scale-out -- [--submissions 300] [--warmup 10] [--facilities 30] [--workers 1]
- *                        [--concurrency 4] [--join-report-delay-ms 0] [--spread-ms 2000]
+ *                        [--concurrency 4] [--join-report-delay-ms 500] [--spread-ms 2000] [--machine-nats]
  *
  * Real service processes (services/<svc>/src/main.ts, configured by environment variables only,
- * AUTH_MODE=none) against the machine's PostgreSQL, Redis (validation: cache.type distributed) and
- * NATS JetStream:
+ * AUTH_MODE=none) sharing one PostgreSQL, Redis and NATS JetStream (the machine's PostgreSQL and
+ * Redis; NATS see Isolation):
  * - tenant: two instances, scheduler enabled in both. Facilities with daily and monthly measures and
  *   reporting plans are created through the HTTP API, alternating between the instances, and read
  *   back from the other one. A new facility first fires at its next period start, so the run moves
@@ -17,32 +17,39 @@
  *   `scheduler_reports_scheduled_total` and the job store's claimed_by.
  * - validation, phase A: N ReadyForValidation to one instance, then N fresh ones to two; patients/s
  *   until the N-th ValidationComplete is read from the stream. Phase B: N to the two, a third
- *   instance started when a third of them completed; every submission must complete exactly once
+ *   instance started when a third of them completed (the report service answers after
+ *   `--join-report-delay-ms` in this phase, see below); every submission must complete exactly once
  *   (ValidationComplete per patient, stored outcome rows) and the third must have done part.
  *   Each instance's share is the delta of `messaging_deliveries_total{outcome="acked"}` of the
  *   ReadyForValidation consumer on its /metrics.
  *
- * Isolation: a fresh database per service per run (dropped at the end). The services have no
- * setting for the NATS subject root or stream names (they always use the production catalog), so
- * the run uses the production subjects with run-tagged ids (every facility and patient id contains
- * the run tag), reads only its own messages, and at the end deletes every message carrying the tag
- * from the catalog's streams, and streams/durable consumers that did not exist before the run.
- * A validation instance of someone else consuming the production subject at the same time would take
- * part of the work; the run says so when the durable consumer has other pull requests waiting.
+ * Isolation: a fresh database per service per run (dropped at the end), a temporary directory for
+ * the tenant instances' JWKS files, and by default a NATS JetStream server of the run's own (the
+ * machine's nats-server binary on a free port, removed at the end): the services have no setting
+ * for the subject root or stream names, so on the machine's shared server any other validation
+ * instance running meanwhile joins the same durable consumer and takes part of the run's messages
+ * (seen while developing this script: another engineer's test took 225 of 300). `--machine-nats`
+ * uses the machine's server instead: production subjects, run-tagged ids (every facility and patient
+ * id contains the run tag), and at the end every message carrying the tag is deleted from the
+ * catalog's streams, as are streams/durable consumers that did not exist before; the acked-sum check
+ * then catches a foreign consumer. Redis: validation instances use cache.type distributed (the
+ * validate-code cache; without a terminology server nothing is written to it).
  *
  * Exits non-zero when a check fails. `runScaleOut()` is the same run for test/scale-out.spec.ts.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { catalog } from '../../contracts/catalog.js';
 import { connectNats, type NatsHandle } from '../../adapters/messaging/connection.js';
+import { provisionCatalog } from '../../adapters/messaging/provisioning.js';
 import { silentLogger } from '../../adapters/observability/logger.js';
 import { sharedDir } from '../../test/support/shared-dir.js';
+import { startPrivateNats } from './private-nats.js';
 import { startReportService, type ReportService } from './report-service.js';
 import { counterValue, startService, type ServiceProcess } from './service-process.js';
 
@@ -56,15 +63,25 @@ export interface ScaleOutOptions {
   readonly workers: number;
   /** validation.consumer-concurrency of each instance. */
   readonly concurrency: number;
-  /** Report-service answer delay during phase B, so a small backlog outlasts the third instance's start-up. */
+  /**
+   * Report-service answer delay during phase B. Two instances finish 300 submissions in ~12 s here,
+   * while a third instance starting on the two busy cores needs ~20 s to be ready; with a report
+   * service answering in 500 ms (a plausible latency for assembling a patient's submission) the
+   * phase lasts long enough for the third instance to join while work is left.
+   */
   readonly joinReportDelayMs: number;
   /** Window over which the tenant job-store entries become due. */
   readonly spreadMs: number;
+  /**
+   * Use the machine's NATS server (production subjects, run-tagged messages deleted at the end)
+   * instead of a nats-server of the run's own (see private-nats.ts for why that is the default).
+   */
+  readonly machineNats?: boolean;
   readonly log?: (line: string) => void;
 }
 
 export const DEFAULT_OPTIONS: ScaleOutOptions = {
-  submissions: 300, warmup: 10, facilities: 30, workers: 1, concurrency: 4, joinReportDelayMs: 0, spreadMs: 2_000,
+  submissions: 300, warmup: 10, facilities: 30, workers: 1, concurrency: 4, joinReportDelayMs: 500, spreadMs: 2_000,
 };
 
 export interface Share { readonly instance: string; readonly count: number }
@@ -77,6 +94,12 @@ export interface PhaseResult {
   readonly patientsPerSecond: number;
   /** Delta of the acked counter per instance over the phase (undefined when the counter is missing). */
   readonly shares: readonly Share[] | undefined;
+  /** Busy CPU of the whole machine during the phase, in cores (all processes, not only this run's). */
+  readonly machineBusyCores: number;
+  /** CPU the validation instances used during the phase, in cores (process_cpu_seconds_total). */
+  readonly instanceCores: number;
+  /** CPU of PostgreSQL, NATS and Redis, and of this script (report service, publisher, readers), in cores. */
+  readonly infrastructureCores: { readonly postgres: number; readonly nats: number; readonly redis: number; readonly script: number };
 }
 
 export interface ScaleOutReport {
@@ -120,6 +143,68 @@ export function formatShares(shares: readonly Share[] | undefined): string {
   return shares.map((s) => `${s.instance} ${s.count} (${pct(s.count, total)})`).join(', ');
 }
 
+/** Busy CPU seconds of the whole machine so far (/proc/stat; 0 where there is none). */
+function machineCpuSeconds(): number {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    return (fields.reduce((a, b) => a + b, 0) - idle) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+type InfrastructureGroup = 'postgres' | 'nats' | 'redis';
+const GROUP_OF: Record<string, InfrastructureGroup> = { postgres: 'postgres', 'nats-server': 'nats', 'redis-server': 'redis' };
+
+/** utime + stime in seconds of every PostgreSQL, NATS and Redis process now running (/proc). */
+function infrastructureProcesses(): Map<string, { group: InfrastructureGroup; seconds: number }> {
+  const found = new Map<string, { group: InfrastructureGroup; seconds: number }>();
+  let pids: string[];
+  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return found; }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const group = GROUP_OF[stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))];
+      if (!group) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      found.set(pid, { group, seconds: (Number(fields[11]) + Number(fields[12])) / 100 }); // clock ticks, 100/s
+    } catch { /* the process exited */ }
+  }
+  return found;
+}
+
+/**
+ * CPU of PostgreSQL, NATS and Redis (and of this script) over a phase. Sampled every 250 ms, so a
+ * PostgreSQL backend that exits during the phase (a pool connection closed, an ANALYZE run) keeps
+ * the seconds it was last seen with; a process first seen during the phase counts from zero.
+ */
+function infrastructureSampler(): { stop(): Record<InfrastructureGroup | 'script', number> } {
+  const baseline = infrastructureProcesses();
+  const last = new Map(baseline);
+  const scriptStart = process.cpuUsage();
+  const sample = () => { for (const [pid, value] of infrastructureProcesses()) last.set(pid, value); };
+  const timer = setInterval(sample, 250);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      const totals = { postgres: 0, nats: 0, redis: 0, script: 0 };
+      for (const [pid, value] of last) totals[value.group] += value.seconds - (baseline.get(pid)?.seconds ?? 0);
+      const script = process.cpuUsage(scriptStart);
+      totals.script = (script.user + script.system) / 1e6;
+      return totals;
+    },
+  };
+}
+
+/** CPU seconds the processes used so far (their process_cpu_seconds_total, worker threads included). */
+async function processCpu(instances: readonly ServiceProcess[]): Promise<number> {
+  const values = await Promise.all(instances.map(async (p) => counterValue(await p.metrics(), 'process_cpu_seconds_total', {}) ?? 0));
+  return values.reduce((a, b) => a + b, 0);
+}
+
 /** The month a zone is in now (reporting plans are per local month). */
 function localMonth(timeZone: string): { year: number; month: number } {
   const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric' }).formatToParts(new Date());
@@ -153,7 +238,9 @@ export async function runScaleOut(options: ScaleOutOptions = DEFAULT_OPTIONS): P
   const processes: ServiceProcess[] = [];
   const exitCodes: { instance: string; code: number | null }[] = [];
 
-  const nats = await connectNats({ servers: [process.env.NATS_URL ?? 'nats://127.0.0.1:4222'], name: `scale-out-${tag}`, logger: silentLogger() });
+  const privateNats = options.machineNats ? undefined : await startPrivateNats();
+  const natsUrl = privateNats?.url ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+  const nats = await connectNats({ servers: [natsUrl], name: `scale-out-${tag}`, logger: silentLogger() });
   const streams = [...catalog.streams, catalog.deadLetterStream];
   // What existed before, so the cleanup removes only what the run created.
   const before = new Map<string, { lastSeq: number; consumers: Set<string> } | undefined>();
@@ -170,6 +257,8 @@ export async function runScaleOut(options: ScaleOutOptions = DEFAULT_OPTIONS): P
   }
   if (existing && existing.num_pending > 0) warnings.push(`${existing.num_pending} ReadyForValidation from before the run are pending; the instances will handle (and dead-letter) them too`);
   const startSeq = (stream: string) => (before.get(stream)?.lastSeq ?? 0) + 1;
+  // The readers below need the streams now (the services would create them only when they start).
+  await provisionCatalog(nats.jsm, catalog);
 
   const reportService: ReportService = await startReportService();
   const stopFollowers: Array<() => Promise<void>> = [];
@@ -196,7 +285,7 @@ export async function runScaleOut(options: ScaleOutOptions = DEFAULT_OPTIONS): P
   const validationEnv = (): Record<string, string> => ({
     DB_NAME: validationDb, ARTIFACT_INIT: 'true', ARTIFACT_INIT_DIR: sharedDir('fhir-packages'),
     SVC_REPORT_SERVICE_URL: reportService.url, VALIDATION_WORKERS: String(options.workers),
-    VALIDATION_CONSUMER_CONCURRENCY: String(options.concurrency), CACHE_TYPE: 'distributed'
+    VALIDATION_CONSUMER_CONCURRENCY: String(options.concurrency), CACHE_TYPE: 'distributed', NATS_SERVERS: natsUrl,
   });
   const startValidation = async (n: number) => {
     const p = await startService(`validation-${n}`, 'validation', validationEnv());
@@ -214,10 +303,11 @@ export async function runScaleOut(options: ScaleOutOptions = DEFAULT_OPTIONS): P
   const acked = async (instances: readonly ServiceProcess[]) => Promise.all(instances.map(async (p) =>
     counterValue(await p.metrics(), 'messaging_deliveries_total', { consumer: CONSUMER, outcome: 'acked' })));
 
-  const publish = async (ids: readonly string[]) => {
-    submitted += ids.length;
-    await Promise.all(ids.map((patientId) => nats.js.publish(ready.subject, JSON.stringify({
-      schemaVersion: ready.version, facilityId: `so-${tag}-facility`, reportTrackingId: `so-${tag}-report`, patientId, reportTypes: ['NHSNdQMAcuteCareHospitalInitialPopulation'],
+  // Each batch is its own report: a phase's cost must not depend on how many patients earlier phases stored.
+  const publish = async (batch: { report: string; ids: readonly string[] }) => {
+    submitted += batch.ids.length;
+    await Promise.all(batch.ids.map((patientId) => nats.js.publish(ready.subject, JSON.stringify({
+      schemaVersion: ready.version, facilityId: `so-${tag}-facility`, reportTrackingId: batch.report, patientId, reportTypes: ['NHSNdQMAcuteCareHospitalInitialPopulation'],
     }), { msgID: `scale-out-${patientId}` })));
   };
   const waitCompleted = (ids: readonly string[], onProgress?: (done: number) => void) => new Promise<void>((resolve, reject) => {
@@ -231,10 +321,21 @@ export async function runScaleOut(options: ScaleOutOptions = DEFAULT_OPTIONS): P
     };
     onCompletion();
   });
-  let batch = 0;
+  let batches = 0;
   const newSubmissions = (count: number) => {
-    const prefix = `${tag}${String.fromCharCode(97 + batch++)}`; // keeps ids within FHIR's 64 characters
-    return Array.from({ length: count }, (_, n) => reportService.add(`${prefix}${n}`).patientId);
+    const prefix = `${tag}${String.fromCharCode(97 + batches++)}`; // keeps ids within FHIR's 64 characters
+    return { report: `so-report-${prefix}`, ids: Array.from({ length: count }, (_, n) => reportService.add(`${prefix}${n}`).patientId) };
+  };
+  /**
+   * ANALYZE every few seconds while measuring (as scripts/bench/flow-bench.ts does): the run starts
+   * from empty tables that grow faster than autovacuum's ANALYZE follows, and with stale statistics
+   * PostgreSQL's cost per stored submission grows with the table, which would favour earlier phases.
+   */
+  const analyzing = () => {
+    const analyze = () => new Promise<void>((resolve) => execFile('psql', [...PG_ARGS, '-d', validationDb, '-qc', 'analyze'], () => resolve()));
+    let running = analyze();
+    const timer = setInterval(() => { running = running.then(analyze); }, 5_000);
+    return { first: running, stop: async () => { clearInterval(timer); await running; } };
   };
 
   const phases: PhaseResult[] = [];
@@ -242,26 +343,36 @@ export async function runScaleOut(options: ScaleOutOptions = DEFAULT_OPTIONS): P
     if (options.warmup > 0 && !join) {
       const warm = newSubmissions(options.warmup);
       await publish(warm);
-      await waitCompleted(warm);
+      await waitCompleted(warm.ids);
     }
+    const analyzer = analyzing();
+    await analyzer.first;
     await sleep(500); // acks of the last deliveries are counted after their ValidationComplete
     const ackedBefore = await acked(instances);
-    const ids = newSubmissions(options.submissions);
+    const cpuBefore = { machine: machineCpuSeconds(), instances: await processCpu(instances), infrastructure: infrastructureSampler() };
+    const batch = newSubmissions(options.submissions);
+    const ids = batch.ids;
     const started = performance.now();
-    await publish(ids);
-    await waitCompleted(ids, join?.onProgress);
+    await publish(batch);
+    await waitCompleted(ids, join?.onProgress).finally(() => analyzer.stop());
     const seconds = (performance.now() - started) / 1000;
+    const machineBusyCores = (machineCpuSeconds() - cpuBefore.machine) / seconds;
+    const instanceCores = ((await processCpu([...instances, ...(join ? await join.joined() : [])])) - cpuBefore.instances) / seconds;
+    const infrastructure = cpuBefore.infrastructure.stop();
+    const infrastructureCores = {
+      postgres: infrastructure.postgres / seconds, nats: infrastructure.nats / seconds, redis: infrastructure.redis / seconds, script: infrastructure.script / seconds,
+    };
     await sleep(1_500); // late duplicates and the last acks
     const all = [...instances, ...(join ? await join.joined() : [])];
     const ackedAfter = await acked(all);
     const shares = ackedAfter.every((v) => v !== undefined) && ackedBefore.every((v) => v !== undefined)
       ? all.map((p, i) => ({ instance: p.name, count: ackedAfter[i]! - (ackedBefore[i] ?? 0) }))
       : undefined;
-    const result: PhaseResult = { label, instances: all.length, submissions: ids.length, seconds, patientsPerSecond: ids.length / seconds, shares };
+    const result: PhaseResult = { label, instances: all.length, submissions: ids.length, seconds, patientsPerSecond: ids.length / seconds, shares, machineBusyCores, instanceCores, infrastructureCores };
     phases.push(result);
     if (!shares) failures.push(`${label}: messaging_deliveries_total{consumer="${CONSUMER}",outcome="acked"} is not on the instances' /metrics`);
     else check(shares.reduce((n, s) => n + s.count, 0) === ids.length, `${label}: the instances acked ${shares.reduce((n, s) => n + s.count, 0)} deliveries for ${ids.length} submissions`);
-    log(`${label}: ${ids.length} submissions in ${seconds.toFixed(1)} s: ${result.patientsPerSecond.toFixed(2)} patients/s; acked per instance: ${formatShares(shares)}`);
+    log(`${label}: ${ids.length} submissions in ${seconds.toFixed(1)} s: ${result.patientsPerSecond.toFixed(2)} patients/s; acked per instance: ${formatShares(shares)}; CPU: machine ${machineBusyCores.toFixed(2)} cores busy, validation instances ${instanceCores.toFixed(2)} cores`);
     return result;
   };
 
@@ -269,12 +380,12 @@ export async function runScaleOut(options: ScaleOutOptions = DEFAULT_OPTIONS): P
   let join = { startedAfterCompleted: 0, readyAfterSeconds: 0 };
   let storedOutcomes = { rows: 0, patients: 0 };
   try {
-    log(`scale-out proof (run ${tag}): ${os.availableParallelism()} cores; ${options.submissions} submissions per phase (+${options.warmup} warm-up), validation.workers=${options.workers}, consumer concurrency ${options.concurrency}; ${options.facilities} facilities`);
+    log(`scale-out proof (run ${tag}): ${os.availableParallelism()} cores; ${options.submissions} submissions per phase (+${options.warmup} warm-up), validation.workers=${options.workers}, consumer concurrency ${options.concurrency}; ${options.facilities} facilities; NATS: ${privateNats ? `the run's own nats-server at ${natsUrl}` : `the machine's server at ${natsUrl} (production subjects)`}`);
     const starting = Date.now();
     const v1 = await startValidation(1);
     const tenants = await Promise.all([1, 2].map(async (n) => {
       const p = await startService(`tenant-${n}`, 'tenant', {
-        DB_NAME: tenantDb, SCHEDULER_ENABLED: 'true', SCHEDULER_POLL_INTERVAL_MS: '100', SCHEDULER_BATCH_SIZE: '5',
+        DB_NAME: tenantDb, NATS_SERVERS: natsUrl, SCHEDULER_ENABLED: 'true', SCHEDULER_POLL_INTERVAL_MS: '100', SCHEDULER_BATCH_SIZE: '5',
         SCHEDULER_INSTANCE_ID: `tenant-${n}`, SIGNING_KEYS_JWKS_PATH: path.join(jwksDir, `jwks-${n}.json`),
       });
       processes.push(p);
@@ -347,9 +458,17 @@ export async function runScaleOut(options: ScaleOutOptions = DEFAULT_OPTIONS): P
   check(duplicates === 0, `${duplicates} submissions completed more than once`);
   check(storedOutcomes.rows === submitted && storedOutcomes.patients === submitted, `stored outcomes: ${storedOutcomes.rows} rows for ${storedOutcomes.patients} patients; ${submitted} submitted`);
 
-  const deadLettered = await cleanUp(nats, streams, before, tag, [validationDb, tenantDb]);
-  rmSync(jwksDir, { recursive: true, force: true });
-  await nats.close();
+  let deadLettered = 0;
+  try {
+    deadLettered = await cleanUp(nats, streams, before, tag, !privateNats);
+  } catch (error) {
+    failures.push(`clean-up of the run's NATS messages failed: ${(error as Error).message}`);
+  } finally {
+    await nats.close().catch(() => undefined);
+    await privateNats?.stop();
+    for (const db of [validationDb, tenantDb]) psql('postgres', `drop database if exists "${db}" with (force)`);
+    rmSync(jwksDir, { recursive: true, force: true });
+  }
   check(deadLettered === 0, `${deadLettered} messages of the run were dead-lettered`);
 
   return {
@@ -439,34 +558,22 @@ async function tenantPart(
 }
 
 /**
- * Removes what the run created: its databases, every message of the catalog's streams that carries
- * the run tag, and streams/durable consumers that did not exist before. Returns how many of the
- * run's messages were in the dead-letter stream.
+ * On the machine's NATS, removes what the run created there: every message of the catalog's streams
+ * that carries the run tag, and streams/durable consumers that did not exist before. Returns how many
+ * of the run's messages are in the dead-letter stream (on either server).
  */
 async function cleanUp(
   nats: NatsHandle, streams: readonly { name: string }[], before: Map<string, { lastSeq: number; consumers: Set<string> } | undefined>,
-  tag: string, databases: readonly string[],
+  tag: string, deleteMessages: boolean,
 ): Promise<number> {
   let deadLettered = 0;
   for (const { name } of streams) {
     const info = await nats.jsm.streams.info(name).catch(() => undefined);
     if (!info) continue;
     const was = before.get(name);
-    const from = (was?.lastSeq ?? 0) + 1;
-    const last = info.state.last_seq;
-    const mine: number[] = [];
-    if (last >= from && info.state.messages > 0) {
-      const consumer = await nats.js.consumers.get(name, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from });
-      const messages = await consumer.consume();
-      for await (const m of messages) {
-        if (new TextDecoder().decode(m.data).includes(tag)) mine.push(m.seq);
-        if (m.seq >= last) break;
-      }
-      const { name: scanner } = await consumer.info(true);
-      await messages.close();
-      await nats.jsm.consumers.delete(name, scanner).catch(() => undefined);
-    }
+    const mine = await taggedMessages(nats, name, (was?.lastSeq ?? 0) + 1, info.state.last_seq, tag);
     if (name === catalog.deadLetterStream.name) deadLettered = mine.length;
+    if (!deleteMessages) continue;
     for (let i = 0; i < mine.length; i += 100) {
       await Promise.all(mine.slice(i, i + 100).map((seq) => nats.jsm.streams.deleteMessage(name, seq, false).catch(() => false)));
     }
@@ -479,8 +586,31 @@ async function cleanUp(
       if (c.config.durable_name && !was.consumers.has(c.name)) await nats.jsm.consumers.delete(name, c.name).catch(() => undefined);
     }
   }
-  for (const db of databases) psql('postgres', `drop database if exists "${db}" with (force)`);
   return deadLettered;
+}
+
+/**
+ * Sequences of the messages from `from` to `last` whose body contains the tag. Fetches in batches
+ * until a fetch comes back empty or reaches `last`, so messages removed meanwhile (another process
+ * purging the stream) end the scan instead of blocking it.
+ */
+async function taggedMessages(nats: NatsHandle, stream: string, from: number, last: number, tag: string): Promise<number[]> {
+  const mine: number[] = [];
+  if (last < from) return mine;
+  const consumer = await nats.js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from });
+  const decoder = new TextDecoder();
+  for (let done = false; !done;) {
+    let got = 0;
+    for await (const m of await consumer.fetch({ max_messages: 500, expires: 1_000 })) {
+      got++;
+      if (decoder.decode(m.data).includes(tag)) mine.push(m.seq);
+      if (m.seq >= last) done = true;
+    }
+    if (got === 0) done = true;
+  }
+  const { name } = await consumer.info(true);
+  await nats.jsm.consumers.delete(stream, name).catch(() => undefined);
+  return mine;
 }
 
 function printReport(report: ScaleOutReport, options: ScaleOutOptions, log: (line: string) => void): void {
@@ -492,7 +622,14 @@ function printReport(report: ScaleOutReport, options: ScaleOutOptions, log: (lin
     log(`throughput, ${options.submissions} submissions: 1 instance ${one.patientsPerSecond.toFixed(2)} patients/s (${one.seconds.toFixed(1)} s), 2 instances ${two.patientsPerSecond.toFixed(2)} patients/s (${two.seconds.toFixed(1)} s): ×${(two.patientsPerSecond / one.patientsPerSecond).toFixed(2)}`);
   }
   for (const phase of report.phases) log(`share of work, ${phase.label.trim()}: ${formatShares(phase.shares)}`);
-  if (joined) log(`third instance: started after ${report.join.startedAfterCompleted} of ${joined.submissions} completed, ready ${report.join.readyAfterSeconds.toFixed(1)} s later`);
+  for (const phase of report.phases) {
+    const infra = phase.infrastructureCores;
+    const other = phase.machineBusyCores - phase.instanceCores - infra.postgres - infra.nats - infra.redis - infra.script;
+    log(`CPU, ${phase.label.trim()}: machine ${phase.machineBusyCores.toFixed(2)} of ${report.cores} cores busy = validation instances ${phase.instanceCores.toFixed(2)}`
+      + ` (${((phase.instanceCores * 1000) / phase.patientsPerSecond).toFixed(0)} CPU-ms per patient) + PostgreSQL ${infra.postgres.toFixed(2)} + NATS ${infra.nats.toFixed(2)}`
+      + ` + Redis ${infra.redis.toFixed(2)} + this script ${infra.script.toFixed(2)} + everything else ${other.toFixed(2)}`);
+  }
+  if (joined) log(`third instance: started after ${report.join.startedAfterCompleted} of ${joined.submissions} completed, ready ${report.join.readyAfterSeconds.toFixed(1)} s later (report service answering after ${options.joinReportDelayMs} ms in this phase)`);
   log(`validation: ${report.submitted} submitted (incl. warm-up), ${report.completed} completed, duplicates ${report.duplicates}, lost ${report.lost}; stored outcomes ${report.storedOutcomes.rows} rows / ${report.storedOutcomes.patients} patients; dead-lettered ${report.deadLettered}`);
   const t = report.tenant;
   log(`scheduler: ${t.facilityPeriods} facility-periods, ReportScheduled ${t.distinctInStream} distinct in the stream, duplicates ${t.duplicatesInStream}, missing ${t.facilityPeriods - t.distinctInStream}, outbox rows ${t.outboxRows}`);
@@ -520,6 +657,7 @@ function parseArgs(argv: readonly string[]): ScaleOutOptions {
     concurrency: number('--concurrency', DEFAULT_OPTIONS.concurrency),
     joinReportDelayMs: number('--join-report-delay-ms', DEFAULT_OPTIONS.joinReportDelayMs),
     spreadMs: number('--spread-ms', DEFAULT_OPTIONS.spreadMs),
+    machineNats: argv.includes('--machine-nats'),
   };
 }
 
