@@ -120,18 +120,23 @@ describe('validation: literal shortcuts of user regexes', () => {
     expect(literalShortcut('[|]abc')).to.deep.equal({});
     expect(literalShortcut('(?i)^abc')).to.deep.equal({});
     expect(literalShortcut('^a\\.b')).to.deep.equal({ prefix: 'a' });
-    expect(literalShortcut('abc$')).to.deep.equal({});
+    expect(literalShortcut('abc$')).to.deep.equal({ contains: 'abc' });
+    expect(literalShortcut('https?://x')).to.deep.equal({ contains: 'http' });
+    expect(literalShortcut('a*b')).to.deep.equal({});
+    expect(literalShortcut('cannot be null \\(at ')).to.deep.equal({ contains: 'cannot be null ' });
   });
 
   it('answers exactly as the regex engine does, with or without a shortcut', () => {
     const patterns = [
       'labeled as a fragment', '^Unknown code', "^Wrong Display Name '.*' for ", '^abc?d', '^ab*c', '^a+b', '^a{2}b', '^abc|xyz',
       '^(abc|x)yz', '^ab(c|x)yz', '[|]abc', '(?i)^abc', '^a\\.b', 'abc$', '^$', 'a|^b', '^\\Qa|b\\E', 'é', '^é.',
+      'https?://x', 'a*b', 'ab+c', 'b(c|x)', 'abc\\.', 'is (less|greater) than',
     ];
     const values = [
       '', 'a', 'ab', 'abd', 'abcd', 'abbbc', 'ac', 'aab', 'aaab', 'b', 'abc', 'xyz', 'zzxyz', 'abcyz', 'xyz!', 'abxyz', 'abcyzz', '|abc',
       'ABC', 'a.b', 'aXb', 'zabc', 'a|b', 'é', 'éa', 'xé', 'Unknown code x', 'x Unknown code', "Wrong Display Name 'X' for y",
-      "Wrong Display Name 'X'", 'it is labeled as a fragment!',
+      "Wrong Display Name 'X'", 'it is labeled as a fragment!', 'http://x', 'https://x', 'see https://x.org', 'abc.', 'xabc.y',
+      'it is less than', 'is greater than 5', 'bx', 'zbcz', 'abbc',
     ];
     for (const pattern of patterns) {
       const reference = RE2JS.compile(translateJavaRegex(pattern));

@@ -89,13 +89,15 @@ export function compileUserRegex(pattern: string): UserRegex {
     const reason = error instanceof Error ? error.message : String(error);
     throw new UserRegexError(`regex cannot be compiled with RE2 (linear-time) semantics: ${reason}`);
   }
-  const literal = literalShortcut(pattern);
-  const test = literal.exact !== undefined
-    ? (literal.anchored ? (value: string) => value.startsWith(literal.exact!) : (value: string) => value.includes(literal.exact!))
-    : literal.prefix
-      ? (value: string) => value.startsWith(literal.prefix!) && compiled.test(value)
-      : (value: string) => compiled.test(value);
-  return { source: pattern, test };
+  return { source: pattern, test: withLiteralShortcut(literalShortcut(pattern), (value) => compiled.test(value)) };
+}
+
+function withLiteralShortcut(literal: LiteralShortcut, regexTest: (value: string) => boolean): (value: string) => boolean {
+  const { exact, anchored, prefix, contains } = literal;
+  if (exact !== undefined) return anchored ? (value) => value.startsWith(exact) : (value) => value.includes(exact);
+  if (prefix !== undefined) return (value) => value.startsWith(prefix) && regexTest(value);
+  if (contains !== undefined) return (value) => value.includes(contains) && regexTest(value);
+  return regexTest;
 }
 
 /** Characters with a meaning in the regex grammar; everything else is a literal. */
@@ -108,6 +110,8 @@ export interface LiteralShortcut {
   readonly anchored?: boolean;
   /** Every match starts the input with this text (a `^literal...` pattern): a cheap first test. */
   readonly prefix?: string;
+  /** Every match contains this text (a `literal...` pattern, unanchored): a cheap first test. */
+  readonly contains?: string;
 }
 
 /**
@@ -115,8 +119,10 @@ export interface LiteralShortcut {
  * phrase (`labeled as a fragment`). Checking that literal with startsWith/includes is ~100x cheaper
  * than running the regex engine, and the flow categorizes ~100 issues per patient against ~150
  * such leaves. Only shapes whose meaning is certain get a shortcut: a pattern of plain characters,
- * or `^` + plain characters (the last one dropped when a quantifier follows it) with no `|` outside
- * parentheses; anything else (escapes, classes, flags, top-level alternation) runs the regex alone.
+ * or a pattern that starts with plain characters (`^` or not; the last one dropped when a quantifier
+ * follows it) and has no `|` outside parentheses: every match then starts with (anchored) or
+ * contains (unanchored) that text. Anything else (a leading class, group, escape or flag, top-level
+ * alternation) runs the regex alone.
  */
 export function literalShortcut(pattern: string): LiteralShortcut {
   if (hasTopLevelAlternation(pattern)) return {};
@@ -129,9 +135,9 @@ export function literalShortcut(pattern: string): LiteralShortcut {
     literal += ch;
   }
   if (i === pattern.length) return literal.length > 0 ? { exact: literal, anchored } : {};
-  if (!anchored) return {};
   if (QUANTIFIER.has(pattern[i]!)) literal = literal.slice(0, -1);
-  return literal.length > 0 ? { prefix: literal } : {};
+  if (literal.length === 0) return {};
+  return anchored ? { prefix: literal } : { contains: literal };
 }
 
 /** A `|` outside any group or character class (escapes and `\Q...\E` respected). */
