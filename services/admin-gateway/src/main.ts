@@ -1,27 +1,21 @@
 import 'reflect-metadata';
-import { verifierFromConfig } from '../../../adapters/auth/index.js';
 import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js';
 import { listen } from '../../../adapters/http/index.js';
 import { createLogger } from '../../../adapters/observability/logger.js';
+import { buildGatewayContainer, TOKENS } from './composition.js';
 import { gatewaySchema } from './config.js';
-import { createGatewayApp } from './gateway-app.js';
 
 const bootLogger = createLogger('admin-gateway');
-const config = await exitOnConfigError(() => {
-  const loaded = loadConfig(gatewaySchema);
-  return { config: loaded, verifier: verifierFromConfig(loaded) };
+const container = exitOnConfigError(() => {
+  const built = buildGatewayContainer(loadConfig(gatewaySchema));
+  built.get(TOKENS.verifier); // missing auth settings are a ConfigError: reported here, before anything starts
+  return built;
 }, bootLogger);
-const logger = createLogger('admin-gateway', config.config.logLevel);
+const config = container.get(TOKENS.config);
+const logger = container.get(TOKENS.logger);
 
-const gateway = createGatewayApp({
-  upstreams: { validation: config.config.validationUrl, tenant: config.config.tenantUrl },
-  upstreamTimeoutMs: config.config.upstreamTimeoutMs,
-  jwksUpstream: config.config.tenantUrl,
-  authMode: config.config.authMode,
-  verifier: config.verifier,
-  logger,
-});
-const server = await listen(gateway.finish(), config.config.httpPort, config.config.httpHost);
+const gateway = container.get(TOKENS.gatewayApp);
+const server = await listen(gateway.finish(), config.httpPort, config.httpHost);
 logger.info({ url: server.url }, 'admin gateway listening');
 
 let stopping = false;
@@ -29,7 +23,7 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'shutting down');
-  await server.close(config.config.shutdownGraceMs);
+  await server.close(config.shutdownGraceMs);
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -2,12 +2,12 @@ import 'reflect-metadata';
 import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js';
 import { createLogger } from '../../../adapters/observability/logger.js';
 import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
-import { catalog } from '../../../contracts/catalog.js';
+import { buildTenantContainer, TOKENS } from './composition.js';
 import { tenantServiceSchema } from './service-schema.js';
-import { createSigningKeyModule, signingKeyEntities, signingKeyMigrations } from './signing-keys/index.js';
-import { createTenantModule, tenantEntities, tenantMigrations } from './tenant-module.js';
+import { signingKeyEntities, signingKeyMigrations } from './signing-keys/index.js';
+import { tenantEntities, tenantMigrations } from './tenant-module.js';
 
-/** Composition root of the tenant service. */
+/** Entry point of the tenant service: objects from the container (composition.ts), started and stopped here in order. */
 const config = exitOnConfigError(() => loadConfig(tenantServiceSchema), createLogger('tenant'));
 const runtime = await exitOnConfigError(() => startServiceRuntime({
   serviceName: 'tenant',
@@ -17,9 +17,9 @@ const runtime = await exitOnConfigError(() => startServiceRuntime({
   migrations: [...tenantMigrations, ...signingKeyMigrations.filter((m) => !tenantMigrations.some((t) => t.name === m.name))],
 }), createLogger('tenant'));
 
-const afterCommit = () => runtime.outbox.notify();
-const tenant = createTenantModule({ orm: runtime.db.orm, config, logger: runtime.logger, nats: runtime.nats.nc, catalog, afterCommit });
-const keys = createSigningKeyModule({ orm: runtime.db.orm, config, logger: runtime.logger, nats: runtime.nats.nc, catalog, afterCommit });
+const container = buildTenantContainer(config, runtime);
+const tenant = container.get(TOKENS.tenantModule);
+const keys = container.get(TOKENS.signingKeyModule);
 
 runtime.http.app.use(keys.jwksRouter); // public: EHRs fetch /.well-known/jwks.json without a token
 tenant.register(runtime.api, runtime.openApi);

@@ -20,7 +20,7 @@ import { MikroTenantStore } from './adapters/persistence/tenant-store.js';
 import type { ServiceInfo } from './adapters/http/service-info.js';
 import { tenantRouter, type TenantServices } from './adapters/http/tenant-routes.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import type { IdGenerator } from './domain/ports.js';
+import type { IdGenerator, TenantStore } from './domain/ports.js';
 import type { TenantConfig } from './config.js';
 
 export { tenantEntities, tenantMigrations };
@@ -37,6 +37,8 @@ export interface TenantModuleOptions {
   readonly catalog?: Catalog;
   readonly clock?: Clock;
   readonly newId?: IdGenerator;
+  /** Default: MikroTenantStore on `orm` (the composition root passes the one it binds). */
+  readonly store?: TenantStore;
   /** Called after each committed write, e.g. `() => runtime.outbox.notify()` so events leave at once. */
   readonly afterCommit?: () => void;
 }
@@ -75,7 +77,7 @@ export function createTenantModule(options: TenantModuleOptions): TenantModule {
   const catalog = options.catalog ?? defaultCatalog;
   const clock = options.clock ?? systemClock;
   const context: TenantContext = {
-    store: new MikroTenantStore({ orm: options.orm, catalog, ...(options.afterCommit ? { afterCommit: options.afterCommit } : {}) }),
+    store: options.store ?? new MikroTenantStore({ orm: options.orm, catalog, ...(options.afterCommit ? { afterCommit: options.afterCommit } : {}) }),
     clock,
     newId: options.newId ?? randomUUID,
     settings: { checkIfMeasureExists: options.config.checkIfMeasureExists },

@@ -1,0 +1,126 @@
+import type { Container } from 'inversify';
+import type { ConfigOf } from '../../../adapters/config/index.js';
+import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from '../../../adapters/runtime/container.js';
+import { catalog } from '../../../contracts/catalog.js';
+import { ArtifactChangeNotifier, EngineHost } from './adapters/engine/index.js';
+import { engineTerminologyKnowledge } from './adapters/engine/terminology-knowledge.js';
+import { createValidationApiModule, type ValidationApiModule } from './adapters/http/validation-api-module.js';
+import { PgArtifactRepository } from './adapters/persistence/artifact-repository.js';
+import { PgReportJobStore, PgReportSubmissions } from './adapters/report-jobs/index.js';
+import { HttpReportService } from './adapters/report-service/http-report-service.js';
+import type { CachedValidateCode, ValidateCodeCacheStore } from './adapters/terminology/index.js';
+import type { CategoryService } from './application/category-service.js';
+import { ReportJobService } from './application/report-jobs/index.js';
+import {
+  PgFacilityScopes, PgFlowStore, ValidationFlow, type FlowStore, type ScopedResourceValidator,
+} from './application/validation-flow/index.js';
+import type { ArtifactRepository } from './domain/artifacts/artifact-repository.js';
+import type { FacilityScopes, SubmissionSource } from './domain/flow/index.js';
+import type { ResourceValidator } from './domain/ports/resource-validator.js';
+import type { validationSchema } from './config.js';
+
+export type ValidationConfig = ConfigOf<typeof validationSchema>;
+
+/**
+ * The validation service's composition root: one token per port or adapter that a use case depends
+ * on, bound to its production adapter. Everything is a singleton, so the API, the flow and the
+ * report jobs share one engine (one worker pool, one definition index). A test or another
+ * deployment rebinds a port (`container.rebind(TOKENS.submissionSource).toConstantValue(fake)`)
+ * BEFORE resolving what depends on it: a resolved singleton keeps the instances it was built with.
+ */
+export const TOKENS = {
+  ...RUNTIME_TOKENS,
+  config: token<ValidationConfig>('ValidationConfig'),
+  artifactRepository: token<ArtifactRepository>('ArtifactRepository'),
+  /** The engine's lifecycle (start, reload on artifact change, close); use cases see it as resourceValidator. */
+  engineHost: token<EngineHost>('EngineHost'),
+  resourceValidator: token<ResourceValidator & ScopedResourceValidator>('ResourceValidator'),
+  artifactChangeNotifier: token<ArtifactChangeNotifier>('ArtifactChangeNotifier'),
+  /** Artifacts, categories, $validate and results: services and router (validation-api-module.ts). */
+  validationApi: token<ValidationApiModule>('ValidationApiModule'),
+  categoryService: token<CategoryService>('CategoryService'),
+  /** The report service, where the flow fetches a patient's submission. */
+  submissionSource: token<SubmissionSource>('SubmissionSource'),
+  facilityScopes: token<FacilityScopes>('FacilityScopes'),
+  flowStore: token<FlowStore>('FlowStore'),
+  validationFlow: token<ValidationFlow>('ValidationFlow'),
+  reportJobService: token<ReportJobService>('ReportJobService'),
+} as const;
+
+export function buildValidationContainer(config: ValidationConfig, runtime: RuntimeParts): Container {
+  const container = createServiceContainer(runtime);
+  container.bind(TOKENS.config).toConstantValue(config);
+  container.bind(TOKENS.artifactRepository).toDynamicValue((ctx) => new PgArtifactRepository(ctx.get(TOKENS.orm)));
+  container.bind(TOKENS.engineHost).toDynamicValue((ctx) => new EngineHost({
+    artifacts: ctx.get(TOKENS.artifactRepository),
+    workers: config.validationWorkers,
+    definitionCacheDir: config.definitionCacheDir,
+    terminology: {
+      fhirTerminologyServiceUrl: config.fhirTerminologyServiceUrl,
+      terminologyServiceUrl: config.terminologyServiceUrl,
+      timeoutMs: config.terminologyTimeoutMs,
+      validateCodeTtlSeconds: config.cacheValidateCodeTtl,
+    },
+    terminologyCache: ctx.get(TOKENS.cache) as ValidateCodeCacheStore<CachedValidateCode> | undefined,
+    workerCache: {
+      type: config.cacheType, ttlSeconds: config.cacheValidateCodeTtl, memoryMaxEntries: config.cacheMemoryMaxEntries, namespace: 'validation:validate-code',
+      redis: {
+        host: config.cacheServerHost, port: config.cacheServerPort, username: config.cacheServerUsername,
+        password: config.cacheServerPassword, database: config.cacheServerDatabase,
+      },
+    },
+    logger: ctx.get(TOKENS.logger),
+    registry: ctx.get(TOKENS.metrics).registry,
+    metrics: ctx.get(TOKENS.metrics),
+    logLevel: config.logLevel,
+  }));
+  container.bind(TOKENS.resourceValidator).toService(TOKENS.engineHost);
+  container.bind(TOKENS.artifactChangeNotifier).toDynamicValue((ctx) => {
+    const engine = ctx.get(TOKENS.engineHost);
+    return new ArtifactChangeNotifier({ nc: ctx.get(TOKENS.nats).nc, reload: (reason) => engine.reload(reason), logger: ctx.get(TOKENS.logger) });
+  });
+  container.bind(TOKENS.validationApi).toDynamicValue((ctx) => {
+    const logger = ctx.get(TOKENS.logger);
+    return createValidationApiModule({
+      orm: ctx.get(TOKENS.orm),
+      openApi: ctx.get(TOKENS.openApi),
+      validator: ctx.get(TOKENS.resourceValidator),
+      artifactListener: ctx.get(TOKENS.artifactChangeNotifier).listener(),
+      artifactInitDir: config.artifactInitDir,
+      validateBodyLimit: config.validateBodyLimit,
+      terminologyKnowledge: engineTerminologyKnowledge(ctx.get(TOKENS.engineHost), Boolean(config.fhirTerminologyServiceUrl || config.terminologyServiceUrl)),
+      onBrokenRule: (ruleId, categoryId, reason) => logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),
+    });
+  });
+  container.bind(TOKENS.categoryService).toDynamicValue((ctx) => ctx.get(TOKENS.validationApi).categories);
+  container.bind(TOKENS.submissionSource).toDynamicValue((ctx) => new HttpReportService({
+    baseUrl: config.reportServiceUrl, pathTemplate: config.reportServicePath, timeoutMs: config.reportServiceTimeoutMs,
+    serviceToken: config.reportServiceToken, logger: ctx.get(TOKENS.logger),
+  }));
+  container.bind(TOKENS.facilityScopes).toDynamicValue((ctx) => new PgFacilityScopes(ctx.get(TOKENS.orm)));
+  container.bind(TOKENS.flowStore).toDynamicValue((ctx) => new PgFlowStore(ctx.get(TOKENS.orm)));
+  container.bind(TOKENS.validationFlow).toDynamicValue((ctx) => {
+    const outbox = ctx.get(TOKENS.outbox);
+    const completion = catalog.byName('ValidationComplete');
+    return new ValidationFlow({
+      source: ctx.get(TOKENS.submissionSource),
+      validator: ctx.get(TOKENS.resourceValidator),
+      scopes: ctx.get(TOKENS.facilityScopes),
+      categories: ctx.get(TOKENS.categoryService),
+      store: ctx.get(TOKENS.flowStore),
+      completion: { subject: completion.subject, schemaVersion: completion.version },
+      afterCommit: () => outbox.notify(),
+    });
+  });
+  container.bind(TOKENS.reportJobService).toDynamicValue((ctx) => {
+    const orm = ctx.get(TOKENS.orm);
+    const logger = ctx.get(TOKENS.logger);
+    return new ReportJobService({
+      store: new PgReportJobStore(orm), submissions: new PgReportSubmissions(orm),
+      flow: ctx.get(TOKENS.validationFlow), categories: ctx.get(TOKENS.categoryService),
+      schemaVersion: catalog.byName('ReadyForValidation').version,
+      onError: (err, context) => logger.warn({ err, ...context }, 'report job step failed'),
+    });
+  });
+  return container;
+}
