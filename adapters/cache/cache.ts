@@ -198,6 +198,18 @@ function throttledWarn(logger: Logger, intervalMs: number, namespace: string): (
 
 const METRIC = 'cache_requests_total';
 
+/**
+ * Adds lookups counted elsewhere — a cache living in a worker thread, which has no registry of its
+ * own — to `cache_requests_total{cache,result}` of this registry, exactly as the cache itself
+ * would have counted them. Zero counts create no series (as an untouched cache creates none).
+ */
+export function countCacheRequests(registry: Registry, cache: string, counts: Partial<CacheStats>): void {
+  const counter = requestCounter(registry);
+  if (counts.hits) counter.inc({ cache, result: 'hit' }, counts.hits);
+  if (counts.misses) counter.inc({ cache, result: 'miss' }, counts.misses);
+  if (counts.errors) counter.inc({ cache, result: 'error' }, counts.errors);
+}
+
 function requestCounter(registry: Registry): Counter<'cache' | 'result'> {
   // Several caches share one registry; prom-client refuses to register a name twice.
   const existing = registry.getSingleMetric(METRIC);

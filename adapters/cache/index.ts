@@ -10,6 +10,6 @@
  *   const cache = await createCache<Result>({ type: config.cacheType, namespace: 'validation:prod:validate-code', ... });
  *   const hit = await cache.get(cacheKey([system, code, display, valueSetUrl]));
  */
-export { createCache, KEY_PREFIX, type Cache, type CacheOptions, type CacheStats, type CacheType } from './cache.js';
+export { countCacheRequests, createCache, KEY_PREFIX, type Cache, type CacheOptions, type CacheStats, type CacheType } from './cache.js';
 export { cacheKey } from './cache-key.js';
 export type { RedisConnectionOptions } from './redis-store.js';

@@ -14,7 +14,9 @@
  *
  * With `metrics`, every validation (API and flow alike pass through validate()) is timed into
  * `validation_resource_duration_seconds{resource_type}`: wall time including any wait for a free
- * worker, which is what a submission experiences.
+ * worker, which is what a submission experiences. With `registry`, the validate-code cache and
+ * terminology counters (cache_requests_total, terminology_validate_code_*) count the workers'
+ * lookups too: each worker's changes come back with its results (worker-pool/worker-metrics.ts).
  */
 import os from 'node:os';
 import type { Histogram, Registry } from 'prom-client';
@@ -196,6 +198,7 @@ export class EngineHost implements ResourceValidator {
           terminology: this.options.terminology,
           cache: this.options.workerCache,
           logLevel: this.options.logLevel,
+          registry: this.options.registry,
         })
         : undefined;
       generation = {

@@ -35,6 +35,8 @@ export interface CreateTerminologyOptions {
   cacheStore?: ValidateCodeCacheStore<CachedValidateCode>;
   logger: Logger;
   registry?: Registry;
+  /** Counters to count into (shared by several terminologies of one worker thread); default a new one on `registry`. */
+  metrics?: TerminologyMetrics;
   /**
    * In-process near cache in front of the store, so a warm run makes no Redis round trip per
    * repeated tuple (the same code in every resource of a bundle). Default 10,000 entries for at
@@ -58,7 +60,7 @@ export const DEFAULT_NEAR_CACHE: NearCacheOptions = Object.freeze({ maxEntries: 
 export function createTerminology(options: CreateTerminologyOptions): TerminologyWiring {
   const endpoint = resolveTerminologyEndpoint(options.settings);
   const local = new LocalTerminology(options.source);
-  const metrics = new TerminologyMetrics(options.registry);
+  const metrics = options.metrics ?? new TerminologyMetrics(options.registry);
   if (endpoint.mode === 'local') {
     options.logger.info('terminology: local only (no terminology server configured); no network call is made');
     return { terminology: local, local, endpoint, metrics };
@@ -87,16 +89,21 @@ export interface ValidateCodeCacheStoreOptions {
   registry?: Registry;
 }
 
-/** The platform cache for validate-code answers: none | memory (bounded, per process) | distributed (Redis, shared). */
+export const VALIDATE_CODE_CACHE_NAMESPACE = 'validation:validate-code';
+
+/**
+ * The platform cache for validate-code answers: none | memory (bounded, per process) | distributed
+ * (Redis, shared). Its `cache_requests_total` label is the namespace, like the service runtime's
+ * cache, so a worker thread's lookups reported to the main thread land in the same series.
+ */
 export function createValidateCodeCacheStore(options: ValidateCodeCacheStoreOptions): Promise<Cache<CachedValidateCode>> {
   return createCache<CachedValidateCode>({
     type: options.type,
-    namespace: options.namespace ?? 'validation:validate-code',
+    namespace: options.namespace ?? VALIDATE_CODE_CACHE_NAMESPACE,
     ttlSeconds: options.ttlSeconds,
     memoryMaxEntries: options.memoryMaxEntries,
     redis: options.redis,
     logger: options.logger,
     registry: options.registry,
-    metricName: 'validate-code',
   });
 }

@@ -16,7 +16,7 @@
  *   const { terminology } = createTerminology({ source: definitionIndex, settings, cacheStore, logger, registry });
  *   // terminology: TerminologyPort for the engine; close cacheStore on shutdown.
  */
-export { createTerminology, createValidateCodeCacheStore, type CreateTerminologyOptions, type TerminologySettings, type TerminologyWiring } from './create-terminology.js';
+export { createTerminology, createValidateCodeCacheStore, VALIDATE_CODE_CACHE_NAMESPACE, type CreateTerminologyOptions, type TerminologySettings, type TerminologyWiring } from './create-terminology.js';
 export { resolveTerminologyEndpoint, PLATFORM_TERMINOLOGY_FHIR_PATH, type TerminologyEndpoint, type TerminologyEndpointSettings } from './terminology-endpoint.js';
 export { FhirValidateCodeClient, type ValidateCodeAnswer, type ValidateCodeQuery, type ValidateCodeRemote } from './fhir-validate-code-client.js';
 export { RemoteTerminology } from './remote-terminology.js';

@@ -59,6 +59,29 @@ export class TerminologyMetrics {
     if (!answered) this.counts.remoteUnavailable++;
     this.answers?.inc({ source: answered ? 'remote' : 'unavailable' });
   }
+
+  /**
+   * Adds counts made elsewhere (a worker thread's terminology, which has no registry) as if they
+   * had been made here, series by series; zero counts create no series.
+   */
+  add(counts: Partial<TerminologyCounts>): void {
+    const { local = 0, cacheHits = 0, cacheMisses = 0, remoteCalls = 0, remoteUnavailable = 0 } = counts;
+    this.counts.local += local;
+    this.counts.cacheHits += cacheHits;
+    this.counts.cacheMisses += cacheMisses;
+    this.counts.remoteCalls += remoteCalls;
+    this.counts.remoteUnavailable += remoteUnavailable;
+    // Every unavailable answer is also a remote call (remoteCall counts both at once).
+    const answeredRemotely = remoteCalls - remoteUnavailable;
+    if (local > 0) this.answers?.inc({ source: 'local' }, local);
+    if (cacheHits > 0) {
+      this.cache?.inc({ result: 'hit' }, cacheHits);
+      this.answers?.inc({ source: 'cache' }, cacheHits);
+    }
+    if (cacheMisses > 0) this.cache?.inc({ result: 'miss' }, cacheMisses);
+    if (answeredRemotely > 0) this.answers?.inc({ source: 'remote' }, answeredRemotely);
+    if (remoteUnavailable > 0) this.answers?.inc({ source: 'unavailable' }, remoteUnavailable);
+  }
 }
 
 function existing<T extends string>(registry: Registry, name: string): Counter<T> | undefined {

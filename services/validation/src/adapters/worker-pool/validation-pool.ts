@@ -10,18 +10,26 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import type { Registry } from 'prom-client';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
-import type { ValidationTask, WorkerSetup } from './validation-worker.js';
+import type { ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
+import { WorkerMetricsSink } from './worker-metrics.js';
 
 export type { ValidationTask, WorkerSetup, WorkerCacheSettings } from './validation-worker.js';
+export type { WorkerMetricsReport } from './worker-metrics.js';
 
 export interface ValidationPoolOptions extends Partial<WorkerSetup> {
   /** Worker count (default: available parallelism). */
   threads?: number;
+  /**
+   * Where the workers' validate-code cache and terminology counts go (cache_requests_total,
+   * terminology_validate_code_*), as the same series the main thread's own lookups count into.
+   */
+  registry?: Registry;
 }
 
 export class ValidationPool {
-  private constructor(private readonly pool: Piscina) {}
+  private constructor(private readonly pool: Piscina, private readonly metrics: WorkerMetricsSink | undefined) {}
 
   static create(options: ValidationPoolOptions = {}): ValidationPool {
     const threads = Math.max(1, options.threads ?? os.availableParallelism());
@@ -29,13 +37,13 @@ export class ValidationPool {
     // execArgv; compiled, it is the .js next to this file.
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const filename = fileURLToPath(new URL(`./validation-worker${ext}`, import.meta.url));
-    const { threads: _threads, ...setup } = options;
+    const { threads: _threads, registry, ...setup } = options;
     const workerData: WorkerSetup = { ...setup, packages: options.packages ?? [], resources: options.resources ?? [] };
     const pool = new Piscina({
       // minThreads = maxThreads: idle workers are never stopped (their start-up is the expensive part).
       filename, minThreads: threads, maxThreads: threads, workerData, execArgv: process.execArgv,
     });
-    return new ValidationPool(pool);
+    return new ValidationPool(pool, registry ? new WorkerMetricsSink(registry) : undefined);
   }
 
   get threads(): number {
@@ -48,8 +56,10 @@ export class ValidationPool {
   }
 
   /** Validate a batch of resources (each on its own) in one worker. */
-  validate(task: ValidationTask): Promise<ValidationOutcome[]> {
-    return this.pool.run(task) as Promise<ValidationOutcome[]>;
+  async validate(task: ValidationTask): Promise<ValidationOutcome[]> {
+    const { outcomes, metrics } = await this.pool.run(task) as ValidationTaskResult;
+    if (metrics) this.metrics?.add(metrics);
+    return outcomes;
   }
 
   /** Validate one resource in whichever worker is free. */

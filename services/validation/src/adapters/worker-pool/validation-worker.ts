@@ -8,7 +8,8 @@
  * - terminology: local terminology always; when a terminology server is configured the worker
  *   calls it directly (with its own near cache and, for `cache.type=distributed`, the shared
  *   Redis cache), exactly as the main thread would. That keeps every validation inside one
- *   thread and one event loop; the cost is one HTTP connection pool per worker.
+ *   thread and one event loop; the cost is one HTTP connection pool per worker. Its cache and
+ *   terminology counters travel back with each result (worker-metrics.ts).
  *
  * A worker never changes its definitions: when artifacts change the host builds a new pool with
  * the new state and retires this one after its in-flight tasks (see validation-pool.ts).
@@ -17,7 +18,9 @@ import { workerData } from 'node:worker_threads';
 import { createLogger } from '../../../../../adapters/observability/logger.js';
 import type { CacheType } from '../../../../../adapters/cache/index.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
-import { createTerminology, createValidateCodeCacheStore, type TerminologySettings } from '../terminology/index.js';
+import {
+  createTerminology, createValidateCodeCacheStore, VALIDATE_CODE_CACHE_NAMESPACE, type CachedValidateCode, type TerminologySettings, type ValidateCodeCacheStore,
+} from '../terminology/index.js';
 import { conformanceSource } from '../engine/scoped-source.js';
 import type { CanonicalResource, ConformanceResourceSource } from '../../domain/conformance-resources.js';
 import { DefinitionIndex, type DefinitionIndexState } from '../../domain/engine/definitions/index.js';
@@ -26,6 +29,7 @@ import { Validator } from '../../domain/engine/validator.js';
 import { scopeKey, type ValidationScope } from '../../domain/flow/validation-scope.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/terminology/terminology-port.js';
+import { WorkerCounters, type WorkerMetricsReport } from './worker-metrics.js';
 
 /** Cache settings a worker needs to reach the validate-code cache (plain data: it crosses threads). */
 export interface WorkerCacheSettings {
@@ -33,6 +37,7 @@ export interface WorkerCacheSettings {
   ttlSeconds?: number;
   memoryMaxEntries?: number;
   redis?: { host: string; port: number; username?: string; password?: string; database?: number };
+  /** Default `validation:validate-code`; also the `cache` label its lookups are counted under in the main thread. */
   namespace?: string;
 }
 
@@ -60,6 +65,13 @@ export interface ValidationTask {
   scope?: ValidationScope;
 }
 
+/** What a task gives back to the pool (ValidationPool.validate unwraps it). */
+export interface ValidationTaskResult {
+  outcomes: ValidationOutcome[];
+  /** This worker's counter changes since its previous result; absent when none. */
+  metrics?: WorkerMetricsReport;
+}
+
 let base: Promise<{ index: DefinitionIndex; resources: CanonicalResource[]; data: WorkerSetup }> | undefined;
 /** One validator per scope content ('' = unscoped), built on first use. */
 const validators = new Map<string, Promise<Validator>>();
@@ -84,19 +96,30 @@ function validatorFor(scope: ValidationScope | undefined): Promise<Validator> {
   return validator;
 }
 
+/** This thread's counters: the main thread's registry receives their changes with each result. */
+const counters = new WorkerCounters();
+/** One validate-code cache per worker, whatever the number of scopes (one Redis connection). */
+let cacheStore: Promise<ValidateCodeCacheStore<CachedValidateCode> | undefined> | undefined;
+
 async function terminologyFor(source: ConformanceResourceSource, data: WorkerSetup): Promise<TerminologyPort> {
   const settings = data.terminology;
   if (!settings || (!settings.fhirTerminologyServiceUrl && !settings.terminologyServiceUrl)) return new LocalTerminology(source);
   const logger = createLogger('validation-worker', data.logLevel);
-  const cacheStore = data.cache && data.cache.type !== 'none'
-    ? await createValidateCodeCacheStore({ ...data.cache, logger })
-    : undefined;
-  return createTerminology({ source, settings, cacheStore, logger }).terminology;
+  cacheStore ??= (async () => {
+    if (!data.cache || data.cache.type === 'none') return undefined;
+    // The cache label is the namespace, as for the main thread's own validate-code cache.
+    const namespace = data.cache.namespace ?? VALIDATE_CODE_CACHE_NAMESPACE;
+    const store = await createValidateCodeCacheStore({ ...data.cache, namespace, logger });
+    counters.addCache(namespace, store);
+    return store;
+  })();
+  return createTerminology({ source, settings, cacheStore: await cacheStore, logger, metrics: counters.terminology }).terminology;
 }
 
-export default async function validateTask(task: ValidationTask): Promise<ValidationOutcome[]> {
+export default async function validateTask(task: ValidationTask): Promise<ValidationTaskResult> {
   const v = await validatorFor(task.scope);
-  const out: ValidationOutcome[] = [];
-  for (const r of task.resources) out.push(await v.validateAsync(r, { profiles: task.profiles, authorization: task.authorization }));
-  return out;
+  const outcomes: ValidationOutcome[] = [];
+  for (const r of task.resources) outcomes.push(await v.validateAsync(r, { profiles: task.profiles, authorization: task.authorization }));
+  const metrics = counters.takeReport();
+  return metrics ? { outcomes, metrics } : { outcomes };
 }

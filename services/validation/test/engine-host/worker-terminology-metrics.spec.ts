@@ -1,0 +1,144 @@
+/**
+ * The validate-code cache and terminology counters of the main registry count the lookups made in
+ * worker threads exactly as they count in-process ones: the same work gives the same series and
+ * values with `workers: 2` as with `workers: 1`, for a memory and for a distributed (Redis) cache,
+ * against a real HTTP terminology server.
+ */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import type { Counter } from 'prom-client';
+import { silentLogger } from '../../../../adapters/observability/logger.js';
+import { createMetrics, type ServiceMetrics } from '../../../../adapters/observability/metrics.js';
+import type { CacheType } from '../../../../adapters/cache/index.js';
+import { EngineHost } from '../../src/adapters/engine/index.js';
+import { createValidateCodeCacheStore } from '../../src/adapters/terminology/index.js';
+import { folderArtifacts } from '../flow/support/flow-harness.js';
+import { sharedDir } from '../../../../test/support/shared-dir.js';
+
+const REDIS = { host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(process.env.REDIS_PORT ?? 6379) };
+const COUNTERS = ['cache_requests_total', 'terminology_validate_code_answers_total', 'terminology_validate_code_cache_total'];
+
+/** A sample ServiceRequest whose NHSN profile binds its LOINC code: local terminology cannot check LOINC. */
+function sampleServiceRequest(): Record<string, unknown> {
+  const bundle = JSON.parse(readFileSync(sharedDir('samples', 'nhsn-ach', 'patient-0VmZaB90pc5yRSefoK6sW9C9WVOvPARAgquBFNtGr6LXk.json'), 'utf8')) as { entry: { resource: Record<string, unknown> }[] };
+  return bundle.entry.map((e) => e.resource).find((r) => JSON.stringify(r).includes('24325-3'))!;
+}
+const coded = sampleServiceRequest();
+
+type Snapshot = Record<string, number>;
+
+/** Every series of the cache and terminology counters, as `name{label=value,...}` → value. */
+async function snapshot(metrics: ServiceMetrics): Promise<Snapshot> {
+  const out: Snapshot = {};
+  for (const name of COUNTERS) {
+    const metric = metrics.registry.getSingleMetric(name) as Counter<string> | undefined;
+    if (!metric) continue;
+    for (const v of (await metric.get()).values) {
+      const labels = Object.entries(v.labels).sort(([a], [b]) => a.localeCompare(b)).map(([k, l]) => `${k}=${String(l)}`).join(',');
+      out[`${name}{${labels}}`] = v.value;
+    }
+  }
+  return out;
+}
+
+function change(after: Snapshot, before: Snapshot): Snapshot {
+  const out: Snapshot = {};
+  for (const [key, value] of Object.entries(after)) if (value !== (before[key] ?? 0)) out[key] = value - (before[key] ?? 0);
+  return out;
+}
+
+describe('engine host: worker threads\' validate-code cache and terminology lookups in the main registry', function () {
+  this.timeout(180_000);
+  let server: http.Server;
+  let url: string;
+  let serverCalls = 0;
+
+  before(async () => {
+    server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        serverCalls++;
+        res.writeHead(200, { 'content-type': 'application/fhir+json' })
+          .end(JSON.stringify({ resourceType: 'Parameters', parameter: [{ name: 'result', valueBoolean: true }] }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** Validates the coded resource twice on a fresh host; the counter changes of each validation, and the server calls. */
+  async function run(workers: number, type: CacheType, namespace: string): Promise<{ first: Snapshot; second: Snapshot; calls: number }> {
+    const metrics = createMetrics('validation-test', { defaultMetrics: false });
+    const logger = silentLogger();
+    const redis = type === 'distributed' ? REDIS : undefined;
+    // The main thread's cache as the service runtime builds it (label = namespace, on the service registry).
+    const cache = await createValidateCodeCacheStore({ type, namespace, redis, logger, registry: metrics.registry });
+    await cache.clear();
+    const host = new EngineHost({
+      artifacts: folderArtifacts(sharedDir('fhir-packages')), workers, logger, metrics, registry: metrics.registry,
+      terminology: { fhirTerminologyServiceUrl: url, timeoutMs: 5_000, retries: 0 },
+      terminologyCache: cache, workerCache: { type, namespace, redis },
+    });
+    try {
+      await host.start();
+      const callsBefore = serverCalls;
+      const start = await snapshot(metrics);
+      await host.validate(coded);
+      const afterFirst = await snapshot(metrics);
+      await host.validate(coded);
+      const afterSecond = await snapshot(metrics);
+      return { first: change(afterFirst, start), second: change(afterSecond, afterFirst), calls: serverCalls - callsBefore };
+    } finally {
+      await host.close();
+      await cache.clear();
+      await cache.close();
+    }
+  }
+
+  for (const type of ['memory', 'distributed'] as const) {
+    it(`${type} cache: 2 workers count the same misses, then hits, as validating in-process`, async () => {
+      const namespace = `validation:test-${randomUUID().slice(0, 8)}:validate-code`;
+      const inProcess = await run(1, type, namespace);
+      // Sequential validations go to the same (first idle) worker under piscina's least-busy
+      // balancer, so the second one finds the answers in that worker's near cache, as in-process.
+      const pooled = await run(2, type, namespace);
+
+      // What in-process validation counts: the LOINC tuple missed and asked of the server, then found.
+      const miss = inProcess.first[`cache_requests_total{cache=${namespace},result=miss}`];
+      expect(miss, JSON.stringify(inProcess)).to.be.greaterThan(0);
+      expect(inProcess.first[`cache_requests_total{cache=${namespace},result=hit}`]).to.equal(undefined);
+      expect(inProcess.first['terminology_validate_code_cache_total{result=miss}']).to.be.greaterThan(0);
+      expect(inProcess.first['terminology_validate_code_answers_total{source=remote}']).to.be.greaterThan(0);
+      expect(inProcess.second['terminology_validate_code_cache_total{result=hit}']).to.equal(inProcess.first['terminology_validate_code_cache_total{result=miss}']);
+      expect(inProcess.second['terminology_validate_code_cache_total{result=miss}']).to.equal(undefined);
+      expect(inProcess.second['terminology_validate_code_answers_total{source=cache}']).to.be.greaterThan(0);
+      expect(inProcess.calls).to.be.greaterThan(0);
+
+      // The same series and values with the lookups made in worker threads.
+      expect(pooled.first).to.deep.equal(inProcess.first);
+      expect(pooled.second).to.deep.equal(inProcess.second);
+      expect(pooled.calls).to.equal(inProcess.calls);
+    });
+  }
+
+  it('local terminology only: workers report nothing, so no cache or terminology series appears', async () => {
+    const metrics = createMetrics('validation-test', { defaultMetrics: false });
+    const host = new EngineHost({
+      artifacts: folderArtifacts(sharedDir('fhir-packages')), workers: 2, logger: silentLogger(), metrics, registry: metrics.registry, terminology: {},
+    });
+    try {
+      await host.start();
+      await host.validate(coded);
+      expect(await snapshot(metrics)).to.deep.equal({});
+    } finally {
+      await host.close();
+    }
+  });
+});
