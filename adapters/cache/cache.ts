@@ -196,8 +196,6 @@ function throttledWarn(logger: Logger, intervalMs: number, namespace: string): (
   };
 }
 
-const METRIC = 'cache_requests_total';
-
 /**
  * Adds lookups counted elsewhere — a cache living in a worker thread, which has no registry of its
  * own — to `cache_requests_total{cache,result}` of this registry, exactly as the cache itself
@@ -209,6 +207,9 @@ export function countCacheRequests(registry: Registry, cache: string, counts: Pa
   if (counts.misses) counter.inc({ cache, result: 'miss' }, counts.misses);
   if (counts.errors) counter.inc({ cache, result: 'error' }, counts.errors);
 }
+
+// Declared next to its Counter: scripts/deploy/dashboard-metrics.ts finds metrics and their labels by reading the code.
+const METRIC = 'cache_requests_total';
 
 function requestCounter(registry: Registry): Counter<'cache' | 'result'> {
   // Several caches share one registry; prom-client refuses to register a name twice.
