@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Database } from '../../../../adapters/persistence/database.js';
 import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
 import { PgCategoryRepository } from '../../src/adapters/persistence/category-repository.js';
-import { PgResultRepository, replacePatientResultsIn } from '../../src/adapters/persistence/result-repository.js';
+import { lockCategoryLinksExclusive, PgResultRepository, replacePatientResultsIn } from '../../src/adapters/persistence/result-repository.js';
 import type { ValidationIssue } from '../../src/domain/results/validation-issue.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 
@@ -103,7 +103,7 @@ describe('validation API persistence (PostgreSQL)', () => {
     const writing = db.orm.em.fork().transactional(async (tx) => {
       await replacePatientResultsIn(tx, key, [{ issue: issue('error', 'x'), categoryIds: ['racing'] }]);
       written();
-      await held; // the patient's transaction is still open, holding the category FOR KEY SHARE
+      await held; // the patient's transaction is still open, holding the category-links lock shared
     });
     await linksWritten;
     let deleteFinished = false;
@@ -121,8 +121,10 @@ describe('validation API persistence (PostgreSQL)', () => {
   it('a patient written while a category is being deleted links nothing to it once the delete commits', async () => {
     await categories.save({ id: 'going', title: 'G', severity: 'ERROR', acceptable: false, guidance: 'g' });
     const key = { facilityId: 'f1', reportId: 'r-race2', patientId: 'p1' };
+    // A deletion in progress, as category deletion does it (the exclusive lock, then the rows).
     const deleter = db.orm.em.fork();
     await deleter.begin();
+    await lockCategoryLinksExclusive(deleter);
     await deleter.execute("delete from category where id = 'going'");
     let writeFinished = false;
     const writing = results.replacePatientResults(key, [{ issue: issue('error', 'y'), categoryIds: ['going', 'c1'] }]).then(() => { writeFinished = true; });

@@ -81,9 +81,9 @@ export class CreateValidationApiTables extends Migration {
  * lookup each, through SPI). The writers keep the same guarantees themselves:
  * - results and their links are only written and deleted together, in one transaction
  *   (replacePatientResultsIn, recategorizePatient), links deleted explicitly;
- * - a link is inserted only for a category locked FOR KEY SHARE in the same statement, and deleting
- *   a category deletes the category row first (waiting for those locks) and then its links; so a
- *   category deleted while a patient is written leaves no link behind (see category-repository.ts).
+ * - a link is inserted only for a category that exists, under a shared advisory lock that deleting
+ *   a category takes exclusively before it deletes the category and then its links; so a category
+ *   deleted while a patient is written leaves no link behind (result-repository.ts).
  */
 export class ResultLinksCheckedByTheWriters extends Migration {
   override up(): void {

@@ -24,12 +24,13 @@ interface ResultRow {
  * plan whatever the count, and the links join the new ids in the database (no RETURNING order to
  * rely on). There are no foreign keys on result_category (their per-row checks cost more than the
  * rest of the write; migration ResultLinksCheckedByTheWriters): links are written only for
- * categories locked FOR KEY SHARE here, so a category deleted meanwhile gets no link (see
- * deleteCategoriesIn) and a deleted category does not fail the whole write.
+ * categories that exist, under the shared category-links lock (see lockCategoryLinksShared), so a
+ * category deleted meanwhile gets no link and a deleted category does not fail the whole write.
  * Exported for the validation flow, which writes results and its outbox message in one transaction.
  */
 export async function replacePatientResultsIn(em: EntityManager, key: PatientKey, results: readonly NewResult[]): Promise<number> {
   const db = em.getKysely<any>();
+  await lockCategoryLinksShared(em);
   await sql`
     with old as (
       delete from validation_result where facility_id = ${key.facilityId} and report_id = ${key.reportId} and patient_id = ${key.patientId}
@@ -65,34 +66,49 @@ export async function replacePatientResultsIn(em: EntityManager, key: PatientKey
     ), stored as (
       insert into validation_result (id, facility_id, report_id, patient_id, severity, code, message, location, expression, message_id)
       select id, ${key.facilityId}, ${key.reportId}, ${key.patientId}, severity, code, message, location, expression, message_id from fresh
-    ), live as (
-      select id from category where id = any(${[...new Set(linkCategories)]}::text[]) for key share
     )
     insert into result_category (result_id, category_id, facility_id, report_id)
     select fresh.id, link.category_id, ${key.facilityId}, ${key.reportId}
     from unnest(${linkOrdinals}::bigint[], ${linkCategories}::text[]) as link(ordinal, category_id)
     join fresh on fresh.ordinal = link.ordinal
-    join live on live.id = link.category_id`.execute(db);
+    join category on category.id = link.category_id`.execute(db);
   return results.length;
 }
 
 /**
  * Inserts category links for stored results (re-categorization), inside the caller's transaction,
- * under the same rule as replacePatientResultsIn: only categories that exist, locked FOR KEY SHARE.
+ * under the same rule as replacePatientResultsIn: only categories that exist, under the shared lock.
  */
 export async function insertCategoryLinksIn(em: EntityManager, scope: { facilityId: string; reportId: string }, links: readonly { resultId: string | number; categoryId: string }[]): Promise<void> {
   const wanted = links.filter((link) => link.categoryId !== UNCATEGORIZED_ID);
   if (wanted.length === 0) return;
   const categoryIds = wanted.map((link) => link.categoryId);
+  await lockCategoryLinksShared(em);
   await sql`
-    with live as (
-      select id from category where id = any(${[...new Set(categoryIds)]}::text[]) for key share
-    )
     insert into result_category (result_id, category_id, facility_id, report_id)
     select link.result_id, link.category_id, ${scope.facilityId}, ${scope.reportId}
     from unnest(${wanted.map((link) => String(link.resultId))}::bigint[], ${categoryIds}::text[]) as link(result_id, category_id)
-    join live on live.id = link.category_id
+    join category on category.id = link.category_id
     on conflict do nothing`.execute(em.getKysely<any>());
+}
+
+/** The one advisory lock that orders link writers against category deletion (see below). */
+const CATEGORY_LINKS_LOCK = 'result_category|links-vs-category-deletion';
+
+/**
+ * Writers of result links hold this lock SHARED until they commit (many at once); deleting
+ * categories takes it EXCLUSIVE (lockCategoryLinksExclusive), so a deletion waits for the link
+ * writes in progress and then, with a new snapshot, deletes their links too, and a link write that
+ * starts later waits for the deletion and no longer finds the category (its INSERT's snapshot is
+ * taken after the lock is granted). One lock in memory per transaction: cheaper than locking every
+ * linked category row (FOR KEY SHARE writes each row and makes multixacts under concurrency).
+ */
+export async function lockCategoryLinksShared(em: EntityManager): Promise<void> {
+  await sql`select pg_advisory_xact_lock_shared(hashtextextended(${CATEGORY_LINKS_LOCK}, 0))`.execute(em.getKysely<any>());
+}
+
+export async function lockCategoryLinksExclusive(em: EntityManager): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${CATEGORY_LINKS_LOCK}, 0))`.execute(em.getKysely<any>());
 }
 
 /** Validation results in PostgreSQL (tables validation_result, result_category). */
