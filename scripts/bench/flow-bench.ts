@@ -43,6 +43,7 @@ import { JetStreamPublisher } from '../../adapters/messaging/publisher.js';
 import { createLogger, silentLogger } from '../../adapters/observability/logger.js';
 import { openDatabase, OutboxMessageEntity, outboxMigration, OutboxRelay } from '../../adapters/persistence/index.js';
 import { sharedDir } from '../../test/support/shared-dir.js';
+import { machineCpuSeconds, processCpuSeconds } from './process-cpu.js';
 import { EngineHost } from '../../services/validation/src/adapters/engine/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations } from '../../services/validation/src/adapters/http/validation-api-module.js';
 import { startReadyForValidationConsumer } from '../../services/validation/src/adapters/messaging/ready-for-validation-consumer.js';
@@ -149,39 +150,13 @@ function buildSubmissions(count: number): Submission[] {
   });
 }
 
-/** Busy CPU seconds of the whole machine so far (/proc/stat; 0 where there is none). */
-function machineCpuSeconds(): number {
-  try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-    return (fields.reduce((a, b) => a + b, 0) - idle) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * CPU seconds used so far by processes of the machine, grouped: PostgreSQL (every `postgres`
- * process), NATS (`nats-server`), the given instance pids, and this coordinator. Read from
- * /proc/<pid>/stat (utime + stime, plus the children's when they were reaped); empty without /proc.
- * Tells where the machine's CPU went during the run, which the ratio alone does not.
- */
+/** CPU seconds used so far, grouped: PostgreSQL, NATS, the given instance pids, this coordinator, other. */
 function cpuByGroup(instancePids: readonly number[]): Map<string, number> {
   const groups = new Map<string, number>();
-  const tick = 100;
-  let pids: string[];
-  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return groups; }
-  for (const pid of pids) {
-    let stat: string;
-    try { stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { continue; }
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    const fields = stat.slice(close + 2).split(' ');
-    const seconds = (Number(fields[11]) + Number(fields[12])) / tick;
-    const n = Number(pid);
-    const group = instancePids.includes(n) ? 'validation instances'
-      : n === process.pid ? 'coordinator (report service, publisher, reader)'
-        : comm === 'postgres' ? 'PostgreSQL' : comm === 'nats-server' ? 'NATS' : 'other';
+  for (const [pid, { command, seconds }] of processCpuSeconds()) {
+    const group = instancePids.includes(pid) ? 'validation instances'
+      : pid === process.pid ? 'coordinator (report service, publisher, reader)'
+        : command === 'postgres' ? 'PostgreSQL' : command === 'nats-server' ? 'NATS' : 'other';
     groups.set(group, (groups.get(group) ?? 0) + seconds);
   }
   return groups;

@@ -39,7 +39,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +49,7 @@ import { connectNats, type NatsHandle } from '../../adapters/messaging/connectio
 import { provisionCatalog } from '../../adapters/messaging/provisioning.js';
 import { silentLogger } from '../../adapters/observability/logger.js';
 import { sharedDir } from '../../test/support/shared-dir.js';
+import { machineCpuSeconds, processCpuSeconds } from '../bench/process-cpu.js';
 import { startPrivateNats } from './private-nats.js';
 import { startReportService, type ReportService } from './report-service.js';
 import { counterValue, startService, type ServiceProcess } from './service-process.js';
@@ -143,33 +144,15 @@ export function formatShares(shares: readonly Share[] | undefined): string {
   return shares.map((s) => `${s.instance} ${s.count} (${pct(s.count, total)})`).join(', ');
 }
 
-/** Busy CPU seconds of the whole machine so far (/proc/stat; 0 where there is none). */
-function machineCpuSeconds(): number {
-  try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-    return (fields.reduce((a, b) => a + b, 0) - idle) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 type InfrastructureGroup = 'postgres' | 'nats' | 'redis';
 const GROUP_OF: Record<string, InfrastructureGroup> = { postgres: 'postgres', 'nats-server': 'nats', 'redis-server': 'redis' };
 
 /** utime + stime in seconds of every PostgreSQL, NATS and Redis process now running (/proc). */
-function infrastructureProcesses(): Map<string, { group: InfrastructureGroup; seconds: number }> {
-  const found = new Map<string, { group: InfrastructureGroup; seconds: number }>();
-  let pids: string[];
-  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return found; }
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const group = GROUP_OF[stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))];
-      if (!group) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      found.set(pid, { group, seconds: (Number(fields[11]) + Number(fields[12])) / 100 }); // clock ticks, 100/s
-    } catch { /* the process exited */ }
+function infrastructureProcesses(): Map<number, { group: InfrastructureGroup; seconds: number }> {
+  const found = new Map<number, { group: InfrastructureGroup; seconds: number }>();
+  for (const [pid, { command, seconds }] of processCpuSeconds()) {
+    const group = GROUP_OF[command];
+    if (group) found.set(pid, { group, seconds });
   }
   return found;
 }

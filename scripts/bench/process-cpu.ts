@@ -1,0 +1,43 @@
+/**
+ * CPU accounting from /proc for the benchmarks and the scale-out proof: where a run's CPU went
+ * (service instances, PostgreSQL, NATS, Redis, the driver itself). Linux only; elsewhere the
+ * functions return 0 / nothing and the scripts print no breakdown.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** Busy CPU seconds of the whole machine so far (/proc/stat; 0 where there is none). */
+export function machineCpuSeconds(): number {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    return (fields.reduce((a, b) => a + b, 0) - idle) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+export interface ProcessCpu {
+  /** The command name (`postgres`, `nats-server`, `node`, ...). */
+  readonly command: string;
+  /** utime + stime so far, in seconds. */
+  readonly seconds: number;
+}
+
+/** CPU seconds used so far by every process now running, by pid. */
+export function processCpuSeconds(): Map<number, ProcessCpu> {
+  const found = new Map<number, ProcessCpu>();
+  let pids: string[];
+  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return found; }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      found.set(Number(pid), { command: stat.slice(stat.indexOf('(') + 1, close), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND });
+    } catch { /* the process exited */ }
+  }
+  return found;
+}
