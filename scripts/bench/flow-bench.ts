@@ -9,8 +9,9 @@
  * instances (separate processes, composed like main.ts: engine host with the IG packages stored as
  * artifacts in ONE shared database, outbox relay, shared durable consumer) do the flow. Prints
  * patients/s and resources/s, p50/p99 from publish to ValidationComplete (read from the stream),
- * and the ratio of this throughput to engine-only throughput (same resources, same thread count,
- * validated directly). `--kill` SIGKILLs the last instance after a third of the submissions
+ * and the ratio of this throughput to engine-only throughput: the same resources validated by as
+ * many engine-only processes as there are instances, each composed like an instance's engine (same
+ * validation.workers, same number of submissions in flight), with nothing else to do. `--kill` SIGKILLs the last instance after a third of the submissions
  * completed and checks that every submission still completes exactly once.
  *
  * Isolation: a unique database, and a catalog with a random subject root and stream suffix (so a
@@ -166,28 +167,71 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function engineOnly(dbName: string, submissions: Submission[], threads: number): Promise<{ rate: number; cpuMsPerSubmission: number }> {
-  const db = await openBenchDatabase(dbName, 2);
-  const engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: threads, terminology: {}, logger: silentLogger() });
+// ---------------------------------------------------------------------------------------------
+// Engine-only mode: the same validation as an instance (EngineHost, same validation.workers, same
+// number of submissions in flight), without report service, messaging, categorization or database
+// writes. One such process per instance, each validating its share, so the baseline uses the
+// machine exactly as the instances do.
+// ---------------------------------------------------------------------------------------------
+async function runEngineOnlyChild(): Promise<void> {
+  const count = Number(arg('--submissions', '1000'));
+  const [from, to] = [Number(arg('--from', '0')), Number(arg('--to', String(count)))];
+  const db = await openBenchDatabase(arg('--db', ''), 2);
+  const engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: Number(arg('--workers', '1')), terminology: {}, logger: silentLogger() });
   await engine.start();
-  const resources = submissions.map((s) => submissionBundle(s.body).entry.map((e) => e.resource));
+  const resources = buildSubmissions(count).slice(from, to).map((s) => submissionBundle(s.body).entry.map((e) => e.resource));
   // Warm the plans (as the instances are warm after their first submissions).
   for (const r of resources.slice(0, 10)) await Promise.all(r.map((x) => engine.validate(x)));
+  process.stdout.write('ready\n');
+  await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
   const started = performance.now();
   const cpuAtStart = process.cpuUsage();
   let next = 0;
-  const lanes = Array.from({ length: Math.max(1, threads) * 4 }, async () => {
+  const lanes = Array.from({ length: Number(arg('--concurrency', '4')) }, async () => {
     while (next < resources.length) {
       const mine = resources[next++]!;
       await Promise.all(mine.map((x) => engine.validate(x)));
     }
   });
   await Promise.all(lanes);
-  const seconds = (performance.now() - started) / 1000;
+  const ms = performance.now() - started;
   const cpu = process.cpuUsage(cpuAtStart);
+  process.stdout.write(`${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
   await engine.close();
   await db.close();
-  return { rate: submissions.length / seconds, cpuMsPerSubmission: (cpu.user + cpu.system) / 1000 / submissions.length };
+  process.exit(0);
+}
+
+/** Engine-only throughput: `processes` engine-only children started together, each validating its share. */
+async function engineOnly(self: string, dbName: string, count: number, processes: number, workers: number, concurrency: string): Promise<{ rate: number; cpuMsPerSubmission: number }> {
+  const children = Array.from({ length: processes }, (_, i) => spawn(process.execPath, [
+    ...process.execArgv, self, '--engine-only', '--db', dbName, '--submissions', String(count), '--workers', String(workers), '--concurrency', concurrency,
+    '--from', String(Math.floor((i * count) / processes)), '--to', String(Math.floor(((i + 1) * count) / processes)),
+  ], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const lines = children.map((child) => {
+    let buffer = '';
+    const waiting: Array<(line: string) => void> = [];
+    child.stdout!.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        waiting.shift()?.(line);
+      }
+    });
+    return () => new Promise<string>((resolve, reject) => {
+      waiting.push(resolve);
+      child.once('exit', (code) => reject(new Error(`engine-only process exited with ${code}`)));
+    });
+  });
+  const ready = lines.map((next) => next());
+  await Promise.all(ready);
+  const results = lines.map((next) => next());
+  for (const child of children) child.stdin!.write('go\n');
+  const reports = (await Promise.all(results)).map((line) => JSON.parse(line) as { ms: number; cpuMs: number });
+  const seconds = Math.max(...reports.map((r) => r.ms)) / 1000;
+  return { rate: count / seconds, cpuMsPerSubmission: reports.reduce((n, r) => n + r.cpuMs, 0) / count };
 }
 
 async function coordinate(): Promise<void> {
@@ -240,9 +284,9 @@ async function coordinate(): Promise<void> {
   };
 
   try {
-    const engine = await engineOnly(dbName, submissions, Math.max(1, instances * Math.max(1, workers)));
+    const engine = await engineOnly(self, dbName, count, instances, workers, concurrency);
     const engineRate = engine.rate;
-    log(`engine only (${instances * Math.max(1, workers)} validating thread(s), same resources): ${engineRate.toFixed(1)} patients/s, ${(engineRate * totalResources / count).toFixed(0)} resources/s, ${engine.cpuMsPerSubmission.toFixed(1)} CPU ms per submission`);
+    log(`engine only (${instances} processes like the instances, validation.workers=${workers}, ${concurrency} submissions in flight each, same resources): ${engineRate.toFixed(1)} patients/s, ${(engineRate * totalResources / count).toFixed(0)} resources/s, ${engine.cpuMsPerSubmission.toFixed(1)} CPU ms per submission`);
 
     for (let i = 0; i < instances; i++) {
       const child = spawn(process.execPath, [...process.execArgv, self, '--instance', '--db', dbName, '--root', root, '--suffix', streamSuffix, '--report', reportUrl, '--workers', String(workers), '--concurrency', concurrency], {
@@ -323,6 +367,8 @@ async function coordinate(): Promise<void> {
 
 if (flag('--instance')) {
   await runInstance();
+} else if (flag('--engine-only')) {
+  await runEngineOnlyChild();
 } else {
   await coordinate();
 }
