@@ -4,10 +4,11 @@ import { createLogger } from '../../../adapters/observability/logger.js';
 import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
 import { catalog } from '../../../contracts/catalog.js';
 import { validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
+import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
 import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './adapters/prequal/index.js';
 import { reportJobEntities, reportJobMigrations, reportJobRoutes } from './adapters/report-jobs/index.js';
-import { validationFlowEntities, validationFlowMigrations } from './application/validation-flow/index.js';
+import { PgFacilityScopes, validationFlowEntities, validationFlowMigrations } from './application/validation-flow/index.js';
 import { buildValidationContainer, TOKENS } from './composition.js';
 import { validationSchema } from './config.js';
 
@@ -44,6 +45,10 @@ runtime.api.use(preQualRoutes(runtime.openApi, {
   results: resultServiceSource(api.results), categories: categoryServiceCatalog(api.categories), logger: runtime.logger,
 }));
 runtime.api.use(api.router);
+// The same instance the flow reads (TOKENS.facilityScopes), so a write here clears the cache it reads.
+const facilityScopes = container.get(TOKENS.facilityScopes);
+if (!(facilityScopes instanceof PgFacilityScopes)) throw new Error('validation configuration routes need the PostgreSQL facility scopes');
+runtime.api.use(validationConfigurationRoutes(runtime.openApi, facilityScopes));
 const initialized = await api.initializeIfEmpty({ artifactInit: config.artifactInit });
 if (initialized.artifacts || initialized.categories) runtime.logger.info({ initialized }, 'initialized empty artifact/category tables');
 

@@ -3,8 +3,8 @@
  * `scopeOf` is read on every submission, so answers are kept for `ttlMs` (default 10 s): a change
  * reaches every instance within that time without any messaging.
  *
- * HTTP routes for these belong to the validation API (not mounted yet); the methods here are what
- * they would call: saveConfiguration / deleteConfiguration / listConfigurations / assign.
+ * The HTTP routes (adapters/http/validation-configuration-routes.ts) call the methods below. Reads for
+ * the API go to the database, not the cache, so an operator sees what was just written.
  */
 import { defineEntity, p, type MikroORM } from '@mikro-orm/postgresql';
 import { Migration } from '@mikro-orm/migrations';
@@ -83,15 +83,103 @@ export class PgFacilityScopes implements FacilityScopes {
     return rows.map((r) => parseValidationScope(r.definition));
   }
 
-  /** Assigns a configuration to a facility; `undefined` = back to all artifacts. */
-  async assign(facilityId: string, configurationName: string | undefined): Promise<void> {
+  /** Creates a configuration; `created: false` (nothing written) when the name exists already. */
+  async createConfiguration(input: unknown): Promise<{ scope: ValidationScope; created: boolean }> {
+    const scope = parseValidationScope(input);
+    const result = await this.db().insertInto('validation_configuration')
+      .values({ name: scope.name, definition: JSON.stringify(scope), updated_at: new Date() })
+      .onConflict((oc: any) => oc.column('name').doNothing()).executeTakeFirst();
+    // A new configuration is assigned to no facility, so no cached scope can be stale.
+    return { scope, created: Number(result.numInsertedOrUpdatedRows ?? 0) > 0 };
+  }
+
+  /** Replaces an existing configuration; undefined (nothing written) when it does not exist. */
+  async replaceConfiguration(input: unknown): Promise<ValidationScope | undefined> {
+    const scope = parseValidationScope(input);
+    const result = await this.db().updateTable('validation_configuration')
+      .set({ definition: JSON.stringify(scope), updated_at: new Date() }).where('name', '=', scope.name).executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return undefined;
+    this.cache.clear();
+    return scope;
+  }
+
+  async getConfiguration(name: string): Promise<ValidationScope | undefined> {
+    const row = await this.db().selectFrom('validation_configuration').select(['definition']).where('name', '=', name)
+      .executeTakeFirst() as { definition: unknown } | undefined;
+    return row ? parseValidationScope(row.definition) : undefined;
+  }
+
+  /** One page of configurations by name, with the total count (for the paged model). */
+  async pageConfigurations(offset: number, limit: number): Promise<{ records: ValidationScope[]; totalCount: number }> {
+    const db = this.db();
+    const [rows, count] = await Promise.all([
+      db.selectFrom('validation_configuration').select(['definition']).orderBy('name').offset(offset).limit(limit).execute() as Promise<{ definition: unknown }[]>,
+      db.selectFrom('validation_configuration').select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst() as Promise<{ count: string | number }>,
+    ]);
+    return { records: rows.map((r) => parseValidationScope(r.definition)), totalCount: Number(count.count) };
+  }
+
+  /** Facilities assigned the configuration, sorted. */
+  async facilitiesUsing(name: string): Promise<string[]> {
+    const rows = await this.db().selectFrom('facility_validation_configuration').select(['facility_id'])
+      .where('configuration_name', '=', name).orderBy('facility_id').execute() as { facility_id: string }[];
+    return rows.map((r) => r.facility_id);
+  }
+
+  /**
+   * Deletes a configuration only while no facility uses it: deleting an assigned one would cascade
+   * and silently move its facilities back to all artifacts. The row is locked first (FOR UPDATE
+   * conflicts with the key-share lock an assignment's foreign key takes), so an assignment racing
+   * this delete either is seen here or fails on the foreign key afterwards — never cascades away.
+   */
+  async deleteUnassignedConfiguration(name: string): Promise<{ outcome: 'deleted' | 'absent' } | { outcome: 'assigned'; facilities: string[] }> {
+    const answer = await this.orm.em.fork().transactional(async (tx) => {
+      const db = tx.getKysely<any>();
+      const row = await db.selectFrom('validation_configuration').select(['name']).where('name', '=', name).forUpdate().executeTakeFirst();
+      if (!row) return { outcome: 'absent' as const };
+      const facilities = (await db.selectFrom('facility_validation_configuration').select(['facility_id'])
+        .where('configuration_name', '=', name).orderBy('facility_id').execute() as { facility_id: string }[]).map((r) => r.facility_id);
+      if (facilities.length > 0) return { outcome: 'assigned' as const, facilities };
+      await db.deleteFrom('validation_configuration').where('name', '=', name).execute();
+      return { outcome: 'deleted' as const };
+    });
+    if (answer.outcome === 'deleted') this.cache.clear();
+    return answer;
+  }
+
+  /** The configuration assigned to a facility, read from the database (not the cache); undefined = all artifacts. */
+  async configurationOf(facilityId: string): Promise<ValidationScope | undefined> {
+    const row = await this.db().selectFrom('facility_validation_configuration as f')
+      .innerJoin('validation_configuration as c', 'c.name', 'f.configuration_name')
+      .select(['c.definition']).where('f.facility_id', '=', facilityId).executeTakeFirst() as { definition: unknown } | undefined;
+    return row ? parseValidationScope(row.definition) : undefined;
+  }
+
+  /**
+   * Assigns a configuration to a facility; `undefined` = back to all artifacts. Answers false (and
+   * writes nothing) when the configuration does not exist.
+   */
+  async assign(facilityId: string, configurationName: string | undefined): Promise<boolean> {
+    const db = this.db();
     if (configurationName === undefined) {
-      await this.db().deleteFrom('facility_validation_configuration').where('facility_id', '=', facilityId).execute();
+      await db.deleteFrom('facility_validation_configuration').where('facility_id', '=', facilityId).execute();
     } else {
-      await this.db().insertInto('facility_validation_configuration').values({ facility_id: facilityId, configuration_name: configurationName })
-        .onConflict((oc: any) => oc.column('facility_id').doUpdateSet({ configuration_name: configurationName })).execute();
+      try {
+        // insert ... select: nothing is inserted when the configuration does not exist.
+        const result = await db.insertInto('facility_validation_configuration').columns(['facility_id', 'configuration_name'])
+          .expression(db.selectFrom('validation_configuration').select((eb: any) => [eb.val(facilityId).as('facility_id'), 'name'])
+            .where('name', '=', configurationName))
+          .onConflict((oc: any) => oc.column('facility_id').doUpdateSet({ configuration_name: configurationName })).executeTakeFirst();
+        if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+      } catch (error) {
+        // Deleted concurrently (deleteUnassignedConfiguration held its row): the foreign key refuses it.
+        const { code, name } = error as { code?: string; name?: string };
+        if (code === '23503' || name === 'ForeignKeyConstraintViolationException') return false;
+        throw error;
+      }
     }
     this.cache.delete(facilityId);
+    return true;
   }
 
   private db() {
