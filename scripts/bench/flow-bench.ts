@@ -323,7 +323,7 @@ async function coordinate(): Promise<void> {
 
     const analyzeEvery = Number(arg('--analyze-every-ms', '5000'));
     const analyzer = analyzeEvery > 0
-      ? setInterval(() => void db.orm.em.fork().execute('analyze validation_result, result_category, validation_outcome').catch(() => undefined), analyzeEvery)
+      ? setInterval(() => void db.orm.em.fork().execute('analyze validation_outcome').catch(() => undefined), analyzeEvery)
       : undefined;
     const ready = catalog.byName('ReadyForValidation');
     const publishedAt = new Map<string, number>();

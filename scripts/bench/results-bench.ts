@@ -1,12 +1,13 @@
 /**
- * Results benchmark (issue 5 acceptance): writes 100,000 validation results with their category
- * links for one report, then reads them back by facility and report with a severity filter.
+ * Results benchmark (issue 5 acceptance): writes 100,000 validation results with their categories
+ * for one report (one row per patient submission, submission-results-table.ts), then reads them
+ * back by facility and report with a severity filter, by category, and as category counts.
  *
  *   npx tsx scripts/bench/results-bench.ts [--results 100000] [--patients 500] [--queries 300] [--no-analyze]
  *
  * Uses a throw-away database on PostgreSQL (PGHOST/PGPORT/PGUSER or 127.0.0.1:5432 postgres),
- * dropped at the end. Prints the insert rate (result rows/s, and rows/s counting the links too)
- * and the latency (p50/p99) of paged reads `?severity=error` and of the category counts.
+ * dropped at the end. Prints the write rate (results/s and submissions/s), the stored size, and the
+ * latency (p50/p99) of paged reads `?severity=error`, of pages of one category and of the category counts.
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -75,7 +76,8 @@ async function main(): Promise<void> {
     }
     const insertSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     // What autovacuum does on its own shortly after such a write; without it the planner still thinks the tables are empty.
-    if (!values['no-analyze']) await db.orm.em.fork().execute('analyze validation_result, result_category');
+    if (!values['no-analyze']) await db.orm.em.fork().execute('analyze validation_outcome');
+    const size = await db.orm.em.fork().execute<{ bytes: string }[]>("select pg_total_relation_size('validation_outcome')::text as bytes");
 
     const pageCount = Math.ceil((await results.findResults({ facilityId: 'bench-facility', reportId: 'bench-report' }, 'error', { offset: 0, limit: 1 })).totalCount / 100);
     const pageTimes: number[] = [];
@@ -86,6 +88,21 @@ async function main(): Promise<void> {
       pageTimes.push(Number(process.hrtime.bigint() - t) / 1e6);
       if (found.records.length === 0) throw new Error('empty page');
     }
+    // Pages of one category: the most frequent real category, and the uncategorized issues.
+    const counted = await results.countByCategory('bench-facility', 'bench-report');
+    const categoryReads: { categoryId: string; pages: number; times: number[] }[] = [];
+    for (const categoryId of [counted.find((c) => c.categoryId !== 'uncategorized')!.categoryId, 'uncategorized']) {
+      const pages = Math.ceil((await results.findByCategory('bench-facility', 'bench-report', categoryId, { offset: 0, limit: 1 })).totalCount / 100);
+      const times: number[] = [];
+      for (let q = 0; q < QUERIES; q++) {
+        const page = Math.floor(Math.random() * Math.max(1, pages));
+        const t = process.hrtime.bigint();
+        const found = await results.findByCategory('bench-facility', 'bench-report', categoryId, { offset: page * 100, limit: 100 });
+        times.push(Number(process.hrtime.bigint() - t) / 1e6);
+        if (found.records.length === 0) throw new Error(`empty page of ${categoryId}`);
+      }
+      categoryReads.push({ categoryId, pages, times: times.sort((a, b) => a - b) });
+    }
     const countTimes: number[] = [];
     for (let q = 0; q < Math.min(QUERIES, 50); q++) {
       const t = process.hrtime.bigint();
@@ -95,9 +112,12 @@ async function main(): Promise<void> {
     pageTimes.sort((a, b) => a - b);
     countTimes.sort((a, b) => a - b);
 
-    console.log(`results written: ${made} in ${batches.length} patient replacements, ${links} category links`);
-    console.log(`insert: ${insertSeconds.toFixed(2)} s, ${Math.round(made / insertSeconds)} result rows/s, ${Math.round((made + links) / insertSeconds)} rows/s including links`);
+    console.log(`results written: ${made} in ${batches.length} patient submissions, ${links} category assignments`);
+    console.log(`write (one transaction per submission, one at a time): ${insertSeconds.toFixed(2)} s, ${Math.round(made / insertSeconds)} results/s, ${Math.round(batches.length / insertSeconds)} submissions/s; stored ${(Number(size[0]!.bytes) / 1024 / 1024).toFixed(1)} MiB (${Math.round(Number(size[0]!.bytes) / made)} bytes per result)`);
     console.log(`read ?severity=error, page of 100 (${QUERIES} random pages of ${pageCount}, with total count and categories): p50 ${percentile(pageTimes, 50).toFixed(1)} ms, p99 ${percentile(pageTimes, 99).toFixed(1)} ms`);
+    for (const read of categoryReads) {
+      console.log(`read issues of category ${read.categoryId}, page of 100 (${QUERIES} random pages of ${read.pages}): p50 ${percentile(read.times, 50).toFixed(1)} ms, p99 ${percentile(read.times, 99).toFixed(1)} ms`);
+    }
     console.log(`category counts of the report (${countTimes.length} runs): p50 ${percentile(countTimes, 50).toFixed(1)} ms, p99 ${percentile(countTimes, 99).toFixed(1)} ms`);
   } finally {
     await db.close();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Database } from '../../../../adapters/persistence/database.js';
 import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
 import { PgCategoryRepository } from '../../src/adapters/persistence/category-repository.js';
-import { lockCategoryLinksExclusive, PgResultRepository, replacePatientResultsIn } from '../../src/adapters/persistence/result-repository.js';
+import { PgResultRepository } from '../../src/adapters/persistence/result-repository.js';
 import type { ValidationIssue } from '../../src/domain/results/validation-issue.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 
@@ -47,11 +47,11 @@ describe('validation API persistence (PostgreSQL)', () => {
     expect((await categories.ruleHistory('imp')).length).to.equal(1);
   });
 
-  it('replaces the results of a patient instead of duplicating them, with category links', async () => {
+  it('replaces the results of a patient instead of duplicating them, with their categories', async () => {
     const key = { facilityId: 'f1', reportId: 'r1', patientId: 'p1' };
     await results.replacePatientResults(key, [{ issue: issue('error', 'one'), categoryIds: ['c1'] }, { issue: issue('warning', 'two'), categoryIds: [] }]);
     await results.replacePatientResults(key, [
-      { issue: issue('error', 'one'), categoryIds: ['c1', 'imp', 'deleted-meanwhile'] },
+      { issue: issue('error', 'one'), categoryIds: ['c1', 'imp', 'never-existed'] },
       { issue: issue('information', 'three'), categoryIds: [] },
       { issue: issue('fatal', 'four', { expression: 'x'.repeat(5000), location: '3:4', messageId: 'M1' }), categoryIds: ['imp'] },
     ]);
@@ -61,80 +61,93 @@ describe('validation API persistence (PostgreSQL)', () => {
     expect(page.totalCount).to.equal(3);
     expect(page.records.map((r) => [r.message, r.categoryIds])).to.deep.equal([['one', ['c1', 'imp']], ['three', []], ['four', ['imp']]]);
     expect(page.records[2]!.expression).to.have.length(1000);
-    expect(page.records[2]).to.include({ location: '3:4', messageId: 'M1', severity: 'fatal' });
+    expect(page.records[2]).to.include({ location: '3:4', messageId: 'M1', severity: 'fatal', patientId: 'p1', facilityId: 'f1', reportId: 'r1' });
+    expect(new Set(page.records.map((r) => r.id)).size, 'distinct result ids').to.equal(3);
 
     const errors = await results.findResults({ facilityId: 'f1', reportId: 'r1' }, 'error', { offset: 0, limit: 1 });
     expect(errors.totalCount).to.equal(2);
-    expect(errors.records).to.have.length(1);
+    expect(errors.records.map((r) => r.message)).to.deep.equal(['one']);
+    expect((await results.findResults({ facilityId: 'f1', reportId: 'r1' }, 'error', { offset: 1, limit: 1 })).records.map((r) => r.message)).to.deep.equal(['four']);
+    expect((await results.findResults({ facilityId: 'f1', reportId: 'r1' }, 'fatal', { offset: 0, limit: 10 })).records.map((r) => r.message)).to.deep.equal(['four']);
     expect((await results.findResults({ facilityId: 'f1', reportId: 'r1' }, 'warning', { offset: 0, limit: 10 })).totalCount).to.equal(3);
 
     expect(await results.countByCategory('f1', 'r1')).to.deep.equal([
       { categoryId: 'c1', count: 2 }, { categoryId: 'imp', count: 2 }, { categoryId: 'uncategorized', count: 1 },
     ]);
     const inImp = await results.findByCategory('f1', 'r1', 'imp', { offset: 0, limit: 10 });
+    expect(inImp.totalCount).to.equal(2);
     expect(inImp.records.map((r) => r.message)).to.deep.equal(['one', 'four']);
+    expect((await results.findByCategory('f1', 'r1', 'c1', { offset: 1, limit: 5 })).records.map((r) => [r.patientId, r.message])).to.deep.equal([['p2', 'other patient']]);
     expect((await results.findByCategory('f1', 'r1', 'uncategorized', { offset: 0, limit: 10 })).records.map((r) => r.message)).to.deep.equal(['three']);
   });
 
-  it('deleting a category removes its rules and its result links', async () => {
-    expect(await categories.delete('imp')).to.equal(true);
-    expect(await categories.delete('imp')).to.equal(false);
-    expect(await categories.ruleHistory('imp')).to.deep.equal([]);
-    expect((await results.countByCategory('f1', 'r1')).find((c) => c.categoryId === 'imp')).to.equal(undefined);
+  it('pages across submissions: every page is the right slice of the report in patient order, whatever the page size', async () => {
+    const report = { facilityId: 'f1', reportId: 'r-pages' };
+    const expected: string[] = [];
+    // Submissions of 0 to 6 issues, written out of patient order.
+    for (const n of [3, 0, 6, 1, 4, 2, 5]) {
+      const patientId = `p${String(n).padStart(2, '0')}`;
+      await results.replacePatientResults({ ...report, patientId }, Array.from({ length: n }, (_, i) => ({
+        issue: issue(i % 3 === 0 ? 'error' : 'warning', `${patientId}-${i}`), categoryIds: i % 2 === 0 ? ['c1'] : [],
+      })));
+    }
+    for (const n of [0, 1, 2, 3, 4, 5, 6]) for (let i = 0; i < n; i++) expected.push(`p${String(n).padStart(2, '0')}-${i}`);
+    for (const size of [1, 2, 4, 7, 100]) {
+      const seen: string[] = [];
+      for (let offset = 0; offset < expected.length + size; offset += size) {
+        const page = await results.findResults(report, undefined, { offset, limit: size });
+        expect(page.totalCount).to.equal(expected.length);
+        seen.push(...page.records.map((r) => r.message));
+      }
+      expect(seen, `page size ${size}`).to.deep.equal(expected);
+    }
+    const errors = expected.filter((m) => Number(m.split('-')[1]) % 3 === 0);
+    const pagedErrors: string[] = [];
+    for (let offset = 0; offset < errors.length; offset += 2) pagedErrors.push(...(await results.findResults(report, 'error', { offset, limit: 2 })).records.map((r) => r.message));
+    expect(pagedErrors).to.deep.equal(errors);
+    const inC1 = expected.filter((m) => Number(m.split('-')[1]) % 2 === 0);
+    const pagedC1: string[] = [];
+    for (let offset = 0; offset < inC1.length; offset += 3) pagedC1.push(...(await results.findByCategory('f1', 'r-pages', 'c1', { offset, limit: 3 })).records.map((r) => r.message));
+    expect(pagedC1).to.deep.equal(inC1);
+    expect(await results.validityCounts(report)).to.deep.equal({ unacceptableIssueCount: 0, uncategorizedErrorCount: errors.filter((m) => !inC1.includes(m)).length, uncategorizedIssueCount: expected.length - inC1.length, issueCount: expected.length });
   });
 
-  it('leaves no link without its result or its category (the writers keep result_category consistent without foreign keys)', async () => {
-    const key = { facilityId: 'f1', reportId: 'r-links', patientId: 'p1' };
-    await results.replacePatientResults(key, [{ issue: issue('error', 'a'), categoryIds: ['c1'] }, { issue: issue('error', 'b'), categoryIds: ['c1'] }]);
-    await results.replacePatientResults(key, [{ issue: issue('error', 'c'), categoryIds: ['c1'] }]);
-    const orphans = await db.orm.em.fork().execute<{ n: string }[]>(`select count(*)::text as n from result_category rc
-      where not exists (select 1 from validation_result r where r.id = rc.result_id) or not exists (select 1 from category c where c.id = rc.category_id)`);
-    expect(orphans[0]!.n).to.equal('0');
-    expect((await results.countByCategory('f1', 'r-links'))).to.deep.equal([{ categoryId: 'c1', count: 1 }]);
+  it('deleting a category removes its rules; its results are uncategorized from then on (counts, pages and validity)', async () => {
+    await categories.save({ id: 'doomed', title: 'D', severity: 'ERROR', acceptable: true, guidance: 'g' });
+    const key = { facilityId: 'f1', reportId: 'r-delete', patientId: 'p1' };
+    await results.replacePatientResults(key, [{ issue: issue('error', 'a'), categoryIds: ['doomed'] }, { issue: issue('error', 'b'), categoryIds: ['doomed', 'c1'] }]);
+    expect(await results.validityCounts(key)).to.deep.equal({ unacceptableIssueCount: 0, uncategorizedErrorCount: 0, uncategorizedIssueCount: 0, issueCount: 2 });
+
+    expect(await categories.delete('doomed')).to.equal(true);
+    expect(await categories.delete('doomed')).to.equal(false);
+    expect(await categories.ruleHistory('doomed')).to.deep.equal([]);
+    expect(await results.countByCategory('f1', 'r-delete')).to.deep.equal([{ categoryId: 'c1', count: 1 }, { categoryId: 'uncategorized', count: 1 }]);
+    expect((await results.findResults(key, undefined, { offset: 0, limit: 10 })).records.map((r) => [r.message, r.categoryIds])).to.deep.equal([['a', []], ['b', ['c1']]]);
+    expect((await results.findByCategory('f1', 'r-delete', 'uncategorized', { offset: 0, limit: 10 })).records.map((r) => r.message)).to.deep.equal(['a']);
+    expect((await results.findByCategory('f1', 'r-delete', 'doomed', { offset: 0, limit: 10 })).totalCount).to.equal(0);
+    expect(await results.validityCounts(key)).to.deep.equal({ unacceptableIssueCount: 0, uncategorizedErrorCount: 1, uncategorizedIssueCount: 1, issueCount: 2 });
   });
 
-  it('a category deleted while a patient is being written: the delete waits for the write, then removes its links', async () => {
-    await categories.save({ id: 'racing', title: 'R', severity: 'ERROR', acceptable: false, guidance: 'g' });
+  it('a category made unacceptable counts against validity at once, without re-categorizing', async () => {
+    await categories.save({ id: 'tolerated', title: 'T', severity: 'WARNING', acceptable: true, guidance: 'g' });
+    const key = { facilityId: 'f1', reportId: 'r-flip', patientId: 'p1' };
+    await results.replacePatientResults(key, [{ issue: issue('warning', 'w'), categoryIds: ['tolerated'] }]);
+    expect((await results.validityCounts(key)).unacceptableIssueCount).to.equal(0);
+    await categories.save({ id: 'tolerated', title: 'T', severity: 'WARNING', acceptable: false, guidance: 'g' });
+    expect((await results.validityCounts(key)).unacceptableIssueCount).to.equal(1);
+  });
+
+  it('two writes of one submission at once leave one row with one of them, whole', async () => {
     const key = { facilityId: 'f1', reportId: 'r-race', patientId: 'p1' };
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
-    let written!: () => void;
-    const linksWritten = new Promise<void>((resolve) => { written = resolve; });
-    const writing = db.orm.em.fork().transactional(async (tx) => {
-      await replacePatientResultsIn(tx, key, [{ issue: issue('error', 'x'), categoryIds: ['racing'] }]);
-      written();
-      await held; // the patient's transaction is still open, holding the category-links lock shared
-    });
-    await linksWritten;
-    let deleteFinished = false;
-    const deleting = categories.delete('racing').then((deleted) => { deleteFinished = true; return deleted; });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const waited = !deleteFinished;
-    release();
-    await writing;
-    expect(waited, 'the delete waits for the open patient write').to.equal(true);
-    expect(await deleting).to.equal(true);
-    const links = await db.orm.em.fork().execute<{ n: string }[]>("select count(*)::text as n from result_category where category_id = 'racing'");
-    expect(links[0]!.n).to.equal('0');
-  });
-
-  it('a patient written while a category is being deleted links nothing to it once the delete commits', async () => {
-    await categories.save({ id: 'going', title: 'G', severity: 'ERROR', acceptable: false, guidance: 'g' });
-    const key = { facilityId: 'f1', reportId: 'r-race2', patientId: 'p1' };
-    // A deletion in progress, as category deletion does it (the exclusive lock, then the rows).
-    const deleter = db.orm.em.fork();
-    await deleter.begin();
-    await lockCategoryLinksExclusive(deleter);
-    await deleter.execute("delete from category where id = 'going'");
-    let writeFinished = false;
-    const writing = results.replacePatientResults(key, [{ issue: issue('error', 'y'), categoryIds: ['going', 'c1'] }]).then(() => { writeFinished = true; });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const waited = !writeFinished;
-    await deleter.commit();
-    await writing;
-    expect(waited, 'the write waits for the uncommitted delete').to.equal(true);
-    const page = await results.findResults({ facilityId: 'f1', reportId: 'r-race2' }, undefined, { offset: 0, limit: 10 });
-    expect(page.records.map((r) => r.categoryIds)).to.deep.equal([['c1']]);
+    const write = (tag: string, n: number) => results.replacePatientResults(key, Array.from({ length: n }, (_, i) => ({ issue: issue('error', `${tag}${i}`), categoryIds: ['c1'] })));
+    await Promise.all([write('a', 30), write('b', 40), write('c', 50)]);
+    const rows = await db.orm.em.fork().execute<{ n: string }[]>("select count(*)::text as n from validation_outcome where report_id = 'r-race'");
+    expect(rows[0]!.n).to.equal('1');
+    const page = await results.findResults(key, undefined, { offset: 0, limit: 100 });
+    const tags = new Set(page.records.map((r) => r.message[0]));
+    expect(tags.size, 'all issues from the same write').to.equal(1);
+    expect(page.totalCount).to.equal(page.records.length);
+    expect((await results.countByCategory('f1', 'r-race'))).to.deep.equal([{ categoryId: 'c1', count: page.totalCount }]);
   });
 
   it('stores artifacts unique by (type, name) and lists them without content', async () => {

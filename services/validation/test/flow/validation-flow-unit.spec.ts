@@ -53,10 +53,16 @@ describe('validation flow (application): decisions behind the ports', () => {
     await flow.handle(event, { headers: { 'X-Correlation-Id': 'corr-1', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } });
     const record = store.records[0]!;
     expect(record.key).to.deep.equal({ facilityId: 'f', reportId: 'r', patientId: 'p1' });
-    expect(record.results).to.deep.equal([{
-      issue: { severity: 'error', code: 'structure', message: 'Encounter.status: minimum required = 1, but only found 0', expression: "Bundle.entry[1].resource.ofType(Encounter).where(id = 'e1')" },
-      categoryIds: ['missing_status'],
+    expect(JSON.parse(record.outcomeJson).issue).to.deep.equal([{
+      severity: 'error', code: 'structure', details: { text: 'Encounter.status: minimum required = 1, but only found 0' },
+      expression: ["Bundle.entry[1].resource.ofType(Encounter).where(id = 'e1')"],
     }]);
+    expect(record.categorization).to.deep.equal({
+      issueCategories: [['missing_status']],
+      groups: [{ categoryIds: ['missing_status'], issues: 1, blockingIssues: 1 }],
+      severities: { issues: 1, information: 0, warnings: 0, errors: 1, fatal: 0 },
+    });
+    expect(record.unobtainable).to.equal(false);
     const message = record.completion('run-9');
     // Only the correlation id is copied; the trace is the outbox's (the trace the handling runs in).
     expect(message.headers).to.deep.equal({ 'X-Correlation-Id': 'corr-1' });

@@ -11,6 +11,7 @@ import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.j
 import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { openDatabase, OutboxMessageEntity, outboxMigration, type Database } from '../../../../adapters/persistence/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations, type ValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
+import { PgResultRepository } from '../../src/adapters/persistence/result-repository.js';
 import { HttpReportService } from '../../src/adapters/report-service/http-report-service.js';
 import { PgReportJobStore, PgReportSubmissions, reportJobEntities, reportJobMigrations, reportJobRoutes } from '../../src/adapters/report-jobs/index.js';
 import { INTERRUPTED_BY_RESTART, ReportJobService, type ReportJob } from '../../src/application/report-jobs/index.js';
@@ -48,9 +49,9 @@ describe('report jobs: re-categorize and re-validate', function () {
   let failPatient: string | undefined;
 
   const outboxCount = async () => Number((await db.orm.em.fork().execute<{ n: string }[]>('select count(*)::int as n from outbox_message'))[0]!.n);
-  const linksOf = async (patientId: string) => (await db.orm.em.fork().execute<{ category_id: string }[]>(
-    `select rc.category_id from result_category rc join validation_result r on r.id = rc.result_id
-      where r.facility_id = ? and r.report_id = ? and r.patient_id = ? order by rc.category_id`, [FACILITY, REPORT, patientId])).map((r) => r.category_id);
+  /** The categories of the patient's stored results, one entry per (result, category), sorted. */
+  const linksOf = async (patientId: string) => (await new PgResultRepository(db.orm).findResults({ facilityId: FACILITY, reportId: REPORT, patientId }, undefined, { offset: 0, limit: 1000 }))
+    .records.flatMap((r) => r.categoryIds).sort();
   const verdictOf = async (patientId: string) => (await new PgFlowStore(db.orm).find({ facilityId: FACILITY, reportId: REPORT, patientId }))?.valid;
   const job = async (id: string): Promise<ReportJob> => (await request(app).get(`/api/job/${id}`).expect(200)).body as ReportJob;
 

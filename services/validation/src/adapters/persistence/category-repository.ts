@@ -5,7 +5,6 @@ import type {
   CategoryRepository, CategoryRule, CategoryWithLatestRule, ImportOutcome,
 } from '../../domain/categorization/category-repository.js';
 import type { MatcherJson } from '../../domain/categorization/matcher.js';
-import { lockCategoryLinksExclusive } from './result-repository.js';
 import { stableStringify } from './stable-json.js';
 
 interface CategoryRow { id: string; title: string; severity: string; acceptable: boolean; guidance: string }
@@ -137,17 +136,12 @@ async function insertRule(em: EntityManager, categoryId: string, matcher: Matche
 }
 
 /**
- * Deletes categories with their rules (ON DELETE CASCADE) and their result links. The exclusive
- * category-links lock first: it waits for the patient writes in progress (they hold it shared until
- * they commit), so the link delete that follows, a new statement with a new snapshot, sees their
- * links; a patient write starting later waits for this transaction and then no longer finds the
- * category, so it links nothing to it.
+ * Deletes categories with their rules (ON DELETE CASCADE). Stored results keep the ids they were
+ * categorized with; every reader counts only categories that exist (submission-categorization.ts),
+ * so the results of a deleted category are uncategorized from the moment this commits.
  */
 async function deleteCategoriesIn(em: EntityManager, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  await lockCategoryLinksExclusive(em);
-  const db = em.getKysely<any>();
-  const deleted = await db.deleteFrom('category').where('id', 'in', ids).executeTakeFirst();
-  await db.deleteFrom('result_category').where('category_id', 'in', ids).execute();
+  const deleted = await em.getKysely<any>().deleteFrom('category').where('id', 'in', ids).executeTakeFirst();
   return Number(deleted.numDeletedRows);
 }

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import type { MatcherJson } from '../../domain/categorization/matcher.js';
+import { SubmissionResultsEntity } from './submission-results-table.js';
 
 /**
  * MikroORM entity definitions of the validation API's tables (created by migrations.ts; column
@@ -50,32 +51,4 @@ export const CategoryRuleEntity = defineEntity({
   },
 });
 
-export const ValidationResultEntity = defineEntity({
-  name: 'ValidationResultEntity',
-  tableName: 'validation_result',
-  properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    facilityId: p.string().length(255),
-    reportId: p.string().length(255),
-    patientId: p.string().length(255),
-    severity: p.string().length(16),
-    code: p.string().length(255),
-    message: p.text(),
-    location: p.string().length(255).nullable(),
-    expression: p.string().length(1000).nullable(),
-    messageId: p.string().length(255).nullable(),
-  },
-});
-
-export const ResultCategoryEntity = defineEntity({
-  name: 'ResultCategoryEntity',
-  tableName: 'result_category',
-  properties: {
-    resultId: p.bigint('number').primary(),
-    categoryId: p.string().primary().length(255),
-    facilityId: p.string().length(255),
-    reportId: p.string().length(255),
-  },
-});
-
-export const validationApiEntities = [ArtifactEntity, CategoryEntity, CategoryRuleEntity, ValidationResultEntity, ResultCategoryEntity];
+export const validationApiEntities = [ArtifactEntity, CategoryEntity, CategoryRuleEntity, SubmissionResultsEntity];

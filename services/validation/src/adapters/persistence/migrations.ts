@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { CreateValidationOutcomeTable, StoreResultsPerSubmission } from './submission-results-table.js';
 
 /**
  * Tables of the validation API. Names are what the migration table records: never rename a
@@ -98,7 +99,13 @@ export class ResultLinksCheckedByTheWriters extends Migration {
   }
 }
 
+/**
+ * In order of their names. The outcome table was first created by the flow's migrations; it holds
+ * the results now, so it is created here, before the migration that moves the results into it.
+ */
 export const validationApiMigrations = [
   { name: 'Migration20261122050000_validation_api_tables', class: CreateValidationApiTables },
+  { name: 'Migration20261122060000_validation_outcome', class: CreateValidationOutcomeTable },
   { name: 'Migration20261122090000_result_links_checked_by_the_writers', class: ResultLinksCheckedByTheWriters },
+  { name: 'Migration20261125100000_results_per_submission', class: StoreResultsPerSubmission },
 ];

@@ -1,219 +1,290 @@
+/**
+ * Validation results in PostgreSQL, one row per patient submission (submission-results-table.ts):
+ * the writes of the flow, the results API's store, and its queries.
+ *
+ * A result (one issue) is read out of its submission's stored OperationOutcome: its id is the
+ * submission row's id × 1,000,000 + the issue's position (1-based; an outcome keeps fewer issues
+ * than that, entry-outcome.ts), stable until the submission is validated again. Results are listed
+ * by patient, then in the order of the patient's outcome.
+ *
+ * Paging: every submission row carries its issue counts (per severity, per category group), so a
+ * page is located with running sums over those small columns and only the few outcomes that
+ * overlap the page are opened.
+ *
+ * Categories are those that exist when read: a result's category ids leave out deleted categories,
+ * and a result left with none counts as uncategorized (submission-categorization.ts).
+ */
+import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { countOf } from './count.js';
 import { UNCATEGORIZED_ID } from '../../domain/categorization/category.js';
-import { severitiesAtLeast, type IssueSeverity } from '../../domain/results/issue-severity.js';
+import { assessValidity } from '../../domain/categorization/validity.js';
+import type { IssueSeverity } from '../../domain/results/issue-severity.js';
 import type {
   CategoryIssueCount, NewResult, PageRequest, PatientKey, ResultPage, ResultRepository, ResultScope, StoredResult,
 } from '../../domain/results/result-repository.js';
-import { fitForStorage } from '../../domain/results/validation-issue.js';
+import {
+  categorizeSubmission, isUncategorizedNow, issuesPerCategory, validityOfGroups,
+  type CategoryGroup, type CurrentCategories, type SubmissionCategorization,
+} from '../../domain/results/submission-categorization.js';
+import { fitForStorage, issuesFromOperationOutcome, operationOutcomeOf, type ValidationIssue } from '../../domain/results/validation-issue.js';
+import { SUBMISSION_RESULTS_TABLE } from './submission-results-table.js';
 
-interface ResultRow {
-  id: string | number; facility_id: string; report_id: string; patient_id: string; severity: IssueSeverity; code: string;
-  message: string; location: string | null; expression: string | null; message_id: string | null;
+/** Issues per submission are numbered below this (result id = row id × this + position). */
+export const RESULT_ID_FACTOR = 1_000_000;
+
+export interface SubmissionResultsRecord {
+  readonly key: PatientKey;
+  /** The aggregated OperationOutcome as JSON text (stored as is). */
+  readonly outcomeJson: string;
+  readonly outcomeHash: string;
+  readonly categorization: SubmissionCategorization;
+  /** The verdict announced with this outcome. */
+  readonly valid: boolean;
+  readonly uncategorizedCount: number;
+  readonly unacceptableCount: number;
+  readonly resourceCount: number;
+  /** The submission could not be obtained or read: a definite failure (see the table). */
+  readonly unobtainable: boolean;
+}
+
+export interface StoredSubmission {
+  /** Hash of the outcome stored before this write (undefined for a first write). */
+  readonly previousHash: string | undefined;
+  /** The run id now stored: kept when the outcome is unchanged, new otherwise. */
+  readonly runId: string;
 }
 
 /**
- * Replaces the results of one patient submission inside the caller's transaction (`em` must be
- * transactional): one statement deletes the old rows and their links, one statement draws the new
- * ids from the sequence, inserts the results and inserts their category links.
- *
- * Why arrays (`unnest`) instead of multi-row VALUES: the flow writes ~100 results and ~150 links per
- * patient, hundreds of patients a second. A VALUES list of 1,000 bind parameters is parsed and
- * planned afresh every time and costs a round trip per table; array parameters cost the same to
- * plan whatever the count, and the links join the new ids in the database (no RETURNING order to
- * rely on). There are no foreign keys on result_category (their per-row checks cost more than the
- * rest of the write; migration ResultLinksCheckedByTheWriters): links are written only for
- * categories that exist, under the shared category-links lock (see lockCategoryLinksShared), so a
- * category deleted meanwhile gets no link and a deleted category does not fail the whole write.
- * Exported for the validation flow, which writes results and its outbox message in one transaction.
+ * Serializes every write of one submission (flow, API store, re-categorization) across instances,
+ * until the caller's transaction ends: so a duplicate event handled twice at once still finds the
+ * first one's outcome and announces nothing new.
  */
-export async function replacePatientResultsIn(em: EntityManager, key: PatientKey, results: readonly NewResult[]): Promise<number> {
-  const db = em.getKysely<any>();
-  await lockCategoryLinksShared(em);
-  await sql`
-    with old as (
-      delete from validation_result where facility_id = ${key.facilityId} and report_id = ${key.reportId} and patient_id = ${key.patientId}
-      returning id
+export async function lockSubmission(em: EntityManager, key: PatientKey): Promise<void> {
+  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`${SUBMISSION_RESULTS_TABLE}|${key.facilityId}|${key.reportId}|${key.patientId}`]);
+}
+
+/**
+ * Writes one submission's results (replacing what was stored) in the caller's transaction, which
+ * must hold lockSubmission. One statement: the previous outcome hash is read in the same snapshot
+ * as the upsert, and the run id is kept when the outcome did not change.
+ */
+export async function storeSubmissionResultsIn(em: EntityManager, record: SubmissionResultsRecord): Promise<StoredSubmission> {
+  const { key, categorization: { issueCategories, groups, severities } } = record;
+  const row = await sql<{ previous_hash: string | null; run_id: string }>`
+    with previous as (
+      select outcome_hash from ${sql.table(SUBMISSION_RESULTS_TABLE)}
+      where facility_id = ${key.facilityId} and report_id = ${key.reportId} and patient_id = ${key.patientId}
     )
-    delete from result_category where result_id in (select id from old)`.execute(db);
-  if (results.length === 0) return 0;
-
-  const columns = { severity: [] as string[], code: [] as string[], message: [] as string[], location: [] as (string | null)[], expression: [] as (string | null)[], messageId: [] as (string | null)[] };
-  const linkOrdinals: number[] = [];
-  const linkCategories: string[] = [];
-  results.forEach((result, i) => {
-    const issue = fitForStorage(result.issue);
-    columns.severity.push(issue.severity);
-    columns.code.push(issue.code);
-    columns.message.push(issue.message);
-    columns.location.push(issue.location ?? null);
-    columns.expression.push(issue.expression ?? null);
-    columns.messageId.push(issue.messageId ?? null);
-    for (const categoryId of new Set(result.categoryIds)) {
-      if (categoryId === UNCATEGORIZED_ID) continue;
-      linkOrdinals.push(i + 1);
-      linkCategories.push(categoryId);
-    }
-  });
-  // "fresh" calls nextval (volatile), so PostgreSQL evaluates it once and both inserts see the same ids.
-  await sql`
-    with fresh as (
-      select nextval('validation_result_id_seq') as id, r.*
-      from unnest(${columns.severity}::text[], ${columns.code}::text[], ${columns.message}::text[], ${columns.location}::text[],
-                  ${columns.expression}::text[], ${columns.messageId}::text[])
-           with ordinality as r(severity, code, message, location, expression, message_id, ordinal)
-    ), stored as (
-      insert into validation_result (id, facility_id, report_id, patient_id, severity, code, message, location, expression, message_id)
-      select id, ${key.facilityId}, ${key.reportId}, ${key.patientId}, severity, code, message, location, expression, message_id from fresh
-    )
-    insert into result_category (result_id, category_id, facility_id, report_id)
-    select fresh.id, link.category_id, ${key.facilityId}, ${key.reportId}
-    from unnest(${linkOrdinals}::bigint[], ${linkCategories}::text[]) as link(ordinal, category_id)
-    join fresh on fresh.ordinal = link.ordinal
-    join category on category.id = link.category_id`.execute(db);
-  return results.length;
+    insert into ${sql.table(SUBMISSION_RESULTS_TABLE)} as o (facility_id, report_id, patient_id, outcome, issue_categories, category_groups,
+      outcome_hash, valid, run_id, issue_count, error_count, fatal_count, warning_count, information_count,
+      uncategorized_count, unacceptable_count, resource_count, unobtainable, updated_at)
+    values (${key.facilityId}, ${key.reportId}, ${key.patientId}, ${record.outcomeJson}, ${JSON.stringify(issueCategories)}, ${groupsJson(groups)}::jsonb,
+      ${record.outcomeHash}, ${record.valid}, ${randomUUID()}, ${severities.issues}, ${severities.errors}, ${severities.fatal}, ${severities.warnings},
+      ${severities.information}, ${record.uncategorizedCount}, ${record.unacceptableCount}, ${record.resourceCount}, ${record.unobtainable}, now())
+    on conflict (facility_id, report_id, patient_id) do update set
+      outcome = excluded.outcome, issue_categories = excluded.issue_categories, category_groups = excluded.category_groups,
+      run_id = case when o.outcome_hash = excluded.outcome_hash then o.run_id else excluded.run_id end,
+      outcome_hash = excluded.outcome_hash, valid = excluded.valid, issue_count = excluded.issue_count, error_count = excluded.error_count,
+      fatal_count = excluded.fatal_count, warning_count = excluded.warning_count, information_count = excluded.information_count,
+      uncategorized_count = excluded.uncategorized_count, unacceptable_count = excluded.unacceptable_count,
+      resource_count = excluded.resource_count, unobtainable = excluded.unobtainable, updated_at = excluded.updated_at
+    returning (select outcome_hash from previous) as previous_hash, o.run_id`.execute(em.getKysely<any>());
+  const stored = row.rows[0]!;
+  return { previousHash: stored.previous_hash ?? undefined, runId: stored.run_id };
 }
 
 /**
- * Inserts category links for stored results (re-categorization), inside the caller's transaction,
- * under the same rule as replacePatientResultsIn: only categories that exist, under the shared lock.
+ * Replaces the categorization of a stored submission (re-categorization), in the caller's
+ * transaction holding lockSubmission. The outcome and its hash stay: the hash names the outcome
+ * last ANNOUNCED, so the next validation of the submission announces the new categorization.
  */
-export async function insertCategoryLinksIn(em: EntityManager, scope: { facilityId: string; reportId: string }, links: readonly { resultId: string | number; categoryId: string }[]): Promise<void> {
-  const wanted = links.filter((link) => link.categoryId !== UNCATEGORIZED_ID);
-  if (wanted.length === 0) return;
-  const categoryIds = wanted.map((link) => link.categoryId);
-  await lockCategoryLinksShared(em);
+export async function updateCategorizationIn(em: EntityManager, key: PatientKey, categorization: SubmissionCategorization, verdict: { valid: boolean; uncategorizedCount: number; unacceptableCount: number }): Promise<void> {
   await sql`
-    insert into result_category (result_id, category_id, facility_id, report_id)
-    select link.result_id, link.category_id, ${scope.facilityId}, ${scope.reportId}
-    from unnest(${wanted.map((link) => String(link.resultId))}::bigint[], ${categoryIds}::text[]) as link(result_id, category_id)
-    join category on category.id = link.category_id
-    on conflict do nothing`.execute(em.getKysely<any>());
+    update ${sql.table(SUBMISSION_RESULTS_TABLE)} set issue_categories = ${JSON.stringify(categorization.issueCategories)},
+      category_groups = ${groupsJson(categorization.groups)}::jsonb, valid = ${verdict.valid},
+      uncategorized_count = ${verdict.uncategorizedCount}, unacceptable_count = ${verdict.unacceptableCount}, updated_at = now()
+    where facility_id = ${key.facilityId} and report_id = ${key.reportId} and patient_id = ${key.patientId}`.execute(em.getKysely<any>());
 }
 
-/** The one advisory lock that orders link writers against category deletion (see below). */
-const CATEGORY_LINKS_LOCK = 'result_category|links-vs-category-deletion';
-
-/**
- * Writers of result links hold this lock SHARED until they commit (many at once); deleting
- * categories takes it EXCLUSIVE (lockCategoryLinksExclusive), so a deletion waits for the link
- * writes in progress and then, with a new snapshot, deletes their links too, and a link write that
- * starts later waits for the deletion and no longer finds the category (its INSERT's snapshot is
- * taken after the lock is granted). One lock in memory per transaction: cheaper than locking every
- * linked category row (FOR KEY SHARE writes each row and makes multixacts under concurrency).
- */
-export async function lockCategoryLinksShared(em: EntityManager): Promise<void> {
-  await sql`select pg_advisory_xact_lock_shared(hashtextextended(${CATEGORY_LINKS_LOCK}, 0))`.execute(em.getKysely<any>());
+/** The stored issues of one submission (in outcome order); undefined when none is stored. */
+export async function readSubmissionIssues(em: EntityManager, key: PatientKey): Promise<{ issues: ValidationIssue[]; unobtainable: boolean } | undefined> {
+  const rows = await sql<{ outcome: string; unobtainable: boolean }>`
+    select outcome, unobtainable from ${sql.table(SUBMISSION_RESULTS_TABLE)}
+    where facility_id = ${key.facilityId} and report_id = ${key.reportId} and patient_id = ${key.patientId}`.execute(em.getKysely<any>());
+  const row = rows.rows[0];
+  return row && { issues: issuesFromOperationOutcome(JSON.parse(row.outcome)), unobtainable: row.unobtainable };
 }
 
-export async function lockCategoryLinksExclusive(em: EntityManager): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${CATEGORY_LINKS_LOCK}, 0))`.execute(em.getKysely<any>());
+/** The categories as they are now (existence and acceptability), read in the caller's session. */
+export async function currentCategoriesIn(em: EntityManager): Promise<CurrentCategories> {
+  const rows = await em.getKysely<any>().selectFrom('category').select(['id', 'acceptable']).execute() as { id: string; acceptable: boolean }[];
+  return new Map(rows.map((row) => [row.id, { acceptable: row.acceptable }]));
 }
 
-/** Validation results in PostgreSQL (tables validation_result, result_category). */
+function groupsJson(groups: readonly CategoryGroup[]): string {
+  return JSON.stringify(groups.map((group) => ({ c: group.categoryIds, n: group.issues, e: group.blockingIssues })));
+}
+
+/** Issue count column per minimum severity (information < warning < error < fatal). */
+const COUNT_FROM: Readonly<Record<IssueSeverity, RawBuilder<number>>> = {
+  information: sql<number>`issue_count`,
+  warning: sql<number>`warning_count + error_count`,
+  error: sql<number>`error_count`,
+  fatal: sql<number>`fatal_count`,
+};
+const SEVERITY_RANK: Readonly<Record<IssueSeverity, number>> = { information: 0, warning: 1, error: 2, fatal: 3 };
+
 export class PgResultRepository implements ResultRepository {
   constructor(private readonly orm: MikroORM) {}
 
+  /**
+   * Stores issues handed over as such (the results API's store; tests and benchmarks seed with it):
+   * kept as an OperationOutcome of those issues, like the flow's, with the verdict by the rule.
+   */
   async replacePatientResults(key: PatientKey, results: readonly NewResult[]): Promise<number> {
-    return this.orm.em.fork().transactional((em) => replacePatientResultsIn(em, key, results));
+    const outcomeJson = JSON.stringify(operationOutcomeOf(results.map((result) => result.issue)));
+    await this.orm.em.fork().transactional(async (tx) => {
+      await lockSubmission(tx, key);
+      const current = await currentCategoriesIn(tx);
+      const verdict = assessValidity(results.map((result) => ({
+        severity: result.issue.severity,
+        categories: result.categoryIds.flatMap((id) => (current.has(id) ? [{ id, acceptable: current.get(id)!.acceptable }] : [])),
+      })));
+      await storeSubmissionResultsIn(tx, {
+        key, outcomeJson, outcomeHash: createHash('sha256').update(outcomeJson).digest('hex'),
+        categorization: categorizeSubmission(results.map((result) => ({ severity: result.issue.severity, categoryIds: result.categoryIds }))),
+        valid: verdict.valid, uncategorizedCount: verdict.uncategorizedIssueCount, unacceptableCount: verdict.unacceptableIssueCount,
+        resourceCount: 0, unobtainable: false,
+      });
+    });
+    return results.length;
   }
 
   async findResults(scope: ResultScope, minimumSeverity: IssueSeverity | undefined, page: PageRequest): Promise<ResultPage> {
+    const minimum = SEVERITY_RANK[minimumSeverity ?? 'information'];
     const em = this.orm.em.fork();
-    const db = em.getKysely<any>();
-    const filtered = () => {
-      let query = db.selectFrom('validation_result').where('facility_id', '=', scope.facilityId).where('report_id', '=', scope.reportId);
-      if (scope.patientId !== undefined) query = query.where('patient_id', '=', scope.patientId);
-      if (minimumSeverity !== undefined && minimumSeverity !== 'information') query = query.where('severity', 'in', severitiesAtLeast(minimumSeverity));
-      return query;
-    };
-    const [countRow, rows] = await Promise.all([
-      filtered().select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
-      filtered().selectAll().orderBy('id').offset(page.offset).limit(page.limit).execute() as Promise<ResultRow[]>,
-    ]);
-    return { records: await withCategories(em, rows), totalCount: countOf(countRow) };
-  }
-
-  async countByCategory(facilityId: string, reportId: string): Promise<CategoryIssueCount[]> {
-    const db = this.orm.em.fork().getKysely<any>();
-    const links = () => db.selectFrom('result_category').where('facility_id', '=', facilityId).where('report_id', '=', reportId);
-    const [linked, total, categorized] = await Promise.all([
-      links().select(['category_id', (eb: any) => eb.fn.countAll().as('count')]).groupBy('category_id').execute(),
-      db.selectFrom('validation_result').where('facility_id', '=', facilityId).where('report_id', '=', reportId)
-        .select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
-      links().select((eb: any) => eb.fn.count('result_id').distinct().as('count')).executeTakeFirst(),
-    ]);
-    const counts: CategoryIssueCount[] = (linked as unknown as { category_id: string; count: string | number }[])
-      .map((row) => ({ categoryId: row.category_id, count: Number(row.count) }));
-    const none = countOf(total) - countOf(categorized);
-    if (none > 0) counts.push({ categoryId: UNCATEGORIZED_ID, count: none });
-    return counts.sort((a, b) => b.count - a.count || a.categoryId.localeCompare(b.categoryId));
-  }
-
-  async validityCounts(scope: ResultScope): Promise<{ unacceptableIssueCount: number; uncategorizedErrorCount: number; uncategorizedIssueCount: number; issueCount: number }> {
-    const db = this.orm.em.fork().getKysely<any>();
-    const results = () => {
-      let query = db.selectFrom('validation_result as r').where('r.facility_id', '=', scope.facilityId).where('r.report_id', '=', scope.reportId);
-      if (scope.patientId !== undefined) query = query.where('r.patient_id', '=', scope.patientId);
-      return query;
-    };
-    const noLink = ({ not, exists, selectFrom }: any) => not(exists(selectFrom('result_category as rc').select('rc.result_id').whereRef('rc.result_id', '=', 'r.id')));
-    const [all, unacceptable, uncategorized, uncategorizedErrors] = await Promise.all([
-      results().select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
-      results().where(({ exists, selectFrom }: any) => exists(selectFrom('result_category as rc').innerJoin('category as c', 'c.id', 'rc.category_id')
-        .select('rc.result_id').whereRef('rc.result_id', '=', 'r.id').where('c.acceptable', '=', false)))
-        .select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
-      results().where(noLink).select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
-      results().where('r.severity', 'in', ['error', 'fatal']).where(noLink).select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
-    ]);
-    return {
-      unacceptableIssueCount: countOf(unacceptable), uncategorizedErrorCount: countOf(uncategorizedErrors),
-      uncategorizedIssueCount: countOf(uncategorized), issueCount: countOf(all),
-    };
+    const [placement, current] = await Promise.all([placeBySeverity(em, scope, COUNT_FROM[minimumSeverity ?? 'information'], page), currentCategoriesIn(em)]);
+    return readPage(em, placement, page, current, (issue) => SEVERITY_RANK[issue.severity] >= minimum);
   }
 
   async findByCategory(facilityId: string, reportId: string, categoryId: string, page: PageRequest): Promise<ResultPage> {
     const em = this.orm.em.fork();
-    const db = em.getKysely<any>();
-    if (categoryId !== UNCATEGORIZED_ID) {
-      const links = () => db.selectFrom('result_category')
-        .where('facility_id', '=', facilityId).where('report_id', '=', reportId).where('category_id', '=', categoryId);
-      const [countRow, rows] = await Promise.all([
-        links().select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
-        db.selectFrom('validation_result as r')
-          .where('r.id', 'in', links().select('result_id').orderBy('result_id').offset(page.offset).limit(page.limit))
-          .selectAll('r').orderBy('r.id').execute() as Promise<ResultRow[]>,
-      ]);
-      return { records: await withCategories(em, rows), totalCount: countOf(countRow) };
-    }
-    const unlinked = () => db.selectFrom('validation_result as r').where('r.facility_id', '=', facilityId).where('r.report_id', '=', reportId)
-      .where(({ not, exists, selectFrom }: any) => not(exists(selectFrom('result_category as rc').select('rc.result_id').whereRef('rc.result_id', '=', 'r.id'))));
-    const [countRow, rows] = await Promise.all([
-      unlinked().select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst(),
-      unlinked().selectAll('r').orderBy('r.id').offset(page.offset).limit(page.limit).execute() as Promise<ResultRow[]>,
+    const current = await currentCategoriesIn(em);
+    if (categoryId !== UNCATEGORIZED_ID && !current.has(categoryId)) return { records: [], totalCount: 0 };
+    const inCategory = categoryId === UNCATEGORIZED_ID
+      ? (categoryIds: readonly string[]) => isUncategorizedNow(categoryIds, current)
+      : (categoryIds: readonly string[]) => categoryIds.includes(categoryId);
+    const placement = await placeByGroups(em, { facilityId, reportId }, page, (group) => inCategory(group.categoryIds));
+    return readPage(em, placement, page, current, (_, categoryIds) => inCategory(categoryIds));
+  }
+
+  async countByCategory(facilityId: string, reportId: string): Promise<CategoryIssueCount[]> {
+    const [groups, current] = await this.groupsOf({ facilityId, reportId });
+    return issuesPerCategory(groups, current);
+  }
+
+  async validityCounts(scope: ResultScope): Promise<{ unacceptableIssueCount: number; uncategorizedErrorCount: number; uncategorizedIssueCount: number; issueCount: number }> {
+    const [groups, current] = await this.groupsOf(scope);
+    const { valid: _valid, ...counts } = validityOfGroups(groups, current);
+    return counts;
+  }
+
+  /** The category groups of a report (or one submission) summed over its submissions, with the categories as they are now. */
+  private async groupsOf(scope: ResultScope): Promise<[CategoryGroup[], CurrentCategories]> {
+    const em = this.orm.em.fork();
+    const [rows, current] = await Promise.all([
+      sql<{ c: string[]; n: string | number; e: string | number }>`
+        select g -> 'c' as c, sum((g ->> 'n')::int) as n, sum((g ->> 'e')::int) as e
+        from ${sql.table(SUBMISSION_RESULTS_TABLE)} o cross join lateral jsonb_array_elements(o.category_groups) g
+        where ${scopeFilter(scope)}
+        group by g -> 'c'`.execute(em.getKysely<any>()),
+      currentCategoriesIn(em),
     ]);
-    return { records: await withCategories(em, rows), totalCount: countOf(countRow) };
+    return [rows.rows.map((row) => ({ categoryIds: row.c, issues: Number(row.n), blockingIssues: Number(row.e) })), current];
   }
 }
 
-async function withCategories(em: EntityManager, rows: readonly ResultRow[]): Promise<StoredResult[]> {
-  if (rows.length === 0) return [];
-  const links = await em.getKysely<any>().selectFrom('result_category').select(['result_id', 'category_id'])
-    .where('result_id', 'in', rows.map((row) => row.id)).orderBy('result_id').orderBy('category_id').execute() as { result_id: string; category_id: string }[];
-  const byResult = new Map<string, string[]>();
-  for (const link of links) {
-    const key = String(link.result_id);
-    const list = byResult.get(key);
-    if (list) list.push(link.category_id);
-    else byResult.set(key, [link.category_id]);
+/** Where a page's issues are: the submissions overlapping it, each with the number of kept issues before it. */
+interface Placement {
+  readonly totalCount: number;
+  readonly submissions: readonly { id: string; before: number }[];
+}
+
+/**
+ * Placement by a count column (severity): running sums in SQL over the small columns; no group
+ * or outcome is read for the submissions before or after the page.
+ */
+async function placeBySeverity(em: EntityManager, scope: ResultScope, count: RawBuilder<number>, page: PageRequest): Promise<Placement> {
+  const db = em.getKysely<any>();
+  const [total, placed] = await Promise.all([
+    sql<{ count: string | number }>`select coalesce(sum(${count}), 0) as count from ${sql.table(SUBMISSION_RESULTS_TABLE)} o where ${scopeFilter(scope)}`.execute(db),
+    sql<{ id: string; before: string | number }>`
+      with counted as (
+        select o.id, o.patient_id, ${count} as n from ${sql.table(SUBMISSION_RESULTS_TABLE)} o where ${scopeFilter(scope)}
+      ), placed as (
+        select id, patient_id, n, sum(n) over (order by patient_id, id rows unbounded preceding) - n as before from counted where n > 0
+      )
+      select id, before from placed where before < ${page.offset + page.limit} and before + n > ${page.offset}
+      order by patient_id, id`.execute(db),
+  ]);
+  return { totalCount: countOf(total.rows[0]), submissions: placed.rows.map((row) => ({ id: row.id, before: Number(row.before) })) };
+}
+
+/**
+ * Placement by category: each submission's kept issues are summed from its category groups here
+ * (whether a category exists is only known with the current categories; a submission has a few
+ * groups, so this reads one small value per submission of the report).
+ */
+async function placeByGroups(em: EntityManager, scope: ResultScope, page: PageRequest, kept: (group: CategoryGroup) => boolean): Promise<Placement> {
+  const rows = await sql<{ id: string; category_groups: { c: string[]; n: number; e: number }[] }>`
+    select o.id, o.category_groups from ${sql.table(SUBMISSION_RESULTS_TABLE)} o where ${scopeFilter(scope)} order by o.patient_id, o.id`
+    .execute(em.getKysely<any>());
+  const submissions: { id: string; before: number }[] = [];
+  let before = 0;
+  for (const row of rows.rows) {
+    let n = 0;
+    for (const group of row.category_groups) if (kept({ categoryIds: group.c, issues: group.n, blockingIssues: group.e })) n += group.n;
+    if (n > 0 && before < page.offset + page.limit && before + n > page.offset) submissions.push({ id: row.id, before });
+    before += n;
   }
-  return rows.map((row) => ({
-    id: Number(row.id), facilityId: row.facility_id, reportId: row.report_id, patientId: row.patient_id,
-    severity: row.severity, code: row.code, message: row.message,
-    ...(row.location === null ? {} : { location: row.location }),
-    ...(row.expression === null ? {} : { expression: row.expression }),
-    ...(row.message_id === null ? {} : { messageId: row.message_id }),
-    categoryIds: byResult.get(String(row.id)) ?? [],
-  }));
+  return { totalCount: before, submissions };
+}
+
+/** Reads the placed submissions' outcomes and cuts the page out of the issues `keep` accepts. */
+async function readPage(em: EntityManager, placement: Placement, page: PageRequest, current: CurrentCategories, keep: (issue: ValidationIssue, categoryIds: readonly string[]) => boolean): Promise<ResultPage> {
+  if (placement.submissions.length === 0) return { records: [], totalCount: placement.totalCount };
+  const rows = await sql<{ id: string; facility_id: string; report_id: string; patient_id: string; outcome: string; issue_categories: string }>`
+    select id, facility_id, report_id, patient_id, outcome, issue_categories from ${sql.table(SUBMISSION_RESULTS_TABLE)}
+    where id = any(${placement.submissions.map((s) => s.id)}::bigint[])`.execute(em.getKysely<any>());
+  const byId = new Map(rows.rows.map((row) => [String(row.id), row]));
+  const end = page.offset + page.limit;
+  const records: StoredResult[] = [];
+  for (const { id, before } of placement.submissions) {
+    const row = byId.get(String(id));
+    if (!row) continue; // replaced in between: its new row has another place; the page is short, as with any concurrent change
+    const issues = issuesFromOperationOutcome(JSON.parse(row.outcome));
+    const categories = JSON.parse(row.issue_categories) as string[][];
+    let position = before;
+    issues.forEach((issue, index) => {
+      const stored = categories[index] ?? [];
+      if (!keep(issue, stored)) return;
+      if (position >= page.offset && position < end) {
+        records.push({
+          ...fitForStorage(issue),
+          id: Number(row.id) * RESULT_ID_FACTOR + index + 1,
+          facilityId: row.facility_id, reportId: row.report_id, patientId: row.patient_id,
+          categoryIds: stored.filter((categoryId) => current.has(categoryId)),
+        });
+      }
+      position++;
+    });
+  }
+  return { records, totalCount: placement.totalCount };
+}
+
+function scopeFilter(scope: ResultScope): RawBuilder<unknown> {
+  const report = sql`o.facility_id = ${scope.facilityId} and o.report_id = ${scope.reportId}`;
+  return scope.patientId === undefined ? report : sql`${report} and o.patient_id = ${scope.patientId}`;
 }

@@ -1,21 +1,21 @@
 /**
- * Steps (4), (5) and (6) of the flow in ONE PostgreSQL transaction: store the aggregated outcome,
- * replace the patient's results (with their category links), and enqueue ValidationComplete in
- * the outbox. Either all of it is committed or none; the relay publishes after the commit.
+ * Steps (4), (5) and (6) of the flow in ONE PostgreSQL transaction: store the aggregated outcome
+ * with its categorized issues (one row per submission, replacing the previous results), and
+ * enqueue ValidationComplete in the outbox. Either all of it is committed or none; the relay
+ * publishes after the commit.
  *
- * Idempotency: the submission's row is locked (advisory lock on its key, so two instances handling
+ * Idempotency: the submission is locked (advisory lock on its key, so two instances handling
  * duplicates of one event serialize); when the stored outcome hash equals the new one, the results
  * are rewritten (same content) but no second ValidationComplete is enqueued. The message id is
  * `<facility>:<report>:<patient>:<outcome hash>`, so even a re-enqueue inside JetStream's duplicate
  * window would be dropped by the server.
  */
-import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { enqueueOutboxMessage } from '../../../../../adapters/persistence/index.js';
-import { replacePatientResultsIn } from '../../adapters/http/validation-api-module.js';
+import { lockSubmission, storeSubmissionResultsIn } from '../../adapters/persistence/result-repository.js';
+import { SUBMISSION_RESULTS_TABLE } from '../../adapters/persistence/submission-results-table.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
-import type { NewResult } from '../../domain/results/result-repository.js';
-import { VALIDATION_OUTCOME_TABLE } from './outcome-table.js';
+import type { SubmissionCategorization } from '../../domain/results/submission-categorization.js';
 
 export interface OutcomeCounts {
   readonly total: number;
@@ -29,14 +29,16 @@ export interface OutcomeCounts {
 
 export interface FlowRecord {
   readonly key: SubmissionKey;
-  readonly outcome: Record<string, unknown>;
-  /** `outcome` as JSON text (what is stored). */
+  /** The aggregated OperationOutcome as JSON text (what is stored). */
   readonly outcomeJson: string;
   readonly outcomeHash: string;
   readonly valid: boolean;
   readonly counts: OutcomeCounts;
   readonly resourceCount: number;
-  readonly results: readonly NewResult[];
+  /** The submission could not be obtained or read (its outcome is a definite failure). */
+  readonly unobtainable: boolean;
+  /** The categories of every issue of the outcome, and their groups. */
+  readonly categorization: SubmissionCategorization;
   /** Builds the ValidationComplete message for the run id chosen in the transaction. */
   readonly completion: (runId: string) => { subject: string; payload: unknown; headers?: Record<string, string> };
 }
@@ -58,38 +60,27 @@ export class PgFlowStore {
   commit(record: FlowRecord): Promise<CommitResult> {
     const { key } = record;
     return this.orm.em.fork().transactional(async (tx) => {
-      await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`${VALIDATION_OUTCOME_TABLE}|${key.facilityId}|${key.reportId}|${key.patientId}`]);
-      const db = tx.getKysely<any>();
-      const previous = await db.selectFrom(VALIDATION_OUTCOME_TABLE).select(['outcome_hash', 'run_id'])
-        .where('facility_id', '=', key.facilityId).where('report_id', '=', key.reportId).where('patient_id', '=', key.patientId)
-        .executeTakeFirst() as { outcome_hash: string; run_id: string } | undefined;
+      await lockSubmission(tx, key);
+      const stored = await storeSubmissionResultsIn(tx, {
+        key, outcomeJson: record.outcomeJson, outcomeHash: record.outcomeHash, categorization: record.categorization,
+        valid: record.valid, uncategorizedCount: record.counts.uncategorized, unacceptableCount: record.counts.unacceptable,
+        resourceCount: record.resourceCount, unobtainable: record.unobtainable,
+      });
       const msgId = completionMsgId(key, record.outcomeHash);
-      const unchanged = previous?.outcome_hash === record.outcomeHash;
-      const runId = unchanged ? previous.run_id : randomUUID();
-      const row = {
-        outcome: record.outcomeJson, outcome_hash: record.outcomeHash, valid: record.valid, run_id: runId,
-        issue_count: record.counts.total, error_count: record.counts.errors, warning_count: record.counts.warnings,
-        information_count: record.counts.information, uncategorized_count: record.counts.uncategorized,
-        unacceptable_count: record.counts.unacceptable, resource_count: record.resourceCount, updated_at: new Date(),
-      };
-      await db.insertInto(VALIDATION_OUTCOME_TABLE)
-        .values({ facility_id: key.facilityId, report_id: key.reportId, patient_id: key.patientId, ...row })
-        .onConflict((oc: any) => oc.columns(['facility_id', 'report_id', 'patient_id']).doUpdateSet(row))
-        .execute();
-      await replacePatientResultsIn(tx, key, record.results);
-      if (!unchanged) {
-        const message = record.completion(runId);
+      const announced = stored.previousHash !== record.outcomeHash;
+      if (announced) {
+        const message = record.completion(stored.runId);
         await enqueueOutboxMessage(tx, { subject: message.subject, payload: message.payload, msgId, headers: message.headers });
       }
-      return { announced: !unchanged, runId, msgId };
+      return { announced, runId: stored.runId, msgId };
     });
   }
 
   /** The stored outcome of one submission (tests, reports). */
   async find(key: SubmissionKey): Promise<{ outcome: Record<string, unknown>; valid: boolean; outcomeHash: string; runId: string } | undefined> {
-    const row = await this.orm.em.fork().getKysely<any>().selectFrom(VALIDATION_OUTCOME_TABLE).select(['outcome', 'valid', 'outcome_hash', 'run_id'])
+    const row = await this.orm.em.fork().getKysely<any>().selectFrom(SUBMISSION_RESULTS_TABLE).select(['outcome', 'valid', 'outcome_hash', 'run_id'])
       .where('facility_id', '=', key.facilityId).where('report_id', '=', key.reportId).where('patient_id', '=', key.patientId)
-      .executeTakeFirst() as { outcome: Record<string, unknown>; valid: boolean; outcome_hash: string; run_id: string } | undefined;
-    return row && { outcome: row.outcome, valid: row.valid, outcomeHash: row.outcome_hash, runId: row.run_id };
+      .executeTakeFirst() as { outcome: string; valid: boolean; outcome_hash: string; run_id: string } | undefined;
+    return row && { outcome: JSON.parse(row.outcome) as Record<string, unknown>, valid: row.valid, outcomeHash: row.outcome_hash, runId: row.run_id };
   }
 }

@@ -14,13 +14,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
-import { UNCATEGORIZED_ID } from '../../domain/categorization/category.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
 import {
   aggregateEntryOutcomes, submissionBundle, SubmissionFormatError, unobtainableOutcome,
   type AggregatedOutcome, type FacilityScopes, type SubmissionKey, type SubmissionSource, type ValidationScope,
 } from '../../domain/flow/index.js';
 import type { OperationOutcome } from '../../domain/ports/resource-validator.js';
+import { categorizeSubmission } from '../../domain/results/submission-categorization.js';
 import { issuesFromOperationOutcome } from '../../domain/results/validation-issue.js';
 import type { CommitResult, FlowRecord, OutcomeCounts } from './flow-store.js';
 import type { ReadyForValidation } from '../../../../../contracts/types.js';
@@ -124,24 +124,23 @@ export class ValidationFlow {
     const issues = categorizer.categorize(issuesFromOperationOutcome(outcome));
     const verdict = assessValidity(issues);
     const valid = !definiteFailure && verdict.valid;
+    const categorization = categorizeSubmission(issues.map((issue) => ({ severity: issue.severity, categoryIds: issue.categories.map((c) => c.id) })));
+    const { severities } = categorization;
     const counts: OutcomeCounts = {
-      total: issues.length,
-      errors: issues.filter((i) => i.severity === 'error' || i.severity === 'fatal').length,
-      warnings: issues.filter((i) => i.severity === 'warning').length,
-      information: issues.filter((i) => i.severity === 'information').length,
+      total: severities.issues,
+      errors: severities.errors,
+      warnings: severities.warnings,
+      information: severities.information,
       categorized: issues.length - verdict.uncategorizedIssueCount,
       uncategorized: verdict.uncategorizedIssueCount,
       unacceptable: verdict.unacceptableIssueCount,
     };
-    const results = issues.map(({ categories, ...issue }) => ({
-      issue, categoryIds: categories.map((c) => c.id).filter((id) => id !== UNCATEGORIZED_ID),
-    }));
     // The distinct outcome: what was found and what it means now (a rule change that flips the verdict is a new outcome).
     // Serialized once: the hash and the stored row use the same text (it is ~100 issues long).
     const outcomeJson = JSON.stringify(outcome);
     const outcomeHash = createHash('sha256')
       .update(outcomeJson)
-      .update(JSON.stringify({ valid, counts, categories: results.map((r) => r.categoryIds) }))
+      .update(JSON.stringify({ valid, counts, categories: categorization.issueCategories }))
       .digest('hex');
 
     const categorizeMs = lap();
@@ -153,7 +152,7 @@ export class ValidationFlow {
     if (correlation) headers[CORRELATION_HEADER] = correlation;
     const validatedAt = this.clock().toISOString();
     const committed = await this.deps.store.commit({
-      key, outcome: outcome as unknown as Record<string, unknown>, outcomeJson, outcomeHash, valid, counts, resourceCount, results,
+      key, outcomeJson, outcomeHash, valid, counts, resourceCount, unobtainable: definiteFailure, categorization,
       completion: (runId) => ({
         subject: this.deps.completion.subject,
         headers,

@@ -63,11 +63,31 @@ export function rebaseIssue(issue: Record<string, unknown>, index: number, resou
   return rebased;
 }
 
-/** One OperationOutcome for the whole submission, entries in Bundle order. */
-export function aggregateEntryOutcomes(entries: readonly { index: number; resource: FhirResourceJson; outcome: EntryOutcome }[]): AggregatedOutcome {
+/**
+ * Issues kept per submission. A real submission has ~100; a Bundle that yields more than this is
+ * broken wholesale, and keeping every issue would only bloat the stored results and the reports
+ * (and the results API numbers each issue of a submission below one million).
+ */
+export const MAX_ISSUES_PER_SUBMISSION = 100_000;
+
+const SEVERITY_ORDER = ['information', 'warning', 'error', 'fatal'];
+
+/** One OperationOutcome for the whole submission, entries in Bundle order (at most `maxIssues` issues). */
+export function aggregateEntryOutcomes(entries: readonly { index: number; resource: FhirResourceJson; outcome: EntryOutcome }[], maxIssues = MAX_ISSUES_PER_SUBMISSION): AggregatedOutcome {
+  const total = entries.reduce((n, entry) => n + entry.outcome.issue.length, 0);
+  // Over the limit: the first maxIssues - 1 issues, then one that counts the rest at their worst severity.
+  const kept = total <= maxIssues ? total : maxIssues - 1;
   const issue: OutcomeIssue[] = [];
+  let worstOmitted = 0;
   for (const { index, resource, outcome } of [...entries].sort((a, b) => a.index - b.index)) {
-    for (const item of outcome.issue) issue.push(rebaseIssue(item, index, resource));
+    for (const item of outcome.issue) {
+      if (issue.length < kept) issue.push(rebaseIssue(item, index, resource));
+      else worstOmitted = Math.max(worstOmitted, SEVERITY_ORDER.indexOf(String(item.severity)));
+    }
+  }
+  if (kept < total) {
+    const text = `${total - kept} further issues of this submission were not kept: at most ${maxIssues} issues are stored per submission`;
+    issue.push({ severity: SEVERITY_ORDER[worstOmitted]!, code: 'too-costly', details: { text }, diagnostics: text });
   }
   return { resourceType: 'OperationOutcome', issue };
 }

@@ -59,6 +59,33 @@ export function issuesFromOperationOutcome(outcome: OperationOutcomeLike): Valid
   });
 }
 
+/**
+ * The OperationOutcome whose issues read back (issuesFromOperationOutcome) as exactly `issues`:
+ * how results handed over as issues (the results API's store) are kept like the flow's outcomes.
+ * A location is written as the line/column extensions when it has the `line:col` form they give.
+ */
+export function operationOutcomeOf(issues: readonly ValidationIssue[]): { resourceType: 'OperationOutcome'; issue: Record<string, unknown>[] } {
+  return {
+    resourceType: 'OperationOutcome',
+    issue: issues.map((issue) => {
+      const extension: Record<string, unknown>[] = [];
+      if (issue.messageId !== undefined) extension.push({ url: MESSAGE_ID_EXTENSION, valueCode: issue.messageId });
+      const position = issue.location === undefined ? null : /^(\d{1,9}):(\d{1,9}|\?)$/.exec(issue.location);
+      if (position) {
+        extension.push({ url: LINE_EXTENSION, valueInteger: Number(position[1]) });
+        if (position[2] !== '?') extension.push({ url: COLUMN_EXTENSION, valueInteger: Number(position[2]) });
+      }
+      return {
+        severity: issue.severity,
+        code: issue.code,
+        details: { text: issue.message },
+        ...(issue.expression === undefined ? {} : { expression: [issue.expression] }),
+        ...(extension.length > 0 ? { extension } : {}),
+      };
+    }),
+  };
+}
+
 function firstString(value: unknown): string | undefined {
   return Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
 }

@@ -1,0 +1,120 @@
+/**
+ * A patient submission's categorized issues in the compact form kept per submission:
+ *
+ * - the category ids of each issue, in the order of the stored OperationOutcome's issues;
+ * - the issues counted per distinct set of categories ("groups"), with how many of them are
+ *   error or fatal.
+ *
+ * The groups answer every report-level question (issues per category, uncategorized issues, the
+ * validity counts) without reading a single issue, and they are evaluated against the categories
+ * as they are when asked: a deleted category no longer counts (an issue whose categories are all
+ * deleted is uncategorized), and a category made acceptable stops counting against validity at
+ * once. What a stored issue's categories ARE only changes when it is categorized again (the flow
+ * or a re-categorization), as with any rule change.
+ */
+import { UNCATEGORIZED_ID } from '../categorization/category.js';
+import { assessValidity, type ValidityVerdict } from '../categorization/validity.js';
+import type { IssueSeverity } from './issue-severity.js';
+
+export interface CategorizedResult {
+  readonly severity: IssueSeverity;
+  /** Real category ids (`uncategorized` is the absence of any). */
+  readonly categoryIds: readonly string[];
+}
+
+export interface CategoryGroup {
+  /** Sorted, without `uncategorized`; empty for the issues no category matched. */
+  readonly categoryIds: readonly string[];
+  readonly issues: number;
+  /** Of those, error or fatal issues (the ones that block a submission when uncategorized). */
+  readonly blockingIssues: number;
+}
+
+export interface SeverityCounts {
+  readonly issues: number;
+  readonly information: number;
+  readonly warnings: number;
+  /** Error AND fatal issues (what ValidationComplete calls errors). */
+  readonly errors: number;
+  readonly fatal: number;
+}
+
+export interface SubmissionCategorization {
+  /** Per issue, its real category ids (in category order). */
+  readonly issueCategories: readonly (readonly string[])[];
+  readonly groups: readonly CategoryGroup[];
+  readonly severities: SeverityCounts;
+}
+
+const isBlocking = (severity: IssueSeverity) => severity === 'error' || severity === 'fatal';
+
+export function categorizeSubmission(results: readonly CategorizedResult[]): SubmissionCategorization {
+  const issueCategories: string[][] = [];
+  const groups = new Map<string, { categoryIds: string[]; issues: number; blockingIssues: number }>();
+  let information = 0;
+  let warnings = 0;
+  let errors = 0;
+  let fatal = 0;
+  for (const result of results) {
+    const ids = [...new Set(result.categoryIds)].filter((id) => id !== UNCATEGORIZED_ID);
+    issueCategories.push(ids);
+    const sorted = [...ids].sort();
+    const key = sorted.join('\u0000');
+    const group = groups.get(key) ?? { categoryIds: sorted, issues: 0, blockingIssues: 0 };
+    group.issues++;
+    if (isBlocking(result.severity)) group.blockingIssues++;
+    groups.set(key, group);
+    if (result.severity === 'information') information++;
+    else if (result.severity === 'warning') warnings++;
+    else {
+      errors++;
+      if (result.severity === 'fatal') fatal++;
+    }
+  }
+  return { issueCategories, groups: [...groups.values()], severities: { issues: results.length, information, warnings, errors, fatal } };
+}
+
+/** The categories as they are now: which exist, and whether each is acceptable. */
+export type CurrentCategories = ReadonlyMap<string, { readonly acceptable: boolean }>;
+
+/** Issues per existing category, plus `uncategorized`; most frequent first (ties by id). */
+export function issuesPerCategory(groups: Iterable<CategoryGroup>, current: CurrentCategories): { categoryId: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const group of groups) {
+    const existing = group.categoryIds.filter((id) => current.has(id));
+    for (const id of existing.length > 0 ? existing : [UNCATEGORIZED_ID]) counts.set(id, (counts.get(id) ?? 0) + group.issues);
+  }
+  return [...counts].map(([categoryId, count]) => ({ categoryId, count }))
+    .filter((entry) => entry.count > 0)
+    .sort((a, b) => b.count - a.count || a.categoryId.localeCompare(b.categoryId));
+}
+
+/** THE validity rule (validity.ts) over groups: each group stands for its issues. */
+export function validityOfGroups(groups: Iterable<CategoryGroup>, current: CurrentCategories): ValidityVerdict & { issueCount: number } {
+  let unacceptable = 0;
+  let uncategorizedErrors = 0;
+  let uncategorized = 0;
+  let issueCount = 0;
+  for (const group of groups) {
+    const categories = group.categoryIds.flatMap((id) => {
+      const found = current.get(id);
+      return found ? [{ id, acceptable: found.acceptable }] : [];
+    });
+    // Two representative issues (one blocking, one not) give the rule's answer for the whole group.
+    const blocking = assessValidity([{ severity: 'error', categories }]);
+    const other = assessValidity([{ severity: 'information', categories }]);
+    issueCount += group.issues;
+    unacceptable += blocking.unacceptableIssueCount * group.issues;
+    uncategorized += other.uncategorizedIssueCount * group.issues;
+    uncategorizedErrors += blocking.uncategorizedErrorCount * group.blockingIssues;
+  }
+  return {
+    valid: unacceptable === 0 && uncategorizedErrors === 0,
+    unacceptableIssueCount: unacceptable, uncategorizedErrorCount: uncategorizedErrors, uncategorizedIssueCount: uncategorized, issueCount,
+  };
+}
+
+/** Whether an issue with these stored category ids counts as uncategorized now. */
+export function isUncategorizedNow(categoryIds: readonly string[], current: CurrentCategories): boolean {
+  return !categoryIds.some((id) => current.has(id));
+}
