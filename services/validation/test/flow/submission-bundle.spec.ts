@@ -65,3 +65,22 @@ describe('validation flow (domain): submission bundle and aggregated outcome', (
     expect(outcome.issue[0]!.extension).to.deep.equal([{ url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id', valueCode: 'M1' }]);
   });
 });
+
+describe('validation flow (domain): the issue limit of one submission', () => {
+  const entry = (index: number, count: number, severity = 'warning') => ({
+    index, resource: { resourceType: 'Observation', id: `o${index}` },
+    outcome: { resourceType: 'OperationOutcome' as const, issue: Array.from({ length: count }, () => ({ severity, code: 'invariant', details: { text: 'x' } })) },
+  });
+
+  it('keeps every issue up to the limit', () => {
+    expect(aggregateEntryOutcomes([entry(0, 3), entry(1, 2)], 5).issue).to.have.length(5);
+  });
+
+  it('over the limit: the first limit - 1 issues, then one counting the rest at their worst severity', () => {
+    const outcome = aggregateEntryOutcomes([entry(1, 4), entry(0, 3, 'information'), entry(2, 2, 'fatal')], 5);
+    expect(outcome.issue).to.have.length(5);
+    expect(outcome.issue.slice(0, 4).map((i) => i.expression![0]!.slice(0, 15))).to.deep.equal(['Bundle.entry[0]', 'Bundle.entry[0]', 'Bundle.entry[0]', 'Bundle.entry[1]']);
+    expect(outcome.issue[4]).to.deep.include({ severity: 'fatal', code: 'too-costly' });
+    expect((outcome.issue[4]!.details as { text: string }).text).to.match(/^5 further issues .* at most 5 issues/);
+  });
+});
