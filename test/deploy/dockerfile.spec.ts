@@ -3,6 +3,7 @@ import { builtinModules } from 'node:module';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describeConfig, type ConfigSchema } from '../../adapters/config/index.js';
 import { checkDockerfile, effective, parseDockerfile, stageChain, type Stage } from '../../scripts/deploy/dockerfile.js';
 import { renderKustomization } from '../../scripts/deploy/kustomize.js';
@@ -65,6 +66,78 @@ function reachablePackages(entries: readonly string[]): Map<string, string> {
     }
   }
   return packages;
+}
+
+/** Docker's .dockerignore pattern (Go filepath.Match plus `**`) as a regular expression over a relative path. */
+function dockerPatternRegExp(pattern: string): RegExp {
+  let body = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*' && pattern[i + 1] === '*') {
+      const slash = pattern[i + 2] === '/';
+      body += slash ? '(?:.*/)?' : '.*';
+      i += slash ? 2 : 1;
+    } else if (c === '*') body += '[^/]*';
+    else if (c === '?') body += '[^/]';
+    else body += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${body}$`);
+}
+
+/**
+ * What a .dockerignore lets into the build context, as Docker decides it: rules in order, the last
+ * rule that matches the path or one of its parent directories wins, `!` re-includes.
+ */
+function buildContext(ignoreText: string): (relative: string) => boolean {
+  const rules = ignoreText.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#')).map((line) => {
+    const include = line.startsWith('!');
+    return { include, pattern: dockerPatternRegExp(path.posix.normalize((include ? line.slice(1) : line).replace(/^\/+|\/+$/g, ''))) };
+  });
+  return (relative) => {
+    const parts = relative.split('/');
+    let included = true;
+    for (const rule of rules) {
+      if (parts.some((_, i) => rule.pattern.test(parts.slice(0, i + 1).join('/')))) included = rule.include;
+    }
+    return included;
+  };
+}
+
+/**
+ * What `npm run build` (tsc -p tsconfig.build.json) meets in the image's build stage: the files the
+ * tsconfig selects among those in the build context, and every relative import they make
+ * (transitively, type-only imports included: tsc needs them too) resolved the way tsc resolves it.
+ * Returns one problem per import whose target is not in the context, which fails the image build
+ * with TS2307 although the build passes in the repository.
+ */
+function buildContextImportProblems(ignoreText: string): string[] {
+  const inContext = buildContext(ignoreText);
+  const relative = (file: string) => path.relative(root, file).split(path.sep).join('/');
+  const visible = (file: string) => !relative(file).startsWith('..') && !relative(file).split('/').includes('node_modules') ? inContext(relative(file)) : true;
+  const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.build.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  if (!config) throw new Error('tsconfig.build.json does not parse');
+  const host: ts.ModuleResolutionHost = {
+    fileExists: (file) => visible(file) && ts.sys.fileExists(file),
+    readFile: (file) => (visible(file) ? ts.sys.readFile(file) : undefined),
+    directoryExists: (dir) => ts.sys.directoryExists!(dir),
+    realpath: ts.sys.realpath,
+  };
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const queue = config.fileNames.filter((file) => inContext(relative(file)));
+  expect(queue.length, 'compiled files in the build context').to.be.greaterThan(50);
+  while (queue.length) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+      if (!fileName.startsWith('.')) continue; // packages: installed by npm ci in the build stage
+      const resolved = ts.resolveModuleName(fileName, file, config.options, host).resolvedModule?.resolvedFileName;
+      if (!resolved) problems.push(`${relative(file)} imports ${fileName}, which is not in the build context (.dockerignore)`);
+      else if (/\.[cm]?ts$/.test(resolved) && !resolved.endsWith('.d.ts')) queue.push(resolved);
+    }
+  }
+  return problems.sort();
 }
 
 const sourceFiles = (dir: string): string[] => readdirSync(dir).flatMap((entry) => {
@@ -142,6 +215,18 @@ describe('deploy: Dockerfile (static checks)', () => {
       }
     }
     for (const never of ['node_modules', 'dist', '.env', '.cache']) expect(ignore).to.not.include(`!${never}`);
+  });
+
+  it('every file the image build compiles finds its relative imports in the build context (.dockerignore), so `npm run build` works there too', () => {
+    expect(buildContextImportProblems(read('.dockerignore'))).to.deep.equal([]);
+  });
+
+  it('a .dockerignore that leaves out an imported file fails the build-context check, like the image build would', () => {
+    const problems = buildContextImportProblems(`${read('.dockerignore')}\ncontracts/schemas\n`);
+    expect(problems.some((p) => p.startsWith('contracts/catalog.ts imports ./schemas/') && p.endsWith('not in the build context (.dockerignore)')), problems.join('\n')).to.equal(true);
+    const context = buildContext(read('.dockerignore'));
+    expect(['package.json', 'adapters/http/app.ts', 'scripts/start-all.ts'].filter((f) => !context(f))).to.deep.equal([]);
+    expect(['test/readme.spec.ts', 'services/tenant/test/x.spec.ts', 'scripts/bench/x.ts', 'node_modules/x/index.js', 'dist/x.js', '.env'].filter(context)).to.deep.equal([]);
   });
 
   for (const target of TARGETS) {

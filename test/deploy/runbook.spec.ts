@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeConfig, envVarCandidates } from '../../adapters/config/index.js';
+import { serviceOpenApiDocuments } from '../../scripts/docs/readme-tables.js';
 import { renderKustomization } from '../../scripts/deploy/kustomize.js';
 import { PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
 
@@ -14,6 +15,30 @@ const code = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1
 
 /** Variables the runbook may name that are not configuration properties of a service. */
 const OTHER_VARIABLES = new Set(['NODE_OPTIONS', 'NATS_URL', 'NATS_PASS', 'PGHOST', 'TOKEN', 'DEAD_LETTER']);
+
+/**
+ * Every gateway route a text names (`POST /api/validation/...`, or a URL `https://…/api/tenant/...`):
+ * the method when it stands before the path, the component and the service's own path.
+ */
+function namedRoutes(text: string): { method?: string; component: string; servicePath: string; quoted: string }[] {
+  return [...text.matchAll(/(?:\b(GET|POST|PUT|DELETE|PATCH) )?(?:https:\/\/[\w.-]+)?\/api\/(validation|tenant)(\/[^\s`'"),]*)/g)]
+    .filter((m) => !m[3]!.endsWith('...'))
+    .map((m) => ({ method: m[1], component: m[2]!, servicePath: `/api${m[3]!.replace(/[.:;]+$/, '')}`, quoted: m[0] }));
+}
+
+/** The routes of each service's OpenAPI document (built from the route registrations the services use). */
+function serviceRoutes(): Map<string, { method: string; pattern: RegExp; template: string }[]> {
+  const routes = new Map<string, { method: string; pattern: RegExp; template: string }[]>();
+  for (const { component, document } of serviceOpenApiDocuments()) {
+    routes.set(component, Object.entries(document.paths ?? {}).flatMap(([template, item]) => Object.keys(item).map((method) => ({
+      method: method.toUpperCase(),
+      template,
+      // `{param}` is one path segment; the runbook writes it as {param}, <param> or an example value.
+      pattern: new RegExp(`^${template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`),
+    }))));
+  }
+  return routes;
+}
 
 describe('deploy: runbook and deploy README', () => {
   it('every repository path they name exists', () => {
@@ -49,5 +74,27 @@ describe('deploy: runbook and deploy README', () => {
       expect(runbook, command).to.include(`dead-letter-cli.ts ${command.startsWith('--') ? '' : command}`.trimEnd());
     }
     for (const variable of ['NATS_URL', 'NATS_USER', 'NATS_PASS', 'NATS_TOKEN']) expect(cli).to.include(`process.env.${variable}`);
+  });
+
+  it('every API route it names exists in the service it goes to (with that method when one is given)', () => {
+    const routes = serviceRoutes();
+    const named = namedRoutes(runbook);
+    expect(named.length).to.be.greaterThan(20);
+    expect(named.map((r) => r.servicePath)).to.include.members(['/api/result/<facilityId>/<reportId>/$revalidate', '/api/job/{jobId}']);
+    const missing = named.filter(({ method, component, servicePath }) =>
+      !(routes.get(component) ?? []).some((route) => route.pattern.test(servicePath) && (!method || route.method === method)));
+    expect(missing.map((r) => r.quoted)).to.deep.equal([]);
+  });
+
+  it('the route check finds a route that does not exist, a wrong method and a wrong component', () => {
+    const routes = serviceRoutes();
+    const exists = (text: string) => namedRoutes(text).every(({ method, component, servicePath }) =>
+      (routes.get(component) ?? []).some((route) => route.pattern.test(servicePath) && (!method || route.method === method)));
+    expect(exists('`POST /api/validation/result/f/r/$revalidate`')).to.equal(true);
+    expect(exists('`POST /api/validation/result/f/r/$reprocess`')).to.equal(false);
+    expect(exists('`GET /api/validation/job/{jobId}`')).to.equal(true);
+    expect(exists('`DELETE /api/validation/job/{jobId}`')).to.equal(false);
+    expect(exists('`POST /api/tenant/result/f/r/$revalidate`')).to.equal(false);
+    expect(exists('curl https://nhsn.example.org/api/tenant/service-info')).to.equal(true);
   });
 });
