@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { MatcherError, parseMatcher, MAX_MATCHER_DEPTH } from '../../src/domain/categorization/matcher.js';
 import { RE2JS } from 're2js';
-import { compileUserRegex, literalShortcut, translateJavaRegex, UserRegexError } from '../../src/domain/categorization/user-regex.js';
+import { compileUserRegex, literalShortcut, requiredTexts, translateJavaRegex, UserRegexError } from '../../src/domain/categorization/user-regex.js';
 
 const issue = {
   severity: 'error',
@@ -124,24 +124,74 @@ describe('validation: literal shortcuts of user regexes', () => {
     expect(literalShortcut('https?://x')).to.deep.equal({ contains: 'http' });
     expect(literalShortcut('a*b')).to.deep.equal({});
     expect(literalShortcut('cannot be null \\(at ')).to.deep.equal({ contains: 'cannot be null ' });
+    expect(literalShortcut('ab(?i)*')).to.deep.equal({ contains: 'a' }); // the star applies to b
+    expect(literalShortcut('^a😀?')).to.deep.equal({ prefix: 'a' }); // ... to the whole character
   });
 
   it('answers exactly as the regex engine does, with or without a shortcut', () => {
     const patterns = [
       'labeled as a fragment', '^Unknown code', "^Wrong Display Name '.*' for ", '^abc?d', '^ab*c', '^a+b', '^a{2}b', '^abc|xyz',
       '^(abc|x)yz', '^ab(c|x)yz', '[|]abc', '(?i)^abc', '^a\\.b', 'abc$', '^$', 'a|^b', '^\\Qa|b\\E', 'é', '^é.',
-      'https?://x', 'a*b', 'ab+c', 'b(c|x)', 'abc\\.', 'is (less|greater) than',
+      'https?://x', 'a*b', 'ab+c', 'b(c|x)', 'abc\\.', 'is (less|greater) than', '^a😀?b', 'a😀*b', 'x😀+', 'ab(?i)*', '^ab\\Q\\E?c', 'ab(?:)*',
     ];
     const values = [
       '', 'a', 'ab', 'abd', 'abcd', 'abbbc', 'ac', 'aab', 'aaab', 'b', 'abc', 'xyz', 'zzxyz', 'abcyz', 'xyz!', 'abxyz', 'abcyzz', '|abc',
       'ABC', 'a.b', 'aXb', 'zabc', 'a|b', 'é', 'éa', 'xé', 'Unknown code x', 'x Unknown code', "Wrong Display Name 'X' for y",
       "Wrong Display Name 'X'", 'it is labeled as a fragment!', 'http://x', 'https://x', 'see https://x.org', 'abc.', 'xabc.y',
-      'it is less than', 'is greater than 5', 'bx', 'zbcz', 'abbc',
+      'it is less than', 'is greater than 5', 'bx', 'zbcz', 'abbc', 'xab', 'a😀b', 'a😀😀b', 'x😀', 'a\ud83db', 'aB', 'ac',
     ];
     for (const pattern of patterns) {
       const reference = RE2JS.compile(translateJavaRegex(pattern));
       const compiled = compileUserRegex(pattern);
       for (const value of values) expect(compiled.test(value), `${pattern} on ${JSON.stringify(value)}`).to.equal(reference.test(value));
     }
+  });
+});
+
+describe('validation: texts every match of a user regex contains', () => {
+  it('collects the plain runs of the top-level sequence, skipping groups and classes', () => {
+    expect(requiredTexts('is (less|greater) than the specified (minimum|maximum) value')).to.deep.equal([' than the specified ', ' value', 'is ']);
+    expect(requiredTexts('[Cc]omma .*in the JSON')).to.deep.equal(['in the JSON', 'omma ']);
+    expect(requiredTexts("\\(for '[^']*#[^']*'\\)$")).to.deep.equal(["(for '", "')", '#']);
+    expect(requiredTexts('^Unable to (resolve|find) value [Ss]et ')).to.deep.equal(['Unable to ', ' value ', 'et ']);
+    expect(requiredTexts('https?://www\\.cdc\\.gov/x')).to.deep.equal(['://www.cdc.gov/x', 'http']);
+    expect(requiredTexts('\\Qa.b\\E+c')).to.deep.equal(['a.', 'c']); // the quantifier takes the quoted text's last character
+    expect(requiredTexts('^a😀?b')).to.deep.equal(['a', 'b']);
+    expect(requiredTexts('(?:ab)cd')).to.deep.equal(['cd']);
+  });
+
+  it('stops where the meaning is not certain, keeping what it found before but its last character', () => {
+    expect(requiredTexts('abc|xyz')).to.deep.equal([]);
+    expect(requiredTexts('(?i)abc')).to.deep.equal([]);
+    expect(requiredTexts('ab(?i)cd')).to.deep.equal(['a']);
+    expect(requiredTexts('é(?i)*')).to.deep.equal([]); // the star applies to é
+    expect(requiredTexts('ab(?i:x)cd')).to.deep.equal(['a']);
+    expect(requiredTexts('abc\\dcd')).to.deep.equal(['ab']);
+    expect(requiredTexts('abc{2}d')).to.deep.equal(['ab']);
+    expect(requiredTexts('x.abc[[:digit:]]cd')).to.deep.equal(['ab', 'x']);
+  });
+
+  it('only names texts that every RE2 match contains (random patterns, seeded)', () => {
+    let state = 2024;
+    const next = () => (state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff) / 0x80000000;
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+    const atoms = ['a', 'b', 'ab', ' ', '\\.', '.', '\\(', ')', '(', '(a|b)', '(?:ab)', '[ab]', '[^a]', '[]a]', '*', '+', '?', '{2}', '|', '^', '$',
+      '\\d', '\\Qa.b\\E', '\\Q', '\\E', '(?i)', '(?i:a)', 'é', '😀', '\\*', '\\\\', '{', '}', ']', '(a)*', '(?P<n>a)'];
+    const alphabet = ['a', 'b', 'A', '.', '(', ')', ' ', 'é', '😀', '*', '\\', '1', ']', '{'];
+    let checked = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const pattern = Array.from({ length: 1 + Math.floor(next() * 6) }, () => pick(atoms)).join('');
+      let regex: RE2JS;
+      try { regex = RE2JS.compile(translateJavaRegex(pattern)); } catch { continue; }
+      const texts = requiredTexts(pattern);
+      for (let k = 0; k < 10; k++) {
+        let value = Array.from({ length: Math.floor(next() * 8) }, () => pick(alphabet)).join('');
+        if (texts.length > 0 && next() < 0.5) value = pick(texts) + value;
+        if (!regex.test(value)) continue;
+        checked++;
+        for (const text of texts) expect(value.includes(text), `${JSON.stringify(pattern)} on ${JSON.stringify(value)}: ${JSON.stringify(text)}`).to.equal(true);
+      }
+    }
+    expect(checked).to.be.greaterThan(10_000);
   });
 });

@@ -61,9 +61,9 @@ export class MatcherError extends Error {
 
 class RegexMatcher implements Matcher {
   constructor(
-    private readonly field: MatchField,
-    private readonly regex: UserRegex,
-    private readonly inverted: boolean,
+    readonly field: MatchField,
+    readonly regex: UserRegex,
+    readonly inverted: boolean,
   ) {}
 
   matches(issue: MatchableIssue): boolean {
@@ -80,9 +80,9 @@ class RegexMatcher implements Matcher {
 
 class CompositeMatcher implements Matcher {
   constructor(
-    private readonly children: readonly Matcher[],
-    private readonly requiresAllChildren: boolean,
-    private readonly inverted: boolean,
+    readonly children: readonly Matcher[],
+    readonly requiresAllChildren: boolean,
+    readonly inverted: boolean,
   ) {}
 
   matches(issue: MatchableIssue): boolean {
@@ -101,7 +101,28 @@ class CompositeMatcher implements Matcher {
   }
 }
 
-function fieldValue(issue: MatchableIssue, field: MatchField): string | undefined {
+/**
+ * The compiled tree of a matcher made by parseMatcher, for evaluators that share work between
+ * leaves (the Categorizer tests each distinct leaf once per field value); undefined for any other
+ * Matcher implementation, which can then only be asked `matches`.
+ */
+export type MatcherTree =
+  | { readonly kind: 'leaf'; readonly field: MatchField; readonly regex: UserRegex; readonly inverted: boolean }
+  | { readonly kind: 'composite'; readonly children: readonly MatcherTree[]; readonly requiresAllChildren: boolean; readonly inverted: boolean };
+
+export function matcherTree(matcher: Matcher): MatcherTree | undefined {
+  if (matcher instanceof RegexMatcher) {
+    return { kind: 'leaf', field: matcher.field, regex: matcher.regex, inverted: matcher.inverted };
+  }
+  if (matcher instanceof CompositeMatcher) {
+    const children = matcher.children.map(matcherTree);
+    if (children.some((child) => child === undefined)) return undefined;
+    return { kind: 'composite', children: children as MatcherTree[], requiresAllChildren: matcher.requiresAllChildren, inverted: matcher.inverted };
+  }
+  return undefined;
+}
+
+export function fieldValue(issue: MatchableIssue, field: MatchField): string | undefined {
   switch (field) {
     case 'MESSAGE': return issue.message;
     case 'SEVERITY': return issue.severity;

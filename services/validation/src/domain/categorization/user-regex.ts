@@ -23,6 +23,15 @@ export interface UserRegex {
   readonly source: string;
   /** Unanchored search, like Java's `Matcher.find()`. */
   test(value: string): boolean;
+  /**
+   * The literal `test` checks first (see literalShortcut), so that a caller testing many patterns
+   * against one value can check all their literals in one pass, then call `testHavingLiteral`.
+   */
+  readonly literal: LiteralShortcut;
+  /** `test` for a value already known to satisfy `literal` (the literal check is not repeated). */
+  testHavingLiteral(value: string): boolean;
+  /** Texts every match contains (see requiredTexts): a further prefilter for such callers; `test` does not use them. */
+  readonly requiredTexts: readonly string[];
 }
 
 /** Java escapes outside a character class that RE2 spells differently. */
@@ -89,7 +98,15 @@ export function compileUserRegex(pattern: string): UserRegex {
     const reason = error instanceof Error ? error.message : String(error);
     throw new UserRegexError(`regex cannot be compiled with RE2 (linear-time) semantics: ${reason}`);
   }
-  return { source: pattern, test: withLiteralShortcut(literalShortcut(pattern), (value) => compiled.test(value)) };
+  const literal = literalShortcut(pattern);
+  const regexTest = (value: string) => compiled.test(value);
+  return {
+    source: pattern,
+    test: withLiteralShortcut(literal, regexTest),
+    literal,
+    testHavingLiteral: literal.exact !== undefined ? () => true : regexTest,
+    requiredTexts: requiredTexts(pattern),
+  };
 }
 
 function withLiteralShortcut(literal: LiteralShortcut, regexTest: (value: string) => boolean): (value: string) => boolean {
@@ -120,7 +137,7 @@ export interface LiteralShortcut {
  * than running the regex engine, and the flow categorizes ~100 issues per patient against ~150
  * such leaves. Only shapes whose meaning is certain get a shortcut: a pattern of plain characters,
  * or a pattern that starts with plain characters (`^` or not; the last one dropped when a quantifier
- * follows it) and has no `|` outside parentheses: every match then starts with (anchored) or
+ * may apply to it) and has no `|` outside parentheses: every match then starts with (anchored) or
  * contains (unanchored) that text. Anything else (a leading class, group, escape or flag, top-level
  * alternation) runs the regex alone.
  */
@@ -135,9 +152,126 @@ export function literalShortcut(pattern: string): LiteralShortcut {
     literal += ch;
   }
   if (i === pattern.length) return literal.length > 0 ? { exact: literal, anchored } : {};
-  if (QUANTIFIER.has(pattern[i]!)) literal = literal.slice(0, -1);
+  if (QUANTIFIER.has(pattern[i]!) || matchesNothingItself(pattern, i)) literal = withoutLastCharacter(literal);
   if (literal.length === 0) return {};
   return anchored ? { prefix: literal } : { contains: literal };
+}
+
+/**
+ * A flag group (`(?i)`) or a quotation (`\Q\E`, maybe empty) at `i` adds no character of its own, so a
+ * quantifier after it may apply to the character before: `ab(?i)*` is `ab*`.
+ */
+function matchesNothingItself(pattern: string, i: number): boolean {
+  return pattern.startsWith('\\Q', i) || (pattern.startsWith('(?', i) && !pattern.startsWith('(?:', i));
+}
+
+/** A quantifier applies to the whole last character, which is two UTF-16 units outside the BMP. */
+function withoutLastCharacter(text: string): string {
+  const last = text.charCodeAt(text.length - 1);
+  const before = text.charCodeAt(text.length - 2);
+  const pair = last >= 0xdc00 && last <= 0xdfff && before >= 0xd800 && before <= 0xdbff;
+  return text.slice(0, pair ? -2 : -1);
+}
+
+/**
+ * Texts every match contains, longest first: a prefilter for callers that test many patterns on
+ * one value, beyond literalShortcut, which stops at the first group or class
+ * (`is (less|greater) than the specified` needs ` than the specified `, `[Cc]omma .*in the JSON`
+ * needs `in the JSON`). The runs of plain (or escaped punctuation, or `\Q...\E`) characters of the
+ * pattern's top-level sequence are collected, groups and classes skipped whole, a character followed
+ * by a quantifier dropped. Whatever is not certainly understood ends the walk, keeping the runs found
+ * before it (less the last character, which a quantifier after it may still take): an escape of a
+ * letter or digit (`\d`, `\p{L}`), a `{`, a flag group (`(?i)` would make the case of the text
+ * optional), a nested class. The result must never name a text some match lacks: callers skip the
+ * regex engine when a text is missing.
+ */
+export function requiredTexts(pattern: string): string[] {
+  if (hasTopLevelAlternation(pattern)) return [];
+  const runs = new Set<string>();
+  let run = '';
+  const endRun = () => {
+    if (run.length > 0) runs.add(run);
+    run = '';
+  };
+  let understood = true;
+  for (let i = 0; i < pattern.length && understood; i++) {
+    const ch = pattern[i]!;
+    if (ch === '\\') {
+      const next = pattern[i + 1];
+      if (next === 'Q') {
+        const end = pattern.indexOf('\\E', i + 2);
+        run += pattern.slice(i + 2, end === -1 ? pattern.length : end);
+        i = end === -1 ? pattern.length : end + 1;
+      } else if (next !== undefined && next.charCodeAt(0) < 0x80 && !/[0-9A-Za-z]/.test(next)) {
+        run += next; // RE2: an escaped ASCII character other than a letter or digit is itself
+        i++;
+      } else {
+        understood = false;
+      }
+    } else if (ch === '*' || ch === '+' || ch === '?') {
+      run = withoutLastCharacter(run);
+      endRun();
+    } else if (ch === '.' || ch === '^' || ch === '$') {
+      endRun();
+    } else if (ch === '[' || ch === '(') {
+      const end = ch === '[' ? classEnd(pattern, i) : groupEnd(pattern, i);
+      if (end === undefined) {
+        understood = false;
+      } else {
+        endRun();
+        i = end;
+      }
+    } else if (SPECIAL.has(ch)) {
+      understood = false;
+    } else {
+      run += ch;
+    }
+  }
+  // `a(?i)*` is `a*`, `ab{2}` repeats b.
+  if (!understood) run = withoutLastCharacter(run);
+  endRun();
+  return [...runs].sort((a, b) => b.length - a.length);
+}
+
+/** The index of the `]` closing the class opened at `start`; undefined if unsure (a nested `[`, as in `[[:alpha:]]`). */
+function classEnd(pattern: string, start: number): number | undefined {
+  let i = start + 1;
+  if (pattern[i] === '^') i++;
+  if (pattern[i] === ']') i++; // a literal `]` right after the opening bracket
+  for (; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === '\\') i++;
+    else if (ch === '[') return undefined;
+    else if (ch === ']') return i;
+  }
+  return undefined;
+}
+
+/** The index of the `)` closing the group opened at `start`; undefined for a flag group or if unsure. */
+function groupEnd(pattern: string, start: number): number | undefined {
+  if (pattern[start + 1] === '?' && pattern[start + 2] !== ':') return undefined;
+  let depth = 0;
+  for (let i = start; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === '\\') {
+      if (pattern[i + 1] === 'Q') {
+        const end = pattern.indexOf('\\E', i + 2);
+        if (end === -1) return undefined;
+        i = end + 1;
+      } else {
+        i++;
+      }
+    } else if (ch === '[') {
+      const end = classEnd(pattern, i);
+      if (end === undefined) return undefined;
+      i = end;
+    } else if (ch === '(') {
+      depth++;
+    } else if (ch === ')' && --depth === 0) {
+      return i;
+    }
+  }
+  return undefined;
 }
 
 /** A `|` outside any group or character class (escapes and `\Q...\E` respected). */
