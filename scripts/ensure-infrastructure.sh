@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure PostgreSQL (5432), Redis (6379) and NATS with JetStream (4222) answer on 127.0.0.1.
-# With --with-chromium (tests, CI) it also installs Debian's Chromium for the report rendering tests.
+# With --with-chromium (tests, CI) it also installs Debian's Chromium for the report rendering tests
+# and the openssl command the TLS tests make their throw-away certificates with.
 # A service that is down is started; a service that is not installed is installed from Debian's
 # packages first (this needs root and apt). Every action is printed, so an operator sees what changed.
 set -euo pipefail
@@ -63,7 +64,13 @@ ensure_chromium() {
   apt_install chromium || say "could not install Chromium: the report rendering tests will fail"
 }
 
+# The TLS tests of db.url / data.cache-server.url make a throw-away CA and server certificates with it.
+ensure_openssl() {
+  if command -v openssl >/dev/null; then say "openssl is installed"; return; fi
+  apt_install openssl || say "could not install openssl: the TLS connection tests will fail"
+}
+
 ensure_postgres
 ensure_redis
 ensure_nats
-if [ "${1:-}" = --with-chromium ]; then ensure_chromium; fi
+if [ "${1:-}" = --with-chromium ]; then ensure_chromium; ensure_openssl; fi

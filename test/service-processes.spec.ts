@@ -56,23 +56,28 @@ describe('service processes @infra', function () {
 
   for (const service of services) {
     it(`${service.name}: a bad configuration value stops it with exit code 78 naming the property`, async () => {
-      const run = start(service.entry, { AUTH_MODE: 'none', HTTP_PORT: 'eighty', LOG_LEVEL: 'loud' });
+      const run = start(service.entry, {
+        AUTH_MODE: 'none', HTTP_PORT: 'eighty', LOG_LEVEL: 'loud', ...(service.db ? { DB_URL: 'postgres://svc:hunter2@127.0.0.1/x' } : {}),
+      });
       const code = await run.exited;
       expect(code).to.equal(78);
       expect(run.output()).to.contain('http.port (HTTP_PORT)').and.to.contain('log.level (LOG_LEVEL)');
+      if (service.db) expect(run.output()).to.contain('db.url (DB_URL) must not contain a password').and.not.to.contain('hunter2');
     });
 
     it(`${service.name}: comes up ready and stops on SIGTERM within the drain time`, async () => {
       const dbName = `svc_proc_${service.name.replace(/-/g, '_')}_${process.pid}`;
       if (service.db) dbNames.push(dbName);
+      // The databases and the validation service's Redis cache are addressed by URL, as in deploy/.
       const run = start(service.entry, {
-        AUTH_MODE: 'none', HTTP_PORT: String(service.port), HTTP_HOST: '127.0.0.1', DB_NAME: dbName,
+        AUTH_MODE: 'none', HTTP_PORT: String(service.port), HTTP_HOST: '127.0.0.1', DB_URL: `postgres://postgres@127.0.0.1:5432/${dbName}`,
+        ...(service.name === 'validation' ? { CACHE_TYPE: 'distributed', DATA_CACHE_SERVER_URL: 'redis://127.0.0.1:6379/0' } : {}),
         ARTIFACT_INIT: 'false', SCHEDULER_ENABLED: 'false', SIGNING_KEYS_JWKS_PATH: path.join(projectRoot, '.cache', `jwks-test-${process.pid}.json`),
       });
       try {
         const ready = await waitReady(`http://127.0.0.1:${service.port}/health/ready`, 60_000);
         expect(ready.body.status).to.equal('UP');
-        if (service.db) expect(ready.body.checks).to.have.keys(['database', 'nats']);
+        if (service.db) expect(ready.body.checks).to.have.keys(service.name === 'validation' ? ['database', 'nats', 'cache'] : ['database', 'nats']);
         const docs = await fetch(`http://127.0.0.1:${service.port}/api-docs`);
         expect(docs.status).to.equal(service.name === 'admin-gateway' ? 404 : 200);
       } finally {

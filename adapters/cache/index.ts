@@ -12,4 +12,4 @@
  */
 export { countCacheRequests, createCache, KEY_PREFIX, type Cache, type CacheOptions, type CacheStats, type CacheType } from './cache.js';
 export { cacheKey } from './cache-key.js';
-export type { RedisConnectionOptions } from './redis-store.js';
+export { redisConnection, type RedisConnectionOptions } from './redis-store.js';

@@ -1,12 +1,29 @@
+import { isIP } from 'node:net';
 import KeyvRedis, { createClient, Keyv } from '@keyv/redis';
+import { cacheServerAddress, type CacheServerAddressSettings } from '../config/index.js';
 import type { CacheStore } from './cache-store.js';
 
+/** Plain data (it is handed to validation worker threads by structured clone). */
 export interface RedisConnectionOptions {
   host: string;
   port: number;
   username?: string;
   password?: string;
   database?: number;
+  /**
+   * TLS (`rediss://`), verifying the certificate against Node's trust store (extend it for a private
+   * CA with NODE_EXTRA_CA_CERTS) and the host name. Default false.
+   */
+  tls?: boolean;
+}
+
+/** The connection of a service's configuration: `data.cache-server.url` when set, else host/port/username/database; password always `data.cache-server.password`. */
+export function redisConnection(config: CacheServerAddressSettings & { cacheServerPassword?: string }): RedisConnectionOptions {
+  const address = cacheServerAddress(config);
+  return {
+    host: address.host, port: address.port, username: address.username, password: config.cacheServerPassword,
+    database: address.database, tls: address.tls,
+  };
 }
 
 export interface RedisStoreOptions {
@@ -42,13 +59,15 @@ export class RedisStore<V> implements CacheStore<V> {
 
   static async open<V>(options: RedisStoreOptions): Promise<RedisStore<V>> {
     const { redis } = options;
+    const socket = {
+      host: redis.host,
+      port: redis.port,
+      connectTimeout: options.connectTimeoutMs,
+      reconnectStrategy: (retries: number) => Math.min(100 * 2 ** Math.min(retries, 10), 5000),
+    };
     const client = createClient({
-      socket: {
-        host: redis.host,
-        port: redis.port,
-        connectTimeout: options.connectTimeoutMs,
-        reconnectStrategy: (retries: number) => Math.min(100 * 2 ** Math.min(retries, 10), 5000),
-      },
+      // tls.connect verifies the chain and the host name by default (rejectUnauthorized); SNI only for DNS names.
+      socket: redis.tls ? { ...socket, tls: true as const, ...(isIP(redis.host) === 0 ? { servername: redis.host } : {}) } : socket,
       username: redis.username,
       password: redis.password,
       database: redis.database ?? 0,

@@ -2,6 +2,7 @@ import {
   byteSizeSetting, enumSetting, intSetting, listSetting, portSetting,
   secondsSetting, stringSetting, urlSetting,
 } from './parsers.js';
+import { postgresUrlSetting, redisUrlSetting } from './connection-urls.js';
 
 /**
  * Property groups shared by several services. Spread them into a service schema:
@@ -22,6 +23,7 @@ export function httpSettings(defaults: { port?: number; host?: string } = {}) {
 export function databaseSettings(defaults: { name?: string } = {}) {
   const name = stringSetting('db.name', 'PostgreSQL database name');
   return {
+    dbUrl: postgresUrlSetting('db.url', 'PostgreSQL address as one URL; when set it wins over db.host, db.port, db.user and db.name. sslmode require encrypts, verify-ca also checks the certificate against sslrootcert (else the system CAs), verify-full also the host name. The password stays in db.password; a URL with one is refused').optional(),
     dbHost: stringSetting('db.host', 'PostgreSQL host').default('127.0.0.1'),
     dbPort: portSetting('db.port', 'PostgreSQL port').default(5432),
     dbUser: stringSetting('db.user', 'PostgreSQL user').default('postgres'),
@@ -54,6 +56,7 @@ export function cacheSettings() {
     cacheType: enumSetting('cache.type', 'Cache implementation for validate-code calls', CACHE_TYPES).default('memory'),
     cacheValidateCodeTtl: secondsSetting('cache.validate-code.ttl', 'Lifetime of validate-code cache entries in seconds; unset = no expiry', { min: 1 }).optional(),
     cacheMemoryMaxEntries: intSetting('cache.memory.max-entries', 'Maximum entries of the in-process cache', { min: 1 }).default(10_000),
+    cacheServerUrl: redisUrlSetting('data.cache-server.url', 'Address of the distributed cache as one URL (rediss:// = TLS, certificate and host name verified); when set it wins over data.cache-server.host, port, username and database. The password stays in data.cache-server.password; a URL with one is refused').optional(),
     cacheServerHost: stringSetting('data.cache-server.host', 'Host of the distributed cache (cache.type distributed)').default('127.0.0.1'),
     cacheServerPort: portSetting('data.cache-server.port', 'Port of the distributed cache').default(6379),
     cacheServerPassword: stringSetting('data.cache-server.password', 'Password of the distributed cache').secret().optional(),

@@ -21,6 +21,8 @@
  * Errors: `loadConfig` throws one ConfigError listing every bad property with its variable, e.g.
  * `Invalid configuration: cache.type (CACHE_TYPE) must be one of none, memory, distributed; got "redis2"`;
  * `exitOnConfigError` turns it into a stderr message and exit code 78 (EX_CONFIG).
+ * PostgreSQL and Redis may also be given as one URL each (`db.url`, `data.cache-server.url`; never with a
+ * password): `databaseAddress(config)` / `cacheServerAddress(config)` resolve which form applies.
  * `describeConfig` + `toMarkdownTable` generate documentation, and `checkDeploymentEnv` checks a
  * Kubernetes ConfigMap/Secret, from the same schema.
  */
@@ -34,6 +36,10 @@ export {
   type ConfigOf, type ConfigProblem, type ConfigRow, type ConfigSchema,
 } from './load.js';
 export { checkDeploymentEnv, type DeploymentEnv } from './deployment-check.js';
+export {
+  PG_SSL_MODES, cacheServerAddress, databaseAddress, parsePostgresUrl, parseRedisUrl, postgresUrlSetting, redisUrlSetting,
+  type CacheServerAddressSettings, type DatabaseAddressSettings, type PgSslMode, type PostgresAddress, type RedisAddress,
+} from './connection-urls.js';
 export {
   CACHE_TYPES, LOG_LEVELS, cacheSettings, databaseSettings, httpSettings, loggingSettings, natsSettings, shutdownSettings,
   type CacheType,

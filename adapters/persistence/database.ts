@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
 import { MikroORM, type MigrationObject, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
+import { databaseAddress, type DatabaseAddressSettings, type PgSslMode } from '../config/index.js';
 import type { Logger } from '../observability/logger.js';
 
 /**
@@ -13,6 +17,10 @@ export interface DatabaseOptions {
   user: string;
   password?: string;
   dbName: string;
+  /** TLS to the server, with libpq's sslmode meanings (see pgSslOptions); default `disable`. */
+  sslMode?: PgSslMode;
+  /** PEM file of the CA certificate(s) that verify the server (libpq's sslrootcert); default Node's trust store. */
+  sslRootCert?: string;
   /** Pool size. At least 2: start-up holds one connection for the migration lock while the migrator uses another. */
   poolMax?: number;
   /** `defineEntity(...)` results or EntitySchemas of this service. */
@@ -39,8 +47,54 @@ export interface Database {
  */
 const MIGRATION_LOCK_KEY = 7_310_402_118;
 
+/**
+ * The connection fields of DatabaseOptions from a service's configuration: `db.url` when set (with its
+ * sslmode and sslrootcert), else db.host/db.port/db.user/db.name; the password is always `db.password`.
+ */
+export function databaseConnection(config: DatabaseAddressSettings & { dbPassword?: string }):
+  Pick<DatabaseOptions, 'host' | 'port' | 'user' | 'password' | 'dbName' | 'sslMode' | 'sslRootCert'> {
+  const address = databaseAddress(config);
+  return {
+    host: address.host, port: address.port, user: address.user, password: config.dbPassword, dbName: address.database,
+    sslMode: address.sslMode, sslRootCert: address.sslRootCert,
+  };
+}
+
+/**
+ * node-postgres `ssl` options for a libpq sslmode. node-postgres' own connection-string parsing treats
+ * `require` and `verify-ca` as `verify-full` and announces libpq's meanings for its next major
+ * version, so the libpq meaning (what its `uselibpqcompat` mode does) is spelled out here instead:
+ * - `disable`: no TLS.
+ * - `require`: encrypted, the server is not authenticated — unless a CA is given, which makes it
+ *   `verify-ca` (libpq does the same when a root certificate is present).
+ * - `verify-ca`: the certificate must chain to the CA (or Node's trust store); the host name is not checked.
+ * - `verify-full`: chain and host name (against the configured host, also when it is an IP address).
+ */
+export function pgSslOptions(mode: PgSslMode, host: string, ca?: string): false | ConnectionOptions {
+  const trust = ca === undefined ? {} : { ca };
+  if (mode === 'disable') return false;
+  if (mode === 'require' && ca === undefined) return { rejectUnauthorized: false };
+  if (mode === 'require' || mode === 'verify-ca') return { rejectUnauthorized: true, ...trust, checkServerIdentity: () => undefined };
+  return {
+    rejectUnauthorized: true,
+    ...trust,
+    // SNI only carries DNS names; an IP address is still checked against the certificate's IP SANs below.
+    ...(isIP(host) === 0 ? { servername: host } : {}),
+    checkServerIdentity: (_servername, cert) => checkServerIdentity(host, cert),
+  };
+}
+
+function readRootCert(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`Cannot read the PostgreSQL CA certificate file ${file} (sslrootcert of db.url): ${(error as Error).message}`, { cause: error });
+  }
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const { logger } = options;
+  const ssl = pgSslOptions(options.sslMode ?? 'disable', options.host, options.sslRootCert === undefined ? undefined : readRootCert(options.sslRootCert));
   const orm = await MikroORM.init({
     entities: options.entities,
     dbName: options.dbName,
@@ -49,6 +103,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     user: options.user,
     password: options.password,
     pool: { min: 0, max: Math.max(2, options.poolMax ?? 10) },
+    // Handed to the pg Pool as is (MikroORM's clientUrl would ignore sslmode).
+    ...(ssl ? { driverOptions: { ssl } } : {}),
     // Without this, code that forgets to fork would share one identity map across requests.
     allowGlobalContext: false,
     // We create the database ourselves below, where a start-up race between two instances is handled.

@@ -2,7 +2,8 @@
  * PostgreSQL persistence through MikroORM 7, one database per service.
  *
  * - `openDatabase(...)` creates the database if absent, applies the service's migration classes
- *   (passed as a list: file-glob discovery is not used) and returns `{ orm, readinessCheck, close }`.
+ *   (passed as a list: file-glob discovery is not used) and returns `{ orm, readinessCheck, close }`;
+ *   `databaseConnection(config)` gives its connection fields from `db.url` or db.host/port/user/name.
  * - `requestContextMiddleware(orm)` / `withForkedEm(orm, fn)`: one EntityManager fork per HTTP request,
  *   message or job (the global EM is disabled).
  * - `insertMany(em, table, columns, rows)`: parameterised multi-row INSERTs for bulk writes.
@@ -10,7 +11,7 @@
  *   `enqueueOutboxMessage(tx, {...})` inside the transaction that makes the change, and run one
  *   `OutboxRelay` per process; it publishes through the `MessagePublisher` port with the row's msg id.
  */
-export { openDatabase, type Database, type DatabaseOptions } from './database.js';
+export { databaseConnection, openDatabase, pgSslOptions, type Database, type DatabaseOptions } from './database.js';
 export { requestContextMiddleware, withForkedEm, currentEm } from './request-context.js';
 export { insertMany, type BulkValue, type InsertManyOptions } from './bulk-insert.js';
 export { enqueueOutboxMessage, type OutboxMessageInput, type EnqueuedOutboxMessage } from './outbox/enqueue.js';

@@ -1,14 +1,15 @@
 import type { MigrationObject, Options } from '@mikro-orm/postgresql';
 import type { Express } from 'express';
 import { authenticatedUser, requirePermissionForWrites, verifierFromConfig, type AuthConfig } from '../auth/index.js';
-import { createCache, type Cache, type CacheType } from '../cache/index.js';
+import { createCache, redisConnection, type Cache, type CacheType } from '../cache/index.js';
+import type { PostgresAddress, RedisAddress } from '../config/index.js';
 import { createHttpApp, listen, OpenApiBuilder, type HttpApp, type HttpServerHandle } from '../http/index.js';
 import { connectNats, isNatsReady, type NatsHandle } from '../messaging/connection.js';
 import { provisionCatalog } from '../messaging/provisioning.js';
 import { JetStreamPublisher } from '../messaging/publisher.js';
 import { createMetrics, type ServiceMetrics } from '../observability/metrics.js';
 import { createLogger, type Logger } from '../observability/logger.js';
-import { openDatabase, OutboxMessageEntity, outboxMigration, requestContextMiddleware, type Database } from '../persistence/index.js';
+import { databaseConnection, openDatabase, OutboxMessageEntity, outboxMigration, requestContextMiddleware, type Database } from '../persistence/index.js';
 import { OutboxRelay } from '../persistence/outbox/relay.js';
 import { catalog } from '../../contracts/catalog.js';
 
@@ -26,6 +27,7 @@ export interface RuntimeConfig extends AuthConfig {
   httpHost: string;
   httpJsonLimit: number;
   httpRawLimit: number;
+  dbUrl?: PostgresAddress;
   dbHost: string;
   dbPort: number;
   dbUser: string;
@@ -39,6 +41,7 @@ export interface RuntimeConfig extends AuthConfig {
   cacheType: CacheType;
   cacheValidateCodeTtl?: number;
   cacheMemoryMaxEntries: number;
+  cacheServerUrl?: RedisAddress;
   cacheServerHost: string;
   cacheServerPort: number;
   cacheServerPassword?: string;
@@ -88,8 +91,7 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
   const verifier = verifierFromConfig(config);
 
   const db = await openDatabase({
-    host: config.dbHost, port: config.dbPort, user: config.dbUser, password: config.dbPassword,
-    dbName: config.dbName, poolMax: config.dbPoolMax, logger,
+    ...databaseConnection(config), poolMax: config.dbPoolMax, logger,
     entities: [OutboxMessageEntity, ...options.entities],
     migrations: options.migrations.some((m) => m.name === outboxMigration.name) ? options.migrations : [outboxMigration, ...options.migrations],
   });
@@ -117,10 +119,7 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
       namespace: options.cacheNamespace,
       ttlSeconds: config.cacheValidateCodeTtl,
       memoryMaxEntries: config.cacheMemoryMaxEntries,
-      redis: {
-        host: config.cacheServerHost, port: config.cacheServerPort, username: config.cacheServerUsername,
-        password: config.cacheServerPassword, database: config.cacheServerDatabase,
-      },
+      redis: redisConnection(config),
       logger,
       registry: metrics.registry,
     })

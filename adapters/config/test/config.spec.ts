@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import {
   ConfigError, booleanSetting, checkDeploymentEnv, byteSizeSetting, cacheSettings, databaseSettings, describeConfig, durationSetting,
-  enumSetting, envVarName, httpSettings, intSetting, listSetting, loadConfig, natsSettings, secondsSetting,
+  enumSetting, envVarName, httpSettings, databaseAddress, cacheServerAddress, intSetting, listSetting, loadConfig, natsSettings, secondsSetting,
   shutdownSettings, stringSetting, toMarkdownTable, urlSetting, loggingSettings, type ConfigSchema,
 } from '../index.js';
 
@@ -139,6 +139,58 @@ describe('adapters/config', () => {
     });
   });
 
+  describe('connection URLs (db.url, data.cache-server.url)', () => {
+    const schema = { ...databaseSettings({ name: 'tenant' }), ...cacheSettings() };
+
+    it('parse into an address that wins over host/port/user/name; absent, the separate properties apply', () => {
+      const config = loadConfig(schema, {
+        DB_URL: 'postgresql://validation@db.example.org:6543/validation?sslmode=verify-full&sslrootcert=/etc/nhsn/tls/ca.crt',
+        DB_HOST: 'ignored', DATA_CACHE_SERVER_URL: 'rediss://cache%40svc@[::1]/3', DATA_CACHE_SERVER_DATABASE: '9',
+      });
+      expect(config.dbUrl).to.deep.equal({
+        host: 'db.example.org', port: 6543, user: 'validation', database: 'validation', sslMode: 'verify-full', sslRootCert: '/etc/nhsn/tls/ca.crt',
+      });
+      expect(databaseAddress(config)).to.equal(config.dbUrl);
+      expect(config.cacheServerUrl).to.deep.equal({ host: '::1', port: 6379, username: 'cache@svc', database: 3, tls: true });
+      expect(cacheServerAddress(config)).to.equal(config.cacheServerUrl);
+
+      const plain = loadConfig(schema, { DB_URL: 'postgres://u@h/d', DATA_CACHE_SERVER_URL: 'redis://r' });
+      expect(plain.dbUrl).to.deep.equal({ host: 'h', port: 5432, user: 'u', database: 'd', sslMode: 'disable' });
+      expect(plain.cacheServerUrl).to.deep.equal({ host: 'r', port: 6379, database: 0, tls: false });
+
+      const separate = loadConfig(schema, { DB_HOST: 'pg', DB_PORT: '5433', DB_USER: 'me', DATA_CACHE_SERVER_HOST: 'redis', DATA_CACHE_SERVER_DATABASE: '2' });
+      expect(databaseAddress(separate)).to.deep.equal({ host: 'pg', port: 5433, user: 'me', database: 'tenant', sslMode: 'disable' });
+      expect(cacheServerAddress(separate)).to.deep.equal({ host: 'redis', port: 6379, database: 2, tls: false });
+    });
+
+    it('refuse a URL with a password, naming the property and the secret to use, without echoing it', () => {
+      const message = problemOf(schema, {
+        DB_URL: 'postgres://validation:hunter2@db.example.org/validation', DATA_CACHE_SERVER_URL: 'rediss://:s3cr@t/x@cache.example.org:6380',
+      });
+      expect(message).to.contain('db.url (DB_URL) must not contain a password').and.to.contain('give it in the secret db.password');
+      expect(message).to.contain('data.cache-server.url (DATA_CACHE_SERVER_URL) must not contain a password');
+      expect(message).to.contain('data.cache-server.password');
+      expect(message).not.to.match(/hunter2|s3cr|t\/x/);
+    });
+
+    const refused: Array<[string, Record<string, string>, RegExp]> = [
+      ['another scheme', { DB_URL: 'mysql://u@h/d' }, /db\.url \(DB_URL\) must be a URL with scheme postgres or postgresql/],
+      ['not a URL', { DB_URL: 'db.example.org:5432' }, /db\.url \(DB_URL\) must be a URL/],
+      ['no user', { DB_URL: 'postgres://h/d' }, /db\.url \(DB_URL\) must name the user/],
+      ['no database', { DB_URL: 'postgres://u@h:5432' }, /db\.url \(DB_URL\) must name exactly one database/],
+      ['an sslmode node-postgres cannot honour', { DB_URL: 'postgres://u@h/d?sslmode=prefer' }, /sslmode must be one of disable, require, verify-ca, verify-full; got "prefer"/],
+      ['an unsupported parameter', { DB_URL: 'postgres://u@h/d?sslcert=/c.pem' }, /unsupported parameter "sslcert"/],
+      ['sslrootcert without TLS', { DB_URL: 'postgres://u@h/d?sslrootcert=/ca.crt' }, /sslrootcert needs sslmode/],
+      ['a bad port', { DB_URL: 'postgres://u@h:99999/d' }, /db\.url \(DB_URL\) must be a URL/],
+      ['a Redis URL with another scheme', { DATA_CACHE_SERVER_URL: 'http://cache' }, /data\.cache-server\.url \(DATA_CACHE_SERVER_URL\) must be a URL with scheme redis or rediss/],
+      ['a Redis database out of range', { DATA_CACHE_SERVER_URL: 'redis://cache/16' }, /database index 0\.\.15/],
+      ['Redis query parameters', { DATA_CACHE_SERVER_URL: 'redis://cache?tls=true' }, /must not have query parameters/],
+    ];
+    for (const [label, env, expected] of refused) {
+      it(`refuse ${label}`, () => expect(problemOf(schema, env)).to.match(expected));
+    }
+  });
+
   describe('describeConfig', () => {
     it('lists property, variable, default and the secret flag from the same declarations', () => {
       const rows = describeConfig({ ...cacheSettings(), ...databaseSettings() });
@@ -189,6 +241,13 @@ describe('adapters/config', () => {
       expect(result.stderr).to.contain('cache.type (CACHE_TYPE) must be one of none, memory, distributed; got "redis2"');
       expect(result.stderr).to.contain('http.port (HTTP_PORT)');
       expect(result.stdout).not.to.contain('started');
+    });
+
+    it('stops with exit code 78 when a connection URL carries a password, without printing it', () => {
+      const result = run({ CACHE_TYPE: 'none', DB_URL: 'postgres://fixture:hunter2@db.example.org/fixture' });
+      expect(result.status).to.equal(78);
+      expect(result.stderr).to.contain('db.url (DB_URL) must not contain a password');
+      expect(result.stderr + result.stdout).not.to.contain('hunter2');
     });
 
     it('starts when the configuration is valid', () => {

@@ -1,4 +1,5 @@
 import type { Container } from 'inversify';
+import { redisConnection } from '../../../adapters/cache/index.js';
 import type { ConfigOf } from '../../../adapters/config/index.js';
 import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from '../../../adapters/runtime/container.js';
 import { catalog } from '../../../contracts/catalog.js';
@@ -64,10 +65,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     terminologyCache: ctx.get(TOKENS.cache) as ValidateCodeCacheStore<CachedValidateCode> | undefined,
     workerCache: {
       type: config.cacheType, ttlSeconds: config.cacheValidateCodeTtl, memoryMaxEntries: config.cacheMemoryMaxEntries, namespace: 'validation:validate-code',
-      redis: {
-        host: config.cacheServerHost, port: config.cacheServerPort, username: config.cacheServerUsername,
-        password: config.cacheServerPassword, database: config.cacheServerDatabase,
-      },
+      redis: redisConnection(config),
     },
     logger: ctx.get(TOKENS.logger),
     registry: ctx.get(TOKENS.metrics).registry,

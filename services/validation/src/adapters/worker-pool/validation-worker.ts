@@ -16,7 +16,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { createLogger } from '../../../../../adapters/observability/logger.js';
-import type { CacheType } from '../../../../../adapters/cache/index.js';
+import type { CacheType, RedisConnectionOptions } from '../../../../../adapters/cache/index.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import {
   createTerminology, createValidateCodeCacheStore, VALIDATE_CODE_CACHE_NAMESPACE, type CachedValidateCode, type TerminologySettings, type ValidateCodeCacheStore,
@@ -36,7 +36,8 @@ export interface WorkerCacheSettings {
   type: CacheType;
   ttlSeconds?: number;
   memoryMaxEntries?: number;
-  redis?: { host: string; port: number; username?: string; password?: string; database?: number };
+  /** Plain data, cloned into the worker: the same connection (TLS included) as the main thread's cache. */
+  redis?: RedisConnectionOptions;
   /** Default `validation:validate-code`; also the `cache` label its lookups are counted under in the main thread. */
   namespace?: string;
 }
