@@ -52,7 +52,7 @@ import { runWithContext } from '../observability/request-context.js';
 import type { DeadLetterQueue, FailedDelivery } from './dead-letter.js';
 import { PermanentError } from './errors.js';
 import { headersToRecord, MSG_ID_HEADER, TRACEPARENT_HEADER } from './headers.js';
-import { ensureConsumer } from './provisioning.js';
+import { ensureConsumer, runnerConsumerSpec } from './provisioning.js';
 
 export interface MessageContext {
   subject: string;
@@ -165,9 +165,9 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
   const provision = options.provision ?? true;
   const provisionConsumer = async () => {
     const jsm = await js.jetstreamManager();
-    await ensureConsumer(jsm, stream, {
-      durable, filterSubject: options.filterSubject, maxDeliver: maxDeliver + 1, ackWaitMs, maxAckPending: options.maxAckPending,
-    });
+    await ensureConsumer(jsm, stream, runnerConsumerSpec({
+      durable, filterSubject: options.filterSubject, maxDeliver, ackWaitMs, maxAckPending: options.maxAckPending,
+    }));
   };
   if (provision) await provisionConsumer();
   const consumer = await js.consumers.get(stream, durable);

@@ -1,7 +1,8 @@
 /**
  * Idempotent provisioning of streams and durable consumers from the catalog, run at every
- * service start-up: create what is missing, update what differs, never delete a stream or its
- * messages. Running it twice (or from several instances at once) is harmless.
+ * service start-up and by the provisioning Job (services/validation/src/cli/provision-jetstream.ts):
+ * create what is missing, update what differs, never delete a stream or its messages. Running it
+ * twice (or from several instances at once) is harmless.
  */
 import {
   AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType,
@@ -110,6 +111,33 @@ export function toConsumerConfig(spec: ConsumerSpec): Partial<ConsumerConfig> {
     ack_wait: nanos(backoff ? backoff[0]! : spec.ackWaitMs),
     backoff: backoff?.map(nanos),
     max_ack_pending: spec.maxAckPending ?? 1000,
+  };
+}
+
+/** What a consumer-runner durable (consumer-runner.ts `startConsumer`) is given for its server-side consumer. */
+export interface RunnerConsumerDefinition {
+  durable: string;
+  filterSubject?: string;
+  /** The runner's attempts before dead-lettering. */
+  maxDeliver: number;
+  ackWaitMs: number;
+  maxAckPending?: number;
+}
+
+/**
+ * The server-side consumer of a consumer-runner durable, for provisioning it outside the runner (the
+ * provisioning Job): max_deliver is the runner's maxDeliver + 1, because the runner dead-letters a
+ * message whose last attempt crashed when the server delivers it once more; the runner's backoff is
+ * its own nak delay, not the server's. This must equal what `startConsumer` ensures at start-up, or
+ * the two would update the consumer back and forth (services/validation/test/cli checks that they agree).
+ */
+export function runnerConsumerSpec(definition: RunnerConsumerDefinition): ConsumerSpec {
+  return {
+    durable: definition.durable,
+    filterSubject: definition.filterSubject,
+    maxDeliver: definition.maxDeliver + 1,
+    ackWaitMs: definition.ackWaitMs,
+    maxAckPending: definition.maxAckPending,
   };
 }
 

@@ -1,12 +1,14 @@
 /**
  * What deploy/ must provide for each service: its Deployment, the configuration schema of the
- * process (every setting it reads), and the volumes its settings point at. Used by the manifest
- * checks (test/deploy, scripts/deploy/check-manifests.ts).
+ * process (every setting it reads), and the volumes its settings point at; and for each Job the
+ * schema of the program it runs. Used by the manifest checks (test/deploy,
+ * scripts/deploy/check-manifests.ts).
  */
 import { gatewaySchema } from '../../services/admin-gateway/src/config.js';
 import { tenantServiceSchema } from '../../services/tenant/src/service-schema.js';
+import { provisioningSchema } from '../../services/validation/src/cli/provision-jetstream.js';
 import { validationSchema } from '../../services/validation/src/config.js';
-import type { AnticipatedSetting, ServiceDeployment } from './manifest-checks.js';
+import type { AnticipatedSetting, JobDeployment, ServiceDeployment } from './manifest-checks.js';
 
 export const PLATFORM_SERVICES: readonly ServiceDeployment[] = [
   {
@@ -17,6 +19,8 @@ export const PLATFORM_SERVICES: readonly ServiceDeployment[] = [
     writableDirSettings: ['VALIDATION_DEFINITION_CACHE_DIR'],
     mountedDirSettings: ['ARTIFACT_INIT_DIR'],
     claims: ['ig-packages'],
+    // Each engine rebuild writes every stored package to /tmp (adapters/engine/stored-artifacts.ts).
+    tmpHoldsClaim: 'ig-packages',
   },
   {
     deployment: 'tenant',
@@ -26,7 +30,14 @@ export const PLATFORM_SERVICES: readonly ServiceDeployment[] = [
     writableFileSettings: ['SIGNING_KEYS_JWKS_PATH'],
     claims: ['jwks'],
   },
-  { deployment: 'admin-gateway', schema: gatewaySchema },
+  // A proxied request may wait gateway.upstream-timeout-ms for its answer: the drain must allow that.
+  { deployment: 'admin-gateway', schema: gatewaySchema, graceCovers: ['GATEWAY_UPSTREAM_TIMEOUT_MS'] },
+];
+
+/** The Jobs of deploy/ and the settings of the program each runs (checked like a service's). */
+export const PLATFORM_JOBS: readonly JobDeployment[] = [
+  // Streams and the durable consumer (deploy/base/validation/provision-job.yaml), with the validation image and ConfigMap.
+  { job: 'jetstream-provisioning', container: 'provision', schema: provisioningSchema },
 ];
 
 /**

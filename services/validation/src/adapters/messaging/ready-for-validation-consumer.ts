@@ -6,50 +6,79 @@
  * contract violations and invalid JSON → dead letter at once; the report service unavailable (or
  * any other thrown error) → nak with `backoffMs`, dead letter after `maxDeliver` deliveries; a
  * crash → redelivered after the ack wait. Long validations send progress acks (ctx.working()).
+ * The consumer's settings are `readyForValidationConsumer` below, shared with the provisioning Job.
  */
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { Catalog } from '../../../../../contracts/catalog.js';
 import { DeadLetterQueue } from '../../../../../adapters/messaging/dead-letter.js';
 import { startConsumer, type ConsumerRunner } from '../../../../../adapters/messaging/consumer-runner.js';
+import { ensureConsumer, runnerConsumerSpec, type ProvisionAction } from '../../../../../adapters/messaging/provisioning.js';
 import type { Logger } from '../../../../../adapters/observability/logger.js';
 import type { ServiceMetrics } from '../../../../../adapters/observability/metrics.js';
 import type { ReadyForValidationEvent, ValidationFlow } from '../../application/validation-flow/index.js';
 
 export const READY_FOR_VALIDATION_DURABLE = 'validation-ready-for-validation';
 
-export interface ReadyForValidationConsumerOptions {
-  readonly js: JetStreamClient;
-  readonly catalog: Catalog;
-  readonly flow: Pick<ValidationFlow, 'handle'>;
-  readonly logger: Logger;
+/** What decides the durable consumer's settings (everything else comes from the catalog). */
+export interface ReadyForValidationConsumerSettings {
   /** validation.max-deliveries */
   readonly maxDeliver: number;
-  /** validation.consumer-concurrency */
-  readonly concurrency: number;
   /** Delays before redeliveries after failures; default 2 s, 10 s, 30 s, 60 s. */
   readonly backoffMs?: number[];
   readonly ackWaitMs?: number;
   readonly durable?: string;
+}
+
+/**
+ * THE definition of the ReadyForValidation durable consumer: the service consumes with it and the
+ * provisioning Job (cli/provision-jetstream.ts) creates it from it, so the two cannot disagree.
+ */
+export function readyForValidationConsumer(catalog: Catalog, settings: ReadyForValidationConsumerSettings) {
+  const contract = catalog.byName('ReadyForValidation');
+  return {
+    stream: contract.stream!,
+    durable: settings.durable ?? READY_FOR_VALIDATION_DURABLE,
+    filterSubject: contract.subject,
+    maxDeliver: settings.maxDeliver,
+    backoffMs: settings.backoffMs ?? [2_000, 10_000, 30_000, 60_000],
+    ackWaitMs: settings.ackWaitMs ?? 60_000,
+  };
+}
+
+/** Creates the durable consumer, or updates the settings that differ (never its position): at service start and in the provisioning Job. */
+export function ensureReadyForValidationConsumer(
+  jsm: JetStreamManager, catalog: Catalog, settings: ReadyForValidationConsumerSettings,
+): Promise<ProvisionAction> {
+  const definition = readyForValidationConsumer(catalog, settings);
+  return ensureConsumer(jsm, definition.stream, runnerConsumerSpec(definition));
+}
+
+export interface ReadyForValidationConsumerOptions extends ReadyForValidationConsumerSettings {
+  readonly js: JetStreamClient;
+  readonly catalog: Catalog;
+  readonly flow: Pick<ValidationFlow, 'handle'>;
+  readonly logger: Logger;
+  /** validation.consumer-concurrency */
+  readonly concurrency: number;
   readonly fetchExpiresMs?: number;
   /** Delivery outcomes, dead letters and queue lag of the consumer (see consumer-runner.ts). */
   readonly metrics?: ServiceMetrics;
 }
 
 export async function startReadyForValidationConsumer(options: ReadyForValidationConsumerOptions): Promise<ConsumerRunner> {
-  const contract = options.catalog.byName('ReadyForValidation');
+  const definition = readyForValidationConsumer(options.catalog, options);
   const jsm = await options.js.jetstreamManager();
   const log = options.logger.child({ component: 'ready-for-validation' });
+  const action = await ensureReadyForValidationConsumer(jsm, options.catalog, options);
+  if (action !== 'unchanged') log.info({ stream: definition.stream, durable: definition.durable, action }, 'durable consumer provisioned');
+  // The runner ensures the consumer again (finding it unchanged) and re-creates it if it is ever
+  // deleted while running; its settings are the same definition.
   return startConsumer<ReadyForValidationEvent>({
     js: options.js,
-    stream: contract.stream!,
-    durable: options.durable ?? READY_FOR_VALIDATION_DURABLE,
-    filterSubject: contract.subject,
+    ...definition,
     catalog: options.catalog,
     deadLetter: new DeadLetterQueue(options.js, jsm, options.catalog),
     concurrency: options.concurrency,
-    maxDeliver: options.maxDeliver,
-    backoffMs: options.backoffMs ?? [2_000, 10_000, 30_000, 60_000],
-    ackWaitMs: options.ackWaitMs ?? 60_000,
     fetchExpiresMs: options.fetchExpiresMs,
     logger: options.logger,
     metrics: options.metrics,
