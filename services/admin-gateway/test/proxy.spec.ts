@@ -23,6 +23,7 @@ describe('admin gateway proxy', () => {
   let upstream: Server;
   let gateway: Server;
   let gatewayUrl: string;
+  let upstreamUrl: string;
   const seen: Seen[] = [];
 
   before(async () => {
@@ -32,6 +33,13 @@ describe('admin gateway proxy', () => {
       req.on('data', (chunk: Buffer) => { hash.update(chunk); length += chunk.length; });
       req.on('end', () => {
         seen.push({ method: req.method, url: req.url, authorization: req.headers.authorization, bodySha: hash.digest('hex'), bodyLength: length });
+        // Answers with the Location (and status) the test asks for, as a service creating something would.
+        const location = req.headers['x-test-location'];
+        if (typeof location === 'string') {
+          res.writeHead(Number(req.headers['x-test-status'] ?? 201), { 'content-type': 'application/json', location });
+          res.end('{}');
+          return;
+        }
         if (req.url?.startsWith('/api/facilities')) {
           const q = new URL(req.url, 'http://x').searchParams;
           const pageSize = Number(q.get('pageSize'));
@@ -44,7 +52,7 @@ describe('admin gateway proxy', () => {
         res.end(JSON.stringify({ received: length }));
       });
     });
-    const upstreamUrl = await listen(upstream);
+    upstreamUrl = await listen(upstream);
     const proxy = createProxyHandler({
       upstreams: { tenant: upstreamUrl, validation: upstreamUrl, down: 'http://127.0.0.1:1' },
       timeoutMs: 2000,
@@ -73,7 +81,7 @@ describe('admin gateway proxy', () => {
     body.write('package bytes', 0);
     const res = await fetch(`${gatewayUrl}/api/validation/artifact/PACKAGE/x`, { method: 'PUT', body, headers: { 'content-type': 'application/gzip' } });
     expect(res.status).to.equal(201);
-    expect(res.headers.get('location')).to.equal('/api/artifact/PACKAGE/x');
+    expect(res.headers.get('location')).to.equal('/api/validation/artifact/PACKAGE/x');
     expect(seen[0].bodyLength).to.equal(body.length);
     expect(seen[0].bodySha).to.equal(createHash('sha256').update(body).digest('hex'));
   });
@@ -96,6 +104,46 @@ describe('admin gateway proxy', () => {
     expect(res.status).to.equal(503);
     expect(res.headers.get('content-type')).to.contain('application/problem+json');
     expect((await res.json() as { detail: string }).detail).to.contain('down service is not reachable');
+  });
+
+  describe('Location of the answer', () => {
+    /** The Location the gateway passes on when the service answers `status` with `location` to `method path`. */
+    async function locationThrough(method: string, path: string, location: string, status = 201): Promise<string | null> {
+      const res = await fetch(`${gatewayUrl}${path}`, { method, redirect: 'manual', headers: { 'x-test-location': location, 'x-test-status': String(status) } });
+      await res.text();
+      expect(res.status).to.equal(status);
+      return res.headers.get('location');
+    }
+
+    it('a report job\'s Location becomes the gateway path, and following it reaches the job route of the service', async () => {
+      const location = await locationThrough('POST', '/api/validation/result/f1/r1/$revalidate', '/api/job/0192f3a4-1111-7000-8000-000000000001', 202);
+      expect(location).to.equal('/api/validation/job/0192f3a4-1111-7000-8000-000000000001');
+      seen.length = 0;
+      await (await fetch(`${gatewayUrl}${location!}`)).text();
+      expect(seen[0].url).to.equal('/api/job/0192f3a4-1111-7000-8000-000000000001');
+    });
+
+    it('every component\'s 201 Locations (query and fragment kept)', async () => {
+      expect(await locationThrough('POST', '/api/tenant/facilities', '/api/facilities/f-1')).to.equal('/api/tenant/facilities/f-1');
+      expect(await locationThrough('POST', '/api/tenant/signing-keys', '/api/signing-keys/kid-1?x=1#y')).to.equal('/api/tenant/signing-keys/kid-1?x=1#y');
+      expect(await locationThrough('POST', '/api/validation/category/c1/rule', '/api/category/c1/rule')).to.equal('/api/validation/category/c1/rule');
+      expect(await locationThrough('POST', '/api/validation/validation-configuration', '/api/validation-configuration/nhsn-ig-2.0'))
+        .to.equal('/api/validation/validation-configuration/nhsn-ig-2.0');
+    });
+
+    it('also on redirects, and for an absolute URL on the service\'s own (internal) origin', async () => {
+      expect(await locationThrough('GET', '/api/validation/artifact', '/api/artifact/PACKAGE/x', 302)).to.equal('/api/validation/artifact/PACKAGE/x');
+      expect(await locationThrough('POST', '/api/validation/x', `${upstreamUrl}/api/job/j1`, 202)).to.equal('/api/validation/job/j1');
+    });
+
+    it('leaves alone: a path already under the component, other paths, relative references and other hosts', async () => {
+      expect(await locationThrough('POST', '/api/tenant/facilities', '/api/tenant/facilities/f-1')).to.equal('/api/tenant/facilities/f-1');
+      expect(await locationThrough('POST', '/api/validation/x', '/.well-known/jwks.json')).to.equal('/.well-known/jwks.json');
+      expect(await locationThrough('POST', '/api/validation/x', '/apifoo/x')).to.equal('/apifoo/x');
+      expect(await locationThrough('POST', '/api/validation/result/f/r/$revalidate', '../../job/j1', 202)).to.equal('../../job/j1');
+      expect(await locationThrough('POST', '/api/validation/x', 'https://elsewhere.example.org/api/job/j1')).to.equal('https://elsewhere.example.org/api/job/j1');
+      expect(await locationThrough('POST', '/api/validation/x', `${upstreamUrl}/health`)).to.equal(`${upstreamUrl}/health`);
+    });
   });
 
   it('leaves unknown components to the next handler', async () => {

@@ -9,7 +9,8 @@ import { normalizePagingQuery, pagingMetadataOf } from './pagination.js';
  * component name is stripped (shared API conventions, Routes 1). Request and response bodies are
  * streamed, so package uploads are never buffered whole; the one exception is a successful JSON
  * answer to a GET, which is read (up to a bound) to copy its paging metadata into `X-Pagination`.
- * The Authorization header is passed on unchanged (header propagation).
+ * The Authorization header is passed on unchanged (header propagation). A `Location` the service
+ * answers with its own path is rewritten to the external one (`gatewayLocation`).
  */
 export interface ProxyOptions {
   /** Component name (as it appears in the external route) → base URL of the service. */
@@ -47,6 +48,30 @@ export function resolveTarget(originalUrl: string, upstreams: Record<string, str
   return { component, url };
 }
 
+/**
+ * The upstream's `Location` as the client must follow it through the gateway. A service answers with
+ * its own path (`/api/job/{id}`), which the gateway does not route; it becomes
+ * `/api/<component>/job/{id}`. An absolute URL on the upstream's own origin (an internal address the
+ * client cannot reach) becomes that gateway path too. Left alone: paths outside `/api/`, paths already under
+ * `/api/<component>/`, relative references (they resolve against the external URL already) and URLs
+ * of other hosts.
+ */
+export function gatewayLocation(location: string, component: string, upstreamBase: string): string {
+  let path = location;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(location) || location.startsWith('//')) {
+    let url: URL;
+    try {
+      url = new URL(location, upstreamBase);
+    } catch {
+      return location;
+    }
+    if (url.origin !== new URL(upstreamBase).origin) return location;
+    path = `${url.pathname}${url.search}${url.hash}`;
+  }
+  if (!path.startsWith('/api/') || path.toLowerCase().startsWith(`/api/${component}/`)) return location;
+  return `/api/${component}${path.slice('/api'.length)}`;
+}
+
 export function createProxyHandler(options: ProxyOptions) {
   const maxInspected = options.maxInspectedBodyBytes ?? 5 * 1024 * 1024;
   // Upstream connections are reused: a new TCP connection per request would cost more than the proxying.
@@ -82,6 +107,7 @@ export function createProxyHandler(options: ProxyOptions) {
       for (const [name, value] of Object.entries(upstreamRes.headers)) {
         if (!HOP_BY_HOP.has(name) && value !== undefined) outHeaders[name] = value;
       }
+      if (typeof outHeaders.location === 'string') outHeaders.location = gatewayLocation(outHeaders.location, target.component, options.upstreams[target.component]!);
       const contentType = String(upstreamRes.headers['content-type'] ?? '');
       const length = Number(upstreamRes.headers['content-length'] ?? '0');
       const inspect = isGet && status === 200 && contentType.includes('json') && (!length || length <= maxInspected);
