@@ -6,10 +6,13 @@
  *     npx tsx adapters/messaging/dead-letter-cli.ts replay <seq> [--remove]
  *     npx tsx adapters/messaging/dead-letter-cli.ts remove <seq>
  *
- * Connection from NATS_URL (default nats://127.0.0.1:4222), NATS_USER/NATS_PASS or NATS_TOKEN.
+ * Connection from the services' own variables, so it runs in any service pod as it is: NATS_SERVERS
+ * (comma-separated, default nats://127.0.0.1:4222), NATS_USER with NATS_PASSWORD, or NATS_TOKEN. The
+ * earlier names NATS_URL and NATS_PASS are still read when the services' names are unset.
  * `show` prints the payload, which may contain patient data: do not paste it into tickets.
  */
 import { pathToFileURL } from 'node:url';
+import { exitOnConfigError, loadConfig, natsSettings } from '../config/index.js';
 import { createLogger } from '../observability/logger.js';
 import { connectNats } from './connection.js';
 import { DeadLetterQueue } from './dead-letter.js';
@@ -70,10 +73,26 @@ export async function runDeadLetterCommand(args: string[], dlq: DeadLetterQueue,
   }
 }
 
+type Env = Readonly<Record<string, string | undefined>>;
+const isSet = (value: string | undefined) => value !== undefined && value.trim() !== '';
+
+/**
+ * The NATS connection settings from the services' variables (nats.servers, nats.user, nats.password,
+ * nats.token: same parsing and checks), with this tool's earlier NATS_URL and NATS_PASS as fallbacks.
+ */
+export function deadLetterCliNatsConfig(env: Env) {
+  return loadConfig(natsSettings(), {
+    ...env,
+    NATS_SERVERS: isSet(env.NATS_SERVERS) ? env.NATS_SERVERS : env.NATS_URL,
+    NATS_PASSWORD: isSet(env.NATS_PASSWORD) ? env.NATS_PASSWORD : env.NATS_PASS,
+  });
+}
+
 async function main(): Promise<void> {
+  const logger = createLogger('dead-letter-cli', 'warn');
+  const config = exitOnConfigError(() => deadLetterCliNatsConfig(process.env), logger);
   const handle = await connectNats({
-    servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', user: process.env.NATS_USER, pass: process.env.NATS_PASS,
-    token: process.env.NATS_TOKEN, name: 'dead-letter-cli', logger: createLogger('dead-letter-cli', 'warn'),
+    servers: [...config.natsServers], user: config.natsUser, pass: config.natsPassword, token: config.natsToken, name: 'dead-letter-cli', logger,
   });
   try {
     process.exitCode = await runDeadLetterCommand(process.argv.slice(2), new DeadLetterQueue(handle.js, handle.jsm), (line) => console.log(line));

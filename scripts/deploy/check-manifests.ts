@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import { renderKustomization } from './kustomize.js';
 import { checkManifests } from './manifest-checks.js';
-import { ANTICIPATED_SETTINGS, PLATFORM_SERVICES } from './platform-services.js';
+import { ANTICIPATED_SETTINGS, PLATFORM_JOBS, PLATFORM_SERVICES } from './platform-services.js';
 
 async function main(args: string[]): Promise<number> {
   const dir = args.find((arg) => !arg.startsWith('--'));
@@ -20,7 +20,7 @@ async function main(args: string[]): Promise<number> {
   }
   const objects = renderKustomization(dir);
   if (args.includes('--print')) process.stdout.write(objects.map((object) => stringify(object, { lineWidth: 0 })).join('---\n'));
-  const problems = await checkManifests(objects, PLATFORM_SERVICES, ANTICIPATED_SETTINGS);
+  const problems = await checkManifests(objects, PLATFORM_SERVICES, ANTICIPATED_SETTINGS, PLATFORM_JOBS);
   for (const problem of problems) console.error(problem);
   console.error(problems.length ? `${problems.length} problem(s) in ${dir}` : `${dir}: ${objects.length} objects, no problems`);
   return problems.length ? 1 : 0;

@@ -6,20 +6,30 @@
  * - `validateSchemas`: built-in kinds against the Kubernetes JSON schemas of kubernetes-models
  *   (see deploy/README.md for the Kubernetes version), NACK kinds against crd-schemas.ts; an
  *   unknown kind is a problem.
- * - `checkWorkloads`: each Deployment's container has startup/readiness/liveness probes on the health
- *   endpoints, CPU and memory requests and limits, runs as non-root with a read-only root file system
- *   and /tmp on an emptyDir, and gets SIGTERM long enough before SIGKILL to drain
- *   (`terminationGracePeriodSeconds` ≥ preStop sleep + `shutdown.grace-ms` + margin).
- * - `checkNoSecretValues`: no Secret with data; secrets never as literal env values.
+ * - `checkWorkloads`: every workload (Deployments and Jobs; another workload kind is a problem until
+ *   the checks cover it) runs as non-root with a read-only root file system, no privilege escalation,
+ *   /tmp on an emptyDir, CPU and memory requests and limits, no service-account token, and has the
+ *   files its configuration names (the CA of `db.url`'s sslrootcert, NODE_EXTRA_CA_CERTS) on a volume
+ *   mount. Each Deployment's container also has startup/readiness/liveness probes on the health
+ *   endpoints and gets SIGTERM long enough before SIGKILL to drain (`terminationGracePeriodSeconds` ≥
+ *   preStop sleep + `shutdown.grace-ms` + margin, and the drain covers what the service declares, such as
+ *   the gateway's upstream timeout); each Job has restartPolicy Never or OnFailure,
+ *   backoffLimit, activeDeadlineSeconds and ttlSecondsAfterFinished.
+ * - `checkNoSecretValues`: no Secret with data; in no workload a secret as a literal env value or a
+ *   whole Secret through envFrom.
  * - `checkServiceConfiguration`: every property a service declares (adapters/config `describeConfig`)
  *   is in its ConfigMap (non-secret) or referenced through secretKeyRef (secret), and
- *   `checkDeploymentEnv` finds nothing (unknown keys, secrets in the ConfigMap, values that do not parse).
+ *   `checkDeploymentEnv` finds nothing (unknown keys, secrets in the ConfigMap, values that do not parse);
+ *   every Job is declared with the schema of the program it runs, whose properties must be provided
+ *   the same way and parse.
  * - `checkReferences`: Services, PDBs, the HPA and Ingress backends point at something that exists;
- *   referenced ConfigMaps and PersistentVolumeClaims exist.
+ *   referenced ConfigMaps and PersistentVolumeClaims exist; no Service or PDB selects a Job's pods.
  */
 import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
-import { checkDeploymentEnv, describeConfig, envVarCandidates, type ConfigSchema } from '../../adapters/config/index.js';
+import {
+  ConfigError, checkDeploymentEnv, describeConfig, envVarCandidates, loadConfig, parsePostgresUrl, type ConfigSchema,
+} from '../../adapters/config/index.js';
 import { CUSTOM_RESOURCE_SCHEMAS } from './crd-schemas.js';
 import type { K8sObject } from './kustomize.js';
 
@@ -37,6 +47,21 @@ export interface ServiceDeployment {
   readonly mountedDirSettings?: readonly string[];
   /** PersistentVolumeClaims the pod must mount. */
   readonly claims?: readonly string[];
+  /**
+   * Variables (milliseconds) that `shutdown.grace-ms` must cover: work that may legitimately take that
+   * long when SIGTERM arrives (the gateway's upstream timeout) would otherwise be cut off by the drain.
+   */
+  readonly graceCovers?: readonly string[];
+  /** A PersistentVolumeClaim whose whole content the service copies to /tmp: the /tmp emptyDir's sizeLimit must be at least its size. */
+  readonly tmpHoldsClaim?: string;
+}
+
+/** A Job of the manifests, the container that runs its program, and the settings that program reads. */
+export interface JobDeployment {
+  readonly job: string;
+  readonly container: string;
+  /** The settings the program reads; its ConfigMap may hold more (a service's), those are not its concern. */
+  readonly schema: ConfigSchema;
 }
 
 /**
@@ -52,8 +77,11 @@ export interface AnticipatedSetting {
   readonly secret: boolean;
 }
 
-/** Environment variables read by the runtime rather than by a configuration schema. */
-export const RUNTIME_ENV = new Set(['NODE_OPTIONS']);
+/**
+ * Environment variables read by the runtime rather than by a configuration schema: the heap size, and
+ * the extra CA certificates Node trusts for every TLS connection (rediss:// to a privately signed Redis).
+ */
+export const RUNTIME_ENV = new Set(['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS']);
 
 /** Seconds between SIGTERM's hard-exit timer and SIGKILL that we want to keep free. */
 export const TERMINATION_MARGIN_SECONDS = 5;
@@ -118,6 +146,11 @@ export async function validateSchemas(objects: readonly K8sObject[]): Promise<st
 // Pod helpers
 
 const deployments = (objects: readonly K8sObject[]) => objects.filter((object) => object.kind === 'Deployment');
+const jobs = (objects: readonly K8sObject[]) => objects.filter((object) => object.kind === 'Job');
+/** The kinds the workload checks cover; any other pod-running kind is reported rather than waved through. */
+const CHECKED_WORKLOADS = new Set(['Deployment', 'Job']);
+const POD_KINDS = new Set(['Deployment', 'Job', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'CronJob', 'Pod', 'ReplicationController']);
+const workloads = (objects: readonly K8sObject[]) => objects.filter((object) => CHECKED_WORKLOADS.has(object.kind));
 
 function podSpec(object: K8sObject): Obj {
   return ((object.spec as Obj | undefined)?.template?.spec ?? {}) as Obj;
@@ -138,7 +171,6 @@ function containerEnv(objects: readonly K8sObject[], container: Obj, owner: stri
   const secretKeys: string[] = [];
   const configMap = (name: string) => objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === name) as Obj | undefined;
   for (const source of (container.envFrom ?? []) as Obj[]) {
-    if (source.secretRef) problems.push(`${owner}: envFrom secretRef ${source.secretRef.name} hides which secrets are used; reference each key with secretKeyRef`);
     if (!source.configMapRef) continue;
     const map = configMap(source.configMapRef.name);
     if (!map) {
@@ -176,16 +208,91 @@ function volumeOf(object: K8sObject, name: string): Obj | undefined {
 
 const PROBE_PATHS = { startupProbe: '/health', readinessProbe: '/health/ready', livenessProbe: '/health' } as const;
 
-export function checkWorkloads(objects: readonly K8sObject[], services: readonly ServiceDeployment[] = []): string[] {
+/**
+ * Files a container's configuration names that must be on a volume (the image has no such files and
+ * its root file system is read-only): the CA of `db.url`'s sslrootcert, when the program reads db.url
+ * (`schema`; unknown program: assume it does), and NODE_EXTRA_CA_CERTS, which Node itself reads.
+ */
+function configuredFiles(env: Record<string, string>, schema: ConfigSchema | undefined): { variable: string; file: string }[] {
+  const files: { variable: string; file: string }[] = [];
+  const readsDbUrl = !schema || Object.values(schema).some((setting) => setting.spec.name === 'db.url');
+  if (env.DB_URL && readsDbUrl) {
+    try {
+      const rootCert = parsePostgresUrl(env.DB_URL).sslRootCert;
+      if (rootCert) files.push({ variable: 'DB_URL (sslrootcert)', file: rootCert });
+    } catch {
+      // A DB_URL that does not parse is reported by the configuration check.
+    }
+  }
+  if (env.NODE_EXTRA_CA_CERTS) files.push({ variable: 'NODE_EXTRA_CA_CERTS', file: env.NODE_EXTRA_CA_CERTS });
+  return files;
+}
+
+/** The policy every pod-running object meets, whatever its kind. */
+function checkPodPolicy(objects: readonly K8sObject[], workload: K8sObject, schema: ConfigSchema | undefined): string[] {
   const problems: string[] = [];
+  const owner = label(workload);
+  const pod = podSpec(workload);
+  if (pod.securityContext?.runAsNonRoot !== true) problems.push(`${owner}: pod securityContext.runAsNonRoot must be true`);
+  const podUser = pod.securityContext?.runAsUser;
+  if (pod.automountServiceAccountToken !== false) problems.push(`${owner}: automountServiceAccountToken must be false (the services do not call the Kubernetes API)`);
+  if (containers(workload).length === 0) problems.push(`${owner}: no containers`);
+  for (const container of containers(workload)) {
+    const where = `${owner} container ${container.name}`;
+    for (const kind of ['requests', 'limits'] as const) {
+      for (const resource of ['cpu', 'memory']) {
+        if (container.resources?.[kind]?.[resource] === undefined) problems.push(`${where}: resources.${kind}.${resource} is missing`);
+      }
+    }
+    const security = container.securityContext ?? {};
+    const user = security.runAsUser ?? podUser;
+    if (user === undefined || user === 0) problems.push(`${where}: must run as a non-root user id (runAsUser), got ${user ?? 'none'}`);
+    if (security.runAsNonRoot === false) problems.push(`${where}: securityContext.runAsNonRoot is false`);
+    if (security.readOnlyRootFilesystem !== true) problems.push(`${where}: securityContext.readOnlyRootFilesystem must be true`);
+    if (security.allowPrivilegeEscalation !== false) problems.push(`${where}: securityContext.allowPrivilegeEscalation must be false`);
+    if (security.privileged === true) problems.push(`${where}: must not be privileged`);
+
+    const mounts = mountPaths(container);
+    const tmp = mounts.get('/tmp');
+    if (!tmp || !volumeOf(workload, tmp.name)?.emptyDir) problems.push(`${where}: /tmp must be an emptyDir mount (the root file system is read-only)`);
+    const env = containerEnv(objects, container, where);
+    for (const { variable, file } of configuredFiles(env.values, schema)) {
+      if (!mounts.has(path.posix.dirname(file))) problems.push(`${where}: ${variable} names ${file}, which is not in a mounted directory`);
+    }
+  }
+  return problems;
+}
+
+export function checkWorkloads(
+  objects: readonly K8sObject[], services: readonly ServiceDeployment[] = [], declaredJobs: readonly JobDeployment[] = [],
+): string[] {
+  const problems: string[] = [];
+  const schemaOf = (workload: K8sObject) => (workload.kind === 'Job'
+    ? declaredJobs.find((j) => j.job === workload.metadata.name)?.schema
+    : services.find((s) => s.deployment === workload.metadata.name)?.schema);
+  for (const object of objects) {
+    if (POD_KINDS.has(object.kind) && !CHECKED_WORKLOADS.has(object.kind)) {
+      problems.push(`${label(object)}: the workload checks do not cover kind ${object.kind}; extend scripts/deploy/manifest-checks.ts before using it`);
+    }
+  }
+  for (const workload of workloads(objects)) problems.push(...checkPodPolicy(objects, workload, schemaOf(workload)));
+
+  for (const job of jobs(objects)) {
+    const spec = (job.spec ?? {}) as Obj;
+    const owner = label(job);
+    const restart = podSpec(job).restartPolicy;
+    if (restart !== 'Never' && restart !== 'OnFailure') problems.push(`${owner}: restartPolicy must be Never or OnFailure, got ${restart ?? 'none'}`);
+    // Explicit bounds: how often it retries, how long it may run, and that a finished Job goes away
+    // (a Job's template is immutable, so the next apply can only re-create it once it is gone).
+    for (const field of ['backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished']) {
+      if (typeof spec[field] !== 'number') problems.push(`${owner}: ${field} must be set`);
+    }
+  }
+
   for (const deployment of deployments(objects)) {
     const owner = label(deployment);
     const pod = podSpec(deployment);
     const service = services.find((s) => s.deployment === deployment.metadata.name);
-    if (pod.securityContext?.runAsNonRoot !== true) problems.push(`${owner}: pod securityContext.runAsNonRoot must be true`);
-    const podUser = pod.securityContext?.runAsUser;
-    if (pod.automountServiceAccountToken !== false) problems.push(`${owner}: automountServiceAccountToken must be false (the services do not call the Kubernetes API)`);
-    if (containers(deployment).length === 0) problems.push(`${owner}: no containers`);
 
     for (const container of containers(deployment)) {
       const where = `${owner} container ${container.name}`;
@@ -194,23 +301,8 @@ export function checkWorkloads(objects: readonly K8sObject[], services: readonly
         if (!spec) problems.push(`${where}: ${probe} is missing`);
         else if (spec.httpGet?.path !== path) problems.push(`${where}: ${probe} must GET ${path}, got ${spec.httpGet?.path ?? 'no httpGet'}`);
       }
-      for (const kind of ['requests', 'limits'] as const) {
-        for (const resource of ['cpu', 'memory']) {
-          if (container.resources?.[kind]?.[resource] === undefined) problems.push(`${where}: resources.${kind}.${resource} is missing`);
-        }
-      }
-      const security = container.securityContext ?? {};
-      const user = security.runAsUser ?? podUser;
-      if (user === undefined || user === 0) problems.push(`${where}: must run as a non-root user id (runAsUser), got ${user ?? 'none'}`);
-      if (security.runAsNonRoot === false) problems.push(`${where}: securityContext.runAsNonRoot is false`);
-      if (security.readOnlyRootFilesystem !== true) problems.push(`${where}: securityContext.readOnlyRootFilesystem must be true`);
-      if (security.allowPrivilegeEscalation !== false) problems.push(`${where}: securityContext.allowPrivilegeEscalation must be false`);
-      if (security.privileged === true) problems.push(`${where}: must not be privileged`);
 
       const mounts = mountPaths(container);
-      const tmp = mounts.get('/tmp');
-      if (!tmp || !volumeOf(deployment, tmp.name)?.emptyDir) problems.push(`${where}: /tmp must be an emptyDir mount (the root file system is read-only)`);
-
       const env = containerEnv(objects, container, where);
       const graceMs = Number(env.values.SHUTDOWN_GRACE_MS || DEFAULT_GRACE_MS);
       const preStop = Number(container.lifecycle?.preStop?.sleep?.seconds ?? 0);
@@ -221,6 +313,13 @@ export function checkWorkloads(objects: readonly K8sObject[], services: readonly
       }
 
       if (!service) continue;
+      for (const variable of service.graceCovers ?? []) {
+        const setting = describeConfig(service.schema).find((row) => row.envVar === variable);
+        const covered = Number(env.values[variable] || setting?.default);
+        if (Number.isFinite(covered) && graceMs < covered) {
+          problems.push(`${where}: shutdown.grace-ms ${graceMs} ms < ${setting?.property ?? variable} ${covered} ms; a request in flight at SIGTERM would be cut off`);
+        }
+      }
       if (service.minStartupSeconds !== undefined) {
         const startup = container.startupProbe ?? {};
         const window = (startup.failureThreshold ?? 3) * (startup.periodSeconds ?? 10);
@@ -242,6 +341,15 @@ export function checkWorkloads(objects: readonly K8sObject[], services: readonly
         const dir = env.values[variable];
         if (!dir || !mounts.has(dir)) problems.push(`${where}: ${variable}=${dir ?? '(unset)'} is not a volume mount`);
       }
+      if (service.tmpHoldsClaim) {
+        const claim = objects.find((o) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === service.tmpHoldsClaim) as Obj | undefined;
+        const needed = quantityBytes(claim?.spec?.resources?.requests?.storage);
+        const tmp = mounts.get('/tmp');
+        const limit = quantityBytes(tmp ? volumeOf(deployment, tmp.name)?.emptyDir?.sizeLimit : undefined);
+        if (needed !== undefined && (limit === undefined || limit < needed)) {
+          problems.push(`${where}: /tmp emptyDir sizeLimit ${tmp ? volumeOf(deployment, tmp.name)?.emptyDir?.sizeLimit ?? 'unset' : 'unset'} is smaller than the ${service.tmpHoldsClaim} volume (${String(claim?.spec?.resources?.requests?.storage)}), whose packages it must hold`);
+        }
+      }
       for (const claim of service.claims ?? []) {
         const volume = ((pod.volumes ?? []) as Obj[]).find((v) => v.persistentVolumeClaim?.claimName === claim);
         if (!volume || ![...mounts.values()].some((mount) => mount.name === volume.name)) problems.push(`${where}: must mount the PersistentVolumeClaim ${claim}`);
@@ -249,6 +357,14 @@ export function checkWorkloads(objects: readonly K8sObject[], services: readonly
     }
   }
   return problems;
+}
+
+const QUANTITY_UNITS: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+
+/** A Kubernetes storage quantity (`256Mi`, `2Gi`, `1G`) in bytes; undefined when absent or not understood. */
+export function quantityBytes(quantity: unknown): number | undefined {
+  const match = typeof quantity === 'string' || typeof quantity === 'number' ? /^(\d+(?:\.\d+)?)([kMGT]i?|Ki)?$/.exec(String(quantity)) : null;
+  return match ? Number(match[1]) * QUANTITY_UNITS[match[2] ?? '']! : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -262,14 +378,17 @@ export function checkNoSecretValues(objects: readonly K8sObject[], services: rea
       problems.push(`${label(object)}: Secret values must not be in the repository; the operator creates the Secret (docs/operations.md)`);
     }
   }
-  for (const service of services) {
-    const secretVariables = new Set(describeConfig(service.schema).filter((row) => row.secret).flatMap((row) => envVarCandidates(row.property)));
-    const deployment = deployments(objects).find((d) => d.metadata.name === service.deployment);
-    for (const container of deployment ? containers(deployment) : []) {
+  // Any workload, whatever program it runs (a Job runs a service's image with that service's Secret).
+  const secretVariables = new Set(services.flatMap((service) =>
+    describeConfig(service.schema).filter((row) => row.secret).flatMap((row) => envVarCandidates(row.property))));
+  for (const workload of workloads(objects)) {
+    for (const container of containers(workload)) {
+      const where = `${label(workload)} container ${container.name}`;
       for (const entry of (container.env ?? []) as Obj[]) {
-        if (typeof entry.value === 'string' && secretVariables.has(entry.name)) {
-          problems.push(`${label(deployment!)} container ${container.name}: secret ${entry.name} given as a literal value; use secretKeyRef`);
-        }
+        if (typeof entry.value === 'string' && secretVariables.has(entry.name)) problems.push(`${where}: secret ${entry.name} given as a literal value; use secretKeyRef`);
+      }
+      for (const source of (container.envFrom ?? []) as Obj[]) {
+        if (source.secretRef) problems.push(`${where}: envFrom secretRef ${source.secretRef.name} hides which secrets are used; reference each key with secretKeyRef`);
       }
     }
   }
@@ -281,8 +400,9 @@ export function checkNoSecretValues(objects: readonly K8sObject[], services: rea
 
 export function checkServiceConfiguration(
   objects: readonly K8sObject[], services: readonly ServiceDeployment[], anticipated: readonly AnticipatedSetting[] = [],
+  declaredJobs: readonly JobDeployment[] = [],
 ): string[] {
-  const problems: string[] = [];
+  const problems = checkJobConfiguration(objects, declaredJobs);
   for (const service of services) {
     const deployment = deployments(objects).find((d) => d.metadata.name === service.deployment);
     if (!deployment) {
@@ -330,6 +450,53 @@ export function checkServiceConfiguration(
   return problems;
 }
 
+/**
+ * Every Job must be declared with the schema of the program it runs; each property of that schema is
+ * in the Job's environment (ConfigMap or literal when plain, secretKeyRef when secret) and parses.
+ * Variables of the ConfigMap the program does not read are not its concern (a Job shares a service's).
+ */
+function checkJobConfiguration(objects: readonly K8sObject[], declaredJobs: readonly JobDeployment[]): string[] {
+  const problems: string[] = [];
+  for (const job of jobs(objects)) {
+    const declared = declaredJobs.find((d) => d.job === job.metadata.name);
+    if (!declared) {
+      problems.push(`${label(job)}: not declared in scripts/deploy/platform-services.ts (PLATFORM_JOBS) with the schema of the program it runs, so its configuration is unchecked`);
+      continue;
+    }
+    const container = containers(job).find((c) => c.name === declared.container);
+    const owner = `${label(job)} container ${declared.container}`;
+    if (!container) {
+      problems.push(`${owner}: missing`);
+      continue;
+    }
+    const env = containerEnv(objects, container, owner);
+    problems.push(...env.problems);
+    const rows = describeConfig(declared.schema);
+    for (const row of rows) {
+      const candidates = envVarCandidates(row.property);
+      if (row.secret) {
+        if (!candidates.some((variable) => env.secretKeys.includes(variable))) problems.push(`${owner}: secret ${row.property} (${row.envVar}) is not referenced with secretKeyRef`);
+        for (const variable of candidates.filter((v) => v in env.values)) problems.push(`${owner}: secret ${row.property} comes from ${variable} in a ConfigMap or literal; use secretKeyRef`);
+      } else if (!candidates.some((variable) => variable in env.values)) {
+        problems.push(`${owner}: ${row.property} (${row.envVar}) is not in its ConfigMap`);
+      }
+    }
+    const secretRows = rows.filter((row) => row.secret);
+    const placeholders = Object.fromEntries(env.secretKeys.filter((key) => secretRows.some((row) => row.envVar === key)).map((key) => [key, 'placeholder']));
+    try {
+      loadConfig(declared.schema, { ...env.values, ...placeholders });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      for (const problem of error.problems) {
+        if (!problem.message.startsWith('is required') && !secretRows.some((row) => row.property === problem.property)) {
+          problems.push(`${owner}: ${problem.property} (${problem.envVar}) ${problem.message}`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
 // ---------------------------------------------------------------------------------------------
 // References between objects
 
@@ -343,8 +510,9 @@ export function checkReferences(objects: readonly K8sObject[]): string[] {
   for (const object of objects) {
     const spec = (object.spec ?? {}) as Obj;
     switch (object.kind) {
+      case 'Job':
       case 'Deployment': {
-        if (!matches(spec.selector?.matchLabels, podLabels(object))) problems.push(`${label(object)}: selector does not match the pod template labels`);
+        if (object.kind === 'Deployment' && !matches(spec.selector?.matchLabels, podLabels(object))) problems.push(`${label(object)}: selector does not match the pod template labels`);
         for (const volume of (podSpec(object).volumes ?? []) as Obj[]) {
           const claim = volume.persistentVolumeClaim?.claimName;
           if (claim && !exists('PersistentVolumeClaim', claim)) problems.push(`${label(object)}: volume ${volume.name} claims ${claim}, which is not in the manifests`);
@@ -354,6 +522,8 @@ export function checkReferences(objects: readonly K8sObject[]): string[] {
       case 'Service': {
         const targets = deployments(objects).filter((d) => matches(spec.selector, podLabels(d)));
         if (targets.length === 0) problems.push(`${label(object)}: selector matches no Deployment`);
+        // A running Job pod without a readiness probe counts as ready: it would receive the Service's traffic.
+        for (const job of jobs(objects).filter((j) => matches(spec.selector, podLabels(j)))) problems.push(`${label(object)}: selector also matches the pods of ${label(job)}`);
         for (const port of (spec.ports ?? []) as Obj[]) {
           if (typeof port.targetPort !== 'string') continue;
           const named = targets.some((d) => containers(d).some((c) => ((c.ports ?? []) as Obj[]).some((p) => p.name === port.targetPort)));
@@ -374,6 +544,7 @@ export function checkReferences(objects: readonly K8sObject[]): string[] {
       }
       case 'PodDisruptionBudget':
         if (!deployments(objects).some((d) => matches(spec.selector?.matchLabels, podLabels(d)))) problems.push(`${label(object)}: selector matches no Deployment`);
+        for (const job of jobs(objects).filter((j) => matches(spec.selector?.matchLabels, podLabels(j)))) problems.push(`${label(object)}: selector also matches the pods of ${label(job)}`);
         break;
       case 'HorizontalPodAutoscaler': {
         const target = spec.scaleTargetRef ?? {};
@@ -392,12 +563,13 @@ export function checkReferences(objects: readonly K8sObject[]): string[] {
 /** Every check; empty when the manifests are fine. */
 export async function checkManifests(
   objects: readonly K8sObject[], services: readonly ServiceDeployment[], anticipated: readonly AnticipatedSetting[] = [],
+  declaredJobs: readonly JobDeployment[] = [],
 ): Promise<string[]> {
   return [
     ...(await validateSchemas(objects)),
-    ...checkWorkloads(objects, services),
+    ...checkWorkloads(objects, services, declaredJobs),
     ...checkNoSecretValues(objects, services),
-    ...checkServiceConfiguration(objects, services, anticipated),
+    ...checkServiceConfiguration(objects, services, anticipated, declaredJobs),
     ...checkReferences(objects),
   ];
 }

@@ -254,13 +254,35 @@ describe('deploy: Dockerfile (static checks)', () => {
     });
   }
 
+  /** `node dist/<x>.js` commands of the Jobs in the production manifests (they run a service image with another entry point). */
+  const jobCommands = () => renderKustomization(path.join(root, 'deploy/overlays/production'))
+    .filter((object) => object.kind === 'Job')
+    .flatMap((job) => ((job.spec as any).template.spec.containers as { image: string; command?: string[] }[]).map((c) => ({ job: job.metadata.name, image: c.image, command: c.command ?? [] })));
+
+  it('every Job runs `node dist/<x>.js` of a service image: a file tsconfig.build.json compiles from an existing source in the build context', () => {
+    const jobs = jobCommands();
+    expect(jobs.map((j) => j.job)).to.include('jetstream-provisioning');
+    const build = JSON.parse(read('tsconfig.build.json')) as { exclude: string[] };
+    const inContext = buildContext(read('.dockerignore'));
+    for (const { job, image, command } of jobs) {
+      expect(TARGETS.some((target) => image.includes(`/${target}:`)), `${job} image ${image}`).to.equal(true);
+      expect(command[0], job).to.equal('node');
+      expect(command[1], job).to.match(/^dist\/.+\.js$/);
+      const source = command[1]!.replace(/^dist\//, '').replace(/\.js$/, '.ts');
+      expect(existsSync(path.join(root, source)), `${source} exists`).to.equal(true);
+      expect(build.exclude.filter((glob) => globToRegExp(glob).test(source)), `${source} excluded by`).to.deep.equal([]);
+      expect(inContext(source), `${source} in the build context`).to.equal(true);
+    }
+  });
+
   it('the code the images run imports only production dependencies (the runtime stage has no dev dependencies)', () => {
     const dependencies = new Set(Object.keys((JSON.parse(read('package.json')) as { dependencies: Record<string, string> }).dependencies));
-    // From each service's entry point; a service whose main.ts is not written yet contributes all its src/ files.
-    const entries = TARGETS.flatMap((target) => {
+    // From each service's entry point (a service whose main.ts is not written yet contributes all its
+    // src/ files) and each Job's script.
+    const entries = [...TARGETS.flatMap((target) => {
       const main = path.join(root, 'services', target, 'src', 'main.ts');
       return existsSync(main) ? [main] : sourceFiles(path.join(root, 'services', target, 'src'));
-    });
+    }), ...jobCommands().map(({ command }) => path.join(root, command[1]!.replace(/^dist\//, '').replace(/\.js$/, '.ts')))];
     const packages = reachablePackages(entries);
     expect(packages.size).to.be.greaterThan(5);
     const devOnly = [...packages].filter(([name]) => !dependencies.has(name)).map(([name, file]) => `${name} (imported by ${file})`);

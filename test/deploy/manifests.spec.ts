@@ -7,7 +7,7 @@ import { renderKustomization, type K8sObject } from '../../scripts/deploy/kustom
 import {
   checkManifests, checkNoSecretValues, checkReferences, checkServiceConfiguration, checkWorkloads, validateSchemas,
 } from '../../scripts/deploy/manifest-checks.js';
-import { ANTICIPATED_SETTINGS, PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
+import { ANTICIPATED_SETTINGS, PLATFORM_JOBS, PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const deployDir = path.join(root, 'deploy');
@@ -24,12 +24,12 @@ const container = (objects: readonly K8sObject[], name: string) => find(objects,
 describe('deploy: rendered manifests', () => {
   const rendered = Object.fromEntries(Object.entries(OVERLAYS).map(([name, dir]) => [name, renderKustomization(dir)])) as Record<keyof typeof OVERLAYS, K8sObject[]>;
 
-  it('base renders the three services with their Services, ConfigMaps, PDBs, the validation HPA and the shared volumes', () => {
+  it('base renders the three services with their Services, ConfigMaps, PDBs, the validation HPA, the JetStream provisioning Job and the shared volumes', () => {
     const kinds = rendered.base.map((o) => `${o.kind}/${o.metadata.name}`).sort();
     expect(kinds).to.deep.equal([
       'ConfigMap/admin-gateway-config', 'ConfigMap/tenant-config', 'ConfigMap/validation-config',
       'Deployment/admin-gateway', 'Deployment/tenant', 'Deployment/validation',
-      'HorizontalPodAutoscaler/validation',
+      'HorizontalPodAutoscaler/validation', 'Job/jetstream-provisioning',
       'PersistentVolumeClaim/ig-packages', 'PersistentVolumeClaim/jwks',
       'PodDisruptionBudget/admin-gateway', 'PodDisruptionBudget/tenant', 'PodDisruptionBudget/validation',
       'Service/admin-gateway', 'Service/tenant', 'Service/validation',
@@ -46,6 +46,10 @@ describe('deploy: rendered manifests', () => {
     for (const name of ['validation', 'tenant', 'admin-gateway']) {
       expect(container(production, name).image).to.equal(`registry.example.org/nhsn/${name}:0.1.0`);
     }
+    const job = find(production, 'Job', 'jetstream-provisioning').spec.template.spec.containers[0] as Obj;
+    expect(job.image).to.equal('registry.example.org/nhsn/validation:0.1.0');
+    expect(job.command).to.deep.equal(['node', 'dist/services/validation/src/cli/provision-jetstream.js']);
+    expect(job.envFrom).to.deep.equal([{ configMapRef: { name: 'validation-config' } }]);
   });
 
   it('production patches merge into the base (env by name, ConfigMap keys, replicas) instead of replacing it', () => {
@@ -57,7 +61,13 @@ describe('deploy: rendered manifests', () => {
     expect(validation.resources.limits).to.deep.equal({ cpu: '4', memory: '3Gi' });
     expect(validation.startupProbe.httpGet.path).to.equal('/health');
     const config = find(production, 'ConfigMap', 'validation-config').data;
-    expect(config.DB_HOST).to.equal('postgresql.data.svc.cluster.local');
+    expect(config.DB_URL).to.equal('postgres://validation@postgresql.data.svc.cluster.local:5432/validation?sslmode=verify-full&sslrootcert=/etc/nhsn/tls/ca.crt');
+    expect(config.DATA_CACHE_SERVER_URL).to.match(/^rediss:\/\//);
+    expect(config.DB_HOST).to.equal('');
+    expect(env.find((e) => e.name === 'NODE_EXTRA_CA_CERTS')!.value).to.equal('/etc/nhsn/tls/ca.crt');
+    expect(validation.volumeMounts.map((m: Obj) => m.mountPath)).to.include('/etc/nhsn/tls');
+    expect(container(production, 'tenant').volumeMounts.map((m: Obj) => m.mountPath)).to.include('/etc/nhsn/tls');
+    expect(find(production, 'ConfigMap', 'tenant-config').data.DB_URL).to.contain('sslmode=verify-full');
     expect(config.VALIDATION_WORKERS).to.equal('4');
     expect(config.LOG_LEVEL).to.equal('info');
     expect(find(production, 'Deployment', 'tenant').spec.replicas).to.equal(2);
@@ -73,12 +83,12 @@ describe('deploy: rendered manifests', () => {
         expect(await validateSchemas(rendered[overlay])).to.deep.equal([]);
       });
 
-      it('every Deployment has the probes, resource limits, non-root user, read-only root FS and enough termination grace', () => {
-        expect(checkWorkloads(rendered[overlay], PLATFORM_SERVICES)).to.deep.equal([]);
+      it('every Deployment and Job has resource limits, non-root user, read-only root FS; Deployments the probes and enough termination grace, Jobs their bounds', () => {
+        expect(checkWorkloads(rendered[overlay], PLATFORM_SERVICES, PLATFORM_JOBS)).to.deep.equal([]);
       });
 
-      it('every configuration property of every service is in its ConfigMap or a secretKeyRef, and the values parse', () => {
-        expect(checkServiceConfiguration(rendered[overlay], PLATFORM_SERVICES, ANTICIPATED_SETTINGS)).to.deep.equal([]);
+      it('every configuration property of every service and Job is in its ConfigMap or a secretKeyRef, and the values parse', () => {
+        expect(checkServiceConfiguration(rendered[overlay], PLATFORM_SERVICES, ANTICIPATED_SETTINGS, PLATFORM_JOBS)).to.deep.equal([]);
       });
 
       it('holds no Secret values and its references (selectors, HPA target, ConfigMaps, claims) resolve', () => {
@@ -125,7 +135,7 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
   async function problemsAfter(mutate: (objects: K8sObject[]) => void): Promise<string[]> {
     const copy = structuredClone(pristine);
     mutate(copy);
-    return checkManifests(copy, PLATFORM_SERVICES, ANTICIPATED_SETTINGS);
+    return checkManifests(copy, PLATFORM_SERVICES, ANTICIPATED_SETTINGS, PLATFORM_JOBS);
   }
   const expectProblem = (problems: string[], ...parts: string[]) =>
     expect(problems.some((p) => parts.every((part) => p.includes(part))), `no problem with ${parts.join(' & ')} in:\n${problems.join('\n')}`).to.equal(true);
@@ -201,6 +211,79 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
     expectProblem(problems, 'container tenant', 'SIGNING_KEYS_JWKS_PATH', 'read-only mount');
     expectProblem(problems, 'Deployment/tenant', 'terminationGracePeriodSeconds 10 <');
     expectProblem(problems, 'container admin-gateway', 'readinessProbe must GET /health/ready');
+  });
+
+  it('a Job is held to the same pod policy and to its own bounds, secrets and declared configuration', async () => {
+    const problems = await problemsAfter((o) => {
+      const job = find(o, 'Job', 'jetstream-provisioning');
+      const pod = job.spec.template.spec;
+      pod.securityContext.runAsUser = 0;
+      pod.containers[0].securityContext.readOnlyRootFilesystem = false;
+      delete pod.containers[0].resources.limits;
+      delete job.spec.ttlSecondsAfterFinished;
+      delete job.spec.backoffLimit;
+      pod.restartPolicy = 'Always';
+      const env = pod.containers[0].env as Obj[];
+      env.splice(env.findIndex((e) => e.name === 'NATS_PASSWORD'), 1);
+      env.push({ name: 'NATS_TOKEN', value: 's3cret' });
+      pod.containers[0].envFrom.push({ secretRef: { name: 'validation-secrets' } });
+    });
+    expectProblem(problems, 'Job/jetstream-provisioning container provision', 'non-root user id', 'got 0');
+    expectProblem(problems, 'Job/jetstream-provisioning container provision', 'readOnlyRootFilesystem must be true');
+    expectProblem(problems, 'Job/jetstream-provisioning container provision', 'resources.limits.cpu is missing');
+    expectProblem(problems, 'Job/jetstream-provisioning', 'ttlSecondsAfterFinished must be set');
+    expectProblem(problems, 'Job/jetstream-provisioning', 'backoffLimit must be set');
+    expectProblem(problems, 'Job/jetstream-provisioning', 'restartPolicy must be Never or OnFailure');
+    expectProblem(problems, 'Job/jetstream-provisioning container provision', 'secret nats.password (NATS_PASSWORD) is not referenced with secretKeyRef');
+    expectProblem(problems, 'Job/jetstream-provisioning container provision', 'secret NATS_TOKEN given as a literal value');
+    expectProblem(problems, 'Job/jetstream-provisioning container provision', 'envFrom secretRef validation-secrets hides which secrets are used');
+  });
+
+  it('a Job not declared with its program\'s schema, a Job whose pods a Service selects, and an unchecked workload kind are reported', async () => {
+    const problems = await problemsAfter((o) => {
+      const copy = structuredClone(find(o, 'Job', 'jetstream-provisioning'));
+      copy.metadata.name = 'one-off';
+      copy.spec.template.metadata.labels['app.kubernetes.io/name'] = 'tenant';
+      o.push(copy as K8sObject);
+      o.push({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly' }, spec: { schedule: '@daily', jobTemplate: { spec: copy.spec } } } as K8sObject);
+    });
+    expectProblem(problems, 'Job/one-off', 'not declared in scripts/deploy/platform-services.ts');
+    expectProblem(problems, 'Service/tenant', 'selector also matches the pods of Job/one-off');
+    expectProblem(problems, 'PodDisruptionBudget/tenant', 'selector also matches the pods of Job/one-off');
+    expectProblem(problems, 'CronJob/nightly', 'the workload checks do not cover kind CronJob');
+  });
+
+  it('a value the provisioning Job reads that does not parse is reported for the Job too', async () => {
+    const problems = await problemsAfter((o) => { find(o, 'ConfigMap', 'validation-config').data.VALIDATION_MAX_DELIVERIES = 'five'; });
+    expectProblem(problems, 'Job/jetstream-provisioning container provision', 'validation.max-deliveries (VALIDATION_MAX_DELIVERIES) must be an integer');
+  });
+
+  it('a CA file named by DB_URL (sslrootcert) or NODE_EXTRA_CA_CERTS outside every mount is reported', async () => {
+    const problems = await problemsAfter((o) => {
+      const tenant = container(o, 'tenant');
+      tenant.volumeMounts = tenant.volumeMounts.filter((m: Obj) => m.mountPath !== '/etc/nhsn/tls');
+      (container(o, 'validation').env as Obj[]).find((e) => e.name === 'NODE_EXTRA_CA_CERTS')!.value = '/etc/ssl/extra/ca.crt';
+    });
+    expectProblem(problems, 'Deployment/tenant container tenant', 'DB_URL (sslrootcert) names /etc/nhsn/tls/ca.crt, which is not in a mounted directory');
+    expectProblem(problems, 'Deployment/validation container validation', 'NODE_EXTRA_CA_CERTS names /etc/ssl/extra/ca.crt');
+  });
+
+  it('a database URL with a password in the ConfigMap is reported without echoing it', async () => {
+    const problems = await problemsAfter((o) => { find(o, 'ConfigMap', 'tenant-config').data.DB_URL = 'postgres://tenant:hunter2@db/tenant'; });
+    expectProblem(problems, 'tenant', 'db.url (DB_URL) must not contain a password');
+    expect(problems.join('\n')).not.to.contain('hunter2');
+  });
+
+  it('a validation /tmp smaller than the IG packages it must hold during a rebuild is reported', async () => {
+    const problems = await problemsAfter((o) => {
+      find(o, 'Deployment', 'validation').spec.template.spec.volumes.find((v: Obj) => v.name === 'tmp').emptyDir.sizeLimit = '256Mi';
+    });
+    expectProblem(problems, 'Deployment/validation container validation', '/tmp emptyDir sizeLimit 256Mi is smaller than the ig-packages volume (2Gi)');
+  });
+
+  it('a gateway upstream timeout longer than its drain time is reported', async () => {
+    const problems = await problemsAfter((o) => { find(o, 'ConfigMap', 'admin-gateway-config').data.GATEWAY_UPSTREAM_TIMEOUT_MS = '120000'; });
+    expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'shutdown.grace-ms 65000 ms < gateway.upstream-timeout-ms 120000 ms');
   });
 
   it('a raised shutdown.grace-ms without a longer termination grace is reported', async () => {

@@ -14,7 +14,7 @@ const deployReadme = readFileSync(path.join(root, 'deploy/README.md'), 'utf8');
 const code = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
 
 /** Variables the runbook may name that are not configuration properties of a service. */
-const OTHER_VARIABLES = new Set(['NODE_OPTIONS', 'NATS_URL', 'NATS_PASS', 'PGHOST', 'TOKEN', 'DEAD_LETTER']);
+const OTHER_VARIABLES = new Set(['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NATS_URL', 'NATS_PASS', 'PGHOST', 'TOKEN', 'DEAD_LETTER']);
 
 /**
  * Every gateway route a text names (`POST /api/validation/...`, or a URL `https://…/api/tenant/...`):
@@ -57,11 +57,11 @@ describe('deploy: runbook and deploy README', () => {
     expect([...named].filter((v) => !declared.has(v) && !OTHER_VARIABLES.has(v))).to.deep.equal([]);
   });
 
-  it('the Secret table lists exactly the keys the production Deployments read from Secrets', () => {
+  it('the Secret table lists exactly the keys the production Deployments and Jobs read from Secrets', () => {
     const table = runbook.slice(runbook.indexOf('| Secret | Key |'), runbook.indexOf('- **A bad value'));
     const documented = new Set(code(table).filter((t) => /^[A-Z][A-Z0-9_]+$/.test(t) && t !== 'NATS_USER'));
     const objects = renderKustomization(path.join(root, 'deploy/overlays/production'));
-    const referenced = new Set(objects.filter((o) => o.kind === 'Deployment').flatMap((d) =>
+    const referenced = new Set(objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job').flatMap((d) =>
       ((d.spec as any).template.spec.containers as any[]).flatMap((c) => (c.env ?? []) as any[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name as string)));
     expect([...documented].sort()).to.deep.equal([...referenced].sort());
   });
@@ -73,7 +73,10 @@ describe('deploy: runbook and deploy README', () => {
       expect(usage, command).to.include(command);
       expect(runbook, command).to.include(`dead-letter-cli.ts ${command.startsWith('--') ? '' : command}`.trimEnd());
     }
-    for (const variable of ['NATS_URL', 'NATS_USER', 'NATS_PASS', 'NATS_TOKEN']) expect(cli).to.include(`process.env.${variable}`);
+    // The services' variable names (loaded through natsSettings), with the earlier NATS_URL / NATS_PASS as fallbacks.
+    expect(cli).to.include('natsSettings()');
+    for (const variable of ['NATS_URL', 'NATS_PASS']) expect(cli).to.include(`env.${variable}`);
+    for (const variable of ['NATS_SERVERS', 'NATS_USER', 'NATS_PASSWORD', 'NATS_TOKEN']) expect(runbook).to.include(`\`${variable}\``);
   });
 
   it('every API route it names exists in the service it goes to (with that method when one is given)', () => {
