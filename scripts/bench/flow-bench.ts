@@ -1,7 +1,7 @@
 /**
  * Validation flow benchmark (issue 6 acceptance):
  *
- *   npx tsx scripts/bench/flow-bench.ts [--submissions 1000] [--instances 2] [--workers 1] [--concurrency 4] [--kill]
+ *   npx tsx scripts/bench/flow-bench.ts [--submissions 1000] [--instances 2] [--workers 1] [--concurrency 4] [--warm-up 20] [--kill]
  *
  * 1,000 patient submissions (the NHSN sample Bundles of ../shared/samples/nhsn-ach repeated, every
  * resource id made unique per copy) served by a real HTTP report service as MeasureReports with
@@ -11,7 +11,9 @@
  * patients/s and resources/s, p50/p99 from publish to ValidationComplete (read from the stream),
  * and the ratio of this throughput to engine-only throughput: the same resources validated by as
  * many engine-only processes as there are instances, each composed like an instance's engine (same
- * validation.workers, same number of submissions in flight), with nothing else to do. `--kill` SIGKILLs the last instance after a third of the submissions
+ * validation.workers, same number of submissions in flight), with nothing else to do. Both are warm
+ * when timed: each engine-only process validates 10 of its submissions first, the instances handle
+ * `--warm-up` extra copies (default 10 per instance) before the timed run. `--kill` SIGKILLs the last instance after a third of the submissions
  * completed and checks that every submission still completes exactly once.
  *
  * Isolation: a unique database, and a catalog with a random subject root and stream suffix (so a
@@ -240,6 +242,9 @@ async function coordinate(): Promise<void> {
   const workers = Number(arg('--workers', '1'));
   const concurrency = arg('--concurrency', '4');
   const kill = flag('--kill');
+  // The engine-only processes validate their first 10 submissions before they are timed; the
+  // instances get the same: 10 submissions each (extra copies) before the timed run.
+  const warmUpCount = Number(arg('--warm-up', String(10 * instances)));
   const suffix = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dbName = `bench_h7flow_${suffix}`;
   const root = `benchflow${suffix}`;
@@ -248,7 +253,9 @@ async function coordinate(): Promise<void> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
 
   log(`flow bench: ${count} submissions, ${instances} instances (validation.workers=${workers}, consumer concurrency ${concurrency}), ${os.availableParallelism()} cores${kill ? ', killing one instance mid-run' : ''}`);
-  const submissions = buildSubmissions(count);
+  const everything = buildSubmissions(count + warmUpCount);
+  const submissions = everything.slice(0, count);
+  const warmUp = everything.slice(count);
   const totalResources = submissions.reduce((n, s) => n + s.resources, 0);
 
   // Database with the IG packages stored as artifacts and the default categories.
@@ -256,7 +263,7 @@ async function coordinate(): Promise<void> {
   const setupApi = createValidationApiModule({ orm: db.orm, openApi: new OpenApiBuilder({ title: 'bench', version: '1' }), validator: { validate: () => Promise.reject(new Error('unused')) }, artifactInitDir: sharedDir('fhir-packages') });
   await setupApi.initializeIfEmpty({ artifactInit: true });
 
-  const byPatient = new Map(submissions.map((s) => [s.patientId, s]));
+  const byPatient = new Map(everything.map((s) => [s.patientId, s]));
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://bench');
     const submission = byPatient.get(url.searchParams.get('patientId') ?? '');
@@ -301,16 +308,26 @@ async function coordinate(): Promise<void> {
     log(`${instances} instances ready`);
 
     const completion = catalog.byName('ValidationComplete');
-    const done = new Map<string, number>();
+    const measured = new Set(submissions.map((s) => s.patientId));
+    const done = new Map<string, number>(); // measured submissions only
+    const warmedUp = new Set<string>();
     const seen = new Map<string, number>();
     const reader = await (await nats.js.consumers.get(completion.stream!, { filter_subjects: completion.subject })).consume();
     let allDone: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => { allDone = resolve; });
+    let warmUpDone: () => void = () => undefined;
+    const warm = new Promise<void>((resolve) => { warmUpDone = resolve; });
+    if (warmUp.length === 0) warmUpDone();
     let killed = false;
     void (async () => {
       for await (const m of reader as AsyncIterable<JsMsg>) {
         const payload = m.json<{ patientId: string }>();
         seen.set(payload.patientId, (seen.get(payload.patientId) ?? 0) + 1);
+        if (!measured.has(payload.patientId)) {
+          warmedUp.add(payload.patientId);
+          if (warmedUp.size === warmUp.length) warmUpDone();
+          continue;
+        }
         if (!done.has(payload.patientId)) done.set(payload.patientId, performance.now());
         if (kill && !killed && done.size >= count / 3) {
           killed = true;
@@ -326,6 +343,12 @@ async function coordinate(): Promise<void> {
       ? setInterval(() => void db.orm.em.fork().execute('analyze validation_outcome').catch(() => undefined), analyzeEvery)
       : undefined;
     const ready = catalog.byName('ReadyForValidation');
+    const publishReady = (s: Submission) => nats.js.publish(ready.subject, JSON.stringify({
+      schemaVersion: ready.version, facilityId: 'bench-facility', reportTrackingId: 'bench-report', patientId: s.patientId, reportTypes: ['ACH'],
+    }));
+    await Promise.all(warmUp.map(publishReady));
+    await warm;
+    if (warmUp.length > 0) log(`warm-up: ${warmUp.length} submissions completed (not counted)`);
     const publishedAt = new Map<string, number>();
     const machineCpuAtStart = machineCpuSeconds();
     const instancePids = children.map((c) => c.pid!).filter((pid) => pid !== undefined);
@@ -333,9 +356,7 @@ async function coordinate(): Promise<void> {
     const started = performance.now();
     await Promise.all(submissions.map(async (s) => {
       publishedAt.set(s.patientId, performance.now());
-      await nats.js.publish(ready.subject, JSON.stringify({
-        schemaVersion: ready.version, facilityId: 'bench-facility', reportTrackingId: 'bench-report', patientId: s.patientId, reportTypes: ['ACH'],
-      }));
+      await publishReady(s);
     }));
     await finished;
     const groupsAtEnd = cpuByGroup(instancePids);
@@ -358,8 +379,8 @@ async function coordinate(): Promise<void> {
     log(`ratio end-to-end / engine-only throughput: ${(rate / engineRate).toFixed(2)} (target ≥ 0.7)`);
     log(`completed: ${done.size}/${count}; ValidationComplete more than once: ${twice}`);
     const stored = await db.orm.em.fork().execute<{ n: string }[]>('select count(*)::text as n from validation_outcome');
-    log(`stored outcomes: ${stored[0]!.n}`);
-    if (done.size !== count || twice > 0) process.exitCode = 1;
+    log(`stored outcomes: ${stored[0]!.n} (${count} + ${warmUp.length} warm-up)`);
+    if (done.size !== count || twice > 0 || Number(stored[0]!.n) !== count + warmUp.length) process.exitCode = 1;
   } finally {
     await cleanup();
   }
