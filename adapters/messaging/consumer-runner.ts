@@ -165,9 +165,10 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
   const provision = options.provision ?? true;
   const provisionConsumer = async () => {
     const jsm = await js.jetstreamManager();
-    await ensureConsumer(jsm, stream, runnerConsumerSpec({
+    const action = await ensureConsumer(jsm, stream, runnerConsumerSpec({
       durable, filterSubject: options.filterSubject, maxDeliver, ackWaitMs, maxAckPending: options.maxAckPending,
     }));
+    if (action !== 'unchanged') log.info({ action }, 'durable consumer provisioned');
   };
   if (provision) await provisionConsumer();
   const consumer = await js.consumers.get(stream, durable);

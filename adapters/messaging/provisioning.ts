@@ -125,11 +125,10 @@ export interface RunnerConsumerDefinition {
 }
 
 /**
- * The server-side consumer of a consumer-runner durable, for provisioning it outside the runner (the
- * provisioning Job): max_deliver is the runner's maxDeliver + 1, because the runner dead-letters a
- * message whose last attempt crashed when the server delivers it once more; the runner's backoff is
- * its own nak delay, not the server's. This must equal what `startConsumer` ensures at start-up, or
- * the two would update the consumer back and forth (services/validation/test/cli checks that they agree).
+ * The server-side consumer of a consumer-runner durable: what `startConsumer` ensures at start-up and
+ * what the provisioning Job creates, so the two never update the consumer back and forth.
+ * max_deliver is the runner's maxDeliver + 1, because the runner dead-letters a message whose last
+ * attempt crashed when the server delivers it once more; the runner's backoff is its own nak delay.
  */
 export function runnerConsumerSpec(definition: RunnerConsumerDefinition): ConsumerSpec {
   return {

@@ -69,10 +69,8 @@ export async function startReadyForValidationConsumer(options: ReadyForValidatio
   const definition = readyForValidationConsumer(options.catalog, options);
   const jsm = await options.js.jetstreamManager();
   const log = options.logger.child({ component: 'ready-for-validation' });
-  const action = await ensureReadyForValidationConsumer(jsm, options.catalog, options);
-  if (action !== 'unchanged') log.info({ stream: definition.stream, durable: definition.durable, action }, 'durable consumer provisioned');
-  // The runner ensures the consumer again (finding it unchanged) and re-creates it if it is ever
-  // deleted while running; its settings are the same definition.
+  // The runner ensures the durable consumer from this definition (runnerConsumerSpec, as
+  // ensureReadyForValidationConsumer does for the Job) and re-creates it if it is deleted while running.
   return startConsumer<ReadyForValidationEvent>({
     js: options.js,
     ...definition,
