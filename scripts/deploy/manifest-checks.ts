@@ -421,14 +421,9 @@ export function checkServiceConfiguration(
     const declared = new Set(rows.flatMap((row) => envVarCandidates(row.property)));
     const pending = anticipated.filter((setting) => setting.deployment === service.deployment && !declared.has(setting.envVar));
 
+    problems.push(...unprovidedSettings(owner, rows, env));
     for (const row of rows) {
       const candidates = envVarCandidates(row.property);
-      if (row.secret && !candidates.some((variable) => env.secretKeys.includes(variable))) {
-        problems.push(`${owner}: secret ${row.property} (${row.envVar}) is not referenced with secretKeyRef`);
-      }
-      if (!row.secret && !candidates.some((variable) => variable in env.values)) {
-        problems.push(`${owner}: ${row.property} (${row.envVar}) is not in the ConfigMap`);
-      }
       const expected = anticipated.find((setting) => setting.deployment === service.deployment && candidates.includes(setting.envVar));
       if (expected && expected.secret !== row.secret) {
         problems.push(`${owner}: ${row.property} is declared ${row.secret ? 'secret' : 'not secret'} but the manifests treat it as ${expected.secret ? 'secret' : 'plain'}`);
@@ -446,6 +441,21 @@ export function checkServiceConfiguration(
     // base64 master key) then "fails to parse". We never have secret values, so those are dropped.
     const secretParseProblem = (problem: string) => rows.some((row) => row.secret && secretKeys.includes(row.envVar) && problem.startsWith(`${row.property} (${row.envVar}) `));
     problems.push(...checkDeploymentEnv(service.schema, { configMap, secretKeys }).filter((p) => !secretParseProblem(p)).map((problem) => `${owner}: ${problem}`));
+  }
+  return problems;
+}
+
+/** Properties of `rows` the container does not get: a secret without secretKeyRef, a plain one not in its ConfigMap. */
+function unprovidedSettings(owner: string, rows: ReturnType<typeof describeConfig>, env: { values: Record<string, string>; secretKeys: string[] }): string[] {
+  const problems: string[] = [];
+  for (const row of rows) {
+    const candidates = envVarCandidates(row.property);
+    if (row.secret && !candidates.some((variable) => env.secretKeys.includes(variable))) {
+      problems.push(`${owner}: secret ${row.property} (${row.envVar}) is not referenced with secretKeyRef`);
+    }
+    if (!row.secret && !candidates.some((variable) => variable in env.values)) {
+      problems.push(`${owner}: ${row.property} (${row.envVar}) is not in the ConfigMap`);
+    }
   }
   return problems;
 }
@@ -472,14 +482,9 @@ function checkJobConfiguration(objects: readonly K8sObject[], declaredJobs: read
     const env = containerEnv(objects, container, owner);
     problems.push(...env.problems);
     const rows = describeConfig(declared.schema);
-    for (const row of rows) {
-      const candidates = envVarCandidates(row.property);
-      if (row.secret) {
-        if (!candidates.some((variable) => env.secretKeys.includes(variable))) problems.push(`${owner}: secret ${row.property} (${row.envVar}) is not referenced with secretKeyRef`);
-        for (const variable of candidates.filter((v) => v in env.values)) problems.push(`${owner}: secret ${row.property} comes from ${variable} in a ConfigMap or literal; use secretKeyRef`);
-      } else if (!candidates.some((variable) => variable in env.values)) {
-        problems.push(`${owner}: ${row.property} (${row.envVar}) is not in its ConfigMap`);
-      }
+    problems.push(...unprovidedSettings(owner, rows, env));
+    for (const row of rows.filter((r) => r.secret)) {
+      for (const variable of envVarCandidates(row.property).filter((v) => v in env.values)) problems.push(`${owner}: secret ${row.property} comes from ${variable} in a ConfigMap or literal; use secretKeyRef`);
     }
     const secretRows = rows.filter((row) => row.secret);
     const placeholders = Object.fromEntries(env.secretKeys.filter((key) => secretRows.some((row) => row.envVar === key)).map((key) => [key, 'placeholder']));
