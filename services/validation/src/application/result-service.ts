@@ -1,13 +1,11 @@
 /**
  * Stored validation results: queries for the API (paged, severity filter), category counts,
- * issues of one category, and the write used by the validation flow.
+ * issues of one category, and the store of handed-over issues (tests, seeding).
  */
-import type { Categorized } from '../domain/categorization/categorizer.js';
 import { UNCATEGORIZED, UNCATEGORIZED_ID, type Category } from '../domain/categorization/category.js';
 import { verdictFromCounts, type ValidityVerdict } from '../domain/categorization/validity.js';
 import type { CategoryRepository } from '../domain/categorization/category-repository.js';
 import { parseSeverity, UnknownSeverityError, type IssueSeverity } from '../domain/results/issue-severity.js';
-import type { ValidationIssue } from '../domain/results/validation-issue.js';
 import type { NewResult, PageRequest, PatientKey, ResultRepository, ResultScope, StoredResult } from '../domain/results/result-repository.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 
@@ -71,11 +69,6 @@ export class ResultService {
     byId.set(UNCATEGORIZED_ID, UNCATEGORIZED);
     return byId;
   }
-}
-
-/** Categorized issues as rows to store: real category ids only (uncategorized is the absence of links). */
-export function newResultsFrom(issues: readonly Categorized<ValidationIssue>[]): NewResult[] {
-  return issues.map(({ categories, ...issue }) => ({ issue, categoryIds: categories.map((c) => c.id).filter((id) => id !== UNCATEGORIZED_ID) }));
 }
 
 function view(result: StoredResult, byId: ReadonlyMap<string, Category>): ResultView {

@@ -60,7 +60,6 @@ import { validationApiSchemas } from './schemas.js';
 import { validateRoutes } from './validate-routes.js';
 
 export { validationApiEntities, validationApiMigrations };
-export { newResultsFrom } from '../../application/result-service.js';
 
 /** Configuration properties of the validation API (spread into the service's config schema). */
 export function validationApiSettings() {

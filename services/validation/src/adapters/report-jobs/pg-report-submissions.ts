@@ -14,7 +14,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
-import { categorizeSubmission } from '../../domain/results/submission-categorization.js';
+import { categorizeIssues } from '../../domain/results/submission-categorization.js';
 import { lockSubmission, readSubmissionIssues, updateCategorizationIn } from '../persistence/result-repository.js';
 import { SUBMISSION_RESULTS_TABLE } from '../persistence/submission-results-table.js';
 import type { ReportSubmissions } from '../../application/report-jobs/report-job.js';
@@ -28,11 +28,6 @@ export class PgReportSubmissions implements ReportSubmissions {
     return rows.map((row) => row.patient_id);
   }
 
-  /** Every submission of the report has its results in its one row, so these are the validated patients. */
-  patientsWithResults(facilityId: string, reportId: string): Promise<string[]> {
-    return this.validatedPatients(facilityId, reportId);
-  }
-
   recategorizePatient(key: SubmissionKey, categorizer: Categorizer): Promise<void> {
     return this.orm.em.fork().transactional(async (tx) => {
       await lockSubmission(tx, key);
@@ -40,8 +35,7 @@ export class PgReportSubmissions implements ReportSubmissions {
       if (!stored) return;
       const categorized = categorizer.categorize(stored.issues);
       const verdict = assessValidity(categorized);
-      await updateCategorizationIn(tx, key,
-        categorizeSubmission(categorized.map((issue) => ({ severity: issue.severity, categoryIds: issue.categories.map((c) => c.id) }))),
+      await updateCategorizationIn(tx, key, categorizeIssues(categorized),
         { valid: !stored.unobtainable && verdict.valid, uncategorizedCount: verdict.uncategorizedIssueCount, unacceptableCount: verdict.unacceptableIssueCount });
     });
   }

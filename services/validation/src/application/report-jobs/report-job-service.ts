@@ -75,9 +75,7 @@ export class ReportJobService {
 
   /** Queues a job; NotFoundError when the report has nothing stored to work on. */
   async submit(kind: ReportJobKind, facilityId: string, reportId: string): Promise<ReportJob> {
-    const patients = kind === 'revalidate'
-      ? await this.deps.submissions.validatedPatients(facilityId, reportId)
-      : await this.deps.submissions.patientsWithResults(facilityId, reportId);
+    const patients = await this.deps.submissions.validatedPatients(facilityId, reportId);
     if (patients.length === 0) {
       throw new NotFoundError(`No stored ${kind === 'revalidate' ? 'validation outcomes' : 'results'} for facility ${facilityId} and report ${reportId}`);
     }

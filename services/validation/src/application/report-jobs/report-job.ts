@@ -44,10 +44,8 @@ export interface ReportJobStore {
 
 /** Port: the stored submissions of a report. */
 export interface ReportSubmissions {
-  /** Patients with a stored outcome (validation_outcome): what re-validation can fetch again. */
+  /** Patients with stored results (their outcome): what re-validation fetches again and re-categorization touches. */
   validatedPatients(facilityId: string, reportId: string): Promise<string[]>;
-  /** Patients with a stored outcome or stored results: what re-categorization can touch. */
-  patientsWithResults(facilityId: string, reportId: string): Promise<string[]>;
-  /** Re-links the patient's stored results to the categories `categorizer` gives them; updates the stored verdict. */
+  /** Categorizes the patient's stored issues with `categorizer`; updates the stored verdict. */
   recategorizePatient(key: SubmissionKey, categorizer: Categorizer): Promise<void>;
 }

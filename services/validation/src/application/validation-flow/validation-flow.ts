@@ -20,7 +20,7 @@ import {
   type AggregatedOutcome, type FacilityScopes, type SubmissionKey, type SubmissionSource, type ValidationScope,
 } from '../../domain/flow/index.js';
 import type { OperationOutcome } from '../../domain/ports/resource-validator.js';
-import { categorizeSubmission } from '../../domain/results/submission-categorization.js';
+import { categorizeIssues } from '../../domain/results/submission-categorization.js';
 import { issuesFromOperationOutcome } from '../../domain/results/validation-issue.js';
 import type { CommitResult, FlowRecord, OutcomeCounts } from './flow-store.js';
 import type { ReadyForValidation } from '../../../../../contracts/types.js';
@@ -124,7 +124,7 @@ export class ValidationFlow {
     const issues = categorizer.categorize(issuesFromOperationOutcome(outcome));
     const verdict = assessValidity(issues);
     const valid = !definiteFailure && verdict.valid;
-    const categorization = categorizeSubmission(issues.map((issue) => ({ severity: issue.severity, categoryIds: issue.categories.map((c) => c.id) })));
+    const categorization = categorizeIssues(issues);
     const { severities } = categorization;
     const counts: OutcomeCounts = {
       total: severities.issues,

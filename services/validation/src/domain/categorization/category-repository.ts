@@ -25,7 +25,7 @@ export interface CategoryRepository {
   get(id: string): Promise<Category | undefined>;
   /** Creates or updates; tells which. */
   save(category: Category): Promise<{ created: boolean }>;
-  /** Deletes the category, its rules and its links to results. False when it did not exist. */
+  /** Deletes the category and its rules (stored results then count its issues as uncategorized). False when it did not exist. */
   delete(id: string): Promise<boolean>;
   count(): Promise<number>;
 

@@ -1,5 +1,6 @@
 /**
- * Port: where validation results (one row per issue, with links to its categories) are kept.
+ * Port: where validation results (the issues of each patient submission, with their categories) are kept.
+ * Category ids are answered as the categories are when read: deleted ones are left out.
  */
 import type { IssueSeverity } from './issue-severity.js';
 import type { ValidationIssue } from './validation-issue.js';
@@ -19,7 +20,7 @@ export interface ResultScope {
 
 export interface NewResult {
   readonly issue: ValidationIssue;
-  /** Real category ids only (never `uncategorized`: an uncategorized result simply has no links). */
+  /** Real category ids only (never `uncategorized`: an uncategorized result simply has none). */
   readonly categoryIds: readonly string[];
 }
 
@@ -42,7 +43,7 @@ export interface ResultPage {
 }
 
 export interface CategoryIssueCount {
-  /** `uncategorized` for results without any category link. */
+  /** `uncategorized` for results without any (existing) category. */
   readonly categoryId: string;
   readonly count: number;
 }
@@ -53,7 +54,7 @@ export interface ResultRepository {
    * repeated validation never duplicates rows). Returns the number of results written.
    */
   replacePatientResults(key: PatientKey, results: readonly NewResult[]): Promise<number>;
-  /** Ordered by id (i.e. the order they were written). */
+  /** Ordered by patient, then by the issue's position in the patient's outcome. */
   findResults(scope: ResultScope, minimumSeverity: IssueSeverity | undefined, page: PageRequest): Promise<ResultPage>;
   /** Issue counts per category for a report, most frequent first. */
   countByCategory(facilityId: string, reportId: string): Promise<CategoryIssueCount[]>;
@@ -62,6 +63,6 @@ export interface ResultRepository {
    * is not acceptable, error or fatal issues without a category, and all issues without a category.
    */
   validityCounts(scope: ResultScope): Promise<{ unacceptableIssueCount: number; uncategorizedErrorCount: number; uncategorizedIssueCount: number; issueCount: number }>;
-  /** Results of one category (`uncategorized` = results without links). */
+  /** Results of one category (`uncategorized` = results without any existing category); ordered as findResults. */
   findByCategory(facilityId: string, reportId: string, categoryId: string, page: PageRequest): Promise<ResultPage>;
 }

@@ -74,6 +74,11 @@ export function categorizeSubmission(results: readonly CategorizedResult[]): Sub
   return { issueCategories, groups: [...groups.values()], severities: { issues: results.length, information, warnings, errors, fatal } };
 }
 
+/** The same, for issues as the categorizer returns them (with their categories, `uncategorized` included). */
+export function categorizeIssues(issues: readonly { severity: IssueSeverity; categories: readonly { id: string }[] }[]): SubmissionCategorization {
+  return categorizeSubmission(issues.map((issue) => ({ severity: issue.severity, categoryIds: issue.categories.map((category) => category.id) })));
+}
+
 /** The categories as they are now: which exist, and whether each is acceptable. */
 export type CurrentCategories = ReadonlyMap<string, { readonly acceptable: boolean }>;
 
