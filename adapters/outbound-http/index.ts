@@ -2,7 +2,7 @@
  * Outbound HTTP to other services and external systems (report service, terminology server...).
  *
  * `createHttpClient({ baseUrl, timeoutMs, retries, retryBaseDelayMs, serviceToken, logger })` gives
- * `get/post/put/delete` resolving `{ status, headers, body }` on global fetch. Inside a request served by
+ * `get/post/put/delete` resolving `{ status, headers, body }` on node:http(s) with kept-alive connections. Inside a request served by
  * the standard HTTP app it forwards the caller's Authorization header (else the service token) and
  * the trace id in `traceparent`; it times out each attempt and retries transient failures of
  * idempotent calls. Non-retryable statuses (including 4xx) resolve so callers can branch on 404;

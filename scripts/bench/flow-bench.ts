@@ -32,6 +32,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,6 +65,12 @@ function arg(name: string, fallback: string): string {
 }
 const flag = (name: string) => process.argv.includes(name);
 
+/** `--profile-dir DIR`: the instances and engine-only processes write V8 CPU profiles there (named by role). */
+function profileArgs(role: string): string[] {
+  const dir = arg('--profile-dir', '');
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${role}-\${pid}.cpuprofile`] : [];
+}
+
 function openBenchDatabase(dbName: string, poolMax = 8) {
   return openDatabase({
     ...PG, dbName, poolMax, logger: silentLogger(),
@@ -76,6 +83,15 @@ function openBenchDatabase(dbName: string, poolMax = 8) {
 // Instance mode: one validation service instance, composed like services/validation/src/main.ts.
 // ---------------------------------------------------------------------------------------------
 async function runInstance(): Promise<void> {
+  const writes = new Map<number, number>();
+  if (process.env.BENCH_COUNT_WRITES) {
+    const proto = net.Socket.prototype as unknown as { _writeGeneric: (...a: unknown[]) => unknown };
+    const original = proto._writeGeneric;
+    proto._writeGeneric = function (this: net.Socket, ...a: unknown[]) {
+      writes.set(this.remotePort ?? 0, (writes.get(this.remotePort ?? 0) ?? 0) + 1);
+      return original.apply(this, a);
+    };
+  }
   const logger = createLogger('flow-bench-instance', process.env.LOG_LEVEL ?? 'warn');
   const catalog = buildCatalog({ subjectRoot: arg('--root', ''), streamSuffix: arg('--suffix', '') });
   const db = await openBenchDatabase(arg('--db', ''));
@@ -113,6 +129,7 @@ async function runInstance(): Promise<void> {
       await consumer.stop(5_000);
       const avg = (ms: number) => (totals.n ? (ms / totals.n).toFixed(1) : '-');
       const cpu = process.cpuUsage();
+      if (writes.size) process.stderr.write(`socket writes per submission by remote port: ${[...writes].map(([port, n]) => `${port}: ${(n / totals.n).toFixed(2)}`).join(', ')}\n`);
       process.stderr.write(`instance ${process.pid}: ${totals.n} submissions; mean ms per submission: handler ${avg(totals.handlerMs)} = fetch ${avg(totals.fetchMs)} + validate ${avg(totals.validateMs)} + categorize ${avg(totals.categorizeMs)} + commit ${avg(totals.commitMs)}; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s\n`);
       await relay.stop();
       await engine.close();
@@ -207,7 +224,7 @@ async function runEngineOnlyChild(): Promise<void> {
 /** Engine-only throughput: `processes` engine-only children started together, each validating its share. */
 async function engineOnly(self: string, dbName: string, count: number, processes: number, workers: number, concurrency: string): Promise<{ rate: number; cpuMsPerSubmission: number }> {
   const children = Array.from({ length: processes }, (_, i) => spawn(process.execPath, [
-    ...process.execArgv, self, '--engine-only', '--db', dbName, '--submissions', String(count), '--workers', String(workers), '--concurrency', concurrency,
+    ...profileArgs('engine-only'), ...process.execArgv, self, '--engine-only', '--db', dbName, '--submissions', String(count), '--workers', String(workers), '--concurrency', concurrency,
     '--from', String(Math.floor((i * count) / processes)), '--to', String(Math.floor(((i + 1) * count) / processes)),
   ], { stdio: ['pipe', 'pipe', 'inherit'] }));
   const lines = children.map((child) => {
@@ -263,12 +280,13 @@ async function coordinate(): Promise<void> {
   const setupApi = createValidationApiModule({ orm: db.orm, openApi: new OpenApiBuilder({ title: 'bench', version: '1' }), validator: { validate: () => Promise.reject(new Error('unused')) }, artifactInitDir: sharedDir('fhir-packages') });
   await setupApi.initializeIfEmpty({ artifactInit: true });
 
-  const byPatient = new Map(everything.map((s) => [s.patientId, s]));
+  // Bodies encoded once: the stand-in report service should cost as little CPU as a real one on another machine would cost here.
+  const byPatient = new Map(everything.map((s) => [s.patientId, Buffer.from(s.body)]));
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://bench');
-    const submission = byPatient.get(url.searchParams.get('patientId') ?? '');
-    if (!submission) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/fhir+json' }).end(submission.body);
+    const body = byPatient.get(url.searchParams.get('patientId') ?? '');
+    if (!body) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/fhir+json', 'content-length': body.length }).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const reportUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -296,7 +314,7 @@ async function coordinate(): Promise<void> {
     log(`engine only (${instances} processes like the instances, validation.workers=${workers}, ${concurrency} submissions in flight each, same resources): ${engineRate.toFixed(1)} patients/s, ${(engineRate * totalResources / count).toFixed(0)} resources/s, ${engine.cpuMsPerSubmission.toFixed(1)} CPU ms per submission`);
 
     for (let i = 0; i < instances; i++) {
-      const child = spawn(process.execPath, [...process.execArgv, self, '--instance', '--db', dbName, '--root', root, '--suffix', streamSuffix, '--report', reportUrl, '--workers', String(workers), '--concurrency', concurrency], {
+      const child = spawn(process.execPath, [...profileArgs('instance'), ...process.execArgv, self, '--instance', '--db', dbName, '--root', root, '--suffix', streamSuffix, '--report', reportUrl, '--workers', String(workers), '--concurrency', concurrency], {
         stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
       });
       children.push(child);

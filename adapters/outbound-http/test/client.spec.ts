@@ -70,6 +70,12 @@ describe('adapters/outbound-http', () => {
     upstream.on('/api/throttled', (_req, res, call) => (call === 1 ? json(res, 429, {}, { 'retry-after': '1' }) : json(res, 200, { call })));
     upstream.on('/api/throttled-long', (_req, res, call) => (call === 1 ? json(res, 429, {}, { 'retry-after': '3600' }) : json(res, 200, { call })));
     upstream.on('/api/hang', () => { /* never answers */ });
+    upstream.on('/api/big-declared', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pad: 'x'.repeat(5000) })));
+    upstream.on('/api/big-chunked', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }); // no content-length: chunked
+      res.write('{"pad":"'); res.write('x'.repeat(3000)); res.write('x'.repeat(3000)); res.end('"}');
+    });
+    upstream.on('/api/port', (req, res) => json(res, 200, { port: req.socket.remotePort }));
   });
   after(() => upstream.stop());
 
@@ -171,6 +177,24 @@ describe('adapters/outbound-http', () => {
     expect(error).to.include({ status: undefined, attempts: 2, timedOut: true });
     expect((error as Error).message).to.contain('timed out');
     expect(upstream.calls('/api/hang')).to.have.length(2);
+  });
+
+  it('refuses an answer larger than maxResponseBytes, declared or streamed, without retrying', async () => {
+    for (const path of ['/big-declared', '/big-chunked']) {
+      const before = upstream.calls(`/api${path}`).length;
+      const error = await client({ maxResponseBytes: 4096 }).get(path).catch((e: unknown) => e);
+      expect(error, path).to.be.instanceOf(UpstreamError);
+      expect((error as Error).message, path).to.contain('limit of 4096 bytes');
+      expect(upstream.calls(`/api${path}`).length - before, path).to.equal(1);
+    }
+    expect((await client({ maxResponseBytes: 8192 }).get<{ pad: string }>('/big-chunked')).body.pad).to.have.length(6000);
+  });
+
+  it('keeps the connection alive between calls', async () => {
+    const c = client();
+    const first = await c.get<{ port: number }>('/port');
+    const second = await c.get<{ port: number }>('/port');
+    expect(second.body.port).to.equal(first.body.port);
   });
 
   it('reports an unreachable service as UpstreamError after the retries', async () => {
