@@ -14,7 +14,7 @@
 export { databaseConnection, openDatabase, pgSslOptions, type Database, type DatabaseOptions } from './database.js';
 export { requestContextMiddleware, withForkedEm, currentEm } from './request-context.js';
 export { insertMany, type BulkValue, type InsertManyOptions } from './bulk-insert.js';
-export { enqueueOutboxMessage, type OutboxMessageInput, type EnqueuedOutboxMessage } from './outbox/enqueue.js';
+export { enqueueOutboxMessage, pendingOutboxRow, type OutboxMessageInput, type EnqueuedOutboxMessage, type PendingOutboxRow } from './outbox/enqueue.js';
 export { OutboxRelay, type OutboxRelayOptions, type OutboxRelayEvent, type RelayBatchResult } from './outbox/relay.js';
 export { outboxMigration, CreateOutboxMessageTable, OUTBOX_TABLE, type OutboxRow, type OutboxDatabase } from './outbox/outbox-table.js';
 export { uuidV7 } from './outbox/uuid-v7.js';

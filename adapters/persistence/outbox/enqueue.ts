@@ -27,16 +27,22 @@ export interface EnqueuedOutboxMessage {
 
 const SUBJECT = /^[^\s*>]+$/;
 
+/** An outbox row ready to insert: checked, with the trace context recorded, ids chosen. */
+export interface PendingOutboxRow {
+  readonly id: string;
+  readonly msgId: string;
+  readonly subject: string;
+  /** JSON text of the payload (jsonb column). */
+  readonly payloadJson: string;
+  /** JSON text of the headers (jsonb column). */
+  readonly headersJson: string;
+}
+
 /**
- * Stores an event to be published by the OutboxRelay. Must run inside the caller's transaction
- * (`em.transactional(async (tx) => { ...change...; await enqueueOutboxMessage(tx, ...) })`) so the change
- * and its event commit or roll back together; it refuses an EntityManager that is not in a transaction.
- * After the commit, call `relay.notify()` to publish without waiting for the next poll.
+ * Checks a message and builds its outbox row, for a statement that inserts it together with the
+ * change it announces (see enqueueOutboxMessage for the usual way). Throws on a bad message.
  */
-export async function enqueueOutboxMessage(em: EntityManager, input: OutboxMessageInput): Promise<EnqueuedOutboxMessage> {
-  if (!em.isInTransaction()) {
-    throw new Error('enqueueOutboxMessage must be called inside em.transactional(...) so the event commits with the change');
-  }
+export function pendingOutboxRow(input: OutboxMessageInput): PendingOutboxRow {
   if (typeof input.subject !== 'string' || !SUBJECT.test(input.subject)) {
     throw new Error(`enqueueOutboxMessage: invalid subject ${JSON.stringify(input.subject)} (no spaces or wildcards)`);
   }
@@ -52,17 +58,29 @@ export async function enqueueOutboxMessage(em: EntityManager, input: OutboxMessa
   // Outside any context (scheduler, start-up) none is stored: the relay's publisher then starts a trace.
   const context = currentContext();
   if (context && !hasTraceparent(headers)) headers[TRACEPARENT] = outgoingTraceparent(context);
-
   const id = uuidV7();
-  const msgId = input.msgId ?? id;
+  return { id, msgId: input.msgId ?? id, subject: input.subject, payloadJson, headersJson: JSON.stringify(headers) };
+}
+
+/**
+ * Stores an event to be published by the OutboxRelay. Must run inside the caller's transaction
+ * (`em.transactional(async (tx) => { ...change...; await enqueueOutboxMessage(tx, ...) })`) so the change
+ * and its event commit or roll back together; it refuses an EntityManager that is not in a transaction.
+ * After the commit, call `relay.notify()` to publish without waiting for the next poll.
+ */
+export async function enqueueOutboxMessage(em: EntityManager, input: OutboxMessageInput): Promise<EnqueuedOutboxMessage> {
+  if (!em.isInTransaction()) {
+    throw new Error('enqueueOutboxMessage must be called inside em.transactional(...) so the event commits with the change');
+  }
+  const row = pendingOutboxRow(input);
   await em.getKysely<OutboxDatabase>()
     .insertInto(OUTBOX_TABLE)
     .values({
-      id,
-      subject: input.subject,
-      payload: payloadJson,
-      headers: JSON.stringify(headers) as unknown as Record<string, string>,
-      msg_id: msgId,
+      id: row.id,
+      subject: row.subject,
+      payload: row.payloadJson,
+      headers: row.headersJson as unknown as Record<string, string>,
+      msg_id: row.msgId,
       created_at: new Date(),
       published_at: null,
       attempts: 0,
@@ -70,5 +88,5 @@ export async function enqueueOutboxMessage(em: EntityManager, input: OutboxMessa
       last_error: null,
     })
     .execute();
-  return { id, msgId };
+  return { id: row.id, msgId: row.msgId };
 }

@@ -2,8 +2,8 @@
  * The stored submissions of a report as the report jobs see them (table validation_outcome, one
  * row per patient submission: submission-results-table.ts).
  *
- * Re-categorizing one patient is one transaction under the same lock the flow's commit takes
- * (lockSubmission), so it never interleaves with a validation of that submission: the stored issues
+ * Re-categorizing one patient is one transaction holding the submission's row lock (the lock the
+ * flow's upsert takes), so it never interleaves with a validation of that submission: the stored issues
  * are categorized with the given rules, and the stored verdict (valid, uncategorized and
  * unacceptable counts) is updated. The outcome hash is left alone: it names the outcome last
  * ANNOUNCED, so the next validation of the submission announces the new categorization.
@@ -15,7 +15,7 @@ import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
 import { categorizeIssues } from '../../domain/results/submission-categorization.js';
-import { lockSubmission, readSubmissionIssues, updateCategorizationIn } from '../persistence/result-repository.js';
+import { readSubmissionIssues, updateCategorizationIn } from '../persistence/result-repository.js';
 import { SUBMISSION_RESULTS_TABLE } from '../persistence/submission-results-table.js';
 import type { ReportSubmissions } from '../../application/report-jobs/report-job.js';
 
@@ -30,8 +30,7 @@ export class PgReportSubmissions implements ReportSubmissions {
 
   recategorizePatient(key: SubmissionKey, categorizer: Categorizer): Promise<void> {
     return this.orm.em.fork().transactional(async (tx) => {
-      await lockSubmission(tx, key);
-      const stored = await readSubmissionIssues(tx, key);
+      const stored = await readSubmissionIssues(tx, key, { lock: true });
       if (!stored) return;
       const categorized = categorizer.categorize(stored.issues);
       const verdict = assessValidity(categorized);

@@ -1,18 +1,19 @@
 /**
- * Steps (4), (5) and (6) of the flow in ONE PostgreSQL transaction: store the aggregated outcome
- * with its categorized issues (one row per submission, replacing the previous results), and
- * enqueue ValidationComplete in the outbox. Either all of it is committed or none; the relay
- * publishes after the commit.
+ * Steps (4), (5) and (6) of the flow in ONE PostgreSQL statement (so one transaction and one round
+ * trip): store the aggregated outcome with its categorized issues (one row per submission,
+ * replacing the previous results), and enqueue ValidationComplete in the outbox. Either all of it
+ * is committed or none; the relay publishes after the commit.
  *
- * Idempotency: the submission is locked (advisory lock on its key, so two instances handling
- * duplicates of one event serialize); when the stored outcome hash equals the new one, the results
- * are rewritten (same content) but no second ValidationComplete is enqueued. The message id is
+ * Idempotency: the upsert holds the submission's row lock (two instances handling duplicates of one
+ * event serialize on it, see storeSubmissionResults); when the stored outcome hash equals the new
+ * one, the results are rewritten (same content) but no second ValidationComplete is enqueued. The message id is
  * `<facility>:<report>:<patient>:<outcome hash>`, so even a re-enqueue inside JetStream's duplicate
  * window would be dropped by the server.
  */
+import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { enqueueOutboxMessage } from '../../../../../adapters/persistence/index.js';
-import { lockSubmission, storeSubmissionResultsIn } from '../../adapters/persistence/result-repository.js';
+import { pendingOutboxRow } from '../../../../../adapters/persistence/index.js';
+import { storeSubmissionResults } from '../../adapters/persistence/result-repository.js';
 import { SUBMISSION_RESULTS_TABLE } from '../../adapters/persistence/submission-results-table.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
 import type { SubmissionCategorization } from '../../domain/results/submission-categorization.js';
@@ -57,23 +58,18 @@ export function completionMsgId(key: SubmissionKey, outcomeHash: string): string
 export class PgFlowStore {
   constructor(private readonly orm: MikroORM) {}
 
-  commit(record: FlowRecord): Promise<CommitResult> {
+  async commit(record: FlowRecord): Promise<CommitResult> {
     const { key } = record;
-    return this.orm.em.fork().transactional(async (tx) => {
-      await lockSubmission(tx, key);
-      const stored = await storeSubmissionResultsIn(tx, {
-        key, outcomeJson: record.outcomeJson, outcomeHash: record.outcomeHash, categorization: record.categorization,
-        valid: record.valid, uncategorizedCount: record.counts.uncategorized, unacceptableCount: record.counts.unacceptable,
-        resourceCount: record.resourceCount, unobtainable: record.unobtainable,
-      });
-      const msgId = completionMsgId(key, record.outcomeHash);
-      const announced = stored.previousHash !== record.outcomeHash;
-      if (announced) {
-        const message = record.completion(stored.runId);
-        await enqueueOutboxMessage(tx, { subject: message.subject, payload: message.payload, msgId, headers: message.headers });
-      }
-      return { announced, runId: stored.runId, msgId };
-    });
+    // The announcement is prepared for a new run id and inserted only if the outcome changed.
+    const runId = randomUUID();
+    const msgId = completionMsgId(key, record.outcomeHash);
+    const message = record.completion(runId);
+    const stored = await storeSubmissionResults(this.orm.em.fork().getKysely<any>(), {
+      key, outcomeJson: record.outcomeJson, outcomeHash: record.outcomeHash, categorization: record.categorization,
+      valid: record.valid, uncategorizedCount: record.counts.uncategorized, unacceptableCount: record.counts.unacceptable,
+      resourceCount: record.resourceCount, unobtainable: record.unobtainable,
+    }, runId, pendingOutboxRow({ subject: message.subject, payload: message.payload, msgId, headers: message.headers }));
+    return { announced: stored.changed, runId: stored.runId, msgId };
   }
 
   /** The stored outcome of one submission (tests, reports). */
