@@ -5,7 +5,7 @@
  * - at-least-once: a message is acked only after its handler resolved; handlers must be idempotent
  *   (ctx.msgId and ctx.streamSequence help);
  * - bounded concurrency: at most `concurrency` handlers run at once (the runner never fetches more
- *   messages than it has free slots);
+ *   messages than it has free slots; it fetches when at least half of them are free);
  * - nothing is silently dropped: a message that cannot be processed is copied to the dead-letter
  *   stream (see dead-letter.ts) BEFORE the original is terminated; if that copy fails, the original
  *   is nak'ed and retried instead;
@@ -275,9 +275,13 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
       });
   }
 
-  const waitForSlot = () => new Promise<void>((resolve) => {
-    if (inFlight < concurrency || stopping) return resolve();
-    slotFreed = () => { slotFreed = undefined; resolve(); };
+  // A fetch costs three protocol messages (SUB of its inbox, the pull request, UNSUB), so a busy
+  // runner refills when half of its slots are free, in one fetch, instead of one fetch per message.
+  const refillAt = Math.max(1, Math.floor(concurrency / 2));
+  const waitForSlots = () => new Promise<void>((resolve) => {
+    const ready = () => concurrency - inFlight >= refillAt || stopping;
+    if (ready()) return resolve();
+    slotFreed = () => { if (ready()) { slotFreed = undefined; resolve(); } };
   });
   const pause = (ms: number) => new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
@@ -286,7 +290,7 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
 
   const loop = (async () => {
     while (!stopping) {
-      await waitForSlot();
+      await waitForSlots();
       if (stopping) break;
       try {
         const batch = await consumer.fetch({ max_messages: concurrency - inFlight, expires: fetchExpiresMs });

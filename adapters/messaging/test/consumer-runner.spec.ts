@@ -159,6 +159,29 @@ describe('messaging: consumer runner @infra', () => {
     expect(maxRunning).to.equal(3);
   });
 
+  it('refills when half of its slots are free, in one fetch: one finished handler of four starts nothing new, two start two', async () => {
+    const gates: Array<() => void> = [];
+    let started = 0;
+    const { durable, stream } = await run('MeasureReportGenerated', async () => {
+      started++;
+      await new Promise<void>((resolve) => gates.push(resolve));
+    }, { concurrency: 4 });
+    for (let i = 0; i < 10; i++) await publisher.publishMessage('MeasureReportGenerated', VALID.MeasureReportGenerated);
+    await waitFor(() => started === 4, '4 handlers running');
+    gates.shift()!();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(started, 'one free slot of four: no fetch yet').to.equal(4);
+    expect((await broker.jsm.consumers.info(stream, durable)).num_ack_pending).to.equal(3);
+    gates.shift()!();
+    await waitFor(() => started === 6, 'two more handlers after the second slot freed');
+    expect((await broker.jsm.consumers.info(stream, durable)).num_ack_pending).to.equal(4);
+    while (started < 10 || gates.length > 0) {
+      gates.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await waitFor(() => consumerIdle(stream, durable), 'all acked');
+  });
+
   it('stop() stops fetching and waits for the in-flight handler to finish', async () => {
     const started = deferred();
     const release = deferred();
