@@ -110,3 +110,32 @@ describe('validation flow store: one statement per commit, announced once per di
     expect(await announcements()).to.have.length(0);
   });
 });
+
+describe('validation flow store: compression of the stored outcome (PostgreSQL)', function () {
+  this.timeout(30_000);
+  const dbName = `test_h7flow_lz4_${uniqueSuffix()}`;
+  let db: Database;
+
+  before(async () => { db = await openFlowDatabase(dbName); });
+  after(async () => {
+    await db?.close();
+    await dropDatabase(dbName);
+  });
+
+  it('a large outcome is stored lz4-compressed where the server has lz4 (pglz otherwise), and reads back whole', async () => {
+    const [{ lz4 }] = await db.orm.em.fork().execute<{ lz4: boolean }[]>(
+      `select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`);
+    const issues = Array.from({ length: 200 }, (_, i) => ({ severity: 'warning', code: 'invariant', details: { text: `Rule dom-6 failed for entry ${i}` } }));
+    const outcomeJson = JSON.stringify({ resourceType: 'OperationOutcome', issue: issues });
+    const categorization = categorizeSubmission(issues.map(() => ({ severity: 'warning' as const, categoryIds: [] })));
+    await new PgFlowStore(db.orm).commit(record('hash-big', { outcomeJson, categorization }));
+
+    const [row] = await db.orm.em.fork().execute<{ method: string | null; stored: number }[]>(
+      'select pg_column_compression(outcome) as method, pg_column_size(outcome) as stored from validation_outcome');
+    expect(row!.method).to.equal(lz4 ? 'lz4' : 'pglz');
+    expect(row!.stored).to.be.lessThan(outcomeJson.length / 4);
+    const read = await readSubmissionIssues(db.orm.em.fork(), KEY);
+    expect(read!.issues).to.have.length(200);
+    expect(read!.issues[199]!.message).to.equal('Rule dom-6 failed for entry 199');
+  });
+});

@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { CreateValidationOutcomeTable, StoreResultsPerSubmission } from './submission-results-table.js';
+import { CompressResultsWithLz4, CreateValidationOutcomeTable, StoreResultsPerSubmission } from './submission-results-table.js';
 
 /**
  * Tables of the validation API. Names are what the migration table records: never rename a
@@ -108,4 +108,5 @@ export const validationApiMigrations = [
   { name: 'Migration20261122060000_validation_outcome', class: CreateValidationOutcomeTable },
   { name: 'Migration20261122090000_result_links_checked_by_the_writers', class: ResultLinksCheckedByTheWriters },
   { name: 'Migration20261125100000_results_per_submission', class: StoreResultsPerSubmission },
+  { name: 'Migration20261125130000_results_compressed_with_lz4', class: CompressResultsWithLz4 },
 ];

@@ -227,3 +227,23 @@ export class StoreResultsPerSubmission extends Migration {
     this.addSql(`alter table "${SUBMISSION_RESULTS_TABLE}" alter column "outcome" type jsonb using "outcome"::jsonb`);
   }
 }
+
+/**
+ * The outcome and its categories are compressed with lz4 rather than PostgreSQL's default pglz:
+ * pglz costs the database ~0.25 ms of CPU per 60 KB outcome (a third of its whole share of the
+ * flow, measured in bench:flow), lz4 a tenth of that, for about the same stored size (~10x smaller
+ * than the text). Servers built without lz4 keep pglz (the setting is an optimization only).
+ */
+export class CompressResultsWithLz4 extends Migration {
+  override up(): void {
+    this.addSql(`do $$ begin
+      execute 'alter table "${SUBMISSION_RESULTS_TABLE}" alter column "outcome" set compression lz4, alter column "issue_categories" set compression lz4';
+    exception when feature_not_supported or invalid_parameter_value then
+      raise notice 'lz4 compression not available: results stay compressed with pglz';
+    end $$`);
+  }
+
+  override down(): void {
+    this.addSql(`alter table "${SUBMISSION_RESULTS_TABLE}" alter column "outcome" set compression default, alter column "issue_categories" set compression default`);
+  }
+}
