@@ -64,6 +64,19 @@ describe('validation flow (domain): submission bundle and aggregated outcome', (
     expect(outcome.issue.map((i) => i.expression)).to.deep.equal([["Bundle.entry[0].resource.ofType(Patient).where(id = 'p1')"], ["Bundle.entry[1].resource.ofType(Encounter).where(id = 'e1').status"]]);
     expect(outcome.issue[0]!.extension).to.deep.equal([{ url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id', valueCode: 'M1' }]);
   });
+
+  it('drops diagnostics that only repeat details.text, keeps diagnostics that say more', () => {
+    const outcome = aggregateEntryOutcomes([{
+      index: 0, resource: patient,
+      outcome: { resourceType: 'OperationOutcome', issue: [
+        { severity: 'error', code: 'structure', details: { text: 'same' }, diagnostics: 'same' },
+        { severity: 'error', code: 'structure', details: { text: 'short' }, diagnostics: 'short, with the stack of the failure' },
+        { severity: 'error', code: 'structure', diagnostics: 'only diagnostics' },
+      ] },
+    }]);
+    expect(outcome.issue.map((i) => i.diagnostics)).to.deep.equal([undefined, 'short, with the stack of the failure', 'only diagnostics']);
+    expect(outcome.issue.map((i) => (i.details as { text?: string } | undefined)?.text)).to.deep.equal(['same', 'short', undefined]);
+  });
 });
 
 describe('validation flow (domain): the issue limit of one submission', () => {

@@ -6,7 +6,8 @@
  *   `Encounter.class`  (entry 26, id 'e1')  →  `Bundle.entry[26].resource.ofType(Encounter).where(id = 'e1').class`
  *
  * and all of them are aggregated into one OperationOutcome. Line/column extensions are dropped:
- * they would point into the entry, not into the submission the facility sent.
+ * they would point into the entry, not into the submission the facility sent. So is `diagnostics`
+ * where it only repeats `details.text` (the engine fills both): a sixth of every stored outcome.
  */
 import type { FhirResourceJson } from './submission.js';
 
@@ -55,6 +56,7 @@ export function rebaseIssue(issue: Record<string, unknown>, index: number, resou
   const location = rewrite(issue.location);
   if (location) rebased.location = location;
   else delete rebased.location;
+  if (rebased.diagnostics !== undefined && rebased.diagnostics === (issue.details as { text?: unknown } | undefined)?.text) delete rebased.diagnostics;
   if (Array.isArray(issue.extension)) {
     const kept = (issue.extension as OutcomeIssue['extension'] & object).filter((e) => !POSITION_EXTENSIONS.has(e?.url));
     if (kept.length > 0) rebased.extension = kept;
@@ -87,7 +89,7 @@ export function aggregateEntryOutcomes(entries: readonly { index: number; resour
   }
   if (kept < total) {
     const text = `${total - kept} further issues of this submission were not kept: at most ${maxIssues} issues are stored per submission`;
-    issue.push({ severity: SEVERITY_ORDER[worstOmitted]!, code: 'too-costly', details: { text }, diagnostics: text });
+    issue.push({ severity: SEVERITY_ORDER[worstOmitted]!, code: 'too-costly', details: { text } });
   }
   return { resourceType: 'OperationOutcome', issue };
 }
@@ -96,6 +98,6 @@ export function aggregateEntryOutcomes(entries: readonly { index: number; resour
 export function unobtainableOutcome(message: string, code: 'not-found' | 'invalid'): AggregatedOutcome {
   return {
     resourceType: 'OperationOutcome',
-    issue: [{ severity: 'fatal', code, details: { text: message }, diagnostics: message }],
+    issue: [{ severity: 'fatal', code, details: { text: message } }],
   };
 }
