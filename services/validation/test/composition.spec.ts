@@ -112,6 +112,9 @@ describe('validation composition root (inversify)', function () {
         validated.push(`${String(resource.resourceType)}/${String(resource.id)}`);
         return { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', details: { text: `bad ${String(resource.id)}` } }] };
       },
+      validateEach(resources: readonly Record<string, unknown>[]): Promise<OperationOutcome[]> {
+        return Promise.all(resources.map((resource) => this.validate(resource)));
+      },
     };
     container.rebind(TOKENS.submissionSource).toConstantValue(source);
     container.rebind(TOKENS.resourceValidator).toConstantValue(validator);

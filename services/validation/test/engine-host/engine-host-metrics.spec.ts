@@ -1,8 +1,10 @@
 /**
  * The engine host times every validation into validation_resource_duration_seconds{resource_type},
- * in-process and through the worker pool alike, with a bounded label set.
+ * in-process and through the worker pool alike, with a bounded label set; validateEach (the flow's
+ * call: one submission's entries) validates each resource on its own, in order, in a few batches.
  */
 import { expect } from 'chai';
+import sinon from 'sinon';
 import type { Histogram } from 'prom-client';
 import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { createMetrics, type ServiceMetrics } from '../../../../adapters/observability/metrics.js';
@@ -58,6 +60,36 @@ for (const workers of [1, 2]) {
       const buckets = (await (metrics.registry.getSingleMetric(NAME) as Histogram<string>).get()).values
         .filter((v) => v.metricName === `${NAME}_bucket` && v.labels.resource_type === 'Patient').map((v) => v.labels.le);
       expect(buckets).to.include.members([0.001, 5, '+Inf']);
+    });
+
+    it('validateEach: each resource on its own, outcomes in order, one observation per resource', async () => {
+      const before = await observations(metrics);
+      // 20 resources: with 2 workers, two batches of 10; every third one breaks a different rule.
+      const resources = Array.from({ length: 20 }, (_, i) => (i % 3 === 0
+        ? { resourceType: 'Patient', id: `p${i}`, gender: `not-a-gender-${i}` }
+        : { resourceType: 'Observation', id: `o${i}`, status: 'final', code: { text: `code ${i}` } }));
+      const pool = host.generation!.pool;
+      const tasks = pool ? sinon.spy(pool, 'validateTimed') : undefined;
+      const outcomes = await host.validateEach(resources);
+      tasks?.restore();
+
+      expect(outcomes).to.have.length(20);
+      // In the pool: one batch per worker (not one task per resource), together covering every resource once.
+      if (tasks) expect(tasks.getCalls().map((call) => call.args[0].resources.length)).to.deep.equal([10, 10]);
+      outcomes.forEach((outcome, i) => {
+        const texts = JSON.stringify(outcome.issue);
+        // Each outcome speaks of its own resource only: the bad gender of that patient, nobody else's.
+        if (i % 3 === 0) expect(texts).to.contain(`not-a-gender-${i}`);
+        expect(texts.match(/not-a-gender-\d+/g) ?? []).to.deep.equal(i % 3 === 0 ? Array(texts.split(`not-a-gender-${i}`).length - 1).fill(`not-a-gender-${i}`) : []);
+      });
+      const after = await observations(metrics);
+      const added = (type: string) => (after.get(type)?.count ?? 0) - (before.get(type)?.count ?? 0);
+      expect(added('Patient')).to.equal(7);
+      expect(added('Observation')).to.equal(13);
+    });
+
+    it('validateEach of no resources answers no outcomes', async () => {
+      expect(await host.validateEach([])).to.deep.equal([]);
     });
   });
 }

@@ -28,7 +28,7 @@ class RecordingStore implements FlowStore {
 function flowWith(options: { acceptable?: boolean; validator?: ScopedResourceValidator; source?: SubmissionSource; progressIntervalMs?: number }) {
   const store = new RecordingStore();
   const validator: ScopedResourceValidator = options.validator ?? {
-    validate: async (resource) => ({ resourceType: 'OperationOutcome', issue: resource.resourceType === 'Encounter' ? [errorIssue] : [] }),
+    validateEach: async (resources) => resources.map((resource) => ({ resourceType: 'OperationOutcome', issue: resource.resourceType === 'Encounter' ? [errorIssue] : [] })),
   };
   const flow = new ValidationFlow({
     source: options.source ?? { fetch: async () => ({ kind: 'found', body: submission }) },
@@ -87,7 +87,7 @@ describe('validation flow (application): decisions behind the ports', () => {
   it('sends progress acks while the entries are being validated', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => { release = resolve; });
-    const { flow } = flowWith({ validator: { validate: async () => { await gate; return { resourceType: 'OperationOutcome', issue: [] }; } }, progressIntervalMs: 5 });
+    const { flow } = flowWith({ validator: { validateEach: async (resources) => { await gate; return resources.map(() => ({ resourceType: 'OperationOutcome' as const, issue: [] })); } }, progressIntervalMs: 5 });
     let acks = 0;
     const done = flow.handle(event, { working: () => { acks++; if (acks === 3) release(); } });
     await done;
@@ -98,7 +98,7 @@ describe('validation flow (application): decisions behind the ports', () => {
   });
 
   it('an engine failure is not a verdict: it propagates (the message is retried)', async () => {
-    const { flow, store } = flowWith({ validator: { validate: async () => { throw new Error('worker died'); } } });
+    const { flow, store } = flowWith({ validator: { validateEach: async () => { throw new Error('worker died'); } } });
     const error = await flow.handle(event).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(Error).and.to.have.property('message', 'worker died');
     expect(store.records).to.have.length(0);

@@ -28,11 +28,13 @@ function submission(patientId: string) {
 }
 
 /** One error per resource: "Zebra code unknown for <patient or resource id>". */
+const fakeOutcome = (resource: Record<string, unknown>) => ({
+  resourceType: 'OperationOutcome' as const,
+  issue: [{ severity: 'error' as const, code: 'invalid', details: { text: `Zebra code unknown for ${String(resource.id)}` } }],
+});
 const fakeEngine = {
-  validate: async (resource: Record<string, unknown>) => ({
-    resourceType: 'OperationOutcome' as const,
-    issue: [{ severity: 'error' as const, code: 'invalid', details: { text: `Zebra code unknown for ${String(resource.id)}` } }],
-  }),
+  validate: async (resource: Record<string, unknown>) => fakeOutcome(resource),
+  validateEach: async (resources: readonly Record<string, unknown>[]) => resources.map(fakeOutcome),
 };
 
 describe('report jobs: re-categorize and re-validate', function () {

@@ -1,7 +1,9 @@
 /**
  * A pool of validation workers (piscina), sized to the cores by default. Each worker builds its
  * Validator once (see validation-worker.ts); a task carries only resources, so the message-passing
- * cost is a structured clone of the resources and of the OperationOutcomes coming back.
+ * cost is a structured clone of the resources and of the OperationOutcomes coming back, plus a
+ * fixed cost per task (queueing, wake-up of the worker, the answer's promise): callers that have
+ * many resources send them as a few batches (EngineHost.validateEach), not one task each.
  *
  * Definitions change by REPLACING the pool, never by changing a worker: build a new pool with the
  * new state, route new tasks to it, then `retire()` the old one — piscina's close() lets the
@@ -57,9 +59,14 @@ export class ValidationPool {
 
   /** Validate a batch of resources (each on its own) in one worker. */
   async validate(task: ValidationTask): Promise<ValidationOutcome[]> {
-    const { outcomes, metrics } = await this.pool.run(task) as ValidationTaskResult;
+    return (await this.validateTimed(task)).outcomes;
+  }
+
+  /** As validate(), with the milliseconds each resource took in the worker. */
+  async validateTimed(task: ValidationTask): Promise<{ outcomes: ValidationOutcome[]; durationsMs: number[] }> {
+    const { outcomes, durationsMs, metrics } = await this.pool.run(task) as ValidationTaskResult;
     if (metrics) this.metrics?.add(metrics);
-    return outcomes;
+    return { outcomes, durationsMs };
   }
 
   /** Validate one resource in whichever worker is free. */

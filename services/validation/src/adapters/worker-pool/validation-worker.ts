@@ -69,6 +69,8 @@ export interface ValidationTask {
 /** What a task gives back to the pool (ValidationPool.validate unwraps it). */
 export interface ValidationTaskResult {
   outcomes: ValidationOutcome[];
+  /** Milliseconds each resource took in this worker (same order as the outcomes). */
+  durationsMs: number[];
   /** This worker's counter changes since its previous result; absent when none. */
   metrics?: WorkerMetricsReport;
 }
@@ -120,7 +122,12 @@ async function terminologyFor(source: ConformanceResourceSource, data: WorkerSet
 export default async function validateTask(task: ValidationTask): Promise<ValidationTaskResult> {
   const v = await validatorFor(task.scope);
   const outcomes: ValidationOutcome[] = [];
-  for (const r of task.resources) outcomes.push(await v.validateAsync(r, { profiles: task.profiles, authorization: task.authorization }));
+  const durationsMs: number[] = [];
+  for (const r of task.resources) {
+    const started = performance.now();
+    outcomes.push(await v.validateAsync(r, { profiles: task.profiles, authorization: task.authorization }));
+    durationsMs.push(performance.now() - started);
+  }
   const metrics = counters.takeReport();
-  return metrics ? { outcomes, metrics } : { outcomes };
+  return metrics ? { outcomes, durationsMs, metrics } : { outcomes, durationsMs };
 }

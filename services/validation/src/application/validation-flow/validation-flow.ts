@@ -38,9 +38,13 @@ export interface FlowStore {
   commit(record: FlowRecord): Promise<CommitResult>;
 }
 
-/** The engine as the flow uses it: one resource at a time, optionally within a facility's scope. */
+/**
+ * The engine as the flow uses it: the entries of one submission, each validated ON ITS OWN,
+ * outcomes in entry order, optionally within a facility's scope. One call per submission lets the
+ * engine hand the entries to its workers in a few batches instead of one task each.
+ */
 export interface ScopedResourceValidator {
-  validate(resource: Record<string, unknown>, options?: { scope?: ValidationScope }): Promise<OperationOutcome>;
+  validateEach(resources: readonly Record<string, unknown>[], options?: { scope?: ValidationScope }): Promise<OperationOutcome[]>;
 }
 
 export interface ValidationFlowDependencies {
@@ -188,7 +192,8 @@ export class ValidationFlow {
   private async validateEntries(resources: Record<string, unknown>[], ctx: FlowContext, scope: ValidationScope | undefined): Promise<AggregatedOutcome> {
     const timer = ctx.working ? setInterval(() => ctx.working?.(), this.deps.progressIntervalMs ?? 10_000) : undefined;
     try {
-      const outcomes = await Promise.all(resources.map((resource) => this.deps.validator.validate(resource, scope ? { scope } : undefined)));
+      const outcomes = await this.deps.validator.validateEach(resources, scope ? { scope } : undefined);
+      if (outcomes.length !== resources.length) throw new Error(`The engine answered ${outcomes.length} outcomes for ${resources.length} entries`);
       return aggregateEntryOutcomes(outcomes.map((outcome, index) => ({
         index, resource: resources[index] as Record<string, unknown> & { resourceType: string }, outcome,
       })));
