@@ -19,14 +19,18 @@
  * Isolation: a unique database, and a catalog with a random subject root and stream suffix (so a
  * running service or other tests never see the bench's messages); everything is removed at the end.
  *
- * `--analyze-every-ms 5000` (0 = off): the bench starts from EMPTY tables that grow by ~100 result
- * rows per submission within a minute, faster than autovacuum's ANALYZE (naptime 1 min) follows;
- * with stale statistics PostgreSQL deletes a patient's old results through the report index and
- * filters every row of the report (commit time grows linearly). Running ANALYZE every few seconds
- * gives the statistics a long-running database has; pass 0 to see the cold-table effect.
+ * `--analyze-every-ms 5000` (0 = off): the bench starts from an EMPTY results table that grows by
+ * a row per submission within seconds, faster than autovacuum's ANALYZE (naptime 1 min) follows.
+ * Running ANALYZE every few seconds gives the statistics a long-running database has; pass 0 to
+ * see the cold-table effect.
  *
  * `--workers`: validation.workers of each instance (1 = validate in the instance's main thread;
- * on a 2-core machine two instances with one validating thread each use both cores).
+ * on a 2-core machine two instances with one validating thread each use both cores; 0 = a pool of
+ * one worker per core in each instance, which on 2 cores costs ~40 % more CPU per submission).
+ *
+ * Measuring: the machine's speed drifts by ±10 % between runs (same build), and the ratio with it;
+ * compare changes over several runs. `--profile-dir DIR` writes V8 CPU profiles of the instances
+ * and engine-only processes (their sampled times include time preempted under contention).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
