@@ -12,7 +12,8 @@ import { PgResultRepository } from '../../src/adapters/persistence/result-reposi
 import { PgFlowStore } from '../../src/application/validation-flow/index.js';
 import { dropValidationTestDatabase, PG, uniqueDbName } from './support/database.js';
 
-const BEFORE = validationApiMigrations.filter((m) => m.name !== 'Migration20261125100000_results_per_submission');
+/** The migrations before the move (those after it assume its columns). */
+const BEFORE = validationApiMigrations.filter((m) => m.name < 'Migration20261125100000_results_per_submission');
 const open = (dbName: string, migrations = validationApiMigrations) =>
   openDatabase({ ...PG, dbName, poolMax: 4, entities: validationApiEntities, migrations, logger: silentLogger() });
 
