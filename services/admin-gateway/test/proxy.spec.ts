@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createProxyHandler } from '../src/proxy/forward.js';
+import { createProxyHandler, gatewayLocation } from '../src/proxy/forward.js';
 
 interface Seen { method?: string; url?: string; authorization?: string; bodySha?: string; bodyLength: number }
 
@@ -144,6 +144,17 @@ describe('admin gateway proxy', () => {
       expect(await locationThrough('POST', '/api/validation/x', 'https://elsewhere.example.org/api/job/j1')).to.equal('https://elsewhere.example.org/api/job/j1');
       expect(await locationThrough('POST', '/api/validation/x', `${upstreamUrl}/health`)).to.equal(`${upstreamUrl}/health`);
     });
+  });
+
+  it('Location of an upstream reached under a path prefix: the prefix is the upstream\'s, not the client\'s', () => {
+    const base = 'http://validation.internal:8080/validation-svc/';
+    expect(gatewayLocation('/validation-svc/api/job/j1', 'validation', base)).to.equal('/api/validation/job/j1');
+    expect(gatewayLocation('http://validation.internal:8080/validation-svc/api/job/j1?x=1', 'validation', base)).to.equal('/api/validation/job/j1?x=1');
+    // A service unaware of the prefix answers its own path: rewritten as without a prefix.
+    expect(gatewayLocation('/api/job/j1', 'validation', base)).to.equal('/api/validation/job/j1');
+    // Only the whole prefix segment counts.
+    expect(gatewayLocation('/validation-svcx/api/job/j1', 'validation', base)).to.equal('/validation-svcx/api/job/j1');
+    expect(gatewayLocation('/validation-svc/health', 'validation', base)).to.equal('/validation-svc/health');
   });
 
   it('leaves unknown components to the next handler', async () => {

@@ -52,7 +52,8 @@ export function resolveTarget(originalUrl: string, upstreams: Record<string, str
  * The upstream's `Location` as the client must follow it through the gateway. A service answers with
  * its own path (`/api/job/{id}`), which the gateway does not route; it becomes
  * `/api/<component>/job/{id}`. An absolute URL on the upstream's own origin (an internal address the
- * client cannot reach) becomes that gateway path too. Left alone: paths outside `/api/`, paths already under
+ * client cannot reach) becomes that gateway path too, and so does a path under the upstream base's
+ * own path prefix (`/prefix/api/job/{id}` when the upstream is `http://host/prefix`). Left alone: paths outside `/api/`, paths already under
  * `/api/<component>/`, relative references (they resolve against the external URL already) and URLs
  * of other hosts.
  */
@@ -68,6 +69,10 @@ export function gatewayLocation(location: string, component: string, upstreamBas
     if (url.origin !== new URL(upstreamBase).origin) return location;
     path = `${url.pathname}${url.search}${url.hash}`;
   }
+  // An upstream reached under a path prefix (upstream base http://host/prefix) may answer with the
+  // prefix in its paths: `/prefix/api/job/1` is the same resource as `/api/job/1`.
+  const basePath = new URL(upstreamBase).pathname.replace(/\/+$/, '');
+  if (basePath && path.startsWith(`${basePath}/api/`)) path = path.slice(basePath.length);
   if (!path.startsWith('/api/') || path.toLowerCase().startsWith(`/api/${component}/`)) return location;
   return `/api/${component}${path.slice('/api'.length)}`;
 }
