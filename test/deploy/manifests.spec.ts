@@ -58,7 +58,7 @@ describe('deploy: rendered manifests', () => {
     const env = validation.env as Obj[];
     expect(env.find((e) => e.name === 'NODE_OPTIONS')!.value).to.equal('--max-old-space-size=1536');
     expect(env.map((e) => e.name)).to.include.members(['DB_PASSWORD', 'SVC_REPORT_SERVICE_TOKEN']);
-    expect(validation.resources.limits).to.deep.equal({ cpu: '4', memory: '3Gi' });
+    expect(validation.resources.limits).to.deep.equal({ cpu: '4', memory: '3Gi', 'ephemeral-storage': '5Gi' }); // the base's disk limit stays
     expect(validation.startupProbe.httpGet.path).to.equal('/health');
     const config = find(production, 'ConfigMap', 'validation-config').data;
     expect(config.DB_URL).to.equal('postgres://validation@postgresql.data.svc.cluster.local:5432/validation?sslmode=verify-full&sslrootcert=/etc/nhsn/tls/ca.crt');
