@@ -80,7 +80,7 @@ for (const workers of [1, 2]) {
         const texts = JSON.stringify(outcome.issue);
         // Each outcome speaks of its own resource only: the bad gender of that patient, nobody else's.
         if (i % 3 === 0) expect(texts).to.contain(`not-a-gender-${i}`);
-        expect(texts.match(/not-a-gender-\d+/g) ?? []).to.deep.equal(i % 3 === 0 ? Array(texts.split(`not-a-gender-${i}`).length - 1).fill(`not-a-gender-${i}`) : []);
+        expect(new Set(texts.match(/not-a-gender-\d+/g))).to.deep.equal(new Set(i % 3 === 0 ? [`not-a-gender-${i}`] : []));
       });
       const after = await observations(metrics);
       const added = (type: string) => (after.get(type)?.count ?? 0) - (before.get(type)?.count ?? 0);

@@ -97,6 +97,13 @@ describe('validation flow (application): decisions behind the ports', () => {
     expect(acks, 'no progress acks after the validation ended').to.equal(after);
   });
 
+  it('an engine answering fewer outcomes than entries is a failure, not a verdict on what it left out', async () => {
+    const { flow, store } = flowWith({ validator: { validateEach: async (resources) => resources.slice(1).map(() => ({ resourceType: 'OperationOutcome' as const, issue: [] })) } });
+    const error = await flow.handle(event).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(Error).and.to.have.property('message').that.matches(/outcomes for \d+ entries/);
+    expect(store.records).to.have.length(0);
+  });
+
   it('an engine failure is not a verdict: it propagates (the message is retried)', async () => {
     const { flow, store } = flowWith({ validator: { validateEach: async () => { throw new Error('worker died'); } } });
     const error = await flow.handle(event).catch((e: unknown) => e);

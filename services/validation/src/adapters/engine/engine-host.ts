@@ -150,7 +150,7 @@ export class EngineHost implements ResourceValidator {
    * the same order. With a pool, the resources go to the workers as at most one batch per worker
    * (of at least MIN_BATCH resources): a task per resource cost more CPU in messaging than the
    * validation itself (bench:flow engine-only, validation.workers=0, 58-resource submissions:
-   * 21.7 CPU ms per submission with a task per resource, 13.3-13.9 in batches; 9-10 in-thread).
+   * 21.7 CPU ms per submission with a task per resource, 13.3-13.9 in batches; 8-10 in-thread).
    * Each resource's histogram entry is its time in the worker plus its batch's wait for a worker.
    */
   async validateEach(resources: readonly Record<string, unknown>[], options: EngineValidateOptions = {}): Promise<OperationOutcome[]> {
