@@ -1,6 +1,7 @@
 /**
  * PgFlowStore.commit against the real PostgreSQL (a unique database, dropped after): the outcome and
- * its ValidationComplete outbox row are written by one statement, and concurrent writers of one
+ * its ValidationComplete outbox row are written by one statement (with the other commits waiting
+ * for it: group commit), and concurrent writers of one
  * submission (duplicate events handled by two instances at once, re-categorization) serialize on
  * the submission's row lock, so an outcome is announced exactly once.
  */
@@ -25,7 +26,7 @@ function record(hash: string, overrides: Partial<FlowRecord> = {}): FlowRecord {
   };
 }
 
-describe('validation flow store: one statement per commit, announced once per distinct outcome (PostgreSQL)', function () {
+describe('validation flow store: one statement per group of commits, announced once per distinct outcome (PostgreSQL)', function () {
   this.timeout(30_000);
   const dbName = `test_h7flow_store_${uniqueSuffix()}`;
   let db: Database;
@@ -72,7 +73,9 @@ describe('validation flow store: one statement per commit, announced once per di
   });
 
   it('ten commits of one new outcome at once (duplicate deliveries on several instances): one row, one announcement', async () => {
-    const results = await Promise.all(Array.from({ length: 10 }, () => store.commit(record('hash-dup'))));
+    // Five stores (instances) racing on the row lock, each also holding a duplicate in its own queue.
+    const stores = Array.from({ length: 5 }, () => new PgFlowStore(db.orm));
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => stores[i % 5]!.commit(record('hash-dup'))));
     expect(results.filter((r) => r.announced)).to.have.length(1);
     const runIds = new Set(results.map((r) => r.runId));
     expect([...runIds]).to.have.length(1);
@@ -94,6 +97,83 @@ describe('validation flow store: one statement per commit, announced once per di
     const result = await pending as { announced: boolean };
     expect(result.announced).to.equal(true);
     expect((await store.find(KEY))?.outcomeHash).to.equal('hash-b');
+  });
+
+  /** Holds KEY's row (as re-categorization does) so that a commit of KEY is in flight and waits; returns the release. */
+  async function holdRow(): Promise<{ release: () => void; done: Promise<void> }> {
+    await store.commit(record('hash-held'));
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => { locked = resolve; });
+    const done = db.orm.em.fork().transactional(async (tx) => {
+      await readSubmissionIssues(tx, KEY, { lock: true });
+      locked();
+      await new Promise<void>((resolve) => { release = resolve; });
+    });
+    await isLocked;
+    return { release, done };
+  }
+  const patient = (n: number) => ({ ...KEY, patientId: `patient-group-${n}` });
+  const updatedAt = async () => new Map((await db.orm.em.fork().execute<{ patient_id: string; at: string }[]>(
+    'select patient_id, updated_at::text as at from validation_outcome')).map((row) => [row.patient_id, row.at]));
+
+  it('commits that arrive while a statement is in flight are written together by the next one', async () => {
+    const held = await holdRow();
+    const first = store.commit(record('hash-after-hold'));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the first statement waits for the row
+    const others = Promise.all([1, 2, 3, 4, 5].map((n) => store.commit(record(`hash-${n}`, { key: patient(n) }))));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stored = await updatedAt();
+    expect([1, 2, 3, 4, 5].some((n) => stored.has(patient(n).patientId)), 'nothing else is written while the statement waits').to.equal(false);
+    held.release();
+    await held.done;
+    expect((await first).announced).to.equal(true);
+    expect((await others).every((r) => r.announced)).to.equal(true);
+
+    const after = await updatedAt();
+    const times = new Set([1, 2, 3, 4, 5].map((n) => after.get(patient(n).patientId)));
+    expect([...times], 'one transaction (one now()) for the five').to.have.length(1);
+    expect(times.has(after.get(KEY.patientId)), 'the held commit was its own statement').to.equal(false);
+    const payloads = (await announcements()).map((r) => r.payload.hash);
+    expect(payloads).to.deep.equal(['hash-held', 'hash-after-hold', 'hash-1', 'hash-2', 'hash-3', 'hash-4', 'hash-5']);
+  });
+
+  it('two waiting commits of one submission go in successive statements, in order', async () => {
+    const held = await holdRow();
+    const blocked = store.commit(record('hash-blocked'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const a = store.commit(record('hash-p-a', { key: patient(1) }));
+    const b = store.commit(record('hash-p-b', { key: patient(1) }));
+    const c = store.commit(record('hash-p-c', { key: patient(2) }));
+    held.release();
+    await held.done;
+    await blocked;
+    const [ra, rb, rc] = await Promise.all([a, b, c]);
+    expect([ra.announced, rb.announced, rc.announced]).to.deep.equal([true, true, true]);
+    expect(rb.runId).to.not.equal(ra.runId);
+    expect((await store.find(patient(1)))?.outcomeHash).to.equal('hash-p-b');
+    const after = await updatedAt();
+    expect(after.get(patient(2).patientId), 'the other submission went with the first of the two').to.not.equal(undefined);
+    expect((await announcements()).map((r) => r.payload.hash)).to.deep.equal(['hash-held', 'hash-blocked', 'hash-p-a', 'hash-p-c', 'hash-p-b']);
+  });
+
+  it('one record the database refuses fails alone: the others of its group are stored', async () => {
+    const held = await holdRow();
+    const blocked = store.commit(record('hash-blocked'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A NUL character cannot be stored in a PostgreSQL text column: the shared statement fails.
+    const bad = store.commit(record('hash-bad', { key: patient(2), outcomeJson: '{"resourceType":"OperationOutcome","issue":[]}\u0000' }));
+    const good = [1, 3].map((n) => store.commit(record(`hash-${n}`, { key: patient(n) })));
+    held.release();
+    await held.done;
+    await blocked;
+    const error = await bad.then(() => undefined, (e: unknown) => e);
+    expect(error, 'the bad record is refused').to.be.instanceOf(Error);
+    expect((await Promise.all(good)).every((r) => r.announced)).to.equal(true);
+    expect(await store.find(patient(1))).to.include({ outcomeHash: 'hash-1' });
+    expect(await store.find(patient(3))).to.include({ outcomeHash: 'hash-3' });
+    expect(await store.find(patient(2))).to.equal(undefined);
+    expect((await announcements()).map((r) => r.payload.hash)).to.deep.equal(['hash-held', 'hash-blocked', 'hash-1', 'hash-3']);
   });
 
   it('when the announcement cannot be stored, the outcome is not stored either (one transaction)', async () => {

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { pendingOutboxRow } from '../../../../../adapters/persistence/index.js';
-import { storeSubmissionResults } from '../../adapters/persistence/result-repository.js';
+import { storeSubmissionResults, type StoredSubmission, type SubmissionWrite } from '../../adapters/persistence/result-repository.js';
 import { SUBMISSION_RESULTS_TABLE } from '../../adapters/persistence/submission-results-table.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
 import type { SubmissionCategorization } from '../../domain/results/submission-categorization.js';
@@ -55,21 +55,94 @@ export function completionMsgId(key: SubmissionKey, outcomeHash: string): string
   return `${key.facilityId}:${key.reportId}:${key.patientId}:${outcomeHash}`;
 }
 
-export class PgFlowStore {
-  constructor(private readonly orm: MikroORM) {}
+export interface PgFlowStoreOptions {
+  /** Most submissions written by one statement (default 16). */
+  readonly maxGroup?: number;
+}
 
-  async commit(record: FlowRecord): Promise<CommitResult> {
+interface PendingCommit {
+  readonly write: SubmissionWrite;
+  readonly msgId: string;
+  readonly resolve: (result: CommitResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit: one statement is in flight at a time; the commits that arrive meanwhile wait and
+ * then go together in the next statement (up to `maxGroup`). An idle store therefore writes each
+ * commit at once, alone; a busy one (several submissions in flight finishing close together, as
+ * under load) writes them in fewer round trips and transactions. Each caller still learns its own
+ * result only after the statement that holds its submission committed.
+ *
+ * Two commits of one submission never share a statement (the later waits for the next one), and
+ * when a shared statement fails, its commits are retried one by one, so one bad record fails alone.
+ */
+export class PgFlowStore {
+  private readonly maxGroup: number;
+  private readonly waiting: PendingCommit[] = [];
+  private writing = false;
+
+  constructor(private readonly orm: MikroORM, options: PgFlowStoreOptions = {}) {
+    this.maxGroup = Math.max(1, options.maxGroup ?? 16);
+  }
+
+  commit(record: FlowRecord): Promise<CommitResult> {
     const { key } = record;
     // The announcement is prepared for a new run id and inserted only if the outcome changed.
     const runId = randomUUID();
     const msgId = completionMsgId(key, record.outcomeHash);
     const message = record.completion(runId);
-    const stored = await storeSubmissionResults(this.orm.em.fork().getKysely<any>(), {
-      key, outcomeJson: record.outcomeJson, outcomeHash: record.outcomeHash, categorization: record.categorization,
-      valid: record.valid, uncategorizedCount: record.counts.uncategorized, unacceptableCount: record.counts.unacceptable,
-      resourceCount: record.resourceCount, unobtainable: record.unobtainable,
-    }, runId, pendingOutboxRow({ subject: message.subject, payload: message.payload, msgId, headers: message.headers }));
-    return { announced: stored.changed, runId: stored.runId, msgId };
+    const write: SubmissionWrite = {
+      record: {
+        key, outcomeJson: record.outcomeJson, outcomeHash: record.outcomeHash, categorization: record.categorization,
+        valid: record.valid, uncategorizedCount: record.counts.uncategorized, unacceptableCount: record.counts.unacceptable,
+        resourceCount: record.resourceCount, unobtainable: record.unobtainable,
+      },
+      runId,
+      announcement: pendingOutboxRow({ subject: message.subject, payload: message.payload, msgId, headers: message.headers }),
+    };
+    return new Promise<CommitResult>((resolve, reject) => {
+      this.waiting.push({ write, msgId, resolve, reject });
+      if (!this.writing) void this.writeWaiting();
+    });
+  }
+
+  private async writeWaiting(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.waiting.length > 0) await this.writeGroup(this.nextGroup());
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  /** The oldest waiting commits, at most maxGroup, no submission twice (a repeat stays for the next group, in order). */
+  private nextGroup(): PendingCommit[] {
+    const group: PendingCommit[] = [];
+    const keys = new Set<string>();
+    for (let i = 0; i < this.waiting.length && group.length < this.maxGroup;) {
+      const { key } = this.waiting[i]!.write.record;
+      const id = JSON.stringify([key.facilityId, key.reportId, key.patientId]);
+      if (keys.has(id)) {
+        i++;
+        continue;
+      }
+      keys.add(id);
+      group.push(...this.waiting.splice(i, 1));
+    }
+    return group;
+  }
+
+  private async writeGroup(group: readonly PendingCommit[]): Promise<void> {
+    let stored: StoredSubmission[];
+    try {
+      stored = await storeSubmissionResults(this.orm.em.fork().getKysely<any>(), group.map((pending) => pending.write));
+    } catch (error) {
+      if (group.length === 1) return group[0]!.reject(error);
+      for (const pending of group) await this.writeGroup([pending]);
+      return;
+    }
+    group.forEach((pending, i) => pending.resolve({ announced: stored[i]!.changed, runId: stored[i]!.runId, msgId: pending.msgId }));
   }
 
   /** The stored outcome of one submission (tests, reports). */
