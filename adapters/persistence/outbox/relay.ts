@@ -7,7 +7,8 @@ import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-table.js';
  * Publishes committed outbox rows to the broker.
  *
  * Each poll claims up to `batchSize` unpublished rows with `FOR UPDATE SKIP LOCKED` inside one short
- * transaction, publishes them and marks them in the same transaction, so several instances relay the
+ * transaction, publishes them (the first alone, then, once the broker has answered, the rest at once)
+ * and marks them in the same transaction, so several instances relay the
  * same table without publishing a row twice. A crash between publish and commit leaves the row
  * unpublished; the retry carries the same Nats-Msg-Id, which JetStream drops inside its duplicate window.
  * A failing publish increments `attempts`, records `last_error` and pushes `next_attempt_at` back
@@ -128,21 +129,32 @@ export class OutboxRelay {
       const publishedIds: string[] = [];
       let failed = 0;
       let consecutiveFailures = 0;
-      for (const row of rows) {
-        if (consecutiveFailures >= this.maxConsecutiveFailures) break;
-        const attempts = row.attempts + 1;
-        try {
-          const ack = await withTimeout(
-            publisher.publish(row.subject, row.payload, { msgId: row.msg_id, headers: row.headers }),
-            this.publishTimeoutMs,
-          );
-          publishedIds.push(row.id);
-          consecutiveFailures = 0;
-          this.emit({ kind: 'published', subject: row.subject, msgId: row.msg_id, attempts, duplicate: ack?.duplicate ?? false });
-        } catch (error) {
+      // One publish at a time until one succeeds (a broker that is down costs one timeout per try,
+      // and the batch ends after maxConsecutiveFailures); then the rest of the batch at once: the
+      // publishes go out together in created order and their acks come back together, instead of a
+      // round trip each.
+      let next = 0;
+      let brokerAnswers = false;
+      while (next < rows.length && consecutiveFailures < this.maxConsecutiveFailures) {
+        const chunk = brokerAnswers ? rows.slice(next) : [rows[next]!];
+        next += chunk.length;
+        const outcomes = await Promise.allSettled(chunk.map((row) => withTimeout(
+          publisher.publish(row.subject, row.payload, { msgId: row.msg_id, headers: row.headers }),
+          this.publishTimeoutMs,
+        )));
+        for (const [i, outcome] of outcomes.entries()) {
+          const row = chunk[i]!;
+          const attempts = row.attempts + 1;
+          if (outcome.status === 'fulfilled') {
+            publishedIds.push(row.id);
+            consecutiveFailures = 0;
+            brokerAnswers = true;
+            this.emit({ kind: 'published', subject: row.subject, msgId: row.msg_id, attempts, duplicate: outcome.value?.duplicate ?? false });
+            continue;
+          }
           failed++;
           consecutiveFailures++;
-          const message = errorMessage(error).slice(0, MAX_ERROR_LENGTH);
+          const message = errorMessage(outcome.reason).slice(0, MAX_ERROR_LENGTH);
           await db
             .updateTable(OUTBOX_TABLE)
             .set({ attempts, last_error: message, next_attempt_at: new Date(Date.now() + this.backoffMs(attempts)) })

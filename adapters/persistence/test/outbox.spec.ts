@@ -156,6 +156,30 @@ describe('persistence: transactional outbox @infra', () => {
     expect((await rows()).map((row) => row.attempts)).to.deep.equal([1, 1, 1, 0, 0]);
   });
 
+  it('publishes the first row of a batch alone and, once the broker answered, the rest at once, in created order', async () => {
+    const publisher = new RecordingPublisher(20);
+    const expected = await enqueue(6, 'pipelined');
+    expect(await relay(publisher).relayOnce()).to.deep.equal({ claimed: 6, published: 6, failed: 0 });
+    expect(publisher.msgIds()).to.deep.equal(expected);
+    expect(publisher.maxInFlight).to.equal(5);
+    expect((await rows()).every((row) => row.published_at !== null && row.attempts === 1)).to.equal(true);
+  });
+
+  it('records each failure of the rows published at once, and marks the others', async () => {
+    const publisher = new RecordingPublisher();
+    const original = publisher.publish.bind(publisher);
+    publisher.publish = (subject, payload, options) => ((payload as { i: number }).i % 2 === 1
+      ? Promise.reject(new Error(`refused ${(payload as { i: number }).i}`))
+      : original(subject, payload, options));
+    await enqueue(5, 'mixed');
+    expect(await relay(publisher, { backoff: { initialMs: 60_000 } }).relayOnce()).to.deep.equal({ claimed: 5, published: 3, failed: 2 });
+    const stored = await rows();
+    expect(stored.map((row) => row.published_at !== null)).to.deep.equal([true, false, true, false, true]);
+    expect(stored.map((row) => row.attempts)).to.deep.equal([1, 1, 1, 1, 1]);
+    expect(stored[1]!.last_error).to.contain('refused 1');
+    expect(stored[3]!.last_error).to.contain('refused 3');
+  });
+
   it('treats a publish that never answers as failed after the publish timeout', async () => {
     const hanging = new RecordingPublisher();
     hanging.publish = () => new Promise(() => undefined);

@@ -5,12 +5,24 @@ export class RecordingPublisher implements MessagePublisher {
   readonly calls: { subject: string; payload: unknown; options?: PublishOptions }[] = [];
   down = false;
   failures = 0;
+  /** The most publishes that were in progress at once. */
+  maxInFlight = 0;
+  private inFlight = 0;
   private seq = 0;
   private readonly seenMsgIds = new Set<string>();
 
   constructor(private readonly delayMs = 0) {}
 
   async publish(subject: string, payload: unknown, options?: PublishOptions): Promise<PublishAck> {
+    this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
+    try {
+      return await this.answer(subject, payload, options);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async answer(subject: string, payload: unknown, options?: PublishOptions): Promise<PublishAck> {
     if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.down) {
       this.failures++;
