@@ -6,11 +6,13 @@ import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-table.js';
 /**
  * Publishes committed outbox rows to the broker.
  *
- * Each poll claims up to `batchSize` unpublished rows with `FOR UPDATE SKIP LOCKED` inside one short
- * transaction, publishes them (the first alone, then, once the broker has answered, the rest at once)
- * and marks them in the same transaction, so several instances relay the
- * same table without publishing a row twice. A crash between publish and commit leaves the row
- * unpublished; the retry carries the same Nats-Msg-Id, which JetStream drops inside its duplicate window.
+ * Each batch claims up to `batchSize` due rows in one statement (`FOR UPDATE SKIP LOCKED`, and a lease
+ * on each: next_attempt_at pushed past the longest the batch can take), publishes them (the first
+ * alone, then, once the broker has answered, the rest at once) and marks them published in a second
+ * statement, so several instances relay the same table without publishing a row twice, in two
+ * round trips per batch. A crash between publish and mark leaves the row unpublished and leased;
+ * when the lease ends it is retried with the same Nats-Msg-Id, which JetStream drops inside its
+ * duplicate window.
  * A failing publish increments `attempts`, records `last_error` and pushes `next_attempt_at` back
  * (exponential backoff); other rows keep flowing. Delivery order is created order, except around retries.
  */
@@ -29,7 +31,14 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** Rows claimed per transaction. Default 50. */
   batchSize?: number;
-  /** A publish slower than this counts as failed (its row stays locked meanwhile). Default 5000 ms. */
+  /**
+   * A notified relay starts a batch at most this often (default 20 ms): under load, the messages
+   * committed meanwhile are claimed and published together (a batch costs four database round trips
+   * however many rows it holds) instead of one busy batch after another. An idle relay that is
+   * notified starts at once.
+   */
+  gatherMs?: number;
+  /** A publish slower than this counts as failed (its row stays leased meanwhile). Default 5000 ms. */
   publishTimeoutMs?: number;
   /**
    * After this many failures in a row the batch ends early: when the broker is down every publish would
@@ -61,6 +70,9 @@ const POLL_ERROR_LOG_INTERVAL_MS = 30_000;
 export class OutboxRelay {
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
+  private readonly gatherMs: number;
+  private readonly leaseMs: number;
+  private lastBatchAt = 0;
   private readonly publishTimeoutMs: number;
   private readonly maxConsecutiveFailures: number;
   private readonly backoffInitialMs: number;
@@ -79,8 +91,11 @@ export class OutboxRelay {
   constructor(private readonly options: OutboxRelayOptions) {
     this.pollIntervalMs = positive(options.pollIntervalMs ?? 1000, 'pollIntervalMs');
     this.batchSize = positive(options.batchSize ?? 50, 'batchSize');
+    this.gatherMs = options.gatherMs === 0 ? 0 : positive(options.gatherMs ?? 20, 'gatherMs');
     this.publishTimeoutMs = positive(options.publishTimeoutMs ?? 5000, 'publishTimeoutMs');
     this.maxConsecutiveFailures = positive(options.maxConsecutiveFailures ?? 3, 'maxConsecutiveFailures');
+    // Longest a batch can publish: the failures it tolerates one at a time, then the rest at once; plus margin.
+    this.leaseMs = (this.maxConsecutiveFailures + 1) * this.publishTimeoutMs + 5_000;
     this.backoffInitialMs = positive(options.backoff?.initialMs ?? 500, 'backoff.initialMs');
     this.backoffMaxMs = positive(options.backoff?.maxMs ?? 60_000, 'backoff.maxMs');
     this.retentionMs = positive(options.retentionMs ?? 7 * 24 * 3600_000, 'retentionMs');
@@ -108,71 +123,88 @@ export class OutboxRelay {
     this.wake?.();
   }
 
-  /** One claim-publish-mark transaction. Exposed for tests and for callers that drive the relay themselves. */
+  /**
+   * One claim-publish-mark batch. Exposed for tests and for callers that drive the relay themselves.
+   *
+   * The claim is one statement: it leases the oldest due rows (pushes their next_attempt_at past
+   * the longest this batch can take) and returns them, so other relays skip them without a
+   * transaction held open across the publishes. Marking is a second statement. A relay that dies
+   * in between leaves its rows leased: they are due again when the lease ends, and their retry
+   * carries the same Nats-Msg-Id (JetStream drops it if the first publish got through).
+   */
   async relayOnce(): Promise<RelayBatchResult> {
     const { orm, publisher } = this.options;
-    return orm.em.fork().transactional(async (tx) => {
-      const db = tx.getKysely<OutboxDatabase>();
-      const now = new Date();
-      const rows = await db
+    const db = orm.em.fork().getKysely<OutboxDatabase>();
+    const now = Date.now();
+    const claimed = await db
+      .updateTable(OUTBOX_TABLE)
+      .set({ next_attempt_at: new Date(now + this.leaseMs) })
+      .where('id', 'in', (eb) => eb
         .selectFrom(OUTBOX_TABLE)
-        .select(['id', 'subject', 'payload', 'headers', 'msg_id', 'attempts'])
+        .select('id')
         .where('published_at', 'is', null)
-        .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
+        .where((w) => w.or([w('next_attempt_at', 'is', null), w('next_attempt_at', '<=', new Date(now))]))
         .orderBy('created_at')
         .orderBy('id')
         .limit(this.batchSize)
         .forUpdate()
-        .skipLocked()
-        .execute();
+        .skipLocked())
+      .returning(['id', 'subject', 'payload', 'headers', 'msg_id', 'attempts', 'created_at'])
+      .execute();
+    // RETURNING does not keep the subquery's order.
+    const rows = claimed.sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
-      const publishedIds: string[] = [];
-      let failed = 0;
-      let consecutiveFailures = 0;
-      // One publish at a time until one succeeds (a broker that is down costs one timeout per try,
-      // and the batch ends after maxConsecutiveFailures); then the rest of the batch at once: the
-      // publishes go out together in created order and their acks come back together, instead of a
-      // round trip each.
-      let next = 0;
-      let brokerAnswers = false;
-      while (next < rows.length && consecutiveFailures < this.maxConsecutiveFailures) {
-        const chunk = brokerAnswers ? rows.slice(next) : [rows[next]!];
-        next += chunk.length;
-        const outcomes = await Promise.allSettled(chunk.map((row) => withTimeout(
-          publisher.publish(row.subject, row.payload, { msgId: row.msg_id, headers: row.headers }),
-          this.publishTimeoutMs,
-        )));
-        for (const [i, outcome] of outcomes.entries()) {
-          const row = chunk[i]!;
-          const attempts = row.attempts + 1;
-          if (outcome.status === 'fulfilled') {
-            publishedIds.push(row.id);
-            consecutiveFailures = 0;
-            brokerAnswers = true;
-            this.emit({ kind: 'published', subject: row.subject, msgId: row.msg_id, attempts, duplicate: outcome.value?.duplicate ?? false });
-            continue;
-          }
-          failed++;
-          consecutiveFailures++;
-          const message = errorMessage(outcome.reason).slice(0, MAX_ERROR_LENGTH);
-          await db
-            .updateTable(OUTBOX_TABLE)
-            .set({ attempts, last_error: message, next_attempt_at: new Date(Date.now() + this.backoffMs(attempts)) })
-            .where('id', '=', row.id)
-            .execute();
-          this.options.logger.warn({ subject: row.subject, msgId: row.msg_id, attempts, err: message }, 'outbox publish failed; will retry');
-          this.emit({ kind: 'failed', subject: row.subject, msgId: row.msg_id, attempts, error: message });
+    const publishedIds: string[] = [];
+    let failed = 0;
+    let consecutiveFailures = 0;
+    // One publish at a time until one succeeds (a broker that is down costs one timeout per try,
+    // and the batch ends after maxConsecutiveFailures); then the rest of the batch at once: the
+    // publishes go out together in created order and their acks come back together, instead of a
+    // round trip each.
+    let next = 0;
+    let brokerAnswers = false;
+    while (next < rows.length && consecutiveFailures < this.maxConsecutiveFailures) {
+      const chunk = brokerAnswers ? rows.slice(next) : [rows[next]!];
+      next += chunk.length;
+      const outcomes = await Promise.allSettled(chunk.map((row) => withTimeout(
+        publisher.publish(row.subject, row.payload, { msgId: row.msg_id, headers: row.headers }),
+        this.publishTimeoutMs,
+      )));
+      for (const [i, outcome] of outcomes.entries()) {
+        const row = chunk[i]!;
+        const attempts = row.attempts + 1;
+        if (outcome.status === 'fulfilled') {
+          publishedIds.push(row.id);
+          consecutiveFailures = 0;
+          brokerAnswers = true;
+          this.emit({ kind: 'published', subject: row.subject, msgId: row.msg_id, attempts, duplicate: outcome.value?.duplicate ?? false });
+          continue;
         }
-      }
-      if (publishedIds.length > 0) {
+        failed++;
+        consecutiveFailures++;
+        const message = errorMessage(outcome.reason).slice(0, MAX_ERROR_LENGTH);
         await db
           .updateTable(OUTBOX_TABLE)
-          .set((eb) => ({ published_at: new Date(), last_error: null, attempts: eb('attempts', '+', 1) }))
-          .where('id', 'in', publishedIds)
+          .set({ attempts, last_error: message, next_attempt_at: new Date(Date.now() + this.backoffMs(attempts)) })
+          .where('id', '=', row.id)
           .execute();
+        this.options.logger.warn({ subject: row.subject, msgId: row.msg_id, attempts, err: message }, 'outbox publish failed; will retry');
+        this.emit({ kind: 'failed', subject: row.subject, msgId: row.msg_id, attempts, error: message });
       }
-      return { claimed: rows.length, published: publishedIds.length, failed };
-    });
+    }
+    if (publishedIds.length > 0) {
+      await db
+        .updateTable(OUTBOX_TABLE)
+        .set((eb) => ({ published_at: new Date(), last_error: null, next_attempt_at: null, attempts: eb('attempts', '+', 1) }))
+        .where('id', 'in', publishedIds)
+        .execute();
+    }
+    // Rows the batch did not try (it ended early): due again now, their attempt count untouched.
+    const untried = rows.slice(next).map((row) => row.id);
+    if (untried.length > 0) {
+      await db.updateTable(OUTBOX_TABLE).set({ next_attempt_at: null }).where('id', 'in', untried).execute();
+    }
+    return { claimed: rows.length, published: publishedIds.length, failed };
   }
 
   /** Deletes published rows older than the retention, in batches. Returns the number deleted. */
@@ -202,6 +234,7 @@ export class OutboxRelay {
     while (this.running) {
       let fullBatch = false;
       try {
+        this.lastBatchAt = Date.now();
         fullBatch = (await this.relayOnce()).claimed === this.batchSize;
         if (Date.now() - this.lastCleanupAt >= this.cleanupIntervalMs) {
           this.lastCleanupAt = Date.now();
@@ -216,7 +249,11 @@ export class OutboxRelay {
         }
         this.emit({ kind: 'poll-error', error: message });
       }
-      if (this.running && !fullBatch) await this.sleep();
+      if (this.running && !fullBatch) {
+        await this.sleep();
+        const gather = this.lastBatchAt + this.gatherMs - Date.now();
+        if (gather > 0 && this.running) await new Promise((resolve) => setTimeout(resolve, gather));
+      }
     }
   }
 

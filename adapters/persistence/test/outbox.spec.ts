@@ -154,6 +154,36 @@ describe('persistence: transactional outbox @infra', () => {
     const result = await relay(publisher, { maxConsecutiveFailures: 3 }).relayOnce();
     expect(result).to.deep.equal({ claimed: 5, published: 0, failed: 3 });
     expect((await rows()).map((row) => row.attempts)).to.deep.equal([1, 1, 1, 0, 0]);
+    expect((await rows()).slice(3).map((row) => row.next_attempt_at), 'untried rows are due again at once').to.deep.equal([null, null]);
+  });
+
+  it('leases the rows it claims: another relay skips them meanwhile, and takes them over when the lease ends', async () => {
+    const slow = new RecordingPublisher();
+    let answer!: () => void;
+    const original = slow.publish.bind(slow);
+    slow.publish = async (subject, payload, options) => {
+      await new Promise<void>((resolve) => { answer = resolve; });
+      return original(subject, payload, options);
+    };
+    const [msgId] = await enqueue(1, 'leased');
+    const first = relay(slow, { publishTimeoutMs: 10_000 }).relayOnce();
+    await waitFor(async () => answer !== undefined, 5000);
+    const [leased] = await rows();
+    expect(leased!.next_attempt_at!.getTime(), 'leased for (failures tolerated + 1) × publish timeout + 5 s')
+      .to.be.within(Date.now() + 40_000, Date.now() + 46_000);
+
+    const other = new RecordingPublisher();
+    expect(await relay(other).relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0 });
+
+    // As if the first relay had died: its lease ends, the other relay publishes (same msg id: JetStream drops a repeat).
+    await db.orm.em.fork().getKysely<any>().updateTable('outbox_message').set({ next_attempt_at: new Date(Date.now() - 1) }).execute();
+    expect(await relay(other).relayOnce()).to.deep.equal({ claimed: 1, published: 1, failed: 0 });
+    expect(other.msgIds()).to.deep.equal([msgId]);
+    answer();
+    expect((await first).published).to.equal(1);
+    const [row] = await rows();
+    expect(row!.published_at).to.be.instanceOf(Date);
+    expect(row!.next_attempt_at).to.equal(null);
   });
 
   it('publishes the first row of a batch alone and, once the broker answered, the rest at once, in created order', async () => {
@@ -222,6 +252,34 @@ describe('persistence: transactional outbox @infra', () => {
     } finally {
       await r.stop();
     }
+  });
+
+  it('under load, a notified relay gathers what was committed within gatherMs into one batch', async () => {
+    const publisher = new RecordingPublisher();
+    const r = relay(publisher, { pollIntervalMs: 600_000, gatherMs: 300 });
+    const batches: number[] = [];
+    const relayOnce = r.relayOnce.bind(r);
+    r.relayOnce = async () => {
+      const result = await relayOnce();
+      if (result.claimed > 0) batches.push(result.claimed);
+      return result;
+    };
+    r.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the first (empty) poll
+      await enqueue(1, 'first');
+      r.notify();
+      await waitFor(async () => publisher.calls.length === 1, 5000);
+      for (const n of [2, 3, 4]) {
+        await enqueue(1, `later-${n}`);
+        r.notify();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await waitFor(async () => publisher.calls.length === 4, 5000);
+    } finally {
+      await r.stop();
+    }
+    expect(batches).to.deep.equal([1, 3]);
   });
 
   it('deletes published rows older than the retention in batches, and never unpublished ones', async () => {
