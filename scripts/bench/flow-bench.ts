@@ -1,7 +1,7 @@
 /**
  * Validation flow benchmark (issue 6 acceptance):
  *
- *   npx tsx scripts/bench/flow-bench.ts [--submissions 1000] [--rounds 3] [--instances 2] [--workers 1] [--concurrency 4] [--warm-up 20] [--kill]
+ *   npx tsx scripts/bench/flow-bench.ts [--submissions 1000] [--rounds 5] [--instances 2] [--workers 1] [--concurrency 4] [--warm-up 50] [--kill]
  *
  * 1,000 patient submissions (the NHSN sample Bundles of ../shared/samples/nhsn-ach repeated, every
  * resource id made unique per copy) served by a real HTTP report service as MeasureReports with
@@ -12,8 +12,9 @@
  * and the ratio of this throughput to engine-only throughput: the same resources validated by as
  * many engine-only processes as there are instances, each composed like an instance's engine (same
  * validation.workers, same number of submissions in flight), with nothing else to do. Both are warm
- * when timed: each engine-only process validates 10 of its submissions first, the instances handle
- * `--warm-up` extra copies (default 10 per instance) before the timed run. `--kill` SIGKILLs the last instance after a third of the submissions
+ * when timed: every process, instance or engine-only, handles `--warm-up` submissions (default 50)
+ * before it is timed (with 10, the instances' first round ran ~15 % slower than their later ones:
+ * their code path is longer than the engine's and takes longer to be optimized). `--kill` SIGKILLs the last instance after a third of the submissions
  * completed and checks that every submission still completes exactly once.
  *
  * Isolation: a unique database, and a catalog with a random subject root and stream suffix (so a
@@ -30,7 +31,7 @@
  *
  * Rounds: the machine's speed drifts (identical engine-only runs a minute apart differed by up to
  * 25 % here), so the bench alternates engine-only and end-to-end measurements: engine-only, round 1,
- * engine-only, round 2, ... (`--rounds`, default 3; each round publishes 1,000 new copies to the
+ * engine-only, round 2, ... (`--rounds`, default 5; each round publishes 1,000 new copies to the
  * same running instances). A round's ratio is its throughput over the mean of the engine-only runs
  * just before and after it; the bench prints every round and the median. `--kill` runs one round.
  * Compare changes over several runs. `--profile-dir DIR` writes V8 CPU profiles of the instances
@@ -207,8 +208,12 @@ async function runEngineOnlyChild(): Promise<void> {
   const engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: Number(arg('--workers', '1')), terminology: {}, logger: silentLogger() });
   await engine.start();
   const resources = buildSubmissions(count).slice(from, to).map((s) => submissionBundle(s.body).entry.map((e) => e.resource));
-  // Warm the plans (as the instances are warm after their first submissions).
-  for (const r of resources.slice(0, 10)) await engine.validateEach(r);
+  // Warm the plans and the JIT, as the instances are warmed (same number of submissions, same lanes).
+  const warmUp = Number(arg('--warm-up', '50'));
+  let warmed = 0;
+  await Promise.all(Array.from({ length: Number(arg('--concurrency', '4')) }, async () => {
+    while (warmed < warmUp) await engine.validateEach(resources[warmed++ % resources.length]!);
+  }));
   process.stdout.write('ready\n');
   await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
   const started = performance.now();
@@ -230,9 +235,9 @@ async function runEngineOnlyChild(): Promise<void> {
 }
 
 /** Engine-only throughput: `processes` engine-only children started together, each validating its share. */
-async function engineOnly(self: string, dbName: string, count: number, processes: number, workers: number, concurrency: string): Promise<{ rate: number; cpuMsPerSubmission: number; machineCpuSeconds: number; seconds: number }> {
+async function engineOnly(self: string, dbName: string, count: number, processes: number, workers: number, concurrency: string, warmUpPerProcess: number): Promise<{ rate: number; cpuMsPerSubmission: number; machineCpuSeconds: number; seconds: number }> {
   const children = Array.from({ length: processes }, (_, i) => spawn(process.execPath, [
-    ...profileArgs('engine-only'), ...process.execArgv, self, '--engine-only', '--db', dbName, '--submissions', String(count), '--workers', String(workers), '--concurrency', concurrency,
+    ...profileArgs('engine-only'), ...process.execArgv, self, '--engine-only', '--db', dbName, '--submissions', String(count), '--workers', String(workers), '--concurrency', concurrency, '--warm-up', String(warmUpPerProcess),
     '--from', String(Math.floor((i * count) / processes)), '--to', String(Math.floor(((i + 1) * count) / processes)),
   ], { stdio: ['pipe', 'pipe', 'inherit'] }));
   const lines = children.map((child) => {
@@ -288,10 +293,10 @@ async function coordinate(): Promise<void> {
   // and one end-to-end measurement taken a minute apart compare the drift as much as the service.
   // The bench alternates them: engine-only, end to end, engine-only, ... and each round's ratio is
   // its end-to-end throughput over the mean of the engine-only runs just before and after it.
-  const rounds = kill ? 1 : Math.max(1, Number(arg('--rounds', '3')));
-  // The engine-only processes validate their first 10 submissions before they are timed; the
-  // instances get the same: 10 submissions each (extra copies) before the timed run.
-  const warmUpCount = Number(arg('--warm-up', String(10 * instances)));
+  const rounds = kill ? 1 : Math.max(1, Number(arg('--rounds', '5')));
+  // Every process handles --warm-up submissions before it is timed: the instances get extra copies.
+  const warmUpPerProcess = Number(arg('--warm-up', '50'));
+  const warmUpCount = warmUpPerProcess * instances;
   const suffix = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dbName = `bench_h7flow_${suffix}`;
   const root = `benchflow${suffix}`;
@@ -342,7 +347,7 @@ async function coordinate(): Promise<void> {
   try {
     const engineRates: number[] = [];
     const engineOnlyRound = async () => {
-      const engine = await engineOnly(self, dbName, count, instances, workers, concurrency);
+      const engine = await engineOnly(self, dbName, count, instances, workers, concurrency, warmUpPerProcess);
       engineRates.push(engine.rate);
       log(`engine only (${instances} processes like the instances, validation.workers=${workers}, ${concurrency} submissions in flight each, same resources): ${engine.rate.toFixed(1)} patients/s, ${(engine.rate * totalResources / count).toFixed(0)} resources/s, ${engine.cpuMsPerSubmission.toFixed(1)} CPU ms per submission (machine CPU ${engine.machineCpuSeconds.toFixed(1)} s of ${(engine.seconds * os.availableParallelism()).toFixed(1)} s available)`);
     };
