@@ -12,9 +12,9 @@
  * and the ratio of this throughput to engine-only throughput: the same resources validated by as
  * many engine-only processes as there are instances, each composed like an instance's engine (same
  * validation.workers, same number of submissions in flight), with nothing else to do. Both are warm
- * when timed: every process, instance or engine-only, handles `--warm-up` submissions (default 50)
- * before it is timed (with 10, the instances' first round ran ~15 % slower than their later ones:
- * their code path is longer than the engine's and takes longer to be optimized). `--kill` SIGKILLs the last instance after a third of the submissions
+ * when timed: every process, instance or engine-only, handles `--warm-up` submissions (default 50,
+ * in the same lanes) before it is timed. (Round 1 is still often the lowest, with a warm-up of 200
+ * too; the cause is not known.) `--kill` SIGKILLs the last instance after a third of the submissions
  * completed and checks that every submission still completes exactly once.
  *
  * Isolation: a unique database, and a catalog with a random subject root and stream suffix (so a
@@ -270,11 +270,9 @@ async function engineOnly(self: string, dbName: string, count: number, processes
 
 /** One end-to-end round: its submissions published at once, until each has its ValidationComplete. */
 interface RoundResult {
-  seconds: number;
   rate: number;
+  /** Milliseconds from publish to ValidationComplete, one per submission, sorted. */
   latencies: number[];
-  cpuMsPerSubmission: [string, number][];
-  machineCpuSeconds: number;
 }
 
 function median(values: number[]): number {
@@ -432,8 +430,8 @@ async function coordinate(): Promise<void> {
       const cpuMsPerSubmission = [...groupsAtEnd.entries()]
         .map(([group, cpu]) => [group, (cpu - (groupsAtStart.get(group) ?? 0)) * 1000 / count] as [string, number])
         .filter(([, ms]) => ms >= 0.05).sort((a, b) => b[1] - a[1]);
-      results.push({ seconds, rate: count / seconds, latencies, cpuMsPerSubmission, machineCpuSeconds: machine });
-      const round = results.at(-1)!;
+      const round = { rate: count / seconds, latencies };
+      results.push(round);
       log(`round ${r + 1} end to end: ${count} submissions (${totalResources} resources) in ${seconds.toFixed(1)} s: ${round.rate.toFixed(1)} patients/s, ${(totalResources / seconds).toFixed(0)} resources/s; publish → ValidationComplete p50 ${(percentile(latencies, 50) / 1000).toFixed(2)} s, p99 ${(percentile(latencies, 99) / 1000).toFixed(2)} s`);
       log(`  CPU: ${machine.toFixed(1)} s of ${(seconds * os.availableParallelism()).toFixed(1)} s available; ms per submission by process group: ${cpuMsPerSubmission.map(([group, ms]) => `${group} ${ms.toFixed(1)}`).join(', ')}`);
       if (!kill) await engineOnlyRound();

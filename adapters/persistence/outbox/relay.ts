@@ -29,12 +29,12 @@ export interface OutboxRelayOptions {
   logger: Logger;
   /** Poll period when not woken by `notify()`. Default 1000 ms. */
   pollIntervalMs?: number;
-  /** Rows claimed per transaction. Default 50. */
+  /** Rows claimed per batch. Default 50. */
   batchSize?: number;
   /**
    * A notified relay starts a batch at most this often (default 20 ms): under load, the messages
-   * committed meanwhile are claimed and published together (a batch costs four database round trips
-   * however many rows it holds) instead of one busy batch after another. An idle relay that is
+   * committed meanwhile are claimed and published together (a batch costs two database round trips,
+   * claim and mark, however many rows it holds) instead of one busy batch after another. An idle relay that is
    * notified starts at once.
    */
   gatherMs?: number;
@@ -42,7 +42,7 @@ export interface OutboxRelayOptions {
   publishTimeoutMs?: number;
   /**
    * After this many failures in a row the batch ends early: when the broker is down every publish would
-   * wait for its timeout while the claimed rows stay locked. Untried rows keep their attempt count. Default 3.
+   * wait for its timeout while the claimed rows stay leased. Untried rows keep their attempt count. Default 3.
    */
   maxConsecutiveFailures?: number;
   /** Backoff after the n-th failure: min(maxMs, initialMs * 2^(n-1)), plus up to 20 % jitter. */

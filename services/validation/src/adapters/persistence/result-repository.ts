@@ -57,6 +57,11 @@ export interface StoredSubmission {
   readonly changed: boolean;
 }
 
+/** One string per submission (facility, report, patient): two writes with the same one cannot share a statement. */
+export function submissionKeyId(key: PatientKey): string {
+  return JSON.stringify([key.facilityId, key.reportId, key.patientId]);
+}
+
 /** One submission to write with storeSubmissionResults, with its run id and announcement. */
 export interface SubmissionWrite {
   readonly record: SubmissionResultsRecord;
@@ -89,7 +94,7 @@ export interface SubmissionWrite {
  */
 export async function storeSubmissionResults(db: Kysely<any>, writes: readonly SubmissionWrite[]): Promise<StoredSubmission[]> {
   if (writes.length === 0) return [];
-  const keys = writes.map(({ record: { key } }) => JSON.stringify([key.facilityId, key.reportId, key.patientId]));
+  const keys = writes.map(({ record: { key } }) => submissionKeyId(key));
   if (new Set(keys).size !== keys.length) throw new Error('storeSubmissionResults: the same submission twice in one statement');
   const values = writes.map(({ record, runId, announcement }, ord) => {
     const { key, categorization: { issueCategories, groups, severities } } = record;

@@ -1,6 +1,7 @@
 /**
  * Steps (4), (5) and (6) of the flow in ONE PostgreSQL statement (so one transaction and one round
- * trip): store the aggregated outcome with its categorized issues (one row per submission,
+ * trip), shared with the other submissions whose commits waited for the previous statement (group
+ * commit, below): store the aggregated outcome with its categorized issues (one row per submission,
  * replacing the previous results), and enqueue ValidationComplete in the outbox. Either all of it
  * is committed or none; the relay publishes after the commit.
  *
@@ -13,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { pendingOutboxRow } from '../../../../../adapters/persistence/index.js';
-import { storeSubmissionResults, type StoredSubmission, type SubmissionWrite } from '../../adapters/persistence/result-repository.js';
+import { storeSubmissionResults, submissionKeyId, type StoredSubmission, type SubmissionWrite } from '../../adapters/persistence/result-repository.js';
 import { SUBMISSION_RESULTS_TABLE } from '../../adapters/persistence/submission-results-table.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
 import type { SubmissionCategorization } from '../../domain/results/submission-categorization.js';
@@ -55,10 +56,8 @@ export function completionMsgId(key: SubmissionKey, outcomeHash: string): string
   return `${key.facilityId}:${key.reportId}:${key.patientId}:${outcomeHash}`;
 }
 
-export interface PgFlowStoreOptions {
-  /** Most submissions written by one statement (default 16). */
-  readonly maxGroup?: number;
-}
+/** Most submissions written by one statement. */
+const MAX_GROUP = 16;
 
 interface PendingCommit {
   readonly write: SubmissionWrite;
@@ -69,7 +68,7 @@ interface PendingCommit {
 
 /**
  * Group commit: one statement is in flight at a time; the commits that arrive meanwhile wait and
- * then go together in the next statement (up to `maxGroup`). An idle store therefore writes each
+ * then go together in the next statement (up to MAX_GROUP). An idle store therefore writes each
  * commit at once, alone; a busy one (several submissions in flight finishing close together, as
  * under load) writes them in fewer round trips and transactions. Each caller still learns its own
  * result only after the statement that holds its submission committed.
@@ -78,13 +77,10 @@ interface PendingCommit {
  * when a shared statement fails, its commits are retried one by one, so one bad record fails alone.
  */
 export class PgFlowStore {
-  private readonly maxGroup: number;
   private readonly waiting: PendingCommit[] = [];
   private writing = false;
 
-  constructor(private readonly orm: MikroORM, options: PgFlowStoreOptions = {}) {
-    this.maxGroup = Math.max(1, options.maxGroup ?? 16);
-  }
+  constructor(private readonly orm: MikroORM) {}
 
   commit(record: FlowRecord): Promise<CommitResult> {
     const { key } = record;
@@ -116,13 +112,12 @@ export class PgFlowStore {
     }
   }
 
-  /** The oldest waiting commits, at most maxGroup, no submission twice (a repeat stays for the next group, in order). */
+  /** The oldest waiting commits, at most MAX_GROUP, no submission twice (a repeat stays for the next group, in order). */
   private nextGroup(): PendingCommit[] {
     const group: PendingCommit[] = [];
     const keys = new Set<string>();
-    for (let i = 0; i < this.waiting.length && group.length < this.maxGroup;) {
-      const { key } = this.waiting[i]!.write.record;
-      const id = JSON.stringify([key.facilityId, key.reportId, key.patientId]);
+    for (let i = 0; i < this.waiting.length && group.length < MAX_GROUP;) {
+      const id = submissionKeyId(this.waiting[i]!.write.record.key);
       if (keys.has(id)) {
         i++;
         continue;
