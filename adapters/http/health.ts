@@ -35,14 +35,21 @@ export async function runReadiness(checks: readonly ReadinessCheck[]): Promise<{
 }
 
 /**
- * `GET /health`: liveness, 200 while the process serves requests.
+ * `GET /health`: liveness, 200 while the process serves requests and every liveness check is up
+ * (a check belongs here only when a restart is the remedy, e.g. a worker pool that cannot recover).
  * `GET /health/ready`: readiness, 200 when every check is up, else 503 with each check's error.
+ * Both read their check lists at each request, so checks added after start-up count.
  */
-export function healthRouter(checks: readonly ReadinessCheck[]): Router {
+export function healthRouter(checks: readonly ReadinessCheck[], liveness: readonly ReadinessCheck[] = []): Router {
   const router = Router();
-  router.get('/health', (_req, res) => {
+  router.get('/health', async (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ status: 'UP' });
+    if (liveness.length === 0) {
+      res.json({ status: 'UP' });
+      return;
+    }
+    const report = await runReadiness(liveness);
+    res.status(report.status === 'UP' ? 200 : 503).json(report);
   });
   router.get('/health/ready', async (_req, res) => {
     const report = await runReadiness(checks);

@@ -29,7 +29,7 @@
  */
 export { createHttpApp, type HttpApp, type HttpAppOptions } from './app.js';
 export { HttpProblem, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problemType, sendProblem, traceIdOf, type FieldError, type ProblemDetails } from './problem.js';
-export { JSON_MEDIA_TYPES, RAW_MEDIA_TYPES } from './front.js';
+export { JSON_MEDIA_TYPES, RAW_MEDIA_TYPES, type RouteBodyLimit } from './front.js';
 export { runReadiness, type CheckResult, type ReadinessCheck } from './health.js';
 export {
   pagedResult, parsePaging, parseSort, sendPaged,

@@ -3,6 +3,7 @@ import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js
 import { createLogger } from '../../../adapters/observability/logger.js';
 import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
 import { catalog } from '../../../contracts/catalog.js';
+import { PROCESSING_ROUTES, validateRouteBodyLimits } from './adapters/http/validate-routes.js';
 import { validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
@@ -10,18 +11,23 @@ import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './ad
 import { reportJobEntities, reportJobMigrations, reportJobRoutes } from './adapters/report-jobs/index.js';
 import { PgFacilityScopes, validationFlowEntities, validationFlowMigrations } from './application/validation-flow/index.js';
 import { buildValidationContainer, TOKENS } from './composition.js';
-import { validationSchema } from './config.js';
+import { checkValidationSettings, validationSchema } from './config.js';
 
 /**
  * Entry point of the validation service: the runtime frame (database, NATS, outbox, cache,
  * HTTP with auth) → the engine host (definitions from the stored artifacts, worker pool, rebuild
  * on change in every instance) → the validation API → start-up initialization → the
- * ReadyForValidation consumer → listen. Shutdown (SIGTERM): HTTP, then the consumer (in-flight
+ * ReadyForValidation consumer → listen. The workers' health joins /health/ready and /health (a pool
+ * that makes no progress for validation.stall-timeout-ms cannot recover by itself). Shutdown (SIGTERM): HTTP, then the consumer (in-flight
  * submissions finish or are redelivered), then the engine's workers, then NATS and the database.
  * The objects come from the inversify container (composition.ts); this file decides the order in
  * which they start and stop.
  */
-const config = exitOnConfigError(() => loadConfig(validationSchema), createLogger('validation'));
+const config = exitOnConfigError(() => {
+  const loaded = loadConfig(validationSchema);
+  checkValidationSettings(loaded);
+  return loaded;
+}, createLogger('validation'));
 const runtime = await exitOnConfigError(() => startServiceRuntime({
   serviceName: 'validation',
   apiTitle: 'Validation service API',
@@ -29,12 +35,22 @@ const runtime = await exitOnConfigError(() => startServiceRuntime({
   entities: [...validationApiEntities, ...validationFlowEntities, ...reportJobEntities],
   migrations: [...validationApiMigrations, ...validationFlowMigrations, ...reportJobMigrations],
   cacheNamespace: 'validation:validate-code',
-  processingRoutes: [/\/\$validate/, /\/\$categorize/, /\/\$validate-and-categorize/],
+  processingRoutes: PROCESSING_ROUTES,
+  routeBodyLimits: validateRouteBodyLimits(config.validateBodyLimit),
 }), createLogger('validation'));
 
 const container = buildValidationContainer(config, runtime);
 const engine = container.get(TOKENS.engineHost);
 await engine.start();
+const workersCheck = {
+  name: 'validation-workers',
+  check: async () => {
+    const stalledMs = engine.stalledForMs();
+    if (stalledMs > config.validationStallTimeoutMs) throw new Error(`no validation finished for ${Math.round(stalledMs / 1_000)} s while work was waiting`);
+  },
+};
+runtime.http.addReadinessCheck(workersCheck);
+runtime.http.addLivenessCheck(workersCheck);
 
 const notifier = container.get(TOKENS.artifactChangeNotifier);
 notifier.start();
@@ -61,6 +77,8 @@ runtime.api.use(reportJobRoutes(runtime.openApi, reportJobs));
 const consumer = await startReadyForValidationConsumer({
   js: runtime.nats.js, catalog, flow, logger: runtime.logger, metrics: runtime.metrics,
   maxDeliver: config.validationMaxDeliveries, concurrency: config.validationConsumerConcurrency,
+  // Backpressure: no more messages while the workers' queue is at validation.queue-limit.
+  beforeFetch: () => engine.whenRoom(),
 });
 // One ordered stopper (the runtime runs stoppers concurrently): in-flight submissions must finish
 // on live workers, so the consumer drains before the engine's workers stop.

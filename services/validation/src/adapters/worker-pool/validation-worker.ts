@@ -13,6 +13,11 @@
  *
  * A worker never changes its definitions: when artifacts change the host builds a new pool with
  * the new state and retires this one after its in-flight tasks (see validation-pool.ts).
+ *
+ * Each task carries a progress buffer (task-progress.ts) where the worker says which resource it is
+ * validating and since when: the pool terminates a worker whose resource passes its budget and
+ * blames that resource alone. Through it the pool may also ask the worker to stop before its next
+ * resource, when the submission has used up its budget.
  */
 import { workerData } from 'node:worker_threads';
 import { createLogger } from '../../../../../adapters/observability/logger.js';
@@ -29,6 +34,7 @@ import { Validator } from '../../domain/engine/validator.js';
 import { scopeKey, type ValidationScope } from '../../domain/flow/validation-scope.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/terminology/terminology-port.js';
+import { TaskProgress } from './task-progress.js';
 import { WorkerCounters, type WorkerMetricsReport } from './worker-metrics.js';
 
 /** Cache settings a worker needs to reach the validate-code cache (plain data: it crosses threads). */
@@ -64,10 +70,13 @@ export interface ValidationTask {
   authorization?: string;
   /** The facility's validation scope; absent = every artifact. */
   scope?: ValidationScope;
+  /** Where the worker publishes which resource it is validating (TaskProgress); set by the pool. */
+  progress?: SharedArrayBuffer;
 }
 
 /** What a task gives back to the pool (ValidationPool.validate unwraps it). */
 export interface ValidationTaskResult {
+  /** One per resource, in order; fewer when the pool asked the worker to stop (the first ones). */
   outcomes: ValidationOutcome[];
   /** Milliseconds each resource took in this worker (same order as the outcomes). */
   durationsMs: number[];
@@ -121,13 +130,20 @@ async function terminologyFor(source: ConformanceResourceSource, data: WorkerSet
 
 export default async function validateTask(task: ValidationTask): Promise<ValidationTaskResult> {
   const v = await validatorFor(task.scope);
+  const progress = task.progress ? new TaskProgress(task.progress) : undefined;
   const outcomes: ValidationOutcome[] = [];
   const durationsMs: number[] = [];
-  for (const r of task.resources) {
+  for (const [index, r] of task.resources.entries()) {
+    // The submission is out of budget: the outcomes so far, the pool reports the rest as not validated.
+    if (progress?.stopRequested) break;
+    progress?.begin(index);
     const started = performance.now();
     outcomes.push(await v.validateAsync(r, { profiles: task.profiles, authorization: task.authorization }));
-    durationsMs.push(performance.now() - started);
+    const ms = performance.now() - started;
+    durationsMs.push(ms);
+    progress?.end(ms);
   }
+  progress?.finish();
   const metrics = counters.takeReport();
   return metrics ? { outcomes, durationsMs, metrics } : { outcomes, durationsMs };
 }
