@@ -3,6 +3,7 @@ import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js
 import { createLogger } from '../../../adapters/observability/logger.js';
 import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
 import { catalog } from '../../../contracts/catalog.js';
+import { workersHealthCheck } from './adapters/engine/workers-health.js';
 import { PROCESSING_ROUTES, validateRouteBodyLimits } from './adapters/http/validate-routes.js';
 import { validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
@@ -42,13 +43,7 @@ const runtime = await exitOnConfigError(() => startServiceRuntime({
 const container = buildValidationContainer(config, runtime);
 const engine = container.get(TOKENS.engineHost);
 await engine.start();
-const workersCheck = {
-  name: 'validation-workers',
-  check: async () => {
-    const stalledMs = engine.stalledForMs();
-    if (stalledMs > config.validationStallTimeoutMs) throw new Error(`no validation finished for ${Math.round(stalledMs / 1_000)} s while work was waiting`);
-  },
-};
+const workersCheck = workersHealthCheck(engine, config.validationStallTimeoutMs);
 runtime.http.addReadinessCheck(workersCheck);
 runtime.http.addLivenessCheck(workersCheck);
 
