@@ -35,6 +35,7 @@ export {
   pagedResult, parsePaging, parseSort, sendPaged,
   type PageMetadata, type PagedResult, type Paging, type PagingOptions, type Sort, type SortOptions, type SortOrder,
 } from './paging.js';
+export { limitParamLengths } from './params.js';
 export { integerQueryValue, singleQueryValue, type Query } from './query.js';
 export { assertPutBody, isUuid, requireContentType, sendAccepted, sendCreated, type PutBodyOptions } from './rest.js';
 export { fieldPath, parseBody, parseParams, parseQuery, zodFieldErrors } from './validation.js';
