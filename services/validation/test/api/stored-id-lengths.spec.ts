@@ -40,7 +40,7 @@ describe('validation API: path ids longer than their columns (HTTP)', function (
     await dropDatabase(dbName);
   });
 
-  async function refused(method: 'get' | 'put' | 'post' | 'delete', path: string, field: string, max: number, body?: unknown): Promise<void> {
+  async function refused(method: 'get' | 'put' | 'post' | 'delete', path: string, field: string, max: number, body?: object): Promise<void> {
     const call = request(app)[method](path);
     const res = await (body === undefined ? call : call.send(body));
     expect(res.status, `${method.toUpperCase()} ${path.slice(0, 60)}…`).to.equal(400);

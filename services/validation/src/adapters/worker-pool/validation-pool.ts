@@ -16,11 +16,11 @@
  *   timeout issue (domain/engine/outcome/deadline.ts) and the other resources of its batch are
  *   validated again in a new task, so only the guilty resource is reported.
  * - per submission (`SubmissionBudget`, given by the caller): the worker time all batches of one
- *   submission may use together. Worker time, not wall time, so a submission waiting behind
- *   others in a busy pool is never blamed for the wait. When it is used up, the submission's tasks
- *   are asked to stop before their next resource (the one in progress ends, or meets its own
- *   deadline): what was validated is kept, and each resource not validated gets a fatal issue
- *   saying so. No worker is terminated for it.
+ *   submission may use together, shared with the workers (task-progress.ts). Busy time, not wall
+ *   time: a submission waiting behind others in a busy pool, or for a slow terminology server, is
+ *   never blamed for the wait. When it is used up, the workers start no further resource of it
+ *   (the one in progress ends, or meets its own deadline): what was validated is kept, and each
+ *   resource not validated gets a fatal issue saying so. No worker is terminated for it.
  * A worker that exits on its own (a crash) fails its task as before (the caller retries).
  *
  * Capacity: `queueLimit` bounds the tasks waiting for a worker for callers that ask to be refused
@@ -35,7 +35,7 @@ import { Piscina } from 'piscina';
 import type { Registry } from 'prom-client';
 import { deadlineOutcome, type DeadlineKind } from '../../domain/engine/outcome/deadline.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
-import { clockMs, NOT_STARTED, TaskProgress } from './task-progress.js';
+import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
 import type { ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
 import { WorkerMetricsSink } from './worker-metrics.js';
 
@@ -96,31 +96,22 @@ export interface TimedOutcomes {
 
 /** The worker time all batches of one submission may use together (see the top of this file). */
 export class SubmissionBudget {
-  /** Worker milliseconds of its tasks that have ended. */
-  private endedMs = 0;
-  /** Its tasks queued or running now. */
-  readonly tasks = new Set<TrackedTask>();
-  exhausted = false;
+  readonly shared: SharedBudget;
+  /** Whether its running out was reported (once per submission). */
+  reported = false;
 
-  constructor(readonly limitMs: number) {}
-
-  spentMs(now: number): number {
-    let ms = this.endedMs;
-    for (const task of this.tasks) ms += task.progress.spentMs(now);
-    return ms;
+  constructor(readonly limitMs: number) {
+    this.shared = SharedBudget.create(limitMs);
   }
 
-  /** A task of the submission ended (finished or stopped) having used `ms` of worker time. */
-  ended(task: TrackedTask, ms: number): void {
-    this.endedMs += ms;
-    this.tasks.delete(task);
+  get exhausted(): boolean {
+    return this.shared.exhausted;
   }
 }
 
 interface TrackedTask {
   readonly progress: TaskProgress;
   readonly controller: AbortController;
-  readonly budget?: SubmissionBudget;
   readonly resources: readonly unknown[];
   /** The index the watchdog saw last (a change is progress). */
   seen: number;
@@ -256,13 +247,14 @@ export class ValidationPool {
 
   private async runBatch(task: ValidationTask, budget: SubmissionBudget | undefined): Promise<TimedOutcomes> {
     const { resources } = task;
-    if (budget?.exhausted) return this.notValidated(resources, budget);
+    if (budget?.exhausted && !task.budgetFrom) return this.notValidated(resources, budget);
     const progress = new TaskProgress();
-    const tracked: TrackedTask = { progress, controller: new AbortController(), budget, resources, seen: NOT_STARTED };
+    const tracked: TrackedTask = { progress, controller: new AbortController(), resources, seen: NOT_STARTED };
     this.track(tracked);
     let result: ValidationTaskResult;
     try {
-      result = await this.pool.run({ ...task, progress: progress.buffer }, { signal: tracked.controller.signal }) as ValidationTaskResult;
+      const shared = { progress: progress.buffer, ...(budget ? { budget: budget.shared.buffer } : {}) };
+      result = await this.pool.run({ ...task, ...shared }, { signal: tracked.controller.signal }) as ValidationTaskResult;
     } catch (error) {
       if (!tracked.expired) {
         if (!this.closed && progress.current !== NOT_STARTED && isWorkerExit(error)) this.terminated('crash');
@@ -288,9 +280,13 @@ export class ValidationPool {
     const durationsMs: number[] = new Array(resources.length).fill(0);
     outcomes[expired.index] = deadlineOutcome('resource', resources[expired.index], this.options.resourceTimeoutMs!);
     durationsMs[expired.index] = expired.elapsedMs;
+    // The stuck resource held its worker all along: it counts against its submission in full.
+    budget?.shared.charge(expired.elapsedMs);
     const others = resources.map((_, i) => i).filter((i) => i !== expired.index);
     if (others.length > 0) {
-      const again = await this.runBatch({ ...task, resources: others.map((i) => resources[i]) }, budget);
+      // The resources before the blamed one were validated: they are validated again whatever is left of the budget.
+      const validated = Math.max(expired.index, (task.budgetFrom ?? 0) - 1);
+      const again = await this.runBatch({ ...task, resources: others.map((i) => resources[i]), budgetFrom: validated }, budget);
       others.forEach((i, j) => {
         outcomes[i] = again.outcomes[j]!;
         durationsMs[i] = again.durationsMs[j]!;
@@ -300,21 +296,22 @@ export class ValidationPool {
   }
 
   private notValidated(resources: readonly unknown[], budget: SubmissionBudget): TimedOutcomes {
-    budget.exhausted = true;
+    if (!budget.reported) {
+      budget.reported = true;
+      this.options.onEvent?.({ kind: 'timeout', deadline: 'submission', resourceType: undefined, budgetMs: budget.limitMs });
+    }
     return { outcomes: resources.map((resource) => deadlineOutcome('submission', resource, budget.limitMs)), durationsMs: resources.map(() => 0) };
   }
 
   private track(task: TrackedTask): void {
     if (this.tracked.size === 0) this.lastProgressAt = clockMs();
     this.tracked.add(task);
-    task.budget?.tasks.add(task);
     this.watchdog ??= setInterval(() => this.tick(), this.tickMs).unref();
   }
 
   private untrack(task: TrackedTask): void {
     const now = clockMs();
     this.tracked.delete(task);
-    task.budget?.ended(task, task.progress.spentMs(now));
     this.lastProgressAt = now;
     if (this.tracked.size === 0) this.stopWatchdog();
     while (this.roomWaiters.length > 0 && !this.saturated) this.roomWaiters.shift()!();
@@ -325,10 +322,9 @@ export class ValidationPool {
     this.watchdog = undefined;
   }
 
-  /** The watchdog: progress, then per-resource deadlines, then submission budgets. */
+  /** The watchdog: progress, and per-resource deadlines. */
   private tick(): void {
     const now = clockMs();
-    const budgets = new Set<SubmissionBudget>();
     for (const task of this.tracked) {
       if (task.expired) continue;
       const index = task.progress.current;
@@ -342,17 +338,8 @@ export class ValidationPool {
         if (elapsedMs > limit) {
           this.expire(task, { index, elapsedMs });
           this.options.onEvent?.({ kind: 'timeout', deadline: 'resource', resourceType: resourceTypeOf(task.resources[index]), budgetMs: limit });
-          continue;
         }
       }
-      if (task.budget && !task.budget.exhausted) budgets.add(task.budget);
-    }
-    for (const budget of budgets) {
-      if (budget.spentMs(now) <= budget.limitMs) continue;
-      budget.exhausted = true;
-      this.options.onEvent?.({ kind: 'timeout', deadline: 'submission', resourceType: undefined, budgetMs: budget.limitMs });
-      // Queued tasks too: the worker that takes one answers at once.
-      for (const task of budget.tasks) task.progress.requestStop();
     }
     while (this.roomWaiters.length > 0 && !this.saturated) this.roomWaiters.shift()!();
   }

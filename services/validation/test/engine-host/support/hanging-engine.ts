@@ -6,5 +6,8 @@ export const HANGING_WORKER = fileURLToPath(new URL('./hanging-worker.ts', impor
 /** A resource the hanging worker's validator never finishes. */
 export const hangingResource = (): Record<string, unknown> => ({ resourceType: 'Basic', id: 'hang', code: { text: 'never finishes' } });
 
+/** A resource that waits `ms` (its thread idle, as for a slow terminology server) before its normal validation. */
+export const waitingResource = (ms: number): Record<string, unknown> => ({ resourceType: 'Basic', id: `wait-${ms}`, code: { text: 'waits' } });
+
 /** A resource that takes `ms` of synchronous work before its normal validation. */
 export const busyResource = (ms: number): Record<string, unknown> => ({ resourceType: 'Basic', id: `busy-${ms}`, code: { text: 'slow' } });
