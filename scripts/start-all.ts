@@ -3,6 +3,10 @@
  * processes (each can also run alone: `npm run start:validation` etc.). SIGTERM/SIGINT are passed on
  * so every service drains; if one service dies, the others are stopped too and the exit code says so,
  * because a half-running platform is worse than a stopped one for an operator to notice.
+ *
+ * It is the local trial (README: `AUTH_MODE=none npm start`), so the services listen on 127.0.0.1
+ * unless HTTP_HOST says otherwise: with authentication off every caller is an administrator, and the
+ * services refuse to start with auth.mode none on anything but loopback.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -17,6 +21,10 @@ const services = [
   { name: 'admin-gateway', entry: 'services/admin-gateway/src/main.js' },
 ];
 
+/** Loopback unless the operator chose an interface. */
+const env = { ...process.env, HTTP_HOST: process.env.HTTP_HOST?.trim() || '127.0.0.1' };
+process.stderr.write(`[start-all] the services listen on ${env.HTTP_HOST} (gateway :8080, validation :8081, tenant :8082)\n`);
+
 const children = new Map<string, ChildProcess>();
 let stopping = false;
 let exitCode = 0;
@@ -30,7 +38,7 @@ function stopAll(signal: NodeJS.Signals): void {
 }
 
 for (const service of services) {
-  const child = spawn(process.execPath, [path.join(distRoot, service.entry)], { stdio: 'inherit', env: process.env });
+  const child = spawn(process.execPath, [path.join(distRoot, service.entry)], { stdio: 'inherit', env });
   children.set(service.name, child);
   child.on('exit', (code, signal) => {
     children.delete(service.name);
