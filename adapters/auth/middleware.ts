@@ -33,7 +33,9 @@ export interface AuthenticatedUserOptions {
   realm?: string;
   /**
    * Where `auth_identity_provider_unavailable_total` (requests answered 503 because the keys could not
-   * be read) and `auth_jwks_age_seconds` (age of the key set in use) are registered; none when absent.
+   * be read), `auth_jwks_read_failures_total` (failed reads of the JWKS: the provider is unreachable,
+   * the held keys still serve) and `auth_jwks_age_seconds` (age of the key set in use; it is read when
+   * a request needs it, so it also grows while nobody calls) are registered; none when absent.
    */
   metrics?: ServiceMetrics;
 }
@@ -74,6 +76,16 @@ function instrument(metrics: ServiceMetrics | undefined, verifier: TokenVerifier
   if (!metrics) return undefined;
   if (verifier.keySetStatus) {
     const status = () => verifier.keySetStatus!();
+    let reported = 0;
+    metrics.counter({
+      name: 'auth_jwks_read_failures_total',
+      help: 'Failed reads of the identity provider\'s JWKS (tokens keep verifying with the last key set for auth.jwks-stale-max-age)',
+      collect() {
+        const failed = status().failedReads;
+        if (failed > reported) this.inc(failed - reported);
+        reported = failed;
+      },
+    });
     metrics.gauge({
       name: 'auth_jwks_age_seconds',
       help: 'Seconds since the identity provider\'s key set in use was read (grows while the provider is unreachable; 503s start at auth.jwks-stale-max-age)',

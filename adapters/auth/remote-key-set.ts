@@ -34,6 +34,8 @@ export interface KeySetStatus {
   readonly ageSeconds?: number;
   /** Why the most recent read failed, while it is the most recent one. */
   readonly lastFailure?: string;
+  /** Reads that failed since start (a counter for the metrics). */
+  readonly failedReads: number;
 }
 
 /** The keys cannot be read and none that may still be used are held: answer 503, not 401. */
@@ -51,6 +53,7 @@ export class RemoteKeySet {
   private held?: { keys: LocalSet; readAt: number };
   private lastAttemptAt = -Infinity;
   private lastFailure?: string;
+  private failedReads = 0;
   private reading?: Promise<void>;
   private readonly url: URL;
   private readonly timeoutMs: number;
@@ -91,6 +94,7 @@ export class RemoteKeySet {
     return {
       ageSeconds: this.held ? Math.max(0, (this.now() - this.held.readAt) / 1000) : undefined,
       lastFailure: this.lastFailure,
+      failedReads: this.failedReads,
     };
   }
 
@@ -129,6 +133,7 @@ export class RemoteKeySet {
         this.options.onRead?.({ ok: true, keys: (json as { keys: unknown[] }).keys.length });
       } catch (error) {
         this.lastFailure = error instanceof Error ? error.message : String(error);
+        this.failedReads += 1;
         this.options.onRead?.({ ok: false, reason: this.lastFailure, servingStale: this.held !== undefined && this.age() < this.staleMaxAgeMs });
       } finally {
         this.reading = undefined;

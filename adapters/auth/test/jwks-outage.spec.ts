@@ -93,7 +93,7 @@ describe('adapters/auth: identity provider outage (JWKS unreachable)', function 
       await idp.start(); // the provider is back: after the cooldown the keys are read again
       now += 31_000;
       expect(await verify(set, await token())).to.equal('user-1');
-      expect(set.status()).to.deep.equal({ ageSeconds: 0, lastFailure: undefined });
+      expect(set.status()).to.deep.equal({ ageSeconds: 0, lastFailure: undefined, failedReads: 2 });
     });
 
     it('a key it does not hold is "unavailable" while the provider is down (it may have rotated) and "no such key" while it is up', async () => {
@@ -146,6 +146,7 @@ describe('adapters/auth: identity provider outage (JWKS unreachable)', function 
       // A forged token naming the held key is still refused as a bad token meanwhile.
       expect(await request(guarded).get('/api/things').set('authorization', `Bearer ${await token('k1', otherKey)}`).then((r) => r.status)).to.equal(401);
       expect(await metrics.registry.getSingleMetricAsString('auth_jwks_age_seconds')).to.match(/auth_jwks_age_seconds\{[^}]*\} \d/);
+      expect(await metrics.registry.getSingleMetricAsString('auth_jwks_read_failures_total')).to.match(/auth_jwks_read_failures_total\{[^}]*\} 0$/m);
     });
   });
 });
