@@ -50,13 +50,18 @@ export function healthRouter(checks: readonly ReadinessCheck[], logger?: Logger)
   });
   router.get('/health/ready', async (_req, res) => {
     const report = await runReadiness(checks);
-    const answer: Record<string, Omit<CheckResult, 'error'>> = {};
-    for (const [name, { error, ...shown }] of Object.entries(report.checks)) {
-      answer[name] = shown;
-      if (error !== undefined) logger?.warn({ check: name, error, durationMs: shown.durationMs }, `readiness check ${name} is down`);
-    }
     res.setHeader('Cache-Control', 'no-store');
-    res.status(report.status === 'UP' ? 200 : 503).json({ status: report.status, checks: answer });
+    res.status(report.status === 'UP' ? 200 : 503).json(publicReport(report, logger));
   });
   return router;
+}
+
+/** A health report as answered: each check's status and duration; why a check is down goes to `logger`. */
+export function publicReport(report: Awaited<ReturnType<typeof runReadiness>>, logger?: Logger): { status: 'UP' | 'DOWN'; checks: Record<string, Omit<CheckResult, 'error'>> } {
+  const checks: Record<string, Omit<CheckResult, 'error'>> = {};
+  for (const [name, { error, ...shown }] of Object.entries(report.checks)) {
+    checks[name] = shown;
+    if (error !== undefined) logger?.warn({ check: name, error, durationMs: shown.durationMs }, `readiness check ${name} is down`);
+  }
+  return { status: report.status, checks };
 }
