@@ -21,6 +21,7 @@ import { checkPrimitiveValue, checkResourceId, jsonTypeOfPrimitive } from './che
 import { InvariantEvaluator } from './checks/invariants.js';
 import { BundleIndex, parseReference } from './checks/references.js';
 import { checkXhtml, unresolvedInternalLinks } from './checks/xhtml.js';
+import { checkValueRegex } from './checks/value-regex.js';
 import { deepEqual, matchesPattern, describeValue } from './checks/values.js';
 import { evaluateDiscriminatorPath } from './checks/discriminator-path.js';
 import { checkQuestionnaireResponse } from './checks/questionnaire-response.js';
@@ -806,6 +807,10 @@ export class Validator {
     if (v === undefined || v === null) return;
     if (el.maxLength !== undefined && typeof v === 'string' && v.length > el.maxLength) {
       this.report(run, 'error', 'STRING_TOO_LONG', [el.maxLength], path, at);
+    }
+    if (el.regex !== undefined && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
+      const problem = checkValueRegex(el.regex, type, raw ?? String(v));
+      if (problem) this.report(run, problem.severity, problem.id, problem.args, path, at);
     }
     if (el.fixed !== undefined && !deepEqual(v, el.fixed)) {
       this.report(run, 'error', 'FIXED_VALUE', [v, describeValue(el.fixed)], path, at);
