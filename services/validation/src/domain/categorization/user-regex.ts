@@ -154,7 +154,7 @@ export function requiredTexts(pattern: string): string[] {
         const end = pattern.indexOf('\\E', i + 2);
         run += pattern.slice(i + 2, end === -1 ? pattern.length : end);
         i = end === -1 ? pattern.length : end + 1;
-      } else if (next !== undefined && next.charCodeAt(0) < 0x80 && !/[0-9A-Za-z]/.test(next)) {
+      } else if (next !== undefined && next.charCodeAt(0) < 0x80 && !/[0-9A-Za-z]/.test(next) /* one character */) {
         run += next; // RE2: an escaped ASCII character other than a letter or digit is itself
         i++;
       } else {

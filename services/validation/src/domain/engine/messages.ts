@@ -197,6 +197,7 @@ export type MessageId = keyof typeof MESSAGES;
 export function formatMessage(id: MessageId, args: readonly unknown[]): string {
   const template: string = MESSAGES[id].text;
   if (args.length === 0) return template;
+  // linear: '{', digits, '}' (on our own templates)
   return template.replace(/\{(\d+)\}/g, (m, n: string) => {
     const i = Number(n);
     return i < args.length ? String(args[i]) : m;

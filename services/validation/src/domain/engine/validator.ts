@@ -74,8 +74,10 @@ interface Scope {
 }
 
 const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
+// Linear: anchored, one character class up to ':', which it cannot match.
 const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 /** Cross-version extensions (http://hl7.org/fhir/5.0/StructureDefinition/extension-...) are known by construction. */
+// Linear: anchored, fixed text and one class of digits and dots.
 const CROSS_VERSION_EXTENSION = /^http:\/\/hl7\.org\/fhir\/[0-9.]+\/StructureDefinition\/extension-/;
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -402,7 +404,8 @@ export class Validator {
     const bases = Array.isArray(sp.base) ? (sp.base as unknown[]).filter((b): b is string => typeof b === 'string') : [];
     if (typeof sp.expression === 'string' && bases.length > 0) {
       for (const term of sp.expression.split('|')) {
-        const head = /^\s*\(?\s*([A-Z][A-Za-z]*)\b/.exec(term)?.[1];
+        // linear: anchored, and one whitespace run only (two `\s*` around an optional '(' would split a long run every way)
+        const head = /^\(?\s*([A-Z][A-Za-z]*)\b/.exec(term.trimStart())?.[1];
         if (head && !bases.includes(head) && head !== 'Resource' && head !== 'DomainResource' && this.plans.isResourceType(head)) {
           this.report(run, 'error', 'SEARCH_EXPRESSION_TYPE', [sp.expression, head, bases.join(', ')], `${resPath}.expression`, this.propPos(run, sp, 'expression'));
           break;
@@ -1040,6 +1043,7 @@ export class Validator {
     }
     if (scope.bundle) {
       let hits = scope.bundle.resolve(ref, scope.fullUrl);
+      // linear: after each '/_history/' the class runs to the next '/' only
       const version = /\/_history\/([^/]+)$/.exec(ref)?.[1];
       if (version !== undefined) hits = hits.filter((h) => isObject(h.resource?.meta) && (h.resource!.meta as Record<string, unknown>).versionId === version);
       if (scope.bundle.type === 'document' || scope.bundle.type === 'message') {
@@ -1096,6 +1100,7 @@ export class Validator {
       if (typeof fullUrl === 'string') {
         if (!ABSOLUTE_URL.test(fullUrl)) this.report(run, 'error', 'BUNDLE_FULLURL_ABSOLUTE', [fullUrl], entryPath, at);
         else if (isObject(res) && typeof res.resourceType === 'string' && typeof res.id === 'string') {
+          // linear: at each '/' that `.+` gives back, the rest covers the next two segments only
           const m = /^https?:\/\/.+\/([A-Z][A-Za-z]+)\/([^/]+)$/.exec(fullUrl);
           if (m && (m[1] !== res.resourceType || m[2] !== res.id)) {
             this.report(run, 'error', 'BUNDLE_FULLURL_ID_MISMATCH', [fullUrl, res.resourceType, res.id], entryPath, at);
@@ -1279,6 +1284,7 @@ export class Validator {
       if (!current) return undefined;
       if (raw === '$this') continue;
       if (raw === 'resolve()') continue;
+      // linear (both): anchored, `.+` gives back characters until the fixed ending fits
       const ofType = /^ofType\((.+)\)$/.exec(raw);
       if (ofType) {
         if (current.isChoice && current.slices.length) current = current.slices.find((s) => s.types.some((t) => t.code === ofType[1])) ?? current;

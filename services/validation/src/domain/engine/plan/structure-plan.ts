@@ -38,6 +38,7 @@ export interface BindingPlan {
   maxValueSet: string | undefined;
 }
 
+// Linear: fixed words (on extension URLs of definitions).
 const ADDITIONAL_BINDING = /(ElementDefinition\.binding\.additional|additional-binding)$/;
 
 function additionalBindings(binding: any): { purpose: string; valueSet: string }[] {
