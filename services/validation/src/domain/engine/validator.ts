@@ -741,7 +741,7 @@ export class Validator {
       if (mode === 'structural') this.report(run, 'error', 'RESOURCETYPE_MISSING', [], path, at);
       return;
     }
-    const nestedPath = `${path}.ofType(${rt})` + (typeof v.id === 'string' ? `.where(id = '${v.id.replace(/'/g, "\\'")}')` : '');
+    const nestedPath = `${path}.ofType(${rt})` + (typeof v.id === 'string' ? `.where(id = '${v.id.replace(/'/g /* linear: one character */, "\\'")}')` : '');
     const isContained = el.name === 'contained';
     const nested: Scope = {
       resource: v,
@@ -790,7 +790,7 @@ export class Validator {
         this.report(run, 'error', 'JSON_PRIMITIVE_WRONG_TYPE', [want === 'boolean' ? 'a boolean' : want === 'number' ? 'a number' : 'a string', path], path, at);
         return;
       }
-      if (typeof v === 'number' && (type === 'integer' || type === 'positiveInt' || type === 'unsignedInt') && raw !== undefined && /[.eE]/.test(raw)) {
+      if (typeof v === 'number' && (type === 'integer' || type === 'positiveInt' || type === 'unsignedInt') && raw !== undefined && /[.eE]/.test(raw) /* linear: one character class */) {
         this.report(run, 'error', 'INTEGER_INVALID', [raw], path, at);
         return;
       }
@@ -991,7 +991,7 @@ export class Validator {
    */
   private extensionAllowedHere(ext: StructurePlan, host: ElementPlan, hostPlan: StructurePlan): true | string {
     if (ext.contexts.length === 0) return true;
-    const hostPath = host.path.replace(/\[x\]/g, '');
+    const hostPath = host.path.replace(/\[x\]/g, ''); // linear (and below): a fixed three-character text
     const hostTypes = host === hostPlan.root ? [hostPlan.type] : host.types.map((t) => t.code);
     const isResourceRoot = host === hostPlan.root && hostPlan.kind === 'resource';
     const isBackbone = hostTypes.includes('BackboneElement');
@@ -1033,7 +1033,7 @@ export class Validator {
       }
       return;
     }
-    if (/\s/.test(ref)) {
+    if (/\s/.test(ref) /* linear: one character class */) {
       this.report(run, 'error', 'REFERENCE_FORMAT', [ref], path, at);
       return;
     }

@@ -44,7 +44,7 @@ export function parseLanguageTag(tag: string): LanguageTagParts | undefined {
   if (PRIVATE_USE.test(tag)) return { 'private-use': tag.slice(2) };
   const groups = LANGTAG.exec(tag)?.groups;
   if (!groups) return undefined;
-  const part = (value: string | undefined) => (value ? value.replace(/^-/, '') : undefined);
+  const part = (value: string | undefined) => (value ? value.replace(/^-/, '' /* linear: anchored, one character */) : undefined);
   return {
     language: groups.language!.split('-')[0],
     'ext-lang': part(groups.extlang),
@@ -52,7 +52,7 @@ export function parseLanguageTag(tag: string): LanguageTagParts | undefined {
     region: part(groups.region),
     variant: part(groups.variant),
     extension: part(groups.extension),
-    'private-use': part(groups.privateuse)?.replace(/^x-/i, ''),
+    'private-use': part(groups.privateuse)?.replace(/^x-/i, '' /* linear: anchored, two characters */),
   };
 }
 
