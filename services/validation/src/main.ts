@@ -7,6 +7,7 @@ import { workersHealthCheck } from './adapters/engine/workers-health.js';
 import { PROCESSING_ROUTES, validateRouteBodyLimits } from './adapters/http/validate-routes.js';
 import { validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
+import { terminologyCredentials } from './adapters/terminology/index.js';
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
 import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './adapters/prequal/index.js';
 import { reportJobEntities, reportJobMigrations, reportJobRoutes } from './adapters/report-jobs/index.js';
@@ -27,6 +28,7 @@ import { checkValidationSettings, validationSchema } from './config.js';
 const config = exitOnConfigError(() => {
   const loaded = loadConfig(validationSchema);
   checkValidationSettings(loaded);
+  terminologyCredentials(loaded); // incomplete terminology credentials stop the start-up here (exit 78), not at the first call
   return loaded;
 }, createLogger('validation'));
 const runtime = await exitOnConfigError(() => startServiceRuntime({

@@ -69,7 +69,7 @@ describe('validation service: request size limits and processing routes with the
   it('processing routes are exempt from the admin permission only as whole paths', async () => {
     const api = express();
     // An authenticated user without the admin permission.
-    api.use('/api', (_req, res, next) => { res.locals.principal = { subject: 'reader', roles: [], permissions: ['read'], claims: {} }; next(); },
+    api.use('/api', (_req, res, next) => { res.locals.principal = { kind: 'token', subject: 'reader', roles: [], permissions: ['read'], claims: {} }; next(); },
       adminWritesExceptProcessing(config.authAdminPermission, PROCESSING_ROUTES));
     api.all('/{*path}', (_req, res) => { res.status(200).json({ reached: true }); });
     api.use((error: { status?: number }, _req: express.Request, res: express.Response, _next: express.NextFunction) => { res.status(error.status ?? 500).end(); });
