@@ -5,16 +5,18 @@ import { runScaleOut, type ScaleOutReport } from '../scripts/scale-out/scale-out
  * The scale-out proof (scripts/scale-out/scale-out.ts) in a small configuration: five real service
  * processes (two tenant, two validation, a third validation instance joining mid-run) sharing the
  * machine's PostgreSQL and Redis and a nats-server of the run's own (see scripts/scale-out/private-nats.ts).
- * Takes ~40-70 s on the shared 2-core machine, most of it process start-up. Phase B's report service answers after 1.5 s and each
- * instance handles two submissions at once, so the 40 submissions take long enough for the third
- * instance to start while work is left (in the full run the backlog alone does that). @infra
+ * Takes ~50-90 s on the shared 2-core machine, most of it process start-up. Phase B's report service answers after 3 s and each
+ * instance handles two submissions at once, so the 40 submissions take long enough (~20 s after the
+ * third instance is started) for it to be ready while work is left: a validation instance starts its
+ * worker threads before it is ready, ~15 s on the loaded machine (in the full run the backlog alone
+ * does that). @infra
  */
 describe('scale-out: several validation and tenant instances share the work @infra', function () {
   this.timeout(240_000);
   let report: ScaleOutReport;
 
   before(async () => {
-    report = await runScaleOut({ submissions: 40, warmup: 0, facilities: 30, workers: 1, concurrency: 2, joinReportDelayMs: 1_500, spreadMs: 2_000 });
+    report = await runScaleOut({ submissions: 40, warmup: 0, facilities: 30, workers: 1, concurrency: 2, joinReportDelayMs: 3_000, spreadMs: 2_000 });
   });
 
   it('passes every check of the run', () => {

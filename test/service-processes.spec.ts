@@ -87,7 +87,11 @@ describe('service processes @infra', function () {
       try {
         const ready = await waitReady(`http://127.0.0.1:${service.port}/health/ready`, 60_000);
         expect(ready.body.status).to.equal('UP');
-        if (service.db) expect(ready.body.checks).to.have.keys(service.name === 'validation' ? ['database', 'nats', 'cache'] : ['database', 'nats']);
+        if (service.db) expect(ready.body.checks).to.have.keys(service.name === 'validation' ? ['database', 'nats', 'cache', 'validation-workers'] : ['database', 'nats']);
+        // Liveness: the validation workers' progress (a wedged pool is restarted); the others have no check.
+        const live = await (await fetch(`http://127.0.0.1:${service.port}/health`)).json() as { status: string; checks?: Record<string, unknown> };
+        expect(live.status).to.equal('UP');
+        expect(Object.keys(live.checks ?? {})).to.deep.equal(service.name === 'validation' ? ['validation-workers'] : []);
         const docs = await fetch(`http://127.0.0.1:${service.port}/api-docs`);
         expect(docs.status).to.equal(service.name === 'admin-gateway' ? 404 : 200);
         // The scraper's port serves the metrics; the API port no longer does.

@@ -3,7 +3,7 @@ import swaggerUi from 'swagger-ui-express';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, metricsHandler, type ServiceMetrics } from '../observability/metrics.js';
 import { notFoundHandler, problemErrorHandler } from './errors.js';
-import { bodyParsers, requestContextMiddleware, requestLogging, traceIdMiddleware } from './front.js';
+import { bodyParsers, requestContextMiddleware, requestLogging, traceIdMiddleware, type RouteBodyLimit } from './front.js';
 import { healthRouter, type ReadinessCheck } from './health.js';
 import type { OpenApiBuilder } from './openapi.js';
 
@@ -27,6 +27,8 @@ export interface HttpAppOptions {
   readonly serveMetrics?: boolean;
   /** Dependency checks behind `GET /health/ready`. */
   readonly readiness?: readonly ReadinessCheck[];
+  /** Routes whose JSON bodies have their own limit instead of `jsonLimit` (see bodyParsers). */
+  readonly routeBodyLimits?: readonly RouteBodyLimit[];
   /**
    * Routes that must see the raw request stream (the gateway's proxy): mounted after the trace id and
    * request logging but before the body parsers, so uploads are streamed rather than buffered.
@@ -37,6 +39,10 @@ export interface HttpAppOptions {
 export interface HttpApp {
   readonly app: Express;
   readonly metrics: ServiceMetrics;
+  /** Adds a check to `/health/ready` (for parts that start after the app, e.g. the validation workers). */
+  addReadinessCheck(check: ReadinessCheck): void;
+  /** Adds a check to `/health` (liveness): only for a state a restart cures. */
+  addLivenessCheck(check: ReadinessCheck): void;
   /**
    * Adds the standard tail (404/405 and the Problem Details error handler). Call once, after the
    * service's routes; routes added afterwards are never reached.
@@ -57,10 +63,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(traceIdMiddleware());
   app.use(requestLogging(app, logger, metrics));
   options.streamingRoutes?.(app);
-  app.use(...bodyParsers(options.jsonLimit ?? '1mb', options.rawLimit ?? '50mb'));
+  app.use(...bodyParsers(options.jsonLimit ?? '1mb', options.rawLimit ?? '50mb', options.routeBodyLimits));
   app.use(requestContextMiddleware());
 
-  app.use(healthRouter(options.readiness ?? [], logger));
+  const readiness = [...(options.readiness ?? [])];
+  const liveness: ReadinessCheck[] = [];
+  app.use(healthRouter(readiness, logger, liveness));
   if (options.serveMetrics ?? true) app.get('/metrics', metricsHandler(metrics.registry));
   if (openApi && (options.docs ?? true)) {
     app.get('/api-docs', (_req, res) => {
@@ -74,6 +82,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   return {
     app,
     metrics,
+    addReadinessCheck: (check) => { readiness.push(check); },
+    addLivenessCheck: (check) => { liveness.push(check); },
     finish() {
       if (!finished) {
         finished = true;

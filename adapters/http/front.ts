@@ -25,9 +25,30 @@ export function traceIdMiddleware(): RequestHandler {
   };
 }
 
-export function bodyParsers(jsonLimit: number | string, rawLimit: number | string): RequestHandler[] {
+/** A route whose JSON body has its own size limit instead of the app's (e.g. `POST /api/$validate`: whole Bundles). */
+export interface RouteBodyLimit {
+  readonly method: string;
+  /** The full request path, as the client sends it (`/api/$validate`); matched ignoring case and a trailing slash. */
+  readonly path: string;
+  readonly limit: number | string;
+}
+
+/** `METHOD /path` without trailing slashes (a linear scan: the path is the client's). */
+function routeKey(method: string, path: string): string {
+  let end = path.length;
+  while (end > 1 && path.charCodeAt(end - 1) === 0x2f) end--;
+  return `${method.toUpperCase()} ${path.slice(0, end).toLowerCase()}`;
+}
+
+/**
+ * The JSON parser reads the body once, before routing: a route with a larger limit of its own must
+ * be known here, or the app's limit refuses its body (413) before the route is reached.
+ */
+export function bodyParsers(jsonLimit: number | string, rawLimit: number | string, routeLimits: readonly RouteBodyLimit[] = []): RequestHandler[] {
+  const json = express.json({ limit: jsonLimit, type: JSON_MEDIA_TYPES });
+  const own = new Map(routeLimits.map((route) => [routeKey(route.method, route.path), express.json({ limit: route.limit, type: JSON_MEDIA_TYPES })]));
   return [
-    express.json({ limit: jsonLimit, type: JSON_MEDIA_TYPES }),
+    own.size === 0 ? json : (req, res, next) => (own.get(routeKey(req.method, req.path)) ?? json)(req, res, next),
     express.raw({ limit: rawLimit, type: RAW_MEDIA_TYPES }),
   ];
 }

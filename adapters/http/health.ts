@@ -37,16 +37,24 @@ export async function runReadiness(checks: readonly ReadinessCheck[]): Promise<{
 }
 
 /**
- * `GET /health`: liveness, 200 while the process serves requests.
+/**
+ * `GET /health`: liveness, 200 while the process serves requests and every liveness check is up
+ * (a check belongs here only when a restart is the remedy, e.g. a worker pool that cannot recover).
  * `GET /health/ready`: readiness, 200 when every check is up, else 503 naming each check's status (UP or
  * DOWN) and duration. Why a check is down goes to the log (warn, with the check's name), never into the
- * answer: a probe endpoint may be reachable by more people than the logs are.
+ * answer: a probe endpoint may be reachable by more people than the logs are. Both read their check
+ * lists at each request, so checks added after start-up count.
  */
-export function healthRouter(checks: readonly ReadinessCheck[], logger?: Logger): Router {
+export function healthRouter(checks: readonly ReadinessCheck[], logger?: Logger, liveness: readonly ReadinessCheck[] = []): Router {
   const router = Router();
-  router.get('/health', (_req, res) => {
+  router.get('/health', async (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ status: 'UP' });
+    if (liveness.length === 0) {
+      res.json({ status: 'UP' });
+      return;
+    }
+    const report = await runReadiness(liveness);
+    res.status(report.status === 'UP' ? 200 : 503).json(publicReport(report, logger));
   });
   router.get('/health/ready', async (_req, res) => {
     const report = await runReadiness(checks);

@@ -30,12 +30,13 @@
  */
 export { createHttpApp, type HttpApp, type HttpAppOptions } from './app.js';
 export { HttpProblem, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problemType, sendProblem, traceIdOf, type FieldError, type ProblemDetails } from './problem.js';
-export { JSON_MEDIA_TYPES, RAW_MEDIA_TYPES } from './front.js';
+export { JSON_MEDIA_TYPES, RAW_MEDIA_TYPES, type RouteBodyLimit } from './front.js';
 export { runReadiness, type CheckResult, type ReadinessCheck } from './health.js';
 export {
   pagedResult, parsePaging, parseSort, sendPaged,
   type PageMetadata, type PagedResult, type Paging, type PagingOptions, type Sort, type SortOptions, type SortOrder,
 } from './paging.js';
+export { limitParamLengths } from './params.js';
 export { integerQueryValue, singleQueryValue, type Query } from './query.js';
 export { assertPutBody, isUuid, requireContentType, sendAccepted, sendCreated, type PutBodyOptions } from './rest.js';
 export { fieldPath, parseBody, parseParams, parseQuery, zodFieldErrors } from './validation.js';

@@ -89,7 +89,8 @@ export interface Sort<F extends string> {
   readonly order: SortOrder;
 }
 
-const ORDER_WORDS: Record<string, SortOrder> = { asc: 'asc', ascending: 'asc', desc: 'desc', descending: 'desc' };
+/** A Map, not an object literal: `constructor`, `__proto__`, `toString` … must not be found in it. */
+const ORDER_WORDS: ReadonlyMap<string, SortOrder> = new Map([['asc', 'asc'], ['ascending', 'asc'], ['desc', 'desc'], ['descending', 'desc']]);
 
 /**
  * Reads `sortBy` / `sortOrder`. The field is matched case-insensitively against the whitelist and
@@ -112,7 +113,7 @@ export function parseSort<F extends string>(query: Query, options: SortOptions<F
   }
   let order = options.defaultOrder;
   if (rawOrder) {
-    const found = ORDER_WORDS[rawOrder.toLowerCase()];
+    const found = ORDER_WORDS.get(rawOrder.toLowerCase());
     if (!found) {
       throw HttpProblem.badRequest(`Query parameter ${orderParam} must be Ascending or Descending`,
         [{ field: orderParam, message: 'must be Ascending or Descending' }]);

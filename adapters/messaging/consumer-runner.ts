@@ -5,7 +5,8 @@
  * - at-least-once: a message is acked only after its handler resolved; handlers must be idempotent
  *   (ctx.msgId and ctx.streamSequence help);
  * - bounded concurrency: at most `concurrency` handlers run at once (the runner never fetches more
- *   messages than it has free slots; it fetches when at least half of them are free);
+ *   messages than it has free slots; it fetches when at least half of them are free), and with
+ *   `beforeFetch` none while what the handlers feed (e.g. the validation workers) has no room;
  * - nothing is silently dropped: a message that cannot be processed is copied to the dead-letter
  *   stream (see dead-letter.ts) BEFORE the original is terminated; if that copy fails, the original
  *   is nak'ed and retried instead;
@@ -101,6 +102,11 @@ export interface ConsumerRunnerOptions<T = any> {
   metrics?: ServiceMetrics;
   /** How often the pending-messages gauge is refreshed from the consumer info; default 15 s. */
   pendingPollMs?: number;
+  /**
+   * Backpressure from downstream: awaited before each fetch (after the free slots), so messages stay
+   * in the stream, for other instances, while this one could not start on them.
+   */
+  beforeFetch?: () => Promise<void>;
 }
 
 export interface ConsumerRunner {
@@ -287,11 +293,22 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
     const timer = setTimeout(resolve, ms);
     loopAbort = () => { clearTimeout(timer); resolve(); };
   });
+  const roomDownstream = (beforeFetch: () => Promise<void>) => new Promise<void>((resolve) => {
+    loopAbort = resolve;
+    beforeFetch().then(resolve, (err: unknown) => {
+      log.error({ err }, 'waiting for room downstream failed; fetching anyway');
+      resolve();
+    });
+  });
 
   const loop = (async () => {
     while (!stopping) {
       await waitForSlots();
       if (stopping) break;
+      if (options.beforeFetch) {
+        await roomDownstream(options.beforeFetch);
+        if (stopping) break;
+      }
       try {
         const batch = await consumer.fetch({ max_messages: concurrency - inFlight, expires: fetchExpiresMs });
         currentBatch = batch;

@@ -1,9 +1,9 @@
 import type { MigrationObject, Options } from '@mikro-orm/postgresql';
 import type { Express } from 'express';
-import { authenticatedUser, requirePermissionForWrites, verifierFromConfig, type AuthConfig } from '../auth/index.js';
+import { authenticatedUser, verifierFromConfig, type AuthConfig } from '../auth/index.js';
 import { createCache, redisConnection, type Cache, type CacheType } from '../cache/index.js';
 import type { PostgresAddress, RedisAddress } from '../config/index.js';
-import { createHttpApp, listen, listenMetrics, OpenApiBuilder, type HttpApp, type HttpServerHandle } from '../http/index.js';
+import { createHttpApp, listen, listenMetrics, OpenApiBuilder, type HttpApp, type HttpServerHandle, type RouteBodyLimit } from '../http/index.js';
 import { connectNats, isNatsReady, type NatsHandle } from '../messaging/connection.js';
 import { provisionCatalog } from '../messaging/provisioning.js';
 import { JetStreamPublisher } from '../messaging/publisher.js';
@@ -12,6 +12,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { databaseConnection, openDatabase, OutboxMessageEntity, outboxMigration, requestContextMiddleware, type Database } from '../persistence/index.js';
 import { OutboxRelay } from '../persistence/outbox/relay.js';
 import { catalog } from '../../contracts/catalog.js';
+import { adminWritesExceptProcessing } from './admin-writes.js';
 
 /**
  * The common frame of a service process: logger, metrics, its PostgreSQL database (migrations applied),
@@ -63,8 +64,10 @@ export interface ServiceRuntimeOptions {
   migrations: MigrationObject[];
   /** Namespace of the validate-code cache; omit for a service without one. */
   cacheNamespace?: string;
-  /** POST routes under /api that process without changing state (e.g. `$validate`): need no admin permission. */
-  processingRoutes?: RegExp[];
+  /** Exact paths of POST routes that process without changing state (e.g. `/api/$validate`): need no admin permission. */
+  processingRoutes?: readonly string[];
+  /** Routes whose JSON bodies have their own size limit instead of `http.json-limit`. */
+  routeBodyLimits?: readonly RouteBodyLimit[];
 }
 
 export type Stopper = () => Promise<void> | void;
@@ -136,13 +139,11 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
   ];
   const http = createHttpApp({
     serviceName, logger, metrics, openApi, readiness, jsonLimit: config.httpJsonLimit, rawLimit: config.httpRawLimit,
-    docs: config.docsEnabled, serveMetrics: config.metricsPort === undefined,
+    docs: config.docsEnabled, serveMetrics: config.metricsPort === undefined, routeBodyLimits: options.routeBodyLimits,
   });
   http.app.use(requestContextMiddleware(db.orm));
-  const adminWrites = requirePermissionForWrites(config.authAdminPermission);
-  const processing = options.processingRoutes ?? [];
-  http.app.use('/api', authenticatedUser({ mode: config.authMode, verifier, logger, metrics }), (req, res, next) =>
-    (req.method === 'POST' && processing.some((route) => route.test(req.path)) ? next() : adminWrites(req, res, next)));
+  http.app.use('/api', authenticatedUser({ mode: config.authMode, verifier, logger, metrics }),
+    adminWritesExceptProcessing(config.authAdminPermission, options.processingRoutes ?? []));
 
   const stoppers: Stopper[] = [];
   let server: HttpServerHandle | undefined;

@@ -25,9 +25,11 @@
  * Running ANALYZE every few seconds gives the statistics a long-running database has; pass 0 to
  * see the cold-table effect.
  *
- * `--workers`: validation.workers of each instance (1 = validate in the instance's main thread;
- * on a 2-core machine two instances with one validating thread each use both cores; 0 = a pool of
- * one worker per core in each instance, which on 2 cores costs ~40 % more CPU per submission).
+ * `--workers`: validation.workers of each instance (1 = one worker thread per instance: on a 2-core
+ * machine two instances with one validating thread each use both cores; 0 = one worker per core in
+ * each instance). The service always validates in worker threads (deadlines need a thread that can
+ * be terminated); when 1 meant the main thread, a pool of one worker per core cost ~40 % more CPU
+ * per submission on 2 cores than that.
  *
  * Rounds: the machine's speed drifts (identical engine-only runs a minute apart differed by up to
  * 25 % here), so the bench alternates engine-only and end-to-end measurements: engine-only, round 1,

@@ -75,7 +75,8 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
 function serveDocs(http: HttpApp, upstreams: Record<string, string>): void {
   http.app.get('/docs/:component.json', async (req: Request, res: Response) => {
     const component = String(req.params.component).toLowerCase();
-    const base = upstreams[component];
+    // Own keys only: `constructor`, `toString` … are Object.prototype's, not services.
+    const base = Object.hasOwn(upstreams, component) ? upstreams[component] : undefined;
     if (!base) throw HttpProblem.notFound(`No service named "${component}" behind this gateway.`);
     let document: { paths?: Record<string, unknown>; servers?: unknown };
     try {

@@ -9,7 +9,7 @@ import { createValidationApiModule, type ValidationApiModule } from './adapters/
 import { PgArtifactRepository } from './adapters/persistence/artifact-repository.js';
 import { PgReportJobStore, PgReportSubmissions } from './adapters/report-jobs/index.js';
 import { HttpReportService } from './adapters/report-service/http-report-service.js';
-import { terminologyCredentials, type CachedValidateCode, type ValidateCodeCacheStore } from './adapters/terminology/index.js';
+import { terminologyCredentials } from './adapters/terminology/index.js';
 import type { CategoryService } from './application/category-service.js';
 import { ReportJobService } from './application/report-jobs/index.js';
 import {
@@ -55,6 +55,9 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(TOKENS.engineHost).toDynamicValue((ctx) => new EngineHost({
     artifacts: ctx.get(TOKENS.artifactRepository),
     workers: config.validationWorkers,
+    resourceTimeoutMs: config.validationResourceTimeoutMs,
+    submissionTimeoutMs: config.validationSubmissionTimeoutMs,
+    queueLimit: config.validationQueueLimit,
     definitionCacheDir: config.definitionCacheDir,
     terminology: {
       fhirTerminologyServiceUrl: config.fhirTerminologyServiceUrl,
@@ -63,7 +66,6 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       validateCodeTtlSeconds: config.cacheValidateCodeTtl,
       credentials: terminologyCredentials(config),
     },
-    terminologyCache: ctx.get(TOKENS.cache) as ValidateCodeCacheStore<CachedValidateCode> | undefined,
     workerCache: {
       type: config.cacheType, ttlSeconds: config.cacheValidateCodeTtl, memoryMaxEntries: config.cacheMemoryMaxEntries, namespace: 'validation:validate-code',
       redis: redisConnection(config),

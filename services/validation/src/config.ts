@@ -1,6 +1,6 @@
 import {
-  cacheSettings, databaseSettings, httpSettings, intSetting, loggingSettings, natsSettings,
-  shutdownSettings, stringSetting, urlSetting,
+  ConfigError, cacheSettings, databaseSettings, type ConfigProblem, httpSettings, intSetting, loggingSettings, natsSettings,
+  shutdownSettings, stringSetting, urlSetting, envVarName, type ConfigOf,
 } from '../../../adapters/config/index.js';
 import { authSettings } from '../../../adapters/auth/index.js';
 import { validationApiSettings } from './adapters/http/validation-api-module.js';
@@ -33,8 +33,38 @@ export const validationSchema = {
     .default('/api/Report/Bundle/Patient?facilityId={facilityId}&patientId={patientId}&reportScheduleId={reportId}'),
   reportServiceTimeoutMs: intSetting('svc.report-service.timeout-ms', 'Timeout of one report-service call', { min: 100, max: 600_000 }).default(30_000),
   reportServiceToken: stringSetting('svc.report-service.token', 'Service bearer token sent to the report service when no caller token is passed on').secret().optional(),
-  validationWorkers: intSetting('validation.workers', 'Worker threads that validate resources (0 = one per core)', { min: 0, max: 64 }).default(0),
+  validationWorkers: intSetting('validation.workers', 'Worker threads that validate resources (0 = one per core); every validation runs in one of them, never in the main thread, so one that passes its deadline can be stopped', { min: 0, max: 64 }).default(0),
+  validationResourceTimeoutMs: intSetting('validation.resource-timeout-ms', 'Longest one resource may take to validate, waits for the terminology server included: its worker thread is then terminated and replaced, and the resource gets a fatal issue "Validation of this resource did not finish within N ms" ($validate answers 422). With a terminology server, more than 3 x svc.terminology-timeout-ms + 4 s (its three attempts), so that an unreachable server is reported as unavailable rather than as timeouts', { min: 100, max: 600_000 }).default(20_000),
+  validationSubmissionTimeoutMs: intSetting('validation.submission-timeout-ms', 'Worker time all resources of one submission may take together (busy time: waiting for a worker or for the terminology server does not count; a resource stopped at its deadline counts in full); the resources not validated by then get a fatal issue', { min: 100, max: 3_600_000 }).default(60_000),
+  validationQueueLimit: intSetting('validation.queue-limit', 'Validation tasks that may wait for a worker: beyond it $validate answers 503 with Retry-After, and the ReadyForValidation consumer fetches no more messages until there is room', { min: 1, max: 100_000 }).default(64),
+  validationStallTimeoutMs: intSetting('validation.stall-timeout-ms', 'A worker pool that has work but finishes nothing for this long is reported not ready and not live (/health/ready and /health answer 503, so Kubernetes restarts the pod); at least twice validation.resource-timeout-ms', { min: 1_000, max: 3_600_000 }).default(60_000),
   validationConsumerConcurrency: intSetting('validation.consumer-concurrency', 'ReadyForValidation messages handled at once by this instance', { min: 1, max: 256 }).default(4),
   validationMaxDeliveries: intSetting('validation.max-deliveries', 'Deliveries of one ReadyForValidation before it is dead-lettered', { min: 1, max: 100 }).default(5),
   definitionCacheDir: stringSetting('validation.definition-cache-dir', 'Directory of the start-up cache of parsed FHIR definitions').default('.cache/fhir-definitions'),
 };
+
+/** What the terminology client may wait for one answer: three attempts, and two waits of at most 2 s between them. */
+export function terminologyWorstCaseMs(terminologyTimeoutMs: number): number {
+  return 3 * terminologyTimeoutMs + 4_000;
+}
+
+/**
+ * What the settings must satisfy together (each is checked on its own by the schema). A pool must
+ * have the time to stop a stuck resource and start a replacement worker before it counts as
+ * stalled. A resource's budget must outlast the terminology client's attempts: otherwise a
+ * terminology server that stops answering turns every resource that needs it into a timeout (a
+ * fatal issue) instead of a terminology-unavailable warning. Throws ConfigError (exit code 78).
+ */
+export function checkValidationSettings(config: Pick<ConfigOf<typeof validationSchema>,
+  'validationResourceTimeoutMs' | 'validationStallTimeoutMs' | 'terminologyTimeoutMs' | 'fhirTerminologyServiceUrl' | 'terminologyServiceUrl'>): void {
+  const problems: ConfigProblem[] = [];
+  const problem = (property: string, message: string) => problems.push({ property, envVar: envVarName(property), message });
+  if (config.validationStallTimeoutMs < 2 * config.validationResourceTimeoutMs) {
+    problem('validation.stall-timeout-ms', `must be at least twice validation.resource-timeout-ms (${config.validationResourceTimeoutMs}); got ${config.validationStallTimeoutMs}`);
+  }
+  const terminologyMs = terminologyWorstCaseMs(config.terminologyTimeoutMs);
+  if ((config.fhirTerminologyServiceUrl || config.terminologyServiceUrl) && config.validationResourceTimeoutMs <= terminologyMs) {
+    problem('validation.resource-timeout-ms', `must be more than 3 x svc.terminology-timeout-ms + 4000 (${terminologyMs}) while a terminology server is configured; got ${config.validationResourceTimeoutMs}`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+}

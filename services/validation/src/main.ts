@@ -3,6 +3,8 @@ import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js
 import { createLogger } from '../../../adapters/observability/logger.js';
 import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
 import { catalog } from '../../../contracts/catalog.js';
+import { workersHealthCheck } from './adapters/engine/workers-health.js';
+import { PROCESSING_ROUTES, validateRouteBodyLimits } from './adapters/http/validate-routes.js';
 import { validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
 import { terminologyCredentials } from './adapters/terminology/index.js';
@@ -11,19 +13,21 @@ import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './ad
 import { reportJobEntities, reportJobMigrations, reportJobRoutes } from './adapters/report-jobs/index.js';
 import { PgFacilityScopes, validationFlowEntities, validationFlowMigrations } from './application/validation-flow/index.js';
 import { buildValidationContainer, TOKENS } from './composition.js';
-import { validationSchema } from './config.js';
+import { checkValidationSettings, validationSchema } from './config.js';
 
 /**
  * Entry point of the validation service: the runtime frame (database, NATS, outbox, cache,
  * HTTP with auth) → the engine host (definitions from the stored artifacts, worker pool, rebuild
  * on change in every instance) → the validation API → start-up initialization → the
- * ReadyForValidation consumer → listen. Shutdown (SIGTERM): HTTP, then the consumer (in-flight
+ * ReadyForValidation consumer → listen. The workers' health joins /health/ready and /health (a pool
+ * that makes no progress for validation.stall-timeout-ms cannot recover by itself). Shutdown (SIGTERM): HTTP, then the consumer (in-flight
  * submissions finish or are redelivered), then the engine's workers, then NATS and the database.
  * The objects come from the inversify container (composition.ts); this file decides the order in
  * which they start and stop.
  */
 const config = exitOnConfigError(() => {
   const loaded = loadConfig(validationSchema);
+  checkValidationSettings(loaded);
   terminologyCredentials(loaded); // incomplete terminology credentials stop the start-up here (exit 78), not at the first call
   return loaded;
 }, createLogger('validation'));
@@ -34,12 +38,16 @@ const runtime = await exitOnConfigError(() => startServiceRuntime({
   entities: [...validationApiEntities, ...validationFlowEntities, ...reportJobEntities],
   migrations: [...validationApiMigrations, ...validationFlowMigrations, ...reportJobMigrations],
   cacheNamespace: 'validation:validate-code',
-  processingRoutes: [/\/\$validate/, /\/\$categorize/, /\/\$validate-and-categorize/],
+  processingRoutes: PROCESSING_ROUTES,
+  routeBodyLimits: validateRouteBodyLimits(config.validateBodyLimit),
 }), createLogger('validation'));
 
 const container = buildValidationContainer(config, runtime);
 const engine = container.get(TOKENS.engineHost);
 await engine.start();
+const workersCheck = workersHealthCheck(engine, config.validationStallTimeoutMs);
+runtime.http.addReadinessCheck(workersCheck);
+runtime.http.addLivenessCheck(workersCheck);
 
 const notifier = container.get(TOKENS.artifactChangeNotifier);
 notifier.start();
@@ -66,6 +74,8 @@ runtime.api.use(reportJobRoutes(runtime.openApi, reportJobs));
 const consumer = await startReadyForValidationConsumer({
   js: runtime.nats.js, catalog, flow, logger: runtime.logger, metrics: runtime.metrics,
   maxDeliver: config.validationMaxDeliveries, concurrency: config.validationConsumerConcurrency,
+  // Backpressure: no more messages while the workers' queue is at validation.queue-limit.
+  beforeFetch: () => engine.whenRoom(),
 });
 // One ordered stopper (the runtime runs stoppers concurrently): in-flight submissions must finish
 // on live workers, so the consumer drains before the engine's workers stop.

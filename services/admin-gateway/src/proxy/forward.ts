@@ -39,7 +39,8 @@ export function resolveTarget(originalUrl: string, upstreams: Record<string, str
   const match = /^\/api\/([^/]+)(\/.*)?$/i.exec(parsed.pathname);
   if (!match) return undefined;
   const component = match[1].toLowerCase();
-  const base = upstreams[component];
+  // Own keys only: `constructor`, `__proto__` … are Object.prototype's, not services.
+  const base = Object.hasOwn(upstreams, component) ? upstreams[component] : undefined;
   if (!base) return undefined;
   const rest = match[2] ?? '';
   const url = new URL(base);

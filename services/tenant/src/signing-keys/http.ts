@@ -3,7 +3,7 @@ import { Router, type ErrorRequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import { ANONYMOUS_PRINCIPAL } from '../../../../adapters/auth/index.js';
 import {
-  assertPutBody, HttpProblem, pagedResult, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged,
+  assertPutBody, HttpProblem, limitParamLengths, pagedResult, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged,
   singleQueryValue, type OpenApiBuilder, type ProblemDetails, type Query,
 } from '../../../../adapters/http/index.js';
 import { ASSERTION_LIFETIME_SECONDS } from './client-assertion.js';
@@ -198,6 +198,8 @@ export function registerSigningKeyOpenApi(openApi: OpenApiBuilder): void {
  */
 export function signingKeyRouter(service: SigningKeyService): Router {
   const router = Router();
+  // kid: a UUID in a 36-character column; facilityId: the facility table's 100 characters.
+  limitParamLengths(router, { kid: 36, facilityId: 100 });
   router.get('/api/signing-keys', async (req, res) => {
     const paging = parsePaging(req.query);
     const sort = parseSort(req.query, { allowed: KEY_SORT_FIELDS, defaultField: 'CreatedAt', defaultOrder: 'desc' });

@@ -7,12 +7,13 @@ import type { Category } from '../domain/categorization/category.js';
 import type { MatchableIssue } from '../domain/categorization/matcher.js';
 import { summarizeByCategory, summarizeByMessage, type CategoryCount, type MessageCount } from '../domain/categorization/summary.js';
 import { assessValidity, type ValidityVerdict } from '../domain/categorization/validity.js';
+import { deadlineIssueOf } from '../domain/engine/outcome/deadline.js';
 import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../domain/ports/resource-validator.js';
 import { toSeverity } from '../domain/results/issue-severity.js';
 import { toIssueTypeCode } from '../domain/results/issue-type.js';
 import { issuesFromOperationOutcome, type ValidationIssue } from '../domain/results/validation-issue.js';
 import type { CategoryService } from './category-service.js';
-import { InvalidInputError } from './errors.js';
+import { InvalidInputError, ValidationDeadlineError } from './errors.js';
 
 export type CategorizedIssue = Categorized<ValidationIssue>;
 
@@ -36,7 +37,7 @@ export class ValidationApiService {
   constructor(private readonly validator: ResourceValidator, private readonly categories: CategoryService) {}
 
   async validate(resource: unknown, query: { categorize: boolean; summarize: boolean }, options: ValidateOptions = {}): Promise<ValidateAnswer> {
-    const outcome = await this.validator.validate(asResource(resource), options);
+    const outcome = await this.completedValidation(resource, options);
     if (!query.categorize) {
       return query.summarize ? { kind: 'message-summary', summary: summarizeByMessage(issuesFromOperationOutcome(outcome)) } : { kind: 'outcome', outcome };
     }
@@ -45,7 +46,7 @@ export class ValidationApiService {
   }
 
   async validateAndCategorize(resource: unknown, options: ValidateOptions = {}): Promise<CompositeValidation> {
-    const outcome = await this.validator.validate(asResource(resource), options);
+    const outcome = await this.completedValidation(resource, options);
     const issues = (await this.categories.currentCategorizer()).categorize(issuesFromOperationOutcome(outcome));
     return {
       outcome,
@@ -53,6 +54,17 @@ export class ValidationApiService {
       summary: { byCategory: summarizeByCategory(issues), byMessage: summarizeByMessage(issues) },
       validity: assessValidity(issues),
     };
+  }
+
+  /**
+   * The engine's outcome, unless the validation passed its deadline: then there is no validation
+   * result to answer with (only the fact that it did not finish), which the caller gets as an error.
+   */
+  private async completedValidation(resource: unknown, options: ValidateOptions): Promise<OperationOutcome> {
+    const outcome = await this.validator.validate(asResource(resource), options);
+    const deadline = deadlineIssueOf(outcome);
+    if (deadline) throw new ValidationDeadlineError(deadline.text);
+    return outcome;
   }
 
   /**

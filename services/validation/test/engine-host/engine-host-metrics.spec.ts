@@ -64,18 +64,17 @@ for (const workers of [1, 2]) {
 
     it('validateEach: each resource on its own, outcomes in order, one observation per resource', async () => {
       const before = await observations(metrics);
-      // 20 resources: with 2 workers, two batches of 10; every third one breaks a different rule.
+      // 20 resources: one batch per worker (20, or two of 10); every third one breaks a different rule.
       const resources = Array.from({ length: 20 }, (_, i) => (i % 3 === 0
         ? { resourceType: 'Patient', id: `p${i}`, gender: `not-a-gender-${i}` }
         : { resourceType: 'Observation', id: `o${i}`, status: 'final', code: { text: `code ${i}` } }));
-      const pool = host.generation!.pool;
-      const tasks = pool ? sinon.spy(pool, 'validateTimed') : undefined;
+      const tasks = sinon.spy(host.generation!.pool, 'validateTimed');
       const outcomes = await host.validateEach(resources);
-      tasks?.restore();
+      tasks.restore();
 
       expect(outcomes).to.have.length(20);
-      // In the pool: one batch per worker (not one task per resource), together covering every resource once.
-      if (tasks) expect(tasks.getCalls().map((call) => call.args[0].resources.length)).to.deep.equal([10, 10]);
+      // One batch per worker (not one task per resource), together covering every resource once.
+      expect(tasks.getCalls().map((call) => call.args[0].resources.length)).to.deep.equal(workers === 1 ? [20] : [10, 10]);
       outcomes.forEach((outcome, i) => {
         const texts = JSON.stringify(outcome.issue);
         // Each outcome speaks of its own resource only: the bad gender of that patient, nobody else's.

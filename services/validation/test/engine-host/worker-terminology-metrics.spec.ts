@@ -1,8 +1,9 @@
 /**
  * The validate-code cache and terminology counters of the main registry count the lookups made in
  * worker threads exactly as they count in-process ones: the same work gives the same series and
- * values with `workers: 2` as with `workers: 1`, for a memory and for a distributed (Redis) cache,
- * against a real HTTP terminology server.
+ * values in the engine host's workers (1 and 2 of them) as a Validator in this thread wired to the
+ * registry directly, for a memory and for a distributed (Redis) cache, against a real HTTP
+ * terminology server.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -14,7 +15,10 @@ import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { createMetrics, type ServiceMetrics } from '../../../../adapters/observability/metrics.js';
 import type { CacheType } from '../../../../adapters/cache/index.js';
 import { EngineHost } from '../../src/adapters/engine/index.js';
-import { createValidateCodeCacheStore } from '../../src/adapters/terminology/index.js';
+import { conformanceSource } from '../../src/adapters/engine/scoped-source.js';
+import { loadDefinitions } from '../../src/adapters/fhir-definitions/definition-cache.js';
+import { createTerminology, createValidateCodeCacheStore, type TerminologySettings } from '../../src/adapters/terminology/index.js';
+import { Validator } from '../../src/domain/engine/validator.js';
 import { folderArtifacts } from '../flow/support/flow-harness.js';
 import { sharedDir } from '../../../../test/support/shared-dir.js';
 
@@ -73,28 +77,50 @@ describe('engine host: worker threads\' validate-code cache and terminology look
     await new Promise((resolve) => server.close(resolve));
   });
 
-  /** Validates the coded resource twice on a fresh host; the counter changes of each validation, and the server calls. */
-  async function run(workers: number, type: CacheType, namespace: string): Promise<{ first: Snapshot; second: Snapshot; calls: number }> {
+  type Runs = { first: Snapshot; second: Snapshot; calls: number };
+  const settings = (): TerminologySettings => ({ fhirTerminologyServiceUrl: url, timeoutMs: 5_000, retries: 0 });
+
+  /** The coded resource validated twice by `validate`; the counter changes of each validation, and the server calls. */
+  async function twice(metrics: ServiceMetrics, validate: () => Promise<unknown>): Promise<Runs> {
+    const callsBefore = serverCalls;
+    const start = await snapshot(metrics);
+    await validate();
+    const afterFirst = await snapshot(metrics);
+    await validate();
+    const afterSecond = await snapshot(metrics);
+    return { first: change(afterFirst, start), second: change(afterSecond, afterFirst), calls: serverCalls - callsBefore };
+  }
+
+  /** In this thread: a Validator whose terminology counts straight into the registry, its cache labelled by the namespace. */
+  async function runInProcess(type: CacheType, namespace: string): Promise<Runs> {
     const metrics = createMetrics('validation-test', { defaultMetrics: false });
     const logger = silentLogger();
-    const redis = type === 'distributed' ? REDIS : undefined;
-    // The main thread's cache as the service runtime builds it (label = namespace, on the service registry).
-    const cache = await createValidateCodeCacheStore({ type, namespace, redis, logger, registry: metrics.registry });
+    const cache = await createValidateCodeCacheStore({ type, namespace, redis: type === 'distributed' ? REDIS : undefined, logger, registry: metrics.registry });
     await cache.clear();
+    try {
+      const { index } = await loadDefinitions({ packages: [sharedDir('fhir-packages')] });
+      const source = conformanceSource(index, []);
+      const validator = new Validator(source, createTerminology({ source, settings: settings(), cacheStore: cache, logger, registry: metrics.registry }).terminology);
+      return await twice(metrics, () => validator.validateAsync(coded));
+    } finally {
+      await cache.clear();
+      await cache.close();
+    }
+  }
+
+  /** In the engine host's worker threads, which report their counts to the registry with their results. */
+  async function runInWorkers(workers: number, type: CacheType, namespace: string): Promise<Runs> {
+    const metrics = createMetrics('validation-test', { defaultMetrics: false });
+    const redis = type === 'distributed' ? REDIS : undefined;
     const host = new EngineHost({
-      artifacts: folderArtifacts(sharedDir('fhir-packages')), workers, logger, metrics, registry: metrics.registry,
-      terminology: { fhirTerminologyServiceUrl: url, timeoutMs: 5_000, retries: 0 },
-      terminologyCache: cache, workerCache: { type, namespace, redis },
+      artifacts: folderArtifacts(sharedDir('fhir-packages')), workers, logger: silentLogger(), metrics, registry: metrics.registry,
+      terminology: settings(), workerCache: { type, namespace, redis },
     });
+    const cache = await createValidateCodeCacheStore({ type, namespace, redis, logger: silentLogger() });
+    await cache.clear();
     try {
       await host.start();
-      const callsBefore = serverCalls;
-      const start = await snapshot(metrics);
-      await host.validate(coded);
-      const afterFirst = await snapshot(metrics);
-      await host.validate(coded);
-      const afterSecond = await snapshot(metrics);
-      return { first: change(afterFirst, start), second: change(afterSecond, afterFirst), calls: serverCalls - callsBefore };
+      return await twice(metrics, () => host.validate(coded));
     } finally {
       await host.close();
       await cache.clear();
@@ -103,12 +129,13 @@ describe('engine host: worker threads\' validate-code cache and terminology look
   }
 
   for (const type of ['memory', 'distributed'] as const) {
-    it(`${type} cache: 2 workers count the same misses, then hits, as validating in-process`, async () => {
+    it(`${type} cache: 1 and 2 workers count the same misses, then hits, as validating in-process`, async () => {
       const namespace = `validation:test-${randomUUID().slice(0, 8)}:validate-code`;
-      const inProcess = await run(1, type, namespace);
+      const inProcess = await runInProcess(type, namespace);
       // Sequential validations go to the same (first idle) worker under piscina's least-busy
       // balancer, so the second one finds the answers in that worker's near cache, as in-process.
-      const pooled = await run(2, type, namespace);
+      const oneWorker = await runInWorkers(1, type, namespace);
+      const pooled = await runInWorkers(2, type, namespace);
 
       // What in-process validation counts: the LOINC tuple missed and asked of the server, then found.
       const miss = inProcess.first[`cache_requests_total{cache=${namespace},result=miss}`];
@@ -122,6 +149,9 @@ describe('engine host: worker threads\' validate-code cache and terminology look
       expect(inProcess.calls).to.be.greaterThan(0);
 
       // The same series and values with the lookups made in worker threads.
+      expect(oneWorker.first).to.deep.equal(inProcess.first);
+      expect(oneWorker.second).to.deep.equal(inProcess.second);
+      expect(oneWorker.calls).to.equal(inProcess.calls);
       expect(pooled.first).to.deep.equal(inProcess.first);
       expect(pooled.second).to.deep.equal(inProcess.second);
       expect(pooled.calls).to.equal(inProcess.calls);

@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import {
-  HttpProblem, pagedResult, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
+  HttpProblem, limitParamLengths, pagedResult, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
 } from '../../../../../adapters/http/index.js';
+import { FACILITY_ID_MAX_LENGTH } from '../../domain/facility.js';
 import type { FacilityService } from '../../application/facility-service.js';
 import { FACILITY_SORT_FIELDS } from '../../domain/paging.js';
 import { actorOf } from './actor.js';
@@ -21,6 +22,7 @@ const FacilityIdParam = z.object({ facilityId: z.string().openapi({ example: 'Ho
  */
 export function facilityRoutes(openApi: OpenApiBuilder, schemas: TenantSchemas, service: FacilityService): Router {
   const router = Router();
+  limitParamLengths(router, { facilityId: FACILITY_ID_MAX_LENGTH });
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
   const tags = ['Facilities'];
 

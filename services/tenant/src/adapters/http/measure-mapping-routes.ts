@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { limitParamLengths, parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { MEASURE_MAPPING_ID_MAX_LENGTH } from '../../domain/reporting-plan.js';
 import type { MeasureMappingService } from '../../application/measure-mapping-service.js';
 import { actorOf } from './actor.js';
 import { mappingRepresentation } from './representations.js';
@@ -11,6 +12,7 @@ const IdParam = z.object({ id: z.string() });
 /** Measure mappings (measure ↔ dQM id ↔ frequency); the reference list for CheckIfMeasureExists. */
 export function measureMappingRoutes(openApi: OpenApiBuilder, schemas: TenantSchemas, service: MeasureMappingService): Router {
   const router = Router();
+  limitParamLengths(router, { id: MEASURE_MAPPING_ID_MAX_LENGTH });
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
   const tags = ['Measure mappings'];
 

@@ -1,11 +1,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import {
-  assertPutBody, pagedResult, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
+  assertPutBody, limitParamLengths, pagedResult, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
 } from '../../../../../adapters/http/index.js';
+import { FACILITY_ID_MAX_LENGTH } from '../../domain/facility.js';
 import type { ReportingPlanService } from '../../application/reporting-plan-service.js';
 import { PLAN_SORT_FIELDS } from '../../domain/paging.js';
-import { MONTH_RANGE, YEAR_RANGE } from '../../domain/reporting-plan.js';
+import { MEASURE_MAPPING_ID_MAX_LENGTH, MONTH_RANGE, YEAR_RANGE } from '../../domain/reporting-plan.js';
 import { actorOf } from './actor.js';
 import { booleanQueryValue, rangedIntegerQueryValue, toDomainOrder } from './query-values.js';
 import { planRepresentation } from './representations.js';
@@ -17,6 +18,8 @@ const FacilityIdParam = z.object({ facilityId: z.string().openapi({ description:
 /** Facility reporting plans: which measures a facility reports (isReporting) in which month. */
 export function reportingPlanRoutes(openApi: OpenApiBuilder, schemas: TenantSchemas, service: ReportingPlanService): Router {
   const router = Router();
+  // A plan's id column has the same length as a measure mapping's (450, the specification's record tables).
+  limitParamLengths(router, { facilityId: FACILITY_ID_MAX_LENGTH, id: MEASURE_MAPPING_ID_MAX_LENGTH });
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
   const tags = ['Facility reporting plans'];
 

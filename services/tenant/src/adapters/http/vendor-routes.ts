@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { assertPutBody, parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { assertPutBody, limitParamLengths, parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import type { VendorService } from '../../application/vendor-service.js';
 import type { Actor } from '../../domain/audit.js';
 import { actorOf } from './actor.js';
@@ -12,6 +12,8 @@ const IdParam = z.object({ id: z.string().uuid() });
 /** Vendors and vendor versions (UUID ids). */
 export function vendorRoutes(openApi: OpenApiBuilder, schemas: TenantSchemas, service: VendorService): Router {
   const router = Router();
+  // UUIDs, stored in 36 characters.
+  limitParamLengths(router, { id: 36 });
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 
   const crud = <T extends { id: string }>(config: {

@@ -3,8 +3,15 @@
  * artifacts. It implements the ResourceValidator port (the validation API and the flow call it).
  *
  * One "generation" = definition index (R4 core + every PACKAGE artifact, through the start-up
- * cache) + RESOURCE artifacts layered over it + terminology + a Validator + (when
- * `validation.workers` ≠ 1) a worker pool that received the index state in a SharedArrayBuffer.
+ * cache) + RESOURCE artifacts layered over it + a worker pool that received the index state in a
+ * SharedArrayBuffer (each worker builds its Validator and terminology from it).
+ *
+ * Every validation runs in a worker thread, never in this one: the engine's checks are synchronous,
+ * so only terminating the thread that runs one can stop it, and this thread must stay free for
+ * the watchdog, HTTP, health probes and message acks. Deadlines (validation-pool.ts): a resource
+ * that passes `resourceTimeoutMs` has its worker terminated and replaced and gets one fatal issue;
+ * a submission (validateEach) whose resources use up `submissionTimeoutMs` of worker time gets one
+ * for each resource not validated. Either way the caller gets an outcome for every resource.
  *
  * Rebuild on artifact change, without restart and without failing in-flight validations: the
  * new generation is built completely while the old one keeps serving, then the reference is
@@ -19,37 +26,40 @@
  * lookups too: each worker's changes come back with its results (worker-pool/worker-metrics.ts).
  */
 import os from 'node:os';
-import type { Histogram, Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../../../../../adapters/observability/logger.js';
 import type { ServiceMetrics } from '../../../../../adapters/observability/metrics.js';
 import type { ArtifactRepository } from '../../domain/artifacts/artifact-repository.js';
-import type { CanonicalResource, ConformanceResourceSource } from '../../domain/conformance-resources.js';
 import { DefinitionIndex } from '../../domain/engine/definitions/index.js';
-import { Validator } from '../../domain/engine/validator.js';
-import { scopeKey, type ValidationScope } from '../../domain/flow/validation-scope.js';
-import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../../domain/ports/resource-validator.js';
+import type { ValidationScope } from '../../domain/flow/validation-scope.js';
+import { ValidatorBusyError, type OperationOutcome, type ResourceValidator, type ValidateOptions } from '../../domain/ports/resource-validator.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
-import { createTerminology, type CachedValidateCode, type TerminologySettings, type ValidateCodeCacheStore } from '../terminology/index.js';
-import { ValidationPool, type WorkerCacheSettings } from '../worker-pool/validation-pool.js';
-import { conformanceSource } from './scoped-source.js';
+import type { TerminologySettings } from '../terminology/index.js';
+import { PoolSaturatedError, ValidationPool, type PoolEvent, type WorkerCacheSettings } from '../worker-pool/validation-pool.js';
 import { readStoredArtifacts } from './stored-artifacts.js';
 
 export interface EngineHostOptions {
   readonly artifacts: ArtifactRepository;
-  /** validation.workers: 0 = one per core; 1 = validate in this thread (no pool). */
+  /** validation.workers: worker threads; 0 = one per core. */
   readonly workers: number;
+  /** validation.resource-timeout-ms: longest one resource may take in a worker; absent = no deadline. */
+  readonly resourceTimeoutMs?: number;
+  /** validation.submission-timeout-ms: worker time all resources of one validateEach call may take; absent = no budget. */
+  readonly submissionTimeoutMs?: number;
+  /** validation.queue-limit: tasks that may wait for a worker before validate() is refused (ValidatorBusyError). */
+  readonly queueLimit?: number;
   /** validation.definition-cache-dir; false = no start-up cache. */
   readonly definitionCacheDir?: string | false;
   readonly terminology: TerminologySettings;
-  /** The validate-code cache of this process (main-thread validations). */
-  readonly terminologyCache?: ValidateCodeCacheStore<CachedValidateCode>;
   /** How workers reach the validate-code cache (only used with a terminology server). */
   readonly workerCache?: WorkerCacheSettings;
   readonly logger: Logger;
   readonly registry?: Registry;
   readonly logLevel?: string;
-  /** Where the per-resource-type validation duration histogram goes; none when absent. */
+  /** Where the validation duration histogram and the deadline counters go; none when absent. */
   readonly metrics?: ServiceMetrics;
+  /** The worker module (tests: one whose validator can be made to hang); default the production worker. */
+  readonly workerFile?: string;
 }
 
 /** Seconds: 1 ms (a small resource on a warm engine) to 5 s (a huge bundle entry or a slow terminology server). */
@@ -61,6 +71,9 @@ const MIN_BATCH = 8;
 /** The label for resource types the engine does not know: keeps the label set bounded whatever clients send. */
 export const UNKNOWN_RESOURCE_TYPE = 'unknown';
 
+/** What a client refused for lack of room is told to wait before trying again. */
+export const BUSY_RETRY_AFTER_SECONDS = 5;
+
 /** The port's options plus the facility's validation scope (issue 6 item 7). */
 export interface EngineValidateOptions extends ValidateOptions {
   /** Only these packages/resources apply (absent: every artifact). */
@@ -70,12 +83,7 @@ export interface EngineValidateOptions extends ValidateOptions {
 export interface EngineGeneration {
   readonly number: number;
   readonly index: DefinitionIndex;
-  readonly source: ConformanceResourceSource;
-  readonly validator: Validator;
-  readonly looseResources: readonly CanonicalResource[];
-  /** Validators of the scopes met so far in this thread, by scope content. */
-  readonly scoped: Map<string, Validator>;
-  readonly pool?: ValidationPool;
+  readonly pool: ValidationPool;
   readonly builtAt: Date;
   readonly packages: number;
   readonly resources: number;
@@ -90,6 +98,8 @@ export class EngineHost implements ResourceValidator {
   private readonly retiring = new Set<Promise<void>>();
   private readonly threads: number;
   private readonly duration: Histogram<'resource_type'> | undefined;
+  private readonly timeouts: Counter<'deadline'> | undefined;
+  private readonly replacements: Counter<'reason'> | undefined;
   /** Resource types seen so far that the definitions know (label values; bounded by the FHIR types). */
   private readonly knownTypes = new Set<string>();
 
@@ -99,11 +109,32 @@ export class EngineHost implements ResourceValidator {
       name: 'validation_resource_duration_seconds', help: 'Time to validate one resource (including the wait for a worker), by resource type',
       labelNames: ['resource_type'], buckets: VALIDATION_DURATION_BUCKETS,
     });
+    this.timeouts = options.metrics?.counter({
+      name: 'validation_timeouts_total', help: 'Validations stopped at a deadline: a resource past validation.resource-timeout-ms, or a submission past validation.submission-timeout-ms',
+      labelNames: ['deadline'],
+    });
+    this.replacements = options.metrics?.counter({
+      name: 'validation_worker_replacements_total', help: 'Validation worker threads terminated and replaced: timeout = a deadline passed, crash = the worker exited on its own',
+      labelNames: ['reason'],
+    });
+    // Series at 0 from the start, so increase() and the alerts see them before the first event.
+    for (const deadline of ['resource', 'submission']) this.timeouts?.inc({ deadline }, 0);
+    for (const reason of ['timeout', 'crash']) this.replacements?.inc({ reason }, 0);
   }
 
-  /** Worker threads per generation (1 = in-process, no pool). */
+  /** Worker threads per generation. */
   get workerThreads(): number {
-    return this.threads <= 1 ? 0 : this.threads;
+    return this.threads;
+  }
+
+  /** How long the current pool has had work without any progress (0 when idle or not started); see ValidationPool.stalledForMs. */
+  stalledForMs(): number {
+    return this.current?.pool.stalledForMs() ?? 0;
+  }
+
+  /** Resolves when the current pool has room for more tasks (the ReadyForValidation consumer waits for it before fetching). */
+  whenRoom(): Promise<void> {
+    return this.current?.pool.whenRoom() ?? Promise.resolve();
   }
 
   get generation(): EngineGeneration | undefined {
@@ -130,42 +161,47 @@ export class EngineHost implements ResourceValidator {
     return run;
   }
 
+  /**
+   * One resource (the API's $validate): refused with ValidatorBusyError when `queueLimit` tasks
+   * already wait for a worker. Past `resourceTimeoutMs`, its outcome is the fatal timeout issue.
+   */
   async validate(resource: Record<string, unknown>, options: EngineValidateOptions = {}): Promise<OperationOutcome> {
     const generation = this.current;
     if (!generation) throw new Error('The validation engine is not started yet');
     const profiles = options.profiles ? [...options.profiles] : undefined;
     const started = this.duration ? performance.now() : 0;
     try {
-      const outcome = generation.pool
-        ? await generation.pool.validateOne(resource, { profiles, authorization: options.authorization, scope: options.scope })
-        : await this.validatorIn(generation, options.scope).validateAsync(resource, { profiles, authorization: options.authorization });
-      return outcome as unknown as OperationOutcome;
-    } finally {
+      const outcome = await generation.pool.validateOne(resource, { profiles, authorization: options.authorization, scope: options.scope }, { admission: 'refuse' });
       if (this.duration) this.observe(generation, resource, performance.now() - started);
+      return outcome as unknown as OperationOutcome;
+    } catch (error) {
+      if (error instanceof PoolSaturatedError) throw new ValidatorBusyError(error.message, BUSY_RETRY_AFTER_SECONDS);
+      throw error;
     }
   }
 
   /**
    * Validates each resource ON ITS OWN (core, its meta.profile profiles, terminology), outcomes in
-   * the same order. With a pool, the resources go to the workers as at most one batch per worker
-   * (of at least MIN_BATCH resources): a task per resource cost more CPU in messaging than the
-   * validation itself (bench:flow engine-only, validation.workers=0, 58-resource submissions:
-   * 21.7 CPU ms per submission with a task per resource, 13.3-13.9 in batches; 8-10 in-thread).
-   * Each resource's histogram entry is its time in the worker plus its batch's wait for a worker.
+   * the same order: the resources of one submission (the flow). They go to the workers as at most
+   * one batch per worker (of at least MIN_BATCH resources): a task per resource cost more CPU in
+   * messaging than the validation itself (bench:flow engine-only, validation.workers=0,
+   * 58-resource submissions: 21.7 CPU ms per submission with a task per resource, 13.3-13.9 in
+   * batches). The batches are always queued (the consumer waits for whenRoom() before fetching)
+   * and share one submission budget. Each resource's histogram entry is its time in the worker plus
+   * its batch's wait for a worker.
    */
   async validateEach(resources: readonly Record<string, unknown>[], options: EngineValidateOptions = {}): Promise<OperationOutcome[]> {
     const generation = this.current;
     if (!generation) throw new Error('The validation engine is not started yet');
     const { pool } = generation;
-    // In this thread: all at once, as validate() would be called (remote terminology lookups overlap).
-    if (!pool) return Promise.all(resources.map((resource) => this.validate(resource, options)));
     const profiles = options.profiles ? [...options.profiles] : undefined;
+    const budget = this.options.submissionTimeoutMs === undefined ? undefined : pool.budget(this.options.submissionTimeoutMs);
     const batches = Math.max(1, Math.min(pool.threads, Math.ceil(resources.length / MIN_BATCH)));
     const size = Math.ceil(resources.length / batches);
     const results = await Promise.all(Array.from({ length: batches }, async (_, b) => {
       const batch = resources.slice(b * size, (b + 1) * size);
       const started = this.duration ? performance.now() : 0;
-      const { outcomes, durationsMs } = await pool.validateTimed({ resources: batch, profiles, authorization: options.authorization, scope: options.scope });
+      const { outcomes, durationsMs } = await pool.validateTimed({ resources: batch, profiles, authorization: options.authorization, scope: options.scope }, { budget });
       if (this.duration) {
         const waitMs = Math.max(0, performance.now() - started - durationsMs.reduce((sum, ms) => sum + ms, 0));
         batch.forEach((resource, i) => this.observe(generation, resource, waitMs + (durationsMs[i] ?? 0)));
@@ -187,21 +223,27 @@ export class EngineHost implements ResourceValidator {
     return resourceType;
   }
 
-  private validatorIn(generation: EngineGeneration, scope: ValidationScope | undefined): Validator {
-    if (!scope) return generation.validator;
-    const key = scopeKey(scope);
-    let validator = generation.scoped.get(key);
-    if (!validator) {
-      const source = conformanceSource(generation.index, generation.looseResources, scope);
-      validator = new Validator(source, this.terminologyFor(source));
-      generation.scoped.set(key, validator);
+  /** Deadline events of a generation's pool: counted, and logged without any content of the resource. */
+  private onPoolEvent(generation: () => EngineGeneration | undefined, event: PoolEvent): void {
+    const { logger } = this.options;
+    switch (event.kind) {
+      case 'timeout': {
+        this.timeouts?.inc({ deadline: event.deadline });
+        const current = generation();
+        const resourceType = current && event.resourceType !== undefined ? this.resourceTypeLabel(current, event.resourceType) : undefined;
+        logger.warn({ deadline: event.deadline, resourceType, budgetMs: event.budgetMs }, 'validation passed its deadline; reported as a fatal issue');
+        break;
+      }
+      case 'worker-terminated':
+        this.replacements?.inc({ reason: event.reason });
+        logger.warn({ reason: event.reason }, 'validation worker terminated; a new one is starting');
+        break;
+      case 'worker-replaced':
+        logger.info({ ms: Math.round(event.afterMs) }, 'validation worker replaced');
+        break;
+      default:
+        logger.warn({ err: event.error }, 'validation worker pool error');
     }
-    return validator;
-  }
-
-  private terminologyFor(source: ConformanceResourceSource) {
-    const { logger, terminology, terminologyCache, registry } = this.options;
-    return createTerminology({ source, settings: terminology, cacheStore: terminologyCache, logger, registry }).terminology;
   }
 
   /**
@@ -211,7 +253,7 @@ export class EngineHost implements ResourceValidator {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.retiring]);
-    await this.current?.pool?.close();
+    await this.current?.pool.close();
   }
 
   private async build(reason: string): Promise<EngineGeneration> {
@@ -225,39 +267,39 @@ export class EngineHost implements ResourceValidator {
       for (const failure of loaded.failures) logger.error({ err: failure.error }, 'a stored package could not be read; validating without it');
       if (inputs.unreadable.length > 0) logger.error({ artifacts: inputs.unreadable }, 'stored RESOURCE artifacts are not readable FHIR JSON; skipped');
       const index = loaded.index;
-      const source = conformanceSource(index, inputs.resources);
-      const terminology = this.terminologyFor(source);
-      const pool = this.workerThreads > 0
-        ? ValidationPool.create({
-          threads: this.workerThreads,
-          state: DefinitionIndex.shareState(index.toState()),
-          resources: inputs.resources as Record<string, unknown>[],
-          terminology: this.options.terminology,
-          cache: this.options.workerCache,
-          logLevel: this.options.logLevel,
-          registry: this.options.registry,
-        })
-        : undefined;
-      generation = {
-        number: ++this.generations, index, source, validator: new Validator(source, terminology), pool,
-        looseResources: inputs.resources, scoped: new Map(),
+      let built: EngineGeneration | undefined;
+      const pool = ValidationPool.create({
+        threads: this.workerThreads,
+        state: DefinitionIndex.shareState(index.toState()),
+        resources: inputs.resources as Record<string, unknown>[],
+        terminology: this.options.terminology,
+        cache: this.options.workerCache,
+        logLevel: this.options.logLevel,
+        registry: this.options.registry,
+        resourceTimeoutMs: this.options.resourceTimeoutMs,
+        queueLimit: this.options.queueLimit,
+        workerFile: this.options.workerFile,
+        onEvent: (event) => this.onPoolEvent(() => built, event),
+      });
+      generation = built = {
+        number: ++this.generations, index, pool,
         builtAt: new Date(), packages: inputs.packageFiles.length - loaded.failures.length, resources: inputs.resources.length,
       };
-      if (pool) await this.warmUp(pool);
+      await this.warmUp(pool);
       logger.info({
-        reason, generation: generation.number, packages: generation.packages, resources: generation.resources, workers: pool?.threads ?? 0,
+        reason, generation: generation.number, packages: generation.packages, resources: generation.resources, workers: pool.threads,
         cacheHit: loaded.cacheHit, ms: Math.round(performance.now() - started),
       }, 'validation engine ready');
     } finally {
       await inputs.dispose();
     }
     if (this.closed) {
-      await generation.pool?.close();
+      await generation.pool.close();
       throw new Error('The engine host was closed during a rebuild');
     }
     const previous = this.current;
     this.current = generation;
-    if (previous?.pool) this.retire(previous.pool);
+    if (previous) this.retire(previous.pool);
     return generation;
   }
 

@@ -1,8 +1,8 @@
 /**
  * The conformance source of one generation, whole or seen through a facility's validation scope:
  * packages by `DefinitionIndex.scoped` (shares the index's tables; costs only the view), the
- * scope's RESOURCE artifacts layered on top. Used by the engine host (main thread) and by every
- * worker, so both see exactly the same definitions.
+ * scope's RESOURCE artifacts layered on top. Used by every validation worker for each scope it
+ * meets (and by tests that validate in their own thread), so all see exactly the same definitions.
  */
 import type { CanonicalResource, ConformanceResourceSource } from '../../domain/conformance-resources.js';
 import type { DefinitionIndex } from '../../domain/engine/definitions/index.js';

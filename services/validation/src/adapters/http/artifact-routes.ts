@@ -1,9 +1,10 @@
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import { HttpProblem, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { HttpProblem, limitParamLengths, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import type { ArtifactService } from '../../application/artifact-service.js';
 import { applicationErrors } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
+import { STORED_ID_LENGTH } from './stored-lengths.js';
 
 const TypeNameParams = z.object({
   type: z.string().openapi({ description: 'RESOURCE or PACKAGE (any case)', example: 'PACKAGE' }),
@@ -22,6 +23,7 @@ export interface ArtifactRouteOptions {
  */
 export function artifactRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSchemas, service: ArtifactService, options: ArtifactRouteOptions = {}): Router {
   const router = Router();
+  limitParamLengths(router, { name: STORED_ID_LENGTH, packageId: STORED_ID_LENGTH });
   const tags = ['Artifacts'];
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
   // Any content type the app's parsers did not read arrives as bytes (a .tgz sent as text/plain, say).

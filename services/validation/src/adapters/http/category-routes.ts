@@ -1,9 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { HttpProblem, integerQueryValue, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { HttpProblem, integerQueryValue, limitParamLengths, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import type { CategoryService } from '../../application/category-service.js';
 import { applicationErrors, booleanQuery } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
+import { STORED_ID_LENGTH } from './stored-lengths.js';
 
 const IdParams = z.object({ id: z.string().openapi({ example: 'missing_required_element' }) });
 const RuleIdParams = z.object({ ruleId: z.string().openapi({ description: 'int64 rule id (from the latest rule or the history)', example: '42' }) });
@@ -11,6 +12,7 @@ const RuleIdParams = z.object({ ruleId: z.string().openapi({ description: 'int64
 /** Categories and their versioned rules. `POST /api/category/$initialize` is the specification's path. */
 export function categoryRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSchemas, service: CategoryService): Router {
   const router = Router();
+  limitParamLengths(router, { id: STORED_ID_LENGTH });
   const tags = ['Categories'];
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 

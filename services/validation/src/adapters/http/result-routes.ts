@@ -1,9 +1,10 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { pagedResult, parsePaging, sendPaged, singleQueryValue, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { limitParamLengths, pagedResult, parsePaging, sendPaged, singleQueryValue, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import type { ResultService } from '../../application/result-service.js';
 import { applicationErrors } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
+import { STORED_ID_LENGTH } from './stored-lengths.js';
 
 const ReportParams = z.object({ facilityId: z.string(), reportId: z.string() });
 const PAGING = { defaultPageSize: 100, maxPageSize: 1000 };
@@ -18,6 +19,7 @@ const SeverityQuery = PageQuery.extend({
 /** Stored validation results of a facility's report, paged (204 when the page is empty). */
 export function resultRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSchemas, service: ResultService): Router {
   const router = Router();
+  limitParamLengths(router, { facilityId: STORED_ID_LENGTH, reportId: STORED_ID_LENGTH, patientId: STORED_ID_LENGTH, categoryId: STORED_ID_LENGTH });
   const tags = ['Results'];
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
   const send = (res: Response, found: { records: readonly unknown[]; totalCount: number }, paging: { pageSize: number; pageNumber: number }) =>

@@ -1,14 +1,34 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { JSON_MEDIA_TYPES, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { JSON_MEDIA_TYPES, type OpenApiBuilder, type RouteBodyLimit } from '../../../../../adapters/http/index.js';
 import type { ValidationApiService } from '../../application/validation-api-service.js';
 import { applicationErrors, booleanQuery } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
 
 export interface ValidateRouteOptions {
-  /** Largest resource or Bundle accepted, in bytes; default 50 MiB. The app's own JSON limit must not be lower. */
+  /** Largest resource or Bundle accepted, in bytes; default 50 MiB. Give the app the same limit for these routes (validateRouteBodyLimits). */
   readonly bodyLimit?: number;
 }
+
+/**
+ * The processing routes: POSTs that compute an answer and store nothing, so any authenticated user
+ * may call them (no admin permission). Exact paths.
+ */
+export const PROCESSING_ROUTES = ['/api/$validate', '/api/$validate-and-categorize', '/api/$categorize'] as const;
+
+/**
+ * These routes take whole Bundles: the app's JSON parser must apply `validate.body-limit` to them,
+ * not `http.json-limit` (it parses before routing, so the route's own parser would come too late).
+ */
+export function validateRouteBodyLimits(limit: number): RouteBodyLimit[] {
+  return PROCESSING_ROUTES.map((path) => ({ method: 'POST', path, limit }));
+}
+
+/** The answers the validating routes give besides 200 (see the description of `$validate`). */
+const DEADLINE_AND_CAPACITY = 'A resource whose validation passes `validation.resource-timeout-ms` is answered 422 (Problem Details, '
+  + 'type `validation-timeout`, detail "Validation of this resource did not finish within N ms"): the content made the validation too '
+  + 'costly, the same request would fail again, so it is neither a server error nor worth retrying. When every validation worker is busy '
+  + 'and `validation.queue-limit` requests already wait, the answer is 503 with Retry-After.';
 
 const FLAGS = z.object({
   categorize: z.enum(['true', 'false']).optional().openapi({ description: 'Add each issue\'s categories (uncategorized when none matches)' }),
@@ -28,7 +48,8 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   openApi.registerPath({
     method: 'post', path: '/api/$validate', tags, summary: 'Validate a FHIR resource',
     description: 'Validates against FHIR R4, the profiles in meta.profile and terminology bindings. Default answer: the OperationOutcome. '
-      + '`categorize=true`: the issues with their categories. `summarize=true`: counts by message, or by category with categorize.',
+      + '`categorize=true`: the issues with their categories. `summarize=true`: counts by message, or by category with categorize. '
+      + DEADLINE_AND_CAPACITY,
     request: { query: FLAGS, body: fhirBody },
     responses: {
       200: {
@@ -38,7 +59,7 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
           'application/json': { schema: z.union([z.array(schemas.CategorizedIssue), z.array(schemas.MessageCount), z.array(schemas.CategoryCount)]) },
         },
       },
-      ...openApi.problemResponses(400, 413, 500),
+      ...openApi.problemResponses(400, 413, 422, 500, 503),
     },
   });
   router.post('/api/$validate', largeJson, async (req, res) => {
@@ -54,9 +75,9 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   openApi.registerPath({
     method: 'post', path: '/api/$validate-and-categorize', tags, summary: 'Validate and categorize with a composite response',
     description: 'Answers the OperationOutcome, the categorized issues, summaries by category and by message, and the validity verdict '
-      + '(valid when no issue is in a category that is not acceptable and no error or fatal issue is uncategorized).',
+      + '(valid when no issue is in a category that is not acceptable and no error or fatal issue is uncategorized). ' + DEADLINE_AND_CAPACITY,
     request: { body: fhirBody },
-    responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 500) },
+    responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 422, 500, 503) },
   });
   router.post('/api/$validate-and-categorize', largeJson, async (req, res) => {
     res.json(await service.validateAndCategorize(req.body, authorization(req.header('authorization'))));

@@ -5,7 +5,7 @@
  * const config = loadConfig({ ...validationApiSettings(), ...others });
  * const db = await openDatabase({ ..., entities: [...validationApiEntities, ...], migrations: [...validationApiMigrations, ...] });
  * const api = createValidationApiModule({ orm: db.orm, openApi, validator, artifactListener, artifactInitDir: config.artifactInitDir, ... });
- * const http = createHttpApp({ ..., jsonLimit: config.validateBodyLimit, openApi });   // $validate bodies go through the app's JSON parser
+ * const http = createHttpApp({ ..., routeBodyLimits: validateRouteBodyLimits(config.validateBodyLimit), openApi });   // $validate bodies: their own limit
  * http.app.use(api.router);
  * await api.initializeIfEmpty({ artifactInit: config.artifactInit });                   // the specification's planned start-up change
  * ```

@@ -1,10 +1,11 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import {
-  assertPutBody, HttpProblem, pagedResult, parseBody, parsePaging, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
+  assertPutBody, HttpProblem, limitParamLengths, pagedResult, parseBody, parsePaging, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
 } from '../../../../../adapters/http/index.js';
 import type { PgFacilityScopes } from '../../application/validation-flow/facility-scopes.js';
 import { ValidationScopeError } from '../../domain/flow/validation-scope.js';
+import { CONFIGURATION_NAME_LENGTH, STORED_ID_LENGTH } from './stored-lengths.js';
 
 /** What the routes need of the store (PgFacilityScopes in the service). */
 export type ValidationConfigurationStore = Pick<PgFacilityScopes,
@@ -17,7 +18,7 @@ const PageQuery = z.object({
 });
 const NameParams = z.object({ name: z.string().openapi({ example: 'nhsn-ig-1.1' }) });
 const FacilityParams = z.object({ facilityId: z.string().openapi({ example: 'facility-1' }) });
-const AssignBody = z.object({ name: z.string().min(1).openapi({ description: 'Name of an existing validation configuration', example: 'nhsn-ig-1.1' }) });
+const AssignBody = z.object({ name: z.string().min(1).max(CONFIGURATION_NAME_LENGTH).openapi({ description: 'Name of an existing validation configuration', example: 'nhsn-ig-1.1' }) });
 
 const location = (name: string) => `/api/validation-configuration/${encodeURIComponent(name)}`;
 
@@ -39,6 +40,7 @@ function checked<T>(run: () => Promise<T>): Promise<T> {
  */
 export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: ValidationConfigurationStore): Router {
   const router = Router();
+  limitParamLengths(router, { name: CONFIGURATION_NAME_LENGTH, facilityId: STORED_ID_LENGTH });
   const tags = ['Validation configurations'];
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 

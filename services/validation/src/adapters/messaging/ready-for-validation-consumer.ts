@@ -63,6 +63,8 @@ export interface ReadyForValidationConsumerOptions extends ReadyForValidationCon
   readonly fetchExpiresMs?: number;
   /** Delivery outcomes, dead letters and queue lag of the consumer (see consumer-runner.ts). */
   readonly metrics?: ServiceMetrics;
+  /** Awaited before each fetch: resolves when the validation workers have room (EngineHost.whenRoom). */
+  readonly beforeFetch?: () => Promise<void>;
 }
 
 export async function startReadyForValidationConsumer(options: ReadyForValidationConsumerOptions): Promise<ConsumerRunner> {
@@ -80,6 +82,7 @@ export async function startReadyForValidationConsumer(options: ReadyForValidatio
     fetchExpiresMs: options.fetchExpiresMs,
     logger: options.logger,
     metrics: options.metrics,
+    beforeFetch: options.beforeFetch,
     handler: async (event, ctx) => {
       const result = await options.flow.handle(event, { working: ctx.working, headers: ctx.headers });
       log.info({

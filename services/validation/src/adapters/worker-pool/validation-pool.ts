@@ -6,19 +6,52 @@
  * many resources send them as a few batches (EngineHost.validateEach), not one task each.
  *
  * Definitions change by REPLACING the pool, never by changing a worker: build a new pool with the
- * new state, route new tasks to it, then `retire()` the old one — piscina's close() lets the
- * queued and running tasks finish first, so no in-flight validation fails because of a rebuild.
+ * new state, route new tasks to it, then `retire()` the old one — it lets the calls in flight
+ * finish first, so no validation fails because of a rebuild.
+ *
+ * Deadlines (the engine's checks are synchronous, so only terminating its thread stops one):
+ * - per resource (`resourceTimeoutMs`): a watchdog on the main thread reads each task's progress
+ *   (task-progress.ts); when the resource in progress passes the budget, the task is aborted,
+ *   which makes piscina terminate that worker and start a replacement. The resource gets one fatal
+ *   timeout issue (domain/engine/outcome/deadline.ts) and the other resources of its batch are
+ *   validated again in a new task, so only the guilty resource is reported.
+ * - per submission (`SubmissionBudget`, given by the caller): the worker time all batches of one
+ *   submission may use together, shared with the workers (task-progress.ts). Busy time, not wall
+ *   time: a submission waiting behind others in a busy pool, or for a slow terminology server, is
+ *   never blamed for the wait. When it is used up, the workers start no further resource of it
+ *   (the one in progress ends, or meets its own deadline): what was validated is kept, and each
+ *   resource not validated gets a fatal issue saying so. No worker is terminated for it.
+ * A worker that exits on its own (a crash) fails its task as before (the caller retries).
+ *
+ * Capacity: `queueLimit` bounds the tasks waiting for a worker for callers that ask to be refused
+ * (the HTTP API: 503); the flow's batches are always queued (their number is bounded by the
+ * consumer's concurrency) and its consumer waits for `whenRoom()` before fetching more messages.
+ * `stalledForMs()` tells how long work has been waiting or running without any resource finishing:
+ * the health checks report a pool that cannot make progress.
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Registry } from 'prom-client';
+import { deadlineOutcome, type DeadlineKind } from '../../domain/engine/outcome/deadline.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
+import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
 import type { ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
 import { WorkerMetricsSink } from './worker-metrics.js';
 
 export type { ValidationTask, WorkerSetup, WorkerCacheSettings } from './validation-worker.js';
 export type { WorkerMetricsReport } from './worker-metrics.js';
+
+/** What the pool tells its owner (metrics and logs). */
+export type PoolEvent =
+  /** A validation passed its deadline: one per blamed resource, one per submission whose budget ran out. */
+  | { readonly kind: 'timeout'; readonly deadline: DeadlineKind; readonly resourceType: string | undefined; readonly budgetMs: number }
+  /** A worker was terminated (its task passed a deadline) or exited on its own; piscina starts a replacement. */
+  | { readonly kind: 'worker-terminated'; readonly reason: 'timeout' | 'crash' }
+  /** A replacement worker is ready `afterMs` after its predecessor was terminated. */
+  | { readonly kind: 'worker-replaced'; readonly afterMs: number }
+  /** piscina reported an error that belongs to no task (e.g. a worker failing while idle). */
+  | { readonly kind: 'error'; readonly error: unknown };
 
 export interface ValidationPoolOptions extends Partial<WorkerSetup> {
   /** Worker count (default: available parallelism). */
@@ -28,24 +61,110 @@ export interface ValidationPoolOptions extends Partial<WorkerSetup> {
    * terminology_validate_code_*), as the same series the main thread's own lookups count into.
    */
   registry?: Registry;
+  /** Longest one resource may take in a worker, in ms; absent = no per-resource deadline. */
+  resourceTimeoutMs?: number;
+  /** Tasks that may wait for a worker before `refuse` admissions are refused; default unbounded. */
+  queueLimit?: number;
+  onEvent?: (event: PoolEvent) => void;
+  /**
+   * The worker module; default validation-worker next to this file. Tests give a module that
+   * re-exports it with a validator that can be made to hang.
+   */
+  workerFile?: string;
 }
 
+/** A task the pool refused because `queueLimit` tasks already wait for a worker. */
+export class PoolSaturatedError extends Error {
+  override readonly name = 'PoolSaturatedError';
+}
+
+/** How a call is admitted: queued whatever the queue's length, or refused when it is at its limit. */
+export type Admission = 'queue' | 'refuse';
+
+export interface ValidateCallOptions {
+  /** Default `queue`. */
+  readonly admission?: Admission;
+  /** The submission this batch belongs to (its worker-time budget); absent = per-resource deadline only. */
+  readonly budget?: SubmissionBudget;
+}
+
+export interface TimedOutcomes {
+  outcomes: ValidationOutcome[];
+  /** Milliseconds each resource took in a worker (for a resource that timed out: until it was stopped). */
+  durationsMs: number[];
+}
+
+/** The worker time all batches of one submission may use together (see the top of this file). */
+export class SubmissionBudget {
+  readonly shared: SharedBudget;
+  /** Whether its running out was reported (once per submission). */
+  reported = false;
+
+  constructor(readonly limitMs: number) {
+    this.shared = SharedBudget.create(limitMs);
+  }
+
+  get exhausted(): boolean {
+    return this.shared.exhausted;
+  }
+}
+
+interface TrackedTask {
+  readonly progress: TaskProgress;
+  readonly controller: AbortController;
+  readonly resources: readonly unknown[];
+  /** The index the watchdog saw last (a change is progress). */
+  seen: number;
+  /** Set when its resource in progress passed the per-resource budget and the task was aborted. */
+  expired?: { readonly index: number; readonly elapsedMs: number };
+}
+
+/** Watchdog period bounds: checks often enough for a small budget, at most every 250 ms. */
+const MIN_TICK_MS = 5;
+const MAX_TICK_MS = 250;
+
 export class ValidationPool {
-  private constructor(private readonly pool: Piscina, private readonly metrics: WorkerMetricsSink | undefined) {}
+  private readonly tracked = new Set<TrackedTask>();
+  private watchdog: NodeJS.Timeout | undefined;
+  private readonly tickMs: number;
+  private lastProgressAt = clockMs();
+  /** Termination times of workers whose replacement is not ready yet (oldest first). */
+  private readonly replacing: number[] = [];
+  private readonly roomWaiters: (() => void)[] = [];
+  /** Top-level calls in flight (a rebuild retires the pool only after them: their re-runs need it). */
+  private calls = 0;
+  private callsDone: (() => void) | undefined;
+  private retiring = false;
+  private closed = false;
+
+  private constructor(
+    private readonly pool: Piscina,
+    private readonly metrics: WorkerMetricsSink | undefined,
+    private readonly options: Pick<ValidationPoolOptions, 'resourceTimeoutMs' | 'queueLimit' | 'onEvent'>,
+  ) {
+    const budget = options.resourceTimeoutMs ?? Number.POSITIVE_INFINITY;
+    this.tickMs = Math.min(MAX_TICK_MS, Math.max(MIN_TICK_MS, Math.floor(budget / 20)));
+    pool.on('error', (error: unknown) => this.options.onEvent?.({ kind: 'error', error }));
+    pool.on('workerCreate', () => {
+      const terminatedAt = this.replacing.shift();
+      if (terminatedAt !== undefined) this.options.onEvent?.({ kind: 'worker-replaced', afterMs: clockMs() - terminatedAt });
+    });
+  }
 
   static create(options: ValidationPoolOptions = {}): ValidationPool {
     const threads = Math.max(1, options.threads ?? os.availableParallelism());
     // Under tsx (tests, scripts) the worker is the .ts source and the worker inherits tsx through
     // execArgv; compiled, it is the .js next to this file.
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    const filename = fileURLToPath(new URL(`./validation-worker${ext}`, import.meta.url));
-    const { threads: _threads, registry, ...setup } = options;
+    const filename = options.workerFile ?? fileURLToPath(new URL(`./validation-worker${ext}`, import.meta.url));
+    const { threads: _threads, registry, resourceTimeoutMs, queueLimit, onEvent, workerFile: _workerFile, ...setup } = options;
     const workerData: WorkerSetup = { ...setup, packages: options.packages ?? [], resources: options.resources ?? [] };
     const pool = new Piscina({
-      // minThreads = maxThreads: idle workers are never stopped (their start-up is the expensive part).
+      // minThreads = maxThreads: idle workers are never stopped (their start-up is the expensive part),
+      // and a terminated worker is replaced at once.
       filename, minThreads: threads, maxThreads: threads, workerData, execArgv: process.execArgv,
     });
-    return new ValidationPool(pool, registry ? new WorkerMetricsSink(registry) : undefined);
+    return new ValidationPool(pool, registry ? new WorkerMetricsSink(registry) : undefined, { resourceTimeoutMs, queueLimit, onEvent });
   }
 
   get threads(): number {
@@ -57,31 +176,193 @@ export class ValidationPool {
     return this.pool.queueSize;
   }
 
+  get resourceTimeoutMs(): number | undefined {
+    return this.options.resourceTimeoutMs;
+  }
+
+  /** True while `refuse` admissions are refused. */
+  get saturated(): boolean {
+    return this.pool.queueSize >= (this.options.queueLimit ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** Resolves when fewer than `queueLimit` tasks wait for a worker (at once when they do). */
+  whenRoom(): Promise<void> {
+    if (!this.saturated) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** A new submission budget of `limitMs` worker milliseconds, for the batches of one submission. */
+  budget(limitMs: number): SubmissionBudget {
+    return new SubmissionBudget(limitMs);
+  }
+
+  /**
+   * How long tasks have been waiting or running without any resource finishing, being stopped or
+   * starting (0 when there is no work). With deadlines, a healthy pool never gets far past the
+   * per-resource budget plus a worker's start-up.
+   */
+  stalledForMs(now = clockMs()): number {
+    return this.tracked.size === 0 ? 0 : Math.max(0, now - this.lastProgressAt);
+  }
+
   /** Validate a batch of resources (each on its own) in one worker. */
-  async validate(task: ValidationTask): Promise<ValidationOutcome[]> {
-    return (await this.validateTimed(task)).outcomes;
+  async validate(task: ValidationTask, options?: ValidateCallOptions): Promise<ValidationOutcome[]> {
+    return (await this.validateTimed(task, options)).outcomes;
   }
 
   /** As validate(), with the milliseconds each resource took in the worker. */
-  async validateTimed(task: ValidationTask): Promise<{ outcomes: ValidationOutcome[]; durationsMs: number[] }> {
-    const { outcomes, durationsMs, metrics } = await this.pool.run(task) as ValidationTaskResult;
-    if (metrics) this.metrics?.add(metrics);
-    return { outcomes, durationsMs };
+  async validateTimed(task: ValidationTask, options: ValidateCallOptions = {}): Promise<TimedOutcomes> {
+    if (options.admission === 'refuse' && this.saturated) {
+      throw new PoolSaturatedError(`${this.pool.queueSize} validation tasks are already waiting for a worker`);
+    }
+    this.calls += 1;
+    try {
+      return await this.runBatch(task, options.budget);
+    } finally {
+      this.calls -= 1;
+      if (this.calls === 0) this.callsDone?.();
+    }
   }
 
   /** Validate one resource in whichever worker is free. */
-  async validateOne(resource: unknown, options: Omit<ValidationTask, 'resources'> = {}): Promise<ValidationOutcome> {
-    const [outcome] = await this.validate({ ...options, resources: [resource] });
+  async validateOne(resource: unknown, options: Omit<ValidationTask, 'resources'> = {}, call?: ValidateCallOptions): Promise<ValidationOutcome> {
+    const [outcome] = await this.validate({ ...options, resources: [resource] }, call);
     return outcome!;
   }
 
-  /** Finishes the queued and running tasks, then stops the workers (used after a rebuild). */
+  /** Lets the calls in flight finish (re-runs after a deadline included), then stops the workers (after a rebuild). */
   async retire(): Promise<void> {
+    this.retiring = true;
+    if (this.calls > 0) await new Promise<void>((resolve) => { this.callsDone = resolve; });
+    this.stopWatchdog();
     await this.pool.close({ force: false });
   }
 
   /** Stops now; tasks still queued or running are rejected (shutdown). */
   async close(): Promise<void> {
+    this.closed = true;
+    this.stopWatchdog();
     await this.pool.destroy();
   }
+
+  private async runBatch(task: ValidationTask, budget: SubmissionBudget | undefined): Promise<TimedOutcomes> {
+    const { resources } = task;
+    if (budget?.exhausted && !task.budgetFrom) return this.notValidated(resources, budget);
+    const progress = new TaskProgress();
+    const tracked: TrackedTask = { progress, controller: new AbortController(), resources, seen: NOT_STARTED };
+    this.track(tracked);
+    let result: ValidationTaskResult;
+    try {
+      const shared = { progress: progress.buffer, ...(budget ? { budget: budget.shared.buffer } : {}) };
+      result = await this.pool.run({ ...task, ...shared }, { signal: tracked.controller.signal }) as ValidationTaskResult;
+    } catch (error) {
+      if (!tracked.expired) {
+        if (!this.closed && progress.current !== NOT_STARTED && isWorkerExit(error)) this.terminated('crash');
+        throw error;
+      }
+      return this.afterDeadline(task, tracked.expired, budget);
+    } finally {
+      this.untrack(tracked);
+    }
+    if (result.metrics) this.metrics?.add(result.metrics);
+    if (result.outcomes.length < resources.length) {
+      // The worker stopped early: the submission used up its budget.
+      const rest = this.notValidated(resources.slice(result.outcomes.length), budget!);
+      return { outcomes: [...result.outcomes, ...rest.outcomes], durationsMs: [...result.durationsMs, ...rest.durationsMs] };
+    }
+    return { outcomes: result.outcomes, durationsMs: result.durationsMs };
+  }
+
+  /** The outcomes of a task aborted at the per-resource deadline: the blamed resource's, and the others' validated again. */
+  private async afterDeadline(task: ValidationTask, expired: NonNullable<TrackedTask['expired']>, budget: SubmissionBudget | undefined): Promise<TimedOutcomes> {
+    const { resources } = task;
+    const outcomes: ValidationOutcome[] = new Array(resources.length);
+    const durationsMs: number[] = new Array(resources.length).fill(0);
+    outcomes[expired.index] = deadlineOutcome('resource', resources[expired.index], this.options.resourceTimeoutMs!);
+    durationsMs[expired.index] = expired.elapsedMs;
+    // The stuck resource held its worker all along: it counts against its submission in full.
+    budget?.shared.charge(expired.elapsedMs);
+    const others = resources.map((_, i) => i).filter((i) => i !== expired.index);
+    if (others.length > 0) {
+      // The resources before the blamed one were validated: they are validated again whatever is left of the budget.
+      const validated = Math.max(expired.index, (task.budgetFrom ?? 0) - 1);
+      const again = await this.runBatch({ ...task, resources: others.map((i) => resources[i]), budgetFrom: validated }, budget);
+      others.forEach((i, j) => {
+        outcomes[i] = again.outcomes[j]!;
+        durationsMs[i] = again.durationsMs[j]!;
+      });
+    }
+    return { outcomes, durationsMs };
+  }
+
+  private notValidated(resources: readonly unknown[], budget: SubmissionBudget): TimedOutcomes {
+    if (!budget.reported) {
+      budget.reported = true;
+      this.options.onEvent?.({ kind: 'timeout', deadline: 'submission', resourceType: undefined, budgetMs: budget.limitMs });
+    }
+    return { outcomes: resources.map((resource) => deadlineOutcome('submission', resource, budget.limitMs)), durationsMs: resources.map(() => 0) };
+  }
+
+  private track(task: TrackedTask): void {
+    if (this.tracked.size === 0) this.lastProgressAt = clockMs();
+    this.tracked.add(task);
+    this.watchdog ??= setInterval(() => this.tick(), this.tickMs).unref();
+  }
+
+  private untrack(task: TrackedTask): void {
+    const now = clockMs();
+    this.tracked.delete(task);
+    this.lastProgressAt = now;
+    if (this.tracked.size === 0) this.stopWatchdog();
+    while (this.roomWaiters.length > 0 && !this.saturated) this.roomWaiters.shift()!();
+  }
+
+  private stopWatchdog(): void {
+    clearInterval(this.watchdog);
+    this.watchdog = undefined;
+  }
+
+  /** The watchdog: progress, and per-resource deadlines. */
+  private tick(): void {
+    const now = clockMs();
+    for (const task of this.tracked) {
+      if (task.expired) continue;
+      const index = task.progress.current;
+      if (index !== task.seen) {
+        task.seen = index;
+        this.lastProgressAt = now;
+      }
+      const limit = this.options.resourceTimeoutMs;
+      if (index >= 0 && limit !== undefined) {
+        const elapsedMs = now - task.progress.startedAt;
+        if (elapsedMs > limit) {
+          this.expire(task, { index, elapsedMs });
+          this.options.onEvent?.({ kind: 'timeout', deadline: 'resource', resourceType: resourceTypeOf(task.resources[index]), budgetMs: limit });
+        }
+      }
+    }
+    while (this.roomWaiters.length > 0 && !this.saturated) this.roomWaiters.shift()!();
+  }
+
+  /** Aborts a running task: piscina terminates its worker and starts another. */
+  private expire(task: TrackedTask, expired: NonNullable<TrackedTask['expired']>): void {
+    task.expired = expired;
+    this.lastProgressAt = clockMs();
+    task.controller.abort(new Error('validation deadline passed'));
+    this.terminated('timeout');
+  }
+
+  private terminated(reason: 'timeout' | 'crash'): void {
+    if (!this.retiring) this.replacing.push(clockMs());
+    this.options.onEvent?.({ kind: 'worker-terminated', reason });
+  }
+}
+
+function isWorkerExit(error: unknown): boolean {
+  return error instanceof Error && /^worker exited/i.test(error.message);
+}
+
+function resourceTypeOf(resource: unknown): string | undefined {
+  const type = typeof resource === 'object' && resource !== null ? (resource as { resourceType?: unknown }).resourceType : undefined;
+  return typeof type === 'string' ? type : undefined;
 }

@@ -13,7 +13,13 @@
  *
  * A worker never changes its definitions: when artifacts change the host builds a new pool with
  * the new state and retires this one after its in-flight tasks (see validation-pool.ts).
+ *
+ * Each task carries a progress buffer (task-progress.ts) where the worker says which resource it is
+ * validating and since when: the pool terminates a worker whose resource passes its budget and
+ * blames that resource alone. A task of a submission also carries the submission's shared budget:
+ * the worker charges it the busy time of each resource and starts none once it is used up.
  */
+import { performance } from 'node:perf_hooks';
 import { workerData } from 'node:worker_threads';
 import { createLogger } from '../../../../../adapters/observability/logger.js';
 import type { CacheType, RedisConnectionOptions } from '../../../../../adapters/cache/index.js';
@@ -29,6 +35,7 @@ import { Validator } from '../../domain/engine/validator.js';
 import { scopeKey, type ValidationScope } from '../../domain/flow/validation-scope.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/terminology/terminology-port.js';
+import { SharedBudget, TaskProgress } from './task-progress.js';
 import { WorkerCounters, type WorkerMetricsReport } from './worker-metrics.js';
 
 /** Cache settings a worker needs to reach the validate-code cache (plain data: it crosses threads). */
@@ -64,10 +71,20 @@ export interface ValidationTask {
   authorization?: string;
   /** The facility's validation scope; absent = every artifact. */
   scope?: ValidationScope;
+  /** Where the worker publishes which resource it is validating (TaskProgress); set by the pool. */
+  progress?: SharedArrayBuffer;
+  /** The submission's worker-time budget (SharedBudget), shared with its other tasks; set by the pool. */
+  budget?: SharedArrayBuffer;
+  /**
+   * The budget stops resources from this index on (default 0). The ones before it were validated
+   * once already, in a worker that was then terminated for another resource: their outcomes are due.
+   */
+  budgetFrom?: number;
 }
 
 /** What a task gives back to the pool (ValidationPool.validate unwraps it). */
 export interface ValidationTaskResult {
+  /** One per resource, in order; fewer (the first ones) when the submission used up its budget. */
   outcomes: ValidationOutcome[];
   /** Milliseconds each resource took in this worker (same order as the outcomes). */
   durationsMs: number[];
@@ -121,13 +138,21 @@ async function terminologyFor(source: ConformanceResourceSource, data: WorkerSet
 
 export default async function validateTask(task: ValidationTask): Promise<ValidationTaskResult> {
   const v = await validatorFor(task.scope);
+  const progress = task.progress ? new TaskProgress(task.progress) : undefined;
+  const budget = task.budget ? new SharedBudget(task.budget) : undefined;
   const outcomes: ValidationOutcome[] = [];
   const durationsMs: number[] = [];
-  for (const r of task.resources) {
+  for (const [index, r] of task.resources.entries()) {
+    // The submission is out of budget: the outcomes so far; the pool reports the rest as not validated.
+    if (budget?.exhausted && index >= (task.budgetFrom ?? 0)) break;
+    progress?.begin(index);
     const started = performance.now();
+    const busyBefore = budget ? performance.eventLoopUtilization() : undefined;
     outcomes.push(await v.validateAsync(r, { profiles: task.profiles, authorization: task.authorization }));
     durationsMs.push(performance.now() - started);
+    if (busyBefore) budget!.charge(performance.eventLoopUtilization(busyBefore).active);
   }
+  progress?.finish();
   const metrics = counters.takeReport();
   return metrics ? { outcomes, durationsMs, metrics } : { outcomes, durationsMs };
 }

@@ -188,7 +188,12 @@ export class ValidationFlow {
     return this.rules.categorizer;
   }
 
-  /** Step (3): every entry on its own, all at once (the pool queues them), with progress acks. */
+  /**
+   * Step (3): every entry on its own, all at once (the pool queues them), with progress acks. The
+   * engine bounds this step (a deadline per resource, a worker-time budget per submission: the
+   * resources it stops get a fatal issue instead of an outcome), so the progress acks end; a worker
+   * pool that cannot make progress at all fails the service's liveness and the pod is restarted.
+   */
   private async validateEntries(resources: Record<string, unknown>[], ctx: FlowContext, scope: ValidationScope | undefined): Promise<AggregatedOutcome> {
     const timer = ctx.working ? setInterval(() => ctx.working?.(), this.deps.progressIntervalMs ?? 10_000) : undefined;
     try {

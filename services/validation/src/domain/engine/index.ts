@@ -9,4 +9,5 @@ export {
   EXT_COL, EXT_LINE, EXT_MESSAGE_ID, isErrorIssue, issueLine, issueMessageId,
   type Issue, type IssueSeverity, type IssueExtension, type ValidationOutcome,
 } from './outcome/issue.js';
+export { deadlineIssueOf, deadlineOutcome, type DeadlineKind } from './outcome/deadline.js';
 export { parseLocatedJson, type LocatedJson, type JsonParseIssue, type ParseOptions } from './json/located-json.js';

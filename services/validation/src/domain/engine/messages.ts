@@ -34,6 +34,9 @@ export const MESSAGES = {
   RESOURCE_NOT_OBJECT: { text: 'The content is not a JSON object, so it cannot be a FHIR resource', code: 'structure' },
   INTERNAL_ERROR: { text: 'Validation could not be completed: {0}', code: 'exception' },
   NESTING_TOO_DEEP: { text: 'The resource is nested too deeply (more than {0} levels)', code: 'too-costly' },
+  // Deadlines: given by the worker pool when a validation passes its budget (the engine itself never times out).
+  VALIDATION_TIMEOUT: { text: 'Validation of this resource did not finish within {0} ms', code: 'timeout' },
+  SUBMISSION_TIMEOUT: { text: 'Validation of the submission did not finish within {0} ms, so this resource was not validated', code: 'timeout' },
 
   // cardinality and types
   CARDINALITY_MIN: { text: '{0}: minimum required = {1}, but only found {2} (from {3})', code: 'structure' },

@@ -17,6 +17,21 @@ export interface OperationOutcome extends OperationOutcomeLike {
 }
 
 export interface ResourceValidator {
-  /** Validates one resource or a Bundle; problems of the resource are issues, never exceptions. */
+  /**
+   * Validates one resource or a Bundle; problems of the resource are issues, never exceptions (a
+   * validation that passes its deadline is one fatal issue, see domain/engine/outcome/deadline.ts).
+   * Throws ValidatorBusyError when there is no room for it now.
+   */
   validate(resource: Record<string, unknown>, options?: ValidateOptions): Promise<OperationOutcome>;
+}
+
+/**
+ * The validator has no room for more work right now (every worker is busy and its queue is at its
+ * limit): nothing is wrong with the resource; the caller may try again after `retryAfterSeconds`.
+ */
+export class ValidatorBusyError extends Error {
+  override readonly name = 'ValidatorBusyError';
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
 }

@@ -16,7 +16,7 @@ import { JetStreamPublisher } from '../../../../../adapters/messaging/publisher.
 import { silentLogger } from '../../../../../adapters/observability/logger.js';
 import { openDatabase, OutboxMessageEntity, outboxMigration, OutboxRelay, type Database } from '../../../../../adapters/persistence/index.js';
 import { sharedDir } from '../../../../../test/support/shared-dir.js';
-import { EngineHost } from '../../../src/adapters/engine/index.js';
+import { EngineHost, type EngineHostOptions } from '../../../src/adapters/engine/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations, type ValidationApiModule } from '../../../src/adapters/http/validation-api-module.js';
 import { startReadyForValidationConsumer } from '../../../src/adapters/messaging/ready-for-validation-consumer.js';
 import { HttpReportService } from '../../../src/adapters/report-service/http-report-service.js';
@@ -81,7 +81,13 @@ export interface FlowHarness {
   close(): Promise<void>;
 }
 
-export async function startFlowHarness(options: { maxDeliver?: number } = {}): Promise<FlowHarness> {
+export interface FlowHarnessOptions {
+  readonly maxDeliver?: number;
+  /** Engine settings other than the shared IG packages (default: one worker, local terminology, no deadlines). */
+  readonly engine?: Partial<Omit<EngineHostOptions, 'artifacts'>>;
+}
+
+export async function startFlowHarness(options: FlowHarnessOptions = {}): Promise<FlowHarness> {
   const suffix = uniqueSuffix();
   const catalog = buildCatalog({ subjectRoot: `h7flow${suffix}`, streamSuffix: `_H7F${suffix.toUpperCase()}` });
   const dbName = `test_h7flow_${suffix}`;
@@ -94,7 +100,7 @@ export async function startFlowHarness(options: { maxDeliver?: number } = {}): P
 
   const reportService = new ReportServiceStub();
   await reportService.start();
-  const engine = new EngineHost({ artifacts: folderArtifacts(sharedDir('fhir-packages')), workers: 1, terminology: {}, logger });
+  const engine = new EngineHost({ artifacts: folderArtifacts(sharedDir('fhir-packages')), workers: 1, terminology: {}, logger, ...options.engine });
   await engine.start();
   const api = createValidationApiModule({ orm: db.orm, openApi: new OpenApiBuilder({ title: 'test', version: '1' }), validator: engine });
   await api.categories.initialize();
@@ -106,6 +112,8 @@ export async function startFlowHarness(options: { maxDeliver?: number } = {}): P
     validator: engine, categories: api.categories, store,
     completion: { subject: completion.subject, schemaVersion: completion.version },
     afterCommit: () => relay.notify(),
+    // Well inside the consumer's 10 s ack wait below (production: 10 s inside 60 s).
+    progressIntervalMs: 2_000,
   });
 
   const completions: Record<string, unknown>[] = [];
@@ -143,6 +151,7 @@ export async function startFlowHarness(options: { maxDeliver?: number } = {}): P
     js: nats.js, catalog, logger, maxDeliver: options.maxDeliver ?? 3, concurrency: 4, backoffMs: [100], ackWaitMs: 10_000, fetchExpiresMs: 1_000,
     flow: { handle: (event, ctx) => harness.handler(event, ctx ?? {}) as ReturnType<ValidationFlow['handle']> },
     durable: DURABLE,
+    beforeFetch: () => engine.whenRoom(),
   });
   return harness;
 }

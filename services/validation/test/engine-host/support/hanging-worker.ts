@@ -1,0 +1,29 @@
+/**
+ * The production validation worker (validation-worker.ts, unchanged), with a Validator that can be
+ * told by the resource itself to misbehave the way an engine bug would, in synchronous code that
+ * nothing but terminating the thread can stop:
+ * - a resource whose `id` is `hang`: an endless loop;
+ * - a resource whose `id` is `busy-<ms>`: `<ms>` milliseconds of busy waiting, then a normal validation;
+ * - a resource whose `id` is `wait-<ms>`: `<ms>` milliseconds of waiting (like a slow terminology
+ *   server: the thread is idle), then a normal validation.
+ * Every other resource is validated normally. Tests give this file as the pool's worker module.
+ */
+import { Validator } from '../../../src/domain/engine/validator.js';
+
+const validateAsync = Validator.prototype.validateAsync;
+Validator.prototype.validateAsync = function misbehaving(this: Validator, input, options) {
+  const id = typeof input === 'object' && input !== null ? (input as { id?: unknown }).id : undefined;
+  if (id === 'hang') {
+    for (;;) { /* an engine that never returns */ }
+  }
+  const busy = typeof id === 'string' ? /^busy-(\d+)$/.exec(id) : null;
+  if (busy) {
+    const until = performance.now() + Number(busy[1]);
+    while (performance.now() < until) { /* synchronous work */ }
+  }
+  const wait = typeof id === 'string' ? /^wait-(\d+)$/.exec(id) : null;
+  if (wait) return new Promise((resolve) => setTimeout(resolve, Number(wait[1]))).then(() => validateAsync.call(this, input, options));
+  return validateAsync.call(this, input, options);
+};
+
+export { default } from '../../../src/adapters/worker-pool/validation-worker.js';
