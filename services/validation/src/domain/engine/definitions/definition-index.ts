@@ -24,20 +24,9 @@ import {
 } from './definition-index-types.js';
 import { compareVersions, fhirFamily } from './versions.js';
 
+// what importers of this module have always found here
 export { R4_CORE_PACKAGE } from './definition-index-types.js';
-export type {
-  BuildDefinitionIndexInput,
-  DefinitionIndexState,
-  DefinitionWarning,
-  DependencyStatus,
-  IndexedResourceType,
-  PackageDetails,
-  PackageRecord,
-  PackageRef,
-  ResourceMeta,
-  ResourceOrigin,
-  ScopeOptions,
-} from './definition-index-types.js';
+export type * from './definition-index-types.js';
 export { compareVersions } from './versions.js';
 
 /** The Maps, shared by the index and all its scoped views. */

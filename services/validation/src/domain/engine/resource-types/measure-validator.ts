@@ -21,10 +21,6 @@ export class MeasureValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['MeasureReport'];
 
   validate(ctx: NodeContext, report: Record<string, unknown>): void {
-    this.validateMeasureReport(ctx, report);
-  }
-
-  private validateMeasureReport(ctx: NodeContext, report: Record<string, unknown>): void {
     const url = report.measure;
     if (typeof url !== 'string') return;
     const measure = ctx.services.resolve('Measure', url);

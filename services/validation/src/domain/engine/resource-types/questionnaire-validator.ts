@@ -14,10 +14,6 @@ export class QuestionnaireValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['QuestionnaireResponse'];
 
   validate(ctx: NodeContext, qr: Record<string, unknown>): void {
-    this.validateQuestionnaireResponse(ctx, qr);
-  }
-
-  private validateQuestionnaireResponse(ctx: NodeContext, qr: Record<string, unknown>): void {
     const url = qr.questionnaire;
     if (typeof url !== 'string') return;
     let questionnaire: unknown;
