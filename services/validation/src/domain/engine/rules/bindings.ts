@@ -44,7 +44,7 @@ export function checkBinding(ctx: NodeContext, type: string, v: unknown): void {
   } catch (e) {
     answer = { valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' };
   }
-  const apply = (r: ValidateCodeResult) => applyBindingResult(ctx, r, binding.strength, binding.valueSet!, type, display);
+  const apply = (r: ValidateCodeResult) => applyBindingResult(ctx, r, type, display);
   if (answer && typeof (answer as Promise<ValidateCodeResult>).then === 'function') {
     run.pending.push((answer as Promise<ValidateCodeResult>).then(apply, (e) => apply({ valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' })));
   } else {
@@ -79,8 +79,12 @@ function checkAdditionalBinding(ctx: NodeContext, valueSet: string, v: unknown):
   }
 }
 
-function applyBindingResult(ctx: NodeContext, r: ValidateCodeResult, strength: string, valueSet: string, type: string, display: string): void {
+/** A terminology answer on the binding of ctx.element: its issues, then the binding failure unless the answer worded it. */
+function applyBindingResult(ctx: NodeContext, r: ValidateCodeResult, type: string, display: string): void {
   const { run, path, at } = ctx;
+  const binding = ctx.element.binding!;
+  const strength = binding.strength;
+  const valueSet = binding.valueSet!; // checkBinding asks only when the binding names one
   for (const i of r.issues) {
     const key = i.severity + '\u0000' + path + '\u0000' + i.text;
     if (run.seen.has(key)) continue;
