@@ -346,7 +346,7 @@ export class DefinitionIndex implements ConformanceResourceSource {
   }
 
   private dependencyStatus(name: string, version: string): DependencyStatus {
-    const ids = [...(this.tables.packageIdsByName.get(name) ?? []), ...(this.tables.packageIdsByName.get(name.replace(/\.r[2-6]b?$/, '')) ?? [])];
+    const ids = [...(this.tables.packageIdsByName.get(name) ?? []), ...(this.tables.packageIdsByName.get(name.replace(/\.r[2-6]b?$/, '' /* linear: fixed suffix */)) ?? [])];
     const visibleIds = [...new Set(ids)].filter((i) => !this.scope.excluded?.has(i));
     const exact = visibleIds.find((i) => this.pkgVersion(i) === version);
     if (exact !== undefined) return { name, version, present: true, loadedVersion: version, exactVersion: true };

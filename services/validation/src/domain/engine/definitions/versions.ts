@@ -30,6 +30,7 @@ function splitPre(v: string): [string, string | undefined] {
 }
 
 function compareParts(a: string, b: string): number {
+  // linear (these three): one character class; anchored digits
   const pa = a.split(/[.+]/);
   const pb = b.split(/[.+]/);
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {

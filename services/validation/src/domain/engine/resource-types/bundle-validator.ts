@@ -4,11 +4,10 @@
  * entry identities.
  */
 import { BundleIndex } from '../checks/references.js';
+import { ABSOLUTE_URL } from '../checks/urls.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
-
-const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 export class BundleValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['Bundle'];
@@ -27,6 +26,7 @@ export class BundleValidator implements ResourceTypeValidator {
       if (typeof fullUrl === 'string') {
         if (!ABSOLUTE_URL.test(fullUrl)) ctx.error('BUNDLE_FULLURL_ABSOLUTE', [fullUrl], entryPath, at);
         else if (isObject(res) && typeof res.resourceType === 'string' && typeof res.id === 'string') {
+          // linear: at each '/' that `.+` gives back, the rest covers the next two segments only
           const m = /^https?:\/\/.+\/([A-Z][A-Za-z]+)\/([^/]+)$/.exec(fullUrl);
           if (m && (m[1] !== res.resourceType || m[2] !== res.id)) {
             ctx.error('BUNDLE_FULLURL_ID_MISMATCH', [fullUrl, res.resourceType, res.id], entryPath, at);

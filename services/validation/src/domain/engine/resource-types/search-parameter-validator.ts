@@ -9,7 +9,8 @@ export class SearchParameterValidator implements ResourceTypeValidator {
     const bases = Array.isArray(sp.base) ? (sp.base as unknown[]).filter((b): b is string => typeof b === 'string') : [];
     if (typeof sp.expression === 'string' && bases.length > 0) {
       for (const term of sp.expression.split('|')) {
-        const head = /^\s*\(?\s*([A-Z][A-Za-z]*)\b/.exec(term)?.[1];
+        // linear: anchored, and one whitespace run only (two `\s*` around an optional '(' would split a long run every way)
+        const head = /^\(?\s*([A-Z][A-Za-z]*)\b/.exec(term.trimStart())?.[1];
         if (head && !bases.includes(head) && head !== 'Resource' && head !== 'DomainResource' && ctx.services.plans.isResourceType(head)) {
           ctx.error('SEARCH_EXPRESSION_TYPE', [sp.expression, head, bases.join(', ')], `${ctx.path}.expression`, ctx.propPos(sp, 'expression'));
           break;

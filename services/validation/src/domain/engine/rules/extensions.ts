@@ -2,12 +2,13 @@
  * An extension found in the structural walk: resolved by url (unknown, modifier or not,
  * allowed in this context), then walked against its definition as a profile.
  */
+import { ABSOLUTE_URL } from '../checks/urls.js';
 import type { NodeContext } from '../context/node-context.js';
 import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
 import { walkObject } from '../walk/object-walker.js';
 
-const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 /** Cross-version extensions (http://hl7.org/fhir/5.0/StructureDefinition/extension-...) are known by construction. */
+// Linear: anchored, fixed text and one class of digits and dots.
 const CROSS_VERSION_EXTENSION = /^http:\/\/hl7\.org\/fhir\/[0-9.]+\/StructureDefinition\/extension-/;
 
 /**
@@ -54,7 +55,7 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
  */
 function extensionAllowedHere(ext: StructurePlan, host: ElementPlan, hostPlan: StructurePlan): true | string {
   if (ext.contexts.length === 0) return true;
-  const hostPath = host.path.replace(/\[x\]/g, '');
+  const hostPath = host.path.replace(/\[x\]/g, ''); // linear (and below): a fixed three-character text
   const hostTypes = host === hostPlan.root ? [hostPlan.type] : host.types.map((t) => t.code);
   const isResourceRoot = host === hostPlan.root && hostPlan.kind === 'resource';
   const isBackbone = hostTypes.includes('BackboneElement');

@@ -5,6 +5,7 @@
  * only on a value of the right JSON type (the structural walk reported the others).
  */
 import { checkPrimitiveValue, jsonTypeOfPrimitive } from '../checks/primitives.js';
+import { checkValueRegex } from '../checks/value-regex.js';
 import { deepEqual, describeValue } from '../checks/values.js';
 import { checkXhtml, unresolvedInternalLinks } from '../checks/xhtml.js';
 import type { NodeContext } from '../context/node-context.js';
@@ -48,7 +49,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
       ctx.report('error', 'JSON_PRIMITIVE_WRONG_TYPE', [want === 'boolean' ? 'a boolean' : want === 'number' ? 'a number' : 'a string', path], path, at);
       return;
     }
-    if (typeof v === 'number' && (type === 'integer' || type === 'positiveInt' || type === 'unsignedInt') && raw !== undefined && /[.eE]/.test(raw)) {
+    if (typeof v === 'number' && (type === 'integer' || type === 'positiveInt' || type === 'unsignedInt') && raw !== undefined && /[.eE]/.test(raw) /* linear: one character class */) {
       ctx.report('error', 'INTEGER_INVALID', [raw], path, at);
       return;
     }
@@ -70,6 +71,10 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
   if (v === undefined || v === null) return;
   if (el.maxLength !== undefined && typeof v === 'string' && v.length > el.maxLength) {
     ctx.report('error', 'STRING_TOO_LONG', [el.maxLength], path, at);
+  }
+  if (el.regex !== undefined && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
+    const problem = checkValueRegex(el.regex, type, raw ?? String(v));
+    if (problem) ctx.report(problem.severity, problem.id, problem.args, path, at);
   }
   if (el.fixed !== undefined && !deepEqual(v, el.fixed)) {
     ctx.report('error', 'FIXED_VALUE', [v, describeValue(el.fixed)], path, at);

@@ -33,7 +33,7 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
     }
     return;
   }
-  if (/\s/.test(ref)) {
+  if (/\s/.test(ref) /* linear: one character class */) {
     ctx.report('error', 'REFERENCE_FORMAT', [ref], path, at);
     return;
   }
@@ -44,6 +44,7 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
   const bundle = host.bundle;
   if (bundle) {
     let hits = bundle.resolve(ref, host.fullUrl);
+    // linear: after each '/_history/' the class runs to the next '/' only
     const version = /\/_history\/([^/]+)$/.exec(ref)?.[1];
     if (version !== undefined) hits = hits.filter((h) => isObject(h.resource?.meta) && (h.resource!.meta as Record<string, unknown>).versionId === version);
     if (bundle.type === 'document' || bundle.type === 'message') {

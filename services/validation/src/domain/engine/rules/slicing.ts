@@ -200,6 +200,7 @@ function findSubElement(ctx: NodeContext, slice: ElementPlan, path: string): Ele
     if (!current) return undefined;
     if (raw === '$this') continue;
     if (raw === 'resolve()') continue;
+    // linear (both): anchored, `.+` gives back characters until the fixed ending fits
     const ofType = /^ofType\((.+)\)$/.exec(raw);
     if (ofType) {
       if (current.isChoice && current.slices.length) current = current.slices.find((s) => s.types.some((t) => t.code === ofType[1])) ?? current;

@@ -92,7 +92,7 @@ function walkNestedResource(ctx: NodeContext, v: Record<string, unknown>): void 
     if (mode === 'structural') ctx.report('error', 'RESOURCETYPE_MISSING', [], path, at);
     return;
   }
-  const nestedPath = `${path}.ofType(${rt})` + (typeof v.id === 'string' ? `.where(id = '${v.id.replace(/'/g, "\\'")}')` : '');
+  const nestedPath = `${path}.ofType(${rt})` + (typeof v.id === 'string' ? `.where(id = '${v.id.replace(/'/g /* linear: one character */, "\\'")}')` : '');
   const isContained = el.name === 'contained';
   const nested = ctx.host.forNested(v, isContained, nestedPath, ctx.depth + 1);
   const maxDepth = ctx.services.options.maxDepth;
