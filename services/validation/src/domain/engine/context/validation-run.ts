@@ -1,0 +1,95 @@
+/**
+ * One validation call: the issues found so far, what was already reported or evaluated (so
+ * that the structural walk and every profile walk report an identical issue once), the source
+ * positions of the located JSON, and the terminology answers still pending. HL7's validator
+ * keeps the same in its error list and the parser's element positions.
+ */
+import type { ArrayLocation, ObjectLocation, Position } from '../json/located-json.js';
+import { formatMessage, MESSAGES, type MessageId } from '../messages.js';
+import { EXT_COL, EXT_LINE, EXT_MESSAGE_ID, type Issue, type IssueSeverity } from '../outcome/issue.js';
+import type { ValidatorServices } from './validator-services.js';
+
+export class ValidationRun {
+  readonly issues: Issue[] = [];
+  /** Keys of issues already reported (severity, path, text). */
+  readonly seen = new Set<string>();
+  /** Keys of checks already made at a location (FHIRPath invariants, bindings). */
+  readonly evaluated = new Set<string>();
+  /** Positions of every value, when the input was JSON text. */
+  locations: WeakMap<object, ObjectLocation | ArrayLocation> | undefined;
+  /** Errors and fatal issues reported (a silent run counts them without recording them). */
+  errorCount = 0;
+
+  constructor(
+    readonly services: ValidatorServices,
+    /** Passed on to remote terminology. */
+    readonly authorization: string | undefined,
+    /** Asynchronous terminology answers; shared with the silent runs of slice matching. */
+    readonly pending: Promise<void>[] = [],
+    /** A silent run (does a value conform to a profile?) records nothing and only counts errors. */
+    readonly silent = false,
+  ) {}
+
+  /**
+   * A silent copy for matching a value against a slice's profile (HL7's forSlicing): same
+   * positions and pending answers, its own bookkeeping, nothing reported.
+   */
+  forSlicing(): ValidationRun {
+    const silent = new ValidationRun(this.services, this.authorization, this.pending, true);
+    silent.locations = this.locations;
+    return silent;
+  }
+
+  /** Reports an issue from the catalogue, once per severity, location and text. */
+  report(severity: IssueSeverity, id: MessageId, args: readonly unknown[], path: string, at: Position | undefined): void {
+    if (this.silent) {
+      if (severity === 'error' || severity === 'fatal') this.errorCount++;
+      return;
+    }
+    const text = formatMessage(id, args);
+    const key = severity + '\u0000' + path + '\u0000' + text;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    if (severity === 'error' || severity === 'fatal') this.errorCount++;
+    this.pushIssue(severity, MESSAGES[id].code, text, id, path, at);
+  }
+
+  /** Appends an issue worded elsewhere (terminology answers carry their own text and id). */
+  pushIssue(severity: IssueSeverity, code: string, text: string, messageId: string, path: string, at: Position | undefined): void {
+    const extension: Issue['extension'] = [];
+    if (at) {
+      extension.push({ url: EXT_LINE, valueInteger: at.line }, { url: EXT_COL, valueInteger: at.col });
+    }
+    extension.push({ url: EXT_MESSAGE_ID, valueCode: messageId });
+    const issue: Issue = { severity, code, details: { text }, diagnostics: text, extension };
+    if (path) issue.expression = [path];
+    this.issues.push(issue);
+  }
+
+  /** Where an object or array starts in the source text. */
+  pos(value: unknown): Position | undefined {
+    if (!this.locations || value === null || typeof value !== 'object') return undefined;
+    return this.locations.get(value);
+  }
+
+  /** Where a property's value starts in the source text. */
+  propPos(parent: Record<string, unknown>, key: string): Position | undefined {
+    if (!this.locations) return undefined;
+    const loc = this.locations.get(parent) as ObjectLocation | undefined;
+    return loc?.props[key];
+  }
+
+  /** Where an array item starts in the source text. */
+  itemPos(arr: unknown[], i: number): Position | undefined {
+    if (!this.locations) return undefined;
+    const loc = this.locations.get(arr) as ArrayLocation | undefined;
+    return loc?.items[i];
+  }
+
+  /** The source text of a number (when the parser kept it: `1.50`, `2.0`). */
+  rawNumber(raw: unknown, obj: Record<string, unknown>, key: string, index: number): string | undefined {
+    if (!this.locations) return undefined;
+    if (index >= 0 && Array.isArray(raw)) return (this.locations.get(raw) as ArrayLocation | undefined)?.rawNumbers?.[index];
+    return (this.locations.get(obj) as ObjectLocation | undefined)?.rawNumbers?.[key];
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * What a Validator holds for all its validations (HL7's worker context): the conformance
+ * resources, terminology, compiled plans, the FHIRPath evaluator, the resolved options, the
+ * resource-type validators, and caches keyed by element plans.
+ */
+import type { ConformanceResourceSource } from '../../conformance-resources.js';
+import type { TerminologyPort } from '../../terminology/terminology-port.js';
+import { InvariantEvaluator } from '../checks/invariants.js';
+import { isObject } from '../json/json-value.js';
+import { PlanRegistry } from '../plan/plan-registry.js';
+import type { ElementPlan } from '../plan/structure-plan.js';
+import type { ResourceTypeValidators } from '../resource-types/resource-type-validator.js';
+import type { ResolvedValidatorOptions } from '../validator-options.js';
+
+type ResolvingSource = ConformanceResourceSource & { resolve?: (type: string, canonical: string) => unknown };
+
+export class ValidatorServices {
+  readonly plans: PlanRegistry;
+  readonly invariants: InvariantEvaluator;
+  /** Resource types a Reference element may point to (null: any); see rules/references.ts. */
+  readonly referenceTargets = new WeakMap<ElementPlan, Set<string> | null>();
+  /** The element inside a slice that a discriminator path points at; see rules/slicing.ts. */
+  readonly sliceSubElements = new WeakMap<ElementPlan, Map<string, ElementPlan | null>>();
+
+  constructor(
+    readonly source: ConformanceResourceSource,
+    readonly terminology: TerminologyPort,
+    readonly options: ResolvedValidatorOptions,
+    readonly resourceTypes: ResourceTypeValidators,
+  ) {
+    this.plans = new PlanRegistry(source);
+    this.invariants = new InvariantEvaluator(terminology);
+  }
+
+  /**
+   * A canonical resource by type and url from a source that can resolve any type (the
+   * definition index can; a bare source cannot): undefined when unknown or when the source fails.
+   */
+  resolve(type: string, url: string): unknown {
+    const resolver = this.source as ResolvingSource;
+    try {
+      return typeof resolver.resolve === 'function' ? resolver.resolve(type, url) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** As resolve, but only a resource of that type. */
+  resolveCanonical(type: string, url: string): Record<string, unknown> | undefined {
+    const r = this.resolve(type, url);
+    return isObject(r) && r.resourceType === type ? r : undefined;
+  }
+}

@@ -1,0 +1,19 @@
+/** Problems the JSON parser found, reported as issues (located at the parser's line and column). */
+import type { ValidationRun } from '../context/validation-run.js';
+import type { JsonParseIssue } from '../json/located-json.js';
+
+export function reportParseIssue(run: ValidationRun, pi: JsonParseIssue, rootType: string): void {
+  const path = pi.path.length === 0 ? rootType : rootType + pi.path.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');
+  const at = { line: pi.line, col: pi.col };
+  switch (pi.kind) {
+    case 'comment': return run.report('error', 'JSON_COMMENTS_NOT_ALLOWED', [], path, at);
+    case 'missing-comma': return run.report('error', 'JSON_COMMA_MISSING', [], path, at);
+    // the HL7 validator accepts a missing comma between array items silently; we warn
+    case 'missing-comma-in-array': return run.report('warning', 'JSON_COMMA_MISSING', [], path, at);
+    case 'trailing-comma': return run.report('error', pi.message.includes('Array') ? 'JSON_COMMA_EXTRA_ARRAY' : 'JSON_COMMA_EXTRA_OBJECT', [], path, at);
+    case 'duplicate-property': return run.report('error', 'DUPLICATE_JSON_PROPERTY', [pi.path[pi.path.length - 1]], path, at);
+    case 'too-deep': return run.report('fatal', 'JSON_TOO_DEEP', [pi.message], '', at);
+    case 'too-large': return run.report('fatal', 'JSON_TOO_LARGE', [pi.message], '', at);
+    default: return run.report('fatal', 'JSON_PARSE_ERROR', [`Error parsing JSON source: ${pi.message} (line ${pi.line}, column ${pi.col})`], '', at);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Terminology bindings of an element on a code, Coding, CodeableConcept, Quantity or
+ * CodeableReference: the main binding (by strength) and additional required/maximum bindings,
+ * through the TerminologyPort. Answers may be Promises: they are collected in the run and
+ * applied when they arrive (validateAsync waits for them).
+ */
+import type { BindingStrength, CodingInput, ValidateCodeResult } from '../../terminology/terminology-port.js';
+import type { NodeContext } from '../context/node-context.js';
+import { isObject } from '../json/json-value.js';
+
+/** The binding of ctx.element on a value of `type`, checked once per location and value set. */
+export function checkBinding(ctx: NodeContext, type: string, v: unknown): void {
+  const run = ctx.run;
+  const binding = ctx.element.binding!;
+  for (const extra of binding.additional) {
+    if (extra.purpose === 'required' || extra.purpose === 'maximum') checkAdditionalBinding(ctx, extra.valueSet, v);
+  }
+  if (!binding.valueSet || binding.strength === 'example') return;
+  const key = ctx.path + '\u0000' + binding.valueSet + '\u0000binding';
+  if (run.evaluated.has(key)) return;
+  run.evaluated.add(key);
+  let request: { coding?: CodingInput; codings?: CodingInput[] };
+  let display: string;
+  if (typeof v === 'string') {
+    request = { coding: { code: v } };
+    display = v;
+  } else if (isObject(v) && (type === 'CodeableConcept' || type === 'CodeableReference')) {
+    const cc = type === 'CodeableReference' ? v.concept : v;
+    if (!isObject(cc) || !Array.isArray(cc.coding) || cc.coding.length === 0) return;
+    const codings = (cc.coding as unknown[]).filter(isObject) as CodingInput[];
+    request = { codings };
+    display = codings.map((c) => `${c.system ?? ''}#${c.code ?? ''}`).join(', ');
+  } else if (isObject(v) && (type === 'Coding' || type === 'Quantity')) {
+    if (typeof v.code !== 'string') return;
+    request = { coding: { system: v.system as string | undefined, code: v.code, display: v.display as string | undefined, version: v.version as string | undefined } };
+    display = String(v.code);
+  } else {
+    return;
+  }
+  let answer: ValidateCodeResult | Promise<ValidateCodeResult>;
+  try {
+    const elementKind = type === 'CodeableReference' ? 'CodeableConcept' : (type as 'code' | 'Coding' | 'CodeableConcept' | 'Quantity' | 'string' | 'uri');
+    answer = ctx.services.terminology.validateCode({ valueSet: binding.valueSet, ...request, elementKind, strength: binding.strength as BindingStrength, maxValueSet: binding.maxValueSet, authorization: run.authorization });
+  } catch (e) {
+    answer = { valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' };
+  }
+  const apply = (r: ValidateCodeResult) => applyBindingResult(ctx, r, type, display);
+  if (answer && typeof (answer as Promise<ValidateCodeResult>).then === 'function') {
+    run.pending.push((answer as Promise<ValidateCodeResult>).then(apply, (e) => apply({ valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' })));
+  } else {
+    apply(answer as ValidateCodeResult);
+  }
+}
+
+/** An additional binding with purpose required/maximum: the codes must be in its value set. */
+function checkAdditionalBinding(ctx: NodeContext, valueSet: string, v: unknown): void {
+  const run = ctx.run;
+  const key = ctx.path + '\u0000' + valueSet + '\u0000additional';
+  if (run.evaluated.has(key)) return;
+  run.evaluated.add(key);
+  let codings: CodingInput[] = [];
+  if (typeof v === 'string') codings = [{ code: v }];
+  else if (isObject(v) && Array.isArray(v.coding)) codings = (v.coding as unknown[]).filter(isObject) as CodingInput[];
+  else if (isObject(v) && typeof v.code === 'string') codings = [v as CodingInput];
+  if (codings.length === 0) return;
+  const apply = (r: ValidateCodeResult) => {
+    if (r.valid !== false) return;
+    const vs = ctx.services.source.valueSet(valueSet);
+    const title = (vs?.title ?? vs?.name ?? valueSet) as string;
+    const label = vs?.url ? (vs.version ? `${vs.url}|${vs.version}` : vs.url) : valueSet;
+    ctx.report('error', 'BINDING_ADDITIONAL_REQUIRED', [title, label, codings.map((c) => `${c.system ?? ''}#${c.code ?? ''}`).join(', ')], ctx.path, ctx.at);
+  };
+  try {
+    const answer = ctx.services.terminology.validateCode({ valueSet, codings, authorization: run.authorization });
+    if (answer && typeof (answer as Promise<ValidateCodeResult>).then === 'function') run.pending.push((answer as Promise<ValidateCodeResult>).then(apply, () => undefined));
+    else apply(answer as ValidateCodeResult);
+  } catch {
+    // terminology failures are reported by the main binding check
+  }
+}
+
+/** A terminology answer on the binding of ctx.element: its issues, then the binding failure unless the answer worded it. */
+function applyBindingResult(ctx: NodeContext, r: ValidateCodeResult, type: string, display: string): void {
+  const { run, path, at } = ctx;
+  const binding = ctx.element.binding!;
+  const strength = binding.strength;
+  const valueSet = binding.valueSet!; // checkBinding asks only when the binding names one
+  for (const i of r.issues) {
+    const key = i.severity + '\u0000' + path + '\u0000' + i.text;
+    if (run.seen.has(key)) continue;
+    run.seen.add(key);
+    if (!run.silent) run.pushIssue(i.severity, i.code, i.text, i.messageId, path, at);
+    if (i.severity === 'error') run.errorCount++;
+  }
+  if (r.valid !== false) return;
+  // a terminology that words the binding failure itself (given the strength) has said it already
+  if (r.issues.some((i) => i.severity === (strength === 'required' ? 'error' : strength === 'extensible' ? 'warning' : 'information'))) return;
+  const vs = ctx.services.source.valueSet(valueSet);
+  const title = (vs?.title ?? vs?.name ?? valueSet) as string;
+  const vsLabel = vs?.url ? (vs.version ? `${vs.url}|${vs.version}` : vs.url) : valueSet;
+  const concept = type === 'CodeableConcept' || type === 'CodeableReference';
+  if (strength === 'required') {
+    if (concept) ctx.report('error', 'BINDING_REQUIRED_CONCEPT', [title, vsLabel, display], path, at);
+    else ctx.report('error', 'BINDING_REQUIRED_CODE', [display, title, vsLabel], path, at);
+  } else if (strength === 'extensible') {
+    ctx.report('warning', 'BINDING_EXTENSIBLE_CONCEPT', [title, vsLabel, display], path, at);
+  } else if (strength === 'preferred') {
+    ctx.report('information', 'BINDING_PREFERRED_CONCEPT', [title, vsLabel, display], path, at);
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Invariants (ElementDefinition.constraint) of an element on a value: FHIRPath ones through
+ * checks/invariants.ts with `%resource`, `%rootResource` and a synchronous resolve() over the
+ * resource's contained resources and Bundle; native ones (ele-1 ...) inside the evaluator.
+ */
+import { InvariantEvaluator } from '../checks/invariants.js';
+import type { NodeContext } from '../context/node-context.js';
+import type { ResourceContext } from '../context/resource-context.js';
+import type { Position } from '../json/located-json.js';
+import type { ConstraintPlan, ElementPlan } from '../plan/structure-plan.js';
+
+/** resolve() inside invariants: the evaluator hands back the context it was given (the resource context). */
+const resolveInResource = (ref: string, context: unknown): unknown => (context as ResourceContext).resolveReference(ref);
+
+/** The constraints of `el` on `value`, reported at ctx.path. */
+export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unknown): void {
+  const { run, host, path } = ctx;
+  const { invariants, options } = run.services;
+  for (const c of el.constraints) {
+    if (c.bestPractice && !options.bestPractice) continue;
+    // native invariants (ele-1 on every element) are cheap: no bookkeeping, duplicates are
+    // dropped by report(); FHIRPath ones are evaluated once per location
+    if (!InvariantEvaluator.isNative(c.key)) {
+      const key = path + '\u0000' + c.key;
+      if (run.evaluated.has(key)) continue;
+      run.evaluated.add(key);
+    }
+    const result = invariants.evaluate(c, value, { resource: host.resource, rootResource: host.root, resolve: resolveInResource, context: host });
+    if (result === 'pass' || result === 'skip') continue;
+    if (result === 'fail') {
+      reportConstraint(ctx, c, run.pos(value));
+    } else {
+      // a broken invariant is reported once per validation, never as an error
+      const brokenKey = '\u0000broken\u0000' + c.key + '\u0000' + c.expression;
+      if (!run.evaluated.has(brokenKey)) {
+        run.evaluated.add(brokenKey);
+        run.report('warning', 'INVARIANT_BROKEN', [c.key, c.expression, result.error], path, run.pos(value));
+      }
+    }
+  }
+}
+
+function reportConstraint(ctx: NodeContext, c: ConstraintPlan, at: Position | undefined): void {
+  if (c.bestPractice) ctx.report('warning', 'INVARIANT_FAILED_BEST_PRACTICE', [c.key, c.human], ctx.path, at);
+  else ctx.report(c.severity, 'INVARIANT_FAILED', [c.key, c.human], ctx.path, at);
+}

@@ -1,0 +1,222 @@
+/**
+ * Slicing: assigns the items of a sliced element to its slices by discriminator (value,
+ * pattern, exists, type, profile; re-slicing recursively), and reports order, closed and
+ * open-at-end rules and each slice's cardinality.
+ */
+import type { CodingInput } from '../../terminology/terminology-port.js';
+import { evaluateDiscriminatorPath } from '../checks/discriminator-path.js';
+import { deepEqual, matchesPattern } from '../checks/values.js';
+import { NodeContext } from '../context/node-context.js';
+import { isObject } from '../json/json-value.js';
+import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
+import { walkObject } from '../walk/object-walker.js';
+
+type Discriminator = { type: string; path: string };
+
+/** The items of one property and where they are. */
+export interface SlicedProperty {
+  /** The object holding the property, and the property's JSON name. */
+  obj: Record<string, unknown>;
+  key: string;
+  values: unknown[];
+  /** FHIRPath of the property (`Patient.identifier`); items are `[i]` on it when it repeats. */
+  basePath: string;
+  repeating: boolean;
+}
+
+/**
+ * The slice each item belongs to (undefined: none), for the sliced element `el`. ctx stands
+ * at the object holding the property. `indexes` are the items' indexes in the property when
+ * re-slicing a subset.
+ */
+export function assignSlices(ctx: NodeContext, el: ElementPlan, property: SlicedProperty, indexes?: number[]): (ElementPlan | undefined)[] {
+  const { obj, key, values, basePath, repeating } = property;
+  const parentPath = ctx.path;
+  const label = ctx.plan.label;
+  const slicing = el.slicing!;
+  const result: (ElementPlan | undefined)[] = new Array(values.length);
+  const counts = new Map<ElementPlan, number>();
+  let lastSliceIndex = -1;
+  let unmatchedSeen = -1;
+  const arr = Array.isArray(obj[key]) ? (obj[key] as unknown[]) : undefined;
+  for (let k = 0; k < values.length; k++) {
+    const i = indexes ? indexes[k] : k;
+    const v = values[k];
+    const itemPath = repeating ? `${basePath}[${i}]` : basePath;
+    const at = arr ? ctx.itemPos(arr, i) : ctx.propPos(obj, key);
+    let matched: ElementPlan | undefined;
+    for (let s = 0; s < el.slices.length; s++) {
+      const slice = el.slices[s];
+      if (matchesSlice(ctx, v, slice, slicing.discriminators)) {
+        matched = slice;
+        if (slicing.ordered && s < lastSliceIndex) ctx.report('error', 'SLICE_ORDER', [label, slice.sliceName], itemPath, at);
+        if (slicing.rules === 'openAtEnd' && unmatchedSeen >= 0) ctx.report('error', 'SLICE_AT_END', [el.id, slice.sliceName], itemPath, at);
+        lastSliceIndex = Math.max(lastSliceIndex, s);
+        break;
+      }
+    }
+    result[k] = matched;
+    if (matched) counts.set(matched, (counts.get(matched) ?? 0) + 1);
+    else {
+      unmatchedSeen = i;
+      if (slicing.rules === 'closed') ctx.report('error', 'SLICE_UNMATCHED_CLOSED', [label, `${itemPath}: Does not match any slice`], itemPath, at);
+      // as the HL7 validator: a hint, so that category rules can see it
+      else if (!indexes) ctx.report('information', 'SLICE_UNMATCHED_OPEN', [label], itemPath, at);
+    }
+  }
+  for (const slice of el.slices) {
+    const n = counts.get(slice) ?? 0;
+    if (n < slice.min) {
+      ctx.report('error', slicing.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, label], parentPath, ctx.pos(obj));
+    }
+    if (n > slice.max) ctx.report('error', 'CARDINALITY_MAX', [slice.id, slice.max, n, label], parentPath, ctx.pos(obj));
+    // re-slicing: the items of a slice that is itself sliced are assigned to its slices
+    if (n > 0 && slice.slicing && slice.slices.length > 0) {
+      const subValues: unknown[] = [];
+      const subIndexes: number[] = [];
+      const positions: number[] = [];
+      for (let k = 0; k < values.length; k++) {
+        if (result[k] === slice) {
+          subValues.push(values[k]);
+          subIndexes.push(indexes ? indexes[k] : k);
+          positions.push(k);
+        }
+      }
+      const sub = assignSlices(ctx, slice, { obj, key, values: subValues, basePath, repeating }, subIndexes);
+      sub.forEach((target, j) => {
+        if (target) result[positions[j]] = target;
+      });
+    }
+  }
+  return result;
+}
+
+/** Does the value match the slice on every discriminator (and is it constrained by at least one)? */
+function matchesSlice(ctx: NodeContext, v: unknown, slice: ElementPlan, discriminators: Discriminator[]): boolean {
+  if (discriminators.length === 0) return false;
+  let constrained = 0;
+  for (const d of discriminators) {
+    const m = matchesDiscriminator(ctx, v, slice, d);
+    if (m === false) return false;
+    if (m === true) constrained++;
+  }
+  // a slice that fixes none of the discriminators matches nothing
+  return constrained > 0;
+}
+
+/** true / false, or 'unconstrained' when the slice fixes no value for this discriminator. */
+function matchesDiscriminator(ctx: NodeContext, v: unknown, slice: ElementPlan, d: Discriminator): boolean | 'unconstrained' {
+  const sub = sliceSubElement(ctx, slice, d.path);
+  const actual = evaluateDiscriminatorPath(v, d.path);
+  switch (d.type) {
+    case 'value':
+    case 'pattern': {
+      let expected = sub?.fixed ?? sub?.pattern;
+      if (expected === undefined && d.path === 'url' && slice.types[0]?.profiles[0]) expected = slice.types[0].profiles[0];
+      const terminology = ctx.services.terminology;
+      if (expected === undefined && sub?.binding?.valueSet && sub.binding.strength === 'required' && terminology.isMemberOf) {
+        for (const a of actual) {
+          const coding = typeof a === 'string' ? { code: a } : (a as CodingInput);
+          const codings = isObject(a) && Array.isArray(a.coding) ? (a.coding as CodingInput[]) : [coding];
+          if (codings.some((c) => terminology.isMemberOf!(c, sub.binding!.valueSet!) === true)) return true;
+        }
+        return false;
+      }
+      if (expected === undefined) return 'unconstrained';
+      for (const a of actual) {
+        if (d.type === 'value' && !isObject(expected) ? deepEqual(a, expected) : matchesPattern(a, expected)) return true;
+      }
+      return false;
+    }
+    case 'exists': {
+      if (!sub) return false;
+      if (sub.min >= 1) return actual.length > 0;
+      if (sub.max === 0) return actual.length === 0;
+      return true;
+    }
+    case 'type': {
+      if (!sub || sub.types.length === 0) return false;
+      const codes = sub.types.map((t) => t.code);
+      for (const a of actual) {
+        if (isObject(a) && typeof a.resourceType === 'string') {
+          if (codes.includes(a.resourceType)) return true;
+        } else if (typeof a === 'string' && codes.some((c) => PRIMITIVE_TYPES.has(c))) return true;
+        else if (isObject(a) && codes.length === 1) return true;
+      }
+      return false;
+    }
+    case 'profile': {
+      if (!sub) return false;
+      const profiles = sub.types.flatMap((t) => (t.profiles.length ? t.profiles : t.targetProfiles));
+      if (profiles.length === 0) return false;
+      for (const a of actual) {
+        if (!isObject(a)) continue;
+        for (const url of profiles) {
+          if (conformsTo(ctx, a, url)) return true;
+        }
+      }
+      return false;
+    }
+    default:
+      return false;
+  }
+}
+
+/** Silent validation of a value against one profile: does it conform (no errors)? */
+function conformsTo(ctx: NodeContext, v: Record<string, unknown>, url: string): boolean {
+  const p = ctx.services.plans.plan(url);
+  if (!p?.root?.ownChildren) return false;
+  const silent = ctx.run.forSlicing();
+  const depth = ctx.depth + 1;
+  if (p.kind === 'resource') {
+    if (v.resourceType !== p.type) return false;
+    const host = ctx.host.forSlicing(silent, v, p.type, depth);
+    walkObject(new NodeContext(host, p, 'profile', p.root, p.type, undefined, depth), v, p.root.ownChildren);
+  } else {
+    const host = ctx.host.forSlicing(silent, undefined, ctx.host.path, depth);
+    walkObject(new NodeContext(host, p, 'profile', p.root, 'value', undefined, depth), v, p.root.ownChildren);
+  }
+  return silent.errorCount === 0;
+}
+
+/** The element inside a slice that a discriminator path points at. */
+function sliceSubElement(ctx: NodeContext, slice: ElementPlan, path: string): ElementPlan | undefined {
+  const caches = ctx.services.sliceSubElements;
+  let cache = caches.get(slice);
+  if (!cache) caches.set(slice, (cache = new Map()));
+  let hit = cache.get(path);
+  if (hit === undefined) {
+    hit = findSubElement(ctx, slice, path) ?? null;
+    cache.set(path, hit);
+  }
+  return hit ?? undefined;
+}
+
+function findSubElement(ctx: NodeContext, slice: ElementPlan, path: string): ElementPlan | undefined {
+  if (path === '$this' || path === '') return slice;
+  let current: ElementPlan | undefined = slice;
+  const segments = path.split('.');
+  for (const raw of segments) {
+    if (!current) return undefined;
+    if (raw === '$this') continue;
+    if (raw === 'resolve()') continue;
+    // linear (both): anchored, `.+` gives back characters until the fixed ending fits
+    const ofType = /^ofType\((.+)\)$/.exec(raw);
+    if (ofType) {
+      if (current.isChoice && current.slices.length) current = current.slices.find((s) => s.types.some((t) => t.code === ofType[1])) ?? current;
+      continue;
+    }
+    const ext = /^extension\(['"](.+)['"]\)$/.exec(raw);
+    const name = ext ? 'extension' : raw;
+    let children: ChildIndex | undefined = current.ownChildren;
+    if (!children && current.types.length === 1) children = ctx.services.plans.typeChildren(current.types[0].code);
+    const next: ElementPlan | undefined = children?.list.find((c) => c.name === name);
+    if (!next) return undefined;
+    if (ext) {
+      current = next.slices.find((s) => s.types.some((t) => t.profiles.includes(ext[1]))) ?? undefined;
+    } else {
+      current = next;
+    }
+  }
+  return current;
+}

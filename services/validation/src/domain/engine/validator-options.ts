@@ -1,0 +1,43 @@
+/**
+ * The validator's options: per Validator (ValidatorOptions) and per call (ValidateOptions).
+ * A new option is added here (with its default in resolveValidatorOptions when it has one);
+ * the walk reads the resolved options from `ctx.services.options`.
+ */
+
+export interface ValidatorOptions {
+  /** JSON text longer than this is refused (characters; default 64 MiB). */
+  maxInputLength?: number;
+  /** Deeper nesting is refused (default 300 levels). */
+  maxDepth?: number;
+  /** How an extension whose definition cannot be found is reported (default error, as the HL7 validator). */
+  unknownExtensionSeverity?: 'error' | 'warning' | 'information';
+  /** The HL7 validator's optional security checks (HTML in strings). Default false. */
+  securityChecks?: boolean;
+  /** Accept URLs on example hosts (example.org, example.com, acme.com). Default true. */
+  allowExampleUrls?: boolean;
+  /** Report best-practice invariants (as warnings). Default true. */
+  bestPractice?: boolean;
+}
+
+export interface ValidateOptions {
+  /** Profiles to validate against in addition to meta.profile (canonical URLs). */
+  profiles?: readonly string[];
+  /** Passed on to remote terminology. */
+  authorization?: string;
+}
+
+/** The options with their defaults applied; an option without a default stays optional. */
+export type ResolvedValidatorOptions = ValidatorOptions &
+  Required<Pick<ValidatorOptions, 'maxInputLength' | 'maxDepth' | 'unknownExtensionSeverity' | 'securityChecks' | 'allowExampleUrls' | 'bestPractice'>>;
+
+export function resolveValidatorOptions(options: ValidatorOptions): ResolvedValidatorOptions {
+  return {
+    ...options,
+    maxInputLength: options.maxInputLength ?? 64 * 1024 * 1024,
+    maxDepth: options.maxDepth ?? 300,
+    unknownExtensionSeverity: options.unknownExtensionSeverity ?? 'error',
+    securityChecks: options.securityChecks ?? false,
+    allowExampleUrls: options.allowExampleUrls ?? true,
+    bestPractice: options.bestPractice ?? true,
+  };
+}

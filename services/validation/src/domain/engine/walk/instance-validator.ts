@@ -1,0 +1,87 @@
+/**
+ * A resource, as the HL7 validator's InstanceValidator starts one: the structural walk against
+ * its core definition with its resource-type validator around it (see resource-types/), then
+ * a profile walk against each profile (meta.profile, then the caller's).
+ */
+import { checkResourceId } from '../checks/primitives.js';
+import { NodeContext } from '../context/node-context.js';
+import type { ResourceContext } from '../context/resource-context.js';
+import type { Position } from '../json/located-json.js';
+import { isObject } from '../json/json-value.js';
+import type { StructurePlan } from '../plan/structure-plan.js';
+import { walkObject } from './object-walker.js';
+
+/**
+ * Validates host.resource at host.path: `structural` for a resource met for the first time
+ * (the root, a contained or entry resource), with `extraProfiles` the caller's profiles.
+ */
+export function validateResource(host: ResourceContext, extraProfiles: readonly string[], structural: boolean): void {
+  const { run, resource: res, path: resPath } = host;
+  const rt = res.resourceType as string;
+  const plans = run.services.plans;
+  const basePlan = plans.typePlan(rt);
+  if (!basePlan || basePlan.kind !== 'resource' || !basePlan.hasSnapshot) {
+    run.report('error', 'RESOURCETYPE_UNKNOWN', [rt], resPath, run.propPos(res, 'resourceType'));
+    return;
+  }
+  if (basePlan.abstract) {
+    run.report('error', 'ABSTRACT_TYPE', [rt], resPath, run.propPos(res, 'resourceType'));
+    return;
+  }
+  if (structural) {
+    const ctx = NodeContext.resourceRoot(host, basePlan, 'structural');
+    const typeValidator = run.services.resourceTypes.get(rt);
+    typeValidator?.beforeElements?.(ctx, res);
+    if (Array.isArray(res.contained) && res.contained.length > 1) checkContainedIds(ctx, res.contained);
+    walkObject(ctx, res, basePlan.root!.ownChildren!);
+    if (typeof res.id === 'string') {
+      for (const p of checkResourceId(res.id)) ctx.report(p.severity, p.id, p.args, `${resPath}.id`, ctx.propPos(res, 'id'));
+    }
+    typeValidator?.validate?.(ctx, res);
+  }
+  // profiles: meta.profile, then the caller's
+  const meta = res.meta;
+  const profiles: { url: string; path: string; at: Position | undefined }[] = [];
+  if (structural && isObject(meta) && Array.isArray(meta.profile)) {
+    meta.profile.forEach((p, i) => {
+      if (typeof p === 'string') profiles.push({ url: p, path: `${resPath}.meta.profile[${i}]`, at: run.itemPos(meta.profile as unknown[], i) });
+    });
+  }
+  for (const p of extraProfiles) profiles.push({ url: p, path: resPath, at: undefined });
+  const done = new Set<string>([basePlan.url]);
+  for (const p of profiles) {
+    if (done.has(p.url)) continue;
+    done.add(p.url);
+    const plan = plans.plan(p.url);
+    if (!plan) {
+      run.report('warning', 'PROFILE_NOT_FOUND', [p.url], p.path, p.at);
+      continue;
+    }
+    validateAgainstProfile(host, plan, p.path, p.at);
+  }
+}
+
+/** A profile walk of host.resource; problems with the profile itself are reported at `reportPath`. */
+export function validateAgainstProfile(host: ResourceContext, plan: StructurePlan, reportPath: string, at: Position | undefined): void {
+  const { run } = host;
+  const rt = host.resource.resourceType;
+  if (!plan.hasSnapshot || !plan.root?.ownChildren) {
+    run.report('warning', 'PROFILE_NO_SNAPSHOT', [plan.url], reportPath, at);
+    return;
+  }
+  if (plan.type !== rt && plan.type !== 'Resource' && plan.type !== 'DomainResource') {
+    run.report('error', 'PROFILE_WRONG_TYPE', [plan.label, plan.type, rt], reportPath, at);
+    return;
+  }
+  walkObject(NodeContext.resourceRoot(host, plan, 'profile'), host.resource, plan.root.ownChildren);
+}
+
+/** Contained resources are told apart by id: two with one id are an error. */
+function checkContainedIds(ctx: NodeContext, contained: unknown[]): void {
+  const seen = new Set<string>();
+  contained.forEach((c, i) => {
+    if (!isObject(c) || typeof c.id !== 'string') return;
+    if (seen.has(c.id)) ctx.report('error', 'BUNDLE_DUPLICATE_ID', [c.id], `${ctx.path}.contained[${i}]`, ctx.itemPos(contained, i));
+    seen.add(c.id);
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * One JSON object against an element's children: each property is sorted onto its child
+ * element (choice names by type, `_x` companions with their value), unknown properties are
+ * reported, then every child is checked (cardinality, slices, values) and finally the
+ * element's own invariants.
+ */
+import type { NodeContext } from '../context/node-context.js';
+import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
+import { checkConstraints } from '../rules/constraints.js';
+import { walkProperty } from './property-walker.js';
+
+interface Occurrence {
+  key: string;
+  type: string | undefined;
+}
+
+/**
+ * Walks `obj` (at ctx.path) against `children`, the children of ctx.element (its own, or its
+ * type's when ctx.plan is the datatype's structure).
+ */
+export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, children: ChildIndex): void {
+  const maxDepth = ctx.services.options.maxDepth;
+  if (ctx.depth > maxDepth) {
+    ctx.report('fatal', 'NESTING_TOO_DEEP', [maxDepth], ctx.path, ctx.pos(obj));
+    return;
+  }
+  const { element: el, plan, mode, path } = ctx;
+  const isResourceRoot = el === plan.root && plan.kind === 'resource';
+  // 1. sort the properties onto their elements
+  let groups: Map<ElementPlan, Occurrence[]> | undefined;
+  let presentInvalid: Set<ElementPlan> | undefined;
+  for (const key in obj) {
+    if (key === 'resourceType' && isResourceRoot) continue;
+    let lookupKey = key;
+    if (key.charCodeAt(0) === 95 /* _ */) {
+      lookupKey = key.slice(1);
+      if (lookupKey in obj) continue; // handled with its value
+    }
+    const hit = children.byJsonName.get(lookupKey);
+    if (!hit) {
+      const choice = unknownProperty(ctx, obj, key, lookupKey, children);
+      if (choice) (presentInvalid ??= new Set()).add(choice);
+      continue;
+    }
+    if (key !== lookupKey && !(hit.type ? PRIMITIVE_TYPES.has(hit.type) : hit.element.types.length > 0 && PRIMITIVE_TYPES.has(hit.element.types[0].code))) {
+      if (mode === 'structural') ctx.report('error', 'UNRECOGNISED_PROPERTY', [key], path, ctx.propPos(obj, key));
+      continue;
+    }
+    groups ??= new Map();
+    let g = groups.get(hit.element);
+    if (!g) groups.set(hit.element, (g = []));
+    g.push({ key: lookupKey, type: hit.type });
+  }
+  // 2. every child element: cardinality, slicing, values
+  for (const child of children.list) {
+    const g = groups?.get(child);
+    if (!g) {
+      if (presentInvalid?.has(child)) continue;
+      if (child.min > 0) ctx.report('error', 'CARDINALITY_MIN', [child.path, child.min, 0, plan.label], path, ctx.pos(obj));
+      for (const slice of child.slices) {
+        if (slice.min > 0 && child.slicing && !child.isChoice) {
+          ctx.report('error', child.slicing.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, plan.label], path, ctx.pos(obj));
+        }
+      }
+      continue;
+    }
+    if (g.length > 1 && mode === 'structural') {
+      ctx.report('error', 'CHOICE_MULTIPLE', [child.name + '[x]', g.map((x) => x.key).join(', ')], path, ctx.pos(obj));
+    }
+    for (const occurrence of g) walkProperty(ctx, obj, occurrence.key, occurrence.type, child);
+  }
+  // 3. invariants of the element itself
+  if (el.constraints.length) checkConstraints(ctx, el, obj);
+}
+
+/** Reports an unknown property; returns the choice element when it is a choice with a type not allowed. */
+function unknownProperty(ctx: NodeContext, obj: Record<string, unknown>, key: string, lookupKey: string, children: ChildIndex): ElementPlan | undefined {
+  const { plan, path } = ctx;
+  const plans = ctx.services.plans;
+  for (const c of children.choices) {
+    if (lookupKey.length > c.name.length && lookupKey.startsWith(c.name) && lookupKey.charCodeAt(c.name.length) >= 65 && lookupKey.charCodeAt(c.name.length) <= 90) {
+      const typeName = lookupKey.slice(c.name.length);
+      const lower = typeName[0].toLowerCase() + typeName.slice(1);
+      const type = PRIMITIVE_TYPES.has(lower) ? lower : typeName;
+      if (plans.typePlan(type) && plan.type === 'Extension' && c.path === 'Extension.value[x]') {
+        ctx.report('error', 'EXTENSION_VALUE_TYPE', [plan.url, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, ctx.propPos(obj, key));
+      } else if (plans.typePlan(type) && c.types.length === 1) {
+        ctx.report('error', 'CHOICE_TYPE_NOT_ALLOWED', [plan.label, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, ctx.propPos(obj, key));
+      } else {
+        ctx.report('error', 'CHOICE_TYPE_UNKNOWN', [key, c.types.map((t) => t.code).join(', ')], path, ctx.propPos(obj, key));
+      }
+      return c;
+    }
+  }
+  if (ctx.mode !== 'structural') return undefined;
+  // inside the `_x` companion of a primitive the HL7 wording differs
+  const el = ctx.element;
+  const inCompanion = el.types.length > 0 && PRIMITIVE_TYPES.has(el.types[0].code) && el !== plan.root;
+  ctx.report('error', inCompanion ? 'PRIMITIVE_PROPERTY_INVALID' : 'UNRECOGNISED_PROPERTY', [key], path, ctx.propPos(obj, key));
+  return undefined;
+}

@@ -1,0 +1,96 @@
+/**
+ * One JSON property (and its `_x` companion) against its element: JSON shape (array or not,
+ * companion alignment), cardinality, slicing, then each item as a primitive or complex value.
+ */
+import type { NodeContext } from '../context/node-context.js';
+import { isObject, jsonKind } from '../json/json-value.js';
+import { PRIMITIVE_TYPES, type ElementPlan } from '../plan/structure-plan.js';
+import { resolveExtension } from '../rules/extensions.js';
+import { checkPrimitive } from '../rules/primitive-values.js';
+import { assignSlices } from '../rules/slicing.js';
+import { walkComplexValue } from './value-walker.js';
+
+/**
+ * The property `key` of `obj` (ctx stands at obj) against its element `el`; `choiceType` is
+ * the type a choice property's name selects (`valueQuantity` → Quantity).
+ */
+export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key: string, choiceType: string | undefined, el: ElementPlan): void {
+  const { path, mode, plan } = ctx;
+  const raw = obj[key];
+  const companion = obj['_' + key];
+  const type = choiceType ?? (el.types.length > 0 ? el.types[0].code : undefined);
+  const isPrimitive = type !== undefined && PRIMITIVE_TYPES.has(type);
+  const repeating = el.baseMax > 1;
+  const basePath = choiceType ? `${path}.${el.name}.ofType(${choiceType})` : `${path}.${key}`;
+  let effective = el;
+  if (el.isChoice && el.slices.length > 0 && choiceType) {
+    // type slicing of a choice: the slice for this type (a slice with max 0 matches nothing)
+    const typed = el.slices.find((s) => s.max > 0 && ((s.types.length === 1 && s.types[0].code === choiceType) || s.sliceName === key));
+    if (typed) effective = typed;
+    else if (el.slicing?.rules === 'closed') {
+      ctx.report('error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${basePath}: Does not match any slice`], basePath, ctx.propPos(obj, key));
+    }
+  }
+  // JSON shape
+  let values: unknown[];
+  let companions: unknown[] | undefined;
+  let valuesAreArray = false;
+  if (raw === undefined) {
+    values = Array.isArray(companion) ? companion.map(() => undefined) : [undefined];
+  } else if (Array.isArray(raw)) {
+    valuesAreArray = true;
+    values = raw;
+    if (!repeating && mode === 'structural') {
+      ctx.report('error', 'JSON_PROPERTY_VALUE_NOT_ARRAY', [isPrimitive ? 'a primitive' : 'an Object', `${path}.${key}`], basePath, ctx.propPos(obj, key));
+    }
+    if (raw.length === 0 && mode === 'structural') {
+      ctx.report('error', 'ARRAY_CANNOT_BE_EMPTY', [], basePath, ctx.propPos(obj, key));
+    }
+  } else {
+    values = [raw];
+    if (repeating && mode === 'structural') {
+      ctx.report('error', 'JSON_PROPERTY_NO_ARRAY', [key, jsonKind(raw), path], basePath, ctx.propPos(obj, key));
+    }
+  }
+  if (companion !== undefined) {
+    if (Array.isArray(companion)) companions = companion;
+    else companions = [companion];
+    if (mode === 'structural' && (Array.isArray(companion) !== (raw === undefined ? Array.isArray(companion) : Array.isArray(raw)) || (Array.isArray(raw) && Array.isArray(companion) && raw.length !== companion.length))) {
+      ctx.report('error', 'PRIMITIVE_EXTENSION_MISALIGNED', [key, companions.length, values.length, path], basePath, ctx.propPos(obj, '_' + key));
+    }
+  }
+  const count = Math.max(values.length, companions?.length ?? 0);
+  // cardinality
+  if (count < effective.min) ctx.report('error', 'CARDINALITY_MIN', [effective.path, effective.min, count, plan.label], path, ctx.pos(obj));
+  if (count > effective.max) ctx.report('error', 'CARDINALITY_MAX', [effective.path, effective.max, count, plan.label], path, ctx.pos(obj));
+  // slicing
+  let sliceOf: (ElementPlan | undefined)[] | undefined;
+  if (effective.slicing && effective.slices.length > 0 && !effective.isChoice) {
+    sliceOf = assignSlices(ctx, effective, { obj, key, values, basePath, repeating });
+  }
+  // extensions resolve by url (structural walk only: profiles slice them)
+  const isExtension = mode === 'structural' && (el.name === 'extension' || el.name === 'modifierExtension') && type === 'Extension';
+  const run = ctx.run;
+  for (let i = 0; i < count; i++) {
+    const v = values[i];
+    const c = companions?.[i];
+    const itemPath = repeating || valuesAreArray ? `${basePath}[${i}]` : basePath;
+    const at = raw === undefined ? undefined : valuesAreArray ? ctx.itemPos(raw as unknown[], i) : ctx.propPos(obj, key);
+    const item = ctx.item(sliceOf?.[i] ?? effective, itemPath, at);
+    if (isPrimitive) {
+      const rawNumber = typeof v === 'number' && run.locations ? run.rawNumber(raw, obj, key, valuesAreArray ? i : -1) : undefined;
+      checkPrimitive(item, type, { value: v, companion: c, hasCompanion: companions !== undefined, rawNumber });
+      continue;
+    }
+    if (v === null || v === undefined) {
+      if (mode === 'structural') ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [key, v === null ? 'a Null' : 'missing', itemPath], itemPath, at);
+      continue;
+    }
+    if (!isObject(v)) {
+      if (mode === 'structural') ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemPath], itemPath, at);
+      continue;
+    }
+    if (isExtension) resolveExtension(item, v, ctx.element);
+    walkComplexValue(item, v, type);
+  }
+}

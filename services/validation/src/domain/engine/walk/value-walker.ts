@@ -1,0 +1,115 @@
+/**
+ * A complex value: a datatype or backbone element (fixed/pattern, binding, reference, range,
+ * then its children, then the type's profiles), or a nested resource (contained, a Bundle
+ * entry, a Parameters value), which is validated as a resource of its own.
+ */
+import type { NodeContext } from '../context/node-context.js';
+import type { ElementPlan } from '../plan/structure-plan.js';
+import { checkBinding } from '../rules/bindings.js';
+import { checkConstraints } from '../rules/constraints.js';
+import { checkFixed, checkPattern } from '../rules/fixed-pattern.js';
+import { checkQuantityRange } from '../rules/ranges.js';
+import { checkReference } from '../rules/references.js';
+import { validateAgainstProfile, validateResource } from './instance-validator.js';
+import { walkObject } from './object-walker.js';
+
+const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
+
+/** The complex value `v` of `type` at ctx (an item of a property; ctx.element is its element). */
+export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, type: string | undefined): void {
+  const { element: el, mode, plan } = ctx;
+  const plans = ctx.services.plans;
+  if (type === 'Resource' || (type !== undefined && type !== 'Element' && type !== 'BackboneElement' && !el.ownChildren && plans.isResourceType(type))) {
+    walkNestedResource(ctx, v);
+    return;
+  }
+  // inside a Bundle entry, references resolve against the entry's fullUrl
+  const host = el.path === 'Bundle.entry' ? ctx.host.forEntry(typeof v.fullUrl === 'string' ? v.fullUrl : undefined) : ctx.host;
+  if (el.fixed !== undefined) checkFixed(ctx, v, el.fixed);
+  if (el.pattern !== undefined) checkPattern(ctx, v, el.pattern);
+  if (el.binding && type && (type === 'CodeableConcept' || type === 'Coding' || type === 'Quantity' || type === 'CodeableReference')) {
+    checkBinding(ctx, type, v);
+  }
+  if (type === 'Reference' && mode === 'structural') checkReference(ctx, v);
+  if ((el.minValue || el.maxValue) && type === 'Quantity') checkQuantityRange(ctx, v);
+  // children: the element's own (profiles, backbone elements) or its type's
+  let children = el.ownChildren;
+  if (!children && el.contentReference) {
+    const ref = el.structure.byId.get(el.contentReference.slice(el.contentReference.indexOf('#') + 1));
+    if (ref) {
+      children = ref.ownChildren;
+      if (ref.constraints.length) checkConstraints(ctx.inside(plan, host), ref, v);
+    }
+  }
+  let inner: NodeContext;
+  if (!children) {
+    // in a profile walk, a datatype the profile does not constrain was already checked by the structural walk
+    if (mode === 'profile' && !hasTypeProfiles(el, type)) {
+      if (el.constraints.length) checkConstraints(ctx.inside(plan, host), el, v);
+      return;
+    }
+    if (!type) return;
+    const tp = plans.typePlan(type);
+    if (!tp?.root) return;
+    // the type's children, walked against the type's structure
+    inner = ctx.inside(tp, host);
+    children = tp.root.ownChildren;
+    if (mode === 'structural' && tp.root.constraints.length) checkConstraints(inner, tp.root, v);
+    if (children) walkObject(inner, v, children);
+    else if (el.constraints.length) checkConstraints(inner, el, v);
+  } else {
+    inner = ctx.inside(plan, host);
+    walkObject(inner, v, children);
+  }
+  // type profiles (e.g. SimpleQuantity, an extension's definition) are walked as profiles
+  if (type) walkTypeProfiles(inner, v, type);
+}
+
+function hasTypeProfiles(el: ElementPlan, type: string | undefined): boolean {
+  for (const t of el.types) if (t.code === type && t.profiles.length > 0) return true;
+  return false;
+}
+
+function walkTypeProfiles(ctx: NodeContext, v: Record<string, unknown>, type: string): void {
+  const el = ctx.element;
+  for (const t of el.types) {
+    if (t.code !== type || t.profiles.length === 0) continue;
+    for (const url of t.profiles) {
+      if (url === CORE_SD + type) continue;
+      if (type === 'Extension' && el.name === 'extension' && el.sliceName === undefined) continue;
+      const p = ctx.services.plans.plan(url);
+      if (!p?.root?.ownChildren) continue;
+      walkObject(ctx.againstProfile(p, ctx.depth), v, p.root.ownChildren);
+    }
+  }
+}
+
+/** A resource inside this one: validated as a resource (structural walk), or against the element's type profiles (profile walk). */
+function walkNestedResource(ctx: NodeContext, v: Record<string, unknown>): void {
+  const { element: el, path, at, mode } = ctx;
+  const rt = v.resourceType;
+  if (typeof rt !== 'string') {
+    if (mode === 'structural') ctx.report('error', 'RESOURCETYPE_MISSING', [], path, at);
+    return;
+  }
+  const nestedPath = `${path}.ofType(${rt})` + (typeof v.id === 'string' ? `.where(id = '${v.id.replace(/'/g /* linear: one character */, "\\'")}')` : '');
+  const isContained = el.name === 'contained';
+  const nested = ctx.host.forNested(v, isContained, nestedPath, ctx.depth + 1);
+  const maxDepth = ctx.services.options.maxDepth;
+  if (ctx.depth > maxDepth) {
+    ctx.report('fatal', 'NESTING_TOO_DEEP', [maxDepth], path, at);
+    return;
+  }
+  if (mode === 'structural') {
+    if (isContained && typeof v.id !== 'string') ctx.report('error', 'CONTAINED_NO_ID', [], nestedPath, at);
+    validateResource(nested, [], true);
+  } else {
+    // a profile can constrain the nested resource with type profiles
+    for (const t of el.types) {
+      for (const url of t.profiles) {
+        const p = ctx.services.plans.plan(url);
+        if (p && p.type === rt) validateAgainstProfile(nested, p, nestedPath, at);
+      }
+    }
+  }
+}
