@@ -59,26 +59,30 @@ import type { OpenApiBuilder } from '../../../../adapters/http/index.js';
 import type { QueryServer } from '../../../../adapters/messaging/request-reply.js';
 import type { Logger } from '../../../../adapters/observability/logger.js';
 import type { Catalog } from '../../../../contracts/catalog.js';
-import type { SigningKeyConfig } from './config.js';
+import { keyringFromConfig, type MasterKeyConfig, type SigningKeyConfig } from './config.js';
 import { KeyExpiryJob } from './expiry-job.js';
 import { jwksRouter, registerSigningKeyOpenApi, signingKeyRouter } from './http.js';
-import { writeJwksFile } from './jwks.js';
-import { MasterKey } from './master-key.js';
+import { writeJwksFile, type JwksDocument } from './jwks.js';
+import { checkMasterKeyCoverage, type MasterKeyCoverage } from './master-key-check.js';
+import type { MasterKeyring } from './master-keyring.js';
 import { MikroSigningKeyStore, signingKeyEntities, signingKeyMigrations } from './persistence.js';
 import { serveSigningKeyQueries } from './queries.js';
 import { SigningKeyService } from './signing-key-service.js';
 
-export { signingKeySettings, MASTER_KEY_SETTING, type SigningKeyConfig } from './config.js';
+export {
+  signingKeySettings, keyringFromConfig, MASTER_KEY_SETTING, MASTER_KEYS_SETTING, CURRENT_MASTER_KEY_SETTING, type MasterKeyConfig, type SigningKeyConfig,
+} from './config.js';
+export type { MasterKeyCoverage } from './master-key-check.js';
 export { signingKeyEntities, signingKeyMigrations, type FacilityKeyReferences } from './persistence.js';
 export { SIGNING_ALGORITHMS, KEY_STATUSES, SigningKeyError, type SigningKey, type SigningAlgorithm, type KeyStatus } from './model.js';
 export { SigningKeyService } from './signing-key-service.js';
 export { JWKS_CACHE_CONTROL, JWKS_PATH } from './http.js';
-export { ASSERTION_LIFETIME_SECONDS } from './client-assertion.js';
+export { ASSERTION_LIFETIME_SECONDS, VERIFICATION_GRACE_MS } from './model.js';
 
 export interface SigningKeyModuleDeps {
   /** The tenant database, opened with `signingKeyEntities` and `signingKeyMigrations` among the service's. */
   readonly orm: MikroORM;
-  readonly config: SigningKeyConfig;
+  readonly config: Pick<SigningKeyConfig, 'signingKeysJwksPath' | 'signingKeysDisabledRetentionMs' | 'signingKeysExpiryIntervalMs'> & MasterKeyConfig;
   readonly logger: Logger;
   /** For SignClientAssertion; without it `start()` serves no query. */
   readonly nats?: NatsConnection;
@@ -87,10 +91,14 @@ export interface SigningKeyModuleDeps {
   /** Called after each committed change, e.g. `() => runtime.outbox.notify()` so audit events leave at once. */
   readonly afterCommit?: () => void;
   readonly now?: () => Date;
+  /** Where a JWKS document goes; default: written atomically to `signing-keys.jwks-path`. */
+  readonly writeJwks?: (document: JwksDocument) => Promise<void>;
 }
 
 export interface SigningKeyModule {
   readonly service: SigningKeyService;
+  /** The configured master keys; undefined when none is. */
+  readonly masterKeys: MasterKeyring | undefined;
   /** Operator routes with paths starting `/api/` (mount on the guarded app). */
   readonly router: Router;
   /** `GET /.well-known/jwks.json` (mount on the public app, outside the `/api` guard). */
@@ -100,16 +108,23 @@ export interface SigningKeyModule {
   readonly migrations: MigrationObject[];
   /** SignClientAssertion over NATS request-reply. */
   serveQueries(): QueryServer[];
+  /**
+   * Opens every stored private key with the configured master keys; throws ConfigError naming the
+   * master key ids that are missing or wrong (main.ts turns it into exit code 78 before listening).
+   */
+  checkMasterKeys(): Promise<MasterKeyCoverage>;
   /** Writes the JWKS once, starts the expiry job and (with NATS) the query handler. */
   start(): void;
   stop(): Promise<void>;
 }
 
 /**
- * The registry as one unit for main.ts:
+ * The registry as one unit for main.ts. Throws ConfigError when the master-key settings do not
+ * describe a usable keyring (a file that cannot be read, no current key among several).
  *
  * ```ts
  * const keys = createSigningKeyModule({ orm: runtime.db.orm, config, logger: runtime.logger, nats: runtime.nats.nc, catalog, afterCommit: () => runtime.outbox.notify() });
+ * await exitOnConfigError(() => keys.checkMasterKeys());
  * keys.registerOpenApi(runtime.openApi);
  * runtime.api.use(keys.router);        // /api/signing-keys..., /api/facilities/{id}/signing-key, /$client-assertion
  * runtime.http.app.use(keys.jwksRouter); // /.well-known/jwks.json, public
@@ -119,11 +134,13 @@ export interface SigningKeyModule {
  */
 export function createSigningKeyModule(deps: SigningKeyModuleDeps): SigningKeyModule {
   const logger = deps.logger.child({ component: 'signing-keys' });
+  const masterKeys = keyringFromConfig(deps.config);
+  const store = new MikroSigningKeyStore({ orm: deps.orm, ...(deps.catalog ? { catalog: deps.catalog } : {}), ...(deps.afterCommit ? { afterCommit: deps.afterCommit } : {}) });
   const service = new SigningKeyService({
-    store: new MikroSigningKeyStore({ orm: deps.orm, ...(deps.catalog ? { catalog: deps.catalog } : {}), ...(deps.afterCommit ? { afterCommit: deps.afterCommit } : {}) }),
-    masterKey: deps.config.signingKeysMasterKey ? new MasterKey(deps.config.signingKeysMasterKey) : undefined,
+    store,
+    masterKeys,
     disabledRetentionMs: deps.config.signingKeysDisabledRetentionMs,
-    publishJwks: (document) => writeJwksFile(deps.config.signingKeysJwksPath, document),
+    writeJwks: deps.writeJwks ?? ((document) => writeJwksFile(deps.config.signingKeysJwksPath, document)),
     logger,
     ...(deps.now ? { now: deps.now } : {}),
   });
@@ -132,18 +149,24 @@ export function createSigningKeyModule(deps: SigningKeyModuleDeps): SigningKeyMo
 
   const module: SigningKeyModule = {
     service,
+    masterKeys,
     router: signingKeyRouter(service),
     jwksRouter: jwksRouter(deps.config.signingKeysJwksPath, () => service.regenerateJwks()),
     registerOpenApi: registerSigningKeyOpenApi,
     entities: signingKeyEntities,
     migrations: signingKeyMigrations,
+    async checkMasterKeys() {
+      const coverage = await checkMasterKeyCoverage(store, masterKeys);
+      if (coverage.checked > 0) logger.info({ ...coverage, current: masterKeys?.currentId }, 'every stored private key decrypts with the configured master keys');
+      return coverage;
+    },
     serveQueries() {
       if (!deps.nats) throw new Error('createSigningKeyModule: no NATS connection given, so no queries can be served');
       return serveSigningKeyQueries(deps.nats, service, { logger, ...(deps.catalog ? { catalog: deps.catalog } : {}) });
     },
     start() {
-      if (!deps.config.signingKeysMasterKey) {
-        logger.warn(`signing-keys.master-key is not set: signing keys cannot be created and client assertions cannot be signed`);
+      if (!masterKeys) {
+        logger.warn('no master key is configured (signing-keys.master-keys): signing keys cannot be created and client assertions cannot be signed');
       }
       job.start();
       if (deps.nats && queryServers.length === 0) queryServers = module.serveQueries();
