@@ -226,8 +226,9 @@ export class MikroSigningKeyRepository implements SigningKeyRepository {
   }
 
   async kidsSealedOutside(masterKeyIds: readonly string[]): Promise<string[]> {
+    if (masterKeyIds.length === 0) throw new Error('kidsSealedOutside needs at least one master key id');
     const rows: Array<{ kid: string }> = await this.em.execute(
-      'select "kid" from "signing_key" where not ("master_key_id" = any(?::text[])) order by "created_at", "kid"', [[...masterKeyIds]]);
+      `select "kid" from "signing_key" where "master_key_id" not in (${masterKeyIds.map(() => '?').join(', ')}) order by "created_at", "kid"`, [...masterKeyIds]);
     return rows.map((row) => row.kid);
   }
 

@@ -14,7 +14,7 @@ import type { MasterKeyConfig, SigningKeyConfig } from '../../src/signing-keys/c
 import type { JwksDocument } from '../../src/signing-keys/jwks.js';
 import { createSigningKeyModule, signingKeyEntities, signingKeyMigrations, type SigningKeyModule } from '../../src/signing-keys/index.js';
 
-const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
+export const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
 
 export const TEST_MASTER_KEY = randomBytes(32).toString('base64');
 export const TEST_MASTER_KEY_ID = 'test-1';
@@ -43,6 +43,8 @@ export class ShiftedClock {
  */
 export interface SigningKeyHarness {
   readonly db: Database;
+  /** The database's name, for a process of its own (`DB_URL`). */
+  readonly dbName: string;
   readonly catalog: Catalog;
   readonly clock: ShiftedClock;
   readonly jwksPath: string;
@@ -90,7 +92,7 @@ export async function openSigningKeyHarness(prefix: string, config: HarnessConfi
 
   const main = await serve({});
   return {
-    db, catalog, clock, jwksPath, keys: main.keys, server: main.server, url: main.server.url,
+    db, dbName, catalog, clock, jwksPath, keys: main.keys, server: main.server, url: main.server.url,
     async withModule(configOverrides, overrides) {
       const extra = await serve(configOverrides, overrides);
       return { keys: extra.keys, url: extra.server.url, close: () => extra.server.close(100) };
@@ -112,7 +114,7 @@ export async function openSigningKeyHarness(prefix: string, config: HarnessConfi
   };
 }
 
-async function dropDatabase(dbName: string): Promise<void> {
+export async function dropDatabase(dbName: string): Promise<void> {
   const orm = await MikroORM.init({ ...PG, dbName: 'postgres', entities: signingKeyEntities, ensureDatabase: false, allowGlobalContext: true, pool: { min: 0, max: 1 } });
   try {
     await orm.em.fork().execute(`drop database if exists "${dbName}" with (force)`);
