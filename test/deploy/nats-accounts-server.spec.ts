@@ -71,7 +71,7 @@ describe('deploy: NATS users on a real nats-server', function () {
         await probe.close();
         break;
       } catch (error) {
-        if (Date.now() > deadline || server.exitCode !== null) throw new Error(`nats-server did not start: ${(error as Error).message}\n${log}`);
+        if (Date.now() > deadline || server.exitCode !== null) throw new Error(`nats-server did not start: ${(error as Error).message}\n${log}`, { cause: error });
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }

@@ -17,27 +17,44 @@
  *   facility's own reference.
  * - A key referenced by an active (not soft-deleted) facility cannot be disabled or deleted:
  *   409 Problem Details listing the facilities (member `facilities`).
- * - Private keys: encrypted at rest with AES-256-GCM under `signing-keys.master-key` (envelope with IV,
- *   tag and the master key's id, kid as associated data; see master-key.ts). No API returns them,
- *   nothing logs them. Without the master key the registry lists keys and serves the JWKS but refuses
- *   to create keys or sign assertions (503 / UNAVAILABLE naming the setting).
+ * - Private keys: encrypted at rest with AES-256-GCM under the current master key of a keyring
+ *   (master-keyring.ts: envelope with IV, tag and the master key's id, kid as associated data; the
+ *   row's `master_key_id` repeats the id). No API returns them, nothing logs them. Without a master
+ *   key the registry lists keys and serves the JWKS but refuses to create keys or sign assertions
+ *   (503 / UNAVAILABLE naming the setting). At start-up every stored key must open with the
+ *   configured master keys, or the service stops with exit code 78 naming the missing ids
+ *   (master-key-check.ts); `cli/reencrypt-signing-keys.ts` moves every key to the current master key.
  *
- * ## JWKS: what is published, and for how long
- * - Published: every `active` key (primary first), and every `disabled` key for
- *   `signing-keys.disabled-retention` (default 24 h) after it was disabled, so an assertion signed
- *   just before the disable still verifies at an EHR that fetches the JWKS afterwards.
- *   Not published: `expired` keys and deleted keys (a deleted key leaves the JWKS at once: rotation
- *   step 3 is meant to retire it).
+ * ## Client assertions: for configured EHR connections only
+ * `iss` = `sub` = client id and `aud` = token endpoint come from the facility's configuration
+ * (`ehrConnections`); a caller (NATS SignClientAssertion, HTTP `$client-assertion`) only picks one of
+ * them (assertion-target.ts), so nobody can obtain an assertion for an audience of their choosing.
+ *
+ * ## JWKS: what is published, and for how long (model.ts `publishedUntil`)
+ * - Every `active` key (primary first); a `disabled` key (it signs nothing from the moment it is
+ *   disabled) for `signing-keys.disabled-retention` (default 24 h, never less than
+ *   VERIFICATION_GRACE_MS); an `expired` key until VERIFICATION_GRACE_MS after its `expiresAt`. The
+ *   grace is an assertion's lifetime (240 s) plus 60 s of EHR clock skew: an assertion signed at the
+ *   last moment still verifies. A deleted key leaves at once (rotation step 3 retires it; disable it
+ *   first to keep it verifiable).
  * - Each entry has only `kty`, `kid`, `alg`, `use: "sig"` and the public members of its type
  *   (`n`,`e` / `crv`,`x`,`y` / `crv`,`x`): a whitelist, so `d`, `p`, `q`, `dp`, `dq`, `qi` can never leak.
- * - Regenerated after every key change, before an association commits, and at every expiry-job tick;
- *   written atomically (temp file + rename) to `signing-keys.jwks-path`, the file the proxy exposes,
- *   and served from that file at `GET /.well-known/jwks.json`.
+ * - Regenerated after every key change, before an association commits, and at every expiry-job tick
+ *   (which also ends the windows above); written atomically (temp file + rename) to
+ *   `signing-keys.jwks-path`, the file the proxy exposes, and served from that file at
+ *   `GET /.well-known/jwks.json`.
  * - `Cache-Control: public, max-age=300`: SMART lets EHRs cache the JWKS but not longer than the
  *   server says. Five minutes keeps EHR traffic low yet means a new key is visible to a caching EHR
- *   at most five minutes after it is created; an assertion lives four minutes; and 300 s is far below
- *   the disabled-key retention, so no cached copy outlives the publication of a key still in use.
- *   Most EHRs (and jose's `createRemoteJWKSet`) also refetch at once on an unknown kid.
+ *   at most five minutes after it is created. Most EHRs (and jose's `createRemoteJWKSet`) also
+ *   refetch at once on an unknown kid.
+ *
+ * ## Several instances: one writer at a time, always from the database
+ * The specification keeps the JWKS on the file system (one shared volume in deploy/). Every instance
+ * may write it, but only while holding a PostgreSQL advisory lock, and from the keys it reads after
+ * taking the lock (SigningKeyStore.publishExclusively). So writes follow each other, each reflects
+ * every commit before it, and a slow or stale instance can neither drop a new key nor bring back a
+ * deleted one. (Serving the JWKS from the database on every request was the alternative; the file
+ * keeps the specification's proxy arrangement and costs EHR traffic nothing.)
  *
  * ## Rotation (specification: create, associate, delete)
  * 1. `POST /api/signing-keys` — the new key is active and published at once.
@@ -46,11 +63,6 @@
  *    the new key from the next request on; assertions already issued with the old key stay valid.
  * 3. `DELETE /api/signing-keys/{oldKid}` — refused (409) while any active facility still uses it.
  *    Use `PUT … {status: "disabled"}` first instead to keep it verifiable for the retention period.
- *
- * ## Several instances
- * Each instance writes its own file at the configured path. Mount one shared volume there, or rely
- * on the job's periodic rewrite (every instance converges within one interval); the association
- * always writes the file before it commits, so the instance that made it serves the new key.
  */
 import type { MigrationObject, MikroORM } from '@mikro-orm/postgresql';
 import type { NatsConnection } from '@nats-io/transport-node';
