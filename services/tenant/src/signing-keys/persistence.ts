@@ -176,6 +176,12 @@ export interface SigningKeyTransaction {
   readonly keys: SigningKeyRepository;
   readonly facilities: FacilityKeyReferences;
   audit(event: KeyAuditEvent): Promise<void>;
+  /**
+   * Makes this transaction the only JWKS publisher of the deployment until it ends (a
+   * transaction-scoped advisory lock; waits while another holds it). Keys read after it include
+   * everything committed before the previous publisher let go.
+   */
+  lockJwksPublication(): Promise<void>;
 }
 
 export interface SigningKeyStore {
@@ -183,10 +189,10 @@ export interface SigningKeyStore {
   write<T>(work: (tx: SigningKeyTransaction) => Promise<T>): Promise<T>;
   /**
    * Runs `publish` with every key as committed, as the only publisher of the whole deployment at that
-   * moment: a transaction-scoped advisory lock is taken before the keys are read and held until
-   * `publish` has finished. So publications happen one at a time, each from a read made after the
-   * previous one ended: the last file written always reflects the newest committed state, and a
-   * replica that read earlier can never write after one that read later.
+   * moment (lockJwksPublication, then the keys are read; the lock is held until `publish` has
+   * finished). So publications happen one at a time, each from a read made after the previous one
+   * ended: the last file written always reflects the newest committed state, and a replica that read
+   * earlier can never write after one that read later.
    */
   publishExclusively<T>(publish: (keys: SigningKey[]) => Promise<T>): Promise<T>;
 }
@@ -369,9 +375,10 @@ export class MikroSigningKeyStore implements SigningKeyStore {
 
   publishExclusively<T>(publish: (keys: SigningKey[]) => Promise<T>): Promise<T> {
     return this.options.orm.em.fork().transactional(async (em) => {
-      await em.execute('select pg_advisory_xact_lock(0, ?)', [JWKS_PUBLICATION_LOCK]);
+      const tx = this.transactionOn(em, false);
+      await tx.lockJwksPublication();
       // Read after the lock: everything committed before the previous publisher let go is seen.
-      return publish(await new MikroSigningKeyRepository(em).all());
+      return publish(await tx.keys.all());
     });
   }
 
@@ -380,6 +387,10 @@ export class MikroSigningKeyStore implements SigningKeyStore {
     return {
       keys: new MikroSigningKeyRepository(em),
       facilities: new SqlFacilityKeyReferences(em),
+      lockJwksPublication: async () => {
+        if (!em.isInTransaction()) throw new Error('the JWKS publication lock is taken inside a transaction');
+        await em.execute('select pg_advisory_xact_lock(0, ?)', [JWKS_PUBLICATION_LOCK]);
+      },
       audit: async (event) => {
         if (!writable) throw new Error('audit events can only be written in a write transaction');
         if (!catalog) return;

@@ -187,7 +187,10 @@ export class SigningKeyService {
         if (!key) throw new SigningKeyError('invalid', `kid: there is no signing key ${JSON.stringify(kid)}`);
         const status = effectiveStatus(key, now);
         if (status !== 'active') throw new SigningKeyError('key-not-usable', `Signing key ${kid} is ${status}; only an active key can be assigned`);
-        await this.regenerateJwks();
+        // In this transaction, on its connection: publishing on another one while holding this
+        // connection could exhaust the pool under concurrent assignments.
+        await tx.lockJwksPublication();
+        await this.writeJwksOf(await tx.keys.all());
       }
       if (before.kid === kid) return { facilityId, kid };
       await tx.facilities.assign(facilityId, kid, now);
@@ -252,11 +255,14 @@ export class SigningKeyService {
    * that moment, from the keys as committed when its turn came (and the clock read then).
    */
   regenerateJwks(): Promise<JwksDocument> {
-    return this.options.store.publishExclusively(async (keys) => {
-      const document = buildJwks(keys, this.now(), this.options.disabledRetentionMs);
-      await this.options.writeJwks(document);
-      return document;
-    });
+    return this.options.store.publishExclusively((keys) => this.writeJwksOf(keys));
+  }
+
+  /** Only with the publication lock held (the clock is read now, after it was taken). */
+  private async writeJwksOf(keys: readonly SigningKey[]): Promise<JwksDocument> {
+    const document = buildJwks(keys, this.now(), this.options.disabledRetentionMs);
+    await this.options.writeJwks(document);
+    return document;
   }
 
   /**

@@ -93,6 +93,15 @@ describe('signing keys: JWKS publication with several instances and over time (r
     expect(await fileKids()).to.deep.equal([kept]);
   });
 
+  it('concurrent assignments (more than the connection pool holds) each publish before they commit, without starving the pool', async () => {
+    const kid = (await call('POST', `${h.url}/api/signing-keys`, { algorithm: 'ES256' })).body.kid as string;
+    const facilities = Array.from({ length: 20 }, (_, i) => `F-many-${i}`);
+    for (const facilityId of facilities) await h.addFacility(facilityId);
+    const answers = await Promise.all(facilities.map((facilityId) => call('PUT', `${h.url}/api/facilities/${facilityId}/signing-key`, { facilityId, kid })));
+    expect(answers.map((answer) => answer.status)).to.deep.equal(facilities.map(() => 202));
+    expect(await fileKids()).to.deep.equal([kid]);
+  });
+
   it('an expired key stays published for an assertion\'s lifetime plus clock skew after its expiry, then leaves (manual clock)', async () => {
     const clock = new ManualClock(new Date());
     const instance = await h.withModule({}, { now: () => clock.now() });
