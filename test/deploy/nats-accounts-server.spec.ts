@@ -60,7 +60,9 @@ describe('deploy: NATS users on a real nats-server', function () {
     url = `nats://127.0.0.1:${port}`;
     await writeFile(path.join(dir, 'nats-config', 'nats.conf'),
       `listen: 127.0.0.1:${port}\njetstream { store_dir: "${path.join(dir, 'store')}" }\ninclude ../nats-accounts/accounts.conf\n`);
-    const env = { ...process.env, ...Object.fromEntries(Object.entries(passwords).map(([user, password]) => [passwordVariable(user), password])) };
+    // The server parses a variable's value as configuration: a password goes in double quotes (or as a
+    // bcrypt hash), or one like `12e45…` is read as a number and the server does not start (runbook).
+    const env = { ...process.env, ...Object.fromEntries(Object.entries(passwords).map(([user, password]) => [passwordVariable(user), `"${password}"`])) };
     server = spawn(binary, ['-c', path.join(dir, 'nats-config', 'nats.conf')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     server.stdout!.on('data', (chunk: Buffer) => { log = (log + chunk.toString()).slice(-20_000); });
     server.stderr!.on('data', (chunk: Buffer) => { log = (log + chunk.toString()).slice(-20_000); });
