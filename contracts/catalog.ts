@@ -161,15 +161,15 @@ const ENTRIES: Entry[] = [
   { name: 'GetFacilitiesList', kind: 'query', transport: 'request-reply', domain: 'tenant', version: '1.0.0',
     payload: ref('GetFacilitiesList.v1.schema.json', GetFacilitiesListV1), reply: ref('GetFacilitiesList.reply.v1.schema.json', GetFacilitiesListReplyV1),
     description: 'List facilities (id and name).' },
-  { name: 'GetFacilityConfig', kind: 'query', transport: 'request-reply', domain: 'tenant', version: '1.0.0',
+  { name: 'GetFacilityConfig', kind: 'query', transport: 'request-reply', domain: 'tenant', version: '1.1.0',
     payload: ref('GetFacilityConfig.v1.schema.json', GetFacilityConfigV1), reply: ref('GetFacilityConfig.reply.v1.schema.json', GetFacilityConfigReplyV1),
     description: 'The configuration of one facility.' },
   { name: 'GetServiceInfo', kind: 'query', transport: 'request-reply', domain: 'tenant', version: '1.0.0',
     payload: ref('GetServiceInfo.v1.schema.json', GetServiceInfoV1), reply: ref('GetServiceInfo.reply.v1.schema.json', GetServiceInfoReplyV1),
     description: 'Name and version of the service.' },
-  { name: 'SignClientAssertion', kind: 'query', transport: 'request-reply', domain: 'tenant', version: '1.0.0',
+  { name: 'SignClientAssertion', kind: 'query', transport: 'request-reply', domain: 'tenant', version: '1.1.0',
     payload: ref('SignClientAssertion.v1.schema.json', SignClientAssertionV1), reply: ref('SignClientAssertion.reply.v1.schema.json', SignClientAssertionReplyV1),
-    description: 'Sign the SMART Backend Services client assertion of a facility with its signing key (for an EHR token endpoint).' },
+    description: 'Sign the SMART Backend Services client assertion of a facility with its signing key, for one of the EHR connections (client id, token endpoint) its configuration holds.' },
 ];
 
 /** 'ReadyForValidation' → 'ready-for-validation'. */

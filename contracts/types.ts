@@ -164,6 +164,13 @@ export interface GetFacilityConfig {
   includeDeleted?: boolean;
 }
 
+/** A facility's registration at an EHR token endpoint (GetFacilityConfig 1.1.0). */
+export interface EhrConnectionConfig {
+  name: string;
+  clientId: string;
+  tokenUrl: string;
+}
+
 export interface FacilityConfig {
   id: string;
   facilityId: string;
@@ -171,6 +178,8 @@ export interface FacilityConfig {
   timeZone: string;
   scheduledReports: { daily: string[]; weekly: string[]; monthly: string[] };
   isDeleted: boolean;
+  /** Since 1.1.0. */
+  ehrConnections?: EhrConnectionConfig[];
   createdAt?: string;
   modifiedAt?: string | null;
 }
@@ -188,10 +197,18 @@ export interface ServiceInfo {
   startedAt?: string;
 }
 
+/**
+ * The client id and audience come from the facility's configured EHR connections; a caller only
+ * picks one (`connection`, or the deprecated 1.0.0 members, which must match a configured one).
+ */
 export interface SignClientAssertion {
   facilityId: string;
-  clientId: string;
-  tokenUrl: string;
+  /** Since 1.1.0; optional when the facility has exactly one connection. */
+  connection?: string;
+  /** Deprecated: must equal the chosen connection's client id. */
+  clientId?: string;
+  /** Deprecated: picks the configured connection with this token endpoint. */
+  tokenUrl?: string;
 }
 
 export type ClientAssertionAlgorithm = 'RS384' | 'ES384' | 'RS256' | 'ES256' | 'PS384' | 'EdDSA';
@@ -203,6 +220,10 @@ export interface SignedClientAssertion {
   alg: ClientAssertionAlgorithm;
   jti: string;
   expiresAt: string;
+  /** Since 1.1.0: the configured connection the assertion was signed for. */
+  connection?: string;
+  clientId?: string;
+  tokenUrl?: string;
 }
 
 export type ErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'CONFLICT' | 'FORBIDDEN' | 'UNAVAILABLE' | 'INTERNAL';

@@ -21,6 +21,16 @@ export interface NatsConnectionOptions {
   connectTimeoutMs?: number;
 }
 
+/**
+ * The inbox prefix of a connection that authenticates as `user`: `_INBOX_<user>` instead of the
+ * shared `_INBOX`. Replies to its requests, JetStream API answers and pulled messages arrive there,
+ * so the NATS server can let each user subscribe to its own inboxes only (deploy/nats-accounts):
+ * no other client can read the signed client assertions or anything else it is answered.
+ */
+export function inboxPrefixFor(user: string | undefined): string | undefined {
+  return user ? `_INBOX_${user}` : undefined;
+}
+
 export interface NatsHandle {
   nc: NatsConnection;
   js: JetStreamClient;
@@ -37,6 +47,7 @@ export async function connectNats(options: NatsConnectionOptions): Promise<NatsH
     user: options.user,
     pass: options.pass,
     token: options.token,
+    ...(inboxPrefixFor(options.user) ? { inboxPrefix: inboxPrefixFor(options.user) } : {}),
     reconnect: true,
     maxReconnectAttempts: -1,
     reconnectTimeWait: options.reconnectTimeWaitMs ?? 2_000,

@@ -47,7 +47,9 @@ const csCode: ValidateCodeSystemCode = { url: 'http://loinc.org', coding: { syst
 const facilitiesList: GetFacilitiesList = { search: 'hosp' };
 const facilityConfig: GetFacilityConfig = { facilityId: 'Hospital1' };
 const serviceInfo: GetServiceInfo = {};
-const signClientAssertion: SignClientAssertion = { facilityId: 'Hospital1', clientId: 'nhsn-link-hospital1', tokenUrl: 'https://ehr.example/oauth2/token' };
+const signClientAssertion: SignClientAssertion = { facilityId: 'Hospital1', connection: 'epic-prod' };
+/** As 1.0.0 callers send it: still valid, the values must match a configured connection. */
+const legacySignClientAssertion: SignClientAssertion = { facilityId: 'Hospital1', clientId: 'nhsn-link-hospital1', tokenUrl: 'https://ehr.example/oauth2/token' };
 
 export const VALID: { [N in MessageName]: MessagePayloads[N] } = {
   ResourceAcquired: resourceAcquired,
@@ -118,10 +120,11 @@ export const INVALID: Record<MessageName, Invalid[]> = {
   GetFacilityConfig: [{ why: 'facilityId missing', payload: {} }, { why: 'facilityId empty', payload: { facilityId: '' } }],
   GetServiceInfo: [{ why: 'unexpected parameter', payload: { verbose: true } }],
   SignClientAssertion: [
-    { why: 'tokenUrl missing', payload: without(signClientAssertion, 'tokenUrl') },
-    { why: 'tokenUrl not an http(s) URL', payload: { ...signClientAssertion, tokenUrl: 'ehr.example/token' } },
-    { why: 'clientId empty', payload: { ...signClientAssertion, clientId: '' } },
-    { why: 'unknown field (aud is derived from tokenUrl)', payload: { ...signClientAssertion, aud: 'x' } },
+    { why: 'facilityId missing', payload: without(signClientAssertion, 'facilityId') },
+    { why: 'connection empty', payload: { ...signClientAssertion, connection: '' } },
+    { why: 'tokenUrl not an http(s) URL', payload: { ...legacySignClientAssertion, tokenUrl: 'ehr.example/token' } },
+    { why: 'clientId empty', payload: { ...legacySignClientAssertion, clientId: '' } },
+    { why: 'unknown field (aud comes from the configured connection)', payload: { ...signClientAssertion, aud: 'x' } },
   ],
 };
 
@@ -131,11 +134,13 @@ const listResult: GetFacilitiesListResult = { facilities: [{ facilityId: 'Hospit
 const configResult: GetFacilityConfigResult = { facility: {
   id: '9b2f3c4e-0000-4000-8000-000000000001', facilityId: 'Hospital1', facilityName: 'Hospital One', timeZone: 'America/Chicago',
   scheduledReports: { daily: [], weekly: [], monthly: ['ACH'] }, isDeleted: false, createdAt: '2026-01-01T00:00:00Z', modifiedAt: null,
+  ehrConnections: [{ name: 'epic-prod', clientId: 'nhsn-link-hospital1', tokenUrl: 'https://ehr.example/oauth2/token' }],
 } };
 const info: ServiceInfo = { name: 'Link Tenant Service', version: '0.1.0' };
 const signedAssertion: SignedClientAssertion = {
   clientAssertion: 'eyJhbGciOiJFUzM4NCJ9.eyJpc3MiOiJjIn0.c2ln', clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
   kid: '0b9e8f3a-1c2d-4e5f-8a9b-0c1d2e3f4a5b', alg: 'ES384', jti: 'f3b1c2d4-0000-4000-8000-000000000009', expiresAt: '2026-11-22T05:04:00Z',
+  connection: 'epic-prod', clientId: 'nhsn-link-hospital1', tokenUrl: 'https://ehr.example/oauth2/token',
 };
 
 export const VALID_REPLIES: Record<RequestReplyName, unknown[]> = {
@@ -151,7 +156,11 @@ export const INVALID_REPLIES: Record<RequestReplyName, Invalid[]> = {
   ValidateValueSetCode: [{ why: 'result missing', payload: { message: 'x' } }, { why: 'unknown error code', payload: { error: { code: 'OOPS', message: 'x' } } }],
   ValidateCodeSystemCode: [{ why: 'result and error together', payload: { result: true, error: { code: 'INTERNAL', message: 'x' } } }],
   GetFacilitiesList: [{ why: 'original map shape', payload: { Hospital1: 'Hospital One' } }],
-  GetFacilityConfig: [{ why: 'facility without timeZone', payload: { facility: { ...configResult.facility, timeZone: undefined } } }, { why: 'error without message', payload: { error: { code: 'NOT_FOUND' } } }],
+  GetFacilityConfig: [
+    { why: 'facility without timeZone', payload: { facility: { ...configResult.facility, timeZone: undefined } } },
+    { why: 'error without message', payload: { error: { code: 'NOT_FOUND' } } },
+    { why: 'an EHR connection without token endpoint', payload: { facility: { ...configResult.facility, ehrConnections: [{ name: 'a', clientId: 'c' }] } } },
+  ],
   GetServiceInfo: [{ why: 'version missing', payload: { name: 'x' } }],
   SignClientAssertion: [
     { why: 'alg none', payload: { ...signedAssertion, alg: 'none' } },

@@ -41,6 +41,7 @@ const PRODUCERS: Record<string, string> = {
   GetFacilitiesList: 'any service → **tenant** (request-reply)',
   GetFacilityConfig: 'any service → **tenant** (request-reply)',
   GetServiceInfo: 'any service → **tenant** (request-reply)',
+  SignClientAssertion: 'data acquisition → **tenant** (request-reply; for a configured EHR connection only)',
 };
 
 /**

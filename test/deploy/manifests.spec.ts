@@ -122,12 +122,14 @@ describe('deploy: rendered manifests', () => {
     }
   });
 
-  it('the tenant key-encryption key is a required secret reference, and declared secret once the schema has it', () => {
-    const ref = (container(rendered.production, 'tenant').env as Obj[]).find((e) => e.name === 'SIGNING_KEYS_MASTER_KEY');
-    expect(ref?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'tenant-secrets', key: 'SIGNING_KEYS_MASTER_KEY' });
+  it('the tenant key-encryption keys are a required secret reference (the legacy single key an optional one), declared secret', () => {
+    const env = container(rendered.production, 'tenant').env as Obj[];
+    expect(env.find((e) => e.name === 'SIGNING_KEYS_MASTER_KEYS')?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'tenant-secrets', key: 'SIGNING_KEYS_MASTER_KEYS' });
+    expect(env.find((e) => e.name === 'SIGNING_KEYS_MASTER_KEY')?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'tenant-secrets', key: 'SIGNING_KEYS_MASTER_KEY', optional: true });
     const tenantSchema = PLATFORM_SERVICES.find((s) => s.deployment === 'tenant')!.schema;
-    const declared = describeConfig(tenantSchema).find((row) => row.property === 'signing-keys.master-key');
-    if (declared) expect(declared.secret).to.equal(true);
+    for (const property of ['signing-keys.master-keys', 'signing-keys.master-key']) {
+      expect(describeConfig(tenantSchema).find((row) => row.property === property)?.secret, property).to.equal(true);
+    }
   });
 
   it('no file under deploy/ declares a Secret (the operator creates them)', () => {

@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { describeConfig, envVarCandidates } from '../../adapters/config/index.js';
 import { serviceOpenApiDocuments } from '../../scripts/docs/readme-tables.js';
 import { renderKustomization } from '../../scripts/deploy/kustomize.js';
+import { natsUsers, passwordVariable } from '../../scripts/deploy/nats-accounts.js';
 import { PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
+import { catalog } from '../../contracts/catalog.js';
 
 /** Keeps docs/operations.md and deploy/README.md pointing at things that exist. */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -13,8 +15,11 @@ const runbook = readFileSync(path.join(root, 'docs/operations.md'), 'utf8');
 const deployReadme = readFileSync(path.join(root, 'deploy/README.md'), 'utf8');
 const code = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
 
-/** Variables the runbook may name that are not configuration properties of a service. */
-const OTHER_VARIABLES = new Set(['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NATS_URL', 'NATS_PASS', 'PGHOST', 'TOKEN', 'DEAD_LETTER']);
+/** Variables the runbook may name that are not configuration properties of a service (the NATS server's password variables among them). */
+const OTHER_VARIABLES = new Set([
+  'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NATS_URL', 'NATS_PASS', 'PGHOST', 'TOKEN', 'DEAD_LETTER',
+  ...natsUsers(catalog).map((user) => passwordVariable(user.user)),
+]);
 
 /**
  * Every gateway route a text names (`POST /api/validation/...`, or a URL `https://…/api/tenant/...`):

@@ -53,7 +53,7 @@ export class FacilityService {
         throw new ConflictError(`facilityId: a facility with facilityId ${JSON.stringify(values.facilityId)} already exists`, 'facilityId');
       }
       const facility: Facility = {
-        id: this.context.newId(), ...values, isDeleted: false, createDate: this.context.clock.now(), modifyDate: null,
+        id: this.context.newId(), ...values, ehrConnections: values.ehrConnections ?? [], isDeleted: false, createDate: this.context.clock.now(), modifyDate: null,
       };
       await tx.facilities.insert(facility);
       await reschedule(tx, facility, this.context.clock.now());
@@ -79,7 +79,9 @@ export class FacilityService {
       await this.assertReferences(tx, values.scheduledReports, values.vendorVersionId);
       // The key registry also sets keyId; a client that does not send it must not erase it (null clears it).
       const keyId = input.keyId === undefined ? before.keyId : values.keyId;
-      const after: Facility = { ...before, ...values, keyId, modifyDate: this.context.clock.now() };
+      // Likewise the EHR connections: an older client that does not know the field keeps them.
+      const ehrConnections = values.ehrConnections ?? before.ehrConnections;
+      const after: Facility = { ...before, ...values, keyId, ehrConnections, modifyDate: this.context.clock.now() };
       await tx.facilities.update(after);
       await reschedule(tx, after, this.context.clock.now());
       await audit(this.context, tx, actor, {

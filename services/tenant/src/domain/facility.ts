@@ -1,3 +1,4 @@
+import { validateEhrConnections, type EhrConnection } from './ehr-connection.js';
 import { ProblemCollector } from './errors.js';
 import { FREQUENCIES, type Frequency } from './reporting-period.js';
 import { timeZoneProblem } from './time-zone.js';
@@ -21,6 +22,8 @@ export interface Facility {
   readonly vendorVersionId: string | null;
   /** Signing key reference (kid) for outbound EHR authentication; managed by the key registry. */
   readonly keyId: string | null;
+  /** The EHR token endpoints the facility authenticates at, each with its client id (outbound authentication). */
+  readonly ehrConnections: readonly EhrConnection[];
   readonly isDeleted: boolean;
   readonly createDate: Date;
   readonly modifyDate: Date | null;
@@ -34,6 +37,8 @@ export interface FacilityInput {
   readonly scheduledReports?: Partial<ScheduledReports> | null;
   readonly vendorVersionId?: string | null;
   readonly keyId?: string | null;
+  /** Undefined keeps what is stored on update (a client unaware of the field must not erase it); null or [] clears. */
+  readonly ehrConnections?: readonly Partial<EhrConnection>[] | null;
 }
 
 export const FACILITY_ID_MAX_LENGTH = 100;
@@ -70,7 +75,11 @@ const blankToNull = (value: string | null | undefined): string | null =>
  * every problem with the field it concerns (the original's rules: FacilityId and TimeZone required,
  * IANA zone, a measure in only one of daily/weekly/monthly, no duplicates).
  */
-export function validateFacilityInput(input: FacilityInput): Required<FacilityInput> & { scheduledReports: ScheduledReports } {
+export function validateFacilityInput(input: FacilityInput): Required<Omit<FacilityInput, 'ehrConnections'>> & {
+  scheduledReports: ScheduledReports;
+  /** Undefined when the input did not carry the field. */
+  ehrConnections: EhrConnection[] | undefined;
+} {
   const problems = new ProblemCollector();
   const facilityId = (input.facilityId ?? '').trim();
   if (facilityId === '') problems.add('facilityId', 'facilityId is required');
@@ -101,6 +110,8 @@ export function validateFacilityInput(input: FacilityInput): Required<FacilityIn
     problems.add('scheduledReports', `scheduledReports: duplicate entries found (a measure may appear in only one of daily, weekly, monthly, once): ${duplicates.join(', ')}`);
   }
 
+  const ehrConnections = input.ehrConnections === undefined ? undefined : validateEhrConnections(input.ehrConnections ?? [], problems);
+
   problems.throwIfAny();
   return {
     facilityId,
@@ -109,6 +120,7 @@ export function validateFacilityInput(input: FacilityInput): Required<FacilityIn
     scheduledReports,
     vendorVersionId: blankToNull(input.vendorVersionId),
     keyId: blankToNull(input.keyId),
+    ehrConnections,
   };
 }
 

@@ -48,8 +48,14 @@ export const signingKeyErrorTranslator: ErrorRequestHandler = (error, _req, _res
       return next(new HttpProblem(409, 'facility-without-signing-key', 'Facility has no signing key', error.message));
     case 'key-not-usable':
       return next(new HttpProblem(409, 'signing-key-not-usable', 'Signing key not usable', error.message));
+    case 'no-ehr-connection':
+      return next(new HttpProblem(409, 'facility-without-ehr-connection', 'Facility has no EHR connection', error.message));
+    case 'forbidden':
+      return next(new HttpProblem(403, 'ehr-connection-not-configured', 'Not a configured EHR connection', error.message));
     case 'master-key-missing':
       return next(new HttpProblem(503, 'signing-keys-not-configured', 'Signing keys not configured', error.message));
+    case 'master-key-unavailable':
+      return next(new HttpProblem(503, 'master-key-unavailable', 'Master key unavailable', error.message));
   }
 };
 
@@ -103,8 +109,9 @@ const AssignBody = z.object({
 }).strict();
 
 const ClientAssertionBody = z.object({
-  clientId: z.string().min(1).max(255).openapi({ description: 'The client id the EHR registered for this facility (iss and sub)' }),
-  tokenUrl: z.string().url().openapi({ description: 'The EHR token endpoint (aud)', example: 'https://ehr.example/oauth2/token' }),
+  connection: z.string().min(1).max(64).optional().openapi({ description: 'Name of the facility\'s EHR connection (ehrConnections) to sign for; may be left out when it has exactly one', example: 'epic-prod' }),
+  clientId: z.string().min(1).max(255).optional().openapi({ description: 'Deprecated: must equal the chosen connection\'s configured client id (403 otherwise)' }),
+  tokenUrl: z.string().min(1).max(2048).optional().openapi({ description: 'Deprecated: picks the configured connection with this token endpoint; any other URL is refused (403)' }),
 }).strict();
 
 /**
@@ -126,6 +133,9 @@ export function registerSigningKeyOpenApi(openApi: OpenApiBuilder): void {
     clientAssertion: z.string().openapi({ description: 'The signed JWT' }),
     clientAssertionType: z.literal('urn:ietf:params:oauth:client-assertion-type:jwt-bearer'),
     kid: z.string(), alg: z.enum(SIGNING_ALGORITHMS), jti: z.string(), expiresAt: z.string().datetime(),
+    connection: z.string().openapi({ description: 'The configured EHR connection the assertion was signed for' }),
+    clientId: z.string().openapi({ description: 'Its client id (iss and sub)' }),
+    tokenUrl: z.string().openapi({ description: 'Its token endpoint (aud): POST the assertion there' }),
   }));
   const paged = z.object({
     records: z.array(SigningKeySchema),
@@ -157,7 +167,7 @@ export function registerSigningKeyOpenApi(openApi: OpenApiBuilder): void {
   });
   openApi.registerPath({
     method: 'put', path: '/api/signing-keys/:kid', tags, summary: 'Change a key\'s status, primary flag or expiry',
-    description: 'The body\'s kid must equal the URL\'s. Disabling a key an active facility uses gives 409 with the facilities (Problem member `facilities`). A disabled key stays in the JWKS for signing-keys.disabled-retention.',
+    description: 'The body\'s kid must equal the URL\'s. Disabling a key an active facility uses gives 409 with the facilities (Problem member `facilities`). A disabled key signs no more at once and stays in the JWKS for signing-keys.disabled-retention (at least 5 minutes, the lifetime of the assertions it signed plus clock skew).',
     request: { params: KidParam, body: { required: true, ...json(UpdateKeyBody) } },
     responses: { 202: { description: 'Updated', ...json(SigningKeySchema) }, ...openApi.problemResponses(400, 404, 409, 500) },
   });
@@ -180,9 +190,9 @@ export function registerSigningKeyOpenApi(openApi: OpenApiBuilder): void {
   });
   openApi.registerPath({
     method: 'post', path: '/api/facilities/:facilityId/$client-assertion', tags, summary: 'Sign a client assertion for an EHR token endpoint',
-    description: `SMART Backend Services private_key_jwt: header alg, kid, typ JWT; iss = sub = clientId, aud = tokenUrl, exp = iat + ${ASSERTION_LIFETIME_SECONDS} s, unique jti. 409 when the facility has no key or its key is not active.`,
-    request: { params: FacilityIdParam, body: { required: true, ...json(ClientAssertionBody) } },
-    responses: { 200: { description: 'The signed assertion', ...json(ClientAssertionSchema) }, ...openApi.problemResponses(400, 404, 409, 500, 503) },
+    description: `SMART Backend Services private_key_jwt for one of the facility's configured EHR connections (facility configuration ehrConnections): header alg, kid, typ JWT; iss = sub = the connection's clientId, aud = its tokenUrl, exp = iat + ${ASSERTION_LIFETIME_SECONDS} s, unique jti. The body only picks a connection; a client id or token URL the facility has not configured gives 403. 409 when the facility has no key, no EHR connection, or its key is not active.`,
+    request: { params: FacilityIdParam, body: { required: false, ...json(ClientAssertionBody) } },
+    responses: { 200: { description: 'The signed assertion', ...json(ClientAssertionSchema) }, ...openApi.problemResponses(400, 403, 404, 409, 500, 503) },
   });
 
   openApi.registerPath({
@@ -243,12 +253,17 @@ export function signingKeyRouter(service: SigningKeyService): Router {
     sendAccepted(res, await service.assign(req.params.facilityId, body.kid, actorOf(res)));
   });
   router.post('/api/facilities/:facilityId/$client-assertion', async (req, res) => {
-    const body = parseBody(ClientAssertionBody, req.body);
-    const signed = await service.clientAssertion(req.params.facilityId, body);
+    const body = parseBody(ClientAssertionBody, req.body ?? {});
+    const signed = await service.clientAssertion(req.params.facilityId, {
+      ...(body.connection !== undefined ? { connection: body.connection } : {}),
+      ...(body.clientId !== undefined ? { clientId: body.clientId } : {}),
+      ...(body.tokenUrl !== undefined ? { tokenUrl: body.tokenUrl } : {}),
+    });
     res.setHeader('Cache-Control', 'no-store');
     res.json({
       clientAssertion: signed.assertion, clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
       kid: signed.kid, alg: signed.alg, jti: signed.jti, expiresAt: signed.expiresAt.toISOString(),
+      connection: signed.connection.name, clientId: signed.connection.clientId, tokenUrl: signed.connection.tokenUrl,
     });
   });
   router.use(signingKeyErrorTranslator);

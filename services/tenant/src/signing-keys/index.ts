@@ -17,27 +17,44 @@
  *   facility's own reference.
  * - A key referenced by an active (not soft-deleted) facility cannot be disabled or deleted:
  *   409 Problem Details listing the facilities (member `facilities`).
- * - Private keys: encrypted at rest with AES-256-GCM under `signing-keys.master-key` (envelope with IV,
- *   tag and the master key's id, kid as associated data; see master-key.ts). No API returns them,
- *   nothing logs them. Without the master key the registry lists keys and serves the JWKS but refuses
- *   to create keys or sign assertions (503 / UNAVAILABLE naming the setting).
+ * - Private keys: encrypted at rest with AES-256-GCM under the current master key of a keyring
+ *   (master-keyring.ts: envelope with IV, tag and the master key's id, kid as associated data; the
+ *   row's `master_key_id` repeats the id). No API returns them, nothing logs them. Without a master
+ *   key the registry lists keys and serves the JWKS but refuses to create keys or sign assertions
+ *   (503 / UNAVAILABLE naming the setting). At start-up every stored key must open with the
+ *   configured master keys, or the service stops with exit code 78 naming the missing ids
+ *   (master-key-check.ts); `cli/reencrypt-signing-keys.ts` moves every key to the current master key.
  *
- * ## JWKS: what is published, and for how long
- * - Published: every `active` key (primary first), and every `disabled` key for
- *   `signing-keys.disabled-retention` (default 24 h) after it was disabled, so an assertion signed
- *   just before the disable still verifies at an EHR that fetches the JWKS afterwards.
- *   Not published: `expired` keys and deleted keys (a deleted key leaves the JWKS at once: rotation
- *   step 3 is meant to retire it).
+ * ## Client assertions: for configured EHR connections only
+ * `iss` = `sub` = client id and `aud` = token endpoint come from the facility's configuration
+ * (`ehrConnections`); a caller (NATS SignClientAssertion, HTTP `$client-assertion`) only picks one of
+ * them (assertion-target.ts), so nobody can obtain an assertion for an audience of their choosing.
+ *
+ * ## JWKS: what is published, and for how long (model.ts `publishedUntil`)
+ * - Every `active` key (primary first); a `disabled` key (it signs nothing from the moment it is
+ *   disabled) for `signing-keys.disabled-retention` (default 24 h, never less than
+ *   VERIFICATION_GRACE_MS); an `expired` key until VERIFICATION_GRACE_MS after its `expiresAt`. The
+ *   grace is an assertion's lifetime (240 s) plus 60 s of EHR clock skew: an assertion signed at the
+ *   last moment still verifies. A deleted key leaves at once (rotation step 3 retires it; disable it
+ *   first to keep it verifiable).
  * - Each entry has only `kty`, `kid`, `alg`, `use: "sig"` and the public members of its type
  *   (`n`,`e` / `crv`,`x`,`y` / `crv`,`x`): a whitelist, so `d`, `p`, `q`, `dp`, `dq`, `qi` can never leak.
- * - Regenerated after every key change, before an association commits, and at every expiry-job tick;
- *   written atomically (temp file + rename) to `signing-keys.jwks-path`, the file the proxy exposes,
- *   and served from that file at `GET /.well-known/jwks.json`.
+ * - Regenerated after every key change, before an association commits, and at every expiry-job tick
+ *   (which also ends the windows above); written atomically (temp file + rename) to
+ *   `signing-keys.jwks-path`, the file the proxy exposes, and served from that file at
+ *   `GET /.well-known/jwks.json`.
  * - `Cache-Control: public, max-age=300`: SMART lets EHRs cache the JWKS but not longer than the
  *   server says. Five minutes keeps EHR traffic low yet means a new key is visible to a caching EHR
- *   at most five minutes after it is created; an assertion lives four minutes; and 300 s is far below
- *   the disabled-key retention, so no cached copy outlives the publication of a key still in use.
- *   Most EHRs (and jose's `createRemoteJWKSet`) also refetch at once on an unknown kid.
+ *   at most five minutes after it is created. Most EHRs (and jose's `createRemoteJWKSet`) also
+ *   refetch at once on an unknown kid.
+ *
+ * ## Several instances: one writer at a time, always from the database
+ * The specification keeps the JWKS on the file system (one shared volume in deploy/). Every instance
+ * may write it, but only while holding a PostgreSQL advisory lock, and from the keys it reads after
+ * taking the lock (SigningKeyStore.publishExclusively). So writes follow each other, each reflects
+ * every commit before it, and a slow or stale instance can neither drop a new key nor bring back a
+ * deleted one. (Serving the JWKS from the database on every request was the alternative; the file
+ * keeps the specification's proxy arrangement and costs EHR traffic nothing.)
  *
  * ## Rotation (specification: create, associate, delete)
  * 1. `POST /api/signing-keys` — the new key is active and published at once.
@@ -46,11 +63,6 @@
  *    the new key from the next request on; assertions already issued with the old key stay valid.
  * 3. `DELETE /api/signing-keys/{oldKid}` — refused (409) while any active facility still uses it.
  *    Use `PUT … {status: "disabled"}` first instead to keep it verifiable for the retention period.
- *
- * ## Several instances
- * Each instance writes its own file at the configured path. Mount one shared volume there, or rely
- * on the job's periodic rewrite (every instance converges within one interval); the association
- * always writes the file before it commits, so the instance that made it serves the new key.
  */
 import type { MigrationObject, MikroORM } from '@mikro-orm/postgresql';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -59,26 +71,30 @@ import type { OpenApiBuilder } from '../../../../adapters/http/index.js';
 import type { QueryServer } from '../../../../adapters/messaging/request-reply.js';
 import type { Logger } from '../../../../adapters/observability/logger.js';
 import type { Catalog } from '../../../../contracts/catalog.js';
-import type { SigningKeyConfig } from './config.js';
+import { keyringFromConfig, type MasterKeyConfig, type SigningKeyConfig } from './config.js';
 import { KeyExpiryJob } from './expiry-job.js';
 import { jwksRouter, registerSigningKeyOpenApi, signingKeyRouter } from './http.js';
-import { writeJwksFile } from './jwks.js';
-import { MasterKey } from './master-key.js';
+import { writeJwksFile, type JwksDocument } from './jwks.js';
+import { checkMasterKeyCoverage, type MasterKeyCoverage } from './master-key-check.js';
+import type { MasterKeyring } from './master-keyring.js';
 import { MikroSigningKeyStore, signingKeyEntities, signingKeyMigrations } from './persistence.js';
 import { serveSigningKeyQueries } from './queries.js';
 import { SigningKeyService } from './signing-key-service.js';
 
-export { signingKeySettings, MASTER_KEY_SETTING, type SigningKeyConfig } from './config.js';
+export {
+  signingKeySettings, keyringFromConfig, MASTER_KEY_SETTING, MASTER_KEYS_SETTING, CURRENT_MASTER_KEY_SETTING, type MasterKeyConfig, type SigningKeyConfig,
+} from './config.js';
+export type { MasterKeyCoverage } from './master-key-check.js';
 export { signingKeyEntities, signingKeyMigrations, type FacilityKeyReferences } from './persistence.js';
 export { SIGNING_ALGORITHMS, KEY_STATUSES, SigningKeyError, type SigningKey, type SigningAlgorithm, type KeyStatus } from './model.js';
 export { SigningKeyService } from './signing-key-service.js';
 export { JWKS_CACHE_CONTROL, JWKS_PATH } from './http.js';
-export { ASSERTION_LIFETIME_SECONDS } from './client-assertion.js';
+export { ASSERTION_LIFETIME_SECONDS, VERIFICATION_GRACE_MS } from './model.js';
 
 export interface SigningKeyModuleDeps {
   /** The tenant database, opened with `signingKeyEntities` and `signingKeyMigrations` among the service's. */
   readonly orm: MikroORM;
-  readonly config: SigningKeyConfig;
+  readonly config: Pick<SigningKeyConfig, 'signingKeysJwksPath' | 'signingKeysDisabledRetentionMs' | 'signingKeysExpiryIntervalMs'> & MasterKeyConfig;
   readonly logger: Logger;
   /** For SignClientAssertion; without it `start()` serves no query. */
   readonly nats?: NatsConnection;
@@ -87,10 +103,14 @@ export interface SigningKeyModuleDeps {
   /** Called after each committed change, e.g. `() => runtime.outbox.notify()` so audit events leave at once. */
   readonly afterCommit?: () => void;
   readonly now?: () => Date;
+  /** Where a JWKS document goes; default: written atomically to `signing-keys.jwks-path`. */
+  readonly writeJwks?: (document: JwksDocument) => Promise<void>;
 }
 
 export interface SigningKeyModule {
   readonly service: SigningKeyService;
+  /** The configured master keys; undefined when none is. */
+  readonly masterKeys: MasterKeyring | undefined;
   /** Operator routes with paths starting `/api/` (mount on the guarded app). */
   readonly router: Router;
   /** `GET /.well-known/jwks.json` (mount on the public app, outside the `/api` guard). */
@@ -100,16 +120,23 @@ export interface SigningKeyModule {
   readonly migrations: MigrationObject[];
   /** SignClientAssertion over NATS request-reply. */
   serveQueries(): QueryServer[];
+  /**
+   * Opens every stored private key with the configured master keys; throws ConfigError naming the
+   * master key ids that are missing or wrong (main.ts turns it into exit code 78 before listening).
+   */
+  checkMasterKeys(): Promise<MasterKeyCoverage>;
   /** Writes the JWKS once, starts the expiry job and (with NATS) the query handler. */
   start(): void;
   stop(): Promise<void>;
 }
 
 /**
- * The registry as one unit for main.ts:
+ * The registry as one unit for main.ts. Throws ConfigError when the master-key settings do not
+ * describe a usable keyring (a file that cannot be read, no current key among several).
  *
  * ```ts
  * const keys = createSigningKeyModule({ orm: runtime.db.orm, config, logger: runtime.logger, nats: runtime.nats.nc, catalog, afterCommit: () => runtime.outbox.notify() });
+ * await exitOnConfigError(() => keys.checkMasterKeys());
  * keys.registerOpenApi(runtime.openApi);
  * runtime.api.use(keys.router);        // /api/signing-keys..., /api/facilities/{id}/signing-key, /$client-assertion
  * runtime.http.app.use(keys.jwksRouter); // /.well-known/jwks.json, public
@@ -119,11 +146,13 @@ export interface SigningKeyModule {
  */
 export function createSigningKeyModule(deps: SigningKeyModuleDeps): SigningKeyModule {
   const logger = deps.logger.child({ component: 'signing-keys' });
+  const masterKeys = keyringFromConfig(deps.config);
+  const store = new MikroSigningKeyStore({ orm: deps.orm, ...(deps.catalog ? { catalog: deps.catalog } : {}), ...(deps.afterCommit ? { afterCommit: deps.afterCommit } : {}) });
   const service = new SigningKeyService({
-    store: new MikroSigningKeyStore({ orm: deps.orm, ...(deps.catalog ? { catalog: deps.catalog } : {}), ...(deps.afterCommit ? { afterCommit: deps.afterCommit } : {}) }),
-    masterKey: deps.config.signingKeysMasterKey ? new MasterKey(deps.config.signingKeysMasterKey) : undefined,
+    store,
+    masterKeys,
     disabledRetentionMs: deps.config.signingKeysDisabledRetentionMs,
-    publishJwks: (document) => writeJwksFile(deps.config.signingKeysJwksPath, document),
+    writeJwks: deps.writeJwks ?? ((document) => writeJwksFile(deps.config.signingKeysJwksPath, document)),
     logger,
     ...(deps.now ? { now: deps.now } : {}),
   });
@@ -132,18 +161,24 @@ export function createSigningKeyModule(deps: SigningKeyModuleDeps): SigningKeyMo
 
   const module: SigningKeyModule = {
     service,
+    masterKeys,
     router: signingKeyRouter(service),
     jwksRouter: jwksRouter(deps.config.signingKeysJwksPath, () => service.regenerateJwks()),
     registerOpenApi: registerSigningKeyOpenApi,
     entities: signingKeyEntities,
     migrations: signingKeyMigrations,
+    async checkMasterKeys() {
+      const coverage = await checkMasterKeyCoverage(store, masterKeys);
+      if (coverage.checked > 0) logger.info({ ...coverage, current: masterKeys?.currentId }, 'every stored private key decrypts with the configured master keys');
+      return coverage;
+    },
     serveQueries() {
       if (!deps.nats) throw new Error('createSigningKeyModule: no NATS connection given, so no queries can be served');
       return serveSigningKeyQueries(deps.nats, service, { logger, ...(deps.catalog ? { catalog: deps.catalog } : {}) });
     },
     start() {
-      if (!deps.config.signingKeysMasterKey) {
-        logger.warn(`signing-keys.master-key is not set: signing keys cannot be created and client assertions cannot be signed`);
+      if (!masterKeys) {
+        logger.warn('no master key is configured (signing-keys.master-keys): signing keys cannot be created and client assertions cannot be signed');
       }
       job.start();
       if (deps.nats && queryServers.length === 0) queryServers = module.serveQueries();

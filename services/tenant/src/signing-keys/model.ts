@@ -36,14 +36,39 @@ export function effectiveStatus(key: Pick<SigningKey, 'status' | 'expiresAt'>, n
 }
 
 /**
- * Whether the JWKS carries the key: active keys always; disabled keys until `retentionMs` after they
- * were disabled (tokens signed just before the disable must still verify); expired keys never.
+ * Lifetime of a client assertion. SMART Backend Services: `exp` no more than five minutes in the
+ * future. Four minutes leaves a minute for an EHR whose clock runs behind ours.
  */
-export function isPublished(key: SigningKey, now: Date, retentionMs: number): boolean {
+export const ASSERTION_LIFETIME_SECONDS = 240;
+
+/** How far an EHR's clock may lag ours while it still checks an assertion's `exp` against it. */
+export const EHR_CLOCK_SKEW_SECONDS = 60;
+
+/**
+ * How long a key that stopped signing must stay published: an assertion signed at the last moment
+ * lives ASSERTION_LIFETIME_SECONDS, and an EHR whose clock lags still accepts it for the skew.
+ */
+export const VERIFICATION_GRACE_MS = (ASSERTION_LIFETIME_SECONDS + EHR_CLOCK_SKEW_SECONDS) * 1000;
+
+/**
+ * Until when the JWKS carries the key; null while it is active (published as long as it signs).
+ * - disabled: signing stops at once, the public key stays `retentionMs` after the disable (never
+ *   less than VERIFICATION_GRACE_MS), so assertions signed just before still verify;
+ * - expired: it could sign until `expiresAt`, so it stays until `expiresAt` + VERIFICATION_GRACE_MS.
+ * A deleted key has no row, so it leaves at once (disable it first to keep it verifiable).
+ */
+export function publishedUntil(key: SigningKey, now: Date, retentionMs: number): Date | null {
   const status = effectiveStatus(key, now);
-  if (status === 'active') return true;
-  if (status === 'disabled') return now.getTime() < key.statusChangedAt.getTime() + retentionMs;
-  return false;
+  if (status === 'active') return null;
+  if (status === 'disabled') return new Date(key.statusChangedAt.getTime() + Math.max(retentionMs, VERIFICATION_GRACE_MS));
+  const lastSigningMoment = key.expiresAt ?? key.statusChangedAt;
+  return new Date(lastSigningMoment.getTime() + VERIFICATION_GRACE_MS);
+}
+
+/** Whether the JWKS carries the key at `now` (see publishedUntil). */
+export function isPublished(key: SigningKey, now: Date, retentionMs: number): boolean {
+  const until = publishedUntil(key, now, retentionMs);
+  return until === null || now.getTime() < until.getTime();
 }
 
 /** What a key looks like from outside: no key material besides the public JWK. */
@@ -53,11 +78,12 @@ export function withEffectiveStatus(key: SigningKey, now: Date): SigningKey {
 }
 
 export type SigningKeyErrorKind =
-  | 'not-found' | 'facility-not-found' | 'in-use' | 'invalid' | 'conflict' | 'no-key' | 'key-not-usable' | 'master-key-missing';
+  | 'not-found' | 'facility-not-found' | 'in-use' | 'invalid' | 'conflict' | 'no-key' | 'key-not-usable'
+  | 'no-ehr-connection' | 'forbidden' | 'master-key-missing' | 'master-key-unavailable';
 
 /**
  * A refusal of the registry, with a kind the HTTP and NATS adapters translate
- * (404 / 409 / 400 / 503 and NOT_FOUND / CONFLICT / BAD_REQUEST / UNAVAILABLE).
+ * (404 / 409 / 400 / 403 / 503 and NOT_FOUND / CONFLICT / BAD_REQUEST / FORBIDDEN / UNAVAILABLE).
  */
 export class SigningKeyError extends Error {
   override readonly name = 'SigningKeyError';

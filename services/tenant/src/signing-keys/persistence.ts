@@ -5,6 +5,8 @@ import {
 } from '@mikro-orm/postgresql';
 import { enqueueOutboxMessage } from '../../../../adapters/persistence/index.js';
 import type { Catalog } from '../../../../contracts/catalog.js';
+import type { EhrConnection } from '../domain/ehr-connection.js';
+import type { Sealed } from './master-keyring.js';
 import { SigningKeyError, type KeyStatus, type PublicJwk, type SigningAlgorithm, type SigningKey } from './model.js';
 
 /**
@@ -25,8 +27,10 @@ export const SigningKeyEntity = defineEntity({
     statusChangedAt: p.datetime(),
     expiresAt: p.datetime().nullable(),
     publicJwk: p.json<PublicJwk>(),
-    /** `enc:v1:...` envelope (master-key.ts); never selected except to sign. */
+    /** `enc:v1:...` envelope (master-keyring.ts); never selected except to sign or re-encrypt. */
     privateKeyEnvelope: p.text().lazy(),
+    /** The master key that sealed the envelope (as the envelope says): start-up check and re-encryption select by it. */
+    masterKeyId: p.string().length(64),
   },
 });
 export type SigningKeyRow = InferEntity<typeof SigningKeyEntity>;
@@ -55,9 +59,27 @@ export class CreateSigningKeyTable extends Migration {
   }
 }
 
-/** Independent of the facility tables, so it may be listed anywhere in the service's migrations. */
+/**
+ * Records with each private key the id of the master key that sealed it, taken from the envelope
+ * (`enc:v1:<id>:...`; rows written before the keyring carry the legacy key's fingerprint there).
+ */
+export class AddSigningKeyMasterKeyId extends Migration {
+  override up(): void {
+    this.addSql(`alter table "signing_key" add column "master_key_id" varchar(64) null`);
+    this.addSql(`update "signing_key" set "master_key_id" = split_part("private_key_envelope", ':', 3)`);
+    this.addSql(`alter table "signing_key" alter column "master_key_id" set not null`);
+    this.addSql(`create index "signing_key_master_key_id_idx" on "signing_key" ("master_key_id")`);
+  }
+
+  override down(): void {
+    this.addSql('alter table "signing_key" drop column if exists "master_key_id"');
+  }
+}
+
+/** Independent of the facility tables, so they may be listed anywhere in the service's migrations. */
 export const signingKeyMigrations: MigrationObject[] = [
   { name: 'Migration20261122060000_signing_keys', class: CreateSigningKeyTable },
+  { name: 'Migration20261201020000_signing_key_master_key_id', class: AddSigningKeyMasterKeyId },
 ];
 export const signingKeyEntities = [SigningKeyEntity];
 
@@ -95,11 +117,24 @@ export interface KeyChanges {
   readonly expiresAt: Date | null;
 }
 
+/** A sealed private key as stored. */
+export interface StoredPrivateKey {
+  readonly kid: string;
+  readonly envelope: string;
+  readonly masterKeyId: string;
+}
+
 export interface SigningKeyRepository {
-  insert(key: SigningKey, privateKeyEnvelope: string): Promise<void>;
+  insert(key: SigningKey, privateKey: Sealed): Promise<void>;
   /** With `lock`, holds the row (FOR UPDATE) until the transaction ends: serialises status changes with assignments. */
   find(kid: string, lock?: boolean): Promise<SigningKey | null>;
-  privateKeyEnvelope(kid: string): Promise<string | null>;
+  /** With `lock`, holds the row until the transaction ends (re-encryption). */
+  privateKey(kid: string, lock?: boolean): Promise<StoredPrivateKey | null>;
+  /** Every stored private key (the start-up check opens each). */
+  privateKeys(): Promise<StoredPrivateKey[]>;
+  /** Kids whose private key is sealed under none of `masterKeyIds`, oldest first. */
+  kidsSealedOutside(masterKeyIds: readonly string[]): Promise<string[]>;
+  replacePrivateKey(kid: string, privateKey: Sealed): Promise<void>;
   search(criteria: KeySearch, sort: { field: KeySortField; order: 'asc' | 'desc' }, page: { limit: number; offset: number }): Promise<{ records: SigningKey[]; totalCount: number }>;
   all(): Promise<SigningKey[]>;
   update(kid: string, changes: KeyChanges): Promise<void>;
@@ -120,6 +155,8 @@ export interface FacilityKeyReferences {
   facilitiesUsingKey(kid: string): Promise<string[]>;
   /** The kid of an active facility (null when it has none); undefined when there is no active facility. */
   keyOfFacility(facilityId: string): Promise<{ kid: string | null } | undefined>;
+  /** What signing an assertion for an active facility needs from its configuration: its kid and its EHR connections. */
+  signingProfileOf(facilityId: string): Promise<{ kid: string | null; ehrConnections: EhrConnection[] } | undefined>;
   /** Points the facility at `kid` (null removes the reference); false when there is no active facility. */
   assign(facilityId: string, kid: string | null, at: Date): Promise<boolean>;
 }
@@ -139,21 +176,36 @@ export interface SigningKeyTransaction {
   readonly keys: SigningKeyRepository;
   readonly facilities: FacilityKeyReferences;
   audit(event: KeyAuditEvent): Promise<void>;
+  /**
+   * Makes this transaction the only JWKS publisher of the deployment until it ends (a
+   * transaction-scoped advisory lock; waits while another holds it). Keys read after it include
+   * everything committed before the previous publisher let go.
+   */
+  lockJwksPublication(): Promise<void>;
 }
 
 export interface SigningKeyStore {
   read<T>(work: (tx: SigningKeyTransaction) => Promise<T>): Promise<T>;
   write<T>(work: (tx: SigningKeyTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Runs `publish` with every key as committed, as the only publisher of the whole deployment at that
+   * moment (lockJwksPublication, then the keys are read; the lock is held until `publish` has
+   * finished). So publications happen one at a time, each from a read made after the previous one
+   * ended: the last file written always reflects the newest committed state, and a replica that read
+   * earlier can never write after one that read later.
+   */
+  publishExclusively<T>(publish: (keys: SigningKey[]) => Promise<T>): Promise<T>;
 }
 
 export class MikroSigningKeyRepository implements SigningKeyRepository {
   constructor(private readonly em: EntityManager) {}
 
-  async insert(key: SigningKey, privateKeyEnvelope: string): Promise<void> {
+  async insert(key: SigningKey, privateKey: Sealed): Promise<void> {
     try {
       await this.em.insert(SigningKeyEntity, {
         kid: key.kid, algorithm: key.algorithm, status: key.status, isPrimary: key.primary, createdAt: key.createdAt,
-        statusChangedAt: key.statusChangedAt, expiresAt: key.expiresAt, publicJwk: key.publicJwk, privateKeyEnvelope,
+        statusChangedAt: key.statusChangedAt, expiresAt: key.expiresAt, publicJwk: key.publicJwk,
+        privateKeyEnvelope: privateKey.envelope, masterKeyId: privateKey.masterKeyId,
       });
     } catch (error) {
       throw primaryConflict(error);
@@ -167,9 +219,28 @@ export class MikroSigningKeyRepository implements SigningKeyRepository {
     return row ? toSigningKey(row) : null;
   }
 
-  async privateKeyEnvelope(kid: string): Promise<string | null> {
-    const rows: Array<{ private_key_envelope: string }> = await this.em.execute('select "private_key_envelope" from "signing_key" where "kid" = ?', [kid]);
-    return rows[0]?.private_key_envelope ?? null;
+  async privateKey(kid: string, lock = false): Promise<StoredPrivateKey | null> {
+    const rows: PrivateKeyRow[] = await this.em.execute(
+      `select "kid", "private_key_envelope", "master_key_id" from "signing_key" where "kid" = ?${lock ? ' for update' : ''}`, [kid]);
+    return rows[0] ? toStoredPrivateKey(rows[0]) : null;
+  }
+
+  async privateKeys(): Promise<StoredPrivateKey[]> {
+    const rows: PrivateKeyRow[] = await this.em.execute(
+      'select "kid", "private_key_envelope", "master_key_id" from "signing_key" order by "created_at", "kid"');
+    return rows.map(toStoredPrivateKey);
+  }
+
+  async kidsSealedOutside(masterKeyIds: readonly string[]): Promise<string[]> {
+    if (masterKeyIds.length === 0) throw new Error('kidsSealedOutside needs at least one master key id');
+    const rows: Array<{ kid: string }> = await this.em.execute(
+      `select "kid" from "signing_key" where "master_key_id" not in (${masterKeyIds.map(() => '?').join(', ')}) order by "created_at", "kid"`, [...masterKeyIds]);
+    return rows.map((row) => row.kid);
+  }
+
+  async replacePrivateKey(kid: string, privateKey: Sealed): Promise<void> {
+    await this.em.execute('update "signing_key" set "private_key_envelope" = ?, "master_key_id" = ? where "kid" = ?',
+      [privateKey.envelope, privateKey.masterKeyId, kid]);
   }
 
   async search(criteria: KeySearch, sort: { field: KeySortField; order: 'asc' | 'desc' }, page: { limit: number; offset: number }) {
@@ -221,6 +292,16 @@ export class MikroSigningKeyRepository implements SigningKeyRepository {
   }
 }
 
+interface PrivateKeyRow {
+  kid: string;
+  private_key_envelope: string;
+  master_key_id: string;
+}
+
+function toStoredPrivateKey(row: PrivateKeyRow): StoredPrivateKey {
+  return { kid: row.kid, envelope: row.private_key_envelope, masterKeyId: row.master_key_id };
+}
+
 function primaryConflict(error: unknown): unknown {
   if (error instanceof UniqueConstraintViolationException) {
     return new SigningKeyError('conflict', 'Another key became primary at the same moment; only one key can be primary. Retry.');
@@ -244,6 +325,18 @@ export class SqlFacilityKeyReferences implements FacilityKeyReferences {
     return rows[0] ? { kid: rows[0].key_id ?? null } : undefined;
   }
 
+  async signingProfileOf(facilityId: string): Promise<{ kid: string | null; ehrConnections: EhrConnection[] } | undefined> {
+    const rows: Array<{ key_id: string | null; ehr_connections: EhrConnection[] | string | null }> = await this.em.execute(
+      'select "key_id", "ehr_connections" from "facility" where "facility_id" = ? and not "is_deleted"', [facilityId]);
+    const row = rows[0];
+    if (!row) return undefined;
+    const stored = typeof row.ehr_connections === 'string' ? JSON.parse(row.ehr_connections) as EhrConnection[] : row.ehr_connections ?? [];
+    return {
+      kid: row.key_id ?? null,
+      ehrConnections: stored.map((connection) => ({ name: connection.name, clientId: connection.clientId, tokenUrl: connection.tokenUrl })),
+    };
+  }
+
   async assign(facilityId: string, kid: string | null, at: Date): Promise<boolean> {
     const rows: Array<{ facility_id: string }> = await this.em.execute(
       'update "facility" set "key_id" = ?, "modify_date" = ? where "facility_id" = ? and not "is_deleted" returning "facility_id"', [kid, at, facilityId]);
@@ -260,6 +353,13 @@ export interface MikroSigningKeyStoreOptions {
 
 const AUDIT_SCHEMA_VERSION = '1.0.0';
 
+/**
+ * The advisory lock of JWKS publication (one number for the whole tenant database; advisory locks
+ * are per database, so other databases on the server do not share it). Spelled out, not hashed, so
+ * that an operator can find the holder in pg_locks (objid 7352 with classid 0).
+ */
+export const JWKS_PUBLICATION_LOCK = 7352;
+
 export class MikroSigningKeyStore implements SigningKeyStore {
   constructor(private readonly options: MikroSigningKeyStoreOptions) {}
 
@@ -273,11 +373,24 @@ export class MikroSigningKeyStore implements SigningKeyStore {
     return work(this.transactionOn(this.options.orm.em.fork(), false));
   }
 
+  publishExclusively<T>(publish: (keys: SigningKey[]) => Promise<T>): Promise<T> {
+    return this.options.orm.em.fork().transactional(async (em) => {
+      const tx = this.transactionOn(em, false);
+      await tx.lockJwksPublication();
+      // Read after the lock: everything committed before the previous publisher let go is seen.
+      return publish(await tx.keys.all());
+    });
+  }
+
   private transactionOn(em: EntityManager, writable: boolean): SigningKeyTransaction {
     const catalog = this.options.catalog;
     return {
       keys: new MikroSigningKeyRepository(em),
       facilities: new SqlFacilityKeyReferences(em),
+      lockJwksPublication: async () => {
+        if (!em.isInTransaction()) throw new Error('the JWKS publication lock is taken inside a transaction');
+        await em.execute('select pg_advisory_xact_lock(0, ?)', [JWKS_PUBLICATION_LOCK]);
+      },
       audit: async (event) => {
         if (!writable) throw new Error('audit events can only be written in a write transaction');
         if (!catalog) return;

@@ -6,18 +6,27 @@ import { SigningKeyError } from './model.js';
 import type { SigningKeyService } from './signing-key-service.js';
 
 /**
- * SignClientAssertion over NATS request-reply, for the services that call EHRs. Refusals are typed
- * error replies: NOT_FOUND (no active facility), CONFLICT (no key, or the key is not active),
- * BAD_REQUEST, UNAVAILABLE (no master key configured). Never a timeout for a known refusal.
+ * SignClientAssertion over NATS request-reply, for the services that call EHRs. The client id and
+ * audience are the facility's configured ones; the request only picks a configured connection.
+ * Refusals are typed error replies: NOT_FOUND (no active facility), CONFLICT (no key, no EHR
+ * connection, or the key is not active), FORBIDDEN (a token URL or client id the facility has not
+ * configured), BAD_REQUEST, UNAVAILABLE (no master key, or not the one the key was sealed with).
+ * Never a timeout for a known refusal. Only the tenant service's NATS user may subscribe to the
+ * subject (deploy/nats-accounts), so no other client can answer in its place.
  */
 export function serveSigningKeyQueries(nc: NatsConnection, service: SigningKeyService, options: { logger: Logger; catalog?: Catalog }): QueryServer[] {
   return [
     serveQuery(nc, 'SignClientAssertion', async (request) => {
       try {
-        const signed = await service.clientAssertion(request.facilityId, { clientId: request.clientId, tokenUrl: request.tokenUrl });
+        const signed = await service.clientAssertion(request.facilityId, {
+          ...(request.connection !== undefined ? { connection: request.connection } : {}),
+          ...(request.clientId !== undefined ? { clientId: request.clientId } : {}),
+          ...(request.tokenUrl !== undefined ? { tokenUrl: request.tokenUrl } : {}),
+        });
         return {
           clientAssertion: signed.assertion, clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
           kid: signed.kid, alg: signed.alg, jti: signed.jti, expiresAt: signed.expiresAt.toISOString(),
+          connection: signed.connection.name, clientId: signed.connection.clientId, tokenUrl: signed.connection.tokenUrl,
         };
       } catch (error) {
         if (error instanceof SigningKeyError) throw new QueryError(queryErrorCode(error), error.message);
@@ -34,7 +43,10 @@ function queryErrorCode(error: SigningKeyError) {
       return 'NOT_FOUND' as const;
     case 'invalid':
       return 'BAD_REQUEST' as const;
+    case 'forbidden':
+      return 'FORBIDDEN' as const;
     case 'master-key-missing':
+    case 'master-key-unavailable':
       return 'UNAVAILABLE' as const;
     default:
       return 'CONFLICT' as const;

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Logger } from '../../../../adapters/observability/logger.js';
-import { clientAssertionRequestProblems, signClientAssertion, type ClientAssertionRequest, type SignedClientAssertion } from './client-assertion.js';
-import { MASTER_KEY_SETTING } from './config.js';
+import type { EhrConnection } from '../domain/ehr-connection.js';
+import { chooseEhrConnection, type AssertionTargetRequest } from './assertion-target.js';
+import { signClientAssertion, type SignedClientAssertion } from './client-assertion.js';
+import { MASTER_KEYS_SETTING } from './config.js';
 import { buildJwks, publicJwkOf, type JwksDocument } from './jwks.js';
-import type { MasterKey } from './master-key.js';
+import { MasterKeyUnavailableError, type MasterKeyring } from './master-keyring.js';
 import {
   effectiveStatus, SigningKeyError, SIGNING_ALGORITHMS, withEffectiveStatus, type KeyStatus, type SigningAlgorithm, type SigningKey,
 } from './model.js';
@@ -19,11 +21,11 @@ export const SYSTEM_ACTOR: Actor = { userId: null, user: 'SystemUser' };
 
 export interface SigningKeyServiceOptions {
   readonly store: SigningKeyStore;
-  /** Undefined when `signing-keys.master-key` is not set: keys can be listed but not created or used. */
-  readonly masterKey: MasterKey | undefined;
+  /** Undefined when no master key is configured: keys can be listed but not created or used. */
+  readonly masterKeys: MasterKeyring | undefined;
   readonly disabledRetentionMs: number;
-  /** Writes the JWKS document where it is served from (file, atomically). */
-  readonly publishJwks: (document: JwksDocument) => Promise<void>;
+  /** Writes the JWKS document where it is served from (file, atomically); called one publisher at a time. */
+  readonly writeJwks: (document: JwksDocument) => Promise<void>;
   readonly logger: Logger;
   readonly now?: () => Date;
   readonly newKid?: () => string;
@@ -46,18 +48,23 @@ export interface FacilityKey {
   readonly kid: string | null;
 }
 
-const MASTER_KEY_ENV = 'SIGNING_KEYS_MASTER_KEY';
+/** A signed assertion with the configured connection it was signed for (where the caller POSTs it). */
+export interface FacilityClientAssertion extends SignedClientAssertion {
+  readonly connection: EhrConnection;
+}
+
+const MASTER_KEYS_ENV = 'SIGNING_KEYS_MASTER_KEYS';
 
 /**
  * The key registry's use cases: key lifecycle, the facility ↔ key association, the JWKS and client
  * assertions. Every change that alters what is published rewrites the JWKS after its commit; the
- * association rewrites it inside its transaction, so a facility never points at a key the JWKS lacks.
+ * association rewrites it before its own commit, so a facility never points at a key the JWKS lacks.
+ * Rewrites run one at a time across all instances (SigningKeyStore.publishExclusively), each from
+ * the database as it is when its turn comes.
  */
 export class SigningKeyService {
   private readonly now: () => Date;
   private readonly newKid: () => string;
-  /** JWKS rewrites run one after another, so an older snapshot never overwrites a newer one. */
-  private publishing: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: SigningKeyServiceOptions) {
     this.now = options.now ?? (() => new Date());
@@ -65,7 +72,7 @@ export class SigningKeyService {
   }
 
   async create(input: CreateKeyInput, actor: Actor = SYSTEM_ACTOR): Promise<SigningKey> {
-    const masterKey = this.requireMasterKey('Signing keys cannot be created');
+    const masterKeys = this.requireMasterKeys('Signing keys cannot be created');
     if (!SIGNING_ALGORITHMS.includes(input.algorithm)) {
       throw new SigningKeyError('invalid', `algorithm must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
     }
@@ -74,14 +81,14 @@ export class SigningKeyService {
     const kid = this.newKid();
     const pair = await generateKeyPair(input.algorithm, { extractable: true });
     const publicJwk = publicJwkOf(await exportJWK(pair.publicKey), kid, input.algorithm);
-    const envelope = masterKey.seal(JSON.stringify(await exportJWK(pair.privateKey)), kid);
+    const sealed = masterKeys.seal(JSON.stringify(await exportJWK(pair.privateKey)), kid);
     const key: SigningKey = {
       kid, algorithm: input.algorithm, createdAt: now, status: 'active', statusChangedAt: now,
       primary: input.primary ?? false, expiresAt: input.expiresAt ?? null, publicJwk,
     };
     await this.options.store.write(async (tx) => {
       if (key.primary) await tx.keys.clearPrimary(kid);
-      await tx.keys.insert(key, envelope);
+      await tx.keys.insert(key, sealed);
       await tx.audit(this.auditOf('Create', 'SigningKey', actor, now, [
         change('kid', null, kid), change('algorithm', null, key.algorithm), change('primary', null, String(key.primary)),
         change('expiresAt', null, key.expiresAt?.toISOString() ?? null),
@@ -167,8 +174,8 @@ export class SigningKeyService {
   /**
    * Points a facility at a key (rotation step 2) or removes its reference (`kid` null). The key must
    * be active; its row stays locked until the commit so a concurrent disable or delete waits and then
-   * sees the new reference. The JWKS is rewritten before the commit: the key is published before
-   * the facility can use it.
+   * sees the new reference. The JWKS is rewritten before the commit (its publisher reads the key as
+   * committed; the lock keeps it there): the key is published before the facility can use it.
    */
   async assign(facilityId: string, kid: string | null, actor: Actor = SYSTEM_ACTOR): Promise<FacilityKey> {
     const now = this.now();
@@ -180,7 +187,10 @@ export class SigningKeyService {
         if (!key) throw new SigningKeyError('invalid', `kid: there is no signing key ${JSON.stringify(kid)}`);
         const status = effectiveStatus(key, now);
         if (status !== 'active') throw new SigningKeyError('key-not-usable', `Signing key ${kid} is ${status}; only an active key can be assigned`);
-        await this.publish(await tx.keys.all(), now);
+        // In this transaction, on its connection: publishing on another one while holding this
+        // connection could exhaust the pool under concurrent assignments.
+        await tx.lockJwksPublication();
+        await this.writeJwksOf(await tx.keys.all());
       }
       if (before.kid === kid) return { facilityId, kid };
       await tx.facilities.assign(facilityId, kid, now);
@@ -190,29 +200,39 @@ export class SigningKeyService {
     });
   }
 
-  /** Signs the SMART Backend Services client assertion of a facility with the facility's key. */
-  async clientAssertion(facilityId: string, request: ClientAssertionRequest): Promise<SignedClientAssertion> {
-    const problems = clientAssertionRequestProblems(request);
-    if (problems.length > 0) throw new SigningKeyError('invalid', problems.map((problem) => problem.message).join('; '));
-    const masterKey = this.requireMasterKey('Client assertions cannot be signed');
+  /**
+   * Signs the SMART Backend Services client assertion of a facility with the facility's key, for one
+   * of the EHR connections its configuration holds: client id and audience come from there, the
+   * request only picks among them (assertion-target.ts).
+   */
+  async clientAssertion(facilityId: string, request: AssertionTargetRequest = {}): Promise<FacilityClientAssertion> {
     const now = this.now();
-    const { kid, key, envelope } = await this.options.store.read(async (tx) => {
-      const reference = await tx.facilities.keyOfFacility(facilityId);
-      if (!reference) throw facilityNotFound(facilityId);
-      if (reference.kid === null) {
+    const { kid, connection, key, privateKey } = await this.options.store.read(async (tx) => {
+      const profile = await tx.facilities.signingProfileOf(facilityId);
+      if (!profile) throw facilityNotFound(facilityId);
+      const chosen = chooseEhrConnection(facilityId, profile.ehrConnections, request);
+      if (profile.kid === null) {
         throw new SigningKeyError('no-key', `Facility ${facilityId} has no signing key; assign one with PUT /api/facilities/${encodeURIComponent(facilityId)}/signing-key`);
       }
-      return { kid: reference.kid, key: await tx.keys.find(reference.kid), envelope: await tx.keys.privateKeyEnvelope(reference.kid) };
+      return { kid: profile.kid, connection: chosen, key: await tx.keys.find(profile.kid), privateKey: await tx.keys.privateKey(profile.kid) };
     });
-    if (!key || envelope === null) {
+    if (!key || !privateKey) {
       throw new SigningKeyError('key-not-usable', `Facility ${facilityId} references signing key ${kid}, which does not exist; assign an active key`);
     }
     const status = effectiveStatus(key, now);
     if (status !== 'active') {
       throw new SigningKeyError('key-not-usable', `The signing key ${kid} of facility ${facilityId} is ${status}; assign an active key`);
     }
-    const privateJwk = JSON.parse(masterKey.open(envelope, kid)) as JWK;
-    return signClientAssertion(privateJwk, kid, key.algorithm, request, now);
+    const masterKeys = this.requireMasterKeys('Client assertions cannot be signed');
+    let privateJwk: JWK;
+    try {
+      privateJwk = JSON.parse(masterKeys.open(privateKey.envelope, kid)) as JWK;
+    } catch (error) {
+      if (error instanceof MasterKeyUnavailableError) throw new SigningKeyError('master-key-unavailable', error.message);
+      throw error;
+    }
+    const signed = await signClientAssertion(privateJwk, kid, key.algorithm, { clientId: connection.clientId, tokenUrl: connection.tokenUrl }, now);
+    return { ...signed, connection };
   }
 
   /** Records `expired` for keys past their expiry and rewrites the JWKS (which also drops disabled keys past retention). */
@@ -230,18 +250,19 @@ export class SigningKeyService {
     return expired;
   }
 
-  /** Rebuilds the JWKS from the registry and writes it. */
-  async regenerateJwks(): Promise<JwksDocument> {
-    const now = this.now();
-    const keys = await this.options.store.read((tx) => tx.keys.all());
-    return this.publish(keys, now);
+  /**
+   * Rebuilds the JWKS from the registry and writes it, as the only publisher of the deployment at
+   * that moment, from the keys as committed when its turn came (and the clock read then).
+   */
+  regenerateJwks(): Promise<JwksDocument> {
+    return this.options.store.publishExclusively((keys) => this.writeJwksOf(keys));
   }
 
-  private publish(keys: readonly SigningKey[], now: Date): Promise<JwksDocument> {
-    const document = buildJwks(keys, now, this.options.disabledRetentionMs);
-    const run = this.publishing.catch(() => undefined).then(() => this.options.publishJwks(document)).then(() => document);
-    this.publishing = run;
-    return run;
+  /** Only with the publication lock held (the clock is read now, after it was taken). */
+  private async writeJwksOf(keys: readonly SigningKey[]): Promise<JwksDocument> {
+    const document = buildJwks(keys, this.now(), this.options.disabledRetentionMs);
+    await this.options.writeJwks(document);
+    return document;
   }
 
   /**
@@ -265,12 +286,12 @@ export class SigningKeyService {
     }
   }
 
-  private requireMasterKey(what: string): MasterKey {
-    if (!this.options.masterKey) {
+  private requireMasterKeys(what: string): MasterKeyring {
+    if (!this.options.masterKeys) {
       throw new SigningKeyError('master-key-missing',
-        `${what}: the setting ${MASTER_KEY_SETTING} (environment variable ${MASTER_KEY_ENV}) is not set. It must hold base64 of 32 random bytes (e.g. \`openssl rand -base64 32\`), the AES-256-GCM key that encrypts private keys at rest.`);
+        `${what}: no master key is configured. Set ${MASTER_KEYS_SETTING} (environment variable ${MASTER_KEYS_ENV}) to id:base64key, the key being base64 of 32 random bytes (e.g. \`2026-01:$(openssl rand -base64 32)\`): the AES-256-GCM key that encrypts private keys at rest.`);
     }
-    return this.options.masterKey;
+    return this.options.masterKeys;
   }
 
   private auditOf(action: KeyAuditEvent['action'], resource: KeyAuditEvent['resource'], actor: Actor, at: Date,

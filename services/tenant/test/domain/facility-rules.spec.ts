@@ -21,7 +21,7 @@ function problemsOf(fn: () => unknown): Array<{ field: string; message: string }
 
 const facility: Facility = {
   id: '6c0a7d2e-2f7e-4bb0-9c1d-1d5f6f3d0a11', facilityId: 'F1', facilityName: 'One', timeZone: 'America/Chicago',
-  scheduledReports: { daily: [], weekly: [], monthly: ['ACH', 'HYPO'] }, vendorVersionId: null, keyId: null, isDeleted: false,
+  scheduledReports: { daily: [], weekly: [], monthly: ['ACH', 'HYPO'] }, vendorVersionId: null, keyId: null, ehrConnections: [], isDeleted: false,
   createDate: new Date('2026-01-01T00:00:00Z'), modifyDate: null,
 };
 
@@ -50,8 +50,47 @@ describe('tenant domain: facility rules', () => {
     const values = validateFacilityInput({ facilityId: ' F1 ', facilityName: '', timeZone: 'Europe/London', scheduledReports: { daily: [' X '] } });
     expect(values).to.deep.equal({
       facilityId: 'F1', facilityName: null, timeZone: 'Europe/London', scheduledReports: { daily: ['X'], weekly: [], monthly: [] },
-      vendorVersionId: null, keyId: null,
+      vendorVersionId: null, keyId: null, ehrConnections: undefined,
     });
+  });
+
+  it('EHR connections: https token endpoints (http only to loopback), unique names, client id required; URLs normalised', () => {
+    const values = validateFacilityInput({
+      facilityId: 'F1', timeZone: 'UTC', ehrConnections: [
+        { name: 'epic', clientId: ' c-1 ', tokenUrl: 'HTTPS://EHR.Example.org/oauth2/token' },
+        { name: 'local', clientId: 'c-2', tokenUrl: 'http://127.0.0.1:8443/token' },
+        { name: 'v6', clientId: 'c-3', tokenUrl: 'http://[::1]/token' },
+        { name: 'named', clientId: 'c-4', tokenUrl: 'http://localhost:9000/token' },
+      ],
+    });
+    expect(values.ehrConnections).to.deep.equal([
+      { name: 'epic', clientId: 'c-1', tokenUrl: 'https://ehr.example.org/oauth2/token' },
+      { name: 'local', clientId: 'c-2', tokenUrl: 'http://127.0.0.1:8443/token' },
+      { name: 'v6', clientId: 'c-3', tokenUrl: 'http://[::1]/token' },
+      { name: 'named', clientId: 'c-4', tokenUrl: 'http://localhost:9000/token' },
+    ]);
+    const problems = problemsOf(() => validateFacilityInput({
+      facilityId: 'F1', timeZone: 'UTC', ehrConnections: [
+        { name: 'a', clientId: 'c', tokenUrl: 'http://ehr.example.org/token' },
+        { name: 'A', clientId: '', tokenUrl: 'https://user:pw@ehr.example.org/token' },
+        { name: 'bad name!', clientId: 'c\u0007d', tokenUrl: 'ftp://ehr.example.org/token' },
+        { name: 'c', clientId: 'c', tokenUrl: 'ehr.example.org/token' },
+        { name: 'd', clientId: 'c', tokenUrl: 'http://127.0.0.1.evil.example/token' },
+        { name: 'e', clientId: 'c', tokenUrl: 'https://ehr.example.org/token#frag' },
+      ],
+    }));
+    expect(problems.map((problem) => problem.field)).to.deep.equal([
+      'ehrConnections[0].tokenUrl', 'ehrConnections[1].name', 'ehrConnections[1].clientId', 'ehrConnections[1].tokenUrl',
+      'ehrConnections[2].name', 'ehrConnections[2].clientId', 'ehrConnections[2].tokenUrl', 'ehrConnections[3].tokenUrl',
+      'ehrConnections[4].tokenUrl', 'ehrConnections[5].tokenUrl',
+    ]);
+    expect(problems[0]!.message).to.match(/must use https/);
+    expect(problems[1]!.message).to.match(/used twice/);
+    expect(problems[3]!.message).to.match(/user name or password/);
+    expect(problemsOf(() => validateFacilityInput({
+      facilityId: 'F1', timeZone: 'UTC', ehrConnections: Array.from({ length: 21 }, (_, i) => ({ name: `n${i}`, clientId: 'c', tokenUrl: 'https://e.example/t' })),
+    })).map((problem) => problem.field)).to.deep.equal(['ehrConnections']);
+    expect(validateFacilityInput({ facilityId: 'F1', timeZone: 'UTC', ehrConnections: null }).ehrConnections).to.deep.equal([]);
   });
 
   it('refuses control characters in facilityId (it ends up in message ids)', () => {

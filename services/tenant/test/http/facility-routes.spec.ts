@@ -177,6 +177,31 @@ describe('tenant HTTP: facilities (real PostgreSQL)', function () {
       await request(app).get('/api/facilities/NOPE').expect(404);
     });
 
+    it('keeps the EHR connections of a facility: set on create, kept by an update that leaves them out, cleared by null; bad ones refused with 400', async () => {
+      const epic = { name: 'epic', clientId: 'link-e-1', tokenUrl: 'https://EHR.example.org/oauth2/token' };
+      const created = await create('E-1', { ehrConnections: [epic] }).expect(201);
+      expect(created.body.ehrConnections).to.deep.equal([{ ...epic, tokenUrl: 'https://ehr.example.org/oauth2/token' }]);
+      const kept = await request(app).put('/api/facilities/E-1').send(facilityBody('E-1', { facilityName: 'Renamed' })).expect(202);
+      expect(kept.body.ehrConnections).to.have.length(1);
+      expect((await request(app).get('/api/facilities/E-1').expect(200)).body.ehrConnections[0].clientId).to.equal('link-e-1');
+
+      const refused = await request(app).put('/api/facilities/E-1').send(facilityBody('E-1', {
+        ehrConnections: [epic, { name: 'EPIC', clientId: 'x', tokenUrl: 'http://ehr.example.org/token' }],
+      })).expect(400);
+      expect(refused.body.errors.map((error: { field: string }) => error.field)).to.deep.equal(['ehrConnections[1].name', 'ehrConnections[1].tokenUrl']);
+      expect(refused.body.detail).to.contain('must use https');
+      const unknownMember = await create('E-2', { ehrConnections: [{ ...epic, audience: 'x' }] }).expect(400);
+      expect(JSON.stringify(unknownMember.body)).to.contain('audience');
+      expect((await request(app).get('/api/facilities/E-1').expect(200)).body.ehrConnections).to.have.length(1);
+
+      const cleared = await request(app).put('/api/facilities/E-1').send(facilityBody('E-1', { ehrConnections: null })).expect(202);
+      expect(cleared.body.ehrConnections).to.deep.equal([]);
+      const audits = await db.outbox('AuditableEventOccurred');
+      expect(audits.at(-1)!.payload.propertyChanges).to.deep.include({
+        propertyName: 'ehrConnections', initialPropertyValue: JSON.stringify([{ ...epic, tokenUrl: 'https://ehr.example.org/oauth2/token' }]), newPropertyValue: '[]',
+      });
+    });
+
     it('soft-deletes with 200 (case-insensitive path), refuses a second time with 400, 404 when unknown, and restores', async () => {
       await create('SD-1').expect(201);
       const deleted = await request(app).delete('/api/Facility/softDelete/SD-1').expect(200);

@@ -32,7 +32,10 @@ describe('tenant over NATS: queries, and events from the outbox to JetStream (re
       info: { name: 'Link Tenant Service', version: '1.2.3', instanceId: 'i-1', startedAt: '2026-03-31T00:00:00.000Z' },
     });
     client = new TenantQueryClient(nats.nc, { catalog: db.catalog, timeoutMs: 2000 });
-    await facilities.create({ facilityId: 'Q-1', facilityName: 'Query Hospital', timeZone: 'America/New_York', scheduledReports: { daily: ['D'], monthly: ['M'] } }, SYSTEM_ACTOR);
+    await facilities.create({
+      facilityId: 'Q-1', facilityName: 'Query Hospital', timeZone: 'America/New_York', scheduledReports: { daily: ['D'], monthly: ['M'] },
+      ehrConnections: [{ name: 'epic', clientId: 'link-q-1', tokenUrl: 'https://ehr.example.org/token' }],
+    }, SYSTEM_ACTOR);
     await facilities.create({ facilityId: 'Q-2', timeZone: 'UTC', scheduledReports: {} }, SYSTEM_ACTOR);
     await facilities.softDelete('Q-2', SYSTEM_ACTOR);
   });
@@ -50,6 +53,7 @@ describe('tenant over NATS: queries, and events from the outbox to JetStream (re
     const config = await client.getFacilityConfig('Q-1');
     expect(config).to.deep.include({ facilityId: 'Q-1', facilityName: 'Query Hospital', timeZone: 'America/New_York', isDeleted: false });
     expect(config!.scheduledReports).to.deep.equal({ daily: ['D'], weekly: [], monthly: ['M'] });
+    expect(config!.ehrConnections).to.deep.equal([{ name: 'epic', clientId: 'link-q-1', tokenUrl: 'https://ehr.example.org/token' }]);
     expect(await client.getFacilityConfig('nobody')).to.equal(null);
     expect(await client.getFacilityConfig('Q-2')).to.equal(null);
     expect((await client.getFacilityConfig('Q-2', { includeDeleted: true }))!.isDeleted).to.equal(true);

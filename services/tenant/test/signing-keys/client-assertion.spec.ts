@@ -7,7 +7,7 @@ import { requestQuery } from '../../../../adapters/messaging/request-reply.js';
 import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { isErrorReply } from '../../../../contracts/types.js';
 import { createSigningKeyModule, SIGNING_ALGORITHMS, type SigningKeyModule } from '../../src/signing-keys/index.js';
-import { call, openSigningKeyHarness, TEST_MASTER_KEY, type SigningKeyHarness } from './support.js';
+import { call, openSigningKeyHarness, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const CLIENT_ID = 'nhsn-link-f1';
@@ -96,8 +96,11 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
     const response = await call('PUT', api(`/facilities/${facilityId}/signing-key`), { facilityId, kid });
     expect(response.status, JSON.stringify(response.body)).to.equal(202);
   };
-  const assertionFor = async (facilityId: string, tokenUrl = ehr.tokenUrl) =>
-    call('POST', api(`/facilities/${facilityId}/$client-assertion`), { clientId: CLIENT_ID, tokenUrl });
+  const assertionFor = async (facilityId: string, body: Record<string, unknown> = {}) =>
+    call('POST', api(`/facilities/${facilityId}/$client-assertion`), body);
+  /** A facility registered at the test EHR (its one configured connection, named `ehr`). */
+  const addFacility = (facilityId: string, options: { kid?: string | null; deleted?: boolean } = {}) =>
+    h.addFacility(facilityId, { ...options, ehrConnections: [{ name: 'ehr', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl }] });
   const publishedKids = async () => (await call('GET', `${h.url}/.well-known/jwks.json`)).body.keys.map((jwk: any) => jwk.kid);
 
   before(async () => {
@@ -112,12 +115,14 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
 
   it('signs the SMART assertion: header alg, kid, typ JWT; iss = sub = client id, aud = token URL, exp ≤ 5 min, unique jti', async () => {
     const kid = await createKey('RS384');
-    await h.addFacility('F-claims');
+    await addFacility('F-claims');
     await assign('F-claims', kid);
     const first = await assertionFor('F-claims');
     expect(first.status).to.equal(200);
     expect(first.headers.get('cache-control')).to.equal('no-store');
-    expect(first.body).to.include({ clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', kid, alg: 'RS384' });
+    expect(first.body).to.include({
+      clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', kid, alg: 'RS384', connection: 'ehr', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl,
+    });
     expect(decodeProtectedHeader(first.body.clientAssertion)).to.deep.equal({ alg: 'RS384', kid, typ: 'JWT' });
     const claims = decodeJwt(first.body.clientAssertion);
     expect(claims).to.include({ iss: CLIENT_ID, sub: CLIENT_ID, aud: ehr.tokenUrl, jti: first.body.jti });
@@ -131,7 +136,7 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
   it('signs verifiable assertions with keys of every algorithm', async () => {
     for (const algorithm of SIGNING_ALGORITHMS) {
       const kid = await createKey(algorithm);
-      await h.addFacility(`F-${algorithm}`);
+      await addFacility(`F-${algorithm}`);
       await assign(`F-${algorithm}`, kid);
       const signed = await assertionFor(`F-${algorithm}`);
       expect(signed.status, algorithm).to.equal(200);
@@ -141,9 +146,9 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
     }
   });
 
-  it('refuses clearly: unknown or soft-deleted facility 404, no key 409, key not active or gone 409, bad token URL 400', async () => {
-    await h.addFacility('F-nokey');
-    await h.addFacility('F-deleted', { deleted: true });
+  it('refuses clearly: unknown or soft-deleted facility 404, no key 409, key not active or gone 409, unknown members 400', async () => {
+    await addFacility('F-nokey');
+    await addFacility('F-deleted', { deleted: true });
     expect((await assertionFor('F-unknown')).status).to.equal(404);
     expect((await assertionFor('F-deleted')).status).to.equal(404);
     const noKey = await assertionFor('F-nokey');
@@ -154,15 +159,15 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
     // The facility module's own PUT can write any kid into the configuration; signing still checks it.
     const disabledKid = await createKey('ES256');
     await call('PUT', api(`/signing-keys/${disabledKid}`), { kid: disabledKid, status: 'disabled', primary: false });
-    await h.addFacility('F-disabled', { kid: disabledKid });
+    await addFacility('F-disabled', { kid: disabledKid });
     const disabled = await assertionFor('F-disabled');
     expect(disabled.status).to.equal(409);
     expect(disabled.body.detail).to.contain('is disabled');
-    await h.addFacility('F-gone', { kid: '44444444-4444-4444-8444-444444444444' });
+    await addFacility('F-gone', { kid: '44444444-4444-4444-8444-444444444444' });
     expect((await assertionFor('F-gone')).body.detail).to.contain('does not exist');
 
     const expiring = (await call('POST', api('/signing-keys'), { algorithm: 'ES256', expiresAt: new Date(Date.now() + 60_000).toISOString() })).body.kid;
-    await h.addFacility('F-expiring');
+    await addFacility('F-expiring');
     await assign('F-expiring', expiring);
     expect((await assertionFor('F-expiring')).status).to.equal(200);
     h.clock.advance(120_000);
@@ -174,14 +179,51 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
       h.clock.offsetMs = 0;
     }
 
-    const badUrl = await call('POST', api('/facilities/F-nokey/$client-assertion'), { clientId: CLIENT_ID, tokenUrl: 'not a url' });
-    expect(badUrl.status).to.equal(400);
-    expect(badUrl.body.errors[0].field).to.equal('tokenUrl');
-    expect((await call('POST', api('/facilities/F-nokey/$client-assertion'), { tokenUrl: ehr.tokenUrl })).status).to.equal(400);
+    const audience = await call('POST', api('/facilities/F-nokey/$client-assertion'), { aud: 'https://attacker.example/token' });
+    expect(audience.status).to.equal(400);
+    expect(audience.body.detail).to.contain('aud');
+  });
+
+  it('signs only for the facility\'s configured EHR connections: a caller picks one, never supplies client id or audience', async () => {
+    const kid = await createKey('ES384');
+    const other = { name: 'Other-EHR', clientId: 'link-at-other', tokenUrl: 'https://other-ehr.example/oauth2/token' };
+    await h.addFacility('F-two', { kid, ehrConnections: [{ name: 'ehr', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl }, other] });
+    await h.addFacility('F-no-connection', { kid });
+
+    const ambiguous = await assertionFor('F-two');
+    expect(ambiguous.status).to.equal(400);
+    expect(ambiguous.body.detail).to.contain('2 EHR connections (ehr, Other-EHR)');
+    const chosen = await assertionFor('F-two', { connection: 'other-ehr' });
+    expect(chosen.status).to.equal(200);
+    expect(decodeJwt(chosen.body.clientAssertion)).to.include({ iss: other.clientId, sub: other.clientId, aud: other.tokenUrl });
+    expect(chosen.body).to.include({ connection: 'Other-EHR', clientId: other.clientId, tokenUrl: other.tokenUrl });
+    expect((await assertionFor('F-two', { connection: 'nope' })).status).to.equal(400);
+
+    // A caller that names its own audience or client id gets no assertion, whatever else it sends.
+    const attacker = 'https://attacker.example/oauth2/token';
+    for (const body of [
+      { tokenUrl: attacker }, { clientId: CLIENT_ID, tokenUrl: attacker }, { connection: 'ehr', tokenUrl: other.tokenUrl },
+      { connection: 'ehr', clientId: 'someone-else' }, { tokenUrl: ehr.tokenUrl, clientId: other.clientId },
+    ]) {
+      const refused = await assertionFor('F-two', body);
+      expect(refused.status, JSON.stringify(body)).to.equal(403);
+      expect(refused.body.type).to.match(/ehr-connection-not-configured$/);
+      expect(JSON.stringify(refused.body)).not.to.match(/eyJ/);
+    }
+    // Callers of the first contract version that send the configured values still get their assertion.
+    const legacy = await assertionFor('F-two', { clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl });
+    expect(legacy.status).to.equal(200);
+    expect(legacy.body.connection).to.equal('ehr');
+    expect((await ehr.authenticate(legacy.body.clientAssertion)).status).to.equal(200);
+
+    const none = await assertionFor('F-no-connection');
+    expect(none.status).to.equal(409);
+    expect(none.body.type).to.match(/facility-without-ehr-connection$/);
+    expect(none.body.detail).to.contain('ehrConnections');
   });
 
   it('rotation walk-through (create B, associate, delete A): the EHR accepts every current assertion at every step', async () => {
-    await h.addFacility('F-1');
+    await addFacility('F-1');
     const authenticateNow = async (expectedKid: string) => {
       const signed = await assertionFor('F-1');
       expect(signed.status).to.equal(200);
@@ -239,7 +281,7 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
       nats = await connectNats({ servers: NATS_URL, name: `signing-keys-test-${h.catalog.subjectRoot}`, logger: silentLogger() });
       module = createSigningKeyModule({
         orm: h.db.orm, logger: silentLogger(), catalog: h.catalog, nats: nats.nc, now: h.clock.now,
-        config: { signingKeysMasterKey: TEST_MASTER_KEY, signingKeysJwksPath: h.jwksPath, signingKeysDisabledRetentionMs: 3_600_000, signingKeysExpiryIntervalMs: 60_000 },
+        config: { signingKeysMasterKeys: [{ id: TEST_MASTER_KEY_ID, base64: TEST_MASTER_KEY }], signingKeysJwksPath: h.jwksPath, signingKeysDisabledRetentionMs: 3_600_000, signingKeysExpiryIntervalMs: 60_000 },
       });
       module.start();
     });
@@ -250,18 +292,37 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
 
     it('answers a signed assertion the EHR accepts, and typed errors NOT_FOUND / CONFLICT', async () => {
       const kid = await createKey('ES384');
-      await h.addFacility('F-nats');
+      await addFacility('F-nats');
       await assign('F-nats', kid);
-      const reply = await requestQuery(nats.nc, 'SignClientAssertion', { facilityId: 'F-nats', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl }, { catalog: h.catalog });
+      const reply = await requestQuery(nats.nc, 'SignClientAssertion', { facilityId: 'F-nats' }, { catalog: h.catalog });
       if (isErrorReply(reply)) throw new Error(reply.error.message);
-      expect(reply).to.include({ kid, alg: 'ES384', clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' });
+      expect(reply).to.include({
+        kid, alg: 'ES384', clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', connection: 'ehr', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl,
+      });
+      expect(decodeJwt(reply.clientAssertion)).to.include({ aud: ehr.tokenUrl, iss: CLIENT_ID });
       expect((await ehr.authenticate(reply.clientAssertion)).status).to.equal(200);
 
-      const unknown = await requestQuery(nats.nc, 'SignClientAssertion', { facilityId: 'F-none', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl }, { catalog: h.catalog });
+      const unknown = await requestQuery(nats.nc, 'SignClientAssertion', { facilityId: 'F-none' }, { catalog: h.catalog });
       expect(unknown).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'No active facility "F-none"' } });
-      await h.addFacility('F-nats-nokey');
-      const noKey = await requestQuery(nats.nc, 'SignClientAssertion', { facilityId: 'F-nats-nokey', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl }, { catalog: h.catalog });
+      await addFacility('F-nats-nokey');
+      const noKey = await requestQuery(nats.nc, 'SignClientAssertion', { facilityId: 'F-nats-nokey', connection: 'ehr' }, { catalog: h.catalog });
       expect(isErrorReply(noKey) && noKey.error.code).to.equal('CONFLICT');
+    });
+
+    it('never signs for an audience or client id the facility has not configured; a 1.0.0 request with the configured values still works', async () => {
+      const kid = await createKey('ES256');
+      await addFacility('F-nats-aud');
+      await assign('F-nats-aud', kid);
+      for (const request of [
+        { facilityId: 'F-nats-aud', clientId: CLIENT_ID, tokenUrl: 'https://attacker.example/oauth2/token' },
+        { facilityId: 'F-nats-aud', clientId: 'another-client', tokenUrl: ehr.tokenUrl },
+      ]) {
+        const refused = await requestQuery(nats.nc, 'SignClientAssertion', request, { catalog: h.catalog });
+        expect(isErrorReply(refused) && refused.error.code, JSON.stringify(request)).to.equal('FORBIDDEN');
+      }
+      const legacy = await requestQuery(nats.nc, 'SignClientAssertion', { facilityId: 'F-nats-aud', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl }, { catalog: h.catalog });
+      if (isErrorReply(legacy)) throw new Error(legacy.error.message);
+      expect((await ehr.authenticate(legacy.clientAssertion)).status).to.equal(200);
     });
   });
 });

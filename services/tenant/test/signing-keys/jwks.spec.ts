@@ -6,8 +6,8 @@ import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } f
 import { publicJwkOf } from '../../src/signing-keys/jwks.js';
 import { SIGNING_ALGORITHMS } from '../../src/signing-keys/model.js';
 import { JWKS_CACHE_CONTROL } from '../../src/signing-keys/index.js';
-import { MasterKey } from '../../src/signing-keys/master-key.js';
-import { call, openSigningKeyHarness, TEST_MASTER_KEY, type SigningKeyHarness } from './support.js';
+import { MasterKeyring } from '../../src/signing-keys/master-keyring.js';
+import { call, openSigningKeyHarness, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const ALLOWED: Record<string, string[]> = {
@@ -66,7 +66,7 @@ describe('signing keys: the JWKS never exposes private members', function () {
     }
     // Private values of the stored keys appear nowhere in the document or the file, and each
     // published key verifies what its private key signs.
-    const master = new MasterKey(TEST_MASTER_KEY);
+    const master = new MasterKeyring([{ id: TEST_MASTER_KEY_ID, base64: TEST_MASTER_KEY }], TEST_MASTER_KEY_ID);
     for (const row of await h.sql<{ kid: string; private_key_envelope: string }>('select "kid", "private_key_envelope" from "signing_key"')) {
       const privateJwk = JSON.parse(master.open(row.private_key_envelope, row.kid)) as Record<string, string>;
       for (const member of PRIVATE_MEMBERS) if (privateJwk[member]) privateValues.push(privateJwk[member]);

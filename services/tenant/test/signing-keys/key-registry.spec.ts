@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { validateMessage } from '../../../../contracts/validate.js';
-import { MasterKey } from '../../src/signing-keys/master-key.js';
-import { call, openSigningKeyHarness, TEST_MASTER_KEY, type SigningKeyHarness } from './support.js';
+import { MasterKeyring } from '../../src/signing-keys/master-keyring.js';
+import { call, openSigningKeyHarness, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
 
 const HOUR = 3_600_000;
 
@@ -197,36 +197,40 @@ describe('signing keys: registry over real HTTP and PostgreSQL', function () {
     expect(patch.headers.get('allow')).to.contain('PUT');
   });
 
-  it('stores the private key encrypted: the column is an AES-GCM envelope, not JSON, without the JWK\'s d; it opens only with the master key and its own kid', async () => {
+  it('stores the private key encrypted: the column is an AES-GCM envelope under the current master key, not JSON, without the JWK\'s d; it opens only with that master key and its own kid', async () => {
     const algorithms = ['RS384', 'ES384', 'EdDSA'];
     for (const algorithm of algorithms) await createKey({ algorithm });
-    const rows = await h.sql<{ kid: string; private_key_envelope: string; public_jwk: unknown }>('select * from "signing_key"');
-    const master = new MasterKey(TEST_MASTER_KEY);
+    const rows = await h.sql<{ kid: string; private_key_envelope: string; master_key_id: string; public_jwk: unknown }>('select * from "signing_key"');
+    const master = new MasterKeyring([{ id: TEST_MASTER_KEY_ID, base64: TEST_MASTER_KEY }], TEST_MASTER_KEY_ID);
+    const impostor = new MasterKeyring([{ id: TEST_MASTER_KEY_ID, base64: Buffer.alloc(32, 7).toString('base64') }], TEST_MASTER_KEY_ID);
+    const other = new MasterKeyring([{ id: 'other', base64: TEST_MASTER_KEY }], 'other');
     expect(rows).to.have.length(3);
     for (const row of rows) {
       const stored = row.private_key_envelope;
+      expect(row.master_key_id).to.equal(TEST_MASTER_KEY_ID);
       expect(() => JSON.parse(stored)).to.throw();
-      expect(stored).to.match(new RegExp(`^enc:v1:${master.id}:[\\w-]{16}:[\\w-]{22}:[\\w-]+$`));
+      expect(stored).to.match(new RegExp(`^enc:v1:${TEST_MASTER_KEY_ID}:[\\w-]{16}:[\\w-]{22}:[\\w-]+$`));
       const privateJwk = JSON.parse(master.open(stored, row.kid)) as { d: string };
       expect(privateJwk.d).to.be.a('string').with.length.greaterThan(20);
       expect(JSON.stringify(row)).not.to.contain(privateJwk.d);
-      expect(() => master.open(stored, rows.find((other) => other.kid !== row.kid)!.kid)).to.throw(/integrity/);
-      expect(() => new MasterKey(Buffer.alloc(32, 7).toString('base64')).open(stored, row.kid)).to.throw(/master key/);
+      expect(() => master.open(stored, rows.find((candidate) => candidate.kid !== row.kid)!.kid)).to.throw(/does not decrypt/);
+      expect(() => impostor.open(stored, row.kid)).to.throw(/does not decrypt with the configured master key "test-1"/);
+      expect(() => other.open(stored, row.kid)).to.throw(/master key "test-1", which is not configured \(configured: other\)/);
     }
   });
 
-  it('without signing-keys.master-key: creation and signing are refused with 503 naming the setting; listing still works', async () => {
-    const bare = await h.withModule({ signingKeysMasterKey: undefined });
+  it('without a master key: creation and signing are refused with 503 naming the setting; listing still works', async () => {
+    const bare = await h.withModule({ signingKeysMasterKeys: undefined });
     try {
       const refused = await call('POST', `${bare.url}/api/signing-keys`, { algorithm: 'ES384' });
       expect(refused.status).to.equal(503);
-      expect(refused.body.detail).to.contain('signing-keys.master-key').and.contain('SIGNING_KEYS_MASTER_KEY');
+      expect(refused.body.detail).to.contain('signing-keys.master-keys').and.contain('SIGNING_KEYS_MASTER_KEYS');
       expect((await h.sql('select count(*)::int as n from "signing_key"'))[0].n).to.equal(0);
       const key = await createKey({ algorithm: 'ES384' });
-      await h.addFacility('F-1', { kid: key.kid });
-      const sign = await call('POST', `${bare.url}/api/facilities/F-1/$client-assertion`, { clientId: 'c', tokenUrl: 'https://ehr.example/token' });
+      await h.addFacility('F-1', { kid: key.kid, ehrConnections: [{ name: 'ehr', clientId: 'c', tokenUrl: 'https://ehr.example/token' }] });
+      const sign = await call('POST', `${bare.url}/api/facilities/F-1/$client-assertion`, {});
       expect(sign.status).to.equal(503);
-      expect(sign.body.detail).to.contain('signing-keys.master-key');
+      expect(sign.body.detail).to.contain('signing-keys.master-keys');
       expect((await call('GET', `${bare.url}/api/signing-keys`)).body.records).to.have.length(1);
     } finally {
       await bare.close();

@@ -9,12 +9,24 @@ import { openDatabase, type Database } from '../../../../adapters/persistence/in
 import { buildCatalog, type Catalog } from '../../../../contracts/catalog.js';
 import { tenantEntities } from '../../src/adapters/persistence/entities.js';
 import { tenantMigrations } from '../../src/adapters/persistence/migrations.js';
-import type { SigningKeyConfig } from '../../src/signing-keys/config.js';
+import type { EhrConnection } from '../../src/domain/ehr-connection.js';
+import type { MasterKeyConfig, SigningKeyConfig } from '../../src/signing-keys/config.js';
+import type { JwksDocument } from '../../src/signing-keys/jwks.js';
 import { createSigningKeyModule, signingKeyEntities, signingKeyMigrations, type SigningKeyModule } from '../../src/signing-keys/index.js';
 
-const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
+export const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
 
 export const TEST_MASTER_KEY = randomBytes(32).toString('base64');
+export const TEST_MASTER_KEY_ID = 'test-1';
+
+/** What a harness module is configured with: the keyring `test-1` unless a test says otherwise. */
+export type HarnessConfig = Partial<Pick<SigningKeyConfig, 'signingKeysJwksPath' | 'signingKeysDisabledRetentionMs' | 'signingKeysExpiryIntervalMs'>> & MasterKeyConfig;
+
+/** Parts of a module a test may replace: its clock and where its JWKS documents go. */
+export interface ModuleOverrides {
+  readonly now?: () => Date;
+  readonly writeJwks?: (document: JwksDocument) => Promise<void>;
+}
 
 /** A clock that runs with real time, shifted by `advance`. */
 export class ShiftedClock {
@@ -31,20 +43,22 @@ export class ShiftedClock {
  */
 export interface SigningKeyHarness {
   readonly db: Database;
+  /** The database's name, for a process of its own (`DB_URL`). */
+  readonly dbName: string;
   readonly catalog: Catalog;
   readonly clock: ShiftedClock;
   readonly jwksPath: string;
   readonly keys: SigningKeyModule;
   readonly server: HttpServerHandle;
   readonly url: string;
-  /** Another module on the same database (e.g. without master key), on its own server. */
-  withModule(config: Partial<SigningKeyConfig>): Promise<{ keys: SigningKeyModule; url: string; close(): Promise<void> }>;
-  addFacility(facilityId: string, options?: { kid?: string | null; deleted?: boolean }): Promise<void>;
+  /** Another module on the same database (e.g. without master key), on its own server: another instance of the service. */
+  withModule(config: HarnessConfig, overrides?: ModuleOverrides): Promise<{ keys: SigningKeyModule; url: string; close(): Promise<void> }>;
+  addFacility(facilityId: string, options?: { kid?: string | null; deleted?: boolean; ehrConnections?: EhrConnection[] }): Promise<void>;
   sql<T = any>(query: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }
 
-export async function openSigningKeyHarness(prefix: string, config: Partial<SigningKeyConfig> = {}): Promise<SigningKeyHarness> {
+export async function openSigningKeyHarness(prefix: string, config: HarnessConfig = {}): Promise<SigningKeyHarness> {
   const dbName = `test_signing_keys_${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const db = await openDatabase({
     ...PG, dbName, poolMax: 8, entities: [...tenantEntities, ...signingKeyEntities], migrations: [...tenantMigrations, ...signingKeyMigrations], logger: silentLogger(),
@@ -56,12 +70,13 @@ export async function openSigningKeyHarness(prefix: string, config: Partial<Sign
   const servers: HttpServerHandle[] = [];
   const modules: SigningKeyModule[] = [];
 
-  async function serve(overrides: Partial<SigningKeyConfig>) {
+  async function serve(configOverrides: HarnessConfig, overrides: ModuleOverrides = {}) {
     const keys = createSigningKeyModule({
-      orm: db.orm, logger: silentLogger(), catalog, now: clock.now,
+      orm: db.orm, logger: silentLogger(), catalog, now: overrides.now ?? clock.now,
+      ...(overrides.writeJwks ? { writeJwks: overrides.writeJwks } : {}),
       config: {
-        signingKeysMasterKey: TEST_MASTER_KEY, signingKeysJwksPath: jwksPath, signingKeysDisabledRetentionMs: 24 * 3_600_000,
-        signingKeysExpiryIntervalMs: 60_000, ...config, ...overrides,
+        signingKeysMasterKeys: [{ id: TEST_MASTER_KEY_ID, base64: TEST_MASTER_KEY }], signingKeysJwksPath: jwksPath,
+        signingKeysDisabledRetentionMs: 24 * 3_600_000, signingKeysExpiryIntervalMs: 60_000, ...config, ...configOverrides,
       },
     });
     const openApi = new OpenApiBuilder({ title: 'Tenant API', version: 'test' });
@@ -77,16 +92,16 @@ export async function openSigningKeyHarness(prefix: string, config: Partial<Sign
 
   const main = await serve({});
   return {
-    db, catalog, clock, jwksPath, keys: main.keys, server: main.server, url: main.server.url,
-    async withModule(overrides) {
-      const extra = await serve(overrides);
+    db, dbName, catalog, clock, jwksPath, keys: main.keys, server: main.server, url: main.server.url,
+    async withModule(configOverrides, overrides) {
+      const extra = await serve(configOverrides, overrides);
       return { keys: extra.keys, url: extra.server.url, close: () => extra.server.close(100) };
     },
     async addFacility(facilityId, options = {}) {
       await db.orm.em.fork().execute(
-        `insert into "facility" ("id", "facility_id", "time_zone", "scheduled_reports", "key_id", "is_deleted", "create_date")
-         values (gen_random_uuid()::text, ?, 'UTC', '{"daily":[],"weekly":[],"monthly":[]}', ?, ?, now())`,
-        [facilityId, options.kid ?? null, options.deleted ?? false]);
+        `insert into "facility" ("id", "facility_id", "time_zone", "scheduled_reports", "key_id", "ehr_connections", "is_deleted", "create_date")
+         values (gen_random_uuid()::text, ?, 'UTC', '{"daily":[],"weekly":[],"monthly":[]}', ?, ?::jsonb, ?, now())`,
+        [facilityId, options.kid ?? null, JSON.stringify(options.ehrConnections ?? []), options.deleted ?? false]);
     },
     sql: (query, params = []) => db.orm.em.fork().execute(query, params as any[]),
     async close() {
@@ -99,7 +114,7 @@ export async function openSigningKeyHarness(prefix: string, config: Partial<Sign
   };
 }
 
-async function dropDatabase(dbName: string): Promise<void> {
+export async function dropDatabase(dbName: string): Promise<void> {
   const orm = await MikroORM.init({ ...PG, dbName: 'postgres', entities: signingKeyEntities, ensureDatabase: false, allowGlobalContext: true, pool: { min: 0, max: 1 } });
   try {
     await orm.em.fork().execute(`drop database if exists "${dbName}" with (force)`);

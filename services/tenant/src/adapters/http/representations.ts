@@ -14,6 +14,7 @@ export function facilityRepresentation(facility: Facility) {
     },
     vendorVersionId: facility.vendorVersionId,
     keyId: facility.keyId,
+    ehrConnections: facility.ehrConnections.map((connection) => ({ name: connection.name, clientId: connection.clientId, tokenUrl: connection.tokenUrl })),
     isDeleted: facility.isDeleted,
     createDate: facility.createDate.toISOString(),
     modifyDate: facility.modifyDate?.toISOString() ?? null,

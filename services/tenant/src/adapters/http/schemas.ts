@@ -15,6 +15,15 @@ export const ScheduledReportsSchema = z.object({
   monthly: MeasureList.default([]),
 }).openapi({ description: 'Measure ids per frequency; a measure may appear in only one list, once.' });
 
+export const EhrConnectionSchema = z.object({
+  name: z.string().openapi({ example: 'epic-prod', description: 'Unique within the facility (letters, digits, -, _, .; at most 64); SignClientAssertion callers name it to pick this connection' }),
+  clientId: z.string().openapi({ example: 'nhsn-link-hospital-123', description: 'The client id the EHR registered for this facility: iss and sub of the client assertions' }),
+  tokenUrl: z.string().openapi({
+    example: 'https://ehr.example.org/oauth2/token',
+    description: 'The EHR token endpoint: aud of the client assertions. https only (plain http only to a loopback address); no user info, no fragment',
+  }),
+}).strict().openapi({ description: 'A registration of the facility at an EHR authorization server (SMART Backend Services). Assertions are signed only for configured connections.' });
+
 export const FacilityBodySchema = z.object({
   id: z.string().nullish().openapi({ description: 'Ignored on create; on update, when given, must be the facility\'s id' }),
   facilityId: z.string().openapi({ example: 'Hospital-123', description: 'Organization identifier of the facility; unique, at most 100 characters' }),
@@ -23,6 +32,9 @@ export const FacilityBodySchema = z.object({
   scheduledReports: ScheduledReportsSchema.nullish(),
   vendorVersionId: z.string().nullish().openapi({ description: 'Id of a vendor version' }),
   keyId: z.string().max(255).nullish().openapi({ description: 'kid of the signing key used for this facility (key registry)' }),
+  ehrConnections: z.array(EhrConnectionSchema).max(20).nullish().openapi({
+    description: 'EHR token endpoints the facility authenticates at (at most 20). On update, leaving the member out keeps the stored connections; null or [] removes them',
+  }),
 });
 
 export const FacilitySchema = z.object({
@@ -33,6 +45,7 @@ export const FacilitySchema = z.object({
   scheduledReports: z.object({ daily: z.array(z.string()), weekly: z.array(z.string()), monthly: z.array(z.string()) }),
   vendorVersionId: z.string().nullable(),
   keyId: z.string().nullable(),
+  ehrConnections: z.array(z.object({ name: z.string(), clientId: z.string(), tokenUrl: z.string() })),
   isDeleted: z.boolean(),
   createDate: z.string().datetime(),
   modifyDate: z.string().datetime().nullable(),

@@ -25,6 +25,7 @@ export function facilityConfigOf(facility: Facility): FacilityConfig {
       daily: [...facility.scheduledReports.daily], weekly: [...facility.scheduledReports.weekly], monthly: [...facility.scheduledReports.monthly],
     },
     isDeleted: facility.isDeleted,
+    ehrConnections: facility.ehrConnections.map((connection) => ({ name: connection.name, clientId: connection.clientId, tokenUrl: connection.tokenUrl })),
     createdAt: facility.createDate.toISOString(),
     modifiedAt: facility.modifyDate?.toISOString() ?? null,
   };

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import type { EhrConnection } from '../../domain/ehr-connection.js';
 import type { ScheduledReports } from '../../domain/facility.js';
 
 /**
@@ -16,6 +17,7 @@ export const FacilityEntity = defineEntity({
     scheduledReports: p.json<ScheduledReports>(),
     vendorVersionId: p.string().length(36).nullable(),
     keyId: p.string().length(255).nullable(),
+    ehrConnections: p.json<EhrConnection[]>(),
     isDeleted: p.boolean(),
     createDate: p.datetime(),
     modifyDate: p.datetime().nullable(),

@@ -22,6 +22,7 @@ export function toFacility(row: FacilityRow): Facility {
     },
     vendorVersionId: row.vendorVersionId ?? null,
     keyId: row.keyId ?? null,
+    ehrConnections: (row.ehrConnections ?? []).map((connection) => ({ name: connection.name, clientId: connection.clientId, tokenUrl: connection.tokenUrl })),
     isDeleted: row.isDeleted,
     createDate: row.createDate,
     modifyDate: row.modifyDate ?? null,
@@ -29,7 +30,9 @@ export function toFacility(row: FacilityRow): Facility {
 }
 
 function toRow(facility: Facility): FacilityRow {
-  return { ...facility, scheduledReports: { ...facility.scheduledReports } } as FacilityRow;
+  return {
+    ...facility, scheduledReports: { ...facility.scheduledReports }, ehrConnections: facility.ehrConnections.map((connection) => ({ ...connection })),
+  } as FacilityRow;
 }
 
 export class MikroFacilityRepository implements FacilityRepository {

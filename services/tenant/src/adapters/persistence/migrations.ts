@@ -83,8 +83,25 @@ export class CreateTenantTables extends Migration {
   }
 }
 
+/**
+ * The EHR token endpoints of a facility with the client id registered at each (outbound
+ * authentication): client assertions are signed only for these. A JSON array on the facility row,
+ * read whole with the configuration; existing facilities get none.
+ */
+export class AddFacilityEhrConnections extends Migration {
+  override up(): void {
+    this.addSql(`alter table "facility" add column "ehr_connections" jsonb not null default '[]'::jsonb`);
+    this.addSql(`alter table "facility" add constraint "facility_ehr_connections_is_array" check (jsonb_typeof("ehr_connections") = 'array')`);
+  }
+
+  override down(): void {
+    this.addSql('alter table "facility" drop column if exists "ehr_connections"');
+  }
+}
+
 /** The tenant service's migrations, in order. Names are recorded in the database: never rename one. */
 export const tenantMigrations: MigrationObject[] = [
   outboxMigration,
   { name: 'Migration20261122010000_tenant_tables', class: CreateTenantTables },
+  { name: 'Migration20261201010000_facility_ehr_connections', class: AddFacilityEhrConnections },
 ];
