@@ -5,6 +5,7 @@ import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from
 import { catalog } from '../../../contracts/catalog.js';
 import { ArtifactChangeNotifier, EngineHost } from './adapters/engine/index.js';
 import { engineTerminologyKnowledge } from './adapters/engine/terminology-knowledge.js';
+import { initialArtifactSources } from './adapters/artifacts/initial-sources.js';
 import { createValidationApiModule, type ValidationApiModule } from './adapters/http/validation-api-module.js';
 import { PgArtifactRepository } from './adapters/persistence/artifact-repository.js';
 import { PgReportJobStore, PgReportSubmissions } from './adapters/report-jobs/index.js';
@@ -84,7 +85,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       openApi: ctx.get(TOKENS.openApi),
       validator: ctx.get(TOKENS.resourceValidator),
       artifactListener: ctx.get(TOKENS.artifactChangeNotifier).listener(),
-      artifactInitDir: config.artifactInitDir,
+      initialArtifacts: initialArtifactSources(config),
       validateBodyLimit: config.validateBodyLimit,
       terminologyKnowledge: engineTerminologyKnowledge(ctx.get(TOKENS.engineHost), Boolean(config.fhirTerminologyServiceUrl || config.terminologyServiceUrl)),
       onBrokenRule: (ruleId, categoryId, reason) => logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),

@@ -3,6 +3,8 @@ import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js
 import { createLogger } from '../../../adapters/observability/logger.js';
 import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
 import { catalog } from '../../../contracts/catalog.js';
+import { checkInitialSourceSettings } from './adapters/artifacts/initial-sources.js';
+import { initializeAndStartEngine } from './adapters/engine/initialize-and-start.js';
 import { validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
@@ -14,14 +16,18 @@ import { validationSchema } from './config.js';
 
 /**
  * Entry point of the validation service: the runtime frame (database, NATS, outbox, cache,
- * HTTP with auth) → the engine host (definitions from the stored artifacts, worker pool, rebuild
- * on change in every instance) → the validation API → start-up initialization → the
- * ReadyForValidation consumer → listen. Shutdown (SIGTERM): HTTP, then the consumer (in-flight
+ * HTTP with auth) → the validation API → start-up initialization (the embedded IG packages when
+ * no artifact is stored) → the engine host (definitions from the stored artifacts, worker pool,
+ * rebuild on change in every instance) → the ReadyForValidation consumer → listen. Shutdown (SIGTERM): HTTP, then the consumer (in-flight
  * submissions finish or are redelivered), then the engine's workers, then NATS and the database.
  * The objects come from the inversify container (composition.ts); this file decides the order in
  * which they start and stop.
  */
-const config = exitOnConfigError(() => loadConfig(validationSchema), createLogger('validation'));
+const config = exitOnConfigError(() => {
+  const loaded = loadConfig(validationSchema);
+  checkInitialSourceSettings(loaded);
+  return loaded;
+}, createLogger('validation'));
 const runtime = await exitOnConfigError(() => startServiceRuntime({
   serviceName: 'validation',
   apiTitle: 'Validation service API',
@@ -34,7 +40,6 @@ const runtime = await exitOnConfigError(() => startServiceRuntime({
 
 const container = buildValidationContainer(config, runtime);
 const engine = container.get(TOKENS.engineHost);
-await engine.start();
 
 const notifier = container.get(TOKENS.artifactChangeNotifier);
 notifier.start();
@@ -49,8 +54,12 @@ runtime.api.use(api.router);
 const facilityScopes = container.get(TOKENS.facilityScopes);
 if (!(facilityScopes instanceof PgFacilityScopes)) throw new Error('validation configuration routes need the PostgreSQL facility scopes');
 runtime.api.use(validationConfigurationRoutes(runtime.openApi, facilityScopes));
-const initialized = await api.initializeIfEmpty({ artifactInit: config.artifactInit });
+// Default artifacts before the engine's first build (initialize-and-start.ts): one build, with them.
+const { initialized } = await initializeAndStartEngine(api, engine, { artifactInit: config.artifactInit });
 if (initialized.artifacts || initialized.categories) runtime.logger.info({ initialized }, 'initialized empty artifact/category tables');
+if (initialized.artifacts && initialized.artifacts.failed.length > 0) {
+  runtime.logger.error({ failed: initialized.artifacts.failed }, 'some default artifacts could not be loaded');
+}
 
 const flow = container.get(TOKENS.validationFlow);
 // Re-categorize / re-validate jobs run in this instance; jobs orphaned by a restart are failed here.
