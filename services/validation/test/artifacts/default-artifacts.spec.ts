@@ -147,6 +147,19 @@ describe('validation: default artifacts (embedded IG packages and artifact.init-
       expect(ready[0]!.msg).to.include('9 IG package(s): ').and.include('hl7.fhir.us.core#3.1.1');
       expect(lines.some((line) => line.msg === NO_PACKAGES_WARNING)).to.equal(false);
 
+      // The NHSN profiles are there now; a profile nobody has makes the submission invalid (with the default categories).
+      const validate = async (profile: string) => (await request(api.app).post('/api/$validate-and-categorize')
+        .send({ resourceType: 'Patient', id: 'p1', meta: { profile: [profile] }, gender: 'female' }).expect(200)).body as {
+        issues: { message: string; categories: { id: string; acceptable: boolean }[] }[]; validity: { valid: boolean };
+      };
+      const known = await validate('http://www.cdc.gov/nhsn/fhirportal/dqm/ig/StructureDefinition/cross-measure-patient');
+      expect(known.issues.filter((i) => i.message.startsWith("Can't find profile"))).to.deep.equal([]);
+      expect(known.issues.some((i) => /minimum required/.test(i.message)), 'the NHSN patient profile was applied').to.equal(true);
+      const unknown = await validate('http://www.cdc.gov/nhsn/fhirportal/dqm/ig/StructureDefinition/no-such-patient-profile');
+      const missing = unknown.issues.filter((i) => i.message.startsWith("Can't find profile"));
+      expect(missing.map((i) => i.categories.map((c) => [c.id, c.acceptable]))).to.deep.equal([[['profile_not_available', false]]]);
+      expect(unknown.validity.valid).to.equal(false);
+
       // A restart: artifacts are stored, so nothing is initialized and the engine starts from the store.
       const restarted = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: 1, terminology: {}, logger });
       try {
