@@ -2,8 +2,7 @@ import type { Container } from 'inversify';
 import { redisConnection } from '../../../adapters/cache/index.js';
 import type { ConfigOf } from '../../../adapters/config/index.js';
 import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from '../../../adapters/runtime/container.js';
-import { catalog } from '../../../contracts/catalog.js';
-import { ArtifactChangeNotifier, EngineHost } from './adapters/engine/index.js';
+import { ArtifactChangeNotifier, artifactsChangedSubject, EngineHost } from './adapters/engine/index.js';
 import { engineTerminologyKnowledge } from './adapters/engine/terminology-knowledge.js';
 import { initialArtifactSources } from './adapters/artifacts/initial-sources.js';
 import { createValidationApiModule, type ValidationApiModule } from './adapters/http/validation-api-module.js';
@@ -76,7 +75,10 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(TOKENS.resourceValidator).toService(TOKENS.engineHost);
   container.bind(TOKENS.artifactChangeNotifier).toDynamicValue((ctx) => {
     const engine = ctx.get(TOKENS.engineHost);
-    return new ArtifactChangeNotifier({ nc: ctx.get(TOKENS.nats).nc, reload: (reason) => engine.reload(reason), logger: ctx.get(TOKENS.logger) });
+    return new ArtifactChangeNotifier({
+      nc: ctx.get(TOKENS.nats).nc, reload: (reason) => engine.reload(reason), logger: ctx.get(TOKENS.logger),
+      subject: artifactsChangedSubject(ctx.get(TOKENS.catalog)),
+    });
   });
   container.bind(TOKENS.validationApi).toDynamicValue((ctx) => {
     const logger = ctx.get(TOKENS.logger);
@@ -100,7 +102,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(TOKENS.flowStore).toDynamicValue((ctx) => new PgFlowStore(ctx.get(TOKENS.orm)));
   container.bind(TOKENS.validationFlow).toDynamicValue((ctx) => {
     const outbox = ctx.get(TOKENS.outbox);
-    const completion = catalog.byName('ValidationComplete');
+    const completion = ctx.get(TOKENS.catalog).byName('ValidationComplete');
     return new ValidationFlow({
       source: ctx.get(TOKENS.submissionSource),
       validator: ctx.get(TOKENS.resourceValidator),
@@ -117,7 +119,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     return new ReportJobService({
       store: new PgReportJobStore(orm), submissions: new PgReportSubmissions(orm),
       flow: ctx.get(TOKENS.validationFlow), categories: ctx.get(TOKENS.categoryService),
-      schemaVersion: catalog.byName('ReadyForValidation').version,
+      schemaVersion: ctx.get(TOKENS.catalog).byName('ReadyForValidation').version,
       onError: (err, context) => logger.warn({ err, ...context }, 'report job step failed'),
     });
   });

@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js';
 import { createLogger } from '../../../adapters/observability/logger.js';
 import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
-import { catalog } from '../../../contracts/catalog.js';
 import { checkInitialSourceSettings } from './adapters/artifacts/initial-sources.js';
 import { initializeAndStartEngine } from './adapters/engine/initialize-and-start.js';
 import { validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
@@ -68,7 +67,7 @@ const interrupted = await reportJobs.start();
 if (interrupted > 0) runtime.logger.warn({ interrupted }, 'report jobs interrupted by a restart marked failed');
 runtime.api.use(reportJobRoutes(runtime.openApi, reportJobs));
 const consumer = await startReadyForValidationConsumer({
-  js: runtime.nats.js, catalog, flow, logger: runtime.logger, metrics: runtime.metrics,
+  js: runtime.nats.js, catalog: runtime.catalog, flow, logger: runtime.logger, metrics: runtime.metrics,
   maxDeliver: config.validationMaxDeliveries, concurrency: config.validationConsumerConcurrency,
 });
 // One ordered stopper (the runtime runs stoppers concurrently): in-flight submissions must finish
