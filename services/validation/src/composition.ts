@@ -8,6 +8,7 @@ import { initialArtifactSources } from './adapters/artifacts/initial-sources.js'
 import { createValidationApiModule, type ValidationApiModule } from './adapters/http/validation-api-module.js';
 import { PgArtifactRepository } from './adapters/persistence/artifact-repository.js';
 import { PgReportJobStore, PgReportSubmissions } from './adapters/report-jobs/index.js';
+import { HttpReportMetadata } from './adapters/report-service/http-report-metadata.js';
 import { HttpReportService } from './adapters/report-service/http-report-service.js';
 import type { CachedValidateCode, ValidateCodeCacheStore } from './adapters/terminology/index.js';
 import type { CategoryService } from './application/category-service.js';
@@ -17,6 +18,7 @@ import {
 } from './application/validation-flow/index.js';
 import type { ArtifactRepository } from './domain/artifacts/artifact-repository.js';
 import type { FacilityScopes, SubmissionSource } from './domain/flow/index.js';
+import type { ReportMetadataSource } from './domain/prequal/ports.js';
 import type { ResourceValidator } from './domain/ports/resource-validator.js';
 import type { validationSchema } from './config.js';
 
@@ -42,6 +44,8 @@ export const TOKENS = {
   categoryService: token<CategoryService>('CategoryService'),
   /** The report service, where the flow fetches a patient's submission. */
   submissionSource: token<SubmissionSource>('SubmissionSource'),
+  /** The report service again, for a report's measures and period on the pre-qualification report. */
+  reportMetadata: token<ReportMetadataSource>('ReportMetadataSource'),
   facilityScopes: token<FacilityScopes>('FacilityScopes'),
   flowStore: token<FlowStore>('FlowStore'),
   validationFlow: token<ValidationFlow>('ValidationFlow'),
@@ -96,6 +100,10 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(TOKENS.categoryService).toDynamicValue((ctx) => ctx.get(TOKENS.validationApi).categories);
   container.bind(TOKENS.submissionSource).toDynamicValue((ctx) => new HttpReportService({
     baseUrl: config.reportServiceUrl, pathTemplate: config.reportServicePath, timeoutMs: config.reportServiceTimeoutMs,
+    serviceToken: config.reportServiceToken, logger: ctx.get(TOKENS.logger),
+  }));
+  container.bind(TOKENS.reportMetadata).toDynamicValue((ctx) => new HttpReportMetadata({
+    baseUrl: config.reportServiceUrl, pathTemplate: config.reportServiceReportPath, timeoutMs: config.reportServiceTimeoutMs,
     serviceToken: config.reportServiceToken, logger: ctx.get(TOKENS.logger),
   }));
   container.bind(TOKENS.facilityScopes).toDynamicValue((ctx) => new PgFacilityScopes(ctx.get(TOKENS.orm)));

@@ -46,7 +46,8 @@ notifier.start();
 const api = container.get(TOKENS.validationApi);
 // The pre-qualification report goes before api.router (see prequal-routes.ts).
 runtime.api.use(preQualRoutes(runtime.openApi, {
-  results: resultServiceSource(api.results), categories: categoryServiceCatalog(api.categories), logger: runtime.logger,
+  results: resultServiceSource(api.results), categories: categoryServiceCatalog(api.categories),
+  reportMetadata: container.get(TOKENS.reportMetadata), logger: runtime.logger,
 }));
 runtime.api.use(api.router);
 // The same instance the flow reads (TOKENS.facilityScopes), so a write here clears the cache it reads.

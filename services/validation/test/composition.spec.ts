@@ -18,6 +18,7 @@ import { ArtifactChangeNotifier, EngineHost } from '../src/adapters/engine/index
 import { validationApiEntities, validationApiMigrations } from '../src/adapters/http/validation-api-module.js';
 import { PgArtifactRepository } from '../src/adapters/persistence/artifact-repository.js';
 import { reportJobEntities, reportJobMigrations } from '../src/adapters/report-jobs/index.js';
+import { HttpReportMetadata } from '../src/adapters/report-service/http-report-metadata.js';
 import { HttpReportService } from '../src/adapters/report-service/http-report-service.js';
 import { ReportJobService } from '../src/application/report-jobs/index.js';
 import {
@@ -84,6 +85,7 @@ describe('validation composition root (inversify)', function () {
     expect(container.get(TOKENS.engineHost)).to.be.instanceOf(EngineHost);
     expect(container.get(TOKENS.artifactChangeNotifier)).to.be.instanceOf(ArtifactChangeNotifier);
     expect(container.get(TOKENS.submissionSource)).to.be.instanceOf(HttpReportService);
+    expect(container.get(TOKENS.reportMetadata)).to.be.instanceOf(HttpReportMetadata);
     expect(container.get(TOKENS.facilityScopes)).to.be.instanceOf(PgFacilityScopes);
     expect(container.get(TOKENS.flowStore)).to.be.instanceOf(PgFlowStore);
     expect(container.get(TOKENS.validationFlow)).to.be.instanceOf(ValidationFlow);
