@@ -10,7 +10,7 @@ import { PgArtifactRepository } from './adapters/persistence/artifact-repository
 import { PgReportJobStore, PgReportSubmissions } from './adapters/report-jobs/index.js';
 import { HttpReportMetadata } from './adapters/report-service/http-report-metadata.js';
 import { HttpReportService } from './adapters/report-service/http-report-service.js';
-import type { CachedValidateCode, ValidateCodeCacheStore } from './adapters/terminology/index.js';
+import { terminologyCredentials, type CachedValidateCode, type ValidateCodeCacheStore } from './adapters/terminology/index.js';
 import type { CategoryService } from './application/category-service.js';
 import { ReportJobService } from './application/report-jobs/index.js';
 import {
@@ -65,6 +65,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       terminologyServiceUrl: config.terminologyServiceUrl,
       timeoutMs: config.terminologyTimeoutMs,
       validateCodeTtlSeconds: config.cacheValidateCodeTtl,
+      credentials: terminologyCredentials(config),
     },
     terminologyCache: ctx.get(TOKENS.cache) as ValidateCodeCacheStore<CachedValidateCode> | undefined,
     workerCache: {

@@ -6,6 +6,7 @@ import { checkInitialSourceSettings } from './adapters/artifacts/initial-sources
 import { initializeAndStartEngine } from './adapters/engine/initialize-and-start.js';
 import { validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
+import { terminologyCredentials } from './adapters/terminology/index.js';
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
 import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './adapters/prequal/index.js';
 import { reportJobEntities, reportJobMigrations, reportJobRoutes } from './adapters/report-jobs/index.js';
@@ -25,6 +26,7 @@ import { validationSchema } from './config.js';
 const config = exitOnConfigError(() => {
   const loaded = loadConfig(validationSchema);
   checkInitialSourceSettings(loaded);
+  terminologyCredentials(loaded); // incomplete terminology credentials stop the start-up here (exit 78), not at the first call
   return loaded;
 }, createLogger('validation'));
 const runtime = await exitOnConfigError(() => startServiceRuntime({

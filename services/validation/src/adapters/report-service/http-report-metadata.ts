@@ -9,14 +9,14 @@
  * answering its ReportScheduleSummaryModel
  *   `{reportId, facilityId, startDate, endDate, submitReportDateTime, measures: string[]}`.
  *
- * Authorization as for submissions: inside a request the caller's header is passed on (outbound-http
- * does that), else `svc.report-service.token`. 200 → the metadata; 404 → undefined (the report service
+ * Authorization as for submissions: inside a request the caller's header is passed on (the report
+ * service is a platform service), else `svc.report-service.token`. 200 → the metadata; 404 → undefined (the report service
  * does not know the report); anything else, a timeout or an unreadable body → an error, which the
  * report turns into a note (the verdict never depends on the metadata). The timeout is short: a
  * person is waiting for the page.
  */
 import type { Logger } from '../../../../../adapters/observability/logger.js';
-import { createHttpClient, type HttpClient } from '../../../../../adapters/outbound-http/index.js';
+import { createHttpClient, staticBearer, type HttpClient } from '../../../../../adapters/outbound-http/index.js';
 import type { ReportMetadata, ReportMetadataSource } from '../../domain/prequal/ports.js';
 
 export const DEFAULT_REPORT_METADATA_PATH = '/api/Report/schedule?facilityId={facilityId}&reportScheduleId={reportId}';
@@ -79,7 +79,9 @@ export class HttpReportMetadata implements ReportMetadataSource {
       baseUrl: options.baseUrl,
       timeoutMs: Math.min(options.timeoutMs ?? REPORT_METADATA_TIMEOUT_MS, REPORT_METADATA_TIMEOUT_MS),
       retries: 0,
-      serviceToken: token ? async () => token : undefined,
+      // A platform service: the caller's token goes on (whoever opens the report may read it), else ours.
+      propagateCallerAuthorization: true,
+      credentials: token ? staticBearer(token) : undefined,
       logger: options.logger,
     });
   }
