@@ -42,6 +42,9 @@ COPY package.json ./
 USER 10001:10001
 
 FROM runtime AS validation
+# The IG packages embedded in the service (US Core, QI-Core, DEQM, NHSN ...): $initialize and the first
+# start load them. The service finds them by walking up from dist/ to services/validation/artifacts.
+COPY --from=build /app/services/validation/artifacts ./services/validation/artifacts
 EXPOSE 8081
 CMD ["node", "dist/services/validation/src/main.js"]
 

@@ -259,6 +259,19 @@ export function buildCatalog(options: CatalogOptions = {}): Catalog {
 /** The production catalog (subject root `nhsn`). */
 export const catalog: Catalog = buildCatalog();
 
+/**
+ * The catalog of an installation with a namespace (`nats.namespace`): subjects under
+ * `<namespace>.nhsn.` (dead letters under `<namespace>.nhsn.dead-letter.`), streams named
+ * `<STREAM>_<NAMESPACE>`, so durable consumers (which live in a stream) are apart too. Several
+ * installations (developers, a demo, a test environment) can then share one NATS server without
+ * one consuming the other's messages. No namespace: the production catalog.
+ */
+export function catalogForNamespace(namespace: string | undefined): Catalog {
+  if (namespace === undefined || namespace === '') return catalog;
+  if (!/^[a-z][a-z0-9-]{0,30}$/.test(namespace)) throw new Error(`Namespace "${namespace.slice(0, 40)}" must be lower-case letters, digits and hyphens, starting with a letter`);
+  return buildCatalog({ subjectRoot: `${namespace}.nhsn`, streamSuffix: `_${namespace.toUpperCase().replace(/-/g, '_')}` });
+}
+
 /** NATS subject matching: `*` matches one token, `>` one or more trailing tokens. */
 export function subjectMatches(filter: string, subject: string): boolean {
   const f = filter.split('.');

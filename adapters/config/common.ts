@@ -3,6 +3,7 @@ import {
   secondsSetting, stringSetting, urlSetting,
 } from './parsers.js';
 import { postgresUrlSetting, redisUrlSetting } from './connection-urls.js';
+import { defineSetting, SettingParseError } from './setting.js';
 
 /**
  * Property groups shared by several services. Spread them into a service schema:
@@ -52,6 +53,12 @@ export function natsSettings() {
     natsUser: stringSetting('nats.user', 'NATS user name').optional(),
     natsPassword: stringSetting('nats.password', 'NATS password').secret().optional(),
     natsToken: stringSetting('nats.token', 'NATS authentication token').secret().optional(),
+    natsNamespace: defineSetting('nats.namespace', 'Keeps this installation apart from others on the same NATS server: subjects start with <namespace>.nhsn. instead of nhsn., '
+      + 'stream names end with _<NAMESPACE> (each with its own durable consumers). Every service of one installation needs the same value; unset in production',
+    'lower-case letters, digits and hyphens, starting with a letter (1-31 characters)', (raw) => {
+      if (!/^[a-z][a-z0-9-]{0,30}$/.test(raw)) throw new SettingParseError(`must be lower-case letters, digits and hyphens, starting with a letter, at most 31 characters; got ${JSON.stringify(raw)}`);
+      return raw;
+    }).optional(),
   };
 }
 

@@ -6,6 +6,7 @@ import type { NatsHandle } from '../messaging/connection.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { OutboxRelay } from '../persistence/index.js';
+import { catalog as productionCatalog, type Catalog } from '../../contracts/catalog.js';
 
 /**
  * Shared pieces of the services' composition roots (services/<svc>/src/composition.ts).
@@ -37,6 +38,8 @@ export interface RuntimeParts {
   readonly outbox: Pick<OutboxRelay, 'notify'>;
   readonly openApi: OpenApiBuilder;
   readonly cache?: Cache<unknown>;
+  /** Subjects and streams (`nats.namespace`); the production catalog when absent. */
+  readonly catalog?: Catalog;
 }
 
 export const RUNTIME_TOKENS = {
@@ -48,6 +51,8 @@ export const RUNTIME_TOKENS = {
   openApi: token<OpenApiBuilder>('OpenApiBuilder'),
   /** Undefined in a service without a validate-code cache. */
   cache: token<Cache<unknown> | undefined>('Cache'),
+  /** The contracts (subjects, versions, streams) events and queries use; tests bind an isolated one. */
+  catalog: token<Catalog>('Catalog'),
 } as const;
 
 /** A singleton-scoped container with the runtime frame's pieces bound as constants. */
@@ -60,5 +65,6 @@ export function createServiceContainer(runtime: RuntimeParts): Container {
   container.bind(RUNTIME_TOKENS.outbox).toConstantValue(runtime.outbox);
   container.bind(RUNTIME_TOKENS.openApi).toConstantValue(runtime.openApi);
   container.bind(RUNTIME_TOKENS.cache).toConstantValue(runtime.cache);
+  container.bind(RUNTIME_TOKENS.catalog).toConstantValue(runtime.catalog ?? productionCatalog);
   return container;
 }

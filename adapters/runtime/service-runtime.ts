@@ -11,7 +11,7 @@ import { createMetrics, type ServiceMetrics } from '../observability/metrics.js'
 import { createLogger, type Logger } from '../observability/logger.js';
 import { databaseConnection, openDatabase, OutboxMessageEntity, outboxMigration, requestContextMiddleware, type Database } from '../persistence/index.js';
 import { OutboxRelay } from '../persistence/outbox/relay.js';
-import { catalog } from '../../contracts/catalog.js';
+import { catalogForNamespace, type Catalog } from '../../contracts/catalog.js';
 import { adminWritesExceptProcessing } from './admin-writes.js';
 
 /**
@@ -42,6 +42,8 @@ export interface RuntimeConfig extends AuthConfig {
   natsUser?: string;
   natsPassword?: string;
   natsToken?: string;
+  /** nats.namespace: the catalog of subjects and streams this installation uses (catalogForNamespace). */
+  natsNamespace?: string;
   cacheType: CacheType;
   cacheValidateCodeTtl?: number;
   cacheMemoryMaxEntries: number;
@@ -77,6 +79,8 @@ export interface ServiceRuntime {
   readonly metrics: ServiceMetrics;
   readonly db: Database;
   readonly nats: NatsHandle;
+  /** Subjects and streams of this installation (`nats.namespace`); the services take it from here, never the module default. */
+  readonly catalog: Catalog;
   readonly publisher: JetStreamPublisher;
   readonly outbox: OutboxRelay;
   readonly cache?: Cache<unknown>;
@@ -104,8 +108,9 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
   const nats = await connectNats({
     servers: [...config.natsServers], user: config.natsUser, pass: config.natsPassword, token: config.natsToken, name: serviceName, logger,
   });
+  const catalog = catalogForNamespace(config.natsNamespace);
   const provisioned = await provisionCatalog(nats.jsm, catalog);
-  logger.info({ streams: provisioned }, 'JetStream streams provisioned');
+  logger.info({ streams: provisioned, subjectRoot: catalog.subjectRoot }, 'JetStream streams provisioned');
   const publisher = new JetStreamPublisher(nats.js, { catalog });
 
   const outboxPublished = metrics.counter({ name: 'outbox_published_total', help: 'Outbox messages published to JetStream', labelNames: ['subject'] });
@@ -151,7 +156,7 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
   let shuttingDown: Promise<void> | undefined;
 
   const runtime: ServiceRuntime = {
-    logger, metrics, db, nats, publisher, outbox, cache, openApi, http, api: http.app,
+    logger, metrics, db, nats, catalog, publisher, outbox, cache, openApi, http, api: http.app,
     onShutdown: (stopper) => { stoppers.push(stopper); },
     async listen() {
       server = await listen(http.finish(), config.httpPort, config.httpHost);

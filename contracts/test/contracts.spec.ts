@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { buildCatalog, catalog, subjectMatches, type JsonSchema } from '../catalog.js';
+import { buildCatalog, catalog, catalogForNamespace, subjectMatches, type JsonSchema } from '../catalog.js';
 import { compileSchema, validateMessage, validateReply } from '../validate.js';
 import { INVALID, INVALID_REPLIES, VALID, VALID_REPLIES } from './fixtures.js';
 
@@ -182,6 +182,35 @@ describe('contracts: catalog', () => {
     expect(t.deadLetterStream.subjects).to.deep.equal(['t1.dead-letter.>']);
     expect(t.bySubject('t1.report.event.report-scheduled.v1')?.name).to.equal('ReportScheduled');
     expect(t.bySubject('nhsn.report.event.report-scheduled.v1')).to.equal(undefined);
+  });
+
+  it('a namespace (nats.namespace) keeps installations on one NATS apart: own subjects, streams and dead letters, overlapping nothing of the others', () => {
+    expect(catalogForNamespace(undefined)).to.equal(catalog);
+    expect(catalogForNamespace('')).to.equal(catalog);
+    const demo = catalogForNamespace('demo-1');
+    expect(demo.byName('ReadyForValidation').subject).to.equal('demo-1.nhsn.compliance.event.ready-for-validation.v1');
+    expect(demo.byName('ReadyForValidation').stream).to.equal('COMPLIANCE_DEMO_1');
+    expect(demo.deadLetterStream).to.include({ name: 'DEAD_LETTER_DEMO_1' });
+    expect(demo.deadLetterStream.subjects).to.deep.equal(['demo-1.nhsn.dead-letter.>']);
+    expect(demo.byName('GetFacilityConfig').subject, 'request-reply too').to.equal('demo-1.nhsn.tenant.rpc.get-facility-config.v1');
+    // One server holds them all: no stream of one installation may capture another's subjects (JetStream would refuse it anyway).
+    const installations = [catalog, demo, catalogForNamespace('nhsn'), catalogForNamespace('dead-letter')];
+    for (const mine of installations) {
+      for (const other of installations.filter((c) => c !== mine)) {
+        const theirStreams = [...other.streams, other.deadLetterStream];
+        expect(theirStreams.map((s) => s.name).filter((name) => [...mine.streams, mine.deadLetterStream].some((s) => s.name === name))).to.deep.equal([]);
+        for (const m of mine.messages) {
+          const captured = theirStreams.filter((s) => s.subjects.some((f) => subjectMatches(f, m.subject))).map((s) => s.name);
+          expect(captured, `${mine.subjectRoot}: ${m.subject}`).to.deep.equal([]);
+        }
+        for (const filter of [...mine.streams, mine.deadLetterStream].flatMap((s) => s.subjects)) {
+          const probe = filter.replace('>', 'x.y');
+          expect(theirStreams.filter((s) => s.subjects.some((f) => subjectMatches(f, probe))).map((s) => s.name), probe).to.deep.equal([]);
+        }
+      }
+    }
+    expect(() => catalogForNamespace('Demo')).to.throw(/lower-case/);
+    expect(() => catalogForNamespace('a.b')).to.throw(/lower-case/);
   });
 
   it('subjectMatches follows NATS wildcard rules', () => {

@@ -266,7 +266,7 @@ export async function runScaleOut(options: ScaleOutOptions = DEFAULT_OPTIONS): P
   }));
 
   const validationEnv = (): Record<string, string> => ({
-    DB_NAME: validationDb, ARTIFACT_INIT: 'true', ARTIFACT_INIT_DIR: sharedDir('fhir-packages'),
+    DB_NAME: validationDb, ARTIFACT_INIT: 'true', ARTIFACT_INIT_DIR: sharedDir('fhir-packages'), ARTIFACT_INIT_MODE: 'replace',
     SVC_REPORT_SERVICE_URL: reportService.url, VALIDATION_WORKERS: String(options.workers),
     VALIDATION_CONSUMER_CONCURRENCY: String(options.concurrency), CACHE_TYPE: 'distributed', NATS_SERVERS: natsUrl,
   });

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { builtinModules } from 'node:module';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -8,6 +10,7 @@ import { describeConfig, type ConfigSchema } from '../../adapters/config/index.j
 import { checkDockerfile, effective, parseDockerfile, stageChain, type Stage } from '../../scripts/deploy/dockerfile.js';
 import { renderKustomization } from '../../scripts/deploy/kustomize.js';
 import { PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
+import { embeddedPackagesDirectory, readEmbeddedManifest } from '../../services/validation/src/adapters/artifacts/embedded-packages.js';
 
 /**
  * Static checks of the Dockerfile (no Docker engine on the CI machine): Node 24 matching the pinned
@@ -227,6 +230,32 @@ describe('deploy: Dockerfile (static checks)', () => {
     const context = buildContext(read('.dockerignore'));
     expect(['package.json', 'adapters/http/app.ts', 'scripts/start-all.ts'].filter((f) => !context(f))).to.deep.equal([]);
     expect(['test/readme.spec.ts', 'services/tenant/test/x.spec.ts', 'scripts/bench/x.ts', 'node_modules/x/index.js', 'dist/x.js', '.env'].filter(context)).to.deep.equal([]);
+  });
+
+  it('the validation image holds the embedded IG packages where the compiled service finds them', async () => {
+    const folder = 'services/validation/artifacts';
+    const manifest = await readEmbeddedManifest(path.join(root, folder, 'packages'));
+    const context = buildContext(read('.dockerignore'));
+    const shipped = ['packages/manifest.json', ...manifest.packages.map((p) => `packages/${p.file}`), 'licenses/Apache-2.0.txt', 'licenses/CC0-1.0.txt'];
+    expect(shipped.filter((file) => !context(`${folder}/${file}`)), 'left out of the build context').to.deep.equal([]);
+    // Copied from the build stage (which copies services/ from the context) into the validation target, under WORKDIR /app.
+    const validation = stageChain(dockerfile.stages, 'validation');
+    expect(copies(stage('build')).some((args) => !fromStage(args) && args[0] === 'services' && args.at(-1) === './services')).to.equal(true);
+    expect(effective(validation, 'WORKDIR')?.args).to.equal('/app');
+    const copied = validation.flatMap(copies).find((args) => fromStage(args) === 'build' && args.includes(`/app/${folder}`));
+    expect(copied?.at(-1), 'COPY --from=build /app/services/validation/artifacts <destination>').to.equal(`./${folder}`);
+    // From /app/dist/... (the image's compiled service) the lookup walks up to /app/services/validation/artifacts/packages.
+    const image = await mkdtemp(path.join(tmpdir(), 'image-app-'));
+    try {
+      await mkdir(path.join(image, folder, 'packages'), { recursive: true });
+      await writeFile(path.join(image, folder, 'packages', 'manifest.json'), '{"packages": []}');
+      expect(embeddedPackagesDirectory(path.join(image, 'dist', 'services', 'validation', 'src', 'adapters', 'artifacts'))).to.equal(path.join(image, folder, 'packages'));
+    } finally {
+      await rm(image, { recursive: true, force: true });
+    }
+    for (const other of ['tenant', 'admin-gateway']) {
+      expect(stageChain(dockerfile.stages, other).flatMap(copies).some((args) => args.includes(`/app/${folder}`)), other).to.equal(false);
+    }
   });
 
   for (const target of TARGETS) {

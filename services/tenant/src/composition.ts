@@ -1,7 +1,6 @@
 import type { Container } from 'inversify';
 import type { ConfigOf } from '../../../adapters/config/index.js';
 import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from '../../../adapters/runtime/container.js';
-import { catalog, type Catalog } from '../../../contracts/catalog.js';
 import { MikroTenantStore } from './adapters/persistence/tenant-store.js';
 import type { ReportScheduler } from './application/report-scheduler.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -21,8 +20,6 @@ export type TenantServiceConfig = ConfigOf<typeof tenantServiceSchema>;
 export const TOKENS = {
   ...RUNTIME_TOKENS,
   config: token<TenantServiceConfig>('TenantServiceConfig'),
-  /** The contracts (subjects, versions) events and queries use; tests bind an isolated one. */
-  catalog: token<Catalog>('Catalog'),
   tenantStore: token<TenantStore>('TenantStore'),
   clock: token<Clock>('Clock'),
   /** Facilities, plans, mappings, vendors: use cases, routes, NATS queries and the scheduler (tenant-module.ts). */
@@ -34,7 +31,6 @@ export const TOKENS = {
 export function buildTenantContainer(config: TenantServiceConfig, runtime: RuntimeParts): Container {
   const container = createServiceContainer(runtime);
   container.bind(TOKENS.config).toConstantValue(config);
-  container.bind(TOKENS.catalog).toConstantValue(catalog);
   container.bind(TOKENS.clock).toConstantValue(systemClock);
   container.bind(TOKENS.tenantStore).toDynamicValue((ctx) => {
     const outbox = ctx.get(TOKENS.outbox);

@@ -2,12 +2,13 @@ import type { Container } from 'inversify';
 import { redisConnection } from '../../../adapters/cache/index.js';
 import type { ConfigOf } from '../../../adapters/config/index.js';
 import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from '../../../adapters/runtime/container.js';
-import { catalog } from '../../../contracts/catalog.js';
-import { ArtifactChangeNotifier, EngineHost } from './adapters/engine/index.js';
+import { ArtifactChangeNotifier, artifactsChangedSubject, EngineHost } from './adapters/engine/index.js';
 import { engineTerminologyKnowledge } from './adapters/engine/terminology-knowledge.js';
+import { initialArtifactSources } from './adapters/artifacts/initial-sources.js';
 import { createValidationApiModule, type ValidationApiModule } from './adapters/http/validation-api-module.js';
 import { PgArtifactRepository } from './adapters/persistence/artifact-repository.js';
 import { PgReportJobStore, PgReportSubmissions } from './adapters/report-jobs/index.js';
+import { HttpReportMetadata } from './adapters/report-service/http-report-metadata.js';
 import { HttpReportService } from './adapters/report-service/http-report-service.js';
 import { terminologyCredentials } from './adapters/terminology/index.js';
 import type { CategoryService } from './application/category-service.js';
@@ -17,6 +18,7 @@ import {
 } from './application/validation-flow/index.js';
 import type { ArtifactRepository } from './domain/artifacts/artifact-repository.js';
 import type { FacilityScopes, SubmissionSource } from './domain/flow/index.js';
+import type { ReportMetadataSource } from './domain/prequal/ports.js';
 import type { ResourceValidator } from './domain/ports/resource-validator.js';
 import type { validationSchema } from './config.js';
 
@@ -42,6 +44,8 @@ export const TOKENS = {
   categoryService: token<CategoryService>('CategoryService'),
   /** The report service, where the flow fetches a patient's submission. */
   submissionSource: token<SubmissionSource>('SubmissionSource'),
+  /** The report service again, for a report's measures and period on the pre-qualification report. */
+  reportMetadata: token<ReportMetadataSource>('ReportMetadataSource'),
   facilityScopes: token<FacilityScopes>('FacilityScopes'),
   flowStore: token<FlowStore>('FlowStore'),
   validationFlow: token<ValidationFlow>('ValidationFlow'),
@@ -78,7 +82,10 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(TOKENS.resourceValidator).toService(TOKENS.engineHost);
   container.bind(TOKENS.artifactChangeNotifier).toDynamicValue((ctx) => {
     const engine = ctx.get(TOKENS.engineHost);
-    return new ArtifactChangeNotifier({ nc: ctx.get(TOKENS.nats).nc, reload: (reason) => engine.reload(reason), logger: ctx.get(TOKENS.logger) });
+    return new ArtifactChangeNotifier({
+      nc: ctx.get(TOKENS.nats).nc, reload: (reason) => engine.reload(reason), logger: ctx.get(TOKENS.logger),
+      subject: artifactsChangedSubject(ctx.get(TOKENS.catalog)),
+    });
   });
   container.bind(TOKENS.validationApi).toDynamicValue((ctx) => {
     const logger = ctx.get(TOKENS.logger);
@@ -87,7 +94,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       openApi: ctx.get(TOKENS.openApi),
       validator: ctx.get(TOKENS.resourceValidator),
       artifactListener: ctx.get(TOKENS.artifactChangeNotifier).listener(),
-      artifactInitDir: config.artifactInitDir,
+      initialArtifacts: initialArtifactSources(config),
       validateBodyLimit: config.validateBodyLimit,
       terminologyKnowledge: engineTerminologyKnowledge(ctx.get(TOKENS.engineHost), Boolean(config.fhirTerminologyServiceUrl || config.terminologyServiceUrl)),
       onBrokenRule: (ruleId, categoryId, reason) => logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),
@@ -98,11 +105,15 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     baseUrl: config.reportServiceUrl, pathTemplate: config.reportServicePath, timeoutMs: config.reportServiceTimeoutMs,
     serviceToken: config.reportServiceToken, logger: ctx.get(TOKENS.logger),
   }));
+  container.bind(TOKENS.reportMetadata).toDynamicValue((ctx) => new HttpReportMetadata({
+    baseUrl: config.reportServiceUrl, pathTemplate: config.reportServiceReportPath, timeoutMs: config.reportServiceTimeoutMs,
+    serviceToken: config.reportServiceToken, logger: ctx.get(TOKENS.logger),
+  }));
   container.bind(TOKENS.facilityScopes).toDynamicValue((ctx) => new PgFacilityScopes(ctx.get(TOKENS.orm)));
   container.bind(TOKENS.flowStore).toDynamicValue((ctx) => new PgFlowStore(ctx.get(TOKENS.orm)));
   container.bind(TOKENS.validationFlow).toDynamicValue((ctx) => {
     const outbox = ctx.get(TOKENS.outbox);
-    const completion = catalog.byName('ValidationComplete');
+    const completion = ctx.get(TOKENS.catalog).byName('ValidationComplete');
     return new ValidationFlow({
       source: ctx.get(TOKENS.submissionSource),
       validator: ctx.get(TOKENS.resourceValidator),
@@ -119,7 +130,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     return new ReportJobService({
       store: new PgReportJobStore(orm), submissions: new PgReportSubmissions(orm),
       flow: ctx.get(TOKENS.validationFlow), categories: ctx.get(TOKENS.categoryService),
-      schemaVersion: catalog.byName('ReadyForValidation').version,
+      schemaVersion: ctx.get(TOKENS.catalog).byName('ReadyForValidation').version,
       onError: (err, context) => logger.warn({ err, ...context }, 'report job step failed'),
     });
   });

@@ -31,6 +31,8 @@ export const validationSchema = {
   reportServiceUrl: urlSetting('svc.report-service-url', 'Base URL of the report service').default('http://127.0.0.1:5110'),
   reportServicePath: stringSetting('svc.report-service.patient-path', 'Path template of a patient submission at the report service (the original system\'s route by default); {facilityId}, {patientId}, {reportId} are substituted, URL-encoded')
     .default('/api/Report/Bundle/Patient?facilityId={facilityId}&patientId={patientId}&reportScheduleId={reportId}'),
+  reportServiceReportPath: stringSetting('svc.report-service.report-path', 'Path template of a report\'s summary (measures, reporting period) at the report service, shown by the pre-qualification report (the original system\'s route by default); {facilityId}, {reportId} are substituted, URL-encoded')
+    .default('/api/Report/schedule?facilityId={facilityId}&reportScheduleId={reportId}'),
   reportServiceTimeoutMs: intSetting('svc.report-service.timeout-ms', 'Timeout of one report-service call', { min: 100, max: 600_000 }).default(30_000),
   reportServiceToken: stringSetting('svc.report-service.token', 'Service bearer token sent to the report service when no caller token is passed on').secret().optional(),
   validationWorkers: intSetting('validation.workers', 'Worker threads that validate resources (0 = one per core); every validation runs in one of them, never in the main thread, so one that passes its deadline can be stopped', { min: 0, max: 64 }).default(0),

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js';
 import { createLogger } from '../../../adapters/observability/logger.js';
 import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
-import { catalog } from '../../../contracts/catalog.js';
+import { checkInitialSourceSettings } from './adapters/artifacts/initial-sources.js';
+import { initializeAndStartEngine } from './adapters/engine/initialize-and-start.js';
 import { workersHealthCheck } from './adapters/engine/workers-health.js';
 import { PROCESSING_ROUTES, validateRouteBodyLimits } from './adapters/http/validate-routes.js';
 import { validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
@@ -17,10 +18,11 @@ import { checkValidationSettings, validationSchema } from './config.js';
 
 /**
  * Entry point of the validation service: the runtime frame (database, NATS, outbox, cache,
- * HTTP with auth) → the engine host (definitions from the stored artifacts, worker pool, rebuild
- * on change in every instance) → the validation API → start-up initialization → the
- * ReadyForValidation consumer → listen. The workers' health joins /health/ready and /health (a pool
- * that makes no progress for validation.stall-timeout-ms cannot recover by itself). Shutdown (SIGTERM): HTTP, then the consumer (in-flight
+ * HTTP with auth) → the validation API → start-up initialization (the embedded IG packages when
+ * no artifact is stored) → the engine host (definitions from the stored artifacts, worker pool,
+ * rebuild on change in every instance) → the ReadyForValidation consumer → listen. The workers' health
+ * joins /health/ready and /health (a pool that makes no progress for validation.stall-timeout-ms
+ * cannot recover by itself). Shutdown (SIGTERM): HTTP, then the consumer (in-flight
  * submissions finish or are redelivered), then the engine's workers, then NATS and the database.
  * The objects come from the inversify container (composition.ts); this file decides the order in
  * which they start and stop.
@@ -28,6 +30,7 @@ import { checkValidationSettings, validationSchema } from './config.js';
 const config = exitOnConfigError(() => {
   const loaded = loadConfig(validationSchema);
   checkValidationSettings(loaded);
+  checkInitialSourceSettings(loaded);
   terminologyCredentials(loaded); // incomplete terminology credentials stop the start-up here (exit 78), not at the first call
   return loaded;
 }, createLogger('validation'));
@@ -44,10 +47,6 @@ const runtime = await exitOnConfigError(() => startServiceRuntime({
 
 const container = buildValidationContainer(config, runtime);
 const engine = container.get(TOKENS.engineHost);
-await engine.start();
-const workersCheck = workersHealthCheck(engine, config.validationStallTimeoutMs);
-runtime.http.addReadinessCheck(workersCheck);
-runtime.http.addLivenessCheck(workersCheck);
 
 const notifier = container.get(TOKENS.artifactChangeNotifier);
 notifier.start();
@@ -55,15 +54,23 @@ notifier.start();
 const api = container.get(TOKENS.validationApi);
 // The pre-qualification report goes before api.router (see prequal-routes.ts).
 runtime.api.use(preQualRoutes(runtime.openApi, {
-  results: resultServiceSource(api.results), categories: categoryServiceCatalog(api.categories), logger: runtime.logger,
+  results: resultServiceSource(api.results), categories: categoryServiceCatalog(api.categories),
+  reportMetadata: container.get(TOKENS.reportMetadata), logger: runtime.logger,
 }));
 runtime.api.use(api.router);
 // The same instance the flow reads (TOKENS.facilityScopes), so a write here clears the cache it reads.
 const facilityScopes = container.get(TOKENS.facilityScopes);
 if (!(facilityScopes instanceof PgFacilityScopes)) throw new Error('validation configuration routes need the PostgreSQL facility scopes');
 runtime.api.use(validationConfigurationRoutes(runtime.openApi, facilityScopes));
-const initialized = await api.initializeIfEmpty({ artifactInit: config.artifactInit });
+// Default artifacts before the engine's first build (initialize-and-start.ts): one build, with them.
+const { initialized } = await initializeAndStartEngine(api, engine, { artifactInit: config.artifactInit });
+const workersCheck = workersHealthCheck(engine, config.validationStallTimeoutMs);
+runtime.http.addReadinessCheck(workersCheck);
+runtime.http.addLivenessCheck(workersCheck);
 if (initialized.artifacts || initialized.categories) runtime.logger.info({ initialized }, 'initialized empty artifact/category tables');
+if (initialized.artifacts && initialized.artifacts.failed.length > 0) {
+  runtime.logger.error({ failed: initialized.artifacts.failed }, 'some default artifacts could not be loaded');
+}
 
 const flow = container.get(TOKENS.validationFlow);
 // Re-categorize / re-validate jobs run in this instance; jobs orphaned by a restart are failed here.
@@ -72,7 +79,7 @@ const interrupted = await reportJobs.start();
 if (interrupted > 0) runtime.logger.warn({ interrupted }, 'report jobs interrupted by a restart marked failed');
 runtime.api.use(reportJobRoutes(runtime.openApi, reportJobs));
 const consumer = await startReadyForValidationConsumer({
-  js: runtime.nats.js, catalog, flow, logger: runtime.logger, metrics: runtime.metrics,
+  js: runtime.nats.js, catalog: runtime.catalog, flow, logger: runtime.logger, metrics: runtime.metrics,
   maxDeliver: config.validationMaxDeliveries, concurrency: config.validationConsumerConcurrency,
   // Backpressure: no more messages while the workers' queue is at validation.queue-limit.
   beforeFetch: () => engine.whenRoom(),

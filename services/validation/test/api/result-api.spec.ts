@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { UNCATEGORIZED } from '../../src/domain/categorization/category.js';
 import request from 'supertest';
 import type { Database } from '../../../../adapters/persistence/database.js';
 import type { ValidationIssue } from '../../src/domain/results/validation-issue.js';
@@ -66,6 +67,11 @@ describe('validation API: results (HTTP)', () => {
     expect(p2.body).to.deep.equal({ valid: true, unacceptableIssueCount: 0, uncategorizedErrorCount: 0, uncategorizedIssueCount: 1, issueCount: 2 });
     await api.module.results.storePatientResults({ facilityId: 'fac-1', reportId: 'rep-2', patientId: 'p9' }, [{ issue: issue('error', 'nobody knows'), categoryIds: [] }]);
     expect((await request(api.app).get('/api/result/fac-1/rep-2/p9/validity').expect(200)).body).to.include({ valid: false, uncategorizedErrorCount: 1 });
+    // Uncategorized is labelled with what it holds: ERROR for the error (per issue and in the counts), WARNING for the warning.
+    const p9 = await request(api.app).get('/api/result/fac-1/rep-2/p9').expect(200);
+    expect(p9.body.records[0].categories).to.deep.equal([{ ...UNCATEGORIZED, severity: 'ERROR' }]);
+    expect((await request(api.app).get('/api/result/fac-1/rep-2/categories').expect(200)).body[0]).to.include({ id: 'uncategorized', severity: 'ERROR', count: 1 });
+    expect((await request(api.app).get('/api/result/fac-1/rep-1/p2?severity=warning').expect(200)).body.records[0].categories[0]).to.include({ id: 'uncategorized', severity: 'WARNING' });
     expect((await request(api.app).get('/api/result/fac-1/empty/validity').expect(200)).body).to.include({ valid: true, issueCount: 0 });
   });
 

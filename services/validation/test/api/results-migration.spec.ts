@@ -74,7 +74,7 @@ describe('results migration: one row per issue → one row per submission (Postg
     expect(page.records[2]).to.include({ expression: 'Bundle.entry[1].resource.ofType(Encounter).status', code: 'required' });
 
     expect(await results.countByCategory('f', 'r')).to.deep.equal([
-      { categoryId: 'uncategorized', count: 3 }, { categoryId: 'c_ok', count: 2 }, { categoryId: 'c_bad', count: 1 },
+      { categoryId: 'uncategorized', count: 3, blockingCount: 1 }, { categoryId: 'c_ok', count: 2, blockingCount: 1 }, { categoryId: 'c_bad', count: 1, blockingCount: 1 },
     ]);
     expect(await results.validityCounts({ facilityId: 'f', reportId: 'r', patientId: 'api-1' }))
       .to.deep.equal({ unacceptableIssueCount: 0, uncategorizedErrorCount: 0, uncategorizedIssueCount: 1, issueCount: 2 });

@@ -48,6 +48,17 @@ describe('validation flow (application): decisions behind the ports', () => {
     expect((await flowWith({ acceptable: undefined }).flow.handle(event)).valid, 'uncategorized error').to.equal(false);
   });
 
+  it('hands the event\'s payloadUri to the report-service port (which decides whether to read it)', async () => {
+    const asked: unknown[] = [];
+    const source: SubmissionSource = { fetch: async (key, options) => { asked.push({ key, options }); return { kind: 'found', body: submission }; } };
+    await flowWith({ acceptable: true, source }).flow.handle({ ...event, payloadUri: 'http://report.example/payloads/p1.ndjson' });
+    await flowWith({ acceptable: true, source }).flow.handle(event);
+    expect(asked).to.deep.equal([
+      { key: { facilityId: 'f', reportId: 'r', patientId: 'p1' }, options: { payloadUri: 'http://report.example/payloads/p1.ndjson' } },
+      { key: { facilityId: 'f', reportId: 'r', patientId: 'p1' }, options: {} },
+    ]);
+  });
+
   it('fills ValidationComplete from the outcome: id part of the patient, counts, run id, outcome reference', async () => {
     const { flow, store } = flowWith({ acceptable: false });
     await flow.handle(event, { headers: { 'X-Correlation-Id': 'corr-1', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } });

@@ -62,6 +62,15 @@ describe('pre-qualification report model', () => {
     expect(report.verdict.uncategorizedIssueCount).to.equal(3);
   });
 
+  it('labels the Uncategorized row with the most severe issue it shows (ERROR for a fatal one, never less than what it holds)', () => {
+    const severityOf = (issues: PreQualIssue[], minimum?: 'error') => buildPreQualReport(issues, CATEGORIES, CONTEXT, minimum)
+      .categories.find((c) => c.id === 'uncategorized')!.severity;
+    expect(severityOf([issue('a', 'information', []), issue('b', 'fatal', [])])).to.equal('ERROR');
+    expect(severityOf([issue('a', 'information', []), issue('b', 'warning', [])])).to.equal('WARNING');
+    expect(severityOf([issue('a', 'information', [])])).to.equal('INFORMATION');
+    expect(severityOf([issue('a', 'warning', []), issue('b', 'error', [])], 'error')).to.equal('ERROR');
+  });
+
   it('takes the verdict from assessValidity: unacceptable categories fail, and so do uncategorized errors, but not uncategorized warnings', () => {
     const failing = buildPreQualReport(sampleIssues(), CATEGORIES, CONTEXT);
     expect(failing.verdict).to.deep.equal({

@@ -48,12 +48,17 @@ describe('submission categorization (domain)', () => {
         })));
         expect(validityOfGroups(groups, current)).to.deep.equal({ ...issueByIssue, issueCount: issues.length });
 
-        const counts = new Map<string, number>();
+        const counts = new Map<string, { count: number; blockingCount: number }>();
         for (const issue of issues) {
           const existing = issue.categoryIds.filter((id) => current.has(id));
-          for (const id of existing.length > 0 ? existing : ['uncategorized']) counts.set(id, (counts.get(id) ?? 0) + 1);
+          for (const id of existing.length > 0 ? existing : ['uncategorized']) {
+            const entry = counts.get(id) ?? { count: 0, blockingCount: 0 };
+            entry.count++;
+            if (issue.severity === 'error' || issue.severity === 'fatal') entry.blockingCount++;
+            counts.set(id, entry);
+          }
         }
-        expect(issuesPerCategory(groups, current)).to.have.deep.members([...counts].map(([categoryId, count]) => ({ categoryId, count })));
+        expect(issuesPerCategory(groups, current)).to.have.deep.members([...counts].map(([categoryId, entry]) => ({ categoryId, ...entry })));
       }
     }
   });

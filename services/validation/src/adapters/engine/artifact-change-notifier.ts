@@ -14,6 +14,11 @@ import type { ArtifactChangeListener } from '../../domain/artifacts/artifact-rep
 
 export const ARTIFACTS_CHANGED_SUBJECT = 'nhsn.validation.internal.artifacts-changed';
 
+/** The subject under the installation's subject root (`nats.namespace`): `<root>.validation.internal.artifacts-changed`. */
+export function artifactsChangedSubject(catalog: { readonly subjectRoot: string }): string {
+  return `${catalog.subjectRoot}.validation.internal.artifacts-changed`;
+}
+
 export interface ArtifactsChangedMessage {
   readonly origin: string;
   readonly kind: string;

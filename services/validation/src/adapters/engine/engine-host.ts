@@ -30,7 +30,7 @@ import type { Counter, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../../../../../adapters/observability/logger.js';
 import type { ServiceMetrics } from '../../../../../adapters/observability/metrics.js';
 import type { ArtifactRepository } from '../../domain/artifacts/artifact-repository.js';
-import { DefinitionIndex } from '../../domain/engine/definitions/index.js';
+import { DefinitionIndex, R4_CORE_PACKAGE } from '../../domain/engine/definitions/index.js';
 import type { ValidationScope } from '../../domain/flow/validation-scope.js';
 import { ValidatorBusyError, type OperationOutcome, type ResourceValidator, type ValidateOptions } from '../../domain/ports/resource-validator.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
@@ -65,6 +65,14 @@ export interface EngineHostOptions {
 /** Seconds: 1 ms (a small resource on a warm engine) to 5 s (a huge bundle entry or a slow terminology server). */
 export const VALIDATION_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
+/**
+ * Said at warn level by every build without a stored package: such an engine checks FHIR core only,
+ * and every US Core / QI-Core / DEQM / NHSN profile a submission claims is "Can't find profile".
+ */
+export const NO_PACKAGES_WARNING = 'THE VALIDATION ENGINE RUNS WITHOUT ANY IG PACKAGE: only FHIR R4 core is checked; every profile a submission claims '
+  + '(US Core, QI-Core, DEQM, NHSN) gives "Can\'t find profile" and makes the submission invalid. Load the embedded packages with '
+  + 'POST /api/artifact/$initialize, or upload packages with PUT /api/artifact/PACKAGE/{name}';
+
 /** Fewest resources worth a batch of their own in validateEach (below, the per-task cost dominates). */
 const MIN_BATCH = 8;
 
@@ -85,7 +93,10 @@ export interface EngineGeneration {
   readonly index: DefinitionIndex;
   readonly pool: ValidationPool;
   readonly builtAt: Date;
+  /** Stored packages loaded (FHIR R4 core, which is built in, not counted). */
   readonly packages: number;
+  /** Those packages as `name#version`, in load order: what the start-up log names. */
+  readonly packageIds: readonly string[];
   readonly resources: number;
 }
 
@@ -284,12 +295,14 @@ export class EngineHost implements ResourceValidator {
       generation = built = {
         number: ++this.generations, index, pool,
         builtAt: new Date(), packages: inputs.packageFiles.length - loaded.failures.length, resources: inputs.resources.length,
+        packageIds: index.packages().filter((p) => p.name !== R4_CORE_PACKAGE.name).map((p) => `${p.name}#${p.version}`),
       };
       await this.warmUp(pool);
       logger.info({
-        reason, generation: generation.number, packages: generation.packages, resources: generation.resources, workers: pool.threads,
+        reason, generation: generation.number, packages: generation.packageIds, resources: generation.resources, workers: pool.threads,
         cacheHit: loaded.cacheHit, ms: Math.round(performance.now() - started),
-      }, 'validation engine ready');
+      }, `validation engine ready with FHIR R4 core and ${generation.packages} IG package(s)${generation.packages > 0 ? `: ${generation.packageIds.join(', ')}` : ''}`);
+      if (generation.packages === 0) logger.warn({ reason, generation: generation.number }, NO_PACKAGES_WARNING);
     } finally {
       await inputs.dispose();
     }

@@ -43,7 +43,9 @@ export function artifactRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     openApi.registerPath({
       method: 'post', path, tags,
       summary: path.includes('aritfact') ? 'Create or update artifacts from bundled resources (path spelled as the specification has it)' : 'Create or update artifacts from bundled resources',
-      description: 'Loads every .tgz (PACKAGE) and .json (RESOURCE) file of the directory `artifact.init-dir`. Idempotent. Files that cannot be read are listed under `failed`.',
+      description: 'Loads the IG packages embedded in the service (US Core, QI-Core, DEQM, NHSN measures and their dependencies) and every .tgz (PACKAGE) '
+        + 'and .json (RESOURCE) file of the directory `artifact.init-dir` (`artifact.init-mode`: add, the default, loads both; replace only the directory). '
+        + 'Idempotent (create or replace); the engine is rebuilt once afterwards. Files that cannot be read are listed under `failed`.',
       responses: { 200: { description: 'What was stored', ...json(schemas.InitializationReport) }, ...openApi.problemResponses(500) },
     });
     router.post(path, async (_req, res) => {

@@ -56,7 +56,8 @@ export function validationApiSchemas(openApi: OpenApiBuilder) {
     packageId: z.string(), name: z.string(), version: z.string(), fhirVersion: z.string(),
     resourceCounts: z.record(z.string(), z.number().int()),
     dependencies: z.array(z.object({
-      name: z.string(), version: z.string(), status: z.enum(['present', 'other-version', 'missing']), storedVersion: z.string().optional(),
+      name: z.string(), version: z.string(), status: z.enum(['present', 'built-in', 'other-version', 'missing']).openapi({ description: 'present: stored with this version; built-in: the engine has it without artifacts (FHIR R4 core); other-version: stored or built in with another version (storedVersion); missing: not available' }),
+      storedVersion: z.string().optional(),
     })),
     profiles: z.array(CanonicalRef), valueSets: z.array(CanonicalRef), codeSystems: z.array(CanonicalRef),
   }));
@@ -73,8 +74,11 @@ export function validationApiSchemas(openApi: OpenApiBuilder) {
   }));
 
   const InitializationReport = openApi.register('ArtifactInitializationReport', z.object({
-    stored: z.array(z.object({ file: z.string(), type: z.enum(['RESOURCE', 'PACKAGE']), name: z.string(), created: z.boolean() })),
-    failed: z.array(z.object({ file: z.string(), reason: z.string() })),
+    stored: z.array(z.object({
+      file: z.string(), source: z.string().openapi({ description: 'embedded (the IG packages shipped with the service) or artifact.init-dir' }),
+      type: z.enum(['RESOURCE', 'PACKAGE']), name: z.string(), created: z.boolean(),
+    })),
+    failed: z.array(z.object({ file: z.string(), source: z.string(), reason: z.string() })),
   }));
 
   const OperationOutcome = openApi.register('OperationOutcome', z.object({

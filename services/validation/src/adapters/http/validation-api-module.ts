@@ -4,7 +4,7 @@
  * ```ts
  * const config = loadConfig({ ...validationApiSettings(), ...others });
  * const db = await openDatabase({ ..., entities: [...validationApiEntities, ...], migrations: [...validationApiMigrations, ...] });
- * const api = createValidationApiModule({ orm: db.orm, openApi, validator, artifactListener, artifactInitDir: config.artifactInitDir, ... });
+ * const api = createValidationApiModule({ orm: db.orm, openApi, validator, artifactListener, initialArtifacts: initialArtifactSources(config), ... });
  * const http = createHttpApp({ ..., routeBodyLimits: validateRouteBodyLimits(config.validateBodyLimit), openApi });   // $validate bodies: their own limit
  * http.app.use(api.router);
  * await api.initializeIfEmpty({ artifactInit: config.artifactInit });                   // the specification's planned start-up change
@@ -12,7 +12,7 @@
  *
  * Routes (all under /api; the gateway exposes them as /api/validation/...):
  *   GET    /api/artifact                                   all artifacts, without content (204 when none)
- *   POST   /api/aritfact/$initialize, /api/artifact/$initialize   load `artifact.init-dir`
+ *   POST   /api/aritfact/$initialize, /api/artifact/$initialize   load the embedded packages and/or `artifact.init-dir`
  *   GET    /api/artifact/$terminology-dependencies         value sets / code systems needed by all artifacts
  *   GET    /api/artifact/package/{packageId}               package with details (same as GET /api/artifact/PACKAGE/{name})
  *   GET    /api/artifact/package/{packageId}/terminology-dependencies
@@ -37,16 +37,17 @@
 import { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { OpenApiBuilder } from '../../../../../adapters/http/index.js';
-import { booleanSetting, byteSizeSetting, stringSetting } from '../../../../../adapters/config/index.js';
+import { booleanSetting, byteSizeSetting, enumSetting, stringSetting } from '../../../../../adapters/config/index.js';
 import { ArtifactService, type InitializationReport } from '../../application/artifact-service.js';
 import { CategoryService } from '../../application/category-service.js';
 import { EnginePackageInspector } from '../../application/engine-package-inspector.js';
 import { ResultService } from '../../application/result-service.js';
 import { ValidationApiService } from '../../application/validation-api-service.js';
-import type { ArtifactChangeListener } from '../../domain/artifacts/artifact-repository.js';
+import type { ArtifactChangeListener, InitialArtifactSource } from '../../domain/artifacts/artifact-repository.js';
 import type { PackageInspector, TerminologyKnowledge } from '../../domain/artifacts/package-summary.js';
 import type { ImportOutcome } from '../../domain/categorization/category-repository.js';
 import type { ResourceValidator } from '../../domain/ports/resource-validator.js';
+import { ARTIFACT_INIT_MODES } from '../artifacts/initial-sources.js';
 import { PgArtifactRepository } from '../persistence/artifact-repository.js';
 import { PgCategoryRepository } from '../persistence/category-repository.js';
 import { DirectoryArtifactSource } from '../persistence/directory-artifact-source.js';
@@ -64,8 +65,9 @@ export { validationApiEntities, validationApiMigrations };
 /** Configuration properties of the validation API (spread into the service's config schema). */
 export function validationApiSettings() {
   return {
-    artifactInit: booleanSetting('artifact.init', 'Initialize artifacts from artifact.init-dir at start-up when there are none').default(true),
-    artifactInitDir: stringSetting('artifact.init-dir', 'Directory of default artifacts (.tgz packages, .json resources) for $initialize').optional(),
+    artifactInit: booleanSetting('artifact.init', 'Load the default artifacts (embedded IG packages and/or artifact.init-dir, see artifact.init-mode) at start-up when no artifact is stored').default(true),
+    artifactInitDir: stringSetting('artifact.init-dir', 'Directory of more default artifacts (.tgz packages, .json resources) for $initialize and the start-up initialization').optional(),
+    artifactInitMode: enumSetting('artifact.init-mode', 'add: the embedded IG packages plus artifact.init-dir (a package there replaces the embedded one of the same name); replace: only artifact.init-dir (then required)', ARTIFACT_INIT_MODES).default('add'),
     validateBodyLimit: byteSizeSetting('validate.body-limit', 'Largest resource or Bundle accepted by $validate').default(50 * 1024 ** 2),
   };
 }
@@ -77,7 +79,9 @@ export interface ValidationApiDependencies {
   readonly validator: ResourceValidator;
   /** Told after artifacts change (the engine rebuilds its definitions; other instances are notified). */
   readonly artifactListener?: ArtifactChangeListener;
-  /** `artifact.init-dir`. */
+  /** What `$initialize` loads, in order (initial-sources.ts); default: `artifactInitDir` alone. */
+  readonly initialArtifacts?: readonly InitialArtifactSource[];
+  /** `artifact.init-dir`, when `initialArtifacts` is not given (tests, benchmarks). */
   readonly artifactInitDir?: string;
   readonly packageInspector?: PackageInspector;
   /** What is known without artifacts (R4 core, the terminology server) for the terminology dependencies. */
@@ -114,7 +118,7 @@ export function createValidationApiModule(deps: ValidationApiDependencies): Vali
     new PgArtifactRepository(deps.orm),
     deps.packageInspector ?? new EnginePackageInspector(),
     deps.artifactListener ?? NO_LISTENER,
-    new DirectoryArtifactSource(deps.artifactInitDir),
+    deps.initialArtifacts ?? [new DirectoryArtifactSource(deps.artifactInitDir)],
     deps.terminologyKnowledge,
   );
   const validation = new ValidationApiService(deps.validator, categories);

@@ -1,23 +1,29 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { InitialArtifactSource } from '../../domain/artifacts/artifact-repository.js';
+import {
+  InitialArtifactSourceError, type InitialArtifactFile, type InitialArtifactSource,
+} from '../../domain/artifacts/artifact-repository.js';
 
 /**
  * The files of `artifact.init-dir` (deployments mount their IG packages there). Only `.tgz` and
- * `.json` files directly in the directory, symbolic links followed (mounted config maps are links);
- * a missing directory offers nothing.
+ * `.json` files directly in the directory, symbolic links followed (mounted config maps are links).
+ * No directory configured offers nothing; a configured directory that does not exist is an
+ * InitialArtifactSourceError, which the initialization reports (a mistyped mount path is not silent).
  */
 export class DirectoryArtifactSource implements InitialArtifactSource {
+  readonly name = 'artifact.init-dir';
+
   constructor(private readonly directory: string | undefined) {}
 
-  async list(): Promise<{ fileName: string; read(): Promise<Buffer> }[]> {
+  async list(): Promise<InitialArtifactFile[]> {
     if (!this.directory) return [];
     const directory = this.directory;
     let names: string[];
     try {
       names = await readdir(directory);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw new InitialArtifactSourceError(`artifact.init-dir ${directory} is not a directory`);
       throw error;
     }
     const files: string[] = [];

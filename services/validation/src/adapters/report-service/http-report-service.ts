@@ -10,6 +10,11 @@
  * one (the report service is a platform service: its client propagates the caller's token), else
  * `svc.report-service.token` as a bearer token.
  *
+ * payloadUri (ReadyForValidation): read first when it lies within the report service (same scheme,
+ * host and port, under the base path: payload-uri.ts), as JSON or NDJSON; refused, failing or
+ * unreadable, it is logged and the submission route below is used, as the contract says. The client
+ * follows no redirects, so an allowed URL cannot lead elsewhere.
+ *
  * Answers: 200 → the body (MeasureReport, Bundle or PatientSubmissionModel; the flow reads it);
  * 404 → a definite NotFound; 5xx/429/network/timeout (after the client's own short retries) and any
  * other status → SubmissionUnavailableError, which the consumer retries with backoff and finally
@@ -17,6 +22,7 @@
  */
 import type { Logger } from '../../../../../adapters/observability/logger.js';
 import { createHttpClient, staticBearer, UpstreamError, type HttpClient } from '../../../../../adapters/outbound-http/index.js';
+import { payloadBody, payloadLocation } from './payload-uri.js';
 import {
   SubmissionUnavailableError,
   type FetchSubmissionOptions, type SubmissionFetch, type SubmissionKey, type SubmissionSource,
@@ -51,8 +57,12 @@ export function submissionPath(template: string, key: SubmissionKey): string {
 export class HttpReportService implements SubmissionSource {
   private readonly http: HttpClient;
   private readonly template: string;
+  private readonly baseUrl: string;
+  private readonly logger: Logger;
 
   constructor(options: HttpReportServiceOptions) {
+    this.baseUrl = options.baseUrl;
+    this.logger = options.logger;
     this.template = options.pathTemplate ?? DEFAULT_REPORT_SERVICE_PATH;
     const token = options.serviceToken;
     this.http = options.http ?? createHttpClient({
@@ -67,6 +77,10 @@ export class HttpReportService implements SubmissionSource {
   }
 
   async fetch(key: SubmissionKey, options: FetchSubmissionOptions = {}): Promise<SubmissionFetch> {
+    if (options.payloadUri) {
+      const atPayload = await this.fetchPayload(options.payloadUri, options);
+      if (atPayload) return atPayload;
+    }
     const path = submissionPath(this.template, key);
     let response;
     try {
@@ -92,5 +106,37 @@ export class HttpReportService implements SubmissionSource {
     }
     const body = Buffer.isBuffer(response.body) ? response.body.toString('utf8') : response.body;
     return { kind: 'found', body };
+  }
+
+  /**
+   * The submission at payloadUri, or undefined to use the submission route instead. Log lines give
+   * the reason and the origin only: the path may carry a patient id (logged at debug at most).
+   */
+  private async fetchPayload(payloadUri: string, options: FetchSubmissionOptions): Promise<SubmissionFetch | undefined> {
+    const location = payloadLocation(this.baseUrl, payloadUri);
+    if (!location.allowed) {
+      this.logger.warn({ reason: location.reason }, 'payloadUri refused (not within the report service); using the submission route');
+      return undefined;
+    }
+    try {
+      const response = await this.http.get(location.url.href, {
+        headers: { accept: 'application/fhir+json, application/json;q=0.9, application/fhir+ndjson;q=0.8, application/x-ndjson;q=0.8', ...(options.authorization ? { authorization: options.authorization } : {}) },
+        signal: options.signal,
+      });
+      if (response.status < 200 || response.status >= 300) {
+        this.logger.warn({ status: response.status, origin: location.url.origin }, 'payloadUri answered without the submission; using the submission route');
+        return undefined;
+      }
+      const raw = response.body;
+      const body = typeof raw === 'string' ? payloadBody(raw) : Buffer.isBuffer(raw) ? payloadBody(raw.toString('utf8')) : raw;
+      if (body === undefined) {
+        this.logger.warn({ origin: location.url.origin }, 'payloadUri holds neither JSON nor NDJSON; using the submission route');
+        return undefined;
+      }
+      return { kind: 'found', body };
+    } catch (error) {
+      this.logger.warn({ err: error, origin: location.url.origin }, 'payloadUri could not be read; using the submission route');
+      return undefined;
+    }
   }
 }

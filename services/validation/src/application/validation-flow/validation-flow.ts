@@ -1,6 +1,7 @@
 /**
  * The validation flow (specification, in order) for one ReadyForValidation event:
- *   (1) fetch the patient's submission from the report service;
+ *   (1) fetch the patient's submission from the report service (at the event's payloadUri when it
+ *       lies within the report service, see adapters/report-service/payload-uri.ts);
  *   (2) build the Bundle (MeasureReport's contained resources + the MeasureReport, or the Bundle);
  *   (3) validate each entry on its own (core + its meta.profile + terminology) — in the worker pool;
  *   (4) aggregate into one OperationOutcome (Bundle-style expressions) and store it;
@@ -97,7 +98,8 @@ export class ValidationFlow {
       mark = now;
       return ms;
     };
-    const fetched = await this.deps.source.fetch(key); // SubmissionUnavailableError propagates: retry later
+    // SubmissionUnavailableError propagates: retry later.
+    const fetched = await this.deps.source.fetch(key, event.payloadUri ? { payloadUri: event.payloadUri } : {});
     const fetchMs = lap();
 
     let outcome: AggregatedOutcome;

@@ -35,8 +35,25 @@ export interface ArtifactChangeListener {
   artifactsChanged(change: { readonly kind: 'saved' | 'deleted' | 'initialized'; readonly type?: ArtifactType; readonly name?: string }): Promise<void>;
 }
 
-/** Files offered by the artifact initialization (`artifact.init-dir`). */
+/** One file offered by an initial artifact source. */
+export interface InitialArtifactFile {
+  readonly fileName: string;
+  /** Rejects when the file cannot be read or is not what the source promised (reported, not fatal). */
+  read(): Promise<Buffer>;
+}
+
+/**
+ * Files offered by the artifact initialization: the packages embedded in the service and/or the
+ * directory `artifact.init-dir`.
+ */
 export interface InitialArtifactSource {
-  /** `.tgz` files become PACKAGE artifacts, `.json` files RESOURCE artifacts. */
-  list(): Promise<readonly { readonly fileName: string; read(): Promise<Buffer> }[]>;
+  /** Says where the files come from in the initialization report (`embedded`, `artifact.init-dir`). */
+  readonly name?: string;
+  /** `.tgz` files become PACKAGE artifacts, `.json` files RESOURCE artifacts. Rejects with InitialArtifactSourceError when the source itself is unusable. */
+  list(): Promise<readonly InitialArtifactFile[]>;
+}
+
+/** The source as a whole cannot be read (a configured directory that does not exist, a manifest that does not parse). */
+export class InitialArtifactSourceError extends Error {
+  override readonly name = 'InitialArtifactSourceError';
 }

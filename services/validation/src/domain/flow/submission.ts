@@ -30,6 +30,11 @@ export type SubmissionFetch =
 export interface FetchSubmissionOptions {
   /** Caller's Authorization header to pass on (else the adapter's service token). */
   readonly authorization?: string;
+  /**
+   * ReadyForValidation's payloadUri: where the report service says the submission is. The adapter
+   * reads it only when it lies within the report service, and falls back to its submission route.
+   */
+  readonly payloadUri?: string;
   readonly signal?: AbortSignal;
 }
 

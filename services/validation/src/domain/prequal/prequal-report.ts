@@ -6,9 +6,10 @@
  * The verdict always considers every issue of the report; the minimum severity only narrows what the
  * tables show (otherwise asking for `fatal` could turn a "No" into a "Yes").
  */
-import { UNCATEGORIZED, UNCATEGORIZED_ID, type Category, type CategorySeverity } from '../categorization/category.js';
+import { UNCATEGORIZED_ID, type Category, type CategorySeverity } from '../categorization/category.js';
 import { assessValidity, type IssueForValidity } from '../categorization/validity.js';
 import { severityRank, toSeverity, type IssueSeverity } from '../results/issue-severity.js';
+import { uncategorizedHolding } from '../results/uncategorized-label.js';
 import type { PreQualIssue, ReportMetadata } from './ports.js';
 
 /** The rule, in words, for readers of the report (the code is categorization/validity.ts). */
@@ -110,6 +111,8 @@ export class PreQualReportBuilder {
   private readonly groups = new Map<string, GroupAccumulator>();
   private readonly shownPatients = new Set<string>();
   private uncategorizedShownErrors = 0;
+  /** The most severe shown issue without a category: the Uncategorized row is labelled with it. */
+  private uncategorizedMostSevere: IssueSeverity = 'information';
   private total = 0;
   private shown = 0;
 
@@ -133,7 +136,10 @@ export class PreQualReportBuilder {
     this.shown++;
     const categoryIds = categories.length > 0 ? categories.map((c) => c.id) : [UNCATEGORIZED_ID];
     for (const id of categoryIds) this.categoryCounts.set(id, (this.categoryCounts.get(id) ?? 0) + 1);
-    if (categories.length === 0 && severityRank(severity) >= severityRank('error')) this.uncategorizedShownErrors++;
+    if (categories.length === 0) {
+      if (severityRank(severity) >= severityRank('error')) this.uncategorizedShownErrors++;
+      if (severityRank(severity) > severityRank(this.uncategorizedMostSevere)) this.uncategorizedMostSevere = severity;
+    }
     if (issue.patientId) this.shownPatients.add(issue.patientId);
 
     let group = this.groups.get(issue.message);
@@ -205,7 +211,7 @@ export class PreQualReportBuilder {
   }
 
   private categoryRow(id: string, count: number): PreQualCategoryRow {
-    const category = id === UNCATEGORIZED_ID ? UNCATEGORIZED : this.catalog.get(id)!;
+    const category = id === UNCATEGORIZED_ID ? uncategorizedHolding(this.uncategorizedMostSevere) : this.catalog.get(id)!;
     const blocking = id === UNCATEGORIZED_ID ? this.uncategorizedShownErrors > 0 : !category.acceptable;
     return {
       id: category.id, title: category.title, severity: category.severity, acceptable: category.acceptable,

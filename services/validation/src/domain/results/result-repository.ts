@@ -46,6 +46,8 @@ export interface CategoryIssueCount {
   /** `uncategorized` for results without any (existing) category. */
   readonly categoryId: string;
   readonly count: number;
+  /** Of them, error or fatal issues. */
+  readonly blockingCount?: number;
 }
 
 export interface ResultRepository {

@@ -83,13 +83,18 @@ export function categorizeIssues(issues: readonly { severity: IssueSeverity; cat
 export type CurrentCategories = ReadonlyMap<string, { readonly acceptable: boolean }>;
 
 /** Issues per existing category, plus `uncategorized`; most frequent first (ties by id). */
-export function issuesPerCategory(groups: Iterable<CategoryGroup>, current: CurrentCategories): { categoryId: string; count: number }[] {
-  const counts = new Map<string, number>();
+export function issuesPerCategory(groups: Iterable<CategoryGroup>, current: CurrentCategories): { categoryId: string; count: number; blockingCount: number }[] {
+  const counts = new Map<string, { count: number; blockingCount: number }>();
   for (const group of groups) {
     const existing = group.categoryIds.filter((id) => current.has(id));
-    for (const id of existing.length > 0 ? existing : [UNCATEGORIZED_ID]) counts.set(id, (counts.get(id) ?? 0) + group.issues);
+    for (const id of existing.length > 0 ? existing : [UNCATEGORIZED_ID]) {
+      const entry = counts.get(id) ?? { count: 0, blockingCount: 0 };
+      entry.count += group.issues;
+      entry.blockingCount += group.blockingIssues;
+      counts.set(id, entry);
+    }
   }
-  return [...counts].map(([categoryId, count]) => ({ categoryId, count }))
+  return [...counts].map(([categoryId, entry]) => ({ categoryId, ...entry }))
     .filter((entry) => entry.count > 0)
     .sort((a, b) => b.count - a.count || a.categoryId.localeCompare(b.categoryId));
 }
