@@ -55,7 +55,7 @@ describe('validation flow store: one statement per group of commits, announced o
     expect(again).to.deep.equal({ announced: false, runId: first.runId, msgId: first.msgId });
     expect((await store.find(KEY))?.runId).to.equal(first.runId);
     const rows = await announcements();
-    expect(rows.map((r) => r.msg_id)).to.deep.equal([`${KEY.facilityId}:${KEY.reportId}:${KEY.patientId}:hash-a`]);
+    expect(rows.map((r) => r.msg_id)).to.deep.equal([`${KEY.facilityId}:${KEY.reportId}:${KEY.patientId}:${first.runId}`]);
     expect(rows[0]!.payload).to.deep.equal({ ...KEY, runId: first.runId, hash: 'hash-a' });
     const count = await db.orm.em.fork().execute<{ resource_count: number }[]>('select resource_count from validation_outcome');
     expect(count).to.deep.equal([{ resource_count: 4 }]);

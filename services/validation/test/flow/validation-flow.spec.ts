@@ -83,6 +83,23 @@ describe('validation flow: ReadyForValidation → ValidationComplete (NATS, Post
     expect(completionsOf(key)).to.have.length(1);
   });
 
+  it('an outcome that goes A → B → A within the duplicate window is announced three times (the third is a new run, not a duplicate)', async () => {
+    const key = { facilityId: 'fac-aba', reportId: 'rep-aba', patientId: 'patient-aba' };
+    const [a, b] = [samples[1]!, samples[2]!];
+    const runs: string[] = [];
+    for (const [step, sample] of [['a1', a], ['b', b], ['a2', a]] as const) {
+      serve(key, sample);
+      await publish(key, `aba-${step}`);
+      await eventually(() => completionsOf(key).length === runs.length + 1, `the ValidationComplete of step ${step}`);
+      runs.push((await h.store.find(key))!.runId);
+    }
+    await eventually(() => h.idle(), 'the consumer to be idle');
+    const completions = completionsOf(key);
+    expect(completions.map((c) => c.validationRunId)).to.deep.equal(runs);
+    expect(new Set(runs).size).to.equal(3);
+    expect(completions.map((c) => c.isValid)).to.deep.equal([completions[0]!.isValid, completions[1]!.isValid, completions[0]!.isValid]);
+  });
+
   it('report service 503 twice, then 200: retried with backoff and completed once', async () => {
     const key = { facilityId: 'fac-503', reportId: 'rep-503', patientId: samples[4]!.patientId };
     serve(key, samples[4]!);
