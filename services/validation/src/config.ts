@@ -1,6 +1,6 @@
 import {
   cacheSettings, databaseSettings, httpSettings, intSetting, loggingSettings, natsSettings,
-  shutdownSettings, stringSetting, urlSetting,
+  secondsSetting, shutdownSettings, stringSetting, urlSetting,
 } from '../../../adapters/config/index.js';
 import { authSettings } from '../../../adapters/auth/index.js';
 import { validationApiSettings } from './adapters/http/validation-api-module.js';
@@ -32,6 +32,8 @@ export const validationSchema = {
   reportServiceToken: stringSetting('svc.report-service.token', 'Service bearer token sent to the report service when no caller token is passed on').secret().optional(),
   validationWorkers: intSetting('validation.workers', 'Worker threads that validate resources (0 = one per core)', { min: 0, max: 64 }).default(0),
   validationConsumerConcurrency: intSetting('validation.consumer-concurrency', 'ReadyForValidation messages handled at once by this instance', { min: 1, max: 256 }).default(4),
-  validationMaxDeliveries: intSetting('validation.max-deliveries', 'Deliveries of one ReadyForValidation before it is dead-lettered', { min: 1, max: 100 }).default(5),
+  validationMaxDeliveries: intSetting('validation.max-deliveries', 'Deliveries of one ReadyForValidation before it is dead-lettered when it fails for a reason other than an outage (an outage of the database or report service is retried in place and uses up none)', { min: 1, max: 100 }).default(5),
+  validationOutageRetryHorizon: secondsSetting('validation.outage-retry-horizon', 'How long a ReadyForValidation is held and retried in place while the database or the report service is unavailable, before it is dead-lettered', { min: 1 }).default(3_600),
+  validationOutageRetryMaxDelay: secondsSetting('validation.outage-retry-max-delay', 'Longest wait between two in-place retries during an outage (the waits double from 1 s up to this)', { min: 1 }).default(30),
   definitionCacheDir: stringSetting('validation.definition-cache-dir', 'Directory of the start-up cache of parsed FHIR definitions').default('.cache/fhir-definitions'),
 };

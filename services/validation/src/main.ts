@@ -61,6 +61,8 @@ runtime.api.use(reportJobRoutes(runtime.openApi, reportJobs));
 const consumer = await startReadyForValidationConsumer({
   js: runtime.nats.js, catalog, flow, logger: runtime.logger, metrics: runtime.metrics,
   maxDeliver: config.validationMaxDeliveries, concurrency: config.validationConsumerConcurrency,
+  outageHorizonMs: config.validationOutageRetryHorizon * 1_000,
+  outageBackoff: { maxMs: config.validationOutageRetryMaxDelay * 1_000 },
 });
 // One ordered stopper (the runtime runs stoppers concurrently): in-flight submissions must finish
 // on live workers, so the consumer drains before the engine's workers stop.

@@ -81,7 +81,7 @@ export interface FlowHarness {
   close(): Promise<void>;
 }
 
-export async function startFlowHarness(options: { maxDeliver?: number } = {}): Promise<FlowHarness> {
+export async function startFlowHarness(options: { maxDeliver?: number; outageHorizonMs?: number } = {}): Promise<FlowHarness> {
   const suffix = uniqueSuffix();
   const catalog = buildCatalog({ subjectRoot: `h7flow${suffix}`, streamSuffix: `_H7F${suffix.toUpperCase()}` });
   const dbName = `test_h7flow_${suffix}`;
@@ -141,6 +141,7 @@ export async function startFlowHarness(options: { maxDeliver?: number } = {}): P
   const DURABLE = 'validation-ready-for-validation';
   const consumer: ConsumerRunner = await startReadyForValidationConsumer({
     js: nats.js, catalog, logger, maxDeliver: options.maxDeliver ?? 3, concurrency: 4, backoffMs: [100], ackWaitMs: 10_000, fetchExpiresMs: 1_000,
+    outageHorizonMs: options.outageHorizonMs ?? 30_000, outageBackoff: { initialMs: 100, maxMs: 100 },
     flow: { handle: (event, ctx) => harness.handler(event, ctx ?? {}) as ReturnType<ValidationFlow['handle']> },
     durable: DURABLE,
   });
