@@ -259,6 +259,20 @@ export function buildCatalog(options: CatalogOptions = {}): Catalog {
 /** The production catalog (subject root `nhsn`). */
 export const catalog: Catalog = buildCatalog();
 
+/** Contracts by subject without its root: `compliance.event.validation-complete.v1` → ValidationComplete. */
+const contractsByUnrootedSubject = new Map(catalog.messages.map((m) => [m.subject.slice(catalog.subjectRoot.length + 1), m]));
+
+/**
+ * The contract a subject names, whatever its (one-token) root: the services use `nhsn`, tests a
+ * random one (buildCatalog). Undefined when no contract has that subject. The transactional outbox
+ * checks every message against it when the message is enqueued, without needing the catalog the
+ * caller built.
+ */
+export function contractOfSubject(subject: string): MessageContract | undefined {
+  const dot = subject.indexOf('.');
+  return dot > 0 ? contractsByUnrootedSubject.get(subject.slice(dot + 1)) : undefined;
+}
+
 /** NATS subject matching: `*` matches one token, `>` one or more trailing tokens. */
 export function subjectMatches(filter: string, subject: string): boolean {
   const f = filter.split('.');

@@ -9,19 +9,21 @@
  *   maximum deliveries.
  */
 
-/** A payload does not satisfy its contract; nothing was sent (publisher) or the message was dead-lettered (consumer). */
-export class ContractViolationError extends Error {
+import { UnpublishableMessageError } from './publisher-port.js';
+
+/** A payload does not satisfy its contract; nothing was sent or enqueued (publisher, outbox, request-reply). */
+export class ContractViolationError extends UnpublishableMessageError {
   override readonly name = 'ContractViolationError';
   constructor(readonly messageName: string, readonly subject: string, readonly schemaErrors: string, what = 'payload') {
     super(`${messageName} ${what} violates its contract (${subject}): ${schemaErrors}`);
   }
 }
 
-/** No contract in the catalog has this subject: publishing to it would bypass validation. */
-export class UnknownSubjectError extends Error {
+/** No contract in the catalog has this subject (or it is not a JetStream message): publishing to it would bypass validation. */
+export class UnknownSubjectError extends UnpublishableMessageError {
   override readonly name = 'UnknownSubjectError';
-  constructor(readonly subject: string) {
-    super(`No message contract for subject "${subject}"; add it to contracts/catalog.ts`);
+  constructor(readonly subject: string, detail = 'add it to contracts/catalog.ts') {
+    super(`No message contract for subject "${subject}"; ${detail}`);
   }
 }
 

@@ -104,11 +104,13 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
 
   const outboxPublished = metrics.counter({ name: 'outbox_published_total', help: 'Outbox messages published to JetStream', labelNames: ['subject'] });
   const outboxFailed = metrics.counter({ name: 'outbox_publish_failures_total', help: 'Failed outbox publish attempts', labelNames: ['subject'] });
+  const outboxParked = metrics.gauge({ name: 'outbox_parked_messages', help: 'Outbox rows that can never be published (contract, size), parked until an operator releases or deletes them' });
   const outbox = new OutboxRelay({
     orm: db.orm, publisher, logger,
     onEvent: (event) => {
       if (event.kind === 'published') outboxPublished.inc({ subject: event.subject });
       if (event.kind === 'failed') outboxFailed.inc({ subject: event.subject });
+      if (event.kind === 'parked-rows') outboxParked.set(event.count);
     },
   });
   outbox.start();

@@ -85,25 +85,34 @@ export class PgFlowStore {
 
   constructor(private readonly orm: MikroORM) {}
 
+  /** Rejects (nothing stored) when the announcement fails its contract, as when the statement fails. */
   commit(record: FlowRecord): Promise<CommitResult> {
+    let write: SubmissionWrite;
+    try {
+      write = this.prepare(record);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return new Promise<CommitResult>((resolve, reject) => {
+      this.waiting.push({ write, resolve, reject });
+      if (!this.writing) void this.writeWaiting();
+    });
+  }
+
+  /** The write of one record: the announcement is prepared (and checked) for a new run id, inserted only if the outcome changed. */
+  private prepare(record: FlowRecord): SubmissionWrite {
     const { key } = record;
-    // The announcement is prepared for a new run id and inserted only if the outcome changed.
     const runId = randomUUID();
-    const msgId = completionMsgId(key, runId);
     const message = record.completion(runId);
-    const write: SubmissionWrite = {
+    return {
       record: {
         key, outcomeJson: record.outcomeJson, outcomeHash: record.outcomeHash, categorization: record.categorization,
         valid: record.valid, uncategorizedCount: record.counts.uncategorized, unacceptableCount: record.counts.unacceptable,
         resourceCount: record.resourceCount, unobtainable: record.unobtainable,
       },
       runId,
-      announcement: pendingOutboxRow({ subject: message.subject, payload: message.payload, msgId, headers: message.headers }),
+      announcement: pendingOutboxRow({ subject: message.subject, payload: message.payload, msgId: completionMsgId(key, runId), headers: message.headers }),
     };
-    return new Promise<CommitResult>((resolve, reject) => {
-      this.waiting.push({ write, resolve, reject });
-      if (!this.writing) void this.writeWaiting();
-    });
   }
 
   private async writeWaiting(): Promise<void> {
