@@ -113,8 +113,11 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(TOKENS.reportJobService).toDynamicValue((ctx) => {
     const orm = ctx.get(TOKENS.orm);
     const logger = ctx.get(TOKENS.logger);
+    const completion = catalog.byName('ValidationComplete');
+    const outbox = ctx.get(TOKENS.outbox);
     return new ReportJobService({
-      store: new PgReportJobStore(orm), submissions: new PgReportSubmissions(orm),
+      store: new PgReportJobStore(orm),
+      submissions: new PgReportSubmissions(orm, { completion: { subject: completion.subject, schemaVersion: completion.version }, afterCommit: () => outbox.notify() }),
       flow: ctx.get(TOKENS.validationFlow), categories: ctx.get(TOKENS.categoryService),
       schemaVersion: catalog.byName('ReadyForValidation').version,
       onError: (err, context) => logger.warn({ err, ...context }, 'report job step failed'),

@@ -21,16 +21,9 @@ import { storeSubmissionResults, submissionKeyId, type StoredSubmission, type Su
 import { SUBMISSION_RESULTS_TABLE } from '../../adapters/persistence/submission-results-table.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
 import type { SubmissionCategorization } from '../../domain/results/submission-categorization.js';
+import type { OutcomeCounts } from './completion.js';
 
-export interface OutcomeCounts {
-  readonly total: number;
-  readonly errors: number;
-  readonly warnings: number;
-  readonly information: number;
-  readonly categorized: number;
-  readonly uncategorized: number;
-  readonly unacceptable: number;
-}
+export type { OutcomeCounts } from './completion.js';
 
 export interface FlowRecord {
   readonly key: SubmissionKey;
