@@ -40,6 +40,7 @@ export function natsSettings() {
     natsUser: stringSetting('nats.user', 'NATS user name').optional(),
     natsPassword: stringSetting('nats.password', 'NATS password').secret().optional(),
     natsToken: stringSetting('nats.token', 'NATS authentication token').secret().optional(),
+    natsStreamReplicas: intSetting('nats.stream-replicas', 'Copies of every JetStream stream across the NATS cluster, applied when streams are provisioned (1 for a single server; 3 on the production three-server cluster)', { min: 1, max: 5 }).default(1),
   };
 }
 

@@ -38,6 +38,7 @@ export interface RuntimeConfig extends AuthConfig {
   natsUser?: string;
   natsPassword?: string;
   natsToken?: string;
+  natsStreamReplicas: number;
   cacheType: CacheType;
   cacheValidateCodeTtl?: number;
   cacheMemoryMaxEntries: number;
@@ -98,7 +99,7 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
   const nats = await connectNats({
     servers: [...config.natsServers], user: config.natsUser, pass: config.natsPassword, token: config.natsToken, name: serviceName, logger,
   });
-  const provisioned = await provisionCatalog(nats.jsm, catalog);
+  const provisioned = await provisionCatalog(nats.jsm, catalog, { replicas: config.natsStreamReplicas });
   logger.info({ streams: provisioned }, 'JetStream streams provisioned');
   const publisher = new JetStreamPublisher(nats.js, { catalog });
 
