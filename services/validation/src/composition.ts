@@ -75,7 +75,13 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(TOKENS.resourceValidator).toService(TOKENS.engineHost);
   container.bind(TOKENS.artifactChangeNotifier).toDynamicValue((ctx) => {
     const engine = ctx.get(TOKENS.engineHost);
-    return new ArtifactChangeNotifier({ nc: ctx.get(TOKENS.nats).nc, reload: (reason) => engine.reload(reason), logger: ctx.get(TOKENS.logger) });
+    const artifacts = ctx.get(TOKENS.artifactRepository);
+    return new ArtifactChangeNotifier({
+      nc: ctx.get(TOKENS.nats).nc, reload: (reason) => engine.reload(reason), logger: ctx.get(TOKENS.logger), metrics: ctx.get(TOKENS.metrics),
+      generation: artifacts.generation && {
+        stored: () => artifacts.generation!(), running: () => engine.generation?.artifactsGeneration, checkIntervalMs: config.artifactCheckInterval * 1_000,
+      },
+    });
   });
   container.bind(TOKENS.validationApi).toDynamicValue((ctx) => {
     const logger = ctx.get(TOKENS.logger);

@@ -35,5 +35,6 @@ export const validationSchema = {
   validationMaxDeliveries: intSetting('validation.max-deliveries', 'Deliveries of one ReadyForValidation before it is dead-lettered when it fails for a reason other than an outage (an outage of the database or report service is retried in place and uses up none)', { min: 1, max: 100 }).default(5),
   validationOutageRetryHorizon: secondsSetting('validation.outage-retry-horizon', 'How long a ReadyForValidation is held and retried in place while the database or the report service is unavailable, before it is dead-lettered', { min: 1 }).default(3_600),
   validationOutageRetryMaxDelay: secondsSetting('validation.outage-retry-max-delay', 'Longest wait between two in-place retries during an outage (the waits double from 1 s up to this)', { min: 1 }).default(30),
+  artifactCheckInterval: secondsSetting('validation.artifact-check-interval', 'How often each instance compares the generation of the stored artifacts with the one its engine was built from, and rebuilds when they differ (a missed "artifacts changed" notice is made good within this)', { min: 1, max: 3_600 }).default(30),
   definitionCacheDir: stringSetting('validation.definition-cache-dir', 'Directory of the start-up cache of parsed FHIR definitions').default('.cache/fhir-definitions'),
 };

@@ -79,6 +79,8 @@ export interface EngineGeneration {
   readonly builtAt: Date;
   readonly packages: number;
   readonly resources: number;
+  /** The generation of the stored artifacts it was built from (read before them; see ArtifactRepository.generation). */
+  readonly artifactsGeneration?: number;
 }
 
 export class EngineHost implements ResourceValidator {
@@ -218,6 +220,8 @@ export class EngineHost implements ResourceValidator {
     if (this.closed) throw new Error('The engine host is closed');
     const { logger } = this.options;
     const started = performance.now();
+    // Before the artifacts: a change committed in between makes the next check rebuild again, never miss it.
+    const artifactsGeneration = await this.options.artifacts.generation?.();
     const inputs = await readStoredArtifacts(this.options.artifacts);
     let generation: EngineGeneration;
     try {
@@ -241,7 +245,7 @@ export class EngineHost implements ResourceValidator {
       generation = {
         number: ++this.generations, index, source, validator: new Validator(source, terminology), pool,
         looseResources: inputs.resources, scoped: new Map(),
-        builtAt: new Date(), packages: inputs.packageFiles.length - loaded.failures.length, resources: inputs.resources.length,
+        builtAt: new Date(), packages: inputs.packageFiles.length - loaded.failures.length, resources: inputs.resources.length, artifactsGeneration,
       };
       if (pool) await this.warmUp(pool);
       logger.info({
