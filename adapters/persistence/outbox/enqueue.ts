@@ -43,6 +43,21 @@ export interface PendingOutboxRow {
 }
 
 /**
+ * Checks a payload, as JSON text, against the contract of its subject (any subject root). Throws
+ * UnknownSubjectError when no JetStream contract has the subject, ContractViolationError (naming the
+ * message and the schema errors) when the payload fails it. (The tenant scheduler's bulk insert of
+ * ReportScheduled rows does not come through here on purpose: one facility's bad row must not stop
+ * every facility's firing; the relay parks such a row instead.)
+ */
+function checkOutboxPayload(subject: string, payloadJson: string): void {
+  const contract = contractOfSubject(subject);
+  if (!contract || contract.transport !== 'jetstream') throw new UnknownSubjectError(subject, 'the outbox only carries the JetStream messages of contracts/catalog.ts');
+  // Checked as it will be stored and published (a Date becomes a string, undefined fields vanish).
+  const check = validateAgainst(contract.payload.schema, JSON.parse(payloadJson));
+  if (!check.ok) throw new ContractViolationError(contract.name, subject, check.errors);
+}
+
+/**
  * Checks a message and builds its outbox row, for a statement that inserts it together with the
  * change it announces (see enqueueOutboxMessage for the usual way). Throws on a bad message, so
  * the caller's transaction rolls back instead of committing an event that could never be
@@ -62,11 +77,7 @@ export function pendingOutboxRow(input: OutboxMessageInput): PendingOutboxRow {
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== 'string') throw new Error(`enqueueOutboxMessage: header ${name} must be a string`);
   }
-  const contract = contractOfSubject(input.subject);
-  if (!contract || contract.transport !== 'jetstream') throw new UnknownSubjectError(input.subject, 'the outbox only carries the JetStream messages of contracts/catalog.ts');
-  // Checked as it will be stored and published (a Date becomes a string, undefined fields vanish).
-  const check = validateAgainst(contract.payload.schema, JSON.parse(payloadJson));
-  if (!check.ok) throw new ContractViolationError(contract.name, input.subject, check.errors);
+  checkOutboxPayload(input.subject, payloadJson);
   // Outside any context (scheduler, start-up) none is stored: the relay's publisher then starts a trace.
   const context = currentContext();
   if (context && !hasTraceparent(headers)) headers[TRACEPARENT] = outgoingTraceparent(context);

@@ -7,8 +7,9 @@
  *   (5) categorize with the latest rules and replace the patient's results;
  *   (6) enqueue ValidationComplete — (4), (5) and (6) in one transaction (flow-store.ts).
  *
- * Failures: report service down/5xx → SubmissionUnavailableError (the consumer naks with backoff
- * and dead-letters after `validation.max-deliveries`); 404 or an unreadable answer → a definite
+ * Failures: report service down/5xx → SubmissionUnavailableError (the consumer holds the message
+ * and retries it in place until the service is back, up to `validation.outage-retry-horizon`; the
+ * database unreachable likewise); 404 or an unreadable answer → a definite
  * outcome with one fatal issue saying why, and valid = false (never retried forever). Validity is
  * `assessValidity` (domain/categorization/validity.ts), the one rule of the service.
  */
