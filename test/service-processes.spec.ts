@@ -6,8 +6,9 @@ import { projectRoot } from './support/shared-dir.js';
 
 /**
  * The services as processes, as an operator runs them: a bad configuration value stops a service at
- * start-up with exit code 78 and a message naming the property; a good one brings it up with
- * /health/ready 200; SIGTERM stops it well within the 10 s drain time. @infra
+ * start-up with exit code 78 and a message naming the property, and so does authentication off on an
+ * interface other than loopback; a good one brings it up with /health/ready 200 (and /metrics on its
+ * metrics port only); SIGTERM stops it well within the 10 s drain time. @infra
  */
 const tsx = path.join(projectRoot, 'node_modules/.bin/tsx');
 
@@ -65,12 +66,21 @@ describe('service processes @infra', function () {
       if (service.db) expect(run.output()).to.contain('db.url (DB_URL) must not contain a password').and.not.to.contain('hunter2');
     });
 
+    it(`${service.name}: refuses to start with auth.mode none on a public interface (exit code 78)`, async () => {
+      const run = start(service.entry, {
+        AUTH_MODE: 'none', HTTP_HOST: '0.0.0.0', HTTP_PORT: String(service.port), ...(service.db ? { DB_URL: 'postgres://postgres@127.0.0.1:5432/never_created' } : {}),
+      });
+      const code = await run.exited;
+      expect(code, run.output().slice(-2000)).to.equal(78);
+      expect(run.output()).to.contain('auth.mode (AUTH_MODE) is none').and.to.contain('loopback');
+    });
+
     it(`${service.name}: comes up ready and stops on SIGTERM within the drain time`, async () => {
       const dbName = `svc_proc_${service.name.replace(/-/g, '_')}_${process.pid}`;
       if (service.db) dbNames.push(dbName);
       // The databases and the validation service's Redis cache are addressed by URL, as in deploy/.
       const run = start(service.entry, {
-        AUTH_MODE: 'none', HTTP_PORT: String(service.port), HTTP_HOST: '127.0.0.1', DB_URL: `postgres://postgres@127.0.0.1:5432/${dbName}`,
+        AUTH_MODE: 'none', HTTP_PORT: String(service.port), HTTP_HOST: '127.0.0.1', METRICS_PORT: String(service.port + 100), DB_URL: `postgres://postgres@127.0.0.1:5432/${dbName}`,
         ...(service.name === 'validation' ? { CACHE_TYPE: 'distributed', DATA_CACHE_SERVER_URL: 'redis://127.0.0.1:6379/0' } : {}),
         ARTIFACT_INIT: 'false', SCHEDULER_ENABLED: 'false', SIGNING_KEYS_JWKS_PATH: path.join(projectRoot, '.cache', `jwks-test-${process.pid}.json`),
       });
@@ -80,6 +90,11 @@ describe('service processes @infra', function () {
         if (service.db) expect(ready.body.checks).to.have.keys(service.name === 'validation' ? ['database', 'nats', 'cache'] : ['database', 'nats']);
         const docs = await fetch(`http://127.0.0.1:${service.port}/api-docs`);
         expect(docs.status).to.equal(service.name === 'admin-gateway' ? 404 : 200);
+        // The scraper's port serves the metrics; the API port no longer does.
+        expect((await fetch(`http://127.0.0.1:${service.port}/metrics`)).status).to.equal(404);
+        const scraped = await fetch(`http://127.0.0.1:${service.port + 100}/metrics`);
+        expect(scraped.status).to.equal(200);
+        expect(await scraped.text()).to.contain(`service="${service.name}"`);
       } finally {
         const stoppedAt = Date.now();
         run.child.kill('SIGTERM');

@@ -1,24 +1,23 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { HttpProblem } from '../http/problem.js';
 import type { Logger } from '../observability/logger.js';
-import { TokenRejectedError, type Principal, type TokenVerifier } from './token-verifier.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import { ANONYMOUS_PRINCIPAL, holdsPermission, type Principal } from './principal.js';
+import { KeySetUnavailableError } from './remote-key-set.js';
+import { TokenRejectedError, type TokenVerifier } from './token-verifier.js';
 
 /**
  * The policy AuthenticatedUser (specification, inbound authentication): a request must carry a valid
  * bearer JWT. 401 (with `WWW-Authenticate: Bearer`) when the token is missing or invalid; 403 when the
- * caller is authenticated but lacks the permission an operation needs.
+ * caller is authenticated but lacks the permission an operation needs; 503 with Retry-After when the
+ * identity provider's keys cannot be read (the token may be fine: the caller should retry, not log in
+ * again).
  *
- * Mode `none` (local development only) lets every request through as an anonymous administrator and is
- * announced with a warning at start-up, so it is never on by accident without a trace in the logs.
+ * Mode `none` (local trial only; settings.ts refuses it unless the service listens on loopback) lets
+ * every request through as the anonymous principal, who holds every permission, and is announced with
+ * a warning at start-up, so it is never on by accident without a trace in the logs.
  */
 export type AuthMode = 'jwt' | 'none';
-
-export const ANONYMOUS_PRINCIPAL: Principal = Object.freeze({
-  subject: 'anonymous',
-  permissions: ['*'],
-  roles: [],
-  claims: {},
-});
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -32,11 +31,18 @@ export interface AuthenticatedUserOptions {
   logger: Logger;
   /** Realm in WWW-Authenticate. */
   realm?: string;
+  /**
+   * Where `auth_identity_provider_unavailable_total` (requests answered 503 because the keys could not
+   * be read), `auth_jwks_read_failures_total` (failed reads of the JWKS: the provider is unreachable,
+   * the held keys still serve) and `auth_jwks_age_seconds` (age of the key set in use; it is read when
+   * a request needs it, so it also grows while nobody calls) are registered; none when absent.
+   */
+  metrics?: ServiceMetrics;
 }
 
 export function authenticatedUser(options: AuthenticatedUserOptions): RequestHandler {
   if (options.mode === 'none') {
-    options.logger.warn('Inbound authentication is OFF (auth.mode=none): every caller is treated as an administrator. Never use this in production.');
+    options.logger.warn('Inbound authentication is OFF (auth.mode=none): every caller is treated as an administrator. Allowed on loopback only; never use this in production.');
     return (_req, res, next) => {
       res.locals.principal = ANONYMOUS_PRINCIPAL;
       next();
@@ -45,6 +51,7 @@ export function authenticatedUser(options: AuthenticatedUserOptions): RequestHan
   const verifier = options.verifier;
   if (!verifier) throw new Error('auth.mode jwt needs a token verifier');
   const realm = options.realm ?? 'nhsn';
+  const unavailable = instrument(options.metrics, verifier);
   return async (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
@@ -56,17 +63,50 @@ export function authenticatedUser(options: AuthenticatedUserOptions): RequestHan
       next();
     } catch (error) {
       if (error instanceof TokenRejectedError) return next(challenge(realm, 'invalid_token', error.message));
+      if (error instanceof KeySetUnavailableError) {
+        unavailable?.inc();
+        return next(HttpProblem.serviceUnavailable('The bearer token cannot be checked right now: the identity provider\'s signing keys cannot be read. Retry later.', error.retryAfterSeconds));
+      }
       next(error);
     }
   };
 }
 
-/** 403 unless the authenticated caller holds `permission` (the `*` of mode none holds every permission). */
+function instrument(metrics: ServiceMetrics | undefined, verifier: TokenVerifier) {
+  if (!metrics) return undefined;
+  if (verifier.keySetStatus) {
+    const status = () => verifier.keySetStatus!();
+    let reported = 0;
+    metrics.counter({
+      name: 'auth_jwks_read_failures_total',
+      help: 'Failed reads of the identity provider\'s JWKS (tokens keep verifying with the last key set for auth.jwks-stale-max-age)',
+      collect() {
+        const failed = status().failedReads;
+        if (failed > reported) this.inc(failed - reported);
+        reported = failed;
+      },
+    });
+    metrics.gauge({
+      name: 'auth_jwks_age_seconds',
+      help: 'Seconds since the identity provider\'s key set in use was read (grows while the provider is unreachable; 503s start at auth.jwks-stale-max-age)',
+      collect() {
+        const age = status().ageSeconds;
+        if (age !== undefined) this.set(age);
+      },
+    });
+  }
+  return metrics.counter({
+    name: 'auth_identity_provider_unavailable_total',
+    help: 'Requests answered 503 because the identity provider\'s signing keys could not be read',
+  });
+}
+
+/** 403 unless the authenticated caller holds `permission` (the anonymous principal of mode none holds every permission). */
 export function requirePermission(permission: string): RequestHandler {
   return (_req, res, next) => {
     const principal = res.locals.principal;
     if (!principal) return next(challenge('nhsn', undefined, 'A bearer token is required.'));
-    if (principal.permissions.includes('*') || principal.permissions.includes(permission)) return next();
+    if (holdsPermission(principal, permission)) return next();
     next(HttpProblem.forbidden(`This operation needs the permission "${permission}".`));
   };
 }

@@ -1,4 +1,6 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type CryptoKey } from 'jose';
+import { createLocalJWKSet, errors, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type CryptoKey } from 'jose';
+import type { TokenPrincipal } from './principal.js';
+import { KeySetUnavailableError, RemoteKeySet, type KeySetReadEvent, type KeySetStatus } from './remote-key-set.js';
 
 /**
  * Inbound authentication: verifies bearer JWTs for the policy AuthenticatedUser.
@@ -6,6 +8,20 @@ import { createLocalJWKSet, createRemoteJWKSet, errors, importSPKI, jwtVerify, t
  * Only asymmetric algorithms are accepted, so `alg: none` and the classic confusion attack (an HMAC
  * token "signed" with the verifier's public key) are refused before any signature check. Issuer,
  * audience, expiry and not-before are enforced with a bounded clock skew.
+ *
+ * Only access tokens are accepted, not OpenID Connect ID tokens (a UI holds one of each from the same
+ * provider, signed with the same keys, often with `typ: JWT` on both):
+ * - the header `typ`, when present, must be one of `acceptedTypes` (`at+jwt`, RFC 9068, or `JWT`);
+ *   with `requireType` a token without `typ` is refused too;
+ * - a token carrying a claim that only ID tokens carry (`idTokenClaims`: `nonce`, and the hashes
+ *   `at_hash`, `c_hash`, `s_hash` that bind an ID token to what was issued with it, OIDC Core 3.1.3.6,
+ *   3.3.2.11) is refused whatever its `typ`;
+ * - and the audience must be this API's (`audience`), whereas an ID token's audience is the UI's
+ *   client id: the configured audience must never be a client id (docs/operations.md).
+ *
+ * Keys come from the provider's JWKS URL (kept through its outages: remote-key-set.ts), an inline
+ * JWKS, or one PEM key. When the keys cannot be read, `verify` rejects with KeySetUnavailableError
+ * (not a TokenRejectedError): the caller's token may well be good.
  */
 export const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
@@ -24,17 +40,22 @@ export interface TokenVerifierOptions {
   verifiedCacheSize?: number;
   /** How long a verified token is trusted without a new signature check (never past its exp); default 60 s. */
   verifiedCacheSeconds?: number;
+  /** Accepted header `typ` values, compared as media types (case-insensitive, `application/` optional); default at+jwt, JWT. */
+  acceptedTypes?: readonly string[];
+  /** Refuse tokens without a header `typ`; default false (many providers omit it). */
+  requireType?: boolean;
+  /** Claims that mark an OIDC ID token; a token carrying any is refused. Default nonce, at_hash, c_hash, s_hash. */
+  idTokenClaims?: readonly string[];
+  /** With jwksUrl: how long the last key set read keeps verifying while the provider is unreachable; default 3600 s. */
+  jwksStaleMaxAgeSeconds?: number;
+  /** With jwksUrl: told about every read of the key set. */
+  onKeySetRead?: (event: KeySetReadEvent) => void;
 }
 
-export interface Principal {
-  subject: string;
-  /** Permissions from the `permissions` claim (string or array) plus `scope`/`scp` entries. */
-  permissions: string[];
-  roles: string[];
-  claims: JWTPayload;
-}
+export const DEFAULT_ACCEPTED_TOKEN_TYPES = ['at+jwt', 'JWT'] as const;
+export const DEFAULT_ID_TOKEN_CLAIMS = ['nonce', 'at_hash', 'c_hash', 's_hash'] as const;
 
-export type TokenFailure = 'missing' | 'malformed' | 'algorithm' | 'signature' | 'expired' | 'not-yet-valid' | 'issuer' | 'audience' | 'claims';
+export type TokenFailure = 'missing' | 'malformed' | 'algorithm' | 'signature' | 'expired' | 'not-yet-valid' | 'issuer' | 'audience' | 'claims' | 'token-type';
 
 export class TokenRejectedError extends Error {
   constructor(readonly reason: TokenFailure, message: string) {
@@ -44,21 +65,31 @@ export class TokenRejectedError extends Error {
 }
 
 export interface TokenVerifier {
-  verify(token: string): Promise<Principal>;
+  verify(token: string): Promise<TokenPrincipal>;
+  /** With a JWKS URL: how old the held key set is and whether the last read failed (for metrics). */
+  keySetStatus?(): KeySetStatus;
 }
 
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
-  const getKey = keyResolver(options);
+  const keySet = options.jwksUrl
+    ? new RemoteKeySet({ url: options.jwksUrl, staleMaxAgeMs: (options.jwksStaleMaxAgeSeconds ?? 3600) * 1000, onRead: options.onKeySetRead })
+    : undefined;
+  const getKey = keySet ? Promise.resolve(keySet.getKey) : keyResolver(options);
   const clockTolerance = options.clockSkewSeconds ?? 60;
   const verified = new VerifiedTokenCache(options.verifiedCacheSize ?? 1000, (options.verifiedCacheSeconds ?? 60) * 1000);
+  const acceptedTypes = new Set((options.acceptedTypes ?? DEFAULT_ACCEPTED_TOKEN_TYPES).map(mediaType));
+  const idTokenClaims = options.idTokenClaims ?? DEFAULT_ID_TOKEN_CLAIMS;
   return {
-    async verify(token: string): Promise<Principal> {
+    async verify(token: string): Promise<TokenPrincipal> {
       if (!token) throw new TokenRejectedError('missing', 'No bearer token was given.');
       const known = verified.get(token);
       if (known) return known;
-      const alg = headerAlgorithm(token);
+      const { alg, typ } = protectedHeader(token);
       if (!alg || !(ACCEPTED_ALGORITHMS as readonly string[]).includes(alg)) {
         throw new TokenRejectedError('algorithm', `Tokens signed with "${alg ?? 'none'}" are not accepted.`);
+      }
+      if (typ === undefined ? options.requireType : !acceptedTypes.has(mediaType(typ))) {
+        throw new TokenRejectedError('token-type', `Only access tokens are accepted (header typ ${[...acceptedTypes].join(' or ')}); this one has ${typ === undefined ? 'no typ' : `typ "${typ}"`}.`);
       }
       try {
         const { payload } = await jwtVerify(token, await getKey, {
@@ -68,18 +99,26 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
           clockTolerance,
           requiredClaims: ['exp', 'sub'],
         });
+        const marker = idTokenClaims.find((claim) => payload[claim] !== undefined);
+        if (marker) throw new TokenRejectedError('token-type', `The bearer token is an OpenID Connect ID token (claim "${marker}"); send an access token.`);
         const principal = toPrincipal(payload);
         verified.set(token, principal, (payload.exp ?? 0) * 1000);
         return principal;
       } catch (error) {
+        if (error instanceof KeySetUnavailableError) throw error;
         throw translate(error);
       }
     },
+    ...(keySet ? { keySetStatus: () => keySet.status() } : {}),
   };
 }
 
+/** `typ` compared as a media type: case-insensitive, `application/` optional (RFC 7515 section 4.1.9). */
+function mediaType(typ: string): string {
+  return typ.toLowerCase().replace(/^application\//, '');
+}
+
 async function resolveKey(options: TokenVerifierOptions): Promise<JWTVerifyGetKey | CryptoKey> {
-  if (options.jwksUrl) return createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
   if (options.jwks) return createLocalJWKSet(options.jwks as Parameters<typeof createLocalJWKSet>[0]);
   if (options.publicKeyPem && options.publicKeyAlgorithm) return importSPKI(options.publicKeyPem, options.publicKeyAlgorithm);
   throw new Error('Token verification needs a JWKS URL, an inline JWKS, or a public key with its algorithm.');
@@ -91,20 +130,25 @@ function keyResolver(options: TokenVerifierOptions): Promise<any> {
   return key;
 }
 
-function headerAlgorithm(token: string): string | undefined {
+function protectedHeader(token: string): { alg?: string; typ?: string } {
   const [encodedHeader] = token.split('.');
   try {
-    const header = JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8')) as { alg?: unknown };
-    return typeof header.alg === 'string' ? header.alg : undefined;
+    const header = JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8')) as { alg?: unknown; typ?: unknown };
+    return {
+      alg: typeof header.alg === 'string' ? header.alg : undefined,
+      // A typ that is not a string is no type we accept: kept as text so it is refused, not ignored.
+      typ: header.typ === undefined ? undefined : typeof header.typ === 'string' ? header.typ : JSON.stringify(header.typ),
+    };
   } catch {
     throw new TokenRejectedError('malformed', 'The bearer token is not a JWT.');
   }
 }
 
-function toPrincipal(payload: JWTPayload): Principal {
+function toPrincipal(payload: JWTPayload): TokenPrincipal {
   const list = (value: unknown): string[] =>
     Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(/[\s,]+/).filter(Boolean) : [];
   return {
+    kind: 'token',
     subject: String(payload.sub),
     permissions: [...new Set([...list(payload.permissions), ...list(payload.scope), ...list(payload.scp)])],
     roles: list(payload.roles),
@@ -134,11 +178,11 @@ function translate(error: unknown): TokenRejectedError {
  * (checked without the clock skew: the cache never extends what the verifier would accept).
  */
 class VerifiedTokenCache {
-  private readonly entries = new Map<string, { principal: Principal; until: number }>();
+  private readonly entries = new Map<string, { principal: TokenPrincipal; until: number }>();
 
   constructor(private readonly capacity: number, private readonly ttlMs: number) {}
 
-  get(token: string): Principal | undefined {
+  get(token: string): TokenPrincipal | undefined {
     const entry = this.entries.get(token);
     if (!entry) return undefined;
     if (entry.until <= Date.now()) {
@@ -148,7 +192,7 @@ class VerifiedTokenCache {
     return entry.principal;
   }
 
-  set(token: string, principal: Principal, expiresAtMs: number): void {
+  set(token: string, principal: TokenPrincipal, expiresAtMs: number): void {
     if (this.capacity <= 0) return;
     const until = Math.min(Date.now() + this.ttlMs, expiresAtMs);
     if (until <= Date.now()) return;

@@ -1,5 +1,5 @@
 import {
-  byteSizeSetting, enumSetting, intSetting, listSetting, portSetting,
+  booleanSetting, byteSizeSetting, enumSetting, intSetting, listSetting, portSetting,
   secondsSetting, stringSetting, urlSetting,
 } from './parsers.js';
 import { postgresUrlSetting, redisUrlSetting } from './connection-urls.js';
@@ -16,6 +16,18 @@ export function httpSettings(defaults: { port?: number; host?: string } = {}) {
     httpHost: stringSetting('http.host', 'Interface the HTTP API binds to').default(defaults.host ?? '0.0.0.0'),
     httpJsonLimit: byteSizeSetting('http.json-limit', 'Largest accepted JSON request body').default(1024 ** 2),
     httpRawLimit: byteSizeSetting('http.raw-limit', 'Largest accepted binary upload (gzip/tar packages)').default(50 * 1024 ** 2),
+    ...exposureSettings(),
+  };
+}
+
+/**
+ * What the HTTP API shows besides its routes. In production only the scraper should read /metrics
+ * (a port of its own that no Ingress routes to) and nobody needs the API documents.
+ */
+export function exposureSettings() {
+  return {
+    metricsPort: portSetting('metrics.port', 'TCP port of a separate listener (on http.host) that serves only /metrics, for the scraper; /metrics then leaves the HTTP API port. Unset = /metrics on the HTTP API port (local runs)').optional(),
+    docsEnabled: booleanSetting('docs.enabled', 'Serve the OpenAPI document (/api-docs) and the Swagger UI (/swagger; the gateway\'s /docs too)').default(true),
   };
 }
 

@@ -23,6 +23,8 @@
  * `exitOnConfigError` turns it into a stderr message and exit code 78 (EX_CONFIG).
  * PostgreSQL and Redis may also be given as one URL each (`db.url`, `data.cache-server.url`; never with a
  * password): `databaseAddress(config)` / `cacheServerAddress(config)` resolve which form applies.
+ * `isLoopbackHost` / `isSecureOrLoopbackUrl` tell settings that are safe only on this machine (auth off,
+ * credentials over plain http) from the rest.
  * `describeConfig` + `toMarkdownTable` generate documentation, and `checkDeploymentEnv` checks a
  * Kubernetes ConfigMap/Secret, from the same schema.
  */
@@ -41,6 +43,7 @@ export {
   type CacheServerAddressSettings, type DatabaseAddressSettings, type PgSslMode, type PostgresAddress, type RedisAddress,
 } from './connection-urls.js';
 export {
-  CACHE_TYPES, LOG_LEVELS, cacheSettings, databaseSettings, httpSettings, loggingSettings, natsSettings, shutdownSettings,
+  CACHE_TYPES, LOG_LEVELS, cacheSettings, databaseSettings, exposureSettings, httpSettings, loggingSettings, natsSettings, shutdownSettings,
   type CacheType,
 } from './common.js';
+export { isLoopbackHost, isSecureOrLoopbackUrl } from './loopback.js';

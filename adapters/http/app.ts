@@ -16,8 +16,15 @@ export interface HttpAppOptions {
   readonly jsonLimit?: number | string;
   /** Largest binary upload (gzip/tar/octet-stream); default 50mb. */
   readonly rawLimit?: number | string;
-  /** When given, `GET /api-docs` serves its document and `/swagger` the Swagger UI. */
+  /** When given (and `docs` is not false), `GET /api-docs` serves its document and `/swagger` the Swagger UI. */
   readonly openApi?: OpenApiBuilder;
+  /** Serve `/api-docs` and `/swagger` (docs.enabled); default true. Routes still register with `openApi`. */
+  readonly docs?: boolean;
+  /**
+   * Serve `/metrics` on this app; default true. False when metrics.port gives the scraper a listener of
+   * its own (`listenMetrics`), so the API port, which an Ingress may expose, does not show them.
+   */
+  readonly serveMetrics?: boolean;
   /** Dependency checks behind `GET /health/ready`. */
   readonly readiness?: readonly ReadinessCheck[];
   /**
@@ -53,9 +60,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(...bodyParsers(options.jsonLimit ?? '1mb', options.rawLimit ?? '50mb'));
   app.use(requestContextMiddleware());
 
-  app.use(healthRouter(options.readiness ?? []));
-  app.get('/metrics', metricsHandler(metrics.registry));
-  if (openApi) {
+  app.use(healthRouter(options.readiness ?? [], logger));
+  if (options.serveMetrics ?? true) app.get('/metrics', metricsHandler(metrics.registry));
+  if (openApi && (options.docs ?? true)) {
     app.get('/api-docs', (_req, res) => {
       res.json(openApi.document());
     });

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { Logger } from '../observability/logger.js';
 
 /** A named readiness check of a dependency (database, NATS, cache...). Resolve = up, reject = down. */
 export interface ReadinessCheck {
@@ -8,6 +9,7 @@ export interface ReadinessCheck {
   readonly timeoutMs?: number;
 }
 
+/** `error` is for the log only: the readiness answer says which dependency is down, not why (its text may name hosts, users, internals). */
 export interface CheckResult { status: 'UP' | 'DOWN'; durationMs: number; error?: string }
 
 async function runCheck({ check, timeoutMs = 2000 }: ReadinessCheck): Promise<CheckResult> {
@@ -36,9 +38,11 @@ export async function runReadiness(checks: readonly ReadinessCheck[]): Promise<{
 
 /**
  * `GET /health`: liveness, 200 while the process serves requests.
- * `GET /health/ready`: readiness, 200 when every check is up, else 503 with each check's error.
+ * `GET /health/ready`: readiness, 200 when every check is up, else 503 naming each check's status (UP or
+ * DOWN) and duration. Why a check is down goes to the log (warn, with the check's name), never into the
+ * answer: a probe endpoint may be reachable by more people than the logs are.
  */
-export function healthRouter(checks: readonly ReadinessCheck[]): Router {
+export function healthRouter(checks: readonly ReadinessCheck[], logger?: Logger): Router {
   const router = Router();
   router.get('/health', (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
@@ -47,7 +51,17 @@ export function healthRouter(checks: readonly ReadinessCheck[]): Router {
   router.get('/health/ready', async (_req, res) => {
     const report = await runReadiness(checks);
     res.setHeader('Cache-Control', 'no-store');
-    res.status(report.status === 'UP' ? 200 : 503).json(report);
+    res.status(report.status === 'UP' ? 200 : 503).json(publicReport(report, logger));
   });
   return router;
+}
+
+/** A health report as answered: each check's status and duration; why a check is down goes to `logger`. */
+export function publicReport(report: Awaited<ReturnType<typeof runReadiness>>, logger?: Logger): { status: 'UP' | 'DOWN'; checks: Record<string, Omit<CheckResult, 'error'>> } {
+  const checks: Record<string, Omit<CheckResult, 'error'>> = {};
+  for (const [name, { error, ...shown }] of Object.entries(report.checks)) {
+    checks[name] = shown;
+    if (error !== undefined) logger?.warn({ check: name, error, durationMs: shown.durationMs }, `readiness check ${name} is down`);
+  }
+  return { status: report.status, checks };
 }

@@ -13,8 +13,9 @@
  * Order of the chain: trace id (`traceparent` or new; `X-Trace-Id` response header) → request log +
  * `http_request_duration_seconds` → body parsers (JSON for application/json, application/fhir+json and
  * *+json up to `jsonLimit`; Buffer for gzip/x-tar/octet-stream up to `rawLimit`) → request context
- * (trace id + incoming Authorization for outbound calls and log lines) → `/health`, `/health/ready`,
- * `/metrics`, `/api-docs`, `/swagger` → the service's routes → `finish()`: 405 (with `Allow`) when the
+ * (trace id + incoming Authorization for outbound calls and log lines) → `/health`, `/health/ready`
+ * (which dependency is down; why goes to the log), `/metrics` (unless `serveMetrics: false`: metrics.port
+ * then serves it through `listenMetrics`), `/api-docs`, `/swagger` (unless `docs: false`) → the service's routes → `finish()`: 405 (with `Allow`) when the
  * path exists for other methods, else 404 → Problem Details error handler.
  *
  * Errors: throw `HttpProblem.badRequest(...)` etc. from handlers (express 5 forwards rejected promises).
@@ -40,3 +41,4 @@ export { assertPutBody, isUuid, requireContentType, sendAccepted, sendCreated, t
 export { fieldPath, parseBody, parseParams, parseQuery, zodFieldErrors } from './validation.js';
 export { FieldErrorSchema, OpenApiBuilder, ProblemDetailsSchema, toOpenApiPath, type OpenApiInfo } from './openapi.js';
 export { listen, type HttpServerHandle } from './server.js';
+export { listenMetrics } from './metrics-server.js';

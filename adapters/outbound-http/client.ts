@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../observability/logger.js';
 import { currentContext } from '../observability/request-context.js';
 import { childTraceContext, formatTraceparent, generateTraceContext } from '../observability/trace-context.js';
+import type { AuthorizationSource } from './credentials.js';
 import { UpstreamError } from './upstream-error.js';
 
 export interface HttpClientOptions {
@@ -21,8 +22,14 @@ export interface HttpClientOptions {
   readonly retryNonIdempotent?: boolean;
   /** Largest answer body accepted; a larger one fails the call without retry. Default 64 MiB. */
   readonly maxResponseBytes?: number;
-  /** Token used when no incoming request's Authorization header is there to pass on (jobs, consumers). */
-  readonly serviceToken?: () => Promise<string | undefined>;
+  /**
+   * Pass the incoming request's Authorization header on (specification: header propagation). Only for
+   * platform services (the report service, the platform terminology service): a caller's token must
+   * never reach a system that is not ours. Default false.
+   */
+  readonly propagateCallerAuthorization?: boolean;
+  /** This service's own credentials, sent when no caller's header is passed on (jobs, consumers, external systems). */
+  readonly credentials?: AuthorizationSource;
   readonly logger: Logger;
 }
 
@@ -165,8 +172,10 @@ const isRetryableStatus = (status: number): boolean => status === 429 || status 
 
 /**
  * An HTTP client for calls to other services, on node:http(s) with kept-alive connections. Per call it:
- * - passes on the incoming request's Authorization header (specification: header propagation),
- *   else uses `serviceToken()`; an explicit `Authorization` in `options.headers` wins over both;
+ * - sends, in this order of precedence: an explicit `Authorization` in `options.headers`; the incoming
+ *   request's Authorization header, only with `propagateCallerAuthorization` (platform services);
+ *   else `credentials` (this service's own). A 401 to a renewable credential (an OAuth2 token) drops it
+ *   and the call is made once more with a new one;
  * - sends `traceparent` with the current trace id and a new span id (a new trace outside requests);
  * - aborts each attempt after `timeoutMs`, and refuses an answer larger than `maxResponseBytes`;
  * - retries network errors, timeouts, 429 (honouring Retry-After, capped) and 5xx with exponential
@@ -183,28 +192,36 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   // One pool of kept-alive connections per client (per upstream): no TCP handshake per call.
   const agents: Agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
-  async function headersFor(extra: RequestOptions['headers']): Promise<Headers> {
+  /** The headers of a call, and the Authorization value when it came from `credentials` (may be renewed on 401). */
+  async function headersFor(extra: RequestOptions['headers']): Promise<{ headers: Headers; ownCredential?: string }> {
     const headers = new Headers(extra);
     const context = currentContext();
+    let ownCredential: string | undefined;
     if (!headers.has('authorization')) {
-      const authorization = context?.authorization ?? await bearer(options.serviceToken);
-      if (authorization) headers.set('authorization', authorization);
+      const caller = options.propagateCallerAuthorization ? context?.authorization : undefined;
+      if (caller) headers.set('authorization', caller);
+      else {
+        ownCredential = await options.credentials?.header();
+        if (ownCredential) headers.set('authorization', ownCredential);
+      }
     }
     if (!headers.has('traceparent')) {
       const trace = context ? childTraceContext({ traceId: context.traceId, flags: context.traceFlags }) : generateTraceContext();
       headers.set('traceparent', formatTraceparent(trace));
     }
     if (!headers.has('accept')) headers.set('accept', 'application/json, application/fhir+json;q=0.9, */*;q=0.1');
-    return headers;
+    return { headers, ownCredential };
   }
 
   async function request<T>(method: string, path: string, body?: unknown, requestOptions: RequestOptions = {}): Promise<HttpResponse<T>> {
     const verb = method.toUpperCase();
     const url = buildUrl(options.baseUrl, path, requestOptions.query);
     const target = `${url.origin}${url.pathname}`;
-    const headers = await headersFor(requestOptions.headers);
+    const { headers, ownCredential: first } = await headersFor(requestOptions.headers);
+    let ownCredential = first;
     const payload = encodeBody(body, headers);
     const maxAttempts = 1 + (IDEMPOTENT.has(verb) || options.retryNonIdempotent ? Math.max(0, retries) : 0);
+    let renewed = false;
 
     for (let attempt = 1; ; attempt++) {
       let failure: { status?: number; cause?: unknown; retryAfter?: number };
@@ -213,6 +230,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           ? AbortSignal.any([requestOptions.signal, AbortSignal.timeout(timeoutMs)])
           : AbortSignal.timeout(timeoutMs);
         const response = await exchange(url, verb, headers, payload, signal, agents, maxResponseBytes);
+        if (response.status === 401 && ownCredential && !renewed && options.credentials?.rejected?.(ownCredential)) {
+          // Our token expired or was revoked early: one more try with a new one (not an attempt of the retry budget).
+          response.discard();
+          renewed = true;
+          attempt--;
+          ownCredential = await options.credentials.header();
+          if (ownCredential) headers.set('authorization', ownCredential);
+          else headers.delete('authorization');
+          continue;
+        }
         if (!isRetryableStatus(response.status)) {
           return { status: response.status, headers: response.headers, body: decodeBody(await response.read(), response.headers.get('content-type')) as T };
         }
@@ -244,12 +271,6 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     post: (path, body, requestOptions) => request('POST', path, body, requestOptions),
     put: (path, body, requestOptions) => request('PUT', path, body, requestOptions),
   };
-}
-
-async function bearer(serviceToken: HttpClientOptions['serviceToken']): Promise<string | undefined> {
-  const token = await serviceToken?.();
-  if (!token) return undefined;
-  return /^bearer /i.test(token) ? token : `Bearer ${token}`;
 }
 
 function describe(cause: unknown): string {

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import { authenticatedUser, requirePermissionForWrites, verifierFromConfig, type AuthConfig } from '../auth/index.js';
 import { createCache, redisConnection, type Cache, type CacheType } from '../cache/index.js';
 import type { PostgresAddress, RedisAddress } from '../config/index.js';
-import { createHttpApp, listen, OpenApiBuilder, type HttpApp, type HttpServerHandle } from '../http/index.js';
+import { createHttpApp, listen, listenMetrics, OpenApiBuilder, type HttpApp, type HttpServerHandle } from '../http/index.js';
 import { connectNats, isNatsReady, type NatsHandle } from '../messaging/connection.js';
 import { provisionCatalog } from '../messaging/provisioning.js';
 import { JetStreamPublisher } from '../messaging/publisher.js';
@@ -27,6 +27,9 @@ export interface RuntimeConfig extends AuthConfig {
   httpHost: string;
   httpJsonLimit: number;
   httpRawLimit: number;
+  /** Separate listener for /metrics; unset = /metrics on the API port. */
+  metricsPort?: number;
+  docsEnabled: boolean;
   dbUrl?: PostgresAddress;
   dbHost: string;
   dbPort: number;
@@ -89,7 +92,7 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
   const { config, serviceName } = options;
   const logger = createLogger(serviceName, config.logLevel);
   const metrics = createMetrics(serviceName);
-  const verifier = verifierFromConfig(config);
+  const verifier = verifierFromConfig(config, logger);
 
   const db = await openDatabase({
     ...databaseConnection(config), poolMax: config.dbPoolMax, logger,
@@ -136,15 +139,17 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
   ];
   const http = createHttpApp({
     serviceName, logger, metrics, openApi, readiness, jsonLimit: config.httpJsonLimit, rawLimit: config.httpRawLimit,
+    docs: config.docsEnabled, serveMetrics: config.metricsPort === undefined,
   });
   http.app.use(requestContextMiddleware(db.orm));
   const adminWrites = requirePermissionForWrites(config.authAdminPermission);
   const processing = options.processingRoutes ?? [];
-  http.app.use('/api', authenticatedUser({ mode: config.authMode, verifier, logger }), (req, res, next) =>
+  http.app.use('/api', authenticatedUser({ mode: config.authMode, verifier, logger, metrics }), (req, res, next) =>
     (req.method === 'POST' && processing.some((route) => route.test(req.path)) ? next() : adminWrites(req, res, next)));
 
   const stoppers: Stopper[] = [];
   let server: HttpServerHandle | undefined;
+  let metricsServer: HttpServerHandle | undefined;
   let shuttingDown: Promise<void> | undefined;
 
   const runtime: ServiceRuntime = {
@@ -152,7 +157,8 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
     onShutdown: (stopper) => { stoppers.push(stopper); },
     async listen() {
       server = await listen(http.finish(), config.httpPort, config.httpHost);
-      logger.info({ url: server.url }, `${serviceName} service listening`);
+      if (config.metricsPort !== undefined) metricsServer = await listenMetrics(metrics.registry, config.metricsPort, config.httpHost);
+      logger.info({ url: server.url, ...(metricsServer ? { metrics: `${metricsServer.url}/metrics` } : {}) }, `${serviceName} service listening`);
       return server;
     },
     shutdown(reason: string) {
@@ -166,6 +172,7 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
         await nats.close();
         await cache?.close();
         await db.close();
+        await metricsServer?.close(1_000); // last: the scraper sees the drain
         logger.info({ ms: Date.now() - started }, 'stopped');
       })();
       return shuttingDown;

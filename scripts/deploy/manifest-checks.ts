@@ -24,6 +24,8 @@
  *   the same way and parse.
  * - `checkReferences`: Services, PDBs, the HPA and Ingress backends point at something that exists;
  *   referenced ConfigMaps and PersistentVolumeClaims exist; no Service or PDB selects a Job's pods.
+ * - `checkExposure` (exposure-checks.ts): what the outside can reach (Ingress paths, the metrics port,
+ *   API documents, authentication).
  */
 import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -31,7 +33,9 @@ import {
   ConfigError, checkDeploymentEnv, describeConfig, envVarCandidates, loadConfig, parsePostgresUrl, type ConfigSchema,
 } from '../../adapters/config/index.js';
 import { CUSTOM_RESOURCE_SCHEMAS } from './crd-schemas.js';
+import { checkExposure } from './exposure-checks.js';
 import type { K8sObject } from './kustomize.js';
+import { containerEnv, containers, podSpec } from './pod-env.js';
 
 /** How a service is deployed: the Deployment (and its container, same name) and its configuration schema. */
 export interface ServiceDeployment {
@@ -151,51 +155,6 @@ const jobs = (objects: readonly K8sObject[]) => objects.filter((object) => objec
 const CHECKED_WORKLOADS = new Set(['Deployment', 'Job']);
 const POD_KINDS = new Set(['Deployment', 'Job', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'CronJob', 'Pod', 'ReplicationController']);
 const workloads = (objects: readonly K8sObject[]) => objects.filter((object) => CHECKED_WORKLOADS.has(object.kind));
-
-function podSpec(object: K8sObject): Obj {
-  return ((object.spec as Obj | undefined)?.template?.spec ?? {}) as Obj;
-}
-
-function containers(object: K8sObject): Obj[] {
-  const list = podSpec(object).containers;
-  return Array.isArray(list) ? list : [];
-}
-
-/** Resolves a container's environment: ConfigMap keys from envFrom, literal env values, secretKeyRefs. */
-function containerEnv(objects: readonly K8sObject[], container: Obj, owner: string): {
-  values: Record<string, string>; secretKeys: string[]; literals: Record<string, string>; problems: string[];
-} {
-  const problems: string[] = [];
-  const values: Record<string, string> = {};
-  const literals: Record<string, string> = {};
-  const secretKeys: string[] = [];
-  const configMap = (name: string) => objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === name) as Obj | undefined;
-  for (const source of (container.envFrom ?? []) as Obj[]) {
-    if (!source.configMapRef) continue;
-    const map = configMap(source.configMapRef.name);
-    if (!map) {
-      problems.push(`${owner}: envFrom refers to ConfigMap ${source.configMapRef.name}, which is not in the manifests`);
-      continue;
-    }
-    Object.assign(values, map.data ?? {});
-  }
-  for (const entry of (container.env ?? []) as Obj[]) {
-    if (typeof entry.value === 'string') {
-      literals[entry.name] = entry.value;
-      values[entry.name] = entry.value;
-    } else if (entry.valueFrom?.secretKeyRef) {
-      const ref = entry.valueFrom.secretKeyRef;
-      if (ref.key !== entry.name) problems.push(`${owner}: env ${entry.name} reads Secret key ${ref.key}; name the Secret key like the variable`);
-      secretKeys.push(entry.name);
-    } else if (entry.valueFrom?.configMapKeyRef) {
-      const ref = entry.valueFrom.configMapKeyRef;
-      const value = configMap(ref.name)?.data?.[ref.key];
-      if (value === undefined && !ref.optional) problems.push(`${owner}: env ${entry.name} reads ConfigMap ${ref.name} key ${ref.key}, which does not exist`);
-      if (value !== undefined) values[entry.name] = value;
-    }
-  }
-  return { values, secretKeys, literals, problems };
-}
 
 const mountPaths = (container: Obj) => new Map(((container.volumeMounts ?? []) as Obj[]).map((mount) => [String(mount.mountPath), mount]));
 
@@ -576,5 +535,6 @@ export async function checkManifests(
     ...checkNoSecretValues(objects, services),
     ...checkServiceConfiguration(objects, services, anticipated, declaredJobs),
     ...checkReferences(objects),
+    ...checkExposure(objects, services),
   ];
 }

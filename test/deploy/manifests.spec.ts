@@ -40,7 +40,7 @@ describe('deploy: rendered manifests', () => {
     const production = rendered.production;
     const ingress = find(production, 'Ingress', 'nhsn');
     const routes = ingress.spec.rules[0].http.paths.map((p: Obj) => `${p.path} ${p.backend.service.name}`);
-    expect(routes).to.deep.equal(['/.well-known/jwks.json tenant', '/ admin-gateway']);
+    expect(routes).to.deep.equal(['/.well-known/jwks.json tenant', '/api admin-gateway']);
     expect(production.filter((o) => o.kind === 'Stream').map((o) => o.metadata.name)).to.have.members(['acquisition', 'compliance', 'report', 'evaluation', 'dead-letter']);
     expect(production.every((o) => o.metadata.namespace === 'nhsn')).to.equal(true);
     for (const name of ['validation', 'tenant', 'admin-gateway']) {
@@ -106,6 +106,19 @@ describe('deploy: rendered manifests', () => {
       const secretRefs = ((container(rendered.production, service.deployment).env ?? []) as Obj[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name);
       const anticipated = ANTICIPATED_SETTINGS.filter((s) => s.deployment === service.deployment && s.secret).map((s) => s.envVar);
       expect(secretRefs.sort(), service.deployment).to.deep.equal([...new Set([...rows.filter((r) => r.secret).map((r) => r.envVar), ...anticipated])].sort());
+    }
+  });
+
+  it('each service serves /metrics on its own port, which the scrape annotations and the Service name; production serves no API documents', () => {
+    for (const name of ['validation', 'tenant', 'admin-gateway']) {
+      const config = find(rendered.production, 'ConfigMap', `${name}-config`).data as Record<string, string>;
+      expect(config.METRICS_PORT, name).to.equal('9464');
+      expect(config.METRICS_PORT).to.not.equal(config.HTTP_PORT);
+      expect(config.DOCS_ENABLED, name).to.equal('false');
+      expect(find(rendered.base, 'ConfigMap', `${name}-config`).data.DOCS_ENABLED, name).to.equal('true');
+      expect(container(rendered.production, name).ports).to.deep.include({ name: 'metrics', containerPort: 9464, protocol: 'TCP' });
+      expect(find(rendered.production, 'Deployment', name).spec.template.metadata.annotations).to.include({ 'prometheus.io/port': '9464', 'prometheus.io/path': '/metrics' });
+      expect(find(rendered.production, 'Service', name).spec.ports.map((p: Obj) => p.name)).to.deep.equal(['http', 'metrics']);
     }
   });
 
@@ -303,6 +316,37 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
     expectProblem(problems, 'Stream/compliance', 'must NOT have additional properties (maxMsgsize)');
     expectProblem(problems, 'Consumer/validation', 'must have required property', 'durableName');
     expectProblem(problems, 'Widget/w', 'unknown kind');
+  });
+
+  it('an Ingress that routes more than /api and the public key set, or to a metrics port, is reported', async () => {
+    const problems = await problemsAfter((o) => {
+      const paths = find(o, 'Ingress', 'nhsn').spec.rules[0].http.paths as Obj[];
+      paths.find((p) => p.backend.service.name === 'admin-gateway')!.path = '/';
+      paths.push({ path: '/.well-known/jwks.json/', pathType: 'Prefix', backend: { service: { name: 'tenant', port: { name: 'http' } } } });
+      paths.push({ path: '/api/metrics', pathType: 'Exact', backend: { service: { name: 'validation', port: { name: 'metrics' } } } });
+    });
+    expectProblem(problems, 'Ingress/nhsn', 'path / (Prefix) reaches more than the API', '/metrics');
+    expectProblem(problems, 'Ingress/nhsn', 'path /.well-known/jwks.json/ (Prefix) reaches more than the API');
+    expectProblem(problems, 'Ingress/nhsn', 'path /api/metrics routes to the metrics port of Service validation');
+  });
+
+  it('metrics on the API port, a scrape annotation on another port, documents or authentication off where exposed are reported', async () => {
+    const problems = await problemsAfter((o) => {
+      const validation = find(o, 'ConfigMap', 'validation-config').data;
+      validation.METRICS_PORT = '';
+      find(o, 'Deployment', 'tenant').spec.template.metadata.annotations['prometheus.io/port'] = '8082';
+      const gateway = find(o, 'ConfigMap', 'admin-gateway-config').data;
+      gateway.DOCS_ENABLED = 'true';
+      gateway.AUTH_MODE = 'none';
+      gateway.AUTH_JWKS_URL = 'http://login.example.org/certs';
+      container(o, 'tenant').ports = container(o, 'tenant').ports.filter((p: Obj) => p.name !== 'metrics');
+    });
+    expectProblem(problems, 'Deployment/validation container validation', 'metrics.port (METRICS_PORT) is unset');
+    expectProblem(problems, 'Deployment/tenant', 'prometheus.io/port 8082 is not the metrics port 9464');
+    expectProblem(problems, 'Deployment/tenant container tenant', 'container port "metrics" must be METRICS_PORT 9464; got none');
+    expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'docs.enabled (DOCS_ENABLED) must be false');
+    expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'auth.mode none');
+    expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'auth.jwks-url must be https');
   });
 
   it('dangling references are reported (Service selector, HPA over fixed replicas, missing ConfigMap and claim)', async () => {

@@ -15,7 +15,7 @@ describe('adapters/auth AuthenticatedUser and admin-only writes', () => {
     jwk = { ...(await exportJWK(pair.publicKey)), kid: 'm1', alg: 'ES256' };
   });
 
-  const token = (permissions: string[]) => new SignJWT({ permissions }).setProtectedHeader({ alg: 'ES256', kid: 'm1' })
+  const token = (permissions: string[], claims: Record<string, unknown> = {}) => new SignJWT({ permissions, ...claims }).setProtectedHeader({ alg: 'ES256', kid: 'm1' })
     .setSubject('u').setIssuer('https://idp.test').setAudience('svc').setExpirationTime('5m').sign(privateKey);
 
   function app(mode: AuthMode) {
@@ -53,5 +53,24 @@ describe('adapters/auth AuthenticatedUser and admin-only writes', () => {
     const res = await request(app('none')).post('/api/things').send({});
     expect(res.status).to.equal(201);
     expect((await request(app('none')).get('/api/things')).body.who).to.equal('anonymous');
+  });
+
+  it('a permission is a name, not a pattern: a real token with scope "*" or permissions ["*"] is no administrator', async () => {
+    for (const wildcard of [await token([], { scope: '*' }), await token(['*']), await token([], { scp: ['*'] })]) {
+      const write = await request(app('jwt')).post('/api/things').set('authorization', `Bearer ${wildcard}`).send({});
+      expect(write.status).to.equal(403);
+      expect(write.body.detail).to.contain('IsLinkAdmin');
+    }
+  });
+
+  it('a token\'s claims cannot make it the anonymous principal', async () => {
+    const http = createHttpApp({ serviceName: 'auth-kind', logger: silentLogger() });
+    const verifier = createTokenVerifier({ issuer: 'https://idp.test', audience: 'svc', jwks: { keys: [jwk] } });
+    http.app.use('/api', authenticatedUser({ mode: 'jwt', verifier, logger: silentLogger() }), requirePermissionForWrites('IsLinkAdmin'));
+    http.app.post('/api/whoami', (_req, res) => { res.json({ kind: res.locals.principal?.kind }); });
+    const impostor = await new SignJWT({ kind: 'anonymous', permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'm1' })
+      .setSubject('anonymous').setIssuer('https://idp.test').setAudience('svc').setExpirationTime('5m').sign(privateKey);
+    const res = await request(http.finish()).post('/api/whoami').set('authorization', `Bearer ${impostor}`).send({}).expect(200);
+    expect(res.body.kind).to.equal('token');
   });
 });

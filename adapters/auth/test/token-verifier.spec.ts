@@ -101,4 +101,41 @@ describe('adapters/auth token verifier', () => {
     await new Promise((resolve) => setTimeout(resolve, expiresAt * 1000 - Date.now() + 50));
     expect((await rejection(strict, token)).reason).to.equal('expired');
   });
+
+  describe('access tokens only, not OpenID Connect ID tokens', () => {
+    const signTyped = (typ: string | undefined, claims: Record<string, unknown> = {}) =>
+      new SignJWT({ permissions: ['IsLinkAdmin'], ...claims })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1', ...(typ === undefined ? {} : { typ }) })
+        .setSubject('user-1').setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(privateKey);
+
+    it('accepts typ at+jwt (RFC 9068, with or without application/, any case), JWT, and no typ by default', async () => {
+      for (const typ of ['at+jwt', 'application/at+jwt', 'AT+JWT', 'JWT', undefined]) {
+        expect((await verifier.verify(await signTyped(typ))).subject, String(typ)).to.equal('user-1');
+      }
+    });
+
+    it('refuses another typ, and no typ when a typ is required', async () => {
+      const rejected = await rejection(verifier, await signTyped('id_token+jwt'));
+      expect(rejected.reason).to.equal('token-type');
+      expect(rejected.message).to.contain('"id_token+jwt"');
+      const strict = createTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, publicKeyPem: publicPem, publicKeyAlgorithm: 'ES256', acceptedTypes: ['at+jwt'], requireType: true });
+      expect((await rejection(strict, await signTyped(undefined))).reason).to.equal('token-type');
+      expect((await rejection(strict, await signTyped('JWT'))).reason).to.equal('token-type');
+      expect((await strict.verify(await signTyped('at+jwt'))).subject).to.equal('user-1');
+    });
+
+    it('refuses an ID token with typ JWT by the claims only ID tokens carry (nonce, at_hash, c_hash, s_hash)', async () => {
+      for (const claim of ['nonce', 'at_hash', 'c_hash', 's_hash']) {
+        const idToken = await signTyped('JWT', { [claim]: 'x0Hx9Bb6', auth_time: Math.floor(Date.now() / 1000) });
+        const rejected = await rejection(verifier, idToken);
+        expect(rejected.reason, claim).to.equal('token-type');
+        expect(rejected.message).to.contain(`"${claim}"`);
+      }
+      // An access token may carry auth_time (RFC 9068 section 2.2.1): not a marker.
+      expect((await verifier.verify(await signTyped('at+jwt', { auth_time: Math.floor(Date.now() / 1000) }))).subject).to.equal('user-1');
+      // A deployment whose provider puts nonce in access tokens lists the other markers only.
+      const lenient = createTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, publicKeyPem: publicPem, publicKeyAlgorithm: 'ES256', idTokenClaims: ['at_hash', 'c_hash', 's_hash'] });
+      expect((await lenient.verify(await signTyped('JWT', { nonce: 'n' }))).subject).to.equal('user-1');
+    });
+  });
 });

@@ -226,19 +226,27 @@ describe('adapters/http app', () => {
       expect(res.body.checks.database.status).to.equal('UP');
     });
 
-    it('answers readiness with 503 naming the failing and the timed-out check', async () => {
+    it('answers readiness with 503 naming the failing and the timed-out check, their reasons only in the log', async () => {
+      const { logger, lines } = capturingLogger();
       const { app: notReady } = buildTestApp({
+        logger,
         readiness: [
           { name: 'database', check: async () => 'ok' },
-          { name: 'nats', check: async () => { throw new Error('connection refused'); } },
+          { name: 'nats', check: async () => { throw new Error('connection refused by nats://10.1.2.3:4222 (user validation)'); } },
           { name: 'cache', check: () => new Promise(() => undefined), timeoutMs: 20 },
         ],
       });
       const res = await request(notReady).get('/health/ready').expect(503);
       expect(res.body.status).to.equal('DOWN');
       expect(res.body.checks.database.status).to.equal('UP');
-      expect(res.body.checks.nats).to.include({ status: 'DOWN', error: 'connection refused' });
-      expect(res.body.checks.cache).to.include({ status: 'DOWN', error: 'timed out after 20 ms' });
+      expect(res.body.checks.nats.status).to.equal('DOWN');
+      expect(res.body.checks.cache.status).to.equal('DOWN');
+      expect(Object.keys(res.body.checks.nats).sort()).to.deep.equal(['durationMs', 'status']);
+      expect(res.text).not.to.contain('10.1.2.3').and.not.to.contain('refused').and.not.to.contain('timed out');
+      const logged = lines.filter((line) => line.msg?.startsWith('readiness check'));
+      expect(logged.map((line) => [line.check, line.error])).to.have.deep.members([
+        ['nats', 'connection refused by nats://10.1.2.3:4222 (user validation)'], ['cache', 'timed out after 20 ms'],
+      ]);
     });
 
     it('exposes the request duration histogram by route template on /metrics', async () => {

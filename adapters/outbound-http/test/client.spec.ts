@@ -7,7 +7,7 @@ import { createHttpApp } from '../../http/index.js';
 import { silentLogger } from '../../observability/logger.js';
 import { runWithContext } from '../../observability/request-context.js';
 import { parseTraceparent } from '../../observability/trace-context.js';
-import { UpstreamError, createHttpClient, type HttpClientOptions } from '../index.js';
+import { UpstreamError, createHttpClient, staticBearer, type HttpClientOptions } from '../index.js';
 
 interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string; at: number }
 type Handler = (req: IncomingMessage, res: ServerResponse, call: number) => void;
@@ -79,11 +79,11 @@ describe('adapters/outbound-http', () => {
   });
   after(() => upstream.stop());
 
-  it('passes on the incoming Authorization header and the trace id with a new span id', async () => {
+  it('a platform-service client passes on the incoming Authorization header and the trace id with a new span id', async () => {
     const incoming = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const parent = parseTraceparent(incoming)!;
     const response = await runWithContext({ traceId: parent.traceId, spanId: parent.spanId, traceFlags: '01', authorization: 'Bearer user-token' },
-      () => client({ serviceToken: async () => 'service-token' }).get('/echo?x=1', { query: { y: 2 } }));
+      () => client({ propagateCallerAuthorization: true, credentials: staticBearer('service-token') }).get('/echo?x=1', { query: { y: 2 } }));
     expect(response).to.deep.include({ status: 200, body: { ok: true } });
     const seen = upstream.calls('/api/echo').at(-1)!;
     expect(seen.url).to.equal('/api/echo?x=1&y=2');
@@ -93,9 +93,9 @@ describe('adapters/outbound-http', () => {
     expect(sent.spanId).to.match(/^[0-9a-f]{16}$/).and.not.equal(parent.spanId);
   });
 
-  it('forwards the caller\'s Authorization from a request served by the standard HTTP app', async () => {
+  it('a platform-service client forwards the caller\'s Authorization from a request served by the standard HTTP app', async () => {
     const http = createHttpApp({ serviceName: 'gateway-test', logger: silentLogger(), metrics: undefined });
-    const downstream = client();
+    const downstream = client({ propagateCallerAuthorization: true });
     http.app.get('/proxy', async (_req, res) => {
       const answer = await downstream.get('/echo');
       res.status(answer.status).json(answer.body);
@@ -106,14 +106,28 @@ describe('adapters/outbound-http', () => {
     expect(parseTraceparent(seen.headers.traceparent as string)!.traceId).to.equal(res.headers['x-trace-id']);
   });
 
+  it('any other client never sends the caller\'s Authorization: its own credentials or nothing', async () => {
+    const http = createHttpApp({ serviceName: 'external-test', logger: silentLogger(), metrics: undefined });
+    const external = client({ credentials: staticBearer('our-own') });
+    const bare = client();
+    http.app.get('/proxy', async (_req, res) => {
+      await external.get('/echo');
+      const seenWithOwn = upstream.calls('/api/echo').at(-1)!.headers.authorization;
+      await bare.get('/echo');
+      res.json({ seenWithOwn, seenBare: upstream.calls('/api/echo').at(-1)!.headers.authorization ?? null });
+    });
+    const res = await request(http.finish()).get('/proxy').set('Authorization', 'Bearer from-browser').expect(200);
+    expect(res.body).to.deep.equal({ seenWithOwn: 'Bearer our-own', seenBare: null });
+  });
+
   it('uses the service token outside a request, and an explicit header over both', async () => {
-    await client({ serviceToken: async () => 'svc-123' }).get('/echo');
+    await client({ propagateCallerAuthorization: true, credentials: staticBearer('svc-123') }).get('/echo');
     expect(upstream.calls('/api/echo').at(-1)!.headers.authorization).to.equal('Bearer svc-123');
     await client().get('/echo');
     expect(upstream.calls('/api/echo').at(-1)!.headers).not.to.have.property('authorization');
     expect(parseTraceparent(upstream.calls('/api/echo').at(-1)!.headers.traceparent as string)).not.to.equal(undefined);
     await runWithContext({ traceId: 'a'.repeat(32), authorization: 'Bearer user' },
-      () => client().get('/echo', { headers: { Authorization: 'Basic abc' } }));
+      () => client({ propagateCallerAuthorization: true }).get('/echo', { headers: { Authorization: 'Basic abc' } }));
     expect(upstream.calls('/api/echo').at(-1)!.headers.authorization).to.equal('Basic abc');
   });
 

@@ -26,7 +26,7 @@ export function buildGatewayContainer(config: GatewayConfig): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   container.bind(TOKENS.config).toConstantValue(config);
   container.bind(TOKENS.logger).toDynamicValue(() => createLogger('admin-gateway', config.logLevel));
-  container.bind(TOKENS.verifier).toDynamicValue(() => verifierFromConfig(config));
+  container.bind(TOKENS.verifier).toDynamicValue((ctx) => verifierFromConfig(config, ctx.get(TOKENS.logger)));
   container.bind(TOKENS.gatewayApp).toDynamicValue((ctx) => createGatewayApp({
     upstreams: { validation: config.validationUrl, tenant: config.tenantUrl },
     upstreamTimeoutMs: config.upstreamTimeoutMs,
@@ -34,6 +34,8 @@ export function buildGatewayContainer(config: GatewayConfig): Container {
     authMode: config.authMode,
     verifier: ctx.get(TOKENS.verifier),
     logger: ctx.get(TOKENS.logger),
+    docs: config.docsEnabled,
+    serveMetrics: config.metricsPort === undefined,
   }));
   return container;
 }

@@ -3,6 +3,7 @@ import swaggerUi from 'swagger-ui-express';
 import { authenticatedUser, type AuthMode, type TokenVerifier } from '../../../adapters/auth/index.js';
 import { createHttpApp, HttpProblem, sendProblem, type HttpApp } from '../../../adapters/http/index.js';
 import type { Logger } from '../../../adapters/observability/logger.js';
+import { createMetrics } from '../../../adapters/observability/metrics.js';
 import { createProxyHandler } from './proxy/forward.js';
 
 export interface GatewayOptions {
@@ -13,6 +14,10 @@ export interface GatewayOptions {
   authMode: AuthMode;
   verifier?: TokenVerifier;
   logger: Logger;
+  /** Serve /swagger and /docs (docs.enabled); default true. */
+  docs?: boolean;
+  /** Serve /metrics on this app (false when metrics.port has its own listener); default true. */
+  serveMetrics?: boolean;
 }
 
 /**
@@ -22,7 +27,8 @@ export interface GatewayOptions {
  */
 export function createGatewayApp(options: GatewayOptions): HttpApp {
   const { logger, upstreams } = options;
-  const guard = authenticatedUser({ mode: options.authMode, verifier: options.verifier, logger });
+  const metrics = createMetrics('admin-gateway');
+  const guard = authenticatedUser({ mode: options.authMode, verifier: options.verifier, logger, metrics });
   const proxy = createProxyHandler({
     upstreams,
     timeoutMs: options.upstreamTimeoutMs,
@@ -34,6 +40,8 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
   const http = createHttpApp({
     serviceName: 'admin-gateway',
     logger,
+    metrics,
+    serveMetrics: options.serveMetrics,
     streamingRoutes: (app: Express) => {
       const components = Object.keys(upstreams).join('|');
       const external = new RegExp(`^/api/(${components})(/|$)`, 'i');
@@ -44,20 +52,7 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
     },
   });
 
-  http.app.get('/docs/:component.json', async (req: Request, res: Response) => {
-    const component = String(req.params.component).toLowerCase();
-    const base = upstreams[component];
-    if (!base) throw HttpProblem.notFound(`No service named "${component}" behind this gateway.`);
-    let document: { paths?: Record<string, unknown>; servers?: unknown };
-    try {
-      const answer = await fetch(new URL('/api-docs', base), { signal: AbortSignal.timeout(5000) });
-      if (!answer.ok) throw new Error(`status ${answer.status}`);
-      document = (await answer.json()) as typeof document;
-    } catch {
-      throw HttpProblem.badGateway(`The ${component} service did not provide its API document.`);
-    }
-    res.json(externalDocument(document, component));
-  });
+  if (options.docs ?? true) serveDocs(http, upstreams);
   // EHRs verify the platform's client assertions with this document: public, no token, short cache.
   if (options.jwksUpstream) {
     const jwksUrl = new URL('/.well-known/jwks.json', options.jwksUpstream);
@@ -73,9 +68,27 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
       res.type('application/json').send(await answer.text());
     });
   }
+  return http;
+}
+
+/** One Swagger UI (`/swagger`) over every service's document (`/docs/<component>.json`, rewritten to the gateway's paths). */
+function serveDocs(http: HttpApp, upstreams: Record<string, string>): void {
+  http.app.get('/docs/:component.json', async (req: Request, res: Response) => {
+    const component = String(req.params.component).toLowerCase();
+    const base = upstreams[component];
+    if (!base) throw HttpProblem.notFound(`No service named "${component}" behind this gateway.`);
+    let document: { paths?: Record<string, unknown>; servers?: unknown };
+    try {
+      const answer = await fetch(new URL('/api-docs', base), { signal: AbortSignal.timeout(5000) });
+      if (!answer.ok) throw new Error(`status ${answer.status}`);
+      document = (await answer.json()) as typeof document;
+    } catch {
+      throw HttpProblem.badGateway(`The ${component} service did not provide its API document.`);
+    }
+    res.json(externalDocument(document, component));
+  });
   const urls = Object.keys(upstreams).map((name) => ({ name, url: `/docs/${name}.json` }));
   http.app.use('/swagger', swaggerUi.serve, swaggerUi.setup(undefined, { explorer: true, swaggerOptions: { urls }, customSiteTitle: 'NHSN admin gateway' }));
-  return http;
 }
 
 /** Rewrites a service's OpenAPI paths `/api/x` to the gateway's external `/api/<component>/x`. */

@@ -23,8 +23,8 @@ describe('admin gateway composition root (inversify)', () => {
 
   after(() => new Promise<void>((resolve) => { upstream.closeAllConnections(); upstream.close(() => resolve()); }));
 
-  it('resolves every token with auth.mode none (no verifier), once per container', () => {
-    const config = loadConfig(gatewaySchema, { AUTH_MODE: 'none' });
+  it('resolves every token with auth.mode none on loopback (no verifier), once per container', () => {
+    const config = loadConfig(gatewaySchema, { AUTH_MODE: 'none', HTTP_HOST: '127.0.0.1' });
     const container = buildGatewayContainer(config);
     expect(container.get(TOKENS.config)).to.equal(config);
     expect(container.get(TOKENS.verifier)).to.equal(undefined);
@@ -38,7 +38,14 @@ describe('admin gateway composition root (inversify)', () => {
 
   it('resolving the verifier with the default configuration (jwt, no issuer) throws the ConfigError main.ts reports', () => {
     const container = buildGatewayContainer(loadConfig(gatewaySchema, {}));
+    container.rebind(TOKENS.logger).toConstantValue(silentLogger());
     expect(() => container.get(TOKENS.verifier)).to.throw(ConfigError, /auth\.issuer/);
+  });
+
+  it('resolving the verifier with auth.mode none on the default interface (0.0.0.0) throws the ConfigError main.ts reports', () => {
+    const container = buildGatewayContainer(loadConfig(gatewaySchema, { AUTH_MODE: 'none' }));
+    container.rebind(TOKENS.logger).toConstantValue(silentLogger());
+    expect(() => container.get(TOKENS.verifier)).to.throw(ConfigError, /auth\.mode \(AUTH_MODE\) is none .* loopback/);
   });
 
   it('the app guards /api with the rebound verifier', async () => {
@@ -48,7 +55,7 @@ describe('admin gateway composition root (inversify)', () => {
       verify: async (token) => {
         verified.push(token);
         if (token !== 'good') throw new TokenRejectedError('signature', 'not the good token');
-        return { subject: 'operator', permissions: [], roles: [], claims: {} };
+        return { kind: 'token', subject: 'operator', permissions: [], roles: [], claims: {} };
       },
     };
     container.rebind(TOKENS.verifier).toConstantValue(verifier);

@@ -38,7 +38,7 @@ describe('tenant module: configuration and wiring', function () {
     const openApi = new OpenApiBuilder({ title: 'Tenant API', version: 'test' });
     const http = createHttpApp({ serviceName: 'tenant-module-test', logger: silentLogger(), openApi });
     http.app.use((_req, res, next) => {
-      res.locals.principal = { subject: 'user-7', permissions: ['IsLinkAdmin'], roles: [], claims: { email: 'ops@example.org' } };
+      res.locals.principal = { kind: 'token', subject: 'user-7', permissions: ['IsLinkAdmin'], roles: [], claims: { email: 'ops@example.org' } };
       next();
     });
     tenant.register(http.app, openApi);

@@ -9,7 +9,7 @@ import { createValidationApiModule, type ValidationApiModule } from './adapters/
 import { PgArtifactRepository } from './adapters/persistence/artifact-repository.js';
 import { PgReportJobStore, PgReportSubmissions } from './adapters/report-jobs/index.js';
 import { HttpReportService } from './adapters/report-service/http-report-service.js';
-import type { CachedValidateCode, ValidateCodeCacheStore } from './adapters/terminology/index.js';
+import { terminologyCredentials, type CachedValidateCode, type ValidateCodeCacheStore } from './adapters/terminology/index.js';
 import type { CategoryService } from './application/category-service.js';
 import { ReportJobService } from './application/report-jobs/index.js';
 import {
@@ -61,6 +61,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       terminologyServiceUrl: config.terminologyServiceUrl,
       timeoutMs: config.terminologyTimeoutMs,
       validateCodeTtlSeconds: config.cacheValidateCodeTtl,
+      credentials: terminologyCredentials(config),
     },
     terminologyCache: ctx.get(TOKENS.cache) as ValidateCodeCacheStore<CachedValidateCode> | undefined,
     workerCache: {

@@ -4,6 +4,7 @@ import {
 } from '../../../adapters/config/index.js';
 import { authSettings } from '../../../adapters/auth/index.js';
 import { validationApiSettings } from './adapters/http/validation-api-module.js';
+import { terminologyCredentialSettings } from './adapters/terminology/credential-settings.js';
 
 /**
  * Configuration of the validation service (README, configuration reference). Property names follow the
@@ -25,6 +26,8 @@ export const validationSchema = {
   fhirTerminologyServiceUrl: urlSetting('svc.fhir-terminology-service-url', 'External FHIR terminology server used directly for $validate-code (first priority)').optional(),
   terminologyServiceUrl: urlSetting('svc.terminology-service-url', 'Base URL of the platform terminology service; /api/terminology/fhir is appended (second priority)').optional(),
   terminologyTimeoutMs: intSetting('svc.terminology-timeout-ms', 'Timeout of one remote $validate-code call', { min: 100, max: 120_000 }).default(5_000),
+  // svc.fhir-terminology-service.*: our own credentials for the external server (never the caller's token).
+  ...terminologyCredentialSettings(),
   reportServiceUrl: urlSetting('svc.report-service-url', 'Base URL of the report service').default('http://127.0.0.1:5110'),
   reportServicePath: stringSetting('svc.report-service.patient-path', 'Path template of a patient submission at the report service (the original system\'s route by default); {facilityId}, {patientId}, {reportId} are substituted, URL-encoded')
     .default('/api/Report/Bundle/Patient?facilityId={facilityId}&patientId={patientId}&reportScheduleId={reportId}'),

@@ -5,6 +5,7 @@ import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.j
 import { catalog } from '../../../contracts/catalog.js';
 import { validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
+import { terminologyCredentials } from './adapters/terminology/index.js';
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
 import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './adapters/prequal/index.js';
 import { reportJobEntities, reportJobMigrations, reportJobRoutes } from './adapters/report-jobs/index.js';
@@ -21,7 +22,11 @@ import { validationSchema } from './config.js';
  * The objects come from the inversify container (composition.ts); this file decides the order in
  * which they start and stop.
  */
-const config = exitOnConfigError(() => loadConfig(validationSchema), createLogger('validation'));
+const config = exitOnConfigError(() => {
+  const loaded = loadConfig(validationSchema);
+  terminologyCredentials(loaded); // incomplete terminology credentials stop the start-up here (exit 78), not at the first call
+  return loaded;
+}, createLogger('validation'));
 const runtime = await exitOnConfigError(() => startServiceRuntime({
   serviceName: 'validation',
   apiTitle: 'Validation service API',

@@ -1,7 +1,8 @@
 /**
  * Terminology in the worker pool: with a terminology server configured, each worker calls it
- * directly (the documented choice), passing on the caller's Authorization; without one, no worker
- * opens a socket.
+ * directly (the documented choice), with the credentials configured for it (never the caller's token:
+ * test/terminology/terminology-credentials.spec.ts covers whose token goes where); without one, no
+ * worker opens a socket.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -56,17 +57,18 @@ describe('engine host: terminology in the worker pool', function () {
     }
   });
 
-  it('with a terminology server: the worker asks it, with the caller\'s token, and reports its answer', async () => {
+  it('with a terminology server: the worker asks it, with the configured credential, and reports its answer', async () => {
     const host = new EngineHost({
       artifacts: folderArtifacts(sharedDir('fhir-packages')), workers: 2, logger: silentLogger(),
-      terminology: { fhirTerminologyServiceUrl: url, timeoutMs: 2_000, retries: 0 },
+      terminology: { fhirTerminologyServiceUrl: url, timeoutMs: 2_000, retries: 0, credentials: { kind: 'bearer', token: 'tx-token' } },
     });
     await host.start();
     try {
       const outcome = await host.validate(observation, { authorization: 'Bearer caller-token' });
       expect(calls.length).to.be.greaterThan(0);
       expect(calls.every((c) => c.path.endsWith('/$validate-code'))).to.equal(true);
-      expect(calls.some((c) => c.body.includes('24325-3') && c.authorization === 'Bearer caller-token')).to.equal(true);
+      expect(calls.some((c) => c.body.includes('24325-3'))).to.equal(true);
+      expect(calls.every((c) => c.authorization === 'Bearer tx-token')).to.equal(true);
       expect(texts(outcome).join('\n')).to.match(/remote says/);
     } finally {
       await host.close();

@@ -63,7 +63,7 @@ describe('remote terminology: (1) svc.fhir-terminology-service-url', () => {
     server.behaviour = { kind: 'answer' };
   });
 
-  it('sends ValueSet/$validate-code with a Parameters body and accepts a code the server knows', async () => {
+  it('sends ValueSet/$validate-code with a Parameters body (without the caller\'s token: the server is external) and accepts a code the server knows', async () => {
     const result = await wiring.terminology.validateCode({ ...systolic('Systolic blood pressure'), authorization: 'Bearer incoming-token' });
     expect(result).to.deep.include({ valid: true, source: 'remote', display: 'Systolic blood pressure' });
     expect(result.issues).to.deep.equal([]);
@@ -71,7 +71,7 @@ describe('remote terminology: (1) svc.fhir-terminology-service-url', () => {
     expect(server.calls[0]).to.deep.equal({
       path: '/fhir/ValueSet/$validate-code',
       parameters: { url: BP_VALUE_SET, code: '8480-6', system: LOINC, display: 'Systolic blood pressure' },
-      authorization: 'Bearer incoming-token',
+      authorization: undefined,
     });
   });
 
@@ -125,13 +125,13 @@ describe('remote terminology: (2) svc.terminology-service-url', () => {
   const server = new TestTerminologyServer(serverResources, '/api/terminology/fhir');
   after(() => server.close());
 
-  it('calls the platform terminology service under /api/terminology/fhir', async () => {
+  it('calls the platform terminology service under /api/terminology/fhir, passing the caller\'s token on', async () => {
     const origin = await server.start();
     const wiring = wire({ terminologyServiceUrl: origin });
     expect(wiring.endpoint).to.deep.equal({ mode: 'platform-terminology-service', baseUrl: `${origin}/api/terminology/fhir` });
-    const result = await wiring.terminology.validateCode(systolic());
+    const result = await wiring.terminology.validateCode({ ...systolic(), authorization: 'Bearer incoming-token' });
     expect(result.valid).to.equal(true);
-    expect(server.calls.map((c) => c.path)).to.deep.equal(['/api/terminology/fhir/ValueSet/$validate-code']);
+    expect(server.calls.map((c) => [c.path, c.authorization])).to.deep.equal([['/api/terminology/fhir/ValueSet/$validate-code', 'Bearer incoming-token']]);
   });
 });
 

@@ -7,7 +7,8 @@
  *   `/api/Report/Bundle/Patient?facilityId={facilityId}&patientId={patientId}&reportScheduleId={reportId}`
  *
  * Authorization: the caller's header when one is passed, else inside an HTTP request the incoming
- * one (outbound-http does that), else `svc.report-service.token` as a bearer token.
+ * one (the report service is a platform service: its client propagates the caller's token), else
+ * `svc.report-service.token` as a bearer token.
  *
  * Answers: 200 → the body (MeasureReport, Bundle or PatientSubmissionModel; the flow reads it);
  * 404 → a definite NotFound; 5xx/429/network/timeout (after the client's own short retries) and any
@@ -15,7 +16,7 @@
  * dead-letters.
  */
 import type { Logger } from '../../../../../adapters/observability/logger.js';
-import { createHttpClient, UpstreamError, type HttpClient } from '../../../../../adapters/outbound-http/index.js';
+import { createHttpClient, staticBearer, UpstreamError, type HttpClient } from '../../../../../adapters/outbound-http/index.js';
 import {
   SubmissionUnavailableError,
   type FetchSubmissionOptions, type SubmissionFetch, type SubmissionKey, type SubmissionSource,
@@ -59,7 +60,8 @@ export class HttpReportService implements SubmissionSource {
       timeoutMs: options.timeoutMs ?? 30_000,
       retries: options.retries ?? 1,
       retryBaseDelayMs: options.retryBaseDelayMs ?? 200,
-      serviceToken: token ? async () => token : undefined,
+      propagateCallerAuthorization: true,
+      credentials: token ? staticBearer(token) : undefined,
       logger: options.logger,
     });
   }

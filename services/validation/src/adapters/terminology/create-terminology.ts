@@ -1,7 +1,9 @@
 import type { Registry } from 'prom-client';
 import { createCache, type Cache, type CacheType, type RedisConnectionOptions } from '../../../../../adapters/cache/index.js';
 import type { Logger } from '../../../../../adapters/observability/logger.js';
-import type { HttpClient } from '../../../../../adapters/outbound-http/index.js';
+import {
+  authorizationSource, describeCredentials, type AuthorizationSource, type HttpClient, type OutboundCredentials,
+} from '../../../../../adapters/outbound-http/index.js';
 import type { ConformanceResourceSource } from '../../domain/conformance-resources.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/terminology/terminology-port.js';
@@ -26,6 +28,11 @@ export interface TerminologySettings extends TerminologyEndpointSettings {
   retries?: number;
   retryBaseDelayMs?: number;
   circuitBreaker?: CircuitBreakerOptions;
+  /**
+   * This service's own credentials for the external server (svc.fhir-terminology-service.*); plain
+   * data holding secrets, cloned into the worker threads with the rest of these settings; never logged.
+   */
+  credentials?: OutboundCredentials;
 }
 
 export interface CreateTerminologyOptions {
@@ -57,6 +64,17 @@ export interface TerminologyWiring {
 
 export const DEFAULT_NEAR_CACHE: NearCacheOptions = Object.freeze({ maxEntries: 10_000, ttlSeconds: 30 });
 
+/**
+ * One Authorization source per credentials object in this thread: every generation and scope builds its
+ * own terminology, but an OAuth2 token must be fetched once and shared, not once per validator.
+ */
+const sources = new WeakMap<OutboundCredentials, AuthorizationSource | undefined>();
+
+function sharedAuthorizationSource(credentials: OutboundCredentials, logger: Logger): AuthorizationSource | undefined {
+  if (!sources.has(credentials)) sources.set(credentials, authorizationSource(credentials, { logger }));
+  return sources.get(credentials);
+}
+
 export function createTerminology(options: CreateTerminologyOptions): TerminologyWiring {
   const endpoint = resolveTerminologyEndpoint(options.settings);
   const local = new LocalTerminology(options.source);
@@ -66,12 +84,20 @@ export function createTerminology(options: CreateTerminologyOptions): Terminolog
     return { terminology: local, local, endpoint, metrics };
   }
   const { settings } = options;
+  // The caller's token goes to the platform's own terminology service only; an external server gets ours.
+  const platform = endpoint.mode === 'platform-terminology-service';
+  const credentials = platform ? undefined : settings.credentials;
   const client = new FhirValidateCodeClient({
     baseUrl: endpoint.baseUrl, logger: options.logger, http: options.http,
     timeoutMs: settings.timeoutMs, retries: settings.retries, retryBaseDelayMs: settings.retryBaseDelayMs, circuitBreaker: settings.circuitBreaker,
+    forwardCallerAuthorization: platform,
+    credentials: credentials && sharedAuthorizationSource(credentials, options.logger),
   });
   const cache = options.cacheStore ? new ValidateCodeCache(options.cacheStore, settings.validateCodeTtlSeconds, options.nearCache === false ? undefined : options.nearCache ?? DEFAULT_NEAR_CACHE) : undefined;
-  options.logger.info({ mode: endpoint.mode, baseUrl: endpoint.baseUrl, cache: cache !== undefined }, 'terminology: remote $validate-code behind local terminology');
+  options.logger.info({
+    mode: endpoint.mode, baseUrl: endpoint.baseUrl, cache: cache !== undefined,
+    ...(platform ? { credentials: 'the caller\'s token' } : describeCredentials(credentials ?? { kind: 'none' })),
+  }, 'terminology: remote $validate-code behind local terminology');
   return { terminology: new RemoteTerminology({ local, remote: client, cache, metrics }), local, endpoint, metrics, cache };
 }
 

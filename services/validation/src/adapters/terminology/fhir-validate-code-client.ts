@@ -1,5 +1,5 @@
 import type { Logger } from '../../../../../adapters/observability/logger.js';
-import { createHttpClient, type HttpClient } from '../../../../../adapters/outbound-http/index.js';
+import { createHttpClient, type AuthorizationSource, type HttpClient } from '../../../../../adapters/outbound-http/index.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
 
 /**
@@ -8,6 +8,10 @@ import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js
  * `POST [base]/CodeSystem/$validate-code` with a FHIR Parameters body, reading `result`, `message`
  * and `display` from the Parameters it returns. Never throws: a server that cannot answer (down,
  * slow, 5xx after retries, circuit open) gives `unavailable`, so validation carries on.
+ *
+ * Whose credentials go with a call depends on the server: the platform terminology service gets the
+ * caller's Authorization (`forwardCallerAuthorization`, header propagation between platform services);
+ * an external server gets only this service's own `credentials`, never the caller's token.
  */
 export interface ValidateCodeQuery {
   /** Value set canonical (`url` or `url|version`); absent for a code-system check. */
@@ -16,7 +20,7 @@ export interface ValidateCodeQuery {
   version?: string;
   code: string;
   display?: string;
-  /** Authorization header of the incoming request, passed on. */
+  /** Authorization header of the incoming request; sent only to the platform terminology service. */
   authorization?: string;
 }
 
@@ -41,7 +45,11 @@ export interface FhirValidateCodeClientOptions {
   /** First backoff delay, doubled per attempt (with jitter); default 200 ms. */
   retryBaseDelayMs?: number;
   circuitBreaker?: CircuitBreakerOptions;
-  /** For tests; default the platform's outbound HTTP client on global fetch. */
+  /** Send the caller's Authorization (the platform terminology service only); default false. */
+  forwardCallerAuthorization?: boolean;
+  /** This service's own credentials for the server (an external one); default none. */
+  credentials?: AuthorizationSource;
+  /** For tests; default the platform's outbound HTTP client. */
   http?: HttpClient;
 }
 
@@ -60,10 +68,12 @@ export class FhirValidateCodeClient implements ValidateCodeRemote {
   private readonly http: HttpClient;
   private readonly breaker: CircuitBreaker;
   private readonly logger: Logger;
+  private readonly forwardCallerAuthorization: boolean;
 
   constructor(options: FhirValidateCodeClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.logger = options.logger;
+    this.forwardCallerAuthorization = options.forwardCallerAuthorization ?? false;
     this.breaker = new CircuitBreaker(options.circuitBreaker);
     this.http = options.http ?? createHttpClient({
       baseUrl: this.baseUrl,
@@ -73,6 +83,8 @@ export class FhirValidateCodeClient implements ValidateCodeRemote {
       maxRetryDelayMs: 2_000,
       // $validate-code is a read in POST clothing: repeating it is harmless.
       retryNonIdempotent: true,
+      propagateCallerAuthorization: this.forwardCallerAuthorization,
+      credentials: options.credentials,
       logger: options.logger,
     });
   }
@@ -85,7 +97,8 @@ export class FhirValidateCodeClient implements ValidateCodeRemote {
     if (!this.breaker.tryAcquire()) return { kind: 'unavailable', reason: 'circuit open after repeated failures' };
     const path = query.valueSet ? 'ValueSet/$validate-code' : 'CodeSystem/$validate-code';
     const headers: Record<string, string> = { 'content-type': FHIR_JSON, accept: FHIR_JSON };
-    if (query.authorization) headers.authorization = query.authorization;
+    // Worker threads have no request context: the caller's header travels in the query.
+    if (this.forwardCallerAuthorization && query.authorization) headers.authorization = query.authorization;
     let answer: ValidateCodeAnswer;
     try {
       const response = await this.http.post<unknown>(path, parametersFor(query), { headers });

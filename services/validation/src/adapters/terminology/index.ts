@@ -8,6 +8,8 @@
  *   const settings = {
  *     fhirTerminologyServiceUrl: config.fhirTerminologyServiceUrl, terminologyServiceUrl: config.terminologyServiceUrl,
  *     validateCodeTtlSeconds: config.cacheValidateCodeTtl, timeoutMs: config.terminologyTimeoutMs,
+ *     // Our own credentials for an external server (ConfigError when incomplete); the platform service gets the caller's token.
+ *     credentials: terminologyCredentials(config),
  *   };
  *   // No cache (and no Redis connection) when no server is configured: nothing would be cached.
  *   const cacheStore = resolveTerminologyEndpoint(settings).mode === 'local' || config.cacheType === 'none' ? undefined
@@ -16,6 +18,7 @@
  *   const { terminology } = createTerminology({ source: definitionIndex, settings, cacheStore, logger, registry });
  *   // terminology: TerminologyPort for the engine; close cacheStore on shutdown.
  */
+export { TERMINOLOGY_AUTH_KINDS, terminologyCredentialSettings, terminologyCredentials, type TerminologyCredentialConfig } from './credential-settings.js';
 export { createTerminology, createValidateCodeCacheStore, VALIDATE_CODE_CACHE_NAMESPACE, type CreateTerminologyOptions, type TerminologySettings, type TerminologyWiring } from './create-terminology.js';
 export { resolveTerminologyEndpoint, PLATFORM_TERMINOLOGY_FHIR_PATH, type TerminologyEndpoint, type TerminologyEndpointSettings } from './terminology-endpoint.js';
 export { FhirValidateCodeClient, type ValidateCodeAnswer, type ValidateCodeQuery, type ValidateCodeRemote } from './fhir-validate-code-client.js';

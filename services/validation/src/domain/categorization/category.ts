@@ -46,6 +46,7 @@ export const MAX_GUIDANCE_LENGTH = 1000;
 /** Categories in one import (or one trial in $categorize): far above real use, a bound on the work one request causes. */
 export const MAX_CATEGORIES_PER_IMPORT = 1000;
 /** Human-readable ids with underscores (`unknown_code_system`); they appear in URLs, so no slashes or spaces. */
+// Linear: anchored, one character class.
 const CATEGORY_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 export interface FieldProblem {
@@ -76,7 +77,7 @@ export function categoryIdProblem(id: unknown): string | undefined {
  */
 export function parseCategory(input: unknown, prefix = ''): Category {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new CategoryValidationError([{ field: prefix === '' ? '(root)' : prefix.replace(/\.$/, ''), message: 'must be an object' }]);
+    throw new CategoryValidationError([{ field: prefix === '' ? '(root)' : prefix.replace(/\.$/, '') /* linear: one character at each position */, message: 'must be an object' }]);
   }
   const body = input as Record<string, unknown>;
   const problems: FieldProblem[] = [];

@@ -149,6 +149,8 @@ class TextScan {
     // Longest first, so that at each position the alternation reports the longest text that starts
     // there; any shorter text starting there is a prefix of it, found through `startingWith`.
     const texts = [...this.ids.keys()].sort((a, b) => b.length - a.length);
+    // Linear in the value: an alternation of escaped literals (no quantifier), so each start position costs at most
+    // the total length of the texts, a constant of the category set.
     const regex = new RegExp(texts.map((text) => text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')).join('|'), 'g');
     const startingWith = new Map<string, number[]>();
     for (const text of texts) {

@@ -10,6 +10,9 @@
  * are refused with the compiler's message.
  */
 import { RE2JS } from 're2js';
+import { translateJavaRegex } from '../regex/java-dialect.js';
+
+export { translateJavaRegex };
 
 /** Longer patterns are refused: a rule is a short description of a message, not a program. */
 export const MAX_REGEX_LENGTH = 4000;
@@ -32,57 +35,6 @@ export interface UserRegex {
   testHavingLiteral(value: string): boolean;
   /** Texts every match contains (see requiredTexts): a further prefilter for such callers; `test` does not use them. */
   readonly requiredTexts: readonly string[];
-}
-
-/** Java escapes outside a character class that RE2 spells differently. */
-const JAVA_ESCAPES_OUTSIDE_CLASS: Readonly<Record<string, string>> = {
-  e: '\\x1B', // escape character
-  a: '\\x07', // bell (RE2 knows \a too, kept explicit)
-  Z: '(?:\\n?\\z)', // end of input, or before a final line terminator
-  h: '[\\t \\xA0\\x{1680}\\x{180E}\\x{2000}-\\x{200A}\\x{202F}\\x{205F}\\x{3000}]', // horizontal whitespace
-};
-
-/** The same inside a character class (no groups allowed there). */
-const JAVA_ESCAPES_INSIDE_CLASS: Readonly<Record<string, string>> = {
-  e: '\\x1B',
-  h: '\\t \\xA0\\x{1680}\\x{180E}\\x{2000}-\\x{200A}\\x{202F}\\x{205F}\\x{3000}',
-};
-
-/**
- * Rewrites the Java-only escapes listed above; everything else is passed through untouched so
- * that RE2 reports genuine incompatibilities itself. `\Q...\E` quoting is respected.
- */
-export function translateJavaRegex(pattern: string): string {
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i]!;
-    if (ch === '\\' && i + 1 < pattern.length) {
-      const next = pattern[i + 1]!;
-      if (next === 'Q') {
-        const end = pattern.indexOf('\\E', i + 2);
-        const stop = end === -1 ? pattern.length : end + 2;
-        out += pattern.slice(i, stop);
-        i = stop - 1;
-        continue;
-      }
-      const table = inClass ? JAVA_ESCAPES_INSIDE_CLASS : JAVA_ESCAPES_OUTSIDE_CLASS;
-      out += table[next] ?? `\\${next}`;
-      i++;
-      continue;
-    }
-    if (ch === '[' && !inClass) {
-      inClass = true;
-      out += ch;
-      // A `]` (or `^]`) right after the opening bracket is a literal in both dialects.
-      if (pattern[i + 1] === '^') { out += '^'; i++; }
-      if (pattern[i + 1] === ']') { out += '\\]'; i++; }
-      continue;
-    }
-    if (ch === ']' && inClass) inClass = false;
-    out += ch;
-  }
-  return out;
 }
 
 export function compileUserRegex(pattern: string): UserRegex {
@@ -202,7 +154,7 @@ export function requiredTexts(pattern: string): string[] {
         const end = pattern.indexOf('\\E', i + 2);
         run += pattern.slice(i + 2, end === -1 ? pattern.length : end);
         i = end === -1 ? pattern.length : end + 1;
-      } else if (next !== undefined && next.charCodeAt(0) < 0x80 && !/[0-9A-Za-z]/.test(next)) {
+      } else if (next !== undefined && next.charCodeAt(0) < 0x80 && !/[0-9A-Za-z]/.test(next) /* one character */) {
         run += next; // RE2: an escaped ASCII character other than a letter or digit is itself
         i++;
       } else {

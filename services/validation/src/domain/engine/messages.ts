@@ -80,7 +80,11 @@ export const MESSAGES = {
   XHTML_ELEMENT: { text: 'Invalid element name in the XHTML (\'{0}\')', code: 'invalid' },
   XHTML_ATTRIBUTE: { text: 'The element \'{0}\' has an attribute \'{1}\' that is not allowed in narrative', code: 'invalid' },
   XHTML_ROOT: { text: 'Wrong name on the XHTML (\'{0}\') - must start with div', code: 'invalid' },
+  XHTML_DOCTYPE: { text: 'Malformed XHTML: Found a DocType declaration, and these are not allowed (XXE security vulnerability protection)', code: 'invalid' },
+  XHTML_URL_INVALID: { text: 'The URL is not valid because \'({1})\': {0}', code: 'invalid' },
   XHTML_LINK_UNRESOLVED: { text: 'Hyperlink \'{0}\' at \'{1}\' for \'{2}\' does not resolve', code: 'invalid' },
+  PRIMITIVE_REGEX: { text: 'Element value \'{0}\' does not meet regex \'{1}\'', code: 'value' },
+  REGEX_EXCEPTION: { text: 'Exception evaluating regex \'{0}\' on type {1}: {2}', code: 'processing' },
   MARKDOWN_HTML: { text: 'The markdown contains content that appears to be an embedded HTML tag starting at \'{0}\'. This will (or SHOULD) be escaped by the presentation layer. The content should be checked to confirm that this is the desired behaviour', code: 'value' },
 
   // values
@@ -193,6 +197,7 @@ export type MessageId = keyof typeof MESSAGES;
 export function formatMessage(id: MessageId, args: readonly unknown[]): string {
   const template: string = MESSAGES[id].text;
   if (args.length === 0) return template;
+  // linear: '{', digits, '}' (on our own templates)
   return template.replace(/\{(\d+)\}/g, (m, n: string) => {
     const i = Number(n);
     return i < args.length ? String(args[i]) : m;

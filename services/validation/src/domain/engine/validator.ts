@@ -21,6 +21,7 @@ import { checkPrimitiveValue, checkResourceId, jsonTypeOfPrimitive } from './che
 import { InvariantEvaluator } from './checks/invariants.js';
 import { BundleIndex, parseReference } from './checks/references.js';
 import { checkXhtml, unresolvedInternalLinks } from './checks/xhtml.js';
+import { checkValueRegex } from './checks/value-regex.js';
 import { deepEqual, matchesPattern, describeValue } from './checks/values.js';
 import { evaluateDiscriminatorPath } from './checks/discriminator-path.js';
 import { checkQuestionnaireResponse } from './checks/questionnaire-response.js';
@@ -73,8 +74,10 @@ interface Scope {
 }
 
 const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
+// Linear: anchored, one character class up to ':', which it cannot match.
 const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 /** Cross-version extensions (http://hl7.org/fhir/5.0/StructureDefinition/extension-...) are known by construction. */
+// Linear: anchored, fixed text and one class of digits and dots.
 const CROSS_VERSION_EXTENSION = /^http:\/\/hl7\.org\/fhir\/[0-9.]+\/StructureDefinition\/extension-/;
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -401,7 +404,8 @@ export class Validator {
     const bases = Array.isArray(sp.base) ? (sp.base as unknown[]).filter((b): b is string => typeof b === 'string') : [];
     if (typeof sp.expression === 'string' && bases.length > 0) {
       for (const term of sp.expression.split('|')) {
-        const head = /^\s*\(?\s*([A-Z][A-Za-z]*)\b/.exec(term)?.[1];
+        // linear: anchored, and one whitespace run only (two `\s*` around an optional '(' would split a long run every way)
+        const head = /^\(?\s*([A-Z][A-Za-z]*)\b/.exec(term.trimStart())?.[1];
         if (head && !bases.includes(head) && head !== 'Resource' && head !== 'DomainResource' && this.plans.isResourceType(head)) {
           this.report(run, 'error', 'SEARCH_EXPRESSION_TYPE', [sp.expression, head, bases.join(', ')], `${resPath}.expression`, this.propPos(run, sp, 'expression'));
           break;
@@ -737,7 +741,7 @@ export class Validator {
       if (mode === 'structural') this.report(run, 'error', 'RESOURCETYPE_MISSING', [], path, at);
       return;
     }
-    const nestedPath = `${path}.ofType(${rt})` + (typeof v.id === 'string' ? `.where(id = '${v.id.replace(/'/g, "\\'")}')` : '');
+    const nestedPath = `${path}.ofType(${rt})` + (typeof v.id === 'string' ? `.where(id = '${v.id.replace(/'/g /* linear: one character */, "\\'")}')` : '');
     const isContained = el.name === 'contained';
     const nested: Scope = {
       resource: v,
@@ -786,7 +790,7 @@ export class Validator {
         this.report(run, 'error', 'JSON_PRIMITIVE_WRONG_TYPE', [want === 'boolean' ? 'a boolean' : want === 'number' ? 'a number' : 'a string', path], path, at);
         return;
       }
-      if (typeof v === 'number' && (type === 'integer' || type === 'positiveInt' || type === 'unsignedInt') && raw !== undefined && /[.eE]/.test(raw)) {
+      if (typeof v === 'number' && (type === 'integer' || type === 'positiveInt' || type === 'unsignedInt') && raw !== undefined && /[.eE]/.test(raw) /* linear: one character class */) {
         this.report(run, 'error', 'INTEGER_INVALID', [raw], path, at);
         return;
       }
@@ -806,6 +810,10 @@ export class Validator {
     if (v === undefined || v === null) return;
     if (el.maxLength !== undefined && typeof v === 'string' && v.length > el.maxLength) {
       this.report(run, 'error', 'STRING_TOO_LONG', [el.maxLength], path, at);
+    }
+    if (el.regex !== undefined && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
+      const problem = checkValueRegex(el.regex, type, raw ?? String(v));
+      if (problem) this.report(run, problem.severity, problem.id, problem.args, path, at);
     }
     if (el.fixed !== undefined && !deepEqual(v, el.fixed)) {
       this.report(run, 'error', 'FIXED_VALUE', [v, describeValue(el.fixed)], path, at);
@@ -983,7 +991,7 @@ export class Validator {
    */
   private extensionAllowedHere(ext: StructurePlan, host: ElementPlan, hostPlan: StructurePlan): true | string {
     if (ext.contexts.length === 0) return true;
-    const hostPath = host.path.replace(/\[x\]/g, '');
+    const hostPath = host.path.replace(/\[x\]/g, ''); // linear (and below): a fixed three-character text
     const hostTypes = host === hostPlan.root ? [hostPlan.type] : host.types.map((t) => t.code);
     const isResourceRoot = host === hostPlan.root && hostPlan.kind === 'resource';
     const isBackbone = hostTypes.includes('BackboneElement');
@@ -1025,7 +1033,7 @@ export class Validator {
       }
       return;
     }
-    if (/\s/.test(ref)) {
+    if (/\s/.test(ref) /* linear: one character class */) {
       this.report(run, 'error', 'REFERENCE_FORMAT', [ref], path, at);
       return;
     }
@@ -1035,6 +1043,7 @@ export class Validator {
     }
     if (scope.bundle) {
       let hits = scope.bundle.resolve(ref, scope.fullUrl);
+      // linear: after each '/_history/' the class runs to the next '/' only
       const version = /\/_history\/([^/]+)$/.exec(ref)?.[1];
       if (version !== undefined) hits = hits.filter((h) => isObject(h.resource?.meta) && (h.resource!.meta as Record<string, unknown>).versionId === version);
       if (scope.bundle.type === 'document' || scope.bundle.type === 'message') {
@@ -1091,6 +1100,7 @@ export class Validator {
       if (typeof fullUrl === 'string') {
         if (!ABSOLUTE_URL.test(fullUrl)) this.report(run, 'error', 'BUNDLE_FULLURL_ABSOLUTE', [fullUrl], entryPath, at);
         else if (isObject(res) && typeof res.resourceType === 'string' && typeof res.id === 'string') {
+          // linear: at each '/' that `.+` gives back, the rest covers the next two segments only
           const m = /^https?:\/\/.+\/([A-Z][A-Za-z]+)\/([^/]+)$/.exec(fullUrl);
           if (m && (m[1] !== res.resourceType || m[2] !== res.id)) {
             this.report(run, 'error', 'BUNDLE_FULLURL_ID_MISMATCH', [fullUrl, res.resourceType, res.id], entryPath, at);
@@ -1274,6 +1284,7 @@ export class Validator {
       if (!current) return undefined;
       if (raw === '$this') continue;
       if (raw === 'resolve()') continue;
+      // linear (both): anchored, `.+` gives back characters until the fixed ending fits
       const ofType = /^ofType\((.+)\)$/.exec(raw);
       if (ofType) {
         if (current.isChoice && current.slices.length) current = current.slices.find((s) => s.types.some((t) => t.code === ofType[1])) ?? current;

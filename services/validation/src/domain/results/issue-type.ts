@@ -11,7 +11,7 @@ export const ISSUE_TYPE_CODES = [
 ] as const;
 export type IssueTypeCode = (typeof ISSUE_TYPE_CODES)[number];
 
-const BY_ENUM_NAME = new Map<string, IssueTypeCode>(ISSUE_TYPE_CODES.map((code) => [code.replace(/-/g, '').toUpperCase(), code]));
+const BY_ENUM_NAME = new Map<string, IssueTypeCode>(ISSUE_TYPE_CODES.map((code) => [code.replace(/-/g, '' /* linear: one character */).toUpperCase(), code]));
 
 /**
  * The FHIR code for `value`: a FHIR code as is, a Java enum name translated, anything else
@@ -21,5 +21,5 @@ export function toIssueTypeCode(value: unknown): IssueTypeCode | undefined {
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
   if ((ISSUE_TYPE_CODES as readonly string[]).includes(trimmed)) return trimmed as IssueTypeCode;
-  return BY_ENUM_NAME.get(trimmed.replace(/[-_]/g, '').toUpperCase());
+  return BY_ENUM_NAME.get(trimmed.replace(/[-_]/g, '' /* linear: one character class */).toUpperCase());
 }

@@ -70,6 +70,7 @@ export function operationOutcomeOf(issues: readonly ValidationIssue[]): { resour
     issue: issues.map((issue) => {
       const extension: Record<string, unknown>[] = [];
       if (issue.messageId !== undefined) extension.push({ url: MESSAGE_ID_EXTENSION, valueCode: issue.messageId });
+      // linear: anchored, at most 19 characters
       const position = issue.location === undefined ? null : /^(\d{1,9}):(\d{1,9}|\?)$/.exec(issue.location);
       if (position) {
         extension.push({ url: LINE_EXTENSION, valueInteger: Number(position[1]) });

@@ -41,7 +41,7 @@ export function checkDisplay(
 }
 
 function normalise(text: string): string {
-  return text.trim().replace(/\s+/g, ' ').toLowerCase();
+  return text.trim().replace(/\s+/g, ' ').toLowerCase(); // linear: each whitespace run replaced in one step
 }
 
 function languageMatches(designationLanguage: string, wanted: string): boolean {

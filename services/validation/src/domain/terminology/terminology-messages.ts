@@ -56,5 +56,6 @@ export type TerminologyMessageId = keyof typeof TERMINOLOGY_MESSAGES;
 
 /** Fills `{n}` placeholders; a missing argument leaves an empty string (never "undefined"). */
 export function formatTerminologyMessage(id: TerminologyMessageId, ...args: Array<string | number | undefined>): string {
+  // linear: '{', digits, '}' (on our own templates)
   return TERMINOLOGY_MESSAGES[id].replace(/\{(\d+)\}/g, (_match, index: string) => String(args[Number(index)] ?? ''));
 }

@@ -1,4 +1,4 @@
-import { RE2JS } from 're2js';
+import { compileLinearRegex, isRegexError, type LinearRegex } from '../regex/linear-regex.js';
 import type { CanonicalResource } from '../conformance-resources.js';
 import type { CodeSystemIndex, ConceptEntry } from './code-system-index.js';
 import { filteredGrammar, type GrammarCodeSystem } from './builtin/builtin-code-systems.js';
@@ -213,7 +213,7 @@ export function applyFilter(codeSystem: CodeSystemIndex, filter: ComposeFilter):
       }
       case 'regex': {
         const pattern = compileRegex(value);
-        return typeof pattern === 'string' ? pattern : select((entry) => pattern.matches(entry.code));
+        return typeof pattern === 'string' ? pattern : select((entry) => pattern.matchesWhole(entry.code));
       }
       case 'exists': return value === 'true' ? new Set(all.keys()) : new Set();
       default: return `the filter operator '${op}' is not supported on ${property}`;
@@ -238,7 +238,7 @@ export function applyFilter(codeSystem: CodeSystemIndex, filter: ComposeFilter):
     }
     case 'regex': {
       const pattern = compileRegex(value);
-      return typeof pattern === 'string' ? pattern : select((entry) => values(entry).some((v) => pattern.matches(v)));
+      return typeof pattern === 'string' ? pattern : select((entry) => values(entry).some((v) => pattern.matchesWhole(v)));
     }
     case 'exists': {
       const wanted = value === 'true';
@@ -252,11 +252,8 @@ function splitList(value: string): string[] {
   return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
 }
 
-// Regexes come from uploaded value sets: RE2 runs in linear time, so no pattern can hang us.
-function compileRegex(source: string): RE2JS | string {
-  try {
-    return RE2JS.compile(source);
-  } catch (error) {
-    return `the regex '${source}' cannot be compiled (${error instanceof Error ? error.message : String(error)})`;
-  }
+// Regexes come from uploaded value sets: RE2 runs in linear time, so no pattern can hang us (compiled once, kept).
+function compileRegex(source: string): LinearRegex | string {
+  const compiled = compileLinearRegex(source);
+  return isRegexError(compiled) ? `the regex '${source}' cannot be compiled (${compiled.error})` : compiled;
 }

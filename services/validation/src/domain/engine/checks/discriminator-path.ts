@@ -35,6 +35,7 @@ export function evaluateDiscriminatorPath(value: unknown, path: string): unknown
   for (const seg of segmentsOf(path)) {
     if (seg === '$this' || seg === '' || seg === 'resolve()') continue;
     const next: unknown[] = [];
+    // linear (both): anchored, `.+` gives back characters until the fixed ending fits
     const ext = /^extension\(['"](.+)['"]\)$/.exec(seg);
     const ofType = /^ofType\((.+)\)$/.exec(seg);
     for (const c of current) {

@@ -3,14 +3,18 @@
  * (base path, expression). A few core invariants are evaluated natively instead: ele-1 and
  * ext-1 because they sit on nearly every element (speed), dom-2..dom-6 because R4's dom-3
  * fails at runtime in fhirpath.js, txt-1/txt-2 because fhirpath.js has no htmlChecks().
- * memberOf() is answered synchronously by the terminology port.
+ * memberOf() is answered synchronously by the terminology port. matches(), matchesFull() and
+ * replaceMatches() run on RE2 instead of fhirpath.js's native RegExp: a profile's invariant may
+ * carry any pattern, and the value it is applied to is submitted data.
  */
 import fhirpath from 'fhirpath';
 import r4Model from 'fhirpath/fhir-context/r4/index.js';
 import type { TerminologyPort, CodingInput } from '../../terminology/terminology-port.js';
+import { formatMessage } from '../messages.js';
 import type { ConstraintPlan } from '../plan/structure-plan.js';
+import { compileLinearRegex, isRegexError, type LinearRegex, type RegexFlags } from '../../regex/linear-regex.js';
 import { collectLocalReferences } from './references.js';
-import { checkXhtml } from './xhtml.js';
+import { scanNarrative, type XhtmlProblem } from './xhtml.js';
 
 export type InvariantResult = 'pass' | 'fail' | 'skip' | { error: string };
 
@@ -76,6 +80,30 @@ export class InvariantEvaluator {
           },
           arity: { 0: [] },
         },
+        matches: {
+          fn: (inputs: unknown[], regex: unknown, flags?: unknown) => {
+            const value = singletonString(inputs, 'matches');
+            if (value === undefined || isEmpty(regex)) return [];
+            return fhirpathRegex(String(regex), { ...fhirpathFlags(flags), dotAll: true }).find(value);
+          },
+          arity: { 1: ['String'], 2: ['String', 'String'] },
+        },
+        matchesFull: {
+          fn: (inputs: unknown[], regex: unknown, flags?: unknown) => {
+            const value = singletonString(inputs, 'matchesFull');
+            if (value === undefined || isEmpty(regex)) return [];
+            return fhirpathRegex(String(regex), { ...fhirpathFlags(flags), dotAll: true }).matchesWhole(value);
+          },
+          arity: { 1: ['String'], 2: ['String', 'String'] },
+        },
+        replaceMatches: {
+          fn: (inputs: unknown[], regex: unknown, substitution: unknown) => {
+            const value = singletonString(inputs, 'replaceMatches');
+            if (value === undefined || isEmpty(regex) || isEmpty(substitution)) return [];
+            return fhirpathRegex(String(regex), {}).replaceAll(value, String(substitution));
+          },
+          arity: { 2: ['String', 'String'] },
+        },
       },
     };
   }
@@ -115,6 +143,36 @@ export class InvariantEvaluator {
       this.currentContext = undefined;
     }
   }
+}
+
+/** The FHIRPath string functions' singleton rule: empty gives empty, more than one item or a non-string is an error. */
+function singletonString(inputs: unknown[], fn: string): string | undefined {
+  if (inputs.length > 1) throw new Error(`${fn}() expects a single string, but got ${inputs.length} items`);
+  if (inputs.length === 0) return undefined;
+  let value = inputs[0];
+  if (isObject(value) && 'data' in value) value = value.data; // a fhirpath.js node wrapping a primitive
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new Error(`${fn}() expects a string, but got ${typeof value}`);
+  return value;
+}
+
+function isEmpty(param: unknown): boolean {
+  return param === undefined || param === null || (Array.isArray(param) && param.length === 0);
+}
+
+/** FHIRPath regex flags: `i` and `m` only. */
+function fhirpathFlags(flags: unknown): RegexFlags {
+  if (isEmpty(flags)) return {};
+  const text = String(flags);
+  for (const ch of text) if (ch !== 'i' && ch !== 'm') throw new Error('matches/matchesFull flags must only contain i and/or m');
+  return { ignoreCase: text.includes('i'), multiline: text.includes('m') };
+}
+
+/** The pattern on RE2; one RE2 cannot run makes the invariant unevaluable, with the HL7 wording for it. */
+function fhirpathRegex(pattern: string, flags: RegexFlags): LinearRegex {
+  const compiled = compileLinearRegex(pattern, flags);
+  if (isRegexError(compiled)) throw new Error(formatMessage('REGEX_EXCEPTION', [pattern, 'string', compiled.error]));
+  return compiled;
 }
 
 function memberOf(terminology: TerminologyPort, input: unknown, valueSet: string): boolean | undefined {
@@ -187,12 +245,17 @@ function evaluateNative(key: string, node: unknown): InvariantResult {
       return 'pass';
     }
     case 'txt-1':
-      return typeof node !== 'string' || checkXhtml(node).length === 0 ? 'pass' : 'fail';
+      return typeof node !== 'string' || !scanNarrative(node).problems.some(failsTxt1) ? 'pass' : 'fail';
     case 'txt-2':
-      return typeof node !== 'string' || /[^\s]/.test(node.replace(/<[^>]*>/g, '')) || /<img\b/i.test(node) ? 'pass' : 'fail';
+      return typeof node !== 'string' || scanNarrative(node).hasContent ? 'pass' : 'fail';
     default:
       return 'skip';
   }
+}
+
+/** txt-1 is about the narrative's elements and attributes, not about its URLs or a DOCTYPE (reported on their own). */
+function failsTxt1(problem: XhtmlProblem): boolean {
+  return problem.id !== 'XHTML_URL_INVALID' && problem.id !== 'XHTML_DOCTYPE';
 }
 
 function entriesHave(bundle: Record<string, unknown>, key: string): boolean {

@@ -13,19 +13,34 @@ export interface PrimitiveProblem {
 
 const NONE: readonly PrimitiveProblem[] = Object.freeze([]);
 
+/*
+ * The syntax patterns below are the FHIR primitive types' own regexes, written so that V8's
+ * backtracking engine runs them in linear time; each says why where it is defined. They are
+ * fixed (never built from data), so that argument holds for every input.
+ */
 const YEAR = '([0-9]([0-9]([0-9][1-9]|[1-9]0)|[1-9]00)|[1-9]000)';
 const TZ = '(Z|(\\+|-)((0[0-9]|1[0-3]):[0-5][0-9]|14:00))';
 const TIME = '([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?';
+// Linear (date/time patterns): anchored; fixed-width digit fields, each optional part opens with its own literal
+// ('-', 'T', ':', '.', 'Z'/'+'/'-'), and the one unbounded run (fraction digits) is followed by a non-digit.
 const DATE_RE = new RegExp(`^${YEAR}(-(0[1-9]|1[0-2])(-(0[1-9]|[1-2][0-9]|3[0-1]))?)?$`);
 const DATETIME_RE = new RegExp(`^${YEAR}(-(0[1-9]|1[0-2])(-(0[1-9]|[1-2][0-9]|3[0-1])(T${TIME}${TZ}?)?)?)?$`);
 const INSTANT_RE = new RegExp(`^${YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])T${TIME}${TZ}$`);
 const TIME_RE = new RegExp(`^${TIME}$`);
+// Linear: anchored, one character class, at most 64 repetitions.
 const ID_RE = /^[A-Za-z0-9\-.]{1,64}$/;
+// Linear: anchored; every repetition opens with '.', which its digits cannot match, and "0" and "[1-9]..." differ at the first digit.
 const OID_RE = /^urn:oid:[0-2](\.(0|[1-9][0-9]*))+$/;
+// Linear: anchored, fixed length.
 const UUID_RE = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// Linear: anchored; groups of exactly four characters, so each position has one reading, and the tail is fixed-width.
 const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// Linear: anchored; the digit runs are separated by '.', 'e'/'E' that they cannot match.
 const DECIMAL_RE = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
-const HTML_TAG_RE = /<\s*(script|iframe|object|embed|img|a|form|input|style|link|meta|div|span|p|b|i)\b[^>]*>/i;
+// Linear: '<', whitespace, a fixed word; the whitespace runs after different '<' never overlap. The tag's
+// closing '>' is looked up with indexOf (a `[^>]*>` here would rescan to the end from every '<': quadratic).
+const HTML_TAG_START_RE = /<\s*(script|iframe|object|embed|img|a|form|input|style|link|meta|div|span|p|b|i)\b/i;
+// Linear: a '<' and a fixed word.
 const MARKDOWN_HTML_RE = /<(script|iframe|object|embed|form|style)\b/i;
 const MAX_STRING = 1024 * 1024;
 
@@ -63,7 +78,7 @@ export interface PrimitiveCheckOptions {
   allowExampleUrls?: boolean;
 }
 
-/** Hosts the HL7 validator treats as examples (it tests `contains`, so do we). */
+/** Hosts the HL7 validator treats as examples (it tests `contains`, so do we). Linear: fixed words. */
 const EXAMPLE_URL_RE = /example\.(org|com)|acme\.com/i;
 
 /**
@@ -102,14 +117,18 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
         if (s.trim().length === 0) return one('STRING_ALL_WHITESPACE', [s], 'warning');
         if (isWs(c0) || isWs(cn)) return one('STRING_WHITESPACE', [s], 'warning');
       }
-      if (options.securityChecks && s.includes('<') && HTML_TAG_RE.test(s)) return one('STRING_HTML', []);
+      if (options.securityChecks && s.includes('<') && looksLikeHtmlTag(s)) return one('STRING_HTML', []);
       return NONE;
     }
     case 'markdown': {
-      if (options.securityChecks && MARKDOWN_HTML_RE.test(s)) return one('MARKDOWN_HTML', [s.slice(s.search(MARKDOWN_HTML_RE), s.search(MARKDOWN_HTML_RE) + 20)], 'warning');
+      if (options.securityChecks) {
+        const at = s.search(MARKDOWN_HTML_RE);
+        if (at >= 0) return one('MARKDOWN_HTML', [s.slice(at, at + 20)], 'warning');
+      }
       return NONE;
     }
     case 'code':
+      // linear: each alternative is one or two characters at a position
       if (/^\s|\s$|\s\s/.test(s) || /[\t\r\n]/.test(s)) return one('CODE_WHITESPACE', [s]);
       return NONE;
     case 'id':
@@ -118,8 +137,9 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     case 'uri':
     case 'url':
     case 'canonical': {
-      if (/\s/.test(s)) return one('URI_WHITESPACE', [s]);
+      if (/\s/.test(s)) return one('URI_WHITESPACE', [s]); // linear: one character class
       if (options.allowExampleUrls === false && EXAMPLE_URL_RE.test(s)) return one('EXAMPLE_URL', [s]);
+      // linear: anchored, one character class up to ':', which it cannot match
       if (type === 'canonical' && !s.startsWith('#') && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) return one('URL_NOT_ABSOLUTE', [s]);
       if (s.startsWith('urn:oid:')) return OID_RE.test(s) ? NONE : one('OID_INVALID', [s]);
       if (s.startsWith('urn:uuid:')) return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
@@ -132,6 +152,7 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
       if (!s.startsWith('urn:uuid:')) return one('UUID_START', [s]);
       return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
     case 'base64Binary': {
+      // linear: each whitespace run is removed in one step
       const compact = s.includes(' ') || s.includes('\n') || s.includes('\r') || s.includes('\t') ? s.replace(/\s+/g, '') : s;
       if (!BASE64_RE.test(compact)) return one('BASE64_INVALID', [s]);
       if (compact !== s) return one('BASE64_WHITESPACE', [], 'warning');
@@ -146,6 +167,7 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
         if (s.length > 10 && s[10] === 'T' && DATETIME_RE.test(s.slice(0, 10)) && TIME_RE.test(s.slice(11))) return one('DATETIME_NEEDS_TZ', []);
         return one('DATETIME_INVALID', [s]);
       }
+      // linear: at most six fixed characters tried at each position
       if (s.length > 10 && !/(Z|[+-]\d\d:\d\d)$/.test(s)) return one('DATETIME_NEEDS_TZ', []);
       return NONE;
     }
@@ -158,6 +180,12 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     default:
       return NONE;
   }
+}
+
+/** Text that looks like an HTML tag: a known tag name after '<', and a '>' somewhere after it. */
+function looksLikeHtmlTag(s: string): boolean {
+  const m = HTML_TAG_START_RE.exec(s);
+  return m !== null && s.indexOf('>', m.index + m[0].length) >= 0;
 }
 
 function isWs(c: number): boolean {

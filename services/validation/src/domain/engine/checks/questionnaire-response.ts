@@ -5,6 +5,7 @@
  * The Questionnaire is found by canonical (loaded resources) or, for '#id', among the
  * contained resources.
  */
+import { compileLinearRegex, isRegexError } from '../../regex/linear-regex.js';
 import type { MessageId } from '../messages.js';
 
 export interface QrProblem {
@@ -149,13 +150,10 @@ function checkAnswer(answer: Obj, def: Obj, path: string, problems: QrProblem[],
     if (typeof def.maxLength === 'number' && v.length > def.maxLength) problems.push({ id: 'QR_TOO_LONG', args: [v, def.maxLength], path: valuePath, severity: 'error' });
     const regex = extValue(ext(def, 'regex'));
     if (typeof regex === 'string') {
-      let re: RegExp | undefined;
-      try {
-        re = new RegExp(`^(?:${regex})$`);
-      } catch {
-        re = undefined;
-      }
-      if (re && !re.test(v)) problems.push({ id: 'QR_REGEX', args: [v, extValue(ext(def, 'entryFormat')) ?? '', regex], path: valuePath, severity: 'error' });
+      // the Questionnaire may come with the submission: its pattern runs on RE2 (linear time)
+      const re = compileLinearRegex(regex);
+      if (isRegexError(re)) problems.push({ id: 'REGEX_EXCEPTION', args: [regex, av.type, re.error], path: valuePath, severity: 'warning' });
+      else if (!re.matchesWhole(v)) problems.push({ id: 'QR_REGEX', args: [v, extValue(ext(def, 'entryFormat')) ?? '', regex], path: valuePath, severity: 'error' });
     }
   }
   if (typeof v === 'number' && av.type === 'decimal') {

@@ -22,7 +22,10 @@ export function collectReferences(root: unknown, out: Set<string>): void {
   }
 }
 
+// Linear: anchored; the type is letters up to '/', which it cannot match, and the ids are at most 64 characters.
 const RELATIVE = /^([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
+// Linear: as RELATIVE after a base; `.+\/` gives back one character at a time, and only at a '/' does the rest
+// get tried, over the next segments and at most 64 + 74 characters: each character is revisited a bounded number of times.
 const ABSOLUTE = /^(https?:\/\/.+\/)?([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
 
 export interface ParsedReference {
@@ -75,6 +78,7 @@ export class BundleIndex {
     const parsed = parseReference(ref);
     if (parsed.kind === 'relative' && from) {
       // relative to the referring entry's base (RESTful fullUrls)
+      // linear: at each '/' that `.+` gives back, the rest covers the next two segments only
       const m = /^(https?:\/\/.+\/)[A-Z][A-Za-z]+\/[^/]+$/.exec(from);
       if (m) {
         const hit = this.byFullUrl.get(m[1] + ref);

@@ -91,7 +91,8 @@ export function checkDifferential(sd: Record<string, any>, base: StructurePlan, 
     const names = own ? own.list.map((c) => c.name) : childNamesOfType(types[0]);
     if (!names) return;
     discriminators.forEach((d: any, j: number) => {
-      const first = String(d?.path ?? '').split('.')[0].replace(/\(.*$/, '');
+      const head = String(d?.path ?? '').split('.')[0];
+      const first = head.includes('(') ? head.slice(0, head.indexOf('(')) : head;
       if (!first || first.startsWith('$') || first === 'resolve' || first === 'ofType' || first === 'extension') return;
       if (!names.includes(first)) problems.push({ id: 'SD_DISCRIMINATOR_PATH', args: [d.path, ed.path], path: `differential.element[${i}].slicing.discriminator[${j}]` });
     });

@@ -4,6 +4,7 @@
  * and most validations never need them).
  */
 import { createRequire } from 'node:module';
+import { MAX_UCUM_CODE_LENGTH } from '../../terminology/builtin/ucum.js';
 import type { UnitConverter } from './questionnaire-response.js';
 
 let utils: any;
@@ -23,6 +24,7 @@ function ucum(): any {
 export const ucumConverter: UnitConverter = {
   convert(value: number, from: string, to: string): number | undefined {
     if (from === to) return value;
+    if (from.length > MAX_UCUM_CODE_LENGTH || to.length > MAX_UCUM_CODE_LENGTH) return undefined; // the library's parser is quadratic on long codes
     const u = ucum();
     if (!u) return undefined;
     try {

@@ -1,77 +1,85 @@
 /**
- * Narrative (xhtml) safety: the element and attribute allow-list of the FHIR narrative rules
- * (txt-1), checked with a small tag scanner. It is not a full XML parser; it finds what the
- * HL7 validator reports: unknown or active elements (script, iframe, object, ...), event
- * handler attributes, a root that is not <div>, and unbalanced tags.
+ * Narrative (xhtml) rules, as the HL7 validator applies them (txt-1 and its XHTML checks): the
+ * root is a <div> in the XHTML namespace; only the basic HTML formatting elements are used, each
+ * with the global attributes or those that belong to it (a.href, img.src, table.border ...); no
+ * DOCTYPE; hyperlink and image URLs are well formed and not `javascript:`; tags balance; internal
+ * links (`href="#x"`) land on an anchor or a contained resource.
+ *
+ * The narrative is read by the linear tokenizer of xhtml-scanner.ts, once per text: the element
+ * rules, txt-1, txt-2 and the link check all use the same scan (the last one is kept).
  */
 import type { MessageId } from '../messages.js';
+import { scanXhtml, type XhtmlAttribute } from './xhtml-scanner.js';
 
+const XHTML_NS = 'http://www.w3.org/1999/xhtml';
+
+/** The elements of the HL7 validator's narrative allow-list. */
 const ALLOWED_ELEMENTS = new Set([
-  'p', 'br', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'a', 'span', 'b', 'em', 'i', 'strong', 'small', 'big', 'tt', 'small',
+  'p', 'br', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'a', 'span', 'b', 'em', 'i', 'strong', 'small', 'big', 'tt',
   'dfn', 'q', 'var', 'abbr', 'acronym', 'cite', 'blockquote', 'hr', 'address', 'bdo', 'kbd', 'samp', 'sub', 'sup', 'ul', 'ol',
   'li', 'dl', 'dt', 'dd', 'pre', 'table', 'caption', 'colgroup', 'col', 'thead', 'tr', 'tfoot', 'tbody', 'th', 'td', 'code', 'img',
+  'map', 'area',
 ]);
-const ALLOWED_ATTRIBUTES = new Set([
-  'title', 'style', 'class', 'id', 'lang', 'xml:lang', 'dir', 'accesskey', 'tabindex', 'rowspan', 'colspan', 'align',
-  'valign', 'span', 'width', 'height', 'border', 'cellspacing', 'cellpadding', 'summary', 'frame', 'rules', 'abbr', 'axis',
-  'headers', 'scope', 'char', 'charoff', 'href', 'name', 'src', 'alt', 'xmlns', 'start', 'type', 'value', 'cite', 'datetime',
-  'xmlns:xhtml', 'compact', 'hreflang', 'rel', 'rev', 'shape', 'coords', 'longdesc', 'usemap', 'bgcolor',
+
+/** Attributes allowed on any element (besides namespace declarations). */
+const GLOBAL_ATTRIBUTES = new Set([
+  'title', 'style', 'class', 'id', 'lang', 'xml:lang', 'dir', 'accesskey', 'tabindex',
+  'span', 'width', 'align', 'valign', 'char', 'charoff', 'abbr', 'axis', 'headers', 'scope', 'rowspan', 'colspan',
 ]);
+
+/** Attributes allowed on one element only (`element.attribute`). */
+const ELEMENT_ATTRIBUTES = new Set([
+  'a.href', 'a.name', 'a.charset', 'a.type', 'a.hreflang', 'a.rel', 'a.rev', 'a.shape', 'a.coords',
+  'img.src', 'img.border', 'img.alt', 'img.longdesc', 'img.height', 'img.width', 'img.usemap', 'img.ismap',
+  'div.xmlns', 'blockquote.cite', 'q.cite', 'map.name', 'area.shape', 'area.coords', 'area.href', 'area.nohref', 'area.alt',
+  'table.summary', 'table.width', 'table.border', 'table.frame', 'table.rules', 'table.cellspacing', 'table.cellpadding',
+  'pre.space', 'td.nowrap',
+]);
+
+/** Elements that have no content: written `<br>` they open nothing (unless the text closes them too). */
+const VOID_ELEMENTS = new Set(['br', 'hr', 'img', 'col']);
+
+/** URL characters the HL7 validator accepts in a.href and img.src besides letters and digits. */
+const URL_PUNCTUATION = new Set(";?:@&=+$.,/%-_~#[]!'()*|");
 
 export interface XhtmlProblem {
   id: MessageId;
   args: unknown[];
 }
 
-const TAG = /<(\/?)([A-Za-z][\w:.-]*)((?:\s+[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*)\s*(\/?)>/g;
-const ATTR = /([^\s=/>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g;
+export interface InternalLink {
+  href: string;
+  /** Element path in the narrative, as the HL7 validator reports it (`div/table/tr/td/a`). */
+  path: string;
+  /** The link's text, tags left out. */
+  text: string;
+}
 
-export function checkXhtml(div: string): XhtmlProblem[] {
-  const problems: XhtmlProblem[] = [];
-  const text = div.replace(/<!--[\s\S]*?-->/g, '').replace(/<\?[\s\S]*?\?>/g, '').trim();
-  const first = /^<([A-Za-z][\w:.-]*)/.exec(text);
-  if (!first) {
-    problems.push({ id: 'XHTML_INVALID', args: ['the narrative does not start with an element'] });
-    return problems;
-  }
-  if (first[1] !== 'div' && first[1] !== 'xhtml:div') problems.push({ id: 'XHTML_ROOT', args: [first[1]] });
-  else {
-    const ns = /^<[^>]*\sxmlns(?::xhtml)?\s*=\s*["']([^"']*)["']/.exec(text)?.[1];
-    if (ns !== 'http://www.w3.org/1999/xhtml') problems.push({ id: 'XHTML_NAMESPACE', args: [ns ?? ''] });
-  }
-  const stack: string[] = [];
-  TAG.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = TAG.exec(text)) !== null) {
-    const closing = m[1] === '/';
-    const name = m[2].startsWith('xhtml:') ? m[2].slice(6) : m[2];
-    const selfClosing = m[4] === '/';
-    if (!ALLOWED_ELEMENTS.has(name.toLowerCase())) {
-      if (!closing) problems.push({ id: 'XHTML_ELEMENT', args: [name] });
-    } else if (!closing) {
-      ATTR.lastIndex = 0;
-      let a: RegExpExecArray | null;
-      const attrs = m[3];
-      while ((a = ATTR.exec(attrs)) !== null) {
-        const an = a[1].toLowerCase();
-        const value = a[2] ?? a[3] ?? a[4] ?? '';
-        if (!ALLOWED_ATTRIBUTES.has(an) && !an.startsWith('xmlns')) problems.push({ id: 'XHTML_ATTRIBUTE', args: [name, a[1]] });
-        else if ((an === 'href' || an === 'src') && /^\s*javascript:/i.test(value)) problems.push({ id: 'XHTML_ATTRIBUTE', args: [name, a[1]] });
-      }
-    }
-    if (selfClosing) continue;
-    if (closing) {
-      const top = stack.pop();
-      if (top !== name) {
-        problems.push({ id: 'XHTML_INVALID', args: [`unexpected closing tag </${name}>`] });
-        return problems;
-      }
-    } else if (!['br', 'hr', 'img', 'col'].includes(name.toLowerCase()) || text.includes(`</${m[2]}>`)) {
-      stack.push(name);
-    }
-  }
-  if (stack.length > 0) problems.push({ id: 'XHTML_INVALID', args: [`unclosed element <${stack[stack.length - 1]}>`] });
-  return problems;
+/** Everything the rules need from one narrative, gathered in one scan. */
+export interface NarrativeScan {
+  readonly problems: readonly XhtmlProblem[];
+  /** `name`/`id` values, the targets of internal links. */
+  readonly anchors: ReadonlySet<string>;
+  /** `<a href="#...">` links, resolved or not. */
+  readonly internalLinks: readonly InternalLink[];
+  /** Some non-whitespace text, or an image (txt-2). */
+  readonly hasContent: boolean;
+}
+
+let lastText: string | undefined;
+let lastScan: NarrativeScan | undefined;
+
+/** The scan of a narrative; the last one is kept, since the same text is checked by several rules in a row. */
+export function scanNarrative(div: string): NarrativeScan {
+  if (div === lastText && lastScan) return lastScan;
+  const scan = scan0(div);
+  lastText = div;
+  lastScan = scan;
+  return scan;
+}
+
+export function checkXhtml(div: string): readonly XhtmlProblem[] {
+  return scanNarrative(div).problems;
 }
 
 /**
@@ -79,32 +87,172 @@ export function checkXhtml(div: string): XhtmlProblem[] {
  * on a contained resource's id. Each unresolved link comes with its element path in the
  * narrative (`div/table/tr/td/a`), as the HL7 validator reports it.
  */
-export function unresolvedInternalLinks(div: string, containedIds: readonly string[]): { href: string; path: string; text: string }[] {
-  if (!div.includes('href="#') && !div.includes("href='#")) return [];
-  const targets = new Set<string>(containedIds);
-  for (const m of div.matchAll(/\s(?:name|id)\s*=\s*["']([^"']*)["']/g)) targets.add(m[1]);
-  const out: { href: string; path: string; text: string }[] = [];
+export function unresolvedInternalLinks(div: string, containedIds: readonly string[]): InternalLink[] {
+  const scan = scanNarrative(div);
+  if (scan.internalLinks.length === 0) return [];
+  const contained = new Set(containedIds);
+  const resolves = (id: string) => scan.anchors.has(id) || contained.has(id);
+  return scan.internalLinks.filter((link) => {
+    const id = link.href.slice(1);
+    return !resolves(id) && !resolves(safeDecode(id));
+  });
+}
+
+function scan0(div: string): NarrativeScan {
+  const problems: XhtmlProblem[] = [];
+  const anchors = new Set<string>();
+  const internalLinks: InternalLink[] = [];
+  let hasContent = false;
   const stack: string[] = [];
-  const tag = /<(\/?)([A-Za-z][\w:.-]*)([^>]*?)(\/?)>/g;
-  let m: RegExpExecArray | null;
-  while ((m = tag.exec(div)) !== null) {
-    const name = m[2].startsWith('xhtml:') ? m[2].slice(6) : m[2];
-    if (m[1] === '/') {
-      const at = stack.lastIndexOf(name);
-      if (at >= 0) stack.length = at;
-      continue;
-    }
-    if (name === 'a') {
-      const href = /\shref\s*=\s*["']#([^"']*)["']/.exec(m[3])?.[1];
-      if (href !== undefined && href !== '' && !targets.has(href) && !targets.has(safeDecode(href))) {
-        const end = div.indexOf('</a>', tag.lastIndex);
-        const text = (end >= 0 ? div.slice(tag.lastIndex, end) : '').replace(/<[^>]*>/g, '').trim();
-        out.push({ href: '#' + href, path: [...stack, 'a'].join('/'), text });
+  // path of open elements for link paths: closing pops to the element closed, so stray end tags do not derail it
+  const path: string[] = [];
+  const openLinks: { link: InternalLink; text: string[] }[] = [];
+  let rootSeen = false;
+  let done = false; // an unbalanced end tag ends the structural checks (as before: one message)
+  const closedByName = new Map<string, boolean>();
+  const hasEndTag = (name: string) => {
+    let has = closedByName.get(name);
+    if (has === undefined) closedByName.set(name, (has = div.includes(`</${name}>`)));
+    return has;
+  };
+
+  const stop = scanXhtml(div, {
+    open(rawName, attributes, selfClosing) {
+      const name = rawName.startsWith('xhtml:') ? rawName.slice(6) : rawName;
+      const lower = name.toLowerCase();
+      if (!rootSeen) {
+        rootSeen = true;
+        checkRoot(rawName, attributes, problems);
+      }
+      if (lower === 'img') hasContent = true;
+      for (const a of attributes) if (a.name === 'id' || a.name === 'name') anchors.add(a.value);
+      if (!done) checkElement(name, lower, attributes, problems);
+      if (lower === 'a') {
+        const href = attributes.find((a) => a.name === 'href')?.value;
+        if (href !== undefined && href.startsWith('#') && href.length > 1) {
+          const entry = { link: { href, path: [...path, 'a'].join('/'), text: '' }, text: [] as string[] };
+          internalLinks.push(entry.link);
+          openLinks.push(entry);
+        }
+      }
+      if (selfClosing) return;
+      if (!VOID_ELEMENTS.has(lower)) path.push(name);
+      if (done) return;
+      if (!VOID_ELEMENTS.has(lower) || hasEndTag(rawName)) stack.push(name);
+    },
+    close(rawName) {
+      const name = rawName.startsWith('xhtml:') ? rawName.slice(6) : rawName;
+      const at = path.lastIndexOf(name);
+      if (at >= 0) path.length = at;
+      if (name === 'a' && openLinks.length > 0) {
+        for (const open of openLinks) open.link.text = open.text.join('').trim();
+        openLinks.length = 0;
+      }
+      if (done) return;
+      if (stack.pop() !== name) {
+        problems.push({ id: 'XHTML_INVALID', args: [`unexpected closing tag </${name}>`] });
+        done = true;
+      }
+    },
+    text(start, end) {
+      if (!rootSeen) {
+        if (!isBlank(div, start, end)) {
+          problems.push({ id: 'XHTML_INVALID', args: ['the narrative does not start with an element'] });
+          rootSeen = true; // no root check for an element further on
+          done = true;
+        }
+        return;
+      }
+      if (!hasContent && !isBlank(div, start, end)) hasContent = true;
+      if (openLinks.length > 0) {
+        const piece = div.slice(start, end);
+        for (const open of openLinks) open.text.push(piece);
+      }
+    },
+    doctype() {
+      problems.push({ id: 'XHTML_DOCTYPE', args: [] });
+    },
+  });
+  for (const open of openLinks) open.link.text = open.text.join('').trim();
+  if (stop) {
+    // what follows the broken construct still counts as text for txt-2
+    if (!hasContent && !isBlank(div, stop.at, div.length)) hasContent = true;
+    if (!done) problems.push({ id: 'XHTML_INVALID', args: [stop.reason] });
+  } else if (!rootSeen) {
+    if (!done) problems.push({ id: 'XHTML_INVALID', args: ['the narrative does not start with an element'] });
+  } else if (!done && stack.length > 0) {
+    problems.push({ id: 'XHTML_INVALID', args: [`unclosed element <${stack[stack.length - 1]}>`] });
+  }
+  return { problems, anchors, internalLinks, hasContent };
+}
+
+function checkRoot(rawName: string, attributes: readonly XhtmlAttribute[], problems: XhtmlProblem[]): void {
+  if (rawName !== 'div' && rawName !== 'xhtml:div') {
+    problems.push({ id: 'XHTML_ROOT', args: [rawName] });
+    return;
+  }
+  const ns = attributes.find((a) => a.name === 'xmlns' || a.name === 'xmlns:xhtml')?.value;
+  if (ns !== XHTML_NS) problems.push({ id: 'XHTML_NAMESPACE', args: [ns ?? ''] });
+}
+
+function checkElement(name: string, lower: string, attributes: readonly XhtmlAttribute[], problems: XhtmlProblem[]): void {
+  if (!ALLOWED_ELEMENTS.has(lower)) {
+    problems.push({ id: 'XHTML_ELEMENT', args: [name] });
+    return;
+  }
+  for (const a of attributes) {
+    const an = a.name.toLowerCase();
+    if (!an.startsWith('xmlns') && !GLOBAL_ATTRIBUTES.has(an) && !ELEMENT_ATTRIBUTES.has(`${lower}.${an}`)) {
+      problems.push({ id: 'XHTML_ATTRIBUTE', args: [name, a.name] });
+    } else if ((an === 'href' || an === 'src') && (lower === 'a' || lower === 'img' || lower === 'area')) {
+      if (isJavascriptUrl(a.value)) problems.push({ id: 'XHTML_ATTRIBUTE', args: [name, a.name] });
+      else {
+        const why = urlProblem(a.value);
+        if (why !== undefined) problems.push({ id: 'XHTML_URL_INVALID', args: [a.value, why] });
       }
     }
-    if (m[4] !== '/' && !['br', 'hr', 'img', 'col'].includes(name.toLowerCase())) stack.push(name);
   }
-  return out;
+}
+
+function isJavascriptUrl(value: string): boolean {
+  return value.trimStart().slice(0, 11).toLowerCase() === 'javascript:';
+}
+
+/** Why a hyperlink or image URL is not valid (the HL7 validator's character rule), or undefined. */
+function urlProblem(value: string): string | undefined {
+  if (value.length === 0) return 'URL is empty';
+  if (value.startsWith('data:')) return undefined;
+  const invalid = new Set<string>();
+  let count = 0;
+  for (const ch of value) {
+    if (isUrlLetterOrDigit(ch) || URL_PUNCTUATION.has(ch)) continue;
+    count++;
+    invalid.add(`'${ch}'`);
+  }
+  if (count === 0) return undefined;
+  const list = [...invalid].sort().join(',');
+  return count === 1 ? `URL contains Invalid Character (${list})` : `URL contains ${count} Invalid Characters (${list})`;
+}
+
+// Linear: one character class tested against a single character.
+const LETTER_OR_DIGIT = /^[\p{Alphabetic}\p{Nd}]$/u;
+
+function isUrlLetterOrDigit(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  return LETTER_OR_DIGIT.test(ch);
+}
+
+/** Only whitespace (JavaScript's \s: what trim() removes) between start and end. */
+function isBlank(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    if (c < 128) return false;
+    if (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff) continue;
+    return false;
+  }
+  return true;
 }
 
 function safeDecode(s: string): string {

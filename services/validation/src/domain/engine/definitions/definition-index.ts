@@ -494,7 +494,7 @@ export class DefinitionIndex implements ConformanceResourceSource {
   }
 
   private dependencyStatus(name: string, version: string): DependencyStatus {
-    const ids = [...(this.tables.packageIdsByName.get(name) ?? []), ...(this.tables.packageIdsByName.get(name.replace(/\.r[2-6]b?$/, '')) ?? [])];
+    const ids = [...(this.tables.packageIdsByName.get(name) ?? []), ...(this.tables.packageIdsByName.get(name.replace(/\.r[2-6]b?$/, '' /* linear: fixed suffix */)) ?? [])];
     const visibleIds = [...new Set(ids)].filter((i) => !this.scope.excluded?.has(i));
     const exact = visibleIds.find((i) => this.pkgVersion(i) === version);
     if (exact !== undefined) return { name, version, present: true, loadedVersion: version, exactVersion: true };
@@ -587,6 +587,7 @@ function splitPre(v: string): [string, string | undefined] {
 }
 
 function compareParts(a: string, b: string): number {
+  // linear (these three): one character class; anchored digits
   const pa = a.split(/[.+]/);
   const pb = b.split(/[.+]/);
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {

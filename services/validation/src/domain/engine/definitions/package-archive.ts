@@ -255,7 +255,7 @@ class TarParser {
     const data = state.chunks.length === 1 ? state.chunks[0] : Buffer.concat(state.chunks, state.size);
     switch (state.type) {
       case 'L':
-        this.overrides.path = data.toString('utf8').replace(/\0+$/, '');
+        this.overrides.path = withoutTrailingNuls(data.toString('utf8'));
         return;
       case 'x': {
         const paxPath = parsePax(data).path;
@@ -283,9 +283,18 @@ function checksumMatches(block: Buffer): boolean {
   return stored === sum;
 }
 
+/** A GNU long name ends in NULs (a loop: `/\0+$/` backtracks quadratically on a long run of NULs not at the end). */
+function withoutTrailingNuls(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0) end--;
+  return text.slice(0, end);
+}
+
 function parseOctal(field: Buffer): number {
+  // linear: the first NUL matches and `.*` (dotAll) runs to the end at once
   const text = field.toString('latin1').replace(/\0.*$/s, '').trim();
   if (text === '') return 0;
+  // linear: anchored, one character class
   if (!/^[0-7]+$/.test(text)) throw new PackageArchiveError('CORRUPT_TAR', `invalid octal number in tar header: ${JSON.stringify(text)}`);
   return parseInt(text, 8);
 }
@@ -334,7 +343,7 @@ function parsePax(data: Buffer): Record<string, string> {
 function checkEntryPath(path: string): void {
   if (path === '' || path.includes('\0')) throw new PackageArchiveError('UNSAFE_PATH', 'package archive entry has an empty or NUL-containing name', path);
   if (path.includes('\\')) throw new PackageArchiveError('UNSAFE_PATH', `package archive entry ${path} contains a backslash`, path);
-  if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) {
+  if (path.startsWith('/') || /^[A-Za-z]:/.test(path) /* linear: two characters */) {
     throw new PackageArchiveError('ABSOLUTE_PATH', `package archive entry ${path} has an absolute path`, path);
   }
   if (path.split('/').includes('..')) throw new PackageArchiveError('PATH_TRAVERSAL', `package archive entry ${path} escapes the package folder ('..')`, path);

@@ -546,7 +546,7 @@ function splitId(id: string): string[] {
 }
 
 function isExtensionElement(el: ElementDefinition): boolean {
-  return /(^|\.)(extension|modifierExtension)$/.test(el.path);
+  return /(^|\.)(extension|modifierExtension)$/.test(el.path); // linear: fixed words tried at each position
 }
 
 function isChoice(el: ElementDefinition): boolean {

@@ -71,6 +71,7 @@ interface Frame {
 
 class FatalParse extends Error {}
 
+// Linear: anchored, four characters.
 const HEX = /^[0-9a-fA-F]{4}$/;
 
 export function parseLocatedJson(text: string, options: ParseOptions = {}): LocatedJson {
@@ -183,6 +184,7 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     }
   }
 
+  // Linear: sticky at one position; the digit runs are separated by '.', 'e'/'E', which they cannot match.
   const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
   function readScalar(): unknown {
     const c = text[pos];

@@ -38,6 +38,7 @@ export interface BindingPlan {
   maxValueSet: string | undefined;
 }
 
+// Linear: fixed words (on extension URLs of definitions).
 const ADDITIONAL_BINDING = /(ElementDefinition\.binding\.additional|additional-binding)$/;
 
 function additionalBindings(binding: any): { purpose: string; valueSet: string }[] {
@@ -78,7 +79,7 @@ export interface ElementPlan {
   sliceName: string | undefined;
   isModifier: boolean;
   structure: StructurePlan;
-  /** Primitive regex (only on the `value` element of primitive type definitions). */
+  /** A profile's regex the value must match whole (the `regex` extension on the element or its type). */
   regex: string | undefined;
 }
 
@@ -207,11 +208,14 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
         source: c.source,
       });
     }
-    let regex: string | undefined;
+    // a profile's regex for the value: the element's own extension, else one on its type. The primitive
+    // types' own definitions are left out: primitives.ts checks their syntax natively (and linearly).
+    let regex: string | undefined = (ed.extension ?? []).find((e: any) => e?.url === EXT_REGEX)?.valueString;
     for (const t of ed.type ?? []) {
       const r = (t.extension ?? []).find((e: any) => e.url === EXT_REGEX);
-      if (r) regex = r.valueString;
+      if (r && regex === undefined) regex = r.valueString;
     }
+    if (plan.kind === 'primitive-type' || typeof regex !== 'string') regex = undefined;
     const el: ElementPlan = {
       id,
       path,

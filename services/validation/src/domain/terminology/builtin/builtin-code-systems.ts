@@ -45,7 +45,7 @@ function iso3166Index(): CodeSystemIndex {
   iso3166 ??= new CodeSystemIndex({
     resourceType: 'CodeSystem', url: ISO_3166, name: 'ISO 3166-1 Codes for the representation of names of countries',
     content: 'complete', caseSensitive: true, concept: [...ISO_3166_CODES].map((code) => ({ code })),
-  }, { notHeldCodes: /^\d{3}$/ });
+  }, { notHeldCodes: /^\d{3}$/ /* linear: anchored, three digits */ });
   return iso3166;
 }
 

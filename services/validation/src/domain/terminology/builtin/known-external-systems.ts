@@ -34,6 +34,7 @@ export const KNOWN_EXTERNAL_CODE_SYSTEMS: ReadonlyMap<string, string> = new Map(
 
 /** LOINC codes are `<digits>-<check digit>` with a mod-10 check digit (parts `LP...` and answers `LA...` too). */
 export function checkLoincSyntax(code: string): boolean {
+  // linear: anchored, at most 11 characters
   const match = /^(?:L[PAGL])?(\d{1,7})-(\d)$/.exec(code);
   if (!match) return false;
   if (code.startsWith('L')) return true;

@@ -15,6 +15,8 @@ const ISO_639_1 = new Set((
 ).split(' '));
 
 // RFC 5646 langtag: language[-extlang] [-script] [-region] *(-variant) *(-extension) [-privateuse].
+// Linear: anchored; every part after the language opens with '-', which no subtag class matches, and the parts
+// differ by length or first character, so each subtag has one reading and a failure backtracks one subtag at a time.
 const LANGTAG = new RegExp(
   '^(?<language>[a-z]{2,3}(?<extlang>(?:-[a-z]{3}){1,3})?|[a-z]{4}|[a-z]{5,8})' +
   '(?:-(?<script>[a-z]{4}))?' +
@@ -24,6 +26,7 @@ const LANGTAG = new RegExp(
   '(?<privateuse>-x(?:-[a-z\\d]{1,8})+)?$',
   'i',
 );
+// Linear: anchored; each repetition opens with '-', which its class cannot match.
 const PRIVATE_USE = /^x(?:-[a-z\d]{1,8})+$/i;
 
 /** The parts of a well-formed tag, by the property names of the BCP-47 code system (absent parts undefined). */
@@ -41,7 +44,7 @@ export function parseLanguageTag(tag: string): LanguageTagParts | undefined {
   if (PRIVATE_USE.test(tag)) return { 'private-use': tag.slice(2) };
   const groups = LANGTAG.exec(tag)?.groups;
   if (!groups) return undefined;
-  const part = (value: string | undefined) => (value ? value.replace(/^-/, '') : undefined);
+  const part = (value: string | undefined) => (value ? value.replace(/^-/, '' /* linear: anchored, one character */) : undefined);
   return {
     language: groups.language!.split('-')[0],
     'ext-lang': part(groups.extlang),
@@ -49,7 +52,7 @@ export function parseLanguageTag(tag: string): LanguageTagParts | undefined {
     region: part(groups.region),
     variant: part(groups.variant),
     extension: part(groups.extension),
-    'private-use': part(groups.privateuse)?.replace(/^x-/i, ''),
+    'private-use': part(groups.privateuse)?.replace(/^x-/i, '' /* linear: anchored, two characters */),
   };
 }
 
@@ -63,6 +66,7 @@ export function checkLanguageTag(tag: string): LanguageTagCheck {
     return { valid: false, reason: `'${primary}' is not an ISO 639-1 language code` };
   }
   const region = parts.region;
+  // linear: anchored, two characters
   if (region && /^[a-z]{2}$/i.test(region) && !ISO_3166_ALPHA2_TO_ALPHA3.has(region.toUpperCase())) {
     return { valid: false, reason: `'${region}' is not an ISO 3166 region code` };
   }

@@ -8,6 +8,8 @@ const TOP_LEVEL_TYPES = new Set([
   'application', 'audio', 'example', 'font', 'haptics', 'image', 'message', 'model', 'multipart', 'text', 'video',
 ]);
 const RESTRICTED_NAME = "[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}";
+// Linear: anchored; the names are bounded (127), every parameter opens with ';' and its name ends at '=', neither of
+// which its classes match, and a value is either quoted or has no quote: one reading per parameter.
 const MIME = new RegExp(`^(${RESTRICTED_NAME})/(${RESTRICTED_NAME})((?:\\s*;\\s*[A-Za-z0-9!#$&^_.+-]+=(?:[^;"\\s]+|"[^"]*"))*)$`);
 
 export type MimeTypeCheck = { valid: true } | { valid: false; reason: string };

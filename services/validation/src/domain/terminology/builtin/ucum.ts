@@ -24,7 +24,14 @@ function loadUcum(): UcumUtils {
 
 export type UcumCheck = { valid: true } | { valid: false; reason: string };
 
+/**
+ * The UCUM library's parser backtracks: its cost grows with the square of a long digit run (20,000
+ * digits take seconds). No real unit comes near this length, so longer codes are refused unparsed.
+ */
+export const MAX_UCUM_CODE_LENGTH = 256;
+
 export function checkUcumUnit(code: string): UcumCheck {
+  if (code.length > MAX_UCUM_CODE_LENGTH) return { valid: false, reason: `the unit is longer than ${MAX_UCUM_CODE_LENGTH} characters` };
   const known = verdicts.get(code);
   if (known) return known;
   utils ??= loadUcum();
