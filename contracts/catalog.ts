@@ -272,6 +272,24 @@ export function catalogForNamespace(namespace: string | undefined): Catalog {
   return buildCatalog({ subjectRoot: `${namespace}.nhsn`, streamSuffix: `_${namespace.toUpperCase().replace(/-/g, '_')}` });
 }
 
+/** Contracts by subject without its root: `compliance.event.validation-complete.v1` → ValidationComplete. */
+const contractsByUnrootedSubject = new Map(catalog.messages.map((m) => [m.subject.slice(catalog.subjectRoot.length + 1), m]));
+
+/**
+ * The contract a subject names, whatever its root: the services use `nhsn` (or `<namespace>.nhsn`
+ * with nats.namespace), tests a random one (buildCatalog). The root is what comes before the first
+ * subject tail that names a contract. Undefined when no contract has that subject. The transactional outbox
+ * checks every message against it when the message is enqueued, without needing the catalog the
+ * caller built.
+ */
+export function contractOfSubject(subject: string): MessageContract | undefined {
+  for (let dot = subject.indexOf('.'); dot > 0; dot = subject.indexOf('.', dot + 1)) {
+    const contract = contractsByUnrootedSubject.get(subject.slice(dot + 1));
+    if (contract) return contract;
+  }
+  return undefined;
+}
+
 /** NATS subject matching: `*` matches one token, `>` one or more trailing tokens. */
 export function subjectMatches(filter: string, subject: string): boolean {
   const f = filter.split('.');

@@ -59,6 +59,7 @@ export function natsSettings() {
       if (!/^[a-z][a-z0-9-]{0,30}$/.test(raw)) throw new SettingParseError(`must be lower-case letters, digits and hyphens, starting with a letter, at most 31 characters; got ${JSON.stringify(raw)}`);
       return raw;
     }).optional(),
+    natsStreamReplicas: intSetting('nats.stream-replicas', 'Copies of every JetStream stream across the NATS cluster, applied when streams are provisioned (1 for a single server; 3 on the production three-server cluster)', { min: 1, max: 5 }).default(1),
   };
 }
 

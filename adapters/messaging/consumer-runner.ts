@@ -14,17 +14,32 @@
  * - self-healing: if the durable consumer is deleted, it is re-created (from the start of the
  *   stream, like any new consumer: handlers are idempotent, so this costs time, not correctness).
  *
- * What happens to a delivery:
+ * What happens to a delivery (the kinds of failure are failure-kind.ts's):
  * | situation                                        | outcome                                        |
  * |--------------------------------------------------|------------------------------------------------|
  * | handler resolves                                 | ack                                            |
- * | handler throws PermanentError                    | dead letter now, term original                 |
+ * | handler throws a data error (PermanentError)     | dead letter now, term original                 |
+ * | handler throws an `unavailable` error (database, | keep the message (progress acks) and call the  |
+ * |   upstream service or broker unreachable)        | handler again after a capped backoff, in place |
+ * |                                                  | (no delivery is used up), for up to            |
+ * |                                                  | outageHorizonMs from the first such failure;   |
+ * |                                                  | then dead letter (kind `unavailable`)          |
  * | handler throws anything else, delivery < max     | nak with backoffMs[delivery-1] (last repeats)  |
  * | handler throws anything else, delivery = max     | dead letter (error, deliveries), term original |
  * | body is not JSON / fails the subject's contract  | dead letter now, term original                 |
  * | subject has no contract in the catalog           | dead letter now, term original                 |
  * | delivery > max (previous attempt crashed/timed   | dead letter without calling the handler        |
  * |   out: the server allows max+1 deliveries)       |                                                |
+ *
+ * Why outages are retried in place: JetStream counts every delivery against max_deliver, whatever
+ * ended the previous one, and a redelivery carries no record of why the last one failed. A nak per
+ * failed attempt would therefore spend the message's deliveries on a database failover or a report
+ * service deploy (2 + 10 + 30 + 60 s of backoff ≈ 2 minutes with 5 deliveries) and dead-letter good
+ * work. Held in place, the message keeps its delivery; only data errors, unexpected errors, crashes
+ * and hand-backs spend deliveries. Costs: a held message keeps its slot (concurrency), so during an
+ * outage an instance fetches nothing new (the rest waits in the stream, undelivered, which is what
+ * we want); a message held by an instance that stops (deploy) or dies is handed back and that
+ * redelivery does count, so restarts during a long outage each spend one delivery.
  *
  * The server-side consumer gets max_deliver = maxDeliver + 1 for that last row: if a process dies
  * during the final attempt, the message still comes back once more and is dead-lettered instead of
@@ -41,6 +56,8 @@
  * - `messaging_consumer_pending_messages{consumer}`     num_pending + num_ack_pending of the durable
  *                                                       consumer (queue lag), read every pendingPollMs
  * - `messaging_message_age_seconds{consumer}`           now − publish time when handling starts
+ * - `messaging_dependency_retries_total{consumer}`      in-place retries after `unavailable` failures
+ * - `messaging_messages_held_for_dependency{consumer}`  messages this instance holds, waiting for a dependency
  * (`consumer` is the durable name.)
  */
 import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
@@ -51,7 +68,7 @@ import type { ServiceMetrics } from '../observability/metrics.js';
 import { contextFromTraceparent } from '../observability/propagation.js';
 import { runWithContext } from '../observability/request-context.js';
 import type { DeadLetterQueue, FailedDelivery } from './dead-letter.js';
-import { PermanentError } from './errors.js';
+import { classifyFailure } from './failure-kind.js';
 import { headersToRecord, MSG_ID_HEADER, TRACEPARENT_HEADER } from './headers.js';
 import { ensureConsumer, runnerConsumerSpec } from './provisioning.js';
 
@@ -107,6 +124,13 @@ export interface ConsumerRunnerOptions<T = any> {
    * in the stream, for other instances, while this one could not start on them.
    */
   beforeFetch?: () => Promise<void>;
+  /**
+   * How long a message is held and retried in place while a dependency is unavailable (failure-kind.ts),
+   * counted from the first such failure of the delivery; then it is dead-lettered. Default 1 h.
+   */
+  outageHorizonMs?: number;
+  /** Delays between in-place retries: initialMs, doubling up to maxMs (plus up to 20 % jitter). Default 1 s … 30 s. */
+  outageBackoff?: { initialMs?: number; maxMs?: number };
 }
 
 export interface ConsumerRunner {
@@ -127,6 +151,8 @@ interface ConsumerMetrics {
   deadLettered(kind: string): void;
   pending(count: number): void;
   age(seconds: number): void;
+  dependencyRetry(): void;
+  held(change: 1 | -1): void;
 }
 
 function consumerMetrics(metrics: ServiceMetrics | undefined, consumer: string): ConsumerMetrics | undefined {
@@ -147,13 +173,25 @@ function consumerMetrics(metrics: ServiceMetrics | undefined, consumer: string):
     name: 'messaging_message_age_seconds', help: 'Time from publishing a message to the start of handling it (per delivery)',
     labelNames: ['consumer'], buckets: AGE_BUCKETS,
   });
+  const dependencyRetries = metrics.counter({
+    name: 'messaging_dependency_retries_total', help: 'Handler calls repeated in place because a dependency (database, upstream service, broker) was unavailable',
+    labelNames: ['consumer'],
+  });
+  const held = metrics.gauge({
+    name: 'messaging_messages_held_for_dependency', help: 'Messages this instance holds and retries in place while a dependency is unavailable',
+    labelNames: ['consumer'],
+  });
   // Series at 0 from the start, so rate() and dashboards see the consumer before its first message.
   for (const outcome of ['acked', 'retry', 'dead-lettered'] as const) deliveries.inc({ consumer, outcome }, 0);
+  dependencyRetries.inc({ consumer }, 0);
+  held.set({ consumer }, 0);
   return {
     delivered: (outcome) => deliveries.inc({ consumer, outcome }),
     deadLettered: (kind) => deadLetters.inc({ consumer, kind }),
     pending: (count) => pending.set({ consumer }, count),
     age: (seconds) => age.observe({ consumer }, seconds),
+    dependencyRetry: () => dependencyRetries.inc({ consumer }),
+    held: (change) => held.inc({ consumer }, change),
   };
 }
 
@@ -163,6 +201,11 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
   const backoffMs = options.backoffMs && options.backoffMs.length > 0 ? options.backoffMs : [1_000, 5_000, 30_000];
   const ackWaitMs = options.ackWaitMs ?? 30_000;
   const fetchExpiresMs = Math.max(1_000, options.fetchExpiresMs ?? 5_000);
+  const outageHorizonMs = options.outageHorizonMs ?? 3_600_000;
+  const outageInitialMs = Math.max(1, options.outageBackoff?.initialMs ?? 1_000);
+  const outageMaxMs = Math.max(outageInitialMs, options.outageBackoff?.maxMs ?? 30_000);
+  // A held message is kept ours by progress acks, well within the ack wait.
+  const keepAliveMs = Math.max(250, Math.floor(ackWaitMs / 3));
   const catalog = options.catalog ?? defaultCatalog;
   const { js, stream, durable, handler, deadLetter } = options;
   const log = options.logger.child({ component: 'consumer', stream, durable });
@@ -187,6 +230,27 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
   let loopAbort: (() => void) | undefined;
 
   const delayFor = (deliveryCount: number) => backoffMs[Math.min(deliveryCount, backoffMs.length) - 1]!;
+  const outageDelayFor = (retry: number) =>
+    Math.round(Math.min(outageMaxMs, outageInitialMs * 2 ** Math.min(retry - 1, 30)) * (1 + Math.random() * 0.2));
+
+  // Wakes the messages held for a dependency when stop() is called, so they are handed back at once.
+  const holdWakers = new Set<() => void>();
+  /** Waits `ms` while keeping the message ours (progress acks); returns early when stopping. */
+  async function holdFor(m: JsMsg, ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (!stopping && Date.now() < until) {
+      await new Promise<void>((resolve) => {
+        const wake = () => { clearTimeout(timer); holdWakers.delete(wake); resolve(); };
+        const timer = setTimeout(wake, Math.min(keepAliveMs, until - Date.now()));
+        holdWakers.add(wake);
+      });
+      try {
+        m.working();
+      } catch (err) {
+        log.debug({ err, seq: m.info.streamSequence }, 'progress ack failed while holding a message');
+      }
+    }
+  }
 
   async function sendToDeadLetter(m: JsMsg, kind: string, reason: string): Promise<Outcome> {
     const failed: FailedDelivery = {
@@ -230,20 +294,54 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
       subject: m.subject, messageName: contract.name, msgId: headers[MSG_ID_HEADER], deliveryCount,
       streamSequence: m.info.streamSequence, headers, traceparent: headers[TRACEPARENT_HEADER], working: () => m.working(),
     };
+    let outageSince: number | undefined;
+    let retries = 0;
     try {
-      await handler(payload as T, ctx);
-    } catch (err) {
-      const e = err instanceof Error ? err : new Error(String(err));
-      if (e instanceof PermanentError) return sendToDeadLetter(m, 'permanent-error', `permanent error: ${e.message}`);
-      if (deliveryCount >= maxDeliver) {
-        return sendToDeadLetter(m, 'max-deliveries', `handler failed on all ${deliveryCount} deliveries; last error: ${e.name}: ${e.message}`);
+      for (;;) {
+        try {
+          await handler(payload as T, ctx);
+          break;
+        } catch (err) {
+          const e = err instanceof Error ? err : new Error(String(err));
+          const kind = classifyFailure(e);
+          if (kind === 'data') return await sendToDeadLetter(m, 'permanent-error', `permanent error: ${e.message}`);
+          if (kind === 'unavailable') {
+            if (outageSince === undefined) {
+              outageSince = Date.now();
+              metrics?.held(1);
+            }
+            const waited = Date.now() - outageSince;
+            if (waited >= outageHorizonMs) {
+              return await sendToDeadLetter(m, 'unavailable', `a dependency was unavailable for ${Math.round(waited / 1_000)} s (the outage horizon is ${Math.round(outageHorizonMs / 1_000)} s); last error: ${e.name}: ${e.message}`);
+            }
+            if (!stopping) {
+              const delay = Math.min(outageDelayFor(++retries), outageHorizonMs - waited);
+              log.warn({ errName: e.name, subject: m.subject, seq: m.info.streamSequence, deliveryCount, retries, waitedMs: waited, retryInMs: delay },
+                'a dependency is unavailable; holding the message and retrying in place');
+              log.debug({ err: e, seq: m.info.streamSequence }, 'handler error');
+              metrics?.dependencyRetry();
+              await holdFor(m, delay);
+              if (!stopping) continue;
+            }
+            // Stopping: hand it back to another instance now (that redelivery counts as a delivery).
+            log.warn({ subject: m.subject, seq: m.info.streamSequence, deliveryCount, waitedMs: Date.now() - outageSince }, 'stopping while a dependency is unavailable; message handed back');
+            m.nak();
+            return 'retry';
+          }
+          if (deliveryCount >= maxDeliver) {
+            return await sendToDeadLetter(m, 'max-deliveries', `handler failed on all ${deliveryCount} deliveries; last error: ${e.name}: ${e.message}`);
+          }
+          const delay = delayFor(deliveryCount);
+          log.warn({ errName: e.name, subject: m.subject, seq: m.info.streamSequence, deliveryCount, retryInMs: delay }, 'handler failed; will retry');
+          log.debug({ err: e, seq: m.info.streamSequence }, 'handler error');
+          m.nak(delay);
+          return 'retry';
+        }
       }
-      const delay = delayFor(deliveryCount);
-      log.warn({ errName: e.name, subject: m.subject, seq: m.info.streamSequence, deliveryCount, retryInMs: delay }, 'handler failed; will retry');
-      log.debug({ err: e, seq: m.info.streamSequence }, 'handler error');
-      m.nak(delay);
-      return 'retry';
+    } finally {
+      if (outageSince !== undefined) metrics?.held(-1);
     }
+    if (outageSince !== undefined) log.info({ subject: m.subject, seq: m.info.streamSequence, retries, waitedMs: Date.now() - outageSince }, 'dependency back; message handled after retrying in place');
     m.ack();
     return 'acked';
   }
@@ -353,6 +451,7 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
       stopped ??= (async () => {
         stopping = true;
         clearTimeout(pendingTimer);
+        for (const wake of [...holdWakers]) wake();
         slotFreed?.();
         loopAbort?.();
         currentBatch?.stop();

@@ -40,18 +40,44 @@ function differences(wanted: Record<string, unknown>, actual: Record<string, unk
   return Object.keys(wanted).filter((k) => JSON.stringify(wanted[k]) !== JSON.stringify(actual[k] ?? (Array.isArray(wanted[k]) ? [] : undefined)));
 }
 
-/** Creates or updates one stream. Changing storage type or retention of an existing stream is refused by the server and reported as an error. */
+/** JetStream's answers to a replica count the servers cannot hold: not clustered, or fewer servers than replicas. */
+const REPLICAS_NOT_SUPPORTED = 10074;
+const INSUFFICIENT_RESOURCES = 10023;
+
+/** Says what to do when the servers cannot hold the replicas asked for. */
+function replicasError(def: StreamDefinition, reason: string, cause?: unknown): Error {
+  return new Error(
+    `Stream ${def.name}: ${def.replicas} replicas requested (nats.stream-replicas) but ${reason}; ` +
+    `set nats.stream-replicas to 1 for a single NATS server, or to at most the number of servers of the JetStream cluster`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * Creates or updates one stream. Changing storage type or retention of an existing stream is
+ * refused by the server and reported as an error. The replica count (def.replicas, the setting
+ * nats.stream-replicas) is applied to an existing stream too: a JetStream cluster adds or removes
+ * the copies while the stream stays in service. A replica count a single server cannot hold is
+ * refused with an error that says so (the server itself refuses it at creation but would accept it
+ * silently in an update, leaving one copy).
+ */
 export async function provisionStream(jsm: JetStreamManager, def: StreamDefinition): Promise<ProvisionAction> {
   const wanted = toStreamConfig(def);
   let current: StreamConfig;
   try {
-    current = (await jsm.streams.info(def.name)).config;
+    const info = await jsm.streams.info(def.name);
+    current = info.config;
+    if (def.replicas > 1 && !info.cluster) throw replicasError(def, 'the NATS server is not clustered');
   } catch (err) {
     if (!isNotFound(err, JetStreamApiCodes.StreamNotFound)) throw err;
     try {
       await jsm.streams.add(wanted);
       return 'created';
     } catch (addErr) {
+      if (addErr instanceof JetStreamApiError && addErr.code === REPLICAS_NOT_SUPPORTED) throw replicasError(def, 'the NATS server is not clustered', addErr);
+      if (addErr instanceof JetStreamApiError && addErr.code === INSUFFICIENT_RESOURCES && def.replicas > 1) {
+        throw replicasError(def, `the JetStream cluster cannot place them (${addErr.message})`, addErr);
+      }
       // Another instance created it between our info and add: fall through to the comparison.
       current = (await jsm.streams.info(def.name).catch(() => { throw addErr; })).config;
     }
@@ -73,9 +99,20 @@ export async function provisionStreams(jsm: JetStreamManager, defs: readonly Str
   return result;
 }
 
+export interface ProvisionCatalogOptions {
+  /** Copies of every stream across the JetStream cluster (nats.stream-replicas); the catalog's own (1) when absent. */
+  readonly replicas?: number;
+}
+
+/** Every stream of a catalog, the dead-letter stream included, with the replica count of this installation. */
+export function catalogStreams(catalog: Catalog, options: ProvisionCatalogOptions = {}): StreamDefinition[] {
+  const all = [...catalog.streams, catalog.deadLetterStream];
+  return options.replicas === undefined ? all : all.map((def) => ({ ...def, replicas: options.replicas! }));
+}
+
 /** Provisions every stream of a catalog, the dead-letter stream included: what a service calls at start-up. */
-export function provisionCatalog(jsm: JetStreamManager, catalog: Catalog): Promise<Record<string, ProvisionAction>> {
-  return provisionStreams(jsm, [...catalog.streams, catalog.deadLetterStream]);
+export function provisionCatalog(jsm: JetStreamManager, catalog: Catalog, options: ProvisionCatalogOptions = {}): Promise<Record<string, ProvisionAction>> {
+  return provisionStreams(jsm, catalogStreams(catalog, options));
 }
 
 export interface ConsumerSpec {

@@ -18,3 +18,13 @@ export interface MessagePublisher {
   /** Publishes a JSON payload; refuses (throws) a payload that fails the subject's contract schema. */
   publish(subject: string, payload: unknown, options?: PublishOptions): Promise<PublishAck>;
 }
+
+/**
+ * publish() refused a message that no retry can get through: it fails its contract, no contract
+ * names its subject, or the broker refuses it for good (larger than it accepts). Any other
+ * rejection may be temporary (broker unreachable, no stream yet). The transactional outbox parks a
+ * row refused this way instead of retrying it forever.
+ */
+export class UnpublishableMessageError extends Error {
+  override readonly name: string = 'UnpublishableMessageError';
+}

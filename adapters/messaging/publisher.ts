@@ -7,14 +7,23 @@
  * Every message carries a W3C `traceparent`: the caller's when given (the outbox relay passes the
  * one stored with the row), otherwise a child span of the current context (a new trace outside any).
  */
-import type { JetStreamClient, JetStreamPublishOptions } from '@nats-io/jetstream';
+import { JetStreamApiError, type JetStreamClient, type JetStreamPublishOptions } from '@nats-io/jetstream';
 import { catalog as defaultCatalog, type Catalog, type MessageContract } from '../../contracts/catalog.js';
 import type { MessageName, MessagePayloads } from '../../contracts/types.js';
 import { validateAgainst } from '../../contracts/validate.js';
 import { withTraceparent } from '../observability/propagation.js';
 import { ContractViolationError, UnknownSubjectError } from './errors.js';
 import { recordToHeaders } from './headers.js';
-import type { MessagePublisher, PublishAck, PublishOptions } from './publisher-port.js';
+import { UnpublishableMessageError, type MessagePublisher, type PublishAck, type PublishOptions } from './publisher-port.js';
+
+/** JetStream's API error for a message larger than the stream's max_msg_size. */
+const JS_MESSAGE_TOO_LARGE = 10054;
+
+/** The broker refuses this message whatever the retry: larger than the server's max_payload or the stream's max_msg_size. */
+function isTooLarge(error: unknown): boolean {
+  if (error instanceof JetStreamApiError) return error.code === JS_MESSAGE_TOO_LARGE;
+  return error instanceof Error && error.name === 'InvalidArgumentError' && /max_payload/.test(error.message);
+}
 
 export interface JetStreamPublisherOptions {
   catalog?: Catalog;
@@ -31,7 +40,10 @@ export class JetStreamPublisher implements MessagePublisher {
     this.timeoutMs = options.timeoutMs ?? 5_000;
   }
 
-  /** Throws UnknownSubjectError, ContractViolationError (nothing sent), or the broker's error. */
+  /**
+   * Throws UnknownSubjectError, ContractViolationError (nothing sent), UnpublishableMessageError
+   * when the broker refuses the message for its size, or the broker's error (possibly temporary).
+   */
   async publish(subject: string, payload: unknown, options: PublishOptions = {}): Promise<PublishAck> {
     const contract = this.contractFor(subject);
     const check = validateAgainst(contract.payload.schema, payload);
@@ -41,8 +53,14 @@ export class JetStreamPublisher implements MessagePublisher {
     if (options.msgId) opts.msgID = options.msgId;
     const headers = recordToHeaders(withTraceparent(options.headers));
     if (headers) opts.headers = headers;
-    const ack = await this.js.publish(subject, JSON.stringify(payload), opts);
-    return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+    const data = JSON.stringify(payload);
+    try {
+      const ack = await this.js.publish(subject, data, opts);
+      return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+    } catch (error) {
+      if (!isTooLarge(error)) throw error;
+      throw new UnpublishableMessageError(`${contract.name} of ${Buffer.byteLength(data)} bytes is larger than the broker accepts: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   /** Publishes a message by its catalog name (the subject comes from the catalog), typed by contracts/types.ts. */
@@ -54,7 +72,7 @@ export class JetStreamPublisher implements MessagePublisher {
     const contract = this.catalog.bySubject(subject);
     if (!contract) throw new UnknownSubjectError(subject);
     if (contract.transport !== 'jetstream') {
-      throw new Error(`${contract.name} is a request-reply message (${subject}); use requestQuery, not the JetStream publisher`);
+      throw new UnknownSubjectError(subject, `${contract.name} is a request-reply message; use requestQuery, not the JetStream publisher`);
     }
     return contract;
   }

@@ -5,6 +5,7 @@ import { MikroORM, type MigrationObject, type Options } from '@mikro-orm/postgre
 import { Migrator } from '@mikro-orm/migrations';
 import { databaseAddress, type DatabaseAddressSettings, type PgSslMode } from '../config/index.js';
 import type { Logger } from '../observability/logger.js';
+import { withOutboxMigrations } from './outbox/outbox-table.js';
 
 /**
  * One PostgreSQL database per service, opened through MikroORM. Opening it creates the database when it
@@ -110,7 +111,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // We create the database ourselves below, where a start-up race between two instances is handled.
     ensureDatabase: false,
     extensions: [Migrator],
-    migrations: { migrationsList: options.migrations, snapshot: false, transactional: true, allOrNothing: true },
+    migrations: { migrationsList: withOutboxMigrations(options.migrations), snapshot: false, transactional: true, allOrNothing: true },
     debug: options.debugSql ?? false,
     logger: (message: string) => logger.debug({ component: 'mikro-orm' }, stripAnsi(message)),
   });

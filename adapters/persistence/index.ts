@@ -16,6 +16,9 @@ export { requestContextMiddleware, withForkedEm, currentEm } from './request-con
 export { insertMany, type BulkValue, type InsertManyOptions } from './bulk-insert.js';
 export { enqueueOutboxMessage, pendingOutboxRow, type OutboxMessageInput, type EnqueuedOutboxMessage, type PendingOutboxRow } from './outbox/enqueue.js';
 export { OutboxRelay, type OutboxRelayOptions, type OutboxRelayEvent, type RelayBatchResult } from './outbox/relay.js';
-export { outboxMigration, CreateOutboxMessageTable, OUTBOX_TABLE, type OutboxRow, type OutboxDatabase } from './outbox/outbox-table.js';
+export {
+  outboxMigration, outboxParkingMigration, withOutboxMigrations, CreateOutboxMessageTable, ParkUnpublishableOutboxRows, OUTBOX_TABLE,
+  type OutboxRow, type OutboxDatabase,
+} from './outbox/outbox-table.js';
 export { uuidV7 } from './outbox/uuid-v7.js';
 export { OutboxMessageEntity } from './outbox/outbox-entity.js';

@@ -44,6 +44,7 @@ export interface RuntimeConfig extends AuthConfig {
   natsToken?: string;
   /** nats.namespace: the catalog of subjects and streams this installation uses (catalogForNamespace). */
   natsNamespace?: string;
+  natsStreamReplicas: number;
   cacheType: CacheType;
   cacheValidateCodeTtl?: number;
   cacheMemoryMaxEntries: number;
@@ -109,17 +110,19 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
     servers: [...config.natsServers], user: config.natsUser, pass: config.natsPassword, token: config.natsToken, name: serviceName, logger,
   });
   const catalog = catalogForNamespace(config.natsNamespace);
-  const provisioned = await provisionCatalog(nats.jsm, catalog);
+  const provisioned = await provisionCatalog(nats.jsm, catalog, { replicas: config.natsStreamReplicas });
   logger.info({ streams: provisioned, subjectRoot: catalog.subjectRoot }, 'JetStream streams provisioned');
   const publisher = new JetStreamPublisher(nats.js, { catalog });
 
   const outboxPublished = metrics.counter({ name: 'outbox_published_total', help: 'Outbox messages published to JetStream', labelNames: ['subject'] });
   const outboxFailed = metrics.counter({ name: 'outbox_publish_failures_total', help: 'Failed outbox publish attempts', labelNames: ['subject'] });
+  const outboxParked = metrics.gauge({ name: 'outbox_parked_messages', help: 'Outbox rows that can never be published (contract, size), parked until an operator releases or deletes them' });
   const outbox = new OutboxRelay({
     orm: db.orm, publisher, logger,
     onEvent: (event) => {
       if (event.kind === 'published') outboxPublished.inc({ subject: event.subject });
       if (event.kind === 'failed') outboxFailed.inc({ subject: event.subject });
+      if (event.kind === 'parked-rows') outboxParked.set(event.count);
     },
   });
   outbox.start();

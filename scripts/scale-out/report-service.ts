@@ -44,6 +44,10 @@ export interface ReportService {
   delayMs: number;
   /** Requests answered 200 per patient id. */
   readonly served: Map<string, number>;
+  /** Goes away as a deploy or crash would: open connections closed, new ones refused (scripts/fault). */
+  stop(): Promise<void>;
+  /** Listens again on the same port after stop(). */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -57,6 +61,7 @@ export async function startReportService(): Promise<ReportService> {
     const patientId = new URL(req.url ?? '/', 'http://report').searchParams.get('patientId') ?? '';
     const body = bodies.get(patientId);
     const answer = () => {
+      if (res.destroyed) return; // stopped while the answer was delayed
       if (body === undefined) return void res.writeHead(404).end();
       served.set(patientId, (served.get(patientId) ?? 0) + 1);
       res.writeHead(200, { 'content-type': 'application/fhir+json' }).end(body);
@@ -65,8 +70,15 @@ export async function startReportService(): Promise<ReportService> {
     else answer();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const stop = async () => {
+    if (!server.listening) return;
+    const closed = new Promise((resolve) => server.close(resolve));
+    server.closeAllConnections();
+    await closed;
+  };
   const service: ReportService = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     delayMs: 0,
     served,
     add(key) {
@@ -77,10 +89,11 @@ export async function startReportService(): Promise<ReportService> {
       bodies.set(patientId, body);
       return { patientId, resources: sample.resources };
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+    stop,
+    async restart() {
+      if (!server.listening) await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     },
+    close: stop,
   };
   return service;
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ensureConsumer, provisionStreams } from '../provisioning.js';
+import { catalogStreams, ensureConsumer, provisionCatalog, provisionStreams } from '../provisioning.js';
 import { testBroker, type TestBroker } from './support.js';
 
 describe('messaging: provisioning @infra', () => {
@@ -29,6 +29,33 @@ describe('messaging: provisioning @infra', () => {
     expect(info.config.max_age).to.equal(changed.maxAgeMs * 1_000_000);
     expect(info.state.messages).to.equal(1);
     expect(await provisionStreams(broker.jsm, [def])).to.deep.equal({ [def.name]: 'updated' });
+  });
+
+  it('applies the replica count of the installation (nats.stream-replicas) to every stream of the catalog', async () => {
+    const defs = catalogStreams(broker.catalog, { replicas: 1 });
+    expect(defs.map((d) => d.name)).to.deep.equal([...broker.catalog.streams, broker.catalog.deadLetterStream].map((d) => d.name));
+    expect(catalogStreams(broker.catalog, { replicas: 3 }).every((d) => d.replicas === 3)).to.equal(true);
+    await provisionCatalog(broker.jsm, broker.catalog, { replicas: 1 });
+    for (const def of defs) expect((await broker.jsm.streams.info(def.name)).config.num_replicas, def.name).to.equal(1);
+  });
+
+  it('refuses three replicas on this single NATS server with an error saying what to set, creating or updating nothing', async () => {
+    const other = await testBroker({ provision: false });
+    try {
+      const [fresh, existing] = catalogStreams(other.catalog, { replicas: 3 });
+      // A stream that does not exist yet: the server refuses to create it.
+      const created = await provisionStreams(other.jsm, [fresh!]).then(() => undefined, (e: Error) => e);
+      expect(created?.message).to.equal(`Stream ${fresh!.name}: 3 replicas requested (nats.stream-replicas) but the NATS server is not clustered; `
+        + 'set nats.stream-replicas to 1 for a single NATS server, or to at most the number of servers of the JetStream cluster');
+      expect(await other.jsm.streams.info(fresh!.name).then(() => 'exists', () => 'absent')).to.equal('absent');
+      // An existing single-copy stream: the server would take the update and still keep one copy, so it is not sent.
+      await provisionStreams(other.jsm, [{ ...existing!, replicas: 1 }]);
+      const updated = await provisionStreams(other.jsm, [existing!]).then(() => undefined, (e: Error) => e);
+      expect(updated?.message).to.match(new RegExp(`^Stream ${existing!.name}: 3 replicas requested \\(nats.stream-replicas\\) but the NATS server is not clustered`));
+      expect((await other.jsm.streams.info(existing!.name)).config.num_replicas).to.equal(1);
+    } finally {
+      await other.cleanup();
+    }
   });
 
   it('ensureConsumer creates a durable consumer once, then leaves it or updates what differs', async () => {

@@ -1,12 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { contractOfSubject } from '../../../contracts/catalog.js';
+import { validateAgainst } from '../../../contracts/validate.js';
+import { ContractViolationError, UnknownSubjectError } from '../../messaging/errors.js';
 import { currentContext } from '../../observability/request-context.js';
 import { hasTraceparent, outgoingTraceparent, TRACEPARENT } from '../../observability/propagation.js';
 import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-table.js';
 import { uuidV7 } from './uuid-v7.js';
 
 export interface OutboxMessageInput {
+  /** A JetStream message's subject from the catalog (contracts/catalog.ts; any subject root). */
   subject: string;
-  /** Any JSON-serialisable value; stored as jsonb and published as JSON. */
+  /** Stored as jsonb and published as JSON; must satisfy the subject's contract. */
   payload: unknown;
   /**
    * Nats-Msg-Id. Defaults to the row id. Give a deterministic id (e.g. `<facility>-<frequency>-<period>`)
@@ -39,8 +43,26 @@ export interface PendingOutboxRow {
 }
 
 /**
+ * Checks a payload, as JSON text, against the contract of its subject (any subject root). Throws
+ * UnknownSubjectError when no JetStream contract has the subject, ContractViolationError (naming the
+ * message and the schema errors) when the payload fails it. (The tenant scheduler's bulk insert of
+ * ReportScheduled rows does not come through here on purpose: one facility's bad row must not stop
+ * every facility's firing; the relay parks such a row instead.)
+ */
+function checkOutboxPayload(subject: string, payloadJson: string): void {
+  const contract = contractOfSubject(subject);
+  if (!contract || contract.transport !== 'jetstream') throw new UnknownSubjectError(subject, 'the outbox only carries the JetStream messages of contracts/catalog.ts');
+  // Checked as it will be stored and published (a Date becomes a string, undefined fields vanish).
+  const check = validateAgainst(contract.payload.schema, JSON.parse(payloadJson));
+  if (!check.ok) throw new ContractViolationError(contract.name, subject, check.errors);
+}
+
+/**
  * Checks a message and builds its outbox row, for a statement that inserts it together with the
- * change it announces (see enqueueOutboxMessage for the usual way). Throws on a bad message.
+ * change it announces (see enqueueOutboxMessage for the usual way). Throws on a bad message, so
+ * the caller's transaction rolls back instead of committing an event that could never be
+ * published: UnknownSubjectError when no JetStream contract has the subject, ContractViolationError
+ * (naming the message and the schema errors) when the payload, as it will be stored, fails it.
  */
 export function pendingOutboxRow(input: OutboxMessageInput): PendingOutboxRow {
   if (typeof input.subject !== 'string' || !SUBJECT.test(input.subject)) {
@@ -55,6 +77,7 @@ export function pendingOutboxRow(input: OutboxMessageInput): PendingOutboxRow {
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== 'string') throw new Error(`enqueueOutboxMessage: header ${name} must be a string`);
   }
+  checkOutboxPayload(input.subject, payloadJson);
   // Outside any context (scheduler, start-up) none is stored: the relay's publisher then starts a trace.
   const context = currentContext();
   if (context && !hasTraceparent(headers)) headers[TRACEPARENT] = outgoingTraceparent(context);

@@ -19,5 +19,6 @@ export const OutboxMessageEntity = defineEntity({
     attempts: p.integer(),
     nextAttemptAt: p.datetime().nullable().fieldName('next_attempt_at'),
     lastError: p.text().nullable().fieldName('last_error'),
+    parkedAt: p.datetime().nullable().fieldName('parked_at'),
   },
 });

@@ -1,7 +1,11 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { MessagePublisher } from '../../messaging/publisher-port.js';
+import type { Kysely } from 'kysely';
+import { UnpublishableMessageError, type MessagePublisher } from '../../messaging/publisher-port.js';
 import type { Logger } from '../../observability/logger.js';
-import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-table.js';
+import { OUTBOX_TABLE, type OutboxDatabase, type OutboxRow } from './outbox-table.js';
+
+/** A row as a batch claims it. */
+type ClaimedRow = Pick<OutboxRow, 'id' | 'subject' | 'payload' | 'headers' | 'msg_id' | 'attempts' | 'created_at'>;
 
 /**
  * Publishes committed outbox rows to the broker.
@@ -15,11 +19,17 @@ import { OUTBOX_TABLE, type OutboxDatabase } from './outbox-table.js';
  * duplicate window.
  * A failing publish increments `attempts`, records `last_error` and pushes `next_attempt_at` back
  * (exponential backoff); other rows keep flowing. Delivery order is created order, except around retries.
+ * A row the publisher refuses for good (UnpublishableMessageError: fails its contract, no contract
+ * for its subject, too large for the broker) is parked instead: `parked_at` set, `last_error` says
+ * why, never claimed again. The number of parked rows is reported (`parked-rows` event) after
+ * parking and with every cleanup, for the `outbox_parked_messages` gauge and its alert.
  */
 
 export type OutboxRelayEvent =
   | { kind: 'published'; subject: string; msgId: string; attempts: number; duplicate: boolean }
   | { kind: 'failed'; subject: string; msgId: string; attempts: number; error: string }
+  | { kind: 'parked'; subject: string; msgId: string; error: string }
+  | { kind: 'parked-rows'; count: number }
   | { kind: 'cleaned'; deleted: number }
   | { kind: 'poll-error'; error: string };
 
@@ -60,7 +70,10 @@ export interface OutboxRelayOptions {
 export interface RelayBatchResult {
   claimed: number;
   published: number;
+  /** Failed this time and due again after their backoff. */
   failed: number;
+  /** Refused for good and parked. */
+  parked: number;
 }
 
 const MAX_ERROR_LENGTH = 2000;
@@ -87,6 +100,8 @@ export class OutboxRelay {
   private notified = false;
   private lastCleanupAt = 0;
   private lastPollErrorLogAt = 0;
+  /** Rows this relay published but could not mark (the database went away in between). */
+  private readonly publishedNotMarked = new Set<string>();
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.pollIntervalMs = positive(options.pollIntervalMs ?? 1000, 'pollIntervalMs');
@@ -131,10 +146,20 @@ export class OutboxRelay {
    * transaction held open across the publishes. Marking is a second statement. A relay that dies
    * in between leaves its rows leased: they are due again when the lease ends, and their retry
    * carries the same Nats-Msg-Id (JetStream drops it if the first publish got through).
+   *
+   * A relay that is alive but lost the database between publishing and marking keeps the ids of
+   * the rows it published and marks them first thing when the database is back, before claiming
+   * anything: after an outage longer than JetStream's duplicate window (2 min), publishing them
+   * again would deliver a second copy. (Another relay instance could still take such a row over
+   * once its lease ended, if it reaches the database first; consumers dedupe by the message id.)
    */
   async relayOnce(): Promise<RelayBatchResult> {
-    const { orm, publisher } = this.options;
-    const db = orm.em.fork().getKysely<OutboxDatabase>();
+    const db = this.options.orm.em.fork().getKysely<OutboxDatabase>();
+    if (this.publishedNotMarked.size > 0) {
+      // Throws while the database is still unreachable: nothing is claimed meanwhile.
+      await this.markPublished(db, [...this.publishedNotMarked]);
+      this.publishedNotMarked.clear();
+    }
     const now = Date.now();
     const claimed = await db
       .updateTable(OUTBOX_TABLE)
@@ -143,6 +168,7 @@ export class OutboxRelay {
         .selectFrom(OUTBOX_TABLE)
         .select('id')
         .where('published_at', 'is', null)
+        .where('parked_at', 'is', null)
         .where((w) => w.or([w('next_attempt_at', 'is', null), w('next_attempt_at', '<=', new Date(now))]))
         .orderBy('created_at')
         .orderBy('id')
@@ -155,6 +181,20 @@ export class OutboxRelay {
     const rows = claimed.sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
     const publishedIds: string[] = [];
+    let marked = false;
+    try {
+      return await this.publishClaimed(db, rows, publishedIds, () => { marked = true; });
+    } catch (error) {
+      // The database went away mid-batch: remember what was published, to mark it without publishing it again.
+      if (!marked) for (const id of publishedIds) this.publishedNotMarked.add(id);
+      throw error;
+    }
+  }
+
+  private async publishClaimed(
+    db: Kysely<OutboxDatabase>, rows: ClaimedRow[], publishedIds: string[], onMarked: () => void,
+  ): Promise<RelayBatchResult> {
+    const { publisher } = this.options;
     let failed = 0;
     let consecutiveFailures = 0;
     // One publish at a time until one succeeds (a broker that is down costs one timeout per try,
@@ -163,6 +203,7 @@ export class OutboxRelay {
     // round trip each.
     let next = 0;
     let brokerAnswers = false;
+    let parked = 0;
     while (next < rows.length && consecutiveFailures < this.maxConsecutiveFailures) {
       const chunk = brokerAnswers ? rows.slice(next) : [rows[next]!];
       next += chunk.length;
@@ -180,9 +221,21 @@ export class OutboxRelay {
           this.emit({ kind: 'published', subject: row.subject, msgId: row.msg_id, attempts, duplicate: outcome.value?.duplicate ?? false });
           continue;
         }
+        const message = errorMessage(outcome.reason).slice(0, MAX_ERROR_LENGTH);
+        if (outcome.reason instanceof UnpublishableMessageError) {
+          // The broker answered (or the publisher checked): retrying cannot help, so stop trying.
+          parked++;
+          await db
+            .updateTable(OUTBOX_TABLE)
+            .set({ attempts, last_error: message, next_attempt_at: null, parked_at: new Date() })
+            .where('id', '=', row.id)
+            .execute();
+          this.options.logger.error({ subject: row.subject, msgId: row.msg_id, outboxId: row.id, err: message }, 'outbox message can never be published; parked');
+          this.emit({ kind: 'parked', subject: row.subject, msgId: row.msg_id, error: message });
+          continue;
+        }
         failed++;
         consecutiveFailures++;
-        const message = errorMessage(outcome.reason).slice(0, MAX_ERROR_LENGTH);
         await db
           .updateTable(OUTBOX_TABLE)
           .set({ attempts, last_error: message, next_attempt_at: new Date(Date.now() + this.backoffMs(attempts)) })
@@ -192,19 +245,36 @@ export class OutboxRelay {
         this.emit({ kind: 'failed', subject: row.subject, msgId: row.msg_id, attempts, error: message });
       }
     }
-    if (publishedIds.length > 0) {
-      await db
-        .updateTable(OUTBOX_TABLE)
-        .set((eb) => ({ published_at: new Date(), last_error: null, next_attempt_at: null, attempts: eb('attempts', '+', 1) }))
-        .where('id', 'in', publishedIds)
-        .execute();
-    }
+    await this.markPublished(db, publishedIds);
+    onMarked();
     // Rows the batch did not try (it ended early): due again now, their attempt count untouched.
     const untried = rows.slice(next).map((row) => row.id);
     if (untried.length > 0) {
       await db.updateTable(OUTBOX_TABLE).set({ next_attempt_at: null }).where('id', 'in', untried).execute();
     }
-    return { claimed: rows.length, published: publishedIds.length, failed };
+    if (parked > 0) await this.reportParked();
+    return { claimed: rows.length, published: publishedIds.length, failed, parked };
+  }
+
+  private async markPublished(db: Kysely<OutboxDatabase>, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await db
+      .updateTable(OUTBOX_TABLE)
+      .set((eb) => ({ published_at: new Date(), last_error: null, next_attempt_at: null, attempts: eb('attempts', '+', 1) }))
+      .where('id', 'in', ids)
+      .where('published_at', 'is', null)
+      .execute();
+  }
+
+  /** Rows parked so far (they wait for an operator), reported as a `parked-rows` event too. */
+  async countParked(): Promise<number> {
+    const row = await this.options.orm.em.fork().getKysely<OutboxDatabase>()
+      .selectFrom(OUTBOX_TABLE).select((eb) => eb.fn.countAll().as('count')).where('parked_at', 'is not', null).executeTakeFirst();
+    return Number(row?.count ?? 0);
+  }
+
+  private async reportParked(): Promise<void> {
+    this.emit({ kind: 'parked-rows', count: await this.countParked() });
   }
 
   /** Deletes published rows older than the retention, in batches. Returns the number deleted. */
@@ -239,6 +309,7 @@ export class OutboxRelay {
         if (Date.now() - this.lastCleanupAt >= this.cleanupIntervalMs) {
           this.lastCleanupAt = Date.now();
           await this.deletePublished();
+          await this.reportParked();
         }
       } catch (error) {
         // The database itself is unavailable; rows are safe where they are, so just try again later.

@@ -34,6 +34,8 @@ describe('persistence: database @infra', () => {
       expect(rows.map((r: { name: string }) => r.name)).to.deep.equal([
         'Migration20261122000000_outbox_message',
         'Migration20261122000001_widget',
+        // Added after the outbox table by openDatabase (withOutboxMigrations).
+        'Migration20261126000000_outbox_parked_rows',
       ]);
       await db.orm.em.fork().getKysely<any>().selectFrom('widget').select('id').limit(1).execute();
     });
@@ -46,7 +48,7 @@ describe('persistence: database @infra', () => {
         const check = await openTestDatabase(fresh);
         const rows = await check.orm.em.fork().getKysely<any>().selectFrom('mikro_orm_migrations').select('name').execute();
         await check.close();
-        expect(rows).to.have.length(2);
+        expect(rows).to.have.length(3);
       } finally {
         await dropTestDatabase(fresh);
       }

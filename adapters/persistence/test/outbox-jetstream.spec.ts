@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { buildCatalog } from '../../../contracts/catalog.js';
+import { VALID } from '../../../contracts/test/fixtures.js';
 import type { MessagePublisher, PublishAck, PublishOptions } from '../../messaging/publisher-port.js';
 import { silentLogger } from '../../observability/logger.js';
 import type { Database } from '../database.js';
@@ -54,7 +56,9 @@ describe('persistence: outbox relay against real NATS JetStream @infra', () => {
   const dbName = uniqueDbName('outbox_js');
   const suffix = randomBytes(4).toString('hex');
   const stream = `OUTBOX_TEST_${suffix}`;
-  const subject = `outboxtest.${suffix}.created`;
+  const root = `outboxtest${suffix}`;
+  const subject = buildCatalog({ subjectRoot: root }).byName('GenerateReportRequested').subject;
+  const payload = (reportId: string) => ({ ...VALID.GenerateReportRequested, reportId });
   let db: Database;
   let admin: NatsConnection;
   let jsm: JetStreamManager;
@@ -63,7 +67,7 @@ describe('persistence: outbox relay against real NATS JetStream @infra', () => {
     db = await openTestDatabase(dbName);
     admin = await connect({ servers: NATS_URL });
     jsm = await jetstreamManager(admin);
-    await jsm.streams.add({ name: stream, subjects: [`outboxtest.${suffix}.>`] });
+    await jsm.streams.add({ name: stream, subjects: [`${root}.>`] });
   });
 
   after(async () => {
@@ -80,7 +84,7 @@ describe('persistence: outbox relay against real NATS JetStream @infra', () => {
 
   async function enqueueOne(msgId: string): Promise<void> {
     await db.orm.em.fork().transactional((tx) =>
-      enqueueOutboxMessage(tx, { subject, payload: { facility: 'f1', msgId }, msgId, headers: { 'x-test': suffix } }));
+      enqueueOutboxMessage(tx, { subject, payload: payload(msgId), msgId, headers: { 'x-test': suffix } }));
   }
 
   async function outboxRow(): Promise<{ published_at: unknown; attempts: number; last_error: string | null }> {
@@ -106,7 +110,7 @@ describe('persistence: outbox relay against real NATS JetStream @infra', () => {
 
       expect((await jsm.streams.info(stream)).state.messages).to.equal(1);
       const stored = await jsm.streams.getMessage(stream, { seq: publisher.acks[0].seq });
-      expect(stored?.json()).to.deep.equal({ facility: 'f1', msgId: `f1-monthly-2026-10-${suffix}` });
+      expect(stored?.json()).to.deep.equal(payload(`f1-monthly-2026-10-${suffix}`));
       expect(stored?.header.get('Nats-Msg-Id')).to.equal(`f1-monthly-2026-10-${suffix}`);
       expect(stored?.header.get('x-test')).to.equal(suffix);
       expect((await outboxRow()).attempts).to.equal(2);

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { buildCatalog } from '../../../contracts/catalog.js';
+import { VALID } from '../../../contracts/test/fixtures.js';
 import type { Database } from '../database.js';
 import { enqueueOutboxMessage } from '../outbox/enqueue.js';
 import type { OutboxRow } from '../outbox/outbox-table.js';
@@ -7,6 +9,13 @@ import { uuidV7 } from '../outbox/uuid-v7.js';
 import { silentLogger } from '../../observability/logger.js';
 import { Widget, dropTestDatabase, openTestDatabase, uniqueDbName } from './test-database.js';
 import { RecordingPublisher } from './recording-publisher.js';
+
+/** Messages of the catalog (any subject root will do): the outbox enqueues only what satisfies a contract. */
+const testCatalog = buildCatalog({ subjectRoot: 'outboxtest' });
+const GENERATE = testCatalog.byName('GenerateReportRequested').subject;
+const AUDIT = testCatalog.byName('AuditableEventOccurred').subject;
+/** A valid GenerateReportRequested whose reportId names it. */
+const command = (reportId: string) => ({ ...VALID.GenerateReportRequested, reportId });
 
 describe('persistence: transactional outbox @infra', () => {
   const dbName = uniqueDbName('outbox');
@@ -33,7 +42,7 @@ describe('persistence: transactional outbox @infra', () => {
     const ids: string[] = [];
     await db.orm.em.fork().transactional(async (tx) => {
       for (let i = 0; i < count; i++) {
-        ids.push((await enqueueOutboxMessage(tx, { subject: 'test.outbox.created', payload: { i }, msgId: `${prefix}-${i}` })).msgId);
+        ids.push((await enqueueOutboxMessage(tx, { subject: GENERATE, payload: command(`${prefix}-${i}`), msgId: `${prefix}-${i}` })).msgId);
       }
     });
     return ids;
@@ -71,18 +80,18 @@ describe('persistence: transactional outbox @infra', () => {
     const publisher = new RecordingPublisher();
     await db.orm.em.fork().transactional(async (tx) => {
       tx.create(Widget, { label: 'rolled-back' });
-      await enqueueOutboxMessage(tx, { subject: 'test.outbox.created', payload: { label: 'rolled-back' } });
+      await enqueueOutboxMessage(tx, { subject: GENERATE, payload: command('rolled-back') });
       throw new Error('business rule failed');
     }).catch(() => undefined);
     await db.orm.em.fork().transactional(async (tx) => {
       tx.create(Widget, { label: 'committed' });
-      await enqueueOutboxMessage(tx, { subject: 'test.outbox.created', payload: { label: 'committed' } });
+      await enqueueOutboxMessage(tx, { subject: GENERATE, payload: command('committed') });
     });
 
     const result = await relay(publisher).relayOnce();
 
-    expect(result).to.deep.equal({ claimed: 1, published: 1, failed: 0 });
-    expect(publisher.calls.map((c) => c.payload)).to.deep.equal([{ label: 'committed' }]);
+    expect(result).to.deep.equal({ claimed: 1, published: 1, failed: 0, parked: 0 });
+    expect(publisher.calls.map((c) => c.payload)).to.deep.equal([command('committed')]);
     expect(await db.orm.em.fork().count(Widget, { label: 'rolled-back' })).to.equal(0);
     expect(await db.orm.em.fork().count(Widget, { label: 'committed' })).to.equal(1);
   });
@@ -91,8 +100,8 @@ describe('persistence: transactional outbox @infra', () => {
     const publisher = new RecordingPublisher();
     let defaultId = '';
     await db.orm.em.fork().transactional(async (tx) => {
-      await enqueueOutboxMessage(tx, { subject: 'test.outbox.a', payload: { n: 1 }, msgId: 'fac-1-monthly-2026-10' });
-      defaultId = (await enqueueOutboxMessage(tx, { subject: 'test.outbox.b', payload: [1, 'two'], headers: { 'x-tenant': 't1' } })).id;
+      await enqueueOutboxMessage(tx, { subject: GENERATE, payload: command('r-1'), msgId: 'fac-1-monthly-2026-10' });
+      defaultId = (await enqueueOutboxMessage(tx, { subject: AUDIT, payload: VALID.AuditableEventOccurred, headers: { 'x-tenant': 't1' } })).id;
     });
     const r = relay(publisher);
 
@@ -100,8 +109,8 @@ describe('persistence: transactional outbox @infra', () => {
     await r.relayOnce();
 
     expect(publisher.calls).to.deep.equal([
-      { subject: 'test.outbox.a', payload: { n: 1 }, options: { msgId: 'fac-1-monthly-2026-10', headers: {} } },
-      { subject: 'test.outbox.b', payload: [1, 'two'], options: { msgId: defaultId, headers: { 'x-tenant': 't1' } } },
+      { subject: GENERATE, payload: command('r-1'), options: { msgId: 'fac-1-monthly-2026-10', headers: {} } },
+      { subject: AUDIT, payload: VALID.AuditableEventOccurred, options: { msgId: defaultId, headers: { 'x-tenant': 't1' } } },
     ]);
     const stored = await rows();
     expect(stored.every((row) => row.published_at instanceof Date && row.attempts === 1 && row.last_error === null)).to.equal(true);
@@ -114,9 +123,9 @@ describe('persistence: transactional outbox @infra', () => {
     const [msgId] = await enqueue(1);
 
     publisher.down = true;
-    expect(await r.relayOnce()).to.deep.equal({ claimed: 1, published: 0, failed: 1 });
+    expect(await r.relayOnce()).to.deep.equal({ claimed: 1, published: 0, failed: 1, parked: 0 });
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await r.relayOnce()).to.deep.equal({ claimed: 1, published: 0, failed: 1 });
+    expect(await r.relayOnce()).to.deep.equal({ claimed: 1, published: 0, failed: 1, parked: 0 });
     let [row] = await rows();
     expect(row.published_at).to.equal(null);
     expect(row.attempts).to.equal(2);
@@ -124,8 +133,8 @@ describe('persistence: transactional outbox @infra', () => {
 
     publisher.down = false;
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await r.relayOnce()).to.deep.equal({ claimed: 1, published: 1, failed: 0 });
-    expect(await r.relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0 });
+    expect(await r.relayOnce()).to.deep.equal({ claimed: 1, published: 1, failed: 0, parked: 0 });
+    expect(await r.relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0, parked: 0 });
 
     expect(publisher.msgIds()).to.deep.equal([msgId]);
     [row] = await rows();
@@ -142,7 +151,7 @@ describe('persistence: transactional outbox @infra', () => {
     await enqueue(1);
     await r.relayOnce();
     publisher.down = false;
-    expect(await r.relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0 });
+    expect(await r.relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0, parked: 0 });
     const [row] = await rows();
     expect(row.next_attempt_at!.getTime()).to.be.greaterThan(Date.now() + 50_000);
   });
@@ -152,7 +161,7 @@ describe('persistence: transactional outbox @infra', () => {
     publisher.down = true;
     await enqueue(5);
     const result = await relay(publisher, { maxConsecutiveFailures: 3 }).relayOnce();
-    expect(result).to.deep.equal({ claimed: 5, published: 0, failed: 3 });
+    expect(result).to.deep.equal({ claimed: 5, published: 0, failed: 3, parked: 0 });
     expect((await rows()).map((row) => row.attempts)).to.deep.equal([1, 1, 1, 0, 0]);
     expect((await rows()).slice(3).map((row) => row.next_attempt_at), 'untried rows are due again at once').to.deep.equal([null, null]);
   });
@@ -173,11 +182,11 @@ describe('persistence: transactional outbox @infra', () => {
       .to.be.within(Date.now() + 40_000, Date.now() + 46_000);
 
     const other = new RecordingPublisher();
-    expect(await relay(other).relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0 });
+    expect(await relay(other).relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0, parked: 0 });
 
     // As if the first relay had died: its lease ends, the other relay publishes (same msg id: JetStream drops a repeat).
     await db.orm.em.fork().getKysely<any>().updateTable('outbox_message').set({ next_attempt_at: new Date(Date.now() - 1) }).execute();
-    expect(await relay(other).relayOnce()).to.deep.equal({ claimed: 1, published: 1, failed: 0 });
+    expect(await relay(other).relayOnce()).to.deep.equal({ claimed: 1, published: 1, failed: 0, parked: 0 });
     expect(other.msgIds()).to.deep.equal([msgId]);
     answer();
     expect((await first).published).to.equal(1);
@@ -189,7 +198,7 @@ describe('persistence: transactional outbox @infra', () => {
   it('publishes the first row of a batch alone and, once the broker answered, the rest at once, in created order', async () => {
     const publisher = new RecordingPublisher(20);
     const expected = await enqueue(6, 'pipelined');
-    expect(await relay(publisher).relayOnce()).to.deep.equal({ claimed: 6, published: 6, failed: 0 });
+    expect(await relay(publisher).relayOnce()).to.deep.equal({ claimed: 6, published: 6, failed: 0, parked: 0 });
     expect(publisher.msgIds()).to.deep.equal(expected);
     expect(publisher.maxInFlight).to.equal(5);
     expect((await rows()).every((row) => row.published_at !== null && row.attempts === 1)).to.equal(true);
@@ -198,11 +207,12 @@ describe('persistence: transactional outbox @infra', () => {
   it('records each failure of the rows published at once, and marks the others', async () => {
     const publisher = new RecordingPublisher();
     const original = publisher.publish.bind(publisher);
-    publisher.publish = (subject, payload, options) => ((payload as { i: number }).i % 2 === 1
-      ? Promise.reject(new Error(`refused ${(payload as { i: number }).i}`))
+    const position = (payload: unknown) => Number((payload as { reportId: string }).reportId.split('-').at(-1));
+    publisher.publish = (subject, payload, options) => (position(payload) % 2 === 1
+      ? Promise.reject(new Error(`refused ${position(payload)}`))
       : original(subject, payload, options));
     await enqueue(5, 'mixed');
-    expect(await relay(publisher, { backoff: { initialMs: 60_000 } }).relayOnce()).to.deep.equal({ claimed: 5, published: 3, failed: 2 });
+    expect(await relay(publisher, { backoff: { initialMs: 60_000 } }).relayOnce()).to.deep.equal({ claimed: 5, published: 3, failed: 2, parked: 0 });
     const stored = await rows();
     expect(stored.map((row) => row.published_at !== null)).to.deep.equal([true, false, true, false, true]);
     expect(stored.map((row) => row.attempts)).to.deep.equal([1, 1, 1, 1, 1]);

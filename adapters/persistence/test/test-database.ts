@@ -35,9 +35,11 @@ export function uniqueDbName(prefix: string): string {
   return `test_${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
 }
 
-export function openTestDatabase(dbName: string, extra: { poolMax?: number } = {}): Promise<Database> {
+/** `port`: reach PostgreSQL another way, e.g. through a TCP proxy that a test cuts. */
+export function openTestDatabase(dbName: string, extra: { poolMax?: number; port?: number } = {}): Promise<Database> {
   return openDatabase({
     ...PG,
+    ...(extra.port === undefined ? {} : { port: extra.port }),
     dbName,
     poolMax: extra.poolMax,
     entities: [Widget],

@@ -82,9 +82,13 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(TOKENS.resourceValidator).toService(TOKENS.engineHost);
   container.bind(TOKENS.artifactChangeNotifier).toDynamicValue((ctx) => {
     const engine = ctx.get(TOKENS.engineHost);
+    const artifacts = ctx.get(TOKENS.artifactRepository);
     return new ArtifactChangeNotifier({
-      nc: ctx.get(TOKENS.nats).nc, reload: (reason) => engine.reload(reason), logger: ctx.get(TOKENS.logger),
+      nc: ctx.get(TOKENS.nats).nc, reload: (reason) => engine.reload(reason), logger: ctx.get(TOKENS.logger), metrics: ctx.get(TOKENS.metrics),
       subject: artifactsChangedSubject(ctx.get(TOKENS.catalog)),
+      generation: artifacts.generation && {
+        stored: () => artifacts.generation!(), running: () => engine.generation?.artifactsGeneration, checkIntervalMs: config.artifactCheckInterval * 1_000,
+      },
     });
   });
   container.bind(TOKENS.validationApi).toDynamicValue((ctx) => {
@@ -127,8 +131,11 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(TOKENS.reportJobService).toDynamicValue((ctx) => {
     const orm = ctx.get(TOKENS.orm);
     const logger = ctx.get(TOKENS.logger);
+    const completion = catalog.byName('ValidationComplete');
+    const outbox = ctx.get(TOKENS.outbox);
     return new ReportJobService({
-      store: new PgReportJobStore(orm), submissions: new PgReportSubmissions(orm),
+      store: new PgReportJobStore(orm),
+      submissions: new PgReportSubmissions(orm, { completion: { subject: completion.subject, schemaVersion: completion.version }, afterCommit: () => outbox.notify() }),
       flow: ctx.get(TOKENS.validationFlow), categories: ctx.get(TOKENS.categoryService),
       schemaVersion: ctx.get(TOKENS.catalog).byName('ReadyForValidation').version,
       onError: (err, context) => logger.warn({ err, ...context }, 'report job step failed'),

@@ -1,6 +1,6 @@
 import {
   ConfigError, cacheSettings, databaseSettings, type ConfigProblem, httpSettings, intSetting, loggingSettings, natsSettings,
-  shutdownSettings, stringSetting, urlSetting, envVarName, type ConfigOf,
+  secondsSetting, shutdownSettings, stringSetting, urlSetting, envVarName, type ConfigOf,
 } from '../../../adapters/config/index.js';
 import { authSettings } from '../../../adapters/auth/index.js';
 import { validationApiSettings } from './adapters/http/validation-api-module.js';
@@ -41,7 +41,10 @@ export const validationSchema = {
   validationQueueLimit: intSetting('validation.queue-limit', 'Validation tasks that may wait for a worker: beyond it $validate answers 503 with Retry-After, and the ReadyForValidation consumer fetches no more messages until there is room', { min: 1, max: 100_000 }).default(64),
   validationStallTimeoutMs: intSetting('validation.stall-timeout-ms', 'A worker pool that has work but finishes nothing for this long is reported not ready and not live (/health/ready and /health answer 503, so Kubernetes restarts the pod); at least twice validation.resource-timeout-ms', { min: 1_000, max: 3_600_000 }).default(60_000),
   validationConsumerConcurrency: intSetting('validation.consumer-concurrency', 'ReadyForValidation messages handled at once by this instance', { min: 1, max: 256 }).default(4),
-  validationMaxDeliveries: intSetting('validation.max-deliveries', 'Deliveries of one ReadyForValidation before it is dead-lettered', { min: 1, max: 100 }).default(5),
+  validationMaxDeliveries: intSetting('validation.max-deliveries', 'Deliveries of one ReadyForValidation before it is dead-lettered when it fails for a reason other than an outage (an outage of the database or report service is retried in place and uses up none)', { min: 1, max: 100 }).default(5),
+  validationOutageRetryHorizon: secondsSetting('validation.outage-retry-horizon', 'How long a ReadyForValidation is held and retried in place while the database or the report service is unavailable, before it is dead-lettered', { min: 1 }).default(3_600),
+  validationOutageRetryMaxDelay: secondsSetting('validation.outage-retry-max-delay', 'Longest wait between two in-place retries during an outage (the waits double from 1 s up to this)', { min: 1 }).default(30),
+  artifactCheckInterval: secondsSetting('validation.artifact-check-interval', 'How often each instance compares the generation of the stored artifacts with the one its engine was built from, and rebuilds when they differ (a missed "artifacts changed" notice is made good within this)', { min: 1, max: 3_600 }).default(30),
   definitionCacheDir: stringSetting('validation.definition-cache-dir', 'Directory of the start-up cache of parsed FHIR definitions').default('.cache/fhir-definitions'),
 };
 

@@ -83,6 +83,8 @@ const consumer = await startReadyForValidationConsumer({
   maxDeliver: config.validationMaxDeliveries, concurrency: config.validationConsumerConcurrency,
   // Backpressure: no more messages while the workers' queue is at validation.queue-limit.
   beforeFetch: () => engine.whenRoom(),
+  outageHorizonMs: config.validationOutageRetryHorizon * 1_000,
+  outageBackoff: { maxMs: config.validationOutageRetryMaxDelay * 1_000 },
 });
 // One ordered stopper (the runtime runs stoppers concurrently): in-flight submissions must finish
 // on live workers, so the consumer drains before the engine's workers stop.

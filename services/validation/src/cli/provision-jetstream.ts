@@ -9,8 +9,10 @@
  *     npx tsx services/validation/src/cli/provision-jetstream.ts
  *
  * Configuration as the validation service reads it: nats.servers, nats.user, nats.password,
- * nats.token, nats.namespace (NATS_SERVERS, NATS_USER, NATS_PASSWORD, NATS_TOKEN, NATS_NAMESPACE) and
- * validation.max-deliveries (VALIDATION_MAX_DELIVERIES); other variables of the ConfigMap are ignored.
+ * nats.token, nats.namespace (NATS_SERVERS, NATS_USER, NATS_PASSWORD, NATS_TOKEN, NATS_NAMESPACE),
+ * nats.stream-replicas (NATS_STREAM_REPLICAS: copies of every stream, 3 on the production cluster; an
+ * existing stream is scaled to it) and validation.max-deliveries (VALIDATION_MAX_DELIVERIES); other
+ * variables of the ConfigMap are ignored.
  * Prints one JSON line with what was done to each stream and the consumer. Exit code 0 when done,
  * 78 for a bad configuration value, 1 otherwise (NATS unreachable, a change refused, unknown arguments).
  *
@@ -41,9 +43,9 @@ export interface ProvisioningReport {
   consumers: Record<string, ProvisionAction>;
 }
 
-/** Every stream of the catalog, then the durable consumer (its stream must exist first). */
-export async function provisionJetStream(jsm: JetStreamManager, catalog: Catalog, maxDeliver: number): Promise<ProvisioningReport> {
-  const streams = await provisionCatalog(jsm, catalog);
+/** Every stream of the catalog (with `replicas` copies each), then the durable consumer (its stream must exist first). */
+export async function provisionJetStream(jsm: JetStreamManager, catalog: Catalog, maxDeliver: number, replicas?: number): Promise<ProvisioningReport> {
+  const streams = await provisionCatalog(jsm, catalog, { replicas });
   const consumer = readyForValidationConsumer(catalog, { maxDeliver });
   const action = await ensureReadyForValidationConsumer(jsm, catalog, { maxDeliver });
   return { streams, consumers: { [`${consumer.stream}/${consumer.durable}`]: action } };
@@ -62,7 +64,7 @@ async function main(args: string[]): Promise<void> {
     name: 'jetstream-provisioning', logger,
   });
   try {
-    const report = await provisionJetStream(nats.jsm, catalog, config.validationMaxDeliveries);
+    const report = await provisionJetStream(nats.jsm, catalog, config.validationMaxDeliveries, config.natsStreamReplicas);
     // The outcome, also for `kubectl logs job/jetstream-provisioning`.
     process.stdout.write(`${JSON.stringify(report)}\n`);
   } finally {

@@ -85,6 +85,17 @@ describe('validation: JetStream provisioning CLI (the provisioning Job) @infra',
     expect(await consumerConfig()).to.deep.equal(before);
   });
 
+  it('reads NATS_STREAM_REPLICAS: 1 keeps the streams as they are; 3 on this single server fails (exit 1) saying what to set', async () => {
+    const one = await runCli({ VALIDATION_MAX_DELIVERIES: '7', NATS_STREAM_REPLICAS: '1' }, isolated);
+    expect(one.code, one.stderr).to.equal(0);
+    expect(Object.values(lastJsonLine(one.stdout).streams)).to.deep.equal(streamNames.map(() => 'unchanged'));
+
+    const three = await runCli({ VALIDATION_MAX_DELIVERIES: '7', NATS_STREAM_REPLICAS: '3' }, isolated);
+    expect(three.code).to.equal(1);
+    expect(three.stderr).to.contain(`JetStream provisioning failed: Stream ${streamNames[0]}: 3 replicas requested (nats.stream-replicas) but the NATS server is not clustered; set nats.stream-replicas to 1`);
+    for (const name of streamNames) expect((await nats.jsm.streams.info(name)).config.num_replicas, name).to.equal(1);
+  });
+
   it('follows a changed VALIDATION_MAX_DELIVERIES, and the service starting with it agrees (changes nothing)', async () => {
     const result = await runCli({ VALIDATION_MAX_DELIVERIES: '3' }, isolated);
     expect(result.code, result.stderr).to.equal(0);

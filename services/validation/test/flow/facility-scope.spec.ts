@@ -63,7 +63,7 @@ describe('validation flow: per-facility validation scope (two versions of one IG
     const source: SubmissionSource = { fetch: async () => ({ kind: 'found', body: submission }) };
     flow = new ValidationFlow({
       source, validator: engine, categories: api.categories, scopes, store: new PgFlowStore(db.orm),
-      completion: { subject: 'h7.scope.test.validation-complete.v1', schemaVersion: '1.0.0' },
+      completion: { subject: 'h7scope.compliance.event.validation-complete.v1', schemaVersion: '1.0.0' },
     });
   });
   after(async () => {

@@ -6,6 +6,9 @@
  * the submission's row lock, so an outcome is announced exactly once.
  */
 import { expect } from 'chai';
+import { buildCatalog } from '../../../../contracts/catalog.js';
+import { VALID } from '../../../../contracts/test/fixtures.js';
+import { ContractViolationError } from '../../../../adapters/messaging/errors.js';
 import type { Database } from '../../../../adapters/persistence/index.js';
 import { readSubmissionIssues } from '../../src/adapters/persistence/result-repository.js';
 import { PgFlowStore, type FlowRecord } from '../../src/application/validation-flow/index.js';
@@ -13,6 +16,8 @@ import { categorizeSubmission } from '../../src/domain/results/submission-catego
 import { dropDatabase, openFlowDatabase, uniqueSuffix } from './support/flow-harness.js';
 
 const KEY = { facilityId: 'fac-store', reportId: 'rep-store', patientId: 'patient-1' };
+const COMPLETION = buildCatalog({ subjectRoot: 'flowstoretest' }).byName('ValidationComplete').subject;
+const completionKey = (key: typeof KEY) => ({ facilityId: key.facilityId, reportTrackingId: key.reportId, patientId: key.patientId });
 
 function record(hash: string, overrides: Partial<FlowRecord> = {}): FlowRecord {
   const outcome = { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', details: { text: `outcome ${hash}` } }] };
@@ -21,7 +26,7 @@ function record(hash: string, overrides: Partial<FlowRecord> = {}): FlowRecord {
     counts: { total: 1, errors: 1, warnings: 0, information: 0, categorized: 0, uncategorized: 1, unacceptable: 0 },
     resourceCount: 3, unobtainable: false,
     categorization: categorizeSubmission([{ severity: 'error', categoryIds: [] }]),
-    completion: (runId) => ({ subject: 'test.validation-complete', payload: { ...KEY, runId, hash } }),
+    completion: (runId) => ({ subject: COMPLETION, payload: { ...VALID.ValidationComplete, ...completionKey(overrides.key ?? KEY), validationRunId: runId, outcomeReference: hash } }),
     ...overrides,
   };
 }
@@ -32,8 +37,12 @@ describe('validation flow store: one statement per group of commits, announced o
   let db: Database;
   let store: PgFlowStore;
 
-  const announcements = async () => db.orm.em.fork().execute<{ msg_id: string; payload: { runId: string; hash: string } }[]>(
-    'select msg_id, payload from outbox_message order by created_at, id');
+  /** The announced ValidationComplete rows: the message id, and the submission, run and outcome hash (carried as outcomeReference) of each. */
+  const announcements = async () => (await db.orm.em.fork().execute<{ msg_id: string; payload: typeof VALID.ValidationComplete }[]>(
+    'select msg_id, payload from outbox_message order by created_at, id')).map(({ msg_id, payload }) => ({
+    msg_id,
+    payload: { facilityId: payload.facilityId, reportId: payload.reportTrackingId, patientId: payload.patientId, runId: payload.validationRunId, hash: payload.outcomeReference! },
+  }));
 
   before(async () => {
     db = await openFlowDatabase(dbName);
@@ -55,7 +64,7 @@ describe('validation flow store: one statement per group of commits, announced o
     expect(again).to.deep.equal({ announced: false, runId: first.runId, msgId: first.msgId });
     expect((await store.find(KEY))?.runId).to.equal(first.runId);
     const rows = await announcements();
-    expect(rows.map((r) => r.msg_id)).to.deep.equal([`${KEY.facilityId}:${KEY.reportId}:${KEY.patientId}:hash-a`]);
+    expect(rows.map((r) => r.msg_id)).to.deep.equal([`${KEY.facilityId}:${KEY.reportId}:${KEY.patientId}:${first.runId}`]);
     expect(rows[0]!.payload).to.deep.equal({ ...KEY, runId: first.runId, hash: 'hash-a' });
     const count = await db.orm.em.fork().execute<{ resource_count: number }[]>('select resource_count from validation_outcome');
     expect(count).to.deep.equal([{ resource_count: 4 }]);
@@ -174,6 +183,17 @@ describe('validation flow store: one statement per group of commits, announced o
     expect(await store.find(patient(3))).to.include({ outcomeHash: 'hash-3' });
     expect(await store.find(patient(2))).to.equal(undefined);
     expect((await announcements()).map((r) => r.payload.hash)).to.deep.equal(['hash-held', 'hash-blocked', 'hash-1', 'hash-3']);
+  });
+
+  it('an announcement that fails the ValidationComplete contract is refused before anything is stored', async () => {
+    const broken = record('hash-broken', {
+      completion: (runId) => ({ subject: COMPLETION, payload: { ...VALID.ValidationComplete, validationRunId: runId, validatedAt: 'yesterday' } }),
+    });
+    const error = await store.commit(broken).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(ContractViolationError);
+    expect((error as Error).message).to.match(/^ValidationComplete payload violates its contract \(flowstoretest\.compliance\.event\.validation-complete\.v1\): .*\/validatedAt must match format "date-time"/);
+    expect(await store.find(KEY)).to.equal(undefined);
+    expect(await announcements()).to.have.length(0);
   });
 
   it('when the announcement cannot be stored, the outcome is not stored either (one transaction)', async () => {

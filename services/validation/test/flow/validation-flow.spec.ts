@@ -18,7 +18,7 @@ describe('validation flow: ReadyForValidation → ValidationComplete (NATS, Post
 
   before(async () => {
     samples = sampleSubmissions();
-    h = await startFlowHarness({ maxDeliver: 3 });
+    h = await startFlowHarness({ maxDeliver: 3, outageHorizonMs: 2_000 });
   });
   after(async () => {
     await h?.close();
@@ -83,14 +83,31 @@ describe('validation flow: ReadyForValidation → ValidationComplete (NATS, Post
     expect(completionsOf(key)).to.have.length(1);
   });
 
-  it('report service 503 twice, then 200: retried with backoff and completed once', async () => {
+  it('an outcome that goes A → B → A within the duplicate window is announced three times (the third is a new run, not a duplicate)', async () => {
+    const key = { facilityId: 'fac-aba', reportId: 'rep-aba', patientId: 'patient-aba' };
+    const [a, b] = [samples[1]!, samples[2]!];
+    const runs: string[] = [];
+    for (const [step, sample] of [['a1', a], ['b', b], ['a2', a]] as const) {
+      serve(key, sample);
+      await publish(key, `aba-${step}`);
+      await eventually(() => completionsOf(key).length === runs.length + 1, `the ValidationComplete of step ${step}`);
+      runs.push((await h.store.find(key))!.runId);
+    }
+    await eventually(() => h.idle(), 'the consumer to be idle');
+    const completions = completionsOf(key);
+    expect(completions.map((c) => c.validationRunId)).to.deep.equal(runs);
+    expect(new Set(runs).size).to.equal(3);
+    expect(completions.map((c) => c.isValid)).to.deep.equal([completions[0]!.isValid, completions[1]!.isValid, completions[0]!.isValid]);
+  });
+
+  it('report service 503 as many times as the maximum deliveries, then 200: held and retried in place (no delivery spent), completed once', async () => {
     const key = { facilityId: 'fac-503', reportId: 'rep-503', patientId: samples[4]!.patientId };
     serve(key, samples[4]!);
-    h.reportService.failFirst(key.facilityId, key.reportId, key.patientId, 2, 503);
+    h.reportService.failFirst(key.facilityId, key.reportId, key.patientId, 3, 503);
     await publish(key);
     await eventually(() => completionsOf(key).length === 1, 'ValidationComplete after the retries');
     await eventually(() => h.idle(), 'the consumer to be idle');
-    expect(h.reportService.requestsFor(key.facilityId, key.reportId, key.patientId)).to.equal(3);
+    expect(h.reportService.requestsFor(key.facilityId, key.reportId, key.patientId)).to.equal(4);
     expect(completionsOf(key)).to.have.length(1);
     expect(await h.store.find(key)).to.not.equal(undefined);
   });
@@ -144,16 +161,18 @@ describe('validation flow: ReadyForValidation → ValidationComplete (NATS, Post
     expect((await storedResults(key)).length).to.equal((stored!.outcome.issue as unknown[]).length);
   });
 
-  it('report service down on every delivery: dead-lettered after the maximum deliveries', async () => {
+  it('report service down for longer than the outage horizon: held and retried in place, then dead-lettered with the reason', async () => {
     const key = { facilityId: 'fac-down', reportId: 'rep-down', patientId: 'p-down' };
-    h.reportService.failFirst(key.facilityId, key.reportId, key.patientId, 100, 502);
+    h.reportService.failFirst(key.facilityId, key.reportId, key.patientId, 1_000, 502);
     await publish(key);
     const dlq = new DeadLetterQueue(h.nats.js, h.nats.jsm, h.catalog);
     const subject = h.catalog.byName('ReadyForValidation').subject;
     const mine = async () => (await dlq.list({ originalSubject: subject })).filter((d) => d.text.includes('p-down'));
     await eventually(async () => (await mine()).length === 1, 'the dead letter');
-    expect((await mine())[0]!.reason).to.match(/handler failed on all 3 deliveries.*SubmissionUnavailableError.*report service answered 502/);
-    expect(h.reportService.requestsFor(key.facilityId, key.reportId, key.patientId)).to.equal(3);
+    const [letter] = await mine();
+    expect(letter!.reason).to.match(/^a dependency was unavailable for \d+ s \(the outage horizon is 2 s\); last error: UnavailableError: The report service answered 502/);
+    expect(letter!.deliveries, 'held within one delivery').to.equal(1);
+    expect(h.reportService.requestsFor(key.facilityId, key.reportId, key.patientId)).to.be.greaterThan(3);
     expect(completionsOf(key)).to.have.length(0);
   });
 

@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
+import { buildCatalog } from '../../../../contracts/catalog.js';
 import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.js';
 import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { openDatabase, OutboxMessageEntity, outboxMigration, type Database } from '../../../../adapters/persistence/index.js';
@@ -19,6 +20,7 @@ import { PgFlowStore, ValidationFlow, validationFlowEntities, validationFlowMigr
 import { dropDatabase, PG, uniqueSuffix } from '../flow/support/flow-harness.js';
 import { ReportServiceStub } from '../flow/support/report-service-stub.js';
 
+const COMPLETION = { subject: buildCatalog({ subjectRoot: 'jobstest' }).byName('ValidationComplete').subject, schemaVersion: '1.0.0' };
 const FACILITY = 'facility-jobs';
 const REPORT = 'report-jobs-1';
 const PATIENTS = ['p1', 'p2', 'p3'];
@@ -70,10 +72,10 @@ describe('report jobs: re-categorize and re-validate', function () {
     flow = new ValidationFlow({
       source: new HttpReportService({ baseUrl: reportService.url, serviceToken: 'jobs-token', retries: 0, timeoutMs: 5_000, logger: silentLogger() }),
       validator: fakeEngine, categories: api.categories, store: new PgFlowStore(db.orm),
-      completion: { subject: 'test.validation-complete', schemaVersion: '1' }, rulesMaxAgeMs: 0,
+      completion: COMPLETION, rulesMaxAgeMs: 0,
     });
     jobs = new ReportJobService({
-      store: new PgReportJobStore(db.orm), submissions: new PgReportSubmissions(db.orm), categories: api.categories, schemaVersion: '1',
+      store: new PgReportJobStore(db.orm), submissions: new PgReportSubmissions(db.orm, { completion: COMPLETION }), categories: api.categories, schemaVersion: '1',
       flow: {
         handle: async (event) => {
           handled.push(event);
@@ -119,7 +121,7 @@ describe('report jobs: re-categorize and re-validate', function () {
     expect(await verdictOf('p2')).to.equal(false);
     const categories = (await request(app).get(`/api/result/${FACILITY}/${REPORT}/categories`).expect(200)).body as { id: string; count: number }[];
     expect(categories.find((c) => c.id === 'zebra-p1')?.count).to.equal(1);
-    expect(await outboxCount(), 're-categorization emits no ValidationComplete').to.equal(announcedBefore);
+    expect(await outboxCount(), 'no verdict changed: no ValidationComplete').to.equal(announcedBefore);
 
     // A rule covering every error, acceptable: the stored verdicts flip to valid.
     await api.categories.save('zebra-all', { id: 'zebra-all', title: 'All zebra codes', severity: 'WARNING', acceptable: true, guidance: 'Known.' });
@@ -130,6 +132,7 @@ describe('report jobs: re-categorize and re-validate', function () {
     expect(await linksOf('p1'), 'both results of p1 in zebra-all, the Patient\'s also in zebra-p1').to.deep.equal(['zebra-all', 'zebra-all', 'zebra-p1']);
     expect(await verdictOf('p1')).to.equal(true);
     expect(await verdictOf('p3')).to.equal(true);
+    expect(await outboxCount(), 'every verdict changed: one ValidationComplete each').to.equal(announcedBefore + 3);
   });
 
   it('re-validate runs the flow for every stored patient, fetching each again, and reports progress with the failures', async () => {
@@ -155,7 +158,7 @@ describe('report jobs: re-categorize and re-validate', function () {
     const gates: (() => void)[] = [];
     const started: string[] = [];
     const gated = new ReportJobService({
-      store: new PgReportJobStore(db.orm), submissions: new PgReportSubmissions(db.orm), categories: api.categories, schemaVersion: '1',
+      store: new PgReportJobStore(db.orm), submissions: new PgReportSubmissions(db.orm, { completion: COMPLETION }), categories: api.categories, schemaVersion: '1',
       maxConcurrentJobs: 1, patientConcurrency: 1,
       flow: { handle: (event) => new Promise<void>((resolve) => { started.push(event.patientId); gates.push(resolve); }) },
     });
@@ -212,7 +215,7 @@ describe('report jobs: re-categorize and re-validate', function () {
     const live = await store.create({ kind: 'recategorize', facilityId: FACILITY, reportId: REPORT, total: 3 });
 
     const restarted = new ReportJobService({
-      store, submissions: new PgReportSubmissions(db.orm), categories: api.categories, schemaVersion: '1', flow, staleAfterMs: 60_000,
+      store, submissions: new PgReportSubmissions(db.orm, { completion: COMPLETION }), categories: api.categories, schemaVersion: '1', flow, staleAfterMs: 60_000,
     });
     expect(await restarted.start()).to.equal(1);
     restarted.stop();

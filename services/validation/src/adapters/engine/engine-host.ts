@@ -98,6 +98,8 @@ export interface EngineGeneration {
   /** Those packages as `name#version`, in load order: what the start-up log names. */
   readonly packageIds: readonly string[];
   readonly resources: number;
+  /** The generation of the stored artifacts it was built from (read before them; see ArtifactRepository.generation). */
+  readonly artifactsGeneration?: number;
 }
 
 export class EngineHost implements ResourceValidator {
@@ -271,6 +273,8 @@ export class EngineHost implements ResourceValidator {
     if (this.closed) throw new Error('The engine host is closed');
     const { logger } = this.options;
     const started = performance.now();
+    // Before the artifacts: a change committed in between makes the next check rebuild again, never miss it.
+    const artifactsGeneration = await this.options.artifacts.generation?.();
     const inputs = await readStoredArtifacts(this.options.artifacts);
     let generation: EngineGeneration;
     try {
@@ -294,7 +298,7 @@ export class EngineHost implements ResourceValidator {
       });
       generation = built = {
         number: ++this.generations, index, pool,
-        builtAt: new Date(), packages: inputs.packageFiles.length - loaded.failures.length, resources: inputs.resources.length,
+        builtAt: new Date(), packages: inputs.packageFiles.length - loaded.failures.length, resources: inputs.resources.length, artifactsGeneration,
         packageIds: index.packages().filter((p) => p.name !== R4_CORE_PACKAGE.name).map((p) => `${p.name}#${p.version}`),
       };
       await this.warmUp(pool);

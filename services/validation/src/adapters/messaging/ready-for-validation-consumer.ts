@@ -3,19 +3,24 @@
  * validation service (one durable name: JetStream hands each message to one instance at a time).
  *
  * Delivery outcomes come from the platform runner (adapters/messaging/consumer-runner.ts):
- * contract violations and invalid JSON → dead letter at once; the report service unavailable (or
- * any other thrown error) → nak with `backoffMs`, dead letter after `maxDeliver` deliveries; a
- * crash → redelivered after the ack wait. Long validations send progress acks (ctx.working()).
- * The consumer's settings are `readyForValidationConsumer` below, shared with the provisioning Job.
+ * contract violations and invalid JSON → dead letter at once; the report service unavailable
+ * (SubmissionUnavailableError, raised to the runner as UnavailableError) or the database
+ * unreachable → the message is held and retried in place for up to `outageHorizonMs`
+ * (validation.outage-retry-horizon) without using up deliveries; any other thrown error → nak with
+ * `backoffMs`, dead letter after `maxDeliver` deliveries; a crash → redelivered after the ack wait.
+ * Long validations send progress acks (ctx.working()). The consumer's settings are
+ * `readyForValidationConsumer` below, shared with the provisioning Job.
  */
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { Catalog } from '../../../../../contracts/catalog.js';
 import { DeadLetterQueue } from '../../../../../adapters/messaging/dead-letter.js';
 import { startConsumer, type ConsumerRunner } from '../../../../../adapters/messaging/consumer-runner.js';
+import { UnavailableError } from '../../../../../adapters/messaging/errors.js';
 import { ensureConsumer, runnerConsumerSpec, type ProvisionAction } from '../../../../../adapters/messaging/provisioning.js';
 import type { Logger } from '../../../../../adapters/observability/logger.js';
 import type { ServiceMetrics } from '../../../../../adapters/observability/metrics.js';
 import type { ReadyForValidationEvent, ValidationFlow } from '../../application/validation-flow/index.js';
+import { SubmissionUnavailableError } from '../../domain/flow/index.js';
 
 export const READY_FOR_VALIDATION_DURABLE = 'validation-ready-for-validation';
 
@@ -65,6 +70,10 @@ export interface ReadyForValidationConsumerOptions extends ReadyForValidationCon
   readonly metrics?: ServiceMetrics;
   /** Awaited before each fetch: resolves when the validation workers have room (EngineHost.whenRoom). */
   readonly beforeFetch?: () => Promise<void>;
+  /** validation.outage-retry-horizon: how long a message is held while a dependency is unavailable (default 1 h). */
+  readonly outageHorizonMs?: number;
+  /** Delays between in-place retries during an outage (validation.outage-retry-max-delay caps them; default 1 s … 30 s). */
+  readonly outageBackoff?: { initialMs?: number; maxMs?: number };
 }
 
 export async function startReadyForValidationConsumer(options: ReadyForValidationConsumerOptions): Promise<ConsumerRunner> {
@@ -83,8 +92,17 @@ export async function startReadyForValidationConsumer(options: ReadyForValidatio
     logger: options.logger,
     metrics: options.metrics,
     beforeFetch: options.beforeFetch,
+    outageHorizonMs: options.outageHorizonMs,
+    outageBackoff: options.outageBackoff,
     handler: async (event, ctx) => {
-      const result = await options.flow.handle(event, { working: ctx.working, headers: ctx.headers });
+      let result;
+      try {
+        result = await options.flow.handle(event, { working: ctx.working, headers: ctx.headers });
+      } catch (error) {
+        // The report service did not answer: the submission is fine, so hold it until the service is back.
+        if (error instanceof SubmissionUnavailableError) throw new UnavailableError('report service', error.message, { cause: error });
+        throw error;
+      }
       log.info({
         facilityId: result.key.facilityId, reportId: result.key.reportId, valid: result.valid, issues: result.counts.total,
         resources: result.resourceCount, announced: result.announced, delivery: ctx.deliveryCount,

@@ -83,6 +83,12 @@ export class PgArtifactRepository implements ArtifactRepository {
     return countOf(row);
   }
 
+  /** artifact_generation, incremented by a trigger with every change of the artifact table (migrations.ts). */
+  async generation(): Promise<number> {
+    const row = await this.db().selectFrom('artifact_generation').select('generation').where('id', '=', 1).executeTakeFirst();
+    return Number(row?.generation ?? 0);
+  }
+
   async forEachContent(type: ArtifactType, visit: (artifact: Artifact) => Promise<void>): Promise<void> {
     const ids = await this.db().selectFrom('artifact').select(['id', 'name']).where('type', '=', type).orderBy('name').execute();
     for (const { name } of ids as { name: string }[]) {

@@ -100,6 +100,38 @@ export class ResultLinksCheckedByTheWriters extends Migration {
 }
 
 /**
+ * The generation of the stored artifacts: a counter that every change of the `artifact` table
+ * increments in the changing transaction (a row trigger, so every writer counts: the API, the
+ * initialization, an operator's SQL). Each instance compares it every `validation.artifact-check-interval`
+ * with the generation its engine was built from and rebuilds when they differ, so replicas converge
+ * even when the "artifacts changed" notice (core NATS, fire and forget) is lost.
+ */
+export class CountArtifactGenerations extends Migration {
+  override up(): void {
+    this.addSql(`create table "artifact_generation" (
+      "id" smallint primary key default 1 check ("id" = 1),
+      "generation" bigint not null)`);
+    this.addSql(`insert into "artifact_generation" ("id", "generation") values (1, 1)`);
+    this.addSql(`create function "artifact_generation_bump"() returns trigger language plpgsql as $$
+      begin
+        update "artifact_generation" set "generation" = "generation" + 1 where "id" = 1;
+        return null;
+      end $$`);
+    this.addSql(`create trigger "artifact_generation_bump" after insert or update or delete on "artifact"
+      for each row execute function "artifact_generation_bump"()`);
+    this.addSql(`create trigger "artifact_generation_bump_truncate" after truncate on "artifact"
+      for each statement execute function "artifact_generation_bump"()`);
+  }
+
+  override down(): void {
+    this.addSql('drop trigger if exists "artifact_generation_bump_truncate" on "artifact"');
+    this.addSql('drop trigger if exists "artifact_generation_bump" on "artifact"');
+    this.addSql('drop function if exists "artifact_generation_bump"()');
+    this.addSql('drop table if exists "artifact_generation"');
+  }
+}
+
+/**
  * In order of their names. The outcome table was first created by the flow's migrations; it holds
  * the results now, so it is created here, before the migration that moves the results into it.
  */
@@ -109,4 +141,5 @@ export const validationApiMigrations = [
   { name: 'Migration20261122090000_result_links_checked_by_the_writers', class: ResultLinksCheckedByTheWriters },
   { name: 'Migration20261125100000_results_per_submission', class: StoreResultsPerSubmission },
   { name: 'Migration20261125130000_results_compressed_with_lz4', class: CompressResultsWithLz4 },
+  { name: 'Migration20261126010000_artifact_generation', class: CountArtifactGenerations },
 ];

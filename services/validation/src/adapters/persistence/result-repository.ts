@@ -149,15 +149,34 @@ export async function storeSubmissionResults(db: Kysely<any>, writes: readonly S
 
 /**
  * Replaces the categorization of a stored submission (re-categorization), in the caller's
- * transaction, which read the row with readSubmissionIssues(..., { lock: true }). The outcome and its hash stay: the hash names the outcome
- * last ANNOUNCED, so the next validation of the submission announces the new categorization.
+ * transaction, which read the row with readSubmissionIssues(..., { lock: true }). Without
+ * `announced`, the outcome hash and run id stay: the hash names the outcome last ANNOUNCED, so the
+ * next validation of the submission announces the new categorization. With it (the verdict changed
+ * and the caller enqueues its ValidationComplete in this transaction), they become the new run's.
  */
-export async function updateCategorizationIn(em: EntityManager, key: PatientKey, categorization: SubmissionCategorization, verdict: { valid: boolean; uncategorizedCount: number; unacceptableCount: number }): Promise<void> {
+export async function updateCategorizationIn(
+  em: EntityManager, key: PatientKey, categorization: SubmissionCategorization,
+  verdict: { valid: boolean; uncategorizedCount: number; unacceptableCount: number },
+  announced?: { runId: string; outcomeHash: string },
+): Promise<void> {
   await sql`
     update ${sql.table(SUBMISSION_RESULTS_TABLE)} set issue_categories = ${JSON.stringify(categorization.issueCategories)},
       category_groups = ${groupsJson(categorization.groups)}::jsonb, valid = ${verdict.valid},
       uncategorized_count = ${verdict.uncategorizedCount}, unacceptable_count = ${verdict.unacceptableCount}, updated_at = now()
+      ${announced ? sql`, run_id = ${announced.runId}, outcome_hash = ${announced.outcomeHash}` : sql``}
     where facility_id = ${key.facilityId} and report_id = ${key.reportId} and patient_id = ${key.patientId}`.execute(em.getKysely<any>());
+}
+
+/** A stored submission as re-categorization reads it. */
+export interface StoredSubmissionIssues {
+  /** In outcome order. */
+  readonly issues: ValidationIssue[];
+  /** The stored outcome's text (what its hash covers). */
+  readonly outcomeJson: string;
+  readonly unobtainable: boolean;
+  /** The verdict stored (and last announced, unless a re-categorization left it unannounced). */
+  readonly valid: boolean;
+  readonly severities: { readonly issues: number; readonly errors: number; readonly warnings: number; readonly information: number };
 }
 
 /**
@@ -165,13 +184,16 @@ export async function updateCategorizationIn(em: EntityManager, key: PatientKey,
  * row-locked until the caller's transaction ends (a read-modify-write such as re-categorization;
  * a concurrent storeSubmissionResults waits for it).
  */
-export async function readSubmissionIssues(em: EntityManager, key: PatientKey, options: { lock?: boolean } = {}): Promise<{ issues: ValidationIssue[]; unobtainable: boolean } | undefined> {
-  const rows = await sql<{ outcome: string; unobtainable: boolean }>`
-    select outcome, unobtainable from ${sql.table(SUBMISSION_RESULTS_TABLE)}
+export async function readSubmissionIssues(em: EntityManager, key: PatientKey, options: { lock?: boolean } = {}): Promise<StoredSubmissionIssues | undefined> {
+  const rows = await sql<{ outcome: string; unobtainable: boolean; valid: boolean; issue_count: number; error_count: number; warning_count: number; information_count: number }>`
+    select outcome, unobtainable, valid, issue_count, error_count, warning_count, information_count from ${sql.table(SUBMISSION_RESULTS_TABLE)}
     where facility_id = ${key.facilityId} and report_id = ${key.reportId} and patient_id = ${key.patientId}
     ${options.lock ? sql`for update` : sql``}`.execute(em.getKysely<any>());
   const row = rows.rows[0];
-  return row && { issues: issuesFromOperationOutcome(JSON.parse(row.outcome)), unobtainable: row.unobtainable };
+  return row && {
+    issues: issuesFromOperationOutcome(JSON.parse(row.outcome)), outcomeJson: row.outcome, unobtainable: row.unobtainable, valid: row.valid,
+    severities: { issues: row.issue_count, errors: row.error_count, warnings: row.warning_count, information: row.information_count },
+  };
 }
 
 /** The categories as they are now (existence and acceptability), read in the caller's session. */

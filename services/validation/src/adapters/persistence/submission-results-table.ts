@@ -10,9 +10,9 @@
  *   category counts and validity are summed from these small values.
  * - per-severity counts, so that a page of a report's results (optionally from a minimum severity
  *   on) is located by running sums without opening any outcome.
- * - `outcome_hash` identifies the distinct outcome (the ValidationComplete message id is derived
- *   from it), so a duplicate event with the same outcome emits nothing new; `valid` and the
- *   uncategorized/unacceptable counts are the verdict announced with it.
+ * - `outcome_hash` identifies the distinct outcome, so a duplicate event with the same outcome emits
+ *   nothing new; `run_id` is the run that announced it (the ValidationComplete message id is derived
+ *   from it); `valid` and the uncategorized/unacceptable counts are the verdict announced with it.
  * - `unobtainable`: the report service had no readable submission (404, unreadable answer); the
  *   outcome is a definite failure that no category makes valid.
  *

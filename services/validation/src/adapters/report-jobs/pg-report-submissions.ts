@@ -5,22 +5,40 @@
  * Re-categorizing one patient is one transaction holding the submission's row lock (the lock the
  * flow's upsert takes), so it never interleaves with a validation of that submission: the stored issues
  * are categorized with the given rules, and the stored verdict (valid, uncategorized and
- * unacceptable counts) is updated. The outcome hash is left alone: it names the outcome last
- * ANNOUNCED, so the next validation of the submission announces the new categorization.
- * An unobtainable submission (report not found or unreadable) is a definite failure and stays
- * invalid whatever the rules say, as in the flow.
+ * unacceptable counts) is updated. An unobtainable submission (report not found or unreadable) is
+ * a definite failure and stays invalid whatever the rules say, as in the flow.
+ *
+ * When the verdict changes (and only then), the change is announced like a validation's: a new
+ * run id, a ValidationComplete in the outbox in the same transaction (so the new verdict and its
+ * announcement commit together), and the outcome hash of what is now stored and announced, so a
+ * later validation that finds the same outcome announces nothing new. When it does not change, the
+ * hash is left alone: it names the outcome last ANNOUNCED, so the next validation of the submission
+ * announces the new categorization.
  */
+import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { enqueueOutboxMessage } from '../../../../../adapters/persistence/index.js';
+import type { ReportSubmissions } from '../../application/report-jobs/report-job.js';
+import {
+  completionMsgId, distinctOutcomeHash, validationCompletePayload, type CompletionMessage, type OutcomeCounts,
+} from '../../application/validation-flow/index.js';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
 import { categorizeIssues } from '../../domain/results/submission-categorization.js';
 import { readSubmissionIssues, updateCategorizationIn } from '../persistence/result-repository.js';
 import { SUBMISSION_RESULTS_TABLE } from '../persistence/submission-results-table.js';
-import type { ReportSubmissions } from '../../application/report-jobs/report-job.js';
+
+export interface PgReportSubmissionsOptions {
+  /** ValidationComplete's subject and version: a verdict changed by re-categorization is announced with it. */
+  readonly completion: CompletionMessage;
+  /** Called after a transaction that enqueued an announcement committed (the outbox relay's notify). */
+  readonly afterCommit?: () => void;
+  readonly clock?: () => Date;
+}
 
 export class PgReportSubmissions implements ReportSubmissions {
-  constructor(private readonly orm: MikroORM) {}
+  constructor(private readonly orm: MikroORM, private readonly options: PgReportSubmissionsOptions) {}
 
   async validatedPatients(facilityId: string, reportId: string): Promise<string[]> {
     const rows = await this.orm.em.fork().getKysely<any>().selectFrom(SUBMISSION_RESULTS_TABLE).select('patient_id')
@@ -28,14 +46,36 @@ export class PgReportSubmissions implements ReportSubmissions {
     return rows.map((row) => row.patient_id);
   }
 
-  recategorizePatient(key: SubmissionKey, categorizer: Categorizer): Promise<void> {
-    return this.orm.em.fork().transactional(async (tx) => {
+  async recategorizePatient(key: SubmissionKey, categorizer: Categorizer): Promise<void> {
+    const announced = await this.orm.em.fork().transactional(async (tx) => {
       const stored = await readSubmissionIssues(tx, key, { lock: true });
-      if (!stored) return;
+      if (!stored) return false;
       const categorized = categorizer.categorize(stored.issues);
       const verdict = assessValidity(categorized);
-      await updateCategorizationIn(tx, key, categorizeIssues(categorized),
-        { valid: !stored.unobtainable && verdict.valid, uncategorizedCount: verdict.uncategorizedIssueCount, unacceptableCount: verdict.unacceptableIssueCount });
+      const valid = !stored.unobtainable && verdict.valid;
+      const categorization = categorizeIssues(categorized);
+      const newVerdict = { valid, uncategorizedCount: verdict.uncategorizedIssueCount, unacceptableCount: verdict.unacceptableIssueCount };
+      if (valid === stored.valid) {
+        await updateCategorizationIn(tx, key, categorization, newVerdict);
+        return false;
+      }
+      const { severities } = stored;
+      const counts: OutcomeCounts = {
+        total: severities.issues, errors: severities.errors, warnings: severities.warnings, information: severities.information,
+        categorized: severities.issues - verdict.uncategorizedIssueCount, uncategorized: verdict.uncategorizedIssueCount,
+        unacceptable: verdict.unacceptableIssueCount,
+      };
+      const runId = randomUUID();
+      const outcomeHash = distinctOutcomeHash(stored.outcomeJson, valid, counts, categorization.issueCategories);
+      await updateCategorizationIn(tx, key, categorization, newVerdict, { runId, outcomeHash });
+      const validatedAt = (this.options.clock?.() ?? new Date()).toISOString();
+      await enqueueOutboxMessage(tx, {
+        subject: this.options.completion.subject,
+        payload: validationCompletePayload(this.options.completion.schemaVersion, key, { valid, runId, counts, validatedAt }),
+        msgId: completionMsgId(key, runId),
+      });
+      return true;
     });
+    if (announced) this.options.afterCommit?.();
   }
 }

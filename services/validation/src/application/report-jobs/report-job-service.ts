@@ -11,10 +11,10 @@
  * last_error 'interrupted by a restart' (other instances' live jobs keep beating and are spared).
  * Rerun the operation to complete such a report.
  *
- * Re-categorization does NOT emit ValidationComplete: it changes no validation outcome, only the
- * categories and the stored verdict; consumers that need the new verdict read the results API, and
- * a re-validation announces it (the flow's outcome hash includes the categories, so the next
- * re-validation is a new distinct outcome and is announced).
+ * Re-categorization announces a submission (ValidationComplete, through the outbox in the
+ * transaction that stores it) when its verdict changes, and only then: consumers act on validity.
+ * Other changes of its categories are read from the results API, and the next re-validation
+ * announces them (the flow's outcome hash includes the categories). See PgReportSubmissions.
  */
 import { NotFoundError } from '../errors.js';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';

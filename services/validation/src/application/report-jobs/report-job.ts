@@ -46,6 +46,6 @@ export interface ReportJobStore {
 export interface ReportSubmissions {
   /** Patients with stored results (their outcome): what re-validation fetches again and re-categorization touches. */
   validatedPatients(facilityId: string, reportId: string): Promise<string[]>;
-  /** Categorizes the patient's stored issues with `categorizer`; updates the stored verdict. */
+  /** Categorizes the patient's stored issues with `categorizer`; updates the stored verdict, and announces it when it changed. */
   recategorizePatient(key: SubmissionKey, categorizer: Categorizer): Promise<void>;
 }

@@ -7,9 +7,12 @@
  *
  * Idempotency: the upsert holds the submission's row lock (two instances handling duplicates of one
  * event serialize on it, see storeSubmissionResults); when the stored outcome hash equals the new
- * one, the results are rewritten (same content) but no second ValidationComplete is enqueued. The message id is
- * `<facility>:<report>:<patient>:<outcome hash>`, so even a re-enqueue inside JetStream's duplicate
- * window would be dropped by the server.
+ * one, the results are rewritten (same content) but no second ValidationComplete is enqueued.
+ *
+ * The message id is `<facility>:<report>:<patient>:<run id>`: one id per announced run, so the
+ * relay's retries of one row are dropped by JetStream as duplicates, while a submission whose outcome
+ * goes A → B → A within the stream's duplicate window announces all three (the third A is a new run;
+ * an id made of the outcome hash would repeat the first A's and be dropped by the server).
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -18,16 +21,9 @@ import { storeSubmissionResults, submissionKeyId, type StoredSubmission, type Su
 import { SUBMISSION_RESULTS_TABLE } from '../../adapters/persistence/submission-results-table.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
 import type { SubmissionCategorization } from '../../domain/results/submission-categorization.js';
+import type { OutcomeCounts } from './completion.js';
 
-export interface OutcomeCounts {
-  readonly total: number;
-  readonly errors: number;
-  readonly warnings: number;
-  readonly information: number;
-  readonly categorized: number;
-  readonly uncategorized: number;
-  readonly unacceptable: number;
-}
+export type { OutcomeCounts } from './completion.js';
 
 export interface FlowRecord {
   readonly key: SubmissionKey;
@@ -52,8 +48,9 @@ export interface CommitResult {
   readonly msgId: string;
 }
 
-export function completionMsgId(key: SubmissionKey, outcomeHash: string): string {
-  return `${key.facilityId}:${key.reportId}:${key.patientId}:${outcomeHash}`;
+/** The Nats-Msg-Id of the ValidationComplete that announces one run of a submission. */
+export function completionMsgId(key: SubmissionKey, runId: string): string {
+  return `${key.facilityId}:${key.reportId}:${key.patientId}:${runId}`;
 }
 
 /** Most submissions written by one statement. */
@@ -61,7 +58,6 @@ const MAX_GROUP = 16;
 
 interface PendingCommit {
   readonly write: SubmissionWrite;
-  readonly msgId: string;
   readonly resolve: (result: CommitResult) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -82,25 +78,34 @@ export class PgFlowStore {
 
   constructor(private readonly orm: MikroORM) {}
 
+  /** Rejects (nothing stored) when the announcement fails its contract, as when the statement fails. */
   commit(record: FlowRecord): Promise<CommitResult> {
+    let write: SubmissionWrite;
+    try {
+      write = this.prepare(record);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return new Promise<CommitResult>((resolve, reject) => {
+      this.waiting.push({ write, resolve, reject });
+      if (!this.writing) void this.writeWaiting();
+    });
+  }
+
+  /** The write of one record: the announcement is prepared (and checked) for a new run id, inserted only if the outcome changed. */
+  private prepare(record: FlowRecord): SubmissionWrite {
     const { key } = record;
-    // The announcement is prepared for a new run id and inserted only if the outcome changed.
     const runId = randomUUID();
-    const msgId = completionMsgId(key, record.outcomeHash);
     const message = record.completion(runId);
-    const write: SubmissionWrite = {
+    return {
       record: {
         key, outcomeJson: record.outcomeJson, outcomeHash: record.outcomeHash, categorization: record.categorization,
         valid: record.valid, uncategorizedCount: record.counts.uncategorized, unacceptableCount: record.counts.unacceptable,
         resourceCount: record.resourceCount, unobtainable: record.unobtainable,
       },
       runId,
-      announcement: pendingOutboxRow({ subject: message.subject, payload: message.payload, msgId, headers: message.headers }),
+      announcement: pendingOutboxRow({ subject: message.subject, payload: message.payload, msgId: completionMsgId(key, runId), headers: message.headers }),
     };
-    return new Promise<CommitResult>((resolve, reject) => {
-      this.waiting.push({ write, msgId, resolve, reject });
-      if (!this.writing) void this.writeWaiting();
-    });
   }
 
   private async writeWaiting(): Promise<void> {
@@ -137,7 +142,11 @@ export class PgFlowStore {
       for (const pending of group) await this.writeGroup([pending]);
       return;
     }
-    group.forEach((pending, i) => pending.resolve({ announced: stored[i]!.changed, runId: stored[i]!.runId, msgId: pending.msgId }));
+    // Unchanged: the run and message id of the earlier announcement of this outcome.
+    group.forEach((pending, i) => {
+      const { changed, runId } = stored[i]!;
+      pending.resolve({ announced: changed, runId, msgId: completionMsgId(pending.write.record.key, runId) });
+    });
   }
 
   /** The stored outcome of one submission (tests, reports). */

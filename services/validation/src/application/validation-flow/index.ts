@@ -3,3 +3,4 @@ export { ValidationFlow, type ReadyForValidationEvent, type FlowContext, type Fl
 export { PgFlowStore, completionMsgId, type CommitResult, type FlowRecord, type OutcomeCounts } from './flow-store.js';
 export { validationFlowEntities, validationFlowMigrations } from './flow-tables.js';
 export { PgFacilityScopes, ValidationConfigurationEntity, FacilityValidationConfigurationEntity, CreateValidationConfigurationTables } from './facility-scopes.js';
+export { distinctOutcomeHash, validationCompletePayload, type CompletionMessage } from './completion.js';

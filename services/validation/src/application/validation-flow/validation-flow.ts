@@ -8,12 +8,12 @@
  *   (5) categorize with the latest rules and replace the patient's results;
  *   (6) enqueue ValidationComplete — (4), (5) and (6) in one transaction (flow-store.ts).
  *
- * Failures: report service down/5xx → SubmissionUnavailableError (the consumer naks with backoff
- * and dead-letters after `validation.max-deliveries`); 404 or an unreadable answer → a definite
+ * Failures: report service down/5xx → SubmissionUnavailableError (the consumer holds the message
+ * and retries it in place until the service is back, up to `validation.outage-retry-horizon`; the
+ * database unreachable likewise); 404 or an unreadable answer → a definite
  * outcome with one fatal issue saying why, and valid = false (never retried forever). Validity is
  * `assessValidity` (domain/categorization/validity.ts), the one rule of the service.
  */
-import { createHash } from 'node:crypto';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
 import {
@@ -23,6 +23,7 @@ import {
 import type { OperationOutcome } from '../../domain/ports/resource-validator.js';
 import { categorizeIssues } from '../../domain/results/submission-categorization.js';
 import { issuesFromOperationOutcome } from '../../domain/results/validation-issue.js';
+import { distinctOutcomeHash, validationCompletePayload } from './completion.js';
 import type { CommitResult, FlowRecord, OutcomeCounts } from './flow-store.js';
 import type { ReadyForValidation } from '../../../../../contracts/types.js';
 
@@ -141,13 +142,9 @@ export class ValidationFlow {
       uncategorized: verdict.uncategorizedIssueCount,
       unacceptable: verdict.unacceptableIssueCount,
     };
-    // The distinct outcome: what was found and what it means now (a rule change that flips the verdict is a new outcome).
     // Serialized once: the hash and the stored row use the same text (it is ~100 issues long).
     const outcomeJson = JSON.stringify(outcome);
-    const outcomeHash = createHash('sha256')
-      .update(outcomeJson)
-      .update(JSON.stringify({ valid, counts, categories: categorization.issueCategories }))
-      .digest('hex');
+    const outcomeHash = distinctOutcomeHash(outcomeJson, valid, counts, categorization.issueCategories);
 
     const categorizeMs = lap();
 
@@ -162,17 +159,7 @@ export class ValidationFlow {
       completion: (runId) => ({
         subject: this.deps.completion.subject,
         headers,
-        payload: {
-          schemaVersion: this.deps.completion.schemaVersion,
-          facilityId: key.facilityId,
-          patientId: key.patientId,
-          reportTrackingId: key.reportId,
-          isValid: valid,
-          validationRunId: runId,
-          outcomeReference: `/api/result/${encodeURIComponent(key.facilityId)}/${encodeURIComponent(key.reportId)}/${encodeURIComponent(key.patientId)}`,
-          issueCounts: counts,
-          validatedAt,
-        },
+        payload: validationCompletePayload(this.deps.completion.schemaVersion, key, { valid, runId, counts, validatedAt }),
       }),
     });
     if (committed.announced) this.deps.afterCommit?.();

@@ -25,6 +25,12 @@ export interface ArtifactRepository {
   allSummaries(): Promise<{ type: ArtifactType; name: string; summary: PackageSummary | undefined }[]>;
   /** The content of every artifact of a type, one at a time (packages are large). */
   forEachContent(type: ArtifactType, visit: (artifact: Artifact) => Promise<void>): Promise<void>;
+  /**
+   * The generation of the stored artifacts: a number that changes with every change of them, so an
+   * instance can tell whether its engine was built from what is stored now. Absent for a source that
+   * never changes (files).
+   */
+  generation?(): Promise<number>;
 }
 
 /**

@@ -83,6 +83,7 @@ export interface FlowHarness {
 
 export interface FlowHarnessOptions {
   readonly maxDeliver?: number;
+  readonly outageHorizonMs?: number;
   /** Engine settings other than the shared IG packages (default: one worker, local terminology, no deadlines). */
   readonly engine?: Partial<Omit<EngineHostOptions, 'artifacts'>>;
 }
@@ -149,6 +150,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
   const DURABLE = 'validation-ready-for-validation';
   const consumer: ConsumerRunner = await startReadyForValidationConsumer({
     js: nats.js, catalog, logger, maxDeliver: options.maxDeliver ?? 3, concurrency: 4, backoffMs: [100], ackWaitMs: 10_000, fetchExpiresMs: 1_000,
+    outageHorizonMs: options.outageHorizonMs ?? 30_000, outageBackoff: { initialMs: 100, maxMs: 100 },
     flow: { handle: (event, ctx) => harness.handler(event, ctx ?? {}) as ReturnType<ValidationFlow['handle']> },
     durable: DURABLE,
     beforeFetch: () => engine.whenRoom(),
