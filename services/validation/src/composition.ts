@@ -131,7 +131,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(TOKENS.reportJobService).toDynamicValue((ctx) => {
     const orm = ctx.get(TOKENS.orm);
     const logger = ctx.get(TOKENS.logger);
-    const completion = catalog.byName('ValidationComplete');
+    const completion = ctx.get(TOKENS.catalog).byName('ValidationComplete');
     const outbox = ctx.get(TOKENS.outbox);
     return new ReportJobService({
       store: new PgReportJobStore(orm),
