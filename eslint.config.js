@@ -14,11 +14,25 @@ export default defineConfig(
   },
   {
     // The hexagon's rule: domain code never imports an adapter.
-    files: ['services/*/src/domain/**/*.ts'],
+    files: ['services/*/src/domain/**/*.ts', 'services/*/src/*/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [
         { group: ['**/adapters/**', '../adapters/*', '../../adapters/*'], message: 'Domain code must not import adapters; depend on a port instead.' },
         { group: ['express', 'pg', '@mikro-orm/*', '@nats-io/*', 'keyv', '@keyv/*'], message: 'Domain code must not import infrastructure libraries.' },
+      ] }],
+    },
+  },
+  {
+    // Application code orchestrates the domain through ports: no adapter of its service, no
+    // infrastructure library. (Shared observability types — Logger, metrics — are ports in all but
+    // name and may be imported as types.)
+    files: ['services/tenant/src/application/**/*.ts', 'services/*/src/*/application/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [
+        { group: ['../adapters/*', '../../adapters/*', '**/src/adapters/**', '**/signing-keys/adapters/**'], message: 'Application code must not import adapters; depend on a port instead.' },
+        { group: ['express', 'pg', 'kysely', '@mikro-orm/*', '@nats-io/*', 'keyv', '@keyv/*'], message: 'Application code must not import infrastructure libraries.' },
+        { group: ['**/adapters/persistence/**', '**/adapters/http/**', '**/adapters/messaging/**', '**/adapters/cache/**'], message: 'Application code must not import adapters; depend on a port instead.' },
+        { group: ['**/adapters/observability/**'], allowTypeImports: true, message: 'Only types (Logger, metrics) of the observability adapter.' },
       ] }],
     },
   },

@@ -19,7 +19,7 @@ import express from 'express';
 import { OpenApiBuilder } from '../../adapters/http/index.js';
 import { silentLogger } from '../../adapters/observability/logger.js';
 import { createTenantModule } from '../../services/tenant/src/tenant-module.js';
-import { registerSigningKeyOpenApi } from '../../services/tenant/src/signing-keys/http.js';
+import { registerSigningKeyOpenApi } from '../../services/tenant/src/signing-keys/adapters/http.js';
 import { createValidationApiModule } from '../../services/validation/src/adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from '../../services/validation/src/adapters/http/validation-configuration-routes.js';
 import { preQualRoutes } from '../../services/validation/src/adapters/prequal/index.js';

@@ -28,9 +28,9 @@ import { createLogger } from '../../../../adapters/observability/logger.js';
 import { databaseConnection, openDatabase } from '../../../../adapters/persistence/index.js';
 import { catalog } from '../../../../contracts/catalog.js';
 import { tenantDatabaseEntities, tenantServiceMigrations } from '../database-schema.js';
-import { keyringFromConfig, MASTER_KEYS_SETTING, signingKeySettings } from '../signing-keys/config.js';
-import { MikroSigningKeyStore } from '../signing-keys/persistence.js';
-import { reencryptPrivateKeys, type ReencryptionReport } from '../signing-keys/reencryption.js';
+import { keyringFromConfig, MASTER_KEYS_SETTING, signingKeySettings } from '../signing-keys/adapters/config.js';
+import { MikroSigningKeyStore } from '../signing-keys/adapters/persistence.js';
+import { reencryptPrivateKeys, type ReencryptionReport } from '../signing-keys/application/reencryption.js';
 
 const keySettings = signingKeySettings();
 

@@ -18,19 +18,26 @@
  * - A key referenced by an active (not soft-deleted) facility cannot be disabled or deleted:
  *   409 Problem Details listing the facilities (member `facilities`).
  * - Private keys: encrypted at rest with AES-256-GCM under the current master key of a keyring
- *   (master-keyring.ts: envelope with IV, tag and the master key's id, kid as associated data; the
+ *   (domain/master-keyring.ts: envelope with IV, tag and the master key's id, kid as associated data; the
  *   row's `master_key_id` repeats the id). No API returns them, nothing logs them. Without a master
  *   key the registry lists keys and serves the JWKS but refuses to create keys or sign assertions
  *   (503 / UNAVAILABLE naming the setting). At start-up every stored key must open with the
  *   configured master keys, or the service stops with exit code 78 naming the missing ids
- *   (master-key-check.ts); `cli/reencrypt-signing-keys.ts` moves every key to the current master key.
+ *   (adapters/master-key-check.ts); `cli/reencrypt-signing-keys.ts` moves every key to the current master key.
+ *
+ * ## Layout (the tenant service's rings, inside one module)
+ * - `domain/`: the key model and its statuses, the JWKS document, the master keyring, the assertion
+ *   target and signing, and `ports.ts` (storage: keys, facility references, audit, publication lock).
+ * - `application/`: SigningKeyService (every use case), re-encryption, the expiry job.
+ * - `adapters/`: HTTP routes, PostgreSQL store, NATS queries, settings, the JWKS file writer, the
+ *   start-up master-key check. This file wires them (the module's composition root).
  *
  * ## Client assertions: for configured EHR connections only
  * `iss` = `sub` = client id and `aud` = token endpoint come from the facility's configuration
  * (`ehrConnections`); a caller (NATS SignClientAssertion, HTTP `$client-assertion`) only picks one of
- * them (assertion-target.ts), so nobody can obtain an assertion for an audience of their choosing.
+ * them (domain/assertion-target.ts), so nobody can obtain an assertion for an audience of their choosing.
  *
- * ## JWKS: what is published, and for how long (model.ts `publishedUntil`)
+ * ## JWKS: what is published, and for how long (domain/model.ts `publishedUntil`)
  * - Every `active` key (primary first); a `disabled` key (it signs nothing from the moment it is
  *   disabled) for `signing-keys.disabled-retention` (default 24 h, never less than
  *   VERIFICATION_GRACE_MS); an `expired` key until VERIFICATION_GRACE_MS after its `expiresAt`. The
@@ -71,25 +78,27 @@ import type { OpenApiBuilder } from '../../../../adapters/http/index.js';
 import type { QueryServer } from '../../../../adapters/messaging/request-reply.js';
 import type { Logger } from '../../../../adapters/observability/logger.js';
 import type { Catalog } from '../../../../contracts/catalog.js';
-import { keyringFromConfig, type MasterKeyConfig, type SigningKeyConfig } from './config.js';
-import { KeyExpiryJob } from './expiry-job.js';
-import { jwksRouter, registerSigningKeyOpenApi, signingKeyRouter } from './http.js';
-import { writeJwksFile, type JwksDocument } from './jwks.js';
-import { checkMasterKeyCoverage, type MasterKeyCoverage } from './master-key-check.js';
-import type { MasterKeyring } from './master-keyring.js';
-import { MikroSigningKeyStore, signingKeyEntities, signingKeyMigrations } from './persistence.js';
-import { serveSigningKeyQueries } from './queries.js';
-import { SigningKeyService } from './signing-key-service.js';
+import { keyringFromConfig, type MasterKeyConfig, type SigningKeyConfig } from './adapters/config.js';
+import { KeyExpiryJob } from './application/expiry-job.js';
+import { jwksRouter, registerSigningKeyOpenApi, signingKeyRouter } from './adapters/http.js';
+import { writeJwksFile } from './adapters/jwks-file.js';
+import type { JwksDocument } from './domain/jwks.js';
+import { checkMasterKeyCoverage, type MasterKeyCoverage } from './adapters/master-key-check.js';
+import type { MasterKeyring } from './domain/master-keyring.js';
+import { MikroSigningKeyStore, signingKeyEntities, signingKeyMigrations } from './adapters/persistence.js';
+import { serveSigningKeyQueries } from './adapters/queries.js';
+import { SigningKeyService } from './application/signing-key-service.js';
 
 export {
   signingKeySettings, keyringFromConfig, MASTER_KEY_SETTING, MASTER_KEYS_SETTING, CURRENT_MASTER_KEY_SETTING, type MasterKeyConfig, type SigningKeyConfig,
-} from './config.js';
-export type { MasterKeyCoverage } from './master-key-check.js';
-export { signingKeyEntities, signingKeyMigrations, type FacilityKeyReferences } from './persistence.js';
-export { SIGNING_ALGORITHMS, KEY_STATUSES, SigningKeyError, type SigningKey, type SigningAlgorithm, type KeyStatus } from './model.js';
-export { SigningKeyService } from './signing-key-service.js';
-export { JWKS_CACHE_CONTROL, JWKS_PATH } from './http.js';
-export { ASSERTION_LIFETIME_SECONDS, VERIFICATION_GRACE_MS } from './model.js';
+} from './adapters/config.js';
+export type { MasterKeyCoverage } from './adapters/master-key-check.js';
+export { signingKeyEntities, signingKeyMigrations } from './adapters/persistence.js';
+export type { FacilityKeyReferences } from './domain/ports.js';
+export { SIGNING_ALGORITHMS, KEY_STATUSES, SigningKeyError, type SigningKey, type SigningAlgorithm, type KeyStatus } from './domain/model.js';
+export { SigningKeyService } from './application/signing-key-service.js';
+export { JWKS_CACHE_CONTROL, JWKS_PATH } from './adapters/http.js';
+export { ASSERTION_LIFETIME_SECONDS, VERIFICATION_GRACE_MS } from './domain/model.js';
 
 export interface SigningKeyModuleDeps {
   /** The tenant database, opened with `signingKeyEntities` and `signingKeyMigrations` among the service's. */

@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { ManualClock } from '../../src/domain/clock.js';
 import { ASSERTION_LIFETIME_SECONDS, VERIFICATION_GRACE_MS } from '../../src/signing-keys/index.js';
-import { writeJwksFile, type JwksDocument } from '../../src/signing-keys/jwks.js';
+import { writeJwksFile } from '../../src/signing-keys/adapters/jwks-file.js';
+import type { JwksDocument } from '../../src/signing-keys/domain/jwks.js';
 import { call, openSigningKeyHarness, type SigningKeyHarness } from './support.js';
 
 const SECOND = 1000;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { validateMessage } from '../../../../contracts/validate.js';
-import { MasterKeyring } from '../../src/signing-keys/master-keyring.js';
+import { MasterKeyring } from '../../src/signing-keys/domain/master-keyring.js';
 import { call, openSigningKeyHarness, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
 
 const HOUR = 3_600_000;

@@ -10,8 +10,8 @@ import { buildCatalog, type Catalog } from '../../../../contracts/catalog.js';
 import { tenantEntities } from '../../src/adapters/persistence/entities.js';
 import { tenantMigrations } from '../../src/adapters/persistence/migrations.js';
 import type { EhrConnection } from '../../src/domain/ehr-connection.js';
-import type { MasterKeyConfig, SigningKeyConfig } from '../../src/signing-keys/config.js';
-import type { JwksDocument } from '../../src/signing-keys/jwks.js';
+import type { MasterKeyConfig, SigningKeyConfig } from '../../src/signing-keys/adapters/config.js';
+import type { JwksDocument } from '../../src/signing-keys/domain/jwks.js';
 import { createSigningKeyModule, signingKeyEntities, signingKeyMigrations, type SigningKeyModule } from '../../src/signing-keys/index.js';
 
 export const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };

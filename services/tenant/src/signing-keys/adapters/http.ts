@@ -1,16 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { Router, type ErrorRequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { ANONYMOUS_PRINCIPAL } from '../../../../adapters/auth/index.js';
+import { ANONYMOUS_PRINCIPAL } from '../../../../../adapters/auth/index.js';
 import {
   assertPutBody, HttpProblem, limitParamLengths, pagedResult, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged,
   singleQueryValue, type OpenApiBuilder, type ProblemDetails, type Query,
-} from '../../../../adapters/http/index.js';
-import { ASSERTION_LIFETIME_SECONDS } from './client-assertion.js';
-import type { JwksDocument } from './jwks.js';
-import { KEY_STATUSES, SIGNING_ALGORITHMS, SigningKeyError, type KeyStatus, type SigningAlgorithm, type SigningKey } from './model.js';
-import { KEY_SORT_FIELDS } from './persistence.js';
-import { SYSTEM_ACTOR, type Actor, type SigningKeyService } from './signing-key-service.js';
+} from '../../../../../adapters/http/index.js';
+import { ASSERTION_LIFETIME_SECONDS } from '../domain/client-assertion.js';
+import type { JwksDocument } from '../domain/jwks.js';
+import { KEY_STATUSES, SIGNING_ALGORITHMS, SigningKeyError, type KeyStatus, type SigningAlgorithm, type SigningKey } from '../domain/model.js';
+import { KEY_SORT_FIELDS } from '../domain/ports.js';
+import { SYSTEM_ACTOR, type Actor, type SigningKeyService } from '../application/signing-key-service.js';
 
 /** `Cache-Control` of the JWKS; see the module documentation (index.ts) for why five minutes. */
 export const JWKS_CACHE_CONTROL = 'public, max-age=300';

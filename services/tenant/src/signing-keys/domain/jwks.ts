@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { JWK } from 'jose';
 import { isPublished, type PublicJwk, type SigningAlgorithm, type SigningKey } from './model.js';
 
@@ -40,20 +37,4 @@ export function buildJwks(keys: readonly SigningKey[], now: Date, disabledRetent
   const published = keys.filter((key) => isPublished(key, now, disabledRetentionMs))
     .sort((a, b) => Number(b.primary) - Number(a.primary) || a.createdAt.getTime() - b.createdAt.getTime() || a.kid.localeCompare(b.kid));
   return { keys: published.map((key) => publicJwkOf(key.publicJwk, key.kid, key.algorithm)) };
-}
-
-/**
- * Writes the document so that a reader (the proxy, the JWKS route) sees either the old or the new
- * file, never a half-written one: write a temp file in the same directory, then rename over the target.
- */
-export async function writeJwksFile(path: string, document: JwksDocument): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temp, JSON.stringify(document, null, 2) + '\n', { mode: 0o644 });
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
 }

@@ -1,4 +1,4 @@
-import { normalizeTokenUrl, type EhrConnection } from '../domain/ehr-connection.js';
+import { normalizeTokenUrl, type EhrConnection } from '../../domain/ehr-connection.js';
 import { SigningKeyError } from './model.js';
 
 /**

@@ -1,15 +1,12 @@
 import { readFileSync } from 'node:fs';
 import {
   ConfigError, defineSetting, durationSetting, envVarName, SettingParseError, stringSetting, type ConfigOf, type ConfigProblem,
-} from '../../../../adapters/config/index.js';
-import { MasterKeyring, masterKeyFingerprint, masterKeyIdProblem, masterKeyMaterialProblem, type MasterKeySpec } from './master-keyring.js';
+} from '../../../../../adapters/config/index.js';
+import { MasterKeyring, masterKeyFingerprint, masterKeyIdProblem, masterKeyMaterialProblem, type MasterKeySpec } from '../domain/master-keyring.js';
 
-/** Name of the legacy single master-key setting. */
-export const MASTER_KEY_SETTING = 'signing-keys.master-key';
-/** The keyring: `kid:base64key` items separated by commas. */
-export const MASTER_KEYS_SETTING = 'signing-keys.master-keys';
-export const MASTER_KEYS_FILE_SETTING = 'signing-keys.master-keys-file';
-export const CURRENT_MASTER_KEY_SETTING = 'signing-keys.current-master-key';
+import { CURRENT_MASTER_KEY_SETTING, MASTER_KEY_SETTING, MASTER_KEYS_FILE_SETTING, MASTER_KEYS_SETTING } from '../application/setting-names.js';
+
+export { CURRENT_MASTER_KEY_SETTING, MASTER_KEY_SETTING, MASTER_KEYS_FILE_SETTING, MASTER_KEYS_SETTING };
 
 /**
  * Settings of the signing-key registry (spread into the tenant service's schema by service-schema.ts).

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import type { Logger } from '../../../../adapters/observability/logger.js';
-import type { EhrConnection } from '../domain/ehr-connection.js';
-import { chooseEhrConnection, type AssertionTargetRequest } from './assertion-target.js';
-import { signClientAssertion, type SignedClientAssertion } from './client-assertion.js';
-import { MASTER_KEYS_SETTING } from './config.js';
-import { buildJwks, publicJwkOf, type JwksDocument } from './jwks.js';
-import { MasterKeyUnavailableError, type MasterKeyring } from './master-keyring.js';
+import type { Logger } from '../../../../../adapters/observability/logger.js';
+import type { EhrConnection } from '../../domain/ehr-connection.js';
+import { chooseEhrConnection, type AssertionTargetRequest } from '../domain/assertion-target.js';
+import { signClientAssertion, type SignedClientAssertion } from '../domain/client-assertion.js';
+import { MASTER_KEYS_SETTING } from './setting-names.js';
+import { buildJwks, publicJwkOf, type JwksDocument } from '../domain/jwks.js';
+import { MasterKeyUnavailableError, type MasterKeyring } from '../domain/master-keyring.js';
 import {
   effectiveStatus, SigningKeyError, SIGNING_ALGORITHMS, withEffectiveStatus, type KeyStatus, type SigningAlgorithm, type SigningKey,
-} from './model.js';
-import type { KeyAuditEvent, KeySearch, KeySortField, SigningKeyStore, SigningKeyTransaction } from './persistence.js';
+} from '../domain/model.js';
+import type { KeyAuditEvent, KeySearch, KeySortField, SigningKeyStore, SigningKeyTransaction } from '../domain/ports.js';
 
 export interface Actor {
   readonly userId: string | null;

@@ -1,9 +1,9 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Catalog } from '../../../../contracts/catalog.js';
-import { QueryError, serveQuery, type QueryServer } from '../../../../adapters/messaging/request-reply.js';
-import type { Logger } from '../../../../adapters/observability/logger.js';
-import { SigningKeyError } from './model.js';
-import type { SigningKeyService } from './signing-key-service.js';
+import type { Catalog } from '../../../../../contracts/catalog.js';
+import { QueryError, serveQuery, type QueryServer } from '../../../../../adapters/messaging/request-reply.js';
+import type { Logger } from '../../../../../adapters/observability/logger.js';
+import { SigningKeyError } from '../domain/model.js';
+import type { SigningKeyService } from '../application/signing-key-service.js';
 
 /**
  * SignClientAssertion over NATS request-reply, for the services that call EHRs. The client id and

@@ -1,0 +1,44 @@
+/**
+ * The rings are enforced by lint, not by review: these feed deliberately wrong imports to the
+ * project's ESLint configuration, as if written in each ring, and expect them refused (and right
+ * ones accepted), so a loosened rule fails here.
+ */
+import path from 'node:path';
+import { expect } from 'chai';
+import { ESLint } from 'eslint';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+async function restrictedImports(filePath: string, code: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: root });
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, filePath) });
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === '@typescript-eslint/no-restricted-imports')
+    .map((m) => m.message);
+}
+
+describe('architecture: ring imports are enforced by lint', function () {
+  this.timeout(60_000);
+
+  const cases: Array<{ ring: string; file: string; code: string }> = [
+    { ring: 'validation domain → adapter', file: 'services/validation/src/domain/results/probe.ts', code: "import { x } from '../../adapters/persistence/result-repository.js';\nexport const y = x;\n" },
+    { ring: 'tenant domain → MikroORM', file: 'services/tenant/src/domain/probe.ts', code: "import { MikroORM } from '@mikro-orm/postgresql';\nexport const y = MikroORM;\n" },
+    { ring: 'signing-keys domain → adapter', file: 'services/tenant/src/signing-keys/domain/probe.ts', code: "import { x } from '../adapters/persistence.js';\nexport const y = x;\n" },
+    { ring: 'tenant application → express', file: 'services/tenant/src/application/probe.ts', code: "import express from 'express';\nexport const y = express;\n" },
+    { ring: 'tenant application → its adapters', file: 'services/tenant/src/application/probe.ts', code: "import { x } from '../adapters/persistence/facility-repository.js';\nexport const y = x;\n" },
+    { ring: 'signing-keys application → adapter', file: 'services/tenant/src/signing-keys/application/probe.ts', code: "import { x } from '../adapters/config.js';\nexport const y = x;\n" },
+    { ring: 'tenant application → NATS', file: 'services/tenant/src/application/probe.ts', code: "import { connect } from '@nats-io/transport-node';\nexport const y = connect;\n" },
+    { ring: 'tenant application → a shared adapter value', file: 'services/tenant/src/application/probe.ts', code: "import { createLogger } from '../../../../adapters/observability/logger.js';\nexport const y = createLogger;\n" },
+  ];
+
+  for (const { ring, file, code } of cases) {
+    it(`refuses ${ring}`, async () => {
+      expect(await restrictedImports(file, code)).to.have.length.greaterThan(0);
+    });
+  }
+
+  it('accepts a domain import of the domain, and an application type import of the shared Logger', async () => {
+    expect(await restrictedImports('services/tenant/src/signing-keys/application/probe.ts',
+      "import type { SigningKeyStore } from '../domain/ports.js';\nimport type { Logger } from '../../../../../adapters/observability/logger.js';\nexport type Y = SigningKeyStore | Logger;\n")).to.deep.equal([]);
+  });
+});
