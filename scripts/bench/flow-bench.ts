@@ -1,5 +1,5 @@
 /**
- * Validation flow benchmark (issue 6 acceptance):
+ * Validation flow benchmark:
  *
  *   npx tsx scripts/bench/flow-bench.ts [--submissions 1000] [--rounds 5] [--instances 2] [--workers 1] [--concurrency 4] [--warm-up 50] [--kill]
  *

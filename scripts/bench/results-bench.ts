@@ -1,5 +1,5 @@
 /**
- * Results benchmark (issue 5 acceptance): writes 100,000 validation results with their categories
+ * Results benchmark: writes 100,000 validation results with their categories
  * for one report (one row per patient submission, submission-results-table.ts), then reads them
  * back by facility and report with a severity filter, by category, and as category counts.
  *

@@ -1,5 +1,5 @@
 /**
- * Scale-out proof on this machine (issue 9):
+ * Scale-out proof on this machine:
  *
  *   npm run scale-out -- [--submissions 300] [--warmup 10] [--facilities 30] [--workers 1]
  *                        [--concurrency 4] [--join-report-delay-ms 500] [--spread-ms 2000] [--machine-nats]

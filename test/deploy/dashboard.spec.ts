@@ -49,7 +49,7 @@ describe('deploy: Grafana dashboard', () => {
     // The metrics the runbook's alerts are about are all on the dashboard.
     for (const metric of ['http_request_duration_seconds_count', 'http_request_duration_seconds_bucket', 'jetstream_consumer_num_pending',
       'jetstream_stream_total_messages', 'outbox_publish_failures_total', 'cache_requests_total',
-      // Issue 9 item 6: validation duration per resource type, queue lag, message age, dead letters, scheduler firings.
+      // The panels an operator needs: validation duration per resource type, queue lag, message age, dead letters, scheduler firings.
       'validation_resource_duration_seconds_bucket', 'messaging_consumer_pending_messages', 'messaging_message_age_seconds_bucket',
       'messaging_deliveries_total', 'messaging_dead_letters_total', 'scheduler_reports_scheduled_total', 'scheduler_ticks_total']) {
       expect(used, metric).to.include(metric);

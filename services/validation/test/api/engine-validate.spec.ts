@@ -5,7 +5,7 @@ import request from 'supertest';
 import type { Database } from '../../../../adapters/persistence/database.js';
 import { sharedDir } from '../../../../test/support/shared-dir.js';
 import { loadDefinitions } from '../../src/adapters/fhir-definitions/definition-cache.js';
-import { EngineResourceValidator } from '../../src/application/engine-resource-validator.js';
+import { InProcessResourceValidator } from './support/in-process-validator.js';
 import { Validator } from '../../src/domain/engine/validator.js';
 import { LocalTerminology } from '../../src/domain/terminology/local-terminology.js';
 import { buildTestApi, type TestApi } from './support/app.js';
@@ -28,7 +28,7 @@ describe('validation API on the real engine: a sample NHSN Bundle through $valid
     db = await openValidationTestDatabase(dbName);
     const { index } = await loadDefinitions({ packages: [packages] });
     const validator = new Validator(index, new LocalTerminology(index));
-    api = buildTestApi(db, { validator: new EngineResourceValidator(() => validator), artifactInitDir: packages });
+    api = buildTestApi(db, { validator: new InProcessResourceValidator(() => validator), artifactInitDir: packages });
     await api.module.initializeIfEmpty({ artifactInit: true });
   });
   after(async () => {

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import type { Database } from '../../../../adapters/persistence/database.js';
-import { EngineResourceValidator } from '../../src/application/engine-resource-validator.js';
+import { InProcessResourceValidator } from './support/in-process-validator.js';
 import { Validator } from '../../src/domain/engine/validator.js';
 import { sourceWith } from '../engine/support/core-definitions.js';
 import {
@@ -27,7 +27,7 @@ describe('validation API: $validate on hostile resources (real engine)', functio
   before(async () => {
     db = await openValidationTestDatabase(dbName);
     const validator = new Validator(await sourceWith([hostileProfile()]));
-    api = buildTestApi(db, { validator: new EngineResourceValidator(() => validator) });
+    api = buildTestApi(db, { validator: new InProcessResourceValidator(() => validator) });
   });
   after(async () => {
     await db?.close();

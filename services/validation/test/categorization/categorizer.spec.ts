@@ -126,7 +126,6 @@ describe('validation: the validity rule from stored counts', () => {
 describe('validation: terminology dependencies', () => {
   it('marks bound value sets and their code systems local, remote or missing', async () => {
     const { terminologyDependencies, summarizePackage } = await import('../../src/domain/artifacts/package-summary.js');
-    const { conformanceSourceKnowledge } = await import('../../src/application/terminology-knowledge.js');
     const profile = {
       resourceType: 'StructureDefinition', url: 'http://x/sd', snapshot: { element: [
         { id: 'Obs.code', path: 'Obs.code', binding: { strength: 'extensible', valueSet: 'http://x/vs|1.0' } },
@@ -138,8 +137,11 @@ describe('validation: terminology dependencies', () => {
     const valueSet = { resourceType: 'ValueSet', url: 'http://x/vs', version: '1.0', compose: { include: [{ system: 'http://loinc.org' }, { system: 'http://x/cs' }] } };
     const codeSystem = { resourceType: 'CodeSystem', url: 'http://x/cs' };
     const summary = summarizePackage({ name: 'p', version: '1', fhirVersion: '4.0.1', dependencies: {}, resourceCounts: {}, resources: [profile, valueSet, codeSystem] });
-    const core = { valueSet: (url: string) => (url.startsWith('http://hl7.org/fhir/ValueSet/observation-status') ? { resourceType: 'ValueSet' } : undefined), codeSystem: () => undefined };
-    const knowledge = conformanceSourceKnowledge(core, (kind, url) => kind === 'CodeSystem' && url === 'http://loinc.org');
+    // Built in: the core value set; known remotely: LOINC (a terminology server is configured).
+    const knowledge = {
+      isBuiltIn: (kind: 'ValueSet' | 'CodeSystem', url: string) => kind === 'ValueSet' && url.startsWith('http://hl7.org/fhir/ValueSet/observation-status'),
+      isAvailableRemotely: (kind: 'ValueSet' | 'CodeSystem', url: string) => kind === 'CodeSystem' && url === 'http://loinc.org',
+    };
     const deps = terminologyDependencies([{ source: 'p', summary }], [{ source: 'p', summary }], knowledge);
     expect(deps.map((d) => [d.kind, d.url, d.availability, d.usedBy, d.strongestStrength])).to.deep.equal([
       ['CodeSystem', 'http://loinc.org', 'remote', 1, undefined],

@@ -36,7 +36,7 @@ describe('engine host: rebuild on artifact change, in every worker and every ins
 
   before(async () => {
     db = await openFlowDatabase(dbName);
-    nats = await connectNats({ servers: [process.env.NATS_URL ?? '127.0.0.1:4222'], name: 'h7-engine-host-test', logger });
+    nats = await connectNats({ servers: [process.env.NATS_URL ?? '127.0.0.1:4222'], name: 'engine-host-test', logger });
     const subject = `h7host${suffix}.validation.internal.artifacts-changed`;
     host = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: 2, terminology: {}, logger });
     other = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: 1, terminology: {}, logger });

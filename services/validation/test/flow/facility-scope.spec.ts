@@ -1,5 +1,5 @@
 /**
- * Per-facility validation scope (issue 6 item 7): two versions of the same IG are stored, two
+ * Per-facility validation scope: two versions of the same IG are stored, two
  * facilities are assigned one each, and each facility's submissions are validated against its own
  * version, in the same engine host (worker pool) at the same time.
  */

@@ -68,7 +68,7 @@ describe('validation flow: ReadyForValidation → ValidationComplete (NATS, Post
       expect(issues.some((x) => x.expression![0]!.includes('contained'))).to.equal(false);
       expect(issues.every((x) => Number(/entry\[(\d+)\]/.exec(x.expression![0]!)![1]) < entries)).to.equal(true);
     }
-    expect(h.reportService.requests.at(-1)?.authorization).to.equal('Bearer service-token-h7');
+    expect(h.reportService.requests.at(-1)?.authorization).to.equal('Bearer service-token-flow');
   });
 
   it('a duplicate event (new message id) replaces the results and emits no second ValidationComplete', async () => {

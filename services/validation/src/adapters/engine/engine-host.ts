@@ -82,7 +82,7 @@ export const UNKNOWN_RESOURCE_TYPE = 'unknown';
 /** What a client refused for lack of room is told to wait before trying again. */
 export const BUSY_RETRY_AFTER_SECONDS = 5;
 
-/** The port's options plus the facility's validation scope (issue 6 item 7). */
+/** The port's options plus the facility's validation scope. */
 export interface EngineValidateOptions extends ValidateOptions {
   /** Only these packages/resources apply (absent: every artifact). */
   readonly scope?: ValidationScope;

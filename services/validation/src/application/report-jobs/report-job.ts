@@ -1,5 +1,5 @@
 /**
- * Background jobs over one report of one facility (issue 6 item 6, the specification's planned
+ * Background jobs over one report of one facility (the specification's planned
  * operations): `recategorize` applies the latest category rules to the report's STORED results;
  * `revalidate` runs the whole validation flow again for every patient of the report.
  */

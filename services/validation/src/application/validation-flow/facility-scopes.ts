@@ -1,5 +1,5 @@
 /**
- * Validation configurations and their assignment to facilities (issue 6 item 7), in PostgreSQL.
+ * Validation configurations and their assignment to facilities, in PostgreSQL.
  * `scopeOf` is read on every submission, so answers are kept for `ttlMs` (default 10 s): a change
  * reaches every instance within that time without any messaging.
  *

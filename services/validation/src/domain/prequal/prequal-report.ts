@@ -1,5 +1,5 @@
 /**
- * The pre-qualification report of a facility's report (issue 6 item 5): the verdict by THE validity
+ * The pre-qualification report of a facility's report: the verdict by THE validity
  * rule, the categories that hold issues with their counts, and the issues grouped by message. One
  * model, rendered as HTML, JSON or a FHIR OperationOutcome by the adapters.
  *

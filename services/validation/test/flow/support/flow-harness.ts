@@ -94,7 +94,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
   const dbName = `test_h7flow_${suffix}`;
   const logger = silentLogger();
   const db = await openFlowDatabase(dbName);
-  const nats = await connectNats({ servers: [process.env.NATS_URL ?? '127.0.0.1:4222'], name: 'h7-flow-test', logger });
+  const nats = await connectNats({ servers: [process.env.NATS_URL ?? '127.0.0.1:4222'], name: 'flow-test', logger });
   await provisionCatalog(nats.jsm, catalog);
   const relay = new OutboxRelay({ orm: db.orm, publisher: new JetStreamPublisher(nats.js, { catalog }), logger, pollIntervalMs: 100 });
   relay.start();
@@ -109,7 +109,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
   const store = new PgFlowStore(db.orm);
   const completion = catalog.byName('ValidationComplete');
   const flow = new ValidationFlow({
-    source: new HttpReportService({ baseUrl: reportService.url, serviceToken: 'service-token-h7', retries: 0, timeoutMs: 5_000, logger }),
+    source: new HttpReportService({ baseUrl: reportService.url, serviceToken: 'service-token-flow', retries: 0, timeoutMs: 5_000, logger }),
     validator: engine, categories: api.categories, store,
     completion: { subject: completion.subject, schemaVersion: completion.version },
     afterCommit: () => relay.notify(),

@@ -1,12 +1,12 @@
 /**
- * ResourceValidator on the engine's Validator (one process, no worker pool): the simplest way to
- * plug the engine into the validation API. The composition root may replace it with the worker
- * pool; both answer the same OperationOutcome.
+ * ResourceValidator on the engine's Validator in the test's own thread: lets API tests plug a
+ * validator built from chosen definitions into the routes without a worker pool. The service always
+ * validates in workers (adapters/engine); both answer the same OperationOutcome.
  */
-import type { Validator } from '../domain/engine/validator.js';
-import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../domain/ports/resource-validator.js';
+import type { Validator } from '../../../src/domain/engine/validator.js';
+import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../../../src/domain/ports/resource-validator.js';
 
-export class EngineResourceValidator implements ResourceValidator {
+export class InProcessResourceValidator implements ResourceValidator {
   /** `current` is read per call, so a rebuilt validator (artifacts changed) is used from the next request on. */
   constructor(private readonly current: () => Validator) {}
 
