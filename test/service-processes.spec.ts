@@ -10,13 +10,17 @@ import { projectRoot } from './support/shared-dir.js';
  * interface other than loopback; a good one brings it up with /health/ready 200 (and /metrics on its
  * metrics port only); SIGTERM stops it well within the 10 s drain time. @infra
  */
-const tsx = path.join(projectRoot, 'node_modules/.bin/tsx');
+// The service runs in one Node process with tsx as a loader, not under the tsx CLI: the CLI relays
+// signals to a child and, on a loaded machine, may give up waiting for it and exit with 143 itself,
+// which would hide whether the service's own SIGTERM handling works.
+const nodeWithTsx = (entry: string) => ({ command: process.execPath, args: ['--import', 'tsx', entry] });
 
 interface Started { child: ChildProcess; output: () => string; exited: Promise<number | null> }
 
 function start(entry: string, env: Record<string, string>): Started {
   let output = '';
-  const child = spawn(tsx, [entry], { cwd: projectRoot, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { command, args } = nodeWithTsx(entry);
+  const child = spawn(command, args, { cwd: projectRoot, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
