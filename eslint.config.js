@@ -7,6 +7,16 @@ export default defineConfig(
   js.configs.recommended,
   tseslint.configs.recommended,
   {
+    // Type information for the rules that need it: a promise nobody awaits or handles is a lost
+    // error (and, in the outbox relay or a consumer, possibly lost work).
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'off',

@@ -175,5 +175,8 @@ const strip = (p: string) => p.replace(/\.[cm]?[jt]s$/, '');
 const entry = process.argv[1] ? (() => { try { return realpathSync(process.argv[1]); } catch { return path.resolve(process.argv[1]); } })() : '';
 const invokedDirectly = entry !== '' && strip(entry) === strip(realpathSync(fileURLToPath(import.meta.url)));
 if (invokedDirectly) {
-  main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+  main(process.argv.slice(2)).then(
+    (code) => { process.exitCode = code; },
+    (error: unknown) => { console.error(error); process.exitCode = 2; },
+  );
 }
