@@ -36,7 +36,7 @@ export default defineConfig(
     // Application code orchestrates the domain through ports: no adapter of its service, no
     // infrastructure library. (Shared observability types — Logger, metrics — are ports in all but
     // name and may be imported as types.)
-    files: ['services/tenant/src/application/**/*.ts', 'services/*/src/*/application/**/*.ts'],
+    files: ['services/*/src/application/**/*.ts', 'services/*/src/*/application/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: [
         { group: ['../adapters/*', '../../adapters/*', '**/src/adapters/**', '**/signing-keys/adapters/**'], message: 'Application code must not import adapters; depend on a port instead.' },

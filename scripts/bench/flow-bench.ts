@@ -64,7 +64,9 @@ import { createValidationApiModule, validationApiEntities, validationApiMigratio
 import { startReadyForValidationConsumer } from '../../services/validation/src/adapters/messaging/ready-for-validation-consumer.js';
 import { PgArtifactRepository } from '../../services/validation/src/adapters/persistence/artifact-repository.js';
 import { HttpReportService } from '../../services/validation/src/adapters/report-service/http-report-service.js';
-import { PgFlowStore, ValidationFlow, validationFlowEntities, validationFlowMigrations } from '../../services/validation/src/application/validation-flow/index.js';
+import { ValidationFlow } from '../../services/validation/src/application/validation-flow/index.js';
+import { PgFlowStore } from '../../services/validation/src/adapters/persistence/pg-flow-store.js';
+import { validationFlowEntities, validationFlowMigrations } from '../../services/validation/src/adapters/persistence/validation-flow-tables.js';
 import { submissionBundle } from '../../services/validation/src/domain/flow/index.js';
 
 const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };

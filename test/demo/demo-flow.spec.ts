@@ -19,7 +19,8 @@ import { EngineHost } from '../../services/validation/src/adapters/engine/index.
 import { createValidationApiModule } from '../../services/validation/src/adapters/http/validation-api-module.js';
 import { HttpReportMetadata } from '../../services/validation/src/adapters/report-service/http-report-metadata.js';
 import { HttpReportService } from '../../services/validation/src/adapters/report-service/http-report-service.js';
-import { PgFlowStore, ValidationFlow } from '../../services/validation/src/application/validation-flow/index.js';
+import { ValidationFlow } from '../../services/validation/src/application/validation-flow/index.js';
+import { PgFlowStore } from '../../services/validation/src/adapters/persistence/pg-flow-store.js';
 import { parseRequests, publishReadyForValidation, UsageError } from '../../services/validation/src/cli/publish-ready-for-validation.js';
 import { dropDatabase, folderArtifacts, openFlowDatabase, uniqueSuffix } from '../../services/validation/test/flow/support/flow-harness.js';
 

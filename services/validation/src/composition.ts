@@ -13,9 +13,9 @@ import { HttpReportService } from './adapters/report-service/http-report-service
 import { terminologyCredentials } from './adapters/terminology/index.js';
 import type { CategoryService } from './application/category-service.js';
 import { ReportJobService } from './application/report-jobs/index.js';
-import {
-  PgFacilityScopes, PgFlowStore, ValidationFlow, type FlowStore, type ScopedResourceValidator,
-} from './application/validation-flow/index.js';
+import { ValidationFlow, type FlowStore, type ScopedResourceValidator } from './application/validation-flow/index.js';
+import { PgFacilityScopes } from './adapters/persistence/pg-facility-scopes.js';
+import { PgFlowStore } from './adapters/persistence/pg-flow-store.js';
 import type { ArtifactRepository } from './domain/artifacts/artifact-repository.js';
 import type { FacilityScopes, SubmissionSource } from './domain/flow/index.js';
 import type { ReportMetadataSource } from './domain/prequal/ports.js';

@@ -12,7 +12,8 @@ import { terminologyCredentials } from './adapters/terminology/index.js';
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
 import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './adapters/prequal/index.js';
 import { reportJobEntities, reportJobMigrations, reportJobRoutes } from './adapters/report-jobs/index.js';
-import { PgFacilityScopes, validationFlowEntities, validationFlowMigrations } from './application/validation-flow/index.js';
+import { PgFacilityScopes } from './adapters/persistence/pg-facility-scopes.js';
+import { validationFlowEntities, validationFlowMigrations } from './adapters/persistence/validation-flow-tables.js';
 import { buildValidationContainer, TOKENS } from './composition.js';
 import { checkValidationSettings, validationSchema } from './config.js';
 

@@ -21,9 +21,10 @@ import { reportJobEntities, reportJobMigrations } from '../src/adapters/report-j
 import { HttpReportMetadata } from '../src/adapters/report-service/http-report-metadata.js';
 import { HttpReportService } from '../src/adapters/report-service/http-report-service.js';
 import { ReportJobService } from '../src/application/report-jobs/index.js';
-import {
-  PgFacilityScopes, PgFlowStore, ValidationFlow, validationFlowEntities, validationFlowMigrations,
-} from '../src/application/validation-flow/index.js';
+import { ValidationFlow } from '../src/application/validation-flow/index.js';
+import { PgFacilityScopes } from '../src/adapters/persistence/pg-facility-scopes.js';
+import { PgFlowStore } from '../src/adapters/persistence/pg-flow-store.js';
+import { validationFlowEntities, validationFlowMigrations } from '../src/adapters/persistence/validation-flow-tables.js';
 import { buildValidationContainer, TOKENS, type ValidationConfig } from '../src/composition.js';
 import { validationSchema } from '../src/config.js';
 import type { SubmissionKey, SubmissionSource } from '../src/domain/flow/index.js';

@@ -9,7 +9,7 @@ import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { validationApiEntities } from '../../src/adapters/persistence/entities.js';
 import { validationApiMigrations } from '../../src/adapters/persistence/migrations.js';
 import { PgResultRepository } from '../../src/adapters/persistence/result-repository.js';
-import { PgFlowStore } from '../../src/application/validation-flow/index.js';
+import { PgFlowStore } from '../../src/adapters/persistence/pg-flow-store.js';
 import { dropValidationTestDatabase, PG, uniqueDbName } from './support/database.js';
 
 /** The migrations before the move (those after it assume its columns). */

@@ -11,7 +11,8 @@ import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { openDatabase, type Database } from '../../../../adapters/persistence/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations } from '../../src/adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from '../../src/adapters/http/validation-configuration-routes.js';
-import { PgFacilityScopes, validationFlowEntities, validationFlowMigrations } from '../../src/application/validation-flow/index.js';
+import { PgFacilityScopes } from '../../src/adapters/persistence/pg-facility-scopes.js';
+import { validationFlowEntities, validationFlowMigrations } from '../../src/adapters/persistence/validation-flow-tables.js';
 import { dropDatabase, PG, uniqueSuffix } from '../flow/support/flow-harness.js';
 import { ScriptedValidator } from './support/app.js';
 

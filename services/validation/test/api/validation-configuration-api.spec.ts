@@ -10,7 +10,8 @@ import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { openDatabase, type Database } from '../../../../adapters/persistence/database.js';
 import { validationApiEntities, validationApiMigrations } from '../../src/adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from '../../src/adapters/http/validation-configuration-routes.js';
-import { PgFacilityScopes, validationFlowEntities, validationFlowMigrations } from '../../src/application/validation-flow/index.js';
+import { PgFacilityScopes } from '../../src/adapters/persistence/pg-facility-scopes.js';
+import { validationFlowEntities, validationFlowMigrations } from '../../src/adapters/persistence/validation-flow-tables.js';
 import { dropValidationTestDatabase, PG, uniqueDbName } from './support/database.js';
 
 const V1 = { name: 'ig-v1', packages: [{ name: 'example.ig', version: '1.0.0' }] };

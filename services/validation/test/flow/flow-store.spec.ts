@@ -11,7 +11,8 @@ import { VALID } from '../../../../contracts/test/fixtures.js';
 import { ContractViolationError } from '../../../../adapters/messaging/errors.js';
 import type { Database } from '../../../../adapters/persistence/index.js';
 import { readSubmissionIssues } from '../../src/adapters/persistence/result-repository.js';
-import { PgFlowStore, type FlowRecord } from '../../src/application/validation-flow/index.js';
+import { type FlowRecord } from '../../src/application/validation-flow/index.js';
+import { PgFlowStore } from '../../src/adapters/persistence/pg-flow-store.js';
 import { categorizeSubmission } from '../../src/domain/results/submission-categorization.js';
 import { dropDatabase, openFlowDatabase, uniqueSuffix } from './support/flow-harness.js';
 

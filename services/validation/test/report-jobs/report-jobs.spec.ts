@@ -16,7 +16,9 @@ import { PgResultRepository } from '../../src/adapters/persistence/result-reposi
 import { HttpReportService } from '../../src/adapters/report-service/http-report-service.js';
 import { PgReportJobStore, PgReportSubmissions, reportJobEntities, reportJobMigrations, reportJobRoutes } from '../../src/adapters/report-jobs/index.js';
 import { INTERRUPTED_BY_RESTART, ReportJobService, type ReportJob } from '../../src/application/report-jobs/index.js';
-import { PgFlowStore, ValidationFlow, validationFlowEntities, validationFlowMigrations, type ReadyForValidationEvent } from '../../src/application/validation-flow/index.js';
+import { ValidationFlow, type ReadyForValidationEvent } from '../../src/application/validation-flow/index.js';
+import { PgFlowStore } from '../../src/adapters/persistence/pg-flow-store.js';
+import { validationFlowEntities, validationFlowMigrations } from '../../src/adapters/persistence/validation-flow-tables.js';
 import { dropDatabase, PG, uniqueSuffix } from '../flow/support/flow-harness.js';
 import { ReportServiceStub } from '../flow/support/report-service-stub.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import {
   assertPutBody, HttpProblem, limitParamLengths, pagedResult, parseBody, parsePaging, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
 } from '../../../../../adapters/http/index.js';
-import type { PgFacilityScopes } from '../../application/validation-flow/facility-scopes.js';
+import type { PgFacilityScopes } from '../persistence/pg-facility-scopes.js';
 import { ValidationScopeError } from '../../domain/flow/validation-scope.js';
 import { CONFIGURATION_NAME_LENGTH, STORED_ID_LENGTH } from './stored-lengths.js';
 

@@ -75,7 +75,7 @@ export interface SubmissionWrite {
  * Writes the results of one or more submissions (distinct keys), replacing what was stored, and,
  * for each whose outcome changed, the outbox row announcing it: ONE statement, so one round trip
  * and one transaction for all of them. The flow commits every submission it handles this way;
- * under load it groups the commits of the submissions in flight (flow-store.ts), and each round
+ * under load it groups the commits of the submissions in flight (pg-flow-store.ts), and each round
  * trip saved is CPU saved on both ends (on the 2-core bench machine, where the database shares the
  * cores, that is what bounds throughput).
  *

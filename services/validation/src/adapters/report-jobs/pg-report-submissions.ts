@@ -19,9 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { enqueueOutboxMessage } from '../../../../../adapters/persistence/index.js';
 import type { ReportSubmissions } from '../../application/report-jobs/report-job.js';
-import {
-  completionMsgId, distinctOutcomeHash, validationCompletePayload, type CompletionMessage, type OutcomeCounts,
-} from '../../application/validation-flow/index.js';
+import { completionMsgId, distinctOutcomeHash, validationCompletePayload, type CompletionMessage, type OutcomeCounts } from '../../application/validation-flow/index.js';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';

@@ -6,17 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { ValidationComplete } from '../../../../../contracts/types.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
+import type { OutcomeCounts } from '../../domain/ports/flow-store.js';
 
-/** Issue counts of a submission as ValidationComplete carries them. */
-export interface OutcomeCounts {
-  readonly total: number;
-  readonly errors: number;
-  readonly warnings: number;
-  readonly information: number;
-  readonly categorized: number;
-  readonly uncategorized: number;
-  readonly unacceptable: number;
-}
+export type { OutcomeCounts } from '../../domain/ports/flow-store.js';
 
 /** ValidationComplete's subject and contract version (from the catalog). */
 export interface CompletionMessage {

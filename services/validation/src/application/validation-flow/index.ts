@@ -1,6 +1,5 @@
-/** The ReadyForValidation → ValidationComplete flow: orchestration, its transaction, its tables. */
-export { ValidationFlow, type ReadyForValidationEvent, type FlowContext, type FlowResult, type FlowStore, type ValidationFlowDependencies, type ScopedResourceValidator } from './validation-flow.js';
-export { PgFlowStore, completionMsgId, type CommitResult, type FlowRecord, type OutcomeCounts } from './flow-store.js';
-export { validationFlowEntities, validationFlowMigrations } from './flow-tables.js';
-export { PgFacilityScopes, ValidationConfigurationEntity, FacilityValidationConfigurationEntity, CreateValidationConfigurationTables } from './facility-scopes.js';
+/** The ReadyForValidation → ValidationComplete flow: its orchestration and the ValidationComplete it announces. */
+export { ValidationFlow, type ReadyForValidationEvent, type FlowContext, type FlowResult, type ValidationFlowDependencies, type ScopedResourceValidator } from './validation-flow.js';
+export type { FlowStore, CommitResult, FlowRecord, OutcomeCounts } from '../../domain/ports/flow-store.js';
+export { completionMsgId } from '../../domain/ports/flow-store.js';
 export { distinctOutcomeHash, validationCompletePayload, type CompletionMessage } from './completion.js';

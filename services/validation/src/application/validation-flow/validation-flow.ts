@@ -24,7 +24,7 @@ import type { OperationOutcome } from '../../domain/ports/resource-validator.js'
 import { categorizeIssues } from '../../domain/results/submission-categorization.js';
 import { issuesFromOperationOutcome } from '../../domain/results/validation-issue.js';
 import { distinctOutcomeHash, validationCompletePayload } from './completion.js';
-import type { CommitResult, FlowRecord, OutcomeCounts } from './flow-store.js';
+import type { CommitResult, FlowStore, OutcomeCounts } from '../../domain/ports/flow-store.js';
 import type { ReadyForValidation } from '../../../../../contracts/types.js';
 
 /** ReadyForValidation v1 (contracts/schemas/ReadyForValidation.v1.schema.json), as the contract types it. */
@@ -34,10 +34,6 @@ export interface FlowContext {
   /** Progress ack: keeps the message ours during long validations. */
   working?(): void;
   headers?: Record<string, string>;
-}
-
-export interface FlowStore {
-  commit(record: FlowRecord): Promise<CommitResult>;
 }
 
 /**

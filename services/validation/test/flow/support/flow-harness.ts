@@ -20,7 +20,9 @@ import { EngineHost, type EngineHostOptions } from '../../../src/adapters/engine
 import { createValidationApiModule, validationApiEntities, validationApiMigrations, type ValidationApiModule } from '../../../src/adapters/http/validation-api-module.js';
 import { startReadyForValidationConsumer } from '../../../src/adapters/messaging/ready-for-validation-consumer.js';
 import { HttpReportService } from '../../../src/adapters/report-service/http-report-service.js';
-import { PgFlowStore, ValidationFlow, validationFlowEntities, validationFlowMigrations, type FlowContext, type ReadyForValidationEvent } from '../../../src/application/validation-flow/index.js';
+import { ValidationFlow, type FlowContext, type ReadyForValidationEvent } from '../../../src/application/validation-flow/index.js';
+import { PgFlowStore } from '../../../src/adapters/persistence/pg-flow-store.js';
+import { validationFlowEntities, validationFlowMigrations } from '../../../src/adapters/persistence/validation-flow-tables.js';
 import type { Artifact, ArtifactType } from '../../../src/domain/artifacts/artifact.js';
 import type { ArtifactRepository } from '../../../src/domain/artifacts/artifact-repository.js';
 import { ReportServiceStub } from './report-service-stub.js';

@@ -17,41 +17,10 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { pendingOutboxRow } from '../../../../../adapters/persistence/index.js';
-import { storeSubmissionResults, submissionKeyId, type StoredSubmission, type SubmissionWrite } from '../../adapters/persistence/result-repository.js';
-import { SUBMISSION_RESULTS_TABLE } from '../../adapters/persistence/submission-results-table.js';
+import { storeSubmissionResults, submissionKeyId, type StoredSubmission, type SubmissionWrite } from './result-repository.js';
+import { SUBMISSION_RESULTS_TABLE } from './submission-results-table.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
-import type { SubmissionCategorization } from '../../domain/results/submission-categorization.js';
-import type { OutcomeCounts } from './completion.js';
-
-export type { OutcomeCounts } from './completion.js';
-
-export interface FlowRecord {
-  readonly key: SubmissionKey;
-  /** The aggregated OperationOutcome as JSON text (what is stored). */
-  readonly outcomeJson: string;
-  readonly outcomeHash: string;
-  readonly valid: boolean;
-  readonly counts: OutcomeCounts;
-  readonly resourceCount: number;
-  /** The submission could not be obtained or read (its outcome is a definite failure). */
-  readonly unobtainable: boolean;
-  /** The categories of every issue of the outcome, and their groups. */
-  readonly categorization: SubmissionCategorization;
-  /** Builds the ValidationComplete message for the run id chosen in the transaction. */
-  readonly completion: (runId: string) => { subject: string; payload: unknown; headers?: Record<string, string> };
-}
-
-export interface CommitResult {
-  /** False when the same outcome was already stored and announced. */
-  readonly announced: boolean;
-  readonly runId: string;
-  readonly msgId: string;
-}
-
-/** The Nats-Msg-Id of the ValidationComplete that announces one run of a submission. */
-export function completionMsgId(key: SubmissionKey, runId: string): string {
-  return `${key.facilityId}:${key.reportId}:${key.patientId}:${runId}`;
-}
+import { completionMsgId, type CommitResult, type FlowRecord } from '../../domain/ports/flow-store.js';
 
 /** Most submissions written by one statement. */
 const MAX_GROUP = 16;

@@ -1,0 +1,51 @@
+/**
+ * Port of the validation flow's transaction: steps (4)-(6) of a submission (store the outcome and
+ * its categorized results, enqueue ValidationComplete) committed together. PostgreSQL implements it
+ * (adapters/persistence/pg-flow-store.ts); unit tests use a recording fake held to the same contract.
+ */
+import type { SubmissionKey } from '../flow/submission.js';
+import type { SubmissionCategorization } from '../results/submission-categorization.js';
+
+/** Issue counts of a submission as ValidationComplete carries them. */
+export interface OutcomeCounts {
+  readonly total: number;
+  readonly errors: number;
+  readonly warnings: number;
+  readonly information: number;
+  readonly categorized: number;
+  readonly uncategorized: number;
+  readonly unacceptable: number;
+}
+
+export interface FlowRecord {
+  readonly key: SubmissionKey;
+  /** The aggregated OperationOutcome as JSON text (what is stored). */
+  readonly outcomeJson: string;
+  readonly outcomeHash: string;
+  readonly valid: boolean;
+  readonly counts: OutcomeCounts;
+  readonly resourceCount: number;
+  /** The submission could not be obtained or read (its outcome is a definite failure). */
+  readonly unobtainable: boolean;
+  /** The categories of every issue of the outcome, and their groups. */
+  readonly categorization: SubmissionCategorization;
+  /** Builds the ValidationComplete message for the run id chosen in the transaction. */
+  readonly completion: (runId: string) => { subject: string; payload: unknown; headers?: Record<string, string> };
+}
+
+export interface CommitResult {
+  /** False when the same outcome was already stored and announced. */
+  readonly announced: boolean;
+  readonly runId: string;
+  readonly msgId: string;
+}
+
+
+export interface FlowStore {
+  commit(record: FlowRecord): Promise<CommitResult>;
+}
+
+/** The Nats-Msg-Id of the ValidationComplete that announces one run of a submission. */
+export function completionMsgId(key: SubmissionKey, runId: string): string {
+  return `${key.facilityId}:${key.reportId}:${key.patientId}:${runId}`;
+}
