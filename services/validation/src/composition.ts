@@ -15,6 +15,7 @@ import type { CategoryService } from './application/category-service.js';
 import { ReportJobService } from './application/report-jobs/index.js';
 import { ValidationFlow, type FlowStore, type ScopedResourceValidator } from './application/validation-flow/index.js';
 import { PgFacilityScopes } from './adapters/persistence/pg-facility-scopes.js';
+import type { ValidationConfigurationStore } from './adapters/http/validation-configuration-routes.js';
 import { PgFlowStore } from './adapters/persistence/pg-flow-store.js';
 import type { ArtifactRepository } from './domain/artifacts/artifact-repository.js';
 import type { FacilityScopes, SubmissionSource } from './domain/flow/index.js';
@@ -46,7 +47,10 @@ export const TOKENS = {
   submissionSource: token<SubmissionSource>('SubmissionSource'),
   /** The report service again, for a report's measures and period on the pre-qualification report. */
   reportMetadata: token<ReportMetadataSource>('ReportMetadataSource'),
+  /** Which validation configuration each facility uses: read by the flow (cached)… */
   facilityScopes: token<FacilityScopes>('FacilityScopes'),
+  /** …and written by the configuration routes: the same instance, so a write clears the cache the flow reads. */
+  validationConfigurations: token<ValidationConfigurationStore>('ValidationConfigurationStore'),
   flowStore: token<FlowStore>('FlowStore'),
   validationFlow: token<ValidationFlow>('ValidationFlow'),
   reportJobService: token<ReportJobService>('ReportJobService'),
@@ -113,7 +117,10 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     baseUrl: config.reportServiceUrl, pathTemplate: config.reportServiceReportPath, timeoutMs: config.reportServiceTimeoutMs,
     serviceToken: config.reportServiceToken, logger: ctx.get(TOKENS.logger),
   }));
-  container.bind(TOKENS.facilityScopes).toDynamicValue((ctx) => new PgFacilityScopes(ctx.get(TOKENS.orm)));
+  const facilityScopes = token<PgFacilityScopes>('PgFacilityScopes');
+  container.bind(facilityScopes).toDynamicValue((ctx) => new PgFacilityScopes(ctx.get(TOKENS.orm)));
+  container.bind(TOKENS.facilityScopes).toDynamicValue((ctx) => ctx.get(facilityScopes));
+  container.bind(TOKENS.validationConfigurations).toDynamicValue((ctx) => ctx.get(facilityScopes));
   container.bind(TOKENS.flowStore).toDynamicValue((ctx) => new PgFlowStore(ctx.get(TOKENS.orm)));
   container.bind(TOKENS.validationFlow).toDynamicValue((ctx) => {
     const outbox = ctx.get(TOKENS.outbox);

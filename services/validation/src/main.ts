@@ -12,7 +12,6 @@ import { terminologyCredentials } from './adapters/terminology/index.js';
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
 import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './adapters/prequal/index.js';
 import { reportJobEntities, reportJobMigrations, reportJobRoutes } from './adapters/report-jobs/index.js';
-import { PgFacilityScopes } from './adapters/persistence/pg-facility-scopes.js';
 import { validationFlowEntities, validationFlowMigrations } from './adapters/persistence/validation-flow-tables.js';
 import { buildValidationContainer, TOKENS } from './composition.js';
 import { checkValidationSettings, validationSchema } from './config.js';
@@ -59,10 +58,7 @@ runtime.api.use(preQualRoutes(runtime.openApi, {
   reportMetadata: container.get(TOKENS.reportMetadata), logger: runtime.logger,
 }));
 runtime.api.use(api.router);
-// The same instance the flow reads (TOKENS.facilityScopes), so a write here clears the cache it reads.
-const facilityScopes = container.get(TOKENS.facilityScopes);
-if (!(facilityScopes instanceof PgFacilityScopes)) throw new Error('validation configuration routes need the PostgreSQL facility scopes');
-runtime.api.use(validationConfigurationRoutes(runtime.openApi, facilityScopes));
+runtime.api.use(validationConfigurationRoutes(runtime.openApi, container.get(TOKENS.validationConfigurations)));
 // Default artifacts before the engine's first build (initialize-and-start.ts): one build, with them.
 const { initialized } = await initializeAndStartEngine(api, engine, { artifactInit: config.artifactInit });
 const workersCheck = workersHealthCheck(engine, config.validationStallTimeoutMs);

@@ -88,6 +88,8 @@ describe('validation composition root (inversify)', function () {
     expect(container.get(TOKENS.submissionSource)).to.be.instanceOf(HttpReportService);
     expect(container.get(TOKENS.reportMetadata)).to.be.instanceOf(HttpReportMetadata);
     expect(container.get(TOKENS.facilityScopes)).to.be.instanceOf(PgFacilityScopes);
+    // The configuration routes write through the instance the flow reads (its cache is cleared on write).
+    expect(container.get(TOKENS.validationConfigurations)).to.equal(container.get(TOKENS.facilityScopes));
     expect(container.get(TOKENS.flowStore)).to.be.instanceOf(PgFlowStore);
     expect(container.get(TOKENS.validationFlow)).to.be.instanceOf(ValidationFlow);
     expect(container.get(TOKENS.reportJobService)).to.be.instanceOf(ReportJobService);
