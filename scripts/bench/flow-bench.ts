@@ -61,6 +61,7 @@ import { sharedDir } from '../../test/support/shared-dir.js';
 import { machineCpuSeconds, processCpuSeconds } from './process-cpu.js';
 import { EngineHost } from '../../services/validation/src/adapters/engine/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations } from '../../services/validation/src/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '../../services/validation/src/adapters/persistence/validation-api-repositories.js';
 import { startReadyForValidationConsumer } from '../../services/validation/src/adapters/messaging/ready-for-validation-consumer.js';
 import { PgArtifactRepository } from '../../services/validation/src/adapters/persistence/artifact-repository.js';
 import { HttpReportService } from '../../services/validation/src/adapters/report-service/http-report-service.js';
@@ -113,7 +114,7 @@ async function runInstance(): Promise<void> {
   relay.start();
   const engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: Number(arg('--workers', '1')), terminology: {}, logger });
   await engine.start();
-  const api = createValidationApiModule({ orm: db.orm, openApi: new OpenApiBuilder({ title: 'bench', version: '1' }), validator: engine });
+  const api = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi: new OpenApiBuilder({ title: 'bench', version: '1' }), validator: engine });
   const completion = catalog.byName('ValidationComplete');
   const flowImpl = new ValidationFlow({
     source: new HttpReportService({ baseUrl: arg('--report', ''), logger, retries: 1 }),
@@ -315,7 +316,7 @@ async function coordinate(): Promise<void> {
 
   // Database with the IG packages stored as artifacts and the default categories.
   const db = await openBenchDatabase(dbName, 4);
-  const setupApi = createValidationApiModule({ orm: db.orm, openApi: new OpenApiBuilder({ title: 'bench', version: '1' }), validator: { validate: () => Promise.reject(new Error('unused')) }, artifactInitDir: sharedDir('fhir-packages') });
+  const setupApi = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi: new OpenApiBuilder({ title: 'bench', version: '1' }), validator: { validate: () => Promise.reject(new Error('unused')) }, artifactInitDir: sharedDir('fhir-packages') });
   await setupApi.initializeIfEmpty({ artifactInit: true });
 
   // Bodies encoded once: the stand-in report service should cost as little CPU as a real one on another machine would cost here.

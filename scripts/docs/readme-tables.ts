@@ -21,6 +21,7 @@ import { silentLogger } from '../../adapters/observability/logger.js';
 import { createTenantModule } from '../../services/tenant/src/tenant-module.js';
 import { registerSigningKeyOpenApi } from '../../services/tenant/src/signing-keys/adapters/http.js';
 import { createValidationApiModule } from '../../services/validation/src/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '../../services/validation/src/adapters/persistence/validation-api-repositories.js';
 import { validationConfigurationRoutes } from '../../services/validation/src/adapters/http/validation-configuration-routes.js';
 import { preQualRoutes } from '../../services/validation/src/adapters/prequal/index.js';
 import { reportJobRoutes } from '../../services/validation/src/adapters/report-jobs/report-job-routes.js';
@@ -57,7 +58,7 @@ export function serviceOpenApiDocuments(): { service: string; component: string;
   registerSigningKeyOpenApi(tenant);
   const validation = new OpenApiBuilder({ title: 'Validation service API', version: '1.0.0' });
   preQualRoutes(validation, { results: inert, categories: inert });
-  createValidationApiModule({ orm: inert, openApi: validation, validator: inert });
+  createValidationApiModule({ repositories: pgValidationApiRepositories(inert), openApi: validation, validator: inert });
   validationConfigurationRoutes(validation, inert);
   reportJobRoutes(validation, inert);
   return [

@@ -17,6 +17,7 @@ import { DEMO_FACILITY, DEMO_MEASURES, DEMO_PERIOD, demoSubmissions } from '../.
 import { embeddedPackagesDirectory } from '../../services/validation/src/adapters/artifacts/embedded-packages.js';
 import { EngineHost } from '../../services/validation/src/adapters/engine/index.js';
 import { createValidationApiModule } from '../../services/validation/src/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '../../services/validation/src/adapters/persistence/validation-api-repositories.js';
 import { HttpReportMetadata } from '../../services/validation/src/adapters/report-service/http-report-metadata.js';
 import { HttpReportService } from '../../services/validation/src/adapters/report-service/http-report-service.js';
 import { ValidationFlow } from '../../services/validation/src/application/validation-flow/index.js';
@@ -44,7 +45,7 @@ describe('demo: synthetic submissions through the flow, the report-service stand
     db = await openFlowDatabase(dbName);
     engine = new EngineHost({ artifacts: folderArtifacts(embeddedPackagesDirectory()!), workers: 1, terminology: {}, logger });
     await engine.start();
-    const api = createValidationApiModule({ orm: db.orm, openApi: new OpenApiBuilder({ title: 'demo test', version: '1' }), validator: engine });
+    const api = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi: new OpenApiBuilder({ title: 'demo test', version: '1' }), validator: engine });
     await api.categories.initialize();
     flow = new ValidationFlow({
       source: new HttpReportService({ baseUrl: standIn.url, retries: 0, timeoutMs: 5_000, logger }),

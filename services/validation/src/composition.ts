@@ -6,6 +6,7 @@ import { ArtifactChangeNotifier, artifactsChangedSubject, EngineHost } from './a
 import { engineTerminologyKnowledge } from './adapters/engine/terminology-knowledge.js';
 import { initialArtifactSources } from './adapters/artifacts/initial-sources.js';
 import { createValidationApiModule, type ValidationApiModule } from './adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from './adapters/persistence/validation-api-repositories.js';
 import { PgArtifactRepository } from './adapters/persistence/artifact-repository.js';
 import { PgReportJobStore, PgReportSubmissions } from './adapters/report-jobs/index.js';
 import { HttpReportMetadata } from './adapters/report-service/http-report-metadata.js';
@@ -98,7 +99,8 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(TOKENS.validationApi).toDynamicValue((ctx) => {
     const logger = ctx.get(TOKENS.logger);
     return createValidationApiModule({
-      orm: ctx.get(TOKENS.orm),
+      // The artifact store the engine host reads too; categories and results are the API's own.
+      repositories: { ...pgValidationApiRepositories(ctx.get(TOKENS.orm)), artifacts: ctx.get(TOKENS.artifactRepository) },
       openApi: ctx.get(TOKENS.openApi),
       validator: ctx.get(TOKENS.resourceValidator),
       artifactListener: ctx.get(TOKENS.artifactChangeNotifier).listener(),

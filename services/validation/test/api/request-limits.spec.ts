@@ -14,6 +14,7 @@ import type { Database } from '../../../../adapters/persistence/database.js';
 import { adminWritesExceptProcessing } from '../../../../adapters/runtime/admin-writes.js';
 import { PROCESSING_ROUTES, validateRouteBodyLimits } from '../../src/adapters/http/validate-routes.js';
 import { createValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
 import { validationSchema } from '../../src/config.js';
 import { ScriptedValidator } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
@@ -35,7 +36,7 @@ describe('validation service: request size limits and processing routes with the
   before(async () => {
     db = await openValidationTestDatabase(dbName);
     const openApi = new OpenApiBuilder({ title: 'Validation API (test)', version: 'test' });
-    const module = createValidationApiModule({ orm: db.orm, openApi, validator, validateBodyLimit: config.validateBodyLimit });
+    const module = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator, validateBodyLimit: config.validateBodyLimit });
     // As the service runtime builds it from the configuration (main.ts).
     const http = createHttpApp({
       serviceName: 'validation-limits-test', logger: silentLogger(), openApi,

@@ -10,6 +10,7 @@ import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.j
 import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { openDatabase, type Database } from '../../../../adapters/persistence/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations } from '../../src/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
 import { validationConfigurationRoutes } from '../../src/adapters/http/validation-configuration-routes.js';
 import { PgFacilityScopes } from '../../src/adapters/persistence/pg-facility-scopes.js';
 import { validationFlowEntities, validationFlowMigrations } from '../../src/adapters/persistence/validation-flow-tables.js';
@@ -31,7 +32,7 @@ describe('validation API: path ids longer than their columns (HTTP)', function (
     });
     const openApi = new OpenApiBuilder({ title: 'test', version: '1' });
     const http = createHttpApp({ serviceName: 'validation-lengths-test', logger: silentLogger(), openApi });
-    http.app.use(createValidationApiModule({ orm: db.orm, openApi, validator: new ScriptedValidator() }).router);
+    http.app.use(createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator: new ScriptedValidator() }).router);
     http.app.use(validationConfigurationRoutes(openApi, new PgFacilityScopes(db.orm)));
     app = http.finish();
     await request(app).post('/api/validation-configuration').send({ name: 'cfg', packages: [] }).expect(201);

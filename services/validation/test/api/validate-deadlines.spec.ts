@@ -13,6 +13,7 @@ import { sharedDir } from '../../../../test/support/shared-dir.js';
 import { EngineHost } from '../../src/adapters/engine/index.js';
 import { workersHealthCheck } from '../../src/adapters/engine/workers-health.js';
 import { createValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
 import { eventually, folderArtifacts } from '../flow/support/flow-harness.js';
 import { hangingResource, HANGING_WORKER } from '../engine-host/support/hanging-engine.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
@@ -28,7 +29,7 @@ describe('validation API: deadlines, capacity and worker health (HTTP)', functio
   /** The app as the service builds it: the API module, and the workers' check on /health and /health/ready. */
   function buildApp(stallTimeoutMs: number) {
     const openApi = new OpenApiBuilder({ title: 'Validation API (test)', version: 'test' });
-    const module = createValidationApiModule({ orm: db.orm, openApi, validator: engine });
+    const module = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator: engine });
     const http = createHttpApp({ serviceName: 'validation-deadline-test', logger: silentLogger(), openApi });
     const check = workersHealthCheck(engine, stallTimeoutMs);
     http.addReadinessCheck(check);

@@ -14,6 +14,7 @@ import type { Database } from '../../../../adapters/persistence/index.js';
 import { sharedDir } from '../../../../test/support/shared-dir.js';
 import { ArtifactChangeNotifier, EngineHost } from '../../src/adapters/engine/index.js';
 import { createValidationApiModule, type ValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
 import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
 import { dropDatabase, eventually, openFlowDatabase, uniqueSuffix } from '../flow/support/flow-harness.js';
 
@@ -61,7 +62,7 @@ describe('engine host: a periodic generation check makes replicas converge when 
     checked = (await instance('instance-b', `gen${suffix}.b.artifacts-changed`, CHECK_INTERVAL_MS, metrics)).host;
     unchecked = (await instance('instance-c', `gen${suffix}.c.artifacts-changed`)).host;
     api = createValidationApiModule({
-      orm: db.orm, openApi: new OpenApiBuilder({ title: 't', version: '1' }), validator: changer.host, artifactListener: changer.notifier.listener(),
+      repositories: pgValidationApiRepositories(db.orm), openApi: new OpenApiBuilder({ title: 't', version: '1' }), validator: changer.host, artifactListener: changer.notifier.listener(),
     });
   });
   after(async () => {

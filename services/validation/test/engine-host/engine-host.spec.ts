@@ -13,6 +13,7 @@ import type { Database } from '../../../../adapters/persistence/index.js';
 import { sharedDir } from '../../../../test/support/shared-dir.js';
 import { ArtifactChangeNotifier, EngineHost } from '../../src/adapters/engine/index.js';
 import { createValidationApiModule, type ValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
 import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
 import { dropDatabase, eventually, openFlowDatabase, uniqueSuffix } from '../flow/support/flow-harness.js';
 
@@ -46,7 +47,7 @@ describe('engine host: rebuild on artifact change, in every worker and every ins
     notifier.start();
     otherNotifier.start();
     await nats.nc.flush();
-    api = createValidationApiModule({ orm: db.orm, openApi: new OpenApiBuilder({ title: 't', version: '1' }), validator: host, artifactListener: notifier.listener() });
+    api = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi: new OpenApiBuilder({ title: 't', version: '1' }), validator: host, artifactListener: notifier.listener() });
   });
   after(async () => {
     notifier?.stop();

@@ -10,6 +10,7 @@ import type { Database } from '../../../../adapters/persistence/index.js';
 import { EngineHost } from '../../src/adapters/engine/index.js';
 import { loadDefinitions } from '../../src/adapters/fhir-definitions/definition-cache.js';
 import { createValidationApiModule, type ValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
 import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
 import { ValidationFlow } from '../../src/application/validation-flow/index.js';
 import { PgFacilityScopes } from '../../src/adapters/persistence/pg-facility-scopes.js';
@@ -49,7 +50,7 @@ describe('validation flow: per-facility validation scope (two versions of one IG
     engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: 2, terminology: {}, logger });
     await engine.start();
     api = createValidationApiModule({
-      orm: db.orm, openApi: new OpenApiBuilder({ title: 't', version: '1' }), validator: engine,
+      repositories: pgValidationApiRepositories(db.orm), openApi: new OpenApiBuilder({ title: 't', version: '1' }), validator: engine,
       artifactListener: { artifactsChanged: async () => void (await engine.reload()) },
     });
     await api.categories.initialize();

@@ -12,6 +12,7 @@ import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.j
 import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { openDatabase, OutboxMessageEntity, outboxMigration, type Database } from '../../../../adapters/persistence/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations, type ValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
 import { PgResultRepository } from '../../src/adapters/persistence/result-repository.js';
 import { HttpReportService } from '../../src/adapters/report-service/http-report-service.js';
 import { PgReportJobStore, PgReportSubmissions, reportJobEntities, reportJobMigrations, reportJobRoutes } from '../../src/adapters/report-jobs/index.js';
@@ -70,7 +71,7 @@ describe('report jobs: re-categorize and re-validate', function () {
     await reportService.start();
     for (const patientId of PATIENTS) reportService.put(FACILITY, REPORT, patientId, submission(patientId));
     openApi = new OpenApiBuilder({ title: 'Validation', version: 'test' });
-    api = createValidationApiModule({ orm: db.orm, openApi, validator: fakeEngine as never });
+    api = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator: fakeEngine as never });
     flow = new ValidationFlow({
       source: new HttpReportService({ baseUrl: reportService.url, serviceToken: 'jobs-token', retries: 0, timeoutMs: 5_000, logger: silentLogger() }),
       validator: fakeEngine, categories: api.categories, store: new PgFlowStore(db.orm),

@@ -4,7 +4,7 @@
  * ```ts
  * const config = loadConfig({ ...validationApiSettings(), ...others });
  * const db = await openDatabase({ ..., entities: [...validationApiEntities, ...], migrations: [...validationApiMigrations, ...] });
- * const api = createValidationApiModule({ orm: db.orm, openApi, validator, artifactListener, initialArtifacts: initialArtifactSources(config), ... });
+ * const api = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator, artifactListener, initialArtifacts: initialArtifactSources(config), ... });
  * const http = createHttpApp({ ..., routeBodyLimits: validateRouteBodyLimits(config.validateBodyLimit), openApi });   // $validate bodies: their own limit
  * http.app.use(api.router);
  * await api.initializeIfEmpty({ artifactInit: config.artifactInit });                   // the specification's planned start-up change
@@ -35,7 +35,6 @@
  * (A patient id `categories` or `validity` cannot be addressed: those segments are the report's sub-resources.)
  */
 import { Router } from 'express';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import { booleanSetting, byteSizeSetting, enumSetting, stringSetting } from '../../../../../adapters/config/index.js';
 import { ArtifactService, type InitializationReport } from '../../application/artifact-service.js';
@@ -43,17 +42,15 @@ import { CategoryService } from '../../application/category-service.js';
 import { EnginePackageInspector } from '../../application/engine-package-inspector.js';
 import { ResultService } from '../../application/result-service.js';
 import { ValidationApiService } from '../../application/validation-api-service.js';
-import type { ArtifactChangeListener, InitialArtifactSource } from '../../domain/artifacts/artifact-repository.js';
+import type { ArtifactChangeListener, ArtifactRepository, InitialArtifactSource } from '../../domain/artifacts/artifact-repository.js';
 import type { PackageInspector, TerminologyKnowledge } from '../../domain/artifacts/package-summary.js';
-import type { ImportOutcome } from '../../domain/categorization/category-repository.js';
+import type { CategoryRepository, ImportOutcome } from '../../domain/categorization/category-repository.js';
 import type { ResourceValidator } from '../../domain/ports/resource-validator.js';
+import type { ResultRepository } from '../../domain/results/result-repository.js';
 import { ARTIFACT_INIT_MODES } from '../artifacts/initial-sources.js';
-import { PgArtifactRepository } from '../persistence/artifact-repository.js';
-import { PgCategoryRepository } from '../persistence/category-repository.js';
 import { DirectoryArtifactSource } from '../persistence/directory-artifact-source.js';
 import { validationApiEntities } from '../persistence/entities.js';
 import { validationApiMigrations } from '../persistence/migrations.js';
-import { PgResultRepository } from '../persistence/result-repository.js';
 import { artifactRoutes } from './artifact-routes.js';
 import { categoryRoutes } from './category-routes.js';
 import { resultRoutes } from './result-routes.js';
@@ -72,8 +69,15 @@ export function validationApiSettings() {
   };
 }
 
+/** The stores of the validation API (PostgreSQL in the service: pgValidationApiRepositories), built by the composition root. */
+export interface ValidationApiRepositories {
+  readonly artifacts: ArtifactRepository;
+  readonly categories: CategoryRepository;
+  readonly results: ResultRepository;
+}
+
 export interface ValidationApiDependencies {
-  readonly orm: MikroORM;
+  readonly repositories: ValidationApiRepositories;
   readonly openApi: OpenApiBuilder;
   /** The FHIR engine. */
   readonly validator: ResourceValidator;
@@ -109,20 +113,20 @@ export interface ValidationApiModule {
 const NO_LISTENER: ArtifactChangeListener = { artifactsChanged: async () => undefined };
 
 export function createValidationApiModule(deps: ValidationApiDependencies): ValidationApiModule {
-  const categoryRepository = new PgCategoryRepository(deps.orm);
-  const categories = new CategoryService(categoryRepository, {
+  const { repositories } = deps;
+  const categories = new CategoryService(repositories.categories, {
     onBrokenRule: (rule, reason) => deps.onBrokenRule?.(rule.id, rule.categoryId, reason),
     ...(deps.categorizerTtlMs === undefined ? {} : { categorizerTtlMs: deps.categorizerTtlMs }),
   });
   const artifacts = new ArtifactService(
-    new PgArtifactRepository(deps.orm),
+    repositories.artifacts,
     deps.packageInspector ?? new EnginePackageInspector(),
     deps.artifactListener ?? NO_LISTENER,
     deps.initialArtifacts ?? [new DirectoryArtifactSource(deps.artifactInitDir)],
     deps.terminologyKnowledge,
   );
   const validation = new ValidationApiService(deps.validator, categories);
-  const results = new ResultService(new PgResultRepository(deps.orm), categoryRepository);
+  const results = new ResultService(repositories.results, repositories.categories);
 
   const schemas = validationApiSchemas(deps.openApi);
   const router = Router();

@@ -18,6 +18,7 @@ import { openDatabase, OutboxMessageEntity, outboxMigration, OutboxRelay, type D
 import { sharedDir } from '../../../../../test/support/shared-dir.js';
 import { EngineHost, type EngineHostOptions } from '../../../src/adapters/engine/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations, type ValidationApiModule } from '../../../src/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '../../../src/adapters/persistence/validation-api-repositories.js';
 import { startReadyForValidationConsumer } from '../../../src/adapters/messaging/ready-for-validation-consumer.js';
 import { HttpReportService } from '../../../src/adapters/report-service/http-report-service.js';
 import { ValidationFlow, type FlowContext, type ReadyForValidationEvent } from '../../../src/application/validation-flow/index.js';
@@ -105,7 +106,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
   await reportService.start();
   const engine = new EngineHost({ artifacts: folderArtifacts(sharedDir('fhir-packages')), workers: 1, terminology: {}, logger, ...options.engine });
   await engine.start();
-  const api = createValidationApiModule({ orm: db.orm, openApi: new OpenApiBuilder({ title: 'test', version: '1' }), validator: engine });
+  const api = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi: new OpenApiBuilder({ title: 'test', version: '1' }), validator: engine });
   await api.categories.initialize();
 
   const store = new PgFlowStore(db.orm);
