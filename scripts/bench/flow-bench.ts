@@ -301,7 +301,7 @@ async function coordinate(): Promise<void> {
   const warmUpPerProcess = Number(arg('--warm-up', '50'));
   const warmUpCount = warmUpPerProcess * instances;
   const suffix = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  const dbName = `bench_h7flow_${suffix}`;
+  const dbName = `bench_flow_${suffix}`;
   const root = `benchflow${suffix}`;
   const streamSuffix = `_BF${suffix.toUpperCase()}`;
   const catalog: Catalog = buildCatalog({ subjectRoot: root, streamSuffix });

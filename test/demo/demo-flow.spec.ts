@@ -31,7 +31,7 @@ describe('demo: synthetic submissions through the flow, the report-service stand
   this.timeout(180_000);
   const logger = silentLogger();
   const suffix = uniqueSuffix();
-  const dbName = `test_h7flow_demo_${suffix}`;
+  const dbName = `test_flow_demo_${suffix}`;
   const standIn = new ReportServiceStandIn();
   let db: Database;
   let engine: EngineHost;

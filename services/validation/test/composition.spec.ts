@@ -37,7 +37,7 @@ const REPORT = 'report-di';
 
 describe('validation composition root (inversify)', function () {
   this.timeout(20_000);
-  const dbName = `test_h7flow_di_${uniqueSuffix()}`;
+  const dbName = `test_flow_di_${uniqueSuffix()}`;
   let config: ValidationConfig;
   let db: Database;
   let nats: NatsHandle;

@@ -21,7 +21,7 @@ const long = (n: number) => 'f'.repeat(n);
 
 describe('validation API: path ids longer than their columns (HTTP)', function () {
   this.timeout(30_000);
-  const dbName = `test_h7flow_lengths_${uniqueSuffix()}`;
+  const dbName = `test_flow_lengths_${uniqueSuffix()}`;
   let db: Database;
   let app: Express;
 

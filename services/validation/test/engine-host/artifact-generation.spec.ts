@@ -24,7 +24,7 @@ describe('engine host: a periodic generation check makes replicas converge when 
   this.timeout(180_000);
   const logger = silentLogger();
   const suffix = uniqueSuffix();
-  const dbName = `test_h7flow_gen_${suffix}`;
+  const dbName = `test_flow_gen_${suffix}`;
   let db: Database;
   let nats: NatsHandle;
   let repository: PgArtifactRepository;

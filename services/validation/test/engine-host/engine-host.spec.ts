@@ -26,7 +26,7 @@ describe('engine host: rebuild on artifact change, in every worker and every ins
   this.timeout(120_000);
   const logger = silentLogger();
   const suffix = uniqueSuffix();
-  const dbName = `test_h7flow_host_${suffix}`;
+  const dbName = `test_flow_host_${suffix}`;
   let db: Database;
   let nats: NatsHandle;
   let host: EngineHost;
@@ -38,7 +38,7 @@ describe('engine host: rebuild on artifact change, in every worker and every ins
   before(async () => {
     db = await openFlowDatabase(dbName);
     nats = await connectNats({ servers: [process.env.NATS_URL ?? '127.0.0.1:4222'], name: 'engine-host-test', logger });
-    const subject = `h7host${suffix}.validation.internal.artifacts-changed`;
+    const subject = `hosttest${suffix}.validation.internal.artifacts-changed`;
     host = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: 2, terminology: {}, logger });
     other = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: 1, terminology: {}, logger });
     await Promise.all([host.start(), other.start()]);

@@ -38,7 +38,7 @@ function igPackage(version: string, element: string, corePatient: Record<string,
 describe('validation flow: per-facility validation scope (two versions of one IG in one service)', function () {
   this.timeout(120_000);
   const logger = silentLogger();
-  const dbName = `test_h7flow_scope_${uniqueSuffix()}`;
+  const dbName = `test_flow_scope_${uniqueSuffix()}`;
   let db: Database;
   let engine: EngineHost;
   let api: ValidationApiModule;
@@ -66,7 +66,7 @@ describe('validation flow: per-facility validation scope (two versions of one IG
     const source: SubmissionSource = { fetch: async () => ({ kind: 'found', body: submission }) };
     flow = new ValidationFlow({
       source, validator: engine, categories: api.categories, scopes, store: new PgFlowStore(db.orm),
-      completion: { subject: 'h7scope.compliance.event.validation-complete.v1', schemaVersion: '1.0.0' },
+      completion: { subject: 'scopetest.compliance.event.validation-complete.v1', schemaVersion: '1.0.0' },
     });
   });
   after(async () => {

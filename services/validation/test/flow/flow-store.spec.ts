@@ -34,7 +34,7 @@ function record(hash: string, overrides: Partial<FlowRecord> = {}): FlowRecord {
 
 describe('validation flow store: one statement per group of commits, announced once per distinct outcome (PostgreSQL)', function () {
   this.timeout(30_000);
-  const dbName = `test_h7flow_store_${uniqueSuffix()}`;
+  const dbName = `test_flow_store_${uniqueSuffix()}`;
   let db: Database;
   let store: PgFlowStore;
 
@@ -214,7 +214,7 @@ describe('validation flow store: one statement per group of commits, announced o
 
 describe('validation flow store: compression of the stored outcome (PostgreSQL)', function () {
   this.timeout(30_000);
-  const dbName = `test_h7flow_lz4_${uniqueSuffix()}`;
+  const dbName = `test_flow_lz4_${uniqueSuffix()}`;
   let db: Database;
 
   before(async () => { db = await openFlowDatabase(dbName); });

@@ -2,7 +2,8 @@
 import { expect } from 'chai';
 import { Categorizer } from '../../src/domain/categorization/categorizer.js';
 import { parseMatcher } from '../../src/domain/categorization/matcher.js';
-import { ValidationFlow, type FlowRecord, type FlowStore, type ScopedResourceValidator } from '../../src/application/validation-flow/index.js';
+import { ValidationFlow, type ScopedResourceValidator } from '../../src/application/validation-flow/index.js';
+import { InMemoryFlowStore } from './support/in-memory-flow-store.js';
 import type { SubmissionSource } from '../../src/domain/flow/index.js';
 
 const event = { schemaVersion: '1.0.0', facilityId: 'f', reportTrackingId: 'r', patientId: 'Patient/p1', reportTypes: [] };
@@ -17,16 +18,9 @@ function categorizer(acceptable: boolean | undefined): Categorizer {
   }]);
 }
 
-class RecordingStore implements FlowStore {
-  readonly records: FlowRecord[] = [];
-  async commit(record: FlowRecord) {
-    this.records.push(record);
-    return { announced: true, runId: 'run-1', msgId: `m-${record.outcomeHash}` };
-  }
-}
 
 function flowWith(options: { acceptable?: boolean; validator?: ScopedResourceValidator; source?: SubmissionSource; progressIntervalMs?: number }) {
-  const store = new RecordingStore();
+  const store = new InMemoryFlowStore();
   const validator: ScopedResourceValidator = options.validator ?? {
     validateEach: async (resources) => resources.map((resource) => ({ resourceType: 'OperationOutcome', issue: resource.resourceType === 'Encounter' ? [errorIssue] : [] })),
   };

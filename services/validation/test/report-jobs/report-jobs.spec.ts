@@ -44,7 +44,7 @@ const fakeEngine = {
 
 describe('report jobs: re-categorize and re-validate', function () {
   this.timeout(20_000);
-  const dbName = `test_h7flow_jobs_${uniqueSuffix()}`;
+  const dbName = `test_flow_jobs_${uniqueSuffix()}`;
   let db: Database;
   let api: ValidationApiModule;
   let flow: ValidationFlow;

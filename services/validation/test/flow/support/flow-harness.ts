@@ -43,7 +43,7 @@ export function openFlowDatabase(dbName: string): Promise<Database> {
 }
 
 export async function dropDatabase(dbName: string): Promise<void> {
-  if (!/^test_h7flow_[a-z0-9_]+$/.test(dbName)) throw new Error(`refusing to drop ${dbName}`);
+  if (!/^test_flow_[a-z0-9_]+$/.test(dbName)) throw new Error(`refusing to drop ${dbName}`);
   const orm = await MikroORM.init({ ...PG, dbName: 'postgres', entities: [OutboxMessageEntity], ensureDatabase: false, allowGlobalContext: true, pool: { min: 0, max: 1 } });
   try {
     await orm.em.fork().execute(`drop database if exists "${dbName}" with (force)`);
@@ -93,8 +93,8 @@ export interface FlowHarnessOptions {
 
 export async function startFlowHarness(options: FlowHarnessOptions = {}): Promise<FlowHarness> {
   const suffix = uniqueSuffix();
-  const catalog = buildCatalog({ subjectRoot: `h7flow${suffix}`, streamSuffix: `_H7F${suffix.toUpperCase()}` });
-  const dbName = `test_h7flow_${suffix}`;
+  const catalog = buildCatalog({ subjectRoot: `flow${suffix}`, streamSuffix: `_H7F${suffix.toUpperCase()}` });
+  const dbName = `test_flow_${suffix}`;
   const logger = silentLogger();
   const db = await openFlowDatabase(dbName);
   const nats = await connectNats({ servers: [process.env.NATS_URL ?? '127.0.0.1:4222'], name: 'flow-test', logger });

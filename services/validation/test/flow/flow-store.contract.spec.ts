@@ -1,0 +1,100 @@
+/**
+ * What the validation flow relies on from its store, checked against every implementation: the
+ * PostgreSQL store of the service and the in-memory one of the flow's unit tests. A distinct outcome
+ * is announced once, under a run id of its own; the same outcome again is not announced; the message
+ * id names the submission and the run.
+ */
+import { expect } from 'chai';
+import { VALID } from '../../../../contracts/test/fixtures.js';
+import type { Database } from '../../../../adapters/persistence/index.js';
+import { PgFlowStore } from '../../src/adapters/persistence/pg-flow-store.js';
+import type { FlowRecord, FlowStore } from '../../src/domain/ports/flow-store.js';
+import { categorizeSubmission } from '../../src/domain/results/submission-categorization.js';
+import { InMemoryFlowStore } from './support/in-memory-flow-store.js';
+import { dropDatabase, openFlowDatabase, uniqueSuffix } from './support/flow-harness.js';
+
+interface StoreUnderTest { open(): Promise<FlowStore>; close(): Promise<void> }
+
+function flowStoreContract(name: string, setUp: () => StoreUnderTest): void {
+  describe(`flow store contract: ${name}`, function () {
+    this.timeout(30_000);
+    let subject: StoreUnderTest;
+    let store: FlowStore;
+    let patients = 0;
+    const nextKey = () => ({ facilityId: 'fac-contract', reportId: 'rep-contract', patientId: `patient-${++patients}` });
+    const builtFor: string[] = [];
+
+    function record(key: FlowRecord['key'], hash: string): FlowRecord {
+      return {
+        key, outcomeJson: JSON.stringify({ resourceType: 'OperationOutcome', issue: [] }), outcomeHash: hash, valid: true,
+        counts: { total: 0, errors: 0, warnings: 0, information: 0, categorized: 0, uncategorized: 0, unacceptable: 0 },
+        resourceCount: 1, unobtainable: false, categorization: categorizeSubmission([]),
+        completion: (runId) => {
+          builtFor.push(runId);
+          return {
+            subject: 'flowcontract.compliance.event.validation-complete.v1',
+            payload: { ...VALID.ValidationComplete, facilityId: key.facilityId, reportTrackingId: key.reportId, patientId: key.patientId, validationRunId: runId },
+          };
+        },
+      };
+    }
+
+    before(async () => {
+      subject = setUp();
+      store = await subject.open();
+    });
+    after(async () => subject.close());
+
+    it('announces a first outcome under a new run id; the message id names the submission and the run', async () => {
+      const key = nextKey();
+      const result = await store.commit(record(key, 'hash-a'));
+      expect(result.announced).to.equal(true);
+      expect(result.runId).to.be.a('string').and.not.equal('');
+      expect(result.msgId).to.equal(`${key.facilityId}:${key.reportId}:${key.patientId}:${result.runId}`);
+      expect(builtFor).to.include(result.runId);
+    });
+
+    it('does not announce the same outcome again, and answers the run that announced it', async () => {
+      const key = nextKey();
+      const first = await store.commit(record(key, 'hash-a'));
+      const again = await store.commit(record(key, 'hash-a'));
+      expect(again).to.deep.equal({ announced: false, runId: first.runId, msgId: first.msgId });
+    });
+
+    it('announces a changed outcome, and a return to an earlier one, each under a run of its own', async () => {
+      const key = nextKey();
+      const a = await store.commit(record(key, 'hash-a'));
+      const b = await store.commit(record(key, 'hash-b'));
+      const backToA = await store.commit(record(key, 'hash-a'));
+      expect([a.announced, b.announced, backToA.announced]).to.deep.equal([true, true, true]);
+      expect(new Set([a.runId, b.runId, backToA.runId]).size).to.equal(3);
+    });
+
+    it('keeps submissions apart: the same outcome of another patient is announced', async () => {
+      const first = await store.commit(record(nextKey(), 'hash-shared'));
+      const other = await store.commit(record(nextKey(), 'hash-shared'));
+      expect(other.announced).to.equal(true);
+      expect(other.runId).to.not.equal(first.runId);
+    });
+  });
+}
+
+flowStoreContract('in memory (the flow unit tests\' store)', () => ({
+  open: async () => new InMemoryFlowStore(),
+  close: async () => undefined,
+}));
+
+flowStoreContract('PostgreSQL @infra', () => {
+  const dbName = `test_flow_store_contract_${uniqueSuffix()}`;
+  let db: Database | undefined;
+  return {
+    async open() {
+      db = await openFlowDatabase(dbName);
+      return new PgFlowStore(db.orm);
+    },
+    async close() {
+      await db?.close();
+      await dropDatabase(dbName);
+    },
+  };
+});

@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import { completionMsgId, type CommitResult, type FlowRecord, type FlowStore } from '../../../src/domain/ports/flow-store.js';
+
+/**
+ * The flow store of the flow's unit tests: keeps, per submission, the last outcome hash and its run,
+ * as PgFlowStore does (flow-store.contract.spec.ts holds both to the same contract), and records
+ * every commit for the tests to inspect.
+ */
+export class InMemoryFlowStore implements FlowStore {
+  readonly records: FlowRecord[] = [];
+  private readonly latest = new Map<string, { outcomeHash: string; runId: string }>();
+
+  async commit(record: FlowRecord): Promise<CommitResult> {
+    this.records.push(record);
+    const id = `${record.key.facilityId}\u0000${record.key.reportId}\u0000${record.key.patientId}`;
+    const stored = this.latest.get(id);
+    if (stored && stored.outcomeHash === record.outcomeHash) {
+      return { announced: false, runId: stored.runId, msgId: completionMsgId(record.key, stored.runId) };
+    }
+    const runId = randomUUID();
+    record.completion(runId);
+    this.latest.set(id, { outcomeHash: record.outcomeHash, runId });
+    return { announced: true, runId, msgId: completionMsgId(record.key, runId) };
+  }
+}
