@@ -143,6 +143,41 @@ export class InvariantEvaluator {
       this.currentContext = undefined;
     }
   }
+
+  /**
+   * The items an expression selects from `focus` (of type `base`), as the values they are in
+   * the input JSON: `value` is the object or primitive value, `companion` the `_x` object of a
+   * primitive. Lets a caller ask "is this element among the results" by identity, as the HL7
+   * validator does for an extension's fhirpath context.
+   */
+  select(expression: string, base: string, focus: unknown, env: InvariantEnv): { value: unknown; companion: unknown }[] | { error: string } {
+    const cacheKey = '\u0001nodes\u0000' + base + '\u0000' + expression;
+    let fn = this.compiled.get(cacheKey);
+    if (fn === undefined) {
+      try {
+        fn = fhirpath.compile({ base, expression } as any, r4Model as any, { ...this.options, resolveInternalTypes: false } as any) as unknown as Compiled;
+      } catch (e) {
+        fn = e instanceof Error ? e : new Error(String(e));
+      }
+      this.compiled.set(cacheKey, fn);
+    }
+    if (fn instanceof Error) return { error: fn.message };
+    this.currentResolve = env.resolve;
+    this.currentContext = env.context;
+    try {
+      return fn(focus, { resource: env.resource, rootResource: env.rootResource }).map((n) => (isObject(n) && 'data' in n ? { value: n.data, companion: n._data } : { value: n, companion: undefined }));
+    } catch (e) {
+      return { error: e instanceof Error ? e.message : String(e) };
+    } finally {
+      this.currentResolve = undefined;
+      this.currentContext = undefined;
+    }
+  }
+
+  /** A boolean expression on `focus`: true, false, or an error (empty counts as true, as for invariants). */
+  test(expression: string, base: string, focus: unknown, env: InvariantEnv): InvariantResult {
+    return this.evaluate({ key: '\u0001expression', severity: 'error', human: '', expression, bestPractice: false, base, source: undefined }, focus, env);
+  }
 }
 
 /** The FHIRPath string functions' singleton rule: empty gives empty, more than one item or a non-string is an error. */
