@@ -44,6 +44,7 @@ const definitions = [
   simpleExtension('in-complex', 'string', [{ type: 'extension', expression: EXT + 'complex' }]),
   simpleExtension('fhirpath-given', 'string', [{ type: 'fhirpath', expression: 'Patient.name.given' }]),
   simpleExtension('active-only', 'string', [{ type: 'element', expression: 'Patient' }], { contextInvariant: ['active = true'] }),
+  simpleExtension('short-or-male', 'string', [{ type: 'element', expression: 'Patient' }], { contextInvariant: ["gender = 'male' or %extension.valueString.length() < 3"] }),
   simpleExtension('r4-context', 'string', [
     { type: 'element', expression: 'Patient', extension: [versionRange('4.0', '4.0')] },
     { type: 'element', expression: 'Observation', extension: [versionRange('5.0')] },
@@ -166,6 +167,9 @@ describe('engine: extensions', function () {
       const i = issue(bad, 'PROFILE_EXT_NOT_HERE');
       expect(i?.severity, describe_(bad)).to.equal('error');
       expect(i?.details.text).to.equal(`The extension ${EXT}active-only is not allowed to be used at this point (based on context invariant 'active = true')`);
+      // %extension is the extension itself
+      expect(errorsOf(patient({ gender: 'female', extension: [{ url: EXT + 'short-or-male', valueString: 'ab' }] }))).to.deep.equal([]);
+      expect(idsOf(patient({ gender: 'female', extension: [{ url: EXT + 'short-or-male', valueString: 'abcd' }] }))).to.deep.equal(['PROFILE_EXT_NOT_HERE']);
     });
 
     it('FHIR version ranges: a context for other versions does not count, an extension for other versions is refused', () => {

@@ -26,6 +26,8 @@ export interface InvariantEnv {
   /** Synchronous resolve() for references (contained resources, Bundle entries), given `context`. */
   resolve?: (reference: string, context: unknown) => unknown;
   context?: unknown;
+  /** `%extension`: the extension whose context invariants are evaluated. */
+  extension?: unknown;
 }
 
 const NATIVE = new Set(['ele-1', 'ext-1', 'dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'txt-1', 'txt-2', 'bdl-1', 'bdl-2', 'bdl-3', 'bdl-4', 'bdl-7']);
@@ -131,7 +133,7 @@ export class InvariantEvaluator {
     this.currentResolve = env.resolve;
     this.currentContext = env.context;
     try {
-      const result = fn(node, { resource: env.resource, rootResource: env.rootResource });
+      const result = fn(node, variables(env));
       if (result.length === 0) return 'pass';
       if (result.length === 1 && typeof result[0] === 'boolean') return result[0] ? 'pass' : 'fail';
       // a non-boolean result: true when not empty (FHIRPath singleton evaluation)
@@ -165,7 +167,7 @@ export class InvariantEvaluator {
     this.currentResolve = env.resolve;
     this.currentContext = env.context;
     try {
-      return fn(focus, { resource: env.resource, rootResource: env.rootResource }).map((n) => (isObject(n) && 'data' in n ? { value: n.data, companion: n._data } : { value: n, companion: undefined }));
+      return fn(focus, variables(env)).map((n) => (isObject(n) && 'data' in n ? { value: n.data, companion: n._data } : { value: n, companion: undefined }));
     } catch (e) {
       return { error: e instanceof Error ? e.message : String(e) };
     } finally {
@@ -178,6 +180,12 @@ export class InvariantEvaluator {
   test(expression: string, base: string, focus: unknown, env: InvariantEnv): InvariantResult {
     return this.evaluate({ key: '\u0001expression', severity: 'error', human: '', expression, bestPractice: false, base, source: undefined }, focus, env);
   }
+}
+
+function variables(env: InvariantEnv): Record<string, unknown> {
+  const vars: Record<string, unknown> = { resource: env.resource, rootResource: env.rootResource };
+  if (env.extension !== undefined) vars.extension = env.extension;
+  return vars;
 }
 
 /** The FHIRPath string functions' singleton rule: empty gives empty, more than one item or a non-string is an error. */

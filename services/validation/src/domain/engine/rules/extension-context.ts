@@ -43,7 +43,7 @@ export function versionName(version: string): string {
  * Reports what keeps the extension `ext` (at ctx) from sitting on `host`; reports nothing
  * when it may. `modifier`: it sits in modifierExtension.
  */
-export function checkExtensionContext(ctx: NodeContext, ext: StructurePlan, host: ExtensionHost, modifier: boolean): void {
+export function checkExtensionContext(ctx: NodeContext, ext: StructurePlan, host: ExtensionHost, modifier: boolean, extension: Record<string, unknown>): void {
   const url = ext.url;
   if (ext.fhirVersions) {
     const { start, end } = ext.fhirVersions;
@@ -81,7 +81,7 @@ export function checkExtensionContext(ctx: NodeContext, ext: StructurePlan, host
     return;
   }
   for (const invariant of ext.contextInvariants) {
-    const result = ctx.services.invariants.test(invariant, host.plan.type || 'Element', host.container, { resource: ctx.host.resource, rootResource: ctx.host.root });
+    const result = ctx.services.invariants.test(invariant, host.plan.type || 'Element', host.container, { resource: ctx.host.resource, rootResource: ctx.host.root, extension });
     if (result === 'fail') {
       ctx.error('PROFILE_EXT_NOT_HERE', [url, invariant]);
       return;

@@ -41,7 +41,7 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
   if (plan.type === 'Extension' && plan.root.isModifier !== modifier) {
     ctx.report('error', modifier ? 'EXTENSION_NOT_MODIFIER' : 'EXTENSION_IS_MODIFIER', [url], path, at);
   }
-  checkExtensionContext(ctx, plan, host, modifier);
+  checkExtensionContext(ctx, plan, host, modifier, ext);
   if (plan.type === 'Extension') checkValueOrChildren(ctx, ext, plan);
   walkObject(ctx.againstProfile(plan, ctx.depth + 1), ext, plan.root.ownChildren);
 }
