@@ -106,6 +106,15 @@ describe('engine: extensions', function () {
       expect(idsOf(unknown)).to.include('EXTENSION_UNKNOWN');
     });
 
+    it('unknown extensions of DICOM and of the FHIR tooling are let through, as by the HL7 validator', () => {
+      const o = patient({ extension: [
+        { url: 'http://dicom.nema.org/resources/ontology/DCM/ext', valueString: 'x' },
+        { url: 'http://hl7.org/fhir/tools/StructureDefinition/some-tool-extension', valueString: 'x' },
+        { url: 'http://example.net/unknown', valueString: 'x' },
+      ] });
+      expect(errorsOf(o).map((i) => i.expression?.[0]), describe_(o)).to.deep.equal(['Patient.extension[2]']);
+    });
+
     it('cross-version urls: R4 elements get a definition built from R4, other releases are accepted, unknown releases and elements are errors', () => {
       const r4 = (url: string, value: Record<string, unknown>) => patient({ extension: [{ url, ...value }] });
       const good = r4('http://hl7.org/fhir/4.0/StructureDefinition/extension-Patient.gender', { valueCode: 'male' });

@@ -70,10 +70,20 @@ function unknownExtension(ctx: NodeContext, url: string, host: ExtensionHost, mo
     return;
   }
   const severity = ctx.services.options.unknownExtensionSeverity;
+  if (!modifier && alwaysAllowedUnknown(url)) return;
   if (modifier) ctx.report('error', 'EXTENSION_MODIFIER_UNKNOWN', [url], path, at);
   else if (!ABSOLUTE_URL.test(url)) ctx.report('error', 'EXTENSION_URL_NOT_ABSOLUTE', [url], `${path}.url`, at);
   else if (severity === 'error') ctx.report('error', 'EXTENSION_UNKNOWN', [url], path, at);
   else ctx.report(severity, 'EXTENSION_UNKNOWN_ALLOWED', [url], path, at);
+}
+
+/**
+ * Unknown extensions the HL7 validator lets through whatever its settings: DICOM's (nema.org),
+ * the FHIR tooling's own, and structuredefinition-expression (used before it was defined).
+ */
+function alwaysAllowedUnknown(url: string): boolean {
+  return url.includes('nema.org') || url.startsWith('http://hl7.org/fhir/tools/StructureDefinition/')
+    || url === 'http://hl7.org/fhir/StructureDefinition/structuredefinition-expression';
 }
 
 function isExtension(host: ExtensionHost): boolean {
