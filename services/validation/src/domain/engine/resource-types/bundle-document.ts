@@ -113,20 +113,26 @@ export function checkAllInterlinked(ctx: NodeContext, index: BundleIndex, entrie
   for (const e of entries) {
     if (isObject(e) && isObject(e.resource)) list.push({ entry: e, resource: e.resource, targets: new Set() });
   }
+  const position = new Map<unknown, number>(list.map((s, i) => [s.resource, i]));
   for (const s of list) {
     const from = typeof s.entry.fullUrl === 'string' ? s.entry.fullUrl : undefined;
     for (const ref of referencesIn(s.resource)) {
       const hits = matches(index, ref, from);
       if (hits.length !== 1) continue;
-      const target = list.findIndex((t) => t.resource === hits[0].resource);
-      if (target >= 0 && list[target] !== s) s.targets.add(target);
+      const target = position.get(hits[0].resource);
+      if (target !== undefined && list[target] !== s) s.targets.add(target);
     }
   }
   const visited = new Set<number>();
-  const visit = (i: number) => {
-    if (visited.has(i)) return;
-    visited.add(i);
-    for (const t of list[i].targets) visit(t);
+  // iterative: a long chain of references must not exhaust the stack
+  const visit = (start: number) => {
+    const todo = [start];
+    while (todo.length) {
+      const i = todo.pop()!;
+      if (visited.has(i)) continue;
+      visited.add(i);
+      for (const t of list[i].targets) todo.push(t);
+    }
   };
   if (list.length > 0) visit(0);
   // a stylesheet link makes its Binary part of the document
