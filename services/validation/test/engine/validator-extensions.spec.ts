@@ -39,6 +39,7 @@ const versionRange = (start?: string, end?: string) => ({
 const definitions = [
   simpleExtension('on-patient', 'string', [{ type: 'element', expression: 'Patient' }]),
   simpleExtension('on-humanname', 'string', [{ type: 'element', expression: 'HumanName' }]),
+  simpleExtension('on-patient-given', 'string', [{ type: 'element', expression: 'Patient.name.given' }]),
   simpleExtension('on-backbone', 'string', [{ type: 'element', expression: 'BackboneElement' }]),
   simpleExtension('on-canonical', 'string', [{ type: 'element', expression: 'CanonicalResource' }]),
   simpleExtension('in-complex', 'string', [{ type: 'extension', expression: EXT + 'complex' }]),
@@ -137,6 +138,11 @@ describe('engine: extensions', function () {
     it('element contexts: a path, a type and the types it specialises', () => {
       const onName = patient({ name: [{ family: 'x', extension: [{ url: EXT + 'on-humanname', valueString: 'x' }] }] });
       expect(errorsOf(onName), describe_(onName)).to.deep.equal([]);
+      // a path through a datatype, to a primitive
+      const onGiven = patient({ name: [{ given: ['a', 'b'], _given: [null, { extension: [{ url: EXT + 'on-patient-given', valueString: 'x' }] }] }] });
+      expect(errorsOf(onGiven), describe_(onGiven)).to.deep.equal([]);
+      const onFamily = patient({ name: [{ family: 'f', _family: { extension: [{ url: EXT + 'on-patient-given', valueString: 'x' }] } }] });
+      expect(idsOf(onFamily), describe_(onFamily)).to.deep.equal(['EXTENSION_CONTEXT']);
       const onBackbone = patient({ contact: [{ name: { family: 'x' }, extension: [{ url: EXT + 'on-backbone', valueString: 'x' }] }] });
       expect(errorsOf(onBackbone), describe_(onBackbone)).to.deep.equal([]);
       const backboneOnRoot = patient({ extension: [{ url: EXT + 'on-backbone', valueString: 'x' }] });

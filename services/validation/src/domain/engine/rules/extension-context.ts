@@ -56,7 +56,7 @@ export function checkExtensionContext(ctx: NodeContext, ext: StructurePlan, host
     }
   }
   if (ext.contexts.length === 0) return;
-  const paths = hostPaths(host);
+  const paths = hostPaths(ctx, host);
   let versionLimited = false;
   const described: string[] = [];
   let matched = false;
@@ -98,9 +98,11 @@ function describe(c: ExtensionContext): string {
  * The paths the host element is known by (HL7's literal path without indexes, and its logical
  * paths): its element path in the resource, and its type when it has one.
  */
-function hostPaths(host: ExtensionHost): string[] {
+function hostPaths(ctx: NodeContext, host: ExtensionHost): string[] {
   const { element, plan } = host;
   const out = new Set<string>();
+  const literal = literalPath(ctx);
+  if (literal) out.add(literal);
   if (element === plan.root) {
     out.add(plan.type);
   } else {
@@ -108,6 +110,21 @@ function hostPaths(host: ExtensionHost): string[] {
     for (const t of element.types) if (t.code) out.add(t.code);
   }
   return [...out].sort();
+}
+
+/**
+ * Where the extension's host sits in its resource, without indexes and type selections
+ * (`Patient.name.given` for `Patient.name[0].given[1].extension[0]`), as HL7's literal path.
+ */
+function literalPath(ctx: NodeContext): string | undefined {
+  const resourcePath = ctx.host.path;
+  if (!ctx.path.startsWith(resourcePath)) return undefined;
+  const rest = ctx.path.slice(resourcePath.length)
+    .replace(/\[\d+\]/g, '') // linear: one class between fixed brackets
+    .replace(/\.ofType\([A-Za-z]+\)/g, ''); // linear: fixed text around one class
+  const dot = rest.lastIndexOf('.');
+  const owner = dot < 0 ? '' : rest.slice(0, dot);
+  return String(ctx.host.resource.resourceType) + owner;
 }
 
 function contextMatches(ctx: NodeContext, c: ExtensionContext, host: ExtensionHost, paths: readonly string[]): boolean {
