@@ -3,11 +3,14 @@
  * Offline FHIR validation from the command line (no database, no broker):
  *
  *   validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]...
- *            [--format json|text] [--no-cache] [--security-checks] [--no-example-urls] <file>...
+ *            [--format json|text] [--no-cache] [--security-checks] [--no-example-urls]
+ *            [--no-extension-pack] <file>...
  *   validate --harness <file> <profiles,comma,separated> <supporting,files,comma,separated>
  *
  * Prints one OperationOutcome per file (json), or one line per issue (text:
  * `severity location message`). Exit status 1 when any error or fatal issue was found.
+ * As the HL7 validator, it knows the core extension pack by default (the service's embedded
+ * copy, see default-packages.ts); --no-extension-pack validates against R4 core and --ig only.
  * --harness is the conformance harness's calling convention (../shared/conformance): exactly
  * one OperationOutcome JSON on stdout, whatever happens.
  */
@@ -21,6 +24,7 @@ import { isErrorIssue, type ValidationOutcome } from '../domain/engine/outcome/i
 import { Validator } from '../domain/engine/validator.js';
 import { LocalTerminology } from '../domain/terminology/local-terminology.js';
 import { loadCoreSearchParameters } from './core-search-parameters.js';
+import { defaultPackageFiles } from './default-packages.js';
 
 interface CliArgs {
   igs: string[];
@@ -32,13 +36,15 @@ interface CliArgs {
   cache: boolean;
   securityChecks: boolean;
   allowExampleUrls: boolean;
+  /** Load the core extension pack (hl7.fhir.uv.extensions) as well as the --ig packages. */
+  extensionPack: boolean;
 }
 
-const USAGE = `usage: validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]... [--format json|text] [--no-cache] <file>...
+const USAGE = `usage: validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]... [--format json|text] [--no-cache] [--security-checks] [--no-example-urls] [--no-extension-pack] <file>...
        validate --harness <file> <profiles> <supporting>`;
 
 export function parseCliArgs(argv: readonly string[]): CliArgs | string {
-  const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, securityChecks: false, allowExampleUrls: true };
+  const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, securityChecks: false, allowExampleUrls: true, extensionPack: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -60,6 +66,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | string {
         case '--no-cache': args.cache = false; break;
         case '--security-checks': args.securityChecks = true; break;
         case '--no-example-urls': args.allowExampleUrls = false; break;
+        case '--no-extension-pack': args.extensionPack = false; break;
         case '--harness': {
           args.harness = true;
           const file = argv[++i];
@@ -86,10 +93,11 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | string {
   return args;
 }
 
-async function loadBaseSource(igs: readonly string[], cache: boolean): Promise<{ source: ConformanceResourceSource; warnings: string[] }> {
+async function loadBaseSource(igs: readonly string[], cache: boolean, extensionPack: boolean): Promise<{ source: ConformanceResourceSource; warnings: string[] }> {
   const { loadDefinitions } = await import('../adapters/fhir-definitions/definition-cache.js');
-  const loaded = await loadDefinitions({ packages: igs, cacheDir: cache ? undefined : false });
-  const warnings = loaded.failures.map((f) => `cannot read package ${f.path}: ${f.error.message}`);
+  const defaults = extensionPack ? await defaultPackageFiles() : { files: [], warnings: [] };
+  const loaded = await loadDefinitions({ packages: [...defaults.files, ...igs], cacheDir: cache ? undefined : false });
+  const warnings = [...defaults.warnings, ...loaded.failures.map((f) => `cannot read package ${f.path}: ${f.error.message}`)];
   return { source: loaded.index, warnings };
 }
 
@@ -134,7 +142,7 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
   }
   try {
     const [{ source: base, warnings: baseWarnings }, { resources, warnings: loadWarnings }, searchParameters] = await Promise.all([
-      loadBaseSource(args.igs, args.cache),
+      loadBaseSource(args.igs, args.cache, args.extensionPack),
       readResources(args.loads),
       loadCoreSearchParameters(),
     ]);

@@ -3,9 +3,11 @@
  * --harness, exit status.
  */
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { defaultPackageFiles } from '../../src/cli/default-packages.js';
 import { main, parseCliArgs } from '../../src/cli/validate.js';
 import { profile } from './support/helpers.js';
 
@@ -68,6 +70,36 @@ describe('engine: validate CLI', function () {
     const oo = JSON.parse(r.out);
     expect(oo.issue.map((i: any) => i.details.text)).to.include('Patient.gender: minimum required = 1, but only found 0 (from http://example.org/cli-patient|1.0.0)');
     expect(r.code).to.equal(1);
+  });
+
+  it('knows the core extension pack by default, as the HL7 validator; --no-extension-pack leaves it out', async () => {
+    // individual-genderIdentity is defined by the extension pack, not by R4 core
+    const f = file('ext-pack.json', {
+      resourceType: 'Patient', id: 'p1', text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' },
+      extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/individual-genderIdentity', extension: [{ url: 'value', valueCodeableConcept: { text: 'x' } }] }],
+    });
+    const byDefault = await run(['--format', 'text', f]);
+    expect(byDefault.out).not.to.include('is unknown');
+    expect(byDefault.code).to.equal(0);
+    const without = await run(['--format', 'text', '--no-extension-pack', f]);
+    expect(without.out).to.include('error Patient.extension[0] [line 1] The extension http://hl7.org/fhir/StructureDefinition/individual-genderIdentity is unknown, and not allowed here');
+    expect(without.code).to.equal(1);
+    expect(parseCliArgs(['--no-extension-pack', 'f.json'])).to.deep.include({ extensionPack: false });
+    expect(parseCliArgs(['f.json'])).to.deep.include({ extensionPack: true });
+  });
+
+  it('leaves a damaged embedded extension pack out with a warning', async () => {
+    const packages = path.join(dir, 'packages');
+    const bytes = Buffer.from('not a package');
+    const entry = { file: 'ext.tgz', name: 'hl7.fhir.uv.extensions', version: '1.0.0', fhirVersion: '5.0.0', license: 'CC0-1.0', sha256: createHash('sha256').update('other bytes').digest('hex'), bytes: bytes.length };
+    mkdirSync(packages, { recursive: true });
+    writeFileSync(path.join(packages, 'ext.tgz'), bytes);
+    writeFileSync(path.join(packages, 'manifest.json'), JSON.stringify({ description: 'test', packages: [entry] }));
+    const damaged = await defaultPackageFiles(packages);
+    expect(damaged.files).to.deep.equal([]);
+    expect(damaged.warnings.join()).to.include('the core extension pack is not loaded');
+    writeFileSync(path.join(packages, 'manifest.json'), JSON.stringify({ description: 'test', packages: [{ ...entry, sha256: createHash('sha256').update(bytes).digest('hex') }] }));
+    expect((await defaultPackageFiles(packages)).files).to.deep.equal([path.join(packages, 'ext.tgz')]);
   });
 
   it('a missing file gives a fatal issue, not a crash', async () => {

@@ -94,11 +94,13 @@ describe('engine: business rules across resources', function () {
       expect(issuesWith(o, 'in the bundle').concat(issuesWith(o, 'Multiple matches')), describe_(o)).to.deep.equal([]);
     });
 
-    it('ambiguous and unresolvable references are errors', () => {
+    it('ambiguous and unresolvable references: errors from the document rules (at the HL7 validator\'s 1-based locations), a warning from the walk', () => {
       const o = v.validate(doc(['Observation/o1', 'Observation/o1/_history/3']));
       const section = "Bundle.entry[0].resource.ofType(Composition).where(id = 'c1').section[0]";
-      expect(issuesWith(o, 'Multiple matches in bundle for reference Observation/o1', `${section}.entry[0]`), describe_(o)).to.have.length(1);
-      expect(issuesWith(o, "Can't find 'Observation/o1/_history/3' in the bundle", `${section}.entry[1]`)).to.have.length(1);
+      expect(issuesWith(o, 'Multiple matches in bundle for reference Observation/o1', `${section}.entry[0]`)[0]?.severity, describe_(o)).to.equal('error');
+      expect(issuesWith(o, "Can't find 'Observation/o1/_history/3' in the bundle", `${section}.entry[1]`)[0]?.severity).to.equal('warning');
+      expect(issuesWith(o, "Found 2 matches for 'Observation/o1' in the bundle (Section Entry)", 'Bundle.entry[1].resource.section[1].entry[1]')[0]?.severity).to.equal('error');
+      expect(issuesWith(o, "Can't find 'Observation/o1/_history/3' in the bundle (Section Entry). Note that there are 2 resources", 'Bundle.entry[1].resource.section[1].entry[2]')[0]?.severity).to.equal('error');
     });
   });
 

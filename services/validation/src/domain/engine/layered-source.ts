@@ -45,9 +45,7 @@ export class LayeredConformanceSource implements ConformanceResourceSource {
   }
 
   private local(kind: Kind, canonical: string): CanonicalResource | undefined {
-    const m = this.byKind.get(kind);
-    if (!m) return undefined;
-    return m.get(canonical) ?? (canonical.includes('|') ? m.get(canonical.slice(0, canonical.indexOf('|'))) : undefined);
+    return versionMatch(this.byKind.get(kind), canonical);
   }
 
   private rawStructureDefinition(canonical: string): CanonicalResource | undefined {
@@ -86,8 +84,7 @@ export class LayeredConformanceSource implements ConformanceResourceSource {
 
   /** Any canonical resource by type (Questionnaire, Measure, ...): loose first, then the base when it can. */
   resolve(resourceType: string, canonical: string): CanonicalResource | undefined {
-    const m = this.byKind.get(resourceType);
-    const local = m?.get(canonical) ?? (canonical.includes('|') ? m?.get(canonical.slice(0, canonical.indexOf('|'))) : undefined);
+    const local = versionMatch(this.byKind.get(resourceType), canonical);
     if (local) return local;
     const base = this.base as ConformanceResourceSource & { resolve?: (t: any, c: string) => CanonicalResource | undefined };
     try {
@@ -101,4 +98,21 @@ export class LayeredConformanceSource implements ConformanceResourceSource {
     yield* this.lists.get(resourceType) ?? [];
     yield* this.base.all(resourceType);
   }
+}
+
+/**
+ * `url` or `url|version` among loose resources: the exact version, else the resource of that url
+ * when its version starts with the one asked for (FHIR's partial-version rule, `1.0` → `1.0.2`)
+ * or it has none. Another version is not a match (the layer below may have it).
+ */
+function versionMatch(m: Map<string, CanonicalResource> | undefined, canonical: string): CanonicalResource | undefined {
+  if (!m) return undefined;
+  const exact = m.get(canonical);
+  if (exact) return exact;
+  const bar = canonical.indexOf('|');
+  if (bar < 0) return undefined;
+  const byUrl = m.get(canonical.slice(0, bar));
+  const version = canonical.slice(bar + 1);
+  if (!byUrl) return undefined;
+  return byUrl.version === undefined || version === '' || byUrl.version.startsWith(version + '.') ? byUrl : undefined;
 }

@@ -11,7 +11,7 @@ import { LayeredConformanceSource } from '../../../src/domain/engine/layered-sou
 import { Validator } from '../../../src/domain/engine/validator.js';
 import { LocalTerminology } from '../../../src/domain/terminology/local-terminology.js';
 import type { Issue } from '../../../src/domain/engine/outcome/issue.js';
-import { coreSource } from './core-definitions.js';
+import { cliDefaultSource, coreSource } from './core-definitions.js';
 import type { ConformanceResourceSource } from '../../../src/domain/conformance-resources.js';
 
 export interface ConformanceCase {
@@ -107,8 +107,9 @@ export function runCase(c: ConformanceCase, core: ConformanceResourceSource): Ca
   }
 }
 
-export async function runConformance(cases = loadCases()): Promise<ConformanceScore> {
-  const core = await coreSource();
+/** Runs the checks against the CLI's default definitions (`cli`, with the core extension pack) or R4 core alone. */
+export async function runConformance(cases = loadCases(), definitions: 'cli' | 'core' = 'cli'): Promise<ConformanceScore> {
+  const core = definitions === 'cli' ? await cliDefaultSource() : await coreSource();
   const results = cases.map((c) => runCase(c, core));
   return {
     checks: results.length,

@@ -7,6 +7,7 @@ import type { ConformanceResourceSource } from '../../../src/domain/conformance-
 import { loadDefinitions } from '../../../src/adapters/fhir-definitions/definition-cache.js';
 import { LayeredConformanceSource } from '../../../src/domain/engine/layered-source.js';
 import { loadCoreSearchParameters } from '../../../src/cli/core-search-parameters.js';
+import { defaultPackageFiles } from '../../../src/cli/default-packages.js';
 
 let core: Promise<ConformanceResourceSource> | undefined;
 
@@ -14,6 +15,16 @@ let core: Promise<ConformanceResourceSource> | undefined;
 export function coreSource(): Promise<ConformanceResourceSource> {
   core ??= Promise.all([loadDefinitions({ packages: [] }), loadCoreSearchParameters()]).then(([l, sps]) => new LayeredConformanceSource(sps, l.index));
   return core;
+}
+
+let cliDefaults: Promise<ConformanceResourceSource> | undefined;
+
+/** What the CLI validates against by default: R4 core, the core SearchParameters and the core extension pack. */
+export function cliDefaultSource(): Promise<ConformanceResourceSource> {
+  cliDefaults ??= defaultPackageFiles()
+    .then(({ files }) => Promise.all([loadDefinitions({ packages: files }), loadCoreSearchParameters()]))
+    .then(([l, sps]) => new LayeredConformanceSource(sps, l.index));
+  return cliDefaults;
 }
 
 /** Core with extra (loose) resources layered on top. */

@@ -26,6 +26,8 @@ export interface InvariantEnv {
   /** Synchronous resolve() for references (contained resources, Bundle entries), given `context`. */
   resolve?: (reference: string, context: unknown) => unknown;
   context?: unknown;
+  /** `%extension`: the extension whose context invariants are evaluated. */
+  extension?: unknown;
 }
 
 const NATIVE = new Set(['ele-1', 'ext-1', 'dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'txt-1', 'txt-2', 'bdl-1', 'bdl-2', 'bdl-3', 'bdl-4', 'bdl-7']);
@@ -131,7 +133,7 @@ export class InvariantEvaluator {
     this.currentResolve = env.resolve;
     this.currentContext = env.context;
     try {
-      const result = fn(node, { resource: env.resource, rootResource: env.rootResource });
+      const result = fn(node, variables(env));
       if (result.length === 0) return 'pass';
       if (result.length === 1 && typeof result[0] === 'boolean') return result[0] ? 'pass' : 'fail';
       // a non-boolean result: true when not empty (FHIRPath singleton evaluation)
@@ -143,6 +145,47 @@ export class InvariantEvaluator {
       this.currentContext = undefined;
     }
   }
+
+  /**
+   * The items an expression selects from `focus` (of type `base`), as the values they are in
+   * the input JSON: `value` is the object or primitive value, `companion` the `_x` object of a
+   * primitive. Lets a caller ask "is this element among the results" by identity, as the HL7
+   * validator does for an extension's fhirpath context.
+   */
+  select(expression: string, base: string, focus: unknown, env: InvariantEnv): { value: unknown; companion: unknown }[] | { error: string } {
+    const cacheKey = '\u0001nodes\u0000' + base + '\u0000' + expression;
+    let fn = this.compiled.get(cacheKey);
+    if (fn === undefined) {
+      try {
+        fn = fhirpath.compile({ base, expression } as any, r4Model as any, { ...this.options, resolveInternalTypes: false } as any) as unknown as Compiled;
+      } catch (e) {
+        fn = e instanceof Error ? e : new Error(String(e));
+      }
+      this.compiled.set(cacheKey, fn);
+    }
+    if (fn instanceof Error) return { error: fn.message };
+    this.currentResolve = env.resolve;
+    this.currentContext = env.context;
+    try {
+      return fn(focus, variables(env)).map((n) => (isObject(n) && 'data' in n ? { value: n.data, companion: n._data } : { value: n, companion: undefined }));
+    } catch (e) {
+      return { error: e instanceof Error ? e.message : String(e) };
+    } finally {
+      this.currentResolve = undefined;
+      this.currentContext = undefined;
+    }
+  }
+
+  /** A boolean expression on `focus`: true, false, or an error (empty counts as true, as for invariants). */
+  test(expression: string, base: string, focus: unknown, env: InvariantEnv): InvariantResult {
+    return this.evaluate({ key: '\u0001expression', severity: 'error', human: '', expression, bestPractice: false, base, source: undefined }, focus, env);
+  }
+}
+
+function variables(env: InvariantEnv): Record<string, unknown> {
+  const vars: Record<string, unknown> = { resource: env.resource, rootResource: env.rootResource };
+  if (env.extension !== undefined) vars.extension = env.extension;
+  return vars;
 }
 
 /** The FHIRPath string functions' singleton rule: empty gives empty, more than one item or a non-string is an error. */

@@ -2,7 +2,7 @@
  * Compiles StructureDefinitions into plans on first use and keeps them, keyed by the
  * canonical asked for (and by url|version), so every resource after the first reuses them.
  */
-import type { ConformanceResourceSource } from '../../conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../../conformance-resources.js';
 import { childIndexOf, compileStructurePlan, type ChildIndex, type ElementPlan, type StructurePlan } from './structure-plan.js';
 
 const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
@@ -12,6 +12,7 @@ export class PlanRegistry {
   private readonly elementOnly = new Map<string, ChildIndex>();
   private readonly byTypeName = new Map<string, StructurePlan | null>();
   private readonly resourceTypes = new Map<string, boolean>();
+  private readonly synthetic = new Map<string, StructurePlan | null | undefined>();
 
   constructor(private readonly source: ConformanceResourceSource) {}
 
@@ -29,6 +30,20 @@ export class PlanRegistry {
       this.plans.set(canonical, p);
     }
     return p ?? undefined;
+  }
+
+  /**
+   * A definition the engine builds itself (a cross-version extension), compiled once per url:
+   * the plan, null when `make` says the url is valid but has nothing to check, undefined when
+   * `make` says it is invalid.
+   */
+  synthesised(url: string, make: () => CanonicalResource | null | undefined): StructurePlan | null | undefined {
+    const key = '\u0001synthesised\u0000' + url;
+    if (this.synthetic.has(key)) return this.synthetic.get(key);
+    const sd = make();
+    const p = sd ? compileStructurePlan(sd) : sd;
+    this.synthetic.set(key, p);
+    return p;
   }
 
   /** The core definition of a type or resource by name (e.g. "HumanName", "Patient"). */

@@ -5,6 +5,7 @@
  * Plans are immutable after compilation and shared by every validation.
  */
 import type { CanonicalResource } from '../../conformance-resources.js';
+import { extensionUsage, type ExtensionContext, type FhirVersionRange } from './extension-usage.js';
 
 export interface TypeRef {
   code: string;
@@ -104,8 +105,10 @@ export interface StructurePlan {
   baseDefinition: string | undefined;
   root: ElementPlan;
   byId: Map<string, ElementPlan>;
-  /** For extension definitions: where the extension may be used. */
-  contexts: { type: string; expression: string }[];
+  /** For extension definitions: where the extension may be used (contexts, context invariants, FHIR versions). */
+  contexts: ExtensionContext[];
+  contextInvariants: string[];
+  fhirVersions: FhirVersionRange | undefined;
   hasSnapshot: boolean;
 }
 
@@ -177,7 +180,7 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
     baseDefinition: (sd as any).baseDefinition,
     root: undefined as unknown as ElementPlan,
     byId: new Map(),
-    contexts: ((sd as any).context ?? []).map((c: any) => ({ type: c.type, expression: c.expression })),
+    ...extensionFields(sd),
     hasSnapshot: Array.isArray(snapshot) && snapshot.length > 0,
   };
   if (!plan.hasSnapshot) return plan;
@@ -281,6 +284,11 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
   }
   if (!plan.root) plan.hasSnapshot = false;
   return plan;
+}
+
+function extensionFields(sd: CanonicalResource): Pick<StructurePlan, 'contexts' | 'contextInvariants' | 'fhirVersions'> {
+  const usage = extensionUsage(sd as unknown as Record<string, unknown>);
+  return { contexts: usage.contexts, contextInvariants: usage.contextInvariants, fhirVersions: usage.versions };
 }
 
 function findParentByPath(plan: StructurePlan, path: string): ElementPlan | undefined {

@@ -1,13 +1,51 @@
 /**
- * Bundle: indexes the entries by fullUrl before they are walked (so references inside them
- * resolve, HL7's grouping resource), and checks each entry's fullUrl and the uniqueness of
- * entry identities.
+ * Bundle, as the HL7 validator's BundleValidator: indexes the entries by fullUrl before they are
+ * walked (so references inside them resolve, HL7's grouping resource); checks each entry's
+ * fullUrl (absolute, required except in transactions and batches, consistent with the
+ * resource's type and id when it is a RESTful url, consistent with a canonical resource's url)
+ * and the uniqueness of entry identities; then the rules of the Bundle's type: documents and
+ * messages (bundle-document.ts), search sets (bundle-search.ts) and the links each type allows.
+ *
+ * Where the HL7 validator names the entry of a fullUrl problem as `Bundle.entry[0]` whatever its
+ * position, so does this (operators compare the two validators' outcomes by location).
  */
 import { BundleIndex } from '../checks/references.js';
 import { ABSOLUTE_URL } from '../checks/urls.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
+import { checkAllInterlinked, checkDocumentReferences, checkMessageReferences } from './bundle-document.js';
+import { checkLinks, checkSearchSet } from './bundle-search.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
+
+/** Bundle types whose entries need no fullUrl. */
+const FULLURL_OPTIONAL = new Set(['transaction', 'transaction-response', 'batch', 'batch-response']);
+
+// Linear (each): anchored, one character class.
+const RESTFUL_ID = /^[A-Za-z0-9\-.]{1,64}$/;
+const RESTFUL_BASE_SEGMENT = /^[A-Za-z0-9\\.:%$]*$/;
+
+/**
+ * Type and id of a RESTful url (`[http(s)://base/]Type/id[/_history/version]`), as the HL7
+ * validator's url pattern reads it; undefined for any other url. Split by hand, no regex over the whole url.
+ */
+export function restfulParts(url: string): { type: string; id: string } | undefined {
+  let parts = url.split('/');
+  const h = parts.length - 2;
+  if (h >= 2 && parts[h] === '_history') {
+    if (!RESTFUL_ID.test(parts[h + 1])) return undefined;
+    parts = parts.slice(0, h);
+  }
+  if (parts.length < 2) return undefined;
+  const type = parts[parts.length - 2];
+  const id = parts[parts.length - 1];
+  if (!RESTFUL_ID.test(id) || !/^[A-Z][A-Za-z]+$/.test(type) /* linear: anchored classes */) return undefined;
+  const base = parts.slice(0, -2);
+  if (base.length === 0) return { type, id };
+  // http(s)://segment/.../
+  if ((base[0] !== 'http:' && base[0] !== 'https:') || base[1] !== '') return undefined;
+  for (const seg of base.slice(2)) if (!RESTFUL_BASE_SEGMENT.test(seg)) return undefined;
+  return { type, id };
+}
 
 export class BundleValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['Bundle'];
@@ -15,31 +53,82 @@ export class BundleValidator implements ResourceTypeValidator {
   beforeElements(ctx: NodeContext, bundle: Record<string, unknown>): void {
     const entries = bundle.entry;
     if (!Array.isArray(entries)) return;
-    ctx.host.enterBundle(new BundleIndex(entries, typeof bundle.type === 'string' ? bundle.type : undefined));
+    const type = typeof bundle.type === 'string' ? bundle.type : '';
+    ctx.host.enterBundle(new BundleIndex(entries, type || undefined));
     const seenIds = new Map<string, number>();
+    const plans = ctx.services.plans;
     entries.forEach((e, i) => {
       if (!isObject(e)) return;
       const entryPath = `${ctx.path}.entry[${i}]`;
+      const hl7EntryPath = `${ctx.path}.entry[0]`;
       const at = ctx.itemPos(entries, i);
-      const fullUrl = e.fullUrl;
-      const res = e.resource;
-      if (typeof fullUrl === 'string') {
-        if (!ABSOLUTE_URL.test(fullUrl)) ctx.error('BUNDLE_FULLURL_ABSOLUTE', [fullUrl], entryPath, at);
-        else if (isObject(res) && typeof res.resourceType === 'string' && typeof res.id === 'string') {
-          // linear: at each '/' that `.+` gives back, the rest covers the next two segments only
-          const m = /^https?:\/\/.+\/([A-Z][A-Za-z]+)\/([^/]+)$/.exec(fullUrl);
-          if (m && (m[1] !== res.resourceType || m[2] !== res.id)) {
-            ctx.error('BUNDLE_FULLURL_ID_MISMATCH', [fullUrl, res.resourceType, res.id], entryPath, at);
+      const fullUrl = typeof e.fullUrl === 'string' && e.fullUrl !== '' ? e.fullUrl : undefined;
+      const res = isObject(e.resource) ? e.resource : undefined;
+      const rtype = typeof res?.resourceType === 'string' ? res.resourceType : undefined;
+      const id = typeof res?.id === 'string' ? res.id : undefined;
+      if (fullUrl !== undefined) {
+        if (!ABSOLUTE_URL.test(fullUrl)) {
+          ctx.error('BUNDLE_FULLURL_ABSOLUTE', [fullUrl], hl7EntryPath, at);
+        } else if (rtype !== undefined) {
+          const m = restfulParts(fullUrl);
+          if (m && plans.isResourceType(m.type)) {
+            if (id === undefined) ctx.error('BUNDLE_ENTRY_URL_MATCHES_NO_ID', [fullUrl], hl7EntryPath, at);
+            else if (!fullUrl.endsWith(`/${rtype}/${id}`)) ctx.error('BUNDLE_FULLURL_ID_MISMATCH', [fullUrl, rtype, id], hl7EntryPath, at);
           }
         }
       }
-      if (isObject(res) && typeof res.resourceType === 'string' && typeof res.id === 'string') {
-        const key = `${typeof fullUrl === 'string' ? fullUrl : ''}|${res.resourceType}/${res.id}`;
-        const meta = isObject(res.meta) ? res.meta.versionId : undefined;
+      // a canonical resource whose url is its fullUrl: the url must be the RESTful url of its id
+      const url = typeof res?.url === 'string' ? res.url : undefined;
+      if (url !== undefined && url === fullUrl && !(restfulParts(url) !== undefined && id !== undefined && url.endsWith('/' + id)) && !isOldHl7Url(url)) {
+        ctx.error('BUNDLE_BUNDLE_ENTRY_MISMATCHIDURL', [url, fullUrl, id ?? ''], hl7EntryPath, at);
+      }
+      if (fullUrl === undefined && !FULLURL_OPTIONAL.has(type)) ctx.error('BUNDLE_BUNDLE_ENTRY_FULLURL_REQUIRED', [], entryPath, at);
+      if (rtype !== undefined && id !== undefined) {
+        const key = `${fullUrl ?? ''}|${rtype}/${id}`;
+        const meta = isObject(res?.meta) ? res.meta.versionId : undefined;
         const k = key + '|' + String(meta ?? '');
-        if (seenIds.has(k)) ctx.error('BUNDLE_DUPLICATE_ID', [res.id], entryPath, at);
+        if (seenIds.has(k)) ctx.error('BUNDLE_DUPLICATE_ID', [id], entryPath, at);
         else seenIds.set(k, i);
       }
     });
   }
+
+  validate(ctx: NodeContext, bundle: Record<string, unknown>): void {
+    const type = typeof bundle.type === 'string' ? bundle.type : '';
+    const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
+    checkLinks(ctx, bundle, type);
+    const index = ctx.host.bundle;
+    if (entries.length === 0) {
+      if (type === 'document' || type === 'message') ctx.error('BUNDLE_BUNDLE_ENTRY_NOFIRST', []);
+      return;
+    }
+    if (!index) return;
+    const first = isObject(entries[0]) ? entries[0] : {};
+    const firstResource = isObject(first.resource) ? first.resource : undefined;
+    const firstFullUrl = typeof first.fullUrl === 'string' ? first.fullUrl : undefined;
+    if (type === 'document' || type === 'message') {
+      if (!firstResource) {
+        ctx.error('BUNDLE_BUNDLE_ENTRY_NOFIRSTRESOURCE', [], `${ctx.path}.entry[0]`, ctx.itemPos(entries, 0));
+        if (type === 'document') checkAllInterlinked(ctx, index, entries, bundle, false);
+        return;
+      }
+      const firstPath = `${ctx.path}.entry[1].resource`;
+      if (type === 'document') {
+        if (firstResource.resourceType !== 'Composition') ctx.error('BUNDLE_BUNDLE_ENTRY_DOCUMENT', [], firstPath, ctx.pos(firstResource));
+        else checkDocumentReferences(ctx, index, firstResource, firstFullUrl);
+        checkAllInterlinked(ctx, index, entries, bundle, false);
+      } else {
+        if (firstResource.resourceType !== 'MessageHeader') ctx.error('VALIDATION_BUNDLE_MESSAGE', [], firstPath, ctx.pos(firstResource));
+        else checkMessageReferences(ctx, index, firstResource, firstFullUrl);
+        checkAllInterlinked(ctx, index, entries, bundle, true);
+      }
+    } else if (type === 'searchset') {
+      checkSearchSet(ctx, bundle, entries);
+    }
+  }
+}
+
+/** Pre-terminology (v2/v3) canonical urls under hl7.org/fhir, which the HL7 validator lets through. */
+function isOldHl7Url(url: string): boolean {
+  return url.startsWith('http://hl7.org/fhir/v3/') || url.startsWith('http://hl7.org/fhir/v2/');
 }

@@ -1,74 +1,133 @@
 /**
- * An extension found in the structural walk: resolved by url (unknown, modifier or not,
- * allowed in this context), then walked against its definition as a profile.
+ * An extension found in the structural walk, as the HL7 validator's checkExtension: resolved by
+ * url (a versioned url, a cross-version url, unknown, a sub-extension of a complex extension),
+ * then modifier or not, allowed on this element (extension-context.ts), a value or
+ * sub-extensions as its definition says, and finally walked against its definition as a profile.
  */
 import { ABSOLUTE_URL } from '../checks/urls.js';
 import type { NodeContext } from '../context/node-context.js';
-import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
+import { PRIMITIVE_TYPES, type StructurePlan } from '../plan/structure-plan.js';
 import { walkObject } from '../walk/object-walker.js';
-
-/** Cross-version extensions (http://hl7.org/fhir/5.0/StructureDefinition/extension-...) are known by construction. */
-// Linear: anchored, fixed text and one class of digits and dots.
-const CROSS_VERSION_EXTENSION = /^http:\/\/hl7\.org\/fhir\/[0-9.]+\/StructureDefinition\/extension-/;
+import { crossVersionExtension } from './cross-version-extensions.js';
+import { checkExtensionContext, type ExtensionHost } from './extension-context.js';
 
 /**
  * The extension `ext` at ctx (an item of `extension` or `modifierExtension`, ctx.plan the
- * structure it sits in) on the element `host`.
+ * structure it sits in) on `host`, the element holding it.
  */
-export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>, host: ElementPlan): void {
+export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>, host: ExtensionHost): void {
   const { path, at } = ctx;
-  const hostPlan = ctx.plan;
   const modifier = ctx.element.name === 'modifierExtension';
-  const insideExtension = hostPlan.type === 'Extension';
   const url = ext.url;
   if (typeof url !== 'string') {
     ctx.report('error', 'EXTENSION_NO_URL', [], path, at);
     return;
   }
-  const plan = ctx.services.plans.plan(url);
+  const plans = ctx.services.plans;
+  const bar = url.indexOf('|');
+  const bare = bar < 0 ? url : url.slice(0, bar);
+  let plan = ABSOLUTE_URL.test(bare) ? plans.plan(bare) : undefined;
   if (!plan) {
-    if (CROSS_VERSION_EXTENSION.test(url)) return;
-    // sub-extensions of a complex extension have relative urls: the parent's definition slices them
-    if (insideExtension && !ABSOLUTE_URL.test(url)) return;
-    const severity = ctx.services.options.unknownExtensionSeverity;
-    if (modifier) ctx.report('error', 'EXTENSION_MODIFIER_UNKNOWN', [url], path, at);
-    else if (!ABSOLUTE_URL.test(url)) ctx.report('error', 'EXTENSION_URL_NOT_ABSOLUTE', [url], `${path}.url`, at);
-    else if (severity === 'error') ctx.report('error', 'EXTENSION_UNKNOWN', [url], path, at);
-    else ctx.report(severity, 'EXTENSION_UNKNOWN_ALLOWED', [url], path, at);
+    const crossVersion = crossVersionExtension(ctx, bare);
+    if (crossVersion === 'accepted' || crossVersion === 'reported') return;
+    plan = crossVersion;
+  }
+  if (bar >= 0) plan = checkVersionedUrl(ctx, url, plan);
+  if (!plan) {
+    unknownExtension(ctx, url, host, modifier);
     return;
   }
   if (!plan.root?.ownChildren) return;
-  if (plan.root.isModifier !== modifier && plan.type === 'Extension') {
+  if (plan.type === 'Extension' && plan.root.isModifier !== modifier) {
     ctx.report('error', modifier ? 'EXTENSION_NOT_MODIFIER' : 'EXTENSION_IS_MODIFIER', [url], path, at);
   }
-  const allowed = extensionAllowedHere(plan, host, hostPlan);
-  if (allowed !== true) {
-    ctx.report('error', 'EXTENSION_CONTEXT', [url, allowed, host.path || hostPlan.type], path, at);
-  }
+  checkExtensionContext(ctx, plan, host, modifier, ext);
+  if (plan.type === 'Extension') checkValueOrChildren(ctx, ext, plan);
   walkObject(ctx.againstProfile(plan, ctx.depth + 1), ext, plan.root.ownChildren);
 }
 
 /**
- * Extension context rules (StructureDefinition.context): true when the extension may sit on
- * this element, else the list of allowed contexts for the message. Only 'element' contexts
- * are judged; 'fhirpath' and 'extension' contexts are accepted.
+ * `url|version`: extension urls carry no version. The definition is still used when one is
+ * found (by the url alone, or by url and version).
  */
-function extensionAllowedHere(ext: StructurePlan, host: ElementPlan, hostPlan: StructurePlan): true | string {
-  if (ext.contexts.length === 0) return true;
-  const hostPath = host.path.replace(/\[x\]/g, ''); // linear (and below): a fixed three-character text
-  const hostTypes = host === hostPlan.root ? [hostPlan.type] : host.types.map((t) => t.code);
-  const isResourceRoot = host === hostPlan.root && hostPlan.kind === 'resource';
-  const isBackbone = hostTypes.includes('BackboneElement');
-  for (const c of ext.contexts) {
-    if (c.type !== 'element') return true;
-    const e = (c.expression ?? '').replace(/\[x\]/g, '');
-    // a context on a child of the host is accepted too (the HL7 validator does for core extensions such as structuredefinition-fhir-type)
-    if (e === 'Element' || e === hostPath || hostTypes.includes(e) || e.startsWith(hostPath + '.')) return true;
-    if ((e === 'Resource' || e === 'DomainResource') && isResourceRoot) return true;
-    if (e === 'BackboneElement' && isBackbone) return true;
-    if (e === 'DataType' && !isResourceRoot) return true;
-    // a context on a base path also admits profiles of that type's elements (e.g. 'Patient.name' for 'HumanName' hosts)
-    if (hostPlan.derivation === 'constraint' && e === hostPlan.type + hostPath.slice(hostPath.indexOf('.') < 0 ? hostPath.length : hostPath.indexOf('.'))) return true;
+function checkVersionedUrl(ctx: NodeContext, url: string, byUrl: StructurePlan | undefined): StructurePlan | undefined {
+  if (!byUrl) {
+    const byVersion = ABSOLUTE_URL.test(url) ? ctx.services.plans.plan(url) : undefined;
+    if (byVersion) ctx.error('EXT_VER_URL_IGNORE', []);
+    else ctx.warning('EXT_VER_URL_NO_MATCH', []);
+    return byVersion;
   }
-  return ext.contexts.map((c) => c.expression).join(', ');
+  if (url === byUrl.label) ctx.error('EXT_VER_URL_NOT_ALLOWED', []);
+  else ctx.error('EXT_VER_URL_REVERSION', [byUrl.version ?? '']);
+  return byUrl;
+}
+
+function unknownExtension(ctx: NodeContext, url: string, host: ExtensionHost, modifier: boolean): void {
+  const { path, at } = ctx;
+  if (!ABSOLUTE_URL.test(url) && isExtension(host)) {
+    // a sub-extension of a complex extension: its definition names the relative urls it allows
+    checkSubExtension(ctx, url, host);
+    return;
+  }
+  const severity = ctx.services.options.unknownExtensionSeverity;
+  if (!modifier && alwaysAllowedUnknown(url)) return;
+  if (modifier) ctx.report('error', 'EXTENSION_MODIFIER_UNKNOWN', [url], path, at);
+  else if (!ABSOLUTE_URL.test(url)) ctx.report('error', 'EXTENSION_URL_NOT_ABSOLUTE', [url], `${path}.url`, at);
+  else if (severity === 'error') ctx.report('error', 'EXTENSION_UNKNOWN', [url], path, at);
+  else ctx.report(severity, 'EXTENSION_UNKNOWN_ALLOWED', [url], path, at);
+}
+
+/**
+ * Unknown extensions the HL7 validator lets through whatever its settings: DICOM's (nema.org),
+ * the FHIR tooling's own, and structuredefinition-expression (used before it was defined).
+ */
+function alwaysAllowedUnknown(url: string): boolean {
+  return url.includes('nema.org') || url.startsWith('http://hl7.org/fhir/tools/StructureDefinition/')
+    || url === 'http://hl7.org/fhir/StructureDefinition/structuredefinition-expression';
+}
+
+function isExtension(host: ExtensionHost): boolean {
+  if (host.element === host.plan.root) return host.plan.type === 'Extension';
+  return host.plan.type === 'Extension' || host.element.types.some((t) => t.code === 'Extension');
+}
+
+/** A relative url inside a known complex extension must be one of the sub-extensions its definition slices. */
+function checkSubExtension(ctx: NodeContext, url: string, host: ExtensionHost): void {
+  const parentUrl = host.container.url;
+  if (typeof parentUrl !== 'string') return;
+  const parent = ctx.services.plans.plan(parentUrl);
+  const extensionElement = parent?.root?.ownChildren?.byJsonName.get('extension')?.element;
+  if (!parent || !extensionElement || parent.type !== 'Extension') return;
+  const known = extensionElement.slices.some((s) => s.ownChildren?.byJsonName.get('url')?.element.fixed === url);
+  if (!known) ctx.error('EXTENSION_EXT_SUBEXTENSION_INVALID', [url, parent.label]);
+}
+
+/**
+ * A simple extension (its value[x] may occur) carries a value, not sub-extensions; a complex one
+ * (value[x] max 0) carries no value.
+ */
+function checkValueOrChildren(ctx: NodeContext, ext: Record<string, unknown>, plan: StructurePlan): void {
+  const children = plan.root.ownChildren;
+  const valueElement = children?.choices.find((c) => c.path === 'Extension.value[x]');
+  const simple = valueElement !== undefined && valueElement.max > 0 && valueElement.types.length > 0;
+  const valueType = extensionValueType(ext);
+  if (valueType !== undefined) {
+    if (!simple) ctx.error('EXTENSION_EXT_COMPLEX_VALUE', [plan.url, valueType]);
+  } else if (Array.isArray(ext.extension) && ext.extension.length > 0) {
+    if (simple) ctx.error('EXTENSION_EXT_SIMPLE_WRONG', [plan.url]);
+  } else if (simple) {
+    ctx.error('EXTENSION_EXT_SIMPLE_ABSENT', [plan.url]);
+  }
+}
+
+/** The type a `value[x]` property names (`valueString` → string, `valueQuantity` → Quantity). */
+function extensionValueType(ext: Record<string, unknown>): string | undefined {
+  for (const key in ext) {
+    if (key.length > 5 && key.startsWith('value') && key.charCodeAt(5) >= 65 && key.charCodeAt(5) <= 90) {
+      const name = key.slice(5);
+      const lower = name[0].toLowerCase() + name.slice(1);
+      return PRIMITIVE_TYPES.has(lower) ? lower : name;
+    }
+  }
+  return undefined;
 }

@@ -50,7 +50,7 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
     if (bundle.type === 'document' || bundle.type === 'message') {
       // inside documents and messages references must resolve, and unambiguously
       if (hits.length > 1) ctx.report('error', 'REFERENCE_MULTIPLE_MATCHES', [ref], path, at);
-      else if (hits.length === 0 && parsed.kind !== 'absolute' && parsed.kind !== 'other') ctx.report('error', 'REFERENCE_NOT_IN_BUNDLE', [ref], path, at);
+      else if (hits.length === 0 && parsed.kind !== 'absolute' && parsed.kind !== 'other') ctx.report('warning', 'REFERENCE_NOT_IN_BUNDLE', [ref], path, at);
     }
     if (hits.length === 1) {
       const target = hits[0].resource;

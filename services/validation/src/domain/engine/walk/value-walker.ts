@@ -4,7 +4,7 @@
  * entry, a Parameters value), which is validated as a resource of its own.
  */
 import type { NodeContext } from '../context/node-context.js';
-import type { ElementPlan } from '../plan/structure-plan.js';
+import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
 import { checkBinding } from '../rules/bindings.js';
 import { checkConstraints } from '../rules/constraints.js';
 import { checkFixed, checkPattern } from '../rules/fixed-pattern.js';
@@ -12,6 +12,7 @@ import { checkQuantityRange } from '../rules/ranges.js';
 import { checkReference } from '../rules/references.js';
 import { validateAgainstProfile, validateResource } from './instance-validator.js';
 import { walkObject } from './object-walker.js';
+import { walkAgainstOneOf } from './profile-choice.js';
 
 const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
 
@@ -72,16 +73,18 @@ function hasTypeProfiles(el: ElementPlan, type: string | undefined): boolean {
 
 function walkTypeProfiles(ctx: NodeContext, v: Record<string, unknown>, type: string): void {
   const el = ctx.element;
+  const candidates: StructurePlan[] = [];
   for (const t of el.types) {
     if (t.code !== type || t.profiles.length === 0) continue;
     for (const url of t.profiles) {
       if (url === CORE_SD + type) continue;
       if (type === 'Extension' && el.name === 'extension' && el.sliceName === undefined) continue;
       const p = ctx.services.plans.plan(url);
-      if (!p?.root?.ownChildren) continue;
-      walkObject(ctx.againstProfile(p, ctx.depth), v, p.root.ownChildren);
+      if (p?.root?.ownChildren) candidates.push(p);
     }
   }
+  // several profiles for one type are alternatives: the value follows one of them
+  walkAgainstOneOf(ctx, v, candidates, undefined, (p) => walkObject(ctx.againstProfile(p, ctx.depth), v, p.root.ownChildren!));
 }
 
 /** A resource inside this one: validated as a resource (structural walk), or against the element's type profiles (profile walk). */
@@ -104,12 +107,14 @@ function walkNestedResource(ctx: NodeContext, v: Record<string, unknown>): void 
     if (isContained && typeof v.id !== 'string') ctx.report('error', 'CONTAINED_NO_ID', [], nestedPath, at);
     validateResource(nested, [], true);
   } else {
-    // a profile can constrain the nested resource with type profiles
+    // a profile can constrain the nested resource with type profiles (several are alternatives)
+    const candidates: StructurePlan[] = [];
     for (const t of el.types) {
       for (const url of t.profiles) {
         const p = ctx.services.plans.plan(url);
-        if (p && p.type === rt) validateAgainstProfile(nested, p, nestedPath, at);
+        if (p && p.type === rt && !candidates.includes(p)) candidates.push(p);
       }
     }
+    walkAgainstOneOf(ctx, v, candidates, nested, (p) => validateAgainstProfile(nested, p, nestedPath, at));
   }
 }

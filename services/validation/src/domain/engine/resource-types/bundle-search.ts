@@ -1,0 +1,109 @@
+/**
+ * Bundle links and search sets, as the HL7 validator's BundleValidator checks them: paging
+ * relations (first, previous, next, last) only in search sets and histories, each relation of
+ * those and `self` at most once; in a search set, a self link saying what was searched, search
+ * modes on the entries, and entries that match the search (a resource, with an id, of a type
+ * the search asked for; an `outcome` entry is an OperationOutcome).
+ */
+import type { NodeContext } from '../context/node-context.js';
+import { isObject } from '../json/json-value.js';
+
+type Json = Record<string, unknown>;
+
+const PAGING = new Set(['first', 'previous', 'next', 'last']);
+
+export function checkLinks(ctx: NodeContext, bundle: Json, type: string): void {
+  const links = Array.isArray(bundle.link) ? bundle.link : [];
+  const search = type === 'searchset' || type === 'history';
+  const known = search || ['document', 'message', 'collection', 'subscription-notification', 'transaction', 'transaction-response', 'batch', 'batch-response'].includes(type);
+  if (!known) return;
+  const seen = new Set<string>();
+  links.forEach((l, i) => {
+    if (!isObject(l) || typeof l.relation !== 'string') return;
+    const rel = l.relation;
+    const path = search ? `${ctx.path}.link[${i}]` : `${ctx.path}.link[${i}].relation`;
+    if (!search && PAGING.has(rel)) ctx.error('BUNDLE_LINK_SEARCH_PROHIBITED', [rel], path, ctx.itemPos(links, i));
+    if ((rel === 'self' || (search && PAGING.has(rel))) && seen.has(rel)) ctx.error('BUNDLE_LINK_SEARCH_NO_DUPLICATES', [rel], path, ctx.itemPos(links, i));
+    seen.add(rel);
+  });
+}
+
+export function checkSearchSet(ctx: NodeContext, bundle: Json, entries: unknown[]): void {
+  const links = Array.isArray(bundle.link) ? bundle.link.filter(isObject) : [];
+  const self = links.find((l) => l.relation === 'self');
+  const types: string[] = [];
+  if (!self) ctx.warning('BUNDLE_SEARCH_NOSELF', []);
+  else {
+    readSearchTypes(ctx, typeof self.url === 'string' ? self.url : undefined, types);
+    if (types.length === 0) ctx.information('BUNDLE_SEARCH_SELF_NOT_UNDERSTOOD', []);
+  }
+  const modes = entries.map((e) => (isObject(e) && isObject(e.search) && typeof e.search.mode === 'string' ? e.search.mode : undefined));
+  const any = modes.some((m) => m !== undefined);
+  if (!any) {
+    let typeProblem = false;
+    let firstType: string | undefined;
+    entries.forEach((e, i) => {
+      const entryPath = `${ctx.path}.entry[${i}]`;
+      const res = isObject(e) && isObject(e.resource) ? e.resource : undefined;
+      if (!res) {
+        ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE', [], entryPath, undefined);
+        return;
+      }
+      const rt = String(res.resourceType);
+      const resPath = `${entryPath}.resource`;
+      if (types.length === 0) {
+        typeProblem = true;
+        if (!self) ctx.information('BUNDLE_SEARCH_ENTRY_TYPE_NOT_SURE', [], resPath, undefined);
+        if (res.id === undefined && rt !== 'OperationOutcome') ctx.warning('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
+      } else if (types.includes(rt)) {
+        if (rt !== 'OperationOutcome') {
+          if (res.id === undefined) ctx.warning('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
+          if (firstType !== undefined && rt !== firstType) typeProblem = true;
+          firstType ??= rt;
+        }
+      } else {
+        typeProblem = true;
+        ctx.warning('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_NO_MODE', [rt, types.join(', ')], entryPath, undefined);
+      }
+    });
+    if (typeProblem) ctx.warning('BUNDLE_SEARCH_NO_MODE', []);
+    else ctx.information('BUNDLE_SEARCH_NO_MODE', []);
+    return;
+  }
+  entries.forEach((e, i) => {
+    const entryPath = `${ctx.path}.entry[${i}]`;
+    const mode = modes[i];
+    if (mode === undefined) ctx.warning('BUNDLE_SEARCH_NO_MODE', [], entryPath, undefined);
+    const res = isObject(e) && isObject(e.resource) ? e.resource : undefined;
+    if (!res) {
+      ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE', [], entryPath, undefined);
+      return;
+    }
+    const rt = String(res.resourceType);
+    const resPath = `${entryPath}.resource`;
+    if (mode === 'match') {
+      if (res.id === undefined) ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
+      if (types.length > 0 && !types.includes(rt)) ctx.error('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_MODE', [rt, types.join(', ')], resPath, undefined);
+    } else if (mode === 'include') {
+      if (res.id === undefined) ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
+    } else if (mode !== undefined && rt !== 'OperationOutcome') {
+      ctx.error('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_OUTCOME', [rt], resPath, undefined);
+    }
+  });
+}
+
+/** The resource types a search url asks for: `.../Type?...`, or `_type=A,B`. */
+function readSearchTypes(ctx: NodeContext, url: string | undefined, types: string[]): void {
+  if (url === undefined) return;
+  const q = url.indexOf('?');
+  const head = (q < 0 ? url : url.slice(0, q)).split('/');
+  const last = head[head.length - 1];
+  if (last && ctx.services.plans.isResourceType(last)) {
+    types.push(last);
+    return;
+  }
+  if (q < 0) return;
+  for (const part of url.slice(q + 1).split('&')) {
+    if (part.startsWith('_type=')) types.push(...part.slice(6).split(',').filter(Boolean));
+  }
+}
