@@ -160,8 +160,8 @@ export const MESSAGES = {
   QR_GROUP_REQUIRED: { text: 'This group is required, so it must contain at least one item', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_GROUP_REQUIRED (ours)
   QR_NO_ANSWERS_ALLOWED: { text: 'Items of type {0} should not have answers', code: 'structure' }, // QUESTIONNAIRE_QR_ITEM_GROUP
   QR_DISPLAY_NO_ANSWERS: { text: 'Items of type display should not have answers', code: 'structure' }, // QUESTIONNAIRE_QR_ITEM_DISPLAY_NO_VALUE (ours)
-  QR_MAX_OCCURS: { text: 'This item allows at most {0} answer(s), but has {1}', code: 'invalid' }, // QUESTIONNAIRE_QR_ITEM_MAX_OCCURS (ours)
-  QR_MIN_OCCURS: { text: 'This item needs at least {0} answer(s), but has {1}', code: 'invalid' }, // QUESTIONNAIRE_QR_ITEM_MIN_OCCURS (ours)
+  QR_MAX_OCCURS: { text: 'The maximum number of answers is {0} but this has {1} answers', code: 'invalid' }, // QUESTIONNAIRE_QR_ITEM_MAX_OCCURS
+  QR_MIN_OCCURS: { text: 'The minimum number of answers is {0} but this has {1} answers', code: 'invalid' }, // QUESTIONNAIRE_QR_ITEM_MIN_OCCURS
   QR_ANSWER_TYPE: { text: 'Answer value must be of the type {0} not {1}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_WRONGTYPE (one type)
   QR_ANSWER_TYPES: { text: 'Answer value must be one of the types {0} not {1}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_WRONGTYPE (several)
   QR_VALUE_BELOW_MIN: { text: 'The value {0} is less than the allowed minimum of {1}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_{INTEGER,DECIMAL,DATE,TIME}_MIN
