@@ -362,6 +362,13 @@ describe('engine: a Questionnaire itself', function () {
     ]);
   });
 
+  it("que-7: an exists condition takes answerBoolean (a FHIR boolean is a Boolean, as the HL7 validator's FHIRPath has it)", () => {
+    const q = (answer: Obj) => questionnaire([{ linkId: '1', type: 'boolean' }, { linkId: '2', type: 'string', enableWhen: [{ question: '1', operator: 'exists', ...answer }] }]);
+    const que7 = (o: ValidationOutcome) => o.issue.filter((i) => i.details.text.startsWith('Rule que-7')).map((i) => `${i.severity} ${i.expression?.[0]}`);
+    expect(que7(v.validate(q({ answerBoolean: true })))).to.deep.equal([]);
+    expect(que7(v.validate(q({ answerString: 'yes' })))).to.deep.equal(['error Questionnaire.item[1].enableWhen[0]']);
+  });
+
   it('derivedFrom: unknown or untyped derivations are warned about; compliesWith keeps items, types, repeats, required and maxLength', () => {
     expect(found(v.validate(questionnaire([], { derivedFrom: ['http://forms.example.net/Questionnaire/none'] })))).to.deep.equal(['warning Q_DERIVATION_UNKNOWN Questionnaire.derivedFrom[0]']);
     expect(found(v.validate(questionnaire([], { derivedFrom: [base.url] })))).to.deep.equal(['warning Q_DERIVATION_NO_TYPE Questionnaire.derivedFrom[0]']);
