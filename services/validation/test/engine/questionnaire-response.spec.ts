@@ -362,6 +362,14 @@ describe('engine: a Questionnaire itself', function () {
     ]);
   });
 
+  it('item extensions are allowed on nested items too (Questionnaire.item.item reuses Questionnaire.item)', () => {
+    const nested = questionnaire([{ linkId: 'g', type: 'group', item: [{ linkId: 'g.1', type: 'integer', extension: [ext('minValue', { valueInteger: 0 }), ext('questionnaire-unit', { valueCoding: { system: 'http://unitsofmeasure.org', code: 'kg' } })] }] }]);
+    const o = v.validate(nested);
+    expect(o.issue.filter((i) => idOf(i) === 'EXTENSION_CONTEXT'), describe_(o)).to.deep.equal([]);
+    const misplaced = v.validate(questionnaire([{ linkId: 'g', type: 'group', item: [{ linkId: 'g.1', type: 'integer' }], code: [{ system: 'http://s', code: 'c', extension: [ext('minValue', { valueInteger: 0 })] }] }]));
+    expect(misplaced.issue.filter((i) => idOf(i) === 'EXTENSION_CONTEXT').map((i) => i.expression?.[0])).to.deep.equal(['Questionnaire.item[0].code[0].extension[0]']);
+  });
+
   it("que-7: an exists condition takes answerBoolean (a FHIR boolean is a Boolean, as the HL7 validator's FHIRPath has it)", () => {
     const q = (answer: Obj) => questionnaire([{ linkId: '1', type: 'boolean' }, { linkId: '2', type: 'string', enableWhen: [{ question: '1', operator: 'exists', ...answer }] }]);
     const que7 = (o: ValidationOutcome) => o.issue.filter((i) => i.details.text.startsWith('Rule que-7')).map((i) => `${i.severity} ${i.expression?.[0]}`);

@@ -59,11 +59,13 @@ function extensionAllowedHere(ext: StructurePlan, host: ElementPlan, hostPlan: S
   const hostTypes = host === hostPlan.root ? [hostPlan.type] : host.types.map((t) => t.code);
   const isResourceRoot = host === hostPlan.root && hostPlan.kind === 'resource';
   const isBackbone = hostTypes.includes('BackboneElement');
+  // an element defined by contentReference (Questionnaire.item.item) is also known by the path it reuses (Questionnaire.item), as HL7's logical paths
+  const reusedPath = host.contentReference?.startsWith('#') ? host.contentReference.slice(1) : undefined;
   for (const c of ext.contexts) {
     if (c.type !== 'element') return true;
     const e = (c.expression ?? '').replace(/\[x\]/g, '');
     // a context on a child of the host is accepted too (the HL7 validator does for core extensions such as structuredefinition-fhir-type)
-    if (e === 'Element' || e === hostPath || hostTypes.includes(e) || e.startsWith(hostPath + '.')) return true;
+    if (e === 'Element' || e === hostPath || e === reusedPath || hostTypes.includes(e) || e.startsWith(hostPath + '.')) return true;
     if ((e === 'Resource' || e === 'DomainResource') && isResourceRoot) return true;
     if (e === 'BackboneElement' && isBackbone) return true;
     if (e === 'DataType' && !isResourceRoot) return true;
