@@ -23,6 +23,8 @@ interface TypedValue {
 }
 
 export class EnableWhenEvaluator {
+  private readonly answersByFocus = new WeakMap<Obj, Map<string, TypedValue[]>>();
+
   constructor(
     private readonly index: QuestionnaireIndex,
     /** The QuestionnaireResponse. */
@@ -56,26 +58,45 @@ export class EnableWhenEvaluator {
     const target = this.index.find(question);
     if (!target) return [];
     const group = this.index.commonGroup(item, target.item);
-    if (!group) return answersOn(this.response, question);
+    if (!group) return this.answersOn(this.response, question);
     for (let i = stack.length - 1; i >= 0; i--) {
-      if (stack[i].q === group) return answersOn(stack[i].a, question);
+      if (stack[i].q === group) return this.answersOn(stack[i].a, question);
     }
     return [];
   }
+
+  private answersOn(focus: Obj, question: string): TypedValue[] {
+    let byLinkId = this.answersByFocus.get(focus);
+    if (!byLinkId) {
+      byLinkId = answersBelow(focus);
+      this.answersByFocus.set(focus, byLinkId);
+    }
+    return byLinkId.get(question) ?? [];
+  }
 }
 
-/** Every answer value to `question` at or below `focus` (items, and items inside answers). */
-function answersOn(focus: Obj, question: string): TypedValue[] {
-  const found: TypedValue[] = [];
+/**
+ * Every answer value at or below `focus` (items, and items inside answers), by linkId: one walk
+ * per focus, however many conditions look into it (a response with many conditions stays linear).
+ */
+function answersBelow(focus: Obj): Map<string, TypedValue[]> {
+  const found = new Map<string, TypedValue[]>();
+  const add = (item: Obj) => {
+    if (typeof item.linkId !== 'string') return;
+    const list = found.get(item.linkId) ?? [];
+    list.push(...valuesOf(item));
+    found.set(item.linkId, list);
+  };
   const visit = (node: Obj) => {
     for (const child of objects(node.item)) {
-      if (child.linkId === question) found.push(...valuesOf(child));
+      add(child);
       visit(child);
     }
     for (const answer of objects(node.answer)) visit(answer);
   };
   visit(focus);
-  if (focus.linkId === question) found.push(...valuesOf(focus));
+  // the condition's question may be the item that holds the conditional one
+  add(focus);
   return found;
 }
 

@@ -42,13 +42,15 @@ export function checkQuestionnaire(ctx: NodeContext, q: Obj): void {
 
 function checkEnableWhen(ctx: NodeContext, index: QuestionnaireIndex, order: Map<Obj, number>, item: Obj, itemPath: string, ancestors: Obj[]): void {
   const at = ctx.pos(item);
+  let inner: QuestionnaireIndex | undefined;
   for (const condition of objects(item.enableWhen)) {
     const question = condition.question;
     if (typeof question !== 'string') {
       ctx.error('Q_ENABLEWHEN_NO_QUESTION', [], itemPath, at);
       continue;
     }
-    if (new QuestionnaireIndex(item).find(question)) {
+    inner ??= new QuestionnaireIndex(item);
+    if (inner.find(question)) {
       ctx.error('Q_ENABLEWHEN_INNER', [], itemPath, at);
       continue;
     }

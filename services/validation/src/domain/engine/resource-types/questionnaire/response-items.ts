@@ -17,8 +17,16 @@ import { type AnswerFrame, EnableWhenEvaluator } from './enable-when.js';
 import { EXT, extensionValue, isGroupLike, objects, type Obj } from './questionnaire-model.js';
 import type { ResponseScope } from './response-scope.js';
 
+/** One level of Questionnaire items, with the position of each linkId (the first, as HL7 searches). */
+interface DefinitionLevel {
+  defs: Obj[];
+  positions: Map<string, number>;
+}
+
 export class ResponseItemsWalker {
   private readonly enableWhen: EnableWhenEvaluator;
+  /** Levels by their `item` array: a repeating group answered many times is indexed once. */
+  private readonly levels = new WeakMap<object, DefinitionLevel>();
 
   constructor(private readonly scope: ResponseScope) {
     this.enableWhen = new EnableWhenEvaluator(scope.index, scope.response);
@@ -26,12 +34,26 @@ export class ResponseItemsWalker {
 
   /** The response's items against the Questionnaire's. */
   walk(): void {
-    this.walkLevel(objects(this.scope.questionnaire.item), this.scope.response, this.scope.ctx.path, []);
+    this.walkLevel(this.scope.questionnaire.item, this.scope.response, this.scope.ctx.path, []);
   }
 
-  /** The items of `container` (the response, an item or an answer), reported at `path`, against `defs`. */
-  private walkLevel(defs: Obj[], container: Obj, path: string, stack: readonly AnswerFrame[]): void {
+  private level(items: unknown): DefinitionLevel {
+    const cached = typeof items === 'object' && items !== null ? this.levels.get(items) : undefined;
+    if (cached) return cached;
+    const defs = objects(items);
+    const positions = new Map<string, number>();
+    defs.forEach((d, i) => {
+      if (typeof d.linkId === 'string' && !positions.has(d.linkId)) positions.set(d.linkId, i);
+    });
+    const level = { defs, positions };
+    if (typeof items === 'object' && items !== null) this.levels.set(items, level);
+    return level;
+  }
+
+  /** The items of `container` (the response, an item or an answer), reported at `path`, against the Questionnaire items `defItems`. */
+  private walkLevel(defItems: unknown, container: Obj, path: string, stack: readonly AnswerFrame[]): void {
     const { scope } = this;
+    const { defs, positions } = this.level(defItems);
     const present = new Map<string, Array<{ item: Obj; index: number }>>();
     let lastIndex = -1;
     objects(container.item).forEach((item, index) => {
@@ -40,7 +62,7 @@ export class ResponseItemsWalker {
         scope.error('QR_ITEM_NO_LINKID', [], path, item);
         return;
       }
-      const defIndex = defs.findIndex((d) => d.linkId === linkId);
+      const defIndex = positions.get(linkId) ?? -1;
       if (defIndex < 0) {
         const elsewhere = scope.index.find(linkId);
         if (!elsewhere) {
@@ -96,7 +118,7 @@ export class ResponseItemsWalker {
       else if (type === 'display') scope.error('QR_DISPLAY_NO_ANSWERS', [], itemPath, answer);
       else checkAnswer(scope, def, answer, `${itemPath}.answer[${i}]`, answers.length);
       // a group's answers are an error already; their items are not looked at
-      if (!isGroupLike(type)) this.walkLevel(objects(def.item), answer, itemPath, stack);
+      if (!isGroupLike(type)) this.walkLevel(def.item, answer, itemPath, stack);
     });
     const children = objects(item.item);
     if (typeof type !== 'string') scope.report('fatal', 'QR_ITEM_NO_TYPE', [def.linkId], itemPath, item);
@@ -106,7 +128,7 @@ export class ResponseItemsWalker {
       if (children.length > 0) scope.error('QR_ITEMS_OUTSIDE_ANSWERS', [def.linkId], itemPath, item);
     } else {
       if (def.required === true && children.length === 0) scope.error('QR_GROUP_REQUIRED', [], itemPath, item);
-      this.walkLevel(objects(def.item), item, itemPath, stack);
+      this.walkLevel(def.item, item, itemPath, stack);
     }
   }
 }
