@@ -342,7 +342,14 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
 describe('engine: a Questionnaire itself', function () {
   this.timeout(60_000);
   let v: Validator;
-  const base = { resourceType: 'Questionnaire', url: 'http://forms.example.net/Questionnaire/base', status: 'active', item: [{ linkId: 'a', type: 'string', required: true, maxLength: 10 }, { linkId: 'b', type: 'integer' }] };
+  const base = {
+    resourceType: 'Questionnaire', url: 'http://forms.example.net/Questionnaire/base', status: 'active',
+    item: [
+      { linkId: 'a', type: 'string', required: true, maxLength: 10 }, { linkId: 'b', type: 'integer' },
+      { linkId: 'o', type: 'choice', answerOption: [{ valueCoding: { system: 'http://s', code: '1' } }, { valueCoding: { system: 'http://s', code: '2' } }] },
+      { linkId: 'v', type: 'choice', answerValueSet: 'http://forms.example.net/ValueSet/v' },
+    ],
+  };
   before(async () => {
     v = new Validator(await sourceWith([base]));
   });
@@ -391,5 +398,13 @@ describe('engine: a Questionnaire itself', function () {
     ]);
     // an extension may add items
     expect(found(v.validate(questionnaire([{ linkId: 'c', type: 'string' }], complies('extends'))))).to.deep.equal([]);
+    const optionItems = [
+      { linkId: 'o', type: 'choice', answerOption: [{ valueCoding: { system: 'http://s', code: '2' } }, { valueCoding: { system: 'http://s', code: '3' } }] },
+      { linkId: 'v', type: 'choice', answerOption: [{ valueCoding: { system: 'http://s', code: '1' } }] },
+    ];
+    expect(found(v.validate(questionnaire(optionItems, complies('extends'))))).to.deep.equal([
+      'error Q_DERIVED_ANSWER_KIND_CHANGED Questionnaire.item[1]',
+      'error Q_DERIVED_NEW_ANSWER_OPTION Questionnaire.item[0].answerOption[1]',
+    ]);
   });
 });

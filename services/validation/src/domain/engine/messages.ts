@@ -215,6 +215,9 @@ export const MESSAGES = {
   Q_DERIVED_TYPE_CHANGED: { text: 'The item \'{1}\' has the type {3}, but the questionnaire {0} it derives from says {2}', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_NC_TYPE (ours)
   Q_DERIVED_REPEATS_CHANGED: { text: 'The item \'{1}\' repeats, but it does not in the questionnaire {0} it derives from', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_NC_REPEATS (ours)
   Q_DERIVED_REQUIRED_CHANGED: { text: 'The item \'{1}\' is not required, but it is in the questionnaire {0} it derives from', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_NC_REQUIRED (ours)
+  Q_DERIVED_ANSWER_KIND_CHANGED: { text: 'The item \'{1}\' takes its answers from an answer{3}, but the questionnaire {0} it derives from uses an answer{2}', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_NC_ANSWER_TYPE (ours)
+  Q_DERIVED_NO_ANSWER_OPTIONS: { text: 'The item \'{1}\' has no answerOptions, but the questionnaire {0} it derives from has {2}', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_ANSWER_OPTIONS (ours)
+  Q_DERIVED_NEW_ANSWER_OPTION: { text: 'This answerOption of the item \'{1}\' is not one of the options in the questionnaire {0} it derives from', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_ANSWER_OPTIONS_NEW (ours)
   Q_DERIVED_MAXLENGTH_CHANGED: { text: 'The item \'{1}\' allows a longer answer than the maxLength {2} of the questionnaire {0} it derives from', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_{NC_,}MAXLENGTH (ours)
 
   CANONICAL_WRONG_TYPE: { text: 'Canonical URL \'{0}\' refers to a resource that has the wrong type. Found {1} expecting one of [{2}]', code: 'structure' },

@@ -3,12 +3,13 @@
  * (not one inside the item, not the item itself, one that exists, preferably one that comes
  * before it), and each derivedFrom with a derivationType of `extends` or `compliesWith` is
  * honoured item by item (an item compliesWith needs in its base, type unchanged, repeats and
- * required not relaxed, maxLength not longer). The binding-parameter rules on answerValueSet
+ * required not relaxed, maxLength not longer, answerOptions only from the base's, no switch between
+ * answerOption and answerValueSet). The binding-parameter rules on answerValueSet
  * (R5 value set parameters) and the hints on changed definitions are not implemented.
  */
 import type { NodeContext } from '../../context/node-context.js';
 import { isObject } from '../../json/json-value.js';
-import { objects, QuestionnaireIndex, type Obj } from './questionnaire-model.js';
+import { choiceValue, objects, QuestionnaireIndex, type Obj } from './questionnaire-model.js';
 
 const DERIVATION_SYSTEM = 'http://hl7.org/fhir/questionnaire-derivationType';
 const DERIVATION_EXT = 'http://hl7.org/fhir/StructureDefinition/questionnaire-derivationType';
@@ -109,4 +110,37 @@ function checkDerivedItem(ctx: NodeContext, d: Derivation, item: Obj, itemPath: 
     if (typeof item.maxLength !== 'number') ctx.error('Q_DERIVED_MAXLENGTH_CHANGED', [d.url, linkId, base.maxLength], itemPath, ctx.pos(item));
     else if (item.maxLength > base.maxLength) ctx.error('Q_DERIVED_MAXLENGTH_CHANGED', [d.url, linkId, base.maxLength], `${itemPath}.maxLength`, undefined);
   }
+  checkDerivedOptions(ctx, d, base, item, itemPath);
+}
+
+/** answerOptions stay options (from the base's) and an answerValueSet stays a value set. */
+function checkDerivedOptions(ctx: NodeContext, d: Derivation, base: Obj, item: Obj, itemPath: string): void {
+  const at = ctx.pos(item);
+  const baseOptions = objects(base.answerOption);
+  if (baseOptions.length > 0) {
+    if (item.answerValueSet !== undefined) {
+      ctx.error('Q_DERIVED_ANSWER_KIND_CHANGED', [d.url, item.linkId, 'Option', 'ValueSet'], itemPath, at);
+      return;
+    }
+    const options = objects(item.answerOption);
+    if (options.length === 0) {
+      ctx.error('Q_DERIVED_NO_ANSWER_OPTIONS', [d.url, item.linkId, baseOptions.length], itemPath, at);
+      return;
+    }
+    options.forEach((option, i) => {
+      const v = choiceValue(option);
+      if (v && !baseOptions.some((b) => sameOption(choiceValue(b), v))) ctx.error('Q_DERIVED_NEW_ANSWER_OPTION', [d.url, item.linkId], `${itemPath}.answerOption[${i}]`, ctx.pos(option));
+    });
+  } else if (typeof base.answerValueSet === 'string' && item.answerOption !== undefined) {
+    ctx.error('Q_DERIVED_ANSWER_KIND_CHANGED', [d.url, item.linkId, 'ValueSet', 'Option'], itemPath, at);
+  }
+}
+
+function sameOption(a: { suffix: string; value: unknown } | undefined, b: { suffix: string; value: unknown }): boolean {
+  if (!a || a.suffix !== b.suffix) return false;
+  if (isObject(a.value) && isObject(b.value)) {
+    if (b.suffix === 'Reference') return a.value.reference === b.value.reference;
+    return a.value.system === b.value.system && a.value.code === b.value.code && (a.value.version === undefined || b.value.version === undefined || a.value.version === b.value.version);
+  }
+  return a.value === b.value;
 }
