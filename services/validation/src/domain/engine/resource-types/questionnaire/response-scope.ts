@@ -5,6 +5,7 @@
  */
 import type { UnitConverter } from '../../checks/ucum.js';
 import type { NodeContext } from '../../context/node-context.js';
+import { isObject } from '../../json/json-value.js';
 import type { ObjectLocation } from '../../json/located-json.js';
 import type { MessageId } from '../../messages.js';
 import type { IssueSeverity } from '../../outcome/issue.js';
@@ -41,11 +42,14 @@ export class ResponseScope {
     return (locations?.get(owner) as ObjectLocation | undefined)?.rawNumbers?.[key];
   }
 
-  /** A ValueSet named by an item: `#id` among the contained resources, else by canonical. */
+  /** A ValueSet an item names as `#id`: contained beside the Questionnaire (in the response), or in it. */
   containedValueSet(ref: string): Obj | undefined {
     if (!ref.startsWith('#')) return undefined;
-    const holder = this.containedIn ?? this.questionnaire;
-    const contained = Array.isArray(holder.contained) ? (holder.contained as unknown[]) : [];
-    return contained.find((c): c is Obj => typeof c === 'object' && c !== null && (c as Obj).resourceType === 'ValueSet' && (c as Obj).id === ref.slice(1));
+    for (const holder of [this.containedIn, this.questionnaire]) {
+      const contained = holder && Array.isArray(holder.contained) ? (holder.contained as unknown[]) : [];
+      const vs = contained.find((c): c is Obj => isObject(c) && c.resourceType === 'ValueSet' && c.id === ref.slice(1));
+      if (vs) return vs;
+    }
+    return undefined;
   }
 }
