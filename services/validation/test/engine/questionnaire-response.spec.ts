@@ -145,6 +145,13 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response(answer('red'), q('http://example.org/fhir/ValueSet/unknown'))).f).to.deep.equal(['warning VALUE_SET_NOT_FOUND QuestionnaireResponse.item[0].answer[0]']);
     });
 
+    it('an answer terminology gives later (a remote server) is judged when validateAsync finishes', async () => {
+      const remote: TerminologyPort = { validateCode: async (request) => terminology.validateCode(request) };
+      const asyncValidator = new Validator(await sourceWith([valueSet]), remote);
+      const qr = response([{ linkId: 'c', answer: [{ valueCoding: { system: 'http://example.org/colour', code: 'green' } }] }], [{ linkId: 'c', type: 'choice', answerValueSet: valueSet.url }]);
+      expect(found(await asyncValidator.validateAsync(qr))).to.deep.equal(['error QR_OPTION_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0]']);
+    });
+
     it('a contained answerValueSet with enumerated concepts is decided locally; open-choice accepts a display-only Coding', () => {
       const qr = response([{ linkId: 'c', answer: [{ valueCoding: { system: 'http://s', code: 'b' } }] }], [{ linkId: 'c', type: 'choice', answerValueSet: '#vs' }]);
       (qr.contained as Obj[]).push({ resourceType: 'ValueSet', id: 'vs', status: 'active', compose: { include: [{ system: 'http://s', concept: [{ code: 'a' }] }] } });
