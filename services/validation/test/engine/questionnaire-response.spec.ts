@@ -391,6 +391,15 @@ describe('engine: a Questionnaire itself', function () {
     expect(que7(v.validate(q({ answerString: 'yes' })))).to.deep.equal(['error Questionnaire.item[1].enableWhen[0]']);
   });
 
+  it('que-13: two initial values need repeats (an absent repeats is false, as the HL7 engine evaluates it)', () => {
+    const que13 = (item: Obj) => v.validate(questionnaire([item])).issue.filter((i) => i.details.text.startsWith('Rule que-13')).map((i) => `${i.severity} ${i.expression?.[0]}`);
+    const initial = [{ valueString: 'a' }, { valueString: 'b' }];
+    expect(que13({ linkId: 's', type: 'string', initial })).to.deep.equal(['error Questionnaire.item[0]']);
+    expect(que13({ linkId: 's', type: 'string', repeats: false, initial })).to.deep.equal(['error Questionnaire.item[0]']);
+    expect(que13({ linkId: 's', type: 'string', repeats: true, initial })).to.deep.equal([]);
+    expect(que13({ linkId: 's', type: 'string', initial: [initial[0]] })).to.deep.equal([]);
+  });
+
   it('derivedFrom: unknown or untyped derivations are warned about; compliesWith keeps items, types, repeats, required and maxLength', () => {
     expect(found(v.validate(questionnaire([], { derivedFrom: ['http://forms.example.net/Questionnaire/none'] })))).to.deep.equal(['warning Q_DERIVATION_UNKNOWN Questionnaire.derivedFrom[0]']);
     expect(found(v.validate(questionnaire([], { derivedFrom: [base.url] })))).to.deep.equal(['warning Q_DERIVATION_NO_TYPE Questionnaire.derivedFrom[0]']);
