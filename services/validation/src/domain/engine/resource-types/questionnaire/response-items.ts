@@ -12,6 +12,7 @@
  * (`QuestionnaireResponse`, `...item[0]`), and items nested in an answer are named after the
  * item that holds the answer (`item[0].item[1]` for `item[0].answer[0].item[1]`).
  */
+import { isObject } from '../../json/json-value.js';
 import { checkAnswer } from './answer-values.js';
 import { type AnswerFrame, EnableWhenEvaluator } from './enable-when.js';
 import { EXT, extensionValue, isGroupLike, objects, type Obj } from './questionnaire-model.js';
@@ -56,7 +57,10 @@ export class ResponseItemsWalker {
     const { defs, positions } = this.level(defItems);
     const present = new Map<string, Array<{ item: Obj; index: number }>>();
     let lastIndex = -1;
-    objects(container.item).forEach((item, index) => {
+    // indexes of the JSON array (an entry that is no object is the structural walk's error)
+    (Array.isArray(container.item) ? (container.item as unknown[]) : []).forEach((entry, index) => {
+      if (!isObject(entry)) return;
+      const item = entry;
       const linkId = item.linkId;
       if (typeof linkId !== 'string' || linkId === '') {
         scope.error('QR_ITEM_NO_LINKID', [], path, item);
@@ -112,7 +116,8 @@ export class ResponseItemsWalker {
     if (typeof maxOccurs === 'number' && maxOccurs >= 0 && answers.length > maxOccurs) scope.error('QR_MAX_OCCURS', [maxOccurs, answers.length], itemPath, item);
     const minOccurs = extensionValue(def, EXT.minOccurs);
     if (typeof minOccurs === 'number' && minOccurs >= 0 && answers.length < minOccurs) scope.error('QR_MIN_OCCURS', [minOccurs, answers.length], itemPath, item);
-    answers.forEach((answer, i) => {
+    (Array.isArray(item.answer) ? (item.answer as unknown[]) : []).forEach((answer, i) => {
+      if (!isObject(answer)) return;
       // R4 has no answers on groups (and the abstract `question`): HL7 words both as "question"
       if (isGroupLike(type)) scope.error('QR_NO_ANSWERS_ALLOWED', ['question'], itemPath, answer);
       else if (type === 'display') scope.error('QR_DISPLAY_NO_ANSWERS', [], itemPath, answer);
