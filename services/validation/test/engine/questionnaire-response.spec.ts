@@ -324,6 +324,12 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response([{ linkId: 'w', answer: [{ valueQuantity: { ...kg, unit: 'kilo' } }] }], q)).f).to.deep.equal(['error QR_UNIT_NOT_ALLOWED QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)']);
     });
 
+    it('quantities: the unit must be in the unit value set', () => {
+      const q = [{ linkId: 'w', type: 'quantity', repeats: true, extension: [ext('questionnaire-unitValueSet', { valueCanonical: valueSet.url })] }];
+      const { f } = check(response([{ linkId: 'w', answer: [{ valueQuantity: { value: 1, system: 'http://example.org/colour', code: 'red' } }, { valueQuantity: { value: 2, system: 'http://example.org/colour', code: 'blue' } }] }], q));
+      expect(f).to.deep.equal(['error QR_UNIT_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[1].value.ofType(Quantity)']);
+    });
+
     it('attachments: content type by prefix and size, reported at the answer', () => {
       const q = [{ linkId: 'f', type: 'attachment', repeats: true, extension: [ext('mimeType', { valueCode: 'image/' }), ext('maxSize', { valueDecimal: 3 })] }];
       const { f } = check(response([{ linkId: 'f', answer: [{ valueAttachment: { contentType: 'image/png', data: 'AAAA' } }, { valueAttachment: { contentType: 'text/plain' } }, { valueAttachment: { data: 'AAAAAA==' } }] }], q));

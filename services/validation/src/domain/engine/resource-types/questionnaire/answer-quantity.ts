@@ -79,8 +79,9 @@ function checkUnitValueSet(scope: ResponseScope, v: Obj, valueSet: string, value
     return;
   }
   if (typeof v.code !== 'string') return;
+  // as for string answers, a unit the terminology cannot confirm is an error (HL7: any answer but "ok")
   const apply = (r: ValidateCodeResult) => {
-    if (r.valid === false) scope.error('QR_UNIT_NOT_IN_VALUE_SET', [quantityText(scope, v), valueSet], valuePath, v);
+    if (r.valid !== true) scope.error('QR_UNIT_NOT_IN_VALUE_SET', [quantityText(scope, v), valueSet], valuePath, v);
   };
   const coding = { system: typeof v.system === 'string' ? v.system : undefined, code: v.code };
   try {
