@@ -195,7 +195,6 @@ export const MESSAGES = {
   QR_CODING_NOT_AN_OPTION: { text: 'The code {0}::{1} is not a valid option', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_NOCODING
   QR_NO_OPTIONS_OF_TYPE: { text: 'Option list has no option values of type {0}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_NOOPTIONS{INTEGER,DATE,TIME,STRING,CODING,DECIMAL}
   QR_NO_OPTION_LIST: { text: 'Cannot validate {0} answer option because no option list is provided', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_{INT,DATE,TIME,STRING}NOOPTIONS
-  QR_CODING_NO_OPTION_LIST: { text: 'Cannot validate Coding option because no option list is provided', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_CODINGNOOPTIONS
   QR_NO_OPTIONS: { text: 'Cannot validate options because no option or options are provided', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_NOOPTIONS
   QR_OPTION_EXCLUSIVE: { text: 'The option {0} is exclusive, so it must be the only answer', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_EXCLUSIVE (ours)
   QR_STRING_MATCHES_OPTION: { text: 'The string answer \'{0}\' matches a coded option: the Coding should be used instead', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_STRING_IN_CODING (ours)
