@@ -45,6 +45,7 @@ describe('engine: resource-type validators', function () {
       CapabilityStatement: 'CapabilityStatementValidator',
       MeasureReport: 'MeasureValidator',
       OperationDefinition: 'OperationDefinitionValidator',
+      Questionnaire: 'QuestionnaireValidator',
       QuestionnaireResponse: 'QuestionnaireValidator',
       SearchParameter: 'SearchParameterValidator',
       StructureDefinition: 'StructureDefinitionValidator',

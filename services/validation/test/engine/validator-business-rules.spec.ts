@@ -57,9 +57,11 @@ describe('engine: business rules across resources', function () {
       expect(issuesWith(o, "The answer 'not-an-email' does not conform to the expected format", 'QuestionnaireResponse.item[3].answer[1].value.ofType(string)')).to.have.length(1);
     });
 
-    it('warns when the Questionnaire cannot be found', () => {
-      const o = v.validate({ ...qr([]), questionnaire: 'http://example.org/Questionnaire/unknown' });
-      expect(issuesWith(o, "The questionnaire 'http://example.org/Questionnaire/unknown' could not be resolved")[0].severity).to.equal('warning');
+    it('warns when the Questionnaire cannot be found (only informs for example.org urls, as the HL7 validator)', () => {
+      const o = v.validate({ ...qr([]), questionnaire: 'http://forms.example.net/Questionnaire/unknown' });
+      expect(issuesWith(o, "The questionnaire 'http://forms.example.net/Questionnaire/unknown' could not be resolved", 'QuestionnaireResponse')[0].severity).to.equal('warning');
+      const example = v.validate({ ...qr([]), questionnaire: 'http://example.org/Questionnaire/unknown' });
+      expect(issuesWith(example, "The questionnaire 'http://example.org/Questionnaire/unknown' could not be resolved", 'QuestionnaireResponse')[0].severity).to.equal('information');
     });
   });
 

@@ -178,26 +178,86 @@ export const MESSAGES = {
   BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_OUTCOME: { text: 'This is not an OperationOutcome ({0})', code: 'invalid' },
   BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_NO_MODE: { text: 'This is not a matching resource type for the specified search (is a search mode needed?) ({0} expecting {1})', code: 'invalid' },
 
-  // QuestionnaireResponse against its Questionnaire
-  QR_LINKID_NOT_FOUND: { text: 'LinkId \'{0}\' not found in questionnaire', code: 'structure' },
-  QR_ITEM_ONLY_ONE: { text: 'Only one response answer item with this linkId allowed', code: 'structure' },
-  QR_QUESTION_ABSTRACT: { text: 'Items of type question should not have answers', code: 'structure' },
-  QR_NO_ANSWERS_ALLOWED: { text: 'Items of type {0} should not have answers', code: 'structure' },
-  QR_ANSWER_TYPE: { text: 'Answer value must be of the type {0} not {1}', code: 'structure' },
-  QR_VALUE_BELOW_MIN: { text: 'The value {0} is less than the allowed minimum of {1}', code: 'value' },
-  QR_VALUE_ABOVE_MAX: { text: 'The value {0} is greater than the allowed maximum of {1}', code: 'value' },
-  QR_TOO_SHORT: { text: 'The answer \'{0}\' is shorter then the required minimum length of {1}', code: 'value' },
-  QR_TOO_LONG: { text: 'The answer \'{0}\' is longer then the allowed maximum length of {1}', code: 'value' },
-  QR_REGEX: { text: 'The answer \'{0}\' does not conform to the expected format \'{1}\' (regex \'{2}\')', code: 'value' },
-  QR_DECIMAL_PLACES: { text: 'The value {0} has too many decimal places (limit = {1})', code: 'value' },
-  QR_QTY_MIN_NO_UNITS: { text: 'The quantity {0} cannot be compared to the allowed minimum of {1} because no formal units are specified', code: 'value' },
-  QR_QTY_MAX_NO_UNITS: { text: 'The quantity {0} cannot be compared to the allowed maximum of {1} because no formal units are specified', code: 'value' },
-  QR_QTY_MIN_INCOMPATIBLE: { text: 'The quantity {0} cannot be compared to the allowed minimum of {1}', code: 'value' },
-  QR_QTY_MAX_INCOMPATIBLE: { text: 'The quantity {0} cannot be compared to the allowed maximum of {1}', code: 'value' },
-  QR_QTY_BELOW_MIN: { text: 'The quantity {0} is less than the allowed minimum of {1}', code: 'value' },
-  QR_QTY_ABOVE_MAX: { text: 'The quantity {0} is greater than the allowed maximum of {1}', code: 'value' },
-  QR_UNIT_NOT_ALLOWED: { text: 'The value {0} has a unit that is not valid (allowed = {1})', code: 'value' },
-  QR_QUESTIONNAIRE_NOT_FOUND: { text: 'The questionnaire \'{0}\' could not be resolved, so no validation can be performed against the base questionnaire', code: 'not-found' },
+  // QuestionnaireResponse against its Questionnaire (resource-types/questionnaire/). The HL7
+  // validator's message id is named where ours differs; texts marked "(ours)" word a rule whose
+  // HL7 text we do not have, keeping the HL7 arguments.
+  QR_QUESTIONNAIRE_NONE: { text: 'No questionnaire is identified, so no validation can be performed against the base questionnaire', code: 'required' }, // QUESTIONNAIRE_QR_Q_NONE
+  QR_QUESTIONNAIRE_NOT_FOUND: { text: 'The questionnaire \'{0}\' could not be resolved, so no validation can be performed against the base questionnaire', code: 'not-found' }, // QUESTIONNAIRE_QR_Q_NOTFOUND
+  QR_AUTHORED_AFTER_END: { text: 'The response was authored ({0}) after the end of the questionnaire\'s effective period ({1})', code: 'business-rule' }, // QUESTIONNAIRE_QR_AUTHOR_END (ours)
+  QR_AUTHORED_BEFORE_START: { text: 'The response was authored ({0}) before the start of the questionnaire\'s effective period ({1})', code: 'business-rule' }, // QUESTIONNAIRE_QR_AUTHOR_START (ours)
+  QR_ITEM_NO_LINKID: { text: 'No LinkId, so can\'t be validated', code: 'required' }, // QUESTIONNAIRE_QR_ITEM_NOLINKID
+  QR_LINKID_NOT_FOUND: { text: 'LinkId \'{0}\' not found in questionnaire', code: 'not-found' }, // QUESTIONNAIRE_QR_ITEM_NOTFOUND
+  QR_ITEM_MISPLACED: { text: 'Structural Error: item with linkid {0} is in the wrong place', code: 'structure' },
+  QR_ITEM_ORDER: { text: 'Structural Error: items are out of order', code: 'structure' }, // QUESTIONNAIRE_QR_ITEM_ORDER
+  QR_ITEM_ONLY_ONE_ITEM: { text: 'Only one response item with this linkId allowed - {0}', code: 'invalid' }, // QUESTIONNAIRE_QR_ITEM_ONLYONEI
+  QR_ITEM_ONLY_ONE: { text: 'Only one response answer item with this linkId allowed', code: 'invalid' }, // QUESTIONNAIRE_QR_ITEM_ONLYONEA
+  QR_ITEM_NOT_ENABLED: { text: 'Item has answer, even though it is not enabled (item id = \'{0}\')', code: 'invalid' }, // QUESTIONNAIRE_QR_ITEM_NOTENABLED2
+  QR_ITEM_MISSING: { text: 'No response answer found for required item \'{0}\'', code: 'required' }, // QUESTIONNAIRE_QR_ITEM_MISSING
+  QR_ITEM_TEXT: { text: 'If text exists, it must match the questionnaire definition for linkId {0}', code: 'invalid' }, // QUESTIONNAIRE_QR_ITEM_TEXT
+  QR_ITEM_NO_TYPE: { text: 'Definition for item {0} does not contain a type', code: 'required' }, // QUESTIONNAIRE_QR_ITEM_NOTYPE
+  QR_DISPLAY_ITEMS: { text: 'Items not of type DISPLAY should not have items - linkId {0}', code: 'structure' }, // QUESTIONNAIRE_QR_ITEM_DISPLAY
+  QR_ITEMS_OUTSIDE_ANSWERS: { text: 'Items not of type group should not have items outside answers (use answer.item not .item)', code: 'structure' }, // QUESTIONNAIRE_QR_ITEM_GROUP_ANSWER
+  QR_GROUP_REQUIRED: { text: 'This group is required, so it must contain at least one item', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_GROUP_REQUIRED (ours)
+  QR_NO_ANSWERS_ALLOWED: { text: 'Items of type {0} should not have answers', code: 'structure' }, // QUESTIONNAIRE_QR_ITEM_GROUP
+  QR_DISPLAY_NO_ANSWERS: { text: 'Items of type display should not have answers', code: 'structure' }, // QUESTIONNAIRE_QR_ITEM_DISPLAY_NO_VALUE (ours)
+  QR_MAX_OCCURS: { text: 'The maximum number of answers is {0} but this has {1} answers', code: 'invalid' }, // QUESTIONNAIRE_QR_ITEM_MAX_OCCURS
+  QR_MIN_OCCURS: { text: 'The minimum number of answers is {0} but this has {1} answers', code: 'invalid' }, // QUESTIONNAIRE_QR_ITEM_MIN_OCCURS
+  QR_ANSWER_TYPE: { text: 'Answer value must be of the type {0} not {1}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_WRONGTYPE (one type)
+  QR_ANSWER_TYPES: { text: 'Answer value must be one of the types {0} not {1}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_WRONGTYPE (several)
+  QR_VALUE_BELOW_MIN: { text: 'The value {0} is less than the allowed minimum of {1}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_{INTEGER,DECIMAL,DATE,TIME}_MIN
+  QR_VALUE_ABOVE_MAX: { text: 'The value {0} is greater than the allowed maximum of {1}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_{INTEGER,DECIMAL,DATE,TIME}_MAX
+  QR_VALUE_UNREADABLE: { text: 'The value could not be compared to the limits in the questionnaire: {0}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_*_VALUE_EXCEPTION (ours)
+  QR_TOO_SHORT: { text: 'The answer \'{0}\' is shorter then the required minimum length of {1}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_STRING_MIN_LENGTH
+  QR_TOO_LONG: { text: 'The answer \'{0}\' is longer then the allowed maximum length of {1}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_STRING_MAX_LENGTH
+  QR_REGEX: { text: 'The answer \'{0}\' does not conform to the expected format \'{2}\' (regex \'{1}\')', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_STRING_REGEX(_EF): an empty format when the item gives none
+  QR_STRING_LINE_BREAKS: { text: 'The answer \'{0}\' contains line breaks, which a string answer should not (use an item of type text)', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_STRING_ILLEGAL_CHARS (ours)
+  QR_DECIMAL_PLACES: { text: 'The value {0} has too many decimal places (limit = {1})', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_DECIMAL_MAX_DECIMALS
+  QR_QTY_MIN_NO_UNITS: { text: 'The quantity {0} cannot be compared to the allowed minimum of {1} because no formal units are specified', code: 'invariant' },
+  QR_QTY_MAX_NO_UNITS: { text: 'The quantity {0} cannot be compared to the allowed maximum of {1} because no formal units are specified', code: 'invariant' },
+  QR_QTY_MIN_INCOMPATIBLE: { text: 'The quantity {0} cannot be compared to the allowed minimum of {1}', code: 'invariant' },
+  QR_QTY_MAX_INCOMPATIBLE: { text: 'The quantity {0} cannot be compared to the allowed maximum of {1}', code: 'invariant' },
+  QR_QTY_BELOW_MIN: { text: 'The quantity {0} is less than the allowed minimum of {1}', code: 'invariant' },
+  QR_QTY_ABOVE_MAX: { text: 'The quantity {0} is greater than the allowed maximum of {1}', code: 'invariant' },
+  QR_UNIT_NOT_ALLOWED: { text: 'The value {0} has a unit that is not valid (allowed = {1})', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_DECIMAL_INVALID_UNITS
+  QR_UNIT_VALUE_SET_NOT_FOUND: { text: 'The unit value set {0} could not be found, so the unit cannot be checked', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_DECIMAL_INVALID_UNIT_VS (ours)
+  QR_UNIT_NOT_IN_VALUE_SET: { text: 'The unit of the quantity {0} is not in the unit value set {1}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_DECIMAL_UNIT_FAIL_VS (ours)
+  QR_ATTACHMENT_NO_CONTENT_TYPE: { text: 'The attachment has no contentType, but the questionnaire restricts the types allowed', code: 'required' }, // QUESTIONNAIRE_QR_ITEM_NOT_ATTACHMENT_MIMETYPE (ours)
+  QR_ATTACHMENT_CONTENT_TYPE: { text: 'The attachment content type \'{0}\' is not allowed (allowed = {1})', code: 'required' }, // QUESTIONNAIRE_QR_ITEM_BAD_ATTACHMENT_MIMETYPE (ours)
+  QR_ATTACHMENT_SIZE: { text: 'The attachment is too large: the limit is {0} bytes, but it has {1}', code: 'required' }, // QUESTIONNAIRE_QR_ITEM_BAD_ATTACHMENT_LENGTH (ours)
+  QR_REFERENCE_TARGET: { text: 'The reference \'{1}\' is to a {0}, which is not one of the allowed resource types ({2})', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_REF_INVALID (ours)
+  QR_REFERENCE_TARGET_UNKNOWN: { text: 'The resource type of the reference \'{0}\' cannot be determined, so it cannot be checked against the allowed resource types', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_REF_CANT (ours)
+  QR_VALUE_SET_NOT_FOUND: { text: 'The value set {0} could not be found, so the answer cannot be checked', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_VS_BAD (ours)
+  QR_NOT_IN_VALUE_SET: { text: 'The value \'{0}\' is not in the list of allowed values (value set \'{1}\')', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_VS_FAIL
+  QR_OPTION_NOT_IN_VALUE_SET: { text: 'The value provided ({0}::{1}) is not in the options value set ({2}) in the questionnaire: {3}', code: 'code-invalid' }, // QUESTIONNAIRE_QR_ITEM_BADOPTION
+  QR_OPTION_SYSTEM_UNCHECKED: { text: 'The value provided ({0}::{1}) could not be checked against the options value set ({2}) in the questionnaire, because its code system is not available', code: 'code-invalid' }, // QUESTIONNAIRE_QR_ITEM_BADOPTION_CS (ours)
+  QR_OPTION_CHECK_FAILED: { text: 'Error {0} validating Coding against Questionnaire Options', code: 'code-invalid' }, // QUESTIONNAIRE_QR_ITEM_CODING
+  QR_NOT_AN_OPTION: { text: 'The {0} {1} is not a valid option', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_NO{INTEGER,DATE,TIME,STRING,DECIMAL}
+  QR_CODING_NOT_AN_OPTION: { text: 'The code {0}::{1} is not a valid option', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_NOCODING
+  QR_NO_OPTIONS_OF_TYPE: { text: 'Option list has no option values of type {0}', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_NOOPTIONS{INTEGER,DATE,TIME,STRING,CODING,DECIMAL}
+  QR_NO_OPTION_LIST: { text: 'Cannot validate {0} answer option because no option list is provided', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_{INT,DATE,TIME,STRING}NOOPTIONS
+  QR_NO_OPTIONS: { text: 'Cannot validate options because no option or options are provided', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_NOOPTIONS
+  QR_OPTION_EXCLUSIVE: { text: 'The option {0} is exclusive, so it must be the only answer', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_EXCLUSIVE (ours)
+  QR_STRING_MATCHES_OPTION: { text: 'The string answer \'{0}\' matches a coded option: the Coding should be used instead', code: 'invariant' }, // QUESTIONNAIRE_QR_ITEM_STRING_IN_CODING (ours)
+
+  // Questionnaire (its own rules)
+  Q_ENABLEWHEN_NO_QUESTION: { text: 'Questions with an enableWhen must have a value for the question link', code: 'business-rule' }, // QUESTIONNAIRE_Q_ENABLEWHEN_NOLINK
+  Q_ENABLEWHEN_INNER: { text: 'Questions with an enableWhen cannot refer to an inner question for it\'s enableWhen condition', code: 'business-rule' }, // QUESTIONNAIRE_Q_ENABLEWHEN_ISINNER
+  Q_ENABLEWHEN_NO_TARGET: { text: 'Unable to find an item with the linkId \'{0}\' which is referenced in the enableWhen for \'{1}\'', code: 'business-rule' }, // QUESTIONNAIRE_Q_ENABLEWHEN_NOTARGET
+  Q_ENABLEWHEN_SELF: { text: 'Target for this question enableWhen can\'t reference itself', code: 'business-rule' }, // QUESTIONNAIRE_Q_ENABLEWHEN_SELF
+  Q_ENABLEWHEN_AFTER: { text: 'The target of this enableWhen rule ({0}) comes after the question itself', code: 'business-rule' }, // QUESTIONNAIRE_Q_ENABLEWHEN_AFTER
+  Q_DERIVATION_UNKNOWN: { text: 'The questionnaire {0} this one is derived from could not be found, so the derivation cannot be checked', code: 'business-rule' }, // QUESTIONNAIRE_Q_UNKNOWN_DERIVATION (ours)
+  Q_DERIVATION_NO_TYPE: { text: 'The derivation from {0} has no derivationType extension, so it cannot be checked', code: 'business-rule' }, // QUESTIONNAIRE_Q_NO_DERIVATION_TYPE (ours)
+  Q_DERIVATION_NO_TYPE_VALUE: { text: 'The derivationType extension has no value', code: 'business-rule' }, // QUESTIONNAIRE_Q_NO_DERIVATION_TYPE_VALUE (ours)
+  Q_DERIVATION_TYPE_IGNORED: { text: 'The derivation type {0} is not checked', code: 'business-rule' }, // QUESTIONNAIRE_Q_DERIVATION_TYPE_IGNORED (ours)
+  Q_DERIVATION_TYPE_UNKNOWN: { text: 'The derivation type {0} is not known, so the derivation cannot be checked', code: 'business-rule' }, // QUESTIONNAIRE_Q_DERIVATION_TYPE_UNKNOWN (ours)
+  Q_DERIVED_ITEM_MISSING: { text: 'The item \'{1}\' is not in the questionnaire {0} this one extends', code: 'not-found' }, // QUESTIONNAIRE_Q_ITEM_NOT_DERIVED (ours)
+  Q_DERIVED_TYPE_CHANGED: { text: 'The item \'{1}\' has the type {3}, but the questionnaire {0} it derives from says {2}', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_NC_TYPE (ours)
+  Q_DERIVED_REPEATS_CHANGED: { text: 'The item \'{1}\' repeats, but it does not in the questionnaire {0} it derives from', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_NC_REPEATS (ours)
+  Q_DERIVED_REQUIRED_CHANGED: { text: 'The item \'{1}\' is not required, but it is in the questionnaire {0} it derives from', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_NC_REQUIRED (ours)
+  Q_DERIVED_ANSWER_KIND_CHANGED: { text: 'The item \'{1}\' takes its answers from an answer{3}, but the questionnaire {0} it derives from uses an answer{2}', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_NC_ANSWER_TYPE (ours)
+  Q_DERIVED_NO_ANSWER_OPTIONS: { text: 'The item \'{1}\' has no answerOptions, but the questionnaire {0} it derives from has {2}', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_ANSWER_OPTIONS (ours)
+  Q_DERIVED_NEW_ANSWER_OPTION: { text: 'This answerOption of the item \'{1}\' is not one of the options in the questionnaire {0} it derives from', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_ANSWER_OPTIONS_NEW (ours)
+  Q_DERIVED_MAXLENGTH_CHANGED: { text: 'The item \'{1}\' allows a longer answer than the maxLength {2} of the questionnaire {0} it derives from', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_{NC_,}MAXLENGTH (ours)
 
   CANONICAL_WRONG_TYPE: { text: 'Canonical URL \'{0}\' refers to a resource that has the wrong type. Found {1} expecting one of [{2}]', code: 'structure' },
   MR_STRATIFIER_NO_MATCH: { text: 'Group should have a code that matches the group stratifier definition in the measure', code: 'business-rule' },

@@ -17,6 +17,12 @@ export interface ValidatorOptions {
   allowExampleUrls?: boolean;
   /** Report best-practice invariants (as warnings). Default true. */
   bestPractice?: boolean;
+  /**
+   * The HL7 validator's assumeValidRestReferences: a RESTful reference (`Patient/1`) is taken to
+   * point at a resource of the type it names, so rules on target types can be checked without
+   * resolving it (Questionnaire questionnaire-referenceResource). Default false, as the HL7 CLI.
+   */
+  assumeValidRestReferences?: boolean;
 }
 
 export interface ValidateOptions {

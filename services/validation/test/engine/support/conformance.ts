@@ -88,6 +88,7 @@ export function runCase(c: ConformanceCase, core: ConformanceResourceSource): Ca
     const validator = new Validator(source, new LocalTerminology(source), {
       securityChecks: c.flags.includes('security-checks'),
       allowExampleUrls: !c.flags.includes('examples'),
+      assumeValidRestReferences: c.flags.includes('assumeValidRestReferences'),
     });
     const text = readFileSync(path.join(root(), c.file), 'utf8');
     const outcome = validator.validate(text, { profiles: c.profiles });

@@ -38,6 +38,10 @@ const NATIVE = new Set(['ele-1', 'ext-1', 'dom-2', 'dom-3', 'dom-4', 'dom-5', 'd
  */
 const EXPRESSION_FIXES: Record<string, string> = {
   'que-12\u0000enableWhen.count() > 2 implies enableBehavior.exists()': 'enableWhen.count() > 1 implies enableBehavior.exists()',
+  // `is Boolean` names System.Boolean, which fhirpath.js does not match to a FHIR boolean (the HL7 engine does)
+  "que-7\u0000operator = 'exists' implies (answer is Boolean)": "operator = 'exists' implies (answer is FHIR.boolean)",
+  // without repeats the published form is empty, not false, for two initial values: the HL7 engine counts empty as a failure
+  'que-13\u0000repeats=true or initial.count() <= 1': '(repeats.exists() and repeats) or initial.count() <= 1',
   // resource-typed parameters may name target profiles too (the R5 form of the rule)
   "opd-3\u0000targetProfile.exists() implies (type = 'Reference' or type = 'canonical')":
     "targetProfile.exists() implies (type = 'Reference' or type = 'canonical' or type.memberOf('http://hl7.org/fhir/ValueSet/resource-types'))",

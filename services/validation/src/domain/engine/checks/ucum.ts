@@ -5,7 +5,11 @@
  */
 import { createRequire } from 'node:module';
 import { MAX_UCUM_CODE_LENGTH } from '../../terminology/builtin/ucum.js';
-import type { UnitConverter } from './questionnaire-response.js';
+
+export interface UnitConverter {
+  /** value in `from` units expressed in `to` units; undefined when not convertible. */
+  convert(value: number, from: string, to: string): number | undefined;
+}
 
 let utils: any;
 

@@ -1,37 +1,80 @@
 /**
- * QuestionnaireResponse against its Questionnaire (contained, or loaded by canonical): the
- * answers are checked by checks/questionnaire-response.ts. Named, as in the HL7 validator,
- * after the Questionnaire whose rules it applies.
+ * The HL7 validator's QuestionnaireValidator: a QuestionnaireResponse against its Questionnaire
+ * (resource-types/questionnaire/response-items.ts and the answer modules beside it), and the
+ * rules on a Questionnaire itself (questionnaire/questionnaire-rules.ts).
+ *
+ * The Questionnaire of a response: `#id` among the contained resources, else by canonical
+ * (`url` or `url|version`) among the loaded resources. None named: information; not found: a
+ * warning (information for example.org urls), and a canonical that names another kind of
+ * resource is an error besides. A response authored outside the Questionnaire's effectivePeriod
+ * is warned about.
  */
-import { checkQuestionnaireResponse } from '../checks/questionnaire-response.js';
 import { ucumConverter } from '../checks/ucum.js';
 import type { NodeContext } from '../context/node-context.js';
-import type { ObjectLocation } from '../json/located-json.js';
 import { isObject } from '../json/json-value.js';
+import { instantOf, QuestionnaireIndex, type Obj } from './questionnaire/questionnaire-model.js';
+import { checkQuestionnaire } from './questionnaire/questionnaire-rules.js';
+import { ResponseItemsWalker } from './questionnaire/response-items.js';
+import { ResponseScope } from './questionnaire/response-scope.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
 
 export class QuestionnaireValidator implements ResourceTypeValidator {
-  readonly resourceTypes = ['QuestionnaireResponse'];
+  readonly resourceTypes = ['Questionnaire', 'QuestionnaireResponse'];
 
-  validate(ctx: NodeContext, qr: Record<string, unknown>): void {
+  validate(ctx: NodeContext, resource: Record<string, unknown>): void {
+    if (resource.resourceType === 'Questionnaire') checkQuestionnaire(ctx, resource);
+    else this.validateResponse(ctx, resource);
+  }
+
+  private validateResponse(ctx: NodeContext, qr: Obj): void {
     const url = qr.questionnaire;
-    if (typeof url !== 'string') return;
-    let questionnaire: unknown;
-    if (url.startsWith('#')) {
-      const contained = ctx.host.root.contained;
-      questionnaire = Array.isArray(contained) ? contained.find((c) => isObject(c) && c.id === url.slice(1)) : undefined;
-    } else {
-      questionnaire = ctx.services.resolve('Questionnaire', url);
-    }
-    if (!isObject(questionnaire) || questionnaire.resourceType !== 'Questionnaire') {
-      const source = ctx.services.source;
-      const other = source.valueSet(url) ?? source.codeSystem(url) ?? source.structureDefinition(url);
-      if (other) ctx.error('CANONICAL_WRONG_TYPE', [url, other.resourceType, 'Questionnaire'], `${ctx.path}.questionnaire`, ctx.propPos(qr, 'questionnaire'));
-      else ctx.warning('QR_QUESTIONNAIRE_NOT_FOUND', [url], `${ctx.path}.questionnaire`, ctx.propPos(qr, 'questionnaire'));
+    if (typeof url !== 'string' || url === '') {
+      ctx.information('QR_QUESTIONNAIRE_NONE', [], ctx.path, ctx.at);
       return;
     }
-    const locations = ctx.run.locations;
-    const rawOf = (answer: Record<string, unknown>, key: string) => (locations?.get(answer) as ObjectLocation | undefined)?.rawNumbers?.[key];
-    for (const p of checkQuestionnaireResponse(qr, questionnaire, ctx.path, ucumConverter, rawOf)) ctx.report(p.severity, p.id, p.args, p.path, undefined);
+    const found = this.findQuestionnaire(ctx, qr, url);
+    if (!found) {
+      this.reportNotFound(ctx, qr, url);
+      return;
+    }
+    checkAuthored(ctx, qr, found.questionnaire);
+    const scope = new ResponseScope(ctx, qr, found.questionnaire, new QuestionnaireIndex(found.questionnaire), found.container, ucumConverter);
+    new ResponseItemsWalker(scope).walk();
   }
+
+  private findQuestionnaire(ctx: NodeContext, qr: Obj, url: string): { questionnaire: Obj; container?: Obj } | undefined {
+    if (url.startsWith('#')) {
+      for (const holder of [qr, ctx.host.root]) {
+        const contained = Array.isArray(holder.contained) ? (holder.contained as unknown[]) : [];
+        const q = contained.find((c) => isObject(c) && c.id === url.slice(1));
+        if (isObject(q) && q.resourceType === 'Questionnaire') return { questionnaire: q, container: holder };
+      }
+      return undefined;
+    }
+    const q = ctx.services.resolve('Questionnaire', url);
+    return isObject(q) && q.resourceType === 'Questionnaire' ? { questionnaire: q } : undefined;
+  }
+
+  private reportNotFound(ctx: NodeContext, qr: Obj, url: string): void {
+    const at = ctx.propPos(qr, 'questionnaire');
+    const source = ctx.services.source;
+    const other = url.startsWith('#') ? undefined : source.valueSet(url) ?? source.codeSystem(url) ?? source.structureDefinition(url);
+    if (other) ctx.error('CANONICAL_WRONG_TYPE', [url, other.resourceType, 'Questionnaire'], `${ctx.path}.questionnaire`, at);
+    const exampleUrl = url.startsWith('http://example.org') || url.startsWith('https://example.org');
+    ctx.report(exampleUrl ? 'information' : 'warning', 'QR_QUESTIONNAIRE_NOT_FOUND', [url], ctx.path, at);
+  }
+}
+
+/** A response authored before the Questionnaire's effectivePeriod starts or after it ends: a warning. */
+function checkAuthored(ctx: NodeContext, qr: Obj, q: Obj): void {
+  const period = q.effectivePeriod;
+  if (!isObject(period) || typeof qr.authored !== 'string') return;
+  const authored = instantOf(qr.authored);
+  if (authored === undefined) return;
+  const path = `${ctx.path}.authored`;
+  const at = ctx.propPos(qr, 'authored');
+  const end = typeof period.end === 'string' ? instantOf(period.end) : undefined;
+  if (end !== undefined && authored > end) ctx.warning('QR_AUTHORED_AFTER_END', [qr.authored, period.end], path, at);
+  const start = typeof period.start === 'string' ? instantOf(period.start) : undefined;
+  if (start !== undefined && authored < start) ctx.warning('QR_AUTHORED_BEFORE_START', [qr.authored, period.start], path, at);
 }

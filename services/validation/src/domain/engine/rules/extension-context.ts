@@ -108,6 +108,8 @@ function hostPaths(ctx: NodeContext, host: ExtensionHost): string[] {
   } else {
     out.add(element.path.replace(/\[x\]/g, '')); // linear: a fixed three-character text
     for (const t of element.types) if (t.code) out.add(t.code);
+    // an element defined by contentReference (Questionnaire.item.item) is also known by the path it reuses (Questionnaire.item), as HL7's logical paths
+    if (element.contentReference?.startsWith('#')) out.add(element.contentReference.slice(1));
   }
   return [...out].sort();
 }

@@ -1,0 +1,213 @@
+/**
+ * One answer against its Questionnaire item, by item type, as the HL7 validator's
+ * QuestionnaireValidator checks it: the answer's type, then the item's limits on the value
+ * (minValue/maxValue, maxDecimalPlaces, minLength/maxLength, regex, units, attachment type and
+ * size, reference target types) and, for typed items with answerOptions, membership. Choice
+ * items go to answer-options.ts. Where the HL7 validator reports at the answer rather than at its
+ * value (attachments, options of choice items) we do too.
+ */
+import { compileLinearRegex, isRegexError } from '../../../regex/linear-regex.js';
+import { isObject } from '../../json/json-value.js';
+import { checkChoiceAnswer, checkStringInValueSet } from './answer-options.js';
+import { checkQuantity } from './answer-quantity.js';
+import { choiceValue, decimalPlaces, EXT, extensions, extensionValue, instantOf, objects, typeOfSuffix, type Obj } from './questionnaire-model.js';
+import type { ResponseScope } from './response-scope.js';
+
+/** Answer value types each R4 item type takes (text answers valueString, url valueUri). */
+const ANSWER_TYPES = new Map<string, readonly string[]>([
+  ['boolean', ['boolean']], ['decimal', ['decimal']], ['integer', ['integer']], ['date', ['date']], ['dateTime', ['dateTime']],
+  ['time', ['time']], ['string', ['string']], ['text', ['string']], ['url', ['uri']], ['attachment', ['Attachment']],
+  ['reference', ['Reference']], ['quantity', ['Quantity']],
+  ['choice', ['Coding', 'date', 'time', 'integer', 'string']], ['open-choice', ['Coding', 'date', 'time', 'integer', 'string']],
+]);
+
+/** One answer (at `answerPath`) of a response item answering `def`; `count` answers in all. */
+export function checkAnswer(scope: ResponseScope, def: Obj, answer: Obj, answerPath: string, count: number): void {
+  const itemType = typeof def.type === 'string' ? def.type : '';
+  const allowed = ANSWER_TYPES.get(itemType);
+  const found = choiceValue(answer);
+  if (!allowed || !found) return;
+  const type = typeOfSuffix(found.suffix);
+  const valuePath = `${answerPath}.value.ofType(${type})`;
+  if (!allowed.includes(type)) {
+    if (allowed.length === 1) scope.error('QR_ANSWER_TYPE', [allowed[0], type], valuePath, found.value);
+    else scope.error('QR_ANSWER_TYPES', [allowed.join(', '), type], valuePath, found.value);
+    return;
+  }
+  const v = found.value;
+  const at = (message: Parameters<ResponseScope['error']>[0], args: readonly unknown[]) => scope.error(message, args, valuePath, v);
+  switch (itemType) {
+    case 'decimal':
+    case 'integer':
+      if (typeof v === 'number') checkNumber(scope, def, answer, type, v, at);
+      break;
+    case 'date':
+    case 'dateTime':
+      if (typeof v === 'string') checkDate(scope, def, v, at);
+      break;
+    case 'time':
+      if (typeof v === 'string') checkTime(def, v, at);
+      break;
+    case 'string':
+      if (typeof v === 'string') checkString(scope, def, v, valuePath, at);
+      break;
+    case 'attachment':
+      if (isObject(v)) checkAttachment(scope, def, v, answerPath, answer);
+      break;
+    case 'reference':
+      if (isObject(v)) checkReference(scope, def, v, at);
+      break;
+    case 'quantity':
+      if (isObject(v)) checkQuantity(scope, def, v, valuePath);
+      break;
+    case 'choice':
+    case 'open-choice':
+      checkChoiceAnswer(scope, def, answer, type, v, answerPath, count);
+      break;
+    default:
+      break;
+  }
+}
+
+type Report = (id: Parameters<ResponseScope['error']>[0], args: readonly unknown[]) => void;
+
+/** The limit an extension sets, as written (`20`, `5.5`, `2022-06`), with its value. */
+function limitOf(scope: ResponseScope, def: Obj, url: string): { text: string; value: unknown } | undefined {
+  const ext = extensions(def, url)[0];
+  const found = choiceValue(ext);
+  if (!ext || !found) return undefined;
+  const raw = typeof found.value === 'number' ? scope.rawNumber(ext, `value${found.suffix}`) : undefined;
+  return { text: raw ?? String(found.value), value: found.value };
+}
+
+function checkNumber(scope: ResponseScope, def: Obj, answer: Obj, type: string, v: number, at: Report): void {
+  const text = scope.rawNumber(answer, type === 'integer' ? 'valueInteger' : 'valueDecimal') ?? String(v);
+  for (const [url, below] of [[EXT.minValue, true], [EXT.maxValue, false]] as const) {
+    const limit = limitOf(scope, def, url);
+    if (!limit) continue;
+    // an integer item reads its limits as integers, a decimal item as decimals
+    const readable = typeof limit.value === 'number' && (type !== 'integer' || !limit.text.includes('.'));
+    if (!readable) {
+      at('QR_VALUE_UNREADABLE', [`'${limit.text}' is not a valid ${type}`]);
+      continue;
+    }
+    const outside = below ? v < (limit.value as number) : v > (limit.value as number);
+    if (outside) at(below ? 'QR_VALUE_BELOW_MIN' : 'QR_VALUE_ABOVE_MAX', [text, limit.text]);
+  }
+  if (type === 'decimal') {
+    const places = extensionValue(def, EXT.maxDecimalPlaces);
+    if (typeof places === 'number' && decimalPlaces(text) > places) at('QR_DECIMAL_PLACES', [text, places]);
+  }
+  checkPrimitiveOption(def, type, text, at);
+}
+
+function checkDate(scope: ResponseScope, def: Obj, v: string, at: Report): void {
+  const instant = instantOf(v);
+  for (const [url, below] of [[EXT.minValue, true], [EXT.maxValue, false]] as const) {
+    const limit = limitOf(scope, def, url);
+    if (!limit) continue;
+    const bound = typeof limit.value === 'string' ? instantOf(limit.value) : undefined;
+    if (instant === undefined || bound === undefined) {
+      at('QR_VALUE_UNREADABLE', [`'${limit.text}' cannot be compared to the date '${v}'`]);
+      continue;
+    }
+    // partial dates compare by their first instant: 2022-06-30 is after a maximum of 2022-06
+    if (below ? bound > instant : bound < instant) at(below ? 'QR_VALUE_BELOW_MIN' : 'QR_VALUE_ABOVE_MAX', [v, limit.text]);
+  }
+  // the HL7 validator takes date options for dateTime items too
+  checkPrimitiveOption(def, 'date', v, at);
+}
+
+function checkTime(def: Obj, v: string, at: Report): void {
+  for (const [url, below] of [[EXT.minValue, true], [EXT.maxValue, false]] as const) {
+    const limit = extensionValue(def, url);
+    if (typeof limit !== 'string') continue;
+    if (below ? v < limit : v > limit) at(below ? 'QR_VALUE_BELOW_MIN' : 'QR_VALUE_ABOVE_MAX', [v, limit]);
+  }
+  checkPrimitiveOption(def, 'time', v, at);
+}
+
+function checkString(scope: ResponseScope, def: Obj, v: string, valuePath: string, at: Report): void {
+  const minLength = extensionValue(def, EXT.minLength);
+  if (typeof minLength === 'number' && minLength >= 0 && v.length < minLength) at('QR_TOO_SHORT', [v, minLength]);
+  if (typeof def.maxLength === 'number' && def.maxLength >= 0 && v.length > def.maxLength) at('QR_TOO_LONG', [v, def.maxLength]);
+  const regex = extensionValue(def, EXT.regex);
+  if (typeof regex === 'string') {
+    // the Questionnaire may come with the submission: its pattern runs on RE2 (linear time)
+    const re = compileLinearRegex(regex);
+    const format = extensionValue(def, EXT.entryFormat);
+    if (isRegexError(re)) scope.report('warning', 'REGEX_EXCEPTION', [regex, 'string', re.error], valuePath, undefined);
+    else if (!re.matchesWhole(v)) at('QR_REGEX', [v, regex, typeof format === 'string' ? format : '']);
+  }
+  if (v.includes('\n') || v.includes('\r')) scope.report('warning', 'QR_STRING_LINE_BREAKS', [v], valuePath, undefined);
+  if (typeof def.answerValueSet === 'string') checkStringInValueSet(scope, def.answerValueSet, v, valuePath);
+  checkPrimitiveOption(def, 'string', v, at);
+}
+
+/** A typed item with answerOptions: the answer must be one of the options of its type. */
+function checkPrimitiveOption(def: Obj, type: string, text: string, at: Report): void {
+  const options = objects(def.answerOption);
+  if (options.length === 0) return;
+  const texts: string[] = [];
+  for (const option of options) {
+    const o = choiceValue(option);
+    if (!o) continue;
+    const optionType = typeOfSuffix(o.suffix);
+    // numbers compare as written; a decimal item takes integer options too
+    const fits = optionType === type || (type === 'decimal' && optionType === 'integer');
+    if (fits && (typeof o.value === 'string' || typeof o.value === 'number')) texts.push(String(o.value));
+  }
+  if (texts.length === 0) at('QR_NO_OPTIONS_OF_TYPE', [type]);
+  else if (!texts.includes(text) && !texts.some((t) => type !== 'string' && Number(t) === Number(text) && text.trim() !== '')) at('QR_NOT_AN_OPTION', [type, text]);
+}
+
+function checkAttachment(scope: ResponseScope, def: Obj, attachment: Obj, answerPath: string, answer: Obj): void {
+  const allowed = extensions(def, EXT.mimeType).map((e) => e.valueCode).filter((c): c is string => typeof c === 'string');
+  if (allowed.length > 0) {
+    const contentType = attachment.contentType;
+    if (typeof contentType !== 'string') scope.error('QR_ATTACHMENT_NO_CONTENT_TYPE', [], answerPath, answer);
+    // a prefix matches: 'image/' allows image/png
+    else if (!allowed.some((a) => contentType.startsWith(a))) scope.error('QR_ATTACHMENT_CONTENT_TYPE', [contentType, allowed.join(', ')], answerPath, answer);
+  }
+  const maxSize = extensionValue(def, EXT.maxSize);
+  if (typeof maxSize === 'number' && maxSize > 0 && typeof attachment.data === 'string') {
+    const size = base64Length(attachment.data);
+    if (size > maxSize) scope.error('QR_ATTACHMENT_SIZE', [Math.trunc(maxSize), size], answerPath, answer);
+  }
+}
+
+/** Bytes a base64 text decodes to (whitespace ignored), counted without decoding. */
+export function base64Length(data: string): number {
+  let chars = 0;
+  let padding = 0;
+  for (let i = 0; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    chars++;
+    if (c === 0x3d) padding++;
+  }
+  return Math.max(0, Math.floor((chars * 3) / 4) - padding);
+}
+
+function checkReference(scope: ResponseScope, def: Obj, value: Obj, at: Report): void {
+  const ref = value.reference;
+  // as the HL7 validator: target types are judged only when RESTful references are assumed valid
+  if (typeof ref !== 'string' || ref.startsWith('#') || !scope.ctx.services.options.assumeValidRestReferences) return;
+  const allowed = extensions(def, EXT.referenceResource).map((e) => e.valueCode).filter((c): c is string => typeof c === 'string');
+  if (allowed.length === 0) return;
+  const type = resourceTypeIn(scope, ref);
+  if (type === undefined) at('QR_REFERENCE_TARGET_UNKNOWN', [ref]);
+  else if (!allowed.includes(type)) at('QR_REFERENCE_TARGET', [type, ref, allowed.join(',')]);
+}
+
+/** The resource type a reference names: its last path segment that is one (`.../Patient/1` → Patient). */
+function resourceTypeIn(scope: ResponseScope, ref: string): string | undefined {
+  const segments = ref.split('?')[0].split('/');
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const s = segments[i];
+    if (!/^[A-Z][A-Za-z]{1,63}$/.test(s)) continue; // linear: one character class
+    const sd = scope.ctx.services.source.structureDefinition(`http://hl7.org/fhir/StructureDefinition/${s}`);
+    if (sd && sd.kind === 'resource') return s;
+  }
+  return undefined;
+}

@@ -1,0 +1,156 @@
+/**
+ * Whether a Questionnaire item is enabled for a QuestionnaireResponse, as the HL7 validator's
+ * EnableWhenEvaluator decides it: each enableWhen looks at the answers to its question inside
+ * the innermost group that holds both items (the whole response when none does); `exists`
+ * compares presence, the other operators compare each answer to the expected one (Codings by
+ * system and code, only = and !=; primitives by value; Quantities by value). One condition or
+ * enableBehavior `any`: one must hold; `all`: every one; several without enableBehavior: enabled.
+ * An sdc enableWhenExpression is not evaluated here: the item counts as enabled, as the HL7
+ * validator counts an expression it cannot evaluate, so no answer is called "not enabled" on a guess.
+ */
+import { isObject } from '../../json/json-value.js';
+import { choiceValue, EXT, extensions, instantOf, objects, type Obj, type QuestionnaireIndex } from './questionnaire-model.js';
+
+/** One level of the walk: a Questionnaire item and the response item answering it (HL7's QStack entry). */
+export interface AnswerFrame {
+  q: Obj;
+  a: Obj;
+}
+
+interface TypedValue {
+  suffix: string;
+  value: unknown;
+}
+
+export class EnableWhenEvaluator {
+  private readonly answersByFocus = new WeakMap<Obj, Map<string, TypedValue[]>>();
+
+  constructor(
+    private readonly index: QuestionnaireIndex,
+    /** The QuestionnaireResponse. */
+    private readonly response: Obj,
+  ) {}
+
+  isEnabled(item: Obj, stack: readonly AnswerFrame[]): boolean {
+    if (extensions(item, EXT.enableWhenExpression).length > 0) return true;
+    const conditions = objects(item.enableWhen);
+    if (conditions.length === 0) return true;
+    const results = conditions.map((c) => this.condition(c, item, stack));
+    if (item.enableBehavior === 'any' || results.length === 1) return results.some(Boolean);
+    if (item.enableBehavior === 'all') return results.every(Boolean);
+    return true;
+  }
+
+  private condition(condition: Obj, item: Obj, stack: readonly AnswerFrame[]): boolean {
+    const answers = typeof condition.question === 'string' ? this.answersTo(condition.question, item, stack) : [];
+    const expected = choiceValue(Object.fromEntries(Object.entries(condition).filter(([k]) => k.startsWith('answer')).map(([k, v]) => ['value' + k.slice(6), v])));
+    if (condition.operator === 'exists') {
+      // exists needs answerBoolean: anything else counts as "exists = true"
+      const wanted = expected?.suffix === 'Boolean' ? expected.value !== false : true;
+      return wanted === answers.length > 0;
+    }
+    if (!expected) return false;
+    return answers.some((actual) => compareAnswer(actual, expected, String(condition.operator)));
+  }
+
+  /** The answer values to `question` where the enableWhen of `item` looks for them. */
+  private answersTo(question: string, item: Obj, stack: readonly AnswerFrame[]): TypedValue[] {
+    const target = this.index.find(question);
+    if (!target) return [];
+    const group = this.index.commonGroup(item, target.item);
+    if (!group) return this.answersOn(this.response, question);
+    for (let i = stack.length - 1; i >= 0; i--) {
+      if (stack[i].q === group) return this.answersOn(stack[i].a, question);
+    }
+    return [];
+  }
+
+  private answersOn(focus: Obj, question: string): TypedValue[] {
+    let byLinkId = this.answersByFocus.get(focus);
+    if (!byLinkId) {
+      byLinkId = answersBelow(focus);
+      this.answersByFocus.set(focus, byLinkId);
+    }
+    return byLinkId.get(question) ?? [];
+  }
+}
+
+/**
+ * Every answer value at or below `focus` (items, and items inside answers), by linkId: one walk
+ * per focus, however many conditions look into it (a response with many conditions stays linear).
+ */
+function answersBelow(focus: Obj): Map<string, TypedValue[]> {
+  const found = new Map<string, TypedValue[]>();
+  const add = (item: Obj) => {
+    if (typeof item.linkId !== 'string') return;
+    const list = found.get(item.linkId) ?? [];
+    list.push(...valuesOf(item));
+    found.set(item.linkId, list);
+  };
+  const visit = (node: Obj) => {
+    for (const child of objects(node.item)) {
+      add(child);
+      visit(child);
+    }
+    for (const answer of objects(node.answer)) visit(answer);
+  };
+  visit(focus);
+  // the condition's question may be the item that holds the conditional one
+  add(focus);
+  return found;
+}
+
+function valuesOf(item: Obj): TypedValue[] {
+  const values: TypedValue[] = [];
+  for (const answer of objects(item.answer)) {
+    const v = choiceValue(answer);
+    if (v) values.push(v);
+  }
+  return values;
+}
+
+function compareAnswer(actual: TypedValue, expected: TypedValue, operator: string): boolean {
+  // answers of another type than the condition's never satisfy it (HL7 stops with an exception)
+  if (actual.suffix !== expected.suffix) return false;
+  if (expected.suffix === 'Coding') {
+    if (!isObject(actual.value) || !isObject(expected.value)) return false;
+    const same = sameCoding(expected.value, actual.value);
+    return operator === '=' ? same : operator === '!=' ? !same : false;
+  }
+  let order: number | undefined;
+  if (expected.suffix === 'Quantity') {
+    const a = isObject(actual.value) ? actual.value.value : undefined;
+    const e = isObject(expected.value) ? expected.value.value : undefined;
+    order = typeof a === 'number' && typeof e === 'number' ? Math.sign(a - e) : undefined;
+  } else {
+    order = comparePrimitive(actual.suffix, actual.value, expected.value);
+  }
+  if (order === undefined) return false;
+  switch (operator) {
+    case '=': return order === 0;
+    case '!=': return order !== 0;
+    case '>': return order > 0;
+    case '<': return order < 0;
+    case '>=': return order >= 0;
+    case '<=': return order <= 0;
+    default: return false;
+  }
+}
+
+function sameCoding(expected: Obj, actual: Obj): boolean {
+  if (expected.system !== undefined && expected.system !== actual.system) return false;
+  if ((expected.code === undefined) !== (actual.code === undefined)) return false;
+  return expected.code === actual.code;
+}
+
+function comparePrimitive(suffix: string, a: unknown, e: unknown): number | undefined {
+  if (typeof a === 'number' && typeof e === 'number') return Math.sign(a - e);
+  if (typeof a === 'boolean' && typeof e === 'boolean') return a === e ? 0 : a ? 1 : -1;
+  if (typeof a !== 'string' || typeof e !== 'string') return undefined;
+  if (suffix === 'Date' || suffix === 'DateTime') {
+    const ta = instantOf(a);
+    const te = instantOf(e);
+    if (ta !== undefined && te !== undefined) return Math.sign(ta - te);
+  }
+  return a < e ? -1 : a > e ? 1 : 0;
+}

@@ -1,0 +1,139 @@
+/**
+ * The items of a QuestionnaireResponse against the items of its Questionnaire, level by level
+ * as the HL7 validator walks them: every response item needs a linkId the level knows (one
+ * found elsewhere in the Questionnaire is "in the wrong place"), items keep the Questionnaire's
+ * order, only repeating items appear more than once, items that are not enabled carry no
+ * answers, and required items are present and answered (a warning only while the response is
+ * not completed or amended). Each item then: its text, its answers (one unless it repeats,
+ * within questionnaire-minOccurs/maxOccurs), none on groups and display items, nested items
+ * only under answers for questions and directly under groups.
+ *
+ * Locations are the HL7 validator's: rules on a level's items are reported at the level
+ * (`QuestionnaireResponse`, `...item[0]`), and items nested in an answer are named after the
+ * item that holds the answer (`item[0].item[1]` for `item[0].answer[0].item[1]`).
+ */
+import { isObject } from '../../json/json-value.js';
+import { checkAnswer } from './answer-values.js';
+import { type AnswerFrame, EnableWhenEvaluator } from './enable-when.js';
+import { EXT, extensionValue, isGroupLike, objects, type Obj } from './questionnaire-model.js';
+import type { ResponseScope } from './response-scope.js';
+
+/** One level of Questionnaire items, with the position of each linkId (the first, as HL7 searches). */
+interface DefinitionLevel {
+  defs: Obj[];
+  positions: Map<string, number>;
+}
+
+export class ResponseItemsWalker {
+  private readonly enableWhen: EnableWhenEvaluator;
+  /** Levels by their `item` array: a repeating group answered many times is indexed once. */
+  private readonly levels = new WeakMap<object, DefinitionLevel>();
+
+  constructor(private readonly scope: ResponseScope) {
+    this.enableWhen = new EnableWhenEvaluator(scope.index, scope.response);
+  }
+
+  /** The response's items against the Questionnaire's. */
+  walk(): void {
+    this.walkLevel(this.scope.questionnaire.item, this.scope.response, this.scope.ctx.path, []);
+  }
+
+  private level(items: unknown): DefinitionLevel {
+    const cached = typeof items === 'object' && items !== null ? this.levels.get(items) : undefined;
+    if (cached) return cached;
+    const defs = objects(items);
+    const positions = new Map<string, number>();
+    defs.forEach((d, i) => {
+      if (typeof d.linkId === 'string' && !positions.has(d.linkId)) positions.set(d.linkId, i);
+    });
+    const level = { defs, positions };
+    if (typeof items === 'object' && items !== null) this.levels.set(items, level);
+    return level;
+  }
+
+  /** The items of `container` (the response, an item or an answer), reported at `path`, against the Questionnaire items `defItems`. */
+  private walkLevel(defItems: unknown, container: Obj, path: string, stack: readonly AnswerFrame[]): void {
+    const { scope } = this;
+    const { defs, positions } = this.level(defItems);
+    const present = new Map<string, Array<{ item: Obj; index: number }>>();
+    let lastIndex = -1;
+    // indexes of the JSON array (an entry that is no object is the structural walk's error)
+    (Array.isArray(container.item) ? (container.item as unknown[]) : []).forEach((entry, index) => {
+      if (!isObject(entry)) return;
+      const item = entry;
+      const linkId = item.linkId;
+      if (typeof linkId !== 'string' || linkId === '') {
+        scope.error('QR_ITEM_NO_LINKID', [], path, item);
+        return;
+      }
+      const defIndex = positions.get(linkId) ?? -1;
+      if (defIndex < 0) {
+        const elsewhere = scope.index.find(linkId);
+        if (!elsewhere) {
+          scope.error('QR_LINKID_NOT_FOUND', [linkId], path, item);
+          return;
+        }
+        scope.error('QR_ITEM_MISPLACED', [linkId], path, item);
+        this.checkItem(elsewhere.item, item, `${path}.item[${index}]`, [...stack, { q: elsewhere.item, a: item }]);
+        return;
+      }
+      if (defIndex < lastIndex) scope.error('QR_ITEM_ORDER', [], path, item);
+      lastIndex = defIndex;
+      const list = present.get(linkId) ?? [];
+      list.push({ item, index });
+      present.set(linkId, list);
+    });
+    for (const def of defs) {
+      const items = typeof def.linkId === 'string' ? present.get(def.linkId) : undefined;
+      const enabled = this.enableWhen.isEnabled(def, stack);
+      if (!items) {
+        if (enabled && def.required === true) scope.report(scope.notCompleted ? 'warning' : 'error', 'QR_ITEM_MISSING', [def.linkId], path, container);
+        continue;
+      }
+      if (!enabled) {
+        for (const { item, index } of items) {
+          if (objects(item.answer).length > 0 || objects(item.item).length > 0) scope.error('QR_ITEM_NOT_ENABLED', [def.linkId], `${path}.item[${index}]`, item);
+        }
+      }
+      if (items.length > 1 && def.repeats !== true) scope.error('QR_ITEM_ONLY_ONE_ITEM', [def.linkId], path, items[1].item);
+      for (const { item, index } of items) this.checkItem(def, item, `${path}.item[${index}]`, [...stack, { q: def, a: item }]);
+    }
+  }
+
+  /** One response item against its definition; `stack` ends with this item. */
+  private checkItem(def: Obj, item: Obj, itemPath: string, stack: readonly AnswerFrame[]): void {
+    const { scope } = this;
+    const type = def.type;
+    if (typeof item.text === 'string' && item.text !== '' && item.text !== def.text) scope.error('QR_ITEM_TEXT', [def.linkId], itemPath, item);
+    const answers = objects(item.answer);
+    const answered = answers.length > 0 || def.required !== true || isGroupLike(type);
+    if (!answered) {
+      if (scope.notCompleted) scope.report('warning', 'QR_ITEM_MISSING', [def.linkId], itemPath, item);
+      else if (this.enableWhen.isEnabled(def, stack)) scope.error('QR_ITEM_MISSING', [def.linkId], itemPath, item);
+    }
+    if (answers.length > 1 && def.repeats !== true) scope.error('QR_ITEM_ONLY_ONE', [], itemPath, answers[1]);
+    const maxOccurs = extensionValue(def, EXT.maxOccurs);
+    if (typeof maxOccurs === 'number' && maxOccurs >= 0 && answers.length > maxOccurs) scope.error('QR_MAX_OCCURS', [maxOccurs, answers.length], itemPath, item);
+    const minOccurs = extensionValue(def, EXT.minOccurs);
+    if (typeof minOccurs === 'number' && minOccurs >= 0 && answers.length < minOccurs) scope.error('QR_MIN_OCCURS', [minOccurs, answers.length], itemPath, item);
+    (Array.isArray(item.answer) ? (item.answer as unknown[]) : []).forEach((answer, i) => {
+      if (!isObject(answer)) return;
+      // R4 has no answers on groups (and the abstract `question`): HL7 words both as "question"
+      if (isGroupLike(type)) scope.error('QR_NO_ANSWERS_ALLOWED', ['question'], itemPath, answer);
+      else if (type === 'display') scope.error('QR_DISPLAY_NO_ANSWERS', [], itemPath, answer);
+      else checkAnswer(scope, def, answer, `${itemPath}.answer[${i}]`, answers.length);
+      // a group's answers are an error already; their items are not looked at
+      if (!isGroupLike(type)) this.walkLevel(def.item, answer, itemPath, stack);
+    });
+    const children = objects(item.item);
+    if (typeof type !== 'string') scope.report('fatal', 'QR_ITEM_NO_TYPE', [def.linkId], itemPath, item);
+    else if (type === 'display') {
+      if (children.length > 0) scope.error('QR_DISPLAY_ITEMS', [def.linkId], itemPath, item);
+    } else if (!isGroupLike(type)) {
+      if (children.length > 0) scope.error('QR_ITEMS_OUTSIDE_ANSWERS', [def.linkId], itemPath, item);
+    } else {
+      if (def.required === true && children.length === 0) scope.error('QR_GROUP_REQUIRED', [], itemPath, item);
+      this.walkLevel(def.item, item, itemPath, stack);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * What the rules on one QuestionnaireResponse share: where to report (the resource's node
+ * context), the Questionnaire and how it was found, whether the response is completed, and the
+ * helpers the answer rules need (unit conversion, the source text of numbers).
+ */
+import type { UnitConverter } from '../../checks/ucum.js';
+import type { NodeContext } from '../../context/node-context.js';
+import { isObject } from '../../json/json-value.js';
+import type { ObjectLocation } from '../../json/located-json.js';
+import type { MessageId } from '../../messages.js';
+import type { IssueSeverity } from '../../outcome/issue.js';
+import type { Obj, QuestionnaireIndex } from './questionnaire-model.js';
+
+export class ResponseScope {
+  constructor(
+    /** The walk at the QuestionnaireResponse. */
+    readonly ctx: NodeContext,
+    readonly response: Obj,
+    readonly questionnaire: Obj,
+    readonly index: QuestionnaireIndex,
+    /** The response's `contained`, when the Questionnaire was found there (its `#` value sets are siblings). */
+    readonly containedIn: Obj | undefined,
+    readonly units: UnitConverter,
+  ) {}
+
+  /** HL7: any status but completed and amended downgrades a missing required answer to a warning. */
+  get notCompleted(): boolean {
+    return this.response.status !== 'completed' && this.response.status !== 'amended';
+  }
+
+  report(severity: IssueSeverity, id: MessageId, args: readonly unknown[], path: string, at: unknown): void {
+    this.ctx.report(severity, id, args, path, this.ctx.pos(at));
+  }
+
+  error(id: MessageId, args: readonly unknown[], path: string, at: unknown): void {
+    this.report('error', id, args, path, at);
+  }
+
+  /** The number as written in the source (`-5.12340`), when the input was JSON text. */
+  rawNumber(owner: Obj, key: string): string | undefined {
+    const locations = this.ctx.run.locations;
+    return (locations?.get(owner) as ObjectLocation | undefined)?.rawNumbers?.[key];
+  }
+
+  /** A ValueSet an item names as `#id`: contained beside the Questionnaire (in the response), or in it. */
+  containedValueSet(ref: string): Obj | undefined {
+    if (!ref.startsWith('#')) return undefined;
+    for (const holder of [this.containedIn, this.questionnaire]) {
+      const contained = holder && Array.isArray(holder.contained) ? (holder.contained as unknown[]) : [];
+      const vs = contained.find((c): c is Obj => isObject(c) && c.resourceType === 'ValueSet' && c.id === ref.slice(1));
+      if (vs) return vs;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,432 @@
+/**
+ * QuestionnaireResponse against its Questionnaire, and the rules on a Questionnaire itself, as
+ * the HL7 validator's QuestionnaireValidator applies them: message ids, severities and
+ * locations. Fixtures are hand-written; each response carries its Questionnaire as `#q` unless
+ * the test is about finding it.
+ */
+import { expect } from 'chai';
+import type { Issue, ValidationOutcome } from '../../src/domain/engine/outcome/issue.js';
+import { EXT_MESSAGE_ID } from '../../src/domain/engine/outcome/issue.js';
+import { Validator } from '../../src/domain/engine/validator.js';
+import type { TerminologyPort, ValidateCodeResult } from '../../src/domain/terminology/terminology-port.js';
+import { sourceWith } from './support/core-definitions.js';
+import { describe_ } from './support/helpers.js';
+
+type Obj = Record<string, unknown>;
+const SD = 'http://hl7.org/fhir/StructureDefinition/';
+const narrative = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' };
+const ext = (name: string, value: Obj) => ({ url: name.startsWith('http') ? name : SD + name, ...value });
+
+const idOf = (i: Issue) => i.extension?.find((e) => e.url === EXT_MESSAGE_ID)?.valueCode ?? '';
+/** The questionnaire rules' issues as `severity id expression`, sorted. */
+function found(o: ValidationOutcome): string[] {
+  return o.issue.filter((i) => /^(QR_|Q_|VALUE_SET_NOT_FOUND|CANONICAL_WRONG_TYPE)/.test(idOf(i))).map((i) => `${i.severity} ${idOf(i)} ${i.expression?.[0] ?? ''}`).sort();
+}
+
+/** A response to the contained Questionnaire `#q` with these items. */
+function response(items: Obj[], qItems: Obj[], extra: Obj = {}): Obj {
+  return {
+    resourceType: 'QuestionnaireResponse', text: narrative, status: 'completed', questionnaire: '#q',
+    contained: [{ resourceType: 'Questionnaire', id: 'q', status: 'active', item: qItems }],
+    item: items, ...extra,
+  };
+}
+
+const valueSet = { resourceType: 'ValueSet', url: 'http://example.org/fhir/ValueSet/colours', status: 'active', name: 'Colours', compose: { include: [{ system: 'http://example.org/colour' }] } };
+const library = { resourceType: 'Questionnaire', url: 'http://forms.example.net/Questionnaire/lib', version: '2', status: 'active', item: [{ linkId: 'a', type: 'string' }] };
+
+/** Terminology behind the port: code `red` is in every value set, `mauve` cannot be checked, anything else is not in. */
+const terminology: TerminologyPort = {
+  validateCode: (request): ValidateCodeResult => {
+    const code = request.coding?.code;
+    return code === 'red' ? { valid: true, issues: [], source: 'local' } : code === 'mauve' ? { valid: undefined, issues: [], source: 'none' } : { valid: false, issues: [], source: 'local' };
+  },
+};
+
+describe('engine: QuestionnaireResponse against its Questionnaire', function () {
+  this.timeout(60_000);
+  let v: Validator;
+  let rest: Validator;
+  before(async () => {
+    const source = await sourceWith([valueSet, library]);
+    v = new Validator(source, terminology);
+    rest = new Validator(source, terminology, { assumeValidRestReferences: true });
+  });
+  const check = (qr: Obj, validator = v) => {
+    const o = validator.validate(qr);
+    return { o, f: found(o) };
+  };
+
+  describe('finding the Questionnaire', () => {
+    it('contained (#id) and loaded by canonical, with or without a version', () => {
+      expect(check(response([{ linkId: 'a', answer: [{ valueString: 'x' }] }], [{ linkId: 'a', type: 'string' }])).f).to.deep.equal([]);
+      for (const url of ['http://forms.example.net/Questionnaire/lib', 'http://forms.example.net/Questionnaire/lib|2']) {
+        const { f } = check({ resourceType: 'QuestionnaireResponse', text: narrative, status: 'completed', questionnaire: url, item: [{ linkId: 'nope' }] });
+        expect(f).to.deep.equal(['error QR_LINKID_NOT_FOUND QuestionnaireResponse']);
+      }
+    });
+
+    it('none named is information; not found a warning at the response (information on example.org); another kind of resource an error', () => {
+      const bare = { resourceType: 'QuestionnaireResponse', text: narrative, status: 'completed' };
+      expect(check(bare).f).to.deep.equal(['information QR_QUESTIONNAIRE_NONE QuestionnaireResponse']);
+      expect(check({ ...bare, questionnaire: 'http://forms.example.net/Questionnaire/none' }).f).to.deep.equal(['warning QR_QUESTIONNAIRE_NOT_FOUND QuestionnaireResponse']);
+      expect(check({ ...bare, questionnaire: 'http://example.org/Questionnaire/none' }).f).to.deep.equal(['information QR_QUESTIONNAIRE_NOT_FOUND QuestionnaireResponse']);
+      expect(check({ ...bare, questionnaire: valueSet.url }).f).to.deep.equal(['error CANONICAL_WRONG_TYPE QuestionnaireResponse.questionnaire', 'information QR_QUESTIONNAIRE_NOT_FOUND QuestionnaireResponse']);
+    });
+
+    it('a response authored outside the effective period is warned about', () => {
+      const qr = response([], [], { authored: '2019-05-01' });
+      (qr.contained as Obj[])[0].effectivePeriod = { start: '2020-01-01', end: '2021-01-01' };
+      expect(check(qr).f).to.deep.equal(['warning QR_AUTHORED_BEFORE_START QuestionnaireResponse.authored']);
+      expect(check({ ...qr, authored: '2020-06-01' }).f).to.deep.equal([]);
+    });
+  });
+
+  describe('answer types', () => {
+    const cases: Array<[string, Obj, string | undefined]> = [
+      ['boolean', { valueString: 'yes' }, 'QR_ANSWER_TYPE .value.ofType(string)'],
+      ['text', { valueString: 'long' }, undefined],
+      ['text', { valueInteger: 1 }, 'QR_ANSWER_TYPE .value.ofType(integer)'],
+      ['url', { valueUri: 'http://x.org' }, undefined],
+      ['url', { valueString: 'http://x.org' }, 'QR_ANSWER_TYPE .value.ofType(string)'],
+      ['attachment', { valueCoding: { code: 'x' } }, 'QR_ANSWER_TYPE .value.ofType(Coding)'],
+      ['reference', { valueString: 'Patient/1' }, 'QR_ANSWER_TYPE .value.ofType(string)'],
+      ['quantity', { valueDecimal: 1 }, 'QR_ANSWER_TYPE .value.ofType(decimal)'],
+      ['choice', { valueBoolean: true }, 'QR_ANSWER_TYPES .value.ofType(boolean)'],
+      ['open-choice', { valueString: 'free text' }, undefined],
+    ];
+    for (const [type, answer, expected] of cases) {
+      it(`${type} item, ${Object.keys(answer)[0]} answer: ${expected ?? 'accepted'}`, () => {
+        const { o, f } = check(response([{ linkId: 'a', answer: [answer] }], [{ linkId: 'a', type, answerOption: type.includes('choice') ? [{ valueString: 'free text' }] : undefined }]));
+        const [id, at] = (expected ?? '').split(' ');
+        expect(f, describe_(o)).to.deep.equal(expected ? [`error ${id} QuestionnaireResponse.item[0].answer[0]${at}`] : []);
+      });
+    }
+
+    it('a type name that is an Object.prototype key is no answer type (the lookup is a Map)', () => {
+      for (const type of ['constructor', '__proto__', 'toString']) {
+        expect(check(response([{ linkId: 'a', answer: [{ valueString: 'x' }] }], [{ linkId: 'a', type }])).f.filter((s) => s.includes('QR_ANSWER_TYPE'))).to.deep.equal([]);
+      }
+    });
+  });
+
+  describe('answerOption and answerValueSet', () => {
+    const colour = { system: 'http://example.org/colour', code: 'red' };
+    const options = [{ valueCoding: colour }, { valueCoding: { system: 'http://example.org/colour', code: 'none' }, extension: [ext('questionnaire-optionExclusive', { valueBoolean: true })] }];
+
+    it('a Coding must be one of the options (system and code); an exclusive option must be alone; reported at the answer', () => {
+      const q = [{ linkId: 'c', type: 'choice', repeats: true, answerOption: options }];
+      expect(check(response([{ linkId: 'c', answer: [{ valueCoding: colour }] }], q)).f).to.deep.equal([]);
+      expect(check(response([{ linkId: 'c', answer: [{ valueCoding: { ...colour, system: 'http://other' } }] }], q)).f).to.deep.equal(['error QR_CODING_NOT_AN_OPTION QuestionnaireResponse.item[0].answer[0]']);
+      expect(check(response([{ linkId: 'c', answer: [{ valueCoding: colour }, { valueCoding: options[1].valueCoding }] }], q)).f).to.deep.equal(['error QR_OPTION_EXCLUSIVE QuestionnaireResponse.item[0].answer[1]']);
+    });
+
+    it('choice: an integer or string answer needs options of its type; open-choice takes free text but warns when it spells an option', () => {
+      const q = (type: string) => [{ linkId: 'c', type, answerOption: [{ valueCoding: { ...colour, display: 'Red' } }, { valueInteger: 3 }] }];
+      expect(check(response([{ linkId: 'c', answer: [{ valueInteger: 4 }] }], q('choice'))).f).to.deep.equal(['error QR_NOT_AN_OPTION QuestionnaireResponse.item[0].answer[0]']);
+      expect(check(response([{ linkId: 'c', answer: [{ valueInteger: 3 }] }], q('choice'))).f).to.deep.equal([]);
+      expect(check(response([{ linkId: 'c', answer: [{ valueString: 'blue' }] }], q('choice'))).f).to.deep.equal(['error QR_NO_OPTIONS_OF_TYPE QuestionnaireResponse.item[0].answer[0]']);
+      expect(check(response([{ linkId: 'c', answer: [{ valueString: 'blue' }] }], q('open-choice'))).f).to.deep.equal([]);
+      expect(check(response([{ linkId: 'c', answer: [{ valueString: 'red' }] }], q('open-choice'))).f).to.deep.equal(['warning QR_STRING_MATCHES_OPTION QuestionnaireResponse.item[0].answer[0]']);
+    });
+
+    it('typed items with options: the answer must be an option, reported at the value', () => {
+      const q = [{ linkId: 'n', type: 'integer', answerOption: [{ valueInteger: 1 }, { valueInteger: 2 }] }];
+      expect(check(response([{ linkId: 'n', answer: [{ valueInteger: 5 }] }], q)).f).to.deep.equal(['error QR_NOT_AN_OPTION QuestionnaireResponse.item[0].answer[0].value.ofType(integer)']);
+      expect(check(response([{ linkId: 'n', answer: [{ valueInteger: 2 }] }], q)).f).to.deep.equal([]);
+    });
+
+    it('a Coding against the answerValueSet: not in it is an error, cannot be checked a warning, an unknown value set a warning', () => {
+      const q = (answerValueSet: string) => [{ linkId: 'c', type: 'choice', answerValueSet }];
+      const answer = (code: string) => [{ linkId: 'c', answer: [{ valueCoding: { system: 'http://example.org/colour', code } }] }];
+      expect(check(response(answer('red'), q(valueSet.url))).f).to.deep.equal([]);
+      expect(check(response(answer('green'), q(valueSet.url))).f).to.deep.equal(['error QR_OPTION_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0]']);
+      expect(check(response(answer('mauve'), q(valueSet.url))).f).to.deep.equal(['warning QR_OPTION_SYSTEM_UNCHECKED QuestionnaireResponse.item[0].answer[0]']);
+      expect(check(response(answer('red'), q('http://example.org/fhir/ValueSet/unknown'))).f).to.deep.equal(['warning VALUE_SET_NOT_FOUND QuestionnaireResponse.item[0].answer[0]']);
+    });
+
+    it('an answer terminology gives later (a remote server) is judged when validateAsync finishes', async () => {
+      const remote: TerminologyPort = { validateCode: async (request) => terminology.validateCode(request) };
+      const asyncValidator = new Validator(await sourceWith([valueSet]), remote);
+      const qr = response([{ linkId: 'c', answer: [{ valueCoding: { system: 'http://example.org/colour', code: 'green' } }] }], [{ linkId: 'c', type: 'choice', answerValueSet: valueSet.url }]);
+      expect(found(await asyncValidator.validateAsync(qr))).to.deep.equal(['error QR_OPTION_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0]']);
+    });
+
+    it('a contained answerValueSet with enumerated concepts is decided locally; open-choice accepts a display-only Coding', () => {
+      const qr = response([{ linkId: 'c', answer: [{ valueCoding: { system: 'http://s', code: 'b' } }] }], [{ linkId: 'c', type: 'choice', answerValueSet: '#vs' }]);
+      (qr.contained as Obj[]).push({ resourceType: 'ValueSet', id: 'vs', status: 'active', compose: { include: [{ system: 'http://s', concept: [{ code: 'a' }] }] } });
+      expect(check(qr).f).to.deep.equal(['error QR_OPTION_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0]']);
+      const open = structuredClone(qr);
+      ((open.contained as Obj[])[0].item as Obj[])[0].type = 'open-choice';
+      (open.item as Obj[])[0] = { linkId: 'c', answer: [{ valueCoding: { display: 'something else' } }] };
+      expect(check(open).f).to.deep.equal([]);
+    });
+
+    it('a string item with an answerValueSet: the string must be a code in it, reported at the value', () => {
+      const q = [{ linkId: 's', type: 'string', answerValueSet: valueSet.url }];
+      expect(check(response([{ linkId: 's', answer: [{ valueString: 'red' }] }], q)).f).to.deep.equal([]);
+      expect(check(response([{ linkId: 's', answer: [{ valueString: 'Crimson' }] }], q)).f).to.deep.equal(['error QR_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0].value.ofType(string)']);
+    });
+  });
+
+  describe('required items, repeats and occurrences', () => {
+    const q = [
+      { linkId: 'name', type: 'string', required: true },
+      { linkId: 'g', type: 'group', repeats: true, item: [{ linkId: 'g.a', type: 'integer', required: true }, { linkId: 'g.b', type: 'string' }] },
+    ];
+
+    it('a required item missing is an error at its level while completed or amended, a warning otherwise', () => {
+      expect(check(response([], q)).f).to.deep.equal(['error QR_ITEM_MISSING QuestionnaireResponse']);
+      expect(check(response([], q, { status: 'amended' })).f).to.deep.equal(['error QR_ITEM_MISSING QuestionnaireResponse']);
+      for (const status of ['in-progress', 'stopped']) expect(check(response([], q, { status })).f).to.deep.equal(['warning QR_ITEM_MISSING QuestionnaireResponse']);
+    });
+
+    it('a required item present without answers is reported at the item; inside each instance of a repeating group', () => {
+      const items = [{ linkId: 'name' }, { linkId: 'g', item: [{ linkId: 'g.a', answer: [{ valueInteger: 1 }] }] }, { linkId: 'g', item: [{ linkId: 'g.b', answer: [{ valueString: 'x' }] }] }];
+      expect(check(response(items, q)).f).to.deep.equal(['error QR_ITEM_MISSING QuestionnaireResponse.item[0]', 'error QR_ITEM_MISSING QuestionnaireResponse.item[2]']);
+    });
+
+    it('a required group needs items; a required group missing is a missing item', () => {
+      const groupQ = [{ linkId: 'g', type: 'group', required: true, item: [{ linkId: 'g.a', type: 'string' }] }];
+      expect(check(response([{ linkId: 'g' }], groupQ)).f).to.deep.equal(['error QR_GROUP_REQUIRED QuestionnaireResponse.item[0]']);
+      expect(check(response([], groupQ)).f).to.deep.equal(['error QR_ITEM_MISSING QuestionnaireResponse']);
+    });
+
+    it('one answer and one item unless the item repeats; questionnaire-minOccurs and -maxOccurs count the answers', () => {
+      const once = [{ linkId: 'a', type: 'string' }];
+      expect(check(response([{ linkId: 'a', answer: [{ valueString: 'x' }, { valueString: 'y' }] }], once)).f).to.deep.equal(['error QR_ITEM_ONLY_ONE QuestionnaireResponse.item[0]']);
+      expect(check(response([{ linkId: 'a', answer: [{ valueString: 'x' }] }, { linkId: 'a', answer: [{ valueString: 'y' }] }], once)).f).to.deep.equal(['error QR_ITEM_ONLY_ONE_ITEM QuestionnaireResponse']);
+      const counted = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-minOccurs', { valueInteger: 2 }), ext('questionnaire-maxOccurs', { valueInteger: 3 })] }];
+      const answers = (n: number) => [{ linkId: 'a', answer: Array.from({ length: n }, (_, i) => ({ valueString: `v${i}` })) }];
+      expect(check(response(answers(1), counted)).f).to.deep.equal(['error QR_MIN_OCCURS QuestionnaireResponse.item[0]']);
+      expect(check(response(answers(2), counted)).f).to.deep.equal([]);
+      expect(check(response(answers(3), counted)).f).to.deep.equal([]);
+      expect(check(response(answers(4), counted)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
+    });
+  });
+
+  describe('enableWhen and enableBehavior', () => {
+    const yes = { system: 'http://example.org/yn', code: 'Y' };
+    const q = (conditions: Obj[], behavior?: string) => [
+      { linkId: 'smoker', type: 'choice', answerOption: [{ valueCoding: yes }, { valueCoding: { system: 'http://example.org/yn', code: 'N' } }] },
+      { linkId: 'packs', type: 'integer' },
+      { linkId: 'detail', type: 'string', required: true, enableWhen: conditions, enableBehavior: behavior },
+    ];
+    const answers = (smoker: string | undefined, packs: number | undefined, detail?: string) => [
+      ...(smoker ? [{ linkId: 'smoker', answer: [{ valueCoding: { ...yes, code: smoker } }] }] : []),
+      ...(packs !== undefined ? [{ linkId: 'packs', answer: [{ valueInteger: packs }] }] : []),
+      ...(detail ? [{ linkId: 'detail', answer: [{ valueString: detail }] }] : []),
+    ];
+    const missing = ['error QR_ITEM_MISSING QuestionnaireResponse'];
+    const notEnabled = ['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[2]'];
+
+    it('= and != on Codings, an enabled required item must be answered, a disabled one must not', () => {
+      const eq = q([{ question: 'smoker', operator: '=', answerCoding: yes }]);
+      expect(check(response(answers('Y', 1), eq)).f).to.deep.equal(missing);
+      expect(check(response(answers('N', 1), eq)).f).to.deep.equal([]);
+      expect(check(response(answers('N', 1, 'x'), eq)).f).to.deep.equal(notEnabled);
+      expect(check(response(answers('N', 1), q([{ question: 'smoker', operator: '!=', answerCoding: yes }]))).f).to.deep.equal(missing);
+    });
+
+    it('ordering operators on numbers, exists true and false', () => {
+      for (const [operator, packs, enabled] of [['>', 3, true], ['>', 2, false], ['>=', 2, true], ['<', 1, true], ['<=', 3, false]] as const) {
+        expect(check(response(answers(undefined, packs), q([{ question: 'packs', operator, answerInteger: 2 }]))).f, `${operator} ${packs}`).to.deep.equal(enabled ? missing : []);
+      }
+      expect(check(response(answers(undefined, 1), q([{ question: 'packs', operator: 'exists', answerBoolean: true }]))).f).to.deep.equal(missing);
+      expect(check(response(answers(undefined, undefined), q([{ question: 'packs', operator: 'exists', answerBoolean: true }]))).f).to.deep.equal([]);
+      expect(check(response(answers(undefined, undefined), q([{ question: 'packs', operator: 'exists', answerBoolean: false }]))).f).to.deep.equal(missing);
+    });
+
+    it('enableBehavior all and any; several conditions without it leave the item enabled', () => {
+      const conditions = [{ question: 'smoker', operator: '=', answerCoding: yes }, { question: 'packs', operator: '>', answerInteger: 5 }];
+      expect(check(response(answers('Y', 1), q(conditions, 'all'))).f).to.deep.equal([]);
+      expect(check(response(answers('Y', 1), q(conditions, 'any'))).f).to.deep.equal(missing);
+      expect(check(response(answers('N', 1), q(conditions))).f).to.deep.equal(missing);
+    });
+
+    it('inside a repeating group, the condition looks at the answers of the same group instance', () => {
+      const grouped = [{ linkId: 'g', type: 'group', repeats: true, item: [{ linkId: 'has', type: 'boolean' }, { linkId: 'what', type: 'string', enableWhen: [{ question: 'has', operator: '=', answerBoolean: true }] }] }];
+      const instance = (has: boolean, what?: string) => ({ linkId: 'g', item: [{ linkId: 'has', answer: [{ valueBoolean: has }] }, ...(what ? [{ linkId: 'what', answer: [{ valueString: what }] }] : [])] });
+      expect(check(response([instance(true, 'x'), instance(false, 'y')], grouped)).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[1].item[1]']);
+    });
+  });
+
+  describe('structure of the response', () => {
+    const q = [
+      { linkId: 'a', type: 'string', text: 'First' },
+      { linkId: 'g', type: 'group', item: [{ linkId: 'g.a', type: 'string' }] },
+      { linkId: 'q', type: 'boolean', item: [{ linkId: 'q.sub', type: 'string' }] },
+      { linkId: 'd', type: 'display' },
+    ];
+
+    it('unknown, misplaced, unlinked and out-of-order items are reported at their level', () => {
+      expect(check(response([{ linkId: 'zz' }, { answer: [] }], q)).f).to.deep.equal(['error QR_ITEM_NO_LINKID QuestionnaireResponse', 'error QR_LINKID_NOT_FOUND QuestionnaireResponse']);
+      expect(check(response([{ linkId: 'g.a', answer: [{ valueString: 'x' }] }], q)).f).to.deep.equal(['error QR_ITEM_MISPLACED QuestionnaireResponse']);
+      expect(check(response([{ linkId: 'g', item: [] }, { linkId: 'a', answer: [{ valueString: 'x' }] }], q)).f).to.include('error QR_ITEM_ORDER QuestionnaireResponse');
+    });
+
+    it('text must match the Questionnaire; groups and display items carry no answers; items go under answers (groups excepted)', () => {
+      expect(check(response([{ linkId: 'a', text: 'Other', answer: [{ valueString: 'x' }] }], q)).f).to.deep.equal(['error QR_ITEM_TEXT QuestionnaireResponse.item[0]']);
+      const { o, f } = check(response([{ linkId: 'g', answer: [{ valueString: 'x' }] }, { linkId: 'd', answer: [{ valueString: 'x' }] }], q));
+      expect(f).to.deep.equal(['error QR_DISPLAY_NO_ANSWERS QuestionnaireResponse.item[1]', 'error QR_NO_ANSWERS_ALLOWED QuestionnaireResponse.item[0]']);
+      expect(describe_(o)).to.include('Items of type question should not have answers');
+      expect(check(response([{ linkId: 'q', answer: [{ valueBoolean: true }], item: [{ linkId: 'q.sub' }] }], q)).f).to.deep.equal(['error QR_ITEMS_OUTSIDE_ANSWERS QuestionnaireResponse.item[0]']);
+      expect(check(response([{ linkId: 'd', item: [{ linkId: 'x' }] }], q)).f).to.deep.equal(['error QR_DISPLAY_ITEMS QuestionnaireResponse.item[0]']);
+    });
+
+    it('items inside answers are checked, and named after the item holding the answer (as the HL7 validator names them)', () => {
+      const { f } = check(response([{ linkId: 'q', answer: [{ valueBoolean: true, item: [{ linkId: 'q.sub', answer: [{ valueInteger: 1 }] }] }] }], q));
+      expect(f).to.deep.equal(['error QR_ANSWER_TYPE QuestionnaireResponse.item[0].item[0].answer[0].value.ofType(integer)']);
+    });
+  });
+
+  describe('limits on answer values', () => {
+    it('string length, format (RE2) and line breaks; text items are not length-checked', () => {
+      const q = [
+        { linkId: 's', type: 'string', maxLength: 3, extension: [ext('minLength', { valueInteger: 2 }), ext('regex', { valueString: '[a-z]+' })] },
+        { linkId: 't', type: 'text', maxLength: 3 },
+      ];
+      const { f } = check(response([{ linkId: 's', answer: [{ valueString: 'abcd' }, { valueString: 'A' }, { valueString: 'ab\ncd' }] }, { linkId: 't', answer: [{ valueString: 'long text' }] }], [{ ...q[0], repeats: true }, q[1]]));
+      expect(f).to.deep.equal([
+        'error QR_REGEX QuestionnaireResponse.item[0].answer[1].value.ofType(string)',
+        'error QR_REGEX QuestionnaireResponse.item[0].answer[2].value.ofType(string)',
+        'error QR_TOO_LONG QuestionnaireResponse.item[0].answer[0].value.ofType(string)',
+        'error QR_TOO_LONG QuestionnaireResponse.item[0].answer[2].value.ofType(string)',
+        'error QR_TOO_SHORT QuestionnaireResponse.item[0].answer[1].value.ofType(string)',
+        'warning QR_STRING_LINE_BREAKS QuestionnaireResponse.item[0].answer[2].value.ofType(string)',
+      ]);
+    });
+
+    it('dates compare by their first instant, times as written, decimals by value and places', () => {
+      const q = [
+        { linkId: 'd', type: 'date', repeats: true, extension: [ext('minValue', { valueDate: '2020' }), ext('maxValue', { valueDate: '2022-06' })] },
+        { linkId: 't', type: 'time', extension: [ext('maxValue', { valueTime: '17:00:00' })] },
+        { linkId: 'n', type: 'decimal', extension: [ext('minValue', { valueDecimal: 1.5 }), ext('maxDecimalPlaces', { valueInteger: 1 })] },
+      ];
+      const { f } = check(response([
+        { linkId: 'd', answer: [{ valueDate: '2020-01-01' }, { valueDate: '2022-06' }, { valueDate: '2022-06-30' }, { valueDate: '2019-12-31' }] },
+        { linkId: 't', answer: [{ valueTime: '18:00:00' }] },
+        { linkId: 'n', answer: [{ valueDecimal: 1.25 }] },
+      ], q));
+      expect(f).to.deep.equal([
+        'error QR_DECIMAL_PLACES QuestionnaireResponse.item[2].answer[0].value.ofType(decimal)',
+        'error QR_VALUE_ABOVE_MAX QuestionnaireResponse.item[0].answer[2].value.ofType(date)',
+        'error QR_VALUE_ABOVE_MAX QuestionnaireResponse.item[1].answer[0].value.ofType(time)',
+        'error QR_VALUE_BELOW_MIN QuestionnaireResponse.item[0].answer[3].value.ofType(date)',
+        'error QR_VALUE_BELOW_MIN QuestionnaireResponse.item[2].answer[0].value.ofType(decimal)',
+      ]);
+    });
+
+    it('quantities: unit options match system, code and the display against the unit', () => {
+      const q = [{ linkId: 'w', type: 'quantity', extension: [ext('questionnaire-unitOption', { valueCoding: { system: 'http://unitsofmeasure.org', code: 'kg', display: 'kg' } })] }];
+      const kg = { value: 70, unit: 'kg', system: 'http://unitsofmeasure.org', code: 'kg' };
+      expect(check(response([{ linkId: 'w', answer: [{ valueQuantity: kg }] }], q)).f).to.deep.equal([]);
+      expect(check(response([{ linkId: 'w', answer: [{ valueQuantity: { ...kg, unit: 'kilo' } }] }], q)).f).to.deep.equal(['error QR_UNIT_NOT_ALLOWED QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)']);
+    });
+
+    it('quantities: the unit must be in the unit value set', () => {
+      const q = [{ linkId: 'w', type: 'quantity', repeats: true, extension: [ext('questionnaire-unitValueSet', { valueCanonical: valueSet.url })] }];
+      const { f } = check(response([{ linkId: 'w', answer: [{ valueQuantity: { value: 1, system: 'http://example.org/colour', code: 'red' } }, { valueQuantity: { value: 2, system: 'http://example.org/colour', code: 'blue' } }] }], q));
+      expect(f).to.deep.equal(['error QR_UNIT_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[1].value.ofType(Quantity)']);
+    });
+
+    it('attachments: content type by prefix and size, reported at the answer', () => {
+      const q = [{ linkId: 'f', type: 'attachment', repeats: true, extension: [ext('mimeType', { valueCode: 'image/' }), ext('maxSize', { valueDecimal: 3 })] }];
+      const { f } = check(response([{ linkId: 'f', answer: [{ valueAttachment: { contentType: 'image/png', data: 'AAAA' } }, { valueAttachment: { contentType: 'text/plain' } }, { valueAttachment: { data: 'AAAAAA==' } }] }], q));
+      expect(f).to.deep.equal([
+        'error QR_ATTACHMENT_CONTENT_TYPE QuestionnaireResponse.item[0].answer[1]',
+        'error QR_ATTACHMENT_NO_CONTENT_TYPE QuestionnaireResponse.item[0].answer[2]',
+        'error QR_ATTACHMENT_SIZE QuestionnaireResponse.item[0].answer[2]',
+      ]);
+    });
+
+    it('reference target types (questionnaire-referenceResource) when RESTful references are assumed valid', () => {
+      const q = [{ linkId: 'r', type: 'reference', repeats: true, extension: [ext('questionnaire-referenceResource', { valueCode: 'Patient' })] }];
+      const qr = response([{ linkId: 'r', answer: [{ valueReference: { reference: 'Patient/1' } }, { valueReference: { reference: 'http://h.example.net/fhir/Observation/2' } }, { valueReference: { reference: 'urn:uuid:0d9c3a3e-2a2f-4c59-a1c5-6f2b0e1b8c11' } }] }], q);
+      expect(check(qr, rest).f).to.deep.equal([
+        'error QR_REFERENCE_TARGET QuestionnaireResponse.item[0].answer[1].value.ofType(Reference)',
+        'error QR_REFERENCE_TARGET_UNKNOWN QuestionnaireResponse.item[0].answer[2].value.ofType(Reference)',
+      ]);
+      expect(check(qr).f).to.deep.equal([]);
+    });
+  });
+});
+
+describe('engine: a Questionnaire itself', function () {
+  this.timeout(60_000);
+  let v: Validator;
+  const base = {
+    resourceType: 'Questionnaire', url: 'http://forms.example.net/Questionnaire/base', status: 'active',
+    item: [
+      { linkId: 'a', type: 'string', required: true, maxLength: 10 }, { linkId: 'b', type: 'integer' },
+      { linkId: 'o', type: 'choice', answerOption: [{ valueCoding: { system: 'http://s', code: '1' } }, { valueCoding: { system: 'http://s', code: '2' } }] },
+      { linkId: 'v', type: 'choice', answerValueSet: 'http://forms.example.net/ValueSet/v' },
+    ],
+  };
+  before(async () => {
+    v = new Validator(await sourceWith([base]));
+  });
+  const questionnaire = (items: Obj[], extra: Obj = {}) => ({ resourceType: 'Questionnaire', text: narrative, status: 'active', item: items, ...extra });
+
+  it('enableWhen names an existing question that is not the item, not inside it, and preferably before it', () => {
+    const { f } = { f: found(v.validate(questionnaire([
+      { linkId: '1', type: 'boolean', enableWhen: [{ question: '2', operator: 'exists', answerBoolean: true }] },
+      { linkId: '2', type: 'boolean', enableWhen: [{ question: 'nope', operator: 'exists', answerBoolean: true }, { question: '2', operator: 'exists', answerBoolean: true }] },
+      { linkId: '3', type: 'group', enableWhen: [{ question: '3.1', operator: 'exists', answerBoolean: true }], item: [{ linkId: '3.1', type: 'boolean', enableWhen: [{ question: '1', operator: 'exists', answerBoolean: true }] }] },
+    ]))) };
+    expect(f).to.deep.equal([
+      'error Q_ENABLEWHEN_INNER Questionnaire.item[2]',
+      'error Q_ENABLEWHEN_NO_TARGET Questionnaire.item[1]',
+      'error Q_ENABLEWHEN_SELF Questionnaire.item[1]',
+      'warning Q_ENABLEWHEN_AFTER Questionnaire.item[0]',
+    ]);
+  });
+
+  it('item extensions are allowed on nested items too (Questionnaire.item.item reuses Questionnaire.item)', () => {
+    const nested = questionnaire([{ linkId: 'g', type: 'group', item: [{ linkId: 'g.1', type: 'integer', extension: [ext('minValue', { valueInteger: 0 }), ext('questionnaire-unit', { valueCoding: { system: 'http://unitsofmeasure.org', code: 'kg' } })] }] }]);
+    const o = v.validate(nested);
+    expect(o.issue.filter((i) => idOf(i) === 'EXTENSION_CONTEXT'), describe_(o)).to.deep.equal([]);
+    const misplaced = v.validate(questionnaire([{ linkId: 'g', type: 'group', item: [{ linkId: 'g.1', type: 'integer' }], code: [{ system: 'http://s', code: 'c', extension: [ext('minValue', { valueInteger: 0 })] }] }]));
+    expect(misplaced.issue.filter((i) => idOf(i) === 'EXTENSION_CONTEXT').map((i) => i.expression?.[0])).to.deep.equal(['Questionnaire.item[0].code[0].extension[0]']);
+  });
+
+  it("que-7: an exists condition takes answerBoolean (a FHIR boolean is a Boolean, as the HL7 validator's FHIRPath has it)", () => {
+    const q = (answer: Obj) => questionnaire([{ linkId: '1', type: 'boolean' }, { linkId: '2', type: 'string', enableWhen: [{ question: '1', operator: 'exists', ...answer }] }]);
+    const que7 = (o: ValidationOutcome) => o.issue.filter((i) => i.details.text.startsWith('Rule que-7')).map((i) => `${i.severity} ${i.expression?.[0]}`);
+    expect(que7(v.validate(q({ answerBoolean: true })))).to.deep.equal([]);
+    expect(que7(v.validate(q({ answerString: 'yes' })))).to.deep.equal(['error Questionnaire.item[1].enableWhen[0]']);
+  });
+
+  it('que-13: two initial values need repeats (an absent repeats is false, as the HL7 engine evaluates it)', () => {
+    const que13 = (item: Obj) => v.validate(questionnaire([item])).issue.filter((i) => i.details.text.startsWith('Rule que-13')).map((i) => `${i.severity} ${i.expression?.[0]}`);
+    const initial = [{ valueString: 'a' }, { valueString: 'b' }];
+    expect(que13({ linkId: 's', type: 'string', initial })).to.deep.equal(['error Questionnaire.item[0]']);
+    expect(que13({ linkId: 's', type: 'string', repeats: false, initial })).to.deep.equal(['error Questionnaire.item[0]']);
+    expect(que13({ linkId: 's', type: 'string', repeats: true, initial })).to.deep.equal([]);
+    expect(que13({ linkId: 's', type: 'string', initial: [initial[0]] })).to.deep.equal([]);
+  });
+
+  it('derivedFrom: unknown or untyped derivations are warned about; compliesWith keeps items, types, repeats, required and maxLength', () => {
+    expect(found(v.validate(questionnaire([], { derivedFrom: ['http://forms.example.net/Questionnaire/none'] })))).to.deep.equal(['warning Q_DERIVATION_UNKNOWN Questionnaire.derivedFrom[0]']);
+    expect(found(v.validate(questionnaire([], { derivedFrom: [base.url] })))).to.deep.equal(['warning Q_DERIVATION_NO_TYPE Questionnaire.derivedFrom[0]']);
+    const complies = (code: string) => ({ derivedFrom: [base.url], _derivedFrom: [{ extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/questionnaire-derivationType', valueCoding: { system: 'http://hl7.org/fhir/questionnaire-derivationType', code } }] }] });
+    const items = [{ linkId: 'a', type: 'text', required: false, maxLength: 20 }, { linkId: 'b', type: 'integer', repeats: true }, { linkId: 'c', type: 'string' }];
+    expect(found(v.validate(questionnaire(items, complies('compliesWith'))))).to.deep.equal([
+      'error Q_DERIVED_ITEM_MISSING Questionnaire.item[2]',
+      'error Q_DERIVED_MAXLENGTH_CHANGED Questionnaire.item[0].maxLength',
+      'error Q_DERIVED_REPEATS_CHANGED Questionnaire.item[1].repeats',
+      'error Q_DERIVED_REQUIRED_CHANGED Questionnaire.item[0].required',
+      'error Q_DERIVED_TYPE_CHANGED Questionnaire.item[0].type',
+    ]);
+    // an extension may add items
+    expect(found(v.validate(questionnaire([{ linkId: 'c', type: 'string' }], complies('extends'))))).to.deep.equal([]);
+    const optionItems = [
+      { linkId: 'o', type: 'choice', answerOption: [{ valueCoding: { system: 'http://s', code: '2' } }, { valueCoding: { system: 'http://s', code: '3' } }] },
+      { linkId: 'v', type: 'choice', answerOption: [{ valueCoding: { system: 'http://s', code: '1' } }] },
+    ];
+    expect(found(v.validate(questionnaire(optionItems, complies('extends'))))).to.deep.equal([
+      'error Q_DERIVED_ANSWER_KIND_CHANGED Questionnaire.item[1]',
+      'error Q_DERIVED_NEW_ANSWER_OPTION Questionnaire.item[0].answerOption[1]',
+    ]);
+  });
+});
