@@ -9,7 +9,7 @@ interface UcumValidation {
 }
 interface UcumUtils {
   validateUnitString(unit: string, suggest?: boolean): UcumValidation;
-  convertUnitTo(fromUnit: string, fromValue: number, toUnit: string): { status: 'succeeded' | 'failed' | 'error' };
+  convertUnitTo(fromUnit: string, fromValue: number, toUnit: string): { status: 'succeeded' | 'failed' | 'error'; toVal?: number | null };
 }
 
 let utils: UcumUtils | undefined;
@@ -20,6 +20,15 @@ const MAX_REMEMBERED_VERDICTS = 10_000;
 function loadUcum(): UcumUtils {
   const ucumPackage = createRequire(import.meta.url)('@lhncbc/ucum-lhc') as { UcumLhcUtils: { getInstance(): UcumUtils } };
   return ucumPackage.UcumLhcUtils.getInstance();
+}
+
+/**
+ * The UCUM library, loaded on first use (its unit tables are big and most validations never need
+ * them); the one loader of the service: unit checks, the canonical filter, quantity conversion.
+ */
+export function ucumLibrary(): UcumUtils {
+  utils ??= loadUcum();
+  return utils;
 }
 
 export type UcumCheck = { valid: true } | { valid: false; reason: string };
