@@ -11,6 +11,7 @@ import { createMetrics, type ServiceMetrics } from '../../../../adapters/observa
 import { sharedDir } from '../../../../test/support/shared-dir.js';
 import { EngineHost } from '../../src/adapters/engine/index.js';
 import { deadlineIssueOf } from '../../src/domain/engine/outcome/deadline.js';
+import { aggregateEntryOutcomes, type FhirResourceJson } from '../../src/domain/flow/index.js';
 import { ValidatorBusyError, type OperationOutcome } from '../../src/domain/ports/resource-validator.js';
 import { eventually, folderArtifacts } from '../flow/support/flow-harness.js';
 import { busyResource, hangingResource, HANGING_WORKER, waitingResource } from './support/hanging-engine.js';
@@ -113,6 +114,29 @@ describe('engine host: deadlines (a validation that never finishes)', function (
     // validated; the one before them, validated before the first termination, keeps its outcome.
     const outcomes = await host.validateEach([patient('a'), hangingResource(), hangingResource(), patient('b')]);
     expect(outcomes.map((o) => deadlineIssueOf(o)?.kind ?? 'validated')).to.deep.equal(['validated', 'resource', 'resource', 'submission']);
+  });
+
+  it('a submission given as bytes: the same deadlines, the same outcome as its entries validated one by one', async () => {
+    const { host, metrics } = await startHost({ resourceTimeoutMs: 800, submissionTimeoutMs: 2_500 });
+    // Two hanging entries (0.8 s each, charged in full) and a slow one use up the budget during the
+    // next slow one (about 1.7 + 0.6 s before it starts): the entries after it are not validated.
+    const resources = [patient('a', 'not-a-gender'), hangingResource(), patient('b'), hangingResource(), busyResource(600), busyResource(600), busyResource(600), patient('c'), patient('d')];
+    const bytes = Buffer.from(JSON.stringify({ resourceType: 'Bundle', type: 'collection', entry: resources.map((resource) => ({ resource })) }));
+    const validated = await host.validateSubmission(bytes);
+    expect(validated.kind).to.equal('validated');
+    const { outcomeJson, resourceCount } = validated as { outcomeJson: string; resourceCount: number };
+    expect(resourceCount).to.equal(resources.length);
+    const kindOf = (entry: number) => {
+      const issues = (JSON.parse(outcomeJson).issue as Record<string, unknown>[]).filter((issue) => String((issue.expression as string[])[0]).startsWith(`Bundle.entry[${entry}]`));
+      return deadlineIssueOf({ issue: issues })?.kind ?? 'validated';
+    };
+    expect(resources.map((_, i) => kindOf(i))).to.deep.equal(['validated', 'resource', 'validated', 'resource', 'validated', 'validated', 'submission', 'submission', 'submission']);
+    expect(await counted(metrics, 'validation_timeouts_total', { deadline: 'resource' })).to.equal(2);
+    expect(await counted(metrics, 'validation_timeouts_total', { deadline: 'submission' })).to.equal(1);
+    expect(await counted(metrics, 'validation_worker_replacements_total', { reason: 'timeout' })).to.equal(2);
+    // The outcome is the one the entries get as resources (the same deadlines and budget).
+    const expected = aggregateEntryOutcomes((await host.validateEach(resources)).map((outcome, index) => ({ index, resource: resources[index] as FhirResourceJson, outcome })));
+    expect(outcomeJson).to.equal(JSON.stringify(expected));
   });
 
   it('validate() (the API) of a hanging resource answers the timeout outcome; a full queue refuses with ValidatorBusyError', async () => {
