@@ -70,6 +70,25 @@ describe('engine: validate CLI', function () {
     expect(r.code).to.equal(1);
   });
 
+  it('several files in worker threads: the same outcomes, in the order of the files, as in this thread', async () => {
+    const files = [
+      file('w1.json', '{"resourceType":"Patient",\n"birthDate":"not a date"}'),
+      file('w2.json', { resourceType: 'Observation', id: 'o' }),
+      path.join(dir, 'missing.json'),
+      file('w3.json', { resourceType: 'Patient', id: 'p3', gender: 'neither' }),
+      file('w4.json', { resourceType: 'Patient', id: 'p4' }),
+    ];
+    const inThread = await run(['--threads', '1', ...files]);
+    const inWorkers = await run(['--threads', '2', ...files]);
+    expect(inWorkers).to.deep.equal(inThread);
+    const bundle = JSON.parse(inWorkers.out);
+    expect(bundle.entry.map((e: { fullUrl: string }) => path.basename(e.fullUrl))).to.deep.equal(['w1.json', 'w2.json', 'missing.json', 'w3.json', 'w4.json']);
+    expect(inWorkers.code).to.equal(1);
+    const text = await run(['--threads', '2', '--format', 'text', ...files]);
+    expect(text.out).to.equal((await run(['--threads', '1', '--format', 'text', ...files])).out);
+    expect(parseCliArgs(['--threads', '0', 'f.json'])).to.be.a('string');
+  });
+
   it('a missing file gives a fatal issue, not a crash', async () => {
     const r = await run(['--harness', path.join(dir, 'nope.json'), '', '']);
     const oo = JSON.parse(r.out);
