@@ -14,17 +14,20 @@
  * one OperationOutcome JSON on stdout, whatever happens.
  */
 import { realpathSync } from 'node:fs';
+import module from 'node:module';
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import path from 'node:path';
 import type { CanonicalResource, ConformanceResourceSource } from '../domain/conformance-resources.js';
-import { LayeredConformanceSource } from '../domain/engine/layered-source.js';
 import { isErrorIssue, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
-import { Validator } from '../domain/engine/validator.js';
-import { LocalTerminology } from '../domain/terminology/local-terminology.js';
-import { loadCoreSearchParameters } from './core-search-parameters.js';
+import type { Validator } from '../domain/engine/validator.js';
+
+// Start-up: compiling the engine's modules is a good part of a cold start, so V8's compiled code is
+// kept on disk between runs (Node's compile cache, in the temporary directory). The engine is
+// imported only after this (dynamic imports below), and only by a run that validates.
+module.enableCompileCache?.();
 
 interface CliArgs {
   igs: string[];
@@ -125,16 +128,25 @@ async function readResources(files: readonly string[]): Promise<{ resources: Can
   return { resources, warnings };
 }
 
+async function loadEngine() {
+  const [{ LayeredConformanceSource }, { LocalTerminology }, { Validator }] = await Promise.all([
+    import('../domain/engine/layered-source.js'), import('../domain/terminology/local-terminology.js'), import('../domain/engine/validator.js'),
+  ]);
+  return { LayeredConformanceSource, LocalTerminology, Validator };
+}
+
 /** What a validator of the CLI is built from (plain data: it is also sent to the worker threads). */
 export type ValidatorSetup = Pick<CliArgs, 'igs' | 'loads' | 'cache' | 'securityChecks' | 'allowExampleUrls'>;
 
 /** The CLI's validator (this thread's, or each worker's: the same, so the outcomes are too), and the warnings of building it. */
 export async function buildCliValidator(setup: ValidatorSetup): Promise<{ validator: Validator; warnings: string[] }> {
-  const [{ source: base, warnings: baseWarnings }, { resources, warnings: loadWarnings }, searchParameters] = await Promise.all([
+  const [{ source: base, warnings: baseWarnings }, { resources, warnings: loadWarnings }, searchParameters, engine] = await Promise.all([
     loadBaseSource(setup.igs, setup.cache),
     readResources(setup.loads),
-    loadCoreSearchParameters(),
+    import('./core-search-parameters.js').then((m) => m.loadCoreSearchParameters()),
+    loadEngine(),
   ]);
+  const { LayeredConformanceSource, LocalTerminology, Validator } = engine;
   const source = new LayeredConformanceSource(resources, new LayeredConformanceSource(searchParameters, base));
   const validator = new Validator(source, new LocalTerminology(source), { securityChecks: setup.securityChecks, allowExampleUrls: setup.allowExampleUrls });
   return { validator, warnings: [...baseWarnings, ...loadWarnings] };
