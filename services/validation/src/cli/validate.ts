@@ -143,11 +143,12 @@ export async function buildCliValidator(setup: ValidatorSetup): Promise<{ valida
   const [{ source: base, warnings: baseWarnings }, { resources, warnings: loadWarnings }, searchParameters, engine] = await Promise.all([
     loadBaseSource(setup.igs, setup.cache),
     readResources(setup.loads),
-    import('./core-search-parameters.js').then((m) => m.loadCoreSearchParameters()),
+    import('./core-search-parameters.js').then(async (m) => ({ file: await m.coreSearchParametersFile(), LazyCoreSearchParameters: m.LazyCoreSearchParameters })),
     loadEngine(),
   ]);
   const { LayeredConformanceSource, LocalTerminology, Validator } = engine;
-  const source = new LayeredConformanceSource(resources, new LayeredConformanceSource(searchParameters, base));
+  const coreSearchParameters = new searchParameters.LazyCoreSearchParameters(searchParameters.file, base);
+  const source = new LayeredConformanceSource(resources, coreSearchParameters);
   const validator = new Validator(source, new LocalTerminology(source), { securityChecks: setup.securityChecks, allowExampleUrls: setup.allowExampleUrls });
   return { validator, warnings: [...baseWarnings, ...loadWarnings] };
 }
