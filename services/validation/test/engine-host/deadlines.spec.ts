@@ -25,6 +25,24 @@ async function counted(metrics: ServiceMetrics, name: string, labels: Record<str
   return values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
 }
 
+async function validatedBytes(host: EngineHost, resources: Record<string, unknown>[]): Promise<{ outcomeJson: string; resourceCount: number }> {
+  const validated = await host.validateSubmission(Buffer.from(JSON.stringify({ resourceType: 'Bundle', type: 'collection', entry: resources.map((resource) => ({ resource })) })));
+  if (validated.kind !== 'validated') throw new Error(`not validated: ${validated.message}`);
+  return validated;
+}
+
+/** The stored text the flow gave before: the entries validated as resources, aggregated, serialized. */
+async function aggregatedText(host: EngineHost, resources: Record<string, unknown>[]): Promise<string> {
+  const outcomes = await host.validateEach(resources);
+  return JSON.stringify(aggregateEntryOutcomes(outcomes.map((outcome, index) => ({ index, resource: resources[index] as FhirResourceJson, outcome }))));
+}
+
+/** Which deadline stopped Bundle entry `entry` of an aggregated outcome, or 'validated'. */
+function deadlineKindOfEntry(outcomeJson: string, entry: number): string {
+  const issues = (JSON.parse(outcomeJson).issue as Record<string, unknown>[]).filter((issue) => String((issue.expression as string[])[0]).startsWith(`Bundle.entry[${entry}]`));
+  return deadlineIssueOf({ issue: issues })?.kind ?? 'validated';
+}
+
 const texts = (outcome: OperationOutcome) => outcome.issue.map((i) => String((i.details as { text?: string }).text));
 
 describe('engine host: deadlines (a validation that never finishes)', function () {
@@ -116,27 +134,25 @@ describe('engine host: deadlines (a validation that never finishes)', function (
     expect(outcomes.map((o) => deadlineIssueOf(o)?.kind ?? 'validated')).to.deep.equal(['validated', 'resource', 'resource', 'submission']);
   });
 
-  it('a submission given as bytes: the same deadlines, the same outcome as its entries validated one by one', async () => {
-    const { host, metrics } = await startHost({ resourceTimeoutMs: 800, submissionTimeoutMs: 2_500 });
-    // Two hanging entries (0.8 s each, charged in full) and a slow one use up the budget during the
-    // next slow one (about 1.7 + 0.6 s before it starts): the entries after it are not validated.
-    const resources = [patient('a', 'not-a-gender'), hangingResource(), patient('b'), hangingResource(), busyResource(600), busyResource(600), busyResource(600), patient('c'), patient('d')];
-    const bytes = Buffer.from(JSON.stringify({ resourceType: 'Bundle', type: 'collection', entry: resources.map((resource) => ({ resource })) }));
-    const validated = await host.validateSubmission(bytes);
-    expect(validated.kind).to.equal('validated');
-    const { outcomeJson, resourceCount } = validated as { outcomeJson: string; resourceCount: number };
+  it('a submission given as bytes: the same per-resource deadlines, the same outcome as its entries validated one by one', async () => {
+    const { host, metrics } = await startHost({ resourceTimeoutMs: 800 });
+    const resources = [patient('a', 'not-a-gender'), hangingResource(), patient('b'), hangingResource(), patient('c', 'neither')];
+    const { outcomeJson, resourceCount } = await validatedBytes(host, resources);
     expect(resourceCount).to.equal(resources.length);
-    const kindOf = (entry: number) => {
-      const issues = (JSON.parse(outcomeJson).issue as Record<string, unknown>[]).filter((issue) => String((issue.expression as string[])[0]).startsWith(`Bundle.entry[${entry}]`));
-      return deadlineIssueOf({ issue: issues })?.kind ?? 'validated';
-    };
-    expect(resources.map((_, i) => kindOf(i))).to.deep.equal(['validated', 'resource', 'validated', 'resource', 'validated', 'validated', 'submission', 'submission', 'submission']);
+    expect(resources.map((_, i) => deadlineKindOfEntry(outcomeJson, i))).to.deep.equal(['validated', 'resource', 'validated', 'resource', 'validated']);
     expect(await counted(metrics, 'validation_timeouts_total', { deadline: 'resource' })).to.equal(2);
-    expect(await counted(metrics, 'validation_timeouts_total', { deadline: 'submission' })).to.equal(1);
     expect(await counted(metrics, 'validation_worker_replacements_total', { reason: 'timeout' })).to.equal(2);
-    // The outcome is the one the entries get as resources (the same deadlines and budget).
-    const expected = aggregateEntryOutcomes((await host.validateEach(resources)).map((outcome, index) => ({ index, resource: resources[index] as FhirResourceJson, outcome })));
-    expect(outcomeJson).to.equal(JSON.stringify(expected));
+    expect(outcomeJson).to.equal(await aggregatedText(host, resources));
+  });
+
+  it('a submission given as bytes: its worker-time budget stops the entries not started, as for its entries validated one by one', async () => {
+    const { host, metrics } = await startHost({ resourceTimeoutMs: 5_000, submissionTimeoutMs: 1_000 });
+    const resources = Array.from({ length: 6 }, () => busyResource(400));
+    const { outcomeJson } = await validatedBytes(host, resources);
+    expect(resources.map((_, i) => deadlineKindOfEntry(outcomeJson, i))).to.deep.equal(['validated', 'validated', 'validated', 'submission', 'submission', 'submission']);
+    expect(await counted(metrics, 'validation_timeouts_total', { deadline: 'submission' })).to.equal(1);
+    expect(await counted(metrics, 'validation_worker_replacements_total', { reason: 'timeout' }), 'no worker is terminated for it').to.equal(0);
+    expect(outcomeJson).to.equal(await aggregatedText(host, resources));
   });
 
   it('validate() (the API) of a hanging resource answers the timeout outcome; a full queue refuses with ValidatorBusyError', async () => {
