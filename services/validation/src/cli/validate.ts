@@ -183,14 +183,14 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
     return 2;
   }
   try {
-    // Several files: one worker thread per core (at most one per file), each with the validator this
-    // thread would build; the outcomes come back in the order of the files. One file (the harness
-    // too): this thread, no worker start-up.
+    // Several files: one thread per core (this one and workers, at most one per file), each with the
+    // validator this thread would build; the outcomes come back in the order of the files. One file
+    // (the harness too): this thread, no worker start-up.
     const threads = args.harness ? 1 : Math.min(args.files.length, args.threads ?? os.availableParallelism());
     let results: ValidationOutcome[];
     if (threads > 1) {
-      const { validateInWorkers } = await import('./parallel-validation.js');
-      const parallel = await validateInWorkers(args, args.files, args.profiles, threads);
+      const { validateInParallel } = await import('./parallel-validation.js');
+      const parallel = await validateInParallel(args, args.files, args.profiles, threads);
       for (const w of parallel.warnings) err(`warning: ${w}`);
       results = parallel.outcomes;
     } else {

@@ -6,6 +6,9 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { WorkerMessage } from '../../src/cli/parallel-validation.js';
 import { main, parseCliArgs } from '../../src/cli/validate.js';
 import { profile } from './support/helpers.js';
 
@@ -70,7 +73,7 @@ describe('engine: validate CLI', function () {
     expect(r.code).to.equal(1);
   });
 
-  it('several files in worker threads: the same outcomes, in the order of the files, as in this thread', async () => {
+  it('several files in this thread and worker threads: the same outcomes, in the order of the files, as in this thread alone', async () => {
     const files = [
       file('w1.json', '{"resourceType":"Patient",\n"birthDate":"not a date"}'),
       file('w2.json', { resourceType: 'Observation', id: 'o' }),
@@ -87,6 +90,25 @@ describe('engine: validate CLI', function () {
     const text = await run(['--threads', '2', '--format', 'text', ...files]);
     expect(text.out).to.equal((await run(['--threads', '1', '--format', 'text', ...files])).out);
     expect(parseCliArgs(['--threads', '0', 'f.json'])).to.be.a('string');
+  });
+
+  it('a CLI worker thread answers the outcome this thread gives, as JSON text, after saying it is ready', async () => {
+    const f = file('worker.json', '{"resourceType":"Patient",\n"birthDate":"not a date"}');
+    const expected = JSON.parse((await run(['--threads', '1', f])).out);
+    const worker = new Worker(fileURLToPath(new URL('../../src/cli/validate-worker.ts', import.meta.url)), {
+      workerData: { setup: { igs: [], loads: [], cache: true, securityChecks: false, allowExampleUrls: true }, profiles: [] }, execArgv: process.execArgv,
+    });
+    try {
+      const messages: WorkerMessage[] = [];
+      const next = () => new Promise<WorkerMessage>((resolve) => worker.once('message', resolve)).then((m) => { messages.push(m); return m; });
+      expect(await next()).to.deep.equal({ kind: 'ready', warnings: [] });
+      worker.postMessage({ index: 7, file: f });
+      const answer = await next();
+      expect(answer).to.include({ kind: 'outcome', index: 7 });
+      expect(JSON.parse((answer as { outcomeJson: string }).outcomeJson)).to.deep.equal(expected);
+    } finally {
+      await worker.terminate();
+    }
   });
 
   it('a missing file gives a fatal issue, not a crash', async () => {
