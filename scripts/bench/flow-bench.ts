@@ -304,6 +304,7 @@ async function coordinate(): Promise<void> {
   const streamSuffix = `_BF${suffix.toUpperCase()}`;
   const catalog: Catalog = buildCatalog({ subjectRoot: root, streamSuffix });
   const log = (line: string) => process.stdout.write(`${line}\n`);
+  let ratioLine: string | undefined;
 
   log(`flow bench: ${count} submissions × ${rounds} round(s), ${instances} instances (validation.workers=${workers}, consumer concurrency ${concurrency}), ${os.availableParallelism()} cores${kill ? ', killing one instance mid-run' : ''}`);
   // Every round validates new copies (new ids): a submission validated again with the same outcome is not announced again.
@@ -457,12 +458,13 @@ async function coordinate(): Promise<void> {
     log(`completed: ${completed}/${measured.length}; ValidationComplete more than once: ${twice}`);
     const stored = await db.orm.em.fork().execute<{ n: string }[]>('select count(*)::text as n from validation_outcome');
     log(`stored outcomes: ${stored[0]!.n} (${measured.length} + ${warmUp.length} warm-up)`);
-    // The last line, for scripts and the closing note.
-    log(`ratio end-to-end / engine-only throughput: ${median(ratios).toFixed(2)} (median; target ≥ 0.7)`);
+    ratioLine = `ratio end-to-end / engine-only throughput: ${median(ratios).toFixed(2)} (median; target ≥ 0.7)`;
     if (completed !== measured.length || twice > 0 || Number(stored[0]!.n) !== measured.length + warmUp.length) process.exitCode = 1;
   } finally {
     await cleanup();
   }
+  // The last line (after the instances' own summaries, printed as they stop), for scripts and the closing note.
+  if (ratioLine) log(ratioLine);
 }
 
 if (flag('--instance')) {
