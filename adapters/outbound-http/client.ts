@@ -38,12 +38,17 @@ export interface RequestOptions {
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   /** Cancels the call (all attempts), e.g. on shutdown. */
   readonly signal?: AbortSignal;
+  /**
+   * The answer's body as received (a Buffer, empty when there is none), whatever its media type:
+   * for a caller that reads it elsewhere (the validation flow hands a submission's bytes to a worker).
+   */
+  readonly rawBody?: boolean;
 }
 
 export interface HttpResponse<T = unknown> {
   readonly status: number;
   readonly headers: Headers;
-  /** Parsed JSON for JSON media types, text for text/*, a Buffer otherwise; undefined when empty. */
+  /** Parsed JSON for JSON media types, text for text/*, a Buffer otherwise; undefined when empty (with `rawBody`: always the Buffer). */
   readonly body: T;
 }
 
@@ -241,7 +246,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           continue;
         }
         if (!isRetryableStatus(response.status)) {
-          return { status: response.status, headers: response.headers, body: decodeBody(await response.read(), response.headers.get('content-type')) as T };
+          const bytes = await response.read();
+          return { status: response.status, headers: response.headers, body: (requestOptions.rawBody ? bytes : decodeBody(bytes, response.headers.get('content-type'))) as T };
         }
         response.discard();
         failure = { status: response.status, retryAfter: response.status === 429 || response.status === 503 ? retryAfterMs(response.headers.get('retry-after')) : undefined };

@@ -1,10 +1,12 @@
 /**
- * Engine benchmark: `npx tsx scripts/bench/engine-bench.ts [--min-resources N] [--medplum-resources N]`
+ * Engine benchmark: `npx tsx scripts/bench/engine-bench.ts [--min-resources N] [--medplum-resources N] [--workers 2,4]`
  *
- * Validates the NHSN sample Bundles (../shared/samples/nhsn-ach, patient-*.json) entry by entry,
- * each resource against core plus its own meta.profile (as the service does), with R4 core and
- * the IG packages of ../shared/fhir-packages loaded, repeated to at least 10,000 resources.
- * Prints cold start to first result, resources/s on one core, p50/p99 per Bundle, peak RSS,
+ * Validates the NHSN sample Bundles (SHARED_DIR or ../shared: samples/nhsn-ach, patient-*.json)
+ * entry by entry, each resource against core plus its own meta.profile (as the service does), with
+ * R4 core and the IG packages of fhir-packages loaded, repeated to at least 10,000 resources.
+ * Prints cold start to first result; resources/s in this thread (no worker), through a pool of one
+ * worker (one core) and of one worker per core (all cores: each Bundle as bytes, one task per
+ * submission, as the flow does) and the all-core/one-core ratio; p50/p99 per Bundle, peak RSS,
  * and the same resources through @medplum/core's validateResource for comparison.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { sharedDir, projectRoot } from '../../test/support/shared-dir.js';
 import { loadDefinitions } from '../../services/validation/src/adapters/fhir-definitions/definition-cache.js';
 import os from 'node:os';
 import { ValidationPool } from '../../services/validation/src/adapters/worker-pool/validation-pool.js';
+import { DefinitionIndex } from '../../services/validation/src/domain/engine/definitions/index.js';
 import { LayeredConformanceSource } from '../../services/validation/src/domain/engine/layered-source.js';
 import { Validator } from '../../services/validation/src/domain/engine/validator.js';
 import { LocalTerminology } from '../../services/validation/src/domain/terminology/local-terminology.js';
@@ -26,6 +29,11 @@ function arg(name: string, dflt: number): number {
 
 const minResources = arg('--min-resources', 10_000);
 const medplumResources = arg('--medplum-resources', 2_000);
+/** Extra pool sizes to measure (`--workers 2,4`), besides one worker and one per core. */
+const workerCounts = (() => {
+  const i = process.argv.indexOf('--workers');
+  return i > 0 ? String(process.argv[i + 1]).split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0) : [];
+})();
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -82,30 +90,44 @@ async function main(): Promise<void> {
   const cpuRate = resources / ((cpu.user + cpu.system) / 1e6);
   perBundle.sort((a, b) => a - b);
   const passes = resources / bundles.reduce((s, b) => s + resourcesOf(b).length, 0);
-  console.log(`engine: ${resources} resources in ${elapsed.toFixed(0)} ms = ${rate.toFixed(0)} resources/s (1 core; ${cpuRate.toFixed(0)} per CPU-second); per Bundle p50 ${percentile(perBundle, 50).toFixed(2)} ms, p99 ${percentile(perBundle, 99).toFixed(2)} ms; ${(errors / passes).toFixed(0)} errors and ${(warnings / passes).toFixed(0)} warnings per pass over the sample`);
+  console.log(`engine, in this thread (no worker): ${resources} resources in ${elapsed.toFixed(0)} ms = ${rate.toFixed(0)} resources/s (1 core; ${cpuRate.toFixed(0)} per CPU-second); per Bundle p50 ${percentile(perBundle, 50).toFixed(2)} ms, p99 ${percentile(perBundle, 99).toFixed(2)} ms; ${(errors / passes).toFixed(0)} errors and ${(warnings / passes).toFixed(0)} warnings per pass over the sample`);
 
-  // ---- all cores: a worker pool, one Bundle's resources per task
-  const threads = os.availableParallelism();
-  const pool = ValidationPool.create({ threads, packages: [sharedDir('fhir-packages')] });
-  try {
-    // Warm-up as for the single core above: every worker sees the whole sample (plans, JIT) before the clock starts.
-    for (let pass = 0; pass < threads; pass++) await Promise.all(bundles.map((b) => pool.validate({ resources: resourcesOf(b) })));
-    let pooled = 0;
-    const tasks: Promise<unknown>[] = [];
-    const p0 = performance.now();
-    while (pooled < minResources) {
-      for (const b of bundles) {
-        const rs = resourcesOf(b);
-        pooled += rs.length;
-        tasks.push(pool.validate({ resources: rs }));
-      }
+  // ---- worker pools, as the flow uses them: each Bundle as bytes, one task per submission (read,
+  // validated and encoded in the worker). One worker = one core's figure through the pool; the
+  // cores' pool (or --workers a,b,...) = the all-core figure.
+  const state = DefinitionIndex.shareState(loaded.index.toState());
+  const submissions = bundles.map((b) => Buffer.from(JSON.stringify(b)));
+  const perPass = bundles.reduce((s, b) => s + resourcesOf(b).length, 0);
+  const pooledRate = async (threads: number): Promise<number> => {
+    const pool = ValidationPool.create({ threads, state });
+    try {
+      const send = (bytes: Buffer) => {
+        const shared = new SharedArrayBuffer(bytes.byteLength);
+        new Uint8Array(shared).set(bytes);
+        return pool.validateSubmission({ bytes: shared });
+      };
+      // Warm-up as for the single core above: every worker sees the whole sample (plans, JIT) before the clock starts.
+      for (let pass = 0; pass < threads; pass++) await Promise.all(submissions.map(send));
+      const passes = Math.max(1, Math.ceil(minResources / perPass));
+      const p0 = performance.now();
+      const tasks: Promise<unknown>[] = [];
+      for (let pass = 0; pass < passes; pass++) for (const bytes of submissions) tasks.push(send(bytes));
+      await Promise.all(tasks);
+      const pooledRate = (passes * perPass) / ((performance.now() - p0) / 1000);
+      console.log(`engine, ${threads} worker thread(s): ${passes * perPass} resources = ${pooledRate.toFixed(0)} resources/s`);
+      return pooledRate;
+    } finally {
+      await pool.close();
     }
-    await Promise.all(tasks);
-    const pooledRate = pooled / ((performance.now() - p0) / 1000);
-    console.log(`engine, all cores (${threads} worker threads): ${pooled} resources = ${pooledRate.toFixed(0)} resources/s`);
-  } finally {
-    await pool.close();
-  }
+  };
+  const cores = os.availableParallelism();
+  const counts = [...new Set([1, ...workerCounts, cores])].sort((a, b) => a - b);
+  const rates = new Map<number, number>();
+  for (const threads of counts) rates.set(threads, await pooledRate(threads));
+  const oneCore = rates.get(1)!;
+  const allCores = rates.get(cores)!;
+  console.log(`engine: in-thread ${rate.toFixed(0)}, one core (1 worker) ${oneCore.toFixed(0)}, all cores (${cores} workers) ${allCores.toFixed(0)} resources/s`);
+  console.log(`all-core / one-core ratio: ${(allCores / oneCore).toFixed(2)}x (workers / in-thread: ${(allCores / rate).toFixed(2)}x)`);
 
   // ---- @medplum/core 4.5.2 on the same resources
   let medplumRate = NaN;

@@ -143,6 +143,16 @@ describe('adapters/outbound-http', () => {
     expect(seen.headers['content-type']).to.equal('application/json');
   });
 
+  it('rawBody: the body as received, whatever its media type, an empty Buffer for none', async () => {
+    upstream.on('/api/json', (_req, res) => res.writeHead(200, { 'content-type': 'application/fhir+json' }).end('{"resourceType":"Bundle"}'));
+    const c = client();
+    expect((await c.get('/json')).body).to.deep.equal({ resourceType: 'Bundle' });
+    const raw = (await c.get<Buffer>('/json', { rawBody: true })).body;
+    expect(Buffer.isBuffer(raw) && raw.toString('utf8')).to.equal('{"resourceType":"Bundle"}');
+    const empty = (await c.delete<Buffer>('/empty', { rawBody: true })).body;
+    expect(Buffer.isBuffer(empty) && empty.length).to.equal(0);
+  });
+
   it('retries a 503 and returns the later success', async () => {
     const response = await client().get('/flaky');
     expect(response).to.deep.include({ status: 200, body: { call: 3 } });

@@ -8,23 +8,30 @@
  *   validate --harness <file> <profiles,comma,separated> <supporting,files,comma,separated>
  *
  * Prints one OperationOutcome per file (json), or one line per issue (text:
- * `severity location message`). Exit status 1 when any error or fatal issue was found.
+ * `severity location message`). Exit status 1 when any error or fatal issue was found. Several
+ * files are validated in parallel, one worker thread per core (`--threads n`; 1 = this thread),
+ * with the same outcomes in the same order.
  * As the HL7 validator, it knows the core extension pack by default (the service's embedded
  * copy, see default-packages.ts); --no-extension-pack validates against R4 core and --ig only.
  * --harness is the conformance harness's calling convention (../shared/conformance): exactly
  * one OperationOutcome JSON on stdout, whatever happens.
  */
 import { realpathSync } from 'node:fs';
+import module from 'node:module';
+import os from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 import path from 'node:path';
 import type { CanonicalResource, ConformanceResourceSource } from '../domain/conformance-resources.js';
-import { LayeredConformanceSource } from '../domain/engine/layered-source.js';
 import { isErrorIssue, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
-import { Validator } from '../domain/engine/validator.js';
-import { LocalTerminology } from '../domain/terminology/local-terminology.js';
-import { loadCoreSearchParameters } from './core-search-parameters.js';
+import type { Validator } from '../domain/engine/validator.js';
 import { defaultPackageFiles } from './default-packages.js';
+
+// Start-up: compiling the engine's modules is a good part of a cold start, so V8's compiled code is
+// kept on disk between runs (Node's compile cache, in the temporary directory). The engine is
+// imported only after this (dynamic imports below), and only by a run that validates.
+module.enableCompileCache?.();
 
 interface CliArgs {
   igs: string[];
@@ -38,13 +45,15 @@ interface CliArgs {
   allowExampleUrls: boolean;
   /** Load the core extension pack (hl7.fhir.uv.extensions) as well as the --ig packages. */
   extensionPack: boolean;
+  /** Worker threads for several files (default one per core, at most one per file); 1 = this thread. */
+  threads: number | undefined;
 }
 
-const USAGE = `usage: validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]... [--format json|text] [--no-cache] [--security-checks] [--no-example-urls] [--no-extension-pack] <file>...
+const USAGE = `usage: validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]... [--format json|text] [--no-cache] [--security-checks] [--no-example-urls] [--no-extension-pack] [--threads n] <file>...
        validate --harness <file> <profiles> <supporting>`;
 
 export function parseCliArgs(argv: readonly string[]): CliArgs | string {
-  const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, securityChecks: false, allowExampleUrls: true, extensionPack: true };
+  const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, securityChecks: false, allowExampleUrls: true, extensionPack: true, threads: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -64,6 +73,12 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | string {
           break;
         }
         case '--no-cache': args.cache = false; break;
+        case '--threads': {
+          const n = Number(value());
+          if (!Number.isInteger(n) || n < 1) return '--threads needs a whole number of at least 1';
+          args.threads = n;
+          break;
+        }
         case '--security-checks': args.securityChecks = true; break;
         case '--no-example-urls': args.allowExampleUrls = false; break;
         case '--no-extension-pack': args.extensionPack = false; break;
@@ -121,6 +136,41 @@ async function readResources(files: readonly string[]): Promise<{ resources: Can
   return { resources, warnings };
 }
 
+async function loadEngine() {
+  const [{ LayeredConformanceSource }, { LocalTerminology }, { Validator }] = await Promise.all([
+    import('../domain/engine/layered-source.js'), import('../domain/terminology/local-terminology.js'), import('../domain/engine/validator.js'),
+  ]);
+  return { LayeredConformanceSource, LocalTerminology, Validator };
+}
+
+/** What a validator of the CLI is built from (plain data: it is also sent to the worker threads). */
+export type ValidatorSetup = Pick<CliArgs, 'igs' | 'loads' | 'cache' | 'securityChecks' | 'allowExampleUrls' | 'extensionPack'>;
+
+/** The CLI's validator (this thread's, or each worker's: the same, so the outcomes are too), and the warnings of building it. */
+export async function buildCliValidator(setup: ValidatorSetup): Promise<{ validator: Validator; warnings: string[] }> {
+  const [{ source: base, warnings: baseWarnings }, { resources, warnings: loadWarnings }, searchParameters, engine] = await Promise.all([
+    loadBaseSource(setup.igs, setup.cache, setup.extensionPack),
+    readResources(setup.loads),
+    import('./core-search-parameters.js').then(async (m) => ({ file: await m.coreSearchParametersFile(), LazyCoreSearchParameters: m.LazyCoreSearchParameters })),
+    loadEngine(),
+  ]);
+  const { LayeredConformanceSource, LocalTerminology, Validator } = engine;
+  const coreSearchParameters = new searchParameters.LazyCoreSearchParameters(searchParameters.file, base);
+  const source = new LayeredConformanceSource(resources, coreSearchParameters);
+  const validator = new Validator(source, new LocalTerminology(source), { securityChecks: setup.securityChecks, allowExampleUrls: setup.allowExampleUrls });
+  return { validator, warnings: [...baseWarnings, ...loadWarnings] };
+}
+
+/** One file's outcome; a file that cannot be read is a fatal issue, never a throw. */
+export async function validateFile(validator: Validator, file: string, profiles: readonly string[]): Promise<ValidationOutcome> {
+  try {
+    const text = await readFile(file, 'utf8');
+    return await validator.validateAsync(text, { profiles: [...profiles] });
+  } catch (e) {
+    return failureOutcome(`Cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
 function textLines(file: string, outcome: ValidationOutcome): string[] {
   const lines = [`${file}: ${outcome.issue.filter(isErrorIssue).length} error(s), ${outcome.issue.length} issue(s)`];
   for (const i of outcome.issue) {
@@ -141,27 +191,24 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
     return 2;
   }
   try {
-    const [{ source: base, warnings: baseWarnings }, { resources, warnings: loadWarnings }, searchParameters] = await Promise.all([
-      loadBaseSource(args.igs, args.cache, args.extensionPack),
-      readResources(args.loads),
-      loadCoreSearchParameters(),
-    ]);
-    for (const w of [...baseWarnings, ...loadWarnings]) err(`warning: ${w}`);
-    const source = new LayeredConformanceSource(resources, new LayeredConformanceSource(searchParameters, base));
-    const validator = new Validator(source, new LocalTerminology(source), { securityChecks: args.securityChecks, allowExampleUrls: args.allowExampleUrls });
-    let anyError = false;
-    const outcomes: { file: string; outcome: ValidationOutcome }[] = [];
-    for (const file of args.files) {
-      let outcome: ValidationOutcome;
-      try {
-        const text = await readFile(file, 'utf8');
-        outcome = await validator.validateAsync(text, { profiles: args.profiles });
-      } catch (e) {
-        outcome = failureOutcome(`Cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
-      }
-      if (outcome.issue.some(isErrorIssue)) anyError = true;
-      outcomes.push({ file, outcome });
+    // Several files: one thread per core (this one and workers, at most one per file), each with the
+    // validator this thread would build; the outcomes come back in the order of the files. One file
+    // (the harness too): this thread, no worker start-up.
+    const threads = args.harness ? 1 : Math.min(args.files.length, args.threads ?? os.availableParallelism());
+    let results: ValidationOutcome[];
+    if (threads > 1) {
+      const { validateInParallel } = await import('./parallel-validation.js');
+      const parallel = await validateInParallel(args, args.files, args.profiles, threads);
+      for (const w of parallel.warnings) err(`warning: ${w}`);
+      results = parallel.outcomes;
+    } else {
+      const { validator, warnings } = await buildCliValidator(args);
+      for (const w of warnings) err(`warning: ${w}`);
+      results = [];
+      for (const file of args.files) results.push(await validateFile(validator, file, args.profiles));
     }
+    const outcomes = results.map((outcome, i) => ({ file: args.files[i]!, outcome }));
+    const anyError = results.some((outcome) => outcome.issue.some(isErrorIssue));
     if (args.harness || (args.format === 'json' && outcomes.length === 1)) {
       out(JSON.stringify(outcomes[0].outcome, null, 2));
     } else if (args.format === 'json') {
@@ -181,7 +228,8 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
 // run when executed (also through a package.json `bin` symlink), not when imported by tests
 const strip = (p: string) => p.replace(/\.[cm]?[jt]s$/, '');
 const entry = process.argv[1] ? (() => { try { return realpathSync(process.argv[1]); } catch { return path.resolve(process.argv[1]); } })() : '';
-const invokedDirectly = entry !== '' && strip(entry) === strip(realpathSync(fileURLToPath(import.meta.url)));
+// Not in a worker thread: the CLI's workers import this module and see the same process.argv.
+const invokedDirectly = isMainThread && entry !== '' && strip(entry) === strip(realpathSync(fileURLToPath(import.meta.url)));
 if (invokedDirectly) {
   main(process.argv.slice(2)).then(
     (code) => { process.exitCode = code; },

@@ -11,6 +11,7 @@ import { createMetrics, type ServiceMetrics } from '../../../../adapters/observa
 import { sharedDir } from '../../../../test/support/shared-dir.js';
 import { EngineHost } from '../../src/adapters/engine/index.js';
 import { deadlineIssueOf } from '../../src/domain/engine/outcome/deadline.js';
+import { aggregateEntryOutcomes, type FhirResourceJson } from '../../src/domain/flow/index.js';
 import { ValidatorBusyError, type OperationOutcome } from '../../src/domain/ports/resource-validator.js';
 import { eventually, folderArtifacts } from '../flow/support/flow-harness.js';
 import { busyResource, hangingResource, HANGING_WORKER, waitingResource } from './support/hanging-engine.js';
@@ -22,6 +23,24 @@ async function counted(metrics: ServiceMetrics, name: string, labels: Record<str
   const metric = metrics.registry.getSingleMetric(name) as Counter<string> | undefined;
   const values = metric ? (await metric.get()).values : [];
   return values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+}
+
+async function validatedBytes(host: EngineHost, resources: Record<string, unknown>[]): Promise<{ outcomeJson: string; resourceCount: number }> {
+  const validated = await host.validateSubmission(Buffer.from(JSON.stringify({ resourceType: 'Bundle', type: 'collection', entry: resources.map((resource) => ({ resource })) })));
+  if (validated.kind !== 'validated') throw new Error(`not validated: ${validated.message}`);
+  return validated;
+}
+
+/** The stored text the flow gave before: the entries validated as resources, aggregated, serialized. */
+async function aggregatedText(host: EngineHost, resources: Record<string, unknown>[]): Promise<string> {
+  const outcomes = await host.validateEach(resources);
+  return JSON.stringify(aggregateEntryOutcomes(outcomes.map((outcome, index) => ({ index, resource: resources[index] as FhirResourceJson, outcome }))));
+}
+
+/** Which deadline stopped Bundle entry `entry` of an aggregated outcome, or 'validated'. */
+function deadlineKindOfEntry(outcomeJson: string, entry: number): string {
+  const issues = (JSON.parse(outcomeJson).issue as Record<string, unknown>[]).filter((issue) => String((issue.expression as string[])[0]).startsWith(`Bundle.entry[${entry}]`));
+  return deadlineIssueOf({ issue: issues })?.kind ?? 'validated';
 }
 
 const texts = (outcome: OperationOutcome) => outcome.issue.map((i) => String((i.details as { text?: string }).text));
@@ -113,6 +132,27 @@ describe('engine host: deadlines (a validation that never finishes)', function (
     // validated; the one before them, validated before the first termination, keeps its outcome.
     const outcomes = await host.validateEach([patient('a'), hangingResource(), hangingResource(), patient('b')]);
     expect(outcomes.map((o) => deadlineIssueOf(o)?.kind ?? 'validated')).to.deep.equal(['validated', 'resource', 'resource', 'submission']);
+  });
+
+  it('a submission given as bytes: the same per-resource deadlines, the same outcome as its entries validated one by one', async () => {
+    const { host, metrics } = await startHost({ resourceTimeoutMs: 800 });
+    const resources = [patient('a', 'not-a-gender'), hangingResource(), patient('b'), hangingResource(), patient('c', 'neither')];
+    const { outcomeJson, resourceCount } = await validatedBytes(host, resources);
+    expect(resourceCount).to.equal(resources.length);
+    expect(resources.map((_, i) => deadlineKindOfEntry(outcomeJson, i))).to.deep.equal(['validated', 'resource', 'validated', 'resource', 'validated']);
+    expect(await counted(metrics, 'validation_timeouts_total', { deadline: 'resource' })).to.equal(2);
+    expect(await counted(metrics, 'validation_worker_replacements_total', { reason: 'timeout' })).to.equal(2);
+    expect(outcomeJson).to.equal(await aggregatedText(host, resources));
+  });
+
+  it('a submission given as bytes: its worker-time budget stops the entries not started, as for its entries validated one by one', async () => {
+    const { host, metrics } = await startHost({ resourceTimeoutMs: 5_000, submissionTimeoutMs: 1_000 });
+    const resources = Array.from({ length: 6 }, () => busyResource(400));
+    const { outcomeJson } = await validatedBytes(host, resources);
+    expect(resources.map((_, i) => deadlineKindOfEntry(outcomeJson, i))).to.deep.equal(['validated', 'validated', 'validated', 'submission', 'submission', 'submission']);
+    expect(await counted(metrics, 'validation_timeouts_total', { deadline: 'submission' })).to.equal(1);
+    expect(await counted(metrics, 'validation_worker_replacements_total', { reason: 'timeout' }), 'no worker is terminated for it').to.equal(0);
+    expect(outcomeJson).to.equal(await aggregatedText(host, resources));
   });
 
   it('validate() (the API) of a hanging resource answers the timeout outcome; a full queue refuses with ValidatorBusyError', async () => {

@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { defaultPackageFiles } from '../../src/cli/default-packages.js';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { WorkerMessage } from '../../src/cli/parallel-validation.js';
 import { main, parseCliArgs } from '../../src/cli/validate.js';
 import { profile } from './support/helpers.js';
 
@@ -100,6 +103,44 @@ describe('engine: validate CLI', function () {
     expect(damaged.warnings.join()).to.include('the core extension pack is not loaded');
     writeFileSync(path.join(packages, 'manifest.json'), JSON.stringify({ description: 'test', packages: [{ ...entry, sha256: createHash('sha256').update(bytes).digest('hex') }] }));
     expect((await defaultPackageFiles(packages)).files).to.deep.equal([path.join(packages, 'ext.tgz')]);
+  });
+
+  it('several files in this thread and worker threads: the same outcomes, in the order of the files, as in this thread alone', async () => {
+    const files = [
+      file('w1.json', '{"resourceType":"Patient",\n"birthDate":"not a date"}'),
+      file('w2.json', { resourceType: 'Observation', id: 'o' }),
+      path.join(dir, 'missing.json'),
+      file('w3.json', { resourceType: 'Patient', id: 'p3', gender: 'neither' }),
+      file('w4.json', { resourceType: 'Patient', id: 'p4' }),
+    ];
+    const inThread = await run(['--threads', '1', ...files]);
+    const inWorkers = await run(['--threads', '2', ...files]);
+    expect(inWorkers).to.deep.equal(inThread);
+    const bundle = JSON.parse(inWorkers.out);
+    expect(bundle.entry.map((e: { fullUrl: string }) => path.basename(e.fullUrl))).to.deep.equal(['w1.json', 'w2.json', 'missing.json', 'w3.json', 'w4.json']);
+    expect(inWorkers.code).to.equal(1);
+    const text = await run(['--threads', '2', '--format', 'text', ...files]);
+    expect(text.out).to.equal((await run(['--threads', '1', '--format', 'text', ...files])).out);
+    expect(parseCliArgs(['--threads', '0', 'f.json'])).to.be.a('string');
+  });
+
+  it('a CLI worker thread answers the outcome this thread gives, as JSON text, after saying it is ready', async () => {
+    const f = file('worker.json', '{"resourceType":"Patient",\n"birthDate":"not a date"}');
+    const expected = JSON.parse((await run(['--threads', '1', f])).out);
+    const worker = new Worker(fileURLToPath(new URL('../../src/cli/validate-worker.ts', import.meta.url)), {
+      workerData: { setup: { igs: [], loads: [], cache: true, securityChecks: false, allowExampleUrls: true }, profiles: [] }, execArgv: process.execArgv,
+    });
+    try {
+      const messages: WorkerMessage[] = [];
+      const next = () => new Promise<WorkerMessage>((resolve) => worker.once('message', resolve)).then((m) => { messages.push(m); return m; });
+      expect(await next()).to.deep.equal({ kind: 'ready', warnings: [] });
+      worker.postMessage({ index: 7, file: f });
+      const answer = await next();
+      expect(answer).to.include({ kind: 'outcome', index: 7 });
+      expect(JSON.parse((answer as { outcomeJson: string }).outcomeJson)).to.deep.equal(expected);
+    } finally {
+      await worker.terminate();
+    }
   });
 
   it('a missing file gives a fatal issue, not a crash', async () => {

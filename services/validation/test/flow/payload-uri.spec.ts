@@ -100,7 +100,7 @@ describe('validation flow: payloadUri, restricted to the report service', () => 
     it('never calls an address outside the report service: the submission route is used instead', async () => {
       reportService.hits.length = 0;
       for (const uri of [`${elsewhere.origin}/rs/payloads/p1.json`, `${reportService.origin}/rs/../elsewhere`, `${reportService.origin}/other/p1.json`]) {
-        expect(await adapter().fetch(key, { payloadUri: uri })).to.deep.equal({ kind: 'found', body: ROUTE_BODY });
+        expect(await adapter().fetch(key, { payloadUri: uri })).to.deep.equal({ kind: 'found', body: Buffer.from(JSON.stringify(ROUTE_BODY)) });
       }
       expect(elsewhere.hits).to.deep.equal([]);
       expect(reportService.hits.every((hit) => hit.startsWith('/rs/api/Report/Bundle/Patient?'))).to.equal(true);
@@ -110,7 +110,7 @@ describe('validation flow: payloadUri, restricted to the report service', () => 
     it('falls back to the submission route when the payloadUri is missing, redirects or is unreadable (a redirect is not followed)', async () => {
       reportService.hits.length = 0;
       for (const path of ['missing.json', 'redirect']) {
-        expect(await adapter().fetch(key, { payloadUri: `${reportService.origin}/rs/payloads/${path}` })).to.deep.equal({ kind: 'found', body: ROUTE_BODY });
+        expect(await adapter().fetch(key, { payloadUri: `${reportService.origin}/rs/payloads/${path}` })).to.deep.equal({ kind: 'found', body: Buffer.from(JSON.stringify(ROUTE_BODY)) });
       }
       expect(elsewhere.hits).to.deep.equal([]);
       expect(reportService.hits.map((hit) => hit.split('?')[0])).to.deep.equal([

@@ -33,17 +33,19 @@ describe('validation flow: report-service adapter (HTTP)', () => {
     expect(submissionPath('/api/submissions/{reportId}/{patientId}', key)).to.equal('/api/submissions/r%2F2/p%263');
   });
 
-  it('200: the parsed body, with the service token; a caller token wins', async () => {
+  it('200: the body as received (bytes, not parsed here), with the service token; a caller token wins', async () => {
     answer = (res) => res.writeHead(200, { 'content-type': 'application/fhir+json' }).end('{"resourceType":"MeasureReport"}');
-    expect(await service().fetch(key)).to.deep.equal({ kind: 'found', body: { resourceType: 'MeasureReport' } });
+    expect(await service().fetch(key)).to.deep.equal({ kind: 'found', body: Buffer.from('{"resourceType":"MeasureReport"}') });
     expect(seen.at(-1)).to.deep.equal({ url: '/api/Report/Bundle/Patient?facilityId=fac%201&patientId=p%263&reportScheduleId=r%2F2', authorization: 'Bearer svc-token' });
     await service().fetch(key, { authorization: 'Bearer caller' });
     expect(seen.at(-1)!.authorization).to.equal('Bearer caller');
   });
 
-  it('a body without a JSON media type is passed on as text', async () => {
+  it('a body without a JSON media type, or with none, is passed on as its bytes too', async () => {
     answer = (res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end('{"resourceType":"Bundle"}');
-    expect(await service().fetch(key)).to.deep.equal({ kind: 'found', body: '{"resourceType":"Bundle"}' });
+    expect(await service().fetch(key)).to.deep.equal({ kind: 'found', body: Buffer.from('{"resourceType":"Bundle"}') });
+    answer = (res) => res.writeHead(200).end();
+    expect(await service().fetch(key)).to.deep.equal({ kind: 'found', body: Buffer.alloc(0) });
   });
 
   it('404 is a definite NotFound', async () => {

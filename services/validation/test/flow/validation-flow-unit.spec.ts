@@ -42,6 +42,37 @@ describe('validation flow (application): decisions behind the ports', () => {
     expect((await flowWith({ acceptable: undefined }).flow.handle(event)).valid, 'uncategorized error').to.equal(false);
   });
 
+  it('bytes from the report service: read by the validator that can (its text stored as given), else here; the same record either way', async () => {
+    const bytes = Buffer.from(JSON.stringify(submission));
+    const source: SubmissionSource = { fetch: async () => ({ kind: 'found', body: bytes }) };
+    const inThread = flowWith({ acceptable: false, source });
+    await inThread.flow.handle(event);
+    const expected = inThread.store.records[0]!;
+
+    const given: unknown[] = [];
+    const reading: ScopedResourceValidator = {
+      validateEach: async () => { throw new Error('not called: the validator reads the bytes itself'); },
+      validateSubmission: async (received) => {
+        given.push(received);
+        return { kind: 'validated', resourceCount: 2, outcomeJson: expected.outcomeJson };
+      },
+    };
+    const elsewhere = flowWith({ acceptable: false, source, validator: reading });
+    const result = await elsewhere.flow.handle(event);
+    expect(given).to.deep.equal([bytes]);
+    const record = elsewhere.store.records[0]!;
+    expect(record.outcomeJson).to.equal(expected.outcomeJson);
+    expect({ ...record, completion: undefined }).to.deep.equal({ ...expected, completion: undefined });
+    expect(result).to.include({ valid: false, resourceCount: 2 });
+    expect(result.outcome).to.deep.equal(JSON.parse(expected.outcomeJson));
+
+    // Bytes that are no submission: the definite "could not be read" outcome, whoever read them.
+    const unreadable: ScopedResourceValidator = { ...reading, validateSubmission: async () => ({ kind: 'unreadable', message: 'not JSON' }) };
+    const refused = await flowWith({ acceptable: true, source, validator: unreadable }).flow.handle(event);
+    expect(refused.valid).to.equal(false);
+    expect(refused.outcome.issue).to.deep.equal([{ severity: 'fatal', code: 'invalid', details: { text: 'The patient submission could not be read: not JSON' } }]);
+  });
+
   it('hands the event\'s payloadUri to the report-service port (which decides whether to read it)', async () => {
     const asked: unknown[] = [];
     const source: SubmissionSource = { fetch: async (key, options) => { asked.push({ key, options }); return { kind: 'found', body: submission }; } };

@@ -31,7 +31,9 @@ import type { Logger } from '../../../../../adapters/observability/logger.js';
 import type { ServiceMetrics } from '../../../../../adapters/observability/metrics.js';
 import type { ArtifactRepository } from '../../domain/artifacts/artifact-repository.js';
 import { DefinitionIndex, R4_CORE_PACKAGE } from '../../domain/engine/definitions/index.js';
+import { aggregatedOutcomeJson } from '../../domain/flow/entry-outcome.js';
 import type { ValidationScope } from '../../domain/flow/validation-scope.js';
+import type { SubmissionValidation } from '../../application/validation-flow/index.js';
 import { ValidatorBusyError, type OperationOutcome, type ResourceValidator, type ValidateOptions } from '../../domain/ports/resource-validator.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import type { TerminologySettings } from '../terminology/index.js';
@@ -224,8 +226,43 @@ export class EngineHost implements ResourceValidator {
     return results.flat();
   }
 
+  /**
+   * One submission from the bytes the report service answered (the flow): shared with ONE worker,
+   * which reads the Bundle, validates each entry on its own and encodes the issues once
+   * (worker-pool/submission-task.ts); the outcome's text is their concatenation. A task per
+   * submission, not per resource: the pool's parallelism comes from the submissions in flight
+   * (the consumer's concurrency). Deadlines and the submission budget as for validateEach; each
+   * entry's histogram entry is its time in the worker plus the task's wait for a worker.
+   */
+  async validateSubmission(bytes: Uint8Array, options: EngineValidateOptions = {}): Promise<SubmissionValidation> {
+    const generation = this.current;
+    if (!generation) throw new Error('The validation engine is not started yet');
+    const { pool } = generation;
+    const budget = this.options.submissionTimeoutMs === undefined ? undefined : pool.budget(this.options.submissionTimeoutMs);
+    // One copy into memory both threads see (the received buffer may be a slice of a shared pool):
+    // the worker reads it in place, and a deadline's re-run reads it again.
+    const shared = new SharedArrayBuffer(bytes.byteLength);
+    new Uint8Array(shared).set(bytes);
+    const started = this.duration ? performance.now() : 0;
+    const result = await pool.validateSubmission({
+      bytes: shared, profiles: options.profiles ? [...options.profiles] : undefined, authorization: options.authorization, scope: options.scope,
+    }, { budget });
+    if (result.kind === 'unreadable') return result;
+    const { issuesJson, issueCounts, resourceTypes, durationsMs } = result;
+    if (this.duration) {
+      const waitMs = Math.max(0, performance.now() - started - durationsMs.reduce((sum, ms) => sum + ms, 0));
+      resourceTypes.forEach((type, i) => this.observeType(generation, type, waitMs + durationsMs[i]!));
+    }
+    const outcomeJson = aggregatedOutcomeJson(issuesJson.map((json, i) => ({ json, count: issueCounts[i]! })));
+    return { kind: 'validated', resourceCount: result.entryCount, outcomeJson };
+  }
+
   private observe(generation: EngineGeneration, resource: Record<string, unknown>, ms: number): void {
-    this.duration?.observe({ resource_type: this.resourceTypeLabel(generation, resource.resourceType) }, ms / 1_000);
+    this.observeType(generation, resource.resourceType, ms);
+  }
+
+  private observeType(generation: EngineGeneration, resourceType: unknown, ms: number): void {
+    this.duration?.observe({ resource_type: this.resourceTypeLabel(generation, resourceType) }, ms / 1_000);
   }
 
   private resourceTypeLabel(generation: EngineGeneration, resourceType: unknown): string {

@@ -20,7 +20,8 @@ import v8 from 'node:v8';
 import type { CanonicalResource } from '../../domain/conformance-resources.js';
 import { DefinitionIndex, type DefinitionIndexState, type DefinitionWarning } from '../../domain/engine/definitions/definition-index.js';
 import { coreDefinitionsFingerprint, loadCoreDefinitions, locateCoreDefinitions, type CoreDefinitionsLocation } from './core-definitions.js';
-import { listPackageFiles, parsePackageFiles, readPackageFiles, type LoadPackageOptions, type PackageLoadFailure } from './package-files.js';
+import { listPackageFiles, parsePackageFiles, type LoadPackageOptions, type PackageFile, type PackageLoadFailure } from './package-files.js';
+import { packageDigests } from './package-digests.js';
 
 /** Bump when the index state format or what loading keeps changes: old cache files become misses. */
 export const DEFINITION_CACHE_CODE_VERSION = 6;
@@ -65,10 +66,11 @@ export async function loadDefinitions(options: LoadDefinitionsOptions = {}): Pro
   const started = performance.now();
   const core = options.core ?? (await locateCoreDefinitions());
   const paths = (await Promise.all((options.packages ?? []).map((p) => listPackageFiles(p)))).flat();
-  const files = await readPackageFiles(paths);
-  const key = cacheKey(core, files.map((f) => f.sha256), options);
-  const readInputsMs = performance.now() - started;
   const cacheDir = options.cacheDir === false ? undefined : (options.cacheDir ?? defaultDefinitionCacheDir());
+  // Digests only (unchanged files are not even read): a cache hit needs no package bytes.
+  const digests = await packageDigests(paths, cacheDir);
+  const key = cacheKey(core, digests.sha256, options);
+  const readInputsMs = performance.now() - started;
   const cacheFile = cacheDir ? path.join(cacheDir, `definitions-${key.slice(0, 32)}.v8`) : undefined;
 
   if (cacheFile && existsSync(cacheFile)) {
@@ -86,6 +88,7 @@ export async function loadDefinitions(options: LoadDefinitionsOptions = {}): Pro
 
   const b = performance.now();
   const corePackage = await loadCoreDefinitions({ location: core, stripNarrative: options.packageOptions?.stripNarrative });
+  const files: PackageFile[] = await Promise.all(paths.map(async (p, i) => ({ path: p, bytes: digests.read.get(p) ?? await readFile(p), sha256: digests.sha256[i]! })));
   const { packages, failures } = await parsePackageFiles(files, options.packageOptions);
   const index = DefinitionIndex.build({ packages: [corePackage, ...packages], resources: options.resources, fhirVersion: core.fhirVersion });
   const buildMs = performance.now() - b;

@@ -15,7 +15,8 @@
  * unreadable, it is logged and the submission route below is used, as the contract says. The client
  * follows no redirects, so an allowed URL cannot lead elsewhere.
  *
- * Answers: 200 → the body (MeasureReport, Bundle or PatientSubmissionModel; the flow reads it);
+ * Answers: 200 → the body's bytes as received (MeasureReport, Bundle or PatientSubmissionModel; read
+ * where they are validated, in a worker: nothing is parsed on this thread);
  * 404 → a definite NotFound; 5xx/429/network/timeout (after the client's own short retries) and any
  * other status → SubmissionUnavailableError, which the consumer retries with backoff and finally
  * dead-letters.
@@ -90,6 +91,7 @@ export class HttpReportService implements SubmissionSource {
           ...(options.authorization ? { authorization: options.authorization } : {}),
         },
         signal: options.signal,
+        rawBody: true,
       });
     } catch (error) {
       if (error instanceof UpstreamError) {
@@ -104,8 +106,8 @@ export class HttpReportService implements SubmissionSource {
     if (response.status < 200 || response.status >= 300) {
       throw new SubmissionUnavailableError(`The report service answered ${response.status} for the submission`);
     }
-    const body = Buffer.isBuffer(response.body) ? response.body.toString('utf8') : response.body;
-    return { kind: 'found', body };
+    // The bytes as received: the engine reads them where it validates them (a worker), not here.
+    return { kind: 'found', body: response.body as Buffer };
   }
 
   /**

@@ -1,9 +1,14 @@
 /**
  * A pool of validation workers (piscina), sized to the cores by default. Each worker builds its
- * Validator once (see validation-worker.ts); a task carries only resources, so the message-passing
- * cost is a structured clone of the resources and of the OperationOutcomes coming back, plus a
- * fixed cost per task (queueing, wake-up of the worker, the answer's promise): callers that have
- * many resources send them as a few batches (EngineHost.validateEach), not one task each.
+ * Validator once (see validation-worker.ts). Two kinds of task:
+ * - a whole submission as the bytes the report service answered (validateSubmission, the flow):
+ *   the bytes are shared with the worker, which reads, validates and encodes every entry
+ *   (submission-task.ts); what crosses the thread boundary is a SharedArrayBuffer going in and a
+ *   few strings per entry coming back, whatever the number of issues;
+ * - a batch of resources (validate, the API and tools): a structured clone of the resources and
+ *   of the OperationOutcomes coming back.
+ * Each task also has a fixed cost (queueing, wake-up of the worker, the answer's promise), hence
+ * one task per submission, not one per resource.
  *
  * Definitions change by REPLACING the pool, never by changing a worker: build a new pool with the
  * new state, route new tasks to it, then `retire()` the old one — it lets the calls in flight
@@ -35,11 +40,14 @@ import { Piscina } from 'piscina';
 import type { Registry } from 'prom-client';
 import { deadlineOutcome, type DeadlineKind } from '../../domain/engine/outcome/deadline.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
+import { encodeEntryIssues, type EntryOutcome, type SubmissionBundle } from '../../domain/flow/index.js';
+import { readSharedSubmission, type SubmissionTask, type SubmissionTaskResult, type ValidatedEntries } from './submission-task.js';
 import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
 import type { ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
 import { WorkerMetricsSink } from './worker-metrics.js';
 
 export type { ValidationTask, WorkerSetup, WorkerCacheSettings } from './validation-worker.js';
+export type { SubmissionTask, SubmissionTaskResult, ValidatedEntries } from './submission-task.js';
 export type { WorkerMetricsReport } from './worker-metrics.js';
 
 /** What the pool tells its owner (metrics and logs). */
@@ -112,7 +120,8 @@ export class SubmissionBudget {
 interface TrackedTask {
   readonly progress: TaskProgress;
   readonly controller: AbortController;
-  readonly resources: readonly unknown[];
+  /** The resource type of the task's item at `index` (for the timeout event), if it has one. */
+  readonly typeAt: (index: number) => string | undefined;
   /** The index the watchdog saw last (a change is progress). */
   seen: number;
   /** Set when its resource in progress passed the per-resource budget and the task was aborted. */
@@ -230,6 +239,22 @@ export class ValidationPool {
     return outcome!;
   }
 
+  /**
+   * Validate a whole submission, given as the bytes the report service answered, in one worker:
+   * read, validated entry by entry and encoded there (submission-task.ts). Deadlines as for a
+   * batch: an entry past `resourceTimeoutMs` gets the timeout issue and the others are validated
+   * again in a new task; the budget's running out gives the entries not started its issue.
+   */
+  async validateSubmission(task: Omit<SubmissionTask, 'progress' | 'budget' | 'budgetFrom'>, options: Omit<ValidateCallOptions, 'admission'> = {}): Promise<SubmissionTaskResult> {
+    this.calls += 1;
+    try {
+      return await this.runSubmission(task, options.budget);
+    } finally {
+      this.calls -= 1;
+      if (this.calls === 0) this.callsDone?.();
+    }
+  }
+
   /** Lets the calls in flight finish (re-runs after a deadline included), then stops the workers (after a rebuild). */
   async retire(): Promise<void> {
     this.retiring = true;
@@ -249,7 +274,7 @@ export class ValidationPool {
     const { resources } = task;
     if (budget?.exhausted && !task.budgetFrom) return this.notValidated(resources, budget);
     const progress = new TaskProgress();
-    const tracked: TrackedTask = { progress, controller: new AbortController(), resources, seen: NOT_STARTED };
+    const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt: (index) => resourceTypeOf(resources[index]), seen: NOT_STARTED };
     this.track(tracked);
     let result: ValidationTaskResult;
     try {
@@ -271,6 +296,67 @@ export class ValidationPool {
       return { outcomes: [...result.outcomes, ...rest.outcomes], durationsMs: [...result.durationsMs, ...rest.durationsMs] };
     }
     return { outcomes: result.outcomes, durationsMs: result.durationsMs };
+  }
+
+  private async runSubmission(task: SubmissionTask, budget: SubmissionBudget | undefined): Promise<SubmissionTaskResult> {
+    const progress = new TaskProgress();
+    // Only a deadline needs the entries on this thread: the bytes are read here then, and only then.
+    let bundle: SubmissionBundle | undefined;
+    const entryAt = (position: number) => {
+      bundle ??= readSharedSubmission(task.bytes) as SubmissionBundle;
+      return bundle.entry[task.entries?.[position] ?? position]?.resource;
+    };
+    const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt: (position) => resourceTypeOf(entryAt(position)), seen: NOT_STARTED };
+    this.track(tracked);
+    let result: SubmissionTaskResult;
+    try {
+      const shared = { progress: progress.buffer, ...(budget ? { budget: budget.shared.buffer } : {}) };
+      result = await this.pool.run({ ...task, ...shared }, { signal: tracked.controller.signal }) as SubmissionTaskResult;
+    } catch (error) {
+      if (!tracked.expired) {
+        if (!this.closed && progress.current !== NOT_STARTED && isWorkerExit(error)) this.terminated('crash');
+        throw error;
+      }
+      return this.afterSubmissionDeadline(task, tracked.expired, budget);
+    } finally {
+      this.untrack(tracked);
+    }
+    if (result.metrics) this.metrics?.add(result.metrics);
+    if (result.kind === 'validated' && result.budgetStopped) this.budgetRanOut(budget!);
+    return result;
+  }
+
+  /** As afterDeadline, for a submission task: the blamed entry's timeout issue, the other entries validated again. */
+  private async afterSubmissionDeadline(task: SubmissionTask, expired: NonNullable<TrackedTask['expired']>, budget: SubmissionBudget | undefined): Promise<ValidatedEntries> {
+    // The worker was validating an entry, so the bytes hold a readable Bundle.
+    const bundle = readSharedSubmission(task.bytes) as SubmissionBundle;
+    const entries = task.entries ?? bundle.entry.map((_, index) => index);
+    const blamed = entries[expired.index]!;
+    const resource = bundle.entry[blamed]!.resource;
+    const encoded = encodeEntryIssues(blamed, resource, deadlineOutcome('resource', resource, this.options.resourceTimeoutMs!) as unknown as EntryOutcome);
+    budget?.shared.charge(expired.elapsedMs);
+    const merged = {
+      issuesJson: entries.map(() => ''), issueCounts: entries.map(() => 0), resourceTypes: entries.map((index) => bundle.entry[index]!.resource.resourceType), durationsMs: entries.map(() => 0),
+    };
+    merged.issuesJson[expired.index] = encoded.json;
+    merged.issueCounts[expired.index] = encoded.count;
+    merged.durationsMs[expired.index] = expired.elapsedMs;
+    let budgetStopped = false;
+    const others = entries.filter((_, position) => position !== expired.index);
+    if (others.length > 0) {
+      const validated = Math.max(expired.index, (task.budgetFrom ?? 0) - 1);
+      const again = await this.runSubmission({ ...task, entries: others, budgetFrom: validated }, budget) as ValidatedEntries;
+      budgetStopped = again.budgetStopped;
+      let j = 0;
+      entries.forEach((_, position) => {
+        if (position === expired.index) return;
+        merged.issuesJson[position] = again.issuesJson[j]!;
+        merged.issueCounts[position] = again.issueCounts[j]!;
+        merged.durationsMs[position] = again.durationsMs[j]!;
+        j += 1;
+      });
+    }
+    return { kind: 'validated', entryCount: bundle.entry.length, ...merged, budgetStopped };
   }
 
   /** The outcomes of a task aborted at the per-resource deadline: the blamed resource's, and the others' validated again. */
@@ -296,11 +382,15 @@ export class ValidationPool {
   }
 
   private notValidated(resources: readonly unknown[], budget: SubmissionBudget): TimedOutcomes {
-    if (!budget.reported) {
-      budget.reported = true;
-      this.options.onEvent?.({ kind: 'timeout', deadline: 'submission', resourceType: undefined, budgetMs: budget.limitMs });
-    }
+    this.budgetRanOut(budget);
     return { outcomes: resources.map((resource) => deadlineOutcome('submission', resource, budget.limitMs)), durationsMs: resources.map(() => 0) };
+  }
+
+  /** The submission's budget ran out: said once per submission. */
+  private budgetRanOut(budget: SubmissionBudget): void {
+    if (budget.reported) return;
+    budget.reported = true;
+    this.options.onEvent?.({ kind: 'timeout', deadline: 'submission', resourceType: undefined, budgetMs: budget.limitMs });
   }
 
   private track(task: TrackedTask): void {
@@ -337,7 +427,7 @@ export class ValidationPool {
         const elapsedMs = now - task.progress.startedAt;
         if (elapsedMs > limit) {
           this.expire(task, { index, elapsedMs });
-          this.options.onEvent?.({ kind: 'timeout', deadline: 'resource', resourceType: resourceTypeOf(task.resources[index]), budgetMs: limit });
+          this.options.onEvent?.({ kind: 'timeout', deadline: 'resource', resourceType: task.typeAt(index), budgetMs: limit });
         }
       }
     }

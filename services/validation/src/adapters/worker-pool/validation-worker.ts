@@ -14,6 +14,9 @@
  * A worker never changes its definitions: when artifacts change the host builds a new pool with
  * the new state and retires this one after its in-flight tasks (see validation-pool.ts).
  *
+ * A task is a batch of resources (the API, tools) or a whole submission as bytes, read and
+ * validated here (submission-task.ts: the flow's path, nothing parsed crosses the thread boundary).
+ *
  * Each task carries a progress buffer (task-progress.ts) where the worker says which resource it is
  * validating and since when: the pool terminates a worker whose resource passes its budget and
  * blames that resource alone. A task of a submission also carries the submission's shared budget:
@@ -35,6 +38,7 @@ import { Validator } from '../../domain/engine/validator.js';
 import { scopeKey, type ValidationScope } from '../../domain/flow/validation-scope.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/terminology/terminology-port.js';
+import { validateSubmissionTask, type SubmissionTask, type SubmissionTaskResult } from './submission-task.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
 import { WorkerCounters, type WorkerMetricsReport } from './worker-metrics.js';
 
@@ -136,8 +140,15 @@ async function terminologyFor(source: ConformanceResourceSource, data: WorkerSet
   return createTerminology({ source, settings, cacheStore: await cacheStore, logger, metrics: counters.terminology }).terminology;
 }
 
-export default async function validateTask(task: ValidationTask): Promise<ValidationTaskResult> {
+/** A batch of resources (ValidationTask), or a whole submission as bytes (SubmissionTask, submission-task.ts). */
+export default async function validateTask(task: ValidationTask | SubmissionTask): Promise<ValidationTaskResult | SubmissionTaskResult> {
   const v = await validatorFor(task.scope);
+  if ('bytes' in task) {
+    const result = await validateSubmissionTask(v, task);
+    const metrics = counters.takeReport();
+    if (metrics) result.metrics = metrics;
+    return result;
+  }
   const progress = task.progress ? new TaskProgress(task.progress) : undefined;
   const budget = task.budget ? new SharedBudget(task.budget) : undefined;
   const outcomes: ValidationOutcome[] = [];

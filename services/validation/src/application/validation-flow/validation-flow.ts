@@ -4,6 +4,9 @@
  *       lies within the report service, see adapters/report-service/payload-uri.ts);
  *   (2) build the Bundle (MeasureReport's contained resources + the MeasureReport, or the Bundle);
  *   (3) validate each entry on its own (core + its meta.profile + terminology) — in the worker pool;
+ *       the submission's bytes go to a worker as they came (validateSubmission), which does (2),
+ *       (3) and the rebasing of (4) and gives back the outcome's text: this thread parses it once
+ *       for the categories and stores that very text (no second serialization);
  *   (4) aggregate into one OperationOutcome (Bundle-style expressions) and store it;
  *   (5) categorize with the latest rules and replace the patient's results;
  *   (6) enqueue ValidationComplete — (4), (5) and (6) in one transaction (flow-store.ts).
@@ -17,7 +20,7 @@
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
 import {
-  aggregateEntryOutcomes, submissionBundle, SubmissionFormatError, unobtainableOutcome,
+  aggregateEntryOutcomes, submissionBundle, submissionFromBytes, SubmissionFormatError, unobtainableOutcome,
   type AggregatedOutcome, type FacilityScopes, type SubmissionKey, type SubmissionSource, type ValidationScope,
 } from '../../domain/flow/index.js';
 import type { OperationOutcome } from '../../domain/ports/resource-validator.js';
@@ -43,7 +46,19 @@ export interface FlowContext {
  */
 export interface ScopedResourceValidator {
   validateEach(resources: readonly Record<string, unknown>[], options?: { scope?: ValidationScope }): Promise<OperationOutcome[]>;
+  /**
+   * The whole submission from the bytes the report service answered: read (as submissionFromBytes
+   * reads them), each entry validated on its own, the outcomes aggregated. Validators that read
+   * and validate elsewhere (the engine host: in a worker) implement it so that nothing parsed
+   * crosses to this thread; without it the flow reads the bytes itself and calls validateEach.
+   */
+  validateSubmission?(bytes: Uint8Array, options?: { scope?: ValidationScope }): Promise<SubmissionValidation>;
 }
+
+/** A submission validated from its bytes: the aggregated outcome as the JSON text that is stored, or why the bytes are no submission. */
+export type SubmissionValidation =
+  | { readonly kind: 'validated'; readonly resourceCount: number; readonly outcomeJson: string }
+  | { readonly kind: 'unreadable'; readonly message: string };
 
 export interface ValidationFlowDependencies {
   readonly source: SubmissionSource;
@@ -99,16 +114,29 @@ export class ValidationFlow {
     const fetched = await this.deps.source.fetch(key, event.payloadUri ? { payloadUri: event.payloadUri } : {});
     const fetchMs = lap();
 
-    let outcome: AggregatedOutcome;
+    let outcome: AggregatedOutcome | undefined;
+    // The outcome's stored text, when the validator gave it (serialized once, where it was validated).
+    let outcomeJson: string | undefined;
     let definiteFailure = false;
     let resourceCount = 0;
     if (fetched.kind === 'not-found') {
       outcome = unobtainableOutcome(`Patient submission not found at the report service: ${fetched.detail}`, 'not-found');
       definiteFailure = true;
+    } else if (fetched.body instanceof Uint8Array && this.deps.validator.validateSubmission) {
+      const scope = await this.deps.scopes?.scopeOf(key.facilityId);
+      const validated = await this.withProgress(ctx, () => this.deps.validator.validateSubmission!(fetched.body as Uint8Array, scope ? { scope } : undefined));
+      if (validated.kind === 'unreadable') {
+        outcome = unobtainableOutcome(`The patient submission could not be read: ${validated.message}`, 'invalid');
+        definiteFailure = true;
+      } else {
+        resourceCount = validated.resourceCount;
+        outcomeJson = validated.outcomeJson;
+        outcome = JSON.parse(outcomeJson) as AggregatedOutcome;
+      }
     } else {
       let bundle;
       try {
-        bundle = submissionBundle(fetched.body);
+        bundle = fetched.body instanceof Uint8Array ? submissionFromBytes(fetched.body) : submissionBundle(fetched.body);
       } catch (error) {
         if (!(error instanceof SubmissionFormatError)) throw error;
         outcome = unobtainableOutcome(`The patient submission could not be read: ${error.message}`, 'invalid');
@@ -139,7 +167,7 @@ export class ValidationFlow {
       unacceptable: verdict.unacceptableIssueCount,
     };
     // Serialized once: the hash and the stored row use the same text (it is ~100 issues long).
-    const outcomeJson = JSON.stringify(outcome);
+    outcomeJson ??= JSON.stringify(outcome);
     const outcomeHash = distinctOutcomeHash(outcomeJson, valid, counts, categorization.issueCategories);
 
     const categorizeMs = lap();
@@ -180,13 +208,18 @@ export class ValidationFlow {
    * pool that cannot make progress at all fails the service's liveness and the pod is restarted.
    */
   private async validateEntries(resources: Record<string, unknown>[], ctx: FlowContext, scope: ValidationScope | undefined): Promise<AggregatedOutcome> {
+    const outcomes = await this.withProgress(ctx, () => this.deps.validator.validateEach(resources, scope ? { scope } : undefined));
+    if (outcomes.length !== resources.length) throw new Error(`The engine answered ${outcomes.length} outcomes for ${resources.length} entries`);
+    return aggregateEntryOutcomes(outcomes.map((outcome, index) => ({
+      index, resource: resources[index] as Record<string, unknown> & { resourceType: string }, outcome,
+    })));
+  }
+
+  /** Runs step (3) with progress acks every progressIntervalMs. */
+  private async withProgress<T>(ctx: FlowContext, validate: () => Promise<T>): Promise<T> {
     const timer = ctx.working ? setInterval(() => ctx.working?.(), this.deps.progressIntervalMs ?? 10_000) : undefined;
     try {
-      const outcomes = await this.deps.validator.validateEach(resources, scope ? { scope } : undefined);
-      if (outcomes.length !== resources.length) throw new Error(`The engine answered ${outcomes.length} outcomes for ${resources.length} entries`);
-      return aggregateEntryOutcomes(outcomes.map((outcome, index) => ({
-        index, resource: resources[index] as Record<string, unknown> & { resourceType: string }, outcome,
-      })));
+      return await validate();
     } finally {
       if (timer) clearInterval(timer);
     }

@@ -87,11 +87,59 @@ export function aggregateEntryOutcomes(entries: readonly { index: number; resour
       else worstOmitted = Math.max(worstOmitted, SEVERITY_ORDER.indexOf(String(item.severity)));
     }
   }
-  if (kept < total) {
-    const text = `${total - kept} further issues of this submission were not kept: at most ${maxIssues} issues are stored per submission`;
-    issue.push({ severity: SEVERITY_ORDER[worstOmitted]!, code: 'too-costly', details: { text } });
-  }
+  if (kept < total) issue.push(omittedIssuesIssue(total - kept, worstOmitted, maxIssues));
   return { resourceType: 'OperationOutcome', issue };
+}
+
+function omittedIssuesIssue(omitted: number, worstSeverity: number, maxIssues: number): OutcomeIssue {
+  const text = `${omitted} further issues of this submission were not kept: at most ${maxIssues} issues are stored per submission`;
+  return { severity: SEVERITY_ORDER[worstSeverity]!, code: 'too-costly', details: { text } };
+}
+
+/**
+ * The issues of one entry, rebased into the Bundle, serialized once where the entry was validated
+ * (a worker): the JSON text of the issue list without its brackets ('' when there is none), so
+ * that the aggregated outcome's text is a concatenation (aggregatedOutcomeJson), never a clone of
+ * the issues nor a second serialization.
+ */
+export interface EncodedEntryIssues {
+  readonly json: string;
+  readonly count: number;
+}
+
+export function encodeEntryIssues(index: number, resource: FhirResourceJson, outcome: EntryOutcome): EncodedEntryIssues {
+  if (outcome.issue.length === 0) return NO_ISSUES;
+  const rebased = outcome.issue.map((item) => rebaseIssue(item, index, resource));
+  return { json: JSON.stringify(rebased).slice(1, -1), count: rebased.length };
+}
+
+const NO_ISSUES: EncodedEntryIssues = { json: '', count: 0 };
+
+/**
+ * The aggregated OperationOutcome's JSON text from every entry's encoded issues, in Bundle order:
+ * the very text `JSON.stringify(aggregateEntryOutcomes(...))` gives for the same outcomes. Above
+ * `maxIssues` (a Bundle broken wholesale) the issues are decoded once to cut them as
+ * aggregateEntryOutcomes does.
+ */
+export function aggregatedOutcomeJson(entries: readonly EncodedEntryIssues[], maxIssues = MAX_ISSUES_PER_SUBMISSION): string {
+  let total = 0;
+  for (const entry of entries) total += entry.count;
+  if (total <= maxIssues) {
+    const parts: string[] = [];
+    for (const entry of entries) if (entry.count > 0) parts.push(entry.json);
+    return `{"resourceType":"OperationOutcome","issue":[${parts.join(',')}]}`;
+  }
+  const issue: OutcomeIssue[] = [];
+  let worstOmitted = 0;
+  for (const entry of entries) {
+    if (entry.count === 0) continue;
+    for (const item of JSON.parse(`[${entry.json}]`) as OutcomeIssue[]) {
+      if (issue.length < maxIssues - 1) issue.push(item);
+      else worstOmitted = Math.max(worstOmitted, SEVERITY_ORDER.indexOf(String(item.severity)));
+    }
+  }
+  issue.push(omittedIssuesIssue(total - issue.length, worstOmitted, maxIssues));
+  return JSON.stringify({ resourceType: 'OperationOutcome', issue });
 }
 
 /** The definite outcome of a submission that could not be obtained or read (404, unreadable answer). */

@@ -31,6 +31,18 @@ export function submissionBundle(body: unknown): SubmissionBundle {
   throw new SubmissionFormatError(`The report service answered ${what}; expected a MeasureReport, a Bundle or a PatientSubmissionModel`);
 }
 
+/**
+ * The Bundle of a submission received as bytes (the report service's answer as it came off the
+ * wire): decoded as UTF-8 and read exactly as `submissionBundle` reads the text, so that where the
+ * bytes are read (a worker, this thread) never changes the outcome. No bytes read as no answer. A
+ * byte order mark is kept, as Buffer#toString keeps it: JSON.parse then refuses it, as before.
+ */
+export function submissionFromBytes(bytes: Uint8Array): SubmissionBundle {
+  return submissionBundle(bytes.byteLength === 0 ? undefined : UTF8.decode(bytes));
+}
+
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
 function fromMeasureReport(report: FhirResourceJson): SubmissionBundle {
   const { contained, ...withoutContained } = report;
   const containedResources = Array.isArray(contained) ? contained.filter(isResource) : [];

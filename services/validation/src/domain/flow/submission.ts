@@ -21,7 +21,8 @@ export interface SubmissionBundle {
 
 /**
  * What the report service said. `found` carries the body as received (MeasureReport, Bundle or the
- * original PatientSubmissionModel); `not-found` is definite (404): retrying cannot help.
+ * original PatientSubmissionModel): its bytes (a Uint8Array, read where it is validated, see
+ * submissionFromBytes), or a value already parsed; `not-found` is definite (404): retrying cannot help.
  */
 export type SubmissionFetch =
   | { readonly kind: 'found'; readonly body: unknown }

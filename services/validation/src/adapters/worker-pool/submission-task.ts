@@ -1,0 +1,116 @@
+/**
+ * A whole submission as one worker task (worker side): the main thread sends the report service's
+ * answer AS BYTES, shared with the worker (a SharedArrayBuffer: no copy, no structured clone of
+ * parsed objects), and the worker reads the Bundle, validates each entry on its own, rebases its
+ * issues into the Bundle and serializes them once (entry-outcome.ts encodeEntryIssues). What comes
+ * back is a few strings and numbers per entry; the main thread concatenates the texts into the
+ * stored outcome (aggregatedOutcomeJson) without decoding or encoding an issue again.
+ *
+ * The bytes are read exactly as the flow read them in its own thread (submissionFromBytes:
+ * UTF-8, JSON.parse), so the outcome does not depend on where they are read. JSON.parse rather
+ * than the engine's located-JSON parser: the flow validates entries cut out of the Bundle, whose
+ * line/column positions the aggregated outcome drops (they would point into the entry, not into
+ * what the facility sent), and the native parser is several times faster.
+ *
+ * Deadlines as for a batch of resources (validation-pool.ts): the worker publishes the position of
+ * the entry in progress (TaskProgress), charges the submission budget with each entry's busy time,
+ * and once the budget is used up gives every entry it has not started the submission's deadline
+ * issue itself (it holds the entries; the main thread does not) and says so (`budgetStopped`).
+ */
+import { performance } from 'node:perf_hooks';
+import { deadlineOutcome } from '../../domain/engine/outcome/deadline.js';
+import type { Validator } from '../../domain/engine/validator.js';
+import { encodeEntryIssues, submissionFromBytes, SubmissionFormatError, type EntryOutcome, type FhirResourceJson, type SubmissionBundle } from '../../domain/flow/index.js';
+import type { ValidationScope } from '../../domain/flow/validation-scope.js';
+import { SharedBudget, TaskProgress } from './task-progress.js';
+import type { WorkerMetricsReport } from './worker-metrics.js';
+
+export interface SubmissionTask {
+  /** The report service's answer as received, shared with the worker. */
+  bytes: SharedArrayBuffer;
+  /** Only these entries (Bundle indexes, ascending); absent = every entry. */
+  entries?: number[];
+  profiles?: string[];
+  /** Passed on to remote terminology. */
+  authorization?: string;
+  /** The facility's validation scope; absent = every artifact. */
+  scope?: ValidationScope;
+  /** Where the worker publishes the position (in the task's entries) of the entry it validates; set by the pool. */
+  progress?: SharedArrayBuffer;
+  /** The submission's worker-time budget (SharedBudget); set by the pool. */
+  budget?: SharedArrayBuffer;
+  /** The budget stops entries from this position on (default 0); see ValidationTask.budgetFrom. */
+  budgetFrom?: number;
+}
+
+/** The task's entries, in order (one value per entry of `entries`, or of the Bundle). */
+export interface ValidatedEntries {
+  readonly kind: 'validated';
+  /** Entries of the submission's Bundle. */
+  readonly entryCount: number;
+  /** Each entry's issues rebased into the Bundle, as encodeEntryIssues gives them. */
+  readonly issuesJson: string[];
+  readonly issueCounts: number[];
+  readonly resourceTypes: string[];
+  /** Milliseconds each entry took in this worker (0 for one the budget stopped). */
+  readonly durationsMs: number[];
+  /** The submission's budget ran out: the entries not started carry its deadline issue. */
+  readonly budgetStopped: boolean;
+  metrics?: WorkerMetricsReport;
+}
+
+/** The answer is not a submission (not JSON, not a MeasureReport, Bundle or PatientSubmissionModel). */
+export interface UnreadableSubmission {
+  readonly kind: 'unreadable';
+  readonly message: string;
+  metrics?: WorkerMetricsReport;
+}
+
+export type SubmissionTaskResult = ValidatedEntries | UnreadableSubmission;
+
+/** The Bundle in the shared bytes, or why there is none (SubmissionFormatError's message). */
+export function readSharedSubmission(bytes: SharedArrayBuffer): SubmissionBundle | string {
+  try {
+    return submissionFromBytes(new Uint8Array(bytes));
+  } catch (error) {
+    if (error instanceof SubmissionFormatError) return error.message;
+    throw error;
+  }
+}
+
+export async function validateSubmissionTask(validator: Validator, task: SubmissionTask): Promise<SubmissionTaskResult> {
+  const bundle = readSharedSubmission(task.bytes);
+  if (typeof bundle === 'string') return { kind: 'unreadable', message: bundle };
+  const entries = task.entries ?? bundle.entry.map((_, index) => index);
+  const progress = task.progress ? new TaskProgress(task.progress) : undefined;
+  const budget = task.budget ? new SharedBudget(task.budget) : undefined;
+  const issuesJson: string[] = [];
+  const issueCounts: number[] = [];
+  const resourceTypes: string[] = [];
+  const durationsMs: number[] = [];
+  let budgetStopped = false;
+  const options = { profiles: task.profiles, authorization: task.authorization };
+  for (const [position, index] of entries.entries()) {
+    const resource: FhirResourceJson = bundle.entry[index]!.resource;
+    let outcome;
+    let ms = 0;
+    if (budget?.exhausted && position >= (task.budgetFrom ?? 0)) {
+      budgetStopped = true;
+      outcome = deadlineOutcome('submission', resource, budget.limitMs);
+    } else {
+      progress?.begin(position);
+      const started = performance.now();
+      const busyBefore = budget ? performance.eventLoopUtilization() : undefined;
+      outcome = await validator.validateAsync(resource, options);
+      ms = performance.now() - started;
+      if (busyBefore) budget!.charge(performance.eventLoopUtilization(busyBefore).active);
+    }
+    const encoded = encodeEntryIssues(index, resource, outcome as unknown as EntryOutcome);
+    issuesJson.push(encoded.json);
+    issueCounts.push(encoded.count);
+    resourceTypes.push(resource.resourceType);
+    durationsMs.push(ms);
+  }
+  progress?.finish();
+  return { kind: 'validated', entryCount: bundle.entry.length, issuesJson, issueCounts, resourceTypes, durationsMs, budgetStopped };
+}

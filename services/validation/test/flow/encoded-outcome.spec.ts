@@ -1,0 +1,71 @@
+/**
+ * The aggregated outcome as text built from each entry's issues serialized once (where the entry
+ * was validated): it must be the very text the flow stored before, JSON.stringify of
+ * aggregateEntryOutcomes, also above the per-submission issue limit; and the submission read from
+ * bytes as it was read from the text.
+ */
+import { expect } from 'chai';
+import {
+  aggregatedOutcomeJson, aggregateEntryOutcomes, encodeEntryIssues, submissionBundle, submissionFromBytes, SubmissionFormatError,
+  type EntryOutcome, type FhirResourceJson,
+} from '../../src/domain/flow/index.js';
+
+const entries: { index: number; resource: FhirResourceJson; outcome: EntryOutcome }[] = [
+  {
+    index: 0, resource: { resourceType: 'Patient', id: "o'brien" },
+    outcome: {
+      resourceType: 'OperationOutcome',
+      issue: [
+        { severity: 'error', code: 'value', details: { text: 'bad gender' }, diagnostics: 'bad gender', expression: ['Patient.gender'], location: ['Patient.gender', 'Line 3, Col 4'] },
+        { severity: 'warning', code: 'informational', details: { text: 'x' }, diagnostics: 'other', extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line', valueInteger: 3 }, { url: 'urn:kept', valueCode: 'k' }] },
+      ],
+    },
+  },
+  { index: 1, resource: { resourceType: 'Encounter' }, outcome: { resourceType: 'OperationOutcome', issue: [] } },
+  {
+    index: 2, resource: { resourceType: 'MeasureReport', id: 'mr' },
+    outcome: { resourceType: 'OperationOutcome', issue: [{ severity: 'information', code: 'informational', details: { text: 'ünïcode "quoted"' }, expression: [''] }] },
+  },
+];
+
+const encoded = () => entries.map(({ index, resource, outcome }) => encodeEntryIssues(index, resource, outcome));
+
+describe('validation flow (domain): the outcome encoded once per entry', () => {
+  it('the concatenated text is exactly the serialized aggregated outcome', () => {
+    const json = aggregatedOutcomeJson(encoded());
+    expect(json).to.equal(JSON.stringify(aggregateEntryOutcomes(entries)));
+    expect(encoded().map((e) => e.count)).to.deep.equal([2, 0, 1]);
+  });
+
+  it('no issue at all: an empty issue list', () => {
+    const none = entries.map((e) => ({ ...e, outcome: { resourceType: 'OperationOutcome' as const, issue: [] } }));
+    expect(aggregatedOutcomeJson(none.map((e) => encodeEntryIssues(e.index, e.resource, e.outcome)))).to.equal(JSON.stringify(aggregateEntryOutcomes(none)));
+  });
+
+  it('above the issue limit: cut as aggregateEntryOutcomes cuts, the rest counted at its worst severity', () => {
+    for (const max of [1, 2, 3]) {
+      expect(aggregatedOutcomeJson(encoded(), max), `limit ${max}`).to.equal(JSON.stringify(aggregateEntryOutcomes(entries, max)));
+    }
+    expect(JSON.parse(aggregatedOutcomeJson(encoded(), 2)).issue.at(-1)).to.include({ severity: 'warning', code: 'too-costly' });
+  });
+
+  it('bytes are read as the text was: UTF-8, the same Bundle, the same refusals', () => {
+    const report = { resourceType: 'MeasureReport', id: 'mr', contained: [{ resourceType: 'Patient', id: 'p-é' }] };
+    const text = JSON.stringify(report);
+    expect(submissionFromBytes(new TextEncoder().encode(text))).to.deep.equal(submissionBundle(text));
+    const refusal = (read: () => unknown) => {
+      try {
+        read();
+      } catch (error) {
+        expect(error).to.be.instanceOf(SubmissionFormatError);
+        return (error as Error).message;
+      }
+      throw new Error('not refused');
+    };
+    // Not JSON, a byte order mark (JSON.parse refuses it, as it did), nothing at all.
+    expect(refusal(() => submissionFromBytes(new TextEncoder().encode('{"resourceType":')))).to.equal(refusal(() => submissionBundle('{"resourceType":')));
+    const withBom = Uint8Array.from([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(text)]);
+    expect(refusal(() => submissionFromBytes(withBom))).to.equal(refusal(() => submissionBundle(Buffer.from(withBom).toString('utf8'))));
+    expect(refusal(() => submissionFromBytes(new Uint8Array(0)))).to.equal(refusal(() => submissionBundle(undefined)));
+  });
+});
