@@ -19,6 +19,7 @@ import { DefinitionIndex } from '../../services/validation/src/domain/engine/def
 import { LayeredConformanceSource } from '../../services/validation/src/domain/engine/layered-source.js';
 import { Validator } from '../../services/validation/src/domain/engine/validator.js';
 import { LocalTerminology } from '../../services/validation/src/domain/terminology/local-terminology.js';
+import { percentile } from './statistics.js';
 
 const processStart = performance.now() - process.uptime() * 1000;
 
@@ -34,11 +35,6 @@ const workerCounts = (() => {
   const i = process.argv.indexOf('--workers');
   return i > 0 ? String(process.argv[i + 1]).split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0) : [];
 })();
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function main(): Promise<void> {
   const sampleDir = sharedDir('samples', 'nhsn-ach');

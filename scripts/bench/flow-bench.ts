@@ -69,6 +69,7 @@ import { HttpReportService } from '../../services/validation/src/adapters/report
 import { ValidationFlow } from '../../services/validation/src/application/validation-flow/index.js';
 import { PgFlowStore } from '../../services/validation/src/adapters/persistence/pg-flow-store.js';
 import { validationFlowEntities, validationFlowMigrations } from '../../services/validation/src/adapters/persistence/validation-flow-tables.js';
+import { median, percentile } from './statistics.js';
 
 const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
 const NATS = process.env.NATS_URL ?? '127.0.0.1:4222';
@@ -196,10 +197,6 @@ function cpuByGroup(instancePids: readonly number[]): Map<string, number> {
   return groups;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Engine-only mode: the same validation as an instance (EngineHost, same validation.workers, same
 // number of submissions in flight), without report service, messaging, categorization or database
@@ -279,12 +276,6 @@ interface RoundResult {
   rate: number;
   /** Milliseconds from publish to ValidationComplete, one per submission, sorted. */
   latencies: number[];
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 async function coordinate(): Promise<void> {

@@ -21,6 +21,7 @@ import { PgResultRepository } from '../../services/validation/src/adapters/persi
 import { defaultCategories } from '../../services/validation/src/application/default-categories.js';
 import type { NewResult } from '../../services/validation/src/domain/results/result-repository.js';
 import { ISSUE_SEVERITIES } from '../../services/validation/src/domain/results/issue-severity.js';
+import { percentile } from './statistics.js';
 
 const { values } = parseArgs({ options: {
   results: { type: 'string', default: '100000' },
@@ -33,10 +34,6 @@ const PATIENTS = Number(values.patients);
 const QUERIES = Number(values.queries);
 const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
 const dbName = `bench_results_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 async function main(): Promise<void> {
   const db = await openDatabase({ ...PG, dbName, poolMax: 4, entities: validationApiEntities, migrations: validationApiMigrations, logger: silentLogger() });
