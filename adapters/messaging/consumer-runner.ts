@@ -60,7 +60,7 @@
  * - `messaging_messages_held_for_dependency{consumer}`  messages this instance holds, waiting for a dependency
  * (`consumer` is the durable name.)
  */
-import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { catalog as defaultCatalog, type Catalog } from '../../contracts/catalog.js';
 import { validateAgainst } from '../../contracts/validate.js';
 import type { Logger } from '../observability/logger.js';
@@ -195,99 +195,183 @@ function consumerMetrics(metrics: ServiceMetrics | undefined, consumer: string):
   };
 }
 
-export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>): Promise<ConsumerRunner> {
-  const concurrency = Math.max(1, options.concurrency ?? 1);
-  const maxDeliver = Math.max(1, options.maxDeliver ?? 5);
-  const backoffMs = options.backoffMs && options.backoffMs.length > 0 ? options.backoffMs : [1_000, 5_000, 30_000];
+/** The options with their defaults applied, as the runner uses them. */
+interface RunnerSettings {
+  readonly concurrency: number;
+  readonly maxDeliver: number;
+  readonly backoffMs: readonly number[];
+  readonly fetchExpiresMs: number;
+  readonly outageHorizonMs: number;
+  readonly outageInitialMs: number;
+  readonly outageMaxMs: number;
+  /** A held message is kept ours by progress acks, well within the ack wait. */
+  readonly keepAliveMs: number;
+  readonly catalog: Catalog;
+  readonly provision: boolean;
+}
+
+function settingsOf(options: ConsumerRunnerOptions): RunnerSettings & { ackWaitMs: number } {
   const ackWaitMs = options.ackWaitMs ?? 30_000;
-  const fetchExpiresMs = Math.max(1_000, options.fetchExpiresMs ?? 5_000);
-  const outageHorizonMs = options.outageHorizonMs ?? 3_600_000;
   const outageInitialMs = Math.max(1, options.outageBackoff?.initialMs ?? 1_000);
-  const outageMaxMs = Math.max(outageInitialMs, options.outageBackoff?.maxMs ?? 30_000);
-  // A held message is kept ours by progress acks, well within the ack wait.
-  const keepAliveMs = Math.max(250, Math.floor(ackWaitMs / 3));
-  const catalog = options.catalog ?? defaultCatalog;
-  const { js, stream, durable, handler, deadLetter } = options;
-  const log = options.logger.child({ component: 'consumer', stream, durable });
-  const metrics = consumerMetrics(options.metrics, durable);
-
-  const provision = options.provision ?? true;
-  const provisionConsumer = async () => {
-    const jsm = await js.jetstreamManager();
-    const action = await ensureConsumer(jsm, stream, runnerConsumerSpec({
-      durable, filterSubject: options.filterSubject, maxDeliver, ackWaitMs, maxAckPending: options.maxAckPending,
-    }));
-    if (action !== 'unchanged') log.info({ action }, 'durable consumer provisioned');
+  return {
+    concurrency: Math.max(1, options.concurrency ?? 1),
+    maxDeliver: Math.max(1, options.maxDeliver ?? 5),
+    backoffMs: options.backoffMs && options.backoffMs.length > 0 ? options.backoffMs : [1_000, 5_000, 30_000],
+    ackWaitMs,
+    fetchExpiresMs: Math.max(1_000, options.fetchExpiresMs ?? 5_000),
+    outageHorizonMs: options.outageHorizonMs ?? 3_600_000,
+    outageInitialMs,
+    outageMaxMs: Math.max(outageInitialMs, options.outageBackoff?.maxMs ?? 30_000),
+    keepAliveMs: Math.max(250, Math.floor(ackWaitMs / 3)),
+    catalog: options.catalog ?? defaultCatalog,
+    provision: options.provision ?? true,
   };
-  if (provision) await provisionConsumer();
-  const consumer = await js.consumers.get(stream, durable);
+}
 
-  let stopping = false;
-  let inFlight = 0;
-  let slotFreed: (() => void) | undefined;
-  let allDone: (() => void) | undefined;
-  let currentBatch: { stop(): void } | undefined;
-  let loopAbort: (() => void) | undefined;
+/** Creates (or updates) the durable consumer as the runner needs it; idempotent. */
+async function provisionConsumer(options: ConsumerRunnerOptions, settings: RunnerSettings & { ackWaitMs: number }, log: Logger): Promise<void> {
+  const jsm = await options.js.jetstreamManager();
+  const action = await ensureConsumer(jsm, options.stream, runnerConsumerSpec({
+    durable: options.durable, filterSubject: options.filterSubject, maxDeliver: settings.maxDeliver, ackWaitMs: settings.ackWaitMs, maxAckPending: options.maxAckPending,
+  }));
+  if (action !== 'unchanged') log.info({ action }, 'durable consumer provisioned');
+}
 
-  const delayFor = (deliveryCount: number) => backoffMs[Math.min(deliveryCount, backoffMs.length) - 1]!;
-  const outageDelayFor = (retry: number) =>
-    Math.round(Math.min(outageMaxMs, outageInitialMs * 2 ** Math.min(retry - 1, 30)) * (1 + Math.random() * 0.2));
+/** Provisions the durable consumer (unless `provision: false`) and starts fetching. */
+export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>): Promise<ConsumerRunner> {
+  const settings = settingsOf(options);
+  const log = options.logger.child({ component: 'consumer', stream: options.stream, durable: options.durable });
+  const provision = () => provisionConsumer(options, settings, log);
+  if (settings.provision) await provision();
+  const consumer = await options.js.consumers.get(options.stream, options.durable);
+  const runner = new JetStreamConsumerRunner<T>(options, settings, consumer, log, provision);
+  runner.start();
+  return runner;
+}
 
-  // Wakes the messages held for a dependency when stop() is called, so they are handed back at once.
-  const holdWakers = new Set<() => void>();
+/** One running durable pull consumer: the fetch loop, the handling of each delivery, stop(). */
+class JetStreamConsumerRunner<T> implements ConsumerRunner {
+  private readonly metrics: ConsumerMetrics | undefined;
+  private stopping = false;
+  private running = 0;
+  private slotFreed: (() => void) | undefined;
+  private allDone: (() => void) | undefined;
+  private currentBatch: { stop(): void } | undefined;
+  private loopAbort: (() => void) | undefined;
+  /** Wakes the messages held for a dependency when stop() is called, so they are handed back at once. */
+  private readonly holdWakers = new Set<() => void>();
+  private loop: Promise<void> | undefined;
+  private pendingTimer: NodeJS.Timeout | undefined;
+  private stopped: Promise<void> | undefined;
+  /** A fetch costs three protocol messages (SUB of its inbox, the pull request, UNSUB), so a busy
+   * runner refills when half of its slots are free, in one fetch, instead of one fetch per message. */
+  private readonly refillAt: number;
+
+  constructor(
+    private readonly options: ConsumerRunnerOptions<T>,
+    private readonly settings: RunnerSettings,
+    private readonly consumer: Consumer,
+    private readonly log: Logger,
+    private readonly provision: () => Promise<void>,
+  ) {
+    this.metrics = consumerMetrics(options.metrics, options.durable);
+    this.refillAt = Math.max(1, Math.floor(settings.concurrency / 2));
+  }
+
+  get inFlight(): number { return this.running; }
+
+  start(): void {
+    this.loop = this.fetchLoop();
+    if (this.metrics) this.pollPending(this.metrics);
+  }
+
+  stop(timeoutMs = this.options.stopTimeoutMs ?? 30_000): Promise<void> {
+    this.stopped ??= (async () => {
+      this.stopping = true;
+      clearTimeout(this.pendingTimer);
+      for (const wake of [...this.holdWakers]) wake();
+      this.slotFreed?.();
+      this.loopAbort?.();
+      this.currentBatch?.stop();
+      await this.loop;
+      if (this.running > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        const drained = new Promise<boolean>((resolve) => { this.allDone = () => resolve(true); });
+        const timedOut = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+        const ok = await Promise.race([drained, timedOut]);
+        clearTimeout(timer);
+        if (!ok) this.log.warn({ inFlight: this.running }, 'stop timed out with handlers still running; their messages will be redelivered');
+      }
+      this.log.info('consumer stopped');
+    })();
+    return this.stopped;
+  }
+
+  private delayFor(deliveryCount: number): number {
+    const { backoffMs } = this.settings;
+    return backoffMs[Math.min(deliveryCount, backoffMs.length) - 1]!;
+  }
+
+  private outageDelayFor(retry: number): number {
+    const { outageInitialMs, outageMaxMs } = this.settings;
+    return Math.round(Math.min(outageMaxMs, outageInitialMs * 2 ** Math.min(retry - 1, 30)) * (1 + Math.random() * 0.2));
+  }
+
   /** Waits `ms` while keeping the message ours (progress acks); returns early when stopping. */
-  async function holdFor(m: JsMsg, ms: number): Promise<void> {
+  private async holdFor(m: JsMsg, ms: number): Promise<void> {
     const until = Date.now() + ms;
-    while (!stopping && Date.now() < until) {
+    while (!this.stopping && Date.now() < until) {
       await new Promise<void>((resolve) => {
-        const wake = () => { clearTimeout(timer); holdWakers.delete(wake); resolve(); };
-        const timer = setTimeout(wake, Math.min(keepAliveMs, until - Date.now()));
-        holdWakers.add(wake);
+        const wake = () => { clearTimeout(timer); this.holdWakers.delete(wake); resolve(); };
+        const timer = setTimeout(wake, Math.min(this.settings.keepAliveMs, until - Date.now()));
+        this.holdWakers.add(wake);
       });
       try {
         m.working();
       } catch (err) {
-        log.debug({ err, seq: m.info.streamSequence }, 'progress ack failed while holding a message');
+        this.log.debug({ err, seq: m.info.streamSequence }, 'progress ack failed while holding a message');
       }
     }
   }
 
-  async function sendToDeadLetter(m: JsMsg, kind: string, reason: string): Promise<Outcome> {
+  private async sendToDeadLetter(m: JsMsg, kind: string, reason: string): Promise<Outcome> {
     const failed: FailedDelivery = {
       subject: m.subject, data: m.data, headers: m.headers, stream: m.info.stream,
-      streamSequence: m.info.streamSequence, deliveryCount: m.info.deliveryCount, consumer: durable,
+      streamSequence: m.info.streamSequence, deliveryCount: m.info.deliveryCount, consumer: this.options.durable,
     };
     try {
-      const dl = await deadLetter.deadLetter(failed, reason);
+      const dl = await this.options.deadLetter.deadLetter(failed, reason);
       m.term();
-      metrics?.deadLettered(kind);
+      this.metrics?.deadLettered(kind);
       // The reason may quote payload content (patient data): full text only at debug.
-      log.warn({ kind, subject: m.subject, seq: m.info.streamSequence, deliveries: m.info.deliveryCount, deadLetterSeq: dl.seq }, 'message dead-lettered');
-      log.debug({ reason, seq: m.info.streamSequence }, 'dead-letter reason');
+      this.log.warn({ kind, subject: m.subject, seq: m.info.streamSequence, deliveries: m.info.deliveryCount, deadLetterSeq: dl.seq }, 'message dead-lettered');
+      this.log.debug({ reason, seq: m.info.streamSequence }, 'dead-letter reason');
       return 'dead-lettered';
     } catch (err) {
       // Never drop: without a stored dead letter the original must come back.
-      log.error({ err, subject: m.subject, seq: m.info.streamSequence }, 'could not dead-letter message; will retry it');
-      m.nak(delayFor(m.info.deliveryCount));
+      this.log.error({ err, subject: m.subject, seq: m.info.streamSequence }, 'could not dead-letter message; will retry it');
+      m.nak(this.delayFor(m.info.deliveryCount));
       return 'retry';
     }
   }
 
-  async function handleDelivery(m: JsMsg): Promise<Outcome> {
+  private async handleDelivery(m: JsMsg): Promise<Outcome> {
+    const { maxDeliver, outageHorizonMs } = this.settings;
+    const { log, metrics } = this;
     const deliveryCount = m.info.deliveryCount;
     if (deliveryCount > maxDeliver) {
-      return sendToDeadLetter(m, 'no-outcome', `no outcome after ${maxDeliver} deliveries (the last attempt crashed or timed out); delivery ${deliveryCount}`);
+      return this.sendToDeadLetter(m, 'no-outcome', `no outcome after ${maxDeliver} deliveries (the last attempt crashed or timed out); delivery ${deliveryCount}`);
     }
-    const contract = catalog.bySubject(m.subject);
-    if (!contract) return sendToDeadLetter(m, 'unknown-subject', `no contract in the catalog for subject ${m.subject}`);
+    const contract = this.settings.catalog.bySubject(m.subject);
+    if (!contract) return this.sendToDeadLetter(m, 'unknown-subject', `no contract in the catalog for subject ${m.subject}`);
     let payload: unknown;
     try {
       payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(m.data));
     } catch (err) {
-      return sendToDeadLetter(m, 'invalid-json', `invalid JSON: ${(err as Error).message}`);
+      return this.sendToDeadLetter(m, 'invalid-json', `invalid JSON: ${(err as Error).message}`);
     }
     const check = validateAgainst(contract.payload.schema, payload);
-    if (!check.ok) return sendToDeadLetter(m, 'contract-violation', `contract violation (${contract.name} ${contract.version}): ${check.errors}`);
+    if (!check.ok) return this.sendToDeadLetter(m, 'contract-violation', `contract violation (${contract.name} ${contract.version}): ${check.errors}`);
 
     const headers = headersToRecord(m.headers);
     const ctx: MessageContext = {
@@ -299,12 +383,12 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
     try {
       for (;;) {
         try {
-          await handler(payload as T, ctx);
+          await this.options.handler(payload as T, ctx);
           break;
         } catch (err) {
           const e = err instanceof Error ? err : new Error(String(err));
           const kind = classifyFailure(e);
-          if (kind === 'data') return await sendToDeadLetter(m, 'permanent-error', `permanent error: ${e.message}`);
+          if (kind === 'data') return await this.sendToDeadLetter(m, 'permanent-error', `permanent error: ${e.message}`);
           if (kind === 'unavailable') {
             if (outageSince === undefined) {
               outageSince = Date.now();
@@ -312,16 +396,16 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
             }
             const waited = Date.now() - outageSince;
             if (waited >= outageHorizonMs) {
-              return await sendToDeadLetter(m, 'unavailable', `a dependency was unavailable for ${Math.round(waited / 1_000)} s (the outage horizon is ${Math.round(outageHorizonMs / 1_000)} s); last error: ${e.name}: ${e.message}`);
+              return await this.sendToDeadLetter(m, 'unavailable', `a dependency was unavailable for ${Math.round(waited / 1_000)} s (the outage horizon is ${Math.round(outageHorizonMs / 1_000)} s); last error: ${e.name}: ${e.message}`);
             }
-            if (!stopping) {
-              const delay = Math.min(outageDelayFor(++retries), outageHorizonMs - waited);
+            if (!this.stopping) {
+              const delay = Math.min(this.outageDelayFor(++retries), outageHorizonMs - waited);
               log.warn({ errName: e.name, subject: m.subject, seq: m.info.streamSequence, deliveryCount, retries, waitedMs: waited, retryInMs: delay },
                 'a dependency is unavailable; holding the message and retrying in place');
               log.debug({ err: e, seq: m.info.streamSequence }, 'handler error');
               metrics?.dependencyRetry();
-              await holdFor(m, delay);
-              if (!stopping) continue;
+              await this.holdFor(m, delay);
+              if (!this.stopping) continue;
             }
             // Stopping: hand it back to another instance now (that redelivery counts as a delivery).
             log.warn({ subject: m.subject, seq: m.info.streamSequence, deliveryCount, waitedMs: Date.now() - outageSince }, 'stopping while a dependency is unavailable; message handed back');
@@ -329,9 +413,9 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
             return 'retry';
           }
           if (deliveryCount >= maxDeliver) {
-            return await sendToDeadLetter(m, 'max-deliveries', `handler failed on all ${deliveryCount} deliveries; last error: ${e.name}: ${e.message}`);
+            return await this.sendToDeadLetter(m, 'max-deliveries', `handler failed on all ${deliveryCount} deliveries; last error: ${e.name}: ${e.message}`);
           }
-          const delay = delayFor(deliveryCount);
+          const delay = this.delayFor(deliveryCount);
           log.warn({ errName: e.name, subject: m.subject, seq: m.info.streamSequence, deliveryCount, retryInMs: delay }, 'handler failed; will retry');
           log.debug({ err: e, seq: m.info.streamSequence }, 'handler error');
           m.nak(delay);
@@ -347,126 +431,108 @@ export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>):
   }
 
   /** One delivery from start to outcome, inside the message's trace: logged, timed and counted. */
-  async function processDelivery(m: JsMsg): Promise<void> {
+  private async processDelivery(m: JsMsg): Promise<void> {
     const started = performance.now();
     const fields = { subject: m.subject, seq: m.info.streamSequence, deliveryCount: m.info.deliveryCount };
     // m.time is when the stream stored the message, i.e. its publish time.
     const ageSeconds = Math.max(0, (Date.now() - m.time.getTime()) / 1_000) || 0;
-    metrics?.age(ageSeconds);
-    log.info({ ...fields, ageMs: Math.round(ageSeconds * 1_000) }, 'message handling started');
+    this.metrics?.age(ageSeconds);
+    this.log.info({ ...fields, ageMs: Math.round(ageSeconds * 1_000) }, 'message handling started');
     let outcome: Outcome;
     try {
-      outcome = await handleDelivery(m);
+      outcome = await this.handleDelivery(m);
     } catch (err) {
       // handleDelivery() handles every expected failure; this is a bug. Let the server redeliver.
-      log.error({ err, seq: m.info.streamSequence }, 'unexpected failure while processing a message');
-      m.nak(delayFor(m.info.deliveryCount));
+      this.log.error({ err, seq: m.info.streamSequence }, 'unexpected failure while processing a message');
+      m.nak(this.delayFor(m.info.deliveryCount));
       outcome = 'retry';
     }
-    metrics?.delivered(outcome);
-    log.info({ ...fields, outcome, durationMs: Math.round(performance.now() - started) }, 'message handling finished');
+    this.metrics?.delivered(outcome);
+    this.log.info({ ...fields, outcome, durationMs: Math.round(performance.now() - started) }, 'message handling finished');
   }
 
-  function dispatch(m: JsMsg): void {
-    inFlight++;
+  private dispatch(m: JsMsg): void {
+    this.running++;
     const headers = headersToRecord(m.headers);
-    runWithContext(contextFromTraceparent(headers[TRACEPARENT_HEADER]), () => processDelivery(m))
-      .catch((err: unknown) => log.error({ err, seq: m.info.streamSequence }, 'unexpected failure after processing a message'))
+    runWithContext(contextFromTraceparent(headers[TRACEPARENT_HEADER]), () => this.processDelivery(m))
+      .catch((err: unknown) => this.log.error({ err, seq: m.info.streamSequence }, 'unexpected failure after processing a message'))
       .finally(() => {
-        inFlight--;
-        slotFreed?.();
-        if (inFlight === 0) allDone?.();
+        this.running--;
+        this.slotFreed?.();
+        if (this.running === 0) this.allDone?.();
       });
   }
 
-  // A fetch costs three protocol messages (SUB of its inbox, the pull request, UNSUB), so a busy
-  // runner refills when half of its slots are free, in one fetch, instead of one fetch per message.
-  const refillAt = Math.max(1, Math.floor(concurrency / 2));
-  const waitForSlots = () => new Promise<void>((resolve) => {
-    const ready = () => concurrency - inFlight >= refillAt || stopping;
-    if (ready()) return resolve();
-    slotFreed = () => { if (ready()) { slotFreed = undefined; resolve(); } };
-  });
-  const pause = (ms: number) => new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    loopAbort = () => { clearTimeout(timer); resolve(); };
-  });
-  const roomDownstream = (beforeFetch: () => Promise<void>) => new Promise<void>((resolve) => {
-    loopAbort = resolve;
-    beforeFetch().then(resolve, (err: unknown) => {
-      log.error({ err }, 'waiting for room downstream failed; fetching anyway');
-      resolve();
+  private waitForSlots(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const ready = () => this.settings.concurrency - this.running >= this.refillAt || this.stopping;
+      if (ready()) return resolve();
+      this.slotFreed = () => { if (ready()) { this.slotFreed = undefined; resolve(); } };
     });
-  });
-
-  const loop = (async () => {
-    while (!stopping) {
-      await waitForSlots();
-      if (stopping) break;
-      if (options.beforeFetch) {
-        await roomDownstream(options.beforeFetch);
-        if (stopping) break;
-      }
-      try {
-        const batch = await consumer.fetch({ max_messages: concurrency - inFlight, expires: fetchExpiresMs });
-        currentBatch = batch;
-        if (stopping) batch.stop(); // stop() ran while the pull request was being set up
-        for await (const m of batch) {
-          // Fetched after stop() was called: hand it straight back so another instance takes it.
-          if (stopping) { m.nak(); continue; }
-          dispatch(m);
-        }
-      } catch (err) {
-        if (stopping) break;
-        log.error({ err }, 'fetch failed; retrying in 1 s');
-        await pause(1_000);
-        // The durable consumer may have been deleted (the client reports "409 consumer deleted",
-        // then "heartbeats missed"): ensureConsumer is idempotent, so just make sure it exists.
-        if (provision && !stopping) {
-          await provisionConsumer().catch((e: unknown) => log.error({ err: e }, 'could not ensure the consumer exists'));
-        }
-      } finally {
-        currentBatch = undefined;
-      }
-    }
-  })();
-
-  // Queue lag, read from the server's consumer info. Cheap (one request per poll), and a failure only
-  // leaves the gauge at its last value: observing must never disturb consuming.
-  let pendingTimer: NodeJS.Timeout | undefined;
-  if (metrics) {
-    const pollPending = () => {
-      consumer.info()
-        .then((info) => metrics.pending(info.num_pending + info.num_ack_pending))
-        .catch((err: unknown) => log.debug({ err }, 'could not read the consumer info for the pending-messages gauge'))
-        .finally(() => { if (!stopping) { pendingTimer = setTimeout(pollPending, options.pendingPollMs ?? 15_000); pendingTimer.unref(); } });
-    };
-    pollPending();
   }
 
-  let stopped: Promise<void> | undefined;
-  return {
-    get inFlight() { return inFlight; },
-    stop(timeoutMs = options.stopTimeoutMs ?? 30_000) {
-      stopped ??= (async () => {
-        stopping = true;
-        clearTimeout(pendingTimer);
-        for (const wake of [...holdWakers]) wake();
-        slotFreed?.();
-        loopAbort?.();
-        currentBatch?.stop();
-        await loop;
-        if (inFlight > 0) {
-          let timer: NodeJS.Timeout | undefined;
-          const drained = new Promise<boolean>((resolve) => { allDone = () => resolve(true); });
-          const timedOut = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
-          const ok = await Promise.race([drained, timedOut]);
-          clearTimeout(timer);
-          if (!ok) log.warn({ inFlight }, 'stop timed out with handlers still running; their messages will be redelivered');
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.loopAbort = () => { clearTimeout(timer); resolve(); };
+    });
+  }
+
+  private roomDownstream(beforeFetch: () => Promise<void>): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.loopAbort = resolve;
+      beforeFetch().then(resolve, (err: unknown) => {
+        this.log.error({ err }, 'waiting for room downstream failed; fetching anyway');
+        resolve();
+      });
+    });
+  }
+
+  private async fetchLoop(): Promise<void> {
+    while (!this.stopping) {
+      await this.waitForSlots();
+      if (this.stopping) break;
+      if (this.options.beforeFetch) {
+        await this.roomDownstream(this.options.beforeFetch);
+        if (this.stopping) break;
+      }
+      try {
+        const batch = await this.consumer.fetch({ max_messages: this.settings.concurrency - this.running, expires: this.settings.fetchExpiresMs });
+        this.currentBatch = batch;
+        if (this.stopping) batch.stop(); // stop() ran while the pull request was being set up
+        for await (const m of batch) {
+          // Fetched after stop() was called: hand it straight back so another instance takes it.
+          if (this.stopping) { m.nak(); continue; }
+          this.dispatch(m);
         }
-        log.info('consumer stopped');
-      })();
-      return stopped;
-    },
-  };
+      } catch (err) {
+        if (this.stopping) break;
+        this.log.error({ err }, 'fetch failed; retrying in 1 s');
+        await this.pause(1_000);
+        // The durable consumer may have been deleted (the client reports "409 consumer deleted",
+        // then "heartbeats missed"): ensureConsumer is idempotent, so just make sure it exists.
+        if (this.settings.provision && !this.stopping) {
+          await this.provision().catch((e: unknown) => this.log.error({ err: e }, 'could not ensure the consumer exists'));
+        }
+      } finally {
+        this.currentBatch = undefined;
+      }
+    }
+  }
+
+  /**
+   * Queue lag, read from the server's consumer info. Cheap (one request per poll), and a failure only
+   * leaves the gauge at its last value: observing must never disturb consuming.
+   */
+  private pollPending(metrics: ConsumerMetrics): void {
+    this.consumer.info()
+      .then((info) => metrics.pending(info.num_pending + info.num_ack_pending))
+      .catch((err: unknown) => this.log.debug({ err }, 'could not read the consumer info for the pending-messages gauge'))
+      .finally(() => {
+        if (!this.stopping) {
+          this.pendingTimer = setTimeout(() => this.pollPending(metrics), this.options.pendingPollMs ?? 15_000);
+          this.pendingTimer.unref();
+        }
+      });
+  }
 }
