@@ -49,7 +49,9 @@ import { connectNats, type NatsHandle } from '../../adapters/messaging/connectio
 import { provisionCatalog } from '../../adapters/messaging/provisioning.js';
 import { silentLogger } from '../../adapters/observability/logger.js';
 import { sharedDir } from '../../test/support/shared-dir.js';
-import { machineCpuSeconds, processCpuSeconds } from '../bench/process-cpu.js';
+import { machineCpuSeconds } from '../bench/process-cpu.js';
+import { infrastructureSampler } from './infrastructure-cpu.js';
+import { formatShares, printReport } from './report-format.js';
 import { startPrivateNats } from './private-nats.js';
 import { startReportService, type ReportService } from './report-service.js';
 import { counterValue, startService, type ServiceProcess } from './service-process.js';
@@ -135,51 +137,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function psql(db: string, sql: string): string[][] {
   const out = execFileSync('psql', [...PG_ARGS, '-d', db, '-AtqF', '\t', '-c', sql], { encoding: 'utf8' });
   return out.split('\n').filter((l) => l.length > 0).map((l) => l.split('\t'));
-}
-
-const pct = (n: number, total: number) => (total > 0 ? `${((100 * n) / total).toFixed(1)} %` : '-');
-export function formatShares(shares: readonly Share[] | undefined): string {
-  if (!shares) return 'counter not exported';
-  const total = shares.reduce((n, s) => n + s.count, 0);
-  return shares.map((s) => `${s.instance} ${s.count} (${pct(s.count, total)})`).join(', ');
-}
-
-type InfrastructureGroup = 'postgres' | 'nats' | 'redis';
-const GROUP_OF: Record<string, InfrastructureGroup> = { postgres: 'postgres', 'nats-server': 'nats', 'redis-server': 'redis' };
-
-/** utime + stime in seconds of every PostgreSQL, NATS and Redis process now running (/proc). */
-function infrastructureProcesses(): Map<number, { group: InfrastructureGroup; seconds: number }> {
-  const found = new Map<number, { group: InfrastructureGroup; seconds: number }>();
-  for (const [pid, { command, seconds }] of processCpuSeconds()) {
-    const group = GROUP_OF[command];
-    if (group) found.set(pid, { group, seconds });
-  }
-  return found;
-}
-
-/**
- * CPU of PostgreSQL, NATS and Redis (and of this script) over a phase. Sampled every 250 ms, so a
- * PostgreSQL backend that exits during the phase (a pool connection closed, an ANALYZE run) keeps
- * the seconds it was last seen with; a process first seen during the phase counts from zero.
- */
-function infrastructureSampler(): { stop(): Record<InfrastructureGroup | 'script', number> } {
-  const baseline = infrastructureProcesses();
-  const last = new Map(baseline);
-  const scriptStart = process.cpuUsage();
-  const sample = () => { for (const [pid, value] of infrastructureProcesses()) last.set(pid, value); };
-  const timer = setInterval(sample, 250);
-  timer.unref();
-  return {
-    stop() {
-      clearInterval(timer);
-      sample();
-      const totals = { postgres: 0, nats: 0, redis: 0, script: 0 };
-      for (const [pid, value] of last) totals[value.group] += value.seconds - (baseline.get(pid)?.seconds ?? 0);
-      const script = process.cpuUsage(scriptStart);
-      totals.script = (script.user + script.system) / 1e6;
-      return totals;
-    },
-  };
 }
 
 /** CPU seconds the processes used so far (their process_cpu_seconds_total, worker threads included). */
@@ -594,34 +551,6 @@ async function taggedMessages(nats: NatsHandle, stream: string, from: number, la
   const { name } = await consumer.info(true);
   await nats.jsm.consumers.delete(stream, name).catch(() => undefined);
   return mine;
-}
-
-function printReport(report: ScaleOutReport, options: ScaleOutOptions, log: (line: string) => void): void {
-  const [one, two, joined] = report.phases;
-  log('');
-  log('=== scale-out figures ===');
-  log(`machine: ${report.cores} cores (shared by the 5 service processes, PostgreSQL, Redis, NATS and this script); validation.workers=${options.workers}, consumer concurrency ${options.concurrency}`);
-  if (one && two) {
-    log(`throughput, ${options.submissions} submissions: 1 instance ${one.patientsPerSecond.toFixed(2)} patients/s (${one.seconds.toFixed(1)} s), 2 instances ${two.patientsPerSecond.toFixed(2)} patients/s (${two.seconds.toFixed(1)} s): ×${(two.patientsPerSecond / one.patientsPerSecond).toFixed(2)}`);
-  }
-  for (const phase of report.phases) log(`share of work, ${phase.label.trim()}: ${formatShares(phase.shares)}`);
-  for (const phase of report.phases) {
-    const infra = phase.infrastructureCores;
-    const other = phase.machineBusyCores - phase.instanceCores - infra.postgres - infra.nats - infra.redis - infra.script;
-    log(`CPU, ${phase.label.trim()}: machine ${phase.machineBusyCores.toFixed(2)} of ${report.cores} cores busy = validation instances ${phase.instanceCores.toFixed(2)}`
-      + ` (${((phase.instanceCores * 1000) / phase.patientsPerSecond).toFixed(0)} CPU-ms per patient) + PostgreSQL ${infra.postgres.toFixed(2)} + NATS ${infra.nats.toFixed(2)}`
-      + ` + Redis ${infra.redis.toFixed(2)} + this script ${infra.script.toFixed(2)} + everything else ${other.toFixed(2)}`);
-  }
-  if (joined) log(`third instance: started after ${report.join.startedAfterCompleted} of ${joined.submissions} completed, ready ${report.join.readyAfterSeconds.toFixed(1)} s later (report service answering after ${options.joinReportDelayMs} ms in this phase)`);
-  log(`validation: ${report.submitted} submitted (incl. warm-up), ${report.completed} completed, duplicates ${report.duplicates}, lost ${report.lost}; stored outcomes ${report.storedOutcomes.rows} rows / ${report.storedOutcomes.patients} patients; dead-lettered ${report.deadLettered}`);
-  const t = report.tenant;
-  log(`scheduler: ${t.facilityPeriods} facility-periods, ReportScheduled ${t.distinctInStream} distinct in the stream, duplicates ${t.duplicatesInStream}, missing ${t.facilityPeriods - t.distinctInStream}, outbox rows ${t.outboxRows}`);
-  log(`scheduler firings per tenant instance: ${formatShares(t.firedShares)} (claimed_by: ${formatShares(t.claimedShares)})`);
-  log(`tenant HTTP answers per instance: ${formatShares(t.httpShares)}; read back from the other instance ${t.readBack}`);
-  log(`exit codes on SIGTERM: ${report.exitCodes.map((e) => `${e.instance} ${e.code}`).join(', ')}`);
-  for (const warning of report.warnings) log(`WARNING: ${warning}`);
-  for (const failure of report.failures) log(`FAILED: ${failure}`);
-  log(report.failures.length === 0 ? 'RESULT: all checks passed' : `RESULT: ${report.failures.length} check(s) failed`);
 }
 
 function parseArgs(argv: readonly string[]): ScaleOutOptions {
