@@ -26,7 +26,7 @@ function flowWith(options: { acceptable?: boolean; validator?: ScopedResourceVal
   };
   const flow = new ValidationFlow({
     source: options.source ?? { fetch: async () => ({ kind: 'found', body: submission }) },
-    validator, store, rulesMaxAgeMs: 0,
+    validator, store,
     categories: { currentCategorizer: async () => categorizer(options.acceptable) },
     completion: { subject: 'x.compliance.event.validation-complete.v1', schemaVersion: '1.0.0' },
     clock: () => new Date('2026-11-22T06:00:00.000Z'),

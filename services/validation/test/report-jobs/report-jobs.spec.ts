@@ -75,7 +75,7 @@ describe('report jobs: re-categorize and re-validate', function () {
     flow = new ValidationFlow({
       source: new HttpReportService({ baseUrl: reportService.url, serviceToken: 'jobs-token', retries: 0, timeoutMs: 5_000, logger: silentLogger() }),
       validator: fakeEngine, categories: api.categories, store: new PgFlowStore(db.orm),
-      completion: COMPLETION, rulesMaxAgeMs: 0,
+      completion: COMPLETION,
     });
     jobs = new ReportJobService({
       store: new PgReportJobStore(db.orm), submissions: new PgReportSubmissions(db.orm, { completion: COMPLETION }), categories: api.categories, schemaVersion: '1',

@@ -74,11 +74,6 @@ export interface ValidationFlowDependencies {
   readonly clock?: () => Date;
   /** How often ctx.working() is called while validating; default 10 s. */
   readonly progressIntervalMs?: number;
-  /**
-   * The latest rules are read at most this often (default 1,000 ms; 0 = for every submission):
-   * under load that saves a query per submission, and a rule change applies within a second.
-   */
-  readonly rulesMaxAgeMs?: number;
 }
 
 export interface FlowResult extends CommitResult {
@@ -95,7 +90,6 @@ const CORRELATION_HEADER = 'X-Correlation-Id';
 
 export class ValidationFlow {
   private readonly clock: () => Date;
-  private rules: { categorizer: Promise<Categorizer>; readAt: number } | undefined;
 
   constructor(private readonly deps: ValidationFlowDependencies) {
     this.clock = deps.clock ?? (() => new Date());
@@ -151,7 +145,10 @@ export class ValidationFlow {
     outcome ??= unobtainableOutcome('The patient submission could not be read', 'invalid');
     const validateMs = lap();
 
-    const categorizer = await this.latestCategorizer();
+    // The category service keeps the compiled rules for a short time and drops them when a category
+    // is written here, so a submission never sees rules older than a write on this instance (nor a
+    // query per submission under load).
+    const categorizer = await this.deps.categories.currentCategorizer();
     const issues = categorizer.categorize(issuesFromOperationOutcome(outcome));
     const verdict = assessValidity(issues);
     const valid = !definiteFailure && verdict.valid;
@@ -188,17 +185,6 @@ export class ValidationFlow {
     });
     if (committed.announced) this.deps.afterCommit?.();
     return { ...committed, key, valid, counts, resourceCount, outcome, timings: { fetchMs, validateMs, categorizeMs, commitMs: lap() } };
-  }
-
-  private latestCategorizer(): Promise<Categorizer> {
-    const maxAge = this.deps.rulesMaxAgeMs ?? 1_000;
-    const now = Date.now();
-    if (!this.rules || now - this.rules.readAt >= maxAge) {
-      const categorizer = this.deps.categories.currentCategorizer();
-      this.rules = { categorizer, readAt: now };
-      categorizer.catch(() => { if (this.rules?.categorizer === categorizer) this.rules = undefined; });
-    }
-    return this.rules.categorizer;
   }
 
   /**
