@@ -21,26 +21,15 @@ import { performance } from 'node:perf_hooks';
 import { deadlineOutcome } from '../../domain/engine/outcome/deadline.js';
 import type { Validator } from '../../domain/engine/validator.js';
 import { encodeEntryIssues, submissionFromBytes, SubmissionFormatError, type EntryOutcome, type FhirResourceJson, type SubmissionBundle } from '../../domain/flow/index.js';
-import type { ValidationScope } from '../../domain/flow/validation-scope.js';
+import type { TaskControls } from './validation-worker.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
 import type { WorkerMetricsReport } from './worker-metrics.js';
 
-export interface SubmissionTask {
+export interface SubmissionTask extends TaskControls {
   /** The report service's answer as received, shared with the worker. */
   bytes: SharedArrayBuffer;
-  /** Only these entries (Bundle indexes, ascending); absent = every entry. */
+  /** Only these entries (Bundle indexes, ascending); absent = every entry. Positions (progress, budgetFrom) count in these. */
   entries?: number[];
-  profiles?: string[];
-  /** Passed on to remote terminology. */
-  authorization?: string;
-  /** The facility's validation scope; absent = every artifact. */
-  scope?: ValidationScope;
-  /** Where the worker publishes the position (in the task's entries) of the entry it validates; set by the pool. */
-  progress?: SharedArrayBuffer;
-  /** The submission's worker-time budget (SharedBudget); set by the pool. */
-  budget?: SharedArrayBuffer;
-  /** The budget stops entries from this position on (default 0); see ValidationTask.budgetFrom. */
-  budgetFrom?: number;
 }
 
 /** The task's entries, in order (one value per entry of `entries`, or of the Bundle). */

@@ -67,23 +67,27 @@ export interface WorkerSetup {
   logLevel?: string;
 }
 
-export interface ValidationTask {
-  /** Resources (parsed) or JSON texts, each validated on its own against core + its meta.profile. */
-  resources: unknown[];
+/** What every task carries besides its resources: how to validate them, and the pool's deadline controls. */
+export interface TaskControls {
   profiles?: string[];
   /** Passed on to remote terminology. */
   authorization?: string;
   /** The facility's validation scope; absent = every artifact. */
   scope?: ValidationScope;
-  /** Where the worker publishes which resource it is validating (TaskProgress); set by the pool. */
+  /** Where the worker publishes the position (in the task) of what it is validating (TaskProgress); set by the pool. */
   progress?: SharedArrayBuffer;
   /** The submission's worker-time budget (SharedBudget), shared with its other tasks; set by the pool. */
   budget?: SharedArrayBuffer;
   /**
-   * The budget stops resources from this index on (default 0). The ones before it were validated
+   * The budget stops resources from this position on (default 0). The ones before it were validated
    * once already, in a worker that was then terminated for another resource: their outcomes are due.
    */
   budgetFrom?: number;
+}
+
+export interface ValidationTask extends TaskControls {
+  /** Resources (parsed) or JSON texts, each validated on its own against core + its meta.profile. */
+  resources: unknown[];
 }
 
 /** What a task gives back to the pool (ValidationPool.validate unwraps it). */
