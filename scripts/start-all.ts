@@ -1,16 +1,16 @@
 /**
  * `npm start`: runs the validation service, the tenant service and the admin gateway as three child
- * processes (each can also run alone: `npm run start:validation` etc.). SIGTERM/SIGINT are passed on
- * so every service drains; if one service dies, the others are stopped too and the exit code says so,
- * because a half-running platform is worse than a stopped one for an operator to notice.
+ * processes (each can also run alone: `npm run start:validation` etc.) under the supervisor of
+ * scripts/supervisor.ts: SIGTERM/SIGINT/SIGHUP stop them all, one dying stops the others, and so does
+ * the end of the process that started them.
  *
  * It is the local trial (README: `AUTH_MODE=none npm start`), so the services listen on 127.0.0.1
  * unless HTTP_HOST says otherwise: with authentication off every caller is an administrator, and the
  * services refuse to start with auth.mode none on anything but loopback.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { superviseServices } from './supervisor.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const distRoot = path.resolve(here, '..');
@@ -29,34 +29,7 @@ export function serviceEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 function startAll(): void {
   const env = serviceEnvironment(process.env);
   process.stderr.write(`[start-all] the services listen on ${env.HTTP_HOST} (gateway :8080, validation :8081, tenant :8082)\n`);
-  const children = new Map<string, ChildProcess>();
-  let stopping = false;
-  let exitCode = 0;
-
-  function stopAll(signal: NodeJS.Signals): void {
-    if (stopping) return;
-    stopping = true;
-    for (const child of children.values()) child.kill(signal);
-    // A service that ignores the signal past its grace time is killed.
-    setTimeout(() => { for (const child of children.values()) child.kill('SIGKILL'); }, 15_000).unref();
-  }
-
-  for (const service of services) {
-    const child = spawn(process.execPath, [path.join(distRoot, service.entry)], { stdio: 'inherit', env });
-    children.set(service.name, child);
-    child.on('exit', (code, signal) => {
-      children.delete(service.name);
-      if (!stopping) {
-        process.stderr.write(`[start-all] ${service.name} exited (${signal ?? code}); stopping the others\n`);
-        exitCode = code || 1;
-        stopAll('SIGTERM');
-      }
-      if (children.size === 0) process.exit(exitCode);
-    });
-  }
-
-  process.on('SIGTERM', () => stopAll('SIGTERM'));
-  process.on('SIGINT', () => stopAll('SIGINT'));
+  superviseServices(services.map((service) => ({ name: service.name, args: [path.join(distRoot, service.entry)] })), { env });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) startAll();

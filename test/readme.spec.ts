@@ -7,6 +7,8 @@ import { renderReadme } from '../scripts/docs/readme-tables.js';
 import { gatewaySchema } from '../services/admin-gateway/src/config.js';
 import { validationSchema } from '../services/validation/src/config.js';
 import { tenantServiceSchema } from '../services/tenant/src/service-schema.js';
+import { USAGE as PUBLISH_READY_USAGE } from '../services/validation/src/cli/publish-ready-for-validation.js';
+import { USAGE as VALIDATE_USAGE } from '../services/validation/src/cli/validate.js';
 import { projectRoot } from './support/shared-dir.js';
 
 const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
@@ -32,5 +34,14 @@ describe('README', () => {
     const setup = readme.slice(readme.indexOf('## Set-up on a fresh machine'), readme.indexOf('## Architecture'));
     const blocks = [...setup.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].trim());
     expect(blocks).to.deep.equal(['npm ci && AUTH_MODE=none npm start', 'npm test']);
+  });
+
+  it('quotes each command-line tool\'s usage text exactly as the tool prints it', () => {
+    for (const usage of [VALIDATE_USAGE, PUBLISH_READY_USAGE]) {
+      for (const line of usage.split('\n')) {
+        const synopsis = line.trim().replace(/^usage: /, '');
+        expect(readme, synopsis).to.contain(`\`${synopsis}\``);
+      }
+    }
   });
 });

@@ -3,7 +3,9 @@ import swaggerUi from 'swagger-ui-express';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, metricsHandler, type ServiceMetrics } from '../observability/metrics.js';
 import { notFoundHandler, problemErrorHandler } from './errors.js';
-import { bodyParsers, requestContextMiddleware, requestLogging, traceIdMiddleware, type RouteBodyLimit } from './front.js';
+import {
+  bodyParsers, requestContextMiddleware, requestLogging, traceIdMiddleware, unsupportedBodyGuard, type AnyMediaTypeRoute, type RouteBodyLimit,
+} from './front.js';
 import { healthRouter, type ReadinessCheck } from './health.js';
 import type { OpenApiBuilder } from './openapi.js';
 
@@ -29,6 +31,8 @@ export interface HttpAppOptions {
   readonly readiness?: readonly ReadinessCheck[];
   /** Routes whose JSON bodies have their own limit instead of `jsonLimit` (see bodyParsers). */
   readonly routeBodyLimits?: readonly RouteBodyLimit[];
+  /** Routes that read bodies of any media type themselves; every other body must be JSON or package bytes (else 415). */
+  readonly anyMediaTypeRoutes?: readonly AnyMediaTypeRoute[];
   /**
    * Routes that must see the raw request stream (the gateway's proxy): mounted after the trace id and
    * request logging but before the body parsers, so uploads are streamed rather than buffered.
@@ -64,6 +68,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(requestLogging(app, logger, metrics));
   options.streamingRoutes?.(app);
   app.use(...bodyParsers(options.jsonLimit ?? '1mb', options.rawLimit ?? '50mb', options.routeBodyLimits));
+  app.use(unsupportedBodyGuard(options.anyMediaTypeRoutes));
   app.use(requestContextMiddleware());
 
   const readiness = [...(options.readiness ?? [])];
@@ -75,7 +80,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       res.json(openApi.document());
     });
     // Relative URL so the UI also works behind the gateway's path prefix.
-    app.use('/swagger', swaggerUi.serve, swaggerUi.setup(undefined, { swaggerUrl: '../api-docs', customSiteTitle: `${options.serviceName} API` }));
+    app.use('/swagger', swaggerUi.serve, swaggerUi.setup(undefined, {
+      swaggerUrl: '../api-docs', customSiteTitle: `${options.serviceName} API`, swaggerOptions: { persistAuthorization: true },
+    }));
   }
 
   let finished = false;

@@ -3,7 +3,7 @@ import type { Logger } from '../observability/logger.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { runWithContext } from '../observability/request-context.js';
 import { traceContextFromHeader } from '../observability/trace-context.js';
-import { requestPath } from './problem.js';
+import { HttpProblem, requestPath } from './problem.js';
 import { routeTemplate } from './route-table.js';
 
 /** Media types parsed as JSON into `req.body`. */
@@ -51,6 +51,32 @@ export function bodyParsers(jsonLimit: number | string, rawLimit: number | strin
     own.size === 0 ? json : (req, res, next) => (own.get(routeKey(req.method, req.path)) ?? json)(req, res, next),
     express.raw({ limit: rawLimit, type: RAW_MEDIA_TYPES }),
   ];
+}
+
+/** A route that reads request bodies of any media type itself (e.g. package uploads sent by `curl --data-binary`). */
+export interface AnyMediaTypeRoute {
+  readonly method: string;
+  /** Matched against the request path; keep it linear (no nested quantifiers), the path is the client's. */
+  readonly path: RegExp;
+}
+
+/**
+ * 415 Problem Details for a request body no parser read: the services read JSON (and package bytes on
+ * the upload routes), so an XML or form body would otherwise reach a handler as "no body" and be
+ * answered with a misleading 400. FHIR XML is the common case and gets a pointed detail.
+ */
+export function unsupportedBodyGuard(anyMediaTypeRoutes: readonly AnyMediaTypeRoute[] = []): RequestHandler {
+  const readable = [...JSON_MEDIA_TYPES, ...RAW_MEDIA_TYPES];
+  return (req, _res, next) => {
+    // `req.is` is null without a body, false for a body of another type; an empty body is no body.
+    if (req.headers['content-length'] === '0' || req.is(readable) !== false) return next();
+    if (anyMediaTypeRoutes.some((route) => route.method === req.method && route.path.test(req.path))) return next();
+    const given = req.header('content-type') ?? '(none)';
+    const xml = req.is(['xml', '+xml', 'text/xml']) !== false;
+    next(HttpProblem.unsupportedMediaType(xml
+      ? `Content-Type ${given} is not supported: this service reads FHIR as JSON only; send application/fhir+json`
+      : `Content-Type ${given} is not supported: send application/json (application/fhir+json for FHIR resources)`));
+  };
 }
 
 /**

@@ -12,7 +12,8 @@
  *
  * Order of the chain: trace id (`traceparent` or new; `X-Trace-Id` response header) → request log +
  * `http_request_duration_seconds` → body parsers (JSON for application/json, application/fhir+json and
- * *+json up to `jsonLimit`; Buffer for gzip/x-tar/octet-stream up to `rawLimit`) → request context
+ * *+json up to `jsonLimit`; Buffer for gzip/x-tar/octet-stream up to `rawLimit`; any other body: 415,
+ * except on `anyMediaTypeRoutes`) → request context
  * (trace id + incoming Authorization for outbound calls and log lines) → `/health`, `/health/ready`
  * (which dependency is down; why goes to the log), `/metrics` (unless `serveMetrics: false`: metrics.port
  * then serves it through `listenMetrics`), `/api-docs`, `/swagger` (unless `docs: false`) → the service's routes → `finish()`: 405 (with `Allow`) when the
@@ -30,16 +31,16 @@
  */
 export { createHttpApp, type HttpApp, type HttpAppOptions } from './app.js';
 export { HttpProblem, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problemType, sendProblem, traceIdOf, type FieldError, type ProblemDetails } from './problem.js';
-export { JSON_MEDIA_TYPES, RAW_MEDIA_TYPES, type RouteBodyLimit } from './front.js';
+export { JSON_MEDIA_TYPES, RAW_MEDIA_TYPES, type AnyMediaTypeRoute, type RouteBodyLimit } from './front.js';
 export { runReadiness, type CheckResult, type ReadinessCheck } from './health.js';
 export {
-  pagedResult, parsePaging, parseSort, sendPaged,
+  DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PagingQueryFields, pagedResult, parsePaging, parseSort, sendPaged,
   type PageMetadata, type PagedResult, type Paging, type PagingOptions, type Sort, type SortOptions, type SortOrder,
 } from './paging.js';
-export { limitParamLengths } from './params.js';
+export { limitParamLengths, requireUuidParams } from './params.js';
 export { integerQueryValue, singleQueryValue, type Query } from './query.js';
 export { assertPutBody, isUuid, requireContentType, sendAccepted, sendCreated, type PutBodyOptions } from './rest.js';
 export { fieldPath, parseBody, parseParams, parseQuery, zodFieldErrors } from './validation.js';
-export { FieldErrorSchema, OpenApiBuilder, ProblemDetailsSchema, toOpenApiPath, type OpenApiInfo } from './openapi.js';
+export { BEARER_SCHEME, FieldErrorSchema, OpenApiBuilder, ProblemDetailsSchema, toOpenApiPath, type OpenApiInfo } from './openapi.js';
 export { listen, type HttpServerHandle } from './server.js';
 export { listenMetrics } from './metrics-server.js';

@@ -29,6 +29,9 @@ const STATUS_TEXT: Record<number, string> = {
   500: 'Unexpected error', 502: 'Upstream failure', 503: 'Unavailable',
 };
 
+/** Name of the bearer security scheme every document declares (and requires globally). */
+export const BEARER_SCHEME = 'bearerAuth';
+
 export interface OpenApiInfo {
   readonly title: string;
   readonly version: string;
@@ -47,6 +50,12 @@ export class OpenApiBuilder {
 
   constructor(private readonly info: OpenApiInfo, private readonly servers: ReadonlyArray<{ url: string; description?: string }> = []) {
     this.problemSchema = this.registry.register('ProblemDetails', ProblemDetailsSchema);
+    // Swagger UI shows its Authorize button for a declared scheme; the services take the bearer token
+    // of the identity provider (auth.mode jwt), and with auth.mode none the header is simply ignored.
+    this.registry.registerComponent('securitySchemes', BEARER_SCHEME, {
+      type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
+      description: 'Access token of the identity provider (auth.mode jwt). Not needed with auth.mode none.',
+    });
   }
 
   /** Registers a named component schema, returned so it can be used in route definitions. */
@@ -72,6 +81,7 @@ export class OpenApiBuilder {
       openapi: '3.1.0',
       info: { ...this.info },
       servers: this.servers.map((server) => ({ ...server })),
+      security: [{ [BEARER_SCHEME]: [] }],
     });
     // zod-to-openapi types the result with openapi3-ts; the JSON is the same document.
     return document as unknown as OpenAPIV3_1.Document;

@@ -1,6 +1,26 @@
 import type { Response } from 'express';
+import { z } from 'zod';
+import './openapi.js'; // extends zod with `.openapi` before the schemas below use it
 import { HttpProblem } from './problem.js';
 import { integerQueryValue, singleQueryValue, type Query } from './query.js';
+
+/**
+ * The one paging rule of every paged list, directly and through the admin gateway: page size 1 to
+ * MAX_PAGE_SIZE (default DEFAULT_PAGE_SIZE), page number one-based (default 1), both applied whether
+ * or not the request names them. Out-of-range values are refused with 400, never silently changed:
+ * the specification's reporting-plan search allows 1 to 100 (default 10), so the gateway cannot cap
+ * at 20 without making that range unreachable, and a corrected page would hide the client's mistake.
+ */
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_PAGE_SIZE = 100;
+
+/** OpenAPI query fields of a paged list, described from the constants above. */
+export const PagingQueryFields = {
+  pageSize: z.number().int().min(1).max(MAX_PAGE_SIZE).optional()
+    .openapi({ description: `1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}. Out of range: 400.` }),
+  pageNumber: z.number().int().min(1).optional()
+    .openapi({ description: 'One-based; default 1. Below 1: 400.' }),
+};
 
 /** The specification's paged model. */
 export interface PagedResult<T> {
@@ -26,22 +46,13 @@ export interface Paging {
 export interface PagingOptions {
   readonly defaultPageSize?: number;
   readonly maxPageSize?: number;
-  /**
-   * The gateway pattern: lower a too-large page size to the maximum and a page number below 1
-   * to 1 instead of refusing them. Non-integers are refused either way.
-   */
-  readonly clamp?: boolean;
 }
 
 /** Reads `pageSize` and `pageNumber` (one-based); out-of-range values give 400 naming the parameter. */
 export function parsePaging(query: Query, options: PagingOptions = {}): Paging {
-  const { defaultPageSize = 10, maxPageSize = 100, clamp = false } = options;
-  let pageSize = integerQueryValue(query, 'pageSize') ?? defaultPageSize;
-  let pageNumber = integerQueryValue(query, 'pageNumber') ?? 1;
-  if (clamp) {
-    pageSize = Math.min(Math.max(pageSize, 1), maxPageSize);
-    pageNumber = Math.max(pageNumber, 1);
-  }
+  const { defaultPageSize = DEFAULT_PAGE_SIZE, maxPageSize = MAX_PAGE_SIZE } = options;
+  const pageSize = integerQueryValue(query, 'pageSize') ?? defaultPageSize;
+  const pageNumber = integerQueryValue(query, 'pageNumber') ?? 1;
   if (pageSize < 1 || pageSize > maxPageSize) {
     throw HttpProblem.badRequest(`Query parameter pageSize must be between 1 and ${maxPageSize}; got ${pageSize}`,
       [{ field: 'pageSize', message: `must be between 1 and ${maxPageSize}` }]);

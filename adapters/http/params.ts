@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { HttpProblem } from './problem.js';
+import { isUuid } from './rest.js';
 
 /**
  * Path parameters that name stored ids, by their column's length: a longer value cannot name
@@ -15,6 +16,20 @@ export function limitParamLengths(router: Router, maxLengths: Readonly<Record<st
       } else {
         next();
       }
+    });
+  }
+}
+
+/**
+ * Path parameters that hold the UUID id of a resource: every route of `router` with such a parameter
+ * (GET and DELETE as well as PUT) refuses a value that is not a UUID with 400 `Invalid Id format`,
+ * the specification's message, before its handler runs.
+ */
+export function requireUuidParams(router: Router, names: readonly string[]): void {
+  for (const name of names) {
+    router.param(name, (_req, _res, next, value: unknown) => {
+      next(typeof value === 'string' && isUuid(value) ? undefined
+        : HttpProblem.badRequest('Invalid Id format', [{ field: name, message: 'must be a UUID' }]));
     });
   }
 }

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import { authenticatedUser, verifierFromConfig, type AuthConfig } from '../auth/index.js';
 import { createCache, redisConnection, type Cache, type CacheType } from '../cache/index.js';
 import type { PostgresAddress, RedisAddress } from '../config/index.js';
-import { createHttpApp, listen, listenMetrics, OpenApiBuilder, type HttpApp, type HttpServerHandle, type RouteBodyLimit } from '../http/index.js';
+import { createHttpApp, listen, listenMetrics, OpenApiBuilder, type HttpApp, type HttpServerHandle, type RouteBodyLimit, type AnyMediaTypeRoute } from '../http/index.js';
 import { connectNats, isNatsReady, type NatsHandle } from '../messaging/connection.js';
 import { provisionCatalog } from '../messaging/provisioning.js';
 import { JetStreamPublisher } from '../messaging/publisher.js';
@@ -71,6 +71,8 @@ export interface ServiceRuntimeOptions {
   processingRoutes?: readonly string[];
   /** Routes whose JSON bodies have their own size limit instead of `http.json-limit`. */
   routeBodyLimits?: readonly RouteBodyLimit[];
+  /** Routes that read request bodies of any media type themselves (createHttpApp). */
+  anyMediaTypeRoutes?: readonly AnyMediaTypeRoute[];
 }
 
 export type Stopper = () => Promise<void> | void;
@@ -148,6 +150,7 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
   const http = createHttpApp({
     serviceName, logger, metrics, openApi, readiness, jsonLimit: config.httpJsonLimit, rawLimit: config.httpRawLimit,
     docs: config.docsEnabled, serveMetrics: config.metricsPort === undefined, routeBodyLimits: options.routeBodyLimits,
+    anyMediaTypeRoutes: options.anyMediaTypeRoutes,
   });
   http.app.use(requestContextMiddleware(db.orm));
   http.app.use('/api', authenticatedUser({ mode: config.authMode, verifier, logger, metrics }),

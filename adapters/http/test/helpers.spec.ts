@@ -29,10 +29,13 @@ describe('adapters/http helpers', () => {
       .to.equal('Query parameter pageSize must be between 1 and 20; got 21');
   });
 
-  it('clamps instead of refusing in the gateway pattern', () => {
-    expect(parsePaging({ pageSize: '500', pageNumber: '-3' }, { maxPageSize: 20, clamp: true }))
-      .to.deep.equal({ pageSize: 20, pageNumber: 1, offset: 0 });
-    expect(problemOf(() => parsePaging({ pageSize: 'lots' }, { clamp: true })).status).to.equal(400);
+  it('applies the one documented rule: default 10, at most 100, page number one-based; out of range is 400, never corrected', () => {
+    expect(parsePaging({})).to.deep.equal({ pageSize: 10, pageNumber: 1, offset: 0 });
+    expect(parsePaging({ pageSize: '100' }).pageSize).to.equal(100);
+    expect(problemOf(() => parsePaging({ pageSize: '101' })).detail).to.equal('Query parameter pageSize must be between 1 and 100; got 101');
+    expect(problemOf(() => parsePaging({ pageSize: '100000' })).status).to.equal(400);
+    expect(problemOf(() => parsePaging({ pageNumber: '0' })).detail).to.equal('Query parameter pageNumber must be 1 or more; got 0');
+    expect(problemOf(() => parsePaging({ pageSize: 'lots' })).status).to.equal(400);
   });
 
   it('sends the metadata in X-Pagination when asked', async () => {

@@ -73,6 +73,30 @@ describe('adapters/http app', () => {
       expect(res.body.detail).to.equal('Content-Type must be one of application/gzip, application/x-tar; got application/json');
     });
 
+    it('refuses a FHIR XML body with 415 telling the client to send application/fhir+json', async () => {
+      const res = await request(app).post('/api/fhir').set('Content-Type', 'application/fhir+xml')
+        .send('<Patient xmlns="http://hl7.org/fhir"/>').expect(415);
+      expect(res.headers['content-type']).to.contain('application/problem+json');
+      expect(res.body).to.include({ status: 415, type: 'https://nhsn-link.example/problems/unsupported-media-type' });
+      expect(res.body.detail).to.contain('send application/fhir+json');
+      for (const xml of ['application/xml', 'text/xml; charset=utf-8']) {
+        const other = await request(app).post('/api/fhir').set('Content-Type', xml).send('<x/>').expect(415);
+        expect(other.body.detail, xml).to.contain('send application/fhir+json');
+      }
+    });
+
+    it('refuses any other unread body type with 415 (text, form), but not a request without a body', async () => {
+      const text = await request(app).post('/api/fhir').set('Content-Type', 'text/plain').send('{"resourceType":"Patient"}').expect(415);
+      expect(text.body.detail).to.equal('Content-Type text/plain is not supported: send application/json (application/fhir+json for FHIR resources)');
+      await request(app).post('/api/facilities').type('form').send('id=1').expect(415);
+      await request(app).delete(`/api/facilities/${ID}`).expect(204);
+    });
+
+    it('lets a route that reads any media type itself have its body', async () => {
+      const res = await request(app).put('/api/blobs/pkg').set('Content-Type', 'application/x-www-form-urlencoded').send('bytes of a package').expect(200);
+      expect(res.body).to.deep.equal({ bytes: 18 });
+    });
+
     it('lists every invalid field of a body', async () => {
       const res = await request(app).post('/api/facilities').send({ id: 'nope', facilityName: '', tags: ['ok', ''] }).expect(400);
       expect(res.body.type).to.equal('https://nhsn-link.example/problems/validation-failed');
@@ -180,6 +204,15 @@ describe('adapters/http app', () => {
       expect(res.body.detail).to.equal('Invalid Id format');
     });
 
+    it('refuses a non-UUID id on GET and DELETE too, where the resource has UUID ids', async () => {
+      for (const method of ['get', 'delete'] as const) {
+        const res = await request(app)[method]('/api/plans/42').expect(400);
+        expect(res.body.detail, method).to.equal('Invalid Id format');
+      }
+      await request(app).get(`/api/plans/${ID}`).expect(200);
+      await request(app).delete(`/api/plans/${ID}`).expect(204);
+    });
+
     it('answers a valid PUT with 202 and the representation', async () => {
       const res = await request(app).put(`/api/facilities/${ID}`).send(facility).expect(202);
       expect(res.body).to.deep.equal(facility);
@@ -210,6 +243,13 @@ describe('adapters/http app', () => {
       expect(page.text).to.contain('swagger-ui');
       const init = await request(app).get('/swagger/swagger-ui-init.js').expect(200);
       expect(init.text).to.contain('"swaggerUrl": "../api-docs"');
+      expect(init.text).to.contain('"persistAuthorization": true');
+    });
+
+    it('declares the bearer scheme, so Swagger UI shows its Authorize button', async () => {
+      const res = await request(app).get('/api-docs').expect(200);
+      expect(res.body.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+      expect(res.body.security).to.deep.equal([{ bearerAuth: [] }]);
     });
   });
 

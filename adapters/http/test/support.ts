@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import express, { Router } from 'express';
 import { z } from 'zod';
 import { pino } from 'pino';
 import { silentLogger, type Logger } from '../../observability/logger.js';
@@ -6,7 +6,7 @@ import { currentContext } from '../../observability/request-context.js';
 import { UpstreamError } from '../../outbound-http/upstream-error.js';
 import {
   HttpProblem, OpenApiBuilder, assertPutBody, createHttpApp, pagedResult, parseBody, parsePaging, parseSort,
-  requireContentType, sendAccepted, sendCreated, sendPaged, type ReadinessCheck,
+  requireContentType, requireUuidParams, sendAccepted, sendCreated, sendPaged, type ReadinessCheck,
 } from '../index.js';
 
 export const FacilitySchema = z.object({
@@ -33,8 +33,10 @@ export function buildTestApp(options: { readiness?: ReadinessCheck[]; logger?: L
   const http = createHttpApp({
     serviceName: 'http-test', logger: options.logger ?? silentLogger(), openApi, readiness: options.readiness,
     jsonLimit: options.jsonLimit ?? '1kb', rawLimit: options.rawLimit,
+    anyMediaTypeRoutes: [{ method: 'PUT', path: /^\/api\/blobs\/[^/]+$/ }],
   });
   const router = Router();
+  requireUuidParams(router, ['planId']);
 
   openApi.registerPath({
     method: 'put', path: '/configs/facilities/:facilityId',
@@ -67,6 +69,15 @@ export function buildTestApp(options: { readiness?: ReadinessCheck[]; logger?: L
   router.post('/packages', requireContentType('application/gzip', 'application/x-tar'), (req, res) => {
     const body = req.body as Buffer;
     res.json({ bytes: body.length, firstByte: body[0] });
+  });
+  router.put('/blobs/:name', express.raw({ type: () => true }), (req, res) => {
+    res.json({ bytes: (req.body as Buffer).length });
+  });
+  router.get('/plans/:planId', (req, res) => {
+    res.json({ id: req.params.planId });
+  });
+  router.delete('/plans/:planId', (_req, res) => {
+    res.status(204).end();
   });
   router.post('/fhir', (req, res) => {
     res.json({ resourceType: (req.body as { resourceType?: string }).resourceType, context: currentContext() ?? null });

@@ -1,7 +1,7 @@
 import type { Express, Request, Response } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { authenticatedUser, type AuthMode, type TokenVerifier } from '../../../adapters/auth/index.js';
-import { createHttpApp, HttpProblem, sendProblem, type HttpApp } from '../../../adapters/http/index.js';
+import { BEARER_SCHEME, createHttpApp, HttpProblem, sendProblem, type HttpApp } from '../../../adapters/http/index.js';
 import type { Logger } from '../../../adapters/observability/logger.js';
 import { createMetrics } from '../../../adapters/observability/metrics.js';
 import { createProxyHandler } from './proxy/forward.js';
@@ -71,25 +71,89 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
   return http;
 }
 
-/** One Swagger UI (`/swagger`) over every service's document (`/docs/<component>.json`, rewritten to the gateway's paths). */
+type ServiceDocument = { paths?: Record<string, unknown>; servers?: unknown; components?: Record<string, Record<string, unknown>> };
+
+async function fetchServiceDocument(component: string, base: string): Promise<ServiceDocument> {
+  try {
+    const answer = await fetch(new URL('/api-docs', base), { signal: AbortSignal.timeout(5000) });
+    if (!answer.ok) throw new Error(`status ${answer.status}`);
+    return (await answer.json()) as ServiceDocument;
+  } catch {
+    throw HttpProblem.badGateway(`The ${component} service did not provide its API document.`);
+  }
+}
+
+/**
+ * One Swagger UI (`/swagger`) over every service's document (`/docs/<component>.json`, rewritten to the
+ * gateway's paths), and `/api-docs`: all of them merged into one document of the gateway's external API.
+ */
 function serveDocs(http: HttpApp, upstreams: Record<string, string>): void {
   http.app.get('/docs/:component.json', async (req: Request, res: Response) => {
     const component = String(req.params.component).toLowerCase();
     // Own keys only: `constructor`, `toString` … are Object.prototype's, not services.
     const base = Object.hasOwn(upstreams, component) ? upstreams[component] : undefined;
     if (!base) throw HttpProblem.notFound(`No service named "${component}" behind this gateway.`);
-    let document: { paths?: Record<string, unknown>; servers?: unknown };
-    try {
-      const answer = await fetch(new URL('/api-docs', base), { signal: AbortSignal.timeout(5000) });
-      if (!answer.ok) throw new Error(`status ${answer.status}`);
-      document = (await answer.json()) as typeof document;
-    } catch {
-      throw HttpProblem.badGateway(`The ${component} service did not provide its API document.`);
+    res.json(externalDocument(await fetchServiceDocument(component, base), component));
+  });
+  http.app.get('/api-docs', async (_req: Request, res: Response) => {
+    const documents: Array<{ component: string; document: ServiceDocument }> = [];
+    const unavailable: string[] = [];
+    for (const [component, base] of Object.entries(upstreams)) {
+      try {
+        documents.push({ component, document: externalDocument(await fetchServiceDocument(component, base), component) });
+      } catch {
+        unavailable.push(component);
+      }
     }
-    res.json(externalDocument(document, component));
+    if (documents.length === 0) throw HttpProblem.badGateway('No service behind this gateway provided its API document.');
+    res.json(mergedDocument(documents, unavailable));
   });
   const urls = Object.keys(upstreams).map((name) => ({ name, url: `/docs/${name}.json` }));
-  http.app.use('/swagger', swaggerUi.serve, swaggerUi.setup(undefined, { explorer: true, swaggerOptions: { urls }, customSiteTitle: 'NHSN admin gateway' }));
+  http.app.use('/swagger', swaggerUi.serve, swaggerUi.setup(undefined, {
+    explorer: true, swaggerOptions: { urls, persistAuthorization: true }, customSiteTitle: 'NHSN admin gateway',
+  }));
+}
+
+/**
+ * The services' documents (already on external paths) as one OpenAPI document. Components of the
+ * same name and content are shared; a name two services use for different things is kept apart by
+ * prefixing the later one with its component (`tenant.Facility`) and rewriting its `$ref`s.
+ */
+export function mergedDocument(documents: ReadonlyArray<{ component: string; document: ServiceDocument }>, unavailable: readonly string[] = []): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  const components: Record<string, Record<string, unknown>> = {};
+  for (const { component, document } of documents) {
+    const renames = new Map<string, string>();
+    for (const [kind, entries] of Object.entries(document.components ?? {})) {
+      const merged = (components[kind] ??= {});
+      for (const [name, value] of Object.entries(entries)) {
+        if (!Object.hasOwn(merged, name) || JSON.stringify(merged[name]) === JSON.stringify(value)) continue;
+        renames.set(`#/components/${kind}/${name}`, `#/components/${kind}/${component}.${name}`);
+      }
+    }
+    const rewrite = (value: unknown): unknown => (renames.size === 0 ? value : JSON.parse(JSON.stringify(value), (key, v: unknown) =>
+      (key === '$ref' && typeof v === 'string' && renames.has(v) ? renames.get(v) : v)));
+    for (const [kind, entries] of Object.entries(document.components ?? {})) {
+      for (const [name, value] of Object.entries(entries)) {
+        const renamed = renames.get(`#/components/${kind}/${name}`);
+        components[kind]![renamed ? `${component}.${name}` : name] = rewrite(value);
+      }
+    }
+    for (const [path, item] of Object.entries(document.paths ?? {})) paths[path] = rewrite(item);
+  }
+  // The documents of the services declare it; a document without it would leave `security` dangling.
+  const schemes = (components.securitySchemes ??= {});
+  schemes[BEARER_SCHEME] ??= { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' };
+  const description = `The admin gateway's external API: every service under /api/<component>/ (${documents.map((d) => d.component).join(', ')}).`
+    + (unavailable.length > 0 ? ` Not reachable when this document was made: ${unavailable.join(', ')}.` : '');
+  return {
+    openapi: '3.1.0',
+    info: { title: 'NHSN admin gateway', version: '1.0.0', description },
+    servers: [{ url: '/' }],
+    security: [{ [BEARER_SCHEME]: [] }],
+    paths,
+    components,
+  };
 }
 
 /** Rewrites a service's OpenAPI paths `/api/x` to the gateway's external `/api/<component>/x`. */

@@ -5,8 +5,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createTokenVerifier } from '../../../adapters/auth/index.js';
+import { createHttpApp, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pagedResult, parsePaging, sendPaged } from '../../../adapters/http/index.js';
 import { silentLogger } from '../../../adapters/observability/logger.js';
-import { createGatewayApp } from '../src/gateway-app.js';
+import { createGatewayApp, mergedDocument } from '../src/gateway-app.js';
 
 describe('admin gateway app', () => {
   let upstream: Server;
@@ -73,6 +74,30 @@ describe('admin gateway app', () => {
     expect(ui.text).to.contain('swagger');
   });
 
+  it('serves /api-docs: every service document merged on the gateway\'s paths, with the bearer scheme for Authorize', async () => {
+    const res = await request(gateway).get('/api-docs');
+    expect(res.status).to.equal(200);
+    expect(res.body.openapi).to.equal('3.1.0');
+    expect(Object.keys(res.body.paths)).to.include('/api/tenant/facilities');
+    expect(res.body.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer' });
+    expect(res.body.security).to.deep.equal([{ bearerAuth: [] }]);
+    const init = await request(gateway).get('/swagger/swagger-ui-init.js');
+    expect(init.text).to.contain('"persistAuthorization": true');
+  });
+
+  it('keeps apart two services\' components of one name but different content', () => {
+    const problem = { type: 'object', properties: { type: { type: 'string' } } };
+    const ref = (name: string) => ({ get: { responses: { 200: { content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } } } } });
+    const merged = mergedDocument([
+      { component: 'validation', document: { paths: { '/api/validation/x': ref('Item') }, components: { schemas: { Item: { type: 'string' }, ProblemDetails: problem } } } },
+      { component: 'tenant', document: { paths: { '/api/tenant/y': ref('Item') }, components: { schemas: { Item: { type: 'integer' }, ProblemDetails: problem } } } },
+    ], ['report']) as { paths: Record<string, any>; components: { schemas: Record<string, unknown> }; info: { description: string } };
+    expect(Object.keys(merged.components.schemas).sort()).to.deep.equal(['Item', 'ProblemDetails', 'tenant.Item']);
+    expect(merged.paths['/api/tenant/y'].get.responses[200].content['application/json'].schema.$ref).to.equal('#/components/schemas/tenant.Item');
+    expect(merged.paths['/api/validation/x'].get.responses[200].content['application/json'].schema.$ref).to.equal('#/components/schemas/Item');
+    expect(merged.info.description).to.contain('Not reachable when this document was made: report');
+  });
+
   it('publishes the platform JWKS without a token, with the upstream cache policy', async () => {
     const res = await request(gateway).get('/.well-known/jwks.json');
     expect(res.status).to.equal(200);
@@ -82,5 +107,46 @@ describe('admin gateway app', () => {
 
   it('keeps its own health endpoint open', async () => {
     expect((await request(gateway).get('/health')).status).to.equal(200);
+  });
+});
+
+describe('admin gateway in front of a service built on the shared HTTP adapter', () => {
+  let upstream: Server;
+  let gateway: express.Express;
+
+  before(async () => {
+    const service = createHttpApp({ serviceName: 'paged-service', logger: silentLogger() });
+    const all = Array.from({ length: 25 }, (_, index) => ({ id: index + 1 }));
+    service.app.get('/api/things', (req, res) => {
+      const paging = parsePaging(req.query);
+      sendPaged(res, pagedResult(all.slice(paging.offset, paging.offset + paging.pageSize), all.length, paging.pageSize, paging.pageNumber));
+    });
+    const app = service.finish();
+    upstream = await new Promise<Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+    gateway = createGatewayApp({
+      upstreams: { svc: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` },
+      upstreamTimeoutMs: 2000, authMode: 'none', logger: silentLogger(), docs: false,
+    }).finish();
+  });
+
+  after(() => new Promise<void>((resolve) => { upstream.closeAllConnections(); upstream.close(() => resolve()); }));
+
+  it('gives the documented defaults without any paging parameter, and the whole documented maximum of 100', async () => {
+    const plain = await request(gateway).get('/api/svc/things').expect(200);
+    expect(plain.body.metadata).to.deep.equal({ pageSize: DEFAULT_PAGE_SIZE, pageNumber: 1, totalCount: 25, totalPages: 3 });
+    expect(JSON.parse(plain.headers['x-pagination'])).to.deep.equal(plain.body.metadata);
+    const largest = await request(gateway).get(`/api/svc/things?pageSize=${MAX_PAGE_SIZE}`).expect(200);
+    expect(largest.body.records).to.have.length(25);
+    expect(largest.body.metadata.pageSize).to.equal(100);
+  });
+
+  it('answers an out-of-range page with the service\'s 400, naming the gateway\'s path', async () => {
+    const tooLarge = await request(gateway).get('/api/svc/things?pageSize=100000').expect(400);
+    expect(tooLarge.body.detail).to.equal('Query parameter pageSize must be between 1 and 100; got 100000');
+    expect(tooLarge.body.instance).to.equal('/api/svc/things');
+    const pageZero = await request(gateway).get('/api/svc/things?pageNumber=0').expect(400);
+    expect(pageZero.body.detail).to.equal('Query parameter pageNumber must be 1 or more; got 0');
+    const missing = await request(gateway).get('/api/svc/nothing-here?x=1').expect(404);
+    expect(missing.body.instance).to.equal('/api/svc/nothing-here');
   });
 });

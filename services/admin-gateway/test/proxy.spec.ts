@@ -40,6 +40,11 @@ describe('admin gateway proxy', () => {
           res.end('{}');
           return;
         }
+        if (req.url?.startsWith('/api/problem/')) {
+          res.writeHead(404, { 'content-type': 'application/problem+json' });
+          res.end(JSON.stringify({ type: 'https://nhsn-link.example/problems/not-found', title: 'Not found', status: 404, detail: 'No category x', traceId: 'upstream-trace', instance: '/api/problem/x' }));
+          return;
+        }
         if (req.url?.startsWith('/api/facilities')) {
           const q = new URL(req.url, 'http://x').searchParams;
           const pageSize = Number(q.get('pageSize'));
@@ -86,17 +91,27 @@ describe('admin gateway proxy', () => {
     expect(seen[0].bodySha).to.equal(createHash('sha256').update(body).digest('hex'));
   });
 
-  it('applies the paging pattern: page size capped at 20, page number raised to 1, metadata in X-Pagination', async () => {
-    const res = await fetch(`${gatewayUrl}/api/tenant/facilities?pageSize=50&pageNumber=0&facilityName=a`);
+  it('passes paging parameters on unchanged and copies the answer\'s metadata into X-Pagination', async () => {
+    const res = await fetch(`${gatewayUrl}/api/tenant/facilities?pageSize=50&pageNumber=2&facilityName=a`);
     const body = await res.json() as { metadata: unknown };
-    expect(seen[0].url).to.equal('/api/facilities?pageSize=20&pageNumber=1&facilityName=a');
+    expect(seen[0].url).to.equal('/api/facilities?pageSize=50&pageNumber=2&facilityName=a');
     expect(JSON.parse(res.headers.get('x-pagination') ?? 'null')).to.deep.equal(body.metadata);
-    expect(body.metadata).to.deep.equal({ pageSize: 20, pageNumber: 1, totalCount: 41, totalPages: 3 });
+    expect(body.metadata).to.deep.equal({ pageSize: 50, pageNumber: 2, totalCount: 41, totalPages: 1 });
   });
 
-  it('defaults to page size 10 and page number 1 when only one paging parameter is given', async () => {
-    await (await fetch(`${gatewayUrl}/api/tenant/facilities?pageNumber=2`)).text();
-    expect(seen[0].url).to.equal('/api/facilities?pageNumber=2&pageSize=10');
+  it('leaves the service to refuse an out-of-range page (no silent cap at 20, no page 0 turned into 1)', async () => {
+    await (await fetch(`${gatewayUrl}/api/tenant/facilities?pageSize=100000&pageNumber=0`)).text();
+    expect(seen[0].url).to.equal('/api/facilities?pageSize=100000&pageNumber=0');
+  });
+
+  it('names the gateway\'s path, not the service\'s, in the instance of a Problem Details answer', async () => {
+    const res = await fetch(`${gatewayUrl}/api/validation/problem/x?y=1`);
+    expect(res.status).to.equal(404);
+    expect(res.headers.get('content-type')).to.contain('application/problem+json');
+    const body = await res.json() as { instance: string; detail: string; traceId: string };
+    expect(seen[0].url).to.equal('/api/problem/x?y=1');
+    expect(body.instance).to.equal('/api/validation/problem/x');
+    expect(body).to.include({ detail: 'No category x', traceId: 'upstream-trace' });
   });
 
   it('answers 503 Problem Details when the upstream is down', async () => {

@@ -11,7 +11,7 @@ import { PgArtifactRepository } from './adapters/persistence/artifact-repository
 import { PgReportJobStore, PgReportSubmissions } from './adapters/report-jobs/index.js';
 import { HttpReportMetadata } from './adapters/report-service/http-report-metadata.js';
 import { HttpReportService } from './adapters/report-service/http-report-service.js';
-import { terminologyCredentials } from './adapters/terminology/index.js';
+import { remoteTerminologyConfigured, terminologyCredentials, type TerminologySettings } from './adapters/terminology/index.js';
 import type { CategoryService } from './application/category-service.js';
 import { ReportJobService } from './application/report-jobs/index.js';
 import { ValidationFlow, type FlowStore, type ScopedResourceValidator } from './application/validation-flow/index.js';
@@ -57,6 +57,25 @@ export const TOKENS = {
   reportJobService: token<ReportJobService>('ReportJobService'),
 } as const;
 
+/**
+ * Where the engine's terminology questions go, cloned into every worker thread. With
+ * terminology.transport nats the platform terminology service is asked over the service's own NATS
+ * connection settings (its user, never a caller's token), through the same cache as over HTTP.
+ */
+export function terminologySettings(config: ValidationConfig): TerminologySettings {
+  return {
+    fhirTerminologyServiceUrl: config.fhirTerminologyServiceUrl,
+    terminologyServiceUrl: config.terminologyServiceUrl,
+    transport: config.terminologyTransport,
+    timeoutMs: config.terminologyTimeoutMs,
+    validateCodeTtlSeconds: config.cacheValidateCodeTtl,
+    credentials: terminologyCredentials(config),
+    nats: {
+      servers: config.natsServers, user: config.natsUser, pass: config.natsPassword, token: config.natsToken, namespace: config.natsNamespace,
+    },
+  };
+}
+
 export function buildValidationContainer(config: ValidationConfig, runtime: RuntimeParts): Container {
   const container = createServiceContainer(runtime);
   container.bind(TOKENS.config).toConstantValue(config);
@@ -68,13 +87,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     submissionTimeoutMs: config.validationSubmissionTimeoutMs,
     queueLimit: config.validationQueueLimit,
     definitionCacheDir: config.definitionCacheDir,
-    terminology: {
-      fhirTerminologyServiceUrl: config.fhirTerminologyServiceUrl,
-      terminologyServiceUrl: config.terminologyServiceUrl,
-      timeoutMs: config.terminologyTimeoutMs,
-      validateCodeTtlSeconds: config.cacheValidateCodeTtl,
-      credentials: terminologyCredentials(config),
-    },
+    terminology: terminologySettings(config),
     workerCache: {
       type: config.cacheType, ttlSeconds: config.cacheValidateCodeTtl, memoryMaxEntries: config.cacheMemoryMaxEntries, namespace: 'validation:validate-code',
       redis: redisConnection(config),
@@ -106,7 +119,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       artifactListener: ctx.get(TOKENS.artifactChangeNotifier).listener(),
       initialArtifacts: initialArtifactSources(config),
       validateBodyLimit: config.validateBodyLimit,
-      terminologyKnowledge: engineTerminologyKnowledge(ctx.get(TOKENS.engineHost), Boolean(config.fhirTerminologyServiceUrl || config.terminologyServiceUrl)),
+      terminologyKnowledge: engineTerminologyKnowledge(ctx.get(TOKENS.engineHost), remoteTerminologyConfigured(terminologySettings(config))),
       onBrokenRule: (ruleId, categoryId, reason) => logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),
     });
   });

@@ -1,10 +1,11 @@
 import {
-  ConfigError, cacheSettings, databaseSettings, type ConfigProblem, httpSettings, intSetting, loggingSettings, natsSettings,
+  ConfigError, cacheSettings, databaseSettings, enumSetting, type ConfigProblem, httpSettings, intSetting, loggingSettings, natsSettings,
   secondsSetting, shutdownSettings, stringSetting, urlSetting, envVarName, type ConfigOf,
 } from '../../../adapters/config/index.js';
 import { authSettings } from '../../../adapters/auth/index.js';
 import { validationApiSettings } from './adapters/http/validation-api-module.js';
 import { terminologyCredentialSettings } from './adapters/terminology/credential-settings.js';
+import { remoteTerminologyConfigured, TERMINOLOGY_TRANSPORTS } from './adapters/terminology/terminology-endpoint.js';
 
 /**
  * Configuration of the validation service (README, configuration reference). Property names follow the
@@ -25,7 +26,10 @@ export const validationSchema = {
   ...validationApiSettings(),
   fhirTerminologyServiceUrl: urlSetting('svc.fhir-terminology-service-url', 'External FHIR terminology server used directly for $validate-code (first priority)').optional(),
   terminologyServiceUrl: urlSetting('svc.terminology-service-url', 'Base URL of the platform terminology service; /api/terminology/fhir is appended (second priority)').optional(),
-  terminologyTimeoutMs: intSetting('svc.terminology-timeout-ms', 'Timeout of one remote $validate-code call', { min: 100, max: 120_000 }).default(5_000),
+  terminologyTransport: enumSetting('terminology.transport', 'How the platform terminology service is asked: http ($validate-code at svc.terminology-service-url + /api/terminology/fhir, with the caller\'s token) or nats '
+    + '(the commands ValidateValueSetCode / ValidateCodeSystemCode by request-reply on this service\'s NATS connection, no caller token; svc.terminology-service-url is then not needed). '
+    + 'Same timeout, retries and validate-code cache either way; an external svc.fhir-terminology-service-url still wins and is asked over HTTP', TERMINOLOGY_TRANSPORTS).default('http'),
+  terminologyTimeoutMs: intSetting('svc.terminology-timeout-ms', 'Timeout of one remote $validate-code call (one attempt, HTTP or NATS)', { min: 100, max: 120_000 }).default(5_000),
   // svc.fhir-terminology-service.*: our own credentials for the external server (never the caller's token).
   ...terminologyCredentialSettings(),
   reportServiceUrl: urlSetting('svc.report-service-url', 'Base URL of the report service').default('http://127.0.0.1:5110'),
@@ -61,14 +65,17 @@ export function terminologyWorstCaseMs(terminologyTimeoutMs: number): number {
  * fatal issue) instead of a terminology-unavailable warning. Throws ConfigError (exit code 78).
  */
 export function checkValidationSettings(config: Pick<ConfigOf<typeof validationSchema>,
-  'validationResourceTimeoutMs' | 'validationStallTimeoutMs' | 'terminologyTimeoutMs' | 'fhirTerminologyServiceUrl' | 'terminologyServiceUrl'>): void {
+  'validationResourceTimeoutMs' | 'validationStallTimeoutMs' | 'terminologyTimeoutMs' | 'fhirTerminologyServiceUrl' | 'terminologyServiceUrl' | 'terminologyTransport'>): void {
   const problems: ConfigProblem[] = [];
   const problem = (property: string, message: string) => problems.push({ property, envVar: envVarName(property), message });
   if (config.validationStallTimeoutMs < 2 * config.validationResourceTimeoutMs) {
     problem('validation.stall-timeout-ms', `must be at least twice validation.resource-timeout-ms (${config.validationResourceTimeoutMs}); got ${config.validationStallTimeoutMs}`);
   }
   const terminologyMs = terminologyWorstCaseMs(config.terminologyTimeoutMs);
-  if ((config.fhirTerminologyServiceUrl || config.terminologyServiceUrl) && config.validationResourceTimeoutMs <= terminologyMs) {
+  const remote = remoteTerminologyConfigured({
+    fhirTerminologyServiceUrl: config.fhirTerminologyServiceUrl, terminologyServiceUrl: config.terminologyServiceUrl, transport: config.terminologyTransport,
+  });
+  if (remote && config.validationResourceTimeoutMs <= terminologyMs) {
     problem('validation.resource-timeout-ms', `must be more than 3 x svc.terminology-timeout-ms + 4000 (${terminologyMs}) while a terminology server is configured; got ${config.validationResourceTimeoutMs}`);
   }
   if (problems.length > 0) throw new ConfigError(problems);

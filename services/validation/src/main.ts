@@ -6,7 +6,7 @@ import { checkInitialSourceSettings } from './adapters/artifacts/initial-sources
 import { initializeAndStartEngine } from './adapters/engine/initialize-and-start.js';
 import { workersHealthCheck } from './adapters/engine/workers-health.js';
 import { PROCESSING_ROUTES, validateRouteBodyLimits } from './adapters/http/validate-routes.js';
-import { validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
+import { ARTIFACT_UPLOAD_ROUTES, validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
 import { terminologyCredentials } from './adapters/terminology/index.js';
 import { startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
@@ -43,6 +43,7 @@ const runtime = await exitOnConfigError(() => startServiceRuntime({
   cacheNamespace: 'validation:validate-code',
   processingRoutes: PROCESSING_ROUTES,
   routeBodyLimits: validateRouteBodyLimits(config.validateBodyLimit),
+  anyMediaTypeRoutes: ARTIFACT_UPLOAD_ROUTES,
 }), createLogger('validation'));
 
 const container = buildValidationContainer(config, runtime);

@@ -24,4 +24,11 @@ describe('validation configuration: deadlines', () => {
     checkValidationSettings(loadConfig(validationSchema, { VALIDATION_RESOURCE_TIMEOUT_MS: '10000' }));
     checkValidationSettings(loadConfig(validationSchema, { SVC_TERMINOLOGY_SERVICE_URL: 'https://terminology.example.org', VALIDATION_RESOURCE_TIMEOUT_MS: '10000', SVC_TERMINOLOGY_TIMEOUT_MS: '1500' }));
   });
+
+  it('terminology over NATS counts as a terminology server: the same budget rule, no URL needed', () => {
+    expect(defaults.terminologyTransport).to.equal('http');
+    const config = loadConfig(validationSchema, { TERMINOLOGY_TRANSPORT: 'nats', VALIDATION_RESOURCE_TIMEOUT_MS: '10000' });
+    expect(() => checkValidationSettings(config)).to.throw(ConfigError, /validation\.resource-timeout-ms/);
+    expect(() => loadConfig(validationSchema, { TERMINOLOGY_TRANSPORT: 'grpc' })).to.throw(ConfigError, /terminology\.transport/);
+  });
 });

@@ -1,14 +1,15 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
-import { normalizePagingQuery, pagingMetadataOf } from './pagination.js';
+import { pagingMetadataOf } from './pagination.js';
 
 /**
  * Streaming reverse proxy of the admin gateway.
  *
  * External route `/api/<component>/<rest>` goes to `<upstream of component>/api/<rest>`: the
  * component name is stripped (shared API conventions, Routes 1). Request and response bodies are
- * streamed, so package uploads are never buffered whole; the one exception is a successful JSON
- * answer to a GET, which is read (up to a bound) to copy its paging metadata into `X-Pagination`.
+ * streamed, so package uploads are never buffered whole; two kinds of answers are read (up to a bound):
+ * a successful JSON answer to a GET, to copy its paging metadata into `X-Pagination`, and a Problem
+ * Details answer, whose `instance` becomes the path the client asked the gateway for.
  * The Authorization header is passed on unchanged (header propagation). A `Location` the service
  * answers with its own path is rewritten to the external one (`gatewayLocation`).
  */
@@ -78,6 +79,13 @@ export function gatewayLocation(location: string, component: string, upstreamBas
   return `/api/${component}${path.slice('/api'.length)}`;
 }
 
+/** A Problem Details body with `instance` set to the path the client requested from the gateway. */
+export function withGatewayInstance(body: unknown, externalUrl: string): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const queryStart = externalUrl.indexOf('?');
+  return { ...body, instance: queryStart === -1 ? externalUrl : externalUrl.slice(0, queryStart) };
+}
+
 export function createProxyHandler(options: ProxyOptions) {
   const maxInspected = options.maxInspectedBodyBytes ?? 5 * 1024 * 1024;
   // Upstream connections are reused: a new TCP connection per request would cost more than the proxying.
@@ -87,10 +95,6 @@ export function createProxyHandler(options: ProxyOptions) {
     const target = resolveTarget(req.url ?? '/', options.upstreams);
     if (!target) return next();
     const isGet = req.method === 'GET';
-    if (isGet) {
-      const search = normalizePagingQuery(target.url.searchParams);
-      target.url.search = search.toString();
-    }
 
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) {
@@ -116,7 +120,10 @@ export function createProxyHandler(options: ProxyOptions) {
       if (typeof outHeaders.location === 'string') outHeaders.location = gatewayLocation(outHeaders.location, target.component, options.upstreams[target.component]!);
       const contentType = String(upstreamRes.headers['content-type'] ?? '');
       const length = Number(upstreamRes.headers['content-length'] ?? '0');
-      const inspect = isGet && status === 200 && contentType.includes('json') && (!length || length <= maxInspected);
+      // A Problem Details answer names the service's path in `instance`; the client asked for the gateway's.
+      const problem = status >= 400 && contentType.includes('application/problem+json');
+      const paged = isGet && status === 200 && contentType.includes('json');
+      const inspect = (problem || paged) && (!length || length <= maxInspected);
       if (!inspect) {
         res.writeHead(status, outHeaders);
         upstreamRes.pipe(res);
@@ -141,15 +148,21 @@ export function createProxyHandler(options: ProxyOptions) {
       upstreamRes.on('end', () => {
         if (streaming) return;
         const body = Buffer.concat(chunks);
+        let answer = body;
         try {
-          const metadata = pagingMetadataOf(JSON.parse(body.toString('utf8')));
-          if (metadata) outHeaders['x-pagination'] = JSON.stringify(metadata);
+          const parsed = JSON.parse(body.toString('utf8')) as unknown;
+          if (problem) {
+            answer = Buffer.from(JSON.stringify(withGatewayInstance(parsed, req.url ?? '/')), 'utf8');
+          } else {
+            const metadata = pagingMetadataOf(parsed);
+            if (metadata) outHeaders['x-pagination'] = JSON.stringify(metadata);
+          }
         } catch {
           // Not JSON after all: pass it on unchanged.
         }
-        outHeaders['content-length'] = body.length;
+        outHeaders['content-length'] = answer.length;
         res.writeHead(status, outHeaders);
-        res.end(body);
+        res.end(answer);
       });
       upstreamRes.on('error', () => res.destroy());
     });

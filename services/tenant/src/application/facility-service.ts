@@ -4,7 +4,7 @@ import type { Facility, FacilityInput } from '../domain/facility.js';
 import { allScheduledMeasures, measuresFor, scheduledFrequencies, validateFacilityInput } from '../domain/facility.js';
 import type { FacilitySortField, Page, PageRequest, Sort } from '../domain/paging.js';
 import type { FacilitySearch, ScheduleEntry, TenantTransaction } from '../domain/ports.js';
-import { upcomingPeriodStarts, periodContaining, type Frequency } from '../domain/reporting-period.js';
+import { localIsoDateTime, upcomingPeriodStarts, periodContaining, type Frequency } from '../domain/reporting-period.js';
 import { audit, type TenantContext } from './context.js';
 import { assertMeasuresExist } from './measure-catalog.js';
 import { reschedule } from './rescheduling.js';
@@ -23,9 +23,14 @@ export interface GenerateReportRequest {
 export interface UpcomingRun {
   readonly frequency: Frequency;
   readonly measures: readonly string[];
-  /** When the job store will fire next (may be in the past when a firing is overdue). */
+  /** The facility's IANA time zone, in which the `...Local` fields are given. */
+  readonly timeZone: string;
+  /** When the job store will fire next (may be in the past when a firing is overdue), in UTC. */
   readonly nextFireAt: string | null;
-  readonly periods: ReadonlyArray<{ start: string; end: string }>;
+  /** The same instant on the facility's wall clock, with its offset (`2026-12-01T00:05:00-05:00`). */
+  readonly nextFireAtLocal: string | null;
+  /** UTC instants, and the same instants on the facility's wall clock (`end` exclusive). */
+  readonly periods: ReadonlyArray<{ start: string; end: string; startLocal: string; endLocal: string }>;
 }
 
 /** Use cases of facility configurations. */
@@ -161,15 +166,24 @@ export class FacilityService {
       if (facility.isDeleted) return [];
       const entries = new Map((await tx.schedules.findByFacility(facilityId)).map((entry: ScheduleEntry) => [entry.frequency, entry]));
       const now = this.context.clock.now();
-      return scheduledFrequencies(facility.scheduledReports).map((frequency) => ({
-        frequency,
-        measures: measuresFor(facility.scheduledReports, frequency),
-        nextFireAt: entries.get(frequency)?.nextFireAt.toISOString() ?? null,
-        periods: upcomingPeriodStarts(frequency, now, facility.timeZone, count).map((start) => {
-          const period = periodContaining(frequency, start, facility.timeZone);
-          return { start: period.start.toISOString(), end: period.end.toISOString() };
-        }),
-      }));
+      const zone = facility.timeZone;
+      return scheduledFrequencies(facility.scheduledReports).map((frequency) => {
+        const nextFireAt = entries.get(frequency)?.nextFireAt;
+        return {
+          frequency,
+          measures: measuresFor(facility.scheduledReports, frequency),
+          timeZone: zone,
+          nextFireAt: nextFireAt?.toISOString() ?? null,
+          nextFireAtLocal: nextFireAt ? localIsoDateTime(nextFireAt, zone) : null,
+          periods: upcomingPeriodStarts(frequency, now, zone, count).map((start) => {
+            const period = periodContaining(frequency, start, zone);
+            return {
+              start: period.start.toISOString(), end: period.end.toISOString(),
+              startLocal: localIsoDateTime(period.start, zone), endLocal: localIsoDateTime(period.end, zone),
+            };
+          }),
+        };
+      });
     });
   }
 

@@ -60,6 +60,21 @@ function offsetAt(epochMs: number, timeZone: string): number {
   return asUtc - wholeSecond;
 }
 
+const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+
+/**
+ * The instant as the facility's wall clock reads it, with the zone's offset:
+ * `2026-12-01T00:00:00-05:00` (ISO 8601; the same instant as its UTC form, readable by a person there).
+ */
+export function localIsoDateTime(instant: Date, timeZone: string): string {
+  const local = localDateTime(instant, timeZone);
+  const offsetMinutes = Math.round(offsetAt(instant.getTime(), timeZone) / 60_000);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const offset = Math.abs(offsetMinutes);
+  return `${pad(local.year, 4)}-${pad(local.month)}-${pad(local.day)}T${pad(local.hour)}:${pad(local.minute)}:${pad(local.second)}`
+    + `${sign}${pad(Math.floor(offset / 60))}:${pad(offset % 60)}`;
+}
+
 function compareDates(a: LocalDate, b: LocalDate): number {
   return Date.UTC(a.year, a.month - 1, a.day) - Date.UTC(b.year, b.month - 1, b.day);
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { nextPeriodStart, periodContaining, startOfLocalDay, upcomingPeriodStarts, type Frequency } from '../../src/domain/reporting-period.js';
+import { localIsoDateTime, nextPeriodStart, periodContaining, startOfLocalDay, upcomingPeriodStarts, type Frequency } from '../../src/domain/reporting-period.js';
 
 function bounds(frequency: Frequency, instant: string, zone: string): [string, string, number] {
   const period = periodContaining(frequency, new Date(instant), zone);
@@ -45,5 +45,12 @@ describe('tenant domain: reporting periods', () => {
   it('lists upcoming period starts in order', () => {
     const starts = upcomingPeriodStarts('Weekly', new Date('2026-03-01T12:00:00Z'), 'Europe/London', 3).map((date) => date.toISOString());
     expect(starts).to.deep.equal(['2026-03-08T00:00:00.000Z', '2026-03-15T00:00:00.000Z', '2026-03-22T00:00:00.000Z']);
+  });
+
+  it('shows an instant on the facility\'s wall clock with the zone\'s offset (half-hour zones and DST included)', () => {
+    expect(localIsoDateTime(new Date('2026-03-08T05:00:00Z'), 'America/New_York')).to.equal('2026-03-08T00:00:00-05:00');
+    expect(localIsoDateTime(new Date('2026-03-09T04:00:00Z'), 'America/New_York')).to.equal('2026-03-09T00:00:00-04:00');
+    expect(localIsoDateTime(new Date('2026-01-15T12:34:56Z'), 'Asia/Kolkata')).to.equal('2026-01-15T18:04:56+05:30');
+    expect(localIsoDateTime(new Date('2026-01-15T12:00:00Z'), 'UTC')).to.equal('2026-01-15T12:00:00+00:00');
   });
 });

@@ -60,6 +60,10 @@ describe('tenant HTTP: reporting plans, measure mappings, vendors, service info 
       const created = await plan('F', 'm', 1).expect(201);
       const invalid = await request(app).put('/api/facility-reporting-plans/not-a-uuid').send({ ...created.body, id: 'not-a-uuid' }).expect(400);
       expect(invalid.body.detail).to.equal('Invalid Id format');
+      for (const method of ['get', 'delete'] as const) {
+        const refused = await request(app)[method]('/api/facility-reporting-plans/not-a-uuid').expect(400);
+        expect(refused.body.detail, method).to.equal('Invalid Id format');
+      }
       await request(app).put(`/api/facility-reporting-plans/${created.body.id}`).send({ ...created.body, id: MISSING_UUID }).expect(400);
       const { id: _id, ...withoutId } = created.body;
       await request(app).put(`/api/facility-reporting-plans/${created.body.id}`).send(withoutId).expect(400);
@@ -185,6 +189,10 @@ describe('tenant HTTP: reporting plans, measure mappings, vendors, service info 
       expect(renamed.body).to.deep.equal({ id: epic.body.id, name: 'Epic Systems', authentication: null });
       const invalid = await request(app).put('/api/vendors/epic').send({ id: 'epic', name: 'x' }).expect(400);
       expect(invalid.body.detail).to.equal('Invalid Id format');
+      for (const path of ['/api/vendors/epic', '/api/vendor-versions/2024']) {
+        expect((await request(app).get(path).expect(400)).body.detail, `GET ${path}`).to.equal('Invalid Id format');
+        expect((await request(app).delete(path).expect(400)).body.detail, `DELETE ${path}`).to.equal('Invalid Id format');
+      }
       await request(app).put(`/api/vendors/${MISSING_UUID}`).send({ id: MISSING_UUID, name: 'x' }).expect(404);
       await request(app).put(`/api/vendor-versions/${v1.body.id}`).send({ id: v1.body.id, vendorId: epic.body.id, version: '2025' }).expect(202);
       await request(app).get(`/api/vendor-versions/${v1.body.id}`).expect(200);
@@ -210,7 +218,8 @@ describe('tenant HTTP: reporting plans, measure mappings, vendors, service info 
       const id = await mapping('ACH');
       const invalid = await request(app).put(`/api/measure-mappings/${id}`).send({ measure: 'ACH', dqm: 'x', frequency: 'Yearly' }).expect(400);
       expect(invalid.body.errors[0].field).to.equal('frequency');
-      await request(app).get('/api/facility-reporting-plans/not-a-plan').expect(404);
+      await request(app).get(`/api/facility-reporting-plans/${MISSING_UUID}`).expect(404);
+      await request(app).get('/api/facility-reporting-plans/not-a-plan').expect(400); // Invalid Id format, as on PUT
     });
   });
 
@@ -238,6 +247,22 @@ describe('tenant HTTP: reporting plans, measure mappings, vendors, service info 
       ]);
       const served = await request(app).get('/api-docs').expect(200);
       expect(served.body.openapi).to.equal('3.1.0');
+    });
+
+    it('documents every search the same way: the paged model, 204 when empty, page size 1 to 100 with default 10', () => {
+      const document = openApi.document() as unknown as { paths: Record<string, Record<string, any>> };
+      const searches = Object.entries(document.paths).filter(([, item]) =>
+        (item.get?.parameters ?? []).some((parameter: { name: string }) => parameter.name === 'pageSize'));
+      // The specification's searches: facilities (paged) and every reporting plan; signing keys follow suit.
+      expect(searches.map(([path]) => path)).to.have.members(['/api/facilities', '/api/facility-reporting-plans', '/api/signing-keys'].filter((path) => path in document.paths));
+      for (const [path, item] of searches) {
+        const schema = item.get.responses['200'].content['application/json'].schema;
+        expect(Object.keys(schema.properties), path).to.have.members(['records', 'metadata']);
+        expect(item.get.responses, path).to.have.property('204');
+        const pageSize = item.get.parameters.find((parameter: { name: string }) => parameter.name === 'pageSize');
+        expect(pageSize.schema, path).to.include({ minimum: 1, maximum: 100 });
+        expect(pageSize.description, path).to.contain('default 10');
+      }
     });
   });
 });

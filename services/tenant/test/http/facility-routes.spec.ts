@@ -44,9 +44,14 @@ describe('tenant HTTP: facilities (real PostgreSQL)', function () {
       expect(audits[0]!.payload).to.include({ facilityId: 'F-1', action: 'Create', user: 'SystemUser', userId: null, serviceName: 'Tenant', resource: 'Facility' });
       expect(audits[0]!.payload.propertyChanges).to.deep.include({ propertyName: 'timeZone', initialPropertyValue: null, newPropertyValue: 'America/Chicago' });
       const next = await request(app).get('/api/facilities/F-1/next-runs?count=2').expect(200);
+      // UTC and the facility's wall clock side by side (Chicago leaves CST for CDT in March).
       expect(next.body).to.deep.equal([{
-        frequency: 'Monthly', measures: ['ACH'], nextFireAt: '2026-02-01T06:00:00.000Z',
-        periods: [{ start: '2026-02-01T06:00:00.000Z', end: '2026-03-01T06:00:00.000Z' }, { start: '2026-03-01T06:00:00.000Z', end: '2026-04-01T05:00:00.000Z' }],
+        frequency: 'Monthly', measures: ['ACH'], timeZone: 'America/Chicago',
+        nextFireAt: '2026-02-01T06:00:00.000Z', nextFireAtLocal: '2026-02-01T00:00:00-06:00',
+        periods: [
+          { start: '2026-02-01T06:00:00.000Z', end: '2026-03-01T06:00:00.000Z', startLocal: '2026-02-01T00:00:00-06:00', endLocal: '2026-03-01T00:00:00-06:00' },
+          { start: '2026-03-01T06:00:00.000Z', end: '2026-04-01T05:00:00.000Z', startLocal: '2026-03-01T00:00:00-06:00', endLocal: '2026-04-01T00:00:00-05:00' },
+        ],
       }]);
     });
 
@@ -166,6 +171,7 @@ describe('tenant HTTP: facilities (real PostgreSQL)', function () {
       ]);
       const runs = await request(app).get('/api/facilities/U-1/next-runs').expect(200);
       expect(runs.body[0].nextFireAt).to.equal('2026-02-01T00:00:00.000Z'); // rescheduled in London at once
+      expect(runs.body[0]).to.include({ timeZone: 'Europe/London', nextFireAtLocal: '2026-02-01T00:00:00+00:00' });
       await db.orm.em.fork().execute(`update facility set key_id = 'kid-1' where facility_id = 'U-1'`); // as the key registry does
       const keyKept = await request(app).put('/api/facilities/U-1').send({ ...facilityBody('U-1'), timeZone: 'Europe/London', facilityName: 'New name' }).expect(202);
       expect(keyKept.body.keyId).to.equal('kid-1');

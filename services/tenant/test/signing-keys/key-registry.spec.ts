@@ -68,6 +68,11 @@ describe('signing keys: registry over real HTTP and PostgreSQL', function () {
     const invalidId = await call('PUT', api('/signing-keys/not-a-uuid'), { kid: 'not-a-uuid', status: 'disabled', primary: false });
     expect(invalidId.status).to.equal(400);
     expect(invalidId.body.detail).to.equal('Invalid Id format');
+    for (const method of ['GET', 'DELETE']) {
+      const refused = await call(method, api('/signing-keys/not-a-uuid'));
+      expect(refused.status, method).to.equal(400);
+      expect(refused.body.detail, method).to.equal('Invalid Id format');
+    }
     expect((await putKey('22222222-2222-4222-8222-222222222222', { status: 'disabled', primary: false })).status).to.equal(404);
     expect((await putKey(key.kid, { status: 'expired', primary: false })).status).to.equal(400);
     expect((await putKey(key.kid, { status: 'disabled', primary: true })).status).to.equal(400);

@@ -36,7 +36,8 @@ export interface ReadyForValidationRequest {
   readonly msgId?: string;
 }
 
-export const USAGE = 'usage: publish-ready-for-validation --facility <id> --report <id> --patient <id> [--patient <id>]... '
+/** The README's command-line section quotes it (a test keeps them equal). */
+export const USAGE = 'usage: npm run publish:ready -- --facility <id> --report <id> --patient <id> [--patient <id>]... '
   + '[--report-type <measure>]... [--payload-uri <uri>] [--msg-id <id>]';
 
 export class UsageError extends Error {

@@ -49,8 +49,9 @@ interface CliArgs {
   threads: number | undefined;
 }
 
-const USAGE = `usage: validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]... [--format json|text] [--no-cache] [--security-checks] [--no-example-urls] [--no-extension-pack] [--threads n] <file>...
-       validate --harness <file> <profiles> <supporting>`;
+/** Shown on --help and wrong arguments; the README's command-line section quotes both lines (a test keeps them equal). */
+export const USAGE = `usage: fhir-validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]... [--format json|text] [--security-checks] [--no-example-urls] [--no-extension-pack] [--no-cache] [--threads n] <file>...
+       fhir-validate --harness <file> <profiles> <supporting>`;
 
 export function parseCliArgs(argv: readonly string[]): CliArgs | string {
   const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, securityChecks: false, allowExampleUrls: true, extensionPack: true, threads: undefined };

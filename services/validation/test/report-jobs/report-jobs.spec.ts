@@ -200,10 +200,10 @@ describe('report jobs: re-categorize and re-validate', function () {
     expect(await job(res.body.jobId)).to.include({ status: 'failed', total: 1, done: 1, errors: 1 });
   });
 
-  it('answers 404 Problems for an unknown job and for a report with nothing stored', async () => {
+  it('answers 404 Problems for an unknown job and for a report with nothing stored, 400 Invalid Id format for a job id that is no UUID', async () => {
     const unknown = await request(app).get('/api/job/9b2f1d0e-4c61-4a53-8f57-1f1c8f1d2a11').expect(404);
     expect(unknown.headers['content-type']).to.match(/application\/problem\+json/);
-    await request(app).get('/api/job/not-a-uuid').expect(404);
+    expect((await request(app).get('/api/job/not-a-uuid').expect(400)).body.detail).to.equal('Invalid Id format');
     for (const operation of ['$recategorize', '$revalidate']) {
       const res = await request(app).post(`/api/result/${FACILITY}/no-such-report/${operation}`).expect(404);
       expect(res.body.detail).to.contain('no-such-report');

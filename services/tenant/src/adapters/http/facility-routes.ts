@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import {
-  HttpProblem, limitParamLengths, pagedResult, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
+  HttpProblem, limitParamLengths, pagedResult, PagingQueryFields, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
 } from '../../../../../adapters/http/index.js';
 import { FACILITY_ID_MAX_LENGTH } from '../../domain/facility.js';
 import type { FacilityService } from '../../application/facility-service.js';
@@ -33,7 +33,7 @@ export function facilityRoutes(openApi: OpenApiBuilder, schemas: TenantSchemas, 
         facilityId: z.string().optional(), facilityName: z.string().optional().openapi({ description: 'Case-insensitive substring' }),
         timeZone: z.string().optional(), sortBy: z.enum(FACILITY_SORT_FIELDS).optional().openapi({ description: 'Default FacilityId' }),
         sortOrder: z.enum(['Ascending', 'Descending']).optional().openapi({ description: 'Default Ascending' }),
-        pageSize: z.number().int().min(1).max(100).optional(), pageNumber: z.number().int().min(1).optional(), includeDeleted: z.boolean().optional(),
+        ...PagingQueryFields, includeDeleted: z.boolean().optional(),
       }),
     },
     responses: { 200: { description: 'A page of facilities', ...json(pagedSchema(schemas.Facility)) }, 204: { description: 'No facility matches' }, ...openApi.problemResponses(400, 500) },

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import {
-  assertPutBody, limitParamLengths, pagedResult, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
+  assertPutBody, limitParamLengths, requireUuidParams, pagedResult, PagingQueryFields, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
 } from '../../../../../adapters/http/index.js';
 import { FACILITY_ID_MAX_LENGTH } from '../../domain/facility.js';
 import type { ReportingPlanService } from '../../application/reporting-plan-service.js';
@@ -20,6 +20,7 @@ export function reportingPlanRoutes(openApi: OpenApiBuilder, schemas: TenantSche
   const router = Router();
   // A plan's id column has the same length as a measure mapping's (450, the specification's record tables).
   limitParamLengths(router, { facilityId: FACILITY_ID_MAX_LENGTH, id: MEASURE_MAPPING_ID_MAX_LENGTH });
+  requireUuidParams(router, ['id']);
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
   const tags = ['Facility reporting plans'];
 
@@ -29,14 +30,13 @@ export function reportingPlanRoutes(openApi: OpenApiBuilder, schemas: TenantSche
       query: z.object({
         sortBy: z.enum(PLAN_SORT_FIELDS).optional().openapi({ description: 'Default Id; any other value is refused with 400' }),
         sortOrder: z.enum(['Ascending', 'Descending']).optional().openapi({ description: 'Default Descending' }),
-        pageSize: z.number().int().min(1).max(100).optional().openapi({ description: '1 to 100, default 10' }),
-        pageNumber: z.number().int().min(1).optional().openapi({ description: 'One-based, default 1' }),
+        ...PagingQueryFields,
       }),
     },
     responses: { 200: { description: 'A page of plans', ...json(pagedSchema(schemas.ReportingPlan)) }, 204: { description: 'No plans' }, ...openApi.problemResponses(400, 500) },
   });
   router.get('/api/facility-reporting-plans', async (req, res) => {
-    const paging = parsePaging(req.query, { defaultPageSize: 10, maxPageSize: 100 });
+    const paging = parsePaging(req.query);
     const sort = parseSort(req.query, { allowed: PLAN_SORT_FIELDS, defaultField: 'Id', defaultOrder: 'desc' });
     const page = await service.search({ by: sort.field, order: toDomainOrder(sort.order) }, paging);
     sendPaged(res, pagedResult(page.records.map(planRepresentation), page.totalCount, paging.pageSize, paging.pageNumber));

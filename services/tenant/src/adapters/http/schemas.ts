@@ -76,8 +76,13 @@ export const ReportIdSchema = z.object({ reportId: z.string() });
 export const NextRunSchema = z.object({
   frequency: z.enum(FREQUENCIES),
   measures: z.array(z.string()),
-  nextFireAt: z.string().datetime().nullable().openapi({ description: 'When the job store fires next (in the past while a firing is overdue)' }),
-  periods: z.array(z.object({ start: z.string().datetime(), end: z.string().datetime() })),
+  timeZone: z.string().openapi({ description: 'The facility\'s IANA time zone, in which the ...Local fields are given', example: 'America/Chicago' }),
+  nextFireAt: z.string().datetime().nullable().openapi({ description: 'When the job store fires next, UTC (in the past while a firing is overdue)' }),
+  nextFireAtLocal: z.string().nullable().openapi({ description: 'The same instant on the facility\'s wall clock, with its offset', example: '2026-12-01T00:05:00-06:00' }),
+  periods: z.array(z.object({
+    start: z.string().datetime(), end: z.string().datetime().openapi({ description: 'Exclusive' }),
+    startLocal: z.string().openapi({ example: '2026-12-01T00:00:00-06:00' }), endLocal: z.string(),
+  })),
 });
 
 export const ReportingPlanBodySchema = z.object({

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { assertPutBody, limitParamLengths, parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { assertPutBody, limitParamLengths, requireUuidParams, parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import type { VendorService } from '../../application/vendor-service.js';
 import type { Actor } from '../../domain/audit.js';
 import { actorOf } from './actor.js';
@@ -14,6 +14,7 @@ export function vendorRoutes(openApi: OpenApiBuilder, schemas: TenantSchemas, se
   const router = Router();
   // UUIDs, stored in 36 characters.
   limitParamLengths(router, { id: 36 });
+  requireUuidParams(router, ['id']);
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 
   const crud = <T extends { id: string }>(config: {

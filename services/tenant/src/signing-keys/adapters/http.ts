@@ -3,7 +3,7 @@ import { Router, type ErrorRequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import { ANONYMOUS_PRINCIPAL } from '../../../../../adapters/auth/index.js';
 import {
-  assertPutBody, HttpProblem, limitParamLengths, pagedResult, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged,
+  assertPutBody, HttpProblem, limitParamLengths, requireUuidParams, pagedResult, PagingQueryFields, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged,
   singleQueryValue, type OpenApiBuilder, type ProblemDetails, type Query,
 } from '../../../../../adapters/http/index.js';
 import { ASSERTION_LIFETIME_SECONDS } from '../domain/client-assertion.js';
@@ -149,7 +149,7 @@ export function registerSigningKeyOpenApi(openApi: OpenApiBuilder): void {
         status: z.enum(KEY_STATUSES).optional(), algorithm: z.enum(SIGNING_ALGORITHMS).optional(), primary: z.boolean().optional(),
         sortBy: z.enum(KEY_SORT_FIELDS).optional().openapi({ description: 'Default CreatedAt' }),
         sortOrder: z.enum(['Ascending', 'Descending']).optional().openapi({ description: 'Default Descending' }),
-        pageSize: z.number().int().min(1).max(100).optional(), pageNumber: z.number().int().min(1).optional(),
+        ...PagingQueryFields,
       }),
     },
     responses: { 200: { description: 'A page of keys', ...json(paged) }, 204: { description: 'No key matches' }, ...openApi.problemResponses(400, 500) },
@@ -210,6 +210,7 @@ export function signingKeyRouter(service: SigningKeyService): Router {
   const router = Router();
   // kid: a UUID in a 36-character column; facilityId: the facility table's 100 characters.
   limitParamLengths(router, { kid: 36, facilityId: 100 });
+  requireUuidParams(router, ['kid']);
   router.get('/api/signing-keys', async (req, res) => {
     const paging = parsePaging(req.query);
     const sort = parseSort(req.query, { allowed: KEY_SORT_FIELDS, defaultField: 'CreatedAt', defaultOrder: 'desc' });

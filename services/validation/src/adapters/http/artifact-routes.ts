@@ -1,6 +1,6 @@
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import { HttpProblem, limitParamLengths, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { HttpProblem, limitParamLengths, type AnyMediaTypeRoute, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import type { ArtifactService } from '../../application/artifact-service.js';
 import { applicationErrors } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
@@ -16,6 +16,12 @@ export interface ArtifactRouteOptions {
   /** Largest accepted upload in bytes (packages); default 50 MiB. */
   readonly uploadLimit?: number;
 }
+
+/**
+ * The upload route reads its body whatever the media type: `curl --data-binary @package.tgz` sends a
+ * package as application/x-www-form-urlencoded. The app must not refuse those bodies with 415.
+ */
+export const ARTIFACT_UPLOAD_ROUTES: readonly AnyMediaTypeRoute[] = [{ method: 'PUT', path: /^\/api\/artifact\/[^/]+\/[^/]+\/?$/i }];
 
 /**
  * Artifacts. Paths kept from the specification: `PUT /api/artifact/{type}/{name}` and

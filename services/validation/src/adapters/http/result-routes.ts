@@ -1,17 +1,13 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { limitParamLengths, pagedResult, parsePaging, sendPaged, singleQueryValue, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { limitParamLengths, pagedResult, PagingQueryFields, parsePaging, sendPaged, singleQueryValue, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import type { ResultService } from '../../application/result-service.js';
 import { applicationErrors } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
 import { STORED_ID_LENGTH } from './stored-lengths.js';
 
 const ReportParams = z.object({ facilityId: z.string(), reportId: z.string() });
-const PAGING = { defaultPageSize: 100, maxPageSize: 1000 };
-const PageQuery = z.object({
-  pageSize: z.string().optional().openapi({ description: `1 to ${PAGING.maxPageSize}; default ${PAGING.defaultPageSize}` }),
-  pageNumber: z.string().optional().openapi({ description: 'One-based; default 1' }),
-});
+const PageQuery = z.object(PagingQueryFields);
 const SeverityQuery = PageQuery.extend({
   severity: z.string().optional().openapi({ description: 'Minimum severity: information < warning < error < fatal (any case); unknown values are refused' }),
 });
@@ -32,7 +28,7 @@ export function resultRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSche
   });
   router.get('/api/result/:facilityId/:reportId', async (req, res) => {
     const minimum = service.parseMinimumSeverity(singleQueryValue(req.query, 'severity'));
-    const paging = parsePaging(req.query, PAGING);
+    const paging = parsePaging(req.query);
     const { facilityId, reportId } = req.params;
     send(res, await service.find({ facilityId, reportId }, minimum, { offset: paging.offset, limit: paging.pageSize }), paging);
   });
@@ -55,7 +51,7 @@ export function resultRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSche
     responses: { 200: { description: 'A page of results', ...json(schemas.PagedResults) }, 204: { description: 'No results on this page' }, ...openApi.problemResponses(400, 404, 500) },
   });
   router.get('/api/result/:facilityId/:reportId/categories/:categoryId', async (req, res) => {
-    const paging = parsePaging(req.query, PAGING);
+    const paging = parsePaging(req.query);
     const { facilityId, reportId, categoryId } = req.params;
     send(res, await service.issuesOfCategory(facilityId, reportId, categoryId, { offset: paging.offset, limit: paging.pageSize }), paging);
   });
@@ -90,7 +86,7 @@ export function resultRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSche
   });
   router.get('/api/result/:facilityId/:reportId/:patientId', async (req, res) => {
     const minimum = service.parseMinimumSeverity(singleQueryValue(req.query, 'severity'));
-    const paging = parsePaging(req.query, PAGING);
+    const paging = parsePaging(req.query);
     const { facilityId, reportId, patientId } = req.params;
     send(res, await service.find({ facilityId, reportId, patientId }, minimum, { offset: paging.offset, limit: paging.pageSize }), paging);
   });

@@ -6,6 +6,7 @@
  * const db = await openDatabase({ ..., entities: [...validationApiEntities, ...], migrations: [...validationApiMigrations, ...] });
  * const api = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator, artifactListener, initialArtifacts: initialArtifactSources(config), ... });
  * const http = createHttpApp({ ..., routeBodyLimits: validateRouteBodyLimits(config.validateBodyLimit), openApi });   // $validate bodies: their own limit
+ *   // ... and anyMediaTypeRoutes: ARTIFACT_UPLOAD_ROUTES (uploads read any body themselves; others get 415)
  * http.app.use(api.router);
  * await api.initializeIfEmpty({ artifactInit: config.artifactInit });                   // the specification's planned start-up change
  * ```
@@ -58,6 +59,7 @@ import { validationApiSchemas } from './schemas.js';
 import { validateRoutes } from './validate-routes.js';
 
 export { validationApiEntities, validationApiMigrations };
+export { ARTIFACT_UPLOAD_ROUTES } from './artifact-routes.js';
 
 /** Configuration properties of the validation API (spread into the service's config schema). */
 export function validationApiSettings() {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import {
-  assertPutBody, HttpProblem, limitParamLengths, pagedResult, parseBody, parsePaging, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
+  assertPutBody, HttpProblem, limitParamLengths, pagedResult, PagingQueryFields, parseBody, parsePaging, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
 } from '../../../../../adapters/http/index.js';
 import type { PgFacilityScopes } from '../persistence/pg-facility-scopes.js';
 import { ValidationScopeError } from '../../domain/flow/validation-scope.js';
@@ -11,11 +11,7 @@ import { CONFIGURATION_NAME_LENGTH, STORED_ID_LENGTH } from './stored-lengths.js
 export type ValidationConfigurationStore = Pick<PgFacilityScopes,
   'createConfiguration' | 'replaceConfiguration' | 'getConfiguration' | 'pageConfigurations' | 'deleteUnassignedConfiguration' | 'configurationOf' | 'assign'>;
 
-const PAGING = { defaultPageSize: 10, maxPageSize: 100 };
-const PageQuery = z.object({
-  pageSize: z.string().optional().openapi({ description: `1 to ${PAGING.maxPageSize}; default ${PAGING.defaultPageSize}` }),
-  pageNumber: z.string().optional().openapi({ description: 'One-based; default 1' }),
-});
+const PageQuery = z.object(PagingQueryFields);
 const NameParams = z.object({ name: z.string().openapi({ example: 'nhsn-ig-1.1' }) });
 const FacilityParams = z.object({ facilityId: z.string().openapi({ example: 'facility-1' }) });
 const AssignBody = z.object({ name: z.string().min(1).max(CONFIGURATION_NAME_LENGTH).openapi({ description: 'Name of an existing validation configuration', example: 'nhsn-ig-1.1' }) });
@@ -65,7 +61,7 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
     responses: { 200: { description: 'A page of configurations, by name', ...json(PagedConfigurations) }, 204: { description: 'None on this page' }, ...openApi.problemResponses(400, 500) },
   });
   router.get('/api/validation-configuration', async (req, res) => {
-    const paging = parsePaging(req.query, PAGING);
+    const paging = parsePaging(req.query);
     const page = await store.pageConfigurations(paging.offset, paging.pageSize);
     sendPaged(res, pagedResult(page.records, page.totalCount, paging.pageSize, paging.pageNumber));
   });

@@ -1,11 +1,11 @@
 /**
  *   POST /api/result/{facilityId}/{reportId}/$recategorize   202 { jobId, status }, Location: /api/job/{jobId}
  *   POST /api/result/{facilityId}/{reportId}/$revalidate     202 (same); 404 when the report has nothing stored
- *   GET  /api/job/{jobId}                                    200 the job with its progress; 404 unknown
+ *   GET  /api/job/{jobId}                                    200 the job with its progress; 404 unknown; 400 Invalid Id format (not a UUID)
  */
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { HttpProblem, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { HttpProblem, requireUuidParams, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import { NotFoundError } from '../../application/errors.js';
 import { REPORT_JOB_KINDS, REPORT_JOB_STATUSES, type ReportJobKind } from '../../application/report-jobs/report-job.js';
 import type { ReportJobService } from '../../application/report-jobs/report-job-service.js';
@@ -16,6 +16,8 @@ const ReportParams = z.object({ facilityId: z.string().max(MAX_ID_LENGTH), repor
 
 export function reportJobRoutes(openApi: OpenApiBuilder, jobs: Pick<ReportJobService, 'submit' | 'get'>): Router {
   const router = Router();
+  // Job ids are UUIDs (shared API conventions: "Invalid Id format" for any other id).
+  requireUuidParams(router, ['jobId']);
   const tags = ['Report jobs'];
   const status = z.enum(REPORT_JOB_STATUSES);
   const accepted = openApi.register('ReportJobAccepted', z.object({ jobId: z.uuid(), status }));
@@ -71,7 +73,7 @@ export function reportJobRoutes(openApi: OpenApiBuilder, jobs: Pick<ReportJobSer
     method: 'get', path: '/api/job/:jobId', tags, summary: 'Get a report job with its progress',
     description: 'A job interrupted by a restart of its instance ends as failed with lastError "interrupted by a restart".',
     request: { params: z.object({ jobId: z.string() }) },
-    responses: { 200: { description: 'The job', content: { 'application/json': { schema: job } } }, ...openApi.problemResponses(404, 500) },
+    responses: { 200: { description: 'The job', content: { 'application/json': { schema: job } } }, ...openApi.problemResponses(400, 404, 500) },
   });
   router.get('/api/job/:jobId', async (req: Request<{ jobId: string }>, res: Response) => {
     const found = await jobs.get(req.params.jobId);

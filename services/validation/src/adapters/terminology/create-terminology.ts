@@ -8,7 +8,10 @@ import type { ConformanceResourceSource } from '../../domain/conformance-resourc
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/terminology/terminology-port.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
-import { FhirValidateCodeClient } from './fhir-validate-code-client.js';
+import { catalogForNamespace } from '../../../../../contracts/catalog.js';
+import { FhirValidateCodeClient, type ValidateCodeRemote } from './fhir-validate-code-client.js';
+import { natsTerminologyConnection, type NatsTerminologyConnectionSettings } from './nats-terminology-connection.js';
+import { NatsValidateCodeClient } from './nats-validate-code-client.js';
 import { RemoteTerminology } from './remote-terminology.js';
 import { resolveTerminologyEndpoint, type TerminologyEndpoint, type TerminologyEndpointSettings } from './terminology-endpoint.js';
 import { TerminologyMetrics } from './terminology-metrics.js';
@@ -24,7 +27,7 @@ export interface TerminologySettings extends TerminologyEndpointSettings {
   validateCodeTtlSeconds?: number;
   /** Per attempt, default 5,000 ms. */
   timeoutMs?: number;
-  /** Extra attempts on network errors, timeouts, 429 and 5xx; default 2. */
+  /** Extra attempts on network errors, timeouts, 429 and 5xx (over NATS: timeouts, no responder, UNAVAILABLE); default 2. */
   retries?: number;
   retryBaseDelayMs?: number;
   circuitBreaker?: CircuitBreakerOptions;
@@ -33,6 +36,8 @@ export interface TerminologySettings extends TerminologyEndpointSettings {
    * data holding secrets, cloned into the worker threads with the rest of these settings; never logged.
    */
   credentials?: OutboundCredentials;
+  /** The NATS connection of `transport` nats (this service's own NATS settings). */
+  nats?: NatsTerminologyConnectionSettings;
 }
 
 export interface CreateTerminologyOptions {
@@ -84,20 +89,32 @@ export function createTerminology(options: CreateTerminologyOptions): Terminolog
     return { terminology: local, local, endpoint, metrics };
   }
   const { settings } = options;
-  // The caller's token goes to the platform's own terminology service only; an external server gets ours.
-  const platform = endpoint.mode === 'platform-terminology-service';
-  const credentials = platform ? undefined : settings.credentials;
-  const client = new FhirValidateCodeClient({
-    baseUrl: endpoint.baseUrl, logger: options.logger, http: options.http,
-    timeoutMs: settings.timeoutMs, retries: settings.retries, retryBaseDelayMs: settings.retryBaseDelayMs, circuitBreaker: settings.circuitBreaker,
-    forwardCallerAuthorization: platform,
-    credentials: credentials && sharedAuthorizationSource(credentials, options.logger),
-  });
+  let client: ValidateCodeRemote;
+  let credentialsLog: Record<string, unknown>;
+  if (endpoint.mode === 'platform-terminology-nats') {
+    const nats = settings.nats;
+    if (!nats) throw new Error('terminology.transport is nats but no NATS connection settings were given');
+    client = new NatsValidateCodeClient({
+      connection: () => natsTerminologyConnection(nats, options.logger), catalog: catalogForNamespace(nats.namespace), logger: options.logger,
+      timeoutMs: settings.timeoutMs, retries: settings.retries, retryBaseDelayMs: settings.retryBaseDelayMs, circuitBreaker: settings.circuitBreaker,
+    });
+    // The caller's token stays off NATS: the connection is this service's.
+    credentialsLog = { credentials: 'this service\'s NATS user (no caller token)' };
+  } else {
+    // The caller's token goes to the platform's own terminology service only; an external server gets ours.
+    const platform = endpoint.mode === 'platform-terminology-service';
+    const credentials = platform ? undefined : settings.credentials;
+    client = new FhirValidateCodeClient({
+      baseUrl: endpoint.baseUrl, logger: options.logger, http: options.http,
+      timeoutMs: settings.timeoutMs, retries: settings.retries, retryBaseDelayMs: settings.retryBaseDelayMs, circuitBreaker: settings.circuitBreaker,
+      forwardCallerAuthorization: platform,
+      credentials: credentials && sharedAuthorizationSource(credentials, options.logger),
+    });
+    credentialsLog = platform ? { credentials: 'the caller\'s token' } : describeCredentials(credentials ?? { kind: 'none' });
+  }
   const cache = options.cacheStore ? new ValidateCodeCache(options.cacheStore, settings.validateCodeTtlSeconds, options.nearCache === false ? undefined : options.nearCache ?? DEFAULT_NEAR_CACHE) : undefined;
-  options.logger.info({
-    mode: endpoint.mode, baseUrl: endpoint.baseUrl, cache: cache !== undefined,
-    ...(platform ? { credentials: 'the caller\'s token' } : describeCredentials(credentials ?? { kind: 'none' })),
-  }, 'terminology: remote $validate-code behind local terminology');
+  options.logger.info({ mode: endpoint.mode, baseUrl: client.baseUrl, cache: cache !== undefined, ...credentialsLog },
+    'terminology: remote $validate-code behind local terminology');
   return { terminology: new RemoteTerminology({ local, remote: client, cache, metrics }), local, endpoint, metrics, cache };
 }
 

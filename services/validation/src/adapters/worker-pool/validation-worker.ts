@@ -28,7 +28,7 @@ import { createLogger } from '../../../../../adapters/observability/logger.js';
 import type { CacheType, RedisConnectionOptions } from '../../../../../adapters/cache/index.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import {
-  createTerminology, createValidateCodeCacheStore, VALIDATE_CODE_CACHE_NAMESPACE, type CachedValidateCode, type TerminologySettings, type ValidateCodeCacheStore,
+  createTerminology, createValidateCodeCacheStore, remoteTerminologyConfigured, VALIDATE_CODE_CACHE_NAMESPACE, type CachedValidateCode, type TerminologySettings, type ValidateCodeCacheStore,
 } from '../terminology/index.js';
 import { conformanceSource } from '../engine/scoped-source.js';
 import type { CanonicalResource, ConformanceResourceSource } from '../../domain/conformance-resources.js';
@@ -131,7 +131,7 @@ let cacheStore: Promise<ValidateCodeCacheStore<CachedValidateCode> | undefined> 
 
 async function terminologyFor(source: ConformanceResourceSource, data: WorkerSetup): Promise<TerminologyPort> {
   const settings = data.terminology;
-  if (!settings || (!settings.fhirTerminologyServiceUrl && !settings.terminologyServiceUrl)) return new LocalTerminology(source);
+  if (!settings || !remoteTerminologyConfigured(settings)) return new LocalTerminology(source);
   const logger = createLogger('validation-worker', data.logLevel);
   cacheStore ??= (async () => {
     if (!data.cache || data.cache.type === 'none') return undefined;

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { createHttpApp, OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import { silentLogger } from '../../../../../adapters/observability/logger.js';
 import type { Database } from '../../../../../adapters/persistence/database.js';
-import { createValidationApiModule, type ValidationApiDependencies, type ValidationApiModule } from '../../../src/adapters/http/validation-api-module.js';
+import { ARTIFACT_UPLOAD_ROUTES, createValidationApiModule, type ValidationApiDependencies, type ValidationApiModule } from '../../../src/adapters/http/validation-api-module.js';
 import { pgValidationApiRepositories } from '../../../src/adapters/persistence/validation-api-repositories.js';
 import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../../../src/domain/ports/resource-validator.js';
 
@@ -29,7 +29,7 @@ export interface TestApi {
 export function buildTestApi(db: Database, overrides: Partial<ValidationApiDependencies> = {}): TestApi {
   const openApi = new OpenApiBuilder({ title: 'Validation API (test)', version: 'test' });
   const module = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator: new ScriptedValidator(), ...overrides });
-  const http = createHttpApp({ serviceName: 'validation-api-test', logger: silentLogger(), openApi, jsonLimit: '60mb' });
+  const http = createHttpApp({ serviceName: 'validation-api-test', logger: silentLogger(), openApi, jsonLimit: '60mb', anyMediaTypeRoutes: ARTIFACT_UPLOAD_ROUTES });
   http.app.use(module.router);
   return { app: http.finish(), module, openApi };
 }
