@@ -19,7 +19,7 @@ import { validationApiEntities } from '../../services/validation/src/adapters/pe
 import { validationApiMigrations } from '../../services/validation/src/adapters/persistence/migrations.js';
 import { PgResultRepository } from '../../services/validation/src/adapters/persistence/result-repository.js';
 import { defaultCategories } from '../../services/validation/src/application/default-categories.js';
-import type { NewResult } from '../../services/validation/src/domain/results/result-repository.js';
+import type { NewResult } from '../../services/validation/src/domain/ports/result-repository.js';
 import { ISSUE_SEVERITIES } from '../../services/validation/src/domain/results/issue-severity.js';
 import { percentile } from './statistics.js';
 

@@ -24,9 +24,9 @@ import path from 'node:path';
 import { createCache, type Cache } from '../../adapters/cache/index.js';
 import { silentLogger } from '../../adapters/observability/logger.js';
 import { createTerminology, type CachedValidateCode, type TerminologyWiring } from '../../services/validation/src/adapters/terminology/index.js';
-import type { CanonicalResource } from '../../services/validation/src/domain/conformance-resources.js';
+import type { CanonicalResource } from '../../services/validation/src/domain/ports/conformance-resources.js';
 import { LocalTerminology } from '../../services/validation/src/domain/terminology/local-terminology.js';
-import type { BindingStrength, ValidateCodeRequest, ValidateCodeResult } from '../../services/validation/src/domain/terminology/terminology-port.js';
+import type { BindingStrength, ValidateCodeRequest, ValidateCodeResult } from '../../services/validation/src/domain/ports/terminology.js';
 import {
   InMemoryConformanceSource, packageTerminologyResources, r4TerminologyResources, sharedPackageFiles,
 } from '../../services/validation/test/terminology/support/terminology-sources.js';

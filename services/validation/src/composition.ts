@@ -18,9 +18,9 @@ import { ValidationFlow, type FlowStore, type ScopedResourceValidator } from './
 import { PgFacilityScopes } from './adapters/persistence/pg-facility-scopes.js';
 import type { ValidationConfigurationStore } from './adapters/http/validation-configuration-routes.js';
 import { PgFlowStore } from './adapters/persistence/pg-flow-store.js';
-import type { ArtifactRepository } from './domain/artifacts/artifact-repository.js';
+import type { ArtifactRepository } from './domain/ports/artifact-repository.js';
 import type { FacilityScopes, SubmissionSource } from './domain/flow/index.js';
-import type { ReportMetadataSource } from './domain/prequal/ports.js';
+import type { ReportMetadataSource } from './domain/ports/prequal.js';
 import type { ResourceValidator } from './domain/ports/resource-validator.js';
 import type { validationSchema } from './config.js';
 

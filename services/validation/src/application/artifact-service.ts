@@ -10,7 +10,7 @@ import {
 import {
   InitialArtifactSourceError,
   type ArtifactChangeListener, type ArtifactMetadata, type ArtifactRepository, type InitialArtifactSource,
-} from '../domain/artifacts/artifact-repository.js';
+} from '../domain/ports/artifact-repository.js';
 import {
   PackageRejectedError, summarizePackage, terminologyDependencies,
   type PackageInspector, type PackageSummary, type TerminologyDependency, type TerminologyKnowledge,

@@ -7,7 +7,7 @@ import {
   categoryIdProblem, CategoryValidationError, parseCategory, parseCategorySnapshots, parseMatcherAsField,
   type Category, type CategorySnapshot, type CategoryWithMatcher,
 } from '../domain/categorization/category.js';
-import type { CategoryRepository, CategoryRule, ImportOutcome } from '../domain/categorization/category-repository.js';
+import type { CategoryRepository, CategoryRule, ImportOutcome } from '../domain/ports/category-repository.js';
 import { MatcherError, parseMatcher, type Matcher } from '../domain/categorization/matcher.js';
 import { defaultCategories } from './default-categories.js';
 import { InvalidInputError, NotFoundError } from './errors.js';

@@ -5,9 +5,9 @@
 import { UNCATEGORIZED, UNCATEGORIZED_ID, type Category } from '../domain/categorization/category.js';
 import { uncategorizedHolding } from '../domain/results/uncategorized-label.js';
 import { verdictFromCounts, type ValidityVerdict } from '../domain/categorization/validity.js';
-import type { CategoryRepository } from '../domain/categorization/category-repository.js';
+import type { CategoryRepository } from '../domain/ports/category-repository.js';
 import { parseSeverity, UnknownSeverityError, type IssueSeverity } from '../domain/results/issue-severity.js';
-import type { NewResult, PageRequest, PatientKey, ResultRepository, ResultScope, StoredResult } from '../domain/results/result-repository.js';
+import type { NewResult, PageRequest, PatientKey, ResultRepository, ResultScope, StoredResult } from '../domain/ports/result-repository.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 
 export interface ResultView extends Omit<StoredResult, 'categoryIds'> {

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CanonicalResource, ConformanceResourceSource } from '../domain/conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../domain/ports/conformance-resources.js';
 import { LayeredConformanceSource } from '../domain/engine/layered-source.js';
 import { locateCoreDefinitions } from '../adapters/fhir-definitions/core-definitions.js';
 

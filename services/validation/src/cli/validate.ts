@@ -23,7 +23,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import path from 'node:path';
-import type { CanonicalResource, ConformanceResourceSource } from '../domain/conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../domain/ports/conformance-resources.js';
 import { isErrorIssue, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
 import type { Validator } from '../domain/engine/validator.js';
 import { defaultPackageFiles } from './default-packages.js';

@@ -8,7 +8,7 @@ import sinon from 'sinon';
 import request from 'supertest';
 import type { Database } from '../../../../adapters/persistence/database.js';
 import { sharedDir } from '../../../../test/support/shared-dir.js';
-import type { ArtifactChangeListener } from '../../src/domain/artifacts/artifact-repository.js';
+import type { ArtifactChangeListener } from '../../src/domain/ports/artifact-repository.js';
 import { buildTestApi, type TestApi } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 

@@ -19,7 +19,7 @@ import { initialArtifactSources } from '../../src/adapters/artifacts/initial-sou
 import { EngineHost, NO_PACKAGES_WARNING } from '../../src/adapters/engine/engine-host.js';
 import { initializeAndStartEngine } from '../../src/adapters/engine/initialize-and-start.js';
 import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
-import type { ArtifactChangeListener } from '../../src/domain/artifacts/artifact-repository.js';
+import type { ArtifactChangeListener } from '../../src/domain/ports/artifact-repository.js';
 import { buildTestApi } from '../api/support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from '../api/support/database.js';
 

@@ -8,7 +8,7 @@ import { buildEmbeddedManifest } from '../../../../scripts/artifacts/embedded-ma
 import {
   describePackage, EMBEDDED_MANIFEST_FILE, EMBEDDED_PACKAGES_PATH, EmbeddedPackageSource, embeddedPackagesDirectory, readEmbeddedManifest, sha256Hex,
 } from '../../src/adapters/artifacts/embedded-packages.js';
-import { InitialArtifactSourceError } from '../../src/domain/artifacts/artifact-repository.js';
+import { InitialArtifactSourceError } from '../../src/domain/ports/artifact-repository.js';
 import { readFhirPackage } from '../../src/domain/engine/definitions/fhir-package.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');

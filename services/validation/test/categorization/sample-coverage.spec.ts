@@ -11,7 +11,7 @@ import { parseMatcher } from '../../src/domain/categorization/matcher.js';
 import { assessValidity } from '../../src/domain/categorization/validity.js';
 import { LayeredConformanceSource } from '../../src/domain/engine/layered-source.js';
 import { Validator } from '../../src/domain/engine/validator.js';
-import type { CanonicalResource } from '../../src/domain/conformance-resources.js';
+import type { CanonicalResource } from '../../src/domain/ports/conformance-resources.js';
 import { categorySeverityOf } from '../../src/domain/results/uncategorized-label.js';
 import { issuesFromOperationOutcome, type OperationOutcomeLike, type ValidationIssue } from '../../src/domain/results/validation-issue.js';
 import { LocalTerminology } from '../../src/domain/terminology/local-terminology.js';

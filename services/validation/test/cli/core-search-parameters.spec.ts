@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LazyCoreSearchParameters, coreSearchParametersFile, readSearchParameters } from '../../src/cli/core-search-parameters.js';
-import type { CanonicalResource, ConformanceResourceSource } from '../../src/domain/conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../../src/domain/ports/conformance-resources.js';
 import { LayeredConformanceSource } from '../../src/domain/engine/layered-source.js';
 
 const sd = { resourceType: 'StructureDefinition', url: 'http://example.org/sd', snapshot: { element: [{ id: 'Patient', path: 'Patient' }] } } as CanonicalResource;

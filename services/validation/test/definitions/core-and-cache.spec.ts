@@ -5,7 +5,7 @@ import path from 'node:path';
 import { locateCoreDefinitions, R4_CORE_BUNDLE_FILES, repairCoreStructureDefinition, type CoreDefinitionsLocation } from '../../src/adapters/fhir-definitions/core-definitions.js';
 import { loadDefinitions } from '../../src/adapters/fhir-definitions/definition-cache.js';
 import { loadPackagesFromDirectory } from '../../src/adapters/fhir-definitions/package-files.js';
-import type { CanonicalResource } from '../../src/domain/conformance-resources.js';
+import type { CanonicalResource } from '../../src/domain/ports/conformance-resources.js';
 import { packageEntries, tgz } from './support/tar-writer.js';
 import { sharedDefinitions } from './support/shared-definitions.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { CanonicalResource } from '../../src/domain/conformance-resources.js';
+import type { CanonicalResource } from '../../src/domain/ports/conformance-resources.js';
 import { compareVersions, DefinitionIndex } from '../../src/domain/engine/definitions/definition-index.js';
 import type { FhirPackage } from '../../src/domain/engine/definitions/fhir-package.js';
 import { readFhirPackage } from '../../src/domain/engine/definitions/fhir-package.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { sharedDir } from '../../../../test/support/shared-dir.js';
-import type { CanonicalResource } from '../../src/domain/conformance-resources.js';
+import type { CanonicalResource } from '../../src/domain/ports/conformance-resources.js';
 import type { DefinitionIndex } from '../../src/domain/engine/definitions/definition-index.js';
 import { SnapshotGenerator, withGeneratedSnapshots, type ElementDefinition, type SnapshotGeneratorOptions, type SnapshotResult } from '../../src/domain/engine/definitions/snapshot-generator.js';
 import { sharedDefinitions } from './support/shared-definitions.js';

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { Issue, ValidationOutcome } from '../../src/domain/engine/outcome/issue.js';
 import { EXT_MESSAGE_ID } from '../../src/domain/engine/outcome/issue.js';
 import { Validator } from '../../src/domain/engine/validator.js';
-import type { TerminologyPort, ValidateCodeResult } from '../../src/domain/terminology/terminology-port.js';
+import type { TerminologyPort, ValidateCodeResult } from '../../src/domain/ports/terminology.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_ } from './support/helpers.js';
 

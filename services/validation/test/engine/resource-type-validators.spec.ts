@@ -11,7 +11,7 @@ import { ValidatorServices } from '../../src/domain/engine/context/validator-ser
 import { defaultResourceTypeValidators, ResourceTypeValidators, type ResourceTypeValidator } from '../../src/domain/engine/resource-types/index.js';
 import { resolveValidatorOptions } from '../../src/domain/engine/validator-options.js';
 import { validateResource } from '../../src/domain/engine/walk/instance-validator.js';
-import { unknownTerminology } from '../../src/domain/terminology/terminology-port.js';
+import { unknownTerminology } from '../../src/domain/ports/terminology.js';
 import { coreSource } from './support/core-definitions.js';
 
 /** Records each call with the resource's location and the issues reported by then. */

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { Validator } from '../../src/domain/engine/validator.js';
-import type { TerminologyPort, ValidateCodeRequest } from '../../src/domain/terminology/terminology-port.js';
+import type { TerminologyPort, ValidateCodeRequest } from '../../src/domain/ports/terminology.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_, errorsOf, issuesWith, profile } from './support/helpers.js';
 

@@ -11,7 +11,7 @@ import {
   closeNatsTerminologyConnections, createTerminology, resolveTerminologyEndpoint, type CachedValidateCode, type TerminologySettings,
   type TerminologyWiring, type ValidateCodeCacheStore,
 } from '../../src/adapters/terminology/index.js';
-import type { ValidateCodeRequest } from '../../src/domain/terminology/terminology-port.js';
+import type { ValidateCodeRequest } from '../../src/domain/ports/terminology.js';
 import { BP_VALUE_SET, LOINC, bloodPressureValueSet } from './support/remote-fixtures.js';
 import { InMemoryConformanceSource, r4TerminologyResources } from './support/terminology-sources.js';
 

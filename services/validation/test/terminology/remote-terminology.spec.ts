@@ -6,7 +6,7 @@ import { silentLogger } from '../../../../adapters/observability/logger.js';
 import {
   createTerminology, resolveTerminologyEndpoint, validateCodeCacheKey, type CachedValidateCode, type TerminologySettings, type TerminologyWiring, type ValidateCodeCacheStore,
 } from '../../src/adapters/terminology/index.js';
-import type { ValidateCodeRequest } from '../../src/domain/terminology/terminology-port.js';
+import type { ValidateCodeRequest } from '../../src/domain/ports/terminology.js';
 import { BP_VALUE_SET, LOINC, SERVER_ONLY_VALUE_SET, bloodPressureValueSet, serverResources } from './support/remote-fixtures.js';
 import { closedPort, TestTerminologyServer } from './support/test-terminology-server.js';
 import { InMemoryConformanceSource, r4TerminologyResources } from './support/terminology-sources.js';

@@ -18,7 +18,7 @@ import { TokenEndpoint } from '../../../../adapters/outbound-http/test/support/t
 import type { Database } from '../../../../adapters/persistence/database.js';
 import { EngineHost } from '../../src/adapters/engine/index.js';
 import type { TerminologySettings } from '../../src/adapters/terminology/index.js';
-import type { ArtifactRepository } from '../../src/domain/artifacts/artifact-repository.js';
+import type { ArtifactRepository } from '../../src/domain/ports/artifact-repository.js';
 import { buildTestApi } from '../api/support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from '../api/support/database.js';
 

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   InitialArtifactSourceError, type InitialArtifactFile, type InitialArtifactSource,
-} from '../../domain/artifacts/artifact-repository.js';
+} from '../../domain/ports/artifact-repository.js';
 import { readPackageArchive } from '../../domain/engine/definitions/package-archive.js';
 
 /** Where the folder sits below the project (or image) root. */

@@ -9,7 +9,7 @@
  *   directory is then required.
  */
 import { ConfigError, envVarName } from '../../../../../adapters/config/index.js';
-import type { InitialArtifactSource } from '../../domain/artifacts/artifact-repository.js';
+import type { InitialArtifactSource } from '../../domain/ports/artifact-repository.js';
 import { DirectoryArtifactSource } from '../persistence/directory-artifact-source.js';
 import { EmbeddedPackageSource } from './embedded-packages.js';
 

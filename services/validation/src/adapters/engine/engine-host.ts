@@ -29,7 +29,7 @@ import os from 'node:os';
 import type { Counter, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../../../../../adapters/observability/logger.js';
 import type { ServiceMetrics } from '../../../../../adapters/observability/metrics.js';
-import type { ArtifactRepository } from '../../domain/artifacts/artifact-repository.js';
+import type { ArtifactRepository } from '../../domain/ports/artifact-repository.js';
 import { DefinitionIndex, R4_CORE_PACKAGE } from '../../domain/engine/definitions/index.js';
 import { aggregatedOutcomeJson } from '../../domain/flow/entry-outcome.js';
 import type { ValidationScope } from '../../domain/flow/validation-scope.js';

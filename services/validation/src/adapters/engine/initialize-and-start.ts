@@ -6,7 +6,7 @@
  * embedded packages, instead of once empty (warning that it has no package) and again with them.
  */
 import type { InitializationReport } from '../../application/artifact-service.js';
-import type { ImportOutcome } from '../../domain/categorization/category-repository.js';
+import type { ImportOutcome } from '../../domain/ports/category-repository.js';
 import type { EngineGeneration } from './engine-host.js';
 
 export interface StartableEngine {

@@ -4,7 +4,7 @@
  * scope's RESOURCE artifacts layered on top. Used by every validation worker for each scope it
  * meets (and by tests that validate in their own thread), so all see exactly the same definitions.
  */
-import type { CanonicalResource, ConformanceResourceSource } from '../../domain/conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../../domain/ports/conformance-resources.js';
 import type { DefinitionIndex } from '../../domain/engine/definitions/index.js';
 import { LayeredConformanceSource } from '../../domain/engine/layered-source.js';
 import { scopeIncludesResource, type ValidationScope } from '../../domain/flow/validation-scope.js';

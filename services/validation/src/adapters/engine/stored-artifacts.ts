@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ArtifactRepository } from '../../domain/artifacts/artifact-repository.js';
-import type { CanonicalResource } from '../../domain/conformance-resources.js';
+import type { ArtifactRepository } from '../../domain/ports/artifact-repository.js';
+import type { CanonicalResource } from '../../domain/ports/conformance-resources.js';
 
 export interface StoredArtifactInputs {
   /** `.tgz` files, one per PACKAGE artifact. */

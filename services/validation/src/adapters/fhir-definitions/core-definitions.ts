@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { CanonicalResource } from '../../domain/conformance-resources.js';
+import type { CanonicalResource } from '../../domain/ports/conformance-resources.js';
 import { CANONICAL_TYPES_KEPT, type FhirPackage } from '../../domain/engine/definitions/fhir-package.js';
 import { R4_CORE_PACKAGE } from '../../domain/engine/definitions/definition-index.js';
 

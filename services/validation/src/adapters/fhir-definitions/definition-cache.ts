@@ -17,7 +17,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
-import type { CanonicalResource } from '../../domain/conformance-resources.js';
+import type { CanonicalResource } from '../../domain/ports/conformance-resources.js';
 import { DefinitionIndex, type DefinitionIndexState, type DefinitionWarning } from '../../domain/engine/definitions/definition-index.js';
 import { coreDefinitionsFingerprint, loadCoreDefinitions, locateCoreDefinitions, type CoreDefinitionsLocation } from './core-definitions.js';
 import { listPackageFiles, parsePackageFiles, type LoadPackageOptions, type PackageFile, type PackageLoadFailure } from './package-files.js';

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { countOf } from './count.js';
 import type { Artifact, ArtifactSummary, ArtifactType } from '../../domain/artifacts/artifact.js';
-import type { ArtifactMetadata, ArtifactRepository } from '../../domain/artifacts/artifact-repository.js';
+import type { ArtifactMetadata, ArtifactRepository } from '../../domain/ports/artifact-repository.js';
 import type { PackageSummary } from '../../domain/artifacts/package-summary.js';
 
 /** Every column but the content: listing artifacts must not read megabytes of packages (V-6). */

@@ -3,7 +3,7 @@ import { countOf } from './count.js';
 import type { Category, CategorySeverity, CategorySnapshot } from '../../domain/categorization/category.js';
 import type {
   CategoryRepository, CategoryRule, CategoryWithLatestRule, ImportOutcome,
-} from '../../domain/categorization/category-repository.js';
+} from '../../domain/ports/category-repository.js';
 import type { MatcherJson } from '../../domain/categorization/matcher.js';
 import { stableStringify } from './stable-json.js';
 

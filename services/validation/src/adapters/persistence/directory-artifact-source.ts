@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   InitialArtifactSourceError, type InitialArtifactFile, type InitialArtifactSource,
-} from '../../domain/artifacts/artifact-repository.js';
+} from '../../domain/ports/artifact-repository.js';
 
 /**
  * The files of `artifact.init-dir` (deployments mount their IG packages there). Only `.tgz` and

@@ -24,7 +24,7 @@ import { assessValidity } from '../../domain/categorization/validity.js';
 import type { IssueSeverity } from '../../domain/results/issue-severity.js';
 import type {
   CategoryIssueCount, NewResult, PageRequest, PatientKey, ResultPage, ResultRepository, ResultScope, StoredResult,
-} from '../../domain/results/result-repository.js';
+} from '../../domain/ports/result-repository.js';
 import {
   categorizeSubmission, isUncategorizedNow, issuesPerCategory, validityOfGroups,
   type CategoryGroup, type CurrentCategories, type SubmissionCategorization,

@@ -3,7 +3,7 @@
  * results are read through ResultService page by page, categories from CategoryService.
  */
 import type { ResultService } from '../../application/result-service.js';
-import type { CategoryCatalog, PreQualIssue, ReportResultsSource } from '../../domain/prequal/ports.js';
+import type { CategoryCatalog, PreQualIssue, ReportResultsSource } from '../../domain/ports/prequal.js';
 
 /** Results per page read from the store: large enough to be few queries, small enough to stream. */
 export const RESULT_PAGE_SIZE = 1000;

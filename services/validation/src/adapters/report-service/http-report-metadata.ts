@@ -17,7 +17,7 @@
  */
 import type { Logger } from '../../../../../adapters/observability/logger.js';
 import { createHttpClient, staticBearer, type HttpClient } from '../../../../../adapters/outbound-http/index.js';
-import type { ReportMetadata, ReportMetadataSource } from '../../domain/prequal/ports.js';
+import type { ReportMetadata, ReportMetadataSource } from '../../domain/ports/prequal.js';
 
 export const DEFAULT_REPORT_METADATA_PATH = '/api/Report/schedule?facilityId={facilityId}&reportScheduleId={reportId}';
 

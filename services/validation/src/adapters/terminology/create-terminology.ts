@@ -4,9 +4,9 @@ import type { Logger } from '../../../../../adapters/observability/logger.js';
 import {
   authorizationSource, describeCredentials, type AuthorizationSource, type HttpClient, type OutboundCredentials,
 } from '../../../../../adapters/outbound-http/index.js';
-import type { ConformanceResourceSource } from '../../domain/conformance-resources.js';
+import type { ConformanceResourceSource } from '../../domain/ports/conformance-resources.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
-import type { TerminologyPort } from '../../domain/terminology/terminology-port.js';
+import type { TerminologyPort } from '../../domain/ports/terminology.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import { catalogForNamespace } from '../../../../../contracts/catalog.js';
 import { FhirValidateCodeClient, type ValidateCodeRemote } from './fhir-validate-code-client.js';

@@ -3,7 +3,7 @@ import { codeSystemResult, type CodeSystemVerdict, type LocalTerminology } from 
 import { formatTerminologyMessage } from '../../domain/terminology/terminology-messages.js';
 import type {
   CodingInput, TerminologyIssue, TerminologyPort, ValidateCodeRequest, ValidateCodeResult,
-} from '../../domain/terminology/terminology-port.js';
+} from '../../domain/ports/terminology.js';
 import type { ValidateCodeAnswer, ValidateCodeQuery, ValidateCodeRemote } from './fhir-validate-code-client.js';
 import { TerminologyMetrics } from './terminology-metrics.js';
 import { validateCodeCacheKey, type CachedValidateCode, type ValidateCodeCache, type ValidateCodeTuple } from './validate-code-cache.js';

@@ -31,13 +31,13 @@ import {
   createTerminology, createValidateCodeCacheStore, remoteTerminologyConfigured, VALIDATE_CODE_CACHE_NAMESPACE, type CachedValidateCode, type TerminologySettings, type ValidateCodeCacheStore,
 } from '../terminology/index.js';
 import { conformanceSource } from '../engine/scoped-source.js';
-import type { CanonicalResource, ConformanceResourceSource } from '../../domain/conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../../domain/ports/conformance-resources.js';
 import { DefinitionIndex, type DefinitionIndexState } from '../../domain/engine/definitions/index.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
 import { Validator } from '../../domain/engine/validator.js';
 import { scopeKey, type ValidationScope } from '../../domain/flow/validation-scope.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
-import type { TerminologyPort } from '../../domain/terminology/terminology-port.js';
+import type { TerminologyPort } from '../../domain/ports/terminology.js';
 import { validateSubmissionTask, type SubmissionTask, type SubmissionTaskResult } from './submission-task.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
 import { WorkerCounters, type WorkerMetricsReport } from './worker-metrics.js';

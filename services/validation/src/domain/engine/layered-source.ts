@@ -4,7 +4,7 @@
  * resources win. StructureDefinitions that carry only a differential get a snapshot generated
  * on first use, so differential-only profiles validate like any other.
  */
-import type { CanonicalResource, ConformanceResourceSource } from '../conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../ports/conformance-resources.js';
 import { SnapshotGenerator, type SnapshotMessage } from './definitions/snapshot-generator.js';
 
 type Kind = 'StructureDefinition' | 'ValueSet' | 'CodeSystem';

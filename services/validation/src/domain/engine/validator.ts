@@ -14,8 +14,8 @@
  * FHIRPath locations (`Bundle.entry[3].resource.ofType(Encounter).where(id = 'e1').class`),
  * line/column when the input was JSON text, and message ids.
  */
-import type { ConformanceResourceSource } from '../conformance-resources.js';
-import { unknownTerminology, type TerminologyPort } from '../terminology/terminology-port.js';
+import type { ConformanceResourceSource } from '../ports/conformance-resources.js';
+import { unknownTerminology, type TerminologyPort } from '../ports/terminology.js';
 import { ResourceContext } from './context/resource-context.js';
 import { ValidationRun } from './context/validation-run.js';
 import { ValidatorServices } from './context/validator-services.js';

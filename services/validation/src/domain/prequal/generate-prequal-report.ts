@@ -5,7 +5,7 @@
  * with a note saying so (the verdict does not depend on it).
  */
 import type { IssueSeverity } from '../results/issue-severity.js';
-import type { CategoryCatalog, ReportMetadata, ReportMetadataSource, ReportResultsSource } from './ports.js';
+import type { CategoryCatalog, ReportMetadata, ReportMetadataSource, ReportResultsSource } from '../ports/prequal.js';
 import { PreQualReportBuilder, type PreQualReport } from './prequal-report.js';
 
 export interface PreQualSources {

@@ -1,4 +1,4 @@
 /** The pre-qualification report: ports, model and its generation (pure; rendered by adapters/prequal). */
-export * from './ports.js';
+export * from '../ports/prequal.js';
 export * from './prequal-report.js';
 export * from './generate-prequal-report.js';

@@ -10,7 +10,7 @@ import { UNCATEGORIZED_ID, type Category, type CategorySeverity } from '../categ
 import { assessValidity, type IssueForValidity } from '../categorization/validity.js';
 import { severityRank, toSeverity, type IssueSeverity } from '../results/issue-severity.js';
 import { uncategorizedHolding } from '../results/uncategorized-label.js';
-import type { PreQualIssue, ReportMetadata } from './ports.js';
+import type { PreQualIssue, ReportMetadata } from '../ports/prequal.js';
 
 /** The rule, in words, for readers of the report (the code is categorization/validity.ts). */
 export const PREQUALIFICATION_RULE = 'A report is pre-qualified when no issue falls in a category that is not acceptable '

@@ -1,7 +1,7 @@
 import { formatTerminologyMessage, type TerminologyMessageId } from './terminology-messages.js';
 import type {
   BindingStrength, CodedElementKind, CodingInput, TerminologyIssue, TerminologyIssueSeverity, ValidateCodeRequest, ValidateCodeResult,
-} from './terminology-port.js';
+} from '../ports/terminology.js';
 
 /**
  * Turns per-coding answers ("is this coding in the value set?") into the result of a binding

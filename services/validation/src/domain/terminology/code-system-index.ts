@@ -1,4 +1,4 @@
-import type { CanonicalResource } from '../conformance-resources.js';
+import type { CanonicalResource } from '../ports/conformance-resources.js';
 
 /**
  * A CodeSystem resource indexed for lookups: every concept (nested or flat) by code, its

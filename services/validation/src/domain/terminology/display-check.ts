@@ -1,6 +1,6 @@
 import type { Designation } from './code-system-index.js';
 import { formatTerminologyMessage } from './terminology-messages.js';
-import type { TerminologyIssue } from './terminology-port.js';
+import type { TerminologyIssue } from '../ports/terminology.js';
 
 /**
  * Display checks: a display given with a code is accepted when it matches the code's display or

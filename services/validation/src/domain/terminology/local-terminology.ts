@@ -1,11 +1,11 @@
-import type { CanonicalResource, ConformanceResourceSource } from '../conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../ports/conformance-resources.js';
 import { bindingResult, codingsLabel, effectiveElementKind, requestCodings, valueSetLabel, type CodingVerdict } from './binding-outcome.js';
 import { builtinCodeSystemIndex, grammarCodeSystem } from './builtin/builtin-code-systems.js';
 import { checkLoincSyntax, KNOWN_EXTERNAL_CODE_SYSTEMS } from './builtin/known-external-systems.js';
 import { CodeSystemIndex } from './code-system-index.js';
 import { checkDisplay } from './display-check.js';
 import { formatTerminologyMessage } from './terminology-messages.js';
-import type { CodingInput, TerminologyIssue, TerminologyPort, ValidateCodeRequest, ValidateCodeResult } from './terminology-port.js';
+import type { CodingInput, TerminologyIssue, TerminologyPort, ValidateCodeRequest, ValidateCodeResult } from '../ports/terminology.js';
 import { expandValueSet } from './value-set-expander.js';
 import type { CodeSet, ExpansionEntry } from './value-set-expansion.js';
 

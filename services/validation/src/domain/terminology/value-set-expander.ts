@@ -1,5 +1,5 @@
 import { compileLinearRegex, isRegexError, type LinearRegex } from '../regex/linear-regex.js';
-import type { CanonicalResource } from '../conformance-resources.js';
+import type { CanonicalResource } from '../ports/conformance-resources.js';
 import type { CodeSystemIndex, ConceptEntry } from './code-system-index.js';
 import { filteredGrammar, type GrammarCodeSystem } from './builtin/builtin-code-systems.js';
 import { KNOWN_EXTERNAL_CODE_SYSTEMS } from './builtin/known-external-systems.js';

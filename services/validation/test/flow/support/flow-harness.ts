@@ -25,7 +25,7 @@ import { ValidationFlow, type FlowContext, type ReadyForValidationEvent } from '
 import { PgFlowStore } from '../../../src/adapters/persistence/pg-flow-store.js';
 import { validationFlowEntities, validationFlowMigrations } from '../../../src/adapters/persistence/validation-flow-tables.js';
 import type { Artifact, ArtifactType } from '../../../src/domain/artifacts/artifact.js';
-import type { ArtifactRepository } from '../../../src/domain/artifacts/artifact-repository.js';
+import type { ArtifactRepository } from '../../../src/domain/ports/artifact-repository.js';
 import { ReportServiceStub } from './report-service-stub.js';
 
 export const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { CanonicalResource, ConformanceResourceSource } from '../../../src/domain/conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../../../src/domain/ports/conformance-resources.js';
 import { projectRoot, sharedDir } from '../../../../../test/support/shared-dir.js';
 
 /**

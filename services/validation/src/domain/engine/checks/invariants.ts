@@ -9,7 +9,7 @@
  */
 import fhirpath from 'fhirpath';
 import r4Model from 'fhirpath/fhir-context/r4/index.js';
-import type { TerminologyPort, CodingInput } from '../../terminology/terminology-port.js';
+import type { TerminologyPort, CodingInput } from '../../ports/terminology.js';
 import { formatMessage } from '../messages.js';
 import type { ConstraintPlan } from '../plan/structure-plan.js';
 import { compileLinearRegex, isRegexError, type LinearRegex, type RegexFlags } from '../../regex/linear-regex.js';

@@ -3,8 +3,8 @@
  * resources, terminology, compiled plans, the FHIRPath evaluator, the resolved options, the
  * resource-type validators, and caches keyed by element plans.
  */
-import type { ConformanceResourceSource } from '../../conformance-resources.js';
-import type { TerminologyPort } from '../../terminology/terminology-port.js';
+import type { ConformanceResourceSource } from '../../ports/conformance-resources.js';
+import type { TerminologyPort } from '../../ports/terminology.js';
 import { InvariantEvaluator } from '../checks/invariants.js';
 import { isObject } from '../json/json-value.js';
 import { PlanRegistry } from '../plan/plan-registry.js';

@@ -2,7 +2,7 @@
  * The resources behind the definition index (parsed from packed JSON on first use) and the
  * candidates for one canonical URL: which version, from which package, in which load order.
  */
-import type { CanonicalResource } from '../../conformance-resources.js';
+import type { CanonicalResource } from '../../ports/conformance-resources.js';
 import type { ResourceMeta } from './definition-index-types.js';
 import { compareVersions } from './versions.js';
 

@@ -2,7 +2,7 @@
  * The shapes the definition index takes and gives: package identities and details, warnings,
  * resource origins, and the plain-data state kept in the start-up cache and posted to workers.
  */
-import type { CanonicalResource } from '../../conformance-resources.js';
+import type { CanonicalResource } from '../../ports/conformance-resources.js';
 import type { FhirPackage, PackageManifest } from './fhir-package.js';
 
 export interface PackageRef {

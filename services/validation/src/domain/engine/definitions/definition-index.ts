@@ -7,7 +7,7 @@
  * versions and layers extra resources on top, so two facilities can be validated against two
  * versions of one IG in the same process without rebuilding anything.
  */
-import type { CanonicalResource, ConformanceResourceSource } from '../../conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../../ports/conformance-resources.js';
 import { addCandidate, Candidate, cloneTable, metaOf, pick, ResourceStore } from './candidates.js';
 import {
   R4_CORE_PACKAGE,

@@ -6,7 +6,7 @@
  * CodeSystem, ImplementationGuide, NamingSystem, and unless switched off SearchParameter,
  * Measure, Library, which link-cloud also loads). Everything else is only counted.
  */
-import type { CanonicalResource } from '../../conformance-resources.js';
+import type { CanonicalResource } from '../../ports/conformance-resources.js';
 import { readPackageArchive, type ArchiveEntry, type ReadPackageArchiveOptions } from './package-archive.js';
 import type { Readable } from 'node:stream';
 

@@ -15,7 +15,7 @@
  *     the type profile's) snapshot, below a contentReference from the referenced element.
  * Problems in the differential are collected as messages, never thrown.
  */
-import type { CanonicalResource } from '../../conformance-resources.js';
+import type { CanonicalResource } from '../../ports/conformance-resources.js';
 
 /** An ElementDefinition as JSON (the generator reads and writes only what it needs). */
 export type ElementDefinition = Record<string, any> & { id?: string; path: string };

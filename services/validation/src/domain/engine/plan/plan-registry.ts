@@ -2,7 +2,7 @@
  * Compiles StructureDefinitions into plans on first use and keeps them, keyed by the
  * canonical asked for (and by url|version), so every resource after the first reuses them.
  */
-import type { CanonicalResource, ConformanceResourceSource } from '../../conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../../ports/conformance-resources.js';
 import { childIndexOf, compileStructurePlan, type ChildIndex, type ElementPlan, type StructurePlan } from './structure-plan.js';
 
 const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';

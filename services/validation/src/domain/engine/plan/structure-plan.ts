@@ -4,7 +4,7 @@
  * the element they slice, constraints ready for FHIRPath compilation, values pre-extracted.
  * Plans are immutable after compilation and shared by every validation.
  */
-import type { CanonicalResource } from '../../conformance-resources.js';
+import type { CanonicalResource } from '../../ports/conformance-resources.js';
 import { extensionUsage, type ExtensionContext, type FhirVersionRange } from './extension-usage.js';
 
 export interface TypeRef {

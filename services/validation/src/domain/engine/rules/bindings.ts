@@ -4,7 +4,7 @@
  * through the TerminologyPort. Answers may be Promises: they are collected in the run and
  * applied when they arrive (validateAsync waits for them).
  */
-import type { BindingStrength, CodingInput, ValidateCodeResult } from '../../terminology/terminology-port.js';
+import type { BindingStrength, CodingInput, ValidateCodeResult } from '../../ports/terminology.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
 

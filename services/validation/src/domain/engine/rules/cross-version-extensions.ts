@@ -11,7 +11,7 @@
  * - Other releases (1.0, 3.0, 4.3, 5.0): their definitions are not shipped with the engine, so
  *   their extensions are accepted as they are (no value or context checks).
  */
-import type { CanonicalResource } from '../../conformance-resources.js';
+import type { CanonicalResource } from '../../ports/conformance-resources.js';
 import type { NodeContext } from '../context/node-context.js';
 import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
 

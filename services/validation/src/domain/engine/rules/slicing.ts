@@ -3,7 +3,7 @@
  * pattern, exists, type, profile; re-slicing recursively), and reports order, closed and
  * open-at-end rules and each slice's cardinality.
  */
-import type { CodingInput } from '../../terminology/terminology-port.js';
+import type { CodingInput } from '../../ports/terminology.js';
 import { evaluateDiscriminatorPath } from '../checks/discriminator-path.js';
 import { deepEqual, matchesPattern } from '../checks/values.js';
 import { NodeContext } from '../context/node-context.js';

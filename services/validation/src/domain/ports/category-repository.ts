@@ -2,8 +2,8 @@
  * Port: where categories and their versioned rules are kept. Every new rule is kept; the latest
  * (by timestamp, then id) is the current one.
  */
-import type { Category, CategorySnapshot } from './category.js';
-import type { MatcherJson } from './matcher.js';
+import type { Category, CategorySnapshot } from '../categorization/category.js';
+import type { MatcherJson } from '../categorization/matcher.js';
 
 export interface CategoryRule {
   /** Auto-incremented id (deleting a rule uses it). */

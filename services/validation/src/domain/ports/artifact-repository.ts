@@ -1,8 +1,8 @@
 /**
  * Ports around stored artifacts.
  */
-import type { Artifact, ArtifactSummary, ArtifactType } from './artifact.js';
-import type { PackageSummary } from './package-summary.js';
+import type { Artifact, ArtifactSummary, ArtifactType } from '../artifacts/artifact.js';
+import type { PackageSummary } from '../artifacts/package-summary.js';
 
 export interface ArtifactMetadata {
   readonly packageName?: string;

@@ -2,8 +2,8 @@
  * Port: where validation results (the issues of each patient submission, with their categories) are kept.
  * Category ids are answered as the categories are when read: deleted ones are left out.
  */
-import type { IssueSeverity } from './issue-severity.js';
-import type { ValidationIssue } from './validation-issue.js';
+import type { IssueSeverity } from '../results/issue-severity.js';
+import type { ValidationIssue } from '../results/validation-issue.js';
 
 export interface PatientKey {
   readonly facilityId: string;
