@@ -33,7 +33,7 @@ import type { ArtifactRepository } from '../../domain/ports/artifact-repository.
 import { DefinitionIndex, R4_CORE_PACKAGE } from '../../domain/engine/definitions/index.js';
 import { aggregatedOutcomeJson } from '../../domain/flow/entry-outcome.js';
 import type { ValidationScope } from '../../domain/flow/validation-scope.js';
-import type { SubmissionValidation } from '../../application/validation-flow/index.js';
+import type { SubmissionValidation } from '../../domain/ports/resource-validator.js';
 import { ValidatorBusyError, type OperationOutcome, type ResourceValidator, type ValidateOptions } from '../../domain/ports/resource-validator.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import type { TerminologySettings } from '../terminology/index.js';

@@ -23,7 +23,9 @@ import {
   aggregateEntryOutcomes, submissionBundle, submissionFromBytes, SubmissionFormatError, unobtainableOutcome,
   type AggregatedOutcome, type FacilityScopes, type SubmissionKey, type SubmissionSource, type ValidationScope,
 } from '../../domain/flow/index.js';
-import type { OperationOutcome } from '../../domain/ports/resource-validator.js';
+import type { ScopedResourceValidator } from '../../domain/ports/resource-validator.js';
+
+export type { ScopedResourceValidator, SubmissionValidation } from '../../domain/ports/resource-validator.js';
 import { categorizeIssues } from '../../domain/results/submission-categorization.js';
 import { issuesFromOperationOutcome } from '../../domain/results/validation-issue.js';
 import { distinctOutcomeHash, validationCompletePayload } from './completion.js';
@@ -39,26 +41,6 @@ export interface FlowContext {
   headers?: Record<string, string>;
 }
 
-/**
- * The engine as the flow uses it: the entries of one submission, each validated ON ITS OWN,
- * outcomes in entry order, optionally within a facility's scope. One call per submission lets the
- * engine hand the entries to its workers in a few batches instead of one task each.
- */
-export interface ScopedResourceValidator {
-  validateEach(resources: readonly Record<string, unknown>[], options?: { scope?: ValidationScope }): Promise<OperationOutcome[]>;
-  /**
-   * The whole submission from the bytes the report service answered: read (as submissionFromBytes
-   * reads them), each entry validated on its own, the outcomes aggregated. Validators that read
-   * and validate elsewhere (the engine host: in a worker) implement it so that nothing parsed
-   * crosses to this thread; without it the flow reads the bytes itself and calls validateEach.
-   */
-  validateSubmission?(bytes: Uint8Array, options?: { scope?: ValidationScope }): Promise<SubmissionValidation>;
-}
-
-/** A submission validated from its bytes: the aggregated outcome as the JSON text that is stored, or why the bytes are no submission. */
-export type SubmissionValidation =
-  | { readonly kind: 'validated'; readonly resourceCount: number; readonly outcomeJson: string }
-  | { readonly kind: 'unreadable'; readonly message: string };
 
 export interface ValidationFlowDependencies {
   readonly source: SubmissionSource;

@@ -2,6 +2,7 @@
  * Port to the FHIR validation engine, as the validation API needs it. The engine (domain/engine)
  * implements it; the composition root plugs it in.
  */
+import type { ValidationScope } from '../flow/validation-scope.js';
 import type { OperationOutcomeLike } from '../results/validation-issue.js';
 
 export interface ValidateOptions {
@@ -35,3 +36,24 @@ export class ValidatorBusyError extends Error {
     super(message);
   }
 }
+
+/**
+ * The engine as the flow uses it: the entries of one submission, each validated ON ITS OWN,
+ * outcomes in entry order, optionally within a facility's scope. One call per submission lets the
+ * engine hand the entries to its workers in a few batches instead of one task each.
+ */
+export interface ScopedResourceValidator {
+  validateEach(resources: readonly Record<string, unknown>[], options?: { scope?: ValidationScope }): Promise<OperationOutcome[]>;
+  /**
+   * The whole submission from the bytes the report service answered: read (as submissionFromBytes
+   * reads them), each entry validated on its own, the outcomes aggregated. Validators that read
+   * and validate elsewhere (the engine host: in a worker) implement it so that nothing parsed
+   * crosses to this thread; without it the flow reads the bytes itself and calls validateEach.
+   */
+  validateSubmission?(bytes: Uint8Array, options?: { scope?: ValidationScope }): Promise<SubmissionValidation>;
+}
+
+/** A submission validated from its bytes: the aggregated outcome as the JSON text that is stored, or why the bytes are no submission. */
+export type SubmissionValidation =
+  | { readonly kind: 'validated'; readonly resourceCount: number; readonly outcomeJson: string }
+  | { readonly kind: 'unreadable'; readonly message: string };
