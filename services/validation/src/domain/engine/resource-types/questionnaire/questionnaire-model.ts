@@ -132,6 +132,7 @@ export function isGroupLike(type: unknown): boolean {
  * here, on both sides of a comparison); undefined when it is not one. A fixed linear pattern.
  */
 export function instantOf(text: string): number | undefined {
+  // linear: anchored, fixed-width digit groups, each optional part entered at most once
   const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$/.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac, zone] = m;
