@@ -5,7 +5,7 @@ import { call, openSigningKeyHarness, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type 
 
 const HOUR = 3_600_000;
 
-describe('signing keys: registry over real HTTP and PostgreSQL', function () {
+describe('signing keys: registry over real HTTP and PostgreSQL @infra', function () {
   this.timeout(20_000);
   let h: SigningKeyHarness;
   const api = (path: string) => `${h.url}/api${path}`;

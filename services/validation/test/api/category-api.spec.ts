@@ -31,7 +31,7 @@ const LINK_CLOUD_SHAPED = [
   },
 ];
 
-describe('validation API: categories and rules (HTTP)', () => {
+describe('validation API: categories and rules (HTTP) @infra', () => {
   const dbName = uniqueDbName('cat');
   let db: Database;
   let api: TestApi;

@@ -21,7 +21,7 @@ const EXPECTED_OPERATIONS = [
   'get /api/result/{facilityId}/{reportId}/validity', 'get /api/result/{facilityId}/{reportId}/{patientId}/validity',
 ];
 
-describe('validation API module: OpenAPI and start-up initialization', () => {
+describe('validation API module: OpenAPI and start-up initialization @infra', () => {
   const dbName = uniqueDbName('mod');
   let db: Database;
   let initDir: string;

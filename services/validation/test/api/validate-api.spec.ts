@@ -18,7 +18,7 @@ const bundle = {
   ],
 };
 
-describe('validation API: $validate, $validate-and-categorize, $categorize (HTTP)', () => {
+describe('validation API: $validate, $validate-and-categorize, $categorize (HTTP) @infra', () => {
   const dbName = uniqueDbName('val');
   let db: Database;
   let api: TestApi;

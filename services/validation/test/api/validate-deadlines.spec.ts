@@ -20,7 +20,7 @@ import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } 
 
 const PROBLEM = 'https://nhsn-link.example/problems/';
 
-describe('validation API: deadlines, capacity and worker health (HTTP)', function () {
+describe('validation API: deadlines, capacity and worker health (HTTP) @infra', function () {
   this.timeout(120_000);
   const dbName = uniqueDbName('deadline');
   let db: Database;

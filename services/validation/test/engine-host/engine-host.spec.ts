@@ -22,7 +22,7 @@ const patient = { resourceType: 'Patient', id: 'p1', meta: { profile: [US_CORE_P
 const texts = (outcome: { issue: Record<string, unknown>[] }) => outcome.issue.map((i) => String((i.details as { text?: string } | undefined)?.text ?? i.diagnostics));
 const usesUsCore = (outcome: { issue: Record<string, unknown>[] }) => texts(outcome).some((t) => /Patient\.identifier: minimum required = 1/.test(t));
 
-describe('engine host: rebuild on artifact change, in every worker and every instance', function () {
+describe('engine host: rebuild on artifact change, in every worker and every instance @infra', function () {
   this.timeout(120_000);
   const logger = silentLogger();
   const suffix = uniqueSuffix();

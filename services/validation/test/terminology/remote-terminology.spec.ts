@@ -135,7 +135,7 @@ describe('remote terminology: (2) svc.terminology-service-url', () => {
   });
 });
 
-describe('remote terminology: validate-code cache', () => {
+describe('remote terminology: validate-code cache @infra', () => {
   const server = new TestTerminologyServer(serverResources, '/fhir');
   let baseUrl: string;
   const caches: Array<Cache<CachedValidateCode>> = [];
