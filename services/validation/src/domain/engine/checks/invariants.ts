@@ -119,20 +119,25 @@ export class InvariantEvaluator {
     return NATIVE.has(key);
   }
 
-  evaluate(c: ConstraintPlan, node: unknown, env: InvariantEnv): InvariantResult {
-    if (NATIVE.has(c.key)) return evaluateNative(c.key, node);
-    if (!c.expression) return 'skip';
-    const expression = EXPRESSION_FIXES[c.key + '\u0000' + c.expression] ?? c.expression;
-    const cacheKey = c.base + '\u0000' + expression;
+  /** The compiled expression (or why it does not compile), compiled once per key. */
+  private compile(cacheKey: string, base: string, expression: string, options: object): Compiled | Error {
     let fn = this.compiled.get(cacheKey);
     if (fn === undefined) {
       try {
-        fn = fhirpath.compile({ base: c.base, expression } as any, r4Model as any, this.options as any) as unknown as Compiled;
+        fn = fhirpath.compile({ base, expression } as any, r4Model as any, options as any) as unknown as Compiled;
       } catch (e) {
         fn = e instanceof Error ? e : new Error(String(e));
       }
       this.compiled.set(cacheKey, fn);
     }
+    return fn;
+  }
+
+  evaluate(c: ConstraintPlan, node: unknown, env: InvariantEnv): InvariantResult {
+    if (NATIVE.has(c.key)) return evaluateNative(c.key, node);
+    if (!c.expression) return 'skip';
+    const expression = EXPRESSION_FIXES[c.key + '\u0000' + c.expression] ?? c.expression;
+    const fn = this.compile(c.base + '\u0000' + expression, c.base, expression, this.options);
     if (fn instanceof Error) return { error: fn.message };
     this.currentResolve = env.resolve;
     this.currentContext = env.context;
@@ -157,16 +162,7 @@ export class InvariantEvaluator {
    * validator does for an extension's fhirpath context.
    */
   select(expression: string, base: string, focus: unknown, env: InvariantEnv): { value: unknown; companion: unknown }[] | { error: string } {
-    const cacheKey = '\u0001nodes\u0000' + base + '\u0000' + expression;
-    let fn = this.compiled.get(cacheKey);
-    if (fn === undefined) {
-      try {
-        fn = fhirpath.compile({ base, expression } as any, r4Model as any, { ...this.options, resolveInternalTypes: false } as any) as unknown as Compiled;
-      } catch (e) {
-        fn = e instanceof Error ? e : new Error(String(e));
-      }
-      this.compiled.set(cacheKey, fn);
-    }
+    const fn = this.compile('\u0001nodes\u0000' + base + '\u0000' + expression, base, expression, { ...this.options, resolveInternalTypes: false });
     if (fn instanceof Error) return { error: fn.message };
     this.currentResolve = env.resolve;
     this.currentContext = env.context;

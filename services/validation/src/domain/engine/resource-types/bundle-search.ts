@@ -28,6 +28,17 @@ export function checkLinks(ctx: NodeContext, bundle: Json, type: string): void {
   });
 }
 
+/** An entry of a search set with its resource and paths; without a resource it is reported and skipped. */
+function searchEntry(ctx: NodeContext, e: unknown, i: number): { entryPath: string; res: Json; rt: string; resPath: string } | undefined {
+  const entryPath = `${ctx.path}.entry[${i}]`;
+  const res = isObject(e) && isObject(e.resource) ? e.resource : undefined;
+  if (!res) {
+    ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE', [], entryPath, undefined);
+    return undefined;
+  }
+  return { entryPath, res, rt: String(res.resourceType), resPath: `${entryPath}.resource` };
+}
+
 export function checkSearchSet(ctx: NodeContext, bundle: Json, entries: unknown[]): void {
   const links = Array.isArray(bundle.link) ? bundle.link.filter(isObject) : [];
   const self = links.find((l) => l.relation === 'self');
@@ -43,14 +54,9 @@ export function checkSearchSet(ctx: NodeContext, bundle: Json, entries: unknown[
     let typeProblem = false;
     let firstType: string | undefined;
     entries.forEach((e, i) => {
-      const entryPath = `${ctx.path}.entry[${i}]`;
-      const res = isObject(e) && isObject(e.resource) ? e.resource : undefined;
-      if (!res) {
-        ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE', [], entryPath, undefined);
-        return;
-      }
-      const rt = String(res.resourceType);
-      const resPath = `${entryPath}.resource`;
+      const entry = searchEntry(ctx, e, i);
+      if (!entry) return;
+      const { entryPath, res, rt, resPath } = entry;
       if (types.length === 0) {
         typeProblem = true;
         if (!self) ctx.information('BUNDLE_SEARCH_ENTRY_TYPE_NOT_SURE', [], resPath, undefined);
@@ -71,16 +77,11 @@ export function checkSearchSet(ctx: NodeContext, bundle: Json, entries: unknown[
     return;
   }
   entries.forEach((e, i) => {
-    const entryPath = `${ctx.path}.entry[${i}]`;
     const mode = modes[i];
-    if (mode === undefined) ctx.warning('BUNDLE_SEARCH_NO_MODE', [], entryPath, undefined);
-    const res = isObject(e) && isObject(e.resource) ? e.resource : undefined;
-    if (!res) {
-      ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE', [], entryPath, undefined);
-      return;
-    }
-    const rt = String(res.resourceType);
-    const resPath = `${entryPath}.resource`;
+    if (mode === undefined) ctx.warning('BUNDLE_SEARCH_NO_MODE', [], `${ctx.path}.entry[${i}]`, undefined);
+    const entry = searchEntry(ctx, e, i);
+    if (!entry) return;
+    const { res, rt, resPath } = entry;
     if (mode === 'match') {
       if (res.id === undefined) ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
       if (types.length > 0 && !types.includes(rt)) ctx.error('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_MODE', [rt, types.join(', ')], resPath, undefined);
