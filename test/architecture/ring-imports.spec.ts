@@ -9,9 +9,11 @@ import { ESLint } from 'eslint';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
+// The ring rules need no type information; the probes are not files of the TypeScript project.
+let eslintInstance: ESLint | undefined;
+
 async function restrictedImports(filePath: string, code: string): Promise<string[]> {
-  // The ring rules need no type information; the probes are not files of the TypeScript project.
-  const eslint = new ESLint({
+  const eslint = eslintInstance ??= new ESLint({
     cwd: root,
     overrideConfig: {
       languageOptions: { parserOptions: { projectService: false } },

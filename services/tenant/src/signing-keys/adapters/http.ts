@@ -156,7 +156,7 @@ export function registerSigningKeyOpenApi(openApi: OpenApiBuilder): void {
   });
   openApi.registerPath({
     method: 'post', path: '/api/signing-keys', tags, summary: 'Create a signing key',
-    description: 'Generates a key pair for the algorithm, encrypts the private key under the master key and publishes the public key in the JWKS. 503 when signing-keys.master-key is not set.',
+    description: 'Generates a key pair for the algorithm, encrypts the private key under the master key and publishes the public key in the JWKS. 503 when no master key is configured (signing-keys.master-keys).',
     request: { body: { required: true, ...json(CreateKeyBody) } },
     responses: { 201: { description: 'Created; Location holds its URI', ...json(SigningKeySchema) }, ...openApi.problemResponses(400, 409, 500, 503) },
   });

@@ -43,7 +43,8 @@ import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
 import { encodeEntryIssues, type EntryOutcome, type SubmissionBundle } from '../../domain/flow/index.js';
 import { readSharedSubmission, type SubmissionTask, type SubmissionTaskResult, type ValidatedEntries } from './submission-task.js';
 import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
-import type { ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
+import type { TaskControls, ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
+import type { WorkerMetricsReport } from './worker-metrics.js';
 import { WorkerMetricsSink } from './worker-metrics.js';
 
 export type { ValidationTask, WorkerSetup, WorkerCacheSettings } from './validation-worker.js';
@@ -273,57 +274,63 @@ export class ValidationPool {
   private async runBatch(task: ValidationTask, budget: SubmissionBudget | undefined): Promise<TimedOutcomes> {
     const { resources } = task;
     if (budget?.exhausted && !task.budgetFrom) return this.notValidated(resources, budget);
-    const progress = new TaskProgress();
-    const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt: (index) => resourceTypeOf(resources[index]), seen: NOT_STARTED };
-    this.track(tracked);
-    let result: ValidationTaskResult;
-    try {
-      const shared = { progress: progress.buffer, ...(budget ? { budget: budget.shared.buffer } : {}) };
-      result = await this.pool.run({ ...task, ...shared }, { signal: tracked.controller.signal }) as ValidationTaskResult;
-    } catch (error) {
-      if (!tracked.expired) {
-        if (!this.closed && progress.current !== NOT_STARTED && isWorkerExit(error)) this.terminated('crash');
-        throw error;
-      }
-      return this.afterDeadline(task, tracked.expired, budget);
-    } finally {
-      this.untrack(tracked);
-    }
-    if (result.metrics) this.metrics?.add(result.metrics);
-    if (result.outcomes.length < resources.length) {
-      // The worker stopped early: the submission used up its budget.
-      const rest = this.notValidated(resources.slice(result.outcomes.length), budget!);
-      return { outcomes: [...result.outcomes, ...rest.outcomes], durationsMs: [...result.durationsMs, ...rest.durationsMs] };
-    }
-    return { outcomes: result.outcomes, durationsMs: result.durationsMs };
+    return this.runWatched<ValidationTaskResult, TimedOutcomes>(task, (index) => resourceTypeOf(resources[index]), budget, {
+      expired: (expired) => this.afterDeadline(task, expired, budget),
+      done: (result) => {
+        if (result.outcomes.length < resources.length) {
+          // The worker stopped early: the submission used up its budget.
+          const rest = this.notValidated(resources.slice(result.outcomes.length), budget!);
+          return { outcomes: [...result.outcomes, ...rest.outcomes], durationsMs: [...result.durationsMs, ...rest.durationsMs] };
+        }
+        return { outcomes: result.outcomes, durationsMs: result.durationsMs };
+      },
+    });
   }
 
   private async runSubmission(task: SubmissionTask, budget: SubmissionBudget | undefined): Promise<SubmissionTaskResult> {
-    const progress = new TaskProgress();
     // Only a deadline needs the entries on this thread: the bytes are read here then, and only then.
     let bundle: SubmissionBundle | undefined;
     const entryAt = (position: number) => {
       bundle ??= readSharedSubmission(task.bytes) as SubmissionBundle;
       return bundle.entry[task.entries?.[position] ?? position]?.resource;
     };
-    const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt: (position) => resourceTypeOf(entryAt(position)), seen: NOT_STARTED };
+    return this.runWatched<SubmissionTaskResult, SubmissionTaskResult>(task, (position) => resourceTypeOf(entryAt(position)), budget, {
+      expired: (expired) => this.afterSubmissionDeadline(task, expired, budget),
+      done: (result) => {
+        if (result.kind === 'validated' && result.budgetStopped) this.budgetRanOut(budget!);
+        return result;
+      },
+    });
+  }
+
+  /**
+   * Runs one task in a worker under the watchdog (its progress shared, the submission's budget
+   * attached). A task the watchdog aborted for passing the per-resource deadline goes to
+   * `expired`; a worker that crashed mid-task is counted as a replacement; otherwise the worker's
+   * metrics are added and its result goes to `done`.
+   */
+  private async runWatched<R extends { metrics?: WorkerMetricsReport }, T>(
+    task: TaskControls, typeAt: (position: number) => string | undefined, budget: SubmissionBudget | undefined,
+    handlers: { expired(expired: NonNullable<TrackedTask['expired']>): Promise<T>; done(result: R): T },
+  ): Promise<T> {
+    const progress = new TaskProgress();
+    const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt, seen: NOT_STARTED };
     this.track(tracked);
-    let result: SubmissionTaskResult;
+    let result: R;
     try {
       const shared = { progress: progress.buffer, ...(budget ? { budget: budget.shared.buffer } : {}) };
-      result = await this.pool.run({ ...task, ...shared }, { signal: tracked.controller.signal }) as SubmissionTaskResult;
+      result = await this.pool.run({ ...task, ...shared }, { signal: tracked.controller.signal }) as R;
     } catch (error) {
       if (!tracked.expired) {
         if (!this.closed && progress.current !== NOT_STARTED && isWorkerExit(error)) this.terminated('crash');
         throw error;
       }
-      return this.afterSubmissionDeadline(task, tracked.expired, budget);
+      return handlers.expired(tracked.expired);
     } finally {
       this.untrack(tracked);
     }
     if (result.metrics) this.metrics?.add(result.metrics);
-    if (result.kind === 'validated' && result.budgetStopped) this.budgetRanOut(budget!);
-    return result;
+    return handlers.done(result);
   }
 
   /** As afterDeadline, for a submission task: the blamed entry's timeout issue, the other entries validated again. */
