@@ -57,7 +57,7 @@ function cleanUp(pids: number[], started: ChildProcess[]): void {
   for (const child of started) if (child.exitCode === null && child.pid && alive(child.pid)) child.kill('SIGKILL');
 }
 
-describe('stopping npm start: every service it started stops', function () {
+describe('stopping npm start: every service it started stops @slow', function () {
   this.timeout(60_000);
   let dir: string;
   let pidDir: string;

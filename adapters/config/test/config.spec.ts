@@ -230,7 +230,7 @@ describe('adapters/config', () => {
     });
   });
 
-  describe('start-up', () => {
+  describe('start-up (child processes) @slow', () => {
     const fixture = fileURLToPath(new URL('./fixtures/start-with-config.ts', import.meta.url));
     const run = (env: Record<string, string>) =>
       spawnSync('npx', ['tsx', fixture], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 15_000 });

@@ -21,7 +21,7 @@ const EXPECTED = [
 ];
 
 describe('validation: embedded IG packages', () => {
-  it('ships the nine NHSN packages, each file exactly as its manifest entry says (hash, size, and name/version/FHIR version read from inside)', async function () {
+  it('ships the nine NHSN packages, each file exactly as its manifest entry says (hash, size, and name/version/FHIR version read from inside) @slow', async function () {
     this.timeout(60_000);
     const manifest = await readEmbeddedManifest(folder);
     const files = readdirSync(folder).filter((name) => name !== EMBEDDED_MANIFEST_FILE).sort();
@@ -40,7 +40,7 @@ describe('validation: embedded IG packages', () => {
     }
   });
 
-  it('has a manifest the generator would write unchanged (run npx tsx scripts/artifacts/embedded-manifest.ts after changing the folder)', async function () {
+  it('has a manifest the generator would write unchanged (run npx tsx scripts/artifacts/embedded-manifest.ts after changing the folder) @slow', async function () {
     this.timeout(60_000);
     expect(await readEmbeddedManifest(folder)).to.deep.equal(await buildEmbeddedManifest(folder));
   });

@@ -83,7 +83,7 @@ describe('FHIR package model', () => {
     }
   });
 
-  it('reads hl7.terminology.r4.tgz under its real name hl7.terminology', async () => {
+  it('reads hl7.terminology.r4.tgz under its real name hl7.terminology @slow', async () => {
     const pkg = await readFhirPackage(readFileSync(sharedDir('fhir-packages', 'hl7.terminology.r4.tgz')));
     expect(pkg.name).to.equal('hl7.terminology');
     expect(pkg.version).to.equal('5.3.0');

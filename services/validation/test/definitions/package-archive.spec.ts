@@ -26,7 +26,7 @@ async function expectCode(input: Buffer | Readable, code: PackageArchiveErrorCod
 }
 
 describe('package archive reader (package.tgz)', () => {
-  describe('real IG packages', () => {
+  describe('real IG packages @slow', () => {
     const files = readdirSync(packagesDir).filter((f) => f.endsWith('.tgz'));
 
     it('finds the nine shared packages', () => {

@@ -21,7 +21,7 @@ function sampleServiceRequest(): Record<string, unknown> {
 const observation = sampleServiceRequest();
 const texts = (o: { issue: Record<string, unknown>[] }) => o.issue.map((i) => String((i.details as { text?: string }).text));
 
-describe('engine host: terminology in the worker pool', function () {
+describe('engine host: terminology in the worker pool @slow', function () {
   this.timeout(60_000);
   let server: http.Server;
   let url: string;

@@ -14,7 +14,7 @@ import type { WorkerMessage } from '../../src/cli/parallel-validation.js';
 import { main, parseCliArgs } from '../../src/cli/validate.js';
 import { profile } from './support/helpers.js';
 
-describe('engine: validate CLI', function () {
+describe('engine: validate CLI @slow', function () {
   this.timeout(60_000);
   let dir: string;
   const file = (name: string, content: unknown) => {

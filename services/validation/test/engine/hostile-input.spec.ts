@@ -48,7 +48,7 @@ describe('engine: hostile input', function () {
     expect(issuesWith(o, 'nested too deeply')).to.have.length.greaterThan(0);
   });
 
-  it('a 100,000-entry Bundle completes, its fullUrl index built once', () => {
+  it('a 100,000-entry Bundle completes, its fullUrl index built once @slow', () => {
     const entry = [];
     for (let i = 0; i < 100_000; i++) {
       entry.push({ fullUrl: `urn:uuid:00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, resource: { resourceType: 'Basic', id: `b${i}`, code: { text: 'x' }, subject: { reference: `urn:uuid:00000000-0000-4000-8000-${String((i + 1) % 100_000).padStart(12, '0')}` } } });

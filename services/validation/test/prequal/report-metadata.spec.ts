@@ -135,7 +135,7 @@ describe('pre-qualification report: measures and period from the report service'
     });
   });
 
-  describe('in headless Chromium', () => {
+  describe('in headless Chromium @browser', () => {
     let context: BrowserContext;
     let server: http.Server;
     let userDataDir: string;
