@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /**
  * W3C Trace Context (`traceparent`): `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`.
@@ -34,12 +34,29 @@ export function formatTraceparent(context: Pick<TraceContext, 'traceId' | 'spanI
   return `00-${context.traceId}-${context.spanId}-${context.flags}`;
 }
 
+// Ids are cut from a pool of random bytes refilled 4 KiB at a time: one call into the random source
+// per 256 span ids rather than one per id (a submission creates several, for each HTTP call and
+// message it sends).
+const POOL_SIZE = 4096;
+const pool = Buffer.alloc(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+
+function randomHex(bytes: number): string {
+  if (poolOffset + bytes > POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const hex = pool.toString('hex', poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return hex;
+}
+
 export function newTraceId(): string {
-  return randomBytes(16).toString('hex');
+  return randomHex(16);
 }
 
 export function newSpanId(): string {
-  return randomBytes(8).toString('hex');
+  return randomHex(8);
 }
 
 /** A fresh, sampled trace. */
