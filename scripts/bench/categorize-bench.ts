@@ -19,7 +19,7 @@ import { Categorizer } from '../../services/validation/src/domain/categorization
 import { parseMatcher } from '../../services/validation/src/domain/categorization/matcher.js';
 import { LayeredConformanceSource } from '../../services/validation/src/domain/engine/layered-source.js';
 import { Validator } from '../../services/validation/src/domain/engine/validator.js';
-import { aggregateEntryOutcomes, type EntryOutcome } from '../../services/validation/src/domain/flow/entry-outcome.js';
+import { aggregateEntryOutcomes } from '../../services/validation/src/domain/flow/entry-outcome.js';
 import type { FhirResourceJson } from '../../services/validation/src/domain/flow/submission.js';
 import { issuesFromOperationOutcome, type ValidationIssue } from '../../services/validation/src/domain/results/validation-issue.js';
 import { LocalTerminology } from '../../services/validation/src/domain/terminology/local-terminology.js';
@@ -36,7 +36,7 @@ async function sampleSubmissions(): Promise<ValidationIssue[][]> {
   return files.map((file) => {
     const bundle = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { entry: { resource: FhirResourceJson }[] };
     // The engine's outcome is the OperationOutcome the flow gets through its validator port.
-    const entries = bundle.entry.map(({ resource }, index) => ({ index, resource, outcome: validator.validate(resource) as unknown as EntryOutcome }));
+    const entries = bundle.entry.map(({ resource }, index) => ({ index, resource, outcome: validator.validate(resource) }));
     return issuesFromOperationOutcome(aggregateEntryOutcomes(entries));
   });
 }

@@ -28,7 +28,7 @@ import { validationFlowEntities, validationFlowMigrations } from '../src/adapter
 import { buildValidationContainer, TOKENS, type ValidationConfig } from '../src/composition.js';
 import { validationSchema } from '../src/config.js';
 import type { SubmissionKey, SubmissionSource } from '../src/domain/flow/index.js';
-import type { OperationOutcome } from '../src/domain/ports/resource-validator.js';
+import type { ValidationOutcome } from '../src/domain/ports/resource-validator.js';
 import { catalog as productionCatalog, catalogForNamespace } from '../../../contracts/catalog.js';
 import { dropDatabase, PG, uniqueSuffix } from './flow/support/flow-harness.js';
 
@@ -123,11 +123,11 @@ describe('validation composition root (inversify) @infra', function () {
     };
     const validated: string[] = [];
     const validator = {
-      validate: async (resource: Record<string, unknown>): Promise<OperationOutcome> => {
+      validate: async (resource: Record<string, unknown>): Promise<ValidationOutcome> => {
         validated.push(`${String(resource.resourceType)}/${String(resource.id)}`);
         return { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', details: { text: `bad ${String(resource.id)}` } }] };
       },
-      validateEach(resources: readonly Record<string, unknown>[]): Promise<OperationOutcome[]> {
+      validateEach(resources: readonly Record<string, unknown>[]): Promise<ValidationOutcome[]> {
         return Promise.all(resources.map((resource) => this.validate(resource)));
       },
     };

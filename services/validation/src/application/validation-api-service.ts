@@ -8,7 +8,7 @@ import type { MatchableIssue } from '../domain/categorization/matcher.js';
 import { summarizeByCategory, summarizeByMessage, type CategoryCount, type MessageCount } from '../domain/categorization/summary.js';
 import { assessValidity, type ValidityVerdict } from '../domain/categorization/validity.js';
 import { deadlineIssueOf } from '../domain/engine/outcome/deadline.js';
-import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../domain/ports/resource-validator.js';
+import type { ResourceValidator, ValidateOptions, ValidationOutcome } from '../domain/ports/resource-validator.js';
 import { toSeverity } from '../domain/results/issue-severity.js';
 import { toIssueTypeCode } from '../domain/results/issue-type.js';
 import { issuesFromOperationOutcome, type ValidationIssue } from '../domain/results/validation-issue.js';
@@ -18,14 +18,14 @@ import { InvalidInputError, ValidationDeadlineError } from './errors.js';
 export type CategorizedIssue = Categorized<ValidationIssue>;
 
 export interface CompositeValidation {
-  readonly outcome: OperationOutcome;
+  readonly outcome: ValidationOutcome;
   readonly issues: readonly CategorizedIssue[];
   readonly summary: { readonly byCategory: readonly CategoryCount[]; readonly byMessage: readonly MessageCount[] };
   readonly validity: ValidityVerdict;
 }
 
 export type ValidateAnswer =
-  | { readonly kind: 'outcome'; readonly outcome: OperationOutcome }
+  | { readonly kind: 'outcome'; readonly outcome: ValidationOutcome }
   | { readonly kind: 'issues'; readonly issues: readonly CategorizedIssue[] }
   | { readonly kind: 'message-summary'; readonly summary: readonly MessageCount[] }
   | { readonly kind: 'category-summary'; readonly summary: readonly CategoryCount[] };
@@ -60,7 +60,7 @@ export class ValidationApiService {
    * The engine's outcome, unless the validation passed its deadline: then there is no validation
    * result to answer with (only the fact that it did not finish), which the caller gets as an error.
    */
-  private async completedValidation(resource: unknown, options: ValidateOptions): Promise<OperationOutcome> {
+  private async completedValidation(resource: unknown, options: ValidateOptions): Promise<ValidationOutcome> {
     const outcome = await this.validator.validate(asResource(resource), options);
     const deadline = deadlineIssueOf(outcome);
     if (deadline) throw new ValidationDeadlineError(deadline.text);

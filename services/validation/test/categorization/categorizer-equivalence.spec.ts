@@ -15,7 +15,7 @@ import { parseMatcher, type MatchableIssue, type Matcher, type MatcherJson } fro
 import { literalShortcut, requiredTexts } from '../../src/domain/categorization/user-regex.js';
 import { LayeredConformanceSource } from '../../src/domain/engine/layered-source.js';
 import { Validator } from '../../src/domain/engine/validator.js';
-import { aggregateEntryOutcomes, type EntryOutcome } from '../../src/domain/flow/entry-outcome.js';
+import { aggregateEntryOutcomes } from '../../src/domain/flow/entry-outcome.js';
 import type { FhirResourceJson } from '../../src/domain/flow/submission.js';
 import { issuesFromOperationOutcome } from '../../src/domain/results/validation-issue.js';
 import { LocalTerminology } from '../../src/domain/terminology/local-terminology.js';
@@ -62,7 +62,7 @@ async function sampleIssues(): Promise<MatchableIssue[]> {
   const files = readdirSync(samples).filter((f) => /^patient-.*\.json$/.test(f) && f !== 'patient-list.json');
   return files.flatMap((file) => {
     const bundle = JSON.parse(readFileSync(join(samples, file), 'utf8')) as { entry: { resource: FhirResourceJson }[] };
-    const entries = bundle.entry.map(({ resource }, index) => ({ index, resource, outcome: validator.validate(resource) as unknown as EntryOutcome }));
+    const entries = bundle.entry.map(({ resource }, index) => ({ index, resource, outcome: validator.validate(resource) }));
     return issuesFromOperationOutcome(aggregateEntryOutcomes(entries));
   });
 }

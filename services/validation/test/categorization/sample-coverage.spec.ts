@@ -102,7 +102,7 @@ describe('validation: default category labels on the HL7 conformance inputs @slo
       const source = new LayeredConformanceSource(supporting, core);
       const validator = new Validator(source, new LocalTerminology(source));
       const outcome = validator.validate(readFileSync(join(root, check.file), 'utf8'), { profiles: check.profiles });
-      issues.push(...categorizer.categorize(issuesFromOperationOutcome(outcome as unknown as OperationOutcomeLike)));
+      issues.push(...categorizer.categorize(issuesFromOperationOutcome(outcome)));
     }
     expect(issues.length).to.be.greaterThan(300);
     expect(understatedLabels(issues)).to.deep.equal([]);

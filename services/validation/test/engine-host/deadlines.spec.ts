@@ -12,7 +12,7 @@ import { sharedDir } from '../../../../test/support/shared-dir.js';
 import { EngineHost } from '../../src/adapters/engine/index.js';
 import { deadlineIssueOf } from '../../src/domain/engine/outcome/deadline.js';
 import { aggregateEntryOutcomes, type FhirResourceJson } from '../../src/domain/flow/index.js';
-import { ValidatorBusyError, type OperationOutcome } from '../../src/domain/ports/resource-validator.js';
+import { ValidatorBusyError, type ValidationOutcome } from '../../src/domain/ports/resource-validator.js';
 import { eventually, folderArtifacts } from '../flow/support/flow-harness.js';
 import { busyResource, hangingResource, HANGING_WORKER, waitingResource } from './support/hanging-engine.js';
 
@@ -39,11 +39,11 @@ async function aggregatedText(host: EngineHost, resources: Record<string, unknow
 
 /** Which deadline stopped Bundle entry `entry` of an aggregated outcome, or 'validated'. */
 function deadlineKindOfEntry(outcomeJson: string, entry: number): string {
-  const issues = (JSON.parse(outcomeJson).issue as Record<string, unknown>[]).filter((issue) => String((issue.expression as string[])[0]).startsWith(`Bundle.entry[${entry}]`));
+  const issues = (JSON.parse(outcomeJson) as ValidationOutcome).issue.filter((issue) => String(issue.expression?.[0]).startsWith(`Bundle.entry[${entry}]`));
   return deadlineIssueOf({ issue: issues })?.kind ?? 'validated';
 }
 
-const texts = (outcome: OperationOutcome) => outcome.issue.map((i) => String((i.details as { text?: string }).text));
+const texts = (outcome: ValidationOutcome) => outcome.issue.map((i) => i.details.text);
 
 describe('engine host: deadlines (a validation that never finishes) @slow', function () {
   this.timeout(120_000);

@@ -15,12 +15,13 @@ import { ArtifactChangeNotifier, EngineHost } from '../../src/adapters/engine/in
 import { createValidationApiModule, type ValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
 import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
 import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
+import type { ValidationOutcome } from '../../src/domain/ports/resource-validator.js';
 import { dropDatabase, eventually, openFlowDatabase, uniqueSuffix } from '../flow/support/flow-harness.js';
 
 const US_CORE_PATIENT = 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-patient';
 const patient = { resourceType: 'Patient', id: 'p1', meta: { profile: [US_CORE_PATIENT] } };
-const texts = (outcome: { issue: Record<string, unknown>[] }) => outcome.issue.map((i) => String((i.details as { text?: string } | undefined)?.text ?? i.diagnostics));
-const usesUsCore = (outcome: { issue: Record<string, unknown>[] }) => texts(outcome).some((t) => /Patient\.identifier: minimum required = 1/.test(t));
+const texts = (outcome: ValidationOutcome) => outcome.issue.map((i) => i.details.text);
+const usesUsCore = (outcome: ValidationOutcome) => texts(outcome).some((t) => /Patient\.identifier: minimum required = 1/.test(t));
 
 describe('engine host: rebuild on artifact change, in every worker and every instance @infra', function () {
   this.timeout(120_000);

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { EngineHost } from '../../src/adapters/engine/index.js';
+import type { ValidationOutcome } from '../../src/domain/ports/resource-validator.js';
 import { folderArtifacts } from '../flow/support/flow-harness.js';
 import { sharedDir } from '../../../../test/support/shared-dir.js';
 
@@ -19,7 +20,7 @@ function sampleServiceRequest(): Record<string, unknown> {
   return bundle.entry.map((e) => e.resource).find((r) => JSON.stringify(r).includes('24325-3'))!;
 }
 const observation = sampleServiceRequest();
-const texts = (o: { issue: Record<string, unknown>[] }) => o.issue.map((i) => String((i.details as { text?: string }).text));
+const texts = (o: ValidationOutcome) => o.issue.map((i) => i.details.text);
 
 describe('engine host: terminology in the worker pool @slow', function () {
   this.timeout(60_000);

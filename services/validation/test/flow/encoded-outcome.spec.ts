@@ -7,10 +7,11 @@
 import { expect } from 'chai';
 import {
   aggregatedOutcomeJson, aggregateEntryOutcomes, encodeEntryIssues, submissionBundle, submissionFromBytes, SubmissionFormatError,
-  type EntryOutcome, type FhirResourceJson,
+  type FhirResourceJson,
 } from '../../src/domain/flow/index.js';
+import type { ValidationOutcome } from '../../src/domain/ports/resource-validator.js';
 
-const entries: { index: number; resource: FhirResourceJson; outcome: EntryOutcome }[] = [
+const entries: { index: number; resource: FhirResourceJson; outcome: ValidationOutcome }[] = [
   {
     index: 0, resource: { resourceType: 'Patient', id: "o'brien" },
     outcome: {

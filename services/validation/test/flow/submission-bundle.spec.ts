@@ -1,5 +1,6 @@
 /** Flow steps (2) and (4), pure: the Bundle from what the report service answered, and the aggregated outcome. */
 import { expect } from 'chai';
+import type { Issue, IssueSeverity } from '../../src/domain/engine/outcome/issue.js';
 import { aggregateEntryOutcomes, rebaseExpression, submissionBundle, SubmissionFormatError } from '../../src/domain/flow/index.js';
 
 const patient = { resourceType: 'Patient', id: 'p1' };
@@ -49,7 +50,7 @@ describe('validation flow (domain): submission bundle and aggregated outcome', (
   });
 
   it('aggregates entries in Bundle order, without line/column, keeping the message id', () => {
-    const issue = (expression: string | undefined) => ({
+    const issue = (expression: string | undefined): Issue => ({
       severity: 'error', code: 'structure', details: { text: 'x' },
       ...(expression ? { expression: [expression] } : {}),
       extension: [
@@ -71,7 +72,8 @@ describe('validation flow (domain): submission bundle and aggregated outcome', (
       outcome: { resourceType: 'OperationOutcome', issue: [
         { severity: 'error', code: 'structure', details: { text: 'same' }, diagnostics: 'same' },
         { severity: 'error', code: 'structure', details: { text: 'short' }, diagnostics: 'short, with the stack of the failure' },
-        { severity: 'error', code: 'structure', diagnostics: 'only diagnostics' },
+        // Not an engine issue (the engine always fills details): the aggregation keeps it as it is.
+        { severity: 'error', code: 'structure', diagnostics: 'only diagnostics' } as Partial<Issue> as Issue,
       ] },
     }]);
     expect(outcome.issue.map((i) => i.diagnostics)).to.deep.equal([undefined, 'short, with the stack of the failure', 'only diagnostics']);
@@ -80,7 +82,7 @@ describe('validation flow (domain): submission bundle and aggregated outcome', (
 });
 
 describe('validation flow (domain): the issue limit of one submission', () => {
-  const entry = (index: number, count: number, severity = 'warning') => ({
+  const entry = (index: number, count: number, severity: IssueSeverity = 'warning') => ({
     index, resource: { resourceType: 'Observation', id: `o${index}` },
     outcome: { resourceType: 'OperationOutcome' as const, issue: Array.from({ length: count }, () => ({ severity, code: 'invariant', details: { text: 'x' } })) },
   });

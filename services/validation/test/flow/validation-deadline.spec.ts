@@ -14,6 +14,7 @@ import { DeadLetterQueue } from '../../../../adapters/messaging/dead-letter.js';
 import { createMetrics, type ServiceMetrics } from '../../../../adapters/observability/metrics.js';
 import { PgResultRepository } from '../../src/adapters/persistence/result-repository.js';
 import { deadlineIssueOf } from '../../src/domain/engine/outcome/deadline.js';
+import type { ValidationOutcome } from '../../src/domain/engine/outcome/issue.js';
 import type { SubmissionKey } from '../../src/domain/flow/index.js';
 import { eventually, startFlowHarness, type FlowHarness } from './support/flow-harness.js';
 import { measureReportOf, sampleSubmissions, type SampleSubmission } from './support/sample-submissions.js';
@@ -93,14 +94,14 @@ describe('validation flow: a resource whose validation never finishes (NATS, Pos
     await eventually(() => h.idle(), 'the consumer to be idle');
 
     const stored = await h.store.find(stuck);
-    const issues = stored!.outcome.issue as { severity: string; code: string; details: { text: string }; expression: string[] }[];
+    const issues = stored!.outcome.issue as ValidationOutcome['issue'];
     const timeouts = issues.filter((issue) => deadlineIssueOf({ issue: [issue] }));
     // Exactly the entries that wait for the code the server never answers (validated alone, in MeasureReport order).
     const entries = hanging.bundle.entry.filter((e) => e.resource.resourceType !== 'MeasureReport').map((e) => e.resource)
       .concat(hanging.bundle.entry.filter((e) => e.resource.resourceType === 'MeasureReport').map((e) => e.resource));
     const waiting = entries.map((resource, index) => (JSON.stringify(resource).includes(HANGING_CODE) ? index : -1)).filter((i) => i >= 0);
     expect(waiting.length).to.be.greaterThan(0);
-    expect(timeouts.map((issue) => Number(/^Bundle\.entry\[(\d+)\]/.exec(issue.expression[0]!)![1]))).to.deep.equal(waiting);
+    expect(timeouts.map((issue) => Number(/^Bundle\.entry\[(\d+)\]/.exec(issue.expression![0]!)![1]))).to.deep.equal(waiting);
     for (const issue of timeouts) {
       expect(issue).to.include({ severity: 'fatal', code: 'timeout' });
       expect(issue.details.text).to.equal(`Validation of this resource did not finish within ${RESOURCE_TIMEOUT_MS} ms`);
@@ -130,7 +131,7 @@ describe('validation flow: a resource whose validation never finishes (NATS, Pos
     await eventually(() => completionsOf(next).length === 1, 'the ValidationComplete of the next submission', 60_000);
     await eventually(() => h.idle(), 'the consumer to be idle');
     const after = await h.store.find(next);
-    expect((after!.outcome.issue as Record<string, unknown>[]).filter((issue) => deadlineIssueOf({ issue: [issue] }))).to.deep.equal([]);
+    expect((after!.outcome.issue as ValidationOutcome['issue']).filter((issue) => deadlineIssueOf({ issue: [issue] }))).to.deep.equal([]);
     expect((after!.outcome.issue as unknown[]).length).to.be.greaterThan(0);
     expect(completionsOf(next)[0]!.isValid).to.equal(after!.valid);
     expect(await counted(metrics, 'validation_timeouts_total', { deadline: 'resource' })).to.equal(waiting.length);

@@ -8,7 +8,7 @@ import type { SubmissionSource } from '../../src/domain/flow/index.js';
 
 const event = { schemaVersion: '1.0.0', facilityId: 'f', reportTrackingId: 'r', patientId: 'Patient/p1', reportTypes: [] };
 const submission = { resourceType: 'Bundle', entry: [{ resource: { resourceType: 'Patient', id: 'p1' } }, { resource: { resourceType: 'Encounter', id: 'e1' } }] };
-const errorIssue = { severity: 'error', code: 'structure', details: { text: 'Encounter.status: minimum required = 1, but only found 0' }, expression: ['Encounter'] };
+const errorIssue = { severity: 'error' as const, code: 'structure', details: { text: 'Encounter.status: minimum required = 1, but only found 0' }, expression: ['Encounter'] };
 
 function categorizer(acceptable: boolean | undefined): Categorizer {
   if (acceptable === undefined) return new Categorizer([]);

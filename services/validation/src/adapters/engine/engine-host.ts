@@ -34,7 +34,7 @@ import { DefinitionIndex, R4_CORE_PACKAGE } from '../../domain/engine/definition
 import { aggregatedOutcomeJson } from '../../domain/flow/entry-outcome.js';
 import type { ValidationScope } from '../../domain/flow/validation-scope.js';
 import type { SubmissionValidation } from '../../domain/ports/resource-validator.js';
-import { ValidatorBusyError, type OperationOutcome, type ResourceValidator, type ValidateOptions } from '../../domain/ports/resource-validator.js';
+import { ValidatorBusyError, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../../domain/ports/resource-validator.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import type { TerminologySettings } from '../terminology/index.js';
 import { PoolSaturatedError, ValidationPool, type PoolEvent, type WorkerCacheSettings } from '../worker-pool/validation-pool.js';
@@ -180,7 +180,7 @@ export class EngineHost implements ResourceValidator {
    * One resource (the API's $validate): refused with ValidatorBusyError when `queueLimit` tasks
    * already wait for a worker. Past `resourceTimeoutMs`, its outcome is the fatal timeout issue.
    */
-  async validate(resource: Record<string, unknown>, options: EngineValidateOptions = {}): Promise<OperationOutcome> {
+  async validate(resource: Record<string, unknown>, options: EngineValidateOptions = {}): Promise<ValidationOutcome> {
     const generation = this.current;
     if (!generation) throw new Error('The validation engine is not started yet');
     const profiles = options.profiles ? [...options.profiles] : undefined;
@@ -188,7 +188,7 @@ export class EngineHost implements ResourceValidator {
     try {
       const outcome = await generation.pool.validateOne(resource, { profiles, authorization: options.authorization, scope: options.scope }, { admission: 'refuse' });
       if (this.duration) this.observe(generation, resource, performance.now() - started);
-      return outcome as unknown as OperationOutcome;
+      return outcome;
     } catch (error) {
       if (error instanceof PoolSaturatedError) throw new ValidatorBusyError(error.message, BUSY_RETRY_AFTER_SECONDS);
       throw error;
@@ -205,7 +205,7 @@ export class EngineHost implements ResourceValidator {
    * and share one submission budget. Each resource's histogram entry is its time in the worker plus
    * its batch's wait for a worker.
    */
-  async validateEach(resources: readonly Record<string, unknown>[], options: EngineValidateOptions = {}): Promise<OperationOutcome[]> {
+  async validateEach(resources: readonly Record<string, unknown>[], options: EngineValidateOptions = {}): Promise<ValidationOutcome[]> {
     const generation = this.current;
     if (!generation) throw new Error('The validation engine is not started yet');
     const { pool } = generation;
@@ -221,7 +221,7 @@ export class EngineHost implements ResourceValidator {
         const waitMs = Math.max(0, performance.now() - started - durationsMs.reduce((sum, ms) => sum + ms, 0));
         batch.forEach((resource, i) => this.observe(generation, resource, waitMs + (durationsMs[i] ?? 0)));
       }
-      return outcomes as unknown as OperationOutcome[];
+      return outcomes;
     }));
     return results.flat();
   }

@@ -20,7 +20,7 @@
 import { performance } from 'node:perf_hooks';
 import { deadlineOutcome } from '../../domain/engine/outcome/deadline.js';
 import type { Validator } from '../../domain/engine/validator.js';
-import { encodeEntryIssues, submissionFromBytes, SubmissionFormatError, type EntryOutcome, type FhirResourceJson, type SubmissionBundle } from '../../domain/flow/index.js';
+import { encodeEntryIssues, submissionFromBytes, SubmissionFormatError, type FhirResourceJson, type SubmissionBundle } from '../../domain/flow/index.js';
 import type { TaskControls } from './validation-worker.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
 import type { WorkerMetricsReport } from './worker-metrics.js';
@@ -94,7 +94,7 @@ export async function validateSubmissionTask(validator: Validator, task: Submiss
       ms = performance.now() - started;
       if (busyBefore) budget!.charge(performance.eventLoopUtilization(busyBefore).active);
     }
-    const encoded = encodeEntryIssues(index, resource, outcome as unknown as EntryOutcome);
+    const encoded = encodeEntryIssues(index, resource, outcome);
     issuesJson.push(encoded.json);
     issueCounts.push(encoded.count);
     resourceTypes.push(resource.resourceType);

@@ -40,7 +40,7 @@ import { Piscina } from 'piscina';
 import type { Registry } from 'prom-client';
 import { deadlineOutcome, type DeadlineKind } from '../../domain/engine/outcome/deadline.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
-import { encodeEntryIssues, type EntryOutcome, type SubmissionBundle } from '../../domain/flow/index.js';
+import { encodeEntryIssues, type SubmissionBundle } from '../../domain/flow/index.js';
 import { readSharedSubmission, type SubmissionTask, type SubmissionTaskResult, type ValidatedEntries } from './submission-task.js';
 import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
 import type { TaskControls, ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
@@ -340,7 +340,7 @@ export class ValidationPool {
     const entries = task.entries ?? bundle.entry.map((_, index) => index);
     const blamed = entries[expired.index]!;
     const resource = bundle.entry[blamed]!.resource;
-    const encoded = encodeEntryIssues(blamed, resource, deadlineOutcome('resource', resource, this.options.resourceTimeoutMs!) as unknown as EntryOutcome);
+    const encoded = encodeEntryIssues(blamed, resource, deadlineOutcome('resource', resource, this.options.resourceTimeoutMs!));
     budget?.shared.charge(expired.elapsedMs);
     const merged = {
       issuesJson: entries.map(() => ''), issueCounts: entries.map(() => 0), resourceTypes: entries.map((index) => bundle.entry[index]!.resource.resourceType), durationsMs: entries.map(() => 0),

@@ -21,9 +21,9 @@ import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
 import {
   aggregateEntryOutcomes, submissionBundle, submissionFromBytes, SubmissionFormatError, unobtainableOutcome,
-  type AggregatedOutcome, type FacilityScopes, type SubmissionKey, type SubmissionSource, type ValidationScope,
+  type FacilityScopes, type SubmissionKey, type SubmissionSource, type ValidationScope,
 } from '../../domain/flow/index.js';
-import type { ScopedResourceValidator } from '../../domain/ports/resource-validator.js';
+import type { ScopedResourceValidator, ValidationOutcome } from '../../domain/ports/resource-validator.js';
 
 export type { ScopedResourceValidator, SubmissionValidation } from '../../domain/ports/resource-validator.js';
 import { categorizeIssues } from '../../domain/results/submission-categorization.js';
@@ -63,7 +63,7 @@ export interface FlowResult extends CommitResult {
   readonly valid: boolean;
   readonly counts: OutcomeCounts;
   readonly resourceCount: number;
-  readonly outcome: AggregatedOutcome;
+  readonly outcome: ValidationOutcome;
   /** Milliseconds per step (fetch = report service, validate = engine, categorize, commit = the transaction). */
   readonly timings: { readonly fetchMs: number; readonly validateMs: number; readonly categorizeMs: number; readonly commitMs: number };
 }
@@ -90,7 +90,7 @@ export class ValidationFlow {
     const fetched = await this.deps.source.fetch(key, event.payloadUri ? { payloadUri: event.payloadUri } : {});
     const fetchMs = lap();
 
-    let outcome: AggregatedOutcome | undefined;
+    let outcome: ValidationOutcome | undefined;
     // The outcome's stored text, when the validator gave it (serialized once, where it was validated).
     let outcomeJson: string | undefined;
     let definiteFailure = false;
@@ -107,7 +107,7 @@ export class ValidationFlow {
       } else {
         resourceCount = validated.resourceCount;
         outcomeJson = validated.outcomeJson;
-        outcome = JSON.parse(outcomeJson) as AggregatedOutcome;
+        outcome = JSON.parse(outcomeJson) as ValidationOutcome;
       }
     } else {
       let bundle;
@@ -175,7 +175,7 @@ export class ValidationFlow {
    * resources it stops get a fatal issue instead of an outcome), so the progress acks end; a worker
    * pool that cannot make progress at all fails the service's liveness and the pod is restarted.
    */
-  private async validateEntries(resources: Record<string, unknown>[], ctx: FlowContext, scope: ValidationScope | undefined): Promise<AggregatedOutcome> {
+  private async validateEntries(resources: Record<string, unknown>[], ctx: FlowContext, scope: ValidationScope | undefined): Promise<ValidationOutcome> {
     const outcomes = await this.withProgress(ctx, () => this.deps.validator.validateEach(resources, scope ? { scope } : undefined));
     if (outcomes.length !== resources.length) throw new Error(`The engine answered ${outcomes.length} outcomes for ${resources.length} entries`);
     return aggregateEntryOutcomes(outcomes.map((outcome, index) => ({

@@ -9,25 +9,8 @@
  * they would point into the entry, not into the submission the facility sent. So is `diagnostics`
  * where it only repeats `details.text` (the engine fills both): a sixth of every stored outcome.
  */
+import type { Issue, IssueSeverity, ValidationOutcome } from '../engine/outcome/issue.js';
 import type { FhirResourceJson } from './submission.js';
-
-export interface OutcomeIssue extends Record<string, unknown> {
-  severity: string;
-  code: string;
-  expression?: string[];
-  location?: string[];
-  extension?: { url: string; [key: string]: unknown }[];
-}
-
-export interface EntryOutcome {
-  readonly resourceType: 'OperationOutcome';
-  readonly issue: readonly Record<string, unknown>[];
-}
-
-export interface AggregatedOutcome {
-  resourceType: 'OperationOutcome';
-  issue: OutcomeIssue[];
-}
 
 const POSITION_EXTENSIONS = new Set([
   'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line',
@@ -49,16 +32,16 @@ export function rebaseExpression(expression: string, index: number, resource: Fh
   return expression === '' ? prefix : `${prefix}.${expression}`;
 }
 
-export function rebaseIssue(issue: Record<string, unknown>, index: number, resource: FhirResourceJson): OutcomeIssue {
-  const rebased: OutcomeIssue = { ...(issue as OutcomeIssue) };
+export function rebaseIssue(issue: Issue, index: number, resource: FhirResourceJson): Issue {
+  const rebased: Issue = { ...issue };
   const rewrite = (values: unknown) => (Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string').map((v) => rebaseExpression(v, index, resource)) : undefined);
   rebased.expression = rewrite(issue.expression) ?? [entryPath(index, resource)];
   const location = rewrite(issue.location);
   if (location) rebased.location = location;
   else delete rebased.location;
-  if (rebased.diagnostics !== undefined && rebased.diagnostics === (issue.details as { text?: unknown } | undefined)?.text) delete rebased.diagnostics;
+  if (rebased.diagnostics !== undefined && rebased.diagnostics === issue.details?.text) delete rebased.diagnostics;
   if (Array.isArray(issue.extension)) {
-    const kept = (issue.extension as OutcomeIssue['extension'] & object).filter((e) => !POSITION_EXTENSIONS.has(e?.url));
+    const kept = issue.extension.filter((e) => !POSITION_EXTENSIONS.has(e.url));
     if (kept.length > 0) rebased.extension = kept;
     else delete rebased.extension;
   }
@@ -72,26 +55,26 @@ export function rebaseIssue(issue: Record<string, unknown>, index: number, resou
  */
 export const MAX_ISSUES_PER_SUBMISSION = 100_000;
 
-const SEVERITY_ORDER = ['information', 'warning', 'error', 'fatal'];
+const SEVERITY_ORDER: readonly IssueSeverity[] = ['information', 'warning', 'error', 'fatal'];
 
 /** One OperationOutcome for the whole submission, entries in Bundle order (at most `maxIssues` issues). */
-export function aggregateEntryOutcomes(entries: readonly { index: number; resource: FhirResourceJson; outcome: EntryOutcome }[], maxIssues = MAX_ISSUES_PER_SUBMISSION): AggregatedOutcome {
+export function aggregateEntryOutcomes(entries: readonly { index: number; resource: FhirResourceJson; outcome: ValidationOutcome }[], maxIssues = MAX_ISSUES_PER_SUBMISSION): ValidationOutcome {
   const total = entries.reduce((n, entry) => n + entry.outcome.issue.length, 0);
   // Over the limit: the first maxIssues - 1 issues, then one that counts the rest at their worst severity.
   const kept = total <= maxIssues ? total : maxIssues - 1;
-  const issue: OutcomeIssue[] = [];
+  const issue: Issue[] = [];
   let worstOmitted = 0;
   for (const { index, resource, outcome } of [...entries].sort((a, b) => a.index - b.index)) {
     for (const item of outcome.issue) {
       if (issue.length < kept) issue.push(rebaseIssue(item, index, resource));
-      else worstOmitted = Math.max(worstOmitted, SEVERITY_ORDER.indexOf(String(item.severity)));
+      else worstOmitted = Math.max(worstOmitted, SEVERITY_ORDER.indexOf(item.severity));
     }
   }
   if (kept < total) issue.push(omittedIssuesIssue(total - kept, worstOmitted, maxIssues));
   return { resourceType: 'OperationOutcome', issue };
 }
 
-function omittedIssuesIssue(omitted: number, worstSeverity: number, maxIssues: number): OutcomeIssue {
+function omittedIssuesIssue(omitted: number, worstSeverity: number, maxIssues: number): Issue {
   const text = `${omitted} further issues of this submission were not kept: at most ${maxIssues} issues are stored per submission`;
   return { severity: SEVERITY_ORDER[worstSeverity]!, code: 'too-costly', details: { text } };
 }
@@ -107,7 +90,7 @@ export interface EncodedEntryIssues {
   readonly count: number;
 }
 
-export function encodeEntryIssues(index: number, resource: FhirResourceJson, outcome: EntryOutcome): EncodedEntryIssues {
+export function encodeEntryIssues(index: number, resource: FhirResourceJson, outcome: ValidationOutcome): EncodedEntryIssues {
   if (outcome.issue.length === 0) return NO_ISSUES;
   const rebased = outcome.issue.map((item) => rebaseIssue(item, index, resource));
   return { json: JSON.stringify(rebased).slice(1, -1), count: rebased.length };
@@ -129,13 +112,13 @@ export function aggregatedOutcomeJson(entries: readonly EncodedEntryIssues[], ma
     for (const entry of entries) if (entry.count > 0) parts.push(entry.json);
     return `{"resourceType":"OperationOutcome","issue":[${parts.join(',')}]}`;
   }
-  const issue: OutcomeIssue[] = [];
+  const issue: Issue[] = [];
   let worstOmitted = 0;
   for (const entry of entries) {
     if (entry.count === 0) continue;
-    for (const item of JSON.parse(`[${entry.json}]`) as OutcomeIssue[]) {
+    for (const item of JSON.parse(`[${entry.json}]`) as Issue[]) {
       if (issue.length < maxIssues - 1) issue.push(item);
-      else worstOmitted = Math.max(worstOmitted, SEVERITY_ORDER.indexOf(String(item.severity)));
+      else worstOmitted = Math.max(worstOmitted, SEVERITY_ORDER.indexOf(item.severity));
     }
   }
   issue.push(omittedIssuesIssue(total - issue.length, worstOmitted, maxIssues));
@@ -143,7 +126,7 @@ export function aggregatedOutcomeJson(entries: readonly EncodedEntryIssues[], ma
 }
 
 /** The definite outcome of a submission that could not be obtained or read (404, unreadable answer). */
-export function unobtainableOutcome(message: string, code: 'not-found' | 'invalid'): AggregatedOutcome {
+export function unobtainableOutcome(message: string, code: 'not-found' | 'invalid'): ValidationOutcome {
   return {
     resourceType: 'OperationOutcome',
     issue: [{ severity: 'fatal', code, details: { text: message } }],

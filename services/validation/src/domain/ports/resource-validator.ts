@@ -2,8 +2,8 @@
  * Port to the FHIR validation engine, as the validation API needs it. The engine (domain/engine)
  * implements it; the composition root plugs it in.
  */
+import type { ValidationOutcome } from '../engine/outcome/issue.js';
 import type { ValidationScope } from '../flow/validation-scope.js';
-import type { OperationOutcomeLike } from '../results/validation-issue.js';
 
 export interface ValidateOptions {
   /** Extra profiles to validate against, besides those in meta.profile. */
@@ -12,10 +12,8 @@ export interface ValidateOptions {
   readonly authorization?: string;
 }
 
-export interface OperationOutcome extends OperationOutcomeLike {
-  resourceType: 'OperationOutcome';
-  issue: Record<string, unknown>[];
-}
+/** What the validator answers for a resource: the engine's outcome itself (one outcome type from the engine to the store). */
+export type { ValidationOutcome } from '../engine/outcome/issue.js';
 
 export interface ResourceValidator {
   /**
@@ -23,7 +21,7 @@ export interface ResourceValidator {
    * validation that passes its deadline is one fatal issue, see domain/engine/outcome/deadline.ts).
    * Throws ValidatorBusyError when there is no room for it now.
    */
-  validate(resource: Record<string, unknown>, options?: ValidateOptions): Promise<OperationOutcome>;
+  validate(resource: Record<string, unknown>, options?: ValidateOptions): Promise<ValidationOutcome>;
 }
 
 /**
@@ -43,7 +41,7 @@ export class ValidatorBusyError extends Error {
  * engine hand the entries to its workers in a few batches instead of one task each.
  */
 export interface ScopedResourceValidator {
-  validateEach(resources: readonly Record<string, unknown>[], options?: { scope?: ValidationScope }): Promise<OperationOutcome[]>;
+  validateEach(resources: readonly Record<string, unknown>[], options?: { scope?: ValidationScope }): Promise<ValidationOutcome[]>;
   /**
    * The whole submission from the bytes the report service answered: read (as submissionFromBytes
    * reads them), each entry validated on its own, the outcomes aggregated. Validators that read

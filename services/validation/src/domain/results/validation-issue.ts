@@ -2,6 +2,7 @@
  * One issue of a validation, flattened from an OperationOutcome issue: the unit that is
  * categorized and stored as a "validation result" (specification, "Validation result").
  */
+import type { IssueExtension, ValidationOutcome } from '../engine/outcome/issue.js';
 import type { IssueSeverity } from './issue-severity.js';
 import { toSeverity } from './issue-severity.js';
 import { toIssueTypeCode } from './issue-type.js';
@@ -64,11 +65,11 @@ export function issuesFromOperationOutcome(outcome: OperationOutcomeLike): Valid
  * how results handed over as issues (the results API's store) are kept like the flow's outcomes.
  * A location is written as the line/column extensions when it has the `line:col` form they give.
  */
-export function operationOutcomeOf(issues: readonly ValidationIssue[]): { resourceType: 'OperationOutcome'; issue: Record<string, unknown>[] } {
+export function operationOutcomeOf(issues: readonly ValidationIssue[]): ValidationOutcome {
   return {
     resourceType: 'OperationOutcome',
     issue: issues.map((issue) => {
-      const extension: Record<string, unknown>[] = [];
+      const extension: IssueExtension[] = [];
       if (issue.messageId !== undefined) extension.push({ url: MESSAGE_ID_EXTENSION, valueCode: issue.messageId });
       // linear: anchored, at most 19 characters
       const position = issue.location === undefined ? null : /^(\d{1,9}):(\d{1,9}|\?)$/.exec(issue.location);

@@ -4,7 +4,7 @@ import { silentLogger } from '../../../../../adapters/observability/logger.js';
 import type { Database } from '../../../../../adapters/persistence/database.js';
 import { ARTIFACT_UPLOAD_ROUTES, createValidationApiModule, type ValidationApiDependencies, type ValidationApiModule } from '../../../src/adapters/http/validation-api-module.js';
 import { pgValidationApiRepositories } from '../../../src/adapters/persistence/validation-api-repositories.js';
-import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../../../src/domain/ports/resource-validator.js';
+import type { ResourceValidator, ValidateOptions, ValidationOutcome } from '../../../src/domain/ports/resource-validator.js';
 
 /**
  * A validator standing in for the engine: every issue it reports is described in the resource itself
@@ -13,9 +13,9 @@ import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../..
 export class ScriptedValidator implements ResourceValidator {
   readonly calls: { resource: Record<string, unknown>; options: ValidateOptions | undefined }[] = [];
 
-  async validate(resource: Record<string, unknown>, options?: ValidateOptions): Promise<OperationOutcome> {
+  async validate(resource: Record<string, unknown>, options?: ValidateOptions): Promise<ValidationOutcome> {
     this.calls.push({ resource, options });
-    const issues = Array.isArray(resource._issues) ? (resource._issues as Record<string, unknown>[]) : [];
+    const issues = Array.isArray(resource._issues) ? (resource._issues as ValidationOutcome['issue']) : [];
     return { resourceType: 'OperationOutcome', issue: issues };
   }
 }

@@ -4,17 +4,16 @@
  * validates in workers (adapters/engine); both answer the same OperationOutcome.
  */
 import type { Validator } from '../../../src/domain/engine/validator.js';
-import type { OperationOutcome, ResourceValidator, ValidateOptions } from '../../../src/domain/ports/resource-validator.js';
+import type { ResourceValidator, ValidateOptions, ValidationOutcome } from '../../../src/domain/ports/resource-validator.js';
 
 export class InProcessResourceValidator implements ResourceValidator {
   /** `current` is read per call, so a rebuilt validator (artifacts changed) is used from the next request on. */
   constructor(private readonly current: () => Validator) {}
 
-  async validate(resource: Record<string, unknown>, options: ValidateOptions = {}): Promise<OperationOutcome> {
-    const outcome = await this.current().validateAsync(resource, {
+  async validate(resource: Record<string, unknown>, options: ValidateOptions = {}): Promise<ValidationOutcome> {
+    return this.current().validateAsync(resource, {
       ...(options.profiles ? { profiles: options.profiles } : {}),
       ...(options.authorization ? { authorization: options.authorization } : {}),
     });
-    return outcome as unknown as OperationOutcome;
   }
 }

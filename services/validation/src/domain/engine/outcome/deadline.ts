@@ -34,12 +34,11 @@ export function deadlineOutcome(kind: DeadlineKind, resource: unknown, budgetMs:
 }
 
 /** The deadline issue of an outcome, if the pool gave it one. */
-export function deadlineIssueOf(outcome: { issue: readonly Record<string, unknown>[] }): { kind: DeadlineKind; text: string } | undefined {
+export function deadlineIssueOf(outcome: Pick<ValidationOutcome, 'issue'>): { kind: DeadlineKind; text: string } | undefined {
   for (const issue of outcome.issue) {
-    const extensions = Array.isArray(issue.extension) ? (issue.extension as { url?: unknown; valueCode?: unknown }[]) : [];
-    const id = extensions.find((e) => e?.url === EXT_MESSAGE_ID)?.valueCode;
+    const id = issue.extension?.find((e) => e.url === EXT_MESSAGE_ID)?.valueCode;
     const kind = id === MESSAGE_OF.resource ? 'resource' : id === MESSAGE_OF.submission ? 'submission' : undefined;
-    if (kind && issue.severity === 'fatal') return { kind, text: String((issue.details as { text?: unknown } | undefined)?.text ?? '') };
+    if (kind && issue.severity === 'fatal') return { kind, text: issue.details.text };
   }
   return undefined;
 }

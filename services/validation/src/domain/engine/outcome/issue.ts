@@ -2,6 +2,10 @@
  * The engine's output: an OperationOutcome-shaped value. Each issue carries the HL7
  * validator's message text, a FHIRPath location, line/column when the input was text,
  * and the stable message id (so that downstream category rules can key on it).
+ *
+ * The one outcome type of the service, from the engine to the store: the resource validator port
+ * answers it, the worker pool carries it, the flow rebases and aggregates it (domain/flow/
+ * entry-outcome.ts) and its text is what is stored. Its issue list is read-only to all of them.
  */
 export type IssueSeverity = 'fatal' | 'error' | 'warning' | 'information';
 
@@ -19,12 +23,14 @@ export interface Issue {
   details: { text: string };
   diagnostics?: string;
   expression?: string[];
+  /** FHIR R4's older twin of `expression`: the engine does not fill it; outcomes from elsewhere may. */
+  location?: string[];
   extension?: IssueExtension[];
 }
 
 export interface ValidationOutcome {
-  resourceType: 'OperationOutcome';
-  issue: Issue[];
+  readonly resourceType: 'OperationOutcome';
+  readonly issue: readonly Issue[];
 }
 
 export const EXT_LINE = 'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line';
