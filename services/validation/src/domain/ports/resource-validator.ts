@@ -2,6 +2,7 @@
  * Port to the FHIR validation engine, as the validation API needs it. The engine (domain/engine)
  * implements it; the composition root plugs it in.
  */
+import { UnavailableError } from '../../../../shared-kernel/src/domain/errors.js';
 import type { ValidationScope } from '../flow/validation-scope.js';
 import type { OperationOutcomeLike } from '../results/validation-issue.js';
 
@@ -30,10 +31,11 @@ export interface ResourceValidator {
  * The validator has no room for more work right now (every worker is busy and its queue is at its
  * limit): nothing is wrong with the resource; the caller may try again after `retryAfterSeconds`.
  */
-export class ValidatorBusyError extends Error {
+export class ValidatorBusyError extends UnavailableError {
   override readonly name = 'ValidatorBusyError';
-  constructor(message: string, readonly retryAfterSeconds: number) {
-    super(message);
+  declare readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number, options?: ErrorOptions) {
+    super('Every validation worker is busy; try again later', { ...options, dependency: 'validation workers', retryAfterSeconds });
   }
 }
 
