@@ -1,8 +1,9 @@
 /**
  * What the engine relies on from the terminology port, checked against every implementation: the
- * local terminology (held CodeSystems and ValueSets), the remote one ($validate-code over HTTP to a
- * small real FHIR terminology server started here, with nothing held locally, so every answer
- * comes from the server) and the table-backed fake of the unit tests. The same questions get the
+ * local terminology (held CodeSystems and ValueSets), the remote one with nothing held locally, so
+ * every answer comes from the server — $validate-code over HTTP to a small real FHIR terminology
+ * server started here, and the terminology commands over NATS to a stand-in responder (@infra) —
+ * and the table-backed fake of the unit tests. The same questions get the
  * same verdicts: a code in the value set, one not in it (worded as the binding's failure when a
  * strength is given, left to the caller without one), a CodeableConcept with one coding in the set,
  * a value set or code system nobody holds ("cannot check", never "invalid"), a code unknown to its
@@ -11,7 +12,10 @@
  */
 import { expect } from 'chai';
 import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { createTerminology } from '../../src/adapters/terminology/index.js';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { catalogForNamespace } from '../../../../contracts/catalog.js';
+import { QueryError, serveQuery, type QueryServer } from '../../../../adapters/messaging/request-reply.js';
+import { closeNatsTerminologyConnections, createTerminology } from '../../src/adapters/terminology/index.js';
 import type { TerminologyIssue, TerminologyPort, ValidateCodeRequest, ValidateCodeResult } from '../../src/domain/ports/terminology.js';
 import { LocalTerminology } from '../../src/domain/terminology/local-terminology.js';
 import { FakeTerminology } from './support/fake-terminology.js';
@@ -131,6 +135,49 @@ terminologyContract('remote ($validate-code over HTTP, nothing held locally)', (
       }).terminology;
     },
     close: () => server.close(),
+    source: 'remote',
+  };
+});
+
+terminologyContract('remote (the terminology commands over NATS, nothing held locally) @infra', () => {
+  // A stand-in for the platform terminology service on the machine's NATS, in a namespace of this
+  // run, answering from the same resources as the HTTP test server.
+  const NATS_SERVERS = (process.env.NATS_SERVERS ?? 'nats://127.0.0.1:4222').split(',');
+  const namespace = `txc-${process.pid}-${Date.now().toString(36)}`.slice(0, 31);
+  const catalog = catalogForNamespace(namespace);
+  const held = new LocalTerminology(new InMemoryConformanceSource(serverResources));
+  const answer = (result: ValidateCodeResult) => ({
+    result: result.valid === true,
+    ...(result.issues.length > 0 ? { message: result.issues.map((i) => i.text).join('; ') } : {}),
+    ...(result.display ? { display: result.display } : {}),
+  });
+  let responder: NatsConnection | undefined;
+  const servers: QueryServer[] = [];
+  return {
+    async open() {
+      const nc = responder = await connect({ servers: NATS_SERVERS, name: 'terminology-contract-stand-in' });
+      servers.push(serveQuery(nc, 'ValidateValueSetCode', (request) => {
+        if (!held.resolveValueSet(request.url)) throw new QueryError('NOT_FOUND', `Value set ${request.url} is not known here`);
+        return answer(held.validateCode({
+          valueSet: request.url, strength: 'required', coding: { system: request.system, code: request.code, display: request.display },
+          elementKind: request.system ? 'Coding' : 'code',
+        }));
+      }, { logger: silentLogger(), catalog }));
+      servers.push(serveQuery(nc, 'ValidateCodeSystemCode', (request) => {
+        if (!held.codeSystem(request.url)) throw new QueryError('NOT_FOUND', `Code system ${request.url} is not known here`);
+        return answer(held.validateCode({ coding: { system: request.url, code: request.code, display: request.display } }));
+      }, { logger: silentLogger(), catalog }));
+      await nc.flush();
+      return createTerminology({
+        source: new InMemoryConformanceSource([]), logger: silentLogger(), nearCache: false,
+        settings: { transport: 'nats', timeoutMs: 2_000, retries: 0, nats: { servers: NATS_SERVERS, namespace } },
+      }).terminology;
+    },
+    async close() {
+      for (const server of servers) await server.stop();
+      await responder?.drain();
+      await closeNatsTerminologyConnections();
+    },
     source: 'remote',
   };
 });
