@@ -98,9 +98,9 @@ const REFUSALS: Readonly<Record<SigningKeyErrorKind, { failure: FailureKind; rea
 };
 
 /**
- * A refusal of the registry, in the shared vocabulary (HTTP maps it once, adapters/http/domain-problems.ts:
- * 404 / 409 / 400 / 403 / 503, a key in use with its `facilities`); its kind says which refusal,
- * for the NATS adapter's codes (NOT_FOUND / CONFLICT / BAD_REQUEST / FORBIDDEN / UNAVAILABLE).
+ * A refusal of the registry, in the shared vocabulary: HTTP maps it once (adapters/http/domain-problems.ts:
+ * 404 / 409 / 400 / 403 / 503 under the reason's type, a key in use with its `facilities`), and so do
+ * NATS queries (NOT_FOUND / CONFLICT / BAD_REQUEST / FORBIDDEN / UNAVAILABLE); its kind says which refusal.
  */
 export class SigningKeyError extends DomainError {
   override readonly name = 'SigningKeyError';
