@@ -2,6 +2,12 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
+/** What domain code (and the shared kernel) may not import. */
+const DOMAIN_RESTRICTIONS = [
+  { group: ['**/adapters/**', '../adapters/*', '../../adapters/*'], message: 'Domain code must not import adapters; depend on a port instead.' },
+  { group: ['express', 'pg', '@mikro-orm/*', '@nats-io/*', 'keyv', '@keyv/*'], message: 'Domain code must not import infrastructure libraries.' },
+];
+
 export default defineConfig(
   { ignores: ['dist/**', 'coverage/**', 'node_modules/**', '**/*.cjs', 'eslint.config.js', '.cache/**', 'test-artifacts/**'] },
   js.configs.recommended,
@@ -26,9 +32,18 @@ export default defineConfig(
     // The hexagon's rule: domain code never imports an adapter.
     files: ['services/*/src/domain/**/*.ts', 'services/*/src/*/domain/**/*.ts'],
     rules: {
+      'no-restricted-imports': ['error', { patterns: DOMAIN_RESTRICTIONS }],
+    },
+  },
+  {
+    // The shared kernel (the failure vocabulary every service's domain imports) is domain code that
+    // belongs to no service: besides the domain's rule, it imports no service's code.
+    files: ['services/shared-kernel/**/*.ts'],
+    ignores: ['services/shared-kernel/test/**'],
+    rules: {
       'no-restricted-imports': ['error', { patterns: [
-        { group: ['**/adapters/**', '../adapters/*', '../../adapters/*'], message: 'Domain code must not import adapters; depend on a port instead.' },
-        { group: ['express', 'pg', '@mikro-orm/*', '@nats-io/*', 'keyv', '@keyv/*'], message: 'Domain code must not import infrastructure libraries.' },
+        ...DOMAIN_RESTRICTIONS,
+        { group: ['**/validation/**', '**/tenant/**', '**/admin-gateway/**'], message: 'The shared kernel must not depend on a service.' },
       ] }],
     },
   },

@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import type { Logger } from '../observability/logger.js';
+import { DomainError } from '../../services/shared-kernel/src/domain/errors.js';
 import { UpstreamError } from '../outbound-http/upstream-error.js';
+import { problemOf } from './domain-problems.js';
 import { allowedMethods } from './route-table.js';
 import { HttpProblem, requestPath, sendProblem, traceIdOf } from './problem.js';
 
@@ -40,8 +42,9 @@ function fromBodyParser(error: BodyParserError): HttpProblem | undefined {
 }
 
 /**
- * Final error handler: every error becomes Problem Details. Unknown errors give a generic 500
- * (no message, no stack) and are logged at error level with the trace id.
+ * Final error handler: every error becomes Problem Details. The shared failure vocabulary
+ * (NotFoundError, InvalidInputError, ...) is mapped by domain-problems.ts. Unknown errors give a
+ * generic 500 (no message, no stack) and are logged at error level with the trace id.
  */
 export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
@@ -50,7 +53,9 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     const traceId = traceIdOf(res);
-    let problem = error instanceof HttpProblem ? error : fromBodyParser(error as BodyParserError);
+    let problem = error instanceof HttpProblem ? error
+      : error instanceof DomainError ? problemOf(error)
+        : fromBodyParser(error as BodyParserError);
     if (!problem && error instanceof UpstreamError) {
       logger.warn({ err: error, traceId, upstream: `${error.method} ${error.url}`, status: error.status, attempts: error.attempts },
         'upstream call failed');

@@ -21,8 +21,10 @@
  *
  * Errors: throw `HttpProblem.badRequest(...)` etc. from handlers (express 5 forwards rejected promises).
  * Every error answers `application/problem+json` `{ type, title, status, detail, traceId, instance, errors? }`
- * with `type` = `https://nhsn-link.example/problems/<slug>`. Unknown errors → 500 with a generic detail
- * (logged with the trace id); `UpstreamError` from the outbound client → 502.
+ * with `type` = `https://nhsn-link.example/problems/<slug>`. The shared failure vocabulary
+ * (services/shared-kernel: NotFoundError, InvalidInputError, ...) is mapped once, in domain-problems.ts,
+ * so use cases just throw it. Unknown errors → 500 with a generic detail (logged with the trace id);
+ * `UpstreamError` from the outbound client → 502.
  *
  * Helpers for the specification's REST rules: `parsePaging`/`pagedResult`/`sendPaged` (204 when empty),
  * `parseSort` (whitelist), `assertPutBody` (`Invalid Id format`) + `sendAccepted` (202), `sendCreated`
@@ -30,6 +32,7 @@
  * `requireContentType` (415). 405 detection walks mounted `express.Router()`s, not mounted sub-apps.
  */
 export { createHttpApp, type HttpApp, type HttpAppOptions } from './app.js';
+export { problemOf } from './domain-problems.js';
 export { HttpProblem, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problemType, sendProblem, traceIdOf, type FieldError, type ProblemDetails } from './problem.js';
 export { JSON_MEDIA_TYPES, RAW_MEDIA_TYPES, type AnyMediaTypeRoute, type RouteBodyLimit } from './front.js';
 export { runReadiness, type CheckResult, type ReadinessCheck } from './health.js';

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { FieldProblem } from '../../services/shared-kernel/src/domain/errors.js';
 
 /**
  * RFC 9457 Problem Details. Type URI scheme (one for the whole platform):
@@ -9,11 +10,8 @@ import type { Response } from 'express';
 export const PROBLEM_TYPE_BASE = 'https://nhsn-link.example/problems/';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-export interface FieldError {
-  /** Path of the offending field, e.g. `facility.timeZone` or `items[2].code`; `pageSize` for a query parameter. */
-  readonly field: string;
-  readonly message: string;
-}
+/** One field at fault (`errors` member): the vocabulary's FieldProblem, e.g. `facility.timeZone`, `items[2].code`, `pageSize`. */
+export type FieldError = FieldProblem;
 
 export interface ProblemDetails {
   readonly type: string;
@@ -45,6 +43,8 @@ export class HttpProblem extends Error {
     readonly errors?: readonly FieldError[],
     /** Extra response headers, e.g. `Allow` for 405 or `Retry-After` for 503. */
     readonly headers: Readonly<Record<string, string>> = {},
+    /** Extension members (RFC 9457 §3.2), e.g. `facilities` of a signing key in use. */
+    readonly extensions: Readonly<Record<string, unknown>> = {},
   ) {
     super(detail);
   }
@@ -107,6 +107,7 @@ export class HttpProblem extends Error {
 
   toProblemDetails(traceId: string, instance?: string): ProblemDetails {
     return {
+      ...this.extensions,
       type: this.type, title: this.title, status: this.status, detail: this.detail, traceId,
       ...(instance === undefined ? {} : { instance }),
       ...(this.errors?.length ? { errors: this.errors } : {}),

@@ -9,6 +9,7 @@
  *   maximum deliveries.
  */
 
+import { UnavailableError as SharedUnavailableError } from '../../services/shared-kernel/src/domain/errors.js';
 import { UnpublishableMessageError } from './publisher-port.js';
 
 /** A payload does not satisfy its contract; nothing was sent or enqueued (publisher, outbox, request-reply). */
@@ -39,12 +40,14 @@ export class RetryableError extends Error {
  * A dependency the handler needs (database, another service, the broker) is unreachable or failing,
  * and the message is fine: it will succeed once the dependency is back. Adapters raise it (or it is
  * recognised from the dependency's own error, see failure-kind.ts); the consumer runner holds the
- * message and retries it without counting a delivery.
+ * message and retries it without counting a delivery. It is the shared vocabulary's UnavailableError
+ * (services/shared-kernel), which the runner recognises too, e.g. the validation flow's
+ * SubmissionUnavailableError when the report service does not answer.
  */
-export class UnavailableError extends Error {
+export class UnavailableError extends SharedUnavailableError {
   override readonly name = 'UnavailableError';
-  constructor(readonly dependency: string, message: string, options?: ErrorOptions) {
-    super(message, options);
+  constructor(override readonly dependency: string, message: string, options?: ErrorOptions) {
+    super(message, { ...options, dependency });
   }
 }
 

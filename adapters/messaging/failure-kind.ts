@@ -11,7 +11,8 @@
  * | `unknown`     | anything else (a bug, an unexpected answer)               | redelivers with backoff, dead-      |
  * |               |                                                           | letters after the maximum deliveries|
  *
- * Adapters that know a dependency failed raise UnavailableError (errors.ts). The errors of the
+ * Adapters that know a dependency failed raise UnavailableError (errors.ts), and domain code the
+ * shared vocabulary's UnavailableError it extends (services/shared-kernel); both are recognised. The errors of the
  * database driver and the network are recognised here by their codes, because they reach the
  * handler as they are: PostgreSQL SQLSTATE class 08 (connection exception), 57P01/57P02/57P03
  * (administrator or crash shutdown, cannot connect now: a restart or failover), 53300 (too many
@@ -20,7 +21,8 @@
  * code, by their message; NATS's connection, timeout and no-responders errors by name. The cause
  * chain is searched, so a wrapped error is classified by what it wraps.
  */
-import { PermanentError, UnavailableError } from './errors.js';
+import { UnavailableError } from '../../services/shared-kernel/src/domain/errors.js';
+import { PermanentError } from './errors.js';
 
 export type FailureKind = 'data' | 'unavailable' | 'unknown';
 

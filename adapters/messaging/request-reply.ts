@@ -5,8 +5,10 @@
  * - serveQuery: subscribes in queue group `<name>` (several instances share the load), validates
  *   the request against the contract (invalid → `{error:{code:'BAD_REQUEST', message, details}}`),
  *   runs the handler, validates the reply (a handler bug → INTERNAL, never an off-contract reply),
- *   and answers. A handler answers an error by returning an ErrorReply or throwing QueryError;
- *   any other exception becomes `{error:{code:'INTERNAL'}}` (details only in the log).
+ *   and answers. A handler answers an error by returning an ErrorReply or throwing QueryError or
+ *   an error of the shared failure vocabulary (services/shared-kernel: NotFoundError → NOT_FOUND,
+ *   InvalidInputError → BAD_REQUEST with its field problems as details, ...); any other exception
+ *   becomes `{error:{code:'INTERNAL'}}` (details only in the log).
  * - requestQuery: validates the request, sends it, validates and returns the reply (a typed error
  *   reply is returned, not thrown: NOT_FOUND is an answer). Throws QueryFailedError on timeout, no
  *   responders or an off-contract reply, and ContractViolationError for an invalid request.
@@ -15,6 +17,7 @@
  * serveQuery runs the handler inside a context with that trace (a new one when absent or invalid),
  * so the responder's log lines and onward calls carry the requester's traceId.
  */
+import { DomainError, type FailureKind } from '../../services/shared-kernel/src/domain/errors.js';
 import { errors as natsErrors, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { catalog as defaultCatalog, type Catalog, type MessageContract } from '../../contracts/catalog.js';
 import { isErrorReply, type ErrorCode, type ErrorReply, type MessagePayloads, type ReplyOf, type RequestReplyName } from '../../contracts/types.js';
@@ -24,6 +27,11 @@ import { contextFromTraceparent, withTraceparent } from '../observability/propag
 import { runWithContext } from '../observability/request-context.js';
 import { ContractViolationError, QueryFailedError } from './errors.js';
 import { headersToRecord, recordToHeaders, TRACEPARENT_HEADER } from './headers.js';
+
+/** The shared failure vocabulary as typed error replies: a handler may simply throw it. */
+const QUERY_ERROR_CODES: Readonly<Record<FailureKind, ErrorCode>> = {
+  'invalid-input': 'BAD_REQUEST', unprocessable: 'BAD_REQUEST', forbidden: 'FORBIDDEN', 'not-found': 'NOT_FOUND', conflict: 'CONFLICT', unavailable: 'UNAVAILABLE',
+};
 
 /** Thrown by a query handler to answer with a typed error, e.g. `throw new QueryError('NOT_FOUND', 'Facility X not found')`. */
 export class QueryError extends Error {
@@ -85,6 +93,7 @@ export function serveQuery<N extends RequestReplyName>(nc: NatsConnection, name:
       reply = await handler(request as MessagePayloads[N], { messageName: name, headers, traceparent: headers[TRACEPARENT_HEADER] });
     } catch (err) {
       if (err instanceof QueryError) return errorReply(err.code, err.message, err.details);
+      if (err instanceof DomainError) return errorReply(QUERY_ERROR_CODES[err.failure], err.message, err.problems.map((p) => `${p.field}: ${p.message}`));
       log.error({ err }, 'query handler failed');
       return errorReply('INTERNAL', `${name} failed; see the responder's logs`);
     }

@@ -42,6 +42,9 @@ describe('architecture: ring imports are enforced by lint @slow', function () {
     { ring: 'validation application → its persistence adapter', file: 'services/validation/src/application/validation-flow/probe.ts', code: "import { x } from '../../adapters/persistence/result-repository.js';\nexport const y = x;\n" },
     { ring: 'validation application → the engine host adapter', file: 'services/validation/src/application/probe.ts', code: "import { x } from '../adapters/engine/engine-host.js';\nexport const y = x;\n" },
     { ring: 'validation application → kysely', file: 'services/validation/src/application/probe.ts', code: "import { sql } from 'kysely';\nexport const y = sql;\n" },
+    { ring: 'shared kernel → express', file: 'services/shared-kernel/src/domain/probe.ts', code: "import express from 'express';\nexport const y = express;\n" },
+    { ring: 'shared kernel → a shared adapter', file: 'services/shared-kernel/src/domain/probe.ts', code: "import { HttpProblem } from '../../../../adapters/http/problem.js';\nexport const y = HttpProblem;\n" },
+    { ring: 'shared kernel → a service', file: 'services/shared-kernel/src/domain/probe.ts', code: "import { x } from '../../../validation/src/domain/flow/submission.js';\nexport const y = x;\n" },
     { ring: 'tenant application → a shared adapter value', file: 'services/tenant/src/application/probe.ts', code: "import { createLogger } from '../../../../adapters/observability/logger.js';\nexport const y = createLogger;\n" },
   ];
 
@@ -50,6 +53,11 @@ describe('architecture: ring imports are enforced by lint @slow', function () {
       expect(await restrictedImports(file, code)).to.have.length.greaterThan(0);
     });
   }
+
+  it('accepts a domain import of the shared kernel', async () => {
+    expect(await restrictedImports('services/validation/src/domain/flow/probe.ts',
+      "import { NotFoundError } from '../../../../shared-kernel/src/domain/errors.js';\nexport const y = NotFoundError;\n")).to.deep.equal([]);
+  });
 
   it('accepts a domain import of the domain, and an application type import of the shared Logger', async () => {
     expect(await restrictedImports('services/tenant/src/signing-keys/application/probe.ts',

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { isErrorReply } from '../../../contracts/types.js';
+import { InvalidInputError, NotFoundError, UnavailableError } from '../../../services/shared-kernel/src/domain/errors.js';
 import { silentLogger } from '../../observability/logger.js';
 import { ContractViolationError, QueryFailedError } from '../errors.js';
 import { QueryError, requestQuery, serveQuery, type QueryServer } from '../request-reply.js';
@@ -40,6 +41,18 @@ describe('messaging: request-reply queries @infra', () => {
     expect(isErrorReply(thrown)).to.equal(true);
     const returned = await requestQuery(broker.nc, 'GetFacilityConfig', { facilityId: 'other' }, { catalog: broker.catalog });
     expect(returned).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'returned' } });
+  });
+
+  it('answers an error of the shared failure vocabulary with its code, field problems as details', async () => {
+    servers.push(serveQuery(broker.nc, 'GetFacilityConfig', (req) => {
+      if (req.facilityId === 'missing') throw NotFoundError.named('Facility', req.facilityId);
+      if (req.facilityId === 'down') throw new UnavailableError('The master key is not configured');
+      throw new InvalidInputError('facilityId: must not be a placeholder', [{ field: 'facilityId', message: 'must not be a placeholder' }]);
+    }, opts()));
+    const ask = (facilityId: string) => requestQuery(broker.nc, 'GetFacilityConfig', { facilityId }, { catalog: broker.catalog });
+    expect(await ask('missing')).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'Facility "missing" was not found' } });
+    expect(await ask('down')).to.deep.equal({ error: { code: 'UNAVAILABLE', message: 'The master key is not configured' } });
+    expect(await ask('x')).to.deep.equal({ error: { code: 'BAD_REQUEST', message: 'facilityId: must not be a placeholder', details: ['facilityId: must not be a placeholder'] } });
   });
 
   it('answers BAD_REQUEST with the schema errors to a request that violates the contract; the client refuses to send one', async () => {

@@ -1,5 +1,5 @@
 import type { Actor } from '../domain/audit.js';
-import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { ConflictError, NotFoundError, InvalidInputError } from '../../../shared-kernel/src/domain/errors.js';
 import type { Facility, FacilityInput } from '../domain/facility.js';
 import { allScheduledMeasures, measuresFor, scheduledFrequencies, validateFacilityInput } from '../domain/facility.js';
 import type { FacilitySortField, Page, PageRequest, Sort } from '../domain/paging.js';
@@ -55,7 +55,7 @@ export class FacilityService {
     return this.context.store.write(async (tx) => {
       await this.assertReferences(tx, values.scheduledReports, values.vendorVersionId);
       if (await tx.facilities.findByFacilityId(values.facilityId)) {
-        throw new ConflictError(`facilityId: a facility with facilityId ${JSON.stringify(values.facilityId)} already exists`, 'facilityId');
+        throw new ConflictError(`facilityId: a facility with facilityId ${JSON.stringify(values.facilityId)} already exists`, { field: 'facilityId' });
       }
       const facility: Facility = {
         id: this.context.newId(), ...values, ehrConnections: values.ehrConnections ?? [], isDeleted: false, createDate: this.context.clock.now(), modifyDate: null,
@@ -74,12 +74,12 @@ export class FacilityService {
   update(facilityId: string, input: FacilityInput & { id?: string | null }, actor: Actor): Promise<Facility> {
     const values = validateFacilityInput(input);
     if (values.facilityId !== facilityId) {
-      throw ValidationError.of('facilityId', `facilityId in the body (${JSON.stringify(values.facilityId)}) must equal the facilityId in the URL (${JSON.stringify(facilityId)})`);
+      throw InvalidInputError.of('facilityId', `facilityId in the body (${JSON.stringify(values.facilityId)}) must equal the facilityId in the URL (${JSON.stringify(facilityId)})`);
     }
     return this.context.store.write(async (tx) => {
       const before = await this.require(tx, facilityId);
       if (input.id !== undefined && input.id !== null && input.id !== before.id) {
-        throw ValidationError.of('id', `id in the body (${JSON.stringify(input.id)}) does not match the facility's id`);
+        throw InvalidInputError.of('id', `id in the body (${JSON.stringify(input.id)}) does not match the facility's id`);
       }
       await this.assertReferences(tx, values.scheduledReports, values.vendorVersionId);
       // The key registry also sets keyId; a client that does not send it must not erase it (null clears it).
@@ -123,13 +123,13 @@ export class FacilityService {
   /** Sends GenerateReportRequested for an ad-hoc period; answers the new report id. */
   generateReport(facilityId: string, request: GenerateReportRequest, actor: Actor): Promise<{ reportId: string }> {
     if (!(request.startDate.getTime() < request.endDate.getTime())) {
-      throw ValidationError.of('endDate', 'endDate must be after startDate');
+      throw InvalidInputError.of('endDate', 'endDate must be after startDate');
     }
     const reportId = this.context.newId();
     return this.context.store.write(async (tx) => {
       const facility = await this.requireActive(tx, facilityId);
       const measures = request.measures && request.measures.length > 0 ? [...new Set(request.measures)] : allScheduledMeasures(facility.scheduledReports);
-      if (measures.length === 0) throw ValidationError.of('measures', 'measures: the facility schedules no measures; name at least one');
+      if (measures.length === 0) throw InvalidInputError.of('measures', 'measures: the facility schedules no measures; name at least one');
       await assertMeasuresExist(this.context, tx, 'measures', measures);
       await tx.outbox.generateReportRequested({
         requestId: this.context.newId(), reportId, facilityId, startDate: request.startDate, endDate: request.endDate, measures,
@@ -189,7 +189,7 @@ export class FacilityService {
 
   private async requireActive(tx: TenantTransaction, facilityId: string): Promise<Facility> {
     const facility = await this.require(tx, facilityId);
-    if (facility.isDeleted) throw ValidationError.of('facilityId', `facility ${JSON.stringify(facilityId)} is soft-deleted; restore it first`);
+    if (facility.isDeleted) throw InvalidInputError.of('facilityId', `facility ${JSON.stringify(facilityId)} is soft-deleted; restore it first`);
     return facility;
   }
 
@@ -197,7 +197,7 @@ export class FacilityService {
     return this.context.store.write(async (tx) => {
       const before = await this.require(tx, facilityId);
       if (before.isDeleted === isDeleted) {
-        throw ValidationError.of('facilityId', isDeleted
+        throw InvalidInputError.of('facilityId', isDeleted
           ? `facility ${JSON.stringify(facilityId)} is already soft-deleted`
           : `facility ${JSON.stringify(facilityId)} is not soft-deleted`);
       }
@@ -215,13 +215,13 @@ export class FacilityService {
   private async assertReferences(tx: TenantTransaction, reports: Facility['scheduledReports'], vendorVersionId: string | null): Promise<void> {
     await assertMeasuresExist(this.context, tx, 'scheduledReports', allScheduledMeasures(reports));
     if (vendorVersionId !== null && !(await tx.vendorVersions.findById(vendorVersionId))) {
-      throw ValidationError.of('vendorVersionId', `vendorVersionId: no vendor version ${JSON.stringify(vendorVersionId)}`);
+      throw InvalidInputError.of('vendorVersionId', `vendorVersionId: no vendor version ${JSON.stringify(vendorVersionId)}`);
     }
   }
 
   private async require(tx: TenantTransaction, facilityId: string): Promise<Facility> {
     const facility = await tx.facilities.findByFacilityId(facilityId);
-    if (!facility) throw new NotFoundError('Facility', facilityId);
+    if (!facility) throw NotFoundError.named('Facility', facilityId);
     return facility;
   }
 }

@@ -1,4 +1,4 @@
-import { ValidationError } from '../domain/errors.js';
+import { InvalidInputError } from '../../../shared-kernel/src/domain/errors.js';
 import { mappingNames } from '../domain/measure-mapping.js';
 import { unknownMeasures } from '../domain/measure-check.js';
 import type { TenantTransaction } from '../domain/ports.js';
@@ -13,6 +13,6 @@ export async function assertMeasuresExist(context: TenantContext, tx: TenantTran
   const known = new Set((await tx.mappings.list()).flatMap(mappingNames));
   const missing = unknownMeasures(measures, known);
   if (missing.length > 0) {
-    throw ValidationError.of(field, `${field}: measure${missing.length > 1 ? 's' : ''} not found among the measure mappings: ${missing.join(', ')}`);
+    throw InvalidInputError.of(field, `${field}: measure${missing.length > 1 ? 's' : ''} not found among the measure mappings: ${missing.join(', ')}`);
   }
 }

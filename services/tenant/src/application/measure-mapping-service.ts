@@ -1,5 +1,5 @@
 import type { Actor } from '../domain/audit.js';
-import { NotFoundError } from '../domain/errors.js';
+import { NotFoundError } from '../../../shared-kernel/src/domain/errors.js';
 import type { MeasureMapping, MeasureMappingInput } from '../domain/measure-mapping.js';
 import { validateMeasureMappingInput } from '../domain/measure-mapping.js';
 import type { TenantTransaction } from '../domain/ports.js';
@@ -69,7 +69,7 @@ export class MeasureMappingService {
 
   private async require(tx: TenantTransaction, id: string): Promise<MeasureMapping> {
     const mapping = await tx.mappings.findById(id);
-    if (!mapping) throw new NotFoundError(RESOURCE, id);
+    if (!mapping) throw NotFoundError.named(RESOURCE, id);
     return mapping;
   }
 }

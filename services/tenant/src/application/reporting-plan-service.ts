@@ -1,5 +1,5 @@
 import type { Actor } from '../domain/audit.js';
-import { NotFoundError, ValidationError } from '../domain/errors.js';
+import { NotFoundError, InvalidInputError } from '../../../shared-kernel/src/domain/errors.js';
 import type { Page, PageRequest, PlanSortField, Sort } from '../domain/paging.js';
 import type { PlanFilter, TenantTransaction } from '../domain/ports.js';
 import type { FacilityReportingPlan, ReportingPlanInput } from '../domain/reporting-plan.js';
@@ -89,16 +89,16 @@ export class ReportingPlanService {
   /** The facility must exist; with MeasureConfig__CheckIfMeasureExists the mapping must too. */
   private async assertReferences(tx: TenantTransaction, values: ReportingPlanInput): Promise<void> {
     if (!(await tx.facilities.findByFacilityId(values.facilityId))) {
-      throw ValidationError.of('facilityId', `facilityId: no facility ${JSON.stringify(values.facilityId)}`);
+      throw InvalidInputError.of('facilityId', `facilityId: no facility ${JSON.stringify(values.facilityId)}`);
     }
     if (this.context.settings.checkIfMeasureExists && !(await tx.mappings.findById(values.measureMappingId))) {
-      throw ValidationError.of('measureMappingId', `measureMappingId: measure mapping ${JSON.stringify(values.measureMappingId)} not found`);
+      throw InvalidInputError.of('measureMappingId', `measureMappingId: measure mapping ${JSON.stringify(values.measureMappingId)} not found`);
     }
   }
 
   private async require(tx: TenantTransaction, id: string): Promise<FacilityReportingPlan> {
     const plan = await tx.plans.findById(id);
-    if (!plan) throw new NotFoundError(RESOURCE, id);
+    if (!plan) throw NotFoundError.named(RESOURCE, id);
     return plan;
   }
 }

@@ -1,5 +1,5 @@
 import type { Actor } from '../domain/audit.js';
-import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { ConflictError, NotFoundError, InvalidInputError } from '../../../shared-kernel/src/domain/errors.js';
 import type { TenantTransaction } from '../domain/ports.js';
 import type { Vendor, VendorVersion } from '../domain/vendor.js';
 import { validateVendorInput, validateVendorVersionInput } from '../domain/vendor.js';
@@ -42,7 +42,7 @@ export class VendorService {
     return this.context.store.write(async (tx) => {
       const before = await this.requireVendor(tx, id);
       if ((await tx.vendorVersions.list(id)).length > 0) {
-        throw new ConflictError(`vendor ${JSON.stringify(id)} still has versions; delete them first`, 'id');
+        throw new ConflictError(`vendor ${JSON.stringify(id)} still has versions; delete them first`, { field: 'id' });
       }
       await tx.vendors.remove(id);
       await this.audit(tx, actor, 'Delete', 'Vendor', id, before, null);
@@ -95,18 +95,18 @@ export class VendorService {
   }
 
   private async assertVendor(tx: TenantTransaction, vendorId: string): Promise<void> {
-    if (!(await tx.vendors.findById(vendorId))) throw ValidationError.of('vendorId', `vendorId: no vendor ${JSON.stringify(vendorId)}`);
+    if (!(await tx.vendors.findById(vendorId))) throw InvalidInputError.of('vendorId', `vendorId: no vendor ${JSON.stringify(vendorId)}`);
   }
 
   private async requireVendor(tx: TenantTransaction, id: string): Promise<Vendor> {
     const vendor = await tx.vendors.findById(id);
-    if (!vendor) throw new NotFoundError('Vendor', id);
+    if (!vendor) throw NotFoundError.named('Vendor', id);
     return vendor;
   }
 
   private async requireVersion(tx: TenantTransaction, id: string): Promise<VendorVersion> {
     const version = await tx.vendorVersions.findById(id);
-    if (!version) throw new NotFoundError('VendorVersion', id);
+    if (!version) throw NotFoundError.named('VendorVersion', id);
     return version;
   }
 }

@@ -1,5 +1,5 @@
 import { validateEhrConnections, type EhrConnection } from './ehr-connection.js';
-import { ProblemCollector } from './errors.js';
+import { ProblemCollector } from '../../../shared-kernel/src/domain/errors.js';
 import { FREQUENCIES, type Frequency } from './reporting-period.js';
 import { timeZoneProblem } from './time-zone.js';
 
@@ -71,7 +71,7 @@ const blankToNull = (value: string | null | undefined): string | null =>
   value === undefined || value === null || value.trim() === '' ? null : value.trim();
 
 /**
- * Checks a facility write and returns the normalised values, or throws ValidationError listing
+ * Checks a facility write and returns the normalised values, or throws InvalidInputError listing
  * every problem with the field it concerns (the original's rules: FacilityId and TimeZone required,
  * IANA zone, a measure in only one of daily/weekly/monthly, no duplicates).
  */

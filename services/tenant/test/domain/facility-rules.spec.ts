@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { diffProperties } from '../../src/domain/audit.js';
-import { ValidationError } from '../../src/domain/errors.js';
+import { InvalidInputError } from '../../../shared-kernel/src/domain/errors.js';
 import type { Facility } from '../../src/domain/facility.js';
 import { validateFacilityInput } from '../../src/domain/facility.js';
 import { unknownMeasures } from '../../src/domain/measure-check.js';
@@ -13,7 +13,7 @@ function problemsOf(fn: () => unknown): Array<{ field: string; message: string }
   try {
     fn();
   } catch (error) {
-    if (error instanceof ValidationError) return [...error.problems];
+    if (error instanceof InvalidInputError) return [...error.problems];
     throw error;
   }
   return [];

@@ -4,13 +4,13 @@
  */
 import { Categorizer } from '../domain/categorization/categorizer.js';
 import {
-  categoryIdProblem, CategoryValidationError, parseCategory, parseCategorySnapshots, parseMatcherAsField,
+  categoryIdProblem, parseCategory, parseCategorySnapshots, parseMatcherAsField,
   type Category, type CategorySnapshot, type CategoryWithMatcher,
 } from '../domain/categorization/category.js';
 import type { CategoryRepository, CategoryRule, ImportOutcome } from '../domain/ports/category-repository.js';
 import { MatcherError, parseMatcher, type Matcher } from '../domain/categorization/matcher.js';
 import { defaultCategories } from './default-categories.js';
-import { InvalidInputError, NotFoundError } from './errors.js';
+import { InvalidInputError, NotFoundError } from '../../../shared-kernel/src/domain/errors.js';
 
 export interface CategoryServiceOptions {
   readonly clock?: () => Date;
@@ -55,7 +55,7 @@ export class CategoryService {
     if (typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { id?: unknown }).id !== id) {
       throw new InvalidInputError('Body id must equal the id in the URL', [{ field: 'id', message: 'must equal the id in the URL' }]);
     }
-    const category = asInvalidInput(() => parseCategory(body));
+    const category = parseCategory(body);
     const { created } = await this.repository.save(category);
     this.invalidate();
     return { category, created };
@@ -81,7 +81,7 @@ export class CategoryService {
 
   /** Adds a rule; it becomes the latest. The matcher is compiled first (bad regex → 400). */
   async addRule(id: string, matcherJson: unknown): Promise<CategoryRule> {
-    const matcher = asInvalidInput(() => parseMatcherAsField(matcherJson, 'matcher'));
+    const matcher = parseMatcherAsField(matcherJson, 'matcher');
     await this.get(id);
     const rule = await this.repository.addRule(id, matcher.toJSON(), this.clock());
     this.invalidate();
@@ -102,7 +102,7 @@ export class CategoryService {
 
   /** All or nothing: validated completely first, then written in one transaction. */
   async importAll(body: unknown, options: { replaceAll?: boolean } = {}): Promise<ImportOutcome> {
-    const parsed = asInvalidInput(() => parseCategorySnapshots(body));
+    const parsed = parseCategorySnapshots(body);
     try {
       return await this.repository.importSnapshots(parsed.map((p) => p.snapshot), this.clock(), options);
     } finally {
@@ -157,7 +157,7 @@ export class CategoryService {
 
   /** A categorizer over rules given by the caller (to try them before saving). */
   categorizerFor(snapshotsJson: unknown): Categorizer {
-    const parsed = asInvalidInput(() => parseCategorySnapshots(snapshotsJson));
+    const parsed = parseCategorySnapshots(snapshotsJson);
     return new Categorizer(parsed.map(({ snapshot, matcher }) => ({ category: withoutMatcher(snapshot), matcher })));
   }
 
@@ -180,13 +180,4 @@ export class CategoryService {
 function withoutMatcher(snapshot: CategorySnapshot): Category {
   const { id, title, severity, acceptable, guidance } = snapshot;
   return { id, title, severity, acceptable, guidance };
-}
-
-function asInvalidInput<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof CategoryValidationError) throw new InvalidInputError(error.message, error.problems);
-    throw error;
-  }
 }

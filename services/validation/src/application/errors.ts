@@ -1,25 +1,18 @@
 /**
- * Application errors the HTTP adapter turns into Problem Details: NotFound → 404, InvalidInput → 400
- * (with field problems), Conflict → 409, ValidationDeadline → 422.
+ * The validation service's own member of the shared failure vocabulary
+ * (services/shared-kernel/src/domain/errors.ts: NotFoundError, InvalidInputError, ... which the
+ * use cases throw directly; HTTP maps them once, adapters/http/domain-problems.ts).
  */
-import type { FieldProblem } from '../domain/categorization/category.js';
+import { UnprocessableError } from '../../../shared-kernel/src/domain/errors.js';
 
-export class NotFoundError extends Error {
-  override readonly name = 'NotFoundError';
-}
-
-export class InvalidInputError extends Error {
-  override readonly name = 'InvalidInputError';
-  constructor(message: string, readonly problems: readonly FieldProblem[] = []) {
-    super(message);
-  }
-}
-
-export class ConflictError extends Error {
-  override readonly name = 'ConflictError';
-}
-
-/** A resource given to $validate could not be validated within its deadline (the text says which budget). */
-export class ValidationDeadlineError extends Error {
+/**
+ * A resource given to $validate could not be validated within its deadline (the text says which
+ * budget): the content made the validation too costly, so a retry would fail the same way (422
+ * `validation-timeout`).
+ */
+export class ValidationDeadlineError extends UnprocessableError {
   override readonly name = 'ValidationDeadlineError';
+  constructor(message: string) {
+    super(message, { reason: { code: 'validation-timeout', title: 'Validation did not finish' } });
+  }
 }

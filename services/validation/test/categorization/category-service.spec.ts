@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { CategoryService } from '../../src/application/category-service.js';
-import { InvalidInputError, NotFoundError } from '../../src/application/errors.js';
+import { InvalidInputError, NotFoundError } from '../../../shared-kernel/src/domain/errors.js';
 import type { CategoryRepository } from '../../src/domain/ports/category-repository.js';
 
 const category = { id: 'c1', title: 'C1', severity: 'ERROR' as const, acceptable: false, guidance: 'g' };

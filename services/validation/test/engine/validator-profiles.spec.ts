@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { Validator } from '../../src/domain/engine/validator.js';
 import type { TerminologyPort, ValidateCodeRequest } from '../../src/domain/ports/terminology.js';
+import { FakeTerminology } from '../terminology/support/fake-terminology.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_, errorsOf, issuesWith, profile } from './support/helpers.js';
 
@@ -297,24 +298,18 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
   });
 
   describe('bindings (through the terminology port)', () => {
-    const requests: ValidateCodeRequest[] = [];
-    const terminology: TerminologyPort = {
-      validateCode: (r) => {
-        requests.push(r);
-        if (r.valueSet?.startsWith('http://hl7.org/fhir/ValueSet/administrative-gender')) return { valid: r.coding?.code !== 'mail', issues: [], source: 'local' };
-        if (r.valueSet?.startsWith('http://hl7.org/fhir/ValueSet/marital-status')) {
-          return { valid: undefined, issues: [{ severity: 'warning', code: 'not-found', text: "Can't find value set http://hl7.org/fhir/ValueSet/marital-status", messageId: 'VALUE_SET_NOT_FOUND' }], source: 'none' };
-        }
-        return { valid: undefined, issues: [], source: 'none' };
-      },
-    };
+    // Gender codes held; marital status not: "Can't find value set".
+    const terminology = new FakeTerminology({
+      valueSets: { 'http://hl7.org/fhir/ValueSet/administrative-gender': ['male', 'female', 'other', 'unknown'].map((code) => ({ system: 'http://hl7.org/fhir/administrative-gender', code })) },
+    });
+    const requests = terminology.requests;
 
     it('turns a required binding failure into an error and passes terminology issues through', async () => {
       const tv = new Validator(await sourceWith([]), terminology);
       const ok = tv.validate({ resourceType: 'Patient', text: narrative, gender: 'male' });
       expect(errorsOf(ok)).to.deep.equal([]);
       const bad = tv.validate({ resourceType: 'Patient', text: narrative, gender: 'mail', maritalStatus: { coding: [{ system: 'http://x', code: 'y' }] } });
-      expect(issuesWith(bad, "The value provided ('mail') was not found in the value set", 'Patient.gender')[0].severity).to.equal('error');
+      expect(issuesWith(bad, "The value provided ('mail') is not in the value set", 'Patient.gender')[0].severity).to.equal('error');
       const w = issuesWith(bad, "Can't find value set http://hl7.org/fhir/ValueSet/marital-status", 'Patient.maritalStatus');
       expect(w).to.have.length(1);
       expect(w[0].severity).to.equal('warning');

@@ -15,9 +15,10 @@ import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-re
 import { ValidationFlow } from '../../src/application/validation-flow/index.js';
 import { PgFacilityScopes } from '../../src/adapters/persistence/pg-facility-scopes.js';
 import { PgFlowStore } from '../../src/adapters/persistence/pg-flow-store.js';
-import { ValidationScopeError, type SubmissionSource } from '../../src/domain/flow/index.js';
+import { ValidationScopeError } from '../../src/domain/flow/index.js';
 import { packageEntries, tgz } from '../definitions/support/tar-writer.js';
 import { dropDatabase, openFlowDatabase, uniqueSuffix } from './support/flow-harness.js';
+import { InMemorySubmissionSource } from './support/in-memory-submission-source.js';
 
 const PROFILE = 'http://example.org/fhir/StructureDefinition/scoped-patient';
 const IG = 'example.scoped.ig';
@@ -63,7 +64,7 @@ describe('validation flow: per-facility validation scope (two versions of one IG
       period: { start: '2026-01-01', end: '2026-01-31' },
       contained: [{ resourceType: 'Patient', id: 'p1', meta: { profile: [PROFILE] } }],
     };
-    const source: SubmissionSource = { fetch: async () => ({ kind: 'found', body: submission }) };
+    const source = new InMemorySubmissionSource().serving(submission);
     flow = new ValidationFlow({
       source, validator: engine, categories: api.categories, scopes, store: new PgFlowStore(db.orm),
       completion: { subject: 'scopetest.compliance.event.validation-complete.v1', schemaVersion: '1.0.0' },

@@ -1,10 +1,11 @@
-/** The flow's decisions behind its ports (stubs): progress acks, the validity rule, the distinct-outcome hash. */
+/** The flow's decisions behind its ports (stubs and the in-memory report service): progress acks, the validity rule, the distinct-outcome hash. */
 import { expect } from 'chai';
 import { Categorizer } from '../../src/domain/categorization/categorizer.js';
 import { parseMatcher } from '../../src/domain/categorization/matcher.js';
 import { ValidationFlow, type ScopedResourceValidator } from '../../src/application/validation-flow/index.js';
 import { InMemoryFlowStore } from './support/in-memory-flow-store.js';
 import type { SubmissionSource } from '../../src/domain/flow/index.js';
+import { InMemorySubmissionSource } from './support/in-memory-submission-source.js';
 
 const event = { schemaVersion: '1.0.0', facilityId: 'f', reportTrackingId: 'r', patientId: 'Patient/p1', reportTypes: [] };
 const submission = { resourceType: 'Bundle', entry: [{ resource: { resourceType: 'Patient', id: 'p1' } }, { resource: { resourceType: 'Encounter', id: 'e1' } }] };
@@ -25,7 +26,7 @@ function flowWith(options: { acceptable?: boolean; validator?: ScopedResourceVal
     validateEach: async (resources) => resources.map((resource) => ({ resourceType: 'OperationOutcome', issue: resource.resourceType === 'Encounter' ? [errorIssue] : [] })),
   };
   const flow = new ValidationFlow({
-    source: options.source ?? { fetch: async () => ({ kind: 'found', body: submission }) },
+    source: options.source ?? new InMemorySubmissionSource().serving(submission),
     validator, store,
     categories: { currentCategorizer: async () => categorizer(options.acceptable) },
     completion: { subject: 'x.compliance.event.validation-complete.v1', schemaVersion: '1.0.0' },
@@ -44,7 +45,7 @@ describe('validation flow (application): decisions behind the ports', () => {
 
   it('bytes from the report service: read by the validator that can (its text stored as given), else here; the same record either way', async () => {
     const bytes = Buffer.from(JSON.stringify(submission));
-    const source: SubmissionSource = { fetch: async () => ({ kind: 'found', body: bytes }) };
+    const source = new InMemorySubmissionSource().serving(bytes);
     const inThread = flowWith({ acceptable: false, source });
     await inThread.flow.handle(event);
     const expected = inThread.store.records[0]!;
@@ -74,11 +75,10 @@ describe('validation flow (application): decisions behind the ports', () => {
   });
 
   it('hands the event\'s payloadUri to the report-service port (which decides whether to read it)', async () => {
-    const asked: unknown[] = [];
-    const source: SubmissionSource = { fetch: async (key, options) => { asked.push({ key, options }); return { kind: 'found', body: submission }; } };
+    const source = new InMemorySubmissionSource().serving(submission);
     await flowWith({ acceptable: true, source }).flow.handle({ ...event, payloadUri: 'http://report.example/payloads/p1.ndjson' });
     await flowWith({ acceptable: true, source }).flow.handle(event);
-    expect(asked).to.deep.equal([
+    expect(source.requests).to.deep.equal([
       { key: { facilityId: 'f', reportId: 'r', patientId: 'p1' }, options: { payloadUri: 'http://report.example/payloads/p1.ndjson' } },
       { key: { facilityId: 'f', reportId: 'r', patientId: 'p1' }, options: {} },
     ]);

@@ -170,7 +170,7 @@ describe('validation flow: ReadyForValidation → ValidationComplete (NATS, Post
     const mine = async () => (await dlq.list({ originalSubject: subject })).filter((d) => d.text.includes('p-down'));
     await eventually(async () => (await mine()).length === 1, 'the dead letter');
     const [letter] = await mine();
-    expect(letter!.reason).to.match(/^a dependency was unavailable for \d+ s \(the outage horizon is 2 s\); last error: UnavailableError: The report service answered 502/);
+    expect(letter!.reason).to.match(/^a dependency was unavailable for \d+ s \(the outage horizon is 2 s\); last error: SubmissionUnavailableError: The report service answered 502/);
     expect(letter!.deliveries, 'held within one delivery').to.equal(1);
     expect(h.reportService.requestsFor(key.facilityId, key.reportId, key.patientId)).to.be.greaterThan(3);
     expect(completionsOf(key)).to.have.length(0);

@@ -4,7 +4,6 @@ import type { FacilityService } from '../../application/facility-service.js';
 import type { MeasureMappingService } from '../../application/measure-mapping-service.js';
 import type { ReportingPlanService } from '../../application/reporting-plan-service.js';
 import type { VendorService } from '../../application/vendor-service.js';
-import { domainErrorTranslator } from './domain-errors.js';
 import { facilityRoutes } from './facility-routes.js';
 import { measureMappingRoutes } from './measure-mapping-routes.js';
 import { reportingPlanRoutes } from './reporting-plan-routes.js';
@@ -21,7 +20,8 @@ export interface TenantServices {
 
 /**
  * Every tenant route, registered in the OpenAPI document, in one router to mount on the app
- * created by adapters/http (before `finish()`). Domain errors become Problem Details here.
+ * created by adapters/http (before `finish()`). Domain errors become Problem Details in the app's
+ * error handler (adapters/http/domain-problems.ts).
  */
 export function tenantRouter(openApi: OpenApiBuilder, services: TenantServices, info: ServiceInfo): Router {
   const schemas = registerTenantSchemas(openApi);
@@ -31,6 +31,5 @@ export function tenantRouter(openApi: OpenApiBuilder, services: TenantServices, 
   router.use(measureMappingRoutes(openApi, schemas, services.mappings));
   router.use(vendorRoutes(openApi, schemas, services.vendors));
   router.use(serviceInfoRoutes(openApi, info));
-  router.use(domainErrorTranslator);
   return router;
 }

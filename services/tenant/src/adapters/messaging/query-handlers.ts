@@ -4,7 +4,7 @@ import type { FacilityConfig } from '../../../../../contracts/types.js';
 import { QueryError, serveQuery, type QueryServer } from '../../../../../adapters/messaging/request-reply.js';
 import type { Logger } from '../../../../../adapters/observability/logger.js';
 import type { FacilityService } from '../../application/facility-service.js';
-import { NotFoundError } from '../../domain/errors.js';
+import { NotFoundError } from '../../../../shared-kernel/src/domain/errors.js';
 import type { Facility } from '../../domain/facility.js';
 import type { ServiceInfo } from '../http/service-info.js';
 

@@ -1,5 +1,5 @@
 import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
-import { ConflictError } from '../../domain/errors.js';
+import { ConflictError } from '../../../../shared-kernel/src/domain/errors.js';
 
 /**
  * Runs a write and turns database constraint violations into ConflictError (HTTP 409), so two
@@ -9,9 +9,9 @@ export async function translateConstraints<T>(write: () => Promise<T>, messages:
   try {
     return await write();
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) throw new ConflictError(messages.unique, messages.field);
+    if (error instanceof UniqueConstraintViolationException) throw new ConflictError(messages.unique, { field: messages.field });
     if (error instanceof ForeignKeyConstraintViolationException) {
-      throw new ConflictError(messages.foreignKey ?? 'the record is referenced by or refers to another record', messages.field);
+      throw new ConflictError(messages.foreignKey ?? 'the record is referenced by or refers to another record', { field: messages.field });
     }
     throw error;
   }

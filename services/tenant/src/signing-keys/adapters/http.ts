@@ -1,63 +1,20 @@
 import { readFile } from 'node:fs/promises';
-import { Router, type ErrorRequestHandler, type Response } from 'express';
+import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { ANONYMOUS_PRINCIPAL } from '../../../../../adapters/auth/index.js';
 import {
   assertPutBody, HttpProblem, limitParamLengths, requireUuidParams, pagedResult, PagingQueryFields, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged,
-  singleQueryValue, type OpenApiBuilder, type ProblemDetails, type Query,
+  singleQueryValue, type OpenApiBuilder, type Query,
 } from '../../../../../adapters/http/index.js';
 import { ASSERTION_LIFETIME_SECONDS } from '../domain/client-assertion.js';
 import type { JwksDocument } from '../domain/jwks.js';
-import { KEY_STATUSES, SIGNING_ALGORITHMS, SigningKeyError, type KeyStatus, type SigningAlgorithm, type SigningKey } from '../domain/model.js';
+import { KEY_STATUSES, SIGNING_ALGORITHMS, type KeyStatus, type SigningAlgorithm, type SigningKey } from '../domain/model.js';
 import { KEY_SORT_FIELDS } from '../domain/ports.js';
 import { SYSTEM_ACTOR, type Actor, type SigningKeyService } from '../application/signing-key-service.js';
 
 /** `Cache-Control` of the JWKS; see the module documentation (index.ts) for why five minutes. */
 export const JWKS_CACHE_CONTROL = 'public, max-age=300';
 export const JWKS_PATH = '/.well-known/jwks.json';
-
-/** 409 for a key in use: Problem Details with the extension member `facilities` (RFC 9457 §3.2). */
-export class KeyInUseProblem extends HttpProblem {
-  constructor(detail: string, readonly facilities: readonly string[]) {
-    super(409, 'signing-key-in-use', 'Signing key in use', detail);
-  }
-
-  override toProblemDetails(traceId: string, instance?: string): ProblemDetails {
-    const details: ProblemDetails & { facilities: readonly string[] } = { ...super.toProblemDetails(traceId, instance), facilities: this.facilities };
-    return details;
-  }
-}
-
-/** SigningKeyError → Problem Details. */
-export const signingKeyErrorTranslator: ErrorRequestHandler = (error, _req, _res, next) => {
-  if (!(error instanceof SigningKeyError)) {
-    next(error);
-    return;
-  }
-  switch (error.kind) {
-    case 'not-found':
-    case 'facility-not-found':
-      return next(HttpProblem.notFound(error.message));
-    case 'in-use':
-      return next(new KeyInUseProblem(error.message, error.facilities));
-    case 'invalid':
-      return next(HttpProblem.badRequest(error.message));
-    case 'conflict':
-      return next(HttpProblem.conflict(error.message));
-    case 'no-key':
-      return next(new HttpProblem(409, 'facility-without-signing-key', 'Facility has no signing key', error.message));
-    case 'key-not-usable':
-      return next(new HttpProblem(409, 'signing-key-not-usable', 'Signing key not usable', error.message));
-    case 'no-ehr-connection':
-      return next(new HttpProblem(409, 'facility-without-ehr-connection', 'Facility has no EHR connection', error.message));
-    case 'forbidden':
-      return next(new HttpProblem(403, 'ehr-connection-not-configured', 'Not a configured EHR connection', error.message));
-    case 'master-key-missing':
-      return next(new HttpProblem(503, 'signing-keys-not-configured', 'Signing keys not configured', error.message));
-    case 'master-key-unavailable':
-      return next(new HttpProblem(503, 'master-key-unavailable', 'Master key unavailable', error.message));
-  }
-};
 
 export function keyRepresentation(key: SigningKey) {
   return {
@@ -267,7 +224,6 @@ export function signingKeyRouter(service: SigningKeyService): Router {
       connection: signed.connection.name, clientId: signed.connection.clientId, tokenUrl: signed.connection.tokenUrl,
     });
   });
-  router.use(signingKeyErrorTranslator);
   return router;
 }
 

@@ -1,8 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Catalog } from '../../../../../contracts/catalog.js';
-import { QueryError, serveQuery, type QueryServer } from '../../../../../adapters/messaging/request-reply.js';
+import { serveQuery, type QueryServer } from '../../../../../adapters/messaging/request-reply.js';
 import type { Logger } from '../../../../../adapters/observability/logger.js';
-import { SigningKeyError } from '../domain/model.js';
 import type { SigningKeyService } from '../application/signing-key-service.js';
 
 /**
@@ -11,44 +10,23 @@ import type { SigningKeyService } from '../application/signing-key-service.js';
  * Refusals are typed error replies: NOT_FOUND (no active facility), CONFLICT (no key, no EHR
  * connection, or the key is not active), FORBIDDEN (a token URL or client id the facility has not
  * configured), BAD_REQUEST, UNAVAILABLE (no master key, or not the one the key was sealed with).
- * Never a timeout for a known refusal. Only the tenant service's NATS user may subscribe to the
+ * The service's SigningKeyError is the shared failure vocabulary, which serveQuery answers as these
+ * codes. Never a timeout for a known refusal. Only the tenant service's NATS user may subscribe to the
  * subject (deploy/nats-accounts), so no other client can answer in its place.
  */
 export function serveSigningKeyQueries(nc: NatsConnection, service: SigningKeyService, options: { logger: Logger; catalog?: Catalog }): QueryServer[] {
   return [
     serveQuery(nc, 'SignClientAssertion', async (request) => {
-      try {
-        const signed = await service.clientAssertion(request.facilityId, {
-          ...(request.connection !== undefined ? { connection: request.connection } : {}),
-          ...(request.clientId !== undefined ? { clientId: request.clientId } : {}),
-          ...(request.tokenUrl !== undefined ? { tokenUrl: request.tokenUrl } : {}),
-        });
-        return {
-          clientAssertion: signed.assertion, clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
-          kid: signed.kid, alg: signed.alg, jti: signed.jti, expiresAt: signed.expiresAt.toISOString(),
-          connection: signed.connection.name, clientId: signed.connection.clientId, tokenUrl: signed.connection.tokenUrl,
-        };
-      } catch (error) {
-        if (error instanceof SigningKeyError) throw new QueryError(queryErrorCode(error), error.message);
-        throw error;
-      }
+      const signed = await service.clientAssertion(request.facilityId, {
+        ...(request.connection !== undefined ? { connection: request.connection } : {}),
+        ...(request.clientId !== undefined ? { clientId: request.clientId } : {}),
+        ...(request.tokenUrl !== undefined ? { tokenUrl: request.tokenUrl } : {}),
+      });
+      return {
+        clientAssertion: signed.assertion, clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        kid: signed.kid, alg: signed.alg, jti: signed.jti, expiresAt: signed.expiresAt.toISOString(),
+        connection: signed.connection.name, clientId: signed.connection.clientId, tokenUrl: signed.connection.tokenUrl,
+      };
     }, { logger: options.logger, ...(options.catalog ? { catalog: options.catalog } : {}) }),
   ];
-}
-
-function queryErrorCode(error: SigningKeyError) {
-  switch (error.kind) {
-    case 'not-found':
-    case 'facility-not-found':
-      return 'NOT_FOUND' as const;
-    case 'invalid':
-      return 'BAD_REQUEST' as const;
-    case 'forbidden':
-      return 'FORBIDDEN' as const;
-    case 'master-key-missing':
-    case 'master-key-unavailable':
-      return 'UNAVAILABLE' as const;
-    default:
-      return 'CONFLICT' as const;
-  }
 }

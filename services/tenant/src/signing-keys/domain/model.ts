@@ -2,6 +2,7 @@
  * The signing-key registry's vocabulary: algorithms, statuses, the key record and the rules that
  * depend only on the record and the clock (effective status, JWKS publication). No I/O here.
  */
+import { DomainError, type FailureKind, type FailureReason } from '../../../../shared-kernel/src/domain/errors.js';
 
 /**
  * Algorithms a key can be created for. SMART Backend Services requires clients to support RS384 and
@@ -81,13 +82,30 @@ export type SigningKeyErrorKind =
   | 'not-found' | 'facility-not-found' | 'in-use' | 'invalid' | 'conflict' | 'no-key' | 'key-not-usable'
   | 'no-ehr-connection' | 'forbidden' | 'master-key-missing' | 'master-key-unavailable';
 
+/** What each kind of refusal is in the shared vocabulary, and the name clients switch on where the kind alone is not enough. */
+const REFUSALS: Readonly<Record<SigningKeyErrorKind, { failure: FailureKind; reason?: FailureReason }>> = {
+  'not-found': { failure: 'not-found' },
+  'facility-not-found': { failure: 'not-found' },
+  'in-use': { failure: 'conflict', reason: { code: 'signing-key-in-use', title: 'Signing key in use' } },
+  invalid: { failure: 'invalid-input' },
+  conflict: { failure: 'conflict' },
+  'no-key': { failure: 'conflict', reason: { code: 'facility-without-signing-key', title: 'Facility has no signing key' } },
+  'key-not-usable': { failure: 'conflict', reason: { code: 'signing-key-not-usable', title: 'Signing key not usable' } },
+  'no-ehr-connection': { failure: 'conflict', reason: { code: 'facility-without-ehr-connection', title: 'Facility has no EHR connection' } },
+  forbidden: { failure: 'forbidden', reason: { code: 'ehr-connection-not-configured', title: 'Not a configured EHR connection' } },
+  'master-key-missing': { failure: 'unavailable', reason: { code: 'signing-keys-not-configured', title: 'Signing keys not configured' } },
+  'master-key-unavailable': { failure: 'unavailable', reason: { code: 'master-key-unavailable', title: 'Master key unavailable' } },
+};
+
 /**
- * A refusal of the registry, with a kind the HTTP and NATS adapters translate
- * (404 / 409 / 400 / 403 / 503 and NOT_FOUND / CONFLICT / BAD_REQUEST / FORBIDDEN / UNAVAILABLE).
+ * A refusal of the registry, in the shared vocabulary: HTTP maps it once (adapters/http/domain-problems.ts:
+ * 404 / 409 / 400 / 403 / 503 under the reason's type, a key in use with its `facilities`), and so do
+ * NATS queries (NOT_FOUND / CONFLICT / BAD_REQUEST / FORBIDDEN / UNAVAILABLE); its kind says which refusal.
  */
-export class SigningKeyError extends Error {
+export class SigningKeyError extends DomainError {
   override readonly name = 'SigningKeyError';
   constructor(readonly kind: SigningKeyErrorKind, message: string, readonly facilities: readonly string[] = []) {
-    super(message);
+    const refusal = REFUSALS[kind];
+    super(refusal.failure, message, { ...(refusal.reason ? { reason: refusal.reason } : {}), ...(kind === 'in-use' ? { facts: { facilities } } : {}) });
   }
 }

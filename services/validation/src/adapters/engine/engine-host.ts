@@ -190,7 +190,7 @@ export class EngineHost implements ResourceValidator {
       if (this.duration) this.observe(generation, resource, performance.now() - started);
       return outcome;
     } catch (error) {
-      if (error instanceof PoolSaturatedError) throw new ValidatorBusyError(error.message, BUSY_RETRY_AFTER_SECONDS);
+      if (error instanceof PoolSaturatedError) throw new ValidatorBusyError(BUSY_RETRY_AFTER_SECONDS, { cause: error });
       throw error;
     }
   }

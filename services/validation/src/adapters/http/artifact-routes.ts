@@ -2,7 +2,6 @@ import express, { Router, type Request } from 'express';
 import { z } from 'zod';
 import { HttpProblem, limitParamLengths, type AnyMediaTypeRoute, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import type { ArtifactService } from '../../application/artifact-service.js';
-import { applicationErrors } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
 import { STORED_ID_LENGTH } from './stored-lengths.js';
 
@@ -143,7 +142,6 @@ export function artifactRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     res.status(204).end();
   });
 
-  router.use(applicationErrors());
   return router;
 }
 

@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { HttpProblem, integerQueryValue, limitParamLengths, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import type { CategoryService } from '../../application/category-service.js';
-import { applicationErrors, booleanQuery } from './errors.js';
+import { booleanQuery } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
 import { STORED_ID_LENGTH } from './stored-lengths.js';
 
@@ -136,6 +136,5 @@ export function categoryRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     res.json(await service.ruleHistory(req.params.id));
   });
 
-  router.use(applicationErrors());
   return router;
 }

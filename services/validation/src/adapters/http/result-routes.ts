@@ -2,7 +2,6 @@ import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { limitParamLengths, pagedResult, PagingQueryFields, parsePaging, sendPaged, singleQueryValue, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
 import type { ResultService } from '../../application/result-service.js';
-import { applicationErrors } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
 import { STORED_ID_LENGTH } from './stored-lengths.js';
 
@@ -91,6 +90,5 @@ export function resultRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSche
     send(res, await service.find({ facilityId, reportId, patientId }, minimum, { offset: paging.offset, limit: paging.pageSize }), paging);
   });
 
-  router.use(applicationErrors());
   return router;
 }

@@ -2,7 +2,7 @@ import express, { Router } from 'express';
 import { z } from 'zod';
 import { JSON_MEDIA_TYPES, type OpenApiBuilder, type RouteBodyLimit } from '../../../../../adapters/http/index.js';
 import type { ValidationApiService } from '../../application/validation-api-service.js';
-import { applicationErrors, booleanQuery } from './errors.js';
+import { booleanQuery } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
 
 export interface ValidateRouteOptions {
@@ -98,6 +98,5 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     res.json(answer.kind === 'results' ? answer.results : answer.summary);
   });
 
-  router.use(applicationErrors());
   return router;
 }

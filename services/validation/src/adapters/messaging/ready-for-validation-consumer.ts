@@ -4,7 +4,7 @@
  *
  * Delivery outcomes come from the platform runner (adapters/messaging/consumer-runner.ts):
  * contract violations and invalid JSON → dead letter at once; the report service unavailable
- * (SubmissionUnavailableError, raised to the runner as UnavailableError) or the database
+ * (SubmissionUnavailableError, the shared vocabulary's UnavailableError) or the database
  * unreachable → the message is held and retried in place for up to `outageHorizonMs`
  * (validation.outage-retry-horizon) without using up deliveries; any other thrown error → nak with
  * `backoffMs`, dead letter after `maxDeliver` deliveries; a crash → redelivered after the ack wait.
@@ -15,12 +15,10 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { Catalog } from '../../../../../contracts/catalog.js';
 import { DeadLetterQueue } from '../../../../../adapters/messaging/dead-letter.js';
 import { startConsumer, type ConsumerRunner } from '../../../../../adapters/messaging/consumer-runner.js';
-import { UnavailableError } from '../../../../../adapters/messaging/errors.js';
 import { ensureConsumer, runnerConsumerSpec, type ProvisionAction } from '../../../../../adapters/messaging/provisioning.js';
 import type { Logger } from '../../../../../adapters/observability/logger.js';
 import type { ServiceMetrics } from '../../../../../adapters/observability/metrics.js';
 import type { ReadyForValidationEvent, ValidationFlow } from '../../application/validation-flow/index.js';
-import { SubmissionUnavailableError } from '../../domain/flow/index.js';
 
 export const READY_FOR_VALIDATION_DURABLE = 'validation-ready-for-validation';
 
@@ -95,14 +93,9 @@ export async function startReadyForValidationConsumer(options: ReadyForValidatio
     outageHorizonMs: options.outageHorizonMs,
     outageBackoff: options.outageBackoff,
     handler: async (event, ctx) => {
-      let result;
-      try {
-        result = await options.flow.handle(event, { working: ctx.working, headers: ctx.headers });
-      } catch (error) {
-        // The report service did not answer: the submission is fine, so hold it until the service is back.
-        if (error instanceof SubmissionUnavailableError) throw new UnavailableError('report service', error.message, { cause: error });
-        throw error;
-      }
+      // The report service not answering (SubmissionUnavailableError, an UnavailableError) holds the
+      // message until it is back: the submission is fine.
+      const result = await options.flow.handle(event, { working: ctx.working, headers: ctx.headers });
       log.info({
         facilityId: result.key.facilityId, reportId: result.key.reportId, valid: result.valid, issues: result.counts.total,
         resources: result.resourceCount, announced: result.announced, delivery: ctx.deliveryCount,

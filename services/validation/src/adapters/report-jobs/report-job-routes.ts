@@ -6,7 +6,6 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { HttpProblem, requireUuidParams, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
-import { NotFoundError } from '../../application/errors.js';
 import { REPORT_JOB_KINDS, REPORT_JOB_STATUSES, type ReportJobKind } from '../../application/report-jobs/report-job.js';
 import type { ReportJobService } from '../../application/report-jobs/report-job-service.js';
 
@@ -59,13 +58,9 @@ export function reportJobRoutes(openApi: OpenApiBuilder, jobs: Pick<ReportJobSer
     router.post(path, async (req: Request<{ facilityId: string; reportId: string }>, res: Response) => {
       const params = ReportParams.safeParse(req.params);
       if (!params.success) throw HttpProblem.badRequest(`facilityId and reportId must be at most ${MAX_ID_LENGTH} characters`);
-      try {
-        const submitted = await jobs.submit(operation.kind, params.data.facilityId, params.data.reportId);
-        res.status(202).location(`/api/job/${submitted.id}`).json({ jobId: submitted.id, status: submitted.status });
-      } catch (error) {
-        if (error instanceof NotFoundError) throw HttpProblem.notFound(error.message);
-        throw error;
-      }
+      // Nothing stored for the report: the service's NotFoundError is the 404.
+      const submitted = await jobs.submit(operation.kind, params.data.facilityId, params.data.reportId);
+      res.status(202).location(`/api/job/${submitted.id}`).json({ jobId: submitted.id, status: submitted.status });
     });
   }
 

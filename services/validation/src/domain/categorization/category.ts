@@ -3,6 +3,7 @@
  * shape used by export, import and the bundled defaults: {id, title, severity, acceptable,
  * guidance, matcher}.
  */
+import { InvalidInputError, type FieldProblem } from '../../../../shared-kernel/src/domain/errors.js';
 import { MatcherError, parseMatcher, type Matcher, type MatcherJson } from './matcher.js';
 
 export const CATEGORY_SEVERITIES = ['ERROR', 'WARNING', 'INFORMATION'] as const;
@@ -49,16 +50,11 @@ export const MAX_CATEGORIES_PER_IMPORT = 1000;
 // Linear: anchored, one character class.
 const CATEGORY_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-export interface FieldProblem {
-  /** e.g. `[3].matcher.children[0].regex` or `title`. */
-  readonly field: string;
-  readonly message: string;
-}
-
-export class CategoryValidationError extends Error {
+/** A category (or an import of them) that is not valid; each problem names its field (`[3].matcher.children[0].regex`, `title`). */
+export class CategoryValidationError extends InvalidInputError {
   override readonly name = 'CategoryValidationError';
-  constructor(readonly problems: readonly FieldProblem[], summary?: string) {
-    super(summary ?? problems.map((p) => `${p.field}: ${p.message}`).join('; '));
+  constructor(problems: readonly FieldProblem[], summary?: string) {
+    super(summary ?? problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
   }
 }
 

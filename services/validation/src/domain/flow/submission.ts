@@ -1,3 +1,5 @@
+import { UnavailableError } from '../../../../shared-kernel/src/domain/errors.js';
+
 /**
  * The validation flow's view of a patient submission and of the report service that holds it
  * (specification: "retrieve the patient's MeasureReport from the report service").
@@ -45,9 +47,9 @@ export interface SubmissionSource {
 }
 
 /** The report service is down, timed out or answered 5xx/429: try again later. */
-export class SubmissionUnavailableError extends Error {
+export class SubmissionUnavailableError extends UnavailableError {
   override readonly name = 'SubmissionUnavailableError';
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(message, { ...options, dependency: 'report service' });
   }
 }

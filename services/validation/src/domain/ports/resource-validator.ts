@@ -3,6 +3,7 @@
  * implements it; the composition root plugs it in.
  */
 import type { ValidationOutcome } from '../engine/outcome/issue.js';
+import { UnavailableError } from '../../../../shared-kernel/src/domain/errors.js';
 import type { ValidationScope } from '../flow/validation-scope.js';
 
 export interface ValidateOptions {
@@ -28,10 +29,11 @@ export interface ResourceValidator {
  * The validator has no room for more work right now (every worker is busy and its queue is at its
  * limit): nothing is wrong with the resource; the caller may try again after `retryAfterSeconds`.
  */
-export class ValidatorBusyError extends Error {
+export class ValidatorBusyError extends UnavailableError {
   override readonly name = 'ValidatorBusyError';
-  constructor(message: string, readonly retryAfterSeconds: number) {
-    super(message);
+  declare readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number, options?: ErrorOptions) {
+    super('Every validation worker is busy; try again later', { ...options, dependency: 'validation workers', retryAfterSeconds });
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * A real HTTP report service for the tests: serves `GET /api/Report/Bundle/Patient?facilityId=&patientId=&reportScheduleId=`
- * from an in-memory map, and can be told to fail a submission a number of times first.
+ * from an in-memory map, and can be told to fail a submission a number of times first, or never to
+ * answer for it (until stopped).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ const keyOf = (facilityId: string, reportId: string, patientId: string): Key => 
 export class ReportServiceStub {
   private readonly bodies = new Map<Key, unknown>();
   private readonly failures = new Map<Key, { status: number; remaining: number }>();
+  private readonly stalled = new Set<Key>();
   readonly requests: { key: Key; authorization?: string; traceparent?: string }[] = [];
   private server: http.Server | undefined;
   url = '';
@@ -21,6 +23,11 @@ export class ReportServiceStub {
 
   failFirst(facilityId: string, reportId: string, patientId: string, times: number, status = 503): void {
     this.failures.set(keyOf(facilityId, reportId, patientId), { status, remaining: times });
+  }
+
+  /** Requests for this submission get no answer at all (the client's timeout must end them). */
+  stall(facilityId: string, reportId: string, patientId: string): void {
+    this.stalled.add(keyOf(facilityId, reportId, patientId));
   }
 
   requestsFor(facilityId: string, reportId: string, patientId: string): number {
@@ -37,6 +44,7 @@ export class ReportServiceStub {
       }
       const key = keyOf(url.searchParams.get('facilityId') ?? '', url.searchParams.get('reportScheduleId') ?? '', url.searchParams.get('patientId') ?? '');
       this.requests.push({ key, authorization: req.headers.authorization, traceparent: req.headers.traceparent as string | undefined });
+      if (this.stalled.has(key)) return;
       const failure = this.failures.get(key);
       if (failure && failure.remaining > 0) {
         failure.remaining--;
