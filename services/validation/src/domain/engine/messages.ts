@@ -4,6 +4,8 @@
  * Placeholders are {0}, {1}, ... The specification's own two shapes win where they differ
  * from the HL7 wording: `Can't find profile <url>` and `Can't find value set <url>`.
  */
+import { TYPE_RULE_MESSAGES } from './messages-type-rules.js';
+
 export interface MessageDefinition {
   text: string;
   /** FHIR issue-type code. */
@@ -293,6 +295,8 @@ export const MESSAGES = {
   BINDING_REQUIRED_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding from this value set is required) (codes = {2})', code: 'code-invalid' },
   BINDING_ADDITIONAL_REQUIRED: { text: 'None of the codings provided are in the value set \'{0}\' ({1}) specified in an additional binding, and a coding from this value set is required (codes = {2})', code: 'code-invalid' },
   BINDING_EXTENSIBLE_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding should come from this value set unless it has no suitable code (note that the validator cannot judge what is suitable) (codes = {2})', code: 'code-invalid' },
+  // the terminology resources' own rules and Attachment (messages-type-rules.ts)
+  ...TYPE_RULE_MESSAGES,
   BINDING_PREFERRED_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding is recommended to come from this value set (codes = {2})', code: 'code-invalid' },
 } as const satisfies Record<string, MessageDefinition>;
 
