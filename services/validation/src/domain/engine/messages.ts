@@ -288,6 +288,15 @@ export const MESSAGES = {
 
   // StructureDefinitions (differential against base)
   SNAPSHOT_ERROR: { text: 'Error generating Snapshot: {0}', code: 'processing' },
+  SD_BASE_NOT_FOUND: { text: 'Unable to find base {0} for {1}', code: 'not-found' }, // Unable_to_find_base__for_
+  SD_MUST_HAVE_DERIVATION: { text: 'StructureDefinition {0} must have a derivation, since it has a baseDefinition', code: 'not-found' },
+  SD_CONSTRAINED_KIND_NO_MATCH: { text: 'The kind {0} must be the same as the kind {1} in the base structure {3} (base type = {2})', code: 'not-found' },
+  SD_CONSTRAINED_TYPE_NO_MATCH: { text: 'The type {0} must be the same as the type in the base structure {1} that is being constrained', code: 'not-found' },
+  SD_SPECIALIZED_TYPE_MATCHES: { text: 'The type {0} must not be the same as the type in the base structure {1} that is being specialised', code: 'not-found' },
+  SD_DERIVATION_KIND_MISMATCH: { text: 'The structure definition constrains a kind of {0}, but has a different kind ({1})', code: 'not-found' },
+  SD_BASE_EXPERIMENTAL: { text: 'The base definition {0} is experimental, so this one should be experimental too (ours)', code: 'business-rule' },
+  SD_EXTENSION_URL_MISSING: { text: 'The value of Extension.url is not fixed to the extension URL {0}', code: 'invalid' },
+  SD_EXTENSION_URL_MISMATCH: { text: 'The fixed value for the extension URL is {1} which doesn\'t match the canonical URL {0}', code: 'invalid' },
   SD_ROOT_SLICING: { text: 'Slicing is not allowed at the root of a profile', code: 'structure' },
   SD_NO_MATCH: { text: 'No match found for {0} in the generated snapshot: check that the path and definitions are legal in the differential (including order)', code: 'structure' },
   SD_UNMATCHED_SUMMARY: { text: 'The profile {0} has {1} element(s) in the differential (id: {2}) that don\'t have a matching element in the snapshot: check that the path and definitions are legal in the differential (including order)', code: 'structure' },
