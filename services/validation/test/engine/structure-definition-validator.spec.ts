@@ -56,3 +56,57 @@ describe('engine: StructureDefinition validator', function () {
     expect(issuesWith(none, 'The value of Extension.url is not fixed to the extension URL', 'StructureDefinition'), describe_(none)).to.have.length(1);
   });
 });
+
+describe('engine: StructureDefinition contexts and element lists', function () {
+  this.timeout(60_000);
+  let v: Validator;
+  before(async () => {
+    v = new Validator(await sourceWith([]));
+  });
+
+  const sd = (elements: Record<string, unknown>[], extra: Record<string, unknown> = {}) => ({ ...profile('http://example.net/fhir/StructureDefinition/p', 'Patient', elements), text: narrative, ...extra });
+
+  it('only extensions have a context; an extension\'s element context must exist', () => {
+    const onProfile = v.validate(sd([], { context: [{ type: 'element', expression: 'Patient' }], contextInvariant: ['true'] }));
+    expect(issuesWith(onProfile, 'The type is Patient so an extension context should not be specified', 'StructureDefinition.context[0]'), describe_(onProfile)).to.have.length(1);
+    expect(issuesWith(onProfile, 'The type is Patient so an extension context invariants should not be specified', 'StructureDefinition.contextInvariant[0]'), describe_(onProfile)).to.have.length(1);
+    const url = 'http://example.net/fhir/StructureDefinition/ext';
+    const ext = (expression: string) => ({
+      ...profile(url, 'Extension', [{ id: 'Extension.url', path: 'Extension.url', fixedUri: url }, { id: 'Extension.value[x]', path: 'Extension.value[x]', type: [{ code: 'string' }] }]),
+      text: narrative, kind: 'complex-type', context: [{ type: 'element', expression }],
+    });
+    for (const expression of ['Patient', 'Patient.name.given', 'Questionnaire.item.item', 'Observation.value[x]']) {
+      const o = v.validate(ext(expression));
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+    }
+    const bad = v.validate(ext('Patient.nickname'));
+    expect(issuesWith(bad, "The extension context 'Patient.nickname' does not name an element", 'StructureDefinition.context[0]'), describe_(bad)).to.have.length(1);
+    const anywhere = v.validate(ext('Element'));
+    expect(issuesWith(anywhere, 'extensions should not have a context of Element')[0]?.severity, describe_(anywhere)).to.equal('warning');
+  });
+
+  it('element paths start with the type, and only repeating elements are sliced', () => {
+    const o = v.validate(sd([
+      { id: 'Patient.gender', path: 'Patient.gender', slicing: { discriminator: [{ type: 'value', path: '$this' }], rules: 'open' } },
+      { id: 'Patient.identifier', path: 'Patient.identifier', slicing: { discriminator: [{ type: 'value', path: 'system' }], rules: 'open' } },
+      { id: 'Person.name', path: 'Person.name' },
+    ]));
+    expect(issuesWith(o, 'The element Patient.gender cannot be sliced', 'StructureDefinition.differential.element[1].slicing'), describe_(o)).to.have.length(1);
+    expect(issuesWith(o, 'Patient.identifier cannot be sliced'), describe_(o)).to.have.length(0);
+    expect(issuesWith(o, 'The path Person.name must start with the type of the structure Patient', 'StructureDefinition.differential.element[3]'), describe_(o)).to.have.length(1);
+  });
+
+  it('differential invariants: own source only, no base key with another expression; a key needs an expression', () => {
+    const o = v.validate(sd([{ id: 'Patient.name', path: 'Patient.name', constraint: [
+      { key: 'pat-1', severity: 'error', human: 'h', expression: 'true' },
+      { key: 'my-1', severity: 'error', human: 'h', expression: 'family.exists()', source: 'http://example.net/fhir/StructureDefinition/other' },
+      { key: 'my-2', severity: 'error', human: 'h', expression: 'given.exists()' },
+      { key: 'my-3', severity: 'warning', human: 'h' },
+    ] }]));
+    const at = (j: number) => `StructureDefinition.differential.element[1].constraint[${j}]`;
+    expect(issuesWith(o, "The constraint key 'pat-1' already exists in the base profile", at(0)), describe_(o)).to.have.length(1);
+    expect(issuesWith(o, 'The invariant my-1 defined in the differential must have no source', at(1)), describe_(o)).to.have.length(1);
+    expect(issuesWith(o, 'my-2'), describe_(o)).to.have.length(0);
+    expect(issuesWith(o, "The constraint 'my-3' has no computable expression", at(3))[0]?.severity, describe_(o)).to.equal('information');
+  });
+});

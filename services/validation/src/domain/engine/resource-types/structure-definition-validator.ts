@@ -1,14 +1,16 @@
 /**
- * StructureDefinition (the HL7 validator's StructureDefinitionValidator, in part): the base must
- * be known (a warning), a definition with a base states its derivation, a constraint keeps the
- * base's type and kind and a specialization changes the type, an extension definition fixes
- * Extension.url to its own url, and a differential-only profile is checked against its base as
- * snapshot generation would (checks/structure-definition.ts).
+ * StructureDefinition (the HL7 validator's StructureDefinitionValidator, in part): contexts only
+ * on extensions; the base must be known (a warning), a definition with a base states its
+ * derivation, a constraint keeps the base's type and kind and a specialization changes the type;
+ * the element lists' paths, slicing and invariants (structure-definition-elements.ts); an
+ * extension definition fixes Extension.url to its own url; and a differential-only profile is
+ * checked against its base as snapshot generation would (checks/structure-definition.ts).
  */
 import { checkDifferential } from '../checks/structure-definition.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
+import { checkContexts, checkElementLists } from './structure-definition-elements.js';
 
 const CORE_EXTENSION = 'http://hl7.org/fhir/StructureDefinition/Extension';
 
@@ -16,8 +18,11 @@ export class StructureDefinitionValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['StructureDefinition'];
 
   validate(ctx: NodeContext, sd: Record<string, unknown>): void {
-    checkAgainstBase(ctx, sd);
-    checkExtensionUrl(ctx, sd);
+    checkContexts(ctx, sd);
+    if (checkAgainstBase(ctx, sd)) {
+      checkElementLists(ctx, sd);
+      checkExtensionUrl(ctx, sd);
+    }
     if (sd.derivation !== 'constraint' || typeof sd.baseDefinition !== 'string') return;
     const snapshot = sd.snapshot as { element?: unknown[] } | undefined;
     if (Array.isArray(snapshot?.element) && snapshot.element.length > 0) return;
@@ -29,15 +34,15 @@ export class StructureDefinitionValidator implements ResourceTypeValidator {
   }
 }
 
-/** Derivation, type and kind against the base definition (when it is known). */
-function checkAgainstBase(ctx: NodeContext, sd: Record<string, unknown>): void {
+/** Derivation, type and kind against the base definition; false when there is no known base (the HL7 validator then stops). */
+function checkAgainstBase(ctx: NodeContext, sd: Record<string, unknown>): boolean {
   const baseUrl = sd.baseDefinition;
-  if (typeof baseUrl !== 'string') return;
+  if (typeof baseUrl !== 'string') return false;
   const base = ctx.services.source.structureDefinition(baseUrl);
   const at = ctx.pos(sd);
   if (!base) {
     ctx.warning('SD_BASE_NOT_FOUND', [baseUrl, "StructureDefinition, so can't check the differential"], ctx.path, at);
-    return;
+    return false;
   }
   if (sd.derivation === undefined) {
     ctx.error('SD_MUST_HAVE_DERIVATION', [sd.url], ctx.path, at);
@@ -48,6 +53,7 @@ function checkAgainstBase(ctx: NodeContext, sd: Record<string, unknown>): void {
   }
   if (sd.derivation === 'constraint' && base.kind !== sd.kind) ctx.error('SD_DERIVATION_KIND_MISMATCH', [base.kind, sd.kind], ctx.path, at);
   if (base.experimental === true && sd.experimental !== true) ctx.warning('SD_BASE_EXPERIMENTAL', [baseUrl], ctx.path, at);
+  return true;
 }
 
 /** An extension defined on Extension fixes Extension.url (in the differential) to its own url. */
