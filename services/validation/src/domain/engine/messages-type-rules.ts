@@ -41,7 +41,6 @@ export const TYPE_RULE_MESSAGES = {
   VALUESET_BAD_FILTER_OP: { text: 'The operation \'{0}\' is not allowed for property \'{1}\'. Allowed ops: {2}', code: 'invalid' },
   VALUESET_BAD_FILTER_EXPR_OR_VALUE: { text: 'A filter must have either a value or an expression (cqf-expression extension on the value) (ours)', code: 'invalid' },
   VALUESET_BAD_FILTER_EXPR_AND_VALUE: { text: 'A filter cannot have both a value and an expression (ours)', code: 'invalid' },
-  VALUESET_BAD_FILTER_EXPR_LANG: { text: 'The filter expression language must be text/fhirpath, not \'{0}\' (ours)', code: 'invalid' },
   VALUESET_BAD_FILTER_VALUE_HAS_COMMA: { text: 'The filter value has a comma, but the operation is different to \'in\' and \'not-in\', so the comma will be interpreted as part of the {0} value', code: 'invalid' },
   VALUESET_BAD_FILTER_VALUE_BOOLEAN: { text: 'The value for a filter based on property \'{0}\' must be either \'true\' or \'false\', not \'{1}\'', code: 'invalid' },
   VALUESET_BAD_FILTER_VALUE_CODE: { text: 'The value for a filter based on property \'{0}\' must be a valid code, not \'{1}\'', code: 'invalid' },
