@@ -96,6 +96,21 @@ describe('engine: StructureDefinition contexts and element lists', function () {
     expect(issuesWith(o, 'The path Person.name must start with the type of the structure Patient', 'StructureDefinition.differential.element[3]'), describe_(o)).to.have.length(1);
   });
 
+  it('constraints the element types cannot carry: maxLength, min/maxValue and targetProfile; bindings once a snapshot is given', () => {
+    const o = v.validate(sd([
+      { id: 'Patient.active', path: 'Patient.active', type: [{ code: 'boolean' }], maxLength: 3 },
+      { id: 'Patient.birthDate', path: 'Patient.birthDate', type: [{ code: 'date' }], minValueDate: '1900-01-01' },
+      { id: 'Patient.gender', path: 'Patient.gender', type: [{ code: 'code', targetProfile: ['http://hl7.org/fhir/StructureDefinition/Patient'] }], maxLength: 10 },
+    ]));
+    expect(issuesWith(o, 'This element has a MaxLength but the types [boolean]', 'StructureDefinition.differential.element[1]'), describe_(o)).to.have.length(1);
+    expect(issuesWith(o, 'This element has a MinValue', 'StructureDefinition.differential.element[2]'), describe_(o)).to.have.length(0);
+    expect(issuesWith(o, 'This element has a targetProfile but the types code', 'StructureDefinition.differential.element[3]'), describe_(o)).to.have.length(1);
+    expect(issuesWith(o, 'This element has a MaxLength', 'StructureDefinition.differential.element[3]'), describe_(o)).to.have.length(0);
+    const bound = { id: 'Patient.birthDate', path: 'Patient.birthDate', type: [{ code: 'date' }], binding: { strength: 'required', valueSet: 'http://hl7.org/fhir/ValueSet/administrative-gender' } };
+    const withSnapshot = v.validate(sd([bound], { snapshot: { element: [{ id: 'Patient', path: 'Patient', min: 0, max: '*' }, { ...bound, min: 0, max: '1' }] } }));
+    expect(issuesWith(withSnapshot, 'This element has a Binding but the types [date]').map((i) => i.expression?.[0]), describe_(withSnapshot)).to.deep.equal(['StructureDefinition.differential.element[1]', 'StructureDefinition.snapshot.element[1]']);
+  });
+
   it('differential invariants: own source only, no base key with another expression; a key needs an expression', () => {
     const o = v.validate(sd([{ id: 'Patient.name', path: 'Patient.name', constraint: [
       { key: 'pat-1', severity: 'error', human: 'h', expression: 'true' },

@@ -82,6 +82,7 @@ export function checkElementLists(ctx: NodeContext, sd: Obj): void {
   const typeName = structureTypeName(sd);
   const url = typeof sd.url === 'string' ? sd.url : undefined;
   const version = typeof sd.version === 'string' ? sd.version : undefined;
+  const hasSnapshot = isObject(sd.snapshot) && objects(sd.snapshot.element).length > 0;
   for (const list of ['differential', 'snapshot'] as const) {
     const holder = sd[list];
     if (!isObject(holder)) continue;
@@ -94,6 +95,8 @@ export function checkElementLists(ctx: NodeContext, sd: Obj): void {
         ctx.error('SD_PATH_TYPE_MISMATCH', [typeName, edPath], path, at);
       }
       if (edPath !== undefined && isObject(ed.slicing) && !canSlice(ctx, edPath)) ctx.error('SD_PATH_NO_SLICING', [edPath], `${path}.slicing`, ctx.propPos(ed, 'slicing'));
+      // a differential-only profile's bindings are judged by the differential check (checks/structure-definition.ts)
+      if (edPath !== undefined) checkCharacteristics(ctx, ed, edPath, path, at, list === 'snapshot' || hasSnapshot);
       objects(ed.constraint).forEach((inv, j) => {
         checkInvariant(ctx, inv, `${path}.constraint[${j}]`, list === 'snapshot', seenKeys, { url, version, base: sd.baseDefinition });
       });
@@ -197,4 +200,58 @@ function baseInvariant(ctx: NodeContext, baseUrl: string | undefined, key: strin
     baseKeys.set(source, index);
   }
   return index.get(key);
+}
+
+/** What constraints make sense on each type, as the HL7 validator infers them for types that do not declare them. */
+const CHARACTERISTICS: Record<string, readonly string[]> = {
+  integer: ['has-range', 'has-length'], integer64: ['has-range', 'has-length'], decimal: ['has-range', 'is-continuous', 'has-length'],
+  base64Binary: ['has-size'], instant: ['has-range', 'is-continuous', 'has-length'], string: ['has-length', 'do-translations', 'can-bind'],
+  uri: ['has-length', 'can-bind'], date: ['has-range', 'has-length'], dateTime: ['has-range', 'is-continuous', 'has-length'],
+  time: ['has-range', 'is-continuous', 'has-length'], canonical: ['has-target', 'has-length'], code: ['has-length', 'can-bind'],
+  id: ['has-length'], markdown: ['do-translations', 'has-length'], oid: ['has-length', 'can-bind'], positiveInt: ['has-range', 'has-length'],
+  unsignedInt: ['has-range', 'has-length'], url: ['has-length', 'can-bind'], uuid: ['has-length', 'can-bind'],
+  Address: ['do-translations'], Age: ['has-range', 'is-continuous', 'can-bind', 'has-units'], Attachment: ['has-size', 'do-translations'],
+  CodeableConcept: ['can-bind', 'do-translations'], CodeableReference: ['has-target', 'can-bind', 'do-translations'], Coding: ['can-bind', 'do-translations'],
+  Count: ['has-range'], Distance: ['has-range', 'is-continuous', 'can-bind', 'has-units'], Duration: ['has-range', 'is-continuous', 'can-bind', 'has-units'],
+  Money: ['has-range', 'is-continuous'], Quantity: ['has-range', 'is-continuous', 'can-bind', 'has-units'], Range: ['has-units', 'can-bind'],
+  Ratio: ['has-units'], RatioRange: ['has-units'], Reference: ['has-target'], Extension: ['can-bind'],
+  MoneyQuantity: ['has-range', 'is-continuous', 'can-bind', 'has-units'], SimpleQuantity: ['has-range', 'is-continuous', 'can-bind', 'has-units'],
+};
+
+const FHIR_TYPE_EXT = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-type';
+
+/**
+ * Constraints an element's types cannot carry (the HL7 validator's SD_ILLEGAL_CHARACTERISTICS): a
+ * binding, maxLength, minValue/maxValue, targetProfile on types without the characteristic.
+ */
+function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: string, at: ReturnType<NodeContext['pos']>, checkBinding: boolean): void {
+  const typeCodes: string[] = [];
+  const characteristics = new Set<string>();
+  let known = false;
+  if (!edPath.includes('.')) {
+    typeCodes.push(edPath);
+    for (const c of CHARACTERISTICS[edPath] ?? []) characteristics.add(c);
+    known = true;
+  }
+  for (const t of objects(ed.type)) {
+    let code = typeof t.code === 'string' ? t.code : undefined;
+    const fhirType = objects(t.extension).find((e) => e.url === FHIR_TYPE_EXT);
+    if (fhirType && typeof fhirType.valueUrl === 'string') code = fhirType.valueUrl;
+    if (code === undefined || code === '') continue;
+    typeCodes.push(code);
+    if (!ctx.services.plans.typePlan(code)) continue;
+    known = true;
+    const own = CHARACTERISTICS[code] ?? [];
+    for (const c of own) characteristics.add(c);
+    if (Array.isArray(t.targetProfile) && t.targetProfile.length > 0 && !own.includes('has-target')) ctx.error('SD_ILLEGAL_CHARACTERISTICS', ['targetProfile', code], path, at);
+  }
+  if (typeCodes.length === 0 || !known) return;
+  const list = `[${typeCodes.join(', ')}]`;
+  const need = (present: boolean, what: string, characteristic: string) => {
+    if (present && !characteristics.has(characteristic)) ctx.error('SD_ILLEGAL_CHARACTERISTICS', [what, list], path, at);
+  };
+  if (checkBinding) need(ed.binding !== undefined, 'Binding', 'can-bind');
+  need(ed.maxLength !== undefined, 'MaxLength', 'has-length');
+  need(Object.keys(ed).some((k) => k.startsWith('minValue')), 'MinValue', 'has-range');
+  need(Object.keys(ed).some((k) => k.startsWith('maxValue')), 'MaxValue', 'has-range');
 }
