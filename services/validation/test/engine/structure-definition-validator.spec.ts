@@ -109,6 +109,7 @@ describe('engine: StructureDefinition contexts and element lists', function () {
     const bound = { id: 'Patient.birthDate', path: 'Patient.birthDate', type: [{ code: 'date' }], binding: { strength: 'required', valueSet: 'http://hl7.org/fhir/ValueSet/administrative-gender' } };
     const withSnapshot = v.validate(sd([bound], { snapshot: { element: [{ id: 'Patient', path: 'Patient', min: 0, max: '*' }, { ...bound, min: 0, max: '1' }] } }));
     expect(issuesWith(withSnapshot, 'This element has a Binding but the types [date]').map((i) => i.expression?.[0]), describe_(withSnapshot)).to.deep.equal(['StructureDefinition.differential.element[1]', 'StructureDefinition.snapshot.element[1]']);
+    expect(issuesWith(withSnapshot, 'The element Patient.birthDate has a binding, but no bindable types are present [date]', 'StructureDefinition.snapshot.element[1].binding'), describe_(withSnapshot)).to.have.length(1);
   });
 
   it('differential invariants: own source only, no base key with another expression; a key needs an expression', () => {

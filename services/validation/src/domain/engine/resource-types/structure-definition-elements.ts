@@ -96,7 +96,7 @@ export function checkElementLists(ctx: NodeContext, sd: Obj): void {
       }
       if (edPath !== undefined && isObject(ed.slicing) && !canSlice(ctx, edPath)) ctx.error('SD_PATH_NO_SLICING', [edPath], `${path}.slicing`, ctx.propPos(ed, 'slicing'));
       // a differential-only profile's bindings are judged by the differential check (checks/structure-definition.ts)
-      if (edPath !== undefined) checkCharacteristics(ctx, ed, edPath, path, at, list === 'snapshot' || hasSnapshot);
+      if (edPath !== undefined) checkCharacteristics(ctx, ed, edPath, path, at, list === 'snapshot' || hasSnapshot, list === 'snapshot');
       objects(ed.constraint).forEach((inv, j) => {
         checkInvariant(ctx, inv, `${path}.constraint[${j}]`, list === 'snapshot', seenKeys, { url, version, base: sd.baseDefinition });
       });
@@ -218,13 +218,17 @@ const CHARACTERISTICS: Record<string, readonly string[]> = {
   MoneyQuantity: ['has-range', 'is-continuous', 'can-bind', 'has-units'], SimpleQuantity: ['has-range', 'is-continuous', 'can-bind', 'has-units'],
 };
 
+/** Types a binding applies to: the coded ones, string and uri, and the types specialising them. */
+const BINDABLE = new Set(['code', 'Coding', 'CodeableConcept', 'Quantity', 'CodeableReference', 'string', 'uri', 'markdown', 'id', 'canonical', 'url', 'oid', 'uuid',
+  'Age', 'Distance', 'Duration', 'Count', 'MoneyQuantity', 'SimpleQuantity']);
+
 const FHIR_TYPE_EXT = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-type';
 
 /**
  * Constraints an element's types cannot carry (the HL7 validator's SD_ILLEGAL_CHARACTERISTICS): a
  * binding, maxLength, minValue/maxValue, targetProfile on types without the characteristic.
  */
-function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: string, at: ReturnType<NodeContext['pos']>, checkBinding: boolean): void {
+function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: string, at: ReturnType<NodeContext['pos']>, checkBinding: boolean, snapshot: boolean): void {
   const typeCodes: string[] = [];
   const characteristics = new Set<string>();
   let known = false;
@@ -245,8 +249,10 @@ function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: s
     for (const c of own) characteristics.add(c);
     if (Array.isArray(t.targetProfile) && t.targetProfile.length > 0 && !own.includes('has-target')) ctx.error('SD_ILLEGAL_CHARACTERISTICS', ['targetProfile', code], path, at);
   }
-  if (typeCodes.length === 0 || !known) return;
   const list = `[${typeCodes.join(', ')}]`;
+  // in a snapshot, a binding needs a type that can be bound
+  if (snapshot && ed.binding !== undefined && !typeCodes.some((t) => BINDABLE.has(t))) ctx.error('SD_ED_BIND_NO_BINDABLE', [edPath, list], `${path}.binding`, ctx.propPos(ed, 'binding'));
+  if (typeCodes.length === 0 || !known) return;
   const need = (present: boolean, what: string, characteristic: string) => {
     if (present && !characteristics.has(characteristic)) ctx.error('SD_ILLEGAL_CHARACTERISTICS', [what, list], path, at);
   };
