@@ -112,6 +112,14 @@ describe('engine: StructureDefinition contexts and element lists', function () {
     expect(issuesWith(withSnapshot, 'The element Patient.birthDate has a binding, but no bindable types are present [date]', 'StructureDefinition.snapshot.element[1].binding'), describe_(withSnapshot)).to.have.length(1);
   });
 
+  it('a binding names a value set, not another kind of resource; snapshot elements have types or a content reference', () => {
+    const o = v.validate(sd([{ id: 'Patient.gender', path: 'Patient.gender', binding: { strength: 'required', valueSet: 'http://hl7.org/fhir/administrative-gender' } }], {
+      snapshot: { element: [{ id: 'Patient', path: 'Patient', min: 0, max: '*' }, { id: 'Patient.gender', path: 'Patient.gender', min: 0, max: '1' }] },
+    }));
+    expect(issuesWith(o, 'The valueSet reference http://hl7.org/fhir/administrative-gender on element Patient.gender points to something that is not a value set (CodeSystem)', 'StructureDefinition.differential.element[1].binding'), describe_(o)).to.have.length(1);
+    expect(issuesWith(o, 'The element Patient.gender has no assigned types, and no content reference', 'StructureDefinition.snapshot.element[1]'), describe_(o)).to.have.length(1);
+  });
+
   it('differential invariants: own source only, no base key with another expression; a key needs an expression', () => {
     const o = v.validate(sd([{ id: 'Patient.name', path: 'Patient.name', constraint: [
       { key: 'pat-1', severity: 'error', human: 'h', expression: 'true' },

@@ -311,6 +311,8 @@ export const MESSAGES = {
   ED_INVARIANT_KEY_ALREADY_USED: { text: 'The constraint key \'{0}\' already exists in the base profile \'{1}\'', code: 'invalid' },
   SD_ILLEGAL_CHARACTERISTICS: { text: 'This element has a {0} but the types {1} do not make this kind of constraint relevant', code: 'business-rule' },
   SD_ED_BIND_NO_BINDABLE: { text: 'The element {0} has a binding, but no bindable types are present {1}', code: 'business-rule' },
+  SD_ED_BIND_NOT_VS: { text: 'The valueSet reference {1} on element {0} points to something that is not a value set ({2})', code: 'business-rule' },
+  SD_NO_TYPES_OR_CONTENTREF: { text: 'The element {0} has no assigned types, and no content reference', code: 'exception' },
   SD_ROOT_SLICING: { text: 'Slicing is not allowed at the root of a profile', code: 'structure' },
   SD_NO_MATCH: { text: 'No match found for {0} in the generated snapshot: check that the path and definitions are legal in the differential (including order)', code: 'structure' },
   SD_UNMATCHED_SUMMARY: { text: 'The profile {0} has {1} element(s) in the differential (id: {2}) that don\'t have a matching element in the snapshot: check that the path and definitions are legal in the differential (including order)', code: 'structure' },

@@ -250,6 +250,10 @@ function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: s
     if (Array.isArray(t.targetProfile) && t.targetProfile.length > 0 && !own.includes('has-target')) ctx.error('SD_ILLEGAL_CHARACTERISTICS', ['targetProfile', code], path, at);
   }
   const list = `[${typeCodes.join(', ')}]`;
+  // a snapshot element below the root has types or a content reference
+  const id = typeof ed.id === 'string' ? ed.id : undefined;
+  if (snapshot && id?.includes('.') && objects(ed.type).length === 0 && ed.contentReference === undefined) ctx.error('SD_NO_TYPES_OR_CONTENTREF', [id], path, at);
+  checkBindingTarget(ctx, ed, edPath, `${path}.binding`);
   // in a snapshot, a binding needs a type that can be bound
   if (snapshot && ed.binding !== undefined && !typeCodes.some((t) => BINDABLE.has(t))) ctx.error('SD_ED_BIND_NO_BINDABLE', [edPath, list], `${path}.binding`, ctx.propPos(ed, 'binding'));
   if (typeCodes.length === 0 || !known) return;
@@ -260,4 +264,15 @@ function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: s
   need(ed.maxLength !== undefined, 'MaxLength', 'has-length');
   need(Object.keys(ed).some((k) => k.startsWith('minValue')), 'MinValue', 'has-range');
   need(Object.keys(ed).some((k) => k.startsWith('maxValue')), 'MaxValue', 'has-range');
+}
+
+/** A binding's valueSet must be a ValueSet when it resolves to something (unresolvable ones are for a terminology server). */
+function checkBindingTarget(ctx: NodeContext, ed: Obj, edPath: string, path: string): void {
+  const binding = ed.binding;
+  if (!isObject(binding) || typeof binding.valueSet !== 'string') return;
+  const ref = binding.valueSet;
+  const source = ctx.services.source;
+  if (source.valueSet(ref)) return;
+  const other = source.codeSystem(ref) ?? source.structureDefinition(ref);
+  if (other) ctx.error('SD_ED_BIND_NOT_VS', [edPath, ref, other.resourceType], path, ctx.propPos(ed, 'binding'));
 }
