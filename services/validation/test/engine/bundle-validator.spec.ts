@@ -141,5 +141,24 @@ describe('engine: Bundle rules by type', function () {
       const search = v.validate({ resourceType: 'Bundle', type: 'searchset', link: [{ relation: 'self', url: BASE + 'Patient' }, { relation: 'next', url: BASE + 'x' }], entry: [{ fullUrl: BASE + 'Patient/a', resource: patient('a'), search: { mode: 'match' } }] });
       expect(ids(search), describe_(search)).to.deep.equal([]);
     });
+
+    it('a document stylesheet is the FHIR one, a resource of the Bundle, or (warnings) another secure link', () => {
+      const entries = [
+        { fullUrl: BASE + 'Composition/c', resource: composition({ subject: { reference: 'Patient/p' } }) },
+        { fullUrl: BASE + 'Patient/p', resource: patient('p') },
+        { fullUrl: BASE + 'Binary/css', resource: { resourceType: 'Binary', id: 'css', contentType: 'text/css' } },
+      ];
+      const styled = (url: string, withBinary = false) => ({ ...documentBundle(withBinary ? entries : entries.slice(0, 2)), link: [{ relation: 'stylesheet', url }] });
+      for (const [url, withBinary] of [['https://hl7.org/fhir/fhir.css', false], ['Binary/css', true]] as const) {
+        const o = v.validate(styled(url, withBinary));
+        expect(ids(o), describe_(o)).to.deep.equal([]);
+        expect(ids(o, 'warning').filter((id) => id.startsWith('BUNDLE_LINK_STYELSHEET')), describe_(o)).to.deep.equal([]);
+      }
+      const missing = v.validate(styled('Binary/other'));
+      expect(ids(missing), describe_(missing)).to.deep.equal(['BUNDLE_LINK_STYELSHEET_NOT_FOUND']);
+      expect(at(missing, 'BUNDLE_LINK_STYELSHEET_NOT_FOUND')).to.deep.equal(['Bundle.link[0].url']);
+      const external = v.validate(styled('http://example.org/style.css'));
+      expect(ids(external, 'warning').filter((id) => id.startsWith('BUNDLE_LINK_STYELSHEET')), describe_(external)).to.deep.equal(['BUNDLE_LINK_STYELSHEET_EXTERNAL', 'BUNDLE_LINK_STYELSHEET_INSECURE']);
+    });
   });
 });

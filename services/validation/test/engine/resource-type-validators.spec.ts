@@ -43,12 +43,15 @@ describe('engine: resource-type validators', function () {
     expect(byType).to.deep.equal({
       Bundle: 'BundleValidator',
       CapabilityStatement: 'CapabilityStatementValidator',
+      CodeSystem: 'CodeSystemValidator',
+      ConceptMap: 'ConceptMapValidator',
       MeasureReport: 'MeasureValidator',
       OperationDefinition: 'OperationDefinitionValidator',
       Questionnaire: 'QuestionnaireValidator',
       QuestionnaireResponse: 'QuestionnaireValidator',
       SearchParameter: 'SearchParameterValidator',
       StructureDefinition: 'StructureDefinitionValidator',
+      ValueSet: 'ValueSetValidator',
     });
   });
 

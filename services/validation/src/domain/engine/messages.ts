@@ -4,6 +4,8 @@
  * Placeholders are {0}, {1}, ... The specification's own two shapes win where they differ
  * from the HL7 wording: `Can't find profile <url>` and `Can't find value set <url>`.
  */
+import { TYPE_RULE_MESSAGES } from './messages-type-rules.js';
+
 export interface MessageDefinition {
   text: string;
   /** FHIR issue-type code. */
@@ -168,6 +170,10 @@ export const MESSAGES = {
   BUNDLE_BUNDLE_ENTRY_REVERSE_R4: { text: 'Entry {0} isn\'t reachable by traversing forwards from the Composition. Only Provenance is allowed to do this in R4 or R4B', code: 'invalid' },
   BUNDLE_LINK_SEARCH_PROHIBITED: { text: 'The link relationship type \'{0}\' is only allowed on search set and history Bundles', code: 'invalid' },
   BUNDLE_LINK_SEARCH_NO_DUPLICATES: { text: 'Duplicate link relation \'{0}\': there can only be one', code: 'invalid' },
+  BUNDLE_LINK_STYELSHEET_EXTERNAL: { text: 'External Stylesheets other than https://hl7.org/fhir/fhir.css SHOULD not be used', code: 'business-rule' },
+  BUNDLE_LINK_STYELSHEET_INSECURE: { text: 'The stylesheet reference is not secure', code: 'business-rule' },
+  BUNDLE_LINK_STYELSHEET_LINKABLE: { text: 'The stylesheet reference is not a resolvable link', code: 'business-rule' },
+  BUNDLE_LINK_STYELSHEET_NOT_FOUND: { text: 'The stylesheet reference could not be resolved in this bundle', code: 'not-found' },
   BUNDLE_SEARCH_NOSELF: { text: 'SearchSet Bundles should have a self link that specifies what the search was', code: 'invalid' },
   BUNDLE_SEARCH_SELF_NOT_UNDERSTOOD: { text: 'No types could be determined from the search string, so the types can\'t be checked', code: 'invalid' },
   BUNDLE_SEARCH_NO_MODE: { text: 'SearchSet bundles should have search modes on the entries', code: 'invalid' },
@@ -264,7 +270,15 @@ export const MESSAGES = {
   MR_STRATIFIER_MISSING: { text: 'The MeasureReport does not include a stratifier for the stratifier with code \'{0}\' (id = \'{1}\')', code: 'business-rule' },
   CAPABILITY_SEARCH_TYPE: { text: 'Type mismatch - SearchParameter \'{0}\' type is {1}, but type here is {2}', code: 'business-rule' },
   SEARCH_EXPRESSION_TYPE: { text: 'Error in search expression \'{0}\': Error evaluating FHIRPath expression: The name \'{1}\' is not valid for any of the possible types: [{2}]', code: 'business-rule' },
+  SEARCHPARAMETER_NOTFOUND: { text: 'Unable to find the base Search Parameter {0} so can\'t check that this SearchParameter is a proper derivation from it', code: 'business-rule' },
+  SEARCHPARAMETER_TYPE_WRONG: { text: 'The type {1} is different to the type {0} in the derivedFrom SearchParameter', code: 'business-rule' },
+  SEARCHPARAMETER_EXP_WRONG: { text: 'The expression \'{2}\' is not compatible with the expression \'{1}\' in the derivedFrom SearchParameter {0}, and this likely indicates that the derivation relationship is not valid', code: 'business-rule' },
+  SEARCHPARAMETER_MISSING_COMPONENTS: { text: 'When the SearchParameter has a type of \'composite\', then the SearchParameter must define two or more components', code: 'business-rule' },
   SEARCH_BASE_NOT_IN_PARENT: { text: 'The resource type {0} is not listed as a base in the SearchParameter this is derived from ({1})', code: 'business-rule' },
+  OPDEF_PROFILE_NOT_FOUND: { text: 'The \'{0}\' profile {1} could not be found (ours)', code: 'not-found' },
+  OPDEF_PROFILE_NOT_PARAMETERS: { text: 'The \'{0}\' profile {1} is not a profile on Parameters (ours)', code: 'invalid' },
+  OPDEF_PROFILE_NOT_IN_PARAM: { text: 'The \'{0}\' profile defines a parameter \'{1}\' that the operation definition does not have (ours)', code: 'business-rule' },
+  OPDEF_PROFILE_NOT_IN_PROFILE: { text: 'The \'{0}\' parameter \'{1}\' is not defined in the profile (ours)', code: 'business-rule' },
   OPDEF_PROFILE_CARDINALITY: { text: 'The parameter \'{0}\' has a value for \'{1}\' of \'{2}\' in the \'{3}\' profile {4} that is different to \'{5}\' which is the value in the parameter definition in the operation definition', code: 'business-rule' },
   OPDEF_PROFILE_TYPE_EXTRA: { text: 'The type \'{0}\' is allowed for the parameter \'{1}\' in the \'{2}\' profile {3} but is not in the list of allowed types for the parameter in the operation definition', code: 'business-rule' },
   OPDEF_PROFILE_TYPE_MISSING: { text: 'The type \'{0}\' is not allowed for the parameter \'{1}\' in the \'{2}\' profile {3} but is in the list of allowed types for the parameter in the operation definition', code: 'business-rule' },
@@ -274,6 +288,31 @@ export const MESSAGES = {
 
   // StructureDefinitions (differential against base)
   SNAPSHOT_ERROR: { text: 'Error generating Snapshot: {0}', code: 'processing' },
+  SD_BASE_NOT_FOUND: { text: 'Unable to find base {0} for {1}', code: 'not-found' }, // Unable_to_find_base__for_
+  SD_MUST_HAVE_DERIVATION: { text: 'StructureDefinition {0} must have a derivation, since it has a baseDefinition', code: 'not-found' },
+  SD_CONSTRAINED_KIND_NO_MATCH: { text: 'The kind {0} must be the same as the kind {1} in the base structure {3} (base type = {2})', code: 'not-found' },
+  SD_CONSTRAINED_TYPE_NO_MATCH: { text: 'The type {0} must be the same as the type in the base structure {1} that is being constrained', code: 'not-found' },
+  SD_SPECIALIZED_TYPE_MATCHES: { text: 'The type {0} must not be the same as the type in the base structure {1} that is being specialised', code: 'not-found' },
+  SD_DERIVATION_KIND_MISMATCH: { text: 'The structure definition constrains a kind of {0}, but has a different kind ({1})', code: 'not-found' },
+  SD_BASE_EXPERIMENTAL: { text: 'The base definition {0} is experimental, so this one should be experimental too (ours)', code: 'business-rule' },
+  SD_EXTENSION_URL_MISSING: { text: 'The value of Extension.url is not fixed to the extension URL {0}', code: 'invalid' },
+  SD_EXTENSION_URL_MISMATCH: { text: 'The fixed value for the extension URL is {1} which doesn\'t match the canonical URL {0}', code: 'invalid' },
+  SD_NO_CONTEXT_WHEN_NOT_EXTENSION: { text: 'The type is {0} so an extension context should not be specified', code: 'invalid' },
+  SD_NO_CONTEXT_INV_WHEN_NOT_EXTENSION: { text: 'The type is {0} so an extension context invariants should not be specified', code: 'invalid' },
+  SD_CONTEXT_SHOULD_NOT_BE_ELEMENT: { text: 'Review the extension type for {1}: extensions should not have a context of {0} unless it\'s really intended that they can be used anywhere', code: 'business-rule' },
+  SD_CONTEXT_SHOULD_NOT_BE_FHIRPATH: { text: 'Review the extension type for {1}: the context of {0} appears to be a simple element, so the context type should be \'element\' not \'fhirpath\'', code: 'business-rule' },
+  SD_CONTEXT_SHOULD_ELEMENT_NOT_FOUND: { text: 'The extension context \'{0}\' does not name an element that exists (ours)', code: 'invalid' },
+  SD_PATH_TYPE_MISMATCH: { text: 'The path {1} must start with the type of the structure {0}', code: 'not-found' },
+  SD_PATH_NO_SLICING: { text: 'The element {0} cannot be sliced: it does not repeat in its base definition (ours)', code: 'not-found' },
+  ED_INVARIANT_NO_KEY: { text: 'The constraint has no key, so the content cannot be validated', code: 'informational' },
+  ED_INVARIANT_NO_EXPRESSION: { text: 'The constraint \'{0}\' has no computable expression, so validators will not be able to check it', code: 'informational' },
+  ED_INVARIANT_EXPRESSION_CONFLICT: { text: 'The constraint \'{0}\' has an expression \'{1}\', which differs from the earlier expression provided of \'{2}\' (invariants are allowed to repeat, but cannot differ)', code: 'invalid' },
+  ED_INVARIANT_DIFF_NO_SOURCE: { text: 'The invariant {0} defined in the differential must have no source, or the source must be the same as the profile', code: 'invalid' },
+  ED_INVARIANT_KEY_ALREADY_USED: { text: 'The constraint key \'{0}\' already exists in the base profile \'{1}\'', code: 'invalid' },
+  SD_ILLEGAL_CHARACTERISTICS: { text: 'This element has a {0} but the types {1} do not make this kind of constraint relevant', code: 'business-rule' },
+  SD_ED_BIND_NO_BINDABLE: { text: 'The element {0} has a binding, but no bindable types are present {1}', code: 'business-rule' },
+  SD_ED_BIND_NOT_VS: { text: 'The valueSet reference {1} on element {0} points to something that is not a value set ({2})', code: 'business-rule' },
+  SD_NO_TYPES_OR_CONTENTREF: { text: 'The element {0} has no assigned types, and no content reference', code: 'exception' },
   SD_ROOT_SLICING: { text: 'Slicing is not allowed at the root of a profile', code: 'structure' },
   SD_NO_MATCH: { text: 'No match found for {0} in the generated snapshot: check that the path and definitions are legal in the differential (including order)', code: 'structure' },
   SD_UNMATCHED_SUMMARY: { text: 'The profile {0} has {1} element(s) in the differential (id: {2}) that don\'t have a matching element in the snapshot: check that the path and definitions are legal in the differential (including order)', code: 'structure' },
@@ -293,6 +332,8 @@ export const MESSAGES = {
   BINDING_REQUIRED_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding from this value set is required) (codes = {2})', code: 'code-invalid' },
   BINDING_ADDITIONAL_REQUIRED: { text: 'None of the codings provided are in the value set \'{0}\' ({1}) specified in an additional binding, and a coding from this value set is required (codes = {2})', code: 'code-invalid' },
   BINDING_EXTENSIBLE_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding should come from this value set unless it has no suitable code (note that the validator cannot judge what is suitable) (codes = {2})', code: 'code-invalid' },
+  // the terminology resources' own rules and Attachment (messages-type-rules.ts)
+  ...TYPE_RULE_MESSAGES,
   BINDING_PREFERRED_CONCEPT: { text: 'None of the codings provided are in the value set \'{0}\' ({1}), and a coding is recommended to come from this value set (codes = {2})', code: 'code-invalid' },
 } as const satisfies Record<string, MessageDefinition>;
 

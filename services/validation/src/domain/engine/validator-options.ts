@@ -13,6 +13,11 @@ export interface ValidatorOptions {
   unknownExtensionSeverity?: 'error' | 'warning' | 'information';
   /** The HL7 validator's optional security checks (HTML in strings). Default false. */
   securityChecks?: boolean;
+  /**
+   * How markdown with embedded HTML tags is reported, as the HL7 validator's `-html-in-markdown`
+   * (its test cases' `noHtmlInMarkdown` is 'error'). Default 'warning'.
+   */
+  htmlInMarkdown?: 'error' | 'warning' | 'none';
   /** Accept URLs on example hosts (example.org, example.com, acme.com). Default true. */
   allowExampleUrls?: boolean;
   /** Report best-practice invariants (as warnings). Default true. */
@@ -34,7 +39,7 @@ export interface ValidateOptions {
 
 /** The options with their defaults applied; an option without a default stays optional. */
 export type ResolvedValidatorOptions = ValidatorOptions &
-  Required<Pick<ValidatorOptions, 'maxInputLength' | 'maxDepth' | 'unknownExtensionSeverity' | 'securityChecks' | 'allowExampleUrls' | 'bestPractice'>>;
+  Required<Pick<ValidatorOptions, 'maxInputLength' | 'maxDepth' | 'unknownExtensionSeverity' | 'securityChecks' | 'htmlInMarkdown' | 'allowExampleUrls' | 'bestPractice'>>;
 
 export function resolveValidatorOptions(options: ValidatorOptions): ResolvedValidatorOptions {
   return {
@@ -43,6 +48,7 @@ export function resolveValidatorOptions(options: ValidatorOptions): ResolvedVali
     maxDepth: options.maxDepth ?? 300,
     unknownExtensionSeverity: options.unknownExtensionSeverity ?? 'error',
     securityChecks: options.securityChecks ?? false,
+    htmlInMarkdown: options.htmlInMarkdown ?? 'warning',
     allowExampleUrls: options.allowExampleUrls ?? true,
     bestPractice: options.bestPractice ?? true,
   };

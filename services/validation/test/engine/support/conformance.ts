@@ -87,6 +87,7 @@ export function runCase(c: ConformanceCase, core: ConformanceResourceSource): Ca
     // The manifest's options, as the HL7 runner applies them (the CLI harness cannot pass them).
     const validator = new Validator(source, new LocalTerminology(source), {
       securityChecks: c.flags.includes('security-checks'),
+      htmlInMarkdown: c.flags.includes('noHtmlInMarkdown') ? 'error' : 'warning',
       allowExampleUrls: !c.flags.includes('examples'),
       assumeValidRestReferences: c.flags.includes('assumeValidRestReferences'),
     });

@@ -41,7 +41,9 @@ const DECIMAL_RE = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 // closing '>' is looked up with indexOf (a `[^>]*>` here would rescan to the end from every '<': quadratic).
 const HTML_TAG_START_RE = /<\s*(script|iframe|object|embed|img|a|form|input|style|link|meta|div|span|p|b|i)\b/i;
 // Linear: a '<' and a fixed word.
-const MARKDOWN_HTML_RE = /<(script|iframe|object|embed|form|style)\b/i;
+// markdown renders a '<' that starts a tag (a name, '/' or '!' after it) as HTML unless escaped with '\\';
+// linear: a fixed three-character window at each position
+const MARKDOWN_HTML_RE = /(?:^|[^\\])<[A-Za-z/!]/;
 const MAX_STRING = 1024 * 1024;
 
 const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -76,6 +78,8 @@ export interface PrimitiveCheckOptions {
    * when told to (`-allow-example-urls false`): real submissions should not point at example hosts.
    */
   allowExampleUrls?: boolean;
+  /** How markdown with embedded HTML is reported (the HL7 validator's `-html-in-markdown`; default a warning). */
+  htmlInMarkdown?: 'error' | 'warning' | 'none';
 }
 
 /** Hosts the HL7 validator treats as examples (it tests `contains`, so do we). Linear: fixed words. */
@@ -121,11 +125,12 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
       return NONE;
     }
     case 'markdown': {
-      if (options.securityChecks) {
-        const at = s.search(MARKDOWN_HTML_RE);
-        if (at >= 0) return one('MARKDOWN_HTML', [s.slice(at, at + 20)], 'warning');
-      }
-      return NONE;
+      const mode = options.htmlInMarkdown ?? 'warning';
+      if (mode === 'none' || !s.includes('<')) return NONE;
+      const hit = s.search(MARKDOWN_HTML_RE);
+      if (hit < 0) return NONE;
+      const at = s.indexOf('<', hit);
+      return one('MARKDOWN_HTML', [s.slice(at, at + 20)], mode);
     }
     case 'code':
       // linear: each alternative is one or two characters at a position
@@ -154,7 +159,9 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     case 'base64Binary': {
       // linear: each whitespace run is removed in one step
       const compact = s.includes(' ') || s.includes('\n') || s.includes('\r') || s.includes('\t') ? s.replace(/\s+/g, '') : s;
-      if (!BASE64_RE.test(compact)) return one('BASE64_INVALID', [s]);
+      // as the HL7 validator: only a count of base64 characters that is not a multiple of four
+      // fails here; other undecodable text is reported by the Attachment that holds it
+      if (!BASE64_RE.test(compact) && !base64CountFits(compact)) return one('BASE64_INVALID', [s]);
       if (compact !== s) return one('BASE64_WHITESPACE', [], 'warning');
       return NONE;
     }
@@ -180,6 +187,28 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     default:
       return NONE;
   }
+}
+
+/** The HL7 validator's base64 test: the base64 alphabet characters (others are skipped) come in fours. */
+export function base64CountFits(s: string): boolean {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (alnum || c === 43 || c === 47 || c === 61) n++;
+  }
+  return n % 4 === 0;
+}
+
+/** Whether base64 text (whitespace removed) decodes strictly; the first offending character otherwise. */
+export function base64DecodeProblem(compact: string): string | undefined {
+  if (BASE64_RE.test(compact)) return undefined;
+  for (let i = 0; i < compact.length; i++) {
+    const c = compact.charCodeAt(i);
+    const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 61;
+    if (!ok) return `Illegal base64 character ${c.toString(16)}`;
+  }
+  return 'Input byte array has incorrect ending';
 }
 
 /** Text that looks like an HTML tag: a known tag name after '<', and a '>' somewhere after it. */

@@ -1,7 +1,7 @@
 /**
  * Bundle links and search sets, as the HL7 validator's BundleValidator checks them: paging
  * relations (first, previous, next, last) only in search sets and histories, each relation of
- * those and `self` at most once; in a search set, a self link saying what was searched, search
+ * those and `self` at most once; a document's stylesheet is in the Bundle or (warnings) secure; in a search set, a self link saying what was searched, search
  * modes on the entries, and entries that match the search (a resource, with an id, of a type
  * the search asked for; an `outcome` entry is an OperationOutcome).
  */
@@ -25,7 +25,26 @@ export function checkLinks(ctx: NodeContext, bundle: Json, type: string): void {
     if (!search && PAGING.has(rel)) ctx.error('BUNDLE_LINK_SEARCH_PROHIBITED', [rel], path, ctx.itemPos(links, i));
     if ((rel === 'self' || (search && PAGING.has(rel))) && seen.has(rel)) ctx.error('BUNDLE_LINK_SEARCH_NO_DUPLICATES', [rel], path, ctx.itemPos(links, i));
     seen.add(rel);
+    if (type === 'document' && rel === 'stylesheet' && typeof l.url === 'string') checkStylesheet(ctx, bundle, l.url, `${ctx.path}.link[${i}].url`, ctx.propPos(l, 'url'));
   });
+}
+
+/**
+ * A document's stylesheet: the FHIR one, or (warnings) another that should be secure and
+ * linkable; a relative url must name a resource (`Type/id`) in the Bundle.
+ */
+function checkStylesheet(ctx: NodeContext, bundle: Json, url: string, path: string, at: ReturnType<NodeContext['pos']>): void {
+  // linear: anchored, one character class up to ':', which it cannot match
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(url)) {
+    if (url === 'https://hl7.org/fhir/fhir.css') return;
+    ctx.warning('BUNDLE_LINK_STYELSHEET_EXTERNAL', [], path, at);
+    if (url.startsWith('http://')) ctx.warning('BUNDLE_LINK_STYELSHEET_INSECURE', [], path, at);
+    if (!url.startsWith('http://') && !url.startsWith('https://')) ctx.warning('BUNDLE_LINK_STYELSHEET_LINKABLE', [], path, at);
+    return;
+  }
+  const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
+  const found = entries.some((e) => isObject(e) && isObject(e.resource) && `${String(e.resource.resourceType)}/${String(e.resource.id)}` === url);
+  if (!found) ctx.error('BUNDLE_LINK_STYELSHEET_NOT_FOUND', [], path, at);
 }
 
 /** An entry of a search set with its resource and paths; without a resource it is reported and skipped. */

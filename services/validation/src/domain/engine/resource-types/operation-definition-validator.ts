@@ -1,6 +1,8 @@
 /**
- * OperationDefinition: its inputProfile/outputProfile (Parameters profiles) must agree with
- * its parameters: cardinality, types and target profiles of each named parameter slice.
+ * OperationDefinition (the HL7 validator's OperationDefinitionValidator): its inputProfile and
+ * outputProfile must be known Parameters profiles that agree with its parameters: each named
+ * parameter slice has a parameter and each parameter a slice (warnings), with the same
+ * cardinality, types and target profiles.
  */
 import type { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
@@ -15,6 +17,17 @@ export class OperationDefinitionValidator implements ResourceTypeValidator {
     for (const [use, key] of [['in', 'inputProfile'], ['out', 'outputProfile']] as const) {
       const url = od[key];
       if (typeof url !== 'string') continue;
+      const at = key;
+      const profilePath = `${ctx.path}.${key}`;
+      const sd = ctx.services.source.structureDefinition(url);
+      if (!sd) {
+        ctx.error('OPDEF_PROFILE_NOT_FOUND', [use, url], profilePath, ctx.propPos(od, at));
+        continue;
+      }
+      if (sd.type !== 'Parameters') {
+        ctx.error('OPDEF_PROFILE_NOT_PARAMETERS', [use, url], profilePath, ctx.propPos(od, at));
+        continue;
+      }
       const plan = ctx.services.plans.plan(url);
       const sliced = plan?.byId.get('Parameters.parameter');
       if (!plan || !sliced) continue;
@@ -24,11 +37,17 @@ export class OperationDefinitionValidator implements ResourceTypeValidator {
         const name = nameEl?.fixed ?? nameEl?.pattern;
         if (typeof name === 'string') slices.set(name, slice);
       }
+      for (const name of slices.keys()) {
+        if (!params.some((p) => isObject(p) && p.use === use && p.name === name)) ctx.warning('OPDEF_PROFILE_NOT_IN_PARAM', [use, name], profilePath, ctx.propPos(od, at));
+      }
       params.forEach((p, i) => {
         if (!isObject(p) || p.use !== use || typeof p.name !== 'string') return;
         const slice = slices.get(p.name);
-        if (!slice) return;
-        const path = `${ctx.path}.${key}.parameter[${i}]`;
+        const path = `${profilePath}.parameter[${i}]`;
+        if (!slice) {
+          ctx.warning('OPDEF_PROFILE_NOT_IN_PROFILE', [use, p.name], path, ctx.pos(p));
+          return;
+        }
         const at = ctx.pos(p);
         const sliceMax = slice.max === Infinity ? '*' : String(slice.max);
         if (typeof p.min === 'number' && p.min !== slice.min) ctx.error('OPDEF_PROFILE_CARDINALITY', [p.name, 'min', slice.min, use, plan.label, p.min], path, at);

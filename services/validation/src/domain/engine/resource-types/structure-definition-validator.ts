@@ -1,12 +1,28 @@
-/** StructureDefinition: a differential-only profile is checked against its base, as snapshot generation would. */
+/**
+ * StructureDefinition (the HL7 validator's StructureDefinitionValidator, in part): contexts only
+ * on extensions; the base must be known (a warning), a definition with a base states its
+ * derivation, a constraint keeps the base's type and kind and a specialization changes the type;
+ * the element lists' paths, slicing and invariants (structure-definition-elements.ts); an
+ * extension definition fixes Extension.url to its own url; and a differential-only profile is
+ * checked against its base as snapshot generation would (checks/structure-definition.ts).
+ */
 import { checkDifferential } from '../checks/structure-definition.js';
 import type { NodeContext } from '../context/node-context.js';
+import { isObject } from '../json/json-value.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
+import { checkContexts, checkElementLists } from './structure-definition-elements.js';
+
+const CORE_EXTENSION = 'http://hl7.org/fhir/StructureDefinition/Extension';
 
 export class StructureDefinitionValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['StructureDefinition'];
 
   validate(ctx: NodeContext, sd: Record<string, unknown>): void {
+    checkContexts(ctx, sd);
+    if (checkAgainstBase(ctx, sd)) {
+      checkElementLists(ctx, sd);
+      checkExtensionUrl(ctx, sd);
+    }
     if (sd.derivation !== 'constraint' || typeof sd.baseDefinition !== 'string') return;
     const snapshot = sd.snapshot as { element?: unknown[] } | undefined;
     if (Array.isArray(snapshot?.element) && snapshot.element.length > 0) return;
@@ -16,4 +32,41 @@ export class StructureDefinitionValidator implements ResourceTypeValidator {
     const childNames = (type: string) => plans.typeChildren(type)?.list.map((c) => c.name);
     for (const p of checkDifferential(sd, base, childNames)) ctx.error(p.id, p.args, p.path ? `${ctx.path}.${p.path}` : ctx.path, ctx.pos(sd));
   }
+}
+
+/** Derivation, type and kind against the base definition; false when there is no known base (the HL7 validator then stops). */
+function checkAgainstBase(ctx: NodeContext, sd: Record<string, unknown>): boolean {
+  const baseUrl = sd.baseDefinition;
+  if (typeof baseUrl !== 'string') return false;
+  const base = ctx.services.source.structureDefinition(baseUrl);
+  const at = ctx.pos(sd);
+  if (!base) {
+    ctx.warning('SD_BASE_NOT_FOUND', [baseUrl, "StructureDefinition, so can't check the differential"], ctx.path, at);
+    return false;
+  }
+  if (sd.derivation === undefined) {
+    ctx.error('SD_MUST_HAVE_DERIVATION', [sd.url], ctx.path, at);
+  } else {
+    if (base.abstract !== true && sd.kind !== base.kind) ctx.error('SD_CONSTRAINED_KIND_NO_MATCH', [sd.kind, base.kind, base.type, base.url], ctx.path, at);
+    if (sd.derivation === 'constraint' && sd.type !== base.type) ctx.error('SD_CONSTRAINED_TYPE_NO_MATCH', [sd.type, base.type], ctx.path, at);
+    if (sd.derivation === 'specialization' && (sd.type === undefined || sd.type === base.type)) ctx.error('SD_SPECIALIZED_TYPE_MATCHES', [sd.type, base.type], ctx.path, at);
+  }
+  if (sd.derivation === 'constraint' && base.kind !== sd.kind) ctx.error('SD_DERIVATION_KIND_MISMATCH', [base.kind, sd.kind], ctx.path, at);
+  if (base.experimental === true && sd.experimental !== true) ctx.warning('SD_BASE_EXPERIMENTAL', [baseUrl], ctx.path, at);
+  return true;
+}
+
+/** An extension defined on Extension fixes Extension.url (in the differential) to its own url. */
+function checkExtensionUrl(ctx: NodeContext, sd: Record<string, unknown>): void {
+  if (sd.type !== 'Extension' || sd.baseDefinition !== CORE_EXTENSION || typeof sd.url !== 'string') return;
+  const diff = isObject(sd.differential) && Array.isArray(sd.differential.element) ? (sd.differential.element as unknown[]) : [];
+  let fixed: unknown;
+  for (const ed of diff) {
+    if (!isObject(ed) || ed.path !== 'Extension.url') continue;
+    const key = Object.keys(ed).find((k) => k.startsWith('fixed'));
+    fixed = key === undefined ? undefined : ed[key];
+    break;
+  }
+  if (fixed === undefined) ctx.error('SD_EXTENSION_URL_MISSING', [sd.url], ctx.path, ctx.pos(sd));
+  else if (fixed !== sd.url) ctx.error('SD_EXTENSION_URL_MISMATCH', [sd.url, fixed], ctx.path, ctx.pos(sd));
 }

@@ -56,7 +56,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     const isResourceId = type !== 'id' && el.path === plan.type + '.id' && plan.kind === 'resource';
     if (!isResourceId) {
       const options = ctx.services.options;
-      const problems = checkPrimitiveValue(type, v as string | number | boolean, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls });
+      const problems = checkPrimitiveValue(type, v as string | number | boolean, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown });
       for (const p of problems) ctx.report(p.severity, p.id, p.args, path, at);
     }
     if (type === 'xhtml' && typeof v === 'string') {

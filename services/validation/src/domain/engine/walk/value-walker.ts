@@ -5,6 +5,7 @@
  */
 import type { NodeContext } from '../context/node-context.js';
 import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
+import { checkAttachment } from '../rules/attachments.js';
 import { checkBinding } from '../rules/bindings.js';
 import { checkConstraints } from '../rules/constraints.js';
 import { checkFixed, checkPattern } from '../rules/fixed-pattern.js';
@@ -32,6 +33,7 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
     checkBinding(ctx, type, v);
   }
   if (type === 'Reference' && mode === 'structural') checkReference(ctx, v);
+  if (type === 'Attachment' && mode === 'structural') checkAttachment(ctx, v);
   if ((el.minValue || el.maxValue) && type === 'Quantity') checkQuantityRange(ctx, v);
   // children: the element's own (profiles, backbone elements) or its type's
   let children = el.ownChildren;

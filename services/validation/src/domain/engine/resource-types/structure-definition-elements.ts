@@ -1,0 +1,278 @@
+/**
+ * The HL7 StructureDefinitionValidator's rules on a StructureDefinition's contexts and element
+ * lists (differential and snapshot): only extensions have a context (and an `element` context
+ * names an element that exists; `Element` is warned about), each element's path starts with the
+ * structure's type, slicing only on elements that repeat in the base type, and invariants with
+ * a key and an expression, which in the differential neither claim another source nor reuse a
+ * key of the base with another expression, and in the snapshot keep one expression per key.
+ */
+import type { NodeContext } from '../context/node-context.js';
+import { isObject } from '../json/json-value.js';
+import type { ConformanceResourceSource } from '../../ports/conformance-resources.js';
+import type { ChildIndex, ElementPlan } from '../plan/structure-plan.js';
+
+type Obj = Record<string, unknown>;
+const objects = (v: unknown): Obj[] => (Array.isArray(v) ? (v as unknown[]).filter(isObject) : []);
+
+/** StructureDefinition.context and contextInvariant. */
+export function checkContexts(ctx: NodeContext, sd: Obj): void {
+  const type = sd.type;
+  const contexts = Array.isArray(sd.context) ? (sd.context as unknown[]) : [];
+  if (type !== 'Extension') {
+    // a structure whose root carries a json-name can be used as an extension
+    if (!hasJsonName(sd)) contexts.forEach((_, i) => ctx.error('SD_NO_CONTEXT_WHEN_NOT_EXTENSION', [type], `${ctx.path}.context[${i}]`, ctx.itemPos(contexts, i)));
+    // (the HL7 validator reports every context invariant at the first one)
+    if (Array.isArray(sd.contextInvariant) && sd.contextInvariant.length > 0) ctx.error('SD_NO_CONTEXT_INV_WHEN_NOT_EXTENSION', [type], `${ctx.path}.contextInvariant[0]`, ctx.propPos(sd, 'contextInvariant'));
+    return;
+  }
+  contexts.forEach((c, i) => {
+    if (!isObject(c) || typeof c.expression !== 'string') return;
+    // a context for another FHIR version names elements of that version
+    if (objects(c.extension).some((e) => e.url === 'http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-version-specific-use')) return;
+    const path = `${ctx.path}.context[${i}]`;
+    const at = ctx.itemPos(contexts, i);
+    if (c.type === 'element') {
+      if (!elementExists(ctx, c.expression)) ctx.error('SD_CONTEXT_SHOULD_ELEMENT_NOT_FOUND', [c.expression], path, at);
+      if (c.expression === 'Element') ctx.warning('SD_CONTEXT_SHOULD_NOT_BE_ELEMENT', [c.expression, sd.id], path, at);
+    } else if (c.type === 'fhirpath' && isOwnElement(ctx, c.expression)) {
+      ctx.warning('SD_CONTEXT_SHOULD_NOT_BE_FHIRPATH', [c.expression, sd.id], path, at);
+    }
+  });
+}
+
+function hasJsonName(sd: Obj): boolean {
+  const first = (list: unknown) => (isObject(list) ? objects(list.element)[0] : undefined);
+  const root = first(sd.snapshot) ?? first(sd.differential);
+  return root !== undefined && objects(root.extension).some((e) => e.url === 'http://hl7.org/fhir/tools/StructureDefinition/json-name' || e.url === 'http://hl7.org/fhir/StructureDefinition/structuredefinition-json-name');
+}
+
+/** Whether a fhirpath context is just the path of an element of its type's own definition. */
+function isOwnElement(ctx: NodeContext, expression: string): boolean {
+  const head = expression.includes('.') ? expression.slice(0, expression.indexOf('.')) : expression;
+  const plan = ctx.services.plans.typePlan(head);
+  if (!plan) return false;
+  for (const el of plan.byId.values()) if (el.path === expression) return true;
+  return false;
+}
+
+/** Whether `Type.a.b` names an element of a known type (children of datatypes and content references followed). */
+function elementExists(ctx: NodeContext, expression: string): boolean {
+  // linear: anchored, word characters, dots and brackets; anything else (slice names ...) is not judged
+  if (!/^[A-Za-z][\w.[\]]*$/.test(expression)) return true;
+  const segments = expression.split('.');
+  const plan = ctx.services.plans.typePlan(segments[0] ?? '');
+  if (!plan?.root) return false;
+  let current: ElementPlan | undefined = plan.root;
+  for (const name of segments.slice(1)) {
+    let children: ChildIndex | undefined = current?.ownChildren;
+    if (!children && current?.contentReference) {
+      const ref = current.contentReference;
+      children = plan.byId.get(ref.slice(ref.indexOf('#') + 1))?.ownChildren;
+    }
+    if (!children && current && current.types.length === 1) children = ctx.services.plans.typeChildren(current.types[0]?.code ?? '');
+    const bare = name.endsWith('[x]') ? name.slice(0, -3) : name;
+    current = children?.list.find((c) => c.name === bare && c.sliceName === undefined);
+    if (!current) return false;
+  }
+  return true;
+}
+
+/** Differential and snapshot element lists. */
+export function checkElementLists(ctx: NodeContext, sd: Obj): void {
+  const typeName = structureTypeName(sd);
+  const url = typeof sd.url === 'string' ? sd.url : undefined;
+  const version = typeof sd.version === 'string' ? sd.version : undefined;
+  const hasSnapshot = isObject(sd.snapshot) && objects(sd.snapshot.element).length > 0;
+  for (const list of ['differential', 'snapshot'] as const) {
+    const holder = sd[list];
+    if (!isObject(holder)) continue;
+    const seenKeys = new Map<string, string>();
+    objects(holder.element).forEach((ed, i) => {
+      const path = `${ctx.path}.${list}.element[${i}]`;
+      const at = ctx.pos(ed);
+      const edPath = typeof ed.path === 'string' ? ed.path : undefined;
+      if (typeName !== undefined && edPath !== undefined && edPath !== typeName && !edPath.startsWith(`${typeName}.`)) {
+        ctx.error('SD_PATH_TYPE_MISMATCH', [typeName, edPath], path, at);
+      }
+      if (edPath !== undefined && isObject(ed.slicing) && !canSlice(ctx, edPath)) ctx.error('SD_PATH_NO_SLICING', [edPath], `${path}.slicing`, ctx.propPos(ed, 'slicing'));
+      // a differential-only profile's bindings are judged by the differential check (checks/structure-definition.ts)
+      if (edPath !== undefined) checkCharacteristics(ctx, ed, edPath, path, at, list === 'snapshot' || hasSnapshot, list === 'snapshot');
+      objects(ed.constraint).forEach((inv, j) => {
+        checkInvariant(ctx, inv, `${path}.constraint[${j}]`, list === 'snapshot', seenKeys, { url, version, base: sd.baseDefinition });
+      });
+    });
+  }
+}
+
+/** The structure's type as element paths start with it (a logical model's type url loses its namespace). */
+function structureTypeName(sd: Obj): string | undefined {
+  const t = sd.type;
+  if (typeof t !== 'string') return undefined;
+  return sd.kind === 'logical' && t.includes('/') ? t.slice(t.lastIndexOf('/') + 1) : t;
+}
+
+/** Slicing is for elements that repeat in the base type (or choices); unknown elements are left alone. */
+function canSlice(ctx: NodeContext, path: string): boolean {
+  if (path.includes('[x]')) return true;
+  const head = path.includes('.') ? path.slice(0, path.indexOf('.')) : path;
+  const plan = ctx.services.plans.typePlan(head);
+  if (!plan) return true;
+  let found: ElementPlan | undefined;
+  for (const el of plan.byId.values()) {
+    if (el.path === path && el.sliceName === undefined) {
+      found = el;
+      break;
+    }
+  }
+  return found === undefined || found.max !== 1;
+}
+
+interface Owner {
+  url: string | undefined;
+  version: string | undefined;
+  base: unknown;
+}
+
+function checkInvariant(ctx: NodeContext, inv: Obj, path: string, snapshot: boolean, seenKeys: Map<string, string>, owner: Owner): void {
+  const at = ctx.pos(inv);
+  const key = typeof inv.key === 'string' && inv.key !== '' ? inv.key : undefined;
+  const expression = typeof inv.expression === 'string' && inv.expression !== '' ? inv.expression : undefined;
+  if (key === undefined) {
+    ctx.warning('ED_INVARIANT_NO_KEY', [], path, at);
+    return;
+  }
+  if (expression === undefined) {
+    ctx.information('ED_INVARIANT_NO_EXPRESSION', [key], path, at);
+    return;
+  }
+  if (snapshot) {
+    const earlier = seenKeys.get(key);
+    if (earlier === undefined) seenKeys.set(key, expression);
+    else if (earlier !== expression && key !== 'ele-1') ctx.error('ED_INVARIANT_EXPRESSION_CONFLICT', [key, expression, earlier], path, at);
+    return;
+  }
+  const source = typeof inv.source === 'string' ? inv.source : undefined;
+  if (source !== undefined && source !== owner.url && !(owner.version !== undefined && source === `${owner.url}|${owner.version}`)) {
+    ctx.error('ED_INVARIANT_DIFF_NO_SOURCE', [key, source, owner.url], path, at);
+    return;
+  }
+  const inBase = baseInvariant(ctx, typeof owner.base === 'string' ? owner.base : undefined, key);
+  if (inBase && inBase.expression !== expression) {
+    ctx.error('ED_INVARIANT_KEY_ALREADY_USED', [key, inBase.url, inBase.expression], path, at);
+    return;
+  }
+  const earlier = seenKeys.get(key);
+  if (earlier === undefined) seenKeys.set(key, expression);
+  else if (earlier !== expression) ctx.error('ED_INVARIANT_KEY_ALREADY_USED', [key, owner.url, earlier], path, at);
+}
+
+interface KnownInvariant {
+  url: string;
+  expression: string | undefined;
+}
+
+/** Invariant keys of the base structures (the core types and resources), indexed once per source. */
+const baseKeys = new WeakMap<ConformanceResourceSource, Map<string, KnownInvariant>>();
+
+function baseInvariant(ctx: NodeContext, baseUrl: string | undefined, key: string): KnownInvariant | undefined {
+  const source = ctx.services.source;
+  if (baseUrl !== undefined) {
+    const base = source.structureDefinition(baseUrl);
+    const snapshot = base && isObject(base.snapshot) ? objects(base.snapshot.element) : [];
+    for (const ed of snapshot) {
+      for (const c of objects(ed.constraint)) {
+        if (c.key === key) return { url: base?.version ? `${String(base.url)}|${base.version}` : String(base?.url), expression: typeof c.expression === 'string' ? c.expression : undefined };
+      }
+    }
+  }
+  let index = baseKeys.get(source);
+  if (!index) {
+    index = new Map();
+    for (const sd of source.all('StructureDefinition')) {
+      if (sd.derivation === 'constraint' || sd.kind === 'logical' || !isObject(sd.snapshot)) continue;
+      const label = sd.version ? `${String(sd.url)}|${sd.version}` : String(sd.url);
+      for (const ed of objects(sd.snapshot.element)) {
+        for (const c of objects(ed.constraint)) {
+          if (typeof c.key === 'string' && !index.has(c.key)) index.set(c.key, { url: label, expression: typeof c.expression === 'string' ? c.expression : undefined });
+        }
+      }
+    }
+    baseKeys.set(source, index);
+  }
+  return index.get(key);
+}
+
+/** What constraints make sense on each type, as the HL7 validator infers them for types that do not declare them. */
+const CHARACTERISTICS: Record<string, readonly string[]> = {
+  integer: ['has-range', 'has-length'], integer64: ['has-range', 'has-length'], decimal: ['has-range', 'is-continuous', 'has-length'],
+  base64Binary: ['has-size'], instant: ['has-range', 'is-continuous', 'has-length'], string: ['has-length', 'do-translations', 'can-bind'],
+  uri: ['has-length', 'can-bind'], date: ['has-range', 'has-length'], dateTime: ['has-range', 'is-continuous', 'has-length'],
+  time: ['has-range', 'is-continuous', 'has-length'], canonical: ['has-target', 'has-length'], code: ['has-length', 'can-bind'],
+  id: ['has-length'], markdown: ['do-translations', 'has-length'], oid: ['has-length', 'can-bind'], positiveInt: ['has-range', 'has-length'],
+  unsignedInt: ['has-range', 'has-length'], url: ['has-length', 'can-bind'], uuid: ['has-length', 'can-bind'],
+  Address: ['do-translations'], Age: ['has-range', 'is-continuous', 'can-bind', 'has-units'], Attachment: ['has-size', 'do-translations'],
+  CodeableConcept: ['can-bind', 'do-translations'], CodeableReference: ['has-target', 'can-bind', 'do-translations'], Coding: ['can-bind', 'do-translations'],
+  Count: ['has-range'], Distance: ['has-range', 'is-continuous', 'can-bind', 'has-units'], Duration: ['has-range', 'is-continuous', 'can-bind', 'has-units'],
+  Money: ['has-range', 'is-continuous'], Quantity: ['has-range', 'is-continuous', 'can-bind', 'has-units'], Range: ['has-units', 'can-bind'],
+  Ratio: ['has-units'], RatioRange: ['has-units'], Reference: ['has-target'], Extension: ['can-bind'],
+  MoneyQuantity: ['has-range', 'is-continuous', 'can-bind', 'has-units'], SimpleQuantity: ['has-range', 'is-continuous', 'can-bind', 'has-units'],
+};
+
+/** Types a binding applies to: the coded ones, string and uri, and the types specialising them. */
+const BINDABLE = new Set(['code', 'Coding', 'CodeableConcept', 'Quantity', 'CodeableReference', 'string', 'uri', 'markdown', 'id', 'canonical', 'url', 'oid', 'uuid',
+  'Age', 'Distance', 'Duration', 'Count', 'MoneyQuantity', 'SimpleQuantity']);
+
+const FHIR_TYPE_EXT = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-type';
+
+/**
+ * Constraints an element's types cannot carry (the HL7 validator's SD_ILLEGAL_CHARACTERISTICS): a
+ * binding, maxLength, minValue/maxValue, targetProfile on types without the characteristic.
+ */
+function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: string, at: ReturnType<NodeContext['pos']>, checkBinding: boolean, snapshot: boolean): void {
+  const typeCodes: string[] = [];
+  const characteristics = new Set<string>();
+  let known = false;
+  if (!edPath.includes('.')) {
+    typeCodes.push(edPath);
+    for (const c of CHARACTERISTICS[edPath] ?? []) characteristics.add(c);
+    known = true;
+  }
+  for (const t of objects(ed.type)) {
+    let code = typeof t.code === 'string' ? t.code : undefined;
+    const fhirType = objects(t.extension).find((e) => e.url === FHIR_TYPE_EXT);
+    if (fhirType && typeof fhirType.valueUrl === 'string') code = fhirType.valueUrl;
+    if (code === undefined || code === '') continue;
+    typeCodes.push(code);
+    if (!ctx.services.plans.typePlan(code)) continue;
+    known = true;
+    const own = CHARACTERISTICS[code] ?? [];
+    for (const c of own) characteristics.add(c);
+    if (Array.isArray(t.targetProfile) && t.targetProfile.length > 0 && !own.includes('has-target')) ctx.error('SD_ILLEGAL_CHARACTERISTICS', ['targetProfile', code], path, at);
+  }
+  const list = `[${typeCodes.join(', ')}]`;
+  // a snapshot element below the root has types or a content reference
+  const id = typeof ed.id === 'string' ? ed.id : undefined;
+  if (snapshot && id?.includes('.') && objects(ed.type).length === 0 && ed.contentReference === undefined) ctx.error('SD_NO_TYPES_OR_CONTENTREF', [id], path, at);
+  checkBindingTarget(ctx, ed, edPath, `${path}.binding`);
+  // in a snapshot, a binding needs a type that can be bound
+  if (snapshot && ed.binding !== undefined && !typeCodes.some((t) => BINDABLE.has(t))) ctx.error('SD_ED_BIND_NO_BINDABLE', [edPath, list], `${path}.binding`, ctx.propPos(ed, 'binding'));
+  if (typeCodes.length === 0 || !known) return;
+  const need = (present: boolean, what: string, characteristic: string) => {
+    if (present && !characteristics.has(characteristic)) ctx.error('SD_ILLEGAL_CHARACTERISTICS', [what, list], path, at);
+  };
+  if (checkBinding) need(ed.binding !== undefined, 'Binding', 'can-bind');
+  need(ed.maxLength !== undefined, 'MaxLength', 'has-length');
+  need(Object.keys(ed).some((k) => k.startsWith('minValue')), 'MinValue', 'has-range');
+  need(Object.keys(ed).some((k) => k.startsWith('maxValue')), 'MaxValue', 'has-range');
+}
+
+/** A binding's valueSet must be a ValueSet when it resolves to something (unresolvable ones are for a terminology server). */
+function checkBindingTarget(ctx: NodeContext, ed: Obj, edPath: string, path: string): void {
+  const binding = ed.binding;
+  if (!isObject(binding) || typeof binding.valueSet !== 'string') return;
+  const ref = binding.valueSet;
+  const source = ctx.services.source;
+  if (source.valueSet(ref)) return;
+  const other = source.codeSystem(ref) ?? source.structureDefinition(ref);
+  if (other) ctx.error('SD_ED_BIND_NOT_VS', [edPath, ref, other.resourceType], path, ctx.propPos(ed, 'binding'));
+}
