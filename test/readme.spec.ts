@@ -32,7 +32,7 @@ describe('README', () => {
 
   it('keeps exactly two set-up commands: start the services, run the tests', () => {
     const setup = readme.slice(readme.indexOf('## Set-up on a fresh machine'), readme.indexOf('## Architecture'));
-    const blocks = [...setup.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].trim());
+    const blocks = [...setup.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => (m[1] ?? '').trim());
     expect(blocks).to.deep.equal(['npm ci --loglevel=error && AUTH_MODE=none npm start', 'npm test']);
   });
 

@@ -27,13 +27,16 @@ function start(entry: string, env: Record<string, string>): Started {
   return { child, output: () => output, exited };
 }
 
-async function waitReady(url: string, timeoutMs: number): Promise<{ status: number; body: any }> {
+/** A health answer: overall status and, for readiness, each check. */
+interface Health { status: string; checks?: Record<string, unknown> }
+
+async function waitReady(url: string, timeoutMs: number): Promise<{ status: number; body: Health }> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < until) {
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      if (res.status === 200) return { status: res.status, body: await res.json() };
+      if (res.status === 200) return { status: res.status, body: await res.json() as Health };
       last = res.status;
     } catch (error) {
       last = error;

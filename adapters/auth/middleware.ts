@@ -54,12 +54,12 @@ export function authenticatedUser(options: AuthenticatedUserOptions): RequestHan
   const unavailable = instrument(options.metrics, verifier);
   return async (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization;
-    const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-    if (!match) {
+    const token = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined;
+    if (token === undefined) {
       return next(challenge(realm, header ? 'invalid_request' : undefined, header ? 'The Authorization header must be "Bearer <token>".' : 'A bearer token is required.'));
     }
     try {
-      res.locals.principal = await verifier.verify(match[1]);
+      res.locals.principal = await verifier.verify(token);
       next();
     } catch (error) {
       if (error instanceof TokenRejectedError) return next(challenge(realm, 'invalid_token', error.message));

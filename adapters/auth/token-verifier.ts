@@ -124,14 +124,14 @@ async function resolveKey(options: TokenVerifierOptions): Promise<JWTVerifyGetKe
   throw new Error('Token verification needs a JWKS URL, an inline JWKS, or a public key with its algorithm.');
 }
 
-function keyResolver(options: TokenVerifierOptions): Promise<any> {
+function keyResolver(options: TokenVerifierOptions): Promise<JWTVerifyGetKey | CryptoKey> {
   const key = resolveKey(options);
   key.catch(() => undefined); // surfaced on first verify
   return key;
 }
 
 function protectedHeader(token: string): { alg?: string; typ?: string } {
-  const [encodedHeader] = token.split('.');
+  const [encodedHeader = ''] = token.split('.');
   try {
     const header = JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8')) as { alg?: unknown; typ?: unknown };
     return {

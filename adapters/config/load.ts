@@ -2,7 +2,7 @@ import type { Logger } from '../observability/logger.js';
 import { SettingParseError, type Setting } from './setting.js';
 
 /** A service's configuration declaration: JS key → setting. */
-export type ConfigSchema = Record<string, Setting<any>>;
+export type ConfigSchema = Record<string, Setting<unknown>>;
 
 /** The loaded, typed configuration of a schema. */
 export type ConfigOf<S extends ConfigSchema> = { readonly [K in keyof S]: S[K] extends Setting<infer T> ? T : never };

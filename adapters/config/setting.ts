@@ -16,8 +16,11 @@ export interface SettingSpec<T> {
   /** Human-readable type, shown in generated documentation (e.g. `integer 1..65535`). */
   readonly type: string;
   readonly parse: Parser<T>;
-  /** Renders a value for documentation (defaults) so generated tables show `a,b` for lists. */
-  readonly format: (value: T) => string;
+  /**
+   * Renders a value for documentation (defaults) so generated tables show `a,b` for lists. A method,
+   * so that a setting of any value type is a `Setting<unknown>` (see ConfigSchema).
+   */
+  format(value: T): string;
   readonly secret: boolean;
   readonly hasDefault: boolean;
   readonly defaultValue?: T;

@@ -87,9 +87,9 @@ export interface MessageContext {
   working(): void;
 }
 
-export type MessageHandler<T = any> = (payload: T, ctx: MessageContext) => Promise<void>;
+export type MessageHandler<T = unknown> = (payload: T, ctx: MessageContext) => Promise<void>;
 
-export interface ConsumerRunnerOptions<T = any> {
+export interface ConsumerRunnerOptions<T = unknown> {
   js: JetStreamClient;
   stream: string;
   durable: string;
@@ -210,7 +210,7 @@ interface RunnerSettings {
   readonly provision: boolean;
 }
 
-function settingsOf(options: ConsumerRunnerOptions): RunnerSettings & { ackWaitMs: number } {
+function settingsOf<T>(options: ConsumerRunnerOptions<T>): RunnerSettings & { ackWaitMs: number } {
   const ackWaitMs = options.ackWaitMs ?? 30_000;
   const outageInitialMs = Math.max(1, options.outageBackoff?.initialMs ?? 1_000);
   return {
@@ -229,7 +229,7 @@ function settingsOf(options: ConsumerRunnerOptions): RunnerSettings & { ackWaitM
 }
 
 /** Creates (or updates) the durable consumer as the runner needs it; idempotent. */
-async function provisionConsumer(options: ConsumerRunnerOptions, settings: RunnerSettings & { ackWaitMs: number }, log: Logger): Promise<void> {
+async function provisionConsumer<T>(options: ConsumerRunnerOptions<T>, settings: RunnerSettings & { ackWaitMs: number }, log: Logger): Promise<void> {
   const jsm = await options.js.jetstreamManager();
   const action = await ensureConsumer(jsm, options.stream, runnerConsumerSpec({
     durable: options.durable, filterSubject: options.filterSubject, maxDeliver: settings.maxDeliver, ackWaitMs: settings.ackWaitMs, maxAckPending: options.maxAckPending,
@@ -238,7 +238,7 @@ async function provisionConsumer(options: ConsumerRunnerOptions, settings: Runne
 }
 
 /** Provisions the durable consumer (unless `provision: false`) and starts fetching. */
-export async function startConsumer<T = any>(options: ConsumerRunnerOptions<T>): Promise<ConsumerRunner> {
+export async function startConsumer<T = unknown>(options: ConsumerRunnerOptions<T>): Promise<ConsumerRunner> {
   const settings = settingsOf(options);
   const log = options.logger.child({ component: 'consumer', stream: options.stream, durable: options.durable });
   const provision = () => provisionConsumer(options, settings, log);

@@ -30,9 +30,12 @@ export function createMetrics(serviceName: string, options: CreateMetricsOptions
   return {
     serviceName,
     registry,
-    counter: (config) => (existing(config.name) as Counter<any>) ?? new Counter({ ...config, registers: [registry] }),
-    histogram: (config) => (existing(config.name) as Histogram<any>) ?? new Histogram({ ...config, registers: [registry] }),
-    gauge: (config) => (existing(config.name) as Gauge<any>) ?? new Gauge({ ...config, registers: [registry] }),
+    counter: <L extends string>(config: Omit<CounterConfiguration<L>, 'registers'>) =>
+      (existing(config.name) as Counter<L> | undefined) ?? new Counter<L>({ ...config, registers: [registry] }),
+    histogram: <L extends string>(config: Omit<HistogramConfiguration<L>, 'registers'>) =>
+      (existing(config.name) as Histogram<L> | undefined) ?? new Histogram<L>({ ...config, registers: [registry] }),
+    gauge: <L extends string>(config: Omit<GaugeConfiguration<L>, 'registers'>) =>
+      (existing(config.name) as Gauge<L> | undefined) ?? new Gauge<L>({ ...config, registers: [registry] }),
   };
 }
 

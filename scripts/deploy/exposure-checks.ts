@@ -10,11 +10,10 @@
  * - Where an Ingress exposes the platform, no service serves API documents (docs.enabled false).
  */
 import { envVarName, isSecureOrLoopbackUrl } from '../../adapters/config/index.js';
+import { specOf, type IngressSpec, type ServiceSpec, type WorkloadSpec } from './k8s-model.js';
 import type { K8sObject } from './kustomize.js';
 import type { ServiceDeployment } from './manifest-checks.js';
 import { containerEnv, containers } from './pod-env.js';
-
-type Obj = Record<string, any>;
 
 const label = (object: K8sObject) => `${object.kind}/${object.metadata.name}`;
 
@@ -31,18 +30,21 @@ function routesOnlyPublicPaths(path: string, pathType: string | undefined): bool
 function checkIngresses(objects: readonly K8sObject[]): string[] {
   const problems: string[] = [];
   for (const ingress of objects.filter((o) => o.kind === 'Ingress')) {
-    const paths = (((ingress.spec as Obj | undefined)?.rules ?? []) as Obj[]).flatMap((rule) => (rule.http?.paths ?? []) as Obj[]);
-    const defaultBackend = (ingress.spec as Obj | undefined)?.defaultBackend;
+    const spec = specOf<IngressSpec>(ingress);
+    const paths = (spec.rules ?? []).flatMap((rule) => rule.http?.paths ?? []);
+    const defaultBackend = spec.defaultBackend;
     if (defaultBackend) problems.push(`${label(ingress)}: a defaultBackend routes every path; route /api and ${PUBLIC_JWKS_PATH} only`);
     for (const entry of paths) {
       const path = String(entry.path ?? '/');
       if (!routesOnlyPublicPaths(path, entry.pathType)) {
         problems.push(`${label(ingress)}: path ${path} (${entry.pathType ?? 'no pathType'}) reaches more than the API: /health, /metrics, /swagger, /docs and /api-docs would be public; route /api (Prefix) and ${PUBLIC_JWKS_PATH} (Exact) only`);
       }
-      const backend = entry.backend?.service as Obj | undefined;
-      const service = backend && objects.find((o) => o.kind === 'Service' && o.metadata.name === backend.name) as Obj | undefined;
-      const port = ((service?.spec?.ports ?? []) as Obj[]).find((p) => (backend!.port?.name ? p.name === backend!.port.name : p.port === backend!.port?.number));
-      if (port && (port.name === 'metrics' || port.targetPort === 'metrics')) problems.push(`${label(ingress)}: path ${path} routes to the metrics port of Service ${backend!.name}`);
+      const backend = entry.backend?.service;
+      if (!backend) continue;
+      const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === backend.name);
+      const ports = service ? specOf<ServiceSpec>(service).ports ?? [] : [];
+      const port = ports.find((p) => (backend.port?.name ? p.name === backend.port.name : p.port === backend.port?.number));
+      if (port && (port.name === 'metrics' || port.targetPort === 'metrics')) problems.push(`${label(ingress)}: path ${path} routes to the metrics port of Service ${backend.name}`);
     }
   }
   return problems;
@@ -61,9 +63,9 @@ function checkService(objects: readonly K8sObject[], service: ServiceDeployment,
     problems.push(`${owner}: metrics.port (${METRICS}) is unset, so /metrics is served on the API port; give the scraper a port of its own`);
   } else {
     if (metricsPort === env[envVarName('http.port')]?.trim()) problems.push(`${owner}: metrics.port (${METRICS}) ${metricsPort} is the API port`);
-    const declared = ((container.ports ?? []) as Obj[]).find((p) => p.name === 'metrics');
+    const declared = (container.ports ?? []).find((p) => p.name === 'metrics');
     if (String(declared?.containerPort) !== metricsPort) problems.push(`${owner}: container port "metrics" must be ${METRICS} ${metricsPort}; got ${declared?.containerPort ?? 'none'}`);
-    const annotations = ((deployment.spec as Obj | undefined)?.template?.metadata?.annotations ?? {}) as Record<string, string>;
+    const annotations = specOf<WorkloadSpec>(deployment).template?.metadata?.annotations ?? {};
     if (annotations['prometheus.io/scrape'] === 'true') {
       if (annotations['prometheus.io/port'] !== metricsPort) problems.push(`${label(deployment)}: prometheus.io/port ${annotations['prometheus.io/port'] ?? 'unset'} is not the metrics port ${metricsPort}`);
       if ((annotations['prometheus.io/path'] ?? '/metrics') !== '/metrics') problems.push(`${label(deployment)}: prometheus.io/path must be /metrics`);

@@ -34,6 +34,10 @@ import {
 } from '../../adapters/config/index.js';
 import { CUSTOM_RESOURCE_SCHEMAS } from './crd-schemas.js';
 import { checkExposure } from './exposure-checks.js';
+import {
+  dataOf, specOf, type Container, type HorizontalPodAutoscalerSpec, type IngressSpec, type PersistentVolumeClaimSpec,
+  type PodDisruptionBudgetSpec, type ServiceSpec, type Volume, type VolumeMount, type WorkloadSpec,
+} from './k8s-model.js';
 import type { K8sObject } from './kustomize.js';
 import { containerEnv, containers, podSpec } from './pod-env.js';
 
@@ -92,8 +96,6 @@ export const TERMINATION_MARGIN_SECONDS = 5;
 
 /** Default of `shutdown.grace-ms` (adapters/config shutdownSettings) when the ConfigMap does not set it. */
 const DEFAULT_GRACE_MS = 10_000;
-
-type Obj = Record<string, any>;
 
 const label = (object: K8sObject) => `${object.kind}/${object.metadata.name}`;
 
@@ -156,10 +158,10 @@ const CHECKED_WORKLOADS = new Set(['Deployment', 'Job']);
 const POD_KINDS = new Set(['Deployment', 'Job', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'CronJob', 'Pod', 'ReplicationController']);
 const workloads = (objects: readonly K8sObject[]) => objects.filter((object) => CHECKED_WORKLOADS.has(object.kind));
 
-const mountPaths = (container: Obj) => new Map(((container.volumeMounts ?? []) as Obj[]).map((mount) => [String(mount.mountPath), mount]));
+const mountPaths = (container: Container) => new Map<string, VolumeMount>((container.volumeMounts ?? []).map((mount) => [String(mount.mountPath), mount]));
 
-function volumeOf(object: K8sObject, name: string): Obj | undefined {
-  return ((podSpec(object).volumes ?? []) as Obj[]).find((volume) => volume.name === name);
+function volumeOf(object: K8sObject, name: string): Volume | undefined {
+  return (podSpec(object).volumes ?? []).find((volume) => volume.name === name);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -237,13 +239,13 @@ export function checkWorkloads(
   for (const workload of workloads(objects)) problems.push(...checkPodPolicy(objects, workload, schemaOf(workload)));
 
   for (const job of jobs(objects)) {
-    const spec = (job.spec ?? {}) as Obj;
+    const spec = specOf<WorkloadSpec>(job);
     const owner = label(job);
     const restart = podSpec(job).restartPolicy;
     if (restart !== 'Never' && restart !== 'OnFailure') problems.push(`${owner}: restartPolicy must be Never or OnFailure, got ${restart ?? 'none'}`);
     // Explicit bounds: how often it retries, how long it may run, and that a finished Job goes away
     // (a Job's template is immutable, so the next apply can only re-create it once it is gone).
-    for (const field of ['backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished']) {
+    for (const field of ['backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished'] as const) {
       if (typeof spec[field] !== 'number') problems.push(`${owner}: ${field} must be set`);
     }
   }
@@ -255,7 +257,7 @@ export function checkWorkloads(
 
     for (const container of containers(deployment)) {
       const where = `${owner} container ${container.name}`;
-      for (const [probe, path] of Object.entries(PROBE_PATHS)) {
+      for (const [probe, path] of Object.entries(PROBE_PATHS) as [keyof typeof PROBE_PATHS, string][]) {
         const spec = container[probe];
         if (!spec) problems.push(`${where}: ${probe} is missing`);
         else if (spec.httpGet?.path !== path) problems.push(`${where}: ${probe} must GET ${path}, got ${spec.httpGet?.path ?? 'no httpGet'}`);
@@ -301,16 +303,17 @@ export function checkWorkloads(
         if (!dir || !mounts.has(dir)) problems.push(`${where}: ${variable}=${dir ?? '(unset)'} is not a volume mount`);
       }
       if (service.tmpHoldsClaim) {
-        const claim = objects.find((o) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === service.tmpHoldsClaim) as Obj | undefined;
-        const needed = quantityBytes(claim?.spec?.resources?.requests?.storage);
+        const claimObject = objects.find((o) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === service.tmpHoldsClaim);
+        const claim = claimObject && { spec: specOf<PersistentVolumeClaimSpec>(claimObject) };
+        const needed = quantityBytes(claim?.spec.resources?.requests?.storage);
         const tmp = mounts.get('/tmp');
         const limit = quantityBytes(tmp ? volumeOf(deployment, tmp.name)?.emptyDir?.sizeLimit : undefined);
         if (needed !== undefined && (limit === undefined || limit < needed)) {
-          problems.push(`${where}: /tmp emptyDir sizeLimit ${tmp ? volumeOf(deployment, tmp.name)?.emptyDir?.sizeLimit ?? 'unset' : 'unset'} is smaller than the ${service.tmpHoldsClaim} volume (${String(claim?.spec?.resources?.requests?.storage)}), whose packages it must hold`);
+          problems.push(`${where}: /tmp emptyDir sizeLimit ${tmp ? volumeOf(deployment, tmp.name)?.emptyDir?.sizeLimit ?? 'unset' : 'unset'} is smaller than the ${service.tmpHoldsClaim} volume (${String(claim?.spec.resources?.requests?.storage)}), whose packages it must hold`);
         }
       }
       for (const claim of service.claims ?? []) {
-        const volume = ((pod.volumes ?? []) as Obj[]).find((v) => v.persistentVolumeClaim?.claimName === claim);
+        const volume = (pod.volumes ?? []).find((v) => v.persistentVolumeClaim?.claimName === claim);
         if (!volume || ![...mounts.values()].some((mount) => mount.name === volume.name)) problems.push(`${where}: must mount the PersistentVolumeClaim ${claim}`);
       }
     }
@@ -332,7 +335,7 @@ export function quantityBytes(quantity: unknown): number | undefined {
 export function checkNoSecretValues(objects: readonly K8sObject[], services: readonly ServiceDeployment[] = []): string[] {
   const problems: string[] = [];
   for (const object of objects) {
-    const secret = object as Obj;
+    const secret = dataOf(object);
     if (object.kind === 'Secret' && (Object.keys(secret.data ?? {}).length > 0 || Object.keys(secret.stringData ?? {}).length > 0)) {
       problems.push(`${label(object)}: Secret values must not be in the repository; the operator creates the Secret (docs/operations.md)`);
     }
@@ -343,10 +346,10 @@ export function checkNoSecretValues(objects: readonly K8sObject[], services: rea
   for (const workload of workloads(objects)) {
     for (const container of containers(workload)) {
       const where = `${label(workload)} container ${container.name}`;
-      for (const entry of (container.env ?? []) as Obj[]) {
+      for (const entry of container.env ?? []) {
         if (typeof entry.value === 'string' && secretVariables.has(entry.name)) problems.push(`${where}: secret ${entry.name} given as a literal value; use secretKeyRef`);
       }
-      for (const source of (container.envFrom ?? []) as Obj[]) {
+      for (const source of container.envFrom ?? []) {
         if (source.secretRef) problems.push(`${where}: envFrom secretRef ${source.secretRef.name} hides which secrets are used; reference each key with secretKeyRef`);
       }
     }
@@ -469,52 +472,57 @@ const matches = (selector: Record<string, string> | undefined, labels: Record<st
 
 export function checkReferences(objects: readonly K8sObject[]): string[] {
   const problems: string[] = [];
-  const podLabels = (d: K8sObject) => ((d.spec as Obj | undefined)?.template?.metadata?.labels ?? {}) as Record<string, string>;
+  const podLabels = (d: K8sObject) => specOf<WorkloadSpec>(d).template?.metadata?.labels ?? {};
   const exists = (kind: string, name: string) => objects.some((object) => object.kind === kind && object.metadata.name === name);
   for (const object of objects) {
-    const spec = (object.spec ?? {}) as Obj;
     switch (object.kind) {
       case 'Job':
       case 'Deployment': {
+        const spec = specOf<WorkloadSpec>(object);
         if (object.kind === 'Deployment' && !matches(spec.selector?.matchLabels, podLabels(object))) problems.push(`${label(object)}: selector does not match the pod template labels`);
-        for (const volume of (podSpec(object).volumes ?? []) as Obj[]) {
+        for (const volume of podSpec(object).volumes ?? []) {
           const claim = volume.persistentVolumeClaim?.claimName;
           if (claim && !exists('PersistentVolumeClaim', claim)) problems.push(`${label(object)}: volume ${volume.name} claims ${claim}, which is not in the manifests`);
         }
         break;
       }
       case 'Service': {
+        const spec = specOf<ServiceSpec>(object);
         const targets = deployments(objects).filter((d) => matches(spec.selector, podLabels(d)));
         if (targets.length === 0) problems.push(`${label(object)}: selector matches no Deployment`);
         // A running Job pod without a readiness probe counts as ready: it would receive the Service's traffic.
         for (const job of jobs(objects).filter((j) => matches(spec.selector, podLabels(j)))) problems.push(`${label(object)}: selector also matches the pods of ${label(job)}`);
-        for (const port of (spec.ports ?? []) as Obj[]) {
+        for (const port of spec.ports ?? []) {
           if (typeof port.targetPort !== 'string') continue;
-          const named = targets.some((d) => containers(d).some((c) => ((c.ports ?? []) as Obj[]).some((p) => p.name === port.targetPort)));
+          const named = targets.some((d) => containers(d).some((c) => (c.ports ?? []).some((p) => p.name === port.targetPort)));
           if (targets.length && !named) problems.push(`${label(object)}: targetPort ${port.targetPort} is not a container port name`);
         }
         break;
       }
       case 'Ingress': {
-        const backends = ((spec.rules ?? []) as Obj[]).flatMap((rule) => (rule.http?.paths ?? []) as Obj[]).map((p) => p.backend?.service).filter(Boolean);
-        for (const backend of backends as Obj[]) {
-          const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === backend.name) as Obj | undefined;
+        const spec = specOf<IngressSpec>(object);
+        const backends = (spec.rules ?? []).flatMap((rule) => rule.http?.paths ?? []).flatMap((p) => (p.backend?.service ? [p.backend.service] : []));
+        for (const backend of backends) {
+          const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === backend.name);
+          const portName = backend.port?.name;
           if (!service) problems.push(`${label(object)}: backend Service ${backend.name} is not in the manifests`);
-          else if (backend.port?.name && !((service.spec?.ports ?? []) as Obj[]).some((p) => p.name === backend.port.name)) {
-            problems.push(`${label(object)}: Service ${backend.name} has no port named ${backend.port.name}`);
+          else if (portName && !(specOf<ServiceSpec>(service).ports ?? []).some((p) => p.name === portName)) {
+            problems.push(`${label(object)}: Service ${backend.name} has no port named ${portName}`);
           }
         }
         break;
       }
-      case 'PodDisruptionBudget':
+      case 'PodDisruptionBudget': {
+        const spec = specOf<PodDisruptionBudgetSpec>(object);
         if (!deployments(objects).some((d) => matches(spec.selector?.matchLabels, podLabels(d)))) problems.push(`${label(object)}: selector matches no Deployment`);
         for (const job of jobs(objects).filter((j) => matches(spec.selector?.matchLabels, podLabels(j)))) problems.push(`${label(object)}: selector also matches the pods of ${label(job)}`);
         break;
+      }
       case 'HorizontalPodAutoscaler': {
-        const target = spec.scaleTargetRef ?? {};
+        const target = specOf<HorizontalPodAutoscalerSpec>(object).scaleTargetRef ?? {};
         const deployment = objects.find((o) => o.kind === target.kind && o.metadata.name === target.name);
         if (!deployment) problems.push(`${label(object)}: scaleTargetRef ${target.kind}/${target.name} is not in the manifests`);
-        else if ((deployment.spec as Obj | undefined)?.replicas !== undefined) {
+        else if (specOf<WorkloadSpec>(deployment).replicas !== undefined) {
           problems.push(`${label(deployment)}: sets replicas although HorizontalPodAutoscaler/${object.metadata.name} owns them (every apply would reset the scale)`);
         }
         break;

@@ -3,29 +3,31 @@
  * kubelet would give it (ConfigMap keys from envFrom, literal values, secretKeyRefs, configMapKeyRefs).
  * Shared by the manifest checks (manifest-checks.ts, exposure-checks.ts).
  */
+import { dataOf, specOf, type Container, type PodSpec, type WorkloadSpec } from './k8s-model.js';
 import type { K8sObject } from './kustomize.js';
 
-type Obj = Record<string, any>;
-
-export function podSpec(object: K8sObject): Obj {
-  return ((object.spec as Obj | undefined)?.template?.spec ?? {}) as Obj;
+export function podSpec(object: K8sObject): PodSpec {
+  return specOf<WorkloadSpec>(object).template?.spec ?? {};
 }
 
-export function containers(object: K8sObject): Obj[] {
+export function containers(object: K8sObject): Container[] {
   const list = podSpec(object).containers;
   return Array.isArray(list) ? list : [];
 }
 
 /** Resolves a container's environment: ConfigMap keys from envFrom, literal env values, secretKeyRefs. */
-export function containerEnv(objects: readonly K8sObject[], container: Obj, owner: string): {
+export function containerEnv(objects: readonly K8sObject[], container: Container, owner: string): {
   values: Record<string, string>; secretKeys: string[]; literals: Record<string, string>; problems: string[];
 } {
   const problems: string[] = [];
   const values: Record<string, string> = {};
   const literals: Record<string, string> = {};
   const secretKeys: string[] = [];
-  const configMap = (name: string) => objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === name) as Obj | undefined;
-  for (const source of (container.envFrom ?? []) as Obj[]) {
+  const configMap = (name: string) => {
+    const found = objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === name);
+    return found && dataOf(found);
+  };
+  for (const source of container.envFrom ?? []) {
     if (!source.configMapRef) continue;
     const map = configMap(source.configMapRef.name);
     if (!map) {
@@ -34,7 +36,7 @@ export function containerEnv(objects: readonly K8sObject[], container: Obj, owne
     }
     Object.assign(values, map.data ?? {});
   }
-  for (const entry of (container.env ?? []) as Obj[]) {
+  for (const entry of container.env ?? []) {
     if (typeof entry.value === 'string') {
       literals[entry.name] = entry.value;
       values[entry.name] = entry.value;

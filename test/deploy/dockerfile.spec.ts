@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describeConfig, type ConfigSchema } from '../../adapters/config/index.js';
 import { checkDockerfile, effective, parseDockerfile, stageChain, type Stage } from '../../scripts/deploy/dockerfile.js';
+import { specOf, type WorkloadSpec } from '../../scripts/deploy/k8s-model.js';
 import { renderKustomization } from '../../scripts/deploy/kustomize.js';
 import { PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
 import { embeddedPackagesDirectory, readEmbeddedManifest } from '../../services/validation/src/adapters/artifacts/embedded-packages.js';
@@ -286,7 +287,7 @@ describe('deploy: Dockerfile (static checks)', () => {
   /** `node dist/<x>.js` commands of the Jobs in the production manifests (they run a service image with another entry point). */
   const jobCommands = () => renderKustomization(path.join(root, 'deploy/overlays/production'))
     .filter((object) => object.kind === 'Job')
-    .flatMap((job) => ((job.spec as any).template.spec.containers as { image: string; command?: string[] }[]).map((c) => ({ job: job.metadata.name, image: c.image, command: c.command ?? [] })));
+    .flatMap((job) => (specOf<WorkloadSpec>(job).template?.spec?.containers ?? []).map((c) => ({ job: job.metadata.name, image: c.image ?? '', command: c.command ?? [] })));
 
   it('every Job runs `node dist/<x>.js` of a service image: a file tsconfig.build.json compiles from an existing source in the build context', () => {
     const jobs = jobCommands();

@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { specOf, type ServiceSpec, type WorkloadSpec } from '../../scripts/deploy/k8s-model.js';
 import { KustomizeError, renderKustomization, strategicMerge } from '../../scripts/deploy/kustomize.js';
 
-type Obj = Record<string, any>;
 
 /** Writes a tree of files ({ 'base/kustomization.yaml': '...' }) under a fresh temporary directory. */
 function tree(files: Record<string, string>): string {
@@ -98,19 +98,20 @@ spec:
           $patch: delete
 `,
     });
-    const [deployment, service] = renderKustomization(path.join(dir, 'overlay')) as Obj[];
+    const [deployment, service] = renderKustomization(path.join(dir, 'overlay'));
     expect(deployment!.metadata.namespace).to.equal('prod');
     expect(deployment!.metadata.labels).to.deep.equal({ team: 'a', tier: 'web' });
+    const spec = specOf<WorkloadSpec>(deployment!);
     // labels with includeSelectors false stay out of the selector; commonLabels go in.
-    expect(deployment!.spec.selector.matchLabels).to.deep.equal({ app: 'x', tier: 'web' });
-    expect(deployment!.spec.template.metadata.labels).to.deep.equal({ app: 'x', tier: 'web', team: 'a' });
-    const containers = deployment!.spec.template.spec.containers;
-    expect(containers.map((c: Obj) => c.name)).to.deep.equal(['app']);
-    expect(containers[0].image).to.equal('registry.example.org/app:2.0');
-    expect(containers[0].env).to.deep.equal([{ name: 'A', value: '1' }, { name: 'B', value: '20' }, { name: 'C', value: '3' }]);
-    expect(containers[0].ports).to.deep.equal([{ containerPort: 8080, name: 'http' }]);
-    expect(service!.spec.selector).to.deep.equal({ app: 'x', tier: 'web' });
-    expect(service!.spec.ports).to.deep.equal([{ port: 80, targetPort: 'web' }]);
+    expect(spec.selector?.matchLabels).to.deep.equal({ app: 'x', tier: 'web' });
+    expect(spec.template?.metadata?.labels).to.deep.equal({ app: 'x', tier: 'web', team: 'a' });
+    const containers = spec.template?.spec?.containers ?? [];
+    expect(containers.map((c) => c.name)).to.deep.equal(['app']);
+    expect(containers[0]?.image).to.equal('registry.example.org/app:2.0');
+    expect(containers[0]?.env).to.deep.equal([{ name: 'A', value: '1' }, { name: 'B', value: '20' }, { name: 'C', value: '3' }]);
+    expect(containers[0]?.ports).to.deep.equal([{ containerPort: 8080, name: 'http' }]);
+    expect(specOf<ServiceSpec>(service!).selector).to.deep.equal({ app: 'x', tier: 'web' });
+    expect(specOf<ServiceSpec>(service!).ports).to.deep.equal([{ port: 80, targetPort: 'web' }]);
   });
 
   it('strategic merge: maps merge, null removes, unkeyed lists are replaced, keyed lists merge', () => {

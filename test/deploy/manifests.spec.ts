@@ -3,6 +3,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeConfig } from '../../adapters/config/index.js';
+import {
+  dataOf, specOf, type Container, type IngressPath, type IngressSpec, type PodSpec, type ServiceSpec, type WorkloadSpec,
+} from '../../scripts/deploy/k8s-model.js';
 import { renderKustomization, type K8sObject } from '../../scripts/deploy/kustomize.js';
 import {
   checkManifests, checkNoSecretValues, checkReferences, checkServiceConfiguration, checkWorkloads, validateSchemas,
@@ -13,13 +16,19 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const deployDir = path.join(root, 'deploy');
 const OVERLAYS = { base: path.join(deployDir, 'base'), production: path.join(deployDir, 'overlays/production') };
 
-type Obj = Record<string, any>;
-const find = (objects: readonly K8sObject[], kind: string, name: string) => {
-  const object = objects.find((o) => o.kind === kind && o.metadata.name === name);
-  if (!object) throw new Error(`${kind}/${name} not rendered`);
-  return object as Obj;
-};
-const container = (objects: readonly K8sObject[], name: string) => find(objects, 'Deployment', name).spec.template.spec.containers[0] as Obj;
+/** What a test goes on with; fails it, naming the missing part, when the rendered manifests lack it. */
+function present<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} not rendered`);
+  return value;
+}
+/** Rendered data as plain JSON, to break it in ways its type does not allow (a string port, no container name). */
+const asJson = (value: object | undefined): Record<string, unknown> => present(value, 'the value to change') as Record<string, unknown>;
+const find = (objects: readonly K8sObject[], kind: string, name: string): K8sObject => present(objects.find((o) => o.kind === kind && o.metadata.name === name), `${kind}/${name}`);
+const workload = (objects: readonly K8sObject[], kind: string, name: string) => specOf<WorkloadSpec>(find(objects, kind, name));
+const podOf = (objects: readonly K8sObject[], kind: string, name: string): PodSpec => present(workload(objects, kind, name).template?.spec, `${kind}/${name} pod`);
+const container = (objects: readonly K8sObject[], name: string): Container => present(podOf(objects, 'Deployment', name).containers?.[0], `Deployment/${name} container`);
+const configData = (objects: readonly K8sObject[], name: string): Record<string, string> => present(dataOf(find(objects, 'ConfigMap', name)).data, `ConfigMap/${name} data`);
+const ingressPaths = (objects: readonly K8sObject[]): IngressPath[] => present(specOf<IngressSpec>(find(objects, 'Ingress', 'nhsn')).rules?.[0]?.http?.paths, 'Ingress/nhsn paths');
 
 describe('deploy: rendered manifests', () => {
   const rendered = Object.fromEntries(Object.entries(OVERLAYS).map(([name, dir]) => [name, renderKustomization(dir)])) as Record<keyof typeof OVERLAYS, K8sObject[]>;
@@ -38,15 +47,14 @@ describe('deploy: rendered manifests', () => {
 
   it('production adds the NACK streams and the Ingress, puts everything in namespace nhsn and pins the images', () => {
     const production = rendered.production;
-    const ingress = find(production, 'Ingress', 'nhsn');
-    const routes = ingress.spec.rules[0].http.paths.map((p: Obj) => `${p.path} ${p.backend.service.name}`);
+    const routes = ingressPaths(production).map((p) => `${p.path} ${p.backend?.service?.name}`);
     expect(routes).to.deep.equal(['/.well-known/jwks.json tenant', '/api admin-gateway']);
     expect(production.filter((o) => o.kind === 'Stream').map((o) => o.metadata.name)).to.have.members(['acquisition', 'compliance', 'report', 'evaluation', 'dead-letter']);
     expect(production.every((o) => o.metadata.namespace === 'nhsn')).to.equal(true);
     for (const name of ['validation', 'tenant', 'admin-gateway']) {
       expect(container(production, name).image).to.equal(`registry.example.org/nhsn/${name}:0.1.0`);
     }
-    const job = find(production, 'Job', 'jetstream-provisioning').spec.template.spec.containers[0] as Obj;
+    const job = present(podOf(production, 'Job', 'jetstream-provisioning').containers?.[0], 'Job container');
     expect(job.image).to.equal('registry.example.org/nhsn/validation:0.1.0');
     expect(job.command).to.deep.equal(['node', 'dist/services/validation/src/cli/provision-jetstream.js']);
     expect(job.envFrom).to.deep.equal([{ configMapRef: { name: 'validation-config' } }]);
@@ -55,24 +63,24 @@ describe('deploy: rendered manifests', () => {
   it('production patches merge into the base (env by name, ConfigMap keys, replicas) instead of replacing it', () => {
     const production = rendered.production;
     const validation = container(production, 'validation');
-    const env = validation.env as Obj[];
+    const env = validation.env ?? [];
     expect(env.find((e) => e.name === 'NODE_OPTIONS')!.value).to.equal('--max-old-space-size=1536');
     expect(env.map((e) => e.name)).to.include.members(['DB_PASSWORD', 'SVC_REPORT_SERVICE_TOKEN']);
-    expect(validation.resources.limits).to.deep.equal({ cpu: '4', memory: '3Gi', 'ephemeral-storage': '5Gi' }); // the base's disk limit stays
-    expect(validation.startupProbe.httpGet.path).to.equal('/health');
-    const config = find(production, 'ConfigMap', 'validation-config').data;
+    expect(validation.resources?.limits).to.deep.equal({ cpu: '4', memory: '3Gi', 'ephemeral-storage': '5Gi' }); // the base's disk limit stays
+    expect(validation.startupProbe?.httpGet?.path).to.equal('/health');
+    const config = configData(production, 'validation-config');
     expect(config.DB_URL).to.equal('postgres://validation@postgresql.data.svc.cluster.local:5432/validation?sslmode=verify-full&sslrootcert=/etc/nhsn/tls/ca.crt');
     expect(config.DATA_CACHE_SERVER_URL).to.match(/^rediss:\/\//);
     expect(config.DB_HOST).to.equal('');
     expect(env.find((e) => e.name === 'NODE_EXTRA_CA_CERTS')!.value).to.equal('/etc/nhsn/tls/ca.crt');
-    expect(validation.volumeMounts.map((m: Obj) => m.mountPath)).to.include('/etc/nhsn/tls');
-    expect(container(production, 'tenant').volumeMounts.map((m: Obj) => m.mountPath)).to.include('/etc/nhsn/tls');
-    expect(find(production, 'ConfigMap', 'tenant-config').data.DB_URL).to.contain('sslmode=verify-full');
+    expect((validation.volumeMounts ?? []).map((m) => m.mountPath)).to.include('/etc/nhsn/tls');
+    expect((container(production, 'tenant').volumeMounts ?? []).map((m) => m.mountPath)).to.include('/etc/nhsn/tls');
+    expect(configData(production, 'tenant-config').DB_URL).to.contain('sslmode=verify-full');
     expect(config.VALIDATION_WORKERS).to.equal('4');
     expect(config.LOG_LEVEL).to.equal('info');
-    expect(find(production, 'Deployment', 'tenant').spec.replicas).to.equal(2);
-    expect(find(production, 'HorizontalPodAutoscaler', 'validation').spec.minReplicas).to.equal(3);
-    expect(find(production, 'Deployment', 'validation').spec.template.metadata.labels).to.include({
+    expect(workload(production, 'Deployment', 'tenant').replicas).to.equal(2);
+    expect(specOf<{ minReplicas?: number }>(find(production, 'HorizontalPodAutoscaler', 'validation')).minReplicas).to.equal(3);
+    expect(workload(production, 'Deployment', 'validation').template?.metadata?.labels).to.include({
       'app.kubernetes.io/part-of': 'nhsn-platform', 'app.kubernetes.io/instance': 'nhsn-production',
     });
   });
@@ -101,9 +109,9 @@ describe('deploy: rendered manifests', () => {
   it('the ConfigMaps list exactly the non-secret properties and the secretKeyRefs exactly the secret ones (plus anticipated)', () => {
     for (const service of PLATFORM_SERVICES) {
       const rows = describeConfig(service.schema);
-      const configMap = find(rendered.production, 'ConfigMap', `${service.deployment}-config`).data as Record<string, string>;
+      const configMap = configData(rendered.production, `${service.deployment}-config`);
       expect(Object.keys(configMap).sort(), service.deployment).to.deep.equal(rows.filter((r) => !r.secret).map((r) => r.envVar).sort());
-      const secretRefs = ((container(rendered.production, service.deployment).env ?? []) as Obj[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name);
+      const secretRefs = (container(rendered.production, service.deployment).env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name);
       const anticipated = ANTICIPATED_SETTINGS.filter((s) => s.deployment === service.deployment && s.secret).map((s) => s.envVar);
       expect(secretRefs.sort(), service.deployment).to.deep.equal([...new Set([...rows.filter((r) => r.secret).map((r) => r.envVar), ...anticipated])].sort());
     }
@@ -111,19 +119,19 @@ describe('deploy: rendered manifests', () => {
 
   it('each service serves /metrics on its own port, which the scrape annotations and the Service name; production serves no API documents', () => {
     for (const name of ['validation', 'tenant', 'admin-gateway']) {
-      const config = find(rendered.production, 'ConfigMap', `${name}-config`).data as Record<string, string>;
+      const config = configData(rendered.production, `${name}-config`);
       expect(config.METRICS_PORT, name).to.equal('9464');
       expect(config.METRICS_PORT).to.not.equal(config.HTTP_PORT);
       expect(config.DOCS_ENABLED, name).to.equal('false');
-      expect(find(rendered.base, 'ConfigMap', `${name}-config`).data.DOCS_ENABLED, name).to.equal('true');
+      expect(configData(rendered.base, `${name}-config`).DOCS_ENABLED, name).to.equal('true');
       expect(container(rendered.production, name).ports).to.deep.include({ name: 'metrics', containerPort: 9464, protocol: 'TCP' });
-      expect(find(rendered.production, 'Deployment', name).spec.template.metadata.annotations).to.include({ 'prometheus.io/port': '9464', 'prometheus.io/path': '/metrics' });
-      expect(find(rendered.production, 'Service', name).spec.ports.map((p: Obj) => p.name)).to.deep.equal(['http', 'metrics']);
+      expect(workload(rendered.production, 'Deployment', name).template?.metadata?.annotations).to.include({ 'prometheus.io/port': '9464', 'prometheus.io/path': '/metrics' });
+      expect((specOf<ServiceSpec>(find(rendered.production, 'Service', name)).ports ?? []).map((p) => p.name)).to.deep.equal(['http', 'metrics']);
     }
   });
 
   it('the tenant key-encryption keys are a required secret reference (the legacy single key an optional one), declared secret', () => {
-    const env = container(rendered.production, 'tenant').env as Obj[];
+    const env = container(rendered.production, 'tenant').env ?? [];
     expect(env.find((e) => e.name === 'SIGNING_KEYS_MASTER_KEYS')?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'tenant-secrets', key: 'SIGNING_KEYS_MASTER_KEYS' });
     expect(env.find((e) => e.name === 'SIGNING_KEYS_MASTER_KEY')?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'tenant-secrets', key: 'SIGNING_KEYS_MASTER_KEY', optional: true });
     const tenantSchema = PLATFORM_SERVICES.find((s) => s.deployment === 'tenant')!.schema;
@@ -160,27 +168,27 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
   });
 
   it('a wrong type (containerPort as a string) is a schema error', async () => {
-    const problems = await problemsAfter((o) => { container(o, 'validation').ports[0].containerPort = '8081'; });
+    const problems = await problemsAfter((o) => { asJson(container(o, 'validation').ports?.[0]).containerPort = '8081'; });
     expectProblem(problems, 'Deployment/validation', '/spec/template/spec/containers/0/ports/0/containerPort', 'must be integer');
   });
 
   it('a missing required field (Deployment selector, container name) is a schema error', async () => {
     const problems = await problemsAfter((o) => {
-      delete find(o, 'Deployment', 'tenant').spec.selector;
-      delete container(o, 'admin-gateway').name;
+      delete workload(o, 'Deployment', 'tenant').selector;
+      delete asJson(container(o, 'admin-gateway')).name;
     });
     expectProblem(problems, 'Deployment/tenant', 'must have required property selector');
     expectProblem(problems, 'Deployment/admin-gateway', 'must have required property name');
   });
 
   it('a secret in the ConfigMap is reported', async () => {
-    const problems = await problemsAfter((o) => { find(o, 'ConfigMap', 'validation-config').data.DB_PASSWORD = 'hunter2'; });
+    const problems = await problemsAfter((o) => { configData(o, 'validation-config').DB_PASSWORD = 'hunter2'; });
     expectProblem(problems, 'validation', 'ConfigMap key DB_PASSWORD holds the secret db.password');
   });
 
   it('a property missing from the ConfigMap, an undeclared key and a value that does not parse are reported', async () => {
     const problems = await problemsAfter((o) => {
-      const data = find(o, 'ConfigMap', 'tenant-config').data;
+      const data = configData(o, 'tenant-config');
       delete data.SCHEDULER_POLL_INTERVAL_MS;
       data.SCHEDULER_POLL_INTERVALL_MS = '1000';
       data.CACHE_TYPE = 'redis';
@@ -192,11 +200,11 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
 
   it('a secret neither referenced nor anticipated, a secret given as a literal, and a Secret with data are reported', async () => {
     const problems = await problemsAfter((o) => {
-      const env = container(o, 'validation').env as Obj[];
+      const env = present(container(o, 'validation').env, 'validation env');
       env.splice(env.findIndex((e) => e.name === 'SVC_REPORT_SERVICE_TOKEN'), 1);
-      const tenantEnv = container(o, 'tenant').env as Obj[];
+      const tenantEnv = present(container(o, 'tenant').env, 'tenant env');
       tenantEnv.splice(tenantEnv.findIndex((e) => e.name === 'SIGNING_KEYS_MASTER_KEY'), 1);
-      (container(o, 'tenant').env as Obj[]).push({ name: 'NATS_TOKEN', value: 's3cret' });
+      tenantEnv.push({ name: 'NATS_TOKEN', value: 's3cret' });
       o.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'validation-secrets' }, data: { DB_PASSWORD: 'aHVudGVyMg==' } });
     });
     expectProblem(problems, 'validation', 'secret svc.report-service.token (SVC_REPORT_SERVICE_TOKEN) is not referenced with secretKeyRef');
@@ -209,14 +217,14 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
     const problems = await problemsAfter((o) => {
       const validation = container(o, 'validation');
       delete validation.startupProbe;
-      delete validation.resources.limits.memory;
-      validation.securityContext.readOnlyRootFilesystem = false;
-      validation.volumeMounts = validation.volumeMounts.filter((m: Obj) => m.mountPath !== '/var/cache/nhsn/fhir-definitions');
-      container(o, 'tenant').volumeMounts.find((m: Obj) => m.name === 'jwks').readOnly = true;
-      const tenant = find(o, 'Deployment', 'tenant');
-      tenant.spec.template.spec.securityContext.runAsUser = 0;
-      tenant.spec.template.spec.terminationGracePeriodSeconds = 10;
-      container(o, 'admin-gateway').readinessProbe.httpGet.path = '/health';
+      delete present(validation.resources?.limits, 'validation limits').memory;
+      present(validation.securityContext, 'validation securityContext').readOnlyRootFilesystem = false;
+      validation.volumeMounts = (validation.volumeMounts ?? []).filter((m) => m.mountPath !== '/var/cache/nhsn/fhir-definitions');
+      present(container(o, 'tenant').volumeMounts?.find((m) => m.name === 'jwks'), 'jwks mount').readOnly = true;
+      const tenant = podOf(o, 'Deployment', 'tenant');
+      present(tenant.securityContext, 'tenant securityContext').runAsUser = 0;
+      tenant.terminationGracePeriodSeconds = 10;
+      present(container(o, 'admin-gateway').readinessProbe?.httpGet, 'readinessProbe').path = '/health';
     });
     expectProblem(problems, 'container validation', 'startupProbe is missing');
     expectProblem(problems, 'container validation', 'resources.limits.memory is missing');
@@ -230,18 +238,19 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
 
   it('a Job is held to the same pod policy and to its own bounds, secrets and declared configuration', async () => {
     const problems = await problemsAfter((o) => {
-      const job = find(o, 'Job', 'jetstream-provisioning');
-      const pod = job.spec.template.spec;
-      pod.securityContext.runAsUser = 0;
-      pod.containers[0].securityContext.readOnlyRootFilesystem = false;
-      delete pod.containers[0].resources.limits;
-      delete job.spec.ttlSecondsAfterFinished;
-      delete job.spec.backoffLimit;
+      const job = workload(o, 'Job', 'jetstream-provisioning');
+      const pod = podOf(o, 'Job', 'jetstream-provisioning');
+      const provision = present(pod.containers?.[0], 'Job container');
+      present(pod.securityContext, 'Job securityContext').runAsUser = 0;
+      present(provision.securityContext, 'Job container securityContext').readOnlyRootFilesystem = false;
+      delete present(provision.resources, 'Job container resources').limits;
+      delete job.ttlSecondsAfterFinished;
+      delete job.backoffLimit;
       pod.restartPolicy = 'Always';
-      const env = pod.containers[0].env as Obj[];
+      const env = present(provision.env, 'Job env');
       env.splice(env.findIndex((e) => e.name === 'NATS_PASSWORD'), 1);
       env.push({ name: 'NATS_TOKEN', value: 's3cret' });
-      pod.containers[0].envFrom.push({ secretRef: { name: 'validation-secrets' } });
+      present(provision.envFrom, 'Job envFrom').push({ secretRef: { name: 'validation-secrets' } });
     });
     expectProblem(problems, 'Job/jetstream-provisioning container provision', 'non-root user id', 'got 0');
     expectProblem(problems, 'Job/jetstream-provisioning container provision', 'readOnlyRootFilesystem must be true');
@@ -258,9 +267,9 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
     const problems = await problemsAfter((o) => {
       const copy = structuredClone(find(o, 'Job', 'jetstream-provisioning'));
       copy.metadata.name = 'one-off';
-      copy.spec.template.metadata.labels['app.kubernetes.io/name'] = 'tenant';
-      o.push(copy as K8sObject);
-      o.push({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly' }, spec: { schedule: '@daily', jobTemplate: { spec: copy.spec } } } as K8sObject);
+      present(specOf<WorkloadSpec>(copy).template?.metadata?.labels, 'Job labels')['app.kubernetes.io/name'] = 'tenant';
+      o.push(copy);
+      o.push({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly' }, spec: { schedule: '@daily', jobTemplate: { spec: copy.spec } } });
     });
     expectProblem(problems, 'Job/one-off', 'not declared in scripts/deploy/platform-services.ts');
     expectProblem(problems, 'Service/tenant', 'selector also matches the pods of Job/one-off');
@@ -269,49 +278,49 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
   });
 
   it('a value the provisioning Job reads that does not parse is reported for the Job too', async () => {
-    const problems = await problemsAfter((o) => { find(o, 'ConfigMap', 'validation-config').data.VALIDATION_MAX_DELIVERIES = 'five'; });
+    const problems = await problemsAfter((o) => { configData(o, 'validation-config').VALIDATION_MAX_DELIVERIES = 'five'; });
     expectProblem(problems, 'Job/jetstream-provisioning container provision', 'validation.max-deliveries (VALIDATION_MAX_DELIVERIES) must be an integer');
   });
 
   it('a CA file named by DB_URL (sslrootcert) or NODE_EXTRA_CA_CERTS outside every mount is reported', async () => {
     const problems = await problemsAfter((o) => {
       const tenant = container(o, 'tenant');
-      tenant.volumeMounts = tenant.volumeMounts.filter((m: Obj) => m.mountPath !== '/etc/nhsn/tls');
-      (container(o, 'validation').env as Obj[]).find((e) => e.name === 'NODE_EXTRA_CA_CERTS')!.value = '/etc/ssl/extra/ca.crt';
+      tenant.volumeMounts = (tenant.volumeMounts ?? []).filter((m) => m.mountPath !== '/etc/nhsn/tls');
+      present(container(o, 'validation').env?.find((e) => e.name === 'NODE_EXTRA_CA_CERTS'), 'NODE_EXTRA_CA_CERTS').value = '/etc/ssl/extra/ca.crt';
     });
     expectProblem(problems, 'Deployment/tenant container tenant', 'DB_URL (sslrootcert) names /etc/nhsn/tls/ca.crt, which is not in a mounted directory');
     expectProblem(problems, 'Deployment/validation container validation', 'NODE_EXTRA_CA_CERTS names /etc/ssl/extra/ca.crt');
   });
 
   it('a database URL with a password in the ConfigMap is reported without echoing it', async () => {
-    const problems = await problemsAfter((o) => { find(o, 'ConfigMap', 'tenant-config').data.DB_URL = 'postgres://tenant:hunter2@db/tenant'; });
+    const problems = await problemsAfter((o) => { configData(o, 'tenant-config').DB_URL = 'postgres://tenant:hunter2@db/tenant'; });
     expectProblem(problems, 'tenant', 'db.url (DB_URL) must not contain a password');
     expect(problems.join('\n')).not.to.contain('hunter2');
   });
 
   it('a validation /tmp smaller than the IG packages it must hold during a rebuild is reported', async () => {
     const problems = await problemsAfter((o) => {
-      find(o, 'Deployment', 'validation').spec.template.spec.volumes.find((v: Obj) => v.name === 'tmp').emptyDir.sizeLimit = '256Mi';
+      present(podOf(o, 'Deployment', 'validation').volumes?.find((v) => v.name === 'tmp')?.emptyDir, 'tmp emptyDir').sizeLimit = '256Mi';
     });
     expectProblem(problems, 'Deployment/validation container validation', '/tmp emptyDir sizeLimit 256Mi is smaller than the ig-packages volume (2Gi)');
   });
 
   it('a gateway upstream timeout longer than its drain time is reported', async () => {
-    const problems = await problemsAfter((o) => { find(o, 'ConfigMap', 'admin-gateway-config').data.GATEWAY_UPSTREAM_TIMEOUT_MS = '120000'; });
+    const problems = await problemsAfter((o) => { configData(o, 'admin-gateway-config').GATEWAY_UPSTREAM_TIMEOUT_MS = '120000'; });
     expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'shutdown.grace-ms 65000 ms < gateway.upstream-timeout-ms 120000 ms');
   });
 
   it('a raised shutdown.grace-ms without a longer termination grace is reported', async () => {
-    const problems = await problemsAfter((o) => { find(o, 'ConfigMap', 'validation-config').data.SHUTDOWN_GRACE_MS = '60000'; });
+    const problems = await problemsAfter((o) => { configData(o, 'validation-config').SHUTDOWN_GRACE_MS = '60000'; });
     expectProblem(problems, 'Deployment/validation', 'shutdown.grace-ms 60000 ms');
   });
 
   it('a NACK Stream with a bad duration or a misspelt field, an unknown kind and a Consumer without durable are reported', async () => {
     const problems = await problemsAfter((o) => {
-      const stream = find(o, 'Stream', 'compliance');
-      stream.spec.maxAge = '14 days';
-      stream.spec.maxMsgsize = 1024;
-      o.push({ apiVersion: 'jetstream.nats.io/v1beta2', kind: 'Consumer', metadata: { name: 'validation' }, spec: { streamName: 'COMPLIANCE' } } as K8sObject);
+      const stream = specOf<Record<string, unknown>>(find(o, 'Stream', 'compliance'));
+      stream.maxAge = '14 days';
+      stream.maxMsgsize = 1024;
+      o.push({ apiVersion: 'jetstream.nats.io/v1beta2', kind: 'Consumer', metadata: { name: 'validation' }, spec: { streamName: 'COMPLIANCE' } });
       o.push({ apiVersion: 'example.org/v1', kind: 'Widget', metadata: { name: 'w' } });
     });
     expectProblem(problems, 'Stream/compliance', '/spec/maxAge must match pattern');
@@ -322,8 +331,8 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
 
   it('an Ingress that routes more than /api and the public key set, or to a metrics port, is reported', async () => {
     const problems = await problemsAfter((o) => {
-      const paths = find(o, 'Ingress', 'nhsn').spec.rules[0].http.paths as Obj[];
-      paths.find((p) => p.backend.service.name === 'admin-gateway')!.path = '/';
+      const paths = ingressPaths(o);
+      present(paths.find((p) => p.backend?.service?.name === 'admin-gateway'), 'admin-gateway path').path = '/';
       paths.push({ path: '/.well-known/jwks.json/', pathType: 'Prefix', backend: { service: { name: 'tenant', port: { name: 'http' } } } });
       paths.push({ path: '/api/metrics', pathType: 'Exact', backend: { service: { name: 'validation', port: { name: 'metrics' } } } });
     });
@@ -334,14 +343,14 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
 
   it('metrics on the API port, a scrape annotation on another port, documents or authentication off where exposed are reported', async () => {
     const problems = await problemsAfter((o) => {
-      const validation = find(o, 'ConfigMap', 'validation-config').data;
+      const validation = configData(o, 'validation-config');
       validation.METRICS_PORT = '';
-      find(o, 'Deployment', 'tenant').spec.template.metadata.annotations['prometheus.io/port'] = '8082';
-      const gateway = find(o, 'ConfigMap', 'admin-gateway-config').data;
+      present(workload(o, 'Deployment', 'tenant').template?.metadata?.annotations, 'tenant annotations')['prometheus.io/port'] = '8082';
+      const gateway = configData(o, 'admin-gateway-config');
       gateway.DOCS_ENABLED = 'true';
       gateway.AUTH_MODE = 'none';
       gateway.AUTH_JWKS_URL = 'http://login.example.org/certs';
-      container(o, 'tenant').ports = container(o, 'tenant').ports.filter((p: Obj) => p.name !== 'metrics');
+      container(o, 'tenant').ports = (container(o, 'tenant').ports ?? []).filter((p) => p.name !== 'metrics');
     });
     expectProblem(problems, 'Deployment/validation container validation', 'metrics.port (METRICS_PORT) is unset');
     expectProblem(problems, 'Deployment/tenant', 'prometheus.io/port 8082 is not the metrics port 9464');
@@ -353,11 +362,11 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
 
   it('dangling references are reported (Service selector, HPA over fixed replicas, missing ConfigMap and claim)', async () => {
     const problems = await problemsAfter((o) => {
-      find(o, 'Service', 'tenant').spec.selector = { 'app.kubernetes.io/name': 'tenants' };
-      find(o, 'Deployment', 'validation').spec.replicas = 2;
-      container(o, 'admin-gateway').envFrom[0].configMapRef.name = 'gateway-config';
+      specOf<ServiceSpec>(find(o, 'Service', 'tenant')).selector = { 'app.kubernetes.io/name': 'tenants' };
+      workload(o, 'Deployment', 'validation').replicas = 2;
+      present(container(o, 'admin-gateway').envFrom?.[0]?.configMapRef, 'admin-gateway envFrom').name = 'gateway-config';
       o.splice(o.findIndex((x) => x.kind === 'PersistentVolumeClaim' && x.metadata.name === 'jwks'), 1);
-      find(o, 'Ingress', 'nhsn').spec.rules[0].http.paths[0].backend.service.port.name = 'https';
+      present(ingressPaths(o)[0]?.backend?.service?.port, 'Ingress backend port').name = 'https';
     });
     expectProblem(problems, 'Ingress/nhsn', 'Service tenant has no port named https');
     expectProblem(problems, 'Service/tenant', 'selector matches no Deployment');

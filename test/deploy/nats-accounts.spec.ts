@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { buildCatalog, catalog, subjectMatches } from '../../contracts/catalog.js';
+import { dataOf, specOf, type WorkloadSpec } from '../../scripts/deploy/k8s-model.js';
 import { renderKustomization, type K8sObject } from '../../scripts/deploy/kustomize.js';
 import { validateSchemas } from '../../scripts/deploy/manifest-checks.js';
 import {
@@ -11,13 +12,14 @@ import {
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const committed = readFileSync(path.join(root, 'deploy/nats-accounts/accounts.yaml'), 'utf8');
-type Obj = Record<string, any>;
 
 /** The users as the NATS server will read them: from the committed manifest, not from the generator. */
 function manifestUsers() {
   const objects = renderKustomization(path.join(root, 'deploy/nats-accounts'));
-  const configMap = objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === NATS_ACCOUNTS_CONFIGMAP) as Obj;
-  return parseNatsAuthorization(configMap.data[NATS_ACCOUNTS_FILE]);
+  const configMap = objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === NATS_ACCOUNTS_CONFIGMAP);
+  const text = configMap && dataOf(configMap).data?.[NATS_ACCOUNTS_FILE];
+  if (text === undefined) throw new Error(`ConfigMap ${NATS_ACCOUNTS_CONFIGMAP} with ${NATS_ACCOUNTS_FILE} not rendered`);
+  return parseNatsAuthorization(text);
 }
 
 /** Which users a permission list lets do something with `subject` (NATS wildcards `*`, `>`). */
@@ -80,14 +82,18 @@ describe('deploy: NATS users and subject permissions', () => {
 
   it('the services this repository deploys connect as their users, with the password from their Secret', () => {
     const production = renderKustomization(path.join(root, 'deploy/overlays/production'));
-    const find = (kind: string, name: string) => production.find((object: K8sObject) => object.kind === kind && object.metadata.name === name) as Obj;
+    const find = (kind: string, name: string) => {
+      const object = production.find((o: K8sObject) => o.kind === kind && o.metadata.name === name);
+      if (!object) throw new Error(`${kind}/${name} not rendered`);
+      return object;
+    };
+    const envOf = (kind: string, name: string) => specOf<WorkloadSpec>(find(kind, name)).template?.spec?.containers?.[0]?.env ?? [];
     for (const [service, secret] of [['tenant', 'tenant-secrets'], ['validation', 'validation-secrets']] as const) {
-      expect(find('ConfigMap', `${service}-config`).data.NATS_USER, service).to.equal(service);
-      const env = find('Deployment', service).spec.template.spec.containers[0].env as Obj[];
-      expect(env.find((item) => item.name === 'NATS_PASSWORD')?.valueFrom.secretKeyRef, service).to.deep.equal({ name: secret, key: 'NATS_PASSWORD' });
+      expect(dataOf(find('ConfigMap', `${service}-config`)).data?.NATS_USER, service).to.equal(service);
+      const env = envOf('Deployment', service);
+      expect(env.find((item) => item.name === 'NATS_PASSWORD')?.valueFrom?.secretKeyRef, service).to.deep.equal({ name: secret, key: 'NATS_PASSWORD' });
     }
-    const job = find('Job', 'jetstream-provisioning').spec.template.spec.containers[0] as Obj;
-    expect(job.env.find((item: Obj) => item.name === 'NATS_PASSWORD').valueFrom.secretKeyRef).to.deep.equal({ name: 'validation-secrets', key: 'NATS_PASSWORD' });
+    expect(envOf('Job', 'jetstream-provisioning').find((item) => item.name === 'NATS_PASSWORD')?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'validation-secrets', key: 'NATS_PASSWORD' });
     expect(natsUsers(catalog).filter((user) => user.deployedHere).map((user) => user.user)).to.deep.equal(['tenant', 'validation']);
   });
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeConfig, envVarCandidates } from '../../adapters/config/index.js';
 import { serviceOpenApiDocuments } from '../../scripts/docs/readme-tables.js';
+import { specOf, type WorkloadSpec } from '../../scripts/deploy/k8s-model.js';
 import { renderKustomization } from '../../scripts/deploy/kustomize.js';
 import { natsUsers, passwordVariable } from '../../scripts/deploy/nats-accounts.js';
 import { PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
@@ -67,7 +68,7 @@ describe('deploy: runbook and deploy README', () => {
     const documented = new Set(code(table).filter((t) => /^[A-Z][A-Z0-9_]+$/.test(t) && t !== 'NATS_USER'));
     const objects = renderKustomization(path.join(root, 'deploy/overlays/production'));
     const referenced = new Set(objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job').flatMap((d) =>
-      ((d.spec as any).template.spec.containers as any[]).flatMap((c) => (c.env ?? []) as any[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name as string)));
+      (specOf<WorkloadSpec>(d).template?.spec?.containers ?? []).flatMap((c) => c.env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name)));
     expect([...documented].sort()).to.deep.equal([...referenced].sort());
   });
 

@@ -95,7 +95,7 @@ describe('cache: distributed (real Redis) @infra', () => {
         await cache.readinessCheck().catch((e: Error) => { notReady = e; });
         expect(notReady).to.be.instanceOf(Error);
         expect(lines.length).to.equal(1);
-        expect(JSON.parse(lines[0])).to.include({ level: 40, cache: `${run}:down` });
+        expect(JSON.parse(lines[0] ?? '{}')).to.include({ level: 40, cache: `${run}:down` });
       } finally {
         await cache.close();
       }

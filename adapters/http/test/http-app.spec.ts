@@ -56,7 +56,7 @@ describe('adapters/http app', () => {
       expect(res.body.traceId).to.match(/^[0-9a-f]{32}$/).and.equal(res.headers['x-trace-id']);
       const errorLine = capture.lines.find((line) => line.level === 50);
       expect(errorLine).to.deep.include({ traceId: res.body.traceId, msg: 'unhandled error' });
-      expect(errorLine!.err.message).to.contain('hunter2');
+      expect(errorLine?.err?.message).to.contain('hunter2');
       const requestLine = capture.lines.find((line) => line.msg === 'request');
       expect(requestLine).to.include({ method: 'GET', path: '/api/boom', status: 500 });
       expect(requestLine).to.have.property('durationMs');

@@ -16,12 +16,15 @@ export const FacilitySchema = z.object({
   tags: z.array(z.string().min(1)).optional(),
 }).openapi('Facility');
 
-export interface LogCapture { logger: Logger; lines: Array<Record<string, any>> }
+/** A pino line as the tests read it: the fields asserted on typed, the rest as logged. */
+export interface LogLine { level?: number; msg?: string; err?: { message?: string }; [field: string]: unknown }
+
+export interface LogCapture { logger: Logger; lines: LogLine[] }
 
 /** A logger whose lines are collected in memory (for asserting what gets logged). */
 export function capturingLogger(): LogCapture {
-  const lines: Array<Record<string, any>> = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => { lines.push(JSON.parse(line)); } });
+  const lines: LogLine[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => { lines.push(JSON.parse(line) as LogLine); } });
   return { logger, lines };
 }
 

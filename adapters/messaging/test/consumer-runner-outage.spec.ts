@@ -32,7 +32,7 @@ describe('messaging: consumer runner during a dependency outage @infra', () => {
     await broker.cleanup();
   });
 
-  async function run(name: string, handler: MessageHandler, extra: Partial<ConsumerRunnerOptions> = {}) {
+  async function run<T>(name: string, handler: MessageHandler<T>, extra: Partial<ConsumerRunnerOptions<T>> = {}) {
     const contract = broker.catalog.byName(name);
     const durable = `outage-${++durableCounter}`;
     const runner = await startConsumer({

@@ -23,7 +23,7 @@ describe('messaging: consumer runner @infra', () => {
   after(async () => { await broker.cleanup(); });
 
   /** Each test consumes its own message type through its own durable, so tests do not see each other's messages. */
-  async function run(name: string, handler: MessageHandler, extra: { concurrency?: number; maxDeliver?: number; ackWaitMs?: number } = {}) {
+  async function run<T>(name: string, handler: MessageHandler<T>, extra: { concurrency?: number; maxDeliver?: number; ackWaitMs?: number } = {}) {
     const contract = broker.catalog.byName(name);
     const durable = `test-${++durableCounter}`;
     const runner = await startConsumer({

@@ -55,7 +55,7 @@ describe('messaging: trace context and metrics @infra', () => {
     await broker.cleanup();
   });
 
-  async function run(name: string, handler: MessageHandler, extra: { logger?: ReturnType<typeof createLogger>; metrics?: ServiceMetrics; pendingPollMs?: number } = {}) {
+  async function run<T>(name: string, handler: MessageHandler<T>, extra: { logger?: ReturnType<typeof createLogger>; metrics?: ServiceMetrics; pendingPollMs?: number } = {}) {
     const contract = broker.catalog.byName(name);
     const durable = `obs-${++durableCounter}`;
     const runner = await startConsumer({

@@ -64,7 +64,7 @@ describe('adapters/observability', () => {
     it('adds the trace id to log lines written inside a request', () => {
       const lines: string[] = [];
       const logger = createLogger('test', 'info');
-      (logger as any)[pino.symbols.streamSym] = { write: (line: string) => lines.push(line) };
+      (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] = { write: (line: string) => lines.push(line) };
       runWithContext({ traceId: 'trace-1' }, () => logger.info('inside'));
       logger.info('outside');
       expect(JSON.parse(lines[0]!)).to.include({ traceId: 'trace-1', msg: 'inside' });

@@ -98,7 +98,7 @@ describe('persistence: db.url', () => {
         try {
           await db.readinessCheck();
           const rows = await db.orm.em.fork().execute('select count(*)::int as n from widget');
-          expect(rows[0].n).to.equal(0);
+          expect(rows[0]?.n).to.equal(0);
         } finally {
           await db.close();
         }

@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Database } from '../database.js';
 import { insertMany } from '../bulk-insert.js';
 import { currentEm, requestContextMiddleware, withForkedEm } from '../request-context.js';
-import { Widget, databaseExists, dropTestDatabase, openTestDatabase, uniqueDbName } from './test-database.js';
+import { Widget, databaseExists, dropTestDatabase, openTestDatabase, uniqueDbName, type TestTables } from './test-database.js';
 
 describe('persistence: database @infra', () => {
   const dbName = uniqueDbName('db');
@@ -29,15 +29,15 @@ describe('persistence: database @infra', () => {
     it('applies each migration once, and a restart finds nothing pending', async () => {
       const again = await openTestDatabase(dbName);
       await again.close();
-      const rows = await db.orm.em.fork().getKysely<any>()
+      const rows = await db.orm.em.fork().getKysely<TestTables>()
         .selectFrom('mikro_orm_migrations').select('name').orderBy('name').execute();
-      expect(rows.map((r: { name: string }) => r.name)).to.deep.equal([
+      expect(rows.map((r) => r.name)).to.deep.equal([
         'Migration20261122000000_outbox_message',
         'Migration20261122000001_widget',
         // Added after the outbox table by openDatabase (withOutboxMigrations).
         'Migration20261126000000_outbox_parked_rows',
       ]);
-      await db.orm.em.fork().getKysely<any>().selectFrom('widget').select('id').limit(1).execute();
+      await db.orm.em.fork().getKysely<TestTables>().selectFrom('widget').select('id').limit(1).execute();
     });
 
     it('lets two instances start together on a fresh database', async () => {
@@ -46,7 +46,7 @@ describe('persistence: database @infra', () => {
         const both = await Promise.all([openTestDatabase(fresh), openTestDatabase(fresh)]);
         await Promise.all(both.map((d) => d.close()));
         const check = await openTestDatabase(fresh);
-        const rows = await check.orm.em.fork().getKysely<any>().selectFrom('mikro_orm_migrations').select('name').execute();
+        const rows = await check.orm.em.fork().getKysely<TestTables>().selectFrom('mikro_orm_migrations').select('name').execute();
         await check.close();
         expect(rows).to.have.length(3);
       } finally {
@@ -86,7 +86,7 @@ describe('persistence: database @infra', () => {
       expect(seen[0]).to.not.equal(seen[1]);
       expect(seen[0]).to.not.equal(db.orm.em);
       // entities from the first request do not sit in the second request's identity map
-      expect(seen[1].getUnitOfWork().getIdentityMap().values().length).to.equal(1);
+      expect(seen[1]?.getUnitOfWork().getIdentityMap().values().length).to.equal(1);
     });
 
     it('withForkedEm gives every message a fresh fork, also reachable as the ambient context', async () => {
@@ -104,7 +104,7 @@ describe('persistence: database @infra', () => {
 
   describe('insertMany', () => {
     beforeEach(async () => {
-      await db.orm.em.fork().getKysely<any>().deleteFrom('widget').execute();
+      await db.orm.em.fork().getKysely<TestTables>().deleteFrom('widget').execute();
     });
 
     it('lands 10,000 rows in one call, with values sent as parameters', async () => {
@@ -145,7 +145,7 @@ describe('persistence: database @infra', () => {
         ['widget', [], [], /at least one column/],
       ] as const) {
         let error: Error | undefined;
-        await insertMany(em, table, columns, rows as any).catch((e: Error) => { error = e; });
+        await insertMany(em, table, columns, rows).catch((e: Error) => { error = e; });
         expect(error?.message).to.match(pattern);
       }
     });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { expect } from 'chai';
+import { assert, expect } from 'chai';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { buildCatalog } from '../../../contracts/catalog.js';
@@ -8,6 +8,7 @@ import type { MessagePublisher, PublishAck, PublishOptions } from '../../messagi
 import { silentLogger } from '../../observability/logger.js';
 import type { Database } from '../database.js';
 import { enqueueOutboxMessage } from '../outbox/enqueue.js';
+import type { OutboxDatabase } from '../outbox/outbox-table.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import { dropTestDatabase, openTestDatabase, uniqueDbName } from './test-database.js';
 
@@ -78,7 +79,7 @@ describe('persistence: outbox relay against real NATS JetStream @infra', () => {
   });
 
   beforeEach(async () => {
-    await db.orm.em.fork().getKysely<any>().deleteFrom('outbox_message').execute();
+    await db.orm.em.fork().getKysely<OutboxDatabase>().deleteFrom('outbox_message').execute();
     await jsm.streams.purge(stream);
   });
 
@@ -88,7 +89,7 @@ describe('persistence: outbox relay against real NATS JetStream @infra', () => {
   }
 
   async function outboxRow(): Promise<{ published_at: unknown; attempts: number; last_error: string | null }> {
-    return db.orm.em.fork().getKysely<any>().selectFrom('outbox_message').select(['published_at', 'attempts', 'last_error']).executeTakeFirstOrThrow();
+    return db.orm.em.fork().getKysely<OutboxDatabase>().selectFrom('outbox_message').select(['published_at', 'attempts', 'last_error']).executeTakeFirstOrThrow();
   }
 
   it('keeps the row while NATS is unreachable and stores exactly one copy once it is back', async () => {
@@ -109,7 +110,9 @@ describe('persistence: outbox relay against real NATS JetStream @infra', () => {
       expect(await relay.relayOnce()).to.include({ claimed: 0 });
 
       expect((await jsm.streams.info(stream)).state.messages).to.equal(1);
-      const stored = await jsm.streams.getMessage(stream, { seq: publisher.acks[0].seq });
+      const [ack] = publisher.acks;
+      assert.isDefined(ack, 'the publish was acknowledged');
+      const stored = await jsm.streams.getMessage(stream, { seq: ack.seq });
       expect(stored?.json()).to.deep.equal(payload(`f1-monthly-2026-10-${suffix}`));
       expect(stored?.header.get('Nats-Msg-Id')).to.equal(`f1-monthly-2026-10-${suffix}`);
       expect(stored?.header.get('x-test')).to.equal(suffix);

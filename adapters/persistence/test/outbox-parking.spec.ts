@@ -7,6 +7,7 @@ import { silentLogger } from '../../observability/logger.js';
 import { startTcpProxy } from '../../../scripts/fault/tcp-proxy.js';
 import type { Database } from '../database.js';
 import { enqueueOutboxMessage } from '../outbox/enqueue.js';
+import type { OutboxDatabase } from '../outbox/outbox-table.js';
 import { OutboxRelay, type OutboxRelayEvent } from '../outbox/relay.js';
 import { uuidV7 } from '../outbox/uuid-v7.js';
 import { RecordingPublisher } from './recording-publisher.js';
@@ -33,15 +34,15 @@ describe('persistence: outbox contract check and parked rows @infra', () => {
     await dropTestDatabase(dbName);
   });
   beforeEach(async () => {
-    await db.orm.em.fork().getKysely<any>().deleteFrom('outbox_message').execute();
+    await db.orm.em.fork().getKysely<OutboxDatabase>().deleteFrom('outbox_message').execute();
   });
 
   const subjectOf = (name: string) => broker.catalog.byName(name).subject;
-  const rows = () => db.orm.em.fork().getKysely<any>().selectFrom('outbox_message')
+  const rows = () => db.orm.em.fork().getKysely<OutboxDatabase>().selectFrom('outbox_message')
     .select(['msg_id', 'published_at', 'parked_at', 'attempts', 'last_error']).orderBy('created_at').orderBy('id').execute();
   /** A row as an older version, or a hand-written INSERT, could have stored it: no check on the way in. */
-  const insertUnchecked = (subject: string, payload: unknown, msgId: string) => db.orm.em.fork().getKysely<any>().insertInto('outbox_message')
-    .values({ id: uuidV7(), subject, payload: JSON.stringify(payload), headers: '{}', msg_id: msgId, created_at: new Date(), attempts: 0 }).execute();
+  const insertUnchecked = (subject: string, payload: unknown, msgId: string) => db.orm.em.fork().getKysely<OutboxDatabase>().insertInto('outbox_message')
+    .values({ id: uuidV7(), subject, payload: JSON.stringify(payload), headers: {}, msg_id: msgId, created_at: new Date(), attempts: 0 }).execute();
 
   it('refuses to enqueue a payload that fails its contract: a clear error, and the transaction (the change too) rolls back', async () => {
     const incomplete = { ...VALID.ValidationComplete, issueCounts: { total: 1 } };
@@ -83,12 +84,12 @@ describe('persistence: outbox contract check and parked rows @infra', () => {
     expect(await relay.relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0, parked: 0 });
 
     const [bad, good] = await rows();
-    expect(bad.msg_id).to.equal('bad-1');
-    expect(bad.parked_at).to.not.equal(null);
-    expect(bad.published_at).to.equal(null);
-    expect(bad.attempts).to.equal(1);
-    expect(bad.last_error).to.match(/^ContractViolationError: ValidationComplete payload violates its contract .*\/isValid must be boolean/);
-    expect(good.published_at).to.not.equal(null);
+    expect(bad?.msg_id).to.equal('bad-1');
+    expect(bad?.parked_at).to.not.equal(null);
+    expect(bad?.published_at).to.equal(null);
+    expect(bad?.attempts).to.equal(1);
+    expect(bad?.last_error).to.match(/^ContractViolationError: ValidationComplete payload violates its contract .*\/isValid must be boolean/);
+    expect(good?.published_at).to.not.equal(null);
     expect(events.filter((e) => e.kind === 'parked').map((e) => (e as { msgId: string }).msgId)).to.deep.equal(['bad-1']);
     expect(events.filter((e) => e.kind === 'parked-rows')).to.deep.equal([{ kind: 'parked-rows', count: 1 }]);
     expect(await relay.countParked()).to.equal(1);
@@ -101,8 +102,8 @@ describe('persistence: outbox contract check and parked rows @infra', () => {
 
     expect(await relay.relayOnce()).to.deep.equal({ claimed: 1, published: 0, failed: 0, parked: 1 });
     const [row] = await rows();
-    expect(row.parked_at).to.not.equal(null);
-    expect(row.last_error).to.match(/^UnpublishableMessageError: ResourceEvaluated of \d+ bytes is larger than the broker accepts/);
+    expect(row?.parked_at).to.not.equal(null);
+    expect(row?.last_error).to.match(/^UnpublishableMessageError: ResourceEvaluated of \d+ bytes is larger than the broker accepts/);
     expect(await relay.relayOnce()).to.include({ claimed: 0 });
   });
 
@@ -128,13 +129,13 @@ describe('persistence: outbox contract check and parked rows @infra', () => {
       expect(error, 'the mark failed').to.be.instanceOf(Error);
       expect(await relay.relayOnce().then(() => 'ran', () => 'failed'), 'still no database').to.equal('failed');
       // Longer than the lease: another relay would now take the row over; this one knows it was published.
-      await db.orm.em.fork().getKysely<any>().updateTable('outbox_message').set({ next_attempt_at: new Date(Date.now() - 1) }).execute();
+      await db.orm.em.fork().getKysely<OutboxDatabase>().updateTable('outbox_message').set({ next_attempt_at: new Date(Date.now() - 1) }).execute();
       await proxy.restore();
 
       expect(await relay.relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0, parked: 0 });
       expect(publisher.msgIds()).to.deep.equal(['vc-cut']);
       const [row] = await rows();
-      expect(row.published_at).to.not.equal(null);
+      expect(row?.published_at).to.not.equal(null);
     } finally {
       await viaProxy.close();
       await proxy.close();

@@ -7,6 +7,7 @@ import { runWithContext } from '../../observability/request-context.js';
 import { parseTraceparent } from '../../observability/trace-context.js';
 import type { Database } from '../database.js';
 import { enqueueOutboxMessage } from '../outbox/enqueue.js';
+import type { OutboxDatabase } from '../outbox/outbox-table.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import { dropTestDatabase, openTestDatabase, uniqueDbName } from './test-database.js';
 
@@ -34,14 +35,14 @@ describe('persistence: outbox carries the trace context @infra', () => {
     await dropTestDatabase(dbName);
   });
   beforeEach(async () => {
-    await db.orm.em.fork().getKysely<any>().deleteFrom('outbox_message').execute();
+    await db.orm.em.fork().getKysely<OutboxDatabase>().deleteFrom('outbox_message').execute();
     await broker.jsm.streams.purge(stream);
   });
 
   const enqueue = (headers?: Record<string, string>) => db.orm.em.fork().transactional((tx) =>
     enqueueOutboxMessage(tx, { subject, payload: VALID.ValidationComplete, ...(headers ? { headers } : {}) }));
   const storedHeaders = async (): Promise<Record<string, string>> =>
-    (await db.orm.em.fork().getKysely<any>().selectFrom('outbox_message').select('headers').executeTakeFirstOrThrow()).headers;
+    (await db.orm.em.fork().getKysely<OutboxDatabase>().selectFrom('outbox_message').select('headers').executeTakeFirstOrThrow()).headers;
   const publishedTraceparent = async () => {
     expect(await relay.relayOnce()).to.include({ published: 1 });
     return (await broker.jsm.streams.getMessage(stream, { last_by_subj: subject }))?.header.get('traceparent');

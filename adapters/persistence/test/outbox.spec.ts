@@ -3,7 +3,7 @@ import { buildCatalog } from '../../../contracts/catalog.js';
 import { VALID } from '../../../contracts/test/fixtures.js';
 import type { Database } from '../database.js';
 import { enqueueOutboxMessage } from '../outbox/enqueue.js';
-import type { OutboxRow } from '../outbox/outbox-table.js';
+import type { OutboxDatabase, OutboxRow } from '../outbox/outbox-table.js';
 import { OutboxRelay, type OutboxRelayEvent, type OutboxRelayOptions } from '../outbox/relay.js';
 import { uuidV7 } from '../outbox/uuid-v7.js';
 import { silentLogger } from '../../observability/logger.js';
@@ -31,7 +31,7 @@ describe('persistence: transactional outbox @infra', () => {
   });
 
   beforeEach(async () => {
-    await db.orm.em.fork().getKysely<any>().deleteFrom('outbox_message').execute();
+    await db.orm.em.fork().getKysely<OutboxDatabase>().deleteFrom('outbox_message').execute();
   });
 
   function relay(publisher: RecordingPublisher, options: Partial<OutboxRelayOptions> = {}): OutboxRelay {
@@ -50,9 +50,9 @@ describe('persistence: transactional outbox @infra', () => {
 
   /** Timestamps arrive as strings (MikroORM leaves pg's date parsing off); turn them into Dates here. */
   async function rows(): Promise<OutboxRow[]> {
-    const raw = await db.orm.em.fork().getKysely<any>().selectFrom('outbox_message').selectAll().orderBy('created_at').orderBy('id').execute();
+    const raw = await db.orm.em.fork().getKysely<OutboxDatabase>().selectFrom('outbox_message').selectAll().orderBy('created_at').orderBy('id').execute();
     const date = (v: unknown) => (v === null ? null : new Date(v as string));
-    return raw.map((r: any) => ({ ...r, published_at: date(r.published_at), next_attempt_at: date(r.next_attempt_at) }) as OutboxRow);
+    return raw.map((r) => ({ ...r, published_at: date(r.published_at), next_attempt_at: date(r.next_attempt_at) }));
   }
 
   it('refuses to enqueue outside a transaction', async () => {
@@ -70,7 +70,7 @@ describe('persistence: transactional outbox @infra', () => {
         [{ subject: 'a.b', payload: {}, msgId: ' ' }, /msgId/],
       ] as const) {
         let error: Error | undefined;
-        await enqueueOutboxMessage(tx, input as any).catch((e: Error) => { error = e; });
+        await enqueueOutboxMessage(tx, input).catch((e: Error) => { error = e; });
         expect(error?.message).to.match(pattern);
       }
     });
@@ -127,9 +127,9 @@ describe('persistence: transactional outbox @infra', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await r.relayOnce()).to.deep.equal({ claimed: 1, published: 0, failed: 1, parked: 0 });
     let [row] = await rows();
-    expect(row.published_at).to.equal(null);
-    expect(row.attempts).to.equal(2);
-    expect(row.last_error).to.contain('simulated broker outage');
+    expect(row?.published_at).to.equal(null);
+    expect(row?.attempts).to.equal(2);
+    expect(row?.last_error).to.contain('simulated broker outage');
 
     publisher.down = false;
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -138,9 +138,9 @@ describe('persistence: transactional outbox @infra', () => {
 
     expect(publisher.msgIds()).to.deep.equal([msgId]);
     [row] = await rows();
-    expect(row.published_at).to.be.instanceOf(Date);
-    expect(row.attempts).to.equal(3);
-    expect(row.last_error).to.equal(null);
+    expect(row?.published_at).to.be.instanceOf(Date);
+    expect(row?.attempts).to.equal(3);
+    expect(row?.last_error).to.equal(null);
     expect(events.map((e) => e.kind)).to.deep.equal(['failed', 'failed', 'published']);
   });
 
@@ -153,7 +153,7 @@ describe('persistence: transactional outbox @infra', () => {
     publisher.down = false;
     expect(await r.relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0, parked: 0 });
     const [row] = await rows();
-    expect(row.next_attempt_at!.getTime()).to.be.greaterThan(Date.now() + 50_000);
+    expect(row?.next_attempt_at?.getTime()).to.be.greaterThan(Date.now() + 50_000);
   });
 
   it('ends a batch early after consecutive failures, leaving untried rows untouched', async () => {
@@ -185,7 +185,7 @@ describe('persistence: transactional outbox @infra', () => {
     expect(await relay(other).relayOnce()).to.deep.equal({ claimed: 0, published: 0, failed: 0, parked: 0 });
 
     // As if the first relay had died: its lease ends, the other relay publishes (same msg id: JetStream drops a repeat).
-    await db.orm.em.fork().getKysely<any>().updateTable('outbox_message').set({ next_attempt_at: new Date(Date.now() - 1) }).execute();
+    await db.orm.em.fork().getKysely<OutboxDatabase>().updateTable('outbox_message').set({ next_attempt_at: new Date(Date.now() - 1) }).execute();
     expect(await relay(other).relayOnce()).to.deep.equal({ claimed: 1, published: 1, failed: 0, parked: 0 });
     expect(other.msgIds()).to.deep.equal([msgId]);
     answer();
@@ -226,7 +226,7 @@ describe('persistence: transactional outbox @infra', () => {
     await enqueue(1);
     const result = await relay(hanging, { publishTimeoutMs: 50 }).relayOnce();
     expect(result.failed).to.equal(1);
-    expect((await rows())[0].last_error).to.contain('timed out after 50 ms');
+    expect((await rows())[0]?.last_error).to.contain('timed out after 50 ms');
   });
 
   it('two relays running concurrently on the same table publish each row once', async () => {
@@ -298,7 +298,7 @@ describe('persistence: transactional outbox @infra', () => {
     const r = relay(publisher, { cleanupBatchSize: 2, retentionMs: 24 * 3600_000, onEvent: (e) => events.push(e) });
     await enqueue(5, 'old');
     await r.relayOnce();
-    const kdb = db.orm.em.fork().getKysely<any>();
+    const kdb = db.orm.em.fork().getKysely<OutboxDatabase>();
     await kdb.updateTable('outbox_message').set({ published_at: new Date(Date.now() - 2 * 24 * 3600_000) }).execute();
     await enqueue(2, 'recent');
     await r.relayOnce();
@@ -314,7 +314,7 @@ describe('persistence: transactional outbox @infra', () => {
     const before = Date.now();
     const ids = Array.from({ length: 5000 }, () => uuidV7());
     for (const id of ids) expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    const ms = parseInt(ids[0].replace(/-/g, '').slice(0, 12), 16);
+    const ms = parseInt((ids[0] ?? '').replace(/-/g, '').slice(0, 12), 16);
     expect(ms).to.be.within(before, Date.now());
     expect([...ids].sort()).to.deep.equal(ids);
     expect(new Set(ids).size).to.equal(ids.length);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MikroORM, defineEntity, p } from '@mikro-orm/postgresql';
 import { Migration } from '@mikro-orm/migrations';
+import type { Generated } from 'kysely';
 import { silentLogger } from '../../observability/logger.js';
 import { openDatabase, type Database } from '../database.js';
 import { outboxMigration } from '../outbox/outbox-table.js';
@@ -27,6 +28,13 @@ export class CreateWidgetTable extends Migration {
   override up(): void {
     this.addSql('create table "widget" ("id" serial primary key, "label" text not null, "data" jsonb null)');
   }
+}
+
+/** The tables the tests read through Kysely, besides the outbox (OutboxDatabase). */
+export interface TestTables {
+  widget: { id: Generated<number>; label: string; data: unknown };
+  mikro_orm_migrations: { name: string };
+  pg_database: { datname: string };
 }
 
 export const widgetMigration = { name: 'Migration20261122000001_widget', class: CreateWidgetTable };
@@ -67,7 +75,7 @@ export async function withMaintenanceDb<T>(fn: (orm: MikroORM) => Promise<T>): P
 
 export async function databaseExists(dbName: string): Promise<boolean> {
   return withMaintenanceDb(async (orm) => {
-    const rows = await orm.em.fork().getKysely<any>()
+    const rows = await orm.em.fork().getKysely<TestTables>()
       .selectFrom('pg_database').select('datname').where('datname', '=', dbName).execute();
     return rows.length === 1;
   });

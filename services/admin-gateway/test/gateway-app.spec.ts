@@ -62,7 +62,7 @@ describe('admin gateway app', () => {
     const res = await request(gateway).get('/api/tenant/facilities?pageSize=100').set('authorization', bearer);
     expect(res.status).to.equal(200);
     expect(seenAuthorization).to.equal(bearer);
-    expect(JSON.parse(res.headers['x-pagination'])).to.deep.equal({ pageSize: 10, pageNumber: 1, totalCount: 0, totalPages: 0 });
+    expect(JSON.parse(res.headers['x-pagination'] ?? '{}')).to.deep.equal({ pageSize: 10, pageNumber: 1, totalCount: 0, totalPages: 0 });
   });
 
   it('serves each service document with external paths for the one Swagger UI', async () => {
@@ -91,10 +91,13 @@ describe('admin gateway app', () => {
     const merged = mergedDocument([
       { component: 'validation', document: { paths: { '/api/validation/x': ref('Item') }, components: { schemas: { Item: { type: 'string' }, ProblemDetails: problem } } } },
       { component: 'tenant', document: { paths: { '/api/tenant/y': ref('Item') }, components: { schemas: { Item: { type: 'integer' }, ProblemDetails: problem } } } },
-    ], ['report']) as { paths: Record<string, any>; components: { schemas: Record<string, unknown> }; info: { description: string } };
+    ], ['report']) as {
+      paths: Record<string, { get: { responses: Record<number, { content: Record<string, { schema: { $ref: string } }> }> } }>;
+      components: { schemas: Record<string, unknown> }; info: { description: string };
+    };
     expect(Object.keys(merged.components.schemas).sort()).to.deep.equal(['Item', 'ProblemDetails', 'tenant.Item']);
-    expect(merged.paths['/api/tenant/y'].get.responses[200].content['application/json'].schema.$ref).to.equal('#/components/schemas/tenant.Item');
-    expect(merged.paths['/api/validation/x'].get.responses[200].content['application/json'].schema.$ref).to.equal('#/components/schemas/Item');
+    expect(merged.paths['/api/tenant/y']?.get.responses[200]?.content['application/json']?.schema.$ref).to.equal('#/components/schemas/tenant.Item');
+    expect(merged.paths['/api/validation/x']?.get.responses[200]?.content['application/json']?.schema.$ref).to.equal('#/components/schemas/Item');
     expect(merged.info.description).to.contain('Not reachable when this document was made: report');
   });
 
@@ -134,7 +137,7 @@ describe('admin gateway in front of a service built on the shared HTTP adapter',
   it('gives the documented defaults without any paging parameter, and the whole documented maximum of 100', async () => {
     const plain = await request(gateway).get('/api/svc/things').expect(200);
     expect(plain.body.metadata).to.deep.equal({ pageSize: DEFAULT_PAGE_SIZE, pageNumber: 1, totalCount: 25, totalPages: 3 });
-    expect(JSON.parse(plain.headers['x-pagination'])).to.deep.equal(plain.body.metadata);
+    expect(JSON.parse(plain.headers['x-pagination'] ?? '{}')).to.deep.equal(plain.body.metadata);
     const largest = await request(gateway).get(`/api/svc/things?pageSize=${MAX_PAGE_SIZE}`).expect(200);
     expect(largest.body.records).to.have.length(25);
     expect(largest.body.metadata.pageSize).to.equal(100);

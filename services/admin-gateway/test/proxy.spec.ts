@@ -77,8 +77,8 @@ describe('admin gateway proxy', () => {
   it('strips the component name and passes the Authorization header on', async () => {
     const res = await fetch(`${gatewayUrl}/api/validation/category/abc?x=1`, { headers: { authorization: 'Bearer token-123' } });
     await res.text();
-    expect(seen[0].url).to.equal('/api/category/abc?x=1');
-    expect(seen[0].authorization).to.equal('Bearer token-123');
+    expect(seen[0]?.url).to.equal('/api/category/abc?x=1');
+    expect(seen[0]?.authorization).to.equal('Bearer token-123');
   });
 
   it('streams a large upload through unchanged', async () => {
@@ -87,21 +87,21 @@ describe('admin gateway proxy', () => {
     const res = await fetch(`${gatewayUrl}/api/validation/artifact/PACKAGE/x`, { method: 'PUT', body, headers: { 'content-type': 'application/gzip' } });
     expect(res.status).to.equal(201);
     expect(res.headers.get('location')).to.equal('/api/validation/artifact/PACKAGE/x');
-    expect(seen[0].bodyLength).to.equal(body.length);
-    expect(seen[0].bodySha).to.equal(createHash('sha256').update(body).digest('hex'));
+    expect(seen[0]?.bodyLength).to.equal(body.length);
+    expect(seen[0]?.bodySha).to.equal(createHash('sha256').update(body).digest('hex'));
   });
 
   it('passes paging parameters on unchanged and copies the answer\'s metadata into X-Pagination', async () => {
     const res = await fetch(`${gatewayUrl}/api/tenant/facilities?pageSize=50&pageNumber=2&facilityName=a`);
     const body = await res.json() as { metadata: unknown };
-    expect(seen[0].url).to.equal('/api/facilities?pageSize=50&pageNumber=2&facilityName=a');
+    expect(seen[0]?.url).to.equal('/api/facilities?pageSize=50&pageNumber=2&facilityName=a');
     expect(JSON.parse(res.headers.get('x-pagination') ?? 'null')).to.deep.equal(body.metadata);
     expect(body.metadata).to.deep.equal({ pageSize: 50, pageNumber: 2, totalCount: 41, totalPages: 1 });
   });
 
   it('leaves the service to refuse an out-of-range page (no silent cap at 20, no page 0 turned into 1)', async () => {
     await (await fetch(`${gatewayUrl}/api/tenant/facilities?pageSize=100000&pageNumber=0`)).text();
-    expect(seen[0].url).to.equal('/api/facilities?pageSize=100000&pageNumber=0');
+    expect(seen[0]?.url).to.equal('/api/facilities?pageSize=100000&pageNumber=0');
   });
 
   it('names the gateway\'s path, not the service\'s, in the instance of a Problem Details answer', async () => {
@@ -109,7 +109,7 @@ describe('admin gateway proxy', () => {
     expect(res.status).to.equal(404);
     expect(res.headers.get('content-type')).to.contain('application/problem+json');
     const body = await res.json() as { instance: string; detail: string; traceId: string };
-    expect(seen[0].url).to.equal('/api/problem/x?y=1');
+    expect(seen[0]?.url).to.equal('/api/problem/x?y=1');
     expect(body.instance).to.equal('/api/validation/problem/x');
     expect(body).to.include({ detail: 'No category x', traceId: 'upstream-trace' });
   });
@@ -135,7 +135,7 @@ describe('admin gateway proxy', () => {
       expect(location).to.equal('/api/validation/job/0192f3a4-1111-7000-8000-000000000001');
       seen.length = 0;
       await (await fetch(`${gatewayUrl}${location!}`)).text();
-      expect(seen[0].url).to.equal('/api/job/0192f3a4-1111-7000-8000-000000000001');
+      expect(seen[0]?.url).to.equal('/api/job/0192f3a4-1111-7000-8000-000000000001');
     });
 
     it('every component\'s 201 Locations (query and fragment kept)', async () => {

@@ -7,6 +7,7 @@ import { ReportScheduler } from '../src/application/report-scheduler.js';
 import { SYSTEM_ACTOR } from '../src/domain/audit.js';
 import { FREQUENCIES, upcomingPeriodStarts } from '../src/domain/reporting-period.js';
 import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenant-database.js';
+import type { ReportScheduled } from '../../../contracts/types.js';
 
 const HOUR = 3_600_000;
 /** Scale of the simulation: by default the issue's full scenario (500 facilities, 20 time zones, Feb 26 to Apr 1 across both DST changes); smaller values speed up local runs. */
@@ -54,7 +55,7 @@ describe('tenant: clustered report scheduler (real PostgreSQL, controllable cloc
     }
   }
 
-  async function scheduled(): Promise<Array<{ msg_id: string; payload: any }>> {
+  async function scheduled(): Promise<Array<{ msg_id: string; payload: ReportScheduled }>> {
     return db.outbox('ReportScheduled');
   }
 

@@ -38,8 +38,8 @@ export interface ProxyTarget {
 export function resolveTarget(originalUrl: string, upstreams: Record<string, string>): ProxyTarget | undefined {
   const parsed = new URL(originalUrl, 'http://gateway.invalid');
   const match = /^\/api\/([^/]+)(\/.*)?$/i.exec(parsed.pathname);
-  if (!match) return undefined;
-  const component = match[1].toLowerCase();
+  const component = match?.[1]?.toLowerCase();
+  if (!match || component === undefined) return undefined;
   // Own keys only: `constructor`, `__proto__` … are Object.prototype's, not services.
   const base = Object.hasOwn(upstreams, component) ? upstreams[component] : undefined;
   if (!base) return undefined;

@@ -250,18 +250,23 @@ describe('tenant HTTP: reporting plans, measure mappings, vendors, service info 
     });
 
     it('documents every search the same way: the paged model, 204 when empty, page size 1 to 100 with default 10', () => {
-      const document = openApi.document() as unknown as { paths: Record<string, Record<string, any>> };
-      const searches = Object.entries(document.paths).filter(([, item]) =>
-        (item.get?.parameters ?? []).some((parameter: { name: string }) => parameter.name === 'pageSize'));
+      interface Parameter { name: string; description?: string; schema?: Record<string, unknown> }
+      interface SearchOperation {
+        parameters?: Parameter[];
+        responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }>;
+      }
+      const document = openApi.document() as unknown as { paths: Record<string, { get?: SearchOperation }> };
+      const searches = Object.entries(document.paths).flatMap(([path, item]) =>
+        item.get?.parameters?.some((parameter) => parameter.name === 'pageSize') ? [[path, item.get] as const] : []);
       // The specification's searches: facilities (paged) and every reporting plan; signing keys follow suit.
       expect(searches.map(([path]) => path)).to.have.members(['/api/facilities', '/api/facility-reporting-plans', '/api/signing-keys'].filter((path) => path in document.paths));
-      for (const [path, item] of searches) {
-        const schema = item.get.responses['200'].content['application/json'].schema;
-        expect(Object.keys(schema.properties), path).to.have.members(['records', 'metadata']);
-        expect(item.get.responses, path).to.have.property('204');
-        const pageSize = item.get.parameters.find((parameter: { name: string }) => parameter.name === 'pageSize');
-        expect(pageSize.schema, path).to.include({ minimum: 1, maximum: 100 });
-        expect(pageSize.description, path).to.contain('default 10');
+      for (const [path, search] of searches) {
+        const schema = search.responses['200']?.content['application/json']?.schema;
+        expect(Object.keys(schema?.properties ?? {}), path).to.have.members(['records', 'metadata']);
+        expect(search.responses, path).to.have.property('204');
+        const pageSize = search.parameters?.find((parameter) => parameter.name === 'pageSize');
+        expect(pageSize?.schema, path).to.include({ minimum: 1, maximum: 100 });
+        expect(pageSize?.description, path).to.contain('default 10');
       }
     });
   });

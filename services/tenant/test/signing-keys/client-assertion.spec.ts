@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { connectNats, type NatsHandle } from '../../../../adapters/messaging/connection.js';
 import { requestQuery } from '../../../../adapters/messaging/request-reply.js';
 import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { isErrorReply } from '../../../../contracts/types.js';
 import { createSigningKeyModule, SIGNING_ALGORITHMS, type SigningKeyModule } from '../../src/signing-keys/index.js';
-import { call, openSigningKeyHarness, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
+import { call, openSigningKeyHarness, required, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const CLIENT_ID = 'nhsn-link-f1';
@@ -63,7 +63,7 @@ class EhrTokenEndpoint {
   }
 
   /** POSTs the assertion as an EHR client would. */
-  async authenticate(assertion: string): Promise<{ status: number; body: any }> {
+  async authenticate(assertion: string): Promise<{ status: number; body: { access_token?: string; error?: string } }> {
     const response = await fetch(this.tokenUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -72,7 +72,7 @@ class EhrTokenEndpoint {
         client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion,
       }),
     });
-    return { status: response.status, body: await response.json() };
+    return { status: response.status, body: await response.json() as { access_token?: string; error?: string } };
   }
 
   async stop(): Promise<void> {
@@ -101,7 +101,7 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
   /** A facility registered at the test EHR (its one configured connection, named `ehr`). */
   const addFacility = (facilityId: string, options: { kid?: string | null; deleted?: boolean } = {}) =>
     h.addFacility(facilityId, { ...options, ehrConnections: [{ name: 'ehr', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl }] });
-  const publishedKids = async () => (await call('GET', `${h.url}/.well-known/jwks.json`)).body.keys.map((jwk: any) => jwk.kid);
+  const publishedKids = async () => (await call('GET', `${h.url}/.well-known/jwks.json`)).body.keys?.map((jwk) => jwk.kid);
 
   before(async () => {
     h = await openSigningKeyHarness('assertions');
@@ -123,14 +123,14 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
     expect(first.body).to.include({
       clientAssertionType: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', kid, alg: 'RS384', connection: 'ehr', clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl,
     });
-    expect(decodeProtectedHeader(first.body.clientAssertion)).to.deep.equal({ alg: 'RS384', kid, typ: 'JWT' });
-    const claims = decodeJwt(first.body.clientAssertion);
+    expect(decodeProtectedHeader(required(first.body.clientAssertion, 'clientAssertion'))).to.deep.equal({ alg: 'RS384', kid, typ: 'JWT' });
+    const claims = decodeJwt(required(first.body.clientAssertion, 'clientAssertion'));
     expect(claims).to.include({ iss: CLIENT_ID, sub: CLIENT_ID, aud: ehr.tokenUrl, jti: first.body.jti });
     expect(claims.exp! - claims.iat!).to.be.greaterThan(0).and.at.most(FIVE_MINUTES);
     expect(Math.abs(claims.iat! - Date.now() / 1000)).to.be.lessThan(60);
-    expect(new Date(first.body.expiresAt).getTime()).to.equal(claims.exp! * 1000);
+    expect(new Date(required(first.body.expiresAt, 'expiresAt')).getTime()).to.equal(claims.exp! * 1000);
     const second = await assertionFor('F-claims');
-    expect(decodeJwt(second.body.clientAssertion).jti).not.to.equal(claims.jti);
+    expect(decodeJwt(required(second.body.clientAssertion, 'clientAssertion')).jti).not.to.equal(claims.jti);
   });
 
   it('signs verifiable assertions with keys of every algorithm', async () => {
@@ -140,8 +140,8 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
       await assign(`F-${algorithm}`, kid);
       const signed = await assertionFor(`F-${algorithm}`);
       expect(signed.status, algorithm).to.equal(200);
-      const jwks = createLocalJWKSet((await call('GET', `${h.url}/.well-known/jwks.json`)).body);
-      const { protectedHeader } = await jwtVerify(signed.body.clientAssertion, jwks, { audience: ehr.tokenUrl, issuer: CLIENT_ID });
+      const jwks = createLocalJWKSet((await call('GET', `${h.url}/.well-known/jwks.json`)).body as JSONWebKeySet);
+      const { protectedHeader } = await jwtVerify(required(signed.body.clientAssertion, 'clientAssertion'), jwks, { audience: ehr.tokenUrl, issuer: CLIENT_ID });
       expect(protectedHeader).to.include({ alg: algorithm, kid });
     }
   });
@@ -166,7 +166,7 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
     await addFacility('F-gone', { kid: '44444444-4444-4444-8444-444444444444' });
     expect((await assertionFor('F-gone')).body.detail).to.contain('does not exist');
 
-    const expiring = (await call('POST', api('/signing-keys'), { algorithm: 'ES256', expiresAt: new Date(Date.now() + 60_000).toISOString() })).body.kid;
+    const expiring = required((await call('POST', api('/signing-keys'), { algorithm: 'ES256', expiresAt: new Date(Date.now() + 60_000).toISOString() })).body.kid, 'kid');
     await addFacility('F-expiring');
     await assign('F-expiring', expiring);
     expect((await assertionFor('F-expiring')).status).to.equal(200);
@@ -195,7 +195,7 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
     expect(ambiguous.body.detail).to.contain('2 EHR connections (ehr, Other-EHR)');
     const chosen = await assertionFor('F-two', { connection: 'other-ehr' });
     expect(chosen.status).to.equal(200);
-    expect(decodeJwt(chosen.body.clientAssertion)).to.include({ iss: other.clientId, sub: other.clientId, aud: other.tokenUrl });
+    expect(decodeJwt(required(chosen.body.clientAssertion, 'clientAssertion'))).to.include({ iss: other.clientId, sub: other.clientId, aud: other.tokenUrl });
     expect(chosen.body).to.include({ connection: 'Other-EHR', clientId: other.clientId, tokenUrl: other.tokenUrl });
     expect((await assertionFor('F-two', { connection: 'nope' })).status).to.equal(400);
 
@@ -214,7 +214,7 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
     const legacy = await assertionFor('F-two', { clientId: CLIENT_ID, tokenUrl: ehr.tokenUrl });
     expect(legacy.status).to.equal(200);
     expect(legacy.body.connection).to.equal('ehr');
-    expect((await ehr.authenticate(legacy.body.clientAssertion)).status).to.equal(200);
+    expect((await ehr.authenticate(required(legacy.body.clientAssertion, 'clientAssertion'))).status).to.equal(200);
 
     const none = await assertionFor('F-no-connection');
     expect(none.status).to.equal(409);
@@ -228,7 +228,7 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
       const signed = await assertionFor('F-1');
       expect(signed.status).to.equal(200);
       expect(signed.body.kid).to.equal(expectedKid);
-      const answer = await ehr.authenticate(signed.body.clientAssertion);
+      const answer = await ehr.authenticate(required(signed.body.clientAssertion, 'clientAssertion'));
       expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
       expect(answer.body.access_token).to.equal(`at-${signed.body.jti}`);
       return signed.body.clientAssertion as string;
@@ -255,21 +255,21 @@ describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NA
     // before the switch still verifies while A is published.
     await assign('F-1', keyB);
     await authenticateNow(keyB);
-    expect((await ehr.authenticate(issuedBeforeSwitch.clientAssertion)).status).to.equal(200);
+    expect((await ehr.authenticate(required(issuedBeforeSwitch.clientAssertion, 'clientAssertion'))).status).to.equal(200);
 
     // Step 3: delete A. It leaves the JWKS; B keeps working; an assertion signed with A is refused.
     expect((await call('DELETE', api(`/signing-keys/${keyA}`))).status).to.equal(204);
     expect(await publishedKids()).to.include(keyB).and.not.to.include(keyA);
     await authenticateNow(keyB);
-    const lateA = await ehr.authenticate(issuedForAfterDelete.clientAssertion);
+    const lateA = await ehr.authenticate(required(issuedForAfterDelete.clientAssertion, 'clientAssertion'));
     expect(lateA.status).to.equal(401);
     expect(lateA.body.error).to.equal('invalid_client');
     await authenticateNow(keyB);
 
     // The EHR's replay check: a second use of an accepted assertion is refused.
     const once = await assertionFor('F-1');
-    expect((await ehr.authenticate(once.body.clientAssertion)).status).to.equal(200);
-    expect((await ehr.authenticate(once.body.clientAssertion)).status).to.equal(401);
+    expect((await ehr.authenticate(required(once.body.clientAssertion, 'clientAssertion'))).status).to.equal(200);
+    expect((await ehr.authenticate(required(once.body.clientAssertion, 'clientAssertion'))).status).to.equal(401);
     expect(ehr.verifiedKids).to.include(keyA).and.include(keyB);
   });
 

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
-import { createLocalJWKSet, jwtVerify } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { ManualClock } from '../../src/domain/clock.js';
 import { ASSERTION_LIFETIME_SECONDS, VERIFICATION_GRACE_MS } from '../../src/signing-keys/index.js';
 import { writeJwksFile } from '../../src/signing-keys/adapters/jwks-file.js';
 import type { JwksDocument } from '../../src/signing-keys/domain/jwks.js';
-import { call, openSigningKeyHarness, type SigningKeyHarness } from './support.js';
+import { call, openSigningKeyHarness, type ResponseBody, type SigningKeyHarness } from './support.js';
 
 const SECOND = 1000;
 const CLIENT_ID = 'link-f-grace';
@@ -73,14 +73,14 @@ describe('signing keys: JWKS publication with several instances and over time (r
 
   it('a stale instance cannot drop a key another instance has just created', async () => {
     const first = (await call('POST', `${h.url}/api/signing-keys`, { algorithm: 'ES256' })).body.kid as string;
-    let created: { status: number; body: any } | undefined;
+    let created: { status: number; body: ResponseBody } | undefined;
     await raceAgainstStaleInstance(
       async () => { created = await call('POST', `${h.url}/api/signing-keys`, { algorithm: 'ES384' }); },
-      async () => (await h.sql('select count(*)::int as n from "signing_key"'))[0].n === 2,
+      async () => (await h.sql('select count(*)::int as n from "signing_key"'))[0]?.n === 2,
     );
     expect(created!.status).to.equal(201);
     expect(await fileKids()).to.have.members([first, created!.body.kid]);
-    expect((await call('GET', `${h.url}/.well-known/jwks.json`)).body.keys.map((jwk: any) => jwk.kid)).to.include(created!.body.kid);
+    expect((await call('GET', `${h.url}/.well-known/jwks.json`)).body.keys?.map((jwk) => jwk.kid)).to.include(created!.body.kid);
   });
 
   it('a stale instance cannot republish a key another instance has just deleted', async () => {
@@ -89,7 +89,7 @@ describe('signing keys: JWKS publication with several instances and over time (r
     expect(await fileKids()).to.have.members([kept, retired]);
     await raceAgainstStaleInstance(
       () => call('DELETE', `${h.url}/api/signing-keys/${retired}`),
-      async () => (await h.sql('select count(*)::int as n from "signing_key"'))[0].n === 1,
+      async () => (await h.sql('select count(*)::int as n from "signing_key"'))[0]?.n === 1,
     );
     expect(await fileKids()).to.deep.equal([kept]);
   });
@@ -110,7 +110,7 @@ describe('signing keys: JWKS publication with several instances and over time (r
       const expiresAt = new Date(clock.now().getTime() + 10 * 60 * SECOND);
       const key = await instance.keys.service.create({ algorithm: 'ES384', expiresAt });
       await h.addFacility('F-grace', { kid: key.kid, ehrConnections: [{ name: 'ehr', clientId: CLIENT_ID, tokenUrl: TOKEN_URL }] });
-      const kids = async () => (await call('GET', `${instance.url}/.well-known/jwks.json`)).body.keys.map((jwk: any) => jwk.kid) as string[];
+      const kids = async () => (await call('GET', `${instance.url}/.well-known/jwks.json`)).body.keys?.map((jwk) => jwk.kid) as string[];
 
       // The last assertion the key can sign: one second before it expires.
       clock.set(new Date(expiresAt.getTime() - SECOND));
@@ -127,7 +127,7 @@ describe('signing keys: JWKS publication with several instances and over time (r
       // An EHR verifying that last assertion just before its exp still finds the key.
       clock.set(new Date(last.expiresAt.getTime() - SECOND));
       await instance.keys.service.expireDue();
-      const jwks = createLocalJWKSet((await call('GET', `${instance.url}/.well-known/jwks.json`)).body);
+      const jwks = createLocalJWKSet((await call('GET', `${instance.url}/.well-known/jwks.json`)).body as JSONWebKeySet);
       await jwtVerify(last.assertion, jwks, { audience: TOKEN_URL, issuer: CLIENT_ID, currentDate: clock.now() });
 
       clock.set(new Date(expiresAt.getTime() + VERIFICATION_GRACE_MS - SECOND));
@@ -157,10 +157,10 @@ describe('signing keys: JWKS publication with several instances and over time (r
       expect(refused.status).to.equal(409);
       expect(refused.body.detail).to.contain('is disabled');
 
-      const kids = async () => (await call('GET', `${instance.url}/.well-known/jwks.json`)).body.keys.map((jwk: any) => jwk.kid) as string[];
+      const kids = async () => (await call('GET', `${instance.url}/.well-known/jwks.json`)).body.keys?.map((jwk) => jwk.kid) as string[];
       clock.set(new Date(signed.expiresAt.getTime() - SECOND));
       await instance.keys.service.expireDue();
-      const jwks = createLocalJWKSet((await call('GET', `${instance.url}/.well-known/jwks.json`)).body);
+      const jwks = createLocalJWKSet((await call('GET', `${instance.url}/.well-known/jwks.json`)).body as JSONWebKeySet);
       await jwtVerify(signed.assertion, jwks, { audience: TOKEN_URL, issuer: CLIENT_ID, currentDate: clock.now() });
       clock.set(new Date(disabledAt + VERIFICATION_GRACE_MS - SECOND));
       await instance.keys.service.expireDue();

@@ -3,11 +3,11 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { expect } from 'chai';
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
-import { publicJwkOf } from '../../src/signing-keys/domain/jwks.js';
+import { publicJwkOf, type JwksDocument } from '../../src/signing-keys/domain/jwks.js';
 import { SIGNING_ALGORITHMS } from '../../src/signing-keys/domain/model.js';
 import { JWKS_CACHE_CONTROL } from '../../src/signing-keys/index.js';
 import { MasterKeyring } from '../../src/signing-keys/domain/master-keyring.js';
-import { call, openSigningKeyHarness, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
+import { call, openSigningKeyHarness, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type ResponseBody, type SigningKeyHarness } from './support.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const ALLOWED: Record<string, string[]> = {
@@ -42,7 +42,7 @@ describe('signing keys: the JWKS never exposes private members @infra', function
   });
 
   it(`over HTTP: ${KEYS_PER_ALGORITHM} keys of every algorithm, each published with kid/kty/alg/use and public members only, usable to verify`, async () => {
-    const created: Array<{ kid: string; algorithm: string }> = [];
+    const created: ResponseBody[] = [];
     for (const algorithm of SIGNING_ALGORITHMS) {
       for (let i = 0; i < KEYS_PER_ALGORITHM; i++) {
         const response = await call('POST', `${h.url}/api/signing-keys`, { algorithm });
@@ -92,8 +92,8 @@ describe('signing keys: the JWKS never exposes private members @infra', function
     expect((await call('GET', `${h.url}/.well-known/jwks.json`)).body).to.deep.equal({ keys: [] });
     // Any key change regenerates it.
     const created = await call('POST', `${h.url}/api/signing-keys`, { algorithm: 'ES256' });
-    const after = JSON.parse(await readFile(h.jwksPath, 'utf8'));
-    expect(after.keys.map((jwk: any) => jwk.kid)).to.include(created.body.kid);
+    const after = JSON.parse(await readFile(h.jwksPath, 'utf8')) as JwksDocument;
+    expect(after.keys.map((jwk) => jwk.kid)).to.include(created.body.kid);
     expect(after.keys).to.have.length(SIGNING_ALGORITHMS.length * KEYS_PER_ALGORITHM + 1);
   });
 
@@ -101,7 +101,7 @@ describe('signing keys: the JWKS never exposes private members @infra', function
     await h.sql('truncate "signing_key", "facility" cascade');
     const a = (await call('POST', `${h.url}/api/signing-keys`, { algorithm: 'ES384' })).body;
     const b = (await call('POST', `${h.url}/api/signing-keys`, { algorithm: 'RS384', primary: true })).body;
-    const kids = async () => (await call('GET', `${h.url}/.well-known/jwks.json`)).body.keys.map((jwk: any) => jwk.kid);
+    const kids = async () => (await call('GET', `${h.url}/.well-known/jwks.json`)).body.keys?.map((jwk) => jwk.kid);
     expect(await kids()).to.deep.equal([b.kid, a.kid]);
     expect((await call('PUT', `${h.url}/api/signing-keys/${a.kid}`, { kid: a.kid, status: 'disabled', primary: false })).status).to.equal(202);
     expect(await kids()).to.deep.equal([b.kid, a.kid]);

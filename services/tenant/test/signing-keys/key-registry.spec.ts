@@ -1,7 +1,8 @@
 import { expect } from 'chai';
+import type { AuditableEventOccurred } from '../../../../contracts/types.js';
 import { validateMessage } from '../../../../contracts/validate.js';
 import { MasterKeyring } from '../../src/signing-keys/domain/master-keyring.js';
-import { call, openSigningKeyHarness, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
+import { call, openSigningKeyHarness, required, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
 
 const HOUR = 3_600_000;
 
@@ -49,9 +50,9 @@ describe('signing keys: registry over real HTTP and PostgreSQL @infra', function
     const page = await call('GET', api('/signing-keys?pageSize=2&pageNumber=2&sortBy=CreatedAt&sortOrder=Descending'));
     expect(page.status).to.equal(200);
     expect(page.body.metadata).to.deep.equal({ pageSize: 2, pageNumber: 2, totalCount: 3, totalPages: 2 });
-    expect(page.body.records.map((key: any) => key.algorithm)).to.deep.equal(['RS384']);
+    expect(page.body.records?.map((key) => key.algorithm)).to.deep.equal(['RS384']);
     const filtered = await call('GET', api('/signing-keys?algorithm=rs384'));
-    expect(filtered.body.records.map((key: any) => key.algorithm)).to.deep.equal(['RS384']);
+    expect(filtered.body.records?.map((key) => key.algorithm)).to.deep.equal(['RS384']);
     expect((await call('GET', api('/signing-keys?status=disabled'))).status).to.equal(204);
     expect((await call('GET', api('/signing-keys?sortBy=privateKey'))).status).to.equal(400);
     expect((await call('GET', api('/signing-keys?status=revoked'))).status).to.equal(400);
@@ -60,7 +61,7 @@ describe('signing keys: registry over real HTTP and PostgreSQL @infra', function
   it('refuses bad input: unknown algorithm, past expiry, PUT without matching kid, non-UUID kid', async () => {
     const badAlg = await call('POST', api('/signing-keys'), { algorithm: 'HS256' });
     expect(badAlg.status).to.equal(400);
-    expect(badAlg.body.errors[0].field).to.equal('algorithm');
+    expect(badAlg.body.errors?.[0]?.field).to.equal('algorithm');
     expect((await call('POST', api('/signing-keys'), { algorithm: 'RS256', expiresAt: new Date(Date.now() - 1000).toISOString() })).status).to.equal(400);
     const key = await createKey({ algorithm: 'ES256' });
     const mismatch = await call('PUT', api(`/signing-keys/${key.kid}`), { kid: '11111111-1111-4111-8111-111111111111', status: 'disabled', primary: false });
@@ -83,7 +84,7 @@ describe('signing keys: registry over real HTTP and PostgreSQL @infra', function
     const disabled = await putKey(key.kid, { status: 'disabled', primary: false });
     expect(disabled.status).to.equal(202);
     expect(disabled.body.status).to.equal('disabled');
-    expect(new Date(disabled.body.statusChangedAt).getTime()).to.be.at.least(new Date(key.statusChangedAt as string).getTime());
+    expect(new Date(required(disabled.body.statusChangedAt, 'statusChangedAt')).getTime()).to.be.at.least(new Date(key.statusChangedAt as string).getTime());
     expect((await putKey(key.kid, { status: 'active', primary: false })).body.status).to.equal('active');
     expect((await call('DELETE', api(`/signing-keys/${key.kid}`))).status).to.equal(204);
     expect((await call('GET', api(`/signing-keys/${key.kid}`))).status).to.equal(404);
@@ -156,20 +157,20 @@ describe('signing keys: registry over real HTTP and PostgreSQL @infra', function
     expect((await assign('F-1', '33333333-3333-4333-8333-333333333333')).status).to.equal(400);
     expect((await call('PUT', api('/facilities/F-1/signing-key'), { facilityId: 'F-2', kid: key.kid })).status).to.equal(400);
     expect((await assign('F-1', key.kid)).status).to.equal(202);
-    expect((await h.sql('select "key_id" from "facility" where "facility_id" = ?', ['F-1']))[0].key_id).to.equal(key.kid);
+    expect((await h.sql('select "key_id" from "facility" where "facility_id" = ?', ['F-1']))[0]?.key_id).to.equal(key.kid);
     expect((await assign('F-1', null)).body).to.deep.equal({ facilityId: 'F-1', kid: null });
     expect((await call('DELETE', api(`/signing-keys/${key.kid}`))).status).to.equal(204);
   });
 
   it('a key past its expiry is expired at once when read, recorded by the job, final, and dropped from the JWKS', async () => {
     const key = await createKey({ algorithm: 'ES384', primary: true, expiresAt: new Date(Date.now() + HOUR).toISOString() });
-    expect((await call('GET', `${h.url}/.well-known/jwks.json`)).body.keys.map((jwk: any) => jwk.kid)).to.include(key.kid);
+    expect((await call('GET', `${h.url}/.well-known/jwks.json`)).body.keys?.map((jwk) => jwk.kid)).to.include(key.kid);
     h.clock.advance(2 * HOUR);
 
     const read = await call('GET', api(`/signing-keys/${key.kid}`));
     expect(read.body).to.include({ status: 'expired', primary: false });
-    expect((await h.sql('select "status" from "signing_key" where "kid" = ?', [key.kid]))[0].status).to.equal('active');
-    expect((await call('GET', api('/signing-keys?status=expired'))).body.records.map((k: any) => k.kid)).to.deep.equal([key.kid]);
+    expect((await h.sql('select "status" from "signing_key" where "kid" = ?', [key.kid]))[0]?.status).to.equal('active');
+    expect((await call('GET', api('/signing-keys?status=expired'))).body.records?.map((k) => k.kid)).to.deep.equal([key.kid]);
     expect((await call('GET', api('/signing-keys?status=active'))).status).to.equal(204);
 
     expect(await h.keys.service.expireDue()).to.deep.equal([key.kid]);
@@ -187,16 +188,16 @@ describe('signing keys: registry over real HTTP and PostgreSQL @infra', function
     h.clock.advance(2 * HOUR);
     h.keys.start();
     await h.keys.stop();
-    expect((await h.sql('select "status" from "signing_key" where "kid" = ?', [key.kid]))[0].status).to.equal('expired');
+    expect((await h.sql('select "status" from "signing_key" where "kid" = ?', [key.kid]))[0]?.status).to.equal('expired');
   });
 
   it('documents every route in OpenAPI and answers 405 for a method a route does not have', async () => {
-    const doc = (await call('GET', `${h.url}/api-docs`)).body;
+    const doc = (await call('GET', `${h.url}/api-docs`)).body as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(doc.paths)).to.include.members([
       '/api/signing-keys', '/api/signing-keys/{kid}', '/api/facilities/{facilityId}/signing-key',
       '/api/facilities/{facilityId}/$client-assertion', '/.well-known/jwks.json',
     ]);
-    expect(Object.keys(doc.paths['/api/signing-keys/{kid}'])).to.include.members(['get', 'put', 'delete']);
+    expect(Object.keys(doc.paths['/api/signing-keys/{kid}'] ?? {})).to.include.members(['get', 'put', 'delete']);
     const patch = await call('PATCH', api('/signing-keys/22222222-2222-4222-8222-222222222222'), {});
     expect(patch.status).to.equal(405);
     expect(patch.headers.get('allow')).to.contain('PUT');
@@ -230,7 +231,7 @@ describe('signing keys: registry over real HTTP and PostgreSQL @infra', function
       const refused = await call('POST', `${bare.url}/api/signing-keys`, { algorithm: 'ES384' });
       expect(refused.status).to.equal(503);
       expect(refused.body.detail).to.contain('signing-keys.master-keys').and.contain('SIGNING_KEYS_MASTER_KEYS');
-      expect((await h.sql('select count(*)::int as n from "signing_key"'))[0].n).to.equal(0);
+      expect((await h.sql('select count(*)::int as n from "signing_key"'))[0]?.n).to.equal(0);
       const key = await createKey({ algorithm: 'ES384' });
       await h.addFacility('F-1', { kid: key.kid, ehrConnections: [{ name: 'ehr', clientId: 'c', tokenUrl: 'https://ehr.example/token' }] });
       const sign = await call('POST', `${bare.url}/api/facilities/F-1/$client-assertion`, {});
@@ -249,7 +250,7 @@ describe('signing keys: registry over real HTTP and PostgreSQL @infra', function
     await assign('F-1', null);
     await putKey(key.kid, { status: 'disabled', primary: false });
     await call('DELETE', api(`/signing-keys/${key.kid}`));
-    const rows = await h.sql<{ payload: any }>('select "payload" from "outbox_message" where "subject" = ? order by "created_at", "id"', [h.catalog.byName('AuditableEventOccurred').subject]);
+    const rows = await h.sql<{ payload: AuditableEventOccurred }>('select "payload" from "outbox_message" where "subject" = ? order by "created_at", "id"', [h.catalog.byName('AuditableEventOccurred').subject]);
     const recent = rows.map((row) => row.payload).filter((payload) => JSON.stringify(payload).includes(key.kid));
     expect(recent.map((payload) => [payload.action, payload.resource, payload.facilityId])).to.deep.equal([
       ['Create', 'SigningKey', '*'], ['Update', 'FacilitySigningKey', 'F-1'], ['Update', 'FacilitySigningKey', 'F-1'], ['Update', 'SigningKey', '*'], ['Delete', 'SigningKey', '*'],

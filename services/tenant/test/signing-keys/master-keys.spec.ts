@@ -14,6 +14,7 @@ import { tenantDatabaseEntities, tenantServiceMigrations } from '../../src/datab
 import { keyringFromConfig } from '../../src/signing-keys/adapters/config.js';
 import { masterKeyFingerprint } from '../../src/signing-keys/domain/master-keyring.js';
 import { dropDatabase, openSigningKeyHarness, PG, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
+import type { AuditableEventOccurred } from '../../../../contracts/types.js';
 
 const TOKEN_URL = 'https://ehr.example.org/oauth2/token';
 const connections = [{ name: 'ehr', clientId: 'link-mk', tokenUrl: TOKEN_URL }];
@@ -21,8 +22,14 @@ const newKey = randomBytes(32).toString('base64');
 const NEW_ID = '2026-07';
 const ring = (...entries: Array<[string, string]>) => entries.map(([id, base64]) => ({ id, base64 }));
 
+/** The command's last line, as the tests read it. */
+interface ReencryptSummary {
+  failed: { kid: string; masterKeyId: string; reason: string }[];
+  [member: string]: unknown;
+}
+
 /** Captures what the command prints. */
-async function runCommand(args: string[], env: Record<string, string>): Promise<{ code: number; lines: string[]; summary: any }> {
+async function runCommand(args: string[], env: Record<string, string>): Promise<{ code: number; lines: string[]; summary: ReencryptSummary }> {
   const written: string[] = [];
   const original = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array) => {
@@ -36,7 +43,7 @@ async function runCommand(args: string[], env: Record<string, string>): Promise<
     process.stdout.write = original;
   }
   const lines = written.join('').trim().split('\n');
-  return { code, lines, summary: JSON.parse(lines.at(-1)!) };
+  return { code, lines, summary: JSON.parse(lines.at(-1)!) as ReencryptSummary };
 }
 
 describe('signing keys: master keyring, start-up check and re-encryption (real PostgreSQL) @infra', function () {
@@ -128,10 +135,10 @@ describe('signing keys: master keyring, start-up check and re-encryption (real P
     const first = await runCommand([], env);
     expect(first.code).to.equal(1);
     expect(first.summary).to.include({ currentMasterKey: NEW_ID, total: 5, reencrypted: 4, alreadyCurrent: 0, vanished: 0 });
-    expect(first.summary.failed).to.deep.equal([{ kid: orphan.kid, masterKeyId: 'orphan', reason: first.summary.failed[0].reason }]);
-    expect(first.summary.failed[0].reason).to.contain('"orphan", which is not configured');
+    expect(first.summary.failed).to.deep.equal([{ kid: orphan.kid, masterKeyId: 'orphan', reason: first.summary.failed[0]?.reason }]);
+    expect(first.summary.failed[0]?.reason).to.contain('"orphan", which is not configured');
     expect((await masterKeyIds()).filter((row) => row.master_key_id === NEW_ID)).to.have.length(4);
-    const audits = await h.sql<{ payload: any }>(`select "payload" from "outbox_message" where "payload"->>'notes' like 'Re-encrypted%'`);
+    const audits = await h.sql<{ payload: AuditableEventOccurred }>(`select "payload" from "outbox_message" where "payload"->>'notes' like 'Re-encrypted%'`);
     expect(audits).to.have.length(4);
     expect(audits[0]!.payload.propertyChanges).to.deep.equal([{ propertyName: 'masterKeyId', initialPropertyValue: TEST_MASTER_KEY_ID, newPropertyValue: NEW_ID }]);
 
@@ -189,7 +196,7 @@ describe('signing keys: rows written before the keyring @infra', function () {
       const current = await openDatabase({ ...PG, dbName, poolMax: 2, entities: tenantDatabaseEntities, migrations: tenantServiceMigrations, logger: silentLogger() });
       try {
         const [row] = await current.orm.em.fork().execute('select "master_key_id" from "signing_key" where "kid" = ?', [kid]);
-        expect(row.master_key_id).to.equal(masterKeyFingerprint(Buffer.from(legacyKey, 'base64')));
+        expect(row?.master_key_id).to.equal(masterKeyFingerprint(Buffer.from(legacyKey, 'base64')));
       } finally {
         await current.close();
       }

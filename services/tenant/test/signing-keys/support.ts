@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { assert } from 'chai';
 import { createHttpApp, listen, OpenApiBuilder, type HttpServerHandle } from '../../../../adapters/http/index.js';
 import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { openDatabase, type Database } from '../../../../adapters/persistence/index.js';
@@ -12,6 +13,7 @@ import { tenantMigrations } from '../../src/adapters/persistence/migrations.js';
 import type { EhrConnection } from '../../src/domain/ehr-connection.js';
 import type { MasterKeyConfig, SigningKeyConfig } from '../../src/signing-keys/adapters/config.js';
 import type { JwksDocument } from '../../src/signing-keys/domain/jwks.js';
+import type { PublicJwk } from '../../src/signing-keys/domain/model.js';
 import { createSigningKeyModule, signingKeyEntities, signingKeyMigrations, type SigningKeyModule } from '../../src/signing-keys/index.js';
 
 export const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
@@ -54,7 +56,7 @@ export interface SigningKeyHarness {
   /** Another module on the same database (e.g. without master key), on its own server: another instance of the service. */
   withModule(config: HarnessConfig, overrides?: ModuleOverrides): Promise<{ keys: SigningKeyModule; url: string; close(): Promise<void> }>;
   addFacility(facilityId: string, options?: { kid?: string | null; deleted?: boolean; ehrConnections?: EhrConnection[] }): Promise<void>;
-  sql<T = any>(query: string, params?: unknown[]): Promise<T[]>;
+  sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -103,7 +105,7 @@ export async function openSigningKeyHarness(prefix: string, config: HarnessConfi
          values (gen_random_uuid()::text, ?, 'UTC', '{"daily":[],"weekly":[],"monthly":[]}', ?, ?::jsonb, ?, now())`,
         [facilityId, options.kid ?? null, JSON.stringify(options.ehrConnections ?? []), options.deleted ?? false]);
     },
-    sql: (query, params = []) => db.orm.em.fork().execute(query, params as any[]),
+    sql: (query, params = []) => db.orm.em.fork().execute(query, params),
     async close() {
       await Promise.all(modules.map((module) => module.stop()));
       await Promise.all(servers.map((server) => server.close(100)));
@@ -123,8 +125,28 @@ export async function dropDatabase(dbName: string): Promise<void> {
   }
 }
 
+/**
+ * A response body as these tests read it: one of the API's answers (a signing key, a page of
+ * them, the JWKS, a client assertion, a Problem), so every member is optional; one the answer
+ * lacks reads as undefined, which the assertion then reports.
+ */
+export interface ResponseBody {
+  kid?: string; algorithm?: string; status?: string; primary?: boolean; statusChangedAt?: string; publicJwk?: PublicJwk;
+  facilities?: string[];
+  metadata?: Record<string, number>; records?: { kid: string; algorithm: string }[];
+  keys?: PublicJwk[];
+  clientAssertion?: string; jti?: string; expiresAt?: string; connection?: string;
+  type?: string; detail?: string; errors?: { field: string }[];
+}
+
+/** A member the test goes on with (as an argument, a key): the test fails here, naming it, when the answer lacks it. */
+export function required<T>(value: T | undefined, what: string): T {
+  assert.isDefined(value, what);
+  return value;
+}
+
 /** Minimal JSON-over-HTTP client (fetch): status, headers and the parsed body. */
-export async function call(method: string, url: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }> {
+export async function call(method: string, url: string, body?: unknown): Promise<{ status: number; headers: Headers; body: ResponseBody }> {
   const response = await fetch(url, {
     method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
   });
@@ -135,5 +157,5 @@ export async function call(method: string, url: string, body?: unknown): Promise
   } catch {
     // not JSON: keep the text
   }
-  return { status: response.status, headers: response.headers, body: parsed };
+  return { status: response.status, headers: response.headers, body: parsed as ResponseBody };
 }

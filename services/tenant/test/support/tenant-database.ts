@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { openDatabase, type Database } from '../../../../adapters/persistence/index.js';
 import { silentLogger } from '../../../../adapters/observability/logger.js';
 import { buildCatalog, type Catalog } from '../../../../contracts/catalog.js';
+import type { MessageName, MessagePayloads } from '../../../../contracts/types.js';
 import type { TenantContext } from '../../src/application/context.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { tenantEntities } from '../../src/adapters/persistence/entities.js';
@@ -20,7 +21,7 @@ export interface TenantTestDatabase {
   /** host/port/user/dbName, for a second ORM on the same database. */
   readonly connectionOptions: { host: string; port: number; user: string; dbName: string };
   /** Outbox rows of one subject name, oldest first. */
-  outbox(name: string): Promise<Array<{ subject: string; msg_id: string; payload: any }>>;
+  outbox<N extends MessageName>(name: N): Promise<Array<{ subject: string; msg_id: string; payload: MessagePayloads[N] }>>;
   truncate(): Promise<void>;
   close(): Promise<void>;
 }

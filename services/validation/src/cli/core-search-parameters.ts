@@ -30,8 +30,8 @@ export async function coreSearchParametersFile(): Promise<string | undefined> {
 export function readSearchParameters(file: string | undefined): CanonicalResource[] {
   if (!file) return [];
   try {
-    const bundle = JSON.parse(readFileSync(file, 'utf8'));
-    return (bundle.entry ?? []).map((e: any) => e.resource).filter((r: any) => r?.resourceType === 'SearchParameter');
+    const bundle = JSON.parse(readFileSync(file, 'utf8')) as { entry?: { resource?: CanonicalResource }[] };
+    return (bundle.entry ?? []).map((e) => e.resource).filter((r): r is CanonicalResource => r?.resourceType === 'SearchParameter');
   } catch {
     return [];
   }

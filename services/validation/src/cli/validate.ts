@@ -55,8 +55,7 @@ export const USAGE = `usage: fhir-validate [--ig <package.tgz|folder>]... [--loa
 
 export function parseCliArgs(argv: readonly string[]): CliArgs | string {
   const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, securityChecks: false, allowExampleUrls: true, extensionPack: true, threads: undefined };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
+  for (let i = 0, a = argv[0]; a !== undefined; a = argv[++i]) {
     const value = () => {
       const v = argv[++i];
       if (v === undefined) throw new Error(`${a} needs a value`);
@@ -211,7 +210,7 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
     const outcomes = results.map((outcome, i) => ({ file: args.files[i]!, outcome }));
     const anyError = results.some((outcome) => outcome.issue.some(isErrorIssue));
     if (args.harness || (args.format === 'json' && outcomes.length === 1)) {
-      out(JSON.stringify(outcomes[0].outcome, null, 2));
+      out(JSON.stringify(outcomes[0]?.outcome, null, 2));
     } else if (args.format === 'json') {
       out(JSON.stringify({ resourceType: 'Bundle', type: 'collection', entry: outcomes.map((o) => ({ fullUrl: 'file://' + path.resolve(o.file), resource: o.outcome })) }, null, 2));
     } else {

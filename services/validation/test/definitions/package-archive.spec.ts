@@ -79,7 +79,7 @@ describe('package archive reader (package.tgz)', () => {
       ]);
       const entries = await readPackageArchive(archive);
       expect(entries.map((e) => e.path)).to.deep.equal([longName, paxName, 'package/sub/x.json']);
-      expect(entries[0].data.toString()).to.equal('{"a":1}');
+      expect(entries[0]?.data.toString()).to.equal('{"a":1}');
     });
 
     it('ignores directories and files outside package/', async () => {

@@ -102,7 +102,7 @@ describe('snapshot generator', function () {
       expect(els.get('Bundle.entry')!.slicing).to.deep.equal({ discriminator: [{ type: 'type', path: 'resource' }], rules: 'open' });
       expect(els.get('Bundle.entry:myslicename1')).to.include({ sliceName: 'myslicename1', min: 1, max: '1', path: 'Bundle.entry' });
       expect(els.get('Bundle.entry:myslicename1.resource')!.type).to.deep.equal([{ code: 'Patient' }]);
-      expect(els.get('Bundle.entry:myslicename2.resource')!.type.map((t: { code: string }) => t.code)).to.deep.equal(['Practitioner', 'PractitionerRole']);
+      expect(els.get('Bundle.entry:myslicename2.resource')!.type?.map((t) => t.code)).to.deep.equal(['Practitioner', 'PractitionerRole']);
       expect(els.get('Bundle.entry:myslicename2.fullUrl')).to.include({ path: 'Bundle.entry.fullUrl', min: 0 });
       expect(els.get('Bundle.entry')!.min).to.equal(0);
     });
@@ -113,7 +113,7 @@ describe('snapshot generator', function () {
       expect(result.messages).to.deep.equal([]);
       const els = elementsOf(result);
       expect(els.get('Patient.address:Postfach.line')).to.include({ min: 1, max: '*', path: 'Patient.address.line' });
-      expect(els.get('Patient.address:Postfach.city')!.base.path).to.equal('Address.city');
+      expect((els.get('Patient.address:Postfach.city')!.base as { path?: string } | undefined)?.path).to.equal('Address.city');
       expect(els.has('Patient.address.line')).to.equal(false);
     });
 
@@ -134,7 +134,7 @@ describe('snapshot generator', function () {
         const result = generator.generate(sd);
         expect(result.messages.filter((m) => m.severity === 'error'), String(sd.url)).to.deep.equal([]);
         expect(result.elements.length, String(sd.url)).to.be.greaterThan(4);
-        expect(result.elements.every((e) => typeof e.id === 'string' && e.id.split('.')[0] === result.elements[0].path)).to.equal(true);
+        expect(result.elements.every((e) => typeof e.id === 'string' && e.id.split('.')[0] === result.elements[0]?.path)).to.equal(true);
       }
     });
   });
@@ -152,7 +152,7 @@ describe('snapshot generator', function () {
       derivation: 'constraint',
       differential: { element: elements },
     });
-    const generate = (...sds: CanonicalResource[]) => new SnapshotGenerator(index.scoped([], sds)).generate(sds[0]);
+    const generate = (sd: CanonicalResource, ...more: CanonicalResource[]) => new SnapshotGenerator(index.scoped([], [sd, ...more])).generate(sd);
 
     it('unfolds a datatype below a constrained element and merges cardinality, texts and constraints', () => {
       const result = generate(base('http://example.org/sd/p1', 'Patient', 'http://hl7.org/fhir/StructureDefinition/Patient', [
@@ -164,10 +164,10 @@ describe('snapshot generator', function () {
       const els = elementsOf(result);
       const identifier = els.get('Patient.identifier')!;
       expect(identifier).to.include({ min: 1, max: '*', short: 'Our identifiers' });
-      expect(identifier.constraint.map((c: { key: string }) => c.key)).to.deep.equal(['ele-1', 'p1-1']);
-      expect(identifier.constraint[1].source).to.equal('http://example.org/sd/p1');
+      expect(identifier.constraint?.map((c) => c.key)).to.deep.equal(['ele-1', 'p1-1']);
+      expect(identifier.constraint?.[1]?.source).to.equal('http://example.org/sd/p1');
       expect(els.get('Patient.identifier.system')).to.include({ min: 1, fixedUri: 'urn:oid:1.2.3', path: 'Patient.identifier.system' });
-      expect(els.get('Patient.identifier.system')!.base.path).to.equal('Identifier.system');
+      expect((els.get('Patient.identifier.system')!.base as { path?: string } | undefined)?.path).to.equal('Identifier.system');
       expect(els.get('Patient.identifier.assigner.display')).to.include({ mustSupport: true, path: 'Patient.identifier.assigner.display' });
       const ids = result.elements.map((e) => e.id);
       expect(ids.indexOf('Patient.identifier.assigner.display')).to.be.lessThan(ids.indexOf('Patient.active'));
@@ -180,14 +180,14 @@ describe('snapshot generator', function () {
       ]));
       expect(result.messages).to.have.length(1);
       expect(result.messages[0]).to.include({ severity: 'error', element: 'Patient.nickname' });
-      expect(result.messages[0].message).to.contain('no child nickname');
+      expect(result.messages[0]?.message).to.contain('no child nickname');
       expect(elementsOf(result).get('Patient.gender')!.min).to.equal(1);
     });
 
     it('reports a base definition that cannot be found', () => {
       const result = generate(base('http://example.org/sd/p3', 'Patient', 'http://example.org/sd/missing', [{ id: 'Patient', path: 'Patient' }]));
       expect(result.elements).to.deep.equal([]);
-      expect(result.messages[0].message).to.contain('http://example.org/sd/missing');
+      expect(result.messages[0]?.message).to.contain('http://example.org/sd/missing');
     });
 
     it('generates a differential-only base first (profile on a profile)', () => {
@@ -213,7 +213,7 @@ describe('snapshot generator', function () {
       const birthPlace = els.get('Patient.extension:birthPlace')!;
       expect(birthPlace).to.include({ sliceName: 'birthPlace', min: 0, max: '1', path: 'Patient.extension' });
       expect(birthPlace.short).to.match(/birth/i);
-      expect(els.get('Patient.extension')!.slicing.discriminator).to.deep.equal([{ type: 'value', path: 'url' }]);
+      expect(els.get('Patient.extension')!.slicing?.discriminator).to.deep.equal([{ type: 'value', path: 'url' }]);
       const ids = result.elements.map((e) => e.id as string).filter((id) => id.startsWith('Patient.identifier'));
       expect(ids.filter((id) => !id.slice('Patient.identifier'.length).includes('.'))).to.deep.equal([
         'Patient.identifier',
@@ -270,7 +270,7 @@ describe('snapshot generator', function () {
       const valueSet = { resourceType: 'ValueSet', url: 'http://example.org/vs' };
       const loose = [child, parent, broken, valueSet];
       const { resources, messages } = withGeneratedSnapshots(index.scoped([], loose), loose);
-      const snapshotOf = (r: CanonicalResource) => (r.snapshot as { element: ElementDefinition[] } | undefined)?.element;
+      const snapshotOf = (r: CanonicalResource | undefined) => (r?.snapshot as { element: ElementDefinition[] } | undefined)?.element;
       expect(snapshotOf(resources[0])!.find((e) => e.id === 'Patient.birthDate')!.min).to.equal(1);
       expect(snapshotOf(resources[0])!.find((e) => e.id === 'Patient.gender')!.min).to.equal(1);
       expect(snapshotOf(resources[1])).to.not.equal(undefined);

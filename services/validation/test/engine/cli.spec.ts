@@ -13,6 +13,7 @@ import { Worker } from 'node:worker_threads';
 import type { WorkerMessage } from '../../src/cli/parallel-validation.js';
 import { main, parseCliArgs } from '../../src/cli/validate.js';
 import { profile } from './support/helpers.js';
+import type { Issue } from '../../src/domain/engine/outcome/issue.js';
 
 describe('engine: validate CLI @slow', function () {
   this.timeout(60_000);
@@ -45,9 +46,9 @@ describe('engine: validate CLI @slow', function () {
     const f = file('ok.json', { resourceType: 'Patient', id: 'p1', text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' } });
     const r = await run([f]);
     expect(r.code).to.equal(0);
-    const oo = JSON.parse(r.out);
+    const oo = JSON.parse(r.out) as { resourceType: string; issue: Issue[] };
     expect(oo.resourceType).to.equal('OperationOutcome');
-    expect(oo.issue.filter((i: any) => i.severity === 'error')).to.deep.equal([]);
+    expect(oo.issue.filter((i) => i.severity === 'error')).to.deep.equal([]);
   });
 
   it('text format: one line per issue, exit 1 when there is an error', async () => {
@@ -70,8 +71,8 @@ describe('engine: validate CLI @slow', function () {
     const sd = file('sd.json', profile('http://example.org/cli-patient', 'Patient', [{ id: 'Patient.gender', path: 'Patient.gender', min: 1 }]));
     const f = file('p.json', { resourceType: 'Patient' });
     const r = await run(['--harness', f, 'http://example.org/cli-patient', sd]);
-    const oo = JSON.parse(r.out);
-    expect(oo.issue.map((i: any) => i.details.text)).to.include('Patient.gender: minimum required = 1, but only found 0 (from http://example.org/cli-patient|1.0.0)');
+    const oo = JSON.parse(r.out) as { issue: Issue[] };
+    expect(oo.issue.map((i) => i.details.text)).to.include('Patient.gender: minimum required = 1, but only found 0 (from http://example.org/cli-patient|1.0.0)');
     expect(r.code).to.equal(1);
   });
 

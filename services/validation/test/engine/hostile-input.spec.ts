@@ -26,8 +26,8 @@ describe('engine: hostile input', function () {
     const small = new Validator({ structureDefinition: () => undefined, valueSet: () => undefined, codeSystem: () => undefined, all: () => [] }, undefined, { maxInputLength: 1000 });
     const o = small.validate(`{"resourceType":"Patient","id":"${'x'.repeat(2000)}"}`);
     expect(o.issue).to.have.length(1);
-    expect(o.issue[0].severity).to.equal('fatal');
-    expect(o.issue[0].details.text).to.match(/too large/);
+    expect(o.issue[0]?.severity).to.equal('fatal');
+    expect(o.issue[0]?.details.text).to.match(/too large/);
   });
 
   it('10,000 levels of nesting as text: a clear fatal error, no stack overflow', () => {
@@ -94,10 +94,11 @@ describe('engine: hostile input', function () {
   it('every core resource definition and profile validates sparse and odd resources without throwing', async () => {
     const source = await coreSource();
     let count = 0;
-    for (const sd of source.all('StructureDefinition') as Iterable<Record<string, any>>) {
-      if (sd.kind !== 'resource' || typeof sd.url !== 'string' || sd.abstract === true) continue;
-      const odd = { resourceType: sd.type, id: 'x', meta: { profile: [sd.url] }, extension: [{ url: 'http://x' }], contained: [{ resourceType: 'Patient', id: 'c' }], text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' } };
-      expect(() => v.validate({ resourceType: sd.type }, { profiles: [sd.url] })).to.not.throw();
+    for (const sd of source.all('StructureDefinition') as Iterable<Record<string, unknown>>) {
+      const { type, url } = sd;
+      if (sd.kind !== 'resource' || typeof type !== 'string' || typeof url !== 'string' || sd.abstract === true) continue;
+      const odd = { resourceType: type, id: 'x', meta: { profile: [url] }, extension: [{ url: 'http://x' }], contained: [{ resourceType: 'Patient', id: 'c' }], text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' } };
+      expect(() => v.validate({ resourceType: type }, { profiles: [url] })).to.not.throw();
       expect(() => v.validate(odd)).to.not.throw();
       count++;
     }
@@ -105,7 +106,7 @@ describe('engine: hostile input', function () {
   });
 
   it('a definition source that throws yields a fatal issue, not an exception', () => {
-    const broken = new Validator({ structureDefinition: () => ({ resourceType: 'StructureDefinition', url: 'x', kind: 'resource', type: 'Patient', get snapshot(): never { throw new Error('corrupt definition'); } } as any), valueSet: () => undefined, codeSystem: () => undefined, all: () => [] });
+    const broken = new Validator({ structureDefinition: () => ({ resourceType: 'StructureDefinition', url: 'x', kind: 'resource', type: 'Patient', get snapshot(): never { throw new Error('corrupt definition'); } }), valueSet: () => undefined, codeSystem: () => undefined, all: () => [] });
     const o = broken.validate({ resourceType: 'Patient' });
     expect(o.issue.some((i) => i.severity === 'fatal' || i.severity === 'error')).to.equal(true);
   });

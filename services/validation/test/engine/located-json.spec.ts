@@ -7,7 +7,7 @@ describe('engine: located JSON parser', () => {
     const r = parseLocatedJson('{\n  "a": [1, "x", true, null],\n  "b": {"c": -1.5e2}\n}');
     expect(r.issues).to.deep.equal([]);
     expect(r.value).to.deep.equal({ a: [1, 'x', true, null], b: { c: -150 } });
-    const root = r.value as any;
+    const root = r.value as { a: unknown[]; b: Record<string, unknown> };
     const loc = r.locations.get(root) as ObjectLocation;
     expect(loc.props.a).to.deep.equal({ line: 2, col: 8 });
     expect((r.locations.get(root.a) as ArrayLocation).items[1]).to.deep.equal({ line: 2, col: 12 });
@@ -16,14 +16,14 @@ describe('engine: located JSON parser', () => {
 
   it('keeps the source text of numbers a JS number would change (1.50, 2.0, 1e3)', () => {
     const r = parseLocatedJson('{"a":1.50,"b":2,"c":[2.0,3,1e3]}');
-    const root = r.value as any;
+    const root = r.value as { c: unknown[] };
     expect((r.locations.get(root) as ObjectLocation).rawNumbers).to.deep.equal({ a: '1.50' });
     expect((r.locations.get(root.c) as ArrayLocation).rawNumbers).to.deep.equal({ 0: '2.0', 2: '1e3' });
   });
 
   it('decodes escapes, including unicode', () => {
     const r = parseLocatedJson('{"s":"a\\"b\\\\c\\u00e9\\n"}');
-    expect((r.value as any).s).to.equal('a"b\\cé\n');
+    expect((r.value as { s: string }).s).to.equal('a"b\\cé\n');
   });
 
   it('reports duplicates, comments, missing and trailing commas and keeps going', () => {
@@ -39,7 +39,7 @@ describe('engine: located JSON parser', () => {
       expect(r.value, text).to.equal(undefined);
       const fatal = r.issues.filter((i) => i.fatal);
       expect(fatal, text).to.have.length(1);
-      expect(fatal[0].line).to.be.at.least(1);
+      expect(fatal[0]?.line).to.be.at.least(1);
     }
   });
 
@@ -47,11 +47,11 @@ describe('engine: located JSON parser', () => {
     const text = '['.repeat(100_000) + ']'.repeat(100_000);
     const r = parseLocatedJson(text, { maxDepth: 1000 });
     expect(r.value).to.equal(undefined);
-    expect(r.issues[0].kind).to.equal('too-deep');
+    expect(r.issues[0]?.kind).to.equal('too-deep');
   });
 
   it('refuses input over the size limit', () => {
     const r = parseLocatedJson('{"a":"' + 'x'.repeat(100) + '"}', { maxLength: 50 });
-    expect(r.issues[0].kind).to.equal('too-large');
+    expect(r.issues[0]?.kind).to.equal('too-large');
   });
 });

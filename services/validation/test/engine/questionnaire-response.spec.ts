@@ -76,7 +76,7 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
 
     it('a response authored outside the effective period is warned about', () => {
       const qr = response([], [], { authored: '2019-05-01' });
-      (qr.contained as Obj[])[0].effectivePeriod = { start: '2020-01-01', end: '2021-01-01' };
+      (qr.contained as [Obj])[0].effectivePeriod = { start: '2020-01-01', end: '2021-01-01' };
       expect(check(qr).f).to.deep.equal(['warning QR_AUTHORED_BEFORE_START QuestionnaireResponse.authored']);
       expect(check({ ...qr, authored: '2020-06-01' }).f).to.deep.equal([]);
     });
@@ -118,7 +118,7 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       const q = [{ linkId: 'c', type: 'choice', repeats: true, answerOption: options }];
       expect(check(response([{ linkId: 'c', answer: [{ valueCoding: colour }] }], q)).f).to.deep.equal([]);
       expect(check(response([{ linkId: 'c', answer: [{ valueCoding: { ...colour, system: 'http://other' } }] }], q)).f).to.deep.equal(['error QR_CODING_NOT_AN_OPTION QuestionnaireResponse.item[0].answer[0]']);
-      expect(check(response([{ linkId: 'c', answer: [{ valueCoding: colour }, { valueCoding: options[1].valueCoding }] }], q)).f).to.deep.equal(['error QR_OPTION_EXCLUSIVE QuestionnaireResponse.item[0].answer[1]']);
+      expect(check(response([{ linkId: 'c', answer: [{ valueCoding: colour }, { valueCoding: options[1]?.valueCoding }] }], q)).f).to.deep.equal(['error QR_OPTION_EXCLUSIVE QuestionnaireResponse.item[0].answer[1]']);
     });
 
     it('choice: an integer or string answer needs options of its type; open-choice takes free text but warns when it spells an option', () => {
@@ -157,7 +157,7 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       (qr.contained as Obj[]).push({ resourceType: 'ValueSet', id: 'vs', status: 'active', compose: { include: [{ system: 'http://s', concept: [{ code: 'a' }] }] } });
       expect(check(qr).f).to.deep.equal(['error QR_OPTION_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0]']);
       const open = structuredClone(qr);
-      ((open.contained as Obj[])[0].item as Obj[])[0].type = 'open-choice';
+      ((open.contained as [Obj])[0].item as [Obj])[0].type = 'open-choice';
       (open.item as Obj[])[0] = { linkId: 'c', answer: [{ valueCoding: { display: 'something else' } }] };
       expect(check(open).f).to.deep.equal([]);
     });
@@ -282,7 +282,7 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
 
   describe('limits on answer values', () => {
     it('string length, format (RE2) and line breaks; text items are not length-checked', () => {
-      const q = [
+      const q: [Obj, Obj] = [
         { linkId: 's', type: 'string', maxLength: 3, extension: [ext('minLength', { valueInteger: 2 }), ext('regex', { valueString: '[a-z]+' })] },
         { linkId: 't', type: 'text', maxLength: 3 },
       ];

@@ -59,9 +59,9 @@ describe('engine: business rules across resources', function () {
 
     it('warns when the Questionnaire cannot be found (only informs for example.org urls, as the HL7 validator)', () => {
       const o = v.validate({ ...qr([]), questionnaire: 'http://forms.example.net/Questionnaire/unknown' });
-      expect(issuesWith(o, "The questionnaire 'http://forms.example.net/Questionnaire/unknown' could not be resolved", 'QuestionnaireResponse')[0].severity).to.equal('warning');
+      expect(issuesWith(o, "The questionnaire 'http://forms.example.net/Questionnaire/unknown' could not be resolved", 'QuestionnaireResponse')[0]?.severity).to.equal('warning');
       const example = v.validate({ ...qr([]), questionnaire: 'http://example.org/Questionnaire/unknown' });
-      expect(issuesWith(example, "The questionnaire 'http://example.org/Questionnaire/unknown' could not be resolved", 'QuestionnaireResponse')[0].severity).to.equal('information');
+      expect(issuesWith(example, "The questionnaire 'http://example.org/Questionnaire/unknown' could not be resolved", 'QuestionnaireResponse')[0]?.severity).to.equal('information');
     });
   });
 

@@ -20,7 +20,7 @@ describe('engine: validator options', function () {
     const found = issuesWith(strict.validate(example), 'Example URLs are not allowed in this context (http://repository.example.org/fhir/Binary/1)',
       'DocumentReference.content[0].attachment.url');
     expect(found).to.have.length(1);
-    expect(found[0].severity).to.equal('error');
+    expect(found[0]?.severity).to.equal('error');
     expect(errorsOf(strict.validate(docRef('https://ehr.hospital.test/fhir/Binary/1')))).to.deep.equal([]);
   });
 

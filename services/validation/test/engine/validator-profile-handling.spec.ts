@@ -42,7 +42,7 @@ describe('engine: profile handling', function () {
     const bad = v.validate(params({ resourceType: 'Patient', id: 'p', text: narrative, meta: { profile: [BASE + 'named-patient'] } }));
     const errors = errorsOf(bad);
     expect(errors.map((i) => i.details.text), describe_(bad)).to.deep.equal([`Patient.name: minimum required = 1, but only found 0 (from ${BASE}named-patient|1.0.0)`]);
-    expect(errors[0].expression).to.deep.equal(["Parameters.parameter[0].resource.ofType(Patient).where(id = 'p')"]);
+    expect(errors[0]?.expression).to.deep.equal(["Parameters.parameter[0].resource.ofType(Patient).where(id = 'p')"]);
     const ok = v.validate(params({ resourceType: 'Patient', id: 'p', text: narrative, meta: { profile: [BASE + 'named-patient'] }, name: [{ family: 'x' }] }));
     expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
   });
@@ -86,7 +86,7 @@ describe('engine: profile handling', function () {
     expect(errorsOf(bundle).map((i) => i.expression?.[0]), describe_(bundle)).to.deep.equal(["Bundle.entry[0].resource.ofType(Patient).where(id = 'p')"]);
     const wrongType = v.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' }, meta: { profile: [BASE + 'named-patient'] } });
     expect(ids(wrongType), describe_(wrongType)).to.deep.equal(['PROFILE_WRONG_TYPE']);
-    expect(errorsOf(wrongType)[0].expression).to.deep.equal(['Observation.meta.profile[0]']);
+    expect(errorsOf(wrongType)[0]?.expression).to.deep.equal(['Observation.meta.profile[0]']);
   });
 
   it('a versioned meta.profile is used when that version is known, and is not found otherwise', () => {

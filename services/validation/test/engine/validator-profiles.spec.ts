@@ -58,8 +58,8 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       const o = v.validate({ resourceType: 'Patient', text: narrative, meta: { profile: ['http://example.org/missing'] }, gender: 'x  y' });
       const w = issuesWith(o, "Can't find profile http://example.org/missing");
       expect(w).to.have.length(1);
-      expect(w[0].severity).to.equal('warning');
-      expect(w[0].details.text).to.equal("Can't find profile http://example.org/missing");
+      expect(w[0]?.severity).to.equal('warning');
+      expect(w[0]?.details.text).to.equal("Can't find profile http://example.org/missing");
       expect(issuesWith(o, 'whitespace rules')).to.have.length(1);
     });
 
@@ -101,7 +101,7 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       expect(errorsOf(o), describe_(o)).to.deep.equal([]);
       const hint = issuesWith(o, `This element does not match any known slice defined in the profile ${BASE}open-patient|1.0.0`, 'Patient.identifier[0]');
       expect(hint).to.have.length(1);
-      expect(hint[0].severity).to.equal('information');
+      expect(hint[0]?.severity).to.equal('information');
     });
 
     it('slice cardinality: a required slice missing, and a slice over its maximum', () => {
@@ -200,7 +200,7 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
     it('reports an unknown extension with the HL7 wording, and an unknown modifier extension as an error', () => {
       const o = v.validate({ resourceType: 'Patient', text: narrative, extension: [{ url: 'http://example.org/unknown-ext', valueString: 'x' }], modifierExtension: [{ url: 'http://example.org/unknown-mod', valueString: 'x' }] });
       expect(issuesWith(o, 'The extension http://example.org/unknown-ext is unknown, and not allowed here', 'Patient.extension[0]')).to.have.length(1);
-      expect(issuesWith(o, 'The modifier extension http://example.org/unknown-mod is unknown', 'Patient.modifierExtension[0]')[0].severity).to.equal('error');
+      expect(issuesWith(o, 'The modifier extension http://example.org/unknown-mod is unknown', 'Patient.modifierExtension[0]')[0]?.severity).to.equal('error');
     });
 
     it('a non-modifier extension may not sit in modifierExtension', () => {
@@ -254,7 +254,7 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
 
     it('warns about a reference with neither reference, identifier nor display', () => {
       const o = v.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' }, subject: { type: 'Patient' } });
-      expect(issuesWith(o, 'A Reference without an actual reference or identifier should have a display')[0].severity).to.equal('warning');
+      expect(issuesWith(o, 'A Reference without an actual reference or identifier should have a display')[0]?.severity).to.equal('warning');
     });
   });
 
@@ -309,10 +309,10 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       const ok = tv.validate({ resourceType: 'Patient', text: narrative, gender: 'male' });
       expect(errorsOf(ok)).to.deep.equal([]);
       const bad = tv.validate({ resourceType: 'Patient', text: narrative, gender: 'mail', maritalStatus: { coding: [{ system: 'http://x', code: 'y' }] } });
-      expect(issuesWith(bad, "The value provided ('mail') is not in the value set", 'Patient.gender')[0].severity).to.equal('error');
+      expect(issuesWith(bad, "The value provided ('mail') is not in the value set", 'Patient.gender')[0]?.severity).to.equal('error');
       const w = issuesWith(bad, "Can't find value set http://hl7.org/fhir/ValueSet/marital-status", 'Patient.maritalStatus');
       expect(w).to.have.length(1);
-      expect(w[0].severity).to.equal('warning');
+      expect(w[0]?.severity).to.equal('warning');
       expect(requests.some((r) => r.codings?.[0]?.code === 'y')).to.equal(true);
     });
 

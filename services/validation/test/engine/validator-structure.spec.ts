@@ -41,7 +41,7 @@ describe('engine: structural validation against R4 core', function () {
     });
 
     it('reports a missing or unknown resourceType', () => {
-      expect(v.validate({ id: 'x' }).issue[0].details.text).to.equal('Unable to find resourceType property');
+      expect(v.validate({ id: 'x' }).issue[0]?.details.text).to.equal('Unable to find resourceType property');
       const o = v.validate({ resourceType: 'Patientt' });
       expect(issuesWith(o, "Unknown resource type 'Patientt'")).to.have.length(1);
     });
@@ -168,7 +168,7 @@ describe('engine: structural validation against R4 core', function () {
       const o = v.validate(patient({ contact: [{ gender: 'male' }] }));
       const hit = issuesWith(o, "Rule pat-1: 'SHALL at least contain a contact's details or a reference to an organization' Failed", 'Patient.contact[0]');
       expect(hit, describe_(o)).to.have.length(1);
-      expect(hit[0].severity).to.equal('error');
+      expect(hit[0]?.severity).to.equal('error');
       expect(errorsOf(v.validate(patient({ contact: [{ name: { family: 'x' } }] })))).to.deep.equal([]);
     });
 
@@ -176,7 +176,7 @@ describe('engine: structural validation against R4 core', function () {
       const o = v.validate({ resourceType: 'Patient' });
       const hit = issuesWith(o, 'Rule dom-6');
       expect(hit).to.have.length(1);
-      expect(hit[0].severity).to.equal('warning');
+      expect(hit[0]?.severity).to.equal('warning');
     });
 
     it('evaluates dom-3 natively: contained resources must be referenced', () => {
@@ -209,8 +209,8 @@ describe('engine: structural validation against R4 core', function () {
   it('adds a message id to every issue, and line/column for text input', () => {
     const o = v.validate('{"resourceType":"Patient",\n "id":"p1",\n "gender": "x  y"}');
     const issue = issuesWith(o, 'whitespace rules')[0];
-    expect(issue.extension?.find((e) => e.url === EXT_MESSAGE_ID)?.valueCode).to.equal('CODE_WHITESPACE');
-    expect(issue.extension?.find((e) => e.url === EXT_LINE)?.valueInteger).to.equal(3);
-    expect(issue.code).to.equal('invalid');
+    expect(issue?.extension?.find((e) => e.url === EXT_MESSAGE_ID)?.valueCode).to.equal('CODE_WHITESPACE');
+    expect(issue?.extension?.find((e) => e.url === EXT_LINE)?.valueInteger).to.equal(3);
+    expect(issue?.code).to.equal('invalid');
   });
 });

@@ -24,7 +24,7 @@ const PROFILE = 'http://example.org/fhir/StructureDefinition/scoped-patient';
 const IG = 'example.scoped.ig';
 
 /** A Patient profile of the IG version `version` that makes `element` required. */
-function igPackage(version: string, element: string, corePatient: Record<string, any>): Buffer {
+function igPackage(version: string, element: string, corePatient: Record<string, unknown>): Buffer {
   const snapshot = structuredClone(corePatient.snapshot) as { element: { path: string; min?: number }[] };
   snapshot.element.find((e) => e.path === element)!.min = 1;
   const profile = {
@@ -55,7 +55,7 @@ describe('validation flow: per-facility validation scope (two versions of one IG
       artifactListener: { artifactsChanged: async () => void (await engine.reload()) },
     });
     await api.categories.initialize();
-    const corePatient = (await loadDefinitions({})).index.structureDefinition('http://hl7.org/fhir/StructureDefinition/Patient') as Record<string, any>;
+    const corePatient = (await loadDefinitions({})).index.structureDefinition('http://hl7.org/fhir/StructureDefinition/Patient') as Record<string, unknown>;
     await api.artifacts.save('PACKAGE', `${IG}-1.0.0`, igPackage('1.0.0', 'Patient.birthDate', corePatient));
     await api.artifacts.save('PACKAGE', `${IG}-2.0.0`, igPackage('2.0.0', 'Patient.gender', corePatient));
     scopes = new PgFacilityScopes(db.orm, 0);

@@ -224,7 +224,7 @@ describe('validation flow store: compression of the stored outcome (PostgreSQL) 
   });
 
   it('a large outcome is stored lz4-compressed where the server has lz4 (pglz otherwise), and reads back whole', async () => {
-    const [{ lz4 }] = await db.orm.em.fork().execute<{ lz4: boolean }[]>(
+    const [{ lz4 }] = await db.orm.em.fork().execute<[{ lz4: boolean }]>(
       `select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`);
     const issues = Array.from({ length: 200 }, (_, i) => ({ severity: 'warning', code: 'invariant', details: { text: `Rule dom-6 failed for entry ${i}` } }));
     const outcomeJson = JSON.stringify({ resourceType: 'OperationOutcome', issue: issues });

@@ -17,10 +17,10 @@ export function vendorRoutes(openApi: OpenApiBuilder, schemas: TenantSchemas, se
   requireUuidParams(router, ['id']);
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 
-  const crud = <T extends { id: string }>(config: {
-    path: string; tag: string; noun: string; schema: z.ZodType; bodySchema: z.ZodType;
+  const crud = <T extends { id: string }, B extends z.ZodType>(config: {
+    path: string; tag: string; noun: string; schema: z.ZodType; bodySchema: B;
     list: (query: Record<string, unknown>) => Promise<T[]>; listQuery?: z.ZodObject;
-    get: (id: string) => Promise<T>; create: (body: any, actor: Actor) => Promise<T>; update: (id: string, body: any, actor: Actor) => Promise<T>;
+    get: (id: string) => Promise<T>; create: (body: z.output<B>, actor: Actor) => Promise<T>; update: (id: string, body: z.output<B>, actor: Actor) => Promise<T>;
     remove: (id: string, actor: Actor) => Promise<void>;
   }) => {
     const tags = [config.tag];

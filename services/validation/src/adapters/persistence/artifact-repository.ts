@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { ColumnType, Generated } from 'kysely';
 import { countOf } from './count.js';
 import type { Artifact, ArtifactSummary, ArtifactType } from '../../domain/artifacts/artifact.js';
 import type { ArtifactMetadata, ArtifactRepository } from '../../domain/ports/artifact-repository.js';
@@ -6,6 +7,19 @@ import type { PackageSummary } from '../../domain/artifacts/package-summary.js';
 
 /** Every column but the content: listing artifacts must not read megabytes of packages (V-6). */
 const SUMMARY_COLUMNS = ['id', 'type', 'name', 'size', 'package_name', 'version', 'fhir_version', 'resource_type', 'url', 'updated_at'] as const;
+
+/** The tables as Kysely sees them (columns as in migrations.ts). */
+interface ArtifactDatabase {
+  artifact: {
+    id: Generated<number>; type: ArtifactType; name: string; content: Buffer; size: number; package_name: string | null;
+    version: string | null; fhir_version: string | null; resource_type: string | null; url: string | null;
+    /** jsonb: written as JSON text, read parsed. */
+    summary: ColumnType<unknown, string | null, string | null>;
+    created_at: Generated<Date>; updated_at: ColumnType<Date, Date | undefined, Date>;
+  };
+  /** bigint: read as text. */
+  artifact_generation: { id: number; generation: string };
+}
 
 interface ArtifactRow {
   id: number; type: ArtifactType; name: string; size: number; package_name: string | null; version: string | null;
@@ -29,7 +43,7 @@ export class PgArtifactRepository implements ArtifactRepository {
   constructor(private readonly orm: MikroORM) {}
 
   private db() {
-    return this.orm.em.fork().getKysely<any>();
+    return this.orm.em.fork().getKysely<ArtifactDatabase>();
   }
 
   async list(): Promise<ArtifactSummary[]> {
@@ -52,12 +66,12 @@ export class PgArtifactRepository implements ArtifactRepository {
   /** Every stored summary with its artifact name (terminology dependencies across artifacts). */
   async allSummaries(): Promise<{ type: ArtifactType; name: string; summary: PackageSummary | undefined }[]> {
     const rows = await this.db().selectFrom('artifact').select(['type', 'name', 'summary']).orderBy('type').orderBy('name').execute();
-    return rows.map((row: any) => ({ type: row.type, name: row.name, summary: row.summary ?? undefined }));
+    return rows.map((row) => ({ type: row.type, name: row.name, summary: (row.summary as PackageSummary | null) ?? undefined }));
   }
 
   async save(type: ArtifactType, name: string, content: Buffer, metadata: ArtifactMetadata): Promise<{ artifact: ArtifactSummary; created: boolean }> {
     return this.orm.em.fork().transactional(async (em) => {
-      const db = em.getKysely<any>();
+      const db = em.getKysely<ArtifactDatabase>();
       const existing = await db.selectFrom('artifact').select('id').where('type', '=', type).where('name', '=', name).forUpdate().executeTakeFirst();
       const values = {
         content, size: content.length,
@@ -67,7 +81,7 @@ export class PgArtifactRepository implements ArtifactRepository {
         updated_at: new Date(),
       };
       const row = await db.insertInto('artifact').values({ type, name, ...values })
-        .onConflict((oc: any) => oc.columns(['type', 'name']).doUpdateSet(values))
+        .onConflict((oc) => oc.columns(['type', 'name']).doUpdateSet(values))
         .returning([...SUMMARY_COLUMNS]).executeTakeFirstOrThrow();
       return { artifact: toSummary(row as ArtifactRow), created: !existing };
     });
@@ -79,7 +93,7 @@ export class PgArtifactRepository implements ArtifactRepository {
   }
 
   async count(): Promise<number> {
-    const row = await this.db().selectFrom('artifact').select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst();
+    const row = await this.db().selectFrom('artifact').select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
     return countOf(row);
   }
 

@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { ColumnType, Generated } from 'kysely';
 import { countOf } from './count.js';
 import type { Category, CategorySeverity, CategorySnapshot } from '../../domain/categorization/category.js';
 import type {
@@ -9,6 +10,14 @@ import { stableStringify } from './stable-json.js';
 
 interface CategoryRow { id: string; title: string; severity: string; acceptable: boolean; guidance: string }
 interface RuleRow { id: string | number; category_id: string; matcher: MatcherJson | string; timestamp: Date | string }
+
+/** The tables as Kysely sees them (columns as in migrations.ts; bigserial ids read as text, jsonb written as JSON text). */
+export interface CategoryDatabase {
+  category: CategoryRow;
+  category_rule: {
+    id: Generated<string | number>; category_id: string; matcher: ColumnType<MatcherJson | string, string, string>; timestamp: ColumnType<Date | string, Date, Date>;
+  };
+}
 
 const toCategory = (row: CategoryRow): Category => ({
   id: row.id, title: row.title, severity: row.severity as CategorySeverity, acceptable: row.acceptable, guidance: row.guidance,
@@ -28,7 +37,7 @@ export class PgCategoryRepository implements CategoryRepository {
   constructor(private readonly orm: MikroORM) {}
 
   private db(em: EntityManager = this.orm.em.fork()) {
-    return em.getKysely<any>();
+    return em.getKysely<CategoryDatabase>();
   }
 
   async list(): Promise<Category[]> {
@@ -50,7 +59,7 @@ export class PgCategoryRepository implements CategoryRepository {
   }
 
   async count(): Promise<number> {
-    const row = await this.db().selectFrom('category').select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst();
+    const row = await this.db().selectFrom('category').select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
     return countOf(row);
   }
 
@@ -92,7 +101,7 @@ export class PgCategoryRepository implements CategoryRepository {
 
   async importSnapshots(snapshots: readonly CategorySnapshot[], timestamp: Date, options: { replaceAll?: boolean } = {}): Promise<ImportOutcome> {
     return this.orm.em.fork().transactional(async (em) => {
-      const db = em.getKysely<any>();
+      const db = em.getKysely<CategoryDatabase>();
       let created = 0;
       let updated = 0;
       let rulesAdded = 0;
@@ -120,16 +129,16 @@ export class PgCategoryRepository implements CategoryRepository {
 }
 
 async function upsertCategory(em: EntityManager, category: Category): Promise<{ created: boolean }> {
-  const db = em.getKysely<any>();
+  const db = em.getKysely<CategoryDatabase>();
   const existing = await db.selectFrom('category').select('id').where('id', '=', category.id).forUpdate().executeTakeFirst();
   const values = { title: category.title, severity: category.severity, acceptable: category.acceptable, guidance: category.guidance };
   await db.insertInto('category').values({ id: category.id, ...values })
-    .onConflict((oc: any) => oc.column('id').doUpdateSet(values)).execute();
+    .onConflict((oc) => oc.column('id').doUpdateSet(values)).execute();
   return { created: !existing };
 }
 
 async function insertRule(em: EntityManager, categoryId: string, matcher: MatcherJson, timestamp: Date): Promise<CategoryRule> {
-  const row = await em.getKysely<any>().insertInto('category_rule')
+  const row = await em.getKysely<CategoryDatabase>().insertInto('category_rule')
     .values({ category_id: categoryId, matcher: JSON.stringify(matcher), timestamp })
     .returningAll().executeTakeFirstOrThrow();
   return toRule(row as RuleRow);
@@ -142,6 +151,6 @@ async function insertRule(em: EntityManager, categoryId: string, matcher: Matche
  */
 async function deleteCategoriesIn(em: EntityManager, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  const deleted = await em.getKysely<any>().deleteFrom('category').where('id', 'in', ids).executeTakeFirst();
+  const deleted = await em.getKysely<CategoryDatabase>().deleteFrom('category').where('id', 'in', ids).executeTakeFirst();
   return Number(deleted.numDeletedRows);
 }

@@ -8,6 +8,7 @@
  */
 import { defineEntity, p, type MikroORM } from '@mikro-orm/postgresql';
 import { Migration } from '@mikro-orm/migrations';
+import type { ColumnType } from 'kysely';
 import { parseValidationScope, type FacilityScopes, type ValidationScope } from '../../domain/flow/validation-scope.js';
 
 export const ValidationConfigurationEntity = defineEntity({
@@ -46,6 +47,12 @@ export class CreateValidationConfigurationTables extends Migration {
   }
 }
 
+/** The tables as Kysely sees them (jsonb written as JSON text, read parsed). */
+interface ConfigurationDatabase {
+  validation_configuration: { name: string; definition: ColumnType<unknown, string, string>; updated_at: ColumnType<Date, Date | undefined, Date> };
+  facility_validation_configuration: { facility_id: string; configuration_name: string };
+}
+
 export class PgFacilityScopes implements FacilityScopes {
   private readonly cache = new Map<string, { scope: ValidationScope | undefined; until: number }>();
 
@@ -67,7 +74,7 @@ export class PgFacilityScopes implements FacilityScopes {
     const scope = parseValidationScope(input);
     const row = { definition: JSON.stringify(scope), updated_at: new Date() };
     await this.db().insertInto('validation_configuration').values({ name: scope.name, ...row })
-      .onConflict((oc: any) => oc.column('name').doUpdateSet(row)).execute();
+      .onConflict((oc) => oc.column('name').doUpdateSet(row)).execute();
     this.cache.clear();
     return scope;
   }
@@ -88,7 +95,7 @@ export class PgFacilityScopes implements FacilityScopes {
     const scope = parseValidationScope(input);
     const result = await this.db().insertInto('validation_configuration')
       .values({ name: scope.name, definition: JSON.stringify(scope), updated_at: new Date() })
-      .onConflict((oc: any) => oc.column('name').doNothing()).executeTakeFirst();
+      .onConflict((oc) => oc.column('name').doNothing()).executeTakeFirst();
     // A new configuration is assigned to no facility, so no cached scope can be stale.
     return { scope, created: Number(result.numInsertedOrUpdatedRows ?? 0) > 0 };
   }
@@ -114,7 +121,7 @@ export class PgFacilityScopes implements FacilityScopes {
     const db = this.db();
     const [rows, count] = await Promise.all([
       db.selectFrom('validation_configuration').select(['definition']).orderBy('name').offset(offset).limit(limit).execute() as Promise<{ definition: unknown }[]>,
-      db.selectFrom('validation_configuration').select((eb: any) => eb.fn.countAll().as('count')).executeTakeFirst() as Promise<{ count: string | number }>,
+      db.selectFrom('validation_configuration').select((eb) => eb.fn.countAll().as('count')).executeTakeFirst() as Promise<{ count: string | number }>,
     ]);
     return { records: rows.map((r) => parseValidationScope(r.definition)), totalCount: Number(count.count) };
   }
@@ -134,7 +141,7 @@ export class PgFacilityScopes implements FacilityScopes {
    */
   async deleteUnassignedConfiguration(name: string): Promise<{ outcome: 'deleted' | 'absent' } | { outcome: 'assigned'; facilities: string[] }> {
     const answer = await this.orm.em.fork().transactional(async (tx) => {
-      const db = tx.getKysely<any>();
+      const db = tx.getKysely<ConfigurationDatabase>();
       const row = await db.selectFrom('validation_configuration').select(['name']).where('name', '=', name).forUpdate().executeTakeFirst();
       if (!row) return { outcome: 'absent' as const };
       const facilities = (await db.selectFrom('facility_validation_configuration').select(['facility_id'])
@@ -167,9 +174,9 @@ export class PgFacilityScopes implements FacilityScopes {
       try {
         // insert ... select: nothing is inserted when the configuration does not exist.
         const result = await db.insertInto('facility_validation_configuration').columns(['facility_id', 'configuration_name'])
-          .expression(db.selectFrom('validation_configuration').select((eb: any) => [eb.val(facilityId).as('facility_id'), 'name'])
+          .expression(db.selectFrom('validation_configuration').select((eb) => [eb.val(facilityId).as('facility_id'), 'name'])
             .where('name', '=', configurationName))
-          .onConflict((oc: any) => oc.column('facility_id').doUpdateSet({ configuration_name: configurationName })).executeTakeFirst();
+          .onConflict((oc) => oc.column('facility_id').doUpdateSet({ configuration_name: configurationName })).executeTakeFirst();
         if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
       } catch (error) {
         // Deleted concurrently (deleteUnassignedConfiguration held its row): the foreign key refuses it.
@@ -183,6 +190,6 @@ export class PgFacilityScopes implements FacilityScopes {
   }
 
   private db() {
-    return this.orm.em.fork().getKysely<any>();
+    return this.orm.em.fork().getKysely<ConfigurationDatabase>();
   }
 }

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { pendingOutboxRow } from '../../../../../adapters/persistence/index.js';
 import { storeSubmissionResults, submissionKeyId, type StoredSubmission, type SubmissionWrite } from './result-repository.js';
-import { SUBMISSION_RESULTS_TABLE } from './submission-results-table.js';
+import { SUBMISSION_RESULTS_TABLE, type SubmissionResultsDatabase } from './submission-results-table.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
 import { completionMsgId, type CommitResult, type FlowRecord } from '../../domain/ports/flow-store.js';
 
@@ -105,7 +105,7 @@ export class PgFlowStore {
   private async writeGroup(group: readonly PendingCommit[]): Promise<void> {
     let stored: StoredSubmission[];
     try {
-      stored = await storeSubmissionResults(this.orm.em.fork().getKysely<any>(), group.map((pending) => pending.write));
+      stored = await storeSubmissionResults(this.orm.em.fork().getKysely(), group.map((pending) => pending.write));
     } catch (error) {
       if (group.length === 1) return group[0]!.reject(error);
       for (const pending of group) await this.writeGroup([pending]);
@@ -120,7 +120,7 @@ export class PgFlowStore {
 
   /** The stored outcome of one submission (tests, reports). */
   async find(key: SubmissionKey): Promise<{ outcome: Record<string, unknown>; valid: boolean; outcomeHash: string; runId: string } | undefined> {
-    const row = await this.orm.em.fork().getKysely<any>().selectFrom(SUBMISSION_RESULTS_TABLE).select(['outcome', 'valid', 'outcome_hash', 'run_id'])
+    const row = await this.orm.em.fork().getKysely<SubmissionResultsDatabase>().selectFrom(SUBMISSION_RESULTS_TABLE).select(['outcome', 'valid', 'outcome_hash', 'run_id'])
       .where('facility_id', '=', key.facilityId).where('report_id', '=', key.reportId).where('patient_id', '=', key.patientId)
       .executeTakeFirst() as { outcome: string; valid: boolean; outcome_hash: string; run_id: string } | undefined;
     return row && { outcome: JSON.parse(row.outcome) as Record<string, unknown>, valid: row.valid, outcomeHash: row.outcome_hash, runId: row.run_id };

@@ -16,8 +16,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type QueryExecutorProvider, type RawBuilder } from 'kysely';
 import { OUTBOX_TABLE, type PendingOutboxRow } from '../../../../../adapters/persistence/index.js';
+import type { CategoryDatabase } from './category-repository.js';
 import { countOf } from './count.js';
 import { UNCATEGORIZED_ID } from '../../domain/categorization/category.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
@@ -92,7 +93,7 @@ export interface SubmissionWrite {
  * Returns what was stored for each write, in the order given. Two writes of one key in one call
  * are refused (PostgreSQL would reject the statement: ON CONFLICT cannot touch a row twice).
  */
-export async function storeSubmissionResults(db: Kysely<any>, writes: readonly SubmissionWrite[]): Promise<StoredSubmission[]> {
+export async function storeSubmissionResults(db: QueryExecutorProvider, writes: readonly SubmissionWrite[]): Promise<StoredSubmission[]> {
   if (writes.length === 0) return [];
   const keys = writes.map(({ record: { key } }) => submissionKeyId(key));
   if (new Set(keys).size !== keys.length) throw new Error('storeSubmissionResults: the same submission twice in one statement');
@@ -164,7 +165,7 @@ export async function updateCategorizationIn(
       category_groups = ${groupsJson(categorization.groups)}::jsonb, valid = ${verdict.valid},
       uncategorized_count = ${verdict.uncategorizedCount}, unacceptable_count = ${verdict.unacceptableCount}, updated_at = now()
       ${announced ? sql`, run_id = ${announced.runId}, outcome_hash = ${announced.outcomeHash}` : sql``}
-    where facility_id = ${key.facilityId} and report_id = ${key.reportId} and patient_id = ${key.patientId}`.execute(em.getKysely<any>());
+    where facility_id = ${key.facilityId} and report_id = ${key.reportId} and patient_id = ${key.patientId}`.execute(em.getKysely());
 }
 
 /** A stored submission as re-categorization reads it. */
@@ -188,7 +189,7 @@ export async function readSubmissionIssues(em: EntityManager, key: PatientKey, o
   const rows = await sql<{ outcome: string; unobtainable: boolean; valid: boolean; issue_count: number; error_count: number; warning_count: number; information_count: number }>`
     select outcome, unobtainable, valid, issue_count, error_count, warning_count, information_count from ${sql.table(SUBMISSION_RESULTS_TABLE)}
     where facility_id = ${key.facilityId} and report_id = ${key.reportId} and patient_id = ${key.patientId}
-    ${options.lock ? sql`for update` : sql``}`.execute(em.getKysely<any>());
+    ${options.lock ? sql`for update` : sql``}`.execute(em.getKysely());
   const row = rows.rows[0];
   return row && {
     issues: issuesFromOperationOutcome(JSON.parse(row.outcome)), outcomeJson: row.outcome, unobtainable: row.unobtainable, valid: row.valid,
@@ -198,7 +199,7 @@ export async function readSubmissionIssues(em: EntityManager, key: PatientKey, o
 
 /** The categories as they are now (existence and acceptability), read in the caller's session. */
 export async function currentCategoriesIn(em: EntityManager): Promise<CurrentCategories> {
-  const rows = await em.getKysely<any>().selectFrom('category').select(['id', 'acceptable']).execute() as { id: string; acceptable: boolean }[];
+  const rows = await em.getKysely<CategoryDatabase>().selectFrom('category').select(['id', 'acceptable']).execute();
   return new Map(rows.map((row) => [row.id, { acceptable: row.acceptable }]));
 }
 
@@ -230,7 +231,7 @@ export class PgResultRepository implements ResultRepository {
         severity: result.issue.severity,
         categories: result.categoryIds.flatMap((id) => (current.has(id) ? [{ id, acceptable: current.get(id)!.acceptable }] : [])),
       })));
-      await storeSubmissionResults(tx.getKysely<any>(), [{
+      await storeSubmissionResults(tx.getKysely(), [{
         record: {
           key, outcomeJson, outcomeHash: createHash('sha256').update(outcomeJson).digest('hex'),
           categorization: categorizeSubmission(results.map((result) => ({ severity: result.issue.severity, categoryIds: result.categoryIds }))),
@@ -280,7 +281,7 @@ export class PgResultRepository implements ResultRepository {
         select g -> 'c' as c, sum((g ->> 'n')::int) as n, sum((g ->> 'e')::int) as e
         from ${sql.table(SUBMISSION_RESULTS_TABLE)} o cross join lateral jsonb_array_elements(o.category_groups) g
         where ${scopeFilter(scope)}
-        group by g -> 'c'`.execute(em.getKysely<any>()),
+        group by g -> 'c'`.execute(em.getKysely()),
       currentCategoriesIn(em),
     ]);
     return [rows.rows.map((row) => ({ categoryIds: row.c, issues: Number(row.n), blockingIssues: Number(row.e) })), current];
@@ -298,7 +299,7 @@ interface Placement {
  * or outcome is read for the submissions before or after the page.
  */
 async function placeBySeverity(em: EntityManager, scope: ResultScope, count: RawBuilder<number>, page: PageRequest): Promise<Placement> {
-  const db = em.getKysely<any>();
+  const db = em.getKysely();
   const [total, placed] = await Promise.all([
     sql<{ count: string | number }>`select coalesce(sum(${count}), 0) as count from ${sql.table(SUBMISSION_RESULTS_TABLE)} o where ${scopeFilter(scope)}`.execute(db),
     sql<{ id: string; before: string | number }>`
@@ -321,7 +322,7 @@ async function placeBySeverity(em: EntityManager, scope: ResultScope, count: Raw
 async function placeByGroups(em: EntityManager, scope: ResultScope, page: PageRequest, kept: (group: CategoryGroup) => boolean): Promise<Placement> {
   const rows = await sql<{ id: string; category_groups: { c: string[]; n: number; e: number }[] }>`
     select o.id, o.category_groups from ${sql.table(SUBMISSION_RESULTS_TABLE)} o where ${scopeFilter(scope)} order by o.patient_id, o.id`
-    .execute(em.getKysely<any>());
+    .execute(em.getKysely());
   const submissions: { id: string; before: number }[] = [];
   let before = 0;
   for (const row of rows.rows) {
@@ -338,7 +339,7 @@ async function readPage(em: EntityManager, placement: Placement, page: PageReque
   if (placement.submissions.length === 0) return { records: [], totalCount: placement.totalCount };
   const rows = await sql<{ id: string; facility_id: string; report_id: string; patient_id: string; outcome: string; issue_categories: string }>`
     select id, facility_id, report_id, patient_id, outcome, issue_categories from ${sql.table(SUBMISSION_RESULTS_TABLE)}
-    where id = any(${placement.submissions.map((s) => s.id)}::bigint[])`.execute(em.getKysely<any>());
+    where id = any(${placement.submissions.map((s) => s.id)}::bigint[])`.execute(em.getKysely());
   const byId = new Map(rows.rows.map((row) => [String(row.id), row]));
   const end = page.offset + page.limit;
   const records: StoredResult[] = [];

@@ -28,6 +28,14 @@ import { Migration } from '@mikro-orm/migrations';
 
 export const SUBMISSION_RESULTS_TABLE = 'validation_outcome';
 
+/**
+ * The columns read through Kysely's query builder (the writes are SQL of their own, see
+ * storeSubmissionResults); the outcome is text since it is compressed with lz4.
+ */
+export interface SubmissionResultsDatabase {
+  [SUBMISSION_RESULTS_TABLE]: { facility_id: string; report_id: string; patient_id: string; outcome: string; valid: boolean; outcome_hash: string; run_id: string };
+}
+
 export const SubmissionResultsEntity = defineEntity({
   name: 'SubmissionResultsEntity',
   tableName: SUBMISSION_RESULTS_TABLE,

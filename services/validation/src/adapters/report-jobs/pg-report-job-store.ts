@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Updateable } from 'kysely';
 import { isUuid } from '../../../../../adapters/http/index.js';
 import type { ReportJob, ReportJobKind, ReportJobProgress, ReportJobStatus, ReportJobStore } from '../../application/report-jobs/report-job.js';
 import { REPORT_JOB_TABLE } from './report-job-table.js';
@@ -9,12 +10,17 @@ interface JobRow {
   total: number; done: number; errors: number; last_error: string | null; created_at: Date; updated_at: Date;
 }
 
+/** The table as Kysely sees it (report-job-table.ts). */
+interface ReportJobDatabase {
+  [REPORT_JOB_TABLE]: JobRow;
+}
+
 /** Report jobs in PostgreSQL (table report_job). */
 export class PgReportJobStore implements ReportJobStore {
   constructor(private readonly orm: MikroORM) {}
 
   private db() {
-    return this.orm.em.fork().getKysely<any>();
+    return this.orm.em.fork().getKysely<ReportJobDatabase>();
   }
 
   async create(job: { kind: ReportJobKind; facilityId: string; reportId: string; total: number }): Promise<ReportJob> {
@@ -34,7 +40,7 @@ export class PgReportJobStore implements ReportJobStore {
   }
 
   async update(id: string, progress: ReportJobProgress): Promise<void> {
-    const set: Record<string, unknown> = { updated_at: new Date() };
+    const set: Updateable<JobRow> = { updated_at: new Date() };
     if (progress.status !== undefined) set.status = progress.status;
     if (progress.total !== undefined) set.total = progress.total;
     if (progress.done !== undefined) set.done = progress.done;

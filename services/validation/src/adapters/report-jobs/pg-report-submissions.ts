@@ -25,7 +25,7 @@ import { assessValidity } from '../../domain/categorization/validity.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
 import { categorizeIssues } from '../../domain/results/submission-categorization.js';
 import { readSubmissionIssues, updateCategorizationIn } from '../persistence/result-repository.js';
-import { SUBMISSION_RESULTS_TABLE } from '../persistence/submission-results-table.js';
+import { SUBMISSION_RESULTS_TABLE, type SubmissionResultsDatabase } from '../persistence/submission-results-table.js';
 
 export interface PgReportSubmissionsOptions {
   /** ValidationComplete's subject and version: a verdict changed by re-categorization is announced with it. */
@@ -39,7 +39,7 @@ export class PgReportSubmissions implements ReportSubmissions {
   constructor(private readonly orm: MikroORM, private readonly options: PgReportSubmissionsOptions) {}
 
   async validatedPatients(facilityId: string, reportId: string): Promise<string[]> {
-    const rows = await this.orm.em.fork().getKysely<any>().selectFrom(SUBMISSION_RESULTS_TABLE).select('patient_id')
+    const rows = await this.orm.em.fork().getKysely<SubmissionResultsDatabase>().selectFrom(SUBMISSION_RESULTS_TABLE).select('patient_id')
       .where('facility_id', '=', facilityId).where('report_id', '=', reportId).orderBy('patient_id').execute() as { patient_id: string }[];
     return rows.map((row) => row.patient_id);
   }

@@ -58,7 +58,7 @@ export class LayeredConformanceSource implements ConformanceResourceSource {
     const raw = this.rawStructureDefinition(canonical);
     hit = raw ?? null;
     if (raw) {
-      const els = (raw as any).snapshot?.element;
+      const els = (raw.snapshot as { element?: unknown } | undefined)?.element;
       if (!Array.isArray(els) || els.length === 0) {
         try {
           const result = this.snapshots.generate(raw);
@@ -86,7 +86,7 @@ export class LayeredConformanceSource implements ConformanceResourceSource {
   resolve(resourceType: string, canonical: string): CanonicalResource | undefined {
     const local = versionMatch(this.byKind.get(resourceType), canonical);
     if (local) return local;
-    const base = this.base as ConformanceResourceSource & { resolve?: (t: any, c: string) => CanonicalResource | undefined };
+    const base = this.base as ConformanceResourceSource & { resolve?: (resourceType: string, canonical: string) => CanonicalResource | undefined };
     try {
       return typeof base.resolve === 'function' ? base.resolve(resourceType, canonical) : undefined;
     } catch {

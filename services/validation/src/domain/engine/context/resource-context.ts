@@ -64,7 +64,7 @@ export class ResourceContext {
     }
     if (this.bundleIndex) {
       const hits = this.bundleIndex.resolve(ref, this.fullUrl);
-      if (hits.length === 1) return hits[0].resource;
+      if (hits.length === 1) return hits[0]?.resource;
     }
     return undefined;
   }

@@ -23,7 +23,9 @@ export class ResourceStore {
     if (r === undefined) {
       const { blob, offsets } = this.packed!;
       const start = offsets[i];
-      r = JSON.parse(Buffer.from(blob.buffer, blob.byteOffset + start, offsets[i + 1] - start).toString('utf8')) as CanonicalResource;
+      const end = offsets[i + 1];
+      if (start === undefined || end === undefined) throw new Error(`definition index state has no offsets for resource ${i}`);
+      r = JSON.parse(Buffer.from(blob.buffer, blob.byteOffset + start, end - start).toString('utf8')) as CanonicalResource;
       this.objects[i] = r;
     }
     return r;

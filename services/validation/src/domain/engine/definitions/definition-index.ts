@@ -114,9 +114,10 @@ export class DefinitionIndex implements ConformanceResourceSource {
     const byTypeAndUrl = new Map<string, Map<string, Candidate[]>>();
     const byTypeName = new Map<string, Candidate[]>();
     const { resources, resourcePackage } = state;
-    for (let i = 0; i < resources.length; i++) {
-      const meta = resources[i];
-      const candidate = new Candidate(store, i, meta.version, resourcePackage[i], i);
+    for (const [i, meta] of resources.entries()) {
+      const pkg = resourcePackage[i];
+      if (pkg === undefined) throw new Error('definition index state is inconsistent (resourcePackage)');
+      const candidate = new Candidate(store, i, meta.version, pkg, i);
       if (meta.url !== undefined) addCandidate(byTypeAndUrl, meta.resourceType, meta.url, candidate);
       // The base definition of a type is the one whose URL is the core URL of its type name.
       if (meta.resourceType === 'StructureDefinition' && meta.type !== undefined && meta.url === CORE_SD_PREFIX + meta.type) {
@@ -208,7 +209,8 @@ export class DefinitionIndex implements ConformanceResourceSource {
   /** The base StructureDefinition of a type by name: `Patient` → http://hl7.org/fhir/StructureDefinition/Patient. */
   structureDefinitionForType(typeName: string): CanonicalResource | undefined {
     const extra = this.scope.extra?.get('StructureDefinition')?.get(CORE_SD_PREFIX + typeName);
-    if (extra?.length) return extra[0].resource;
+    const first = extra?.[0];
+    if (first) return first.resource;
     return this.tables.byTypeName.get(typeName)?.find((c) => this.visible(c))?.resource;
   }
 
@@ -221,7 +223,7 @@ export class DefinitionIndex implements ConformanceResourceSource {
       const c = list?.find((x) => x.resource === resource);
       if (!c) continue;
       if (c.pkg < 0) return {};
-      const p = this.tables.state.packages[c.pkg];
+      const p = this.pkg(c.pkg);
       return { package: { name: p.name, version: p.version }, fhirVersion: p.fhirVersion };
     }
     return undefined;
@@ -239,7 +241,7 @@ export class DefinitionIndex implements ConformanceResourceSource {
     const ids = (this.tables.packageIdsByName.get(name) ?? []).filter((i) => !this.scope.excluded?.has(i));
     const chosen = version === undefined ? ids.sort((a, b) => compareVersions(this.pkgVersion(b), this.pkgVersion(a)))[0] : ids.find((i) => this.pkgVersion(i) === version);
     if (chosen === undefined) return undefined;
-    const record = this.tables.state.packages[chosen];
+    const record = this.pkg(chosen);
     const details: PackageDetails = {
       name: record.name,
       version: record.version,
@@ -256,9 +258,8 @@ export class DefinitionIndex implements ConformanceResourceSource {
       warnings: record.warnings,
     };
     const { resources, resourcePackage } = this.tables.state;
-    for (let i = 0; i < resources.length; i++) {
+    for (const [i, r] of resources.entries()) {
       if (resourcePackage[i] !== chosen) continue;
-      const r = resources[i];
       if (r.url === undefined) continue;
       if (r.resourceType === 'ValueSet') details.valueSets.push(r.url);
       else if (r.resourceType === 'CodeSystem') details.codeSystems.push(r.url);
@@ -286,7 +287,7 @@ export class DefinitionIndex implements ConformanceResourceSource {
     const warnings: DefinitionWarning[] = [...this.scope.warnings];
     for (const pin of pins) {
       const ids = packageIdsByName.get(pin.name) ?? [];
-      const match = ids.find((i) => state.packages[i].version === pin.version);
+      const match = ids.find((i) => state.packages[i]?.version === pin.version);
       if (match === undefined) {
         warnings.push({ package: `${pin.name}#${pin.version}`, code: 'scope-package-not-loaded', message: `package ${pin.name}#${pin.version} is pinned but not loaded` });
         continue;
@@ -315,8 +316,15 @@ export class DefinitionIndex implements ConformanceResourceSource {
     return c.pkg < 0 || !this.scope.excluded?.has(c.pkg);
   }
 
+  /** A package by the id the tables hold for it (packageIdsByName, a candidate's pkg). */
+  private pkg(i: number): PackageRecord {
+    const record = this.tables.state.packages[i];
+    if (record === undefined) throw new Error(`definition index: no package ${i}`);
+    return record;
+  }
+
   private pkgVersion(i: number): string {
-    return this.tables.state.packages[i].version;
+    return this.pkg(i).version;
   }
 
   /**
@@ -336,8 +344,8 @@ export class DefinitionIndex implements ConformanceResourceSource {
     const byVersion = compareVersions(b.version, a.version);
     if (byVersion) return byVersion;
     if (a.pkg >= 0 && b.pkg >= 0 && a.pkg !== b.pkg) {
-      const pa = this.tables.state.packages[a.pkg];
-      const pb = this.tables.state.packages[b.pkg];
+      const pa = this.pkg(a.pkg);
+      const pb = this.pkg(b.pkg);
       const byPkgVersion = compareVersions(pb.version, pa.version);
       if (byPkgVersion) return byPkgVersion;
       if (pa.name !== pb.name) return pa.name < pb.name ? -1 : 1;

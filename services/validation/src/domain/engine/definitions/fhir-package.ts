@@ -142,13 +142,14 @@ export function buildFhirPackage(entries: readonly ArchiveEntry[], options: Fhir
 }
 
 function parseManifest(data: Buffer): PackageManifest {
-  let json: any;
+  let parsed: unknown;
   try {
-    json = JSON.parse(stripBom(data.toString('utf8')));
+    parsed = JSON.parse(stripBom(data.toString('utf8')));
   } catch (err) {
     throw new FhirPackageError(`package/package.json is not valid JSON: ${(err as Error).message}`);
   }
-  if (!json || typeof json !== 'object' || typeof json.name !== 'string' || typeof json.version !== 'string') {
+  const json = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
+  if (!json || typeof json.name !== 'string' || typeof json.version !== 'string') {
     throw new FhirPackageError('package/package.json must have a string name and version');
   }
   const fhirVersions: string[] = asStringArray(json.fhirVersions) ?? asStringArray(json['fhir-version-list']) ?? asStringArray(json.fhirVersion) ?? [];

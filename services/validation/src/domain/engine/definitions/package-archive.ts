@@ -181,7 +181,8 @@ class TarParser {
   }
 
   private take(n: number): Buffer {
-    const all = this.buffered.length === 1 ? this.buffered[0] : Buffer.concat(this.buffered, this.bufferedLength);
+    const [first] = this.buffered;
+    const all = first !== undefined && this.buffered.length === 1 ? first : Buffer.concat(this.buffered, this.bufferedLength);
     const out = all.subarray(0, n);
     const rest = all.subarray(n);
     this.buffered = rest.length ? [rest] : [];
@@ -252,7 +253,8 @@ class TarParser {
 
   private finishEntry(state: Extract<ParserState, { kind: 'body' }>): void {
     if (!state.chunks) return;
-    const data = state.chunks.length === 1 ? state.chunks[0] : Buffer.concat(state.chunks, state.size);
+    const [first] = state.chunks;
+    const data = first !== undefined && state.chunks.length === 1 ? first : Buffer.concat(state.chunks, state.size);
     switch (state.type) {
       case 'L':
         this.overrides.path = withoutTrailingNuls(data.toString('utf8'));
@@ -279,7 +281,7 @@ function isZeroBlock(block: Buffer): boolean {
 function checksumMatches(block: Buffer): boolean {
   const stored = parseOctal(block.subarray(148, 156));
   let sum = 0;
-  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : block[i];
+  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : (block[i] ?? 0);
   return stored === sum;
 }
 
@@ -301,9 +303,10 @@ function parseOctal(field: Buffer): number {
 
 /** Size is octal, or GNU base-256 when the high bit of the first byte is set. */
 function readSize(field: Buffer): number {
-  if (field[0] & 0x80) {
-    let value = field[0] & 0x7f;
-    for (let i = 1; i < field.length; i++) value = value * 256 + field[i];
+  const first = field[0] ?? 0;
+  if (first & 0x80) {
+    let value = first & 0x7f;
+    for (const byte of field.subarray(1)) value = value * 256 + byte;
     return value;
   }
   return parseOctal(field);

@@ -17,8 +17,14 @@
  */
 import type { CanonicalResource } from '../../ports/conformance-resources.js';
 
-/** An ElementDefinition as JSON (the generator reads and writes only what it needs). */
-export type ElementDefinition = Record<string, any> & { id?: string; path: string };
+/** An ElementDefinition as JSON (the generator reads and writes only what it needs; the rest is carried as is). */
+export interface ElementDefinition {
+  id?: string; path: string; sliceName?: string;
+  type?: { code: string; profile?: string[] }[];
+  slicing?: { discriminator?: unknown; rules?: string; ordered?: boolean; [key: string]: unknown };
+  binding?: Record<string, unknown>; constraint?: { key?: string; source?: string; [key: string]: unknown }[];
+  [key: string]: unknown;
+}
 
 export interface StructureDefinitionSource {
   structureDefinition(canonical: string): CanonicalResource | undefined;
@@ -192,9 +198,9 @@ class Build {
     this.alsoMergeOnto = undefined;
     const index = this.locate(segments, diff, label);
     if (index === undefined) return;
-    this.merge(this.els[index], diff);
+    this.merge(this.at(index), diff);
     if (this.alsoMergeOnto !== undefined) {
-      const choice = this.els[this.alsoMergeOnto];
+      const choice = this.at(this.alsoMergeOnto);
       for (const key of ['min', 'max'] as const) if (diff[key] !== undefined) choice[key] = diff[key];
     }
   }
@@ -220,10 +226,10 @@ class Build {
       });
     }
     const last = segments[segments.length - 1];
-    if (typeof diff.sliceName === 'string' && diff.sliceName && !last.slice) last.slice = diff.sliceName;
+    if (last && typeof diff.sliceName === 'string' && diff.sliceName && !last.slice) last.slice = diff.sliceName;
     // Keep the slice context for later id-less elements.
     for (const key of [...this.activeSlices.keys()]) if (key.startsWith(`${diff.path}.`)) this.activeSlices.delete(key);
-    if (last.slice) this.activeSlices.set(diff.path, last.slice);
+    if (last?.slice) this.activeSlices.set(diff.path, last.slice);
     else this.activeSlices.delete(diff.path);
     return segments;
   }
@@ -231,17 +237,18 @@ class Build {
   /** Finds (or makes) the snapshot element for the segments; undefined after reporting why not. */
   private locate(segments: SliceSegment[], diff: ElementDefinition, label: string): number | undefined {
     const root = this.els[0];
-    if (!root || segments[0].name !== root.path) {
+    const first = segments[0];
+    if (!root || !first || first.name !== root.path) {
       this.error(`element ${label} is not inside ${root?.path ?? 'the base definition'}`, label);
       return undefined;
     }
     let index = 0;
     // Legacy choice slices were never made inside a backbone slice (see choiceRenames).
     let insideBackboneSlice = false;
-    if (segments[0].slice) this.warn(`a slice name on the root element is ignored`, label);
-    for (let i = 1; i < segments.length; i++) {
-      const seg = segments[i];
-      const parentId = this.els[index].id as string;
+    if (first.slice) this.warn(`a slice name on the root element is ignored`, label);
+    for (const [i, seg] of segments.entries()) {
+      if (i === 0) continue;
+      const parentId = this.at(index).id as string;
       let child = this.findChild(index, seg.name);
       const slice = seg.slice;
       if (child === undefined) {
@@ -253,7 +260,7 @@ class Build {
           const typeCode = choice.typeCode;
           // An existing slice value[x]:valueQuantity (older generators made them) is used as is;
           // otherwise the rename constrains value[x] itself, narrowed to the named type.
-          const existingSlice = this.indexOfId(`${this.els[choice.index].id as string}:${seg.name}`);
+          const existingSlice = this.indexOfId(`${this.at(choice.index).id as string}:${seg.name}`);
           if (existingSlice !== -1) {
             index = existingSlice;
             continue;
@@ -261,12 +268,13 @@ class Build {
           this.narrowChoice(choice.index, typeCode);
           child = choice.index;
           if (this.choiceRenames === 'slice' && !insideBackboneSlice) {
-            if (!this.els[child].slicing) this.addTypeSlicing(child);
+            if (!this.at(child).slicing) this.addTypeSlicing(child);
             const sliceIndex = this.findOrCreateSlice(child, seg.name, diff, label, false);
             if (sliceIndex === undefined) return undefined;
-            this.els[sliceIndex].type = ((this.els[sliceIndex].type ?? []) as { code: string }[]).filter((t) => t.code === typeCode);
+            const sliceEl = this.at(sliceIndex);
+            sliceEl.type = (sliceEl.type ?? []).filter((t) => t.code === typeCode);
             index = sliceIndex;
-            if (i === segments.length - 1) this.alsoMergeOnto = this.indexOfId(this.els[child].id as string);
+            if (i === segments.length - 1) this.alsoMergeOnto = this.indexOfId(this.at(child).id as string);
             continue;
           }
         }
@@ -280,7 +288,7 @@ class Build {
         const sliceIndex = this.findOrCreateSlice(index, slice, diff, label, i === segments.length - 1);
         if (sliceIndex === undefined) return undefined;
         index = sliceIndex;
-        if (!this.isUnfoldableType(this.els[index])) insideBackboneSlice = true;
+        if (!this.isUnfoldableType(this.at(index))) insideBackboneSlice = true;
       }
     }
     return index;
@@ -290,9 +298,16 @@ class Build {
     return this.els.findIndex((e) => e.id === id);
   }
 
+  /** The working element at an index the build found or made itself (locate, indexOfId, a splice). */
+  private at(index: number): ElementDefinition {
+    const el = this.els[index];
+    if (el === undefined) throw new Error(`snapshot of ${this.url}: no working element at ${index}`);
+    return el;
+  }
+
   /** The child `name` of the element at `parent`, unfolding the parent's type first if needed. */
   private findChild(parent: number, name: string): number | undefined {
-    const parentId = this.els[parent].id as string;
+    const parentId = this.at(parent).id as string;
     let found = this.indexOfId(`${parentId}.${name}`);
     if (found !== -1) return found;
     if (this.hasChildren(parent)) return undefined;
@@ -302,24 +317,26 @@ class Build {
   }
 
   private hasChildren(index: number): boolean {
-    const id = this.els[index].id as string;
+    const id = this.at(index).id as string;
     const next = this.els[index + 1];
     return next !== undefined && typeof next.id === 'string' && next.id.startsWith(`${id}.`);
   }
 
   private findRenamedChoice(parent: number, name: string): { index: number; typeCode: string | undefined } | undefined {
-    const parentId = this.els[parent].id as string;
+    const parentId = this.at(parent).id as string;
     // `Library.subject` for `Library.subject[x]` (no type named): the choice element itself.
     const plain = this.indexOfId(`${parentId}.${name}[x]`);
     if (plain !== -1) return { index: plain, typeCode: undefined };
     for (let cut = name.length - 1; cut > 0; cut--) {
-      if (name[cut] !== name[cut].toUpperCase() || name[cut] === name[cut].toLowerCase()) continue;
+      const ch = name.charAt(cut);
+      if (ch !== ch.toUpperCase() || ch === ch.toLowerCase()) continue;
       const base = name.slice(0, cut);
       let idx = this.indexOfId(`${parentId}.${base}[x]`);
       if (idx === -1 && !this.hasChildren(parent) && this.unfold(parent, `${base}[x]`)) idx = this.indexOfId(`${parentId}.${base}[x]`);
       if (idx === -1) continue;
       const suffix = name.slice(cut);
-      const types = (this.narrowedChoices.get(this.els[idx].id as string)?.original ?? this.els[idx].type ?? []) as { code: string }[];
+      const choiceEl = this.at(idx);
+      const types = this.narrowedChoices.get(choiceEl.id as string)?.original ?? choiceEl.type ?? [];
       const type = types.find((t) => typeSuffix(t.code) === suffix);
       if (type) return { index: idx, typeCode: type.code };
     }
@@ -330,7 +347,7 @@ class Build {
 
   /** The slice `sliceName` of the element at `sliced`, created after the existing slices if new. */
   private findOrCreateSlice(sliced: number, sliceName: string, diff: ElementDefinition, label: string, isTarget: boolean): number | undefined {
-    const slicedEl = this.els[sliced];
+    const slicedEl = this.at(sliced);
     const slicedId = slicedEl.id as string;
     const existing = this.indexOfId(`${slicedId}:${sliceName}`);
     if (existing !== -1) return existing;
@@ -342,7 +359,7 @@ class Build {
       if (parentSlice === undefined) return undefined;
       source = parentSlice;
     }
-    const sourceEl = this.els[source];
+    const sourceEl = this.at(source);
     if (!sourceEl.slicing && slash === -1 && isExtensionElement(sourceEl)) {
       // Extensions are always sliced by url, declared or not.
       sourceEl.slicing = { discriminator: [{ type: 'value', path: 'url' }], ordered: false, rules: 'open' };
@@ -367,7 +384,7 @@ class Build {
       const start = fromBase === undefined ? source : fromBase;
       for (let j = start + 1; j < list.length; j++) {
         const e = list[j];
-        if (!(e.id as string).startsWith(`${sourceId}.`)) break;
+        if (e === undefined || !(e.id as string).startsWith(`${sourceId}.`)) break;
         const c = clone(e);
         c.id = newId + (e.id as string).slice(sourceId.length);
         copies.push(c);
@@ -382,7 +399,7 @@ class Build {
   private readonly narrowedChoices = new Map<string, { original: { code: string }[]; named: Set<string> }>();
 
   private narrowChoice(choiceIndex: number, typeCode: string): void {
-    const el = this.els[choiceIndex];
+    const el = this.at(choiceIndex);
     const id = el.id as string;
     let state = this.narrowedChoices.get(id);
     if (!state) this.narrowedChoices.set(id, (state = { original: clone(el.type ?? []), named: new Set() }));
@@ -391,32 +408,32 @@ class Build {
   }
 
   private addTypeSlicing(index: number): void {
-    this.els[index].slicing = { discriminator: [{ type: 'type', path: '$this' }], ordered: false, rules: 'closed' };
+    this.at(index).slicing = { discriminator: [{ type: 'type', path: '$this' }], ordered: false, rules: 'closed' };
   }
 
   /** Index just after the element at `start` and everything under it (children, slices, their children). */
   private endOfGroup(start: number, groupId: string): number {
     let j = start + 1;
-    while (j < this.els.length) {
-      const id = this.els[j].id as string;
+    for (let el = this.els[j]; el !== undefined; el = this.els[++j]) {
+      const id = el.id as string;
       const rest = id.startsWith(groupId) ? id.slice(groupId.length) : undefined;
       if (rest === undefined || !(rest.startsWith('.') || rest.startsWith(':') || rest.startsWith('/'))) break;
-      j++;
     }
     return j;
   }
 
   private isUnfoldableType(el: ElementDefinition): boolean {
     if (typeof el.contentReference === 'string') return false;
-    const types = (el.type ?? []) as { code: string }[];
-    return types.length === 1 && types[0].code !== 'BackboneElement' && types[0].code !== 'Element';
+    const types = el.type ?? [];
+    const only = types.length === 1 ? types[0] : undefined;
+    return only !== undefined && only.code !== 'BackboneElement' && only.code !== 'Element';
   }
 
   // ---- unfolding -----------------------------------------------------------------------------
 
   /** Inserts the children of the element at `index` from its type (or contentReference). */
   private unfold(index: number, wantedChild: string): boolean {
-    const el = this.els[index];
+    const el = this.at(index);
     const id = el.id as string;
     let children: ElementDefinition[] | undefined;
     let rootPath: string | undefined;
@@ -433,21 +450,22 @@ class Build {
         children = source.filter((e) => (e.id ?? e.path).startsWith(`${rootId}.`));
       }
     } else {
-      const types = (el.type ?? []) as { code: string; profile?: string[] }[];
+      const types = el.type ?? [];
       let type = types.length === 1 ? types[0] : undefined;
       if (!type && (wantedChild === 'id' || wantedChild === 'extension')) type = { code: 'Element' };
       if (!type) return false;
       let typeSd: CanonicalResource | undefined;
-      if (type.profile?.length === 1) {
-        typeSd = this.generator.withSnapshot(type.profile[0], this.messages);
-        if (!typeSd) this.warn(`cannot find the type profile ${type.profile[0]}; children of ${id} come from ${type.code}`, id);
+      const profile = type.profile?.length === 1 ? type.profile[0] : undefined;
+      if (profile !== undefined) {
+        typeSd = this.generator.withSnapshot(profile, this.messages);
+        if (!typeSd) this.warn(`cannot find the type profile ${profile}; children of ${id} come from ${type.code}`, id);
       }
       typeSd ??= this.generator.withSnapshot(type.code.includes('/') ? type.code : CORE_SD + type.code, this.messages);
-      const source = typeSd ? snapshotOf(typeSd) : undefined;
-      if (source) {
-        rootPath = source[0].path;
-        rootId = source[0].id ?? source[0].path;
-        children = source.slice(1);
+      const [first, ...rest] = (typeSd ? snapshotOf(typeSd) : undefined) ?? [];
+      if (first) {
+        rootPath = first.path;
+        rootId = first.id ?? first.path;
+        children = rest;
       }
     }
     if (!children || rootPath === undefined || rootId === undefined || children.length === 0) return false;
@@ -485,7 +503,7 @@ class Build {
       target.slicing = { ...(target.slicing ?? {}), ...clone(diff.slicing) };
       // Type slices of a choice are closed: a value of another type matches no slice.
       const d = target.slicing.discriminator as { type?: string; path?: string }[] | undefined;
-      if (isChoice(target) && d?.length === 1 && d[0].type === 'type' && d[0].path === '$this') target.slicing.rules = 'closed';
+      if (isChoice(target) && d?.length === 1 && d[0]?.type === 'type' && d[0].path === '$this') target.slicing.rules = 'closed';
     }
     if (diff.binding) target.binding = { ...(target.binding ?? {}), ...clone(diff.binding) };
     // A binding stays only on an element with a bindable type (the HL7 generator drops it when
@@ -511,16 +529,19 @@ class Build {
     }
     for (const key of ['mapping', 'condition', 'alias', 'extension'] as const) {
       if (!Array.isArray(diff[key])) continue;
-      const present = new Set(((target[key] ?? []) as unknown[]).map((x) => JSON.stringify(x)));
-      target[key] = [...(target[key] ?? []), ...(diff[key] as unknown[]).filter((x) => !present.has(JSON.stringify(x))).map(clone)];
+      const existing = (target[key] ?? []) as unknown[];
+      const present = new Set(existing.map((x) => JSON.stringify(x)));
+      target[key] = [...existing, ...(diff[key] as unknown[]).filter((x) => !present.has(JSON.stringify(x))).map(clone)];
     }
   }
 
   /** An extension slice with a profile takes its texts from the extension's definition. */
   private inheritFromTypeProfile(target: ElementDefinition, diff: ElementDefinition): void {
-    const types = diff.type as { code: string; profile?: string[] }[];
-    if (types.length !== 1 || types[0].code !== 'Extension' || types[0].profile?.length !== 1) return;
-    const ext = this.generator.withSnapshot(types[0].profile[0]);
+    const types = diff.type ?? [];
+    const only = types.length === 1 ? types[0] : undefined;
+    const profile = only?.code === 'Extension' && only.profile?.length === 1 ? only.profile[0] : undefined;
+    if (profile === undefined) return;
+    const ext = this.generator.withSnapshot(profile);
     const root = ext ? snapshotOf(ext)?.[0] : undefined;
     if (!root) return;
     for (const key of ['short', 'definition', 'comment', 'requirements'] as const) {

@@ -96,7 +96,7 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
   let rootSet = false;
 
   const col = () => pos - lineStart + 1;
-  const currentPath = (): JsonPathSegment[] => (stack.length ? stack[stack.length - 1].path : []);
+  const currentPath = (): JsonPathSegment[] => stack[stack.length - 1]?.path ?? [];
   const fatal = (message: string): never => {
     issues.push({ kind: 'syntax', fatal: true, message, line, col: col(), path: pathForFatal() });
     throw new FatalParse(message);
@@ -277,9 +277,8 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     if (pos >= len) fatal('The JSON is empty');
     if (commentBeforeRoot) issues.push({ kind: 'comment', fatal: false, message: 'Comments are not allowed in JSON', line: 1, col: 1, path: [] });
     startValue();
-    while (stack.length > 0) {
+    for (let top = stack[stack.length - 1]; top !== undefined; top = stack[stack.length - 1]) {
       skipWhitespaceAndComments();
-      const top = stack[stack.length - 1];
       if (pos >= len) fatal('Unexpected end of JSON input (unclosed ' + (top.kind === 'object' ? 'object' : 'array') + ')');
       const c = text[pos];
       // Closing bracket and comma mean the same in objects and arrays.

@@ -42,13 +42,63 @@ export interface BindingPlan {
 // Linear: fixed words (on extension URLs of definitions).
 const ADDITIONAL_BINDING = /(ElementDefinition\.binding\.additional|additional-binding)$/;
 
-function additionalBindings(binding: any): { purpose: string; valueSet: string }[] {
+/**
+ * Snapshot JSON as the compiler reads it (RawStructureDefinition, RawElement and their parts).
+ * Definitions come from loaded packages and artifacts and are read as the ElementDefinition type
+ * says; values checked at run time (a number here, a boolean there) are left `unknown`.
+ */
+interface RawExtension {
+  url?: string;
+  extension?: RawExtension[];
+  valueCode?: string;
+  valueCanonical?: string;
+  valueUri?: string;
+  valueUrl?: string;
+  valueString?: string;
+  valueBoolean?: unknown;
+}
+
+interface RawType {
+  code?: string;
+  profile?: string[];
+  targetProfile?: string[];
+  extension?: RawExtension[];
+}
+
+interface RawElement {
+  id?: string;
+  path?: string;
+  min?: unknown;
+  max?: unknown;
+  base?: { max?: unknown };
+  type?: RawType[];
+  constraint?: ({ key?: string; severity?: string; human?: string; expression?: string; source?: string; extension?: RawExtension[] } | null)[];
+  extension?: (RawExtension | null)[];
+  contentReference?: string;
+  maxLength?: unknown;
+  binding?: { strength: string; valueSet?: string; extension?: (RawExtension | null)[] };
+  slicing?: { discriminator?: { type: string; path: string }[]; rules?: SlicingPlan['rules']; ordered?: unknown };
+  sliceName?: string;
+  isModifier?: unknown;
+  [key: string]: unknown;
+}
+
+interface RawStructureDefinition {
+  snapshot?: { element?: unknown };
+  type?: string;
+  kind?: string;
+  abstract?: unknown;
+  derivation?: string;
+  baseDefinition?: string;
+}
+
+function additionalBindings(binding: RawElement['binding']): { purpose: string; valueSet: string }[] {
   const out: { purpose: string; valueSet: string }[] = [];
   for (const e of binding?.extension ?? []) {
     if (typeof e?.url !== 'string' || !ADDITIONAL_BINDING.test(e.url)) continue;
     const parts = e.extension ?? [];
-    const purpose = parts.find((x: any) => x.url === 'purpose')?.valueCode;
-    const valueSet = parts.find((x: any) => x.url === 'valueSet');
+    const purpose = parts.find((x) => x.url === 'purpose')?.valueCode;
+    const valueSet = parts.find((x) => x.url === 'valueSet');
     const vs = valueSet?.valueCanonical ?? valueSet?.valueUri;
     if (typeof purpose === 'string' && typeof vs === 'string') out.push({ purpose, valueSet: vs });
   }
@@ -132,21 +182,23 @@ function parseMax(max: unknown): number {
   return Number.isFinite(n) ? n : Infinity;
 }
 
-function typeCodeOf(t: any): string {
+function typeCodeOf(t: RawType | undefined): string {
   const code: string = t?.code ?? '';
-  if (code.startsWith(FHIRPATH_SYSTEM)) {
-    const ext = (t.extension ?? []).find((e: any) => e.url === EXT_FHIR_TYPE);
+  if (t && code.startsWith(FHIRPATH_SYSTEM)) {
+    const ext = (t.extension ?? []).find((e) => e.url === EXT_FHIR_TYPE);
     const v = ext?.valueUrl ?? ext?.valueUri ?? ext?.valueString;
     return v ?? SYSTEM_TYPES[code.slice(FHIRPATH_SYSTEM.length)] ?? 'string';
   }
   return code;
 }
 
-function prefixedValue(ed: any, prefix: string): { type: string; value: unknown } | undefined {
+function prefixedValue(ed: RawElement, prefix: string): { type: string; value: unknown } | undefined {
   for (const k in ed) {
-    if (k.startsWith(prefix) && k.length > prefix.length && k[prefix.length] >= 'A' && k[prefix.length] <= 'Z') {
+    const first = k.charAt(prefix.length);
+    if (k.startsWith(prefix) && k.length > prefix.length && first >= 'A' && first <= 'Z') {
       const type = k.slice(prefix.length);
-      return { type: type[0].toLowerCase() === type[0] ? type : (PRIMITIVE_TYPES.has(type[0].toLowerCase() + type.slice(1)) ? type[0].toLowerCase() + type.slice(1) : type), value: ed[k] };
+      const lowered = first.toLowerCase() + type.slice(1);
+      return { type: PRIMITIVE_TYPES.has(lowered) ? lowered : type, value: ed[k] };
     }
   }
   return undefined;
@@ -166,33 +218,33 @@ function lastSegment(id: string): string {
 export class StructurePlanError extends Error {}
 
 export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
-  const snapshot = (sd as any).snapshot?.element as any[] | undefined;
+  const raw = sd as RawStructureDefinition;
+  const snapshot = raw.snapshot?.element;
   const url = sd.url ?? '';
   const plan: StructurePlan = {
     url,
     version: sd.version,
     label: sd.version ? `${url}|${sd.version}` : url,
     name: sd.name ?? url,
-    type: (sd as any).type ?? '',
-    kind: (sd as any).kind ?? '',
-    abstract: (sd as any).abstract === true,
-    derivation: (sd as any).derivation,
-    baseDefinition: (sd as any).baseDefinition,
+    type: raw.type ?? '',
+    kind: raw.kind ?? '',
+    abstract: raw.abstract === true,
+    derivation: raw.derivation,
+    baseDefinition: raw.baseDefinition,
     root: undefined as unknown as ElementPlan,
     byId: new Map(),
     ...extensionFields(sd),
     hasSnapshot: Array.isArray(snapshot) && snapshot.length > 0,
   };
   if (!plan.hasSnapshot) return plan;
-  const elements = snapshot as any[];
-  for (let i = 0; i < elements.length; i++) {
-    const ed = elements[i];
+  const elements = snapshot as RawElement[];
+  for (const [i, ed] of elements.entries()) {
     const path: string = ed.path ?? '';
     const id: string = ed.id ?? path;
     const segment = lastSegment(path);
     const isChoice = segment.endsWith('[x]');
     const name = i === 0 ? '' : (isChoice ? segment.slice(0, -3) : segment);
-    const types: TypeRef[] = (ed.type ?? []).map((t: any) => ({
+    const types: TypeRef[] = (ed.type ?? []).map((t) => ({
       code: typeCodeOf(t),
       profiles: t.profile ?? [],
       targetProfiles: t.targetProfile ?? [],
@@ -200,7 +252,7 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
     const constraints: ConstraintPlan[] = [];
     for (const c of ed.constraint ?? []) {
       if (!c?.key) continue;
-      const bestPractice = (c.extension ?? []).some((e: any) => e.url === EXT_BEST_PRACTICE && e.valueBoolean === true);
+      const bestPractice = (c.extension ?? []).some((e) => e.url === EXT_BEST_PRACTICE && e.valueBoolean === true);
       constraints.push({
         key: c.key,
         severity: c.severity === 'error' && !bestPractice ? 'error' : 'warning',
@@ -213,9 +265,9 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
     }
     // a profile's regex for the value: the element's own extension, else one on its type. The primitive
     // types' own definitions are left out: primitives.ts checks their syntax natively (and linearly).
-    let regex: string | undefined = (ed.extension ?? []).find((e: any) => e?.url === EXT_REGEX)?.valueString;
+    let regex: string | undefined = (ed.extension ?? []).find((e) => e?.url === EXT_REGEX)?.valueString;
     for (const t of ed.type ?? []) {
-      const r = (t.extension ?? []).find((e: any) => e.url === EXT_REGEX);
+      const r = (t.extension ?? []).find((e) => e.url === EXT_REGEX);
       if (r && regex === undefined) regex = r.valueString;
     }
     if (plan.kind === 'primitive-type' || typeof regex !== 'string') regex = undefined;
@@ -239,11 +291,11 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
         strength: ed.binding.strength,
         valueSet: ed.binding.valueSet,
         additional: additionalBindings(ed.binding),
-        maxValueSet: (ed.binding.extension ?? []).find((e: any) => e?.url === 'http://hl7.org/fhir/StructureDefinition/elementdefinition-maxValueSet')?.valueCanonical,
+        maxValueSet: (ed.binding.extension ?? []).find((e) => e?.url === 'http://hl7.org/fhir/StructureDefinition/elementdefinition-maxValueSet')?.valueCanonical,
       } : undefined,
       constraints,
       slicing: ed.slicing ? {
-        discriminators: (ed.slicing.discriminator ?? []).map((d: any) => ({ type: d.type, path: d.path })),
+        discriminators: (ed.slicing.discriminator ?? []).map((d) => ({ type: d.type, path: d.path })),
         rules: ed.slicing.rules ?? 'open',
         ordered: ed.slicing.ordered === true,
       } : undefined,
@@ -308,7 +360,7 @@ export function indexChild(idx: ChildIndex, el: ElementPlan): void {
     for (const t of el.types) {
       const code = t.code;
       if (!code) continue;
-      idx.byJsonName.set(el.name + code[0].toUpperCase() + code.slice(1), { element: el, type: code });
+      idx.byJsonName.set(el.name + code.charAt(0).toUpperCase() + code.slice(1), { element: el, type: code });
     }
   } else {
     idx.byJsonName.set(el.name, { element: el, type: undefined });

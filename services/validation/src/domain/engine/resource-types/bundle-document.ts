@@ -119,7 +119,7 @@ export function checkAllInterlinked(ctx: NodeContext, index: BundleIndex, entrie
     for (const ref of referencesIn(s.resource)) {
       const hits = matches(index, ref, from);
       if (hits.length !== 1) continue;
-      const target = position.get(hits[0].resource);
+      const target = position.get(hits[0]?.resource);
       if (target !== undefined && list[target] !== s) s.targets.add(target);
     }
   }
@@ -131,7 +131,7 @@ export function checkAllInterlinked(ctx: NodeContext, index: BundleIndex, entrie
       const i = todo.pop()!;
       if (visited.has(i)) continue;
       visited.add(i);
-      for (const t of list[i].targets) todo.push(t);
+      for (const t of list[i]?.targets ?? []) todo.push(t);
     }
   };
   if (list.length > 0) visit(0);

@@ -32,12 +32,14 @@ export function restfulParts(url: string): { type: string; id: string } | undefi
   let parts = url.split('/');
   const h = parts.length - 2;
   if (h >= 2 && parts[h] === '_history') {
-    if (!RESTFUL_ID.test(parts[h + 1])) return undefined;
+    const version = parts[h + 1];
+    if (version === undefined || !RESTFUL_ID.test(version)) return undefined;
     parts = parts.slice(0, h);
   }
-  if (parts.length < 2) return undefined;
+  // fewer than two parts: no type
   const type = parts[parts.length - 2];
   const id = parts[parts.length - 1];
+  if (type === undefined || id === undefined) return undefined;
   if (!RESTFUL_ID.test(id) || !/^[A-Z][A-Za-z]+$/.test(type) /* linear: anchored classes */) return undefined;
   const base = parts.slice(0, -2);
   if (base.length === 0) return { type, id };

@@ -25,7 +25,7 @@ export class MeasureValidator implements ResourceTypeValidator {
     if (typeof url !== 'string') return;
     const measure = ctx.services.resolve('Measure', url);
     if (!isObject(measure)) return;
-    const scoring = isObject(measure.scoring) && Array.isArray(measure.scoring.coding) ? (measure.scoring.coding as any[]).find((c) => isObject(c))?.code : undefined;
+    const scoring = isObject(measure.scoring) && Array.isArray(measure.scoring.coding) ? (measure.scoring.coding as unknown[]).find(isObject)?.code : undefined;
     if (Array.isArray(report.group) && Array.isArray(measure.group)) {
       const measureGroups = (measure.group as unknown[]).filter(isObject);
       report.group.forEach((g, gi) => {
@@ -57,7 +57,7 @@ export class MeasureValidator implements ResourceTypeValidator {
     });
     for (const d of defined) {
       if (matched.has(d)) continue;
-      const code = isObject(d.code) && Array.isArray(d.code.coding) ? ((d.code.coding as any[]).find(isObject)?.code ?? '') : '';
+      const code = isObject(d.code) && Array.isArray(d.code.coding) ? ((d.code.coding as unknown[]).find(isObject)?.code ?? '') : '';
       ctx.error('MR_STRATIFIER_MISSING', [code, d.id ?? ''], groupPath, ctx.pos(group));
     }
   }

@@ -32,8 +32,9 @@ const CORE_EXTENSION = 'http://hl7.org/fhir/StructureDefinition/Extension';
  */
 export function crossVersionExtension(ctx: NodeContext, url: string): StructurePlan | 'accepted' | 'reported' | undefined {
   const m = CROSS_VERSION_URL.exec(url);
-  if (!m) return undefined;
-  const [, release, elementId] = m;
+  const release = m?.[1];
+  const elementId = m?.[2];
+  if (release === undefined || elementId === undefined) return undefined;
   if (!XVER_RELEASES.has(release)) {
     ctx.error('EXTENSION_EXT_VERSION_INVALID', [url, release]);
     return 'reported';

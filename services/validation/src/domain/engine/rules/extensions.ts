@@ -125,7 +125,7 @@ function extensionValueType(ext: Record<string, unknown>): string | undefined {
   for (const key in ext) {
     if (key.length > 5 && key.startsWith('value') && key.charCodeAt(5) >= 65 && key.charCodeAt(5) <= 90) {
       const name = key.slice(5);
-      const lower = name[0].toLowerCase() + name.slice(1);
+      const lower = name.charAt(0).toLowerCase() + name.slice(1);
       return PRIMITIVE_TYPES.has(lower) ? lower : name;
     }
   }

@@ -5,6 +5,7 @@
 import { describeValue } from '../checks/values.js';
 import { ucumConverter } from '../checks/ucum.js';
 import type { NodeContext } from '../context/node-context.js';
+import { isObject } from '../json/json-value.js';
 
 export function checkPrimitiveRange(ctx: NodeContext, v: unknown): void {
   const el = ctx.element;
@@ -38,10 +39,11 @@ function checkDateAgainstDuration(ctx: NodeContext, v: string): void {
   const el = ctx.element;
   const when = Date.parse(v.length === 4 ? `${v}-01-01` : v.length === 7 ? `${v}-01` : v);
   if (Number.isNaN(when)) return;
-  const ms = (d: any): number | undefined => {
+  const ms = (d: unknown): number | undefined => {
+    if (!isObject(d)) return undefined;
     const unitMs: Record<string, number> = { a: 365.25 * 864e5, mo: 30.4375 * 864e5, wk: 7 * 864e5, d: 864e5, h: 36e5, min: 6e4, s: 1e3, ms: 1 };
-    const u = unitMs[d?.code ?? d?.unit];
-    return typeof d?.value === 'number' && u ? d.value * u : undefined;
+    const u = unitMs[String(d.code ?? d.unit)];
+    return typeof d.value === 'number' && u ? d.value * u : undefined;
   };
   const now = Date.now();
   const min = el.minValue?.type === 'Duration' ? ms(el.minValue.value) : undefined;
@@ -54,10 +56,10 @@ export function checkQuantityRange(ctx: NodeContext, v: Record<string, unknown>)
   const el = ctx.element;
   const value = v.value;
   if (typeof value !== 'number') return;
-  const describe = (q: any) => `${q.value}${q.unit ?? q.code ? ' ' + (q.unit ?? q.code) : ''}`;
+  const describe = (q: Record<string, unknown>) => `${String(q.value)}${q.unit ?? q.code ? ` ${String(q.unit ?? q.code)}` : ''}`;
   // the instance value in the limit's units (UCUM conversion when both are UCUM coded)
   let converted = false;
-  const inUnitsOf = (q: any): number | undefined => {
+  const inUnitsOf = (q: Record<string, unknown>): number | undefined => {
     if ((q.code ?? q.unit) === (v.code ?? v.unit)) return value;
     converted = true;
     if (q.system === 'http://unitsofmeasure.org' && v.system === 'http://unitsofmeasure.org' && typeof q.code === 'string' && typeof v.code === 'string') {
@@ -65,13 +67,13 @@ export function checkQuantityRange(ctx: NodeContext, v: Record<string, unknown>)
     }
     return undefined;
   };
-  const min = el.minValue?.value as any;
-  if (min && typeof min.value === 'number') {
+  const min = el.minValue?.value;
+  if (isObject(min) && typeof min.value === 'number') {
     const x = inUnitsOf(min);
     if (x !== undefined && x < min.value) ctx.report('error', converted ? 'MIN_VALUE_UCUM' : 'MIN_VALUE', [describe(v), describe(min)], ctx.path, ctx.at);
   }
-  const max = el.maxValue?.value as any;
-  if (max && typeof max.value === 'number') {
+  const max = el.maxValue?.value;
+  if (isObject(max) && typeof max.value === 'number') {
     const x = inUnitsOf(max);
     if (x !== undefined && x > max.value) ctx.report('error', converted ? 'MAX_VALUE_UCUM' : 'MAX_VALUE', [describe(v), describe(max)], ctx.path, ctx.at);
   }

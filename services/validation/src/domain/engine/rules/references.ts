@@ -53,7 +53,7 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
       else if (hits.length === 0 && parsed.kind !== 'absolute' && parsed.kind !== 'other') ctx.report('warning', 'REFERENCE_NOT_IN_BUNDLE', [ref], path, at);
     }
     if (hits.length === 1) {
-      const target = hits[0].resource;
+      const target = hits[0]?.resource;
       if (targets && target && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
         ctx.report('error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')], path, at);
       }

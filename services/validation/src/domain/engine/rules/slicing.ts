@@ -40,13 +40,13 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
   let unmatchedSeen = -1;
   const arr = Array.isArray(obj[key]) ? (obj[key] as unknown[]) : undefined;
   for (let k = 0; k < values.length; k++) {
-    const i = indexes ? indexes[k] : k;
+    const i = indexes?.[k] ?? k;
     const v = values[k];
     const itemPath = repeating ? `${basePath}[${i}]` : basePath;
     const at = arr ? ctx.itemPos(arr, i) : ctx.propPos(obj, key);
     let matched: ElementPlan | undefined;
-    for (let s = 0; s < el.slices.length; s++) {
-      const slice = el.slices[s];
+    let s = 0;
+    for (const slice of el.slices) {
       if (matchesSlice(ctx, v, slice, slicing.discriminators)) {
         matched = slice;
         if (slicing.ordered && s < lastSliceIndex) ctx.report('error', 'SLICE_ORDER', [label, slice.sliceName], itemPath, at);
@@ -54,6 +54,7 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
         lastSliceIndex = Math.max(lastSliceIndex, s);
         break;
       }
+      s++;
     }
     result[k] = matched;
     if (matched) counts.set(matched, (counts.get(matched) ?? 0) + 1);
@@ -78,13 +79,14 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
       for (let k = 0; k < values.length; k++) {
         if (result[k] === slice) {
           subValues.push(values[k]);
-          subIndexes.push(indexes ? indexes[k] : k);
+          subIndexes.push(indexes?.[k] ?? k);
           positions.push(k);
         }
       }
       const sub = assignSlices(ctx, slice, { obj, key, values: subValues, basePath, repeating }, subIndexes);
       sub.forEach((target, j) => {
-        if (target) result[positions[j]] = target;
+        const position = positions[j];
+        if (target && position !== undefined) result[position] = target;
       });
     }
   }
@@ -206,14 +208,15 @@ function findSubElement(ctx: NodeContext, slice: ElementPlan, path: string): Ele
       if (current.isChoice && current.slices.length) current = current.slices.find((s) => s.types.some((t) => t.code === ofType[1])) ?? current;
       continue;
     }
-    const ext = /^extension\(['"](.+)['"]\)$/.exec(raw);
-    const name = ext ? 'extension' : raw;
+    const extensionUrl = /^extension\(['"](.+)['"]\)$/.exec(raw)?.[1];
+    const name = extensionUrl !== undefined ? 'extension' : raw;
     let children: ChildIndex | undefined = current.ownChildren;
-    if (!children && current.types.length === 1) children = ctx.services.plans.typeChildren(current.types[0].code);
+    const onlyType = current.types.length === 1 ? current.types[0] : undefined;
+    if (!children && onlyType) children = ctx.services.plans.typeChildren(onlyType.code);
     const next: ElementPlan | undefined = children?.list.find((c) => c.name === name);
     if (!next) return undefined;
-    if (ext) {
-      current = next.slices.find((s) => s.types.some((t) => t.profiles.includes(ext[1]))) ?? undefined;
+    if (extensionUrl !== undefined) {
+      current = next.slices.find((s) => s.types.some((t) => t.profiles.includes(extensionUrl))) ?? undefined;
     } else {
       current = next;
     }

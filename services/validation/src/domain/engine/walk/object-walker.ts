@@ -42,7 +42,7 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
       if (choice) (presentInvalid ??= new Set()).add(choice);
       continue;
     }
-    if (key !== lookupKey && !(hit.type ? PRIMITIVE_TYPES.has(hit.type) : hit.element.types.length > 0 && PRIMITIVE_TYPES.has(hit.element.types[0].code))) {
+    if (key !== lookupKey && !(hit.type ? PRIMITIVE_TYPES.has(hit.type) : PRIMITIVE_TYPES.has(hit.element.types[0]?.code ?? ''))) {
       if (mode === 'structural') ctx.report('error', 'UNRECOGNISED_PROPERTY', [key], path, ctx.propPos(obj, key));
       continue;
     }
@@ -80,7 +80,7 @@ function unknownProperty(ctx: NodeContext, obj: Record<string, unknown>, key: st
   for (const c of children.choices) {
     if (lookupKey.length > c.name.length && lookupKey.startsWith(c.name) && lookupKey.charCodeAt(c.name.length) >= 65 && lookupKey.charCodeAt(c.name.length) <= 90) {
       const typeName = lookupKey.slice(c.name.length);
-      const lower = typeName[0].toLowerCase() + typeName.slice(1);
+      const lower = typeName.charAt(0).toLowerCase() + typeName.slice(1);
       const type = PRIMITIVE_TYPES.has(lower) ? lower : typeName;
       if (plans.typePlan(type) && plan.type === 'Extension' && c.path === 'Extension.value[x]') {
         ctx.report('error', 'EXTENSION_VALUE_TYPE', [plan.url, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, ctx.propPos(obj, key));
@@ -95,7 +95,7 @@ function unknownProperty(ctx: NodeContext, obj: Record<string, unknown>, key: st
   if (ctx.mode !== 'structural') return undefined;
   // inside the `_x` companion of a primitive the HL7 wording differs
   const el = ctx.element;
-  const inCompanion = el.types.length > 0 && PRIMITIVE_TYPES.has(el.types[0].code) && el !== plan.root;
+  const inCompanion = PRIMITIVE_TYPES.has(el.types[0]?.code ?? '') && el !== plan.root;
   ctx.report('error', inCompanion ? 'PRIMITIVE_PROPERTY_INVALID' : 'UNRECOGNISED_PROPERTY', [key], path, ctx.propPos(obj, key));
   return undefined;
 }

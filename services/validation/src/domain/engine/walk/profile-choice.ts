@@ -22,14 +22,16 @@ export function walkAgainstOneOf(
   nestedResource: ResourceContext | undefined,
   walk: (p: StructurePlan) => void,
 ): void {
-  if (candidates.length === 0) return;
+  const [first] = candidates;
+  if (first === undefined) return;
   if (candidates.length === 1) {
-    walk(candidates[0]);
+    walk(first);
     return;
   }
   const fitting = candidates.filter((p) => conforms(ctx, value, p, nestedResource));
-  if (fitting.length === 1) {
-    walk(fitting[0]);
+  const [onlyFitting] = fitting;
+  if (onlyFitting !== undefined && fitting.length === 1) {
+    walk(onlyFitting);
     return;
   }
   const names = candidates.map((p) => p.label).sort().join('; ');

@@ -18,14 +18,14 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
   const { path, mode, plan } = ctx;
   const raw = obj[key];
   const companion = obj['_' + key];
-  const type = choiceType ?? (el.types.length > 0 ? el.types[0].code : undefined);
+  const type = choiceType ?? el.types[0]?.code;
   const isPrimitive = type !== undefined && PRIMITIVE_TYPES.has(type);
   const repeating = el.baseMax > 1;
   const basePath = choiceType ? `${path}.${el.name}.ofType(${choiceType})` : `${path}.${key}`;
   let effective = el;
   if (el.isChoice && el.slices.length > 0 && choiceType) {
     // type slicing of a choice: the slice for this type (a slice with max 0 matches nothing)
-    const typed = el.slices.find((s) => s.max > 0 && ((s.types.length === 1 && s.types[0].code === choiceType) || s.sliceName === key));
+    const typed = el.slices.find((s) => s.max > 0 && ((s.types.length === 1 && s.types[0]?.code === choiceType) || s.sliceName === key));
     if (typed) effective = typed;
     else if (el.slicing?.rules === 'closed') {
       ctx.report('error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${basePath}: Does not match any slice`], basePath, ctx.propPos(obj, key));

@@ -202,9 +202,8 @@ function checkReference(scope: ResponseScope, def: Obj, value: Obj, at: Report):
 
 /** The resource type a reference names: its last path segment that is one (`.../Patient/1` → Patient). */
 function resourceTypeIn(scope: ResponseScope, ref: string): string | undefined {
-  const segments = ref.split('?')[0].split('/');
-  for (let i = segments.length - 1; i >= 0; i--) {
-    const s = segments[i];
+  const path = ref.split('?')[0] ?? '';
+  for (const s of path.split('/').reverse()) {
     if (!/^[A-Z][A-Za-z]{1,63}$/.test(s)) continue; // linear: one character class
     const sd = scope.ctx.services.source.structureDefinition(`http://hl7.org/fhir/StructureDefinition/${s}`);
     if (sd && sd.kind === 'resource') return s;

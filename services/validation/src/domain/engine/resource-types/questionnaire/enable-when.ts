@@ -59,10 +59,8 @@ export class EnableWhenEvaluator {
     if (!target) return [];
     const group = this.index.commonGroup(item, target.item);
     if (!group) return this.answersOn(this.response, question);
-    for (let i = stack.length - 1; i >= 0; i--) {
-      if (stack[i].q === group) return this.answersOn(stack[i].a, question);
-    }
-    return [];
+    const frame = stack.findLast((f) => f.q === group);
+    return frame ? this.answersOn(frame.a, question) : [];
   }
 
   private answersOn(focus: Obj, question: string): TypedValue[] {

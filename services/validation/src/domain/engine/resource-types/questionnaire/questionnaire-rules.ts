@@ -78,11 +78,12 @@ function derivationsOf(ctx: NodeContext, q: Obj): Derivation[] {
     const extra = extras[i];
     const extList = isObject(extra) ? objects(extra.extension) : [];
     const k = extList.findIndex((e) => e.url === DERIVATION_EXT);
-    if (k < 0) {
+    const derivation = extList[k];
+    if (derivation === undefined) {
       ctx.warning('Q_DERIVATION_NO_TYPE', [url], path, undefined);
       return;
     }
-    const coding = extList[k].valueCoding;
+    const coding = derivation.valueCoding;
     if (!isObject(coding)) {
       ctx.warning('Q_DERIVATION_NO_TYPE_VALUE', [], `${path}.extension[${k}]`, undefined);
       return;

@@ -95,7 +95,8 @@ export class ResponseItemsWalker {
           if (objects(item.answer).length > 0 || objects(item.item).length > 0) scope.error('QR_ITEM_NOT_ENABLED', [def.linkId], `${path}.item[${index}]`, item);
         }
       }
-      if (items.length > 1 && def.repeats !== true) scope.error('QR_ITEM_ONLY_ONE_ITEM', [def.linkId], path, items[1].item);
+      const second = items[1];
+      if (second !== undefined && def.repeats !== true) scope.error('QR_ITEM_ONLY_ONE_ITEM', [def.linkId], path, second.item);
       for (const { item, index } of items) this.checkItem(def, item, `${path}.item[${index}]`, [...stack, { q: def, a: item }]);
     }
   }
