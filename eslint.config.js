@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 /** What domain code (and the shared kernel) may not import. */
 const DOMAIN_RESTRICTIONS = [
-  { group: ['**/adapters/**', '../adapters/*', '../../adapters/*'], message: 'Domain code must not import adapters; depend on a port instead.' },
+  { group: ['**/adapters/**', '../adapters/*', '../../adapters/*', '\\#adapters/*', '\\#*/adapters/*', '\\#*/signing-keys/adapters/*'], message: 'Domain code must not import adapters; depend on a port instead.' },
   { group: ['express', 'pg', '@mikro-orm/*', '@nats-io/*', 'keyv', '@keyv/*'], message: 'Domain code must not import infrastructure libraries.' },
 ];
 
@@ -43,7 +43,7 @@ export default defineConfig(
     rules: {
       'no-restricted-imports': ['error', { patterns: [
         ...DOMAIN_RESTRICTIONS,
-        { group: ['**/validation/**', '**/tenant/**', '**/admin-gateway/**'], message: 'The shared kernel must not depend on a service.' },
+        { group: ['**/validation/**', '**/tenant/**', '**/admin-gateway/**', '\\#validation/*', '\\#tenant/*', '\\#gateway/*'], message: 'The shared kernel must not depend on a service.' },
       ] }],
     },
   },
@@ -54,10 +54,10 @@ export default defineConfig(
     files: ['services/*/src/application/**/*.ts', 'services/*/src/*/application/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: [
-        { group: ['../adapters/*', '../../adapters/*', '**/src/adapters/**', '**/signing-keys/adapters/**'], message: 'Application code must not import adapters; depend on a port instead.' },
+        { group: ['../adapters/*', '../../adapters/*', '**/src/adapters/**', '**/signing-keys/adapters/**', '\\#*/adapters/*', '\\#*/signing-keys/adapters/*'], message: 'Application code must not import adapters; depend on a port instead.' },
         { group: ['express', 'pg', 'kysely', '@mikro-orm/*', '@nats-io/*', 'keyv', '@keyv/*'], message: 'Application code must not import infrastructure libraries.' },
-        { group: ['**/adapters/persistence/**', '**/adapters/http/**', '**/adapters/messaging/**', '**/adapters/cache/**'], message: 'Application code must not import adapters; depend on a port instead.' },
-        { group: ['**/adapters/observability/**'], allowTypeImports: true, message: 'Only types (Logger, metrics) of the observability adapter.' },
+        { group: ['**/adapters/persistence/**', '**/adapters/http/**', '**/adapters/messaging/**', '**/adapters/cache/**', '\\#adapters/persistence/*', '\\#adapters/http/*', '\\#adapters/messaging/*', '\\#adapters/cache/*'], message: 'Application code must not import adapters; depend on a port instead.' },
+        { group: ['**/adapters/observability/**', '\\#adapters/observability/*'], allowTypeImports: true, message: 'Only types (Logger, metrics) of the observability adapter.' },
       ] }],
     },
   },

@@ -9,7 +9,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { catalog } from '../contracts/catalog.js';
+import { catalog } from '#contracts/catalog.js';
 import { renderNackStreamsYaml } from './deploy/nack-streams.js';
 import { renderNatsAccountsYaml } from './deploy/nats-accounts.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { runOutage, type OutageReport } from '../scripts/fault/outage.js';
+import { runOutage, type OutageReport } from '#scripts/fault/outage.js';
 
 /**
  * The outage fault run (scripts/fault/outage.ts, `npm run fault:outage` cuts each dependency for

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from './support/shared-dir.js';
+import { projectRoot } from '#test-support/shared-dir.js';
 
 interface PackageJson {
   engines: { node: string };

@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describeConfig } from '../adapters/config/index.js';
-import { catalog } from '../contracts/catalog.js';
-import { renderReadme } from '../scripts/docs/readme-tables.js';
-import { gatewaySchema } from '../services/admin-gateway/src/config.js';
-import { validationSchema } from '../services/validation/src/config.js';
-import { tenantServiceSchema } from '../services/tenant/src/service-schema.js';
-import { USAGE as PUBLISH_READY_USAGE } from '../services/validation/src/cli/publish-ready-for-validation.js';
-import { USAGE as VALIDATE_USAGE } from '../services/validation/src/cli/validate.js';
-import { projectRoot } from './support/shared-dir.js';
+import { describeConfig } from '#adapters/config/index.js';
+import { catalog } from '#contracts/catalog.js';
+import { renderReadme } from '#scripts/docs/readme-tables.js';
+import { gatewaySchema } from '#gateway/config.js';
+import { validationSchema } from '#validation/config.js';
+import { tenantServiceSchema } from '#tenant/service-schema.js';
+import { USAGE as PUBLISH_READY_USAGE } from '#validation/cli/publish-ready-for-validation.js';
+import { USAGE as VALIDATE_USAGE } from '#validation/cli/validate.js';
+import { projectRoot } from '#test-support/shared-dir.js';
 
 const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
 

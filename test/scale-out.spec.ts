@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { runScaleOut, type ScaleOutReport } from '../scripts/scale-out/scale-out.js';
+import { runScaleOut, type ScaleOutReport } from '#scripts/scale-out/scale-out.js';
 
 /**
  * The scale-out proof (scripts/scale-out/scale-out.ts) in a small configuration: five real service

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from './support/shared-dir.js';
+import { projectRoot } from '#test-support/shared-dir.js';
 
 /**
  * The services as processes, as an operator runs them: a bad configuration value stops a service at

@@ -4,11 +4,11 @@ import { createRequire } from 'node:module';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { verifierFromConfig } from '../adapters/auth/index.js';
-import { ConfigError, loadConfig } from '../adapters/config/index.js';
-import { serviceEnvironment } from '../scripts/start-all.js';
-import { gatewaySchema } from '../services/admin-gateway/src/config.js';
-import { projectRoot } from './support/shared-dir.js';
+import { verifierFromConfig } from '#adapters/auth/index.js';
+import { ConfigError, loadConfig } from '#adapters/config/index.js';
+import { serviceEnvironment } from '#scripts/start-all.js';
+import { gatewaySchema } from '#gateway/config.js';
+import { projectRoot } from '#test-support/shared-dir.js';
 
 /** `npm start` is the README's local trial (`AUTH_MODE=none npm start`): its services listen on loopback. */
 describe('npm start (scripts/start-all.ts)', () => {

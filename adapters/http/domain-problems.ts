@@ -15,7 +15,7 @@
  * `detail` is the error's message; a reason gives its code as the slug and its title; the error's
  * facts become extension members (RFC 9457 §3.2).
  */
-import type { DomainError, FailureKind } from '../../services/shared-kernel/src/domain/errors.js';
+import type { DomainError, FailureKind } from '#shared-kernel/domain/errors.js';
 import { HttpProblem } from './problem.js';
 
 const PROBLEMS: Readonly<Record<FailureKind, (error: DomainError) => HttpProblem>> = {

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import type { Logger } from '../observability/logger.js';
-import { DomainError } from '../../services/shared-kernel/src/domain/errors.js';
+import { DomainError } from '#shared-kernel/domain/errors.js';
 import { UpstreamError } from '../outbound-http/upstream-error.js';
 import { problemOf } from './domain-problems.js';
 import { allowedMethods } from './route-table.js';

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { FieldProblem } from '../../services/shared-kernel/src/domain/errors.js';
+import type { FieldProblem } from '#shared-kernel/domain/errors.js';
 
 /**
  * RFC 9457 Problem Details. Type URI scheme (one for the whole platform):

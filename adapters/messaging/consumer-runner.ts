@@ -61,8 +61,8 @@
  * (`consumer` is the durable name.)
  */
 import type { Consumer, JetStreamClient, JsMsg } from '@nats-io/jetstream';
-import { catalog as defaultCatalog, type Catalog } from '../../contracts/catalog.js';
-import { validateAgainst } from '../../contracts/validate.js';
+import { catalog as defaultCatalog, type Catalog } from '#contracts/catalog.js';
+import { validateAgainst } from '#contracts/validate.js';
 import type { Logger } from '../observability/logger.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { contextFromTraceparent } from '../observability/propagation.js';

@@ -27,8 +27,8 @@
 import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/transport-node';
-import type { Catalog } from '../../contracts/catalog.js';
-import { catalog as defaultCatalog } from '../../contracts/catalog.js';
+import type { Catalog } from '#contracts/catalog.js';
+import { catalog as defaultCatalog } from '#contracts/catalog.js';
 import { headersToRecord, MSG_ID_HEADER, recordToHeaders } from './headers.js';
 
 export const DEAD_LETTER_HEADERS = {

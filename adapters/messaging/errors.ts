@@ -9,7 +9,7 @@
  *   maximum deliveries.
  */
 
-import { UnavailableError as SharedUnavailableError } from '../../services/shared-kernel/src/domain/errors.js';
+import { UnavailableError as SharedUnavailableError } from '#shared-kernel/domain/errors.js';
 import { UnpublishableMessageError } from './publisher-port.js';
 
 /** A payload does not satisfy its contract; nothing was sent or enqueued (publisher, outbox, request-reply). */

@@ -21,7 +21,7 @@
  * code, by their message; NATS's connection, timeout and no-responders errors by name. The cause
  * chain is searched, so a wrapped error is classified by what it wraps.
  */
-import { UnavailableError } from '../../services/shared-kernel/src/domain/errors.js';
+import { UnavailableError } from '#shared-kernel/domain/errors.js';
 import { PermanentError } from './errors.js';
 
 export type FailureKind = 'data' | 'unavailable' | 'unknown';

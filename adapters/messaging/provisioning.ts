@@ -8,7 +8,7 @@ import {
   AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType,
   type ConsumerConfig, type JetStreamManager, type StreamConfig,
 } from '@nats-io/jetstream';
-import type { Catalog, StreamDefinition } from '../../contracts/catalog.js';
+import type { Catalog, StreamDefinition } from '#contracts/catalog.js';
 
 export type ProvisionAction = 'created' | 'updated' | 'unchanged';
 

@@ -8,9 +8,9 @@
  * one stored with the row), otherwise a child span of the current context (a new trace outside any).
  */
 import { JetStreamApiError, type JetStreamClient, type JetStreamPublishOptions } from '@nats-io/jetstream';
-import { catalog as defaultCatalog, type Catalog, type MessageContract } from '../../contracts/catalog.js';
-import type { MessageName, MessagePayloads } from '../../contracts/types.js';
-import { validateAgainst } from '../../contracts/validate.js';
+import { catalog as defaultCatalog, type Catalog, type MessageContract } from '#contracts/catalog.js';
+import type { MessageName, MessagePayloads } from '#contracts/types.js';
+import { validateAgainst } from '#contracts/validate.js';
 import { withTraceparent } from '../observability/propagation.js';
 import { ContractViolationError, UnknownSubjectError } from './errors.js';
 import { recordToHeaders } from './headers.js';

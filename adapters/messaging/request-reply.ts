@@ -17,11 +17,11 @@
  * serveQuery runs the handler inside a context with that trace (a new one when absent or invalid),
  * so the responder's log lines and onward calls carry the requester's traceId.
  */
-import { DomainError, type FailureKind } from '../../services/shared-kernel/src/domain/errors.js';
+import { DomainError, type FailureKind } from '#shared-kernel/domain/errors.js';
 import { errors as natsErrors, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { catalog as defaultCatalog, type Catalog, type MessageContract } from '../../contracts/catalog.js';
-import { isErrorReply, type ErrorCode, type ErrorReply, type MessagePayloads, type ReplyOf, type RequestReplyName } from '../../contracts/types.js';
-import { validateAgainst } from '../../contracts/validate.js';
+import { catalog as defaultCatalog, type Catalog, type MessageContract } from '#contracts/catalog.js';
+import { isErrorReply, type ErrorCode, type ErrorReply, type MessagePayloads, type ReplyOf, type RequestReplyName } from '#contracts/types.js';
+import { validateAgainst } from '#contracts/validate.js';
 import type { Logger } from '../observability/logger.js';
 import { contextFromTraceparent, withTraceparent } from '../observability/propagation.js';
 import { runWithContext } from '../observability/request-context.js';

@@ -6,7 +6,7 @@ import type { NatsHandle } from '../messaging/connection.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { OutboxRelay } from '../persistence/index.js';
-import { catalog as productionCatalog, type Catalog } from '../../contracts/catalog.js';
+import { catalog as productionCatalog, type Catalog } from '#contracts/catalog.js';
 
 /**
  * Shared pieces of the services' composition roots (services/<svc>/src/composition.ts).

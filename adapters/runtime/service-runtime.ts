@@ -11,7 +11,7 @@ import { createMetrics, type ServiceMetrics } from '../observability/metrics.js'
 import { createLogger, type Logger } from '../observability/logger.js';
 import { databaseConnection, openDatabase, OutboxMessageEntity, outboxMigration, requestContextMiddleware, type Database } from '../persistence/index.js';
 import { OutboxRelay } from '../persistence/outbox/relay.js';
-import { catalogForNamespace, type Catalog } from '../../contracts/catalog.js';
+import { catalogForNamespace, type Catalog } from '#contracts/catalog.js';
 import { adminWritesExceptProcessing } from './admin-writes.js';
 
 /**

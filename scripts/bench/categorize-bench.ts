@@ -12,17 +12,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { sharedDir } from '../../test/support/shared-dir.js';
-import { loadDefinitions } from '../../services/validation/src/adapters/fhir-definitions/definition-cache.js';
-import { defaultCategories } from '../../services/validation/src/application/default-categories.js';
-import { Categorizer } from '../../services/validation/src/domain/categorization/categorizer.js';
-import { parseMatcher } from '../../services/validation/src/domain/categorization/matcher.js';
-import { LayeredConformanceSource } from '../../services/validation/src/domain/engine/layered-source.js';
-import { Validator } from '../../services/validation/src/domain/engine/validator.js';
-import { aggregateEntryOutcomes } from '../../services/validation/src/domain/flow/entry-outcome.js';
-import type { FhirResourceJson } from '../../services/validation/src/domain/flow/submission.js';
-import { issuesFromOperationOutcome, type ValidationIssue } from '../../services/validation/src/domain/results/validation-issue.js';
-import { LocalTerminology } from '../../services/validation/src/domain/terminology/local-terminology.js';
+import { sharedDir } from '#test-support/shared-dir.js';
+import { loadDefinitions } from '#validation/adapters/fhir-definitions/definition-cache.js';
+import { defaultCategories } from '#validation/application/default-categories.js';
+import { Categorizer } from '#validation/domain/categorization/categorizer.js';
+import { parseMatcher } from '#validation/domain/categorization/matcher.js';
+import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
+import { Validator } from '#validation/domain/engine/validator.js';
+import { aggregateEntryOutcomes } from '#validation/domain/flow/entry-outcome.js';
+import type { FhirResourceJson } from '#validation/domain/flow/submission.js';
+import { issuesFromOperationOutcome, type ValidationIssue } from '#validation/domain/results/validation-issue.js';
+import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '300' } } });
 const ROUNDS = Number(values.rounds);

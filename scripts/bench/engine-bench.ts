@@ -11,14 +11,14 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sharedDir, projectRoot } from '../../test/support/shared-dir.js';
-import { loadDefinitions } from '../../services/validation/src/adapters/fhir-definitions/definition-cache.js';
+import { sharedDir, projectRoot } from '#test-support/shared-dir.js';
+import { loadDefinitions } from '#validation/adapters/fhir-definitions/definition-cache.js';
 import os from 'node:os';
-import { ValidationPool } from '../../services/validation/src/adapters/worker-pool/validation-pool.js';
-import { DefinitionIndex } from '../../services/validation/src/domain/engine/definitions/index.js';
-import { LayeredConformanceSource } from '../../services/validation/src/domain/engine/layered-source.js';
-import { Validator } from '../../services/validation/src/domain/engine/validator.js';
-import { LocalTerminology } from '../../services/validation/src/domain/terminology/local-terminology.js';
+import { ValidationPool } from '#validation/adapters/worker-pool/validation-pool.js';
+import { DefinitionIndex } from '#validation/domain/engine/definitions/index.js';
+import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
+import { Validator } from '#validation/domain/engine/validator.js';
+import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 import { percentile } from './statistics.js';
 
 const processStart = performance.now() - process.uptime() * 1000;

@@ -1,8 +1,8 @@
 /** The gateway of the gateway benchmark, verifying every request's bearer token (JWT mode). */
-import { createTokenVerifier } from '../../adapters/auth/index.js';
-import { listen } from '../../adapters/http/index.js';
-import { silentLogger } from '../../adapters/observability/logger.js';
-import { createGatewayApp } from '../../services/admin-gateway/src/gateway-app.js';
+import { createTokenVerifier } from '#adapters/auth/index.js';
+import { listen } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { createGatewayApp } from '#gateway/gateway-app.js';
 
 const gateway = createGatewayApp({
   upstreams: { tenant: process.env.BENCH_UPSTREAM! },

@@ -1,6 +1,6 @@
 /** The service behind the gateway benchmark: the standard HTTP app with a paged list of 200 records. */
-import { createHttpApp, listen, pagedResult, parsePaging, sendPaged } from '../../adapters/http/index.js';
-import { silentLogger } from '../../adapters/observability/logger.js';
+import { createHttpApp, listen, pagedResult, parsePaging, sendPaged } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
 
 const records = Array.from({ length: 200 }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, facilityId: `F${i}`, facilityName: `Facility ${i}`, timeZone: 'America/New_York' }));
 const http = createHttpApp({ serviceName: 'bench-service', logger: silentLogger() });

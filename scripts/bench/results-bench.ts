@@ -12,15 +12,15 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { openDatabase } from '../../adapters/persistence/database.js';
-import { silentLogger } from '../../adapters/observability/logger.js';
-import { PgCategoryRepository } from '../../services/validation/src/adapters/persistence/category-repository.js';
-import { validationApiEntities } from '../../services/validation/src/adapters/persistence/entities.js';
-import { validationApiMigrations } from '../../services/validation/src/adapters/persistence/migrations.js';
-import { PgResultRepository } from '../../services/validation/src/adapters/persistence/result-repository.js';
-import { defaultCategories } from '../../services/validation/src/application/default-categories.js';
-import type { NewResult } from '../../services/validation/src/domain/ports/result-repository.js';
-import { ISSUE_SEVERITIES } from '../../services/validation/src/domain/results/issue-severity.js';
+import { openDatabase } from '#adapters/persistence/database.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { PgCategoryRepository } from '#validation/adapters/persistence/category-repository.js';
+import { validationApiEntities } from '#validation/adapters/persistence/entities.js';
+import { validationApiMigrations } from '#validation/adapters/persistence/migrations.js';
+import { PgResultRepository } from '#validation/adapters/persistence/result-repository.js';
+import { defaultCategories } from '#validation/application/default-categories.js';
+import type { NewResult } from '#validation/domain/ports/result-repository.js';
+import { ISSUE_SEVERITIES } from '#validation/domain/results/issue-severity.js';
 import { percentile } from './statistics.js';
 
 const { values } = parseArgs({ options: {

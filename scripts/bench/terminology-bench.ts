@@ -21,16 +21,16 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createCache, type Cache } from '../../adapters/cache/index.js';
-import { silentLogger } from '../../adapters/observability/logger.js';
-import { createTerminology, type CachedValidateCode, type TerminologyWiring } from '../../services/validation/src/adapters/terminology/index.js';
-import type { CanonicalResource } from '../../services/validation/src/domain/ports/conformance-resources.js';
-import { LocalTerminology } from '../../services/validation/src/domain/terminology/local-terminology.js';
-import type { BindingStrength, ValidateCodeRequest, ValidateCodeResult } from '../../services/validation/src/domain/ports/terminology.js';
+import { createCache, type Cache } from '#adapters/cache/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { createTerminology, type CachedValidateCode, type TerminologyWiring } from '#validation/adapters/terminology/index.js';
+import type { CanonicalResource } from '#validation/domain/ports/conformance-resources.js';
+import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
+import type { BindingStrength, ValidateCodeRequest, ValidateCodeResult } from '#validation/domain/ports/terminology.js';
 import {
   InMemoryConformanceSource, packageTerminologyResources, r4TerminologyResources, sharedPackageFiles,
 } from '../../services/validation/test/terminology/support/terminology-sources.js';
-import { projectRoot, sharedDir } from '../../test/support/shared-dir.js';
+import { projectRoot, sharedDir } from '#test-support/shared-dir.js';
 
 const args = new Map(process.argv.slice(2).map((arg) => {
   const [key, value] = arg.replace(/^--/, '').split('=');
@@ -377,8 +377,8 @@ function expandEverything(): void {
 // 3. The whole engine on the NHSN sample (helper modules: definition loader and validator)
 // ---------------------------------------------------------------------------------------------
 async function engineOnSample(): Promise<void> {
-  const { loadDefinitions } = await import('../../services/validation/src/adapters/fhir-definitions/definition-cache.js');
-  const { Validator } = await import('../../services/validation/src/domain/engine/validator.js');
+  const { loadDefinitions } = await import('#validation/adapters/fhir-definitions/definition-cache.js');
+  const { Validator } = await import('#validation/domain/engine/validator.js');
   const packages = sharedPackageFiles().map((file) => sharedDir('fhir-packages', file));
   const { index } = await loadDefinitions({ packages });
   const sample = sampleResources();

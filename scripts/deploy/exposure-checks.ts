@@ -9,7 +9,7 @@
  *   refuse the rest, here it fails before a rollout does.
  * - Where an Ingress exposes the platform, no service serves API documents (docs.enabled false).
  */
-import { envVarName, isSecureOrLoopbackUrl } from '../../adapters/config/index.js';
+import { envVarName, isSecureOrLoopbackUrl } from '#adapters/config/index.js';
 import { specOf, type IngressSpec, type ServiceSpec, type WorkloadSpec } from './k8s-model.js';
 import type { K8sObject } from './kustomize.js';
 import type { ServiceDeployment } from './manifest-checks.js';

@@ -31,7 +31,7 @@ import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import {
   ConfigError, checkDeploymentEnv, describeConfig, envVarCandidates, loadConfig, parsePostgresUrl, type ConfigSchema,
-} from '../../adapters/config/index.js';
+} from '#adapters/config/index.js';
 import { CUSTOM_RESOURCE_SCHEMAS } from './crd-schemas.js';
 import { checkExposure } from './exposure-checks.js';
 import {

@@ -6,8 +6,8 @@
  * rendering, so a catalog change without a re-render fails CI.
  */
 import { stringify } from 'yaml';
-import type { Catalog } from '../../contracts/catalog.js';
-import { toStreamConfig } from '../../adapters/messaging/provisioning.js';
+import type { Catalog } from '#contracts/catalog.js';
+import { toStreamConfig } from '#adapters/messaging/provisioning.js';
 
 export const NACK_API_VERSION = 'jetstream.nats.io/v1beta2';
 

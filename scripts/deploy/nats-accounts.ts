@@ -23,7 +23,7 @@
  *   administrator: the whole JetStream API and re-publishing stored subjects (dead-letter replay).
  */
 import { stringify } from 'yaml';
-import { kebabCase, type Catalog } from '../../contracts/catalog.js';
+import { kebabCase, type Catalog } from '#contracts/catalog.js';
 
 export interface NatsUser {
   readonly user: string;

@@ -4,10 +4,10 @@
  * schema of the program it runs. Used by the manifest checks (test/deploy,
  * scripts/deploy/check-manifests.ts).
  */
-import { gatewaySchema } from '../../services/admin-gateway/src/config.js';
-import { tenantServiceSchema } from '../../services/tenant/src/service-schema.js';
-import { provisioningSchema } from '../../services/validation/src/cli/provision-jetstream.js';
-import { validationSchema } from '../../services/validation/src/config.js';
+import { gatewaySchema } from '#gateway/config.js';
+import { tenantServiceSchema } from '#tenant/service-schema.js';
+import { provisioningSchema } from '#validation/cli/provision-jetstream.js';
+import { validationSchema } from '#validation/config.js';
 import type { AnticipatedSetting, JobDeployment, ServiceDeployment } from './manifest-checks.js';
 
 export const PLATFORM_SERVICES: readonly ServiceDeployment[] = [

@@ -10,21 +10,21 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeConfig, loadConfig, toMarkdownTable } from '../../adapters/config/index.js';
-import { catalog } from '../../contracts/catalog.js';
-import { gatewaySchema } from '../../services/admin-gateway/src/config.js';
-import { validationSchema } from '../../services/validation/src/config.js';
-import { tenantServiceSchema } from '../../services/tenant/src/service-schema.js';
+import { describeConfig, loadConfig, toMarkdownTable } from '#adapters/config/index.js';
+import { catalog } from '#contracts/catalog.js';
+import { gatewaySchema } from '#gateway/config.js';
+import { validationSchema } from '#validation/config.js';
+import { tenantServiceSchema } from '#tenant/service-schema.js';
 import express from 'express';
-import { OpenApiBuilder } from '../../adapters/http/index.js';
-import { silentLogger } from '../../adapters/observability/logger.js';
-import { createTenantModule } from '../../services/tenant/src/tenant-module.js';
-import { registerSigningKeyOpenApi } from '../../services/tenant/src/signing-keys/adapters/http.js';
-import { createValidationApiModule } from '../../services/validation/src/adapters/http/validation-api-module.js';
-import { pgValidationApiRepositories } from '../../services/validation/src/adapters/persistence/validation-api-repositories.js';
-import { validationConfigurationRoutes } from '../../services/validation/src/adapters/http/validation-configuration-routes.js';
-import { preQualRoutes } from '../../services/validation/src/adapters/prequal/index.js';
-import { reportJobRoutes } from '../../services/validation/src/adapters/report-jobs/report-job-routes.js';
+import { OpenApiBuilder } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { createTenantModule } from '#tenant/tenant-module.js';
+import { registerSigningKeyOpenApi } from '#tenant/signing-keys/adapters/http.js';
+import { createValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
+import { validationConfigurationRoutes } from '#validation/adapters/http/validation-configuration-routes.js';
+import { preQualRoutes } from '#validation/adapters/prequal/index.js';
+import { reportJobRoutes } from '#validation/adapters/report-jobs/report-job-routes.js';
 
 const readmePath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../README.md');
 

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { sharedDir } from '../../test/support/shared-dir.js';
+import { sharedDir } from '#test-support/shared-dir.js';
 
 interface Sample {
   text: string;

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
-import { projectRoot } from '../../test/support/shared-dir.js';
+import { projectRoot } from '#test-support/shared-dir.js';
 
 const TSX = path.join(projectRoot, 'node_modules/.bin/tsx');
 const OUTPUT_KEPT = 20_000;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { median, percentile } from '../../scripts/bench/statistics.js';
+import { median, percentile } from '#scripts/bench/statistics.js';
 
 describe('benchmarks: summary statistics', () => {
   it('percentile is nearest-rank', () => {

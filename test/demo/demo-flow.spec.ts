@@ -6,23 +6,23 @@
  * contract-valid ReadyForValidation on a namespaced stream of the real NATS.
  */
 import { expect } from 'chai';
-import { OpenApiBuilder } from '../../adapters/http/index.js';
-import { connectNats, type NatsHandle } from '../../adapters/messaging/connection.js';
-import { provisionCatalog } from '../../adapters/messaging/provisioning.js';
-import { silentLogger } from '../../adapters/observability/logger.js';
-import type { Database } from '../../adapters/persistence/index.js';
-import { catalogForNamespace } from '../../contracts/catalog.js';
-import { ReportServiceStandIn } from '../../scripts/demo/report-service-stand-in.js';
-import { DEMO_FACILITY, DEMO_MEASURES, DEMO_PERIOD, demoSubmissions } from '../../scripts/demo/synthetic-submissions.js';
-import { embeddedPackagesDirectory } from '../../services/validation/src/adapters/artifacts/embedded-packages.js';
-import { EngineHost } from '../../services/validation/src/adapters/engine/index.js';
-import { createValidationApiModule } from '../../services/validation/src/adapters/http/validation-api-module.js';
-import { pgValidationApiRepositories } from '../../services/validation/src/adapters/persistence/validation-api-repositories.js';
-import { HttpReportMetadata } from '../../services/validation/src/adapters/report-service/http-report-metadata.js';
-import { HttpReportService } from '../../services/validation/src/adapters/report-service/http-report-service.js';
-import { ValidationFlow } from '../../services/validation/src/application/validation-flow/index.js';
-import { PgFlowStore } from '../../services/validation/src/adapters/persistence/pg-flow-store.js';
-import { parseRequests, publishReadyForValidation, UsageError } from '../../services/validation/src/cli/publish-ready-for-validation.js';
+import { OpenApiBuilder } from '#adapters/http/index.js';
+import { connectNats, type NatsHandle } from '#adapters/messaging/connection.js';
+import { provisionCatalog } from '#adapters/messaging/provisioning.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import type { Database } from '#adapters/persistence/index.js';
+import { catalogForNamespace } from '#contracts/catalog.js';
+import { ReportServiceStandIn } from '#scripts/demo/report-service-stand-in.js';
+import { DEMO_FACILITY, DEMO_MEASURES, DEMO_PERIOD, demoSubmissions } from '#scripts/demo/synthetic-submissions.js';
+import { embeddedPackagesDirectory } from '#validation/adapters/artifacts/embedded-packages.js';
+import { EngineHost } from '#validation/adapters/engine/index.js';
+import { createValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
+import { HttpReportMetadata } from '#validation/adapters/report-service/http-report-metadata.js';
+import { HttpReportService } from '#validation/adapters/report-service/http-report-service.js';
+import { ValidationFlow } from '#validation/application/validation-flow/index.js';
+import { PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
+import { parseRequests, publishReadyForValidation, UsageError } from '#validation/cli/publish-ready-for-validation.js';
 import { dropDatabase, folderArtifacts, openFlowDatabase, uniqueSuffix } from '../../services/validation/test/flow/support/flow-harness.js';
 
 const REPORT = 'demo-report-test';

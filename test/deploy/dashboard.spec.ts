@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import {
   EXTERNAL_METRICS, checkDashboard, dashboardExpressions, defaultProcessMetrics, matchedLabels, metricNamesInExpr,
   metricsDeclaredInCode, type KnownMetrics,
-} from '../../scripts/deploy/dashboard-metrics.js';
+} from '#scripts/deploy/dashboard-metrics.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dashboardText = readFileSync(path.join(root, 'deploy/observability/grafana-dashboard.json'), 'utf8');

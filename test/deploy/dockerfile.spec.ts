@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { describeConfig, type ConfigSchema } from '../../adapters/config/index.js';
-import { checkDockerfile, effective, parseDockerfile, stageChain, type Stage } from '../../scripts/deploy/dockerfile.js';
-import { specOf, type WorkloadSpec } from '../../scripts/deploy/k8s-model.js';
-import { renderKustomization } from '../../scripts/deploy/kustomize.js';
-import { PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
-import { embeddedPackagesDirectory, readEmbeddedManifest } from '../../services/validation/src/adapters/artifacts/embedded-packages.js';
+import { describeConfig, type ConfigSchema } from '#adapters/config/index.js';
+import { checkDockerfile, effective, parseDockerfile, stageChain, type Stage } from '#scripts/deploy/dockerfile.js';
+import { specOf, type WorkloadSpec } from '#scripts/deploy/k8s-model.js';
+import { renderKustomization } from '#scripts/deploy/kustomize.js';
+import { PLATFORM_SERVICES } from '#scripts/deploy/platform-services.js';
+import { embeddedPackagesDirectory, readEmbeddedManifest } from '#validation/adapters/artifacts/embedded-packages.js';
 
 /**
  * Static checks of the Dockerfile (no Docker engine on the CI machine): Node 24 matching the pinned
@@ -21,7 +21,16 @@ import { embeddedPackagesDirectory, readEmbeddedManifest } from '../../services/
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 const dockerfile = parseDockerfile(read('Dockerfile'));
-const packageJson = JSON.parse(read('package.json')) as { scripts: Record<string, string>; devDependencies: Record<string, string> };
+const packageJson = JSON.parse(read('package.json')) as { scripts: Record<string, string>; devDependencies: Record<string, string>; imports: Record<string, string> };
+
+/** A `#alias/...` specifier (package.json `imports`) as the source file it names, or undefined. */
+function aliasTarget(specifier: string): string | undefined {
+  for (const [alias, target] of Object.entries(packageJson.imports)) {
+    const prefix = alias.replace(/\*$/, '');
+    if (specifier.startsWith(prefix)) return path.join(root, target.replace(/\*$/, '') + specifier.slice(prefix.length));
+  }
+  return undefined;
+}
 const TARGETS = ['validation', 'tenant', 'admin-gateway'];
 
 const stage = (name: string): Stage => {
@@ -61,8 +70,10 @@ function reachablePackages(entries: readonly string[]): Map<string, string> {
       ...[...text.matchAll(/(?:\brequire(?:\.resolve)?|\))\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!),
     ];
     for (const specifier of specifiers) {
-      if (specifier.startsWith('.')) {
-        const target = path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts'));
+      if (specifier.startsWith('.') || specifier.startsWith('#')) {
+        const named = specifier.startsWith('#') ? aliasTarget(specifier) : path.resolve(path.dirname(file), specifier);
+        if (named === undefined) throw new Error(`${file}: ${specifier} is not an alias of package.json imports`);
+        const target = named.replace(/\.js$/, '.ts');
         if (existsSync(target) && target.endsWith('.ts')) queue.push(target);
       } else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier)) {
         packages.set(packageOf(specifier), path.relative(root, file));
@@ -135,7 +146,9 @@ function buildContextImportProblems(ignoreText: string): string[] {
     if (seen.has(file)) continue;
     seen.add(file);
     for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
-      if (!fileName.startsWith('.')) continue; // packages: installed by npm ci in the build stage
+      // Packages are installed by npm ci in the build stage; relative and `#alias` imports (package.json
+      // `imports`, resolved by TypeScript as the build resolves them) must be in the context.
+      if (!fileName.startsWith('.') && !fileName.startsWith('#')) continue;
       const resolved = ts.resolveModuleName(fileName, file, config.options, host).resolvedModule?.resolvedFileName;
       if (!resolved) problems.push(`${relative(file)} imports ${fileName}, which is not in the build context (.dockerignore)`);
       else if (/\.[cm]?ts$/.test(resolved) && !resolved.endsWith('.d.ts')) queue.push(resolved);
@@ -208,7 +221,9 @@ describe('deploy: Dockerfile (static checks)', () => {
     const build = stage('build');
     expect(runs(build).some((r) => /^npm ci(\s|$)/.test(r) && !r.includes('--omit'))).to.equal(true);
     expect(runs(build)).to.include('npm run build');
-    expect(packageJson.scripts.build).to.equal('tsc -p tsconfig.build.json');
+    // tsc, then dist/ gets the package.json that maps the import aliases to the compiled files.
+    expect(packageJson.scripts.build).to.equal('tsc -p tsconfig.build.json && node scripts/build/write-dist-package.mjs');
+    expect(buildContext(read('.dockerignore'))('scripts/build/write-dist-package.mjs'), 'the dist package.json writer is in the build context').to.equal(true);
     // What the build copies from the context exists and is let through by .dockerignore.
     const ignore = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
     expect(ignore[0]).to.equal('*');

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { specOf, type ServiceSpec, type WorkloadSpec } from '../../scripts/deploy/k8s-model.js';
-import { KustomizeError, renderKustomization, strategicMerge } from '../../scripts/deploy/kustomize.js';
+import { specOf, type ServiceSpec, type WorkloadSpec } from '#scripts/deploy/k8s-model.js';
+import { KustomizeError, renderKustomization, strategicMerge } from '#scripts/deploy/kustomize.js';
 
 
 /** Writes a tree of files ({ 'base/kustomization.yaml': '...' }) under a fresh temporary directory. */

@@ -2,15 +2,15 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeConfig } from '../../adapters/config/index.js';
+import { describeConfig } from '#adapters/config/index.js';
 import {
   dataOf, specOf, type Container, type IngressPath, type IngressSpec, type PodSpec, type ServiceSpec, type WorkloadSpec,
-} from '../../scripts/deploy/k8s-model.js';
-import { renderKustomization, type K8sObject } from '../../scripts/deploy/kustomize.js';
+} from '#scripts/deploy/k8s-model.js';
+import { renderKustomization, type K8sObject } from '#scripts/deploy/kustomize.js';
 import {
   checkManifests, checkNoSecretValues, checkReferences, checkServiceConfiguration, checkWorkloads, validateSchemas,
-} from '../../scripts/deploy/manifest-checks.js';
-import { ANTICIPATED_SETTINGS, PLATFORM_JOBS, PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
+} from '#scripts/deploy/manifest-checks.js';
+import { ANTICIPATED_SETTINGS, PLATFORM_JOBS, PLATFORM_SERVICES } from '#scripts/deploy/platform-services.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const deployDir = path.join(root, 'deploy');

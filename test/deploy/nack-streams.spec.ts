@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { buildCatalog, catalog } from '../../contracts/catalog.js';
-import { toStreamConfig } from '../../adapters/messaging/provisioning.js';
-import { goDuration, renderNackStreams, renderNackStreamsYaml } from '../../scripts/deploy/nack-streams.js';
+import { buildCatalog, catalog } from '#contracts/catalog.js';
+import { toStreamConfig } from '#adapters/messaging/provisioning.js';
+import { goDuration, renderNackStreams, renderNackStreamsYaml } from '#scripts/deploy/nack-streams.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const committed = readFileSync(path.join(root, 'deploy/nats/streams.yaml'), 'utf8');

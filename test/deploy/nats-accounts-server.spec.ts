@@ -9,16 +9,16 @@ import { expect } from 'chai';
 import { AckPolicy } from '@nats-io/jetstream';
 import { connect, type Subscription } from '@nats-io/transport-node';
 import { parse } from 'yaml';
-import { connectNats, type NatsHandle } from '../../adapters/messaging/connection.js';
-import { provisionCatalog } from '../../adapters/messaging/provisioning.js';
-import { requestQuery, serveQuery } from '../../adapters/messaging/request-reply.js';
-import { silentLogger } from '../../adapters/observability/logger.js';
-import { catalog } from '../../contracts/catalog.js';
-import { VALID, VALID_REPLIES } from '../../contracts/test/fixtures.js';
-import { isErrorReply } from '../../contracts/types.js';
-import { natsUsers, passwordVariable } from '../../scripts/deploy/nats-accounts.js';
-import { freePort } from '../../scripts/scale-out/service-process.js';
-import { startReadyForValidationConsumer } from '../../services/validation/src/adapters/messaging/ready-for-validation-consumer.js';
+import { connectNats, type NatsHandle } from '#adapters/messaging/connection.js';
+import { provisionCatalog } from '#adapters/messaging/provisioning.js';
+import { requestQuery, serveQuery } from '#adapters/messaging/request-reply.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { catalog } from '#contracts/catalog.js';
+import { VALID, VALID_REPLIES } from '#contracts/test/fixtures.js';
+import { isErrorReply } from '#contracts/types.js';
+import { natsUsers, passwordVariable } from '#scripts/deploy/nats-accounts.js';
+import { freePort } from '#scripts/scale-out/service-process.js';
+import { startReadyForValidationConsumer } from '#validation/adapters/messaging/ready-for-validation-consumer.js';
 
 /**
  * The NATS users of deploy/nats-accounts on a real nats-server of the test's own (a free port, a

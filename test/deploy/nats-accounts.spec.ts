@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { buildCatalog, catalog, subjectMatches } from '../../contracts/catalog.js';
-import { dataOf, specOf, type WorkloadSpec } from '../../scripts/deploy/k8s-model.js';
-import { renderKustomization, type K8sObject } from '../../scripts/deploy/kustomize.js';
-import { validateSchemas } from '../../scripts/deploy/manifest-checks.js';
+import { buildCatalog, catalog, subjectMatches } from '#contracts/catalog.js';
+import { dataOf, specOf, type WorkloadSpec } from '#scripts/deploy/k8s-model.js';
+import { renderKustomization, type K8sObject } from '#scripts/deploy/kustomize.js';
+import { validateSchemas } from '#scripts/deploy/manifest-checks.js';
 import {
   NATS_ACCOUNTS_CONFIGMAP, NATS_ACCOUNTS_FILE, natsUsers, parseNatsAuthorization, passwordVariable, renderNatsAccountsYaml,
-} from '../../scripts/deploy/nats-accounts.js';
+} from '#scripts/deploy/nats-accounts.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const committed = readFileSync(path.join(root, 'deploy/nats-accounts/accounts.yaml'), 'utf8');

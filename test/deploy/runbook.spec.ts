@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeConfig, envVarCandidates } from '../../adapters/config/index.js';
-import { serviceOpenApiDocuments } from '../../scripts/docs/readme-tables.js';
-import { specOf, type WorkloadSpec } from '../../scripts/deploy/k8s-model.js';
-import { renderKustomization } from '../../scripts/deploy/kustomize.js';
-import { natsUsers, passwordVariable } from '../../scripts/deploy/nats-accounts.js';
-import { PLATFORM_SERVICES } from '../../scripts/deploy/platform-services.js';
-import { catalog } from '../../contracts/catalog.js';
+import { describeConfig, envVarCandidates } from '#adapters/config/index.js';
+import { serviceOpenApiDocuments } from '#scripts/docs/readme-tables.js';
+import { specOf, type WorkloadSpec } from '#scripts/deploy/k8s-model.js';
+import { renderKustomization } from '#scripts/deploy/kustomize.js';
+import { natsUsers, passwordVariable } from '#scripts/deploy/nats-accounts.js';
+import { PLATFORM_SERVICES } from '#scripts/deploy/platform-services.js';
+import { catalog } from '#contracts/catalog.js';
 
 /** Keeps docs/operations.md and deploy/README.md pointing at things that exist. */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

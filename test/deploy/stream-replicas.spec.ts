@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../adapters/config/index.js';
-import { catalogStreams } from '../../adapters/messaging/provisioning.js';
-import { catalog } from '../../contracts/catalog.js';
-import { renderKustomization, type K8sObject } from '../../scripts/deploy/kustomize.js';
-import { provisioningSchema } from '../../services/validation/src/cli/provision-jetstream.js';
-import { tenantSchema } from '../../services/tenant/src/config.js';
-import { validationSchema } from '../../services/validation/src/config.js';
+import { loadConfig } from '#adapters/config/index.js';
+import { catalogStreams } from '#adapters/messaging/provisioning.js';
+import { catalog } from '#contracts/catalog.js';
+import { renderKustomization, type K8sObject } from '#scripts/deploy/kustomize.js';
+import { provisioningSchema } from '#validation/cli/provision-jetstream.js';
+import { tenantSchema } from '#tenant/config.js';
+import { validationSchema } from '#validation/config.js';
 
 /**
  * JetStream streams are replicated on the production three-server NATS cluster (R3) and kept at one

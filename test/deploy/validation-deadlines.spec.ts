@@ -5,9 +5,9 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../adapters/config/index.js';
-import { renderKustomization } from '../../scripts/deploy/kustomize.js';
-import { checkValidationSettings, validationSchema } from '../../services/validation/src/config.js';
+import { loadConfig } from '#adapters/config/index.js';
+import { renderKustomization } from '#scripts/deploy/kustomize.js';
+import { checkValidationSettings, validationSchema } from '#validation/config.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

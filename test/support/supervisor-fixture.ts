@@ -2,7 +2,7 @@
  * `npm start`'s supervisor with three stand-in services instead of the real ones (test/start-all.spec.ts):
  * each writes its pid to a file in SUPERVISOR_PID_DIR and runs until it is signalled.
  */
-import { superviseServices } from '../../scripts/supervisor.js';
+import { superviseServices } from '#scripts/supervisor.js';
 
 const pidDir = process.env.SUPERVISOR_PID_DIR;
 if (!pidDir) throw new Error('SUPERVISOR_PID_DIR is not set');

@@ -5,7 +5,7 @@ import { cacheSettings, loadConfig } from '../../config/index.js';
 import { silentLogger } from '../../observability/logger.js';
 import { createCache, type Cache } from '../cache.js';
 import { RedisStore, redisConnection } from '../redis-store.js';
-import { createTestPki, tlsTerminatingProxy, trustCaTemporarily, type TestPki, type TlsProxy } from '../../../test/support/test-tls.js';
+import { createTestPki, tlsTerminatingProxy, trustCaTemporarily, type TestPki, type TlsProxy } from '#test-support/test-tls.js';
 
 const REDIS = { host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(process.env.REDIS_PORT ?? 6379) };
 

@@ -9,7 +9,7 @@ import { Router } from 'express';
 import request from 'supertest';
 import {
   ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UnprocessableError,
-} from '../../../services/shared-kernel/src/domain/errors.js';
+} from '#shared-kernel/domain/errors.js';
 import { silentLogger } from '../../observability/logger.js';
 import { createHttpApp } from '../index.js';
 

@@ -3,7 +3,7 @@
  * messages stay in the stream (for other instances) instead of waiting in this one.
  */
 import { expect } from 'chai';
-import { VALID } from '../../../contracts/test/fixtures.js';
+import { VALID } from '#contracts/test/fixtures.js';
 import { silentLogger } from '../../observability/logger.js';
 import { startConsumer, type ConsumerRunner } from '../consumer-runner.js';
 import { DeadLetterQueue } from '../dead-letter.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { VALID } from '../../../contracts/test/fixtures.js';
+import { VALID } from '#contracts/test/fixtures.js';
 import { silentLogger } from '../../observability/logger.js';
 import { createMetrics } from '../../observability/metrics.js';
 import { startConsumer, type ConsumerRunner, type ConsumerRunnerOptions, type MessageContext, type MessageHandler } from '../consumer-runner.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { VALID } from '../../../contracts/test/fixtures.js';
+import { VALID } from '#contracts/test/fixtures.js';
 import { silentLogger } from '../../observability/logger.js';
 import { startConsumer, type ConsumerRunner, type MessageContext, type MessageHandler } from '../consumer-runner.js';
 import { DEAD_LETTER_HEADERS, DeadLetterQueue, REPLAYED_FROM_HEADER } from '../dead-letter.js';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../config/index.js';
-import { catalog } from '../../../contracts/catalog.js';
+import { catalog } from '#contracts/catalog.js';
 import { silentLogger } from '../../observability/logger.js';
 import { connectNats } from '../connection.js';
 import { deadLetterCliNatsConfig } from '../dead-letter-cli.js';

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { ClosedConnectionError, NoRespondersError, TimeoutError } from '@nats-io/transport-node';
 import { ContractViolationError, PermanentError, RetryableError, UnavailableError } from '../errors.js';
 import { classifyFailure } from '../failure-kind.js';
-import { NotFoundError, UnavailableError as SharedUnavailableError } from '../../../services/shared-kernel/src/domain/errors.js';
+import { NotFoundError, UnavailableError as SharedUnavailableError } from '#shared-kernel/domain/errors.js';
 
 /** PostgreSQL's error as the pg driver raises it: the SQLSTATE in `code`. */
 const pgError = (code: string, message: string) => Object.assign(new Error(message), { code, severity: 'FATAL' });

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Counter, Gauge, Histogram } from 'prom-client';
-import { VALID } from '../../../contracts/test/fixtures.js';
+import { VALID } from '#contracts/test/fixtures.js';
 import { createLogger } from '../../observability/logger.js';
 import { createMetrics, type ServiceMetrics } from '../../observability/metrics.js';
 import { currentContext, runWithContext } from '../../observability/request-context.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { VALID } from '../../../contracts/test/fixtures.js';
+import { VALID } from '#contracts/test/fixtures.js';
 import { ContractViolationError, UnknownSubjectError } from '../errors.js';
 import { JetStreamPublisher } from '../publisher.js';
 import { testBroker, type TestBroker } from './support.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { isErrorReply } from '../../../contracts/types.js';
-import { InvalidInputError, NotFoundError, UnavailableError } from '../../../services/shared-kernel/src/domain/errors.js';
+import { isErrorReply } from '#contracts/types.js';
+import { InvalidInputError, NotFoundError, UnavailableError } from '#shared-kernel/domain/errors.js';
 import { silentLogger } from '../../observability/logger.js';
 import { ContractViolationError, QueryFailedError } from '../errors.js';
 import { QueryError, requestQuery, serveQuery, type QueryServer } from '../request-reply.js';

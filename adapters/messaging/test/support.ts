@@ -3,7 +3,7 @@
  * concurrent runs (and other engineers' tests) never share a stream, plus a real connection.
  */
 import { randomBytes } from 'node:crypto';
-import { buildCatalog, type Catalog } from '../../../contracts/catalog.js';
+import { buildCatalog, type Catalog } from '#contracts/catalog.js';
 import { silentLogger } from '../../observability/logger.js';
 import { connectNats, type NatsHandle } from '../connection.js';
 import { provisionCatalog } from '../provisioning.js';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { contractOfSubject } from '../../../contracts/catalog.js';
-import { validateAgainst } from '../../../contracts/validate.js';
+import { contractOfSubject } from '#contracts/catalog.js';
+import { validateAgainst } from '#contracts/validate.js';
 import { ContractViolationError, UnknownSubjectError } from '../../messaging/errors.js';
 import { currentContext } from '../../observability/request-context.js';
 import { hasTraceparent, outgoingTraceparent, TRACEPARENT } from '../../observability/propagation.js';

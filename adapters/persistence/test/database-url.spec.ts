@@ -3,7 +3,7 @@ import type { PeerCertificate } from 'node:tls';
 import { databaseSettings, loadConfig } from '../../config/index.js';
 import { silentLogger } from '../../observability/logger.js';
 import { databaseConnection, openDatabase, pgSslOptions, type Database } from '../database.js';
-import { createTestPki, postgresTlsProxy, type TestPki, type TlsProxy } from '../../../test/support/test-tls.js';
+import { createTestPki, postgresTlsProxy, type TestPki, type TlsProxy } from '#test-support/test-tls.js';
 import { PG, Widget, databaseExists, dropTestDatabase, uniqueDbName, widgetMigration } from './test-database.js';
 
 /** The connection the services would open for these environment variables (what service-runtime.ts does). */

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { VALID } from '../../../contracts/test/fixtures.js';
+import { VALID } from '#contracts/test/fixtures.js';
 import { ContractViolationError, UnknownSubjectError } from '../../messaging/errors.js';
 import { JetStreamPublisher } from '../../messaging/publisher.js';
 import { testBroker, type TestBroker } from '../../messaging/test/support.js';
 import { silentLogger } from '../../observability/logger.js';
-import { startTcpProxy } from '../../../scripts/fault/tcp-proxy.js';
+import { startTcpProxy } from '#scripts/fault/tcp-proxy.js';
 import type { Database } from '../database.js';
 import { enqueueOutboxMessage } from '../outbox/enqueue.js';
 import type { OutboxDatabase } from '../outbox/outbox-table.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { VALID } from '../../../contracts/test/fixtures.js';
+import { VALID } from '#contracts/test/fixtures.js';
 import { JetStreamPublisher } from '../../messaging/publisher.js';
 import { testBroker, type TestBroker } from '../../messaging/test/support.js';
 import { silentLogger } from '../../observability/logger.js';

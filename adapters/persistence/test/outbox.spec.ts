@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { buildCatalog } from '../../../contracts/catalog.js';
-import { VALID } from '../../../contracts/test/fixtures.js';
+import { buildCatalog } from '#contracts/catalog.js';
+import { VALID } from '#contracts/test/fixtures.js';
 import type { Database } from '../database.js';
 import { enqueueOutboxMessage } from '../outbox/enqueue.js';
 import type { OutboxDatabase, OutboxRow } from '../outbox/outbox-table.js';

@@ -1,9 +1,9 @@
 import { Container } from 'inversify';
-import { verifierFromConfig, type TokenVerifier } from '../../../adapters/auth/index.js';
-import type { ConfigOf } from '../../../adapters/config/index.js';
-import type { HttpApp } from '../../../adapters/http/index.js';
-import { createLogger, type Logger } from '../../../adapters/observability/logger.js';
-import { token } from '../../../adapters/runtime/container.js';
+import { verifierFromConfig, type TokenVerifier } from '#adapters/auth/index.js';
+import type { ConfigOf } from '#adapters/config/index.js';
+import type { HttpApp } from '#adapters/http/index.js';
+import { createLogger, type Logger } from '#adapters/observability/logger.js';
+import { token } from '#adapters/runtime/container.js';
 import type { gatewaySchema } from './config.js';
 import { createGatewayApp } from './gateway-app.js';
 

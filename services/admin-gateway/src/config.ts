@@ -1,5 +1,5 @@
-import { httpSettings, intSetting, loggingSettings, shutdownSettings, urlSetting } from '../../../adapters/config/index.js';
-import { authSettings } from '../../../adapters/auth/index.js';
+import { httpSettings, intSetting, loggingSettings, shutdownSettings, urlSetting } from '#adapters/config/index.js';
+import { authSettings } from '#adapters/auth/index.js';
 
 /** Configuration of the admin gateway (see README, configuration reference). */
 export const gatewaySchema = {

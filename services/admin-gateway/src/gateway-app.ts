@@ -1,9 +1,9 @@
 import type { Express, Request, Response } from 'express';
 import swaggerUi from 'swagger-ui-express';
-import { authenticatedUser, type AuthMode, type TokenVerifier } from '../../../adapters/auth/index.js';
-import { BEARER_SCHEME, createHttpApp, HttpProblem, sendProblem, type HttpApp } from '../../../adapters/http/index.js';
-import type { Logger } from '../../../adapters/observability/logger.js';
-import { createMetrics } from '../../../adapters/observability/metrics.js';
+import { authenticatedUser, type AuthMode, type TokenVerifier } from '#adapters/auth/index.js';
+import { BEARER_SCHEME, createHttpApp, HttpProblem, sendProblem, type HttpApp } from '#adapters/http/index.js';
+import type { Logger } from '#adapters/observability/logger.js';
+import { createMetrics } from '#adapters/observability/metrics.js';
 import { createProxyHandler } from './proxy/forward.js';
 
 export interface GatewayOptions {

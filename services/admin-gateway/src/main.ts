@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js';
-import { listen, listenMetrics } from '../../../adapters/http/index.js';
-import { createLogger } from '../../../adapters/observability/logger.js';
+import { exitOnConfigError, loadConfig } from '#adapters/config/index.js';
+import { listen, listenMetrics } from '#adapters/http/index.js';
+import { createLogger } from '#adapters/observability/logger.js';
 import { buildGatewayContainer, TOKENS } from './composition.js';
 import { gatewaySchema } from './config.js';
 

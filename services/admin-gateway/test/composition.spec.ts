@@ -4,11 +4,11 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { TokenRejectedError, type TokenVerifier } from '../../../adapters/auth/index.js';
-import { ConfigError, loadConfig } from '../../../adapters/config/index.js';
-import { silentLogger } from '../../../adapters/observability/logger.js';
-import { buildGatewayContainer, TOKENS } from '../src/composition.js';
-import { gatewaySchema } from '../src/config.js';
+import { TokenRejectedError, type TokenVerifier } from '#adapters/auth/index.js';
+import { ConfigError, loadConfig } from '#adapters/config/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { buildGatewayContainer, TOKENS } from '#gateway/composition.js';
+import { gatewaySchema } from '#gateway/config.js';
 
 describe('admin gateway composition root (inversify)', () => {
   let upstream: Server;

@@ -4,10 +4,10 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { createTokenVerifier } from '../../../adapters/auth/index.js';
-import { createHttpApp, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pagedResult, parsePaging, sendPaged } from '../../../adapters/http/index.js';
-import { silentLogger } from '../../../adapters/observability/logger.js';
-import { createGatewayApp, mergedDocument } from '../src/gateway-app.js';
+import { createTokenVerifier } from '#adapters/auth/index.js';
+import { createHttpApp, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pagedResult, parsePaging, sendPaged } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { createGatewayApp, mergedDocument } from '#gateway/gateway-app.js';
 
 describe('admin gateway app', () => {
   let upstream: Server;

@@ -4,9 +4,9 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
-import { silentLogger } from '../../../adapters/observability/logger.js';
-import { createGatewayApp } from '../src/gateway-app.js';
-import { resolveTarget } from '../src/proxy/forward.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { createGatewayApp } from '#gateway/gateway-app.js';
+import { resolveTarget } from '#gateway/proxy/forward.js';
 
 const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
 

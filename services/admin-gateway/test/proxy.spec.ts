@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createProxyHandler, gatewayLocation } from '../src/proxy/forward.js';
+import { createProxyHandler, gatewayLocation } from '#gateway/proxy/forward.js';
 
 interface Seen { method?: string; url?: string; authorization?: string; bodySha?: string; bodyLength: number }
 

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import {
   ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, ProblemCollector, UnavailableError, UnprocessableError,
-} from '../src/domain/errors.js';
+} from '#shared-kernel/domain/errors.js';
 
 describe('shared kernel: the failure vocabulary', () => {
   it('each error says its kind, and is an Error with its own name', () => {

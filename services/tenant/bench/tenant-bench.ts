@@ -16,17 +16,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { connectNats } from '../../../adapters/messaging/connection.js';
-import { provisionCatalog } from '../../../adapters/messaging/provisioning.js';
-import { JetStreamPublisher } from '../../../adapters/messaging/publisher.js';
-import { silentLogger } from '../../../adapters/observability/logger.js';
-import { insertMany, openDatabase, OutboxRelay, type Database } from '../../../adapters/persistence/index.js';
-import { buildCatalog } from '../../../contracts/catalog.js';
-import { ReportScheduler } from '../src/application/report-scheduler.js';
-import { tenantEntities } from '../src/adapters/persistence/entities.js';
-import { tenantMigrations } from '../src/adapters/persistence/migrations.js';
-import { MikroTenantStore } from '../src/adapters/persistence/tenant-store.js';
-import type { Clock } from '../src/domain/clock.js';
+import { connectNats } from '#adapters/messaging/connection.js';
+import { provisionCatalog } from '#adapters/messaging/provisioning.js';
+import { JetStreamPublisher } from '#adapters/messaging/publisher.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { insertMany, openDatabase, OutboxRelay, type Database } from '#adapters/persistence/index.js';
+import { buildCatalog } from '#contracts/catalog.js';
+import { ReportScheduler } from '#tenant/application/report-scheduler.js';
+import { tenantEntities } from '#tenant/adapters/persistence/entities.js';
+import { tenantMigrations } from '#tenant/adapters/persistence/migrations.js';
+import { MikroTenantStore } from '#tenant/adapters/persistence/tenant-store.js';
+import type { Clock } from '#tenant/domain/clock.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {

@@ -1,6 +1,6 @@
 import type { Container } from 'inversify';
-import type { ConfigOf } from '../../../adapters/config/index.js';
-import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from '../../../adapters/runtime/container.js';
+import type { ConfigOf } from '#adapters/config/index.js';
+import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from '#adapters/runtime/container.js';
 import { MikroTenantStore } from './adapters/persistence/tenant-store.js';
 import type { ReportScheduler } from './application/report-scheduler.js';
 import { systemClock, type Clock } from './domain/clock.js';

@@ -1,8 +1,8 @@
 import {
   booleanSetting, cacheSettings, databaseSettings, httpSettings, intSetting, loggingSettings, natsSettings,
   shutdownSettings, stringSetting, type ConfigOf,
-} from '../../../adapters/config/index.js';
-import { authSettings } from '../../../adapters/auth/index.js';
+} from '#adapters/config/index.js';
+import { authSettings } from '#adapters/auth/index.js';
 
 /**
  * Configuration of the tenant service (README, configuration reference). Environment variables follow

@@ -1,5 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/postgresql';
-import { OutboxMessageEntity } from '../../../adapters/persistence/index.js';
+import { OutboxMessageEntity } from '#adapters/persistence/index.js';
 import { signingKeyEntities, signingKeyMigrations } from './signing-keys/index.js';
 import { tenantEntities, tenantMigrations } from './tenant-module.js';
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js';
-import { createLogger } from '../../../adapters/observability/logger.js';
-import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
+import { exitOnConfigError, loadConfig } from '#adapters/config/index.js';
+import { createLogger } from '#adapters/observability/logger.js';
+import { startServiceRuntime } from '#adapters/runtime/service-runtime.js';
 import { buildTenantContainer, TOKENS } from './composition.js';
 import { tenantServiceEntities, tenantServiceMigrations } from './database-schema.js';
 import { tenantServiceSchema } from './service-schema.js';

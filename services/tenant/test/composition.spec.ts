@@ -5,20 +5,20 @@
 import 'reflect-metadata';
 import { expect } from 'chai';
 import type { Container } from 'inversify';
-import { loadConfig } from '../../../adapters/config/index.js';
-import { OpenApiBuilder } from '../../../adapters/http/index.js';
-import { connectNats, type NatsHandle } from '../../../adapters/messaging/connection.js';
-import { createMetrics } from '../../../adapters/observability/metrics.js';
-import { silentLogger } from '../../../adapters/observability/logger.js';
-import type { RuntimeParts } from '../../../adapters/runtime/container.js';
-import { catalog as productionCatalog } from '../../../contracts/catalog.js';
-import { MikroTenantStore } from '../src/adapters/persistence/tenant-store.js';
-import { ReportScheduler } from '../src/application/report-scheduler.js';
-import { buildTenantContainer, TOKENS, type TenantServiceConfig } from '../src/composition.js';
-import { ManualClock, systemClock } from '../src/domain/clock.js';
-import type { TenantStore } from '../src/domain/ports.js';
-import { tenantServiceSchema } from '../src/service-schema.js';
-import { SigningKeyService } from '../src/signing-keys/index.js';
+import { loadConfig } from '#adapters/config/index.js';
+import { OpenApiBuilder } from '#adapters/http/index.js';
+import { connectNats, type NatsHandle } from '#adapters/messaging/connection.js';
+import { createMetrics } from '#adapters/observability/metrics.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import type { RuntimeParts } from '#adapters/runtime/container.js';
+import { catalog as productionCatalog } from '#contracts/catalog.js';
+import { MikroTenantStore } from '#tenant/adapters/persistence/tenant-store.js';
+import { ReportScheduler } from '#tenant/application/report-scheduler.js';
+import { buildTenantContainer, TOKENS, type TenantServiceConfig } from '#tenant/composition.js';
+import { ManualClock, systemClock } from '#tenant/domain/clock.js';
+import type { TenantStore } from '#tenant/domain/ports.js';
+import { tenantServiceSchema } from '#tenant/service-schema.js';
+import { SigningKeyService } from '#tenant/signing-keys/index.js';
 import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenant-database.js';
 
 describe('tenant composition root (inversify) @infra', function () {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import type { Counter } from 'prom-client';
-import { createMetrics, type ServiceMetrics } from '../../../adapters/observability/metrics.js';
-import { silentLogger } from '../../../adapters/observability/logger.js';
-import { FacilityService } from '../src/application/facility-service.js';
-import { ReportScheduler } from '../src/application/report-scheduler.js';
-import { SYSTEM_ACTOR } from '../src/domain/audit.js';
-import type { TenantStore } from '../src/domain/ports.js';
+import { createMetrics, type ServiceMetrics } from '#adapters/observability/metrics.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { FacilityService } from '#tenant/application/facility-service.js';
+import { ReportScheduler } from '#tenant/application/report-scheduler.js';
+import { SYSTEM_ACTOR } from '#tenant/domain/audit.js';
+import type { TenantStore } from '#tenant/domain/ports.js';
 import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenant-database.js';
 
 const DAY = 86_400_000;

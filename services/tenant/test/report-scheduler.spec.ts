@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { silentLogger } from '../../../adapters/observability/logger.js';
-import { FacilityService } from '../src/application/facility-service.js';
-import { MeasureMappingService } from '../src/application/measure-mapping-service.js';
-import { ReportingPlanService } from '../src/application/reporting-plan-service.js';
-import { ReportScheduler } from '../src/application/report-scheduler.js';
-import { SYSTEM_ACTOR } from '../src/domain/audit.js';
-import { FREQUENCIES, upcomingPeriodStarts } from '../src/domain/reporting-period.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { FacilityService } from '#tenant/application/facility-service.js';
+import { MeasureMappingService } from '#tenant/application/measure-mapping-service.js';
+import { ReportingPlanService } from '#tenant/application/reporting-plan-service.js';
+import { ReportScheduler } from '#tenant/application/report-scheduler.js';
+import { SYSTEM_ACTOR } from '#tenant/domain/audit.js';
+import { FREQUENCIES, upcomingPeriodStarts } from '#tenant/domain/reporting-period.js';
 import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenant-database.js';
-import type { ReportScheduled } from '../../../contracts/types.js';
+import type { ReportScheduled } from '#contracts/types.js';
 
 const HOUR = 3_600_000;
 /** Scale of the simulation: by default the full scenario (500 facilities, 20 time zones, Feb 26 to Apr 1 across both DST changes); smaller values speed up local runs. */

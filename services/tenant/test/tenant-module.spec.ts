@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { loadConfig } from '../../../adapters/config/index.js';
-import { createHttpApp, OpenApiBuilder } from '../../../adapters/http/index.js';
-import { silentLogger } from '../../../adapters/observability/logger.js';
-import { tenantSchema } from '../src/config.js';
-import { createTenantModule, type TenantModule } from '../src/tenant-module.js';
+import { loadConfig } from '#adapters/config/index.js';
+import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { tenantSchema } from '#tenant/config.js';
+import { createTenantModule, type TenantModule } from '#tenant/tenant-module.js';
 import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenant-database.js';
 
 const ENV = { AUTH_MODE: 'none' };

@@ -1,7 +1,7 @@
 import type { Container } from 'inversify';
-import { redisConnection } from '../../../adapters/cache/index.js';
-import type { ConfigOf } from '../../../adapters/config/index.js';
-import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from '../../../adapters/runtime/container.js';
+import { redisConnection } from '#adapters/cache/index.js';
+import type { ConfigOf } from '#adapters/config/index.js';
+import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from '#adapters/runtime/container.js';
 import { ArtifactChangeNotifier, artifactsChangedSubject, EngineHost } from './adapters/engine/index.js';
 import { engineTerminologyKnowledge } from './adapters/engine/terminology-knowledge.js';
 import { initialArtifactSources } from './adapters/artifacts/initial-sources.js';

@@ -1,8 +1,8 @@
 import {
   ConfigError, cacheSettings, databaseSettings, enumSetting, type ConfigProblem, httpSettings, intSetting, loggingSettings, natsSettings,
   secondsSetting, shutdownSettings, stringSetting, urlSetting, envVarName, type ConfigOf,
-} from '../../../adapters/config/index.js';
-import { authSettings } from '../../../adapters/auth/index.js';
+} from '#adapters/config/index.js';
+import { authSettings } from '#adapters/auth/index.js';
 import { validationApiSettings } from './adapters/http/validation-api-module.js';
 import { terminologyCredentialSettings } from './adapters/terminology/credential-settings.js';
 import { remoteTerminologyConfigured, TERMINOLOGY_TRANSPORTS } from './adapters/terminology/terminology-endpoint.js';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { exitOnConfigError, loadConfig } from '../../../adapters/config/index.js';
-import { createLogger } from '../../../adapters/observability/logger.js';
-import { startServiceRuntime } from '../../../adapters/runtime/service-runtime.js';
+import { exitOnConfigError, loadConfig } from '#adapters/config/index.js';
+import { createLogger } from '#adapters/observability/logger.js';
+import { startServiceRuntime } from '#adapters/runtime/service-runtime.js';
 import { checkInitialSourceSettings } from './adapters/artifacts/initial-sources.js';
 import { initializeAndStartEngine } from './adapters/engine/initialize-and-start.js';
 import { workersHealthCheck } from './adapters/engine/workers-health.js';

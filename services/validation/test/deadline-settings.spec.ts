@@ -1,7 +1,7 @@
 /** The validation deadlines' settings, checked together at start-up (exit code 78 when they do not fit). */
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../../adapters/config/index.js';
-import { checkValidationSettings, validationSchema } from '../src/config.js';
+import { ConfigError, loadConfig } from '#adapters/config/index.js';
+import { checkValidationSettings, validationSchema } from '#validation/config.js';
 
 describe('validation configuration: deadlines', () => {
   const defaults = loadConfig(validationSchema, {});

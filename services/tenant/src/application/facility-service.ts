@@ -1,5 +1,5 @@
 import type { Actor } from '../domain/audit.js';
-import { ConflictError, NotFoundError, InvalidInputError } from '../../../shared-kernel/src/domain/errors.js';
+import { ConflictError, NotFoundError, InvalidInputError } from '#shared-kernel/domain/errors.js';
 import type { Facility, FacilityInput } from '../domain/facility.js';
 import { allScheduledMeasures, measuresFor, scheduledFrequencies, validateFacilityInput } from '../domain/facility.js';
 import type { FacilitySortField, Page, PageRequest, Sort } from '../domain/paging.js';

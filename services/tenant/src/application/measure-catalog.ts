@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../../shared-kernel/src/domain/errors.js';
+import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import { mappingNames } from '../domain/measure-mapping.js';
 import { unknownMeasures } from '../domain/measure-check.js';
 import type { TenantTransaction } from '../domain/ports.js';

@@ -1,5 +1,5 @@
 import type { Actor } from '../domain/audit.js';
-import { NotFoundError } from '../../../shared-kernel/src/domain/errors.js';
+import { NotFoundError } from '#shared-kernel/domain/errors.js';
 import type { MeasureMapping, MeasureMappingInput } from '../domain/measure-mapping.js';
 import { validateMeasureMappingInput } from '../domain/measure-mapping.js';
 import type { TenantTransaction } from '../domain/ports.js';

@@ -1,5 +1,5 @@
-import type { Logger } from '../../../../adapters/observability/logger.js';
-import type { ServiceMetrics } from '../../../../adapters/observability/metrics.js';
+import type { Logger } from '#adapters/observability/logger.js';
+import type { ServiceMetrics } from '#adapters/observability/metrics.js';
 import type { Clock } from '../domain/clock.js';
 import { measuresFor, type Facility } from '../domain/facility.js';
 import type { MeasureMapping } from '../domain/measure-mapping.js';

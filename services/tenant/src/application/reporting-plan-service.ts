@@ -1,5 +1,5 @@
 import type { Actor } from '../domain/audit.js';
-import { NotFoundError, InvalidInputError } from '../../../shared-kernel/src/domain/errors.js';
+import { NotFoundError, InvalidInputError } from '#shared-kernel/domain/errors.js';
 import type { Page, PageRequest, PlanSortField, Sort } from '../domain/paging.js';
 import type { PlanFilter, TenantTransaction } from '../domain/ports.js';
 import type { FacilityReportingPlan, ReportingPlanInput } from '../domain/reporting-plan.js';

@@ -1,5 +1,5 @@
 import type { Actor } from '../domain/audit.js';
-import { ConflictError, NotFoundError, InvalidInputError } from '../../../shared-kernel/src/domain/errors.js';
+import { ConflictError, NotFoundError, InvalidInputError } from '#shared-kernel/domain/errors.js';
 import type { TenantTransaction } from '../domain/ports.js';
 import type { Vendor, VendorVersion } from '../domain/vendor.js';
 import { validateVendorInput, validateVendorVersionInput } from '../domain/vendor.js';

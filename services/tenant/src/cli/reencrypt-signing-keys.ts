@@ -23,10 +23,10 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, databaseSettings, exitOnConfigError, loadConfig, loggingSettings, envVarName } from '../../../../adapters/config/index.js';
-import { createLogger } from '../../../../adapters/observability/logger.js';
-import { databaseConnection, openDatabase } from '../../../../adapters/persistence/index.js';
-import { catalog } from '../../../../contracts/catalog.js';
+import { ConfigError, databaseSettings, exitOnConfigError, loadConfig, loggingSettings, envVarName } from '#adapters/config/index.js';
+import { createLogger } from '#adapters/observability/logger.js';
+import { databaseConnection, openDatabase } from '#adapters/persistence/index.js';
+import { catalog } from '#contracts/catalog.js';
 import { tenantDatabaseEntities, tenantServiceMigrations } from '../database-schema.js';
 import { keyringFromConfig, MASTER_KEYS_SETTING, signingKeySettings } from '../signing-keys/adapters/config.js';
 import { MikroSigningKeyStore } from '../signing-keys/adapters/persistence.js';

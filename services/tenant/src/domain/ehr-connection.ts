@@ -1,4 +1,4 @@
-import type { ProblemCollector } from '../../../shared-kernel/src/domain/errors.js';
+import type { ProblemCollector } from '#shared-kernel/domain/errors.js';
 
 /**
  * A facility's registration at one EHR authorization server (SMART Backend Services): the client id

@@ -1,5 +1,5 @@
 import { validateEhrConnections, type EhrConnection } from './ehr-connection.js';
-import { ProblemCollector } from '../../../shared-kernel/src/domain/errors.js';
+import { ProblemCollector } from '#shared-kernel/domain/errors.js';
 import { FREQUENCIES, type Frequency } from './reporting-period.js';
 import { timeZoneProblem } from './time-zone.js';
 

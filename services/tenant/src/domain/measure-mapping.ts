@@ -1,4 +1,4 @@
-import { ProblemCollector } from '../../../shared-kernel/src/domain/errors.js';
+import { ProblemCollector } from '#shared-kernel/domain/errors.js';
 import { FREQUENCIES, type Frequency } from './reporting-period.js';
 
 /** Links a measure (short name) to its dQM id and reporting frequency. Unique per (measure, dqm). */

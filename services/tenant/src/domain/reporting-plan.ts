@@ -1,4 +1,4 @@
-import { ProblemCollector } from '../../../shared-kernel/src/domain/errors.js';
+import { ProblemCollector } from '#shared-kernel/domain/errors.js';
 import { FACILITY_ID_MAX_LENGTH } from './facility.js';
 
 /** Whether a facility reports a measure (through its mapping) in one calendar month. */

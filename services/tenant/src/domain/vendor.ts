@@ -1,4 +1,4 @@
-import { ProblemCollector } from '../../../shared-kernel/src/domain/errors.js';
+import { ProblemCollector } from '#shared-kernel/domain/errors.js';
 import { NAME_MAX_LENGTH } from './facility.js';
 
 /** An EHR vendor; `authentication` describes how the vendor's systems authenticate (free text). */

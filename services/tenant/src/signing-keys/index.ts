@@ -74,10 +74,10 @@
 import type { MigrationObject, MikroORM } from '@mikro-orm/postgresql';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Router } from 'express';
-import type { OpenApiBuilder } from '../../../../adapters/http/index.js';
-import type { QueryServer } from '../../../../adapters/messaging/request-reply.js';
-import type { Logger } from '../../../../adapters/observability/logger.js';
-import type { Catalog } from '../../../../contracts/catalog.js';
+import type { OpenApiBuilder } from '#adapters/http/index.js';
+import type { QueryServer } from '#adapters/messaging/request-reply.js';
+import type { Logger } from '#adapters/observability/logger.js';
+import type { Catalog } from '#contracts/catalog.js';
 import { keyringFromConfig, type MasterKeyConfig, type SigningKeyConfig } from './adapters/config.js';
 import { KeyExpiryJob } from './application/expiry-job.js';
 import { jwksRouter, registerSigningKeyOpenApi, signingKeyRouter } from './adapters/http.js';

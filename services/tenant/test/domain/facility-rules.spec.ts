@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { diffProperties } from '../../src/domain/audit.js';
-import { InvalidInputError } from '../../../shared-kernel/src/domain/errors.js';
-import type { Facility } from '../../src/domain/facility.js';
-import { validateFacilityInput } from '../../src/domain/facility.js';
-import { unknownMeasures } from '../../src/domain/measure-check.js';
-import { buildScheduledReport, measuresToReport } from '../../src/domain/report-schedule.js';
-import { periodContaining } from '../../src/domain/reporting-period.js';
-import { validateReportingPlanInput } from '../../src/domain/reporting-plan.js';
-import { timeZoneProblem } from '../../src/domain/time-zone.js';
+import { diffProperties } from '#tenant/domain/audit.js';
+import { InvalidInputError } from '#shared-kernel/domain/errors.js';
+import type { Facility } from '#tenant/domain/facility.js';
+import { validateFacilityInput } from '#tenant/domain/facility.js';
+import { unknownMeasures } from '#tenant/domain/measure-check.js';
+import { buildScheduledReport, measuresToReport } from '#tenant/domain/report-schedule.js';
+import { periodContaining } from '#tenant/domain/reporting-period.js';
+import { validateReportingPlanInput } from '#tenant/domain/reporting-plan.js';
+import { timeZoneProblem } from '#tenant/domain/time-zone.js';
 
 function problemsOf(fn: () => unknown): Array<{ field: string; message: string }> {
   try {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { localIsoDateTime, nextPeriodStart, periodContaining, startOfLocalDay, upcomingPeriodStarts, type Frequency } from '../../src/domain/reporting-period.js';
+import { localIsoDateTime, nextPeriodStart, periodContaining, startOfLocalDay, upcomingPeriodStarts, type Frequency } from '#tenant/domain/reporting-period.js';
 
 function bounds(frequency: Frequency, instant: string, zone: string): [string, string, number] {
   const period = periodContaining(frequency, new Date(instant), zone);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import type { OpenApiBuilder } from '../../../../adapters/http/index.js';
+import type { OpenApiBuilder } from '#adapters/http/index.js';
 import { buildTenantApp } from '../support/tenant-app.js';
 import { openTenantTestDatabase, type TenantTestDatabase } from '../support/tenant-database.js';
 

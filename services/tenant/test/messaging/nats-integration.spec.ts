@@ -1,15 +1,15 @@
 import { expect } from 'chai';
-import { connectNats, type NatsHandle } from '../../../../adapters/messaging/connection.js';
-import { provisionCatalog } from '../../../../adapters/messaging/provisioning.js';
-import { JetStreamPublisher } from '../../../../adapters/messaging/publisher.js';
-import type { QueryServer } from '../../../../adapters/messaging/request-reply.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { enqueueOutboxMessage, OutboxRelay } from '../../../../adapters/persistence/index.js';
-import { FacilityService } from '../../src/application/facility-service.js';
-import { ReportScheduler } from '../../src/application/report-scheduler.js';
-import { serveTenantQueries } from '../../src/adapters/messaging/query-handlers.js';
-import { TenantQueryClient } from '../../src/adapters/messaging/tenant-query-client.js';
-import { SYSTEM_ACTOR } from '../../src/domain/audit.js';
+import { connectNats, type NatsHandle } from '#adapters/messaging/connection.js';
+import { provisionCatalog } from '#adapters/messaging/provisioning.js';
+import { JetStreamPublisher } from '#adapters/messaging/publisher.js';
+import type { QueryServer } from '#adapters/messaging/request-reply.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { enqueueOutboxMessage, OutboxRelay } from '#adapters/persistence/index.js';
+import { FacilityService } from '#tenant/application/facility-service.js';
+import { ReportScheduler } from '#tenant/application/report-scheduler.js';
+import { serveTenantQueries } from '#tenant/adapters/messaging/query-handlers.js';
+import { TenantQueryClient } from '#tenant/adapters/messaging/tenant-query-client.js';
+import { SYSTEM_ACTOR } from '#tenant/domain/audit.js';
 import { openTenantTestDatabase, type TenantTestDatabase } from '../support/tenant-database.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';

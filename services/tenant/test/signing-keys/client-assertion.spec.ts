@@ -2,11 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { connectNats, type NatsHandle } from '../../../../adapters/messaging/connection.js';
-import { requestQuery } from '../../../../adapters/messaging/request-reply.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { isErrorReply } from '../../../../contracts/types.js';
-import { createSigningKeyModule, SIGNING_ALGORITHMS, type SigningKeyModule } from '../../src/signing-keys/index.js';
+import { connectNats, type NatsHandle } from '#adapters/messaging/connection.js';
+import { requestQuery } from '#adapters/messaging/request-reply.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { isErrorReply } from '#contracts/types.js';
+import { createSigningKeyModule, SIGNING_ALGORITHMS, type SigningKeyModule } from '#tenant/signing-keys/index.js';
 import { call, openSigningKeyHarness, required, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';

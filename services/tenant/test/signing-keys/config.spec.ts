@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../../../adapters/config/index.js';
-import { keyringFromConfig, signingKeySettings } from '../../src/signing-keys/adapters/config.js';
-import { masterKeyFingerprint } from '../../src/signing-keys/domain/master-keyring.js';
+import { ConfigError, loadConfig } from '#adapters/config/index.js';
+import { keyringFromConfig, signingKeySettings } from '#tenant/signing-keys/adapters/config.js';
+import { masterKeyFingerprint } from '#tenant/signing-keys/domain/master-keyring.js';
 
 function errorOf(fn: () => unknown): Error {
   try {

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { ManualClock } from '../../src/domain/clock.js';
-import { ASSERTION_LIFETIME_SECONDS, VERIFICATION_GRACE_MS } from '../../src/signing-keys/index.js';
-import { writeJwksFile } from '../../src/signing-keys/adapters/jwks-file.js';
-import type { JwksDocument } from '../../src/signing-keys/domain/jwks.js';
+import { ManualClock } from '#tenant/domain/clock.js';
+import { ASSERTION_LIFETIME_SECONDS, VERIFICATION_GRACE_MS } from '#tenant/signing-keys/index.js';
+import { writeJwksFile } from '#tenant/signing-keys/adapters/jwks-file.js';
+import type { JwksDocument } from '#tenant/signing-keys/domain/jwks.js';
 import { call, openSigningKeyHarness, type ResponseBody, type SigningKeyHarness } from './support.js';
 
 const SECOND = 1000;

@@ -3,10 +3,10 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { expect } from 'chai';
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
-import { publicJwkOf, type JwksDocument } from '../../src/signing-keys/domain/jwks.js';
-import { SIGNING_ALGORITHMS } from '../../src/signing-keys/domain/model.js';
-import { JWKS_CACHE_CONTROL } from '../../src/signing-keys/index.js';
-import { MasterKeyring } from '../../src/signing-keys/domain/master-keyring.js';
+import { publicJwkOf, type JwksDocument } from '#tenant/signing-keys/domain/jwks.js';
+import { SIGNING_ALGORITHMS } from '#tenant/signing-keys/domain/model.js';
+import { JWKS_CACHE_CONTROL } from '#tenant/signing-keys/index.js';
+import { MasterKeyring } from '#tenant/signing-keys/domain/master-keyring.js';
 import { call, openSigningKeyHarness, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type ResponseBody, type SigningKeyHarness } from './support.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];

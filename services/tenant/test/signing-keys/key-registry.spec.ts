@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { AuditableEventOccurred } from '../../../../contracts/types.js';
-import { validateMessage } from '../../../../contracts/validate.js';
-import { MasterKeyring } from '../../src/signing-keys/domain/master-keyring.js';
+import type { AuditableEventOccurred } from '#contracts/types.js';
+import { validateMessage } from '#contracts/validate.js';
+import { MasterKeyring } from '#tenant/signing-keys/domain/master-keyring.js';
 import { call, openSigningKeyHarness, required, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
 
 const HOUR = 3_600_000;

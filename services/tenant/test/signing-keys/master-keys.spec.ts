@@ -5,16 +5,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
-import { ConfigError } from '../../../../adapters/config/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { openDatabase } from '../../../../adapters/persistence/index.js';
-import { projectRoot } from '../../../../test/support/shared-dir.js';
-import { main as reencryptCommand } from '../../src/cli/reencrypt-signing-keys.js';
-import { tenantDatabaseEntities, tenantServiceMigrations } from '../../src/database-schema.js';
-import { keyringFromConfig } from '../../src/signing-keys/adapters/config.js';
-import { masterKeyFingerprint } from '../../src/signing-keys/domain/master-keyring.js';
+import { ConfigError } from '#adapters/config/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { openDatabase } from '#adapters/persistence/index.js';
+import { projectRoot } from '#test-support/shared-dir.js';
+import { main as reencryptCommand } from '#tenant/cli/reencrypt-signing-keys.js';
+import { tenantDatabaseEntities, tenantServiceMigrations } from '#tenant/database-schema.js';
+import { keyringFromConfig } from '#tenant/signing-keys/adapters/config.js';
+import { masterKeyFingerprint } from '#tenant/signing-keys/domain/master-keyring.js';
 import { dropDatabase, openSigningKeyHarness, PG, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
-import type { AuditableEventOccurred } from '../../../../contracts/types.js';
+import type { AuditableEventOccurred } from '#contracts/types.js';
 
 const TOKEN_URL = 'https://ehr.example.org/oauth2/token';
 const connections = [{ name: 'ehr', clientId: 'link-mk', tokenUrl: TOKEN_URL }];
@@ -166,8 +166,8 @@ describe('signing keys: master keyring, start-up check and re-encryption (real P
   it('concurrent runs re-encrypt each key once', async () => {
     for (let i = 0; i < 6; i++) await h.keys.service.create({ algorithm: 'ES256' });
     const masterKeys = keyringFromConfig({ signingKeysMasterKeys: ring([TEST_MASTER_KEY_ID, TEST_MASTER_KEY], [NEW_ID, newKey]), signingKeysCurrentMasterKey: NEW_ID })!;
-    const { reencryptPrivateKeys } = await import('../../src/signing-keys/application/reencryption.js');
-    const { MikroSigningKeyStore } = await import('../../src/signing-keys/adapters/persistence.js');
+    const { reencryptPrivateKeys } = await import('#tenant/signing-keys/application/reencryption.js');
+    const { MikroSigningKeyStore } = await import('#tenant/signing-keys/adapters/persistence.js');
     const store = new MikroSigningKeyStore({ orm: h.db.orm, catalog: h.catalog });
     const reports = await Promise.all([reencryptPrivateKeys(store, masterKeys), reencryptPrivateKeys(store, masterKeys)]);
     expect(reports.map((report) => report.reencrypted).reduce((sum, n) => sum + n, 0)).to.equal(6);

@@ -4,17 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { assert } from 'chai';
-import { createHttpApp, listen, OpenApiBuilder, type HttpServerHandle } from '../../../../adapters/http/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { openDatabase, type Database } from '../../../../adapters/persistence/index.js';
-import { buildCatalog, type Catalog } from '../../../../contracts/catalog.js';
-import { tenantEntities } from '../../src/adapters/persistence/entities.js';
-import { tenantMigrations } from '../../src/adapters/persistence/migrations.js';
-import type { EhrConnection } from '../../src/domain/ehr-connection.js';
-import type { MasterKeyConfig, SigningKeyConfig } from '../../src/signing-keys/adapters/config.js';
-import type { JwksDocument } from '../../src/signing-keys/domain/jwks.js';
-import type { PublicJwk } from '../../src/signing-keys/domain/model.js';
-import { createSigningKeyModule, signingKeyEntities, signingKeyMigrations, type SigningKeyModule } from '../../src/signing-keys/index.js';
+import { createHttpApp, listen, OpenApiBuilder, type HttpServerHandle } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { openDatabase, type Database } from '#adapters/persistence/index.js';
+import { buildCatalog, type Catalog } from '#contracts/catalog.js';
+import { tenantEntities } from '#tenant/adapters/persistence/entities.js';
+import { tenantMigrations } from '#tenant/adapters/persistence/migrations.js';
+import type { EhrConnection } from '#tenant/domain/ehr-connection.js';
+import type { MasterKeyConfig, SigningKeyConfig } from '#tenant/signing-keys/adapters/config.js';
+import type { JwksDocument } from '#tenant/signing-keys/domain/jwks.js';
+import type { PublicJwk } from '#tenant/signing-keys/domain/model.js';
+import { createSigningKeyModule, signingKeyEntities, signingKeyMigrations, type SigningKeyModule } from '#tenant/signing-keys/index.js';
 
 export const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
 

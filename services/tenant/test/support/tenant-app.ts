@@ -1,11 +1,11 @@
 import type { Express } from 'express';
-import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { FacilityService } from '../../src/application/facility-service.js';
-import { MeasureMappingService } from '../../src/application/measure-mapping-service.js';
-import { ReportingPlanService } from '../../src/application/reporting-plan-service.js';
-import { VendorService } from '../../src/application/vendor-service.js';
-import { tenantRouter } from '../../src/adapters/http/tenant-routes.js';
+import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { FacilityService } from '#tenant/application/facility-service.js';
+import { MeasureMappingService } from '#tenant/application/measure-mapping-service.js';
+import { ReportingPlanService } from '#tenant/application/reporting-plan-service.js';
+import { VendorService } from '#tenant/application/vendor-service.js';
+import { tenantRouter } from '#tenant/adapters/http/tenant-routes.js';
 import type { TenantTestDatabase } from './tenant-database.js';
 
 /** The tenant routes on the standard app of adapters/http, over a test database. */

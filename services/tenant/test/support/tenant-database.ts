@@ -1,14 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { openDatabase, type Database } from '../../../../adapters/persistence/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { buildCatalog, type Catalog } from '../../../../contracts/catalog.js';
-import type { MessageName, MessagePayloads } from '../../../../contracts/types.js';
-import type { TenantContext } from '../../src/application/context.js';
-import { ManualClock } from '../../src/domain/clock.js';
-import { tenantEntities } from '../../src/adapters/persistence/entities.js';
-import { tenantMigrations } from '../../src/adapters/persistence/migrations.js';
-import { MikroTenantStore } from '../../src/adapters/persistence/tenant-store.js';
+import { openDatabase, type Database } from '#adapters/persistence/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { buildCatalog, type Catalog } from '#contracts/catalog.js';
+import type { MessageName, MessagePayloads } from '#contracts/types.js';
+import type { TenantContext } from '#tenant/application/context.js';
+import { ManualClock } from '#tenant/domain/clock.js';
+import { tenantEntities } from '#tenant/adapters/persistence/entities.js';
+import { tenantMigrations } from '#tenant/adapters/persistence/migrations.js';
+import { MikroTenantStore } from '#tenant/adapters/persistence/tenant-store.js';
 
 /** A uniquely named tenant database per spec file, with the real migrations; dropped afterwards. */
 export interface TenantTestDatabase {

@@ -15,7 +15,7 @@ import {
   PackageRejectedError, summarizePackage, terminologyDependencies,
   type PackageInspector, type PackageSummary, type TerminologyDependency, type TerminologyKnowledge,
 } from '../domain/artifacts/package-summary.js';
-import { InvalidInputError, NotFoundError } from '../../../shared-kernel/src/domain/errors.js';
+import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
 
 export interface PackageDependencyStatus {
   readonly name: string;

@@ -10,7 +10,7 @@ import {
 import type { CategoryRepository, CategoryRule, ImportOutcome } from '../domain/ports/category-repository.js';
 import { MatcherError, parseMatcher, type Matcher } from '../domain/categorization/matcher.js';
 import { defaultCategories } from './default-categories.js';
-import { InvalidInputError, NotFoundError } from '../../../shared-kernel/src/domain/errors.js';
+import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
 
 export interface CategoryServiceOptions {
   readonly clock?: () => Date;

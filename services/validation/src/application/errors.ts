@@ -3,7 +3,7 @@
  * (services/shared-kernel/src/domain/errors.ts: NotFoundError, InvalidInputError, ... which the
  * use cases throw directly; HTTP maps them once, adapters/http/domain-problems.ts).
  */
-import { UnprocessableError } from '../../../shared-kernel/src/domain/errors.js';
+import { UnprocessableError } from '#shared-kernel/domain/errors.js';
 
 /**
  * A resource given to $validate could not be validated within its deadline (the text says which

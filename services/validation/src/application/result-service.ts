@@ -8,7 +8,7 @@ import { verdictFromCounts, type ValidityVerdict } from '../domain/categorizatio
 import type { CategoryRepository } from '../domain/ports/category-repository.js';
 import { parseSeverity, UnknownSeverityError, type IssueSeverity } from '../domain/results/issue-severity.js';
 import type { NewResult, PageRequest, PatientKey, ResultRepository, ResultScope, StoredResult } from '../domain/ports/result-repository.js';
-import { InvalidInputError, NotFoundError } from '../../../shared-kernel/src/domain/errors.js';
+import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
 
 export interface ResultView extends Omit<StoredResult, 'categoryIds'> {
   readonly categories: readonly Category[];

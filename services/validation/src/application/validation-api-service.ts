@@ -13,7 +13,7 @@ import { toSeverity } from '../domain/results/issue-severity.js';
 import { toIssueTypeCode } from '../domain/results/issue-type.js';
 import { issuesFromOperationOutcome, type ValidationIssue } from '../domain/results/validation-issue.js';
 import type { CategoryService } from './category-service.js';
-import { InvalidInputError } from '../../../shared-kernel/src/domain/errors.js';
+import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import { ValidationDeadlineError } from './errors.js';
 
 export type CategorizedIssue = Categorized<ValidationIssue>;

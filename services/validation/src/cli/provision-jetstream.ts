@@ -22,11 +22,11 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { JetStreamManager } from '@nats-io/jetstream';
-import { exitOnConfigError, loadConfig, loggingSettings, natsSettings } from '../../../../adapters/config/index.js';
-import { connectNats } from '../../../../adapters/messaging/connection.js';
-import { provisionCatalog, type ProvisionAction } from '../../../../adapters/messaging/provisioning.js';
-import { createLogger } from '../../../../adapters/observability/logger.js';
-import { buildCatalog, catalogForNamespace, type Catalog } from '../../../../contracts/catalog.js';
+import { exitOnConfigError, loadConfig, loggingSettings, natsSettings } from '#adapters/config/index.js';
+import { connectNats } from '#adapters/messaging/connection.js';
+import { provisionCatalog, type ProvisionAction } from '#adapters/messaging/provisioning.js';
+import { createLogger } from '#adapters/observability/logger.js';
+import { buildCatalog, catalogForNamespace, type Catalog } from '#contracts/catalog.js';
 import { ensureReadyForValidationConsumer, readyForValidationConsumer } from '../adapters/messaging/ready-for-validation-consumer.js';
 import { validationSchema } from '../config.js';
 

@@ -17,13 +17,13 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { exitOnConfigError, loadConfig, loggingSettings, natsSettings } from '../../../../adapters/config/index.js';
-import { connectNats } from '../../../../adapters/messaging/connection.js';
-import { JetStreamPublisher } from '../../../../adapters/messaging/publisher.js';
-import type { PublishAck } from '../../../../adapters/messaging/publisher-port.js';
-import { createLogger } from '../../../../adapters/observability/logger.js';
-import { catalogForNamespace, type Catalog } from '../../../../contracts/catalog.js';
-import type { ReadyForValidation } from '../../../../contracts/types.js';
+import { exitOnConfigError, loadConfig, loggingSettings, natsSettings } from '#adapters/config/index.js';
+import { connectNats } from '#adapters/messaging/connection.js';
+import { JetStreamPublisher } from '#adapters/messaging/publisher.js';
+import type { PublishAck } from '#adapters/messaging/publisher-port.js';
+import { createLogger } from '#adapters/observability/logger.js';
+import { catalogForNamespace, type Catalog } from '#contracts/catalog.js';
+import type { ReadyForValidation } from '#contracts/types.js';
 
 export const publisherSchema = { ...natsSettings(), ...loggingSettings() };
 

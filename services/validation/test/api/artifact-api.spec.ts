@@ -6,9 +6,9 @@ import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import request from 'supertest';
-import type { Database } from '../../../../adapters/persistence/database.js';
-import { sharedDir } from '../../../../test/support/shared-dir.js';
-import type { ArtifactChangeListener } from '../../src/domain/ports/artifact-repository.js';
+import type { Database } from '#adapters/persistence/database.js';
+import { sharedDir } from '#test-support/shared-dir.js';
+import type { ArtifactChangeListener } from '#validation/domain/ports/artifact-repository.js';
 import { buildTestApi, type TestApi } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 

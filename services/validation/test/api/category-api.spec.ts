@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import type { Database } from '../../../../adapters/persistence/database.js';
-import { defaultCategories } from '../../src/application/default-categories.js';
+import type { Database } from '#adapters/persistence/database.js';
+import { defaultCategories } from '#validation/application/default-categories.js';
 import { buildTestApi, type TestApi } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 

@@ -2,12 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
-import type { Database } from '../../../../adapters/persistence/database.js';
-import { sharedDir } from '../../../../test/support/shared-dir.js';
-import { loadDefinitions } from '../../src/adapters/fhir-definitions/definition-cache.js';
+import type { Database } from '#adapters/persistence/database.js';
+import { sharedDir } from '#test-support/shared-dir.js';
+import { loadDefinitions } from '#validation/adapters/fhir-definitions/definition-cache.js';
 import { InProcessResourceValidator } from './support/in-process-validator.js';
-import { Validator } from '../../src/domain/engine/validator.js';
-import { LocalTerminology } from '../../src/domain/terminology/local-terminology.js';
+import { Validator } from '#validation/domain/engine/validator.js';
+import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 import { buildTestApi, type TestApi } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 

@@ -6,9 +6,9 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
-import type { Database } from '../../../../adapters/persistence/database.js';
+import type { Database } from '#adapters/persistence/database.js';
 import { InProcessResourceValidator } from './support/in-process-validator.js';
-import { Validator } from '../../src/domain/engine/validator.js';
+import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from '../engine/support/core-definitions.js';
 import {
   CATASTROPHIC_VALUE, hostileProfile, narrativeWithManyAttributes, patientForHostileProfile, questionnaireResponseWithRegex,

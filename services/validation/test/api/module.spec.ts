@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
-import type { Database } from '../../../../adapters/persistence/database.js';
-import { defaultCategories } from '../../src/application/default-categories.js';
+import type { Database } from '#adapters/persistence/database.js';
+import { defaultCategories } from '#validation/application/default-categories.js';
 import { buildTestApi } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 

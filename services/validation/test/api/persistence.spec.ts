@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import type { Database } from '../../../../adapters/persistence/database.js';
-import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
-import { PgCategoryRepository } from '../../src/adapters/persistence/category-repository.js';
-import { PgResultRepository } from '../../src/adapters/persistence/result-repository.js';
-import type { ValidationIssue } from '../../src/domain/results/validation-issue.js';
+import type { Database } from '#adapters/persistence/database.js';
+import { PgArtifactRepository } from '#validation/adapters/persistence/artifact-repository.js';
+import { PgCategoryRepository } from '#validation/adapters/persistence/category-repository.js';
+import { PgResultRepository } from '#validation/adapters/persistence/result-repository.js';
+import type { ValidationIssue } from '#validation/domain/results/validation-issue.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 
 const issue = (severity: ValidationIssue['severity'], message: string, extra: Partial<ValidationIssue> = {}): ValidationIssue =>

@@ -7,15 +7,15 @@
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
-import { loadConfig } from '../../../../adapters/config/index.js';
-import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import type { Database } from '../../../../adapters/persistence/database.js';
-import { adminWritesExceptProcessing } from '../../../../adapters/runtime/admin-writes.js';
-import { PROCESSING_ROUTES, validateRouteBodyLimits } from '../../src/adapters/http/validate-routes.js';
-import { createValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
-import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
-import { validationSchema } from '../../src/config.js';
+import { loadConfig } from '#adapters/config/index.js';
+import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import type { Database } from '#adapters/persistence/database.js';
+import { adminWritesExceptProcessing } from '#adapters/runtime/admin-writes.js';
+import { PROCESSING_ROUTES, validateRouteBodyLimits } from '#validation/adapters/http/validate-routes.js';
+import { createValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
+import { validationSchema } from '#validation/config.js';
 import { ScriptedValidator } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 

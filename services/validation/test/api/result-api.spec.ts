@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { UNCATEGORIZED } from '../../src/domain/categorization/category.js';
+import { UNCATEGORIZED } from '#validation/domain/categorization/category.js';
 import request from 'supertest';
-import type { Database } from '../../../../adapters/persistence/database.js';
-import type { ValidationIssue } from '../../src/domain/results/validation-issue.js';
+import type { Database } from '#adapters/persistence/database.js';
+import type { ValidationIssue } from '#validation/domain/results/validation-issue.js';
 import { buildTestApi, type TestApi } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 

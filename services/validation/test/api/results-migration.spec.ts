@@ -4,12 +4,12 @@
  * flow with their outcome, and stored through the API without one. Real PostgreSQL.
  */
 import { expect } from 'chai';
-import { openDatabase, type Database } from '../../../../adapters/persistence/database.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { validationApiEntities } from '../../src/adapters/persistence/entities.js';
-import { validationApiMigrations } from '../../src/adapters/persistence/migrations.js';
-import { PgResultRepository } from '../../src/adapters/persistence/result-repository.js';
-import { PgFlowStore } from '../../src/adapters/persistence/pg-flow-store.js';
+import { openDatabase, type Database } from '#adapters/persistence/database.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { validationApiEntities } from '#validation/adapters/persistence/entities.js';
+import { validationApiMigrations } from '#validation/adapters/persistence/migrations.js';
+import { PgResultRepository } from '#validation/adapters/persistence/result-repository.js';
+import { PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
 import { dropValidationTestDatabase, PG, uniqueDbName } from './support/database.js';
 
 /** The migrations before the move (those after it assume its columns). */

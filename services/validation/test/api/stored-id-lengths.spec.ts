@@ -6,14 +6,14 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import type { Express } from 'express';
-import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { openDatabase, type Database } from '../../../../adapters/persistence/index.js';
-import { createValidationApiModule, validationApiEntities, validationApiMigrations } from '../../src/adapters/http/validation-api-module.js';
-import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
-import { validationConfigurationRoutes } from '../../src/adapters/http/validation-configuration-routes.js';
-import { PgFacilityScopes } from '../../src/adapters/persistence/pg-facility-scopes.js';
-import { validationFlowEntities, validationFlowMigrations } from '../../src/adapters/persistence/validation-flow-tables.js';
+import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { openDatabase, type Database } from '#adapters/persistence/index.js';
+import { createValidationApiModule, validationApiEntities, validationApiMigrations } from '#validation/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
+import { validationConfigurationRoutes } from '#validation/adapters/http/validation-configuration-routes.js';
+import { PgFacilityScopes } from '#validation/adapters/persistence/pg-facility-scopes.js';
+import { validationFlowEntities, validationFlowMigrations } from '#validation/adapters/persistence/validation-flow-tables.js';
 import { dropDatabase, PG, uniqueSuffix } from '../flow/support/flow-harness.js';
 import { ScriptedValidator } from './support/app.js';
 

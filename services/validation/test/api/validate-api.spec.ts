@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import type { Database } from '../../../../adapters/persistence/database.js';
+import type { Database } from '#adapters/persistence/database.js';
 import { buildTestApi, ScriptedValidator, type TestApi } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 

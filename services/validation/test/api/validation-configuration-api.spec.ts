@@ -5,13 +5,13 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { openDatabase, type Database } from '../../../../adapters/persistence/database.js';
-import { validationApiEntities, validationApiMigrations } from '../../src/adapters/http/validation-api-module.js';
-import { validationConfigurationRoutes } from '../../src/adapters/http/validation-configuration-routes.js';
-import { PgFacilityScopes } from '../../src/adapters/persistence/pg-facility-scopes.js';
-import { validationFlowEntities, validationFlowMigrations } from '../../src/adapters/persistence/validation-flow-tables.js';
+import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { openDatabase, type Database } from '#adapters/persistence/database.js';
+import { validationApiEntities, validationApiMigrations } from '#validation/adapters/http/validation-api-module.js';
+import { validationConfigurationRoutes } from '#validation/adapters/http/validation-configuration-routes.js';
+import { PgFacilityScopes } from '#validation/adapters/persistence/pg-facility-scopes.js';
+import { validationFlowEntities, validationFlowMigrations } from '#validation/adapters/persistence/validation-flow-tables.js';
 import { dropValidationTestDatabase, PG, uniqueDbName } from './support/database.js';
 
 const V1 = { name: 'ig-v1', packages: [{ name: 'example.ig', version: '1.0.0' }] };

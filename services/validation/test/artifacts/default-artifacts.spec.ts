@@ -9,17 +9,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
-import { ConfigError } from '../../../../adapters/config/index.js';
-import { capturingLogger } from '../../../../adapters/http/test/support.js';
-import type { Database } from '../../../../adapters/persistence/database.js';
+import { ConfigError } from '#adapters/config/index.js';
+import { capturingLogger } from '#adapters/http/test/support.js';
+import type { Database } from '#adapters/persistence/database.js';
 import {
   EMBEDDED_MANIFEST_FILE, EmbeddedPackageSource, embeddedPackagesDirectory, readEmbeddedManifest,
-} from '../../src/adapters/artifacts/embedded-packages.js';
-import { initialArtifactSources } from '../../src/adapters/artifacts/initial-sources.js';
-import { EngineHost, NO_PACKAGES_WARNING } from '../../src/adapters/engine/engine-host.js';
-import { initializeAndStartEngine } from '../../src/adapters/engine/initialize-and-start.js';
-import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
-import type { ArtifactChangeListener } from '../../src/domain/ports/artifact-repository.js';
+} from '#validation/adapters/artifacts/embedded-packages.js';
+import { initialArtifactSources } from '#validation/adapters/artifacts/initial-sources.js';
+import { EngineHost, NO_PACKAGES_WARNING } from '#validation/adapters/engine/engine-host.js';
+import { initializeAndStartEngine } from '#validation/adapters/engine/initialize-and-start.js';
+import { PgArtifactRepository } from '#validation/adapters/persistence/artifact-repository.js';
+import type { ArtifactChangeListener } from '#validation/domain/ports/artifact-repository.js';
 import { buildTestApi } from '../api/support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from '../api/support/database.js';
 

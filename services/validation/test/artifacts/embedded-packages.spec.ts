@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { buildEmbeddedManifest } from '../../../../scripts/artifacts/embedded-manifest.js';
+import { buildEmbeddedManifest } from '#scripts/artifacts/embedded-manifest.js';
 import {
   describePackage, EMBEDDED_MANIFEST_FILE, EMBEDDED_PACKAGES_PATH, EmbeddedPackageSource, embeddedPackagesDirectory, readEmbeddedManifest, sha256Hex,
-} from '../../src/adapters/artifacts/embedded-packages.js';
-import { InitialArtifactSourceError } from '../../src/domain/ports/artifact-repository.js';
-import { readFhirPackage } from '../../src/domain/engine/definitions/fhir-package.js';
+} from '#validation/adapters/artifacts/embedded-packages.js';
+import { InitialArtifactSourceError } from '#validation/domain/ports/artifact-repository.js';
+import { readFhirPackage } from '#validation/domain/engine/definitions/fhir-package.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const folder = path.join(root, EMBEDDED_PACKAGES_PATH);

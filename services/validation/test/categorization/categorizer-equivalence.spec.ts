@@ -6,19 +6,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { sharedDir } from '../../../../test/support/shared-dir.js';
-import { loadDefinitions } from '../../src/adapters/fhir-definitions/definition-cache.js';
-import { defaultCategories } from '../../src/application/default-categories.js';
-import { Categorizer } from '../../src/domain/categorization/categorizer.js';
-import type { Category, CategoryWithMatcher } from '../../src/domain/categorization/category.js';
-import { parseMatcher, type MatchableIssue, type Matcher, type MatcherJson } from '../../src/domain/categorization/matcher.js';
-import { literalShortcut, requiredTexts } from '../../src/domain/categorization/user-regex.js';
-import { LayeredConformanceSource } from '../../src/domain/engine/layered-source.js';
-import { Validator } from '../../src/domain/engine/validator.js';
-import { aggregateEntryOutcomes } from '../../src/domain/flow/entry-outcome.js';
-import type { FhirResourceJson } from '../../src/domain/flow/submission.js';
-import { issuesFromOperationOutcome } from '../../src/domain/results/validation-issue.js';
-import { LocalTerminology } from '../../src/domain/terminology/local-terminology.js';
+import { sharedDir } from '#test-support/shared-dir.js';
+import { loadDefinitions } from '#validation/adapters/fhir-definitions/definition-cache.js';
+import { defaultCategories } from '#validation/application/default-categories.js';
+import { Categorizer } from '#validation/domain/categorization/categorizer.js';
+import type { Category, CategoryWithMatcher } from '#validation/domain/categorization/category.js';
+import { parseMatcher, type MatchableIssue, type Matcher, type MatcherJson } from '#validation/domain/categorization/matcher.js';
+import { literalShortcut, requiredTexts } from '#validation/domain/categorization/user-regex.js';
+import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
+import { Validator } from '#validation/domain/engine/validator.js';
+import { aggregateEntryOutcomes } from '#validation/domain/flow/entry-outcome.js';
+import type { FhirResourceJson } from '#validation/domain/flow/submission.js';
+import { issuesFromOperationOutcome } from '#validation/domain/results/validation-issue.js';
+import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 
 const category = (id: string): Category => ({ id, title: id, severity: 'ERROR', acceptable: false, guidance: 'g' });
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { Categorizer, isUncategorized } from '../../src/domain/categorization/categorizer.js';
+import { Categorizer, isUncategorized } from '#validation/domain/categorization/categorizer.js';
 import {
   CategoryValidationError, parseCategory, parseCategorySnapshots, UNCATEGORIZED, type Category,
-} from '../../src/domain/categorization/category.js';
-import { parseMatcher } from '../../src/domain/categorization/matcher.js';
-import { summarizeByCategory, summarizeByMessage } from '../../src/domain/categorization/summary.js';
-import { assessValidity, isSubmissionValid } from '../../src/domain/categorization/validity.js';
+} from '#validation/domain/categorization/category.js';
+import { parseMatcher } from '#validation/domain/categorization/matcher.js';
+import { summarizeByCategory, summarizeByMessage } from '#validation/domain/categorization/summary.js';
+import { assessValidity, isSubmissionValid } from '#validation/domain/categorization/validity.js';
 
 const cat = (id: string, acceptable: boolean): Category => ({ id, title: id.toUpperCase(), severity: 'ERROR', acceptable, guidance: 'g' });
 
@@ -111,7 +111,7 @@ describe('validation: category records and imports', () => {
 
 describe('validation: the validity rule from stored counts', () => {
   it('gives the same verdict as the issue-by-issue form', async () => {
-    const { verdictFromCounts } = await import('../../src/domain/categorization/validity.js');
+    const { verdictFromCounts } = await import('#validation/domain/categorization/validity.js');
     const issues = [
       { severity: 'error', categories: [UNCATEGORIZED] },
       { severity: 'warning', categories: [cat('a', false)] },
@@ -125,7 +125,7 @@ describe('validation: the validity rule from stored counts', () => {
 
 describe('validation: terminology dependencies', () => {
   it('marks bound value sets and their code systems local, remote or missing', async () => {
-    const { terminologyDependencies, summarizePackage } = await import('../../src/domain/artifacts/package-summary.js');
+    const { terminologyDependencies, summarizePackage } = await import('#validation/domain/artifacts/package-summary.js');
     const profile = {
       resourceType: 'StructureDefinition', url: 'http://x/sd', snapshot: { element: [
         { id: 'Obs.code', path: 'Obs.code', binding: { strength: 'extensible', valueSet: 'http://x/vs|1.0' } },

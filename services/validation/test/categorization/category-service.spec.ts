@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { CategoryService } from '../../src/application/category-service.js';
-import { InvalidInputError, NotFoundError } from '../../../shared-kernel/src/domain/errors.js';
-import type { CategoryRepository } from '../../src/domain/ports/category-repository.js';
+import { CategoryService } from '#validation/application/category-service.js';
+import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
+import type { CategoryRepository } from '#validation/domain/ports/category-repository.js';
 
 const category = { id: 'c1', title: 'C1', severity: 'ERROR' as const, acceptable: false, guidance: 'g' };
 

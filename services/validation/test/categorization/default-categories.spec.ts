@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { defaultCategories } from '../../src/application/default-categories.js';
-import { Categorizer } from '../../src/domain/categorization/categorizer.js';
-import { parseMatcher } from '../../src/domain/categorization/matcher.js';
+import { defaultCategories } from '#validation/application/default-categories.js';
+import { Categorizer } from '#validation/domain/categorization/categorizer.js';
+import { parseMatcher } from '#validation/domain/categorization/matcher.js';
 
 /** Messages worded as the HL7 validator (and our engine) word them, with the category each should land in. */
 const EXAMPLES: [severity: string, code: string, message: string, expression: string, expected: string[]][] = [

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { MatcherError, parseMatcher, MAX_MATCHER_DEPTH } from '../../src/domain/categorization/matcher.js';
+import { MatcherError, parseMatcher, MAX_MATCHER_DEPTH } from '#validation/domain/categorization/matcher.js';
 import { RE2JS } from 're2js';
-import { compileUserRegex, literalShortcut, requiredTexts, translateJavaRegex, UserRegexError } from '../../src/domain/categorization/user-regex.js';
+import { compileUserRegex, literalShortcut, requiredTexts, translateJavaRegex, UserRegexError } from '#validation/domain/categorization/user-regex.js';
 
 const issue = {
   severity: 'error',

@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LazyCoreSearchParameters, coreSearchParametersFile, readSearchParameters } from '../../src/cli/core-search-parameters.js';
-import type { CanonicalResource, ConformanceResourceSource } from '../../src/domain/ports/conformance-resources.js';
-import { LayeredConformanceSource } from '../../src/domain/engine/layered-source.js';
+import { LazyCoreSearchParameters, coreSearchParametersFile, readSearchParameters } from '#validation/cli/core-search-parameters.js';
+import type { CanonicalResource, ConformanceResourceSource } from '#validation/domain/ports/conformance-resources.js';
+import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
 
 const sd = { resourceType: 'StructureDefinition', url: 'http://example.org/sd', snapshot: { element: [{ id: 'Patient', path: 'Patient' }] } } as CanonicalResource;
 const questionnaire = { resourceType: 'Questionnaire', url: 'http://example.org/q' } as CanonicalResource;

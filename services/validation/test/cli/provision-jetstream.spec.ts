@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { connectNats, type NatsHandle } from '../../../../adapters/messaging/connection.js';
-import { toStreamConfig } from '../../../../adapters/messaging/provisioning.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { buildCatalog } from '../../../../contracts/catalog.js';
-import { projectRoot } from '../../../../test/support/shared-dir.js';
-import { READY_FOR_VALIDATION_DURABLE, startReadyForValidationConsumer } from '../../src/adapters/messaging/ready-for-validation-consumer.js';
+import { connectNats, type NatsHandle } from '#adapters/messaging/connection.js';
+import { toStreamConfig } from '#adapters/messaging/provisioning.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { buildCatalog } from '#contracts/catalog.js';
+import { projectRoot } from '#test-support/shared-dir.js';
+import { READY_FOR_VALIDATION_DURABLE, startReadyForValidationConsumer } from '#validation/adapters/messaging/ready-for-validation-consumer.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const tsx = path.join(projectRoot, 'node_modules/.bin/tsx');

@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { locateCoreDefinitions, R4_CORE_BUNDLE_FILES, repairCoreStructureDefinition, type CoreDefinitionsLocation } from '../../src/adapters/fhir-definitions/core-definitions.js';
-import { loadDefinitions } from '../../src/adapters/fhir-definitions/definition-cache.js';
-import { loadPackagesFromDirectory } from '../../src/adapters/fhir-definitions/package-files.js';
-import type { CanonicalResource } from '../../src/domain/ports/conformance-resources.js';
+import { locateCoreDefinitions, R4_CORE_BUNDLE_FILES, repairCoreStructureDefinition, type CoreDefinitionsLocation } from '#validation/adapters/fhir-definitions/core-definitions.js';
+import { loadDefinitions } from '#validation/adapters/fhir-definitions/definition-cache.js';
+import { loadPackagesFromDirectory } from '#validation/adapters/fhir-definitions/package-files.js';
+import type { CanonicalResource } from '#validation/domain/ports/conformance-resources.js';
 import { packageEntries, tgz } from './support/tar-writer.js';
 import { sharedDefinitions } from './support/shared-definitions.js';
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import type { CanonicalResource } from '../../src/domain/ports/conformance-resources.js';
-import { compareVersions, DefinitionIndex } from '../../src/domain/engine/definitions/definition-index.js';
-import type { FhirPackage } from '../../src/domain/engine/definitions/fhir-package.js';
-import { readFhirPackage } from '../../src/domain/engine/definitions/fhir-package.js';
+import type { CanonicalResource } from '#validation/domain/ports/conformance-resources.js';
+import { compareVersions, DefinitionIndex } from '#validation/domain/engine/definitions/definition-index.js';
+import type { FhirPackage } from '#validation/domain/engine/definitions/fhir-package.js';
+import { readFhirPackage } from '#validation/domain/engine/definitions/fhir-package.js';
 import { packageEntries, tgz } from './support/tar-writer.js';
 import { sharedDefinitions } from './support/shared-definitions.js';
 

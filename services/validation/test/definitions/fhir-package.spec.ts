@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { sharedDir } from '../../../../test/support/shared-dir.js';
-import { FhirPackageError, readFhirPackage } from '../../src/domain/engine/definitions/fhir-package.js';
+import { sharedDir } from '#test-support/shared-dir.js';
+import { FhirPackageError, readFhirPackage } from '#validation/domain/engine/definitions/fhir-package.js';
 import { packageEntries, tgz } from './support/tar-writer.js';
 
 const manifest = { name: 'example.fhir.test', version: '1.2.3', fhirVersions: ['4.0.1'], dependencies: { 'hl7.fhir.r4.core': '4.0.1', 'example.missing': '0.1.0' } };

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { sharedDir } from '../../../../test/support/shared-dir.js';
-import { PackageArchiveError, readPackageArchive, type PackageArchiveErrorCode } from '../../src/domain/engine/definitions/package-archive.js';
+import { sharedDir } from '#test-support/shared-dir.js';
+import { PackageArchiveError, readPackageArchive, type PackageArchiveErrorCode } from '#validation/domain/engine/definitions/package-archive.js';
 import { tar, tarHeader, tgz } from './support/tar-writer.js';
 
 const packagesDir = sharedDir('fhir-packages');

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { packageDigests } from '../../src/adapters/fhir-definitions/package-digests.js';
+import { packageDigests } from '#validation/adapters/fhir-definitions/package-digests.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 

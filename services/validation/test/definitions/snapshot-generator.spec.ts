@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { sharedDir } from '../../../../test/support/shared-dir.js';
-import type { CanonicalResource } from '../../src/domain/ports/conformance-resources.js';
-import type { DefinitionIndex } from '../../src/domain/engine/definitions/definition-index.js';
-import { SnapshotGenerator, withGeneratedSnapshots, type ElementDefinition, type SnapshotGeneratorOptions, type SnapshotResult } from '../../src/domain/engine/definitions/snapshot-generator.js';
+import { sharedDir } from '#test-support/shared-dir.js';
+import type { CanonicalResource } from '#validation/domain/ports/conformance-resources.js';
+import type { DefinitionIndex } from '#validation/domain/engine/definitions/definition-index.js';
+import { SnapshotGenerator, withGeneratedSnapshots, type ElementDefinition, type SnapshotGeneratorOptions, type SnapshotResult } from '#validation/domain/engine/definitions/snapshot-generator.js';
 import { sharedDefinitions } from './support/shared-definitions.js';
 
 type Summary = string;

@@ -6,13 +6,13 @@
  */
 import { expect } from 'chai';
 import type { Counter } from 'prom-client';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { createMetrics, type ServiceMetrics } from '../../../../adapters/observability/metrics.js';
-import { sharedDir } from '../../../../test/support/shared-dir.js';
-import { EngineHost } from '../../src/adapters/engine/index.js';
-import { deadlineIssueOf } from '../../src/domain/engine/outcome/deadline.js';
-import { aggregateEntryOutcomes, type FhirResourceJson } from '../../src/domain/flow/index.js';
-import { ValidatorBusyError, type ValidationOutcome } from '../../src/domain/ports/resource-validator.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { createMetrics, type ServiceMetrics } from '#adapters/observability/metrics.js';
+import { sharedDir } from '#test-support/shared-dir.js';
+import { EngineHost } from '#validation/adapters/engine/index.js';
+import { deadlineIssueOf } from '#validation/domain/engine/outcome/deadline.js';
+import { aggregateEntryOutcomes, type FhirResourceJson } from '#validation/domain/flow/index.js';
+import { ValidatorBusyError, type ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 import { eventually, folderArtifacts } from '../flow/support/flow-harness.js';
 import { busyResource, hangingResource, HANGING_WORKER, waitingResource } from './support/hanging-engine.js';
 

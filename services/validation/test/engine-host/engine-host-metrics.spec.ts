@@ -6,11 +6,11 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import type { Histogram } from 'prom-client';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { createMetrics, type ServiceMetrics } from '../../../../adapters/observability/metrics.js';
-import { EngineHost } from '../../src/adapters/engine/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { createMetrics, type ServiceMetrics } from '#adapters/observability/metrics.js';
+import { EngineHost } from '#validation/adapters/engine/index.js';
 import { folderArtifacts } from '../flow/support/flow-harness.js';
-import { sharedDir } from '../../../../test/support/shared-dir.js';
+import { sharedDir } from '#test-support/shared-dir.js';
 
 const NAME = 'validation_resource_duration_seconds';
 

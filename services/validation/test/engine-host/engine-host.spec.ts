@@ -6,16 +6,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { OpenApiBuilder } from '../../../../adapters/http/index.js';
-import { connectNats, type NatsHandle } from '../../../../adapters/messaging/connection.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import type { Database } from '../../../../adapters/persistence/index.js';
-import { sharedDir } from '../../../../test/support/shared-dir.js';
-import { ArtifactChangeNotifier, EngineHost } from '../../src/adapters/engine/index.js';
-import { createValidationApiModule, type ValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
-import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
-import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
-import type { ValidationOutcome } from '../../src/domain/ports/resource-validator.js';
+import { OpenApiBuilder } from '#adapters/http/index.js';
+import { connectNats, type NatsHandle } from '#adapters/messaging/connection.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import type { Database } from '#adapters/persistence/index.js';
+import { sharedDir } from '#test-support/shared-dir.js';
+import { ArtifactChangeNotifier, EngineHost } from '#validation/adapters/engine/index.js';
+import { createValidationApiModule, type ValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
+import { PgArtifactRepository } from '#validation/adapters/persistence/artifact-repository.js';
+import type { ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 import { dropDatabase, eventually, openFlowDatabase, uniqueSuffix } from '../flow/support/flow-harness.js';
 
 const US_CORE_PATIENT = 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-patient';

@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { EngineHost } from '../../src/adapters/engine/index.js';
-import type { ValidationOutcome } from '../../src/domain/ports/resource-validator.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { EngineHost } from '#validation/adapters/engine/index.js';
+import type { ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 import { folderArtifacts } from '../flow/support/flow-harness.js';
-import { sharedDir } from '../../../../test/support/shared-dir.js';
+import { sharedDir } from '#test-support/shared-dir.js';
 
 /** A sample ServiceRequest whose NHSN profile binds its LOINC code: local terminology cannot check LOINC. */
 function sampleServiceRequest(): Record<string, unknown> {

@@ -7,11 +7,11 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import type { Histogram } from 'prom-client';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { createMetrics, type ServiceMetrics } from '../../../../adapters/observability/metrics.js';
-import { sharedDir } from '../../../../test/support/shared-dir.js';
-import { EngineHost } from '../../src/adapters/engine/index.js';
-import { aggregateEntryOutcomes, submissionBundle, SubmissionFormatError } from '../../src/domain/flow/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { createMetrics, type ServiceMetrics } from '#adapters/observability/metrics.js';
+import { sharedDir } from '#test-support/shared-dir.js';
+import { EngineHost } from '#validation/adapters/engine/index.js';
+import { aggregateEntryOutcomes, submissionBundle, SubmissionFormatError } from '#validation/domain/flow/index.js';
 import { folderArtifacts } from '../flow/support/flow-harness.js';
 import { measureReportOf, sampleSubmissions } from '../flow/support/sample-submissions.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { EngineHost } from '../../src/adapters/engine/engine-host.js';
-import { engineTerminologyKnowledge } from '../../src/adapters/engine/terminology-knowledge.js';
+import type { EngineHost } from '#validation/adapters/engine/engine-host.js';
+import { engineTerminologyKnowledge } from '#validation/adapters/engine/terminology-knowledge.js';
 
 describe('validation: terminology knowledge for dependency reports', () => {
   const core = { url: 'http://hl7.org/fhir/ValueSet/administrative-gender' };

@@ -5,10 +5,10 @@
  */
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { createCache, type Cache } from '../../../../adapters/cache/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { TerminologyMetrics } from '../../src/adapters/terminology/index.js';
-import { WorkerCounters, WorkerMetricsSink } from '../../src/adapters/worker-pool/worker-metrics.js';
+import { createCache, type Cache } from '#adapters/cache/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { TerminologyMetrics } from '#validation/adapters/terminology/index.js';
+import { WorkerCounters, WorkerMetricsSink } from '#validation/adapters/worker-pool/worker-metrics.js';
 
 /** The counter lines of a registry's exposition, sorted (HELP/TYPE lines and order aside). */
 async function series(registry: Registry): Promise<string[]> {

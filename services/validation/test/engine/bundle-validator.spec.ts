@@ -5,9 +5,9 @@
  * search sets (search modes and the entries they allow) and links.
  */
 import { expect } from 'chai';
-import { issueMessageId, type ValidationOutcome } from '../../src/domain/engine/outcome/issue.js';
-import { restfulParts } from '../../src/domain/engine/resource-types/bundle-validator.js';
-import { Validator } from '../../src/domain/engine/validator.js';
+import { issueMessageId, type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+import { restfulParts } from '#validation/domain/engine/resource-types/bundle-validator.js';
+import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_ } from './support/helpers.js';
 

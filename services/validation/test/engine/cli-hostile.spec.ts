@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { main } from '../../src/cli/validate.js';
+import { main } from '#validation/cli/validate.js';
 import {
   CATASTROPHIC_PATTERN, CATASTROPHIC_VALUE, HOSTILE_PROFILE_URL, hostileProfile, narrativeWithManyAttributes, narrativeWithManyOpenBrackets,
   patientForHostileProfile, questionnaireResponseWithRegex,

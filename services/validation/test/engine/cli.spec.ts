@@ -7,13 +7,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { defaultPackageFiles } from '../../src/cli/default-packages.js';
+import { defaultPackageFiles } from '#validation/cli/default-packages.js';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { WorkerMessage } from '../../src/cli/parallel-validation.js';
-import { main, parseCliArgs } from '../../src/cli/validate.js';
+import type { WorkerMessage } from '#validation/cli/parallel-validation.js';
+import { main, parseCliArgs } from '#validation/cli/validate.js';
 import { profile } from './support/helpers.js';
-import type { Issue } from '../../src/domain/engine/outcome/issue.js';
+import type { Issue } from '#validation/domain/engine/outcome/issue.js';
 
 describe('engine: validate CLI @slow', function () {
   this.timeout(60_000);

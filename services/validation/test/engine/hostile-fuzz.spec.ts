@@ -12,7 +12,7 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { Validator } from '../../src/domain/engine/validator.js';
+import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from './support/core-definitions.js';
 import { CATASTROPHIC_PATTERN, HOSTILE_PROFILE_URL, hostileProfile } from './support/hostile-resources.js';
 

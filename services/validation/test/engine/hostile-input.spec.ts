@@ -3,7 +3,7 @@
  * completed validation, never a crash, a stack overflow or a hang.
  */
 import { expect } from 'chai';
-import { Validator } from '../../src/domain/engine/validator.js';
+import { Validator } from '#validation/domain/engine/validator.js';
 import { coreSource } from './support/core-definitions.js';
 import { errorsOf, issuesWith } from './support/helpers.js';
 

@@ -5,9 +5,9 @@
  * gets its proper answer. A pattern RE2 cannot run is a warning with the HL7 validator's wording.
  */
 import { expect } from 'chai';
-import { Validator } from '../../src/domain/engine/validator.js';
-import { checkXhtml, scanNarrative, unresolvedInternalLinks } from '../../src/domain/engine/checks/xhtml.js';
-import { compileLinearRegex, isRegexError } from '../../src/domain/regex/linear-regex.js';
+import { Validator } from '#validation/domain/engine/validator.js';
+import { checkXhtml, scanNarrative, unresolvedInternalLinks } from '#validation/domain/engine/checks/xhtml.js';
+import { compileLinearRegex, isRegexError } from '#validation/domain/regex/linear-regex.js';
 import { coreSource, sourceWith } from './support/core-definitions.js';
 import { describe_, errorsOf, issuesWith } from './support/helpers.js';
 import {

@@ -1,6 +1,6 @@
 /** The engine's JSON parser: positions, recoverable problems, fatal errors, limits. */
 import { expect } from 'chai';
-import { parseLocatedJson, type ObjectLocation, type ArrayLocation } from '../../src/domain/engine/json/located-json.js';
+import { parseLocatedJson, type ObjectLocation, type ArrayLocation } from '#validation/domain/engine/json/located-json.js';
 
 describe('engine: located JSON parser', () => {
   it('parses values and records the position of every property and item', () => {

@@ -4,7 +4,7 @@
  * an escaped '<' and a '<' that starts no tag are fine.
  */
 import { expect } from 'chai';
-import { Validator } from '../../src/domain/engine/validator.js';
+import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_, issuesWith } from './support/helpers.js';
 

@@ -5,10 +5,10 @@
  * the test is about finding it.
  */
 import { expect } from 'chai';
-import type { Issue, ValidationOutcome } from '../../src/domain/engine/outcome/issue.js';
-import { EXT_MESSAGE_ID } from '../../src/domain/engine/outcome/issue.js';
-import { Validator } from '../../src/domain/engine/validator.js';
-import type { TerminologyPort, ValidateCodeResult } from '../../src/domain/ports/terminology.js';
+import type { Issue, ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+import { EXT_MESSAGE_ID } from '#validation/domain/engine/outcome/issue.js';
+import { Validator } from '#validation/domain/engine/validator.js';
+import type { TerminologyPort, ValidateCodeResult } from '#validation/domain/ports/terminology.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_ } from './support/helpers.js';
 

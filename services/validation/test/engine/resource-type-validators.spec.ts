@@ -4,14 +4,14 @@
  * for the root resource and for nested ones, each at its own location.
  */
 import { expect } from 'chai';
-import type { NodeContext } from '../../src/domain/engine/context/node-context.js';
-import { ResourceContext } from '../../src/domain/engine/context/resource-context.js';
-import { ValidationRun } from '../../src/domain/engine/context/validation-run.js';
-import { ValidatorServices } from '../../src/domain/engine/context/validator-services.js';
-import { defaultResourceTypeValidators, ResourceTypeValidators, type ResourceTypeValidator } from '../../src/domain/engine/resource-types/index.js';
-import { resolveValidatorOptions } from '../../src/domain/engine/validator-options.js';
-import { validateResource } from '../../src/domain/engine/walk/instance-validator.js';
-import { unknownTerminology } from '../../src/domain/ports/terminology.js';
+import type { NodeContext } from '#validation/domain/engine/context/node-context.js';
+import { ResourceContext } from '#validation/domain/engine/context/resource-context.js';
+import { ValidationRun } from '#validation/domain/engine/context/validation-run.js';
+import { ValidatorServices } from '#validation/domain/engine/context/validator-services.js';
+import { defaultResourceTypeValidators, ResourceTypeValidators, type ResourceTypeValidator } from '#validation/domain/engine/resource-types/index.js';
+import { resolveValidatorOptions } from '#validation/domain/engine/validator-options.js';
+import { validateResource } from '#validation/domain/engine/walk/instance-validator.js';
+import { unknownTerminology } from '#validation/domain/ports/terminology.js';
 import { coreSource } from './support/core-definitions.js';
 
 /** Records each call with the resource's location and the issues reported by then. */

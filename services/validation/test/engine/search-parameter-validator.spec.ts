@@ -4,7 +4,7 @@
  * composite parameter needs two or more components.
  */
 import { expect } from 'chai';
-import { Validator } from '../../src/domain/engine/validator.js';
+import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_, errorsOf, issuesWith } from './support/helpers.js';
 

@@ -5,7 +5,7 @@
  * validator-business-rules.spec.ts).
  */
 import { expect } from 'chai';
-import { Validator } from '../../src/domain/engine/validator.js';
+import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_, errorsOf, issuesWith, profile } from './support/helpers.js';
 

@@ -1,6 +1,6 @@
 /** The worker pool validates in worker threads and gives the same outcome as in-process. */
 import { expect } from 'chai';
-import { ValidationPool } from '../../src/adapters/worker-pool/validation-pool.js';
+import { ValidationPool } from '#validation/adapters/worker-pool/validation-pool.js';
 
 describe('engine: validation worker pool @slow', function () {
   this.timeout(60_000);

@@ -4,8 +4,8 @@
  * bindings, date limits as durations, narrative links. Fixtures are hand-written.
  */
 import { expect } from 'chai';
-import { Validator } from '../../src/domain/engine/validator.js';
-import type { TerminologyPort } from '../../src/domain/ports/terminology.js';
+import { Validator } from '#validation/domain/engine/validator.js';
+import type { TerminologyPort } from '#validation/domain/ports/terminology.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_, errorsOf, issuesWith, profile } from './support/helpers.js';
 

@@ -5,8 +5,8 @@
  * differentials; their snapshots are generated on first use.
  */
 import { expect } from 'chai';
-import { issueMessageId, type Issue, type ValidationOutcome } from '../../src/domain/engine/outcome/issue.js';
-import { Validator } from '../../src/domain/engine/validator.js';
+import { issueMessageId, type Issue, type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_, errorsOf, profile } from './support/helpers.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Validator } from '../../src/domain/engine/validator.js';
+import { Validator } from '#validation/domain/engine/validator.js';
 import { coreSource } from './support/core-definitions.js';
 import { describe_, errorsOf, issuesWith } from './support/helpers.js';
 

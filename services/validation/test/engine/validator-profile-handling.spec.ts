@@ -5,8 +5,8 @@
  * profiles (the value must follow one of them).
  */
 import { expect } from 'chai';
-import { issueMessageId, type ValidationOutcome } from '../../src/domain/engine/outcome/issue.js';
-import { Validator } from '../../src/domain/engine/validator.js';
+import { issueMessageId, type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_, errorsOf, profile } from './support/helpers.js';
 

@@ -3,8 +3,8 @@
  * hand-written differentials; their snapshots are generated on first use.
  */
 import { expect } from 'chai';
-import { Validator } from '../../src/domain/engine/validator.js';
-import type { TerminologyPort, ValidateCodeRequest } from '../../src/domain/ports/terminology.js';
+import { Validator } from '#validation/domain/engine/validator.js';
+import type { TerminologyPort, ValidateCodeRequest } from '#validation/domain/ports/terminology.js';
 import { FakeTerminology } from '../terminology/support/fake-terminology.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_, errorsOf, issuesWith, profile } from './support/helpers.js';

@@ -3,8 +3,8 @@
  * types, primitives, invariants, locations and message ids. Fixtures are hand-written.
  */
 import { expect } from 'chai';
-import { Validator } from '../../src/domain/engine/validator.js';
-import { EXT_COL, EXT_LINE, EXT_MESSAGE_ID } from '../../src/domain/engine/outcome/issue.js';
+import { Validator } from '#validation/domain/engine/validator.js';
+import { EXT_COL, EXT_LINE, EXT_MESSAGE_ID } from '#validation/domain/engine/outcome/issue.js';
 import { coreSource } from './support/core-definitions.js';
 import { describe_, errorsOf, issuesWith } from './support/helpers.js';
 

@@ -1,7 +1,7 @@
 /** ValidationComplete's payload, built by one pure function for the flow and the report jobs alike. */
 import { expect } from 'chai';
-import { validateMessage } from '../../../../contracts/validate.js';
-import { validationCompletePayload } from '../../src/application/validation-flow/index.js';
+import { validateMessage } from '#contracts/validate.js';
+import { validationCompletePayload } from '#validation/application/validation-flow/index.js';
 
 const counts = { total: 3, errors: 2, warnings: 1, information: 0, categorized: 2, uncategorized: 1, unacceptable: 1 };
 

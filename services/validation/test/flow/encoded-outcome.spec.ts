@@ -8,8 +8,8 @@ import { expect } from 'chai';
 import {
   aggregatedOutcomeJson, aggregateEntryOutcomes, encodeEntryIssues, submissionBundle, submissionFromBytes, SubmissionFormatError,
   type FhirResourceJson,
-} from '../../src/domain/flow/index.js';
-import type { ValidationOutcome } from '../../src/domain/ports/resource-validator.js';
+} from '#validation/domain/flow/index.js';
+import type { ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 
 const entries: { index: number; resource: FhirResourceJson; outcome: ValidationOutcome }[] = [
   {

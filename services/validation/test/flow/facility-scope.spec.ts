@@ -4,18 +4,18 @@
  * version, in the same engine host (worker pool) at the same time.
  */
 import { expect } from 'chai';
-import { OpenApiBuilder } from '../../../../adapters/http/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import type { Database } from '../../../../adapters/persistence/index.js';
-import { EngineHost } from '../../src/adapters/engine/index.js';
-import { loadDefinitions } from '../../src/adapters/fhir-definitions/definition-cache.js';
-import { createValidationApiModule, type ValidationApiModule } from '../../src/adapters/http/validation-api-module.js';
-import { pgValidationApiRepositories } from '../../src/adapters/persistence/validation-api-repositories.js';
-import { PgArtifactRepository } from '../../src/adapters/persistence/artifact-repository.js';
-import { ValidationFlow } from '../../src/application/validation-flow/index.js';
-import { PgFacilityScopes } from '../../src/adapters/persistence/pg-facility-scopes.js';
-import { PgFlowStore } from '../../src/adapters/persistence/pg-flow-store.js';
-import { ValidationScopeError } from '../../src/domain/flow/index.js';
+import { OpenApiBuilder } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import type { Database } from '#adapters/persistence/index.js';
+import { EngineHost } from '#validation/adapters/engine/index.js';
+import { loadDefinitions } from '#validation/adapters/fhir-definitions/definition-cache.js';
+import { createValidationApiModule, type ValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
+import { PgArtifactRepository } from '#validation/adapters/persistence/artifact-repository.js';
+import { ValidationFlow } from '#validation/application/validation-flow/index.js';
+import { PgFacilityScopes } from '#validation/adapters/persistence/pg-facility-scopes.js';
+import { PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
+import { ValidationScopeError } from '#validation/domain/flow/index.js';
 import { packageEntries, tgz } from '../definitions/support/tar-writer.js';
 import { dropDatabase, openFlowDatabase, uniqueSuffix } from './support/flow-harness.js';
 import { InMemorySubmissionSource } from './support/in-memory-submission-source.js';

@@ -5,11 +5,11 @@
  * id names the submission and the run.
  */
 import { expect } from 'chai';
-import { VALID } from '../../../../contracts/test/fixtures.js';
-import type { Database } from '../../../../adapters/persistence/index.js';
-import { PgFlowStore } from '../../src/adapters/persistence/pg-flow-store.js';
-import type { FlowRecord, FlowStore } from '../../src/domain/ports/flow-store.js';
-import { categorizeSubmission } from '../../src/domain/results/submission-categorization.js';
+import { VALID } from '#contracts/test/fixtures.js';
+import type { Database } from '#adapters/persistence/index.js';
+import { PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
+import type { FlowRecord, FlowStore } from '#validation/domain/ports/flow-store.js';
+import { categorizeSubmission } from '#validation/domain/results/submission-categorization.js';
 import { InMemoryFlowStore } from './support/in-memory-flow-store.js';
 import { dropDatabase, openFlowDatabase, uniqueSuffix } from './support/flow-harness.js';
 

@@ -6,14 +6,14 @@
  * the submission's row lock, so an outcome is announced exactly once.
  */
 import { expect } from 'chai';
-import { buildCatalog } from '../../../../contracts/catalog.js';
-import { VALID } from '../../../../contracts/test/fixtures.js';
-import { ContractViolationError } from '../../../../adapters/messaging/errors.js';
-import type { Database } from '../../../../adapters/persistence/index.js';
-import { readSubmissionIssues } from '../../src/adapters/persistence/result-repository.js';
-import { type FlowRecord } from '../../src/application/validation-flow/index.js';
-import { PgFlowStore } from '../../src/adapters/persistence/pg-flow-store.js';
-import { categorizeSubmission } from '../../src/domain/results/submission-categorization.js';
+import { buildCatalog } from '#contracts/catalog.js';
+import { VALID } from '#contracts/test/fixtures.js';
+import { ContractViolationError } from '#adapters/messaging/errors.js';
+import type { Database } from '#adapters/persistence/index.js';
+import { readSubmissionIssues } from '#validation/adapters/persistence/result-repository.js';
+import { type FlowRecord } from '#validation/application/validation-flow/index.js';
+import { PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
+import { categorizeSubmission } from '#validation/domain/results/submission-categorization.js';
 import { dropDatabase, openFlowDatabase, uniqueSuffix } from './support/flow-harness.js';
 
 const KEY = { facilityId: 'fac-store', reportId: 'rep-store', patientId: 'patient-1' };

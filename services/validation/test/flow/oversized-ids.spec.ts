@@ -4,7 +4,7 @@
  * delivery before being dead-lettered.
  */
 import { expect } from 'chai';
-import { DeadLetterQueue } from '../../../../adapters/messaging/dead-letter.js';
+import { DeadLetterQueue } from '#adapters/messaging/dead-letter.js';
 import { eventually, startFlowHarness, type FlowHarness } from './support/flow-harness.js';
 
 describe('validation flow: ReadyForValidation with an id longer than its column (NATS, PostgreSQL) @infra', function () {

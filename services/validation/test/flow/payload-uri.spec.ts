@@ -6,10 +6,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { HttpReportService } from '../../src/adapters/report-service/http-report-service.js';
-import { payloadBody, payloadLocation } from '../../src/adapters/report-service/payload-uri.js';
-import { submissionBundle } from '../../src/domain/flow/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { HttpReportService } from '#validation/adapters/report-service/http-report-service.js';
+import { payloadBody, payloadLocation } from '#validation/adapters/report-service/payload-uri.js';
+import { submissionBundle } from '#validation/domain/flow/index.js';
 
 const patient = { resourceType: 'Patient', id: 'p1' };
 const report = { resourceType: 'MeasureReport', id: 'mr1', status: 'complete' };

@@ -2,9 +2,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { HttpReportService, submissionPath, DEFAULT_REPORT_SERVICE_PATH } from '../../src/adapters/report-service/http-report-service.js';
-import { SubmissionUnavailableError } from '../../src/domain/flow/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { HttpReportService, submissionPath, DEFAULT_REPORT_SERVICE_PATH } from '#validation/adapters/report-service/http-report-service.js';
+import { SubmissionUnavailableError } from '#validation/domain/flow/index.js';
 
 describe('validation flow: report-service adapter (HTTP)', () => {
   let server: http.Server;

@@ -1,7 +1,7 @@
 /** Flow steps (2) and (4), pure: the Bundle from what the report service answered, and the aggregated outcome. */
 import { expect } from 'chai';
-import type { Issue, IssueSeverity } from '../../src/domain/engine/outcome/issue.js';
-import { aggregateEntryOutcomes, rebaseExpression, submissionBundle, SubmissionFormatError } from '../../src/domain/flow/index.js';
+import type { Issue, IssueSeverity } from '#validation/domain/engine/outcome/issue.js';
+import { aggregateEntryOutcomes, rebaseExpression, submissionBundle, SubmissionFormatError } from '#validation/domain/flow/index.js';
 
 const patient = { resourceType: 'Patient', id: 'p1' };
 const encounter = { resourceType: 'Encounter', id: 'e1' };

@@ -9,10 +9,10 @@
  * Adapter-specific behaviour (URL template, tokens, payloadUri) stays in report-service.spec.ts and payload-uri.spec.ts.
  */
 import { expect } from 'chai';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { UnavailableError } from '../../../shared-kernel/src/domain/errors.js';
-import { HttpReportService } from '../../src/adapters/report-service/http-report-service.js';
-import { SubmissionUnavailableError, type SubmissionKey, type SubmissionSource } from '../../src/domain/flow/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { UnavailableError } from '#shared-kernel/domain/errors.js';
+import { HttpReportService } from '#validation/adapters/report-service/http-report-service.js';
+import { SubmissionUnavailableError, type SubmissionKey, type SubmissionSource } from '#validation/domain/flow/index.js';
 import { InMemorySubmissionSource } from './support/in-memory-submission-source.js';
 import { ReportServiceStub } from './support/report-service-stub.js';
 

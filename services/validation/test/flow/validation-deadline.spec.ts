@@ -10,12 +10,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Counter } from 'prom-client';
-import { DeadLetterQueue } from '../../../../adapters/messaging/dead-letter.js';
-import { createMetrics, type ServiceMetrics } from '../../../../adapters/observability/metrics.js';
-import { PgResultRepository } from '../../src/adapters/persistence/result-repository.js';
-import { deadlineIssueOf } from '../../src/domain/engine/outcome/deadline.js';
-import type { ValidationOutcome } from '../../src/domain/engine/outcome/issue.js';
-import type { SubmissionKey } from '../../src/domain/flow/index.js';
+import { DeadLetterQueue } from '#adapters/messaging/dead-letter.js';
+import { createMetrics, type ServiceMetrics } from '#adapters/observability/metrics.js';
+import { PgResultRepository } from '#validation/adapters/persistence/result-repository.js';
+import { deadlineIssueOf } from '#validation/domain/engine/outcome/deadline.js';
+import type { ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+import type { SubmissionKey } from '#validation/domain/flow/index.js';
 import { eventually, startFlowHarness, type FlowHarness } from './support/flow-harness.js';
 import { measureReportOf, sampleSubmissions, type SampleSubmission } from './support/sample-submissions.js';
 

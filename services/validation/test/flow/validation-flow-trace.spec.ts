@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { parseTraceparent } from '../../../../adapters/observability/trace-context.js';
+import { parseTraceparent } from '#adapters/observability/trace-context.js';
 import { eventually, startFlowHarness, type FlowHarness } from './support/flow-harness.js';
 import { measureReportOf, sampleSubmissions } from './support/sample-submissions.js';
 

@@ -1,10 +1,10 @@
 /** The flow's decisions behind its ports (stubs and the in-memory report service): progress acks, the validity rule, the distinct-outcome hash. */
 import { expect } from 'chai';
-import { Categorizer } from '../../src/domain/categorization/categorizer.js';
-import { parseMatcher } from '../../src/domain/categorization/matcher.js';
-import { ValidationFlow, type ScopedResourceValidator } from '../../src/application/validation-flow/index.js';
+import { Categorizer } from '#validation/domain/categorization/categorizer.js';
+import { parseMatcher } from '#validation/domain/categorization/matcher.js';
+import { ValidationFlow, type ScopedResourceValidator } from '#validation/application/validation-flow/index.js';
 import { InMemoryFlowStore } from './support/in-memory-flow-store.js';
-import type { SubmissionSource } from '../../src/domain/flow/index.js';
+import type { SubmissionSource } from '#validation/domain/flow/index.js';
 import { InMemorySubmissionSource } from './support/in-memory-submission-source.js';
 
 const event = { schemaVersion: '1.0.0', facilityId: 'f', reportTrackingId: 'r', patientId: 'Patient/p1', reportTypes: [] };

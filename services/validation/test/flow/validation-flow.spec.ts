@@ -4,10 +4,10 @@
  * the real engine with the shared IG packages and the bundled default categories.
  */
 import { expect } from 'chai';
-import { DeadLetterQueue } from '../../../../adapters/messaging/dead-letter.js';
-import { assessValidity } from '../../src/domain/categorization/validity.js';
-import { PgResultRepository } from '../../src/adapters/persistence/result-repository.js';
-import type { SubmissionKey } from '../../src/domain/flow/index.js';
+import { DeadLetterQueue } from '#adapters/messaging/dead-letter.js';
+import { assessValidity } from '#validation/domain/categorization/validity.js';
+import { PgResultRepository } from '#validation/adapters/persistence/result-repository.js';
+import type { SubmissionKey } from '#validation/domain/flow/index.js';
 import { eventually, startFlowHarness, type FlowHarness } from './support/flow-harness.js';
 import { measureReportOf, sampleSubmissions, type SampleSubmission } from './support/sample-submissions.js';
 

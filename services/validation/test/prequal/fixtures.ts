@@ -1,6 +1,6 @@
 /** Categories and results shared by the pre-qualification tests. */
-import type { Category } from '../../src/domain/categorization/category.js';
-import type { PreQualIssue } from '../../src/domain/ports/prequal.js';
+import type { Category } from '#validation/domain/categorization/category.js';
+import type { PreQualIssue } from '#validation/domain/ports/prequal.js';
 
 export const MISSING_CODE: Category = {
   id: 'missing_code', title: 'Missing code', severity: 'ERROR', acceptable: false, guidance: 'Send a code from the required value set.',

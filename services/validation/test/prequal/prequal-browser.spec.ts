@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import type { Category } from '../../src/domain/categorization/category.js';
-import type { PreQualIssue } from '../../src/domain/prequal/index.js';
-import { preQualRoutes } from '../../src/adapters/prequal/index.js';
+import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import type { Category } from '#validation/domain/categorization/category.js';
+import type { PreQualIssue } from '#validation/domain/prequal/index.js';
+import { preQualRoutes } from '#validation/adapters/prequal/index.js';
 import { CATEGORIES, IMG_MESSAGE, issue, sampleIssues, SCRIPT_MESSAGE } from './fixtures.js';
 
 // The project compiles without the DOM library: the few browser shapes used in page callbacks.

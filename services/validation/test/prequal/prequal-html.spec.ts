@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { buildPreQualReport } from '../../src/domain/prequal/index.js';
-import { escapeHtml, html, SafeHtml, trustedHtml } from '../../src/adapters/prequal/html-template.js';
-import { PAGE_CONTENT_SECURITY_POLICY, PAGE_SCRIPT, PAGE_STYLE } from '../../src/adapters/prequal/page-assets.js';
-import { renderPreQualHtml } from '../../src/adapters/prequal/prequal-html.js';
+import { buildPreQualReport } from '#validation/domain/prequal/index.js';
+import { escapeHtml, html, SafeHtml, trustedHtml } from '#validation/adapters/prequal/html-template.js';
+import { PAGE_CONTENT_SECURITY_POLICY, PAGE_SCRIPT, PAGE_STYLE } from '#validation/adapters/prequal/page-assets.js';
+import { renderPreQualHtml } from '#validation/adapters/prequal/prequal-html.js';
 import { CATEGORIES, CONTEXT, IMG_MESSAGE, issue, sampleIssues, SCRIPT_MESSAGE } from './fixtures.js';
 
 const HOSTILE_ID = '"><script>alert("id")</script>';

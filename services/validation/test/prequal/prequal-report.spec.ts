@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { assessValidity } from '../../src/domain/categorization/validity.js';
-import { UNCATEGORIZED } from '../../src/domain/categorization/category.js';
+import { assessValidity } from '#validation/domain/categorization/validity.js';
+import { UNCATEGORIZED } from '#validation/domain/categorization/category.js';
 import {
   buildPreQualReport, generatePreQualReport, MAX_EXPRESSION_SAMPLES, METADATA_FAILED, METADATA_NOT_CONFIGURED, METADATA_UNKNOWN_REPORT,
   type PreQualIssue, type ReportResultsSource,
-} from '../../src/domain/prequal/index.js';
+} from '#validation/domain/prequal/index.js';
 import { CATEGORIES, CONTEXT, DISPLAY_MISMATCH, IMG_MESSAGE, issue, MISSING_CODE, sampleIssues, SCRIPT_MESSAGE } from './fixtures.js';
 
 function source(pages: PreQualIssue[][]): ReportResultsSource & { reads: number } {

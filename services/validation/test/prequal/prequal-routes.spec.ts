@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import type { ResultService } from '../../src/application/result-service.js';
-import { UNCATEGORIZED } from '../../src/domain/categorization/category.js';
-import { buildPreQualReport, type PreQualIssue, type ReportMetadataSource, type ReportResultsSource } from '../../src/domain/prequal/index.js';
+import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import type { ResultService } from '#validation/application/result-service.js';
+import { UNCATEGORIZED } from '#validation/domain/categorization/category.js';
+import { buildPreQualReport, type PreQualIssue, type ReportMetadataSource, type ReportResultsSource } from '#validation/domain/prequal/index.js';
 import {
   categoryServiceCatalog, ISSUE_GROUP_EXTENSION, PAGE_CONTENT_SECURITY_POLICY_HEADER, preQualRoutes, renderPreQualOperationOutcome, resultServiceSource,
   VERDICT_EXTENSION,
-} from '../../src/adapters/prequal/index.js';
+} from '#validation/adapters/prequal/index.js';
 import { CATEGORIES, sampleIssues, SCRIPT_MESSAGE } from './fixtures.js';
 
 /** A fake results store: facility-1/report-1 has the sample issues, everything else nothing. */

@@ -15,13 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { chromium, type BrowserContext } from 'playwright-core';
 import request from 'supertest';
-import { createHttpApp, OpenApiBuilder } from '../../../../adapters/http/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { preQualRoutes } from '../../src/adapters/prequal/index.js';
+import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { preQualRoutes } from '#validation/adapters/prequal/index.js';
 import {
   DEFAULT_REPORT_METADATA_PATH, HttpReportMetadata, ReportMetadataFormatError, reportMetadataPath,
-} from '../../src/adapters/report-service/http-report-metadata.js';
-import { METADATA_FAILED, METADATA_UNKNOWN_REPORT } from '../../src/domain/prequal/index.js';
+} from '#validation/adapters/report-service/http-report-metadata.js';
+import { METADATA_FAILED, METADATA_UNKNOWN_REPORT } from '#validation/domain/prequal/index.js';
 import { CATEGORIES, sampleIssues } from './fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -4,8 +4,8 @@
  * then. Real PostgreSQL and NATS, the real engine and flow (flow-harness.ts).
  */
 import { expect } from 'chai';
-import { PgReportSubmissions } from '../../src/adapters/report-jobs/index.js';
-import type { SubmissionKey } from '../../src/domain/flow/index.js';
+import { PgReportSubmissions } from '#validation/adapters/report-jobs/index.js';
+import type { SubmissionKey } from '#validation/domain/flow/index.js';
 import { eventually, startFlowHarness, type FlowHarness } from '../flow/support/flow-harness.js';
 import { measureReportOf, sampleSubmissions } from '../flow/support/sample-submissions.js';
 

@@ -1,9 +1,9 @@
 /** The per-submission categorization (groups) and the answers read from it, against the issue-by-issue rule. */
 import { expect } from 'chai';
-import { assessValidity } from '../../src/domain/categorization/validity.js';
-import type { IssueSeverity } from '../../src/domain/results/issue-severity.js';
-import { categorizeSubmission, issuesPerCategory, validityOfGroups, type CurrentCategories } from '../../src/domain/results/submission-categorization.js';
-import { issuesFromOperationOutcome, operationOutcomeOf, type ValidationIssue } from '../../src/domain/results/validation-issue.js';
+import { assessValidity } from '#validation/domain/categorization/validity.js';
+import type { IssueSeverity } from '#validation/domain/results/issue-severity.js';
+import { categorizeSubmission, issuesPerCategory, validityOfGroups, type CurrentCategories } from '#validation/domain/results/submission-categorization.js';
+import { issuesFromOperationOutcome, operationOutcomeOf, type ValidationIssue } from '#validation/domain/results/validation-issue.js';
 
 const SEVERITIES: IssueSeverity[] = ['information', 'warning', 'error', 'fatal'];
 

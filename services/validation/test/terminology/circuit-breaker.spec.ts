@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CircuitBreaker } from '../../src/adapters/terminology/circuit-breaker.js';
+import { CircuitBreaker } from '#validation/adapters/terminology/circuit-breaker.js';
 
 describe('terminology CircuitBreaker', () => {
   it('opens after N consecutive failures, half-opens after M seconds for one trial, closes on success', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../../../adapters/config/index.js';
-import { terminologyCredentials } from '../../src/adapters/terminology/index.js';
-import { validationSchema } from '../../src/config.js';
+import { ConfigError, loadConfig } from '#adapters/config/index.js';
+import { terminologyCredentials } from '#validation/adapters/terminology/index.js';
+import { validationSchema } from '#validation/config.js';
 
 /** The external terminology server's credentials from the environment, checked at start-up. */
 describe('terminology credentials: configuration', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { CanonicalResource } from '../../src/domain/ports/conformance-resources.js';
-import { LocalTerminology } from '../../src/domain/terminology/local-terminology.js';
-import type { ValidateCodeRequest, ValidateCodeResult } from '../../src/domain/ports/terminology.js';
+import type { CanonicalResource } from '#validation/domain/ports/conformance-resources.js';
+import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
+import type { ValidateCodeRequest, ValidateCodeResult } from '#validation/domain/ports/terminology.js';
 import { InMemoryConformanceSource, packageTerminologyResources, r4CoreSource, r4TerminologyResources } from './support/terminology-sources.js';
 
 const GENDER_VS = 'http://hl7.org/fhir/ValueSet/administrative-gender';

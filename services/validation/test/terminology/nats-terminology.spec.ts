@@ -1,17 +1,17 @@
 import { expect } from 'chai';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { catalogForNamespace } from '../../../../contracts/catalog.js';
-import type { ValidateCodeSystemCode, ValidateValueSetCode } from '../../../../contracts/types.js';
-import { QueryError, serveQuery, type QueryServer } from '../../../../adapters/messaging/request-reply.js';
-import { loadConfig } from '../../../../adapters/config/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
-import { terminologySettings } from '../../src/composition.js';
-import { validationSchema } from '../../src/config.js';
+import { catalogForNamespace } from '#contracts/catalog.js';
+import type { ValidateCodeSystemCode, ValidateValueSetCode } from '#contracts/types.js';
+import { QueryError, serveQuery, type QueryServer } from '#adapters/messaging/request-reply.js';
+import { loadConfig } from '#adapters/config/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { terminologySettings } from '#validation/composition.js';
+import { validationSchema } from '#validation/config.js';
 import {
   closeNatsTerminologyConnections, createTerminology, resolveTerminologyEndpoint, type CachedValidateCode, type TerminologySettings,
   type TerminologyWiring, type ValidateCodeCacheStore,
-} from '../../src/adapters/terminology/index.js';
-import type { ValidateCodeRequest } from '../../src/domain/ports/terminology.js';
+} from '#validation/adapters/terminology/index.js';
+import type { ValidateCodeRequest } from '#validation/domain/ports/terminology.js';
 import { BP_VALUE_SET, LOINC, bloodPressureValueSet } from './support/remote-fixtures.js';
 import { InMemoryConformanceSource, r4TerminologyResources } from './support/terminology-sources.js';
 

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import sinon from 'sinon';
-import { createCache, type Cache } from '../../../../adapters/cache/index.js';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
+import { createCache, type Cache } from '#adapters/cache/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
 import {
   createTerminology, resolveTerminologyEndpoint, validateCodeCacheKey, type CachedValidateCode, type TerminologySettings, type TerminologyWiring, type ValidateCodeCacheStore,
-} from '../../src/adapters/terminology/index.js';
-import type { ValidateCodeRequest } from '../../src/domain/ports/terminology.js';
+} from '#validation/adapters/terminology/index.js';
+import type { ValidateCodeRequest } from '#validation/domain/ports/terminology.js';
 import { BP_VALUE_SET, LOINC, SERVER_ONLY_VALUE_SET, bloodPressureValueSet, serverResources } from './support/remote-fixtures.js';
 import { closedPort, TestTerminologyServer } from './support/test-terminology-server.js';
 import { InMemoryConformanceSource, r4TerminologyResources } from './support/terminology-sources.js';

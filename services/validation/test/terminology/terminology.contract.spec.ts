@@ -11,13 +11,13 @@
  * Implementation-specific behaviour (what is asked remotely, caching, outages) stays in each one's spec.
  */
 import { expect } from 'chai';
-import { silentLogger } from '../../../../adapters/observability/logger.js';
+import { silentLogger } from '#adapters/observability/logger.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { catalogForNamespace } from '../../../../contracts/catalog.js';
-import { QueryError, serveQuery, type QueryServer } from '../../../../adapters/messaging/request-reply.js';
-import { closeNatsTerminologyConnections, createTerminology } from '../../src/adapters/terminology/index.js';
-import type { TerminologyIssue, TerminologyPort, ValidateCodeRequest, ValidateCodeResult } from '../../src/domain/ports/terminology.js';
-import { LocalTerminology } from '../../src/domain/terminology/local-terminology.js';
+import { catalogForNamespace } from '#contracts/catalog.js';
+import { QueryError, serveQuery, type QueryServer } from '#adapters/messaging/request-reply.js';
+import { closeNatsTerminologyConnections, createTerminology } from '#validation/adapters/terminology/index.js';
+import type { TerminologyIssue, TerminologyPort, ValidateCodeRequest, ValidateCodeResult } from '#validation/domain/ports/terminology.js';
+import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 import { FakeTerminology } from './support/fake-terminology.js';
 import { BP_VALUE_SET, LOINC, loincStandIn, serverResources } from './support/remote-fixtures.js';
 import { TestTerminologyServer } from './support/test-terminology-server.js';

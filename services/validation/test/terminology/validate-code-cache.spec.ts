@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ValidateCodeCache, validateCodeCacheKey, type CachedValidateCode, type ValidateCodeCacheStore } from '../../src/adapters/terminology/validate-code-cache.js';
+import { ValidateCodeCache, validateCodeCacheKey, type CachedValidateCode, type ValidateCodeCacheStore } from '#validation/adapters/terminology/validate-code-cache.js';
 
 class CountingStore implements ValidateCodeCacheStore<CachedValidateCode> {
   readonly entries = new Map<string, CachedValidateCode>();

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { ANONYMOUS_PRINCIPAL } from '../../../../../adapters/auth/index.js';
+import { ANONYMOUS_PRINCIPAL } from '#adapters/auth/index.js';
 import { SYSTEM_ACTOR, type Actor } from '../../domain/audit.js';
 
 interface PrincipalLike {

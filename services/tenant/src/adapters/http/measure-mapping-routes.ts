@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { limitParamLengths, parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { limitParamLengths, parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '#adapters/http/index.js';
 import { MEASURE_MAPPING_ID_MAX_LENGTH } from '../../domain/reporting-plan.js';
 import type { MeasureMappingService } from '../../application/measure-mapping-service.js';
 import { actorOf } from './actor.js';

@@ -1,4 +1,4 @@
-import { HttpProblem, integerQueryValue, singleQueryValue, type Query } from '../../../../../adapters/http/index.js';
+import { HttpProblem, integerQueryValue, singleQueryValue, type Query } from '#adapters/http/index.js';
 
 /** `true`/`false` (any case); anything else is a 400 naming the parameter. */
 export function booleanQueryValue(query: Query, name: string): boolean | undefined {

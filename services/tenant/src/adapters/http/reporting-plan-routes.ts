@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import {
   assertPutBody, limitParamLengths, requireUuidParams, pagedResult, PagingQueryFields, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
-} from '../../../../../adapters/http/index.js';
+} from '#adapters/http/index.js';
 import { FACILITY_ID_MAX_LENGTH } from '../../domain/facility.js';
 import type { ReportingPlanService } from '../../application/reporting-plan-service.js';
 import { PLAN_SORT_FIELDS } from '../../domain/paging.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import type { OpenApiBuilder } from '#adapters/http/index.js';
 import { FREQUENCIES } from '../../domain/reporting-period.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import type { OpenApiBuilder } from '#adapters/http/index.js';
 import { ServiceInfoSchema } from './schemas.js';
 
 export interface ServiceInfo {

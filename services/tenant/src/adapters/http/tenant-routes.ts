@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import type { OpenApiBuilder } from '#adapters/http/index.js';
 import type { FacilityService } from '../../application/facility-service.js';
 import type { MeasureMappingService } from '../../application/measure-mapping-service.js';
 import type { ReportingPlanService } from '../../application/reporting-plan-service.js';

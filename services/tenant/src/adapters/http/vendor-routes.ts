@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { assertPutBody, limitParamLengths, requireUuidParams, parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { assertPutBody, limitParamLengths, requireUuidParams, parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '#adapters/http/index.js';
 import type { VendorService } from '../../application/vendor-service.js';
 import type { Actor } from '../../domain/audit.js';
 import { actorOf } from './actor.js';

@@ -1,10 +1,10 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Catalog } from '../../../../../contracts/catalog.js';
-import type { FacilityConfig } from '../../../../../contracts/types.js';
-import { QueryError, serveQuery, type QueryServer } from '../../../../../adapters/messaging/request-reply.js';
-import type { Logger } from '../../../../../adapters/observability/logger.js';
+import type { Catalog } from '#contracts/catalog.js';
+import type { FacilityConfig } from '#contracts/types.js';
+import { QueryError, serveQuery, type QueryServer } from '#adapters/messaging/request-reply.js';
+import type { Logger } from '#adapters/observability/logger.js';
 import type { FacilityService } from '../../application/facility-service.js';
-import { NotFoundError } from '../../../../shared-kernel/src/domain/errors.js';
+import { NotFoundError } from '#shared-kernel/domain/errors.js';
 import type { Facility } from '../../domain/facility.js';
 import type { ServiceInfo } from '../http/service-info.js';
 

@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Catalog } from '../../../../../contracts/catalog.js';
-import { isErrorReply, type ErrorReply, type FacilityConfig, type FacilitySummary, type ServiceInfo } from '../../../../../contracts/types.js';
-import { requestQuery } from '../../../../../adapters/messaging/request-reply.js';
+import type { Catalog } from '#contracts/catalog.js';
+import { isErrorReply, type ErrorReply, type FacilityConfig, type FacilitySummary, type ServiceInfo } from '#contracts/types.js';
+import { requestQuery } from '#adapters/messaging/request-reply.js';
 
 /** A query answered with a typed error other than NOT_FOUND (BAD_REQUEST, INTERNAL, ...). */
 export class TenantQueryError extends Error {

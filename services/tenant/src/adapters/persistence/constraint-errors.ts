@@ -1,5 +1,5 @@
 import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
-import { ConflictError } from '../../../../shared-kernel/src/domain/errors.js';
+import { ConflictError } from '#shared-kernel/domain/errors.js';
 
 /**
  * Runs a write and turns database constraint violations into ConflictError (HTTP 409), so two

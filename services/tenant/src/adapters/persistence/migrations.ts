@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 import type { MigrationObject } from '@mikro-orm/postgresql';
-import { outboxMigration } from '../../../../../adapters/persistence/index.js';
+import { outboxMigration } from '#adapters/persistence/index.js';
 
 /**
  * The tenant schema. Uniqueness the business depends on is enforced by the database, not by a

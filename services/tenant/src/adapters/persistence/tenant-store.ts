@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Catalog } from '../../../../../contracts/catalog.js';
+import type { Catalog } from '#contracts/catalog.js';
 import type { TenantOutbox, TenantStore, TenantTransaction } from '../../domain/ports.js';
 import { MikroFacilityRepository } from './facility-repository.js';
 import { MikroMeasureMappingRepository } from './measure-mapping-repository.js';

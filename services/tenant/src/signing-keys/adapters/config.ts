@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import {
   ConfigError, defineSetting, durationSetting, envVarName, SettingParseError, stringSetting, type ConfigOf, type ConfigProblem,
-} from '../../../../../adapters/config/index.js';
+} from '#adapters/config/index.js';
 import { MasterKeyring, masterKeyFingerprint, masterKeyIdProblem, masterKeyMaterialProblem, type MasterKeySpec } from '../domain/master-keyring.js';
 
 import { CURRENT_MASTER_KEY_SETTING, MASTER_KEY_SETTING, MASTER_KEYS_FILE_SETTING, MASTER_KEYS_SETTING } from '../application/setting-names.js';

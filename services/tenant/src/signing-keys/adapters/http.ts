@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { ANONYMOUS_PRINCIPAL } from '../../../../../adapters/auth/index.js';
+import { ANONYMOUS_PRINCIPAL } from '#adapters/auth/index.js';
 import {
   assertPutBody, HttpProblem, limitParamLengths, requireUuidParams, pagedResult, PagingQueryFields, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged,
   singleQueryValue, type OpenApiBuilder, type Query,
-} from '../../../../../adapters/http/index.js';
+} from '#adapters/http/index.js';
 import { ASSERTION_LIFETIME_SECONDS } from '../domain/client-assertion.js';
 import type { JwksDocument } from '../domain/jwks.js';
 import { KEY_STATUSES, SIGNING_ALGORITHMS, type KeyStatus, type SigningAlgorithm, type SigningKey } from '../domain/model.js';

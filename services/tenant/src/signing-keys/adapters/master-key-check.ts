@@ -1,4 +1,4 @@
-import { ConfigError, envVarName } from '../../../../../adapters/config/index.js';
+import { ConfigError, envVarName } from '#adapters/config/index.js';
 import { MASTER_KEYS_SETTING } from './config.js';
 import { MasterKeyUnavailableError, type MasterKeyring } from '../domain/master-keyring.js';
 import type { SigningKeyStore } from '../domain/ports.js';

@@ -3,8 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 import {
   defineEntity, LockMode, p, UniqueConstraintViolationException, type EntityManager, type FilterQuery, type InferEntity, type MigrationObject, type MikroORM,
 } from '@mikro-orm/postgresql';
-import { enqueueOutboxMessage } from '../../../../../adapters/persistence/index.js';
-import type { Catalog } from '../../../../../contracts/catalog.js';
+import { enqueueOutboxMessage } from '#adapters/persistence/index.js';
+import type { Catalog } from '#contracts/catalog.js';
 import type { EhrConnection } from '../../domain/ehr-connection.js';
 import type { Sealed } from '../domain/master-keyring.js';
 import type {

@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Catalog } from '../../../../../contracts/catalog.js';
-import { serveQuery, type QueryServer } from '../../../../../adapters/messaging/request-reply.js';
-import type { Logger } from '../../../../../adapters/observability/logger.js';
+import type { Catalog } from '#contracts/catalog.js';
+import { serveQuery, type QueryServer } from '#adapters/messaging/request-reply.js';
+import type { Logger } from '#adapters/observability/logger.js';
 import type { SigningKeyService } from '../application/signing-key-service.js';
 
 /**

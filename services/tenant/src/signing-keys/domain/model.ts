@@ -2,7 +2,7 @@
  * The signing-key registry's vocabulary: algorithms, statuses, the key record and the rules that
  * depend only on the record and the clock (effective status, JWKS publication). No I/O here.
  */
-import { DomainError, type FailureKind, type FailureReason } from '../../../../shared-kernel/src/domain/errors.js';
+import { DomainError, type FailureKind, type FailureReason } from '#shared-kernel/domain/errors.js';
 
 /**
  * Algorithms a key can be created for. SMART Backend Services requires clients to support RS384 and

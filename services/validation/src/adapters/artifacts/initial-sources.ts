@@ -8,7 +8,7 @@
  * - `replace`: only `artifact.init-dir` (a deployment that manages its own package set); the
  *   directory is then required.
  */
-import { ConfigError, envVarName } from '../../../../../adapters/config/index.js';
+import { ConfigError, envVarName } from '#adapters/config/index.js';
 import type { InitialArtifactSource } from '../../domain/ports/artifact-repository.js';
 import { DirectoryArtifactSource } from '../persistence/directory-artifact-source.js';
 import { EmbeddedPackageSource } from './embedded-packages.js';

@@ -20,8 +20,8 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Gauge } from 'prom-client';
-import type { Logger } from '../../../../../adapters/observability/logger.js';
-import type { ServiceMetrics } from '../../../../../adapters/observability/metrics.js';
+import type { Logger } from '#adapters/observability/logger.js';
+import type { ServiceMetrics } from '#adapters/observability/metrics.js';
 import type { ArtifactChangeListener } from '../../domain/ports/artifact-repository.js';
 
 export const ARTIFACTS_CHANGED_SUBJECT = 'nhsn.validation.internal.artifacts-changed';

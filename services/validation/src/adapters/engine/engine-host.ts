@@ -27,8 +27,8 @@
  */
 import os from 'node:os';
 import type { Counter, Histogram, Registry } from 'prom-client';
-import type { Logger } from '../../../../../adapters/observability/logger.js';
-import type { ServiceMetrics } from '../../../../../adapters/observability/metrics.js';
+import type { Logger } from '#adapters/observability/logger.js';
+import type { ServiceMetrics } from '#adapters/observability/metrics.js';
 import type { ArtifactRepository } from '../../domain/ports/artifact-repository.js';
 import { DefinitionIndex, R4_CORE_PACKAGE } from '../../domain/engine/definitions/index.js';
 import { aggregatedOutcomeJson } from '../../domain/flow/entry-outcome.js';

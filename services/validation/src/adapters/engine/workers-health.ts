@@ -1,4 +1,4 @@
-import type { ReadinessCheck } from '../../../../../adapters/http/index.js';
+import type { ReadinessCheck } from '#adapters/http/index.js';
 
 /**
  * The health of the validation workers, for `/health/ready` and `/health`: down when the pool has

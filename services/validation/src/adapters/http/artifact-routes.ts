@@ -1,6 +1,6 @@
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import { HttpProblem, limitParamLengths, type AnyMediaTypeRoute, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { HttpProblem, limitParamLengths, type AnyMediaTypeRoute, type OpenApiBuilder } from '#adapters/http/index.js';
 import type { ArtifactService } from '../../application/artifact-service.js';
 import type { ValidationApiSchemas } from './schemas.js';
 import { STORED_ID_LENGTH } from './stored-lengths.js';

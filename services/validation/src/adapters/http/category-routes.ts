@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { HttpProblem, integerQueryValue, limitParamLengths, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { HttpProblem, integerQueryValue, limitParamLengths, type OpenApiBuilder } from '#adapters/http/index.js';
 import type { CategoryService } from '../../application/category-service.js';
 import { booleanQuery } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';

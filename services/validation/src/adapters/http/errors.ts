@@ -1,4 +1,4 @@
-import { HttpProblem } from '../../../../../adapters/http/index.js';
+import { HttpProblem } from '#adapters/http/index.js';
 
 /** `true`/`false` (any case) or absent; anything else is a 400 naming the parameter. */
 export function booleanQuery(query: Readonly<Record<string, unknown>>, name: string): boolean {

@@ -1,6 +1,6 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { limitParamLengths, pagedResult, PagingQueryFields, parsePaging, sendPaged, singleQueryValue, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { limitParamLengths, pagedResult, PagingQueryFields, parsePaging, sendPaged, singleQueryValue, type OpenApiBuilder } from '#adapters/http/index.js';
 import type { ResultService } from '../../application/result-service.js';
 import type { ValidationApiSchemas } from './schemas.js';
 import { STORED_ID_LENGTH } from './stored-lengths.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import type { OpenApiBuilder } from '#adapters/http/index.js';
 import { MAX_GUIDANCE_LENGTH, MAX_ID_LENGTH, MAX_TITLE_LENGTH } from '../../domain/categorization/category.js';
 
 /** Zod schemas of the validation API's representations, registered as OpenAPI components. */

@@ -1,6 +1,6 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { JSON_MEDIA_TYPES, type OpenApiBuilder, type RouteBodyLimit } from '../../../../../adapters/http/index.js';
+import { JSON_MEDIA_TYPES, type OpenApiBuilder, type RouteBodyLimit } from '#adapters/http/index.js';
 import type { ValidationApiService } from '../../application/validation-api-service.js';
 import { booleanQuery } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';

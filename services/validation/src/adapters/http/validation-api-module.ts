@@ -36,8 +36,8 @@
  * (A patient id `categories` or `validity` cannot be addressed: those segments are the report's sub-resources.)
  */
 import { Router } from 'express';
-import type { OpenApiBuilder } from '../../../../../adapters/http/index.js';
-import { booleanSetting, byteSizeSetting, enumSetting, stringSetting } from '../../../../../adapters/config/index.js';
+import type { OpenApiBuilder } from '#adapters/http/index.js';
+import { booleanSetting, byteSizeSetting, enumSetting, stringSetting } from '#adapters/config/index.js';
 import { ArtifactService, type InitializationReport } from '../../application/artifact-service.js';
 import { CategoryService } from '../../application/category-service.js';
 import { EnginePackageInspector } from '../../application/engine-package-inspector.js';

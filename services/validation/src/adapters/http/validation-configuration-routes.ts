@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import {
   assertPutBody, HttpProblem, limitParamLengths, pagedResult, PagingQueryFields, parseBody, parsePaging, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
-} from '../../../../../adapters/http/index.js';
+} from '#adapters/http/index.js';
 import type { PgFacilityScopes } from '../persistence/pg-facility-scopes.js';
 import { ValidationScopeError } from '../../domain/flow/validation-scope.js';
 import { CONFIGURATION_NAME_LENGTH, STORED_ID_LENGTH } from './stored-lengths.js';

@@ -12,12 +12,12 @@
  * `readyForValidationConsumer` below, shared with the provisioning Job.
  */
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { Catalog } from '../../../../../contracts/catalog.js';
-import { DeadLetterQueue } from '../../../../../adapters/messaging/dead-letter.js';
-import { startConsumer, type ConsumerRunner } from '../../../../../adapters/messaging/consumer-runner.js';
-import { ensureConsumer, runnerConsumerSpec, type ProvisionAction } from '../../../../../adapters/messaging/provisioning.js';
-import type { Logger } from '../../../../../adapters/observability/logger.js';
-import type { ServiceMetrics } from '../../../../../adapters/observability/metrics.js';
+import type { Catalog } from '#contracts/catalog.js';
+import { DeadLetterQueue } from '#adapters/messaging/dead-letter.js';
+import { startConsumer, type ConsumerRunner } from '#adapters/messaging/consumer-runner.js';
+import { ensureConsumer, runnerConsumerSpec, type ProvisionAction } from '#adapters/messaging/provisioning.js';
+import type { Logger } from '#adapters/observability/logger.js';
+import type { ServiceMetrics } from '#adapters/observability/metrics.js';
 import type { ReadyForValidationEvent, ValidationFlow } from '../../application/validation-flow/index.js';
 
 export const READY_FOR_VALIDATION_DURABLE = 'validation-ready-for-validation';

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { pendingOutboxRow } from '../../../../../adapters/persistence/index.js';
+import { pendingOutboxRow } from '#adapters/persistence/index.js';
 import { storeSubmissionResults, submissionKeyId, type StoredSubmission, type SubmissionWrite } from './result-repository.js';
 import { SUBMISSION_RESULTS_TABLE, type SubmissionResultsDatabase } from './submission-results-table.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';

@@ -17,7 +17,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { sql, type QueryExecutorProvider, type RawBuilder } from 'kysely';
-import { OUTBOX_TABLE, type PendingOutboxRow } from '../../../../../adapters/persistence/index.js';
+import { OUTBOX_TABLE, type PendingOutboxRow } from '#adapters/persistence/index.js';
 import type { CategoryDatabase } from './category-repository.js';
 import { countOf } from './count.js';
 import { UNCATEGORIZED_ID } from '../../domain/categorization/category.js';

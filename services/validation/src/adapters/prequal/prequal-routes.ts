@@ -11,8 +11,8 @@
  */
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { HttpProblem, singleQueryValue, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
-import type { Logger } from '../../../../../adapters/observability/logger.js';
+import { HttpProblem, singleQueryValue, type OpenApiBuilder } from '#adapters/http/index.js';
+import type { Logger } from '#adapters/observability/logger.js';
 import { generatePreQualReport, type PreQualSources } from '../../domain/prequal/generate-prequal-report.js';
 import type { PreQualReport } from '../../domain/prequal/prequal-report.js';
 import { ISSUE_SEVERITIES, parseSeverity, UnknownSeverityError, type IssueSeverity } from '../../domain/results/issue-severity.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import type { OpenApiBuilder } from '#adapters/http/index.js';
 import { ISSUE_GROUP_EXTENSION, VERDICT_EXTENSION } from './prequal-operation-outcome.js';
 
 /** OpenAPI components of the pre-qualification report (JSON model and OperationOutcome). */

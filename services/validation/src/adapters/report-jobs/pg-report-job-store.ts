@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Updateable } from 'kysely';
-import { isUuid } from '../../../../../adapters/http/index.js';
+import { isUuid } from '#adapters/http/index.js';
 import type { ReportJob, ReportJobKind, ReportJobProgress, ReportJobStatus, ReportJobStore } from '../../application/report-jobs/report-job.js';
 import { REPORT_JOB_TABLE } from './report-job-table.js';
 

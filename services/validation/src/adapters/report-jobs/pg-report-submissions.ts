@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { enqueueOutboxMessage } from '../../../../../adapters/persistence/index.js';
+import { enqueueOutboxMessage } from '#adapters/persistence/index.js';
 import type { ReportSubmissions } from '../../application/report-jobs/report-job.js';
 import { completionMsgId, distinctOutcomeHash, validationCompletePayload, type CompletionMessage, type OutcomeCounts } from '../../application/validation-flow/index.js';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';

@@ -5,7 +5,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { HttpProblem, requireUuidParams, type OpenApiBuilder } from '../../../../../adapters/http/index.js';
+import { HttpProblem, requireUuidParams, type OpenApiBuilder } from '#adapters/http/index.js';
 import { REPORT_JOB_KINDS, REPORT_JOB_STATUSES, type ReportJobKind } from '../../application/report-jobs/report-job.js';
 import type { ReportJobService } from '../../application/report-jobs/report-job-service.js';
 

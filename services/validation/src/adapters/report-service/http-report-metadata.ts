@@ -15,8 +15,8 @@
  * report turns into a note (the verdict never depends on the metadata). The timeout is short: a
  * person is waiting for the page.
  */
-import type { Logger } from '../../../../../adapters/observability/logger.js';
-import { createHttpClient, staticBearer, type HttpClient } from '../../../../../adapters/outbound-http/index.js';
+import type { Logger } from '#adapters/observability/logger.js';
+import { createHttpClient, staticBearer, type HttpClient } from '#adapters/outbound-http/index.js';
 import type { ReportMetadata, ReportMetadataSource } from '../../domain/ports/prequal.js';
 
 export const DEFAULT_REPORT_METADATA_PATH = '/api/Report/schedule?facilityId={facilityId}&reportScheduleId={reportId}';

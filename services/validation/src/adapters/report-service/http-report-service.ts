@@ -21,8 +21,8 @@
  * other status → SubmissionUnavailableError, which the consumer retries with backoff and finally
  * dead-letters.
  */
-import type { Logger } from '../../../../../adapters/observability/logger.js';
-import { createHttpClient, staticBearer, UpstreamError, type HttpClient } from '../../../../../adapters/outbound-http/index.js';
+import type { Logger } from '#adapters/observability/logger.js';
+import { createHttpClient, staticBearer, UpstreamError, type HttpClient } from '#adapters/outbound-http/index.js';
 import { payloadBody, payloadLocation } from './payload-uri.js';
 import {
   SubmissionUnavailableError,

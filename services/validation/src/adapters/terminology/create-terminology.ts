@@ -1,14 +1,14 @@
 import type { Registry } from 'prom-client';
-import { createCache, type Cache, type CacheType, type RedisConnectionOptions } from '../../../../../adapters/cache/index.js';
-import type { Logger } from '../../../../../adapters/observability/logger.js';
+import { createCache, type Cache, type CacheType, type RedisConnectionOptions } from '#adapters/cache/index.js';
+import type { Logger } from '#adapters/observability/logger.js';
 import {
   authorizationSource, describeCredentials, type AuthorizationSource, type HttpClient, type OutboundCredentials,
-} from '../../../../../adapters/outbound-http/index.js';
+} from '#adapters/outbound-http/index.js';
 import type { ConformanceResourceSource } from '../../domain/ports/conformance-resources.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/ports/terminology.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
-import { catalogForNamespace } from '../../../../../contracts/catalog.js';
+import { catalogForNamespace } from '#contracts/catalog.js';
 import { FhirValidateCodeClient, type ValidateCodeRemote } from './fhir-validate-code-client.js';
 import { natsTerminologyConnection, type NatsTerminologyConnectionSettings } from './nats-terminology-connection.js';
 import { NatsValidateCodeClient } from './nats-validate-code-client.js';

@@ -1,7 +1,7 @@
 import {
   ConfigError, enumSetting, envVarName, isSecureOrLoopbackUrl, stringSetting, urlSetting, type ConfigProblem,
-} from '../../../../../adapters/config/index.js';
-import type { OutboundCredentials } from '../../../../../adapters/outbound-http/index.js';
+} from '#adapters/config/index.js';
+import type { OutboundCredentials } from '#adapters/outbound-http/index.js';
 
 /**
  * The validation service's own credentials for the EXTERNAL FHIR terminology server

@@ -1,5 +1,5 @@
-import type { Logger } from '../../../../../adapters/observability/logger.js';
-import { createHttpClient, type AuthorizationSource, type HttpClient } from '../../../../../adapters/outbound-http/index.js';
+import type { Logger } from '#adapters/observability/logger.js';
+import { createHttpClient, type AuthorizationSource, type HttpClient } from '#adapters/outbound-http/index.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
 
 /**

@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { inboxPrefixFor } from '../../../../../adapters/messaging/connection.js';
-import type { Logger } from '../../../../../adapters/observability/logger.js';
+import { inboxPrefixFor } from '#adapters/messaging/connection.js';
+import type { Logger } from '#adapters/observability/logger.js';
 
 /**
  * The NATS connection the terminology commands travel on (`terminology.transport` nats). Plain data:

@@ -1,9 +1,9 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Catalog } from '../../../../../contracts/catalog.js';
-import { isErrorReply, type ReplyOf, type ValidateCodeSystemCode, type ValidateValueSetCode } from '../../../../../contracts/types.js';
-import { ContractViolationError, QueryFailedError } from '../../../../../adapters/messaging/errors.js';
-import { requestQuery } from '../../../../../adapters/messaging/request-reply.js';
-import type { Logger } from '../../../../../adapters/observability/logger.js';
+import type { Catalog } from '#contracts/catalog.js';
+import { isErrorReply, type ReplyOf, type ValidateCodeSystemCode, type ValidateValueSetCode } from '#contracts/types.js';
+import { ContractViolationError, QueryFailedError } from '#adapters/messaging/errors.js';
+import { requestQuery } from '#adapters/messaging/request-reply.js';
+import type { Logger } from '#adapters/observability/logger.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
 import type { ValidateCodeAnswer, ValidateCodeQuery, ValidateCodeRemote } from './fhir-validate-code-client.js';
 

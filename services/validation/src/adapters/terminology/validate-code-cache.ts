@@ -1,4 +1,4 @@
-import { cacheKey } from '../../../../../adapters/cache/index.js';
+import { cacheKey } from '#adapters/cache/index.js';
 
 /**
  * Cache of remote $validate-code answers (specification: "Caching of remote validate-code calls").

@@ -24,8 +24,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { workerData } from 'node:worker_threads';
-import { createLogger } from '../../../../../adapters/observability/logger.js';
-import type { CacheType, RedisConnectionOptions } from '../../../../../adapters/cache/index.js';
+import { createLogger } from '#adapters/observability/logger.js';
+import type { CacheType, RedisConnectionOptions } from '#adapters/cache/index.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import {
   createTerminology, createValidateCodeCacheStore, remoteTerminologyConfigured, VALIDATE_CODE_CACHE_NAMESPACE, type CachedValidateCode, type TerminologySettings, type ValidateCodeCacheStore,

@@ -11,7 +11,7 @@
  * counts go with that worker's next result.
  */
 import type { Registry } from 'prom-client';
-import { countCacheRequests, type CacheStats } from '../../../../../adapters/cache/index.js';
+import { countCacheRequests, type CacheStats } from '#adapters/cache/index.js';
 import { TerminologyMetrics, type TerminologyCounts } from '../terminology/terminology-metrics.js';
 
 /** Changes since the worker's previous report; absent or missing keys are zero. */

@@ -16,7 +16,7 @@
  * Other changes of its categories are read from the results API, and the next re-validation
  * announces them (the flow's outcome hash includes the categories). See PgReportSubmissions.
  */
-import { NotFoundError } from '../../../../shared-kernel/src/domain/errors.js';
+import { NotFoundError } from '#shared-kernel/domain/errors.js';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import type { ReadyForValidationEvent } from '../validation-flow/validation-flow.js';
 import type { ReportJob, ReportJobKind, ReportJobStore, ReportSubmissions } from './report-job.js';

@@ -4,7 +4,7 @@
  * one notion of "a distinct outcome" for both.
  */
 import { createHash } from 'node:crypto';
-import type { ValidationComplete } from '../../../../../contracts/types.js';
+import type { ValidationComplete } from '#contracts/types.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
 import type { OutcomeCounts } from '../../domain/ports/flow-store.js';
 

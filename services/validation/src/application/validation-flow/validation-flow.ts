@@ -30,7 +30,7 @@ import { categorizeIssues } from '../../domain/results/submission-categorization
 import { issuesFromOperationOutcome } from '../../domain/results/validation-issue.js';
 import { distinctOutcomeHash, validationCompletePayload } from './completion.js';
 import type { CommitResult, FlowStore, OutcomeCounts } from '../../domain/ports/flow-store.js';
-import type { ReadyForValidation } from '../../../../../contracts/types.js';
+import type { ReadyForValidation } from '#contracts/types.js';
 
 /** ReadyForValidation v1 (contracts/schemas/ReadyForValidation.v1.schema.json), as the contract types it. */
 export type ReadyForValidationEvent = ReadyForValidation;

@@ -3,7 +3,7 @@
  * shape used by export, import and the bundled defaults: {id, title, severity, acceptable,
  * guidance, matcher}.
  */
-import { InvalidInputError, type FieldProblem } from '../../../../shared-kernel/src/domain/errors.js';
+import { InvalidInputError, type FieldProblem } from '#shared-kernel/domain/errors.js';
 import { MatcherError, parseMatcher, type Matcher, type MatcherJson } from './matcher.js';
 
 export const CATEGORY_SEVERITIES = ['ERROR', 'WARNING', 'INFORMATION'] as const;

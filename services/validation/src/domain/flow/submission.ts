@@ -1,4 +1,4 @@
-import { UnavailableError } from '../../../../shared-kernel/src/domain/errors.js';
+import { UnavailableError } from '#shared-kernel/domain/errors.js';
 
 /**
  * The validation flow's view of a patient submission and of the report service that holds it

@@ -3,7 +3,7 @@
  * implements it; the composition root plugs it in.
  */
 import type { ValidationOutcome } from '../engine/outcome/issue.js';
-import { UnavailableError } from '../../../../shared-kernel/src/domain/errors.js';
+import { UnavailableError } from '#shared-kernel/domain/errors.js';
 import type { ValidationScope } from '../flow/validation-scope.js';
 
 export interface ValidateOptions {

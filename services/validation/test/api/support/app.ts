@@ -1,10 +1,10 @@
 import type { Express } from 'express';
-import { createHttpApp, OpenApiBuilder } from '../../../../../adapters/http/index.js';
-import { silentLogger } from '../../../../../adapters/observability/logger.js';
-import type { Database } from '../../../../../adapters/persistence/database.js';
-import { ARTIFACT_UPLOAD_ROUTES, createValidationApiModule, type ValidationApiDependencies, type ValidationApiModule } from '../../../src/adapters/http/validation-api-module.js';
-import { pgValidationApiRepositories } from '../../../src/adapters/persistence/validation-api-repositories.js';
-import type { ResourceValidator, ValidateOptions, ValidationOutcome } from '../../../src/domain/ports/resource-validator.js';
+import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import type { Database } from '#adapters/persistence/database.js';
+import { ARTIFACT_UPLOAD_ROUTES, createValidationApiModule, type ValidationApiDependencies, type ValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
+import type { ResourceValidator, ValidateOptions, ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 
 /**
  * A validator standing in for the engine: every issue it reports is described in the resource itself

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { openDatabase, type Database } from '../../../../../adapters/persistence/database.js';
-import { silentLogger } from '../../../../../adapters/observability/logger.js';
-import { validationApiEntities } from '../../../src/adapters/persistence/entities.js';
-import { validationApiMigrations } from '../../../src/adapters/persistence/migrations.js';
+import { openDatabase, type Database } from '#adapters/persistence/database.js';
+import { silentLogger } from '#adapters/observability/logger.js';
+import { validationApiEntities } from '#validation/adapters/persistence/entities.js';
+import { validationApiMigrations } from '#validation/adapters/persistence/migrations.js';
 
 /** A uniquely named database per spec file (other engineers' tests share the server), dropped afterwards. */
 export const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };

@@ -3,8 +3,8 @@
  * validator built from chosen definitions into the routes without a worker pool. The service always
  * validates in workers (adapters/engine); both answer the same OperationOutcome.
  */
-import type { Validator } from '../../../src/domain/engine/validator.js';
-import type { ResourceValidator, ValidateOptions, ValidationOutcome } from '../../../src/domain/ports/resource-validator.js';
+import type { Validator } from '#validation/domain/engine/validator.js';
+import type { ResourceValidator, ValidateOptions, ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 
 export class InProcessResourceValidator implements ResourceValidator {
   /** `current` is read per call, so a rebuilt validator (artifacts changed) is used from the next request on. */

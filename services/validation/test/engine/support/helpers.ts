@@ -1,5 +1,5 @@
 /** Small helpers for reading OperationOutcomes in engine tests. */
-import type { Issue, ValidationOutcome } from '../../../src/domain/engine/outcome/issue.js';
+import type { Issue, ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
 
 export function errorsOf(o: ValidationOutcome): Issue[] {
   return o.issue.filter((i) => i.severity === 'error' || i.severity === 'fatal');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { completionMsgId, type CommitResult, type FlowRecord, type FlowStore } from '../../../src/domain/ports/flow-store.js';
+import { completionMsgId, type CommitResult, type FlowRecord, type FlowStore } from '#validation/domain/ports/flow-store.js';
 
 /**
  * The flow store of the flow's unit tests: keeps, per submission, the last outcome hash and its run,

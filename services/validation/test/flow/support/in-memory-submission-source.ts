@@ -7,7 +7,7 @@
  */
 import {
   SubmissionUnavailableError, type FetchSubmissionOptions, type SubmissionFetch, type SubmissionKey, type SubmissionSource,
-} from '../../../src/domain/flow/index.js';
+} from '#validation/domain/flow/index.js';
 
 const keyOf = (key: SubmissionKey) => `${key.facilityId}|${key.reportId}|${key.patientId}`;
 

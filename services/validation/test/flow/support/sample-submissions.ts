@@ -4,7 +4,7 @@
  * patient's MeasureReport with the other entries as contained resources.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { sharedDir } from '../../../../../test/support/shared-dir.js';
+import { sharedDir } from '#test-support/shared-dir.js';
 
 export interface SampleSubmission {
   readonly file: string;

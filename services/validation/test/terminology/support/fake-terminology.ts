@@ -4,11 +4,11 @@
  * contract (terminology.contract.spec.ts holds it to the same cases as the local and the remote
  * terminology), so an engine test that passes with it relies on nothing the real ones do not do.
  */
-import { bindingResult, type CodingVerdict } from '../../../src/domain/terminology/binding-outcome.js';
-import { formatTerminologyMessage } from '../../../src/domain/terminology/terminology-messages.js';
+import { bindingResult, type CodingVerdict } from '#validation/domain/terminology/binding-outcome.js';
+import { formatTerminologyMessage } from '#validation/domain/terminology/terminology-messages.js';
 import type {
   CodingInput, TerminologyIssue, TerminologyPort, ValidateCodeRequest, ValidateCodeResult,
-} from '../../../src/domain/ports/terminology.js';
+} from '#validation/domain/ports/terminology.js';
 
 export interface FakeConcept {
   readonly code: string;

@@ -1,4 +1,4 @@
-import type { CanonicalResource } from '../../../src/domain/ports/conformance-resources.js';
+import type { CanonicalResource } from '#validation/domain/ports/conformance-resources.js';
 
 /**
  * Resources for the remote terminology tests. The client holds the blood-pressure value set but

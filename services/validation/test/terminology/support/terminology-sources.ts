@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { CanonicalResource, ConformanceResourceSource } from '../../../src/domain/ports/conformance-resources.js';
-import { projectRoot, sharedDir } from '../../../../../test/support/shared-dir.js';
+import type { CanonicalResource, ConformanceResourceSource } from '#validation/domain/ports/conformance-resources.js';
+import { projectRoot, sharedDir } from '#test-support/shared-dir.js';
 
 /**
  * Test support: ValueSets and CodeSystems for terminology tests, read from the R4 bundles of

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CanonicalResource } from '../../../src/domain/ports/conformance-resources.js';
-import { LocalTerminology } from '../../../src/domain/terminology/local-terminology.js';
+import type { CanonicalResource } from '#validation/domain/ports/conformance-resources.js';
+import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 import { InMemoryConformanceSource } from './terminology-sources.js';
 
 /**

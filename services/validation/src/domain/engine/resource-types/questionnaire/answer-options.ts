@@ -10,7 +10,7 @@
  * value set not expandable here) is a warning, as the HL7 validator reports a code system it
  * cannot use; a definite "not in the value set" is an error.
  */
-import type { CodingInput, ValidateCodeResult } from '../../../ports/terminology.js';
+import type { CodingInput, ValidateCodeResult } from '#validation/domain/ports/terminology.js';
 import { isObject } from '../../json/json-value.js';
 import { choiceValue, EXT, extensions, objects, typeOfSuffix, type Obj } from './questionnaire-model.js';
 import type { ResponseScope } from './response-scope.js';

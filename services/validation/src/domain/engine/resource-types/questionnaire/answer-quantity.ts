@@ -4,7 +4,7 @@
  * conversion, maxDecimalPlaces, the unit options and the unit value set. Quantities are shown
  * as the HL7 validator shows them: `10000 m (UCUM#m)`.
  */
-import type { ValidateCodeResult } from '../../../ports/terminology.js';
+import type { ValidateCodeResult } from '#validation/domain/ports/terminology.js';
 import { isObject } from '../../json/json-value.js';
 import { decimalPlaces, EXT, extensions, extensionValue, type Obj } from './questionnaire-model.js';
 import type { ResponseScope } from './response-scope.js';

@@ -6,7 +6,7 @@
  * items go to answer-options.ts. Where the HL7 validator reports at the answer rather than at its
  * value (attachments, options of choice items) we do too.
  */
-import { compileLinearRegex, isRegexError } from '../../../regex/linear-regex.js';
+import { compileLinearRegex, isRegexError } from '#validation/domain/regex/linear-regex.js';
 import { isObject } from '../../json/json-value.js';
 import { checkChoiceAnswer, checkStringInValueSet } from './answer-options.js';
 import { checkQuantity } from './answer-quantity.js';
