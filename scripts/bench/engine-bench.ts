@@ -1,5 +1,5 @@
 /**
- * Engine benchmark: `npx tsx scripts/bench/engine-bench.ts [--min-resources N] [--medplum-resources N] [--workers 2,4]`
+ * Engine benchmark: `npx tsx scripts/bench/engine-bench.ts [--min-resources N] [--medplum-resources N] [--workers 2,4] [--rounds 3]`
  *
  * Validates the NHSN sample Bundles (SHARED_DIR or ../shared: samples/nhsn-ach, patient-*.json)
  * entry by entry, each resource against core plus its own meta.profile (as the service does), with
@@ -8,6 +8,12 @@
  * worker (one core) and of one worker per core (all cores: each Bundle as bytes, one task per
  * submission, as the flow does) and the all-core/one-core ratio; p50/p99 per Bundle, peak RSS,
  * and the same resources through @medplum/core's validateResource for comparison.
+ *
+ * The all-core/one-core ratio is measured in rounds (`--rounds`, default 3): one worker, all cores,
+ * one worker, all cores, ..., one worker; each all-core run is divided by the mean of the one-worker
+ * runs just before and after it, and the median of those ratios is printed. The machine's speed
+ * drifts (up to 25 % within a minute on the 2-core bench machine), so one run of each, a few
+ * seconds apart, can differ by more than what is measured.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +25,7 @@ import { DefinitionIndex } from '#validation/domain/engine/definitions/index.js'
 import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
 import { Validator } from '#validation/domain/engine/validator.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
-import { percentile } from './statistics.js';
+import { median, percentile } from './statistics.js';
 
 const processStart = performance.now() - process.uptime() * 1000;
 
@@ -30,6 +36,7 @@ function arg(name: string, dflt: number): number {
 
 const minResources = arg('--min-resources', 10_000);
 const medplumResources = arg('--medplum-resources', 2_000);
+const rounds = Math.max(1, arg('--rounds', 3));
 /** Extra pool sizes to measure (`--workers 2,4`), besides one worker and one per core. */
 const workerCounts = (() => {
   const i = process.argv.indexOf('--workers');
@@ -122,12 +129,27 @@ async function main(): Promise<void> {
   };
   const cores = os.availableParallelism();
   const counts = [...new Set([1, ...workerCounts, cores])].sort((a, b) => a - b);
-  const rates = new Map<number, number>();
-  for (const threads of counts) rates.set(threads, await pooledRate(threads));
-  const oneCore = rates.get(1)!;
-  const allCores = rates.get(cores)!;
-  console.log(`engine: in-thread ${rate.toFixed(0)}, one core (1 worker) ${oneCore.toFixed(0)}, all cores (${cores} workers) ${allCores.toFixed(0)} resources/s`);
-  console.log(`all-core / one-core ratio: ${(allCores / oneCore).toFixed(2)}x (workers / in-thread: ${(allCores / rate).toFixed(2)}x)`);
+  const rates = new Map<number, number[]>();
+  const measure = async (threads: number) => {
+    const measured = await pooledRate(threads);
+    rates.set(threads, [...(rates.get(threads) ?? []), measured]);
+    return measured;
+  };
+  // Rounds: one worker before and after every all-core run (see the header); other sizes once.
+  const roundRatios: number[] = [];
+  let before = await measure(1);
+  for (let round = 0; round < rounds; round++) {
+    const all = await measure(cores);
+    const after = await measure(1);
+    roundRatios.push(all / ((before + after) / 2));
+    before = after;
+  }
+  for (const threads of counts) if (threads !== 1 && threads !== cores) await measure(threads);
+  const oneCore = median(rates.get(1)!);
+  const allCores = median(rates.get(cores)!);
+  console.log(`engine: in-thread ${rate.toFixed(0)}, one core (1 worker) ${oneCore.toFixed(0)}, all cores (${cores} workers) ${allCores.toFixed(0)} resources/s (medians of ${rates.get(1)!.length} and ${rounds} runs)`);
+  console.log(`all-core / one-core ratio per round (the one-worker runs before and after it): ${roundRatios.map((r) => r.toFixed(2)).join(', ')}`);
+  console.log(`all-core / one-core ratio: ${median(roundRatios).toFixed(2)}x (median of ${rounds} round(s); workers / in-thread: ${(allCores / rate).toFixed(2)}x)`);
 
   // ---- @medplum/core 4.5.2 on the same resources
   let medplumRate = NaN;
