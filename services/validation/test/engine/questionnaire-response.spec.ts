@@ -103,6 +103,31 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       });
     }
 
+    it('an answer of the wrong type still meets the rules that read any value: string limits, dates read from text, attachment types', () => {
+      const q = [
+        { linkId: 's', type: 'string', maxLength: 3 },
+        { linkId: 'd', type: 'date', repeats: true },
+        { linkId: 'f', type: 'attachment', extension: [ext('mimeType', { valueCode: 'image/png' })] },
+        { linkId: 'n', type: 'integer', extension: [ext('maxValue', { valueInteger: 1 })] },
+      ];
+      const { f } = check(response([
+        { linkId: 's', answer: [{ valueInteger: 12345 }] },
+        { linkId: 'd', answer: [{ valueString: 'yesterday' }, { valueInteger: 2020 }] },
+        { linkId: 'f', answer: [{ valueString: 'picture' }] },
+        { linkId: 'n', answer: [{ valueDecimal: 7.5 }] },
+      ], q));
+      expect(f).to.deep.equal([
+        'error QR_ANSWER_TYPE QuestionnaireResponse.item[0].answer[0].value.ofType(integer)',
+        'error QR_ANSWER_TYPE QuestionnaireResponse.item[1].answer[0].value.ofType(string)',
+        'error QR_ANSWER_TYPE QuestionnaireResponse.item[1].answer[1].value.ofType(integer)',
+        'error QR_ANSWER_TYPE QuestionnaireResponse.item[2].answer[0].value.ofType(string)',
+        'error QR_ANSWER_TYPE QuestionnaireResponse.item[3].answer[0].value.ofType(decimal)',
+        'error QR_ATTACHMENT_NO_CONTENT_TYPE QuestionnaireResponse.item[2].answer[0]',
+        'error QR_TOO_LONG QuestionnaireResponse.item[0].answer[0].value.ofType(integer)',
+        'error QR_VALUE_UNREADABLE QuestionnaireResponse.item[1].answer[0].value.ofType(string)',
+      ]);
+    });
+
     it('a type name that is an Object.prototype key is no answer type (the lookup is a Map)', () => {
       for (const type of ['constructor', '__proto__', 'toString']) {
         expect(check(response([{ linkId: 'a', answer: [{ valueString: 'x' }] }], [{ linkId: 'a', type }])).f.filter((s) => s.includes('QR_ANSWER_TYPE'))).to.deep.equal([]);
@@ -152,14 +177,37 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(found(await asyncValidator.validateAsync(qr))).to.deep.equal(['error QR_OPTION_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0]']);
     });
 
-    it('a contained answerValueSet with enumerated concepts is decided locally; open-choice accepts a display-only Coding', () => {
+    it('a contained answerValueSet with enumerated concepts is decided locally; open-choice checks a Coding as choice does', () => {
       const qr = response([{ linkId: 'c', answer: [{ valueCoding: { system: 'http://s', code: 'b' } }] }], [{ linkId: 'c', type: 'choice', answerValueSet: '#vs' }]);
       (qr.contained as Obj[]).push({ resourceType: 'ValueSet', id: 'vs', status: 'active', compose: { include: [{ system: 'http://s', concept: [{ code: 'a' }] }] } });
       expect(check(qr).f).to.deep.equal(['error QR_OPTION_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0]']);
       const open = structuredClone(qr);
       ((open.contained as [Obj])[0].item as [Obj])[0].type = 'open-choice';
+      // HL7 reads open-choice as an R5 coding item: a display-only Coding is no code of the value set (free text goes in valueString)
       (open.item as Obj[])[0] = { linkId: 'c', answer: [{ valueCoding: { display: 'something else' } }] };
-      expect(check(open).f).to.deep.equal([]);
+      expect(check(open).f).to.deep.equal(['error QR_OPTION_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0]']);
+      (open.item as Obj[])[0] = { linkId: 'c', answer: [{ valueCoding: { system: 'http://s', code: 'a' } }, { valueString: 'something else' }] };
+      ((open.contained as [Obj])[0].item as [Obj])[0].repeats = true;
+      expect(check(open).f).to.deep.equal(['information QR_NO_OPTION_LIST QuestionnaireResponse.item[0].answer[1]']);
+    });
+
+    it('open-choice: a Coding answer needs Coding options as for choice; a date answer is never one of the date options (HL7 compares a Date with text)', () => {
+      const q = (type: string, answerOption: Obj[]) => [{ linkId: 'c', type, answerOption }];
+      expect(check(response([{ linkId: 'c', answer: [{ valueCoding: colour }] }], q('open-choice', [{ valueString: 'red' }]))).f).to.deep.equal(['error QR_NO_OPTIONS_OF_TYPE QuestionnaireResponse.item[0].answer[0]']);
+      expect(check(response([{ linkId: 'c', answer: [{ valueCoding: colour }] }], q('open-choice', [{ valueCoding: colour }]))).f).to.deep.equal([]);
+      const dates = [{ valueDate: '2020-01-01' }];
+      for (const type of ['choice', 'open-choice']) {
+        expect(check(response([{ linkId: 'c', answer: [{ valueDate: '2020-01-01' }] }], q(type, dates))).f, type).to.deep.equal(['error QR_NOT_AN_OPTION QuestionnaireResponse.item[0].answer[0]']);
+      }
+      expect(check(response([{ linkId: 'c', answer: [{ valueTime: '10:00:00' }] }], q('choice', [{ valueTime: '10:00:00' }]))).f).to.deep.equal([]);
+    });
+
+    it('number items with options compare the answer as written (1.50 is not the option 1.5)', () => {
+      const q = [{ linkId: 'n', type: 'decimal', answerOption: [{ valueDecimal: 1.5 }, { valueInteger: 2 }] }];
+      const text = (answer: string) => JSON.stringify(response([{ linkId: 'n', answer: [{ valueDecimal: 0 }] }], q)).replace('"valueDecimal":0', `"valueDecimal":${answer}`);
+      expect(found(v.validate(text('1.5')))).to.deep.equal([]);
+      expect(found(v.validate(text('2')))).to.deep.equal([]);
+      expect(found(v.validate(text('1.50')))).to.deep.equal(['error QR_NOT_AN_OPTION QuestionnaireResponse.item[0].answer[0].value.ofType(decimal)']);
     });
 
     it('a string item with an answerValueSet: the string must be a code in it, reported at the value', () => {
@@ -196,12 +244,17 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       const once = [{ linkId: 'a', type: 'string' }];
       expect(check(response([{ linkId: 'a', answer: [{ valueString: 'x' }, { valueString: 'y' }] }], once)).f).to.deep.equal(['error QR_ITEM_ONLY_ONE QuestionnaireResponse.item[0]']);
       expect(check(response([{ linkId: 'a', answer: [{ valueString: 'x' }] }, { linkId: 'a', answer: [{ valueString: 'y' }] }], once)).f).to.deep.equal(['error QR_ITEM_ONLY_ONE_ITEM QuestionnaireResponse']);
-      const counted = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-minOccurs', { valueInteger: 2 }), ext('questionnaire-maxOccurs', { valueInteger: 3 })] }];
+      // the HL7 validator's rules are strict: the count must lie strictly between minOccurs and maxOccurs
+      const counted = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-minOccurs', { valueInteger: 2 }), ext('questionnaire-maxOccurs', { valueInteger: 4 })] }];
       const answers = (n: number) => [{ linkId: 'a', answer: Array.from({ length: n }, (_, i) => ({ valueString: `v${i}` })) }];
       expect(check(response(answers(1), counted)).f).to.deep.equal(['error QR_MIN_OCCURS QuestionnaireResponse.item[0]']);
-      expect(check(response(answers(2), counted)).f).to.deep.equal([]);
+      expect(check(response(answers(2), counted)).f).to.deep.equal(['error QR_MIN_OCCURS QuestionnaireResponse.item[0]']);
       expect(check(response(answers(3), counted)).f).to.deep.equal([]);
       expect(check(response(answers(4), counted)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
+      expect(check(response(answers(5), counted)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
+      // a limit that is no integer is no limit; an item not in the response is not counted
+      const odd = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-maxOccurs', { valueString: '1' })] }, { linkId: 'b', type: 'string', extension: [ext('questionnaire-minOccurs', { valueInteger: 1 })] }];
+      expect(check(response(answers(3), odd)).f).to.deep.equal([]);
     });
   });
 
@@ -235,6 +288,30 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response(answers(undefined, 1), q([{ question: 'packs', operator: 'exists', answerBoolean: true }]))).f).to.deep.equal(missing);
       expect(check(response(answers(undefined, undefined), q([{ question: 'packs', operator: 'exists', answerBoolean: true }]))).f).to.deep.equal([]);
       expect(check(response(answers(undefined, undefined), q([{ question: 'packs', operator: 'exists', answerBoolean: false }]))).f).to.deep.equal(missing);
+    });
+
+    it('exists counts an answer that holds only nested items', () => {
+      const nested = [
+        { linkId: 'p', type: 'string', item: [{ linkId: 'p.note', type: 'string' }] },
+        { linkId: 'detail', type: 'string', required: true, enableWhen: [{ question: 'p', operator: 'exists', answerBoolean: true }] },
+      ];
+      expect(check(response([{ linkId: 'p', answer: [{ item: [{ linkId: 'p.note', answer: [{ valueString: 'x' }] }] }] }], nested)).f).to.deep.equal(missing);
+      expect(check(response([{ linkId: 'p' }], nested)).f).to.deep.equal([]);
+    });
+
+    it('an sdc enableWhenExpression is evaluated on the response; one that cannot be evaluated leaves the item enabled', () => {
+      const expr = (expression: string) => [
+        { linkId: 'has', type: 'boolean' },
+        { linkId: 'what', type: 'string', extension: [ext('http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression', { valueExpression: { language: 'text/fhirpath', expression } })] },
+      ];
+      const items = (has: boolean) => [{ linkId: 'has', answer: [{ valueBoolean: has }] }, { linkId: 'what', answer: [{ valueString: 'x' }] }];
+      const enabledWhenHas = "%resource.item.where(linkId = 'has').answer.value = true";
+      expect(check(response(items(true), expr(enabledWhenHas))).f).to.deep.equal([]);
+      expect(check(response(items(false), expr(enabledWhenHas))).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[1]']);
+      // empty is false, as HL7's evaluateToBoolean has it
+      expect(check(response(items(true), expr("item.where(linkId = 'none').answer.value"))).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[1]']);
+      expect(check(response(items(false), expr('%patient.gender = \'male\''))).f).to.deep.equal([]);
+      expect(check(response(items(false), expr('item.where(('))).f).to.deep.equal([]);
     });
 
     it('enableBehavior all and any; several conditions without it leave the item enabled', () => {
@@ -324,6 +401,16 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response([{ linkId: 'w', answer: [{ valueQuantity: { ...kg, unit: 'kilo' } }] }], q)).f).to.deep.equal(['error QR_UNIT_NOT_ALLOWED QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)']);
     });
 
+    it('quantities: a minimum in the same units holds while the value is not above it (as HL7 compares); after UCUM conversion it is a minimum', () => {
+      const min = (value: number, code: string) => [{ linkId: 'w', type: 'quantity', extension: [ext('http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-minQuantity', { valueQuantity: { value, system: 'http://unitsofmeasure.org', code } })] }];
+      const answer = (value: number, code: string) => [{ linkId: 'w', answer: [{ valueQuantity: { value, system: 'http://unitsofmeasure.org', code } }] }];
+      const below = ['error QR_QTY_BELOW_MIN QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)'];
+      expect(check(response(answer(70, 'kg'), min(50, 'kg'))).f).to.deep.equal(below);
+      expect(check(response(answer(40, 'kg'), min(50, 'kg'))).f).to.deep.equal([]);
+      expect(check(response(answer(40, 'kg'), min(50000, 'g'))).f).to.deep.equal(below);
+      expect(check(response(answer(70, 'kg'), min(50000, 'g'))).f).to.deep.equal([]);
+    });
+
     it('quantities: the unit must be in the unit value set', () => {
       const q = [{ linkId: 'w', type: 'quantity', repeats: true, extension: [ext('questionnaire-unitValueSet', { valueCanonical: valueSet.url })] }];
       const { f } = check(response([{ linkId: 'w', answer: [{ valueQuantity: { value: 1, system: 'http://example.org/colour', code: 'red' } }, { valueQuantity: { value: 2, system: 'http://example.org/colour', code: 'blue' } }] }], q));
@@ -331,7 +418,8 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
     });
 
     it('attachments: content type by prefix and size, reported at the answer', () => {
-      const q = [{ linkId: 'f', type: 'attachment', repeats: true, extension: [ext('mimeType', { valueCode: 'image/' }), ext('maxSize', { valueDecimal: 3 })] }];
+      // the data must be smaller than maxSize: AAAA is 3 bytes, AAAAAA== 4 (the limit itself is too large, as HL7 has it)
+      const q = [{ linkId: 'f', type: 'attachment', repeats: true, extension: [ext('mimeType', { valueCode: 'image/' }), ext('maxSize', { valueDecimal: 4 })] }];
       const { f } = check(response([{ linkId: 'f', answer: [{ valueAttachment: { contentType: 'image/png', data: 'AAAA' } }, { valueAttachment: { contentType: 'text/plain' } }, { valueAttachment: { data: 'AAAAAA==' } }] }], q));
       expect(f).to.deep.equal([
         'error QR_ATTACHMENT_CONTENT_TYPE QuestionnaireResponse.item[0].answer[1]',

@@ -53,7 +53,8 @@ function compareToLimit(scope: ResponseScope, v: Obj, limit: Obj, below: boolean
     return;
   }
   let value = v.value as number;
-  if (v.system !== limit.system || v.code !== limit.code) {
+  const sameUnit = v.system === limit.system && v.code === limit.code;
+  if (!sameUnit) {
     const converted = v.system === UCUM && limit.system === UCUM ? scope.units.convert(value, String(v.code), String(limit.code)) : undefined;
     if (converted === undefined) {
       report(below ? 'QR_QTY_MIN_INCOMPATIBLE' : 'QR_QTY_MAX_INCOMPATIBLE', [quantityText(scope, limit), quantityText(scope, v)]);
@@ -61,8 +62,11 @@ function compareToLimit(scope: ResponseScope, v: Obj, limit: Obj, below: boolean
     }
     value = converted;
   }
-  // (the HL7 validator's same-unit minimum compares the wrong way round; we compare as the extension means)
-  if (below ? value < (limit.value as number) : value > (limit.value as number)) {
+  // As the HL7 validator decides it: a minimum in the answer's own units holds while the value is
+  // not above it (HL7's rule there is min >= value, the maximum's rule); after UCUM conversion the
+  // minimum is a minimum.
+  const outside = below && !sameUnit ? value < (limit.value as number) : value > (limit.value as number);
+  if (outside) {
     report(below ? 'QR_QTY_BELOW_MIN' : 'QR_QTY_ABOVE_MAX', [quantityText(scope, v), quantityText(scope, limit)]);
   }
 }

@@ -8,6 +8,7 @@
  * An sdc enableWhenExpression is not evaluated here: the item counts as enabled, as the HL7
  * validator counts an expression it cannot evaluate, so no answer is called "not enabled" on a guess.
  */
+import type { InvariantEvaluator } from '../../checks/invariants.js';
 import { isObject } from '../../json/json-value.js';
 import { choiceValue, EXT, extensions, instantOf, objects, type Obj, type QuestionnaireIndex } from './questionnaire-model.js';
 
@@ -22,17 +23,28 @@ interface TypedValue {
   value: unknown;
 }
 
+/** The answers to one question: their values, and how many things they hold in all (for exists). */
+interface Answers {
+  values: TypedValue[];
+  children: number;
+}
+
+const NO_ANSWERS: Answers = { values: [], children: 0 };
+
 export class EnableWhenEvaluator {
-  private readonly answersByFocus = new WeakMap<Obj, Map<string, TypedValue[]>>();
+  private readonly answersByFocus = new WeakMap<Obj, Map<string, Answers>>();
 
   constructor(
     private readonly index: QuestionnaireIndex,
     /** The QuestionnaireResponse. */
     private readonly response: Obj,
+    /** The FHIRPath evaluator for enableWhenExpression (none: such items count as enabled). */
+    private readonly fhirpath?: InvariantEvaluator,
   ) {}
 
   isEnabled(item: Obj, stack: readonly AnswerFrame[]): boolean {
-    if (extensions(item, EXT.enableWhenExpression).length > 0) return true;
+    const expression = extensions(item, EXT.enableWhenExpression)[0];
+    if (expression) return this.expressionEnabled(expression);
     const conditions = objects(item.enableWhen);
     if (conditions.length === 0) return true;
     const results = conditions.map((c) => this.condition(c, item, stack));
@@ -41,35 +53,51 @@ export class EnableWhenEvaluator {
     return true;
   }
 
+  /**
+   * An sdc enableWhenExpression (text/fhirpath) on the response, as HL7's evaluateToBoolean: empty
+   * is false, one boolean is itself, anything else true. Another language, a %variable fhirpath.js
+   * does not have, or an error: enabled (not evaluated).
+   */
+  private expressionEnabled(extension: Obj): boolean {
+    const value = extension.valueExpression;
+    if (!this.fhirpath || !isObject(value) || value.language !== 'text/fhirpath' || typeof value.expression !== 'string') return true;
+    const env = { resource: this.response, rootResource: this.response };
+    const result = this.fhirpath.select(value.expression, 'QuestionnaireResponse', this.response, env);
+    if (!Array.isArray(result)) return true;
+    if (result.length === 0) return false;
+    const only = result[0];
+    return result.length === 1 && only !== undefined && typeof only.value === 'boolean' ? only.value : true;
+  }
+
   private condition(condition: Obj, item: Obj, stack: readonly AnswerFrame[]): boolean {
-    const answers = typeof condition.question === 'string' ? this.answersTo(condition.question, item, stack) : [];
+    const answers = typeof condition.question === 'string' ? this.answersTo(condition.question, item, stack) : NO_ANSWERS;
     const expected = choiceValue(Object.fromEntries(Object.entries(condition).filter(([k]) => k.startsWith('answer')).map(([k, v]) => ['value' + k.slice(6), v])));
     if (condition.operator === 'exists') {
       // exists needs answerBoolean: anything else counts as "exists = true"
       const wanted = expected?.suffix === 'Boolean' ? expected.value !== false : true;
-      return wanted === answers.length > 0;
+      return wanted === answers.children > 0;
     }
     if (!expected) return false;
-    return answers.some((actual) => compareAnswer(actual, expected, String(condition.operator)));
+    return answers.values.some((actual) => compareAnswer(actual, expected, String(condition.operator)));
   }
 
-  /** The answer values to `question` where the enableWhen of `item` looks for them. */
-  private answersTo(question: string, item: Obj, stack: readonly AnswerFrame[]): TypedValue[] {
+  /** The answers to `question` where the enableWhen of `item` looks for them. */
+  private answersTo(question: string, item: Obj, stack: readonly AnswerFrame[]): Answers {
     const target = this.index.find(question);
-    if (!target) return [];
+    if (!target) return NO_ANSWERS;
     const group = this.index.commonGroup(item, target.item);
     if (!group) return this.answersOn(this.response, question);
     const frame = stack.findLast((f) => f.q === group);
-    return frame ? this.answersOn(frame.a, question) : [];
+    return frame ? this.answersOn(frame.a, question) : NO_ANSWERS;
   }
 
-  private answersOn(focus: Obj, question: string): TypedValue[] {
+  private answersOn(focus: Obj, question: string): Answers {
     let byLinkId = this.answersByFocus.get(focus);
     if (!byLinkId) {
       byLinkId = answersBelow(focus);
       this.answersByFocus.set(focus, byLinkId);
     }
-    return byLinkId.get(question) ?? [];
+    return byLinkId.get(question) ?? NO_ANSWERS;
   }
 }
 
@@ -77,13 +105,18 @@ export class EnableWhenEvaluator {
  * Every answer value at or below `focus` (items, and items inside answers), by linkId: one walk
  * per focus, however many conditions look into it (a response with many conditions stays linear).
  */
-function answersBelow(focus: Obj): Map<string, TypedValue[]> {
-  const found = new Map<string, TypedValue[]>();
+function answersBelow(focus: Obj): Map<string, Answers> {
+  const found = new Map<string, Answers>();
   const add = (item: Obj) => {
     if (typeof item.linkId !== 'string') return;
-    const list = found.get(item.linkId) ?? [];
-    list.push(...valuesOf(item));
-    found.set(item.linkId, list);
+    const entry = found.get(item.linkId) ?? { values: [], children: 0 };
+    for (const answer of objects(item.answer)) {
+      const v = choiceValue(answer);
+      if (v) entry.values.push(v);
+      // what HL7 counts for exists: the answer's children (its value, its items, its extensions)
+      entry.children += Object.keys(answer).filter((k) => !k.startsWith('_') && k !== 'id').reduce((n, k) => n + (Array.isArray(answer[k]) ? (answer[k] as unknown[]).length : 1), 0);
+    }
+    found.set(item.linkId, entry);
   };
   const visit = (node: Obj) => {
     for (const child of objects(node.item)) {
@@ -96,15 +129,6 @@ function answersBelow(focus: Obj): Map<string, TypedValue[]> {
   // the condition's question may be the item that holds the conditional one
   add(focus);
   return found;
-}
-
-function valuesOf(item: Obj): TypedValue[] {
-  const values: TypedValue[] = [];
-  for (const answer of objects(item.answer)) {
-    const v = choiceValue(answer);
-    if (v) values.push(v);
-  }
-  return values;
 }
 
 function compareAnswer(actual: TypedValue, expected: TypedValue, operator: string): boolean {

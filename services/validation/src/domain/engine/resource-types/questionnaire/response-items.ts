@@ -30,7 +30,7 @@ export class ResponseItemsWalker {
   private readonly levels = new WeakMap<object, DefinitionLevel>();
 
   constructor(private readonly scope: ResponseScope) {
-    this.enableWhen = new EnableWhenEvaluator(scope.index, scope.response);
+    this.enableWhen = new EnableWhenEvaluator(scope.index, scope.response, scope.ctx.services.invariants);
   }
 
   /** The response's items against the Questionnaire's. */
@@ -113,10 +113,12 @@ export class ResponseItemsWalker {
       else if (this.enableWhen.isEnabled(def, stack)) scope.error('QR_ITEM_MISSING', [def.linkId], itemPath, item);
     }
     if (answers.length > 1 && def.repeats !== true) scope.error('QR_ITEM_ONLY_ONE', [], itemPath, answers[1]);
-    const maxOccurs = extensionValue(def, EXT.maxOccurs);
-    if (typeof maxOccurs === 'number' && maxOccurs >= 0 && answers.length > maxOccurs) scope.error('QR_MAX_OCCURS', [maxOccurs, answers.length], itemPath, item);
-    const minOccurs = extensionValue(def, EXT.minOccurs);
-    if (typeof minOccurs === 'number' && minOccurs >= 0 && answers.length < minOccurs) scope.error('QR_MIN_OCCURS', [minOccurs, answers.length], itemPath, item);
+    // As the HL7 validator compares (its rule holds only strictly inside the limit): as many
+    // answers as questionnaire-maxOccurs, or as few as questionnaire-minOccurs, is reported too.
+    const maxOccurs = occursLimit(def, EXT.maxOccurs);
+    if (maxOccurs >= 0 && answers.length >= maxOccurs) scope.error('QR_MAX_OCCURS', [maxOccurs, answers.length], itemPath, item);
+    const minOccurs = occursLimit(def, EXT.minOccurs);
+    if (minOccurs >= 0 && answers.length <= minOccurs) scope.error('QR_MIN_OCCURS', [minOccurs, answers.length], itemPath, item);
     (Array.isArray(item.answer) ? (item.answer as unknown[]) : []).forEach((answer, i) => {
       if (!isObject(answer)) return;
       // R4 has no answers on groups (and the abstract `question`): HL7 words both as "question"
@@ -137,4 +139,10 @@ export class ResponseItemsWalker {
       this.walkLevel(def.item, item, itemPath, stack);
     }
   }
+}
+
+/** An integer extension's value, -1 when absent or not an integer (HL7's readIntegerExtension default). */
+function occursLimit(def: Obj, url: string): number {
+  const v = extensionValue(def, url);
+  return typeof v === 'number' && Number.isInteger(v) ? v : -1;
 }
