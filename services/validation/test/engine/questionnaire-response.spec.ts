@@ -411,6 +411,22 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response(answer(70, 'kg'), min(50000, 'g'))).f).to.deep.equal([]);
     });
 
+    it('quantities: an answer with a comparator is an error and its limits are not compared (HL7 cannot read the comparator)', () => {
+      const q = [{ linkId: 'w', type: 'quantity', extension: [ext('http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-maxQuantity', { valueQuantity: { value: 5, system: 'http://unitsofmeasure.org', code: 'kg' } })] }];
+      const answer = (extra: Obj) => [{ linkId: 'w', answer: [{ valueQuantity: { value: 70, system: 'http://unitsofmeasure.org', code: 'kg', ...extra } }] }];
+      expect(check(response(answer({}), q)).f).to.deep.equal(['error QR_QTY_ABOVE_MAX QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)']);
+      expect(check(response(answer({ comparator: '<' }), q)).f).to.deep.equal(['error QR_VALUE_UNREADABLE QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)']);
+    });
+
+    it('number limits are read as the item type (an integer item cannot read 5.5); the first unreadable one ends the comparisons', () => {
+      const q = (type: string, min: Obj, max: Obj) => [{ linkId: 'n', type, extension: [ext('minValue', min), ext('maxValue', max), ext('maxDecimalPlaces', { valueInteger: 0 })] }];
+      const at = (t: string) => `QuestionnaireResponse.item[0].answer[0].value.ofType(${t})`;
+      expect(check(response([{ linkId: 'n', answer: [{ valueInteger: 50 }] }], q('integer', { valueDecimal: 5.5 }, { valueInteger: 10 }))).f).to.deep.equal([`error QR_VALUE_UNREADABLE ${at('integer')}`]);
+      expect(check(response([{ linkId: 'n', answer: [{ valueInteger: 50 }] }], q('integer', { valueString: '5' }, { valueString: '10' }))).f).to.deep.equal([`error QR_VALUE_ABOVE_MAX ${at('integer')}`]);
+      expect(check(response([{ linkId: 'n', answer: [{ valueDecimal: 0.5 }] }], q('decimal', { valueString: 'low' }, { valueDecimal: 0.1 }))).f).to.deep.equal([`error QR_VALUE_UNREADABLE ${at('decimal')}`]);
+      expect(check(response([{ linkId: 'n', answer: [{ valueDecimal: 0.5 }] }], q('decimal', { valueInteger: 1 }, { valueDecimal: 0.1 }))).f).to.deep.equal([`error QR_DECIMAL_PLACES ${at('decimal')}`, `error QR_VALUE_ABOVE_MAX ${at('decimal')}`, `error QR_VALUE_BELOW_MIN ${at('decimal')}`]);
+    });
+
     it('quantities: the unit must be in the unit value set', () => {
       const q = [{ linkId: 'w', type: 'quantity', repeats: true, extension: [ext('questionnaire-unitValueSet', { valueCanonical: valueSet.url })] }];
       const { f } = check(response([{ linkId: 'w', answer: [{ valueQuantity: { value: 1, system: 'http://example.org/colour', code: 'red' } }, { valueQuantity: { value: 2, system: 'http://example.org/colour', code: 'blue' } }] }], q));

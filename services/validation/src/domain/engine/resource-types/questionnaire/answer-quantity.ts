@@ -30,6 +30,12 @@ function codingText(c: Obj): string {
 
 export function checkQuantity(scope: ResponseScope, def: Obj, v: Obj, valuePath: string): void {
   const report = (id: Parameters<ResponseScope['error']>[0], args: readonly unknown[]) => scope.error(id, args, valuePath, v);
+  if (typeof v.comparator === 'string') {
+    // the HL7 validator reads the comparator by its Java enum name (LESS_THAN), so `<` stops the
+    // checks with an error before the limits and units are looked at
+    report('QR_VALUE_UNREADABLE', [`the comparator '${v.comparator}' cannot be read`]);
+    return;
+  }
   for (const below of [true, false]) {
     const limit = extensionValue(def, below ? EXT.minValue : EXT.maxValue) ?? extensionValue(def, below ? EXT.minQuantity : EXT.maxQuantity);
     if (!isObject(limit) || typeof limit.value !== 'number' || typeof v.value !== 'number') continue;

@@ -110,21 +110,27 @@ function limitOf(scope: ResponseScope, def: Obj, url: string): { text: string; v
   return { text: raw ?? String(found.value), value: found.value };
 }
 
+/**
+ * As the HL7 validator reads the limits: as written, as an integer for integer items (5.0 is
+ * not one) and a decimal for decimal items; the first limit it cannot read ends the comparisons
+ * (and the decimal places check) with an error, as its exception does.
+ */
 function checkNumber(scope: ResponseScope, def: Obj, answer: Obj, type: string, v: number, at: Report): void {
   const text = scope.rawNumber(answer, type === 'integer' ? 'valueInteger' : 'valueDecimal') ?? String(v);
+  const pattern = type === 'integer' ? /^[+-]?\d{1,10}$/ : /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+  let readable = true;
   for (const [url, below] of [[EXT.minValue, true], [EXT.maxValue, false]] as const) {
     const limit = limitOf(scope, def, url);
     if (!limit) continue;
-    // an integer item reads its limits as integers, a decimal item as decimals
-    const readable = typeof limit.value === 'number' && (type !== 'integer' || !limit.text.includes('.'));
-    if (!readable) {
+    if (!pattern.test(limit.text)) {
       at('QR_VALUE_UNREADABLE', [`'${limit.text}' is not a valid ${type}`]);
-      continue;
+      readable = false;
+      break;
     }
-    const outside = below ? v < (limit.value as number) : v > (limit.value as number);
-    if (outside) at(below ? 'QR_VALUE_BELOW_MIN' : 'QR_VALUE_ABOVE_MAX', [text, limit.text]);
+    const bound = Number(limit.text);
+    if (below ? v < bound : v > bound) at(below ? 'QR_VALUE_BELOW_MIN' : 'QR_VALUE_ABOVE_MAX', [text, limit.text]);
   }
-  if (type === 'decimal') {
+  if (type === 'decimal' && readable) {
     const places = extensionValue(def, EXT.maxDecimalPlaces);
     if (typeof places === 'number' && decimalPlaces(text) > places) at('QR_DECIMAL_PLACES', [text, places]);
   }
