@@ -126,6 +126,11 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
         'error QR_TOO_LONG QuestionnaireResponse.item[0].answer[0].value.ofType(integer)',
         'error QR_VALUE_UNREADABLE QuestionnaireResponse.item[1].answer[0].value.ofType(string)',
       ]);
+      // a date out of range is no date either (HAPI's parser refuses it)
+      expect(check(response([{ linkId: 'd', answer: [{ valueDate: '2020-13-01' }, { valueDate: '2021-02-29' }, { valueDate: '2020-02-29' }] }], q)).f).to.deep.equal([
+        'error QR_VALUE_UNREADABLE QuestionnaireResponse.item[0].answer[0].value.ofType(date)',
+        'error QR_VALUE_UNREADABLE QuestionnaireResponse.item[0].answer[1].value.ofType(date)',
+      ]);
     });
 
     it('a type name that is an Object.prototype key is no answer type (the lookup is a Map)', () => {
@@ -312,6 +317,9 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response(items(true), expr("item.where(linkId = 'none').answer.value"))).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[1]']);
       expect(check(response(items(false), expr('%patient.gender = \'male\''))).f).to.deep.equal([]);
       expect(check(response(items(false), expr('item.where(('))).f).to.deep.equal([]);
+      const finnish = [{ linkId: 'has', type: 'boolean' }, { linkId: 'what', type: 'string', extension: [ext('http://phr.kanta.fi/StructureDefinition/fiphr-ext-questionnaire-enablewhen', { valueString: enabledWhenHas })] }];
+      expect(check(response(items(false), finnish)).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[1]']);
+      expect(check(response(items(true), finnish)).f).to.deep.equal([]);
     });
 
     it('enableBehavior all and any; several conditions without it leave the item enabled', () => {

@@ -31,6 +31,8 @@ interface Answers {
 
 const NO_ANSWERS: Answers = { values: [], children: 0 };
 
+const FINNISH_ENABLE_WHEN = 'http://phr.kanta.fi/StructureDefinition/fiphr-ext-questionnaire-enablewhen';
+
 export class EnableWhenEvaluator {
   private readonly answersByFocus = new WeakMap<Obj, Map<string, Answers>>();
 
@@ -43,6 +45,9 @@ export class EnableWhenEvaluator {
   ) {}
 
   isEnabled(item: Obj, stack: readonly AnswerFrame[]): boolean {
+    // the Finnish PHR extension (a FHIRPath string) comes first, as HL7 reads it first
+    const finnish = extensions(item, FINNISH_ENABLE_WHEN)[0];
+    if (finnish) return this.expressionEnabled({ valueExpression: { language: 'text/fhirpath', expression: finnish.valueString } });
     const expression = extensions(item, EXT.enableWhenExpression)[0];
     if (expression) return this.expressionEnabled(expression);
     const conditions = objects(item.enableWhen);
