@@ -317,6 +317,15 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response(items(true), expr("item.where(linkId = 'none').answer.value"))).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[1]']);
       expect(check(response(items(false), expr('%patient.gender = \'male\''))).f).to.deep.equal([]);
       expect(check(response(items(false), expr('item.where(('))).f).to.deep.equal([]);
+      // sdc variables of the Questionnaire and of the enclosing items are in scope, later ones seeing earlier ones
+      const variable = (name: string, expression: string) => ext('variable', { valueExpression: { name, language: 'text/fhirpath', expression } });
+      const withVars = (items: Obj[]) => {
+        const qr = response(items, [{ linkId: 'g', type: 'group', extension: [variable('yes', '%answer = true')], item: [{ linkId: 'has', type: 'boolean' }, { linkId: 'what', type: 'string', extension: [ext('http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression', { valueExpression: { language: 'text/fhirpath', expression: '%yes' } })] }] }]);
+        ((qr.contained as [Obj])[0]).extension = [variable('answer', "%resource.item.item.where(linkId = 'has').answer.value")];
+        return qr;
+      };
+      expect(check(withVars([{ linkId: 'g', item: items(true) }])).f).to.deep.equal([]);
+      expect(check(withVars([{ linkId: 'g', item: items(false) }])).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[0].item[1]']);
       const finnish = [{ linkId: 'has', type: 'boolean' }, { linkId: 'what', type: 'string', extension: [ext('http://phr.kanta.fi/StructureDefinition/fiphr-ext-questionnaire-enablewhen', { valueString: enabledWhenHas })] }];
       expect(check(response(items(false), finnish)).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[1]']);
       expect(check(response(items(true), finnish)).f).to.deep.equal([]);

@@ -5,8 +5,12 @@
  * compares presence, the other operators compare each answer to the expected one (Codings by
  * system and code, only = and !=; primitives by value; Quantities by value). One condition or
  * enableBehavior `any`: one must hold; `all`: every one; several without enableBehavior: enabled.
- * An sdc enableWhenExpression is not evaluated here: the item counts as enabled, as the HL7
- * validator counts an expression it cannot evaluate, so no answer is called "not enabled" on a guess.
+ * `exists` counts what the answers hold (a value, nested items), as HL7 counts an answer's children.
+ * An sdc enableWhenExpression (or the Finnish PHR one) is evaluated as FHIRPath on the response,
+ * with the sdc variables in scope (empty is false, as HL7's evaluateToBoolean has it); one that
+ * cannot be evaluated (a %variable the validator does not have, such as a launch context, or an
+ * error) leaves the item enabled, as the HL7 validator does, so no answer is called "not enabled"
+ * on a guess.
  */
 import type { InvariantEvaluator } from '../../checks/invariants.js';
 import { isObject } from '../../json/json-value.js';
@@ -32,6 +36,7 @@ interface Answers {
 const NO_ANSWERS: Answers = { values: [], children: 0 };
 
 const FINNISH_ENABLE_WHEN = 'http://phr.kanta.fi/StructureDefinition/fiphr-ext-questionnaire-enablewhen';
+const VARIABLE_EXT = 'http://hl7.org/fhir/StructureDefinition/variable';
 
 export class EnableWhenEvaluator {
   private readonly answersByFocus = new WeakMap<Obj, Map<string, Answers>>();
@@ -47,9 +52,9 @@ export class EnableWhenEvaluator {
   isEnabled(item: Obj, stack: readonly AnswerFrame[]): boolean {
     // the Finnish PHR extension (a FHIRPath string) comes first, as HL7 reads it first
     const finnish = extensions(item, FINNISH_ENABLE_WHEN)[0];
-    if (finnish) return this.expressionEnabled({ valueExpression: { language: 'text/fhirpath', expression: finnish.valueString } });
+    if (finnish) return this.expressionEnabled({ valueExpression: { language: 'text/fhirpath', expression: finnish.valueString } }, item, stack);
     const expression = extensions(item, EXT.enableWhenExpression)[0];
-    if (expression) return this.expressionEnabled(expression);
+    if (expression) return this.expressionEnabled(expression, item, stack);
     const conditions = objects(item.enableWhen);
     if (conditions.length === 0) return true;
     const results = conditions.map((c) => this.condition(c, item, stack));
@@ -63,15 +68,36 @@ export class EnableWhenEvaluator {
    * is false, one boolean is itself, anything else true. Another language, a %variable fhirpath.js
    * does not have, or an error: enabled (not evaluated).
    */
-  private expressionEnabled(extension: Obj): boolean {
+  private expressionEnabled(extension: Obj, item: Obj, stack: readonly AnswerFrame[]): boolean {
     const value = extension.valueExpression;
     if (!this.fhirpath || !isObject(value) || value.language !== 'text/fhirpath' || typeof value.expression !== 'string') return true;
-    const env = { resource: this.response, rootResource: this.response };
+    const env = { resource: this.response, rootResource: this.response, variables: this.variablesFor(item, stack) };
     const result = this.fhirpath.select(value.expression, 'QuestionnaireResponse', this.response, env);
     if (!Array.isArray(result)) return true;
     if (result.length === 0) return false;
     const only = result[0];
     return result.length === 1 && only !== undefined && typeof only.value === 'boolean' ? only.value : true;
+  }
+
+  /**
+   * The sdc `variable` extensions in scope for `item`, as HL7 gathers them: the Questionnaire's,
+   * then each enclosing item's, then the item's own, each evaluated on the response with the ones
+   * before it (an inner one shadows an outer one of the same name; one that fails is left out).
+   */
+  private variablesFor(item: Obj, stack: readonly AnswerFrame[]): Record<string, unknown[]> {
+    const variables: Record<string, unknown[]> = {};
+    const fhirpath = this.fhirpath;
+    if (!fhirpath) return variables;
+    for (const owner of [this.index.questionnaire, ...stack.map((f) => f.q), item]) {
+      for (const ext of objects(owner.extension)) {
+        const expr = ext.url === VARIABLE_EXT ? ext.valueExpression : undefined;
+        if (!isObject(expr) || typeof expr.name !== 'string' || typeof expr.expression !== 'string' || expr.language !== 'text/fhirpath') continue;
+        const result = fhirpath.select(expr.expression, 'QuestionnaireResponse', this.response, { resource: this.response, rootResource: this.response, variables: { ...variables } });
+        if (Array.isArray(result)) variables[expr.name] = result.map((r) => r.value);
+        else delete variables[expr.name];
+      }
+    }
+    return variables;
   }
 
   private condition(condition: Obj, item: Obj, stack: readonly AnswerFrame[]): boolean {
