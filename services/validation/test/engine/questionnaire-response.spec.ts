@@ -219,6 +219,10 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       const q = [{ linkId: 's', type: 'string', answerValueSet: valueSet.url }];
       expect(check(response([{ linkId: 's', answer: [{ valueString: 'red' }] }], q)).f).to.deep.equal([]);
       expect(check(response([{ linkId: 's', answer: [{ valueString: 'Crimson' }] }], q)).f).to.deep.equal(['error QR_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0].value.ofType(string)']);
+      // a contained value set is not found for string items (HL7 looks it up by url only)
+      const contained = response([{ linkId: 's', answer: [{ valueString: 'Crimson' }] }], [{ linkId: 's', type: 'string', answerValueSet: '#vs' }]);
+      (contained.contained as Obj[]).push({ resourceType: 'ValueSet', id: 'vs', status: 'active', compose: { include: [{ system: 'http://s', concept: [{ code: 'a' }] }] } });
+      expect(check(contained).f).to.deep.equal(['warning QR_VALUE_SET_NOT_FOUND QuestionnaireResponse.item[0].answer[0].value.ofType(string)']);
     });
   });
 

@@ -87,19 +87,18 @@ function checkCodingInValueSet(scope: ResponseScope, ref: string, coding: Obj, a
 /**
  * A string item with an answerValueSet: the string must be a code of the value set. As the HL7
  * validator: an answer the terminology cannot confirm is an error too (it has no "cannot check"
- * case here, unlike Codings).
+ * case here, unlike Codings), and the value set is found by url only (a contained one is not found).
  */
 export function checkStringInValueSet(scope: ResponseScope, ref: string, v: string, valuePath: string): void {
-  const contained = scope.containedValueSet(ref);
-  if (!contained && !scope.ctx.services.source.valueSet(ref)) {
+  // HL7 looks the value set up by url only (findTxResource): a contained `#vs` is not found here
+  if (ref.startsWith('#') || !scope.ctx.services.source.valueSet(ref)) {
     scope.report('warning', 'QR_VALUE_SET_NOT_FOUND', [ref], valuePath, undefined);
     return;
   }
   const apply = (r: ValidateCodeResult) => {
     if (r.valid !== true) scope.error('QR_NOT_IN_VALUE_SET', [v, ref], valuePath, undefined);
   };
-  if (contained) apply(containedMembership(scope, contained, { code: v }));
-  else askTerminology(scope, { valueSet: ref, coding: { code: v }, elementKind: 'string' }, apply, () => undefined);
+  askTerminology(scope, { valueSet: ref, coding: { code: v }, elementKind: 'string' }, apply, () => undefined);
 }
 
 function askTerminology(scope: ResponseScope, request: { valueSet: string; coding: CodingInput; elementKind: 'Coding' | 'string' }, apply: (r: ValidateCodeResult) => void, failed: (message: string) => void): void {
