@@ -261,9 +261,12 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response(answers(3), counted)).f).to.deep.equal([]);
       expect(check(response(answers(4), counted)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
       expect(check(response(answers(5), counted)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
-      // a limit that is no integer is no limit; an item not in the response is not counted
+      // a limit that is no number is no limit, a decimal one is truncated; an item not in the response is not counted
       const odd = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-maxOccurs', { valueString: '1' })] }, { linkId: 'b', type: 'string', extension: [ext('questionnaire-minOccurs', { valueInteger: 1 })] }];
       expect(check(response(answers(3), odd)).f).to.deep.equal([]);
+      const decimal = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-maxOccurs', { valueDecimal: 3.9 })] }];
+      expect(check(response(answers(3), decimal)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
+      expect(check(response(answers(2), decimal)).f).to.deep.equal([]);
     });
   });
 

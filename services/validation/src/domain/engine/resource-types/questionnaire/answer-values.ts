@@ -172,8 +172,9 @@ function checkTime(scope: ResponseScope, def: Obj, v: string, at: Report): void 
 }
 
 function checkString(scope: ResponseScope, def: Obj, v: string, valuePath: string, at: Report): void {
+  // integer limits are read as HL7's readIntegerExtension reads them: a decimal truncated
   const minLength = extensionValue(def, EXT.minLength);
-  if (typeof minLength === 'number' && minLength >= 0 && v.length < minLength) at('QR_TOO_SHORT', [v, minLength]);
+  if (typeof minLength === 'number' && minLength >= 0 && v.length < Math.trunc(minLength)) at('QR_TOO_SHORT', [v, Math.trunc(minLength)]);
   if (typeof def.maxLength === 'number' && def.maxLength >= 0 && v.length > def.maxLength) at('QR_TOO_LONG', [v, def.maxLength]);
   const regex = extensionValue(def, EXT.regex);
   if (typeof regex === 'string') {
@@ -219,11 +220,12 @@ function checkAttachment(scope: ResponseScope, def: Obj, attachment: Obj, answer
     // a prefix matches: 'image/' allows image/png
     else if (!allowed.some((a) => contentType.startsWith(a))) scope.error('QR_ATTACHMENT_CONTENT_TYPE', [contentType, allowed.join(', ')], answerPath, answer);
   }
-  const maxSize = extensionValue(def, EXT.maxSize);
-  if (typeof maxSize === 'number' && maxSize > 0 && typeof attachment.data === 'string') {
+  const rawMaxSize = extensionValue(def, EXT.maxSize);
+  const maxSize = typeof rawMaxSize === 'number' ? Math.trunc(rawMaxSize) : 0;
+  if (maxSize > 0 && typeof attachment.data === 'string') {
     const size = base64Length(attachment.data);
     // as the HL7 validator: the data must be smaller than maxSize (its rule is size < max)
-    if (size >= maxSize) scope.error('QR_ATTACHMENT_SIZE', [Math.trunc(maxSize), size], answerPath, answer);
+    if (size >= maxSize) scope.error('QR_ATTACHMENT_SIZE', [maxSize, size], answerPath, answer);
   }
 }
 

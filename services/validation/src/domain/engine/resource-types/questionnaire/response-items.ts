@@ -141,8 +141,8 @@ export class ResponseItemsWalker {
   }
 }
 
-/** An integer extension's value, -1 when absent or not an integer (HL7's readIntegerExtension default). */
+/** An extension's value as HL7's readIntegerExtension reads it (a decimal truncated); -1 when absent or no number. */
 function occursLimit(def: Obj, url: string): number {
   const v = extensionValue(def, url);
-  return typeof v === 'number' && Number.isInteger(v) ? v : -1;
+  return typeof v === 'number' ? Math.trunc(v) : -1;
 }
