@@ -74,6 +74,13 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check({ ...bare, questionnaire: valueSet.url }).f).to.deep.equal(['error CANONICAL_WRONG_TYPE QuestionnaireResponse.questionnaire', 'information QR_QUESTIONNAIRE_NOT_FOUND QuestionnaireResponse']);
     });
 
+    it('#id is looked for among the response\'s own contained resources: one of another type is an error, then not found', () => {
+      const qr = response([{ linkId: 'a' }], []);
+      (qr.contained as [Obj])[0] = { resourceType: 'Basic', id: 'q', code: { text: 'x' } };
+      expect(check(qr).f).to.deep.equal(['error QR_CONTAINED_NOT_QUESTIONNAIRE QuestionnaireResponse', 'warning QR_QUESTIONNAIRE_NOT_FOUND QuestionnaireResponse']);
+      expect(check({ ...qr, questionnaire: '#other' }).f).to.deep.equal(['warning QR_QUESTIONNAIRE_NOT_FOUND QuestionnaireResponse']);
+    });
+
     it('a response authored outside the effective period is warned about', () => {
       const qr = response([], [], { authored: '2019-05-01' });
       (qr.contained as [Obj])[0].effectivePeriod = { start: '2020-01-01', end: '2021-01-01' };
