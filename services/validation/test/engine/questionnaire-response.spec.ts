@@ -460,8 +460,8 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
 
     it('quantities: the unit must be in the unit value set', () => {
       const q = [{ linkId: 'w', type: 'quantity', repeats: true, extension: [ext('questionnaire-unitValueSet', { valueCanonical: valueSet.url })] }];
-      const { f } = check(response([{ linkId: 'w', answer: [{ valueQuantity: { value: 1, system: 'http://example.org/colour', code: 'red' } }, { valueQuantity: { value: 2, system: 'http://example.org/colour', code: 'blue' } }] }], q));
-      expect(f).to.deep.equal(['error QR_UNIT_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[1].value.ofType(Quantity)']);
+      const { f } = check(response([{ linkId: 'w', answer: [{ valueQuantity: { value: 1, system: 'http://example.org/colour', code: 'red' } }, { valueQuantity: { value: 2, system: 'http://example.org/colour', code: 'blue' } }, { valueQuantity: { value: 3, unit: 'red' } }] }], q));
+      expect(f).to.deep.equal(['error QR_UNIT_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[1].value.ofType(Quantity)', 'error QR_UNIT_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[2].value.ofType(Quantity)']);
     });
 
     it('attachments: content type by prefix and size, reported at the answer', () => {

@@ -88,11 +88,15 @@ function checkUnitValueSet(scope: ResponseScope, v: Obj, valueSet: string, value
     scope.report('warning', 'QR_UNIT_VALUE_SET_NOT_FOUND', [valueSet], valuePath, v);
     return;
   }
-  if (typeof v.code !== 'string') return;
   // as for string answers, a unit the terminology cannot confirm is an error (HL7: any answer but "ok")
   const apply = (r: ValidateCodeResult) => {
     if (r.valid !== true) scope.error('QR_UNIT_NOT_IN_VALUE_SET', [quantityText(scope, v), valueSet], valuePath, v);
   };
+  // no unit code is no member of the unit value set (HL7 asks the terminology with none)
+  if (typeof v.code !== 'string') {
+    apply({ valid: false, issues: [], source: 'local' });
+    return;
+  }
   const coding = { system: typeof v.system === 'string' ? v.system : undefined, code: v.code };
   try {
     const answer = ctx.services.terminology.validateCode({ valueSet, coding, elementKind: 'Quantity', authorization: ctx.run.authorization });
