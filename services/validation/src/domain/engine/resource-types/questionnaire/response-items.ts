@@ -5,7 +5,8 @@
  * order, only repeating items appear more than once, items that are not enabled carry no
  * answers, and required items are present and answered (a warning only while the response is
  * not completed or amended). Each item then: its text, its answers (one unless it repeats,
- * within questionnaire-minOccurs/maxOccurs), none on groups and display items, nested items
+ * strictly between questionnaire-minOccurs and -maxOccurs as HL7 compares them), none on groups
+ * and display items, nested items
  * only under answers for questions and directly under groups.
  *
  * Locations are the HL7 validator's: rules on a level's items are reported at the level
