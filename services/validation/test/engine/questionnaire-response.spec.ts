@@ -260,20 +260,20 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       const once = [{ linkId: 'a', type: 'string' }];
       expect(check(response([{ linkId: 'a', answer: [{ valueString: 'x' }, { valueString: 'y' }] }], once)).f).to.deep.equal(['error QR_ITEM_ONLY_ONE QuestionnaireResponse.item[0]']);
       expect(check(response([{ linkId: 'a', answer: [{ valueString: 'x' }] }, { linkId: 'a', answer: [{ valueString: 'y' }] }], once)).f).to.deep.equal(['error QR_ITEM_ONLY_ONE_ITEM QuestionnaireResponse']);
-      // the HL7 validator's rules are strict: the count must lie strictly between minOccurs and maxOccurs
+      // the limits are allowed counts (exactly minOccurs or maxOccurs answers is fine)
       const counted = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-minOccurs', { valueInteger: 2 }), ext('questionnaire-maxOccurs', { valueInteger: 4 })] }];
       const answers = (n: number) => [{ linkId: 'a', answer: Array.from({ length: n }, (_, i) => ({ valueString: `v${i}` })) }];
       expect(check(response(answers(1), counted)).f).to.deep.equal(['error QR_MIN_OCCURS QuestionnaireResponse.item[0]']);
-      expect(check(response(answers(2), counted)).f).to.deep.equal(['error QR_MIN_OCCURS QuestionnaireResponse.item[0]']);
+      expect(check(response(answers(2), counted)).f).to.deep.equal([]);
       expect(check(response(answers(3), counted)).f).to.deep.equal([]);
-      expect(check(response(answers(4), counted)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
+      expect(check(response(answers(4), counted)).f).to.deep.equal([]);
       expect(check(response(answers(5), counted)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
       // a limit that is no number is no limit, a decimal one is truncated; an item not in the response is not counted
       const odd = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-maxOccurs', { valueString: '1' })] }, { linkId: 'b', type: 'string', extension: [ext('questionnaire-minOccurs', { valueInteger: 1 })] }];
       expect(check(response(answers(3), odd)).f).to.deep.equal([]);
       const decimal = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-maxOccurs', { valueDecimal: 3.9 })] }];
-      expect(check(response(answers(3), decimal)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
-      expect(check(response(answers(2), decimal)).f).to.deep.equal([]);
+      expect(check(response(answers(4), decimal)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
+      expect(check(response(answers(3), decimal)).f).to.deep.equal([]);
     });
   });
 
@@ -432,12 +432,13 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response([{ linkId: 'w', answer: [{ valueQuantity: { ...kg, unit: 'kilo' } }] }], q)).f).to.deep.equal(['error QR_UNIT_NOT_ALLOWED QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)']);
     });
 
-    it('quantities: a minimum in the same units holds while the value is not above it (as HL7 compares); after UCUM conversion it is a minimum', () => {
+    it('quantities: a minimum is a minimum, in the same units and after UCUM conversion', () => {
       const min = (value: number, code: string) => [{ linkId: 'w', type: 'quantity', extension: [ext('http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-minQuantity', { valueQuantity: { value, system: 'http://unitsofmeasure.org', code } })] }];
       const answer = (value: number, code: string) => [{ linkId: 'w', answer: [{ valueQuantity: { value, system: 'http://unitsofmeasure.org', code } }] }];
       const below = ['error QR_QTY_BELOW_MIN QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)'];
-      expect(check(response(answer(70, 'kg'), min(50, 'kg'))).f).to.deep.equal(below);
-      expect(check(response(answer(40, 'kg'), min(50, 'kg'))).f).to.deep.equal([]);
+      expect(check(response(answer(40, 'kg'), min(50, 'kg'))).f).to.deep.equal(below);
+      expect(check(response(answer(70, 'kg'), min(50, 'kg'))).f).to.deep.equal([]);
+      expect(check(response(answer(50, 'kg'), min(50, 'kg'))).f).to.deep.equal([]);
       expect(check(response(answer(40, 'kg'), min(50000, 'g'))).f).to.deep.equal(below);
       expect(check(response(answer(70, 'kg'), min(50000, 'g'))).f).to.deep.equal([]);
     });
@@ -465,8 +466,8 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
     });
 
     it('attachments: content type by prefix and size, reported at the answer', () => {
-      // the data must be smaller than maxSize: AAAA is 3 bytes, AAAAAA== 4 (the limit itself is too large, as HL7 has it)
-      const q = [{ linkId: 'f', type: 'attachment', repeats: true, extension: [ext('mimeType', { valueCode: 'image/' }), ext('maxSize', { valueDecimal: 4 })] }];
+      // maxSize is the largest allowed size: AAAA is 3 bytes (the limit itself is allowed), AAAAAA== 4 (one too many)
+      const q = [{ linkId: 'f', type: 'attachment', repeats: true, extension: [ext('mimeType', { valueCode: 'image/' }), ext('maxSize', { valueDecimal: 3 })] }];
       const { f } = check(response([{ linkId: 'f', answer: [{ valueAttachment: { contentType: 'image/png', data: 'AAAA' } }, { valueAttachment: { contentType: 'text/plain' } }, { valueAttachment: { data: 'AAAAAA==' } }] }], q));
       expect(f).to.deep.equal([
         'error QR_ATTACHMENT_CONTENT_TYPE QuestionnaireResponse.item[0].answer[1]',

@@ -68,10 +68,9 @@ function compareToLimit(scope: ResponseScope, v: Obj, limit: Obj, below: boolean
     }
     value = converted;
   }
-  // As the HL7 validator decides it: a minimum in the answer's own units holds while the value is
-  // not above it (HL7's rule there is min >= value, the maximum's rule); after UCUM conversion the
-  // minimum is a minimum.
-  const outside = below && !sameUnit ? value < (limit.value as number) : value > (limit.value as number);
+  // A minimum is a minimum, in the answer's own units as after UCUM conversion. (The HL7 validator's
+  // same-unit minimum compares the wrong way round; we compare as the extension means.)
+  const outside = below ? value < (limit.value as number) : value > (limit.value as number);
   if (outside) {
     report(below ? 'QR_QTY_BELOW_MIN' : 'QR_QTY_ABOVE_MAX', [quantityText(scope, v), quantityText(scope, limit)]);
   }

@@ -224,8 +224,9 @@ function checkAttachment(scope: ResponseScope, def: Obj, attachment: Obj, answer
   const maxSize = typeof rawMaxSize === 'number' ? Math.trunc(rawMaxSize) : 0;
   if (maxSize > 0 && typeof attachment.data === 'string') {
     const size = base64Length(attachment.data);
-    // as the HL7 validator: the data must be smaller than maxSize (its rule is size < max)
-    if (size >= maxSize) scope.error('QR_ATTACHMENT_SIZE', [maxSize, size], answerPath, answer);
+    // maxSize is the largest allowed size (HL7's code refuses data of exactly maxSize; we keep the
+    // extension's meaning)
+    if (size > maxSize) scope.error('QR_ATTACHMENT_SIZE', [maxSize, size], answerPath, answer);
   }
 }
 

@@ -5,8 +5,8 @@
  * order, only repeating items appear more than once, items that are not enabled carry no
  * answers, and required items are present and answered (a warning only while the response is
  * not completed or amended). Each item then: its text, its answers (one unless it repeats,
- * strictly between questionnaire-minOccurs and -maxOccurs as HL7 compares them), none on groups
- * and display items, nested items
+ * within questionnaire-minOccurs/maxOccurs, the limits included), none on groups and display
+ * items, nested items
  * only under answers for questions and directly under groups.
  *
  * Locations are the HL7 validator's: rules on a level's items are reported at the level
@@ -114,12 +114,13 @@ export class ResponseItemsWalker {
       else if (this.enableWhen.isEnabled(def, stack)) scope.error('QR_ITEM_MISSING', [def.linkId], itemPath, item);
     }
     if (answers.length > 1 && def.repeats !== true) scope.error('QR_ITEM_ONLY_ONE', [], itemPath, answers[1]);
-    // As the HL7 validator compares (its rule holds only strictly inside the limit): as many
-    // answers as questionnaire-maxOccurs, or as few as questionnaire-minOccurs, is reported too.
+    // The limits are allowed counts, as the extensions define them. (The HL7 validator's code passes
+    // only counts strictly inside them; we keep the extensions' meaning: a response with exactly
+    // minOccurs answers is valid.)
     const maxOccurs = occursLimit(def, EXT.maxOccurs);
-    if (maxOccurs >= 0 && answers.length >= maxOccurs) scope.error('QR_MAX_OCCURS', [maxOccurs, answers.length], itemPath, item);
+    if (maxOccurs >= 0 && answers.length > maxOccurs) scope.error('QR_MAX_OCCURS', [maxOccurs, answers.length], itemPath, item);
     const minOccurs = occursLimit(def, EXT.minOccurs);
-    if (minOccurs >= 0 && answers.length <= minOccurs) scope.error('QR_MIN_OCCURS', [minOccurs, answers.length], itemPath, item);
+    if (minOccurs >= 0 && answers.length < minOccurs) scope.error('QR_MIN_OCCURS', [minOccurs, answers.length], itemPath, item);
     (Array.isArray(item.answer) ? (item.answer as unknown[]) : []).forEach((answer, i) => {
       if (!isObject(answer)) return;
       // R4 has no answers on groups (and the abstract `question`): HL7 words both as "question"
