@@ -74,6 +74,13 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check({ ...bare, questionnaire: valueSet.url }).f).to.deep.equal(['error CANONICAL_WRONG_TYPE QuestionnaireResponse.questionnaire', 'information QR_QUESTIONNAIRE_NOT_FOUND QuestionnaireResponse']);
     });
 
+    it('#id is looked for among the response\'s own contained resources: one of another type is an error, then not found', () => {
+      const qr = response([{ linkId: 'a' }], []);
+      (qr.contained as [Obj])[0] = { resourceType: 'Basic', id: 'q', code: { text: 'x' } };
+      expect(check(qr).f).to.deep.equal(['error QR_CONTAINED_NOT_QUESTIONNAIRE QuestionnaireResponse', 'warning QR_QUESTIONNAIRE_NOT_FOUND QuestionnaireResponse']);
+      expect(check({ ...qr, questionnaire: '#other' }).f).to.deep.equal(['warning QR_QUESTIONNAIRE_NOT_FOUND QuestionnaireResponse']);
+    });
+
     it('a response authored outside the effective period is warned about', () => {
       const qr = response([], [], { authored: '2019-05-01' });
       (qr.contained as [Obj])[0].effectivePeriod = { start: '2020-01-01', end: '2021-01-01' };
@@ -102,6 +109,36 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
         expect(f, describe_(o)).to.deep.equal(expected ? [`error ${id} QuestionnaireResponse.item[0].answer[0]${at}`] : []);
       });
     }
+
+    it('an answer of the wrong type still meets the rules that read any value: string limits, dates read from text, attachment types', () => {
+      const q = [
+        { linkId: 's', type: 'string', maxLength: 3 },
+        { linkId: 'd', type: 'date', repeats: true },
+        { linkId: 'f', type: 'attachment', extension: [ext('mimeType', { valueCode: 'image/png' })] },
+        { linkId: 'n', type: 'integer', extension: [ext('maxValue', { valueInteger: 1 })] },
+      ];
+      const { f } = check(response([
+        { linkId: 's', answer: [{ valueInteger: 12345 }] },
+        { linkId: 'd', answer: [{ valueString: 'yesterday' }, { valueInteger: 2020 }] },
+        { linkId: 'f', answer: [{ valueString: 'picture' }] },
+        { linkId: 'n', answer: [{ valueDecimal: 7.5 }] },
+      ], q));
+      expect(f).to.deep.equal([
+        'error QR_ANSWER_TYPE QuestionnaireResponse.item[0].answer[0].value.ofType(integer)',
+        'error QR_ANSWER_TYPE QuestionnaireResponse.item[1].answer[0].value.ofType(string)',
+        'error QR_ANSWER_TYPE QuestionnaireResponse.item[1].answer[1].value.ofType(integer)',
+        'error QR_ANSWER_TYPE QuestionnaireResponse.item[2].answer[0].value.ofType(string)',
+        'error QR_ANSWER_TYPE QuestionnaireResponse.item[3].answer[0].value.ofType(decimal)',
+        'error QR_ATTACHMENT_NO_CONTENT_TYPE QuestionnaireResponse.item[2].answer[0]',
+        'error QR_TOO_LONG QuestionnaireResponse.item[0].answer[0].value.ofType(integer)',
+        'error QR_VALUE_UNREADABLE QuestionnaireResponse.item[1].answer[0].value.ofType(string)',
+      ]);
+      // a date out of range is no date either (HAPI's parser refuses it)
+      expect(check(response([{ linkId: 'd', answer: [{ valueDate: '2020-13-01' }, { valueDate: '2021-02-29' }, { valueDate: '2020-02-29' }] }], q)).f).to.deep.equal([
+        'error QR_VALUE_UNREADABLE QuestionnaireResponse.item[0].answer[0].value.ofType(date)',
+        'error QR_VALUE_UNREADABLE QuestionnaireResponse.item[0].answer[1].value.ofType(date)',
+      ]);
+    });
 
     it('a type name that is an Object.prototype key is no answer type (the lookup is a Map)', () => {
       for (const type of ['constructor', '__proto__', 'toString']) {
@@ -152,20 +189,47 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(found(await asyncValidator.validateAsync(qr))).to.deep.equal(['error QR_OPTION_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0]']);
     });
 
-    it('a contained answerValueSet with enumerated concepts is decided locally; open-choice accepts a display-only Coding', () => {
+    it('a contained answerValueSet with enumerated concepts is decided locally; open-choice checks a Coding as choice does', () => {
       const qr = response([{ linkId: 'c', answer: [{ valueCoding: { system: 'http://s', code: 'b' } }] }], [{ linkId: 'c', type: 'choice', answerValueSet: '#vs' }]);
       (qr.contained as Obj[]).push({ resourceType: 'ValueSet', id: 'vs', status: 'active', compose: { include: [{ system: 'http://s', concept: [{ code: 'a' }] }] } });
       expect(check(qr).f).to.deep.equal(['error QR_OPTION_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0]']);
       const open = structuredClone(qr);
       ((open.contained as [Obj])[0].item as [Obj])[0].type = 'open-choice';
+      // HL7 reads open-choice as an R5 coding item: a display-only Coding is no code of the value set (free text goes in valueString)
       (open.item as Obj[])[0] = { linkId: 'c', answer: [{ valueCoding: { display: 'something else' } }] };
-      expect(check(open).f).to.deep.equal([]);
+      expect(check(open).f).to.deep.equal(['error QR_OPTION_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0]']);
+      (open.item as Obj[])[0] = { linkId: 'c', answer: [{ valueCoding: { system: 'http://s', code: 'a' } }, { valueString: 'something else' }] };
+      ((open.contained as [Obj])[0].item as [Obj])[0].repeats = true;
+      expect(check(open).f).to.deep.equal(['information QR_NO_OPTION_LIST QuestionnaireResponse.item[0].answer[1]']);
+    });
+
+    it('open-choice: a Coding answer needs Coding options as for choice; a date answer is never one of the date options (HL7 compares a Date with text)', () => {
+      const q = (type: string, answerOption: Obj[]) => [{ linkId: 'c', type, answerOption }];
+      expect(check(response([{ linkId: 'c', answer: [{ valueCoding: colour }] }], q('open-choice', [{ valueString: 'red' }]))).f).to.deep.equal(['error QR_NO_OPTIONS_OF_TYPE QuestionnaireResponse.item[0].answer[0]']);
+      expect(check(response([{ linkId: 'c', answer: [{ valueCoding: colour }] }], q('open-choice', [{ valueCoding: colour }]))).f).to.deep.equal([]);
+      const dates = [{ valueDate: '2020-01-01' }];
+      for (const type of ['choice', 'open-choice']) {
+        expect(check(response([{ linkId: 'c', answer: [{ valueDate: '2020-01-01' }] }], q(type, dates))).f, type).to.deep.equal(['error QR_NOT_AN_OPTION QuestionnaireResponse.item[0].answer[0]']);
+      }
+      expect(check(response([{ linkId: 'c', answer: [{ valueTime: '10:00:00' }] }], q('choice', [{ valueTime: '10:00:00' }]))).f).to.deep.equal([]);
+    });
+
+    it('number items with options compare the answer as written (1.50 is not the option 1.5)', () => {
+      const q = [{ linkId: 'n', type: 'decimal', answerOption: [{ valueDecimal: 1.5 }, { valueInteger: 2 }] }];
+      const text = (answer: string) => JSON.stringify(response([{ linkId: 'n', answer: [{ valueDecimal: 0 }] }], q)).replace('"valueDecimal":0', `"valueDecimal":${answer}`);
+      expect(found(v.validate(text('1.5')))).to.deep.equal([]);
+      expect(found(v.validate(text('2')))).to.deep.equal([]);
+      expect(found(v.validate(text('1.50')))).to.deep.equal(['error QR_NOT_AN_OPTION QuestionnaireResponse.item[0].answer[0].value.ofType(decimal)']);
     });
 
     it('a string item with an answerValueSet: the string must be a code in it, reported at the value', () => {
       const q = [{ linkId: 's', type: 'string', answerValueSet: valueSet.url }];
       expect(check(response([{ linkId: 's', answer: [{ valueString: 'red' }] }], q)).f).to.deep.equal([]);
       expect(check(response([{ linkId: 's', answer: [{ valueString: 'Crimson' }] }], q)).f).to.deep.equal(['error QR_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[0].value.ofType(string)']);
+      // a contained value set is not found for string items (HL7 looks it up by url only)
+      const contained = response([{ linkId: 's', answer: [{ valueString: 'Crimson' }] }], [{ linkId: 's', type: 'string', answerValueSet: '#vs' }]);
+      (contained.contained as Obj[]).push({ resourceType: 'ValueSet', id: 'vs', status: 'active', compose: { include: [{ system: 'http://s', concept: [{ code: 'a' }] }] } });
+      expect(check(contained).f).to.deep.equal(['warning QR_VALUE_SET_NOT_FOUND QuestionnaireResponse.item[0].answer[0].value.ofType(string)']);
     });
   });
 
@@ -196,12 +260,20 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       const once = [{ linkId: 'a', type: 'string' }];
       expect(check(response([{ linkId: 'a', answer: [{ valueString: 'x' }, { valueString: 'y' }] }], once)).f).to.deep.equal(['error QR_ITEM_ONLY_ONE QuestionnaireResponse.item[0]']);
       expect(check(response([{ linkId: 'a', answer: [{ valueString: 'x' }] }, { linkId: 'a', answer: [{ valueString: 'y' }] }], once)).f).to.deep.equal(['error QR_ITEM_ONLY_ONE_ITEM QuestionnaireResponse']);
-      const counted = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-minOccurs', { valueInteger: 2 }), ext('questionnaire-maxOccurs', { valueInteger: 3 })] }];
+      // the limits are allowed counts (exactly minOccurs or maxOccurs answers is fine)
+      const counted = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-minOccurs', { valueInteger: 2 }), ext('questionnaire-maxOccurs', { valueInteger: 4 })] }];
       const answers = (n: number) => [{ linkId: 'a', answer: Array.from({ length: n }, (_, i) => ({ valueString: `v${i}` })) }];
       expect(check(response(answers(1), counted)).f).to.deep.equal(['error QR_MIN_OCCURS QuestionnaireResponse.item[0]']);
       expect(check(response(answers(2), counted)).f).to.deep.equal([]);
       expect(check(response(answers(3), counted)).f).to.deep.equal([]);
-      expect(check(response(answers(4), counted)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
+      expect(check(response(answers(4), counted)).f).to.deep.equal([]);
+      expect(check(response(answers(5), counted)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
+      // a limit that is no number is no limit, a decimal one is truncated; an item not in the response is not counted
+      const odd = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-maxOccurs', { valueString: '1' })] }, { linkId: 'b', type: 'string', extension: [ext('questionnaire-minOccurs', { valueInteger: 1 })] }];
+      expect(check(response(answers(3), odd)).f).to.deep.equal([]);
+      const decimal = [{ linkId: 'a', type: 'string', repeats: true, extension: [ext('questionnaire-maxOccurs', { valueDecimal: 3.9 })] }];
+      expect(check(response(answers(4), decimal)).f).to.deep.equal(['error QR_MAX_OCCURS QuestionnaireResponse.item[0]']);
+      expect(check(response(answers(3), decimal)).f).to.deep.equal([]);
     });
   });
 
@@ -235,6 +307,42 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response(answers(undefined, 1), q([{ question: 'packs', operator: 'exists', answerBoolean: true }]))).f).to.deep.equal(missing);
       expect(check(response(answers(undefined, undefined), q([{ question: 'packs', operator: 'exists', answerBoolean: true }]))).f).to.deep.equal([]);
       expect(check(response(answers(undefined, undefined), q([{ question: 'packs', operator: 'exists', answerBoolean: false }]))).f).to.deep.equal(missing);
+    });
+
+    it('exists counts an answer that holds only nested items', () => {
+      const nested = [
+        { linkId: 'p', type: 'string', item: [{ linkId: 'p.note', type: 'string' }] },
+        { linkId: 'detail', type: 'string', required: true, enableWhen: [{ question: 'p', operator: 'exists', answerBoolean: true }] },
+      ];
+      expect(check(response([{ linkId: 'p', answer: [{ item: [{ linkId: 'p.note', answer: [{ valueString: 'x' }] }] }] }], nested)).f).to.deep.equal(missing);
+      expect(check(response([{ linkId: 'p' }], nested)).f).to.deep.equal([]);
+    });
+
+    it('an sdc enableWhenExpression is evaluated on the response; one that cannot be evaluated leaves the item enabled', () => {
+      const expr = (expression: string) => [
+        { linkId: 'has', type: 'boolean' },
+        { linkId: 'what', type: 'string', extension: [ext('http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression', { valueExpression: { language: 'text/fhirpath', expression } })] },
+      ];
+      const items = (has: boolean) => [{ linkId: 'has', answer: [{ valueBoolean: has }] }, { linkId: 'what', answer: [{ valueString: 'x' }] }];
+      const enabledWhenHas = "%resource.item.where(linkId = 'has').answer.value = true";
+      expect(check(response(items(true), expr(enabledWhenHas))).f).to.deep.equal([]);
+      expect(check(response(items(false), expr(enabledWhenHas))).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[1]']);
+      // empty is false, as HL7's evaluateToBoolean has it
+      expect(check(response(items(true), expr("item.where(linkId = 'none').answer.value"))).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[1]']);
+      expect(check(response(items(false), expr('%patient.gender = \'male\''))).f).to.deep.equal([]);
+      expect(check(response(items(false), expr('item.where(('))).f).to.deep.equal([]);
+      // sdc variables of the Questionnaire and of the enclosing items are in scope, later ones seeing earlier ones
+      const variable = (name: string, expression: string) => ext('variable', { valueExpression: { name, language: 'text/fhirpath', expression } });
+      const withVars = (items: Obj[]) => {
+        const qr = response(items, [{ linkId: 'g', type: 'group', extension: [variable('yes', '%answer = true')], item: [{ linkId: 'has', type: 'boolean' }, { linkId: 'what', type: 'string', extension: [ext('http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression', { valueExpression: { language: 'text/fhirpath', expression: '%yes' } })] }] }]);
+        ((qr.contained as [Obj])[0]).extension = [variable('answer', "%resource.item.item.where(linkId = 'has').answer.value")];
+        return qr;
+      };
+      expect(check(withVars([{ linkId: 'g', item: items(true) }])).f).to.deep.equal([]);
+      expect(check(withVars([{ linkId: 'g', item: items(false) }])).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[0].item[1]']);
+      const finnish = [{ linkId: 'has', type: 'boolean' }, { linkId: 'what', type: 'string', extension: [ext('http://phr.kanta.fi/StructureDefinition/fiphr-ext-questionnaire-enablewhen', { valueString: enabledWhenHas })] }];
+      expect(check(response(items(false), finnish)).f).to.deep.equal(['error QR_ITEM_NOT_ENABLED QuestionnaireResponse.item[1]']);
+      expect(check(response(items(true), finnish)).f).to.deep.equal([]);
     });
 
     it('enableBehavior all and any; several conditions without it leave the item enabled', () => {
@@ -324,13 +432,41 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response([{ linkId: 'w', answer: [{ valueQuantity: { ...kg, unit: 'kilo' } }] }], q)).f).to.deep.equal(['error QR_UNIT_NOT_ALLOWED QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)']);
     });
 
+    it('quantities: a minimum is a minimum, in the same units and after UCUM conversion', () => {
+      const min = (value: number, code: string) => [{ linkId: 'w', type: 'quantity', extension: [ext('http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-minQuantity', { valueQuantity: { value, system: 'http://unitsofmeasure.org', code } })] }];
+      const answer = (value: number, code: string) => [{ linkId: 'w', answer: [{ valueQuantity: { value, system: 'http://unitsofmeasure.org', code } }] }];
+      const below = ['error QR_QTY_BELOW_MIN QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)'];
+      expect(check(response(answer(40, 'kg'), min(50, 'kg'))).f).to.deep.equal(below);
+      expect(check(response(answer(70, 'kg'), min(50, 'kg'))).f).to.deep.equal([]);
+      expect(check(response(answer(50, 'kg'), min(50, 'kg'))).f).to.deep.equal([]);
+      expect(check(response(answer(40, 'kg'), min(50000, 'g'))).f).to.deep.equal(below);
+      expect(check(response(answer(70, 'kg'), min(50000, 'g'))).f).to.deep.equal([]);
+    });
+
+    it('quantities: an answer with a comparator is an error and its limits are not compared (HL7 cannot read the comparator)', () => {
+      const q = [{ linkId: 'w', type: 'quantity', extension: [ext('http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-maxQuantity', { valueQuantity: { value: 5, system: 'http://unitsofmeasure.org', code: 'kg' } })] }];
+      const answer = (extra: Obj) => [{ linkId: 'w', answer: [{ valueQuantity: { value: 70, system: 'http://unitsofmeasure.org', code: 'kg', ...extra } }] }];
+      expect(check(response(answer({}), q)).f).to.deep.equal(['error QR_QTY_ABOVE_MAX QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)']);
+      expect(check(response(answer({ comparator: '<' }), q)).f).to.deep.equal(['error QR_VALUE_UNREADABLE QuestionnaireResponse.item[0].answer[0].value.ofType(Quantity)']);
+    });
+
+    it('number limits are read as the item type (an integer item cannot read 5.5); the first unreadable one ends the comparisons', () => {
+      const q = (type: string, min: Obj, max: Obj) => [{ linkId: 'n', type, extension: [ext('minValue', min), ext('maxValue', max), ext('maxDecimalPlaces', { valueInteger: 0 })] }];
+      const at = (t: string) => `QuestionnaireResponse.item[0].answer[0].value.ofType(${t})`;
+      expect(check(response([{ linkId: 'n', answer: [{ valueInteger: 50 }] }], q('integer', { valueDecimal: 5.5 }, { valueInteger: 10 }))).f).to.deep.equal([`error QR_VALUE_UNREADABLE ${at('integer')}`]);
+      expect(check(response([{ linkId: 'n', answer: [{ valueInteger: 50 }] }], q('integer', { valueString: '5' }, { valueString: '10' }))).f).to.deep.equal([`error QR_VALUE_ABOVE_MAX ${at('integer')}`]);
+      expect(check(response([{ linkId: 'n', answer: [{ valueDecimal: 0.5 }] }], q('decimal', { valueString: 'low' }, { valueDecimal: 0.1 }))).f).to.deep.equal([`error QR_VALUE_UNREADABLE ${at('decimal')}`]);
+      expect(check(response([{ linkId: 'n', answer: [{ valueDecimal: 0.5 }] }], q('decimal', { valueInteger: 1 }, { valueDecimal: 0.1 }))).f).to.deep.equal([`error QR_DECIMAL_PLACES ${at('decimal')}`, `error QR_VALUE_ABOVE_MAX ${at('decimal')}`, `error QR_VALUE_BELOW_MIN ${at('decimal')}`]);
+    });
+
     it('quantities: the unit must be in the unit value set', () => {
       const q = [{ linkId: 'w', type: 'quantity', repeats: true, extension: [ext('questionnaire-unitValueSet', { valueCanonical: valueSet.url })] }];
-      const { f } = check(response([{ linkId: 'w', answer: [{ valueQuantity: { value: 1, system: 'http://example.org/colour', code: 'red' } }, { valueQuantity: { value: 2, system: 'http://example.org/colour', code: 'blue' } }] }], q));
-      expect(f).to.deep.equal(['error QR_UNIT_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[1].value.ofType(Quantity)']);
+      const { f } = check(response([{ linkId: 'w', answer: [{ valueQuantity: { value: 1, system: 'http://example.org/colour', code: 'red' } }, { valueQuantity: { value: 2, system: 'http://example.org/colour', code: 'blue' } }, { valueQuantity: { value: 3, unit: 'red' } }] }], q));
+      expect(f).to.deep.equal(['error QR_UNIT_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[1].value.ofType(Quantity)', 'error QR_UNIT_NOT_IN_VALUE_SET QuestionnaireResponse.item[0].answer[2].value.ofType(Quantity)']);
     });
 
     it('attachments: content type by prefix and size, reported at the answer', () => {
+      // maxSize is the largest allowed size: AAAA is 3 bytes (the limit itself is allowed), AAAAAA== 4 (one too many)
       const q = [{ linkId: 'f', type: 'attachment', repeats: true, extension: [ext('mimeType', { valueCode: 'image/' }), ext('maxSize', { valueDecimal: 3 })] }];
       const { f } = check(response([{ linkId: 'f', answer: [{ valueAttachment: { contentType: 'image/png', data: 'AAAA' } }, { valueAttachment: { contentType: 'text/plain' } }, { valueAttachment: { data: 'AAAAAA==' } }] }], q));
       expect(f).to.deep.equal([

@@ -188,6 +188,7 @@ export const MESSAGES = {
   // validator's message id is named where ours differs; texts marked "(ours)" word a rule whose
   // HL7 text we do not have, keeping the HL7 arguments.
   QR_QUESTIONNAIRE_NONE: { text: 'No questionnaire is identified, so no validation can be performed against the base questionnaire', code: 'required' }, // QUESTIONNAIRE_QR_Q_NONE
+  QR_CONTAINED_NOT_QUESTIONNAIRE: { text: 'The contained resource \'{0}\' was expected to be a {1}, but it is a {2}', code: 'invalid' }, // REFERENCE_REF_WRONGTARGET_LOAD
   QR_QUESTIONNAIRE_NOT_FOUND: { text: 'The questionnaire \'{0}\' could not be resolved, so no validation can be performed against the base questionnaire', code: 'not-found' }, // QUESTIONNAIRE_QR_Q_NOTFOUND
   QR_AUTHORED_AFTER_END: { text: 'The response was authored ({0}) after the end of the questionnaire\'s effective period ({1})', code: 'business-rule' }, // QUESTIONNAIRE_QR_AUTHOR_END (ours)
   QR_AUTHORED_BEFORE_START: { text: 'The response was authored ({0}) before the start of the questionnaire\'s effective period ({1})', code: 'business-rule' }, // QUESTIONNAIRE_QR_AUTHOR_START (ours)

@@ -28,6 +28,8 @@ export interface InvariantEnv {
   context?: unknown;
   /** `%extension`: the extension whose context invariants are evaluated. */
   extension?: unknown;
+  /** Further `%name` variables (a Questionnaire's sdc variables), each a list of values. */
+  variables?: Readonly<Record<string, unknown[]>>;
 }
 
 const NATIVE = new Set(['ele-1', 'ext-1', 'dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'txt-1', 'txt-2', 'bdl-1', 'bdl-2', 'bdl-3', 'bdl-4', 'bdl-7']);
@@ -183,7 +185,7 @@ export class InvariantEvaluator {
 }
 
 function variables(env: InvariantEnv): Record<string, unknown> {
-  const vars: Record<string, unknown> = { resource: env.resource, rootResource: env.rootResource };
+  const vars: Record<string, unknown> = { ...env.variables, resource: env.resource, rootResource: env.rootResource };
   if (env.extension !== undefined) vars.extension = env.extension;
   return vars;
 }

@@ -3,10 +3,10 @@
  * (resource-types/questionnaire/response-items.ts and the answer modules beside it), and the
  * rules on a Questionnaire itself (questionnaire/questionnaire-rules.ts).
  *
- * The Questionnaire of a response: `#id` among the contained resources, else by canonical
- * (`url` or `url|version`) among the loaded resources. None named: information; not found: a
- * warning (information for example.org urls), and a canonical that names another kind of
- * resource is an error besides. A response authored outside the Questionnaire's effectivePeriod
+ * The Questionnaire of a response: `#id` among the response's own contained resources (as HL7
+ * loads it: one of another type is an error), else by canonical (`url` or `url|version`) among
+ * the loaded resources. None named: information; not found: a warning (information for
+ * example.org urls), and a canonical that names another kind of resource is an error besides. A response authored outside the Questionnaire's effectivePeriod
  * is warned about.
  */
 import { ucumConverter } from '../checks/ucum.js';
@@ -44,11 +44,11 @@ export class QuestionnaireValidator implements ResourceTypeValidator {
 
   private findQuestionnaire(ctx: NodeContext, qr: Obj, url: string): { questionnaire: Obj; container?: Obj } | undefined {
     if (url.startsWith('#')) {
-      for (const holder of [qr, ctx.host.root]) {
-        const contained = Array.isArray(holder.contained) ? (holder.contained as unknown[]) : [];
-        const q = contained.find((c) => isObject(c) && c.id === url.slice(1));
-        if (isObject(q) && q.resourceType === 'Questionnaire') return { questionnaire: q, container: holder };
-      }
+      const contained = Array.isArray(qr.contained) ? (qr.contained as unknown[]) : [];
+      const q = contained.find((c) => isObject(c) && c.id === url.slice(1));
+      if (!isObject(q)) return undefined;
+      if (q.resourceType === 'Questionnaire') return { questionnaire: q, container: qr };
+      ctx.error('QR_CONTAINED_NOT_QUESTIONNAIRE', [url.slice(1), 'Questionnaire', String(q.resourceType)], ctx.path, ctx.at);
       return undefined;
     }
     const q = ctx.services.resolve('Questionnaire', url);

@@ -3,8 +3,11 @@
  * HL7 validator checks them: a Coding against the item's answerOptions (system and code; an
  * optionExclusive option must be the only answer) or else its answerValueSet through the
  * terminology port; a date, time, integer or string answer against the options of its type.
- * Open-choice differs only where HL7's does: a Coding with just a display passes the value set,
- * and a free string is not checked against the options (but warned when it spells an option).
+ * Open-choice differs only where HL7's does (it reads R4 open-choice as an R5 coding item whose
+ * answerConstraint is optionsOrString): a Coding answer is checked as for choice, a free string is
+ * not checked against the options (but warned when it spells an option), and a date, time or
+ * integer answer without options of its type is "not an option" rather than "no options". A date
+ * answer never matches a date option (HL7 compares the option's Date with the answer's text).
  *
  * A value set answer the terminology cannot give (valid undefined: a code system not held, a
  * value set not expandable here) is a warning, as the HL7 validator reports a code system it
@@ -21,8 +24,8 @@ export function checkChoiceAnswer(scope: ResponseScope, def: Obj, answer: Obj, t
   const options = objects(def.answerOption);
   if (type === 'Coding') {
     if (!isObject(v)) return;
-    if (options.length > 0) checkCodingOption(scope, options, v, open, answerPath, answer, count);
-    else if (typeof def.answerValueSet === 'string') checkCodingInValueSet(scope, def.answerValueSet, v, open, answerPath, answer);
+    if (options.length > 0) checkCodingOption(scope, options, v, answerPath, answer, count);
+    else if (typeof def.answerValueSet === 'string') checkCodingInValueSet(scope, def.answerValueSet, v, answerPath, answer);
     else scope.report('information', 'QR_NO_OPTIONS', [], answerPath, answer);
     return;
   }
@@ -41,12 +44,12 @@ export function checkChoiceAnswer(scope: ResponseScope, def: Obj, answer: Obj, t
   }
   const typed = options.map((o) => choiceValue(o)).filter((o) => o !== undefined && typeOfSuffix(o.suffix) === type).map((o) => String(o!.value));
   if (typed.length === 0 && !(open && type !== 'string')) scope.error('QR_NO_OPTIONS_OF_TYPE', [type], answerPath, answer);
-  else if (!typed.includes(text)) scope.error('QR_NOT_AN_OPTION', [type, text], answerPath, answer);
+  else if (type === 'date' || !typed.includes(text)) scope.error('QR_NOT_AN_OPTION', [type, text], answerPath, answer);
 }
 
-function checkCodingOption(scope: ResponseScope, options: Obj[], coding: Obj, open: boolean, answerPath: string, answer: Obj, count: number): void {
+function checkCodingOption(scope: ResponseScope, options: Obj[], coding: Obj, answerPath: string, answer: Obj, count: number): void {
   const codings = options.filter((o) => isObject(o.valueCoding));
-  if (codings.length === 0 && !open) {
+  if (codings.length === 0) {
     scope.error('QR_NO_OPTIONS_OF_TYPE', ['coding'], answerPath, answer);
     return;
   }
@@ -59,7 +62,7 @@ function checkCodingOption(scope: ResponseScope, options: Obj[], coding: Obj, op
   if (exclusive && count !== 1) scope.error('QR_OPTION_EXCLUSIVE', [`${coding.system ?? ''}#${coding.code ?? ''}`], answerPath, answer);
 }
 
-function checkCodingInValueSet(scope: ResponseScope, ref: string, coding: Obj, open: boolean, answerPath: string, answer: Obj): void {
+function checkCodingInValueSet(scope: ResponseScope, ref: string, coding: Obj, answerPath: string, answer: Obj): void {
   const input: CodingInput = { system: str(coding.system), code: str(coding.code), display: str(coding.display), version: str(coding.version) };
   const contained = scope.containedValueSet(ref);
   const held = contained ?? scope.ctx.services.source.valueSet(ref);
@@ -67,8 +70,6 @@ function checkCodingInValueSet(scope: ResponseScope, ref: string, coding: Obj, o
     scope.report('warning', 'VALUE_SET_NOT_FOUND', [ref], answerPath, answer);
     return;
   }
-  // open-choice takes a display-only Coding as free text
-  if (open && input.code === undefined && input.system === undefined && input.display !== undefined) return;
   const name = String(held.title ?? held.name ?? held.url ?? ref);
   const apply = (r: ValidateCodeResult) => {
     if (r.valid === false) {
@@ -86,19 +87,18 @@ function checkCodingInValueSet(scope: ResponseScope, ref: string, coding: Obj, o
 /**
  * A string item with an answerValueSet: the string must be a code of the value set. As the HL7
  * validator: an answer the terminology cannot confirm is an error too (it has no "cannot check"
- * case here, unlike Codings).
+ * case here, unlike Codings), and the value set is found by url only (a contained one is not found).
  */
 export function checkStringInValueSet(scope: ResponseScope, ref: string, v: string, valuePath: string): void {
-  const contained = scope.containedValueSet(ref);
-  if (!contained && !scope.ctx.services.source.valueSet(ref)) {
+  // HL7 looks the value set up by url only (findTxResource): a contained `#vs` is not found here
+  if (ref.startsWith('#') || !scope.ctx.services.source.valueSet(ref)) {
     scope.report('warning', 'QR_VALUE_SET_NOT_FOUND', [ref], valuePath, undefined);
     return;
   }
   const apply = (r: ValidateCodeResult) => {
     if (r.valid !== true) scope.error('QR_NOT_IN_VALUE_SET', [v, ref], valuePath, undefined);
   };
-  if (contained) apply(containedMembership(scope, contained, { code: v }));
-  else askTerminology(scope, { valueSet: ref, coding: { code: v }, elementKind: 'string' }, apply, () => undefined);
+  askTerminology(scope, { valueSet: ref, coding: { code: v }, elementKind: 'string' }, apply, () => undefined);
 }
 
 function askTerminology(scope: ResponseScope, request: { valueSet: string; coding: CodingInput; elementKind: 'Coding' | 'string' }, apply: (r: ValidateCodeResult) => void, failed: (message: string) => void): void {

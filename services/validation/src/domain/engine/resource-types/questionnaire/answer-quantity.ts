@@ -30,6 +30,12 @@ function codingText(c: Obj): string {
 
 export function checkQuantity(scope: ResponseScope, def: Obj, v: Obj, valuePath: string): void {
   const report = (id: Parameters<ResponseScope['error']>[0], args: readonly unknown[]) => scope.error(id, args, valuePath, v);
+  if (typeof v.comparator === 'string') {
+    // the HL7 validator reads the comparator by its Java enum name (LESS_THAN), so `<` stops the
+    // checks with an error before the limits and units are looked at
+    report('QR_VALUE_UNREADABLE', [`the comparator '${v.comparator}' cannot be read`]);
+    return;
+  }
   for (const below of [true, false]) {
     const limit = extensionValue(def, below ? EXT.minValue : EXT.maxValue) ?? extensionValue(def, below ? EXT.minQuantity : EXT.maxQuantity);
     if (!isObject(limit) || typeof limit.value !== 'number' || typeof v.value !== 'number') continue;
@@ -53,7 +59,8 @@ function compareToLimit(scope: ResponseScope, v: Obj, limit: Obj, below: boolean
     return;
   }
   let value = v.value as number;
-  if (v.system !== limit.system || v.code !== limit.code) {
+  const sameUnit = v.system === limit.system && v.code === limit.code;
+  if (!sameUnit) {
     const converted = v.system === UCUM && limit.system === UCUM ? scope.units.convert(value, String(v.code), String(limit.code)) : undefined;
     if (converted === undefined) {
       report(below ? 'QR_QTY_MIN_INCOMPATIBLE' : 'QR_QTY_MAX_INCOMPATIBLE', [quantityText(scope, limit), quantityText(scope, v)]);
@@ -61,8 +68,10 @@ function compareToLimit(scope: ResponseScope, v: Obj, limit: Obj, below: boolean
     }
     value = converted;
   }
-  // (the HL7 validator's same-unit minimum compares the wrong way round; we compare as the extension means)
-  if (below ? value < (limit.value as number) : value > (limit.value as number)) {
+  // A minimum is a minimum, in the answer's own units as after UCUM conversion. (The HL7 validator's
+  // same-unit minimum compares the wrong way round; we compare as the extension means.)
+  const outside = below ? value < (limit.value as number) : value > (limit.value as number);
+  if (outside) {
     report(below ? 'QR_QTY_BELOW_MIN' : 'QR_QTY_ABOVE_MAX', [quantityText(scope, v), quantityText(scope, limit)]);
   }
 }
@@ -78,11 +87,15 @@ function checkUnitValueSet(scope: ResponseScope, v: Obj, valueSet: string, value
     scope.report('warning', 'QR_UNIT_VALUE_SET_NOT_FOUND', [valueSet], valuePath, v);
     return;
   }
-  if (typeof v.code !== 'string') return;
   // as for string answers, a unit the terminology cannot confirm is an error (HL7: any answer but "ok")
   const apply = (r: ValidateCodeResult) => {
     if (r.valid !== true) scope.error('QR_UNIT_NOT_IN_VALUE_SET', [quantityText(scope, v), valueSet], valuePath, v);
   };
+  // no unit code is no member of the unit value set (HL7 asks the terminology with none)
+  if (typeof v.code !== 'string') {
+    apply({ valid: false, issues: [], source: 'local' });
+    return;
+  }
   const coding = { system: typeof v.system === 'string' ? v.system : undefined, code: v.code };
   try {
     const answer = ctx.services.terminology.validateCode({ valueSet, coding, elementKind: 'Quantity', authorization: ctx.run.authorization });

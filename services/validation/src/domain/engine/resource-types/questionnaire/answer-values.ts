@@ -29,13 +29,14 @@ export function checkAnswer(scope: ResponseScope, def: Obj, answer: Obj, answerP
   if (!allowed || !found) return;
   const type = typeOfSuffix(found.suffix);
   const valuePath = `${answerPath}.value.ofType(${type})`;
-  if (!allowed.includes(type)) {
-    if (allowed.length === 1) scope.error('QR_ANSWER_TYPE', [allowed[0], type], valuePath, found.value);
-    else scope.error('QR_ANSWER_TYPES', [allowed.join(', '), type], valuePath, found.value);
-    return;
-  }
   const v = found.value;
   const at = (message: Parameters<ResponseScope['error']>[0], args: readonly unknown[]) => scope.error(message, args, valuePath, v);
+  if (!allowed.includes(type)) {
+    if (allowed.length === 1) scope.error('QR_ANSWER_TYPE', [allowed[0], type], valuePath, v);
+    else scope.error('QR_ANSWER_TYPES', [allowed.join(', '), type], valuePath, v);
+    checkWrongTyped(scope, def, itemType, answer, found, answerPath, valuePath, at);
+    return;
+  }
   switch (itemType) {
     case 'decimal':
     case 'integer':
@@ -46,13 +47,13 @@ export function checkAnswer(scope: ResponseScope, def: Obj, answer: Obj, answerP
       if (typeof v === 'string') checkDate(scope, def, v, at);
       break;
     case 'time':
-      if (typeof v === 'string') checkTime(def, v, at);
+      if (typeof v === 'string') checkTime(scope, def, v, at);
       break;
     case 'string':
       if (typeof v === 'string') checkString(scope, def, v, valuePath, at);
       break;
     case 'attachment':
-      if (isObject(v)) checkAttachment(scope, def, v, answerPath, answer);
+      checkAttachment(scope, def, isObject(v) ? v : {}, answerPath, answer);
       break;
     case 'reference':
       if (isObject(v)) checkReference(scope, def, v, at);
@@ -71,6 +72,35 @@ export function checkAnswer(scope: ResponseScope, def: Obj, answer: Obj, answerP
 
 type Report = (id: Parameters<ResponseScope['error']>[0], args: readonly unknown[]) => void;
 
+/**
+ * An answer of another type than its item takes: the HL7 validator reports the type and then
+ * still applies the item's value rules that do not look at the type (string lengths, format and
+ * options on any primitive; dates and times read from any primitive, one that is not a date
+ * being an error of its own; an attachment's content type and size on whatever the value is).
+ * Numbers, quantities, references and choices are only checked when the type is right.
+ */
+function checkWrongTyped(scope: ResponseScope, def: Obj, itemType: string, answer: Obj, found: { suffix: string; value: unknown }, answerPath: string, valuePath: string, at: Report): void {
+  const v = found.value;
+  const text = typeof v === 'number' ? scope.rawNumber(answer, `value${found.suffix}`) ?? String(v) : typeof v === 'string' || typeof v === 'boolean' ? String(v) : undefined;
+  switch (itemType) {
+    case 'string':
+      if (text !== undefined) checkString(scope, def, text, valuePath, at);
+      break;
+    case 'date':
+    case 'dateTime':
+      if (text !== undefined) checkDate(scope, def, text, at);
+      break;
+    case 'time':
+      if (text !== undefined) checkTime(scope, def, text, at);
+      break;
+    case 'attachment':
+      checkAttachment(scope, def, isObject(v) ? v : {}, answerPath, answer);
+      break;
+    default:
+      break;
+  }
+}
+
 /** The limit an extension sets, as written (`20`, `5.5`, `2022-06`), with its value. */
 function limitOf(scope: ResponseScope, def: Obj, url: string): { text: string; value: unknown } | undefined {
   const ext = extensions(def, url)[0];
@@ -80,56 +110,71 @@ function limitOf(scope: ResponseScope, def: Obj, url: string): { text: string; v
   return { text: raw ?? String(found.value), value: found.value };
 }
 
+/**
+ * As the HL7 validator reads the limits: as written, as an integer for integer items (5.0 is
+ * not one) and a decimal for decimal items; the first limit it cannot read ends the comparisons
+ * (and the decimal places check) with an error, as its exception does.
+ */
 function checkNumber(scope: ResponseScope, def: Obj, answer: Obj, type: string, v: number, at: Report): void {
   const text = scope.rawNumber(answer, type === 'integer' ? 'valueInteger' : 'valueDecimal') ?? String(v);
+  const pattern = type === 'integer' ? /^[+-]?\d{1,10}$/ : /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+  let readable = true;
   for (const [url, below] of [[EXT.minValue, true], [EXT.maxValue, false]] as const) {
     const limit = limitOf(scope, def, url);
     if (!limit) continue;
-    // an integer item reads its limits as integers, a decimal item as decimals
-    const readable = typeof limit.value === 'number' && (type !== 'integer' || !limit.text.includes('.'));
-    if (!readable) {
+    if (!pattern.test(limit.text)) {
       at('QR_VALUE_UNREADABLE', [`'${limit.text}' is not a valid ${type}`]);
-      continue;
+      readable = false;
+      break;
     }
-    const outside = below ? v < (limit.value as number) : v > (limit.value as number);
-    if (outside) at(below ? 'QR_VALUE_BELOW_MIN' : 'QR_VALUE_ABOVE_MAX', [text, limit.text]);
+    const bound = Number(limit.text);
+    if (below ? v < bound : v > bound) at(below ? 'QR_VALUE_BELOW_MIN' : 'QR_VALUE_ABOVE_MAX', [text, limit.text]);
   }
-  if (type === 'decimal') {
+  if (type === 'decimal' && readable) {
     const places = extensionValue(def, EXT.maxDecimalPlaces);
     if (typeof places === 'number' && decimalPlaces(text) > places) at('QR_DECIMAL_PLACES', [text, places]);
   }
-  checkPrimitiveOption(def, type, text, at);
+  checkPrimitiveOption(scope, def, type, text, at);
 }
 
+/**
+ * As the HL7 validator: the answer is read as a dateTime first (one that is not is an error, and
+ * the limits are not looked at), then each limit in turn (the first that is not a date ends the
+ * comparisons, with an error).
+ */
 function checkDate(scope: ResponseScope, def: Obj, v: string, at: Report): void {
   const instant = instantOf(v);
-  for (const [url, below] of [[EXT.minValue, true], [EXT.maxValue, false]] as const) {
-    const limit = limitOf(scope, def, url);
-    if (!limit) continue;
-    const bound = typeof limit.value === 'string' ? instantOf(limit.value) : undefined;
-    if (instant === undefined || bound === undefined) {
-      at('QR_VALUE_UNREADABLE', [`'${limit.text}' cannot be compared to the date '${v}'`]);
-      continue;
+  if (instant === undefined) at('QR_VALUE_UNREADABLE', [`'${v}' is not a valid date/time`]);
+  else {
+    for (const [url, below] of [[EXT.minValue, true], [EXT.maxValue, false]] as const) {
+      const limit = limitOf(scope, def, url);
+      if (!limit) continue;
+      const bound = instantOf(limit.text);
+      if (bound === undefined) {
+        at('QR_VALUE_UNREADABLE', [`'${limit.text}' cannot be compared to the date '${v}'`]);
+        break;
+      }
+      // partial dates compare by their first instant: 2022-06-30 is after a maximum of 2022-06
+      if (below ? bound > instant : bound < instant) at(below ? 'QR_VALUE_BELOW_MIN' : 'QR_VALUE_ABOVE_MAX', [v, limit.text]);
     }
-    // partial dates compare by their first instant: 2022-06-30 is after a maximum of 2022-06
-    if (below ? bound > instant : bound < instant) at(below ? 'QR_VALUE_BELOW_MIN' : 'QR_VALUE_ABOVE_MAX', [v, limit.text]);
   }
   // the HL7 validator takes date options for dateTime items too
-  checkPrimitiveOption(def, 'date', v, at);
+  checkPrimitiveOption(scope, def, 'date', v, at);
 }
 
-function checkTime(def: Obj, v: string, at: Report): void {
+function checkTime(scope: ResponseScope, def: Obj, v: string, at: Report): void {
   for (const [url, below] of [[EXT.minValue, true], [EXT.maxValue, false]] as const) {
     const limit = extensionValue(def, url);
     if (typeof limit !== 'string') continue;
     if (below ? v < limit : v > limit) at(below ? 'QR_VALUE_BELOW_MIN' : 'QR_VALUE_ABOVE_MAX', [v, limit]);
   }
-  checkPrimitiveOption(def, 'time', v, at);
+  checkPrimitiveOption(scope, def, 'time', v, at);
 }
 
 function checkString(scope: ResponseScope, def: Obj, v: string, valuePath: string, at: Report): void {
+  // integer limits are read as HL7's readIntegerExtension reads them: a decimal truncated
   const minLength = extensionValue(def, EXT.minLength);
-  if (typeof minLength === 'number' && minLength >= 0 && v.length < minLength) at('QR_TOO_SHORT', [v, minLength]);
+  if (typeof minLength === 'number' && minLength >= 0 && v.length < Math.trunc(minLength)) at('QR_TOO_SHORT', [v, Math.trunc(minLength)]);
   if (typeof def.maxLength === 'number' && def.maxLength >= 0 && v.length > def.maxLength) at('QR_TOO_LONG', [v, def.maxLength]);
   const regex = extensionValue(def, EXT.regex);
   if (typeof regex === 'string') {
@@ -141,24 +186,30 @@ function checkString(scope: ResponseScope, def: Obj, v: string, valuePath: strin
   }
   if (v.includes('\n') || v.includes('\r')) scope.report('warning', 'QR_STRING_LINE_BREAKS', [v], valuePath, undefined);
   if (typeof def.answerValueSet === 'string') checkStringInValueSet(scope, def.answerValueSet, v, valuePath);
-  checkPrimitiveOption(def, 'string', v, at);
+  checkPrimitiveOption(scope, def, 'string', v, at);
 }
 
-/** A typed item with answerOptions: the answer must be one of the options of its type. */
-function checkPrimitiveOption(def: Obj, type: string, text: string, at: Report): void {
+/**
+ * A typed item with answerOptions: the answer must be one of the options of its type, compared
+ * as written (as the HL7 validator compares primitive values: the decimal 1.50 is not the option
+ * 1.5). Number items take integer and decimal options alike.
+ */
+function checkPrimitiveOption(scope: ResponseScope, def: Obj, type: string, text: string, at: Report): void {
   const options = objects(def.answerOption);
   if (options.length === 0) return;
+  const numeric = type === 'integer' || type === 'decimal';
   const texts: string[] = [];
   for (const option of options) {
     const o = choiceValue(option);
     if (!o) continue;
     const optionType = typeOfSuffix(o.suffix);
-    // numbers compare as written; a decimal item takes integer options too
-    const fits = optionType === type || (type === 'decimal' && optionType === 'integer');
-    if (fits && (typeof o.value === 'string' || typeof o.value === 'number')) texts.push(String(o.value));
+    const fits = optionType === type || (numeric && (optionType === 'integer' || optionType === 'decimal'));
+    if (!fits) continue;
+    if (typeof o.value === 'number') texts.push(scope.rawNumber(option, `value${o.suffix}`) ?? String(o.value));
+    else if (typeof o.value === 'string') texts.push(o.value);
   }
   if (texts.length === 0) at('QR_NO_OPTIONS_OF_TYPE', [type]);
-  else if (!texts.includes(text) && !texts.some((t) => type !== 'string' && Number(t) === Number(text) && text.trim() !== '')) at('QR_NOT_AN_OPTION', [type, text]);
+  else if (!texts.includes(text)) at('QR_NOT_AN_OPTION', [type, text]);
 }
 
 function checkAttachment(scope: ResponseScope, def: Obj, attachment: Obj, answerPath: string, answer: Obj): void {
@@ -169,10 +220,13 @@ function checkAttachment(scope: ResponseScope, def: Obj, attachment: Obj, answer
     // a prefix matches: 'image/' allows image/png
     else if (!allowed.some((a) => contentType.startsWith(a))) scope.error('QR_ATTACHMENT_CONTENT_TYPE', [contentType, allowed.join(', ')], answerPath, answer);
   }
-  const maxSize = extensionValue(def, EXT.maxSize);
-  if (typeof maxSize === 'number' && maxSize > 0 && typeof attachment.data === 'string') {
+  const rawMaxSize = extensionValue(def, EXT.maxSize);
+  const maxSize = typeof rawMaxSize === 'number' ? Math.trunc(rawMaxSize) : 0;
+  if (maxSize > 0 && typeof attachment.data === 'string') {
     const size = base64Length(attachment.data);
-    if (size > maxSize) scope.error('QR_ATTACHMENT_SIZE', [Math.trunc(maxSize), size], answerPath, answer);
+    // maxSize is the largest allowed size (HL7's code refuses data of exactly maxSize; we keep the
+    // extension's meaning)
+    if (size > maxSize) scope.error('QR_ATTACHMENT_SIZE', [maxSize, size], answerPath, answer);
   }
 }
 

@@ -129,13 +129,19 @@ export function isGroupLike(type: unknown): boolean {
 /**
  * The first instant of a FHIR date or dateTime (`2022`, `2022-06`, `2022-06-30T10:00:00+02:00`)
  * in ms, as the HL7 validator compares partial dates (a value without a zone counts as UTC
- * here, on both sides of a comparison); undefined when it is not one. A fixed linear pattern.
+ * here, on both sides of a comparison); undefined when it is not one (also when a part is out of
+ * range: month 13, 31 June, hour 24). A fixed linear pattern.
  */
 export function instantOf(text: string): number | undefined {
   // linear: anchored, fixed-width digit groups, each optional part entered at most once
   const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$/.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac, zone] = m;
+  // out of range (month 13, 31 June, hour 24) is no date, as HAPI's parser refuses it
+  const month = mo ? Number(mo) : 1;
+  const day = d ? Number(d) : 1;
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(Number(y), month, 0)).getUTCDate()) return undefined;
+  if ((h && Number(h) > 23) || (mi && Number(mi) > 59) || (s && Number(s) > 59)) return undefined;
   let ms = Date.UTC(Number(y), mo ? Number(mo) - 1 : 0, d ? Number(d) : 1, h ? Number(h) : 0, mi ? Number(mi) : 0, s ? Number(s) : 0, frac ? Number(frac.slice(0, 3).padEnd(3, '0')) : 0);
   if (zone && zone !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;

@@ -5,7 +5,8 @@
  * order, only repeating items appear more than once, items that are not enabled carry no
  * answers, and required items are present and answered (a warning only while the response is
  * not completed or amended). Each item then: its text, its answers (one unless it repeats,
- * within questionnaire-minOccurs/maxOccurs), none on groups and display items, nested items
+ * within questionnaire-minOccurs/maxOccurs, the limits included), none on groups and display
+ * items, nested items
  * only under answers for questions and directly under groups.
  *
  * Locations are the HL7 validator's: rules on a level's items are reported at the level
@@ -30,7 +31,7 @@ export class ResponseItemsWalker {
   private readonly levels = new WeakMap<object, DefinitionLevel>();
 
   constructor(private readonly scope: ResponseScope) {
-    this.enableWhen = new EnableWhenEvaluator(scope.index, scope.response);
+    this.enableWhen = new EnableWhenEvaluator(scope.index, scope.response, scope.ctx.services.invariants);
   }
 
   /** The response's items against the Questionnaire's. */
@@ -113,10 +114,13 @@ export class ResponseItemsWalker {
       else if (this.enableWhen.isEnabled(def, stack)) scope.error('QR_ITEM_MISSING', [def.linkId], itemPath, item);
     }
     if (answers.length > 1 && def.repeats !== true) scope.error('QR_ITEM_ONLY_ONE', [], itemPath, answers[1]);
-    const maxOccurs = extensionValue(def, EXT.maxOccurs);
-    if (typeof maxOccurs === 'number' && maxOccurs >= 0 && answers.length > maxOccurs) scope.error('QR_MAX_OCCURS', [maxOccurs, answers.length], itemPath, item);
-    const minOccurs = extensionValue(def, EXT.minOccurs);
-    if (typeof minOccurs === 'number' && minOccurs >= 0 && answers.length < minOccurs) scope.error('QR_MIN_OCCURS', [minOccurs, answers.length], itemPath, item);
+    // The limits are allowed counts, as the extensions define them. (The HL7 validator's code passes
+    // only counts strictly inside them; we keep the extensions' meaning: a response with exactly
+    // minOccurs answers is valid.)
+    const maxOccurs = occursLimit(def, EXT.maxOccurs);
+    if (maxOccurs >= 0 && answers.length > maxOccurs) scope.error('QR_MAX_OCCURS', [maxOccurs, answers.length], itemPath, item);
+    const minOccurs = occursLimit(def, EXT.minOccurs);
+    if (minOccurs >= 0 && answers.length < minOccurs) scope.error('QR_MIN_OCCURS', [minOccurs, answers.length], itemPath, item);
     (Array.isArray(item.answer) ? (item.answer as unknown[]) : []).forEach((answer, i) => {
       if (!isObject(answer)) return;
       // R4 has no answers on groups (and the abstract `question`): HL7 words both as "question"
@@ -137,4 +141,10 @@ export class ResponseItemsWalker {
       this.walkLevel(def.item, item, itemPath, stack);
     }
   }
+}
+
+/** An extension's value as HL7's readIntegerExtension reads it (a decimal truncated); -1 when absent or no number. */
+function occursLimit(def: Obj, url: string): number {
+  const v = extensionValue(def, url);
+  return typeof v === 'number' ? Math.trunc(v) : -1;
 }
