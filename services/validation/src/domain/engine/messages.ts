@@ -95,6 +95,13 @@ export const MESSAGES = {
   // values
   FIXED_VALUE: { text: 'Value is \'{0}\' but must be \'{1}\'', code: 'value' },
   PATTERN_MISMATCH: { text: 'The value does not match the pattern required by the profile {1}: expected {0}', code: 'value' },
+  // HL7 PROFILE_VAL_MISSINGELEMENT, PROFILE_VAL_NOTALLOWED, EXTENSION_EXT_FIXED_BANNED, TERMINOLOGY_TX_CODING_COUNT (and the
+  // FIXED_TYPE_CHECKS_DT_* counts), TYPE_CHECKS_PATTERN_CC: differences inside a complex fixed/pattern value
+  FIXED_MISSING_ELEMENT: { text: 'Missing element \'{0}\' - required by fixed value assigned in profile {1}', code: 'value' },
+  FIXED_NOT_ALLOWED: { text: 'The element {0} is present in the instance but not allowed in the applicable {1} specified in profile', code: 'value' },
+  FIXED_EXTENSIONS_BANNED: { text: 'No extensions allowed, as the specified fixed value doesn\'t contain any extensions', code: 'value' },
+  FIXED_COUNT: { text: 'Expected {0} but found {1} {2} elements', code: 'value' },
+  PATTERN_CODING_NOT_FOUND: { text: 'The pattern [system {0}, code {1}, and display "{2}"] defined in the profile {3} not found. Issues: [{4}]', code: 'value' },
   PATTERN_VALUE: { text: 'Value is \'{0}\' but is expected to be \'{1}\' (pattern in profile {2})', code: 'value' },
   MIN_VALUE_UCUM: { text: 'The value in the instance ({0}) is less than the specified minValue ({1}) after UCUM conversion', code: 'value' },
   MAX_VALUE_UCUM: { text: 'The value in the instance ({0}) is greater than the specified maxValue ({1}) after UCUM conversion', code: 'value' },
@@ -115,7 +122,8 @@ export const MESSAGES = {
   INVARIANT_BROKEN: { text: 'Problem evaluating the invariant {0} (\'{1}\'): {2}', code: 'informational' },
 
   // extensions
-  EXTENSION_UNKNOWN: { text: 'The extension {0} is unknown, and not allowed here', code: 'structure' },
+  // HL7 EXTENSION_EXT_UNKNOWN_NOTHERE (the modifier form keeps a wording of its own, so that it can be told apart)
+  EXTENSION_UNKNOWN: { text: 'The extension {0} could not be found so is not allowed here', code: 'structure' },
   EXTENSION_UNKNOWN_ALLOWED: { text: 'Unknown extension {0}', code: 'informational' },
   EXTENSION_MODIFIER_UNKNOWN: { text: 'The modifier extension {0} is unknown, and not allowed here', code: 'structure' },
   EXTENSION_NO_URL: { text: 'Extension.url is required', code: 'structure' },
