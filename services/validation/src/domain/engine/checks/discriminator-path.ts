@@ -1,8 +1,14 @@
 /**
  * The small FHIRPath subset that slicing discriminators use: dotted names, `$this`,
- * `extension('url')`, `ofType(T)`, `resolve()` (entry resources are already inline in
- * Bundles, so it is the identity here) and choice names (`value` finds `valueQuantity`).
+ * `extension('url')`, `ofType(T)`, `resolve()` (a Reference's target in the containing
+ * resource or Bundle, through `resolver`; a resource is itself) and choice names (`value`
+ * finds `valueQuantity`).
  */
+
+/** Resolves a literal reference where the item being sliced sits (contained, Bundle). */
+export interface ReferenceResolver {
+  resolveReference(ref: string): unknown;
+}
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -30,10 +36,21 @@ function segmentsOf(path: string): string[] {
   return s;
 }
 
-export function evaluateDiscriminatorPath(value: unknown, path: string): unknown[] {
+/**
+ * The items the discriminator path selects in `value`. With `types`, the type each item has
+ * by its JSON name when the last step is a choice (`valueQuantity` → `Quantity`), else ''.
+ */
+export function evaluateDiscriminatorPath(value: unknown, path: string, resolver?: ReferenceResolver, types?: string[]): unknown[] {
   let current: unknown[] = value === undefined ? [] : [value];
-  for (const seg of segmentsOf(path)) {
-    if (seg === '$this' || seg === '' || seg === 'resolve()') continue;
+  const segments = segmentsOf(path);
+  for (let si = 0; si < segments.length; si++) {
+    const seg = segments[si] as string;
+    if (seg === '$this' || seg === '') continue;
+    if (seg === 'resolve()') {
+      current = resolveAll(current, resolver);
+      continue;
+    }
+    const typed = types !== undefined && si === segments.length - 1;
     const next: unknown[] = [];
     // linear (both): anchored, `.+` gives back characters until the fixed ending fits
     const ext = /^extension\(['"](.+)['"]\)$/.exec(seg);
@@ -54,6 +71,7 @@ export function evaluateDiscriminatorPath(value: unknown, path: string): unknown
       if (direct !== undefined) {
         if (Array.isArray(direct)) next.push(...direct);
         else next.push(direct);
+        if (typed) while (types.length < next.length) types.push('');
         continue;
       }
       // choice: `value` matches valueX
@@ -62,10 +80,26 @@ export function evaluateDiscriminatorPath(value: unknown, path: string): unknown
           const v = c[k];
           if (Array.isArray(v)) next.push(...v);
           else next.push(v);
+          if (typed) while (types.length < next.length) types.push(k.slice(seg.length));
         }
       }
     }
+    if (typed) while (types.length < next.length) types.push('');
     current = next;
   }
   return current;
+}
+
+/** `resolve()`: a Reference becomes its target when it resolves; a resource stays itself. */
+function resolveAll(items: unknown[], resolver: ReferenceResolver | undefined): unknown[] {
+  const out: unknown[] = [];
+  for (const c of items) {
+    if (!isObject(c)) continue;
+    if (typeof c.resourceType === 'string') out.push(c);
+    else if (typeof c.reference === 'string' && resolver) {
+      const target = resolver.resolveReference(c.reference);
+      if (target !== undefined) out.push(target);
+    }
+  }
+  return out;
 }

@@ -109,7 +109,8 @@ function matchesSlice(ctx: NodeContext, v: unknown, slice: ElementPlan, discrimi
 /** true / false, or 'unconstrained' when the slice fixes no value for this discriminator. */
 function matchesDiscriminator(ctx: NodeContext, v: unknown, slice: ElementPlan, d: Discriminator): boolean | 'unconstrained' {
   const sub = sliceSubElement(ctx, slice, d.path);
-  const actual = evaluateDiscriminatorPath(v, d.path);
+  if (d.type === 'type') return matchesType(ctx, v, sub, d.path);
+  const actual = evaluateDiscriminatorPath(v, d.path, ctx.host);
   switch (d.type) {
     case 'value':
     case 'pattern': {
@@ -136,17 +137,6 @@ function matchesDiscriminator(ctx: NodeContext, v: unknown, slice: ElementPlan, 
       if (sub.max === 0) return actual.length === 0;
       return true;
     }
-    case 'type': {
-      if (!sub || sub.types.length === 0) return false;
-      const codes = sub.types.map((t) => t.code);
-      for (const a of actual) {
-        if (isObject(a) && typeof a.resourceType === 'string') {
-          if (codes.includes(a.resourceType)) return true;
-        } else if (typeof a === 'string' && codes.some((c) => PRIMITIVE_TYPES.has(c))) return true;
-        else if (isObject(a) && codes.length === 1) return true;
-      }
-      return false;
-    }
     case 'profile': {
       if (!sub) return false;
       const profiles = sub.types.flatMap((t) => (t.profiles.length ? t.profiles : t.targetProfiles));
@@ -162,6 +152,40 @@ function matchesDiscriminator(ctx: NodeContext, v: unknown, slice: ElementPlan, 
     default:
       return false;
   }
+}
+
+/**
+ * A `type` discriminator: the type of what the path selects is one of the slice's types. The
+ * type is the resource's type, the one a choice name states (`valueQuantity`), or, for a value
+ * of an element with a single type, that type. Through `resolve()` the slice's types are its
+ * Reference target types.
+ */
+function matchesType(ctx: NodeContext, v: unknown, sub: ElementPlan | undefined, path: string): boolean {
+  if (!sub || sub.types.length === 0) return false;
+  const throughReference = path.includes('resolve()');
+  const codes: string[] = [];
+  for (const t of sub.types) {
+    if (throughReference && t.code === 'Reference') {
+      for (const url of t.targetProfiles) {
+        const target = ctx.services.plans.plan(url)?.type;
+        if (target) codes.push(target);
+      }
+    } else codes.push(t.code);
+  }
+  const types: string[] = [];
+  const actual = evaluateDiscriminatorPath(v, path, ctx.host, types);
+  for (let i = 0; i < actual.length; i++) {
+    const a = actual[i];
+    const named = types[i];
+    if (isObject(a) && typeof a.resourceType === 'string') {
+      if (codes.includes(a.resourceType)) return true;
+    } else if (named) {
+      for (const c of codes) if (c === named || (c.length === named.length && c.charAt(0).toUpperCase() === named.charAt(0) && c.slice(1) === named.slice(1))) return true;
+    } else if (typeof a === 'string' || typeof a === 'number' || typeof a === 'boolean') {
+      if (codes.some((c) => PRIMITIVE_TYPES.has(c))) return true;
+    } else if (isObject(a) && codes.length === 1) return true;
+  }
+  return false;
 }
 
 /** Silent validation of a value against one profile: does it conform (no errors)? */
