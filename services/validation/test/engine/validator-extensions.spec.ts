@@ -102,7 +102,7 @@ describe('engine: extensions', function () {
       expect(idsOf(exact), describe_(exact)).to.include('EXT_VER_URL_NOT_ALLOWED');
       const other = patient({ extension: [{ url: EXT + 'on-patient|0.9', valueString: 'x' }] });
       expect(idsOf(other), describe_(other)).to.include('EXT_VER_URL_REVERSION');
-      const unknown = patient({ extension: [{ url: EXT + 'nothing|1.0', valueString: 'x' }] });
+      const unknown = patient({ extension: [{ url: 'http://vendor.test/ext/nothing|1.0', valueString: 'x' }] });
       expect(idsOf(unknown, 'warning'), describe_(unknown)).to.include('EXT_VER_URL_NO_MATCH');
       expect(idsOf(unknown)).to.include('EXTENSION_UNKNOWN');
     });
@@ -114,6 +114,27 @@ describe('engine: extensions', function () {
         { url: 'http://example.net/unknown', valueString: 'x' },
       ] });
       expect(errorsOf(o).map((i) => i.expression?.[0]), describe_(o)).to.deep.equal(['Patient.extension[2]']);
+    });
+
+    it('unknown extensions with example urls are let through while example urls are allowed, modifier or not', async () => {
+      const ext = { extension: [{ url: 'http://example.org/fhir/StructureDefinition/unknown', valueString: 'x' }], modifierExtension: [{ url: 'http://acme.com/ext/unknown-mod', valueString: 'x' }] };
+      const allowed = patient(ext);
+      expect(errorsOf(allowed), describe_(allowed)).to.deep.equal([]);
+      const strict = new Validator(await sourceWith(definitions), undefined, { allowExampleUrls: false }).validate({ resourceType: 'Patient', id: 'p', text: narrative, ...ext });
+      expect(errorsOf(strict).map((i) => [i.expression?.[0], issueMessageId(i)]).filter(([, id]) => id !== 'EXAMPLE_URL'), describe_(strict)).to.deep.equal([
+        ['Patient.extension[0]', 'EXTENSION_UNKNOWN'],
+        ['Patient.modifierExtension[0]', 'EXTENSION_MODIFIER_UNKNOWN'],
+      ]);
+      expect(issue(strict, 'EXTENSION_UNKNOWN')?.details.text).to.equal('The extension http://example.org/fhir/StructureDefinition/unknown could not be found so is not allowed here');
+    });
+
+    it('an extension without url, with an empty url, or with a relative url outside a complex extension', () => {
+      const o = patient({ extension: [{ valueString: 'x' }, { url: '', valueString: 'x' }, { url: 'relative', valueString: 'x' }] });
+      expect(errorsOf(o).map((i) => [i.expression?.[0], issueMessageId(i)]).filter(([, id]) => String(id).startsWith('EXTENSION_')), describe_(o)).to.deep.equal([
+        ['Patient.extension[0]', 'EXTENSION_NO_URL'],
+        ['Patient.extension[1]', 'EXTENSION_NO_URL'],
+        ['Patient.extension[2]', 'EXTENSION_URL_NOT_ABSOLUTE'],
+      ]);
     });
 
     it('cross-version urls: R4 elements get a definition built from R4, other releases are accepted, unknown releases and elements are errors', () => {

@@ -19,8 +19,14 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
   const { path, at } = ctx;
   const modifier = ctx.element.name === 'modifierExtension';
   const url = ext.url;
-  if (typeof url !== 'string') {
+  if (typeof url !== 'string' || url === '') {
     ctx.report('error', 'EXTENSION_NO_URL', [], path, at);
+    return;
+  }
+  // as HL7's checkChildByDefinition: outside a complex extension the url must be absolute, and
+  // the extension is not checked further
+  if (!ABSOLUTE_URL.test(url) && !isExtension(host)) {
+    ctx.report('error', 'EXTENSION_URL_NOT_ABSOLUTE', [url], path, at);
     return;
   }
   const plans = ctx.services.plans;
@@ -39,7 +45,8 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
   }
   if (!plan.root?.ownChildren) return;
   if (plan.type === 'Extension' && plan.root.isModifier !== modifier) {
-    ctx.report('error', modifier ? 'EXTENSION_NOT_MODIFIER' : 'EXTENSION_IS_MODIFIER', [url], path, at);
+    // HL7 names the extension by url in this location
+    ctx.report('error', modifier ? 'EXTENSION_NOT_MODIFIER' : 'EXTENSION_IS_MODIFIER', [url], `${path}[url='${url}']`, at);
   }
   checkExtensionContext(ctx, plan, host, modifier, ext);
   if (plan.type === 'Extension') checkValueOrChildren(ctx, ext, plan);
@@ -69,21 +76,24 @@ function unknownExtension(ctx: NodeContext, url: string, host: ExtensionHost, mo
     checkSubExtension(ctx, url, host);
     return;
   }
-  const severity = ctx.services.options.unknownExtensionSeverity;
-  if (!modifier && alwaysAllowedUnknown(url)) return;
+  const options = ctx.services.options;
+  const severity = options.unknownExtensionSeverity;
+  if (alwaysAllowedUnknown(url, options.allowExampleUrls)) return;
+  // a modifier extension nobody knows stays an error even where unknown extensions are tolerated
   if (modifier) ctx.report('error', 'EXTENSION_MODIFIER_UNKNOWN', [url], path, at);
-  else if (!ABSOLUTE_URL.test(url)) ctx.report('error', 'EXTENSION_URL_NOT_ABSOLUTE', [url], `${path}.url`, at);
   else if (severity === 'error') ctx.report('error', 'EXTENSION_UNKNOWN', [url], path, at);
   else ctx.report(severity, 'EXTENSION_UNKNOWN_ALLOWED', [url], path, at);
 }
 
 /**
- * Unknown extensions the HL7 validator lets through whatever its settings: DICOM's (nema.org),
- * the FHIR tooling's own, and structuredefinition-expression (used before it was defined).
+ * Unknown extensions the HL7 validator lets through whatever its settings (allowUnknownExtension),
+ * modifier or not: DICOM's (nema.org), the FHIR tooling's own, structuredefinition-expression
+ * (used before it was defined) and, while example URLs are allowed, example.org / acme.com ones.
  */
-function alwaysAllowedUnknown(url: string): boolean {
+function alwaysAllowedUnknown(url: string, allowExampleUrls: boolean): boolean {
   return url.includes('nema.org') || url.startsWith('http://hl7.org/fhir/tools/StructureDefinition/')
-    || url === 'http://hl7.org/fhir/StructureDefinition/structuredefinition-expression';
+    || url === 'http://hl7.org/fhir/StructureDefinition/structuredefinition-expression'
+    || (allowExampleUrls && (url.includes('example.org') || url.includes('acme.com')));
 }
 
 function isExtension(host: ExtensionHost): boolean {
