@@ -1,0 +1,128 @@
+/**
+ * fixed[x] / pattern[x] on complex values as the HL7 validator's checkFixedValue compares them
+ * (each difference where it is), slicing discriminators of type `type` (by the JSON name of a
+ * choice) and through `resolve()` (the reference's target), and a profile the caller names that
+ * cannot be found.
+ */
+import { expect } from 'chai';
+import { issueMessageId, type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+import { Validator } from '#validation/domain/engine/validator.js';
+import { sourceWith } from './support/core-definitions.js';
+import { describe_, errorsOf, profile } from './support/helpers.js';
+
+const BASE = 'http://example.org/fhir/StructureDefinition/';
+const narrative = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' };
+const MARITAL = 'http://terminology.hl7.org/CodeSystem/v3-MaritalStatus';
+
+const fixedPatient = profile(BASE + 'fixed-patient', 'Patient', [
+  { id: 'Patient.identifier', path: 'Patient.identifier', patternIdentifier: { system: 'http://example.org/mrn' } },
+  { id: 'Patient.maritalStatus', path: 'Patient.maritalStatus', fixedCodeableConcept: { coding: [{ system: MARITAL, code: 'M' }] } },
+]);
+const patternPatient = profile(BASE + 'pattern-patient', 'Patient', [
+  { id: 'Patient.maritalStatus', path: 'Patient.maritalStatus', patternCodeableConcept: { coding: [{ system: MARITAL, code: 'M' }] } },
+]);
+const componentTypes = profile(BASE + 'component-types', 'Observation', [
+  { id: 'Observation.component', path: 'Observation.component', slicing: { discriminator: [{ type: 'type', path: 'value' }], rules: 'closed' } },
+  { id: 'Observation.component:qty', path: 'Observation.component', sliceName: 'qty', min: 0, max: '1' },
+  { id: 'Observation.component:qty.value[x]', path: 'Observation.component.value[x]', min: 1, type: [{ code: 'Quantity' }] },
+  { id: 'Observation.component:cc', path: 'Observation.component', sliceName: 'cc', min: 0, max: '1' },
+  { id: 'Observation.component:cc.value[x]', path: 'Observation.component.value[x]', min: 1, type: [{ code: 'CodeableConcept' }] },
+]);
+const finalObservation = profile(BASE + 'final-observation', 'Observation', [
+  { id: 'Observation.status', path: 'Observation.status', fixedCode: 'final' },
+]);
+const membersByProfile = profile(BASE + 'members-by-profile', 'Observation', [
+  { id: 'Observation.hasMember', path: 'Observation.hasMember', slicing: { discriminator: [{ type: 'profile', path: 'resolve()' }], rules: 'closed' } },
+  { id: 'Observation.hasMember:final', path: 'Observation.hasMember', sliceName: 'final', min: 1, max: '*', type: [{ code: 'Reference', targetProfile: [BASE + 'final-observation'] }] },
+]);
+const membersByType = profile(BASE + 'members-by-type', 'Observation', [
+  { id: 'Observation.hasMember', path: 'Observation.hasMember', slicing: { discriminator: [{ type: 'type', path: 'resolve()' }], rules: 'closed' } },
+  { id: 'Observation.hasMember:obs', path: 'Observation.hasMember', sliceName: 'obs', min: 0, max: '*', type: [{ code: 'Reference', targetProfile: ['http://hl7.org/fhir/StructureDefinition/Observation'] }] },
+]);
+
+const errors = (o: ValidationOutcome) => errorsOf(o).map((i) => `${i.expression?.[0] ?? ''} ${String(issueMessageId(i))}`);
+
+describe('engine: fixed and pattern values, type and resolve() discriminators', function () {
+  this.timeout(60_000);
+  let v: Validator;
+  before(async () => {
+    v = new Validator(await sourceWith([fixedPatient, patternPatient, componentTypes, finalObservation, membersByProfile, membersByType]));
+  });
+
+  const patient = (url: string, more: Record<string, unknown>) => v.validate({ resourceType: 'Patient', id: 'p', text: narrative, meta: { profile: [BASE + url] }, ...more });
+
+  describe('fixed and pattern', () => {
+    it('accepts values equal to the fixed value and containing the pattern', () => {
+      const o = patient('fixed-patient', { identifier: [{ system: 'http://example.org/mrn', value: '1' }], maritalStatus: { coding: [{ system: MARITAL, code: 'M' }] } });
+      expect(errors(o), describe_(o)).to.deep.equal([]);
+    });
+
+    it('reports a difference inside a pattern where it is, and an element the pattern needs that is missing', () => {
+      const o = patient('fixed-patient', { identifier: [{ system: 'http://example.org/other', value: '1' }, { value: '2' }] });
+      expect(errors(o), describe_(o)).to.deep.equal(['Patient.identifier[0].system FIXED_VALUE', 'Patient.identifier[1].system FIXED_MISSING_ELEMENT']);
+      expect(errorsOf(o)[0]?.details.text).to.equal("Value is 'http://example.org/other' but must be 'http://example.org/mrn'");
+    });
+
+    it('a fixed value allows nothing more: other elements, other codings, extensions', () => {
+      const extra = patient('fixed-patient', { maritalStatus: { coding: [{ system: MARITAL, code: 'M' }], text: 'married' } });
+      expect(errors(extra), describe_(extra)).to.deep.equal(['Patient.maritalStatus.text FIXED_NOT_ALLOWED']);
+      const more = patient('fixed-patient', { maritalStatus: { coding: [{ system: MARITAL, code: 'M' }, { system: MARITAL, code: 'S' }] } });
+      expect(errors(more), describe_(more)).to.deep.equal(['Patient.maritalStatus FIXED_COUNT']);
+      const ext = patient('fixed-patient', { maritalStatus: { extension: [{ url: 'http://example.org/x', valueString: 'x' }], coding: [{ system: MARITAL, code: 'M' }] } });
+      expect(errors(ext), describe_(ext)).to.deep.equal(['Patient.maritalStatus FIXED_EXTENSIONS_BANNED']);
+    });
+
+    it('a CodeableConcept pattern needs each pattern coding in at least one coding of the value', () => {
+      const ok = patient('pattern-patient', { maritalStatus: { coding: [{ system: MARITAL, code: 'S' }, { system: MARITAL, code: 'M', display: 'Married' }], text: 'x' } });
+      expect(errors(ok), describe_(ok)).to.deep.equal([]);
+      const bad = patient('pattern-patient', { maritalStatus: { coding: [{ system: MARITAL, code: 'S' }] } });
+      expect(errors(bad), describe_(bad)).to.deep.equal(['Patient.maritalStatus PATTERN_CODING_NOT_FOUND']);
+      expect(errorsOf(bad)[0]?.details.text).to.match(/^The pattern \[system http:\/\/terminology.hl7.org\/CodeSystem\/v3-MaritalStatus, code M, and display ""\] defined in the profile http:\/\/example.org\/fhir\/StructureDefinition\/pattern-patient\|1.0.0 not found/);
+      const none = patient('pattern-patient', { maritalStatus: { text: 'x' } });
+      expect(errors(none), describe_(none)).to.deep.equal(['Patient.maritalStatus.coding FIXED_MISSING_ELEMENT']);
+    });
+  });
+
+  describe('type discriminators', () => {
+    const observation = (profileUrl: string, more: Record<string, unknown>) => v.validate({
+      resourceType: 'Observation', id: 'o', text: narrative, meta: { profile: [BASE + profileUrl] }, status: 'final', code: { text: 'x' }, ...more,
+    });
+
+    it('tells choice values apart by the type their name states', () => {
+      const o = observation('component-types', { component: [{ code: { text: 'a' }, valueQuantity: { value: 1 } }, { code: { text: 'b' }, valueCodeableConcept: { text: 'y' } }] });
+      expect(errors(o), describe_(o)).to.deep.equal([]);
+      const bad = observation('component-types', { component: [{ code: { text: 'a' }, valueQuantity: { value: 1 } }, { code: { text: 'b' }, valueString: 'y' }] });
+      expect(errors(bad), describe_(bad)).to.deep.equal(['Observation.component[1] SLICE_UNMATCHED_CLOSED']);
+    });
+
+    it('through resolve(): the type of the referenced resource', () => {
+      const contained = [{ resourceType: 'Observation', id: 'm1', status: 'final', code: { text: 'm' } }, { resourceType: 'MolecularSequence', id: 'm2', coordinateSystem: 0 }];
+      const ok = observation('members-by-type', { contained: contained.slice(0, 1), hasMember: [{ reference: '#m1' }] });
+      expect(errors(ok), describe_(ok)).to.deep.equal([]);
+      const bad = observation('members-by-type', { contained, hasMember: [{ reference: '#m1' }, { reference: '#m2' }] });
+      expect(errors(bad), describe_(bad)).to.deep.equal(['Observation.hasMember[1] SLICE_UNMATCHED_CLOSED']);
+    });
+  });
+
+  describe('profile discriminators through resolve()', () => {
+    it('match the referenced resource against the target profile', () => {
+      const v2 = (status: string) => v.validate({
+        resourceType: 'Observation', id: 'o', text: narrative, meta: { profile: [BASE + 'members-by-profile'] }, status: 'final', code: { text: 'x' },
+        contained: [{ resourceType: 'Observation', id: 'm1', status, code: { text: 'm' } }], hasMember: [{ reference: '#m1' }],
+      });
+      const ok = v2('final');
+      expect(errors(ok), describe_(ok)).to.deep.equal([]);
+      const bad = v2('preliminary');
+      expect(errors(bad), describe_(bad)).to.deep.equal(['Observation.hasMember[0] SLICE_UNMATCHED_CLOSED', 'Observation SLICE_REQUIRED_CLOSED']);
+    });
+  });
+
+  describe('profiles that cannot be found', () => {
+    it('a warning when named in meta.profile, an error when the caller names it', () => {
+      const meta = v.validate({ resourceType: 'Patient', id: 'p', text: narrative, meta: { profile: [BASE + 'missing'] } });
+      expect(meta.issue.filter((i) => issueMessageId(i) === 'PROFILE_NOT_FOUND').map((i) => [i.severity, i.expression?.[0]])).to.deep.equal([['warning', 'Patient.meta.profile[0]']]);
+      const caller = v.validate({ resourceType: 'Patient', id: 'p', text: narrative }, { profiles: [BASE + 'missing'] });
+      expect(errors(caller), describe_(caller)).to.deep.equal(['Patient PROFILE_NOT_FOUND']);
+    });
+  });
+});
