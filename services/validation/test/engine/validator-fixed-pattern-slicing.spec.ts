@@ -39,6 +39,13 @@ const membersByType = profile(BASE + 'members-by-type', 'Observation', [
   { id: 'Observation.hasMember', path: 'Observation.hasMember', slicing: { discriminator: [{ type: 'type', path: 'resolve()' }], rules: 'closed' } },
   { id: 'Observation.hasMember:obs', path: 'Observation.hasMember', sliceName: 'obs', min: 0, max: '*', type: [{ code: 'Reference', targetProfile: ['http://hl7.org/fhir/StructureDefinition/Observation'] }] },
 ]);
+const identifierSlices = profile(BASE + 'identifier-slices', 'Patient', [
+  { id: 'Patient.identifier', path: 'Patient.identifier', slicing: { discriminator: [{ type: 'value', path: 'system' }], rules: 'closed' } },
+  { id: 'Patient.identifier:mrn', path: 'Patient.identifier', sliceName: 'mrn', min: 0, max: '1' },
+  { id: 'Patient.identifier:mrn.system', path: 'Patient.identifier.system', min: 1, fixedUri: 'http://example.org/mrn' },
+  { id: 'Patient.identifier:local', path: 'Patient.identifier', sliceName: 'local', min: 0, max: '*' },
+  { id: 'Patient.identifier:local.system', path: 'Patient.identifier.system', max: '0' },
+]);
 
 const errors = (o: ValidationOutcome) => errorsOf(o).map((i) => `${i.expression?.[0] ?? ''} ${String(issueMessageId(i))}`);
 
@@ -46,7 +53,7 @@ describe('engine: fixed and pattern values, type and resolve() discriminators', 
   this.timeout(60_000);
   let v: Validator;
   before(async () => {
-    v = new Validator(await sourceWith([fixedPatient, patternPatient, componentTypes, finalObservation, membersByProfile, membersByType]));
+    v = new Validator(await sourceWith([fixedPatient, patternPatient, componentTypes, finalObservation, membersByProfile, membersByType, identifierSlices]));
   });
 
   const patient = (url: string, more: Record<string, unknown>) => v.validate({ resourceType: 'Patient', id: 'p', text: narrative, meta: { profile: [BASE + url] }, ...more });
@@ -101,6 +108,15 @@ describe('engine: fixed and pattern values, type and resolve() discriminators', 
       expect(errors(ok), describe_(ok)).to.deep.equal([]);
       const bad = observation('members-by-type', { contained, hasMember: [{ reference: '#m1' }, { reference: '#m2' }] });
       expect(errors(bad), describe_(bad)).to.deep.equal(['Observation.hasMember[1] SLICE_UNMATCHED_CLOSED']);
+    });
+  });
+
+  describe('slices that prohibit the discriminating element', () => {
+    it('take the items without it, whatever the discriminator type', () => {
+      const ok = patient('identifier-slices', { identifier: [{ system: 'http://example.org/mrn', value: '1' }, { value: 'local-1' }] });
+      expect(errors(ok), describe_(ok)).to.deep.equal([]);
+      const bad = patient('identifier-slices', { identifier: [{ system: 'http://example.org/other', value: '1' }] });
+      expect(errors(bad), describe_(bad)).to.deep.equal(['Patient.identifier[0] SLICE_UNMATCHED_CLOSED']);
     });
   });
 

@@ -109,6 +109,8 @@ function matchesSlice(ctx: NodeContext, v: unknown, slice: ElementPlan, discrimi
 /** true / false, or 'unconstrained' when the slice fixes no value for this discriminator. */
 function matchesDiscriminator(ctx: NodeContext, v: unknown, slice: ElementPlan, d: Discriminator): boolean | 'unconstrained' {
   const sub = sliceSubElement(ctx, slice, d.path);
+  // whatever the discriminator type, a slice that prohibits the element (max 0) takes the items without it
+  if (sub && sub.max === 0) return evaluateDiscriminatorPath(v, d.path, ctx.host).length === 0;
   if (d.type === 'type') return matchesType(ctx, v, sub, d.path);
   const actual = evaluateDiscriminatorPath(v, d.path, ctx.host);
   switch (d.type) {
@@ -134,13 +136,15 @@ function matchesDiscriminator(ctx: NodeContext, v: unknown, slice: ElementPlan, 
     case 'exists': {
       if (!sub) return false;
       if (sub.min >= 1) return actual.length > 0;
-      if (sub.max === 0) return actual.length === 0;
       return true;
     }
     case 'profile': {
       if (!sub) return false;
-      const profiles = sub.types.flatMap((t) => (t.profiles.length ? t.profiles : t.targetProfiles));
-      if (profiles.length === 0) return false;
+      // through resolve() the target profiles count, otherwise the type profiles; a slice naming
+      // none does not restrict this discriminator (as HL7's slice expression, which adds nothing)
+      const throughReference = d.path === 'resolve()' || d.path.endsWith('.resolve()');
+      const profiles = sub.types.flatMap((t) => (throughReference ? t.targetProfiles : t.profiles));
+      if (profiles.length === 0) return true;
       for (const a of actual) {
         if (!isObject(a)) continue;
         for (const url of profiles) {
