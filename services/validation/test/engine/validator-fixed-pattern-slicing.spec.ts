@@ -120,6 +120,22 @@ describe('engine: fixed and pattern values, type and resolve() discriminators', 
     });
   });
 
+  describe('an item matching two slices', () => {
+    it('is an error (the first slice keeps it)', async () => {
+      const twice = profile(BASE + 'twice-sliced', 'Patient', [
+        { id: 'Patient.identifier', path: 'Patient.identifier', slicing: { discriminator: [{ type: 'value', path: 'system' }], rules: 'open' } },
+        { id: 'Patient.identifier:a', path: 'Patient.identifier', sliceName: 'a', max: '1' },
+        { id: 'Patient.identifier:a.system', path: 'Patient.identifier.system', fixedUri: 'http://example.org/a' },
+        { id: 'Patient.identifier:b', path: 'Patient.identifier', sliceName: 'b' },
+        { id: 'Patient.identifier:b.system', path: 'Patient.identifier.system', fixedUri: 'http://example.org/a' },
+      ]);
+      const tv = new Validator(await sourceWith([twice]));
+      const o = tv.validate({ resourceType: 'Patient', id: 'p', text: narrative, identifier: [{ system: 'http://example.org/a', value: '1' }] }, { profiles: [BASE + 'twice-sliced'] });
+      expect(errors(o), describe_(o)).to.deep.equal(['Patient.identifier[0] SLICE_MATCH_MULTIPLE']);
+      expect(errorsOf(o)[0]?.details.text).to.equal(`Profile ${BASE}twice-sliced|1.0.0, Element matches more than one slice - a, b`);
+    });
+  });
+
   describe('profile discriminators through resolve()', () => {
     it('match the referenced resource against the target profile', () => {
       const v2 = (status: string) => v.validate({

@@ -113,8 +113,9 @@ export const MESSAGES = {
   SLICE_UNMATCHED_OPEN: { text: 'This element does not match any known slice defined in the profile {0}', code: 'informational' },
   SLICE_REQUIRED_OPEN: { text: 'Slice \'{0}\': a matching slice is required, but not found (from {1}). Note that other slices are allowed in addition to this required slice', code: 'structure' },
   SLICE_REQUIRED_CLOSED: { text: 'Slice \'{0}\': a matching slice is required, but not found (from {1})', code: 'structure' },
-  SLICE_ORDER: { text: 'As specified by profile {0}, Element \'{1}\' is out of order in the slicing', code: 'structure' },
-  SLICE_AT_END: { text: 'The element {0} is sliced openAtEnd, but an element that does not match a slice comes before slice {1}', code: 'structure' },
+  SLICE_ORDER: { text: 'As specified by profile {0}, Element \'{1}\' is out of order in ordered slice', code: 'structure' },
+  // HL7 VALIDATION_VAL_PROFILE_MATCHMULTIPLE
+  SLICE_MATCH_MULTIPLE: { text: 'Profile {0}, Element matches more than one slice - {1}, {2}', code: 'invalid' },
 
   // invariants
   INVARIANT_FAILED: { text: 'Rule {0}: \'{1}\' Failed', code: 'invariant' },

@@ -36,9 +36,13 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
   const slicing = el.slicing!;
   const result: (ElementPlan | undefined)[] = new Array(values.length);
   const counts = new Map<ElementPlan, number>();
-  let lastSliceIndex = -1;
-  let unmatchedSeen = -1;
+  // ordered slicing: each item's slice comes no earlier than the previous item's (an item in no slice resets)
+  let previousSlice = -1;
+  // as HL7, an item is tried against every slice and matching two is an error; with profile
+  // discriminators (a silent validation per slice) the first match is kept without looking further
+  const tryAll = !slicing.discriminators.some((d) => d.type === 'profile');
   const arr = Array.isArray(obj[key]) ? (obj[key] as unknown[]) : undefined;
+  const slices = el.slices;
   for (let k = 0; k < values.length; k++) {
     const i = indexes?.[k] ?? k;
     const v = values[k];
@@ -46,20 +50,26 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
     const at = arr ? ctx.itemPos(arr, i) : ctx.propPos(obj, key);
     let matched: ElementPlan | undefined;
     let s = 0;
-    for (const slice of el.slices) {
+    for (; s < slices.length; s++) {
+      const slice = slices[s]!;
       if (matchesSlice(ctx, v, slice, slicing.discriminators)) {
         matched = slice;
-        if (slicing.ordered && s < lastSliceIndex) ctx.report('error', 'SLICE_ORDER', [label, slice.sliceName], itemPath, at);
-        if (slicing.rules === 'openAtEnd' && unmatchedSeen >= 0) ctx.report('error', 'SLICE_AT_END', [el.id, slice.sliceName], itemPath, at);
-        lastSliceIndex = Math.max(lastSliceIndex, s);
+        if (slicing.ordered && s < previousSlice) ctx.report('error', 'SLICE_ORDER', [label, key], itemPath, at);
+        previousSlice = s;
         break;
       }
-      s++;
+    }
+    if (matched && tryAll) {
+      for (let t = s + 1; t < slices.length; t++) {
+        const other = slices[t]!;
+        if (matchesSlice(ctx, v, other, slicing.discriminators)) ctx.report('error', 'SLICE_MATCH_MULTIPLE', [label, matched.sliceName, other.sliceName], itemPath, at);
+      }
     }
     result[k] = matched;
     if (matched) counts.set(matched, (counts.get(matched) ?? 0) + 1);
     else {
-      unmatchedSeen = i;
+      // (openAtEnd: HL7 treats it as open, items in no slice anywhere are only a hint)
+      previousSlice = -1;
       if (slicing.rules === 'closed') ctx.report('error', 'SLICE_UNMATCHED_CLOSED', [label, `${itemPath}: Does not match any slice`], itemPath, at);
       // as the HL7 validator: a hint, so that category rules can see it
       else if (!indexes) ctx.report('information', 'SLICE_UNMATCHED_OPEN', [label], itemPath, at);
