@@ -150,6 +150,19 @@ describe('engine: fixed and pattern values, type and resolve() discriminators', 
   });
 
   describe('profiles that cannot be found', () => {
+    it('a type profile that cannot be found is an error where a value of the type is', async () => {
+      const named = profile(BASE + 'missing-type-profile', 'Patient', [
+        { id: 'Patient.name', path: 'Patient.name', type: [{ code: 'HumanName', profile: [BASE + 'no-such-name'] }] },
+      ]);
+      const nv = new Validator(await sourceWith([named]));
+      const opts = { profiles: [BASE + 'missing-type-profile'] };
+      const without = nv.validate({ resourceType: 'Patient', id: 'p', text: narrative }, opts);
+      expect(errors(without), describe_(without)).to.deep.equal([]);
+      const o = nv.validate({ resourceType: 'Patient', id: 'p', text: narrative, name: [{ family: 'x' }] }, opts);
+      expect(errors(o), describe_(o)).to.deep.equal(['Patient.name[0] VALIDATION_VAL_UNKNOWN_PROFILE']);
+      expect(errorsOf(o)[0]?.details.text).to.equal(`Unknown profile ${BASE}no-such-name`);
+    });
+
     it('a warning when named in meta.profile, an error when the caller names it', () => {
       const meta = v.validate({ resourceType: 'Patient', id: 'p', text: narrative, meta: { profile: [BASE + 'missing'] } });
       expect(meta.issue.filter((i) => issueMessageId(i) === 'PROFILE_NOT_FOUND').map((i) => [i.severity, i.expression?.[0]])).to.deep.equal([['warning', 'Patient.meta.profile[0]']]);

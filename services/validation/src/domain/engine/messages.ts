@@ -331,6 +331,7 @@ export const MESSAGES = {
 
   // profiles and terminology
   PROFILE_NOT_FOUND: { text: 'Can\'t find profile {0}', code: 'not-found' },
+  VALIDATION_VAL_UNKNOWN_PROFILE: { text: 'Unknown profile {0}', code: 'structure' },
   PROFILE_NO_SNAPSHOT: { text: 'The profile {0} has no snapshot, so it cannot be used for validation', code: 'not-found' },
   VALIDATION_VAL_PROFILE_NOMATCH: { text: 'Unable to find a match for the specified profile among choices: {0}', code: 'structure' },
   VALIDATION_VAL_PROFILE_MULTIPLEMATCHES: { text: 'Found multiple matching profiles among choices: {0}', code: 'structure' },

@@ -83,6 +83,8 @@ function walkTypeProfiles(ctx: NodeContext, v: Record<string, unknown>, type: st
       if (type === 'Extension' && el.name === 'extension' && el.sliceName === undefined) continue;
       const p = ctx.services.plans.plan(url);
       if (p?.root?.ownChildren) candidates.push(p);
+      // as HL7's checkChildByDefinition: a type profile that cannot be found is an error where it applies
+      else if (!p) ctx.error('VALIDATION_VAL_UNKNOWN_PROFILE', [url]);
     }
   }
   // several profiles for one type are alternatives: the value follows one of them
