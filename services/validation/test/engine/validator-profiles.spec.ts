@@ -133,6 +133,11 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
       const bad = rv.validate({ resourceType: 'Patient', text: narrative, identifier: [{ system: 'http://example.org/mrn', use: 'usual', value: '1' }] }, opts);
       expect(issuesWith(bad, "Slice 'Patient.identifier:mrn/official': a matching slice is required", 'Patient'), describe_(bad)).to.have.length(1);
+      // as HL7 counts each re-slice: with no item in the slice, none is in its re-slice either
+      const otherSystem = rv.validate({ resourceType: 'Patient', text: narrative, identifier: [{ system: 'http://example.org/other', value: '1' }] }, opts);
+      expect(issuesWith(otherSystem, "Slice 'Patient.identifier:mrn/official': a matching slice is required", 'Patient'), describe_(otherSystem)).to.have.length(1);
+      const none = rv.validate({ resourceType: 'Patient', text: narrative }, opts);
+      expect(issuesWith(none, "Slice 'Patient.identifier:mrn/official': a matching slice is required", 'Patient'), describe_(none)).to.have.length(1);
     });
 
     it('ordered and openAtEnd slicing', async () => {

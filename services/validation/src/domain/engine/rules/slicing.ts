@@ -8,6 +8,7 @@ import { evaluateDiscriminatorPath } from '../checks/discriminator-path.js';
 import { deepEqual, matchesPattern } from '../checks/values.js';
 import { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
+import type { Position } from '../json/located-json.js';
 import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
 import { walkObject } from '../walk/object-walker.js';
 
@@ -81,6 +82,8 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
       ctx.report('error', slicing.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, label], parentPath, ctx.pos(obj));
     }
     if (n > slice.max) ctx.report('error', 'CARDINALITY_MAX', [slice.id, slice.max, n, label], parentPath, ctx.pos(obj));
+    // a slice with no items: its re-slices that need items have none either (HL7 counts each re-slice)
+    if (n === 0 && slice.slicing) reportRequiredSlices(ctx, slice, parentPath, ctx.pos(obj));
     // re-slicing: the items of a slice that is itself sliced are assigned to its slices
     if (n > 0 && slice.slicing && slice.slices.length > 0) {
       const subValues: unknown[] = [];
@@ -101,6 +104,15 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
     }
   }
   return result;
+}
+
+/** The slices (and re-slices) of `el` that need items, when the property has none (at ctx, the object holding it). */
+export function reportRequiredSlices(ctx: NodeContext, el: ElementPlan, path: string, at: Position | undefined): void {
+  const closed = el.slicing?.rules === 'closed';
+  for (const slice of el.slices) {
+    if (slice.min > 0) ctx.report('error', closed ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, ctx.plan.label], path, at);
+    if (slice.slicing && slice.slices.length > 0) reportRequiredSlices(ctx, slice, path, at);
+  }
 }
 
 /** Does the value match the slice on every discriminator (and is it constrained by at least one)? */

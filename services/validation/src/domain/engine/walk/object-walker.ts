@@ -7,6 +7,7 @@
 import type { NodeContext } from '../context/node-context.js';
 import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
 import { checkConstraints } from '../rules/constraints.js';
+import { reportRequiredSlices } from '../rules/slicing.js';
 import { walkProperty } from './property-walker.js';
 
 interface Occurrence {
@@ -57,11 +58,7 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
     if (!g) {
       if (presentInvalid?.has(child)) continue;
       if (child.min > 0) ctx.report('error', 'CARDINALITY_MIN', [child.path, child.min, 0, plan.label], path, ctx.pos(obj));
-      for (const slice of child.slices) {
-        if (slice.min > 0 && child.slicing && !child.isChoice) {
-          ctx.report('error', child.slicing.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, plan.label], path, ctx.pos(obj));
-        }
-      }
+      if (child.slicing && !child.isChoice && child.slices.length > 0) reportRequiredSlices(ctx, child, path, ctx.pos(obj));
       continue;
     }
     if (g.length > 1 && mode === 'structural') {
