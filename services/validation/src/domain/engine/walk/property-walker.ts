@@ -90,7 +90,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       if (mode === 'structural') ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemPath], itemPath, at);
       continue;
     }
-    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj });
+    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, path });
     walkComplexValue(item, v, type);
   }
 }
