@@ -226,7 +226,7 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       const ok = cv.validate({ resourceType: 'Patient', text: narrative, extension: ext });
       expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
       const bad = cv.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' }, extension: ext });
-      expect(issuesWith(bad, 'is not allowed to be used at this point (allowed = e:Patient; this element is [Observation])', 'Observation.extension[0]'), describe_(bad)).to.have.length(1);
+      expect(issuesWith(bad, 'is not allowed to be used at this point (allowed = e:Patient; this element is [Observation])', 'Observation'), describe_(bad)).to.have.length(1);
     });
 
     it('complex extensions: sub-extensions with relative urls are checked by the parent definition', async () => {
