@@ -150,6 +150,23 @@ describe('engine: fixed and pattern values, type and resolve() discriminators', 
   });
 
   describe('profiles that cannot be found', () => {
+    it('a resource inside another: a type the profile does not allow, or a profile for it that cannot be found, is an error', async () => {
+      const patientParams = profile(BASE + 'patient-params', 'Parameters', [
+        { id: 'Parameters.parameter.resource', path: 'Parameters.parameter.resource', type: [{ code: 'Patient' }] },
+      ]);
+      const missingParams = profile(BASE + 'missing-params', 'Parameters', [
+        { id: 'Parameters.parameter.resource', path: 'Parameters.parameter.resource', type: [{ code: 'Resource', profile: [BASE + 'no-such-patient'] }] },
+      ]);
+      const pv = new Validator(await sourceWith([patientParams, missingParams]));
+      const params = (url: string, resource: Record<string, unknown>) => pv.validate({ resourceType: 'Parameters', meta: { profile: [BASE + url] }, parameter: [{ name: 'p', resource }] });
+      const ok = params('patient-params', { resourceType: 'Patient', id: 'p', text: narrative });
+      expect(errors(ok), describe_(ok)).to.deep.equal([]);
+      const wrongType = params('patient-params', { resourceType: 'Basic', id: 'b', text: narrative, code: { text: 'x' } });
+      expect(errors(wrongType), describe_(wrongType)).to.deep.equal(["Parameters.parameter[0].resource.ofType(Basic).where(id = 'b') BUNDLE_BUNDLE_ENTRY_TYPE"]);
+      const missing = params('missing-params', { resourceType: 'Patient', id: 'p', text: narrative });
+      expect(errors(missing), describe_(missing)).to.deep.equal(["Parameters.parameter[0].resource.ofType(Patient).where(id = 'p') PROFILE_NOT_FOUND"]);
+    });
+
     it('a type profile that cannot be found is an error where a value of the type is', async () => {
       const named = profile(BASE + 'missing-type-profile', 'Patient', [
         { id: 'Patient.name', path: 'Patient.name', type: [{ code: 'HumanName', profile: [BASE + 'no-such-name'] }] },
