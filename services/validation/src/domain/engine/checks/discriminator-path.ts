@@ -13,12 +13,20 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-const cache = new Map<string, string[]>();
+/** One step of a discriminator path, parsed once per path. */
+interface Segment {
+  /** `name`: a property (or choice) name; `extension`: extension('url'); `ofType`: ofType(T); `skip`: $this, ''; `resolve`. */
+  kind: 'name' | 'extension' | 'ofType' | 'skip' | 'resolve';
+  /** The name, the extension url or the type. */
+  arg: string;
+}
 
-function segmentsOf(path: string): string[] {
+const cache = new Map<string, Segment[]>();
+
+function segmentsOf(path: string): Segment[] {
   let s = cache.get(path);
   if (!s) {
-    s = [];
+    const raw: string[] = [];
     let depth = 0;
     let start = 0;
     for (let i = 0; i < path.length; i++) {
@@ -26,14 +34,26 @@ function segmentsOf(path: string): string[] {
       if (c === '(') depth++;
       else if (c === ')') depth--;
       else if (c === '.' && depth === 0) {
-        s.push(path.slice(start, i));
+        raw.push(path.slice(start, i));
         start = i + 1;
       }
     }
-    s.push(path.slice(start));
+    raw.push(path.slice(start));
+    s = raw.map(parseSegment);
     cache.set(path, s);
   }
   return s;
+}
+
+function parseSegment(seg: string): Segment {
+  if (seg === '$this' || seg === '') return { kind: 'skip', arg: '' };
+  if (seg === 'resolve()') return { kind: 'resolve', arg: '' };
+  // linear (both): anchored, `.+` gives back characters until the fixed ending fits
+  const ext = /^extension\(['"](.+)['"]\)$/.exec(seg);
+  if (ext) return { kind: 'extension', arg: ext[1] ?? '' };
+  const ofType = /^ofType\((.+)\)$/.exec(seg);
+  if (ofType) return { kind: 'ofType', arg: ofType[1] ?? '' };
+  return { kind: 'name', arg: seg };
 }
 
 /**
@@ -44,27 +64,23 @@ export function evaluateDiscriminatorPath(value: unknown, path: string, resolver
   let current: unknown[] = value === undefined ? [] : [value];
   const segments = segmentsOf(path);
   for (let si = 0; si < segments.length; si++) {
-    const seg = segments[si] as string;
-    if (seg === '$this' || seg === '') continue;
-    if (seg === 'resolve()') {
+    const { kind, arg: seg } = segments[si]!;
+    if (kind === 'skip') continue;
+    if (kind === 'resolve') {
       current = resolveAll(current, resolver);
       continue;
     }
     const typed = types !== undefined && si === segments.length - 1;
     const next: unknown[] = [];
-    // linear (both): anchored, `.+` gives back characters until the fixed ending fits
-    const ext = /^extension\(['"](.+)['"]\)$/.exec(seg);
-    const ofType = /^ofType\((.+)\)$/.exec(seg);
     for (const c of current) {
       if (!isObject(c)) continue;
-      if (ext) {
+      if (kind === 'extension') {
         const list = c.extension;
-        if (Array.isArray(list)) for (const e of list) if (isObject(e) && e.url === ext[1]) next.push(e);
+        if (Array.isArray(list)) for (const e of list) if (isObject(e) && e.url === seg) next.push(e);
         continue;
       }
-      if (ofType) {
-        const t = ofType[1];
-        if (c.resourceType === t || !('resourceType' in c)) next.push(c);
+      if (kind === 'ofType') {
+        if (c.resourceType === seg || !('resourceType' in c)) next.push(c);
         continue;
       }
       const direct = c[seg];
