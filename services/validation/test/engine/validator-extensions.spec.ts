@@ -91,7 +91,7 @@ describe('engine: extensions', function () {
       const unknownPart = patient({ extension: [{ url: EXT + 'complex', extension: [{ url: 'nope', valueString: 'x' }] }] });
       const sub = issue(unknownPart, 'EXTENSION_EXT_SUBEXTENSION_INVALID');
       expect(sub?.severity, describe_(unknownPart)).to.equal('error');
-      expect(sub?.expression).to.deep.equal(['Patient.extension[0].extension[0]']);
+      expect(sub?.expression).to.deep.equal(["Patient.extension[0].extension[0][url='nope']"]);
       expect(sub?.details.text).to.equal(`Sub-extension url 'nope' is not defined by the Extension ${EXT}complex|1.0.0`);
     });
   });
@@ -100,6 +100,7 @@ describe('engine: extensions', function () {
     it('an extension url carries no version', () => {
       const exact = patient({ extension: [{ url: EXT + 'on-patient|1.0.0', valueString: 'x' }] });
       expect(idsOf(exact), describe_(exact)).to.include('EXT_VER_URL_NOT_ALLOWED');
+      expect(issue(exact, 'EXT_VER_URL_NOT_ALLOWED')?.expression).to.deep.equal([`Patient.extension[0][url='${EXT}on-patient|1.0.0']`]);
       const other = patient({ extension: [{ url: EXT + 'on-patient|0.9', valueString: 'x' }] });
       expect(idsOf(other), describe_(other)).to.include('EXT_VER_URL_REVERSION');
       const unknown = patient({ extension: [{ url: 'http://vendor.test/ext/nothing|1.0', valueString: 'x' }] });

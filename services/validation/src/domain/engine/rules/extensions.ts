@@ -46,7 +46,7 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
   if (!plan.root?.ownChildren) return;
   if (plan.type === 'Extension' && plan.root.isModifier !== modifier) {
     // HL7 names the extension by url in this location
-    ctx.report('error', modifier ? 'EXTENSION_NOT_MODIFIER' : 'EXTENSION_IS_MODIFIER', [url], `${path}[url='${url}']`, at);
+    ctx.report('error', modifier ? 'EXTENSION_NOT_MODIFIER' : 'EXTENSION_IS_MODIFIER', [url], urlPath(ctx, url), at);
   }
   checkExtensionContext(ctx, plan, host, modifier, ext);
   if (plan.type === 'Extension') checkValueOrChildren(ctx, ext, plan);
@@ -58,15 +58,21 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
  * found (by the url alone, or by url and version).
  */
 function checkVersionedUrl(ctx: NodeContext, url: string, byUrl: StructurePlan | undefined): StructurePlan | undefined {
+  const where = urlPath(ctx, url);
   if (!byUrl) {
     const byVersion = ABSOLUTE_URL.test(url) ? ctx.services.plans.plan(url) : undefined;
-    if (byVersion) ctx.error('EXT_VER_URL_IGNORE', []);
-    else ctx.warning('EXT_VER_URL_NO_MATCH', []);
+    if (byVersion) ctx.error('EXT_VER_URL_IGNORE', [], where);
+    else ctx.warning('EXT_VER_URL_NO_MATCH', [], where);
     return byVersion;
   }
-  if (url === byUrl.label) ctx.error('EXT_VER_URL_NOT_ALLOWED', []);
-  else ctx.error('EXT_VER_URL_REVERSION', [byUrl.version ?? '']);
+  if (url === byUrl.label) ctx.error('EXT_VER_URL_NOT_ALLOWED', [], where);
+  else ctx.error('EXT_VER_URL_REVERSION', [byUrl.version ?? ''], where);
   return byUrl;
+}
+
+/** HL7's checkExtension names the extension by url in the locations of its url problems: `Patient.extension[0][url='…']`. */
+function urlPath(ctx: NodeContext, url: string): string {
+  return `${ctx.path}[url='${url}']`;
 }
 
 function unknownExtension(ctx: NodeContext, url: string, host: ExtensionHost, modifier: boolean): void {
@@ -109,7 +115,7 @@ function checkSubExtension(ctx: NodeContext, url: string, host: ExtensionHost): 
   const extensionElement = parent?.root?.ownChildren?.byJsonName.get('extension')?.element;
   if (!parent || !extensionElement || parent.type !== 'Extension') return;
   const known = extensionElement.slices.some((s) => s.ownChildren?.byJsonName.get('url')?.element.fixed === url);
-  if (!known) ctx.error('EXTENSION_EXT_SUBEXTENSION_INVALID', [url, parent.label]);
+  if (!known) ctx.error('EXTENSION_EXT_SUBEXTENSION_INVALID', [url, parent.label], urlPath(ctx, url));
 }
 
 /**
