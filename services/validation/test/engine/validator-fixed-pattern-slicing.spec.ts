@@ -120,6 +120,24 @@ describe('engine: fixed and pattern values, type and resolve() discriminators', 
     });
   });
 
+  describe('type slices of a choice', () => {
+    it('a type slice that needs a value is missing when the value has another type or is absent', async () => {
+      const quantityOnly = profile(BASE + 'quantity-slice', 'Observation', [
+        { id: 'Observation.value[x]', path: 'Observation.value[x]', slicing: { discriminator: [{ type: 'type', path: '$this' }], rules: 'open' } },
+        { id: 'Observation.value[x]:valueQuantity', path: 'Observation.value[x]', sliceName: 'valueQuantity', min: 1, max: '1', type: [{ code: 'Quantity' }] },
+      ]);
+      const qv = new Validator(await sourceWith([quantityOnly]));
+      const obs = (more: Record<string, unknown>) => qv.validate({ resourceType: 'Observation', id: 'o', text: narrative, status: 'final', code: { text: 'x' }, ...more }, { profiles: [BASE + 'quantity-slice'] });
+      const ok = obs({ valueQuantity: { value: 1 } });
+      expect(errors(ok), describe_(ok)).to.deep.equal([]);
+      const other = obs({ valueString: 'x' });
+      // (type slices of a choice are closed in the snapshot, as HL7's snapshot generator makes them)
+      expect(errors(other), describe_(other)).to.deep.equal(['Observation.value.ofType(string) SLICE_UNMATCHED_CLOSED', 'Observation SLICE_REQUIRED_CLOSED']);
+      const none = obs({});
+      expect(errors(none), describe_(none)).to.deep.equal(['Observation SLICE_REQUIRED_CLOSED']);
+    });
+  });
+
   describe('an item matching two slices', () => {
     it('is an error (the first slice keeps it)', async () => {
       const twice = profile(BASE + 'twice-sliced', 'Patient', [

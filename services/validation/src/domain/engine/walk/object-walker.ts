@@ -58,7 +58,7 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
     if (!g) {
       if (presentInvalid?.has(child)) continue;
       if (child.min > 0) ctx.report('error', 'CARDINALITY_MIN', [child.path, child.min, 0, plan.label], path, ctx.pos(obj));
-      if (child.slicing && !child.isChoice && child.slices.length > 0) reportRequiredSlices(ctx, child, path, ctx.pos(obj));
+      if (child.slicing && child.slices.length > 0) reportRequiredSlices(ctx, child, path, ctx.pos(obj));
       continue;
     }
     if (g.length > 1 && mode === 'structural') {
