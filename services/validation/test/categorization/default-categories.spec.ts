@@ -34,7 +34,7 @@ const EXAMPLES: [severity: string, code: string, message: string, expression: st
   ['error', 'invariant', "Rule per-1: 'If present, start SHALL have a lower value than end' Failed", 'Encounter.period', ['profile_constraint_failed']],
   ['warning', 'invariant', "Rule dom-6: 'A resource should have narrative for robust management' Failed (Best Practice Recommendation)", 'Patient', ['best_practice_not_followed']],
   ['information', 'informational', 'Unknown extension http://open.epic.com/FHIR/StructureDefinition/extension/x', 'Patient.extension[0]', ['unknown_extension']],
-  ['error', 'structure', 'The extension http://x is unknown, and not allowed here', 'Patient.extension[0]', ['unknown_extension']],
+  ['error', 'structure', 'The extension http://x could not be found so is not allowed here', 'Patient.extension[0]', ['unknown_extension']],
   ['error', 'structure', 'The modifier extension http://x is unknown, and not allowed here', 'Patient.modifierExtension[0]', ['unknown_modifier_extension']],
   ['information', 'informational', 'This element does not match any known slice defined in the profile http://x|1', 'Patient.identifier[1]', ['additional_data_beyond_profile']],
   ['error', 'structure', 'This element does not match any known slice defined in the profile http://x|1 and slicing is CLOSED: y', 'Patient.identifier[1]', ['slicing_rule_violated']],

@@ -91,7 +91,7 @@ describe('engine: extensions', function () {
       const unknownPart = patient({ extension: [{ url: EXT + 'complex', extension: [{ url: 'nope', valueString: 'x' }] }] });
       const sub = issue(unknownPart, 'EXTENSION_EXT_SUBEXTENSION_INVALID');
       expect(sub?.severity, describe_(unknownPart)).to.equal('error');
-      expect(sub?.expression).to.deep.equal(['Patient.extension[0].extension[0]']);
+      expect(sub?.expression).to.deep.equal(["Patient.extension[0].extension[0][url='nope']"]);
       expect(sub?.details.text).to.equal(`Sub-extension url 'nope' is not defined by the Extension ${EXT}complex|1.0.0`);
     });
   });
@@ -100,9 +100,10 @@ describe('engine: extensions', function () {
     it('an extension url carries no version', () => {
       const exact = patient({ extension: [{ url: EXT + 'on-patient|1.0.0', valueString: 'x' }] });
       expect(idsOf(exact), describe_(exact)).to.include('EXT_VER_URL_NOT_ALLOWED');
+      expect(issue(exact, 'EXT_VER_URL_NOT_ALLOWED')?.expression).to.deep.equal([`Patient.extension[0][url='${EXT}on-patient|1.0.0']`]);
       const other = patient({ extension: [{ url: EXT + 'on-patient|0.9', valueString: 'x' }] });
       expect(idsOf(other), describe_(other)).to.include('EXT_VER_URL_REVERSION');
-      const unknown = patient({ extension: [{ url: EXT + 'nothing|1.0', valueString: 'x' }] });
+      const unknown = patient({ extension: [{ url: 'http://vendor.test/ext/nothing|1.0', valueString: 'x' }] });
       expect(idsOf(unknown, 'warning'), describe_(unknown)).to.include('EXT_VER_URL_NO_MATCH');
       expect(idsOf(unknown)).to.include('EXTENSION_UNKNOWN');
     });
@@ -116,12 +117,33 @@ describe('engine: extensions', function () {
       expect(errorsOf(o).map((i) => i.expression?.[0]), describe_(o)).to.deep.equal(['Patient.extension[2]']);
     });
 
+    it('unknown extensions with example urls are let through while example urls are allowed, modifier or not', async () => {
+      const ext = { extension: [{ url: 'http://example.org/fhir/StructureDefinition/unknown', valueString: 'x' }], modifierExtension: [{ url: 'http://acme.com/ext/unknown-mod', valueString: 'x' }] };
+      const allowed = patient(ext);
+      expect(errorsOf(allowed), describe_(allowed)).to.deep.equal([]);
+      const strict = new Validator(await sourceWith(definitions), undefined, { allowExampleUrls: false }).validate({ resourceType: 'Patient', id: 'p', text: narrative, ...ext });
+      expect(errorsOf(strict).map((i) => [i.expression?.[0], issueMessageId(i)]).filter(([, id]) => id !== 'EXAMPLE_URL'), describe_(strict)).to.deep.equal([
+        ['Patient.extension[0]', 'EXTENSION_UNKNOWN'],
+        ['Patient.modifierExtension[0]', 'EXTENSION_MODIFIER_UNKNOWN'],
+      ]);
+      expect(issue(strict, 'EXTENSION_UNKNOWN')?.details.text).to.equal('The extension http://example.org/fhir/StructureDefinition/unknown could not be found so is not allowed here');
+    });
+
+    it('an extension without url, with an empty url, or with a relative url outside a complex extension', () => {
+      const o = patient({ extension: [{ valueString: 'x' }, { url: '', valueString: 'x' }, { url: 'relative', valueString: 'x' }] });
+      expect(errorsOf(o).map((i) => [i.expression?.[0], issueMessageId(i)]).filter(([, id]) => String(id).startsWith('EXTENSION_')), describe_(o)).to.deep.equal([
+        ['Patient.extension[0]', 'EXTENSION_NO_URL'],
+        ['Patient.extension[1]', 'EXTENSION_NO_URL'],
+        ['Patient.extension[2]', 'EXTENSION_URL_NOT_ABSOLUTE'],
+      ]);
+    });
+
     it('cross-version urls: R4 elements get a definition built from R4, other releases are accepted, unknown releases and elements are errors', () => {
       const r4 = (url: string, value: Record<string, unknown>) => patient({ extension: [{ url, ...value }] });
       const good = r4('http://hl7.org/fhir/4.0/StructureDefinition/extension-Patient.gender', { valueCode: 'male' });
       expect(errorsOf(good), describe_(good)).to.deep.equal([]);
       const wrongType = r4('http://hl7.org/fhir/4.0/StructureDefinition/extension-Patient.gender', { valueString: 'male' });
-      expect(errorsOf(wrongType).map((i) => i.expression?.[0]), describe_(wrongType)).to.deep.equal(['Patient.extension[0].value.ofType(string)']);
+      expect(errorsOf(wrongType).map((i) => i.expression?.[0]), describe_(wrongType)).to.deep.equal(['Patient.extension[0]']);
       const wrongPlace = v.validate({ resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' }, extension: [{ url: 'http://hl7.org/fhir/4.0/StructureDefinition/extension-Patient.gender', valueCode: 'male' }] });
       expect(idsOf(wrongPlace), describe_(wrongPlace)).to.deep.equal(['EXTENSION_CONTEXT']);
       const noElement = r4('http://hl7.org/fhir/4.0/StructureDefinition/extension-Patient.nothing', { valueCode: 'x' });
@@ -149,7 +171,7 @@ describe('engine: extensions', function () {
       expect(idsOf(backboneOnRoot), describe_(backboneOnRoot)).to.deep.equal(['EXTENSION_CONTEXT']);
       const onRoot = patient({ extension: [{ url: EXT + 'on-humanname', valueString: 'x' }] });
       const wrong = issue(onRoot, 'EXTENSION_CONTEXT');
-      expect(wrong?.expression, describe_(onRoot)).to.deep.equal(['Patient.extension[0]']);
+      expect(wrong?.expression, describe_(onRoot)).to.deep.equal(['Patient']);
       expect(wrong?.details.text).to.equal(`The extension ${EXT}on-humanname is not allowed to be used at this point (allowed = e:HumanName; this element is [Patient])`);
       const canonical = v.validate({ resourceType: 'ValueSet', text: narrative, status: 'draft', extension: [{ url: EXT + 'on-canonical', valueString: 'x' }] });
       expect(errorsOf(canonical), describe_(canonical)).to.deep.equal([]);
@@ -172,7 +194,8 @@ describe('engine: extensions', function () {
       const ok = patient({ name: [{ given: ['a'], _given: [{ extension: [{ url: EXT + 'fhirpath-given', valueString: 'x' }] }] }] });
       expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
       const bad = patient({ name: [{ family: 'f', _family: { extension: [{ url: EXT + 'fhirpath-given', valueString: 'x' }] } }] });
-      expect(issue(bad, 'EXTENSION_CONTEXT')?.expression, describe_(bad)).to.deep.equal(['Patient.name[0].family.extension[0]']);
+      // as HL7's checkExtensionContext: reported on the element the extension sits on
+      expect(issue(bad, 'EXTENSION_CONTEXT')?.expression, describe_(bad)).to.deep.equal(['Patient.name[0].family']);
     });
 
     it('context invariants must hold on the element the extension sits on', () => {

@@ -95,6 +95,13 @@ export const MESSAGES = {
   // values
   FIXED_VALUE: { text: 'Value is \'{0}\' but must be \'{1}\'', code: 'value' },
   PATTERN_MISMATCH: { text: 'The value does not match the pattern required by the profile {1}: expected {0}', code: 'value' },
+  // HL7 PROFILE_VAL_MISSINGELEMENT, PROFILE_VAL_NOTALLOWED, EXTENSION_EXT_FIXED_BANNED, TERMINOLOGY_TX_CODING_COUNT (and the
+  // FIXED_TYPE_CHECKS_DT_* counts), TYPE_CHECKS_PATTERN_CC: differences inside a complex fixed/pattern value
+  FIXED_MISSING_ELEMENT: { text: 'Missing element \'{0}\' - required by fixed value assigned in profile {1}', code: 'value' },
+  FIXED_NOT_ALLOWED: { text: 'The element {0} is present in the instance but not allowed in the applicable {1} specified in profile', code: 'value' },
+  FIXED_EXTENSIONS_BANNED: { text: 'No extensions allowed, as the specified fixed value doesn\'t contain any extensions', code: 'value' },
+  FIXED_COUNT: { text: 'Expected {0} but found {1} {2} elements', code: 'value' },
+  PATTERN_CODING_NOT_FOUND: { text: 'The pattern [system {0}, code {1}, and display "{2}"] defined in the profile {3} not found. Issues: [{4}]', code: 'value' },
   PATTERN_VALUE: { text: 'Value is \'{0}\' but is expected to be \'{1}\' (pattern in profile {2})', code: 'value' },
   MIN_VALUE_UCUM: { text: 'The value in the instance ({0}) is less than the specified minValue ({1}) after UCUM conversion', code: 'value' },
   MAX_VALUE_UCUM: { text: 'The value in the instance ({0}) is greater than the specified maxValue ({1}) after UCUM conversion', code: 'value' },
@@ -106,8 +113,9 @@ export const MESSAGES = {
   SLICE_UNMATCHED_OPEN: { text: 'This element does not match any known slice defined in the profile {0}', code: 'informational' },
   SLICE_REQUIRED_OPEN: { text: 'Slice \'{0}\': a matching slice is required, but not found (from {1}). Note that other slices are allowed in addition to this required slice', code: 'structure' },
   SLICE_REQUIRED_CLOSED: { text: 'Slice \'{0}\': a matching slice is required, but not found (from {1})', code: 'structure' },
-  SLICE_ORDER: { text: 'As specified by profile {0}, Element \'{1}\' is out of order in the slicing', code: 'structure' },
-  SLICE_AT_END: { text: 'The element {0} is sliced openAtEnd, but an element that does not match a slice comes before slice {1}', code: 'structure' },
+  SLICE_ORDER: { text: 'As specified by profile {0}, Element \'{1}\' is out of order in ordered slice', code: 'structure' },
+  // HL7 VALIDATION_VAL_PROFILE_MATCHMULTIPLE
+  SLICE_MATCH_MULTIPLE: { text: 'Profile {0}, Element matches more than one slice - {1}, {2}', code: 'invalid' },
 
   // invariants
   INVARIANT_FAILED: { text: 'Rule {0}: \'{1}\' Failed', code: 'invariant' },
@@ -115,7 +123,8 @@ export const MESSAGES = {
   INVARIANT_BROKEN: { text: 'Problem evaluating the invariant {0} (\'{1}\'): {2}', code: 'informational' },
 
   // extensions
-  EXTENSION_UNKNOWN: { text: 'The extension {0} is unknown, and not allowed here', code: 'structure' },
+  // HL7 EXTENSION_EXT_UNKNOWN_NOTHERE (the modifier form keeps a wording of its own, so that it can be told apart)
+  EXTENSION_UNKNOWN: { text: 'The extension {0} could not be found so is not allowed here', code: 'structure' },
   EXTENSION_UNKNOWN_ALLOWED: { text: 'Unknown extension {0}', code: 'informational' },
   EXTENSION_MODIFIER_UNKNOWN: { text: 'The modifier extension {0} is unknown, and not allowed here', code: 'structure' },
   EXTENSION_NO_URL: { text: 'Extension.url is required', code: 'structure' },
@@ -158,6 +167,9 @@ export const MESSAGES = {
   BUNDLE_ENTRY_URL_MATCHES_NO_ID: { text: 'The fullUrl \'{0}\' looks like a RESTful server URL, but the resource has no id', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_MISMATCHIDURL: { text: 'The canonical URL ({0}) cannot match the fullUrl ({1}) unless the resource id ({2}) also matches', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_FULLURL_REQUIRED: { text: 'Except for transactions and batches, each entry in a Bundle must have a fullUrl which is the identity of the resource in the entry', code: 'invalid' },
+  BUNDLE_BUNDLE_ENTRY_TYPE: { text: 'The type \'{0}\' is not valid - no resources allowed here (allowed = {1})', code: 'invalid' },
+  BUNDLE_BUNDLE_ENTRY_TYPE2: { text: 'The type \'{0}\' is not valid - must be {1}', code: 'invalid' },
+  BUNDLE_BUNDLE_ENTRY_TYPE3: { text: 'The type \'{0}\' is not valid - must be one of {1}', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_NOFIRST: { text: 'Documents or Messages must contain at least one entry', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_NOFIRSTRESOURCE: { text: 'No resource on first entry', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_DOCUMENT: { text: 'The first entry in a document must be a composition', code: 'invalid' },
@@ -323,6 +335,7 @@ export const MESSAGES = {
 
   // profiles and terminology
   PROFILE_NOT_FOUND: { text: 'Can\'t find profile {0}', code: 'not-found' },
+  VALIDATION_VAL_UNKNOWN_PROFILE: { text: 'Unknown profile {0}', code: 'structure' },
   PROFILE_NO_SNAPSHOT: { text: 'The profile {0} has no snapshot, so it cannot be used for validation', code: 'not-found' },
   VALIDATION_VAL_PROFILE_NOMATCH: { text: 'Unable to find a match for the specified profile among choices: {0}', code: 'structure' },
   VALIDATION_VAL_PROFILE_MULTIPLEMATCHES: { text: 'Found multiple matching profiles among choices: {0}', code: 'structure' },

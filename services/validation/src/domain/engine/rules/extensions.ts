@@ -19,8 +19,14 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
   const { path, at } = ctx;
   const modifier = ctx.element.name === 'modifierExtension';
   const url = ext.url;
-  if (typeof url !== 'string') {
+  if (typeof url !== 'string' || url === '') {
     ctx.report('error', 'EXTENSION_NO_URL', [], path, at);
+    return;
+  }
+  // as HL7's checkChildByDefinition: outside a complex extension the url must be absolute, and
+  // the extension is not checked further
+  if (!ABSOLUTE_URL.test(url) && !isExtension(host)) {
+    ctx.report('error', 'EXTENSION_URL_NOT_ABSOLUTE', [url], path, at);
     return;
   }
   const plans = ctx.services.plans;
@@ -39,7 +45,8 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
   }
   if (!plan.root?.ownChildren) return;
   if (plan.type === 'Extension' && plan.root.isModifier !== modifier) {
-    ctx.report('error', modifier ? 'EXTENSION_NOT_MODIFIER' : 'EXTENSION_IS_MODIFIER', [url], path, at);
+    // HL7 names the extension by url in this location
+    ctx.report('error', modifier ? 'EXTENSION_NOT_MODIFIER' : 'EXTENSION_IS_MODIFIER', [url], urlPath(ctx, url), at);
   }
   checkExtensionContext(ctx, plan, host, modifier, ext);
   if (plan.type === 'Extension') checkValueOrChildren(ctx, ext, plan);
@@ -51,15 +58,21 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
  * found (by the url alone, or by url and version).
  */
 function checkVersionedUrl(ctx: NodeContext, url: string, byUrl: StructurePlan | undefined): StructurePlan | undefined {
+  const where = urlPath(ctx, url);
   if (!byUrl) {
     const byVersion = ABSOLUTE_URL.test(url) ? ctx.services.plans.plan(url) : undefined;
-    if (byVersion) ctx.error('EXT_VER_URL_IGNORE', []);
-    else ctx.warning('EXT_VER_URL_NO_MATCH', []);
+    if (byVersion) ctx.error('EXT_VER_URL_IGNORE', [], where);
+    else ctx.warning('EXT_VER_URL_NO_MATCH', [], where);
     return byVersion;
   }
-  if (url === byUrl.label) ctx.error('EXT_VER_URL_NOT_ALLOWED', []);
-  else ctx.error('EXT_VER_URL_REVERSION', [byUrl.version ?? '']);
+  if (url === byUrl.label) ctx.error('EXT_VER_URL_NOT_ALLOWED', [], where);
+  else ctx.error('EXT_VER_URL_REVERSION', [byUrl.version ?? ''], where);
   return byUrl;
+}
+
+/** HL7's checkExtension names the extension by url in the locations of its url problems: `Patient.extension[0][url='…']`. */
+function urlPath(ctx: NodeContext, url: string): string {
+  return `${ctx.path}[url='${url}']`;
 }
 
 function unknownExtension(ctx: NodeContext, url: string, host: ExtensionHost, modifier: boolean): void {
@@ -69,21 +82,24 @@ function unknownExtension(ctx: NodeContext, url: string, host: ExtensionHost, mo
     checkSubExtension(ctx, url, host);
     return;
   }
-  const severity = ctx.services.options.unknownExtensionSeverity;
-  if (!modifier && alwaysAllowedUnknown(url)) return;
+  const options = ctx.services.options;
+  const severity = options.unknownExtensionSeverity;
+  if (alwaysAllowedUnknown(url, options.allowExampleUrls)) return;
+  // a modifier extension nobody knows stays an error even where unknown extensions are tolerated
   if (modifier) ctx.report('error', 'EXTENSION_MODIFIER_UNKNOWN', [url], path, at);
-  else if (!ABSOLUTE_URL.test(url)) ctx.report('error', 'EXTENSION_URL_NOT_ABSOLUTE', [url], `${path}.url`, at);
   else if (severity === 'error') ctx.report('error', 'EXTENSION_UNKNOWN', [url], path, at);
   else ctx.report(severity, 'EXTENSION_UNKNOWN_ALLOWED', [url], path, at);
 }
 
 /**
- * Unknown extensions the HL7 validator lets through whatever its settings: DICOM's (nema.org),
- * the FHIR tooling's own, and structuredefinition-expression (used before it was defined).
+ * Unknown extensions the HL7 validator lets through whatever its settings (allowUnknownExtension),
+ * modifier or not: DICOM's (nema.org), the FHIR tooling's own, structuredefinition-expression
+ * (used before it was defined) and, while example URLs are allowed, example.org / acme.com ones.
  */
-function alwaysAllowedUnknown(url: string): boolean {
+function alwaysAllowedUnknown(url: string, allowExampleUrls: boolean): boolean {
   return url.includes('nema.org') || url.startsWith('http://hl7.org/fhir/tools/StructureDefinition/')
-    || url === 'http://hl7.org/fhir/StructureDefinition/structuredefinition-expression';
+    || url === 'http://hl7.org/fhir/StructureDefinition/structuredefinition-expression'
+    || (allowExampleUrls && (url.includes('example.org') || url.includes('acme.com')));
 }
 
 function isExtension(host: ExtensionHost): boolean {
@@ -99,7 +115,7 @@ function checkSubExtension(ctx: NodeContext, url: string, host: ExtensionHost): 
   const extensionElement = parent?.root?.ownChildren?.byJsonName.get('extension')?.element;
   if (!parent || !extensionElement || parent.type !== 'Extension') return;
   const known = extensionElement.slices.some((s) => s.ownChildren?.byJsonName.get('url')?.element.fixed === url);
-  if (!known) ctx.error('EXTENSION_EXT_SUBEXTENSION_INVALID', [url, parent.label]);
+  if (!known) ctx.error('EXTENSION_EXT_SUBEXTENSION_INVALID', [url, parent.label], urlPath(ctx, url));
 }
 
 /**

@@ -8,6 +8,7 @@ import { evaluateDiscriminatorPath } from '../checks/discriminator-path.js';
 import { deepEqual, matchesPattern } from '../checks/values.js';
 import { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
+import type { Position } from '../json/located-json.js';
 import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
 import { walkObject } from '../walk/object-walker.js';
 
@@ -36,9 +37,13 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
   const slicing = el.slicing!;
   const result: (ElementPlan | undefined)[] = new Array(values.length);
   const counts = new Map<ElementPlan, number>();
-  let lastSliceIndex = -1;
-  let unmatchedSeen = -1;
+  // ordered slicing: each item's slice comes no earlier than the previous item's (an item in no slice resets)
+  let previousSlice = -1;
+  // as HL7, an item is tried against every slice and matching two is an error; with profile
+  // discriminators (a silent validation per slice) the first match is kept without looking further
+  const tryAll = !slicing.discriminators.some((d) => d.type === 'profile');
   const arr = Array.isArray(obj[key]) ? (obj[key] as unknown[]) : undefined;
+  const slices = el.slices;
   for (let k = 0; k < values.length; k++) {
     const i = indexes?.[k] ?? k;
     const v = values[k];
@@ -46,20 +51,26 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
     const at = arr ? ctx.itemPos(arr, i) : ctx.propPos(obj, key);
     let matched: ElementPlan | undefined;
     let s = 0;
-    for (const slice of el.slices) {
+    for (; s < slices.length; s++) {
+      const slice = slices[s]!;
       if (matchesSlice(ctx, v, slice, slicing.discriminators)) {
         matched = slice;
-        if (slicing.ordered && s < lastSliceIndex) ctx.report('error', 'SLICE_ORDER', [label, slice.sliceName], itemPath, at);
-        if (slicing.rules === 'openAtEnd' && unmatchedSeen >= 0) ctx.report('error', 'SLICE_AT_END', [el.id, slice.sliceName], itemPath, at);
-        lastSliceIndex = Math.max(lastSliceIndex, s);
+        if (slicing.ordered && s < previousSlice) ctx.report('error', 'SLICE_ORDER', [label, key], itemPath, at);
+        previousSlice = s;
         break;
       }
-      s++;
+    }
+    if (matched && tryAll) {
+      for (let t = s + 1; t < slices.length; t++) {
+        const other = slices[t]!;
+        if (matchesSlice(ctx, v, other, slicing.discriminators)) ctx.report('error', 'SLICE_MATCH_MULTIPLE', [label, matched.sliceName, other.sliceName], itemPath, at);
+      }
     }
     result[k] = matched;
     if (matched) counts.set(matched, (counts.get(matched) ?? 0) + 1);
     else {
-      unmatchedSeen = i;
+      // (openAtEnd: HL7 treats it as open, items in no slice anywhere are only a hint)
+      previousSlice = -1;
       if (slicing.rules === 'closed') ctx.report('error', 'SLICE_UNMATCHED_CLOSED', [label, `${itemPath}: Does not match any slice`], itemPath, at);
       // as the HL7 validator: a hint, so that category rules can see it
       else if (!indexes) ctx.report('information', 'SLICE_UNMATCHED_OPEN', [label], itemPath, at);
@@ -71,6 +82,8 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
       ctx.report('error', slicing.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, label], parentPath, ctx.pos(obj));
     }
     if (n > slice.max) ctx.report('error', 'CARDINALITY_MAX', [slice.id, slice.max, n, label], parentPath, ctx.pos(obj));
+    // a slice with no items: its re-slices that need items have none either (HL7 counts each re-slice)
+    if (n === 0 && slice.slicing) reportRequiredSlices(ctx, slice, parentPath, ctx.pos(obj));
     // re-slicing: the items of a slice that is itself sliced are assigned to its slices
     if (n > 0 && slice.slicing && slice.slices.length > 0) {
       const subValues: unknown[] = [];
@@ -93,6 +106,15 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
   return result;
 }
 
+/** The slices (and re-slices) of `el` that need items, when the property has none (at ctx, the object holding it). */
+export function reportRequiredSlices(ctx: NodeContext, el: ElementPlan, path: string, at: Position | undefined): void {
+  const closed = el.slicing?.rules === 'closed';
+  for (const slice of el.slices) {
+    if (slice.min > 0) ctx.report('error', closed ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, ctx.plan.label], path, at);
+    if (slice.slicing && slice.slices.length > 0) reportRequiredSlices(ctx, slice, path, at);
+  }
+}
+
 /** Does the value match the slice on every discriminator (and is it constrained by at least one)? */
 function matchesSlice(ctx: NodeContext, v: unknown, slice: ElementPlan, discriminators: Discriminator[]): boolean {
   if (discriminators.length === 0) return false;
@@ -109,7 +131,10 @@ function matchesSlice(ctx: NodeContext, v: unknown, slice: ElementPlan, discrimi
 /** true / false, or 'unconstrained' when the slice fixes no value for this discriminator. */
 function matchesDiscriminator(ctx: NodeContext, v: unknown, slice: ElementPlan, d: Discriminator): boolean | 'unconstrained' {
   const sub = sliceSubElement(ctx, slice, d.path);
-  const actual = evaluateDiscriminatorPath(v, d.path);
+  // whatever the discriminator type, a slice that prohibits the element (max 0) takes the items without it
+  if (sub && sub.max === 0) return evaluateDiscriminatorPath(v, d.path, ctx.host).length === 0;
+  if (d.type === 'type') return matchesType(ctx, v, sub, d.path);
+  const actual = evaluateDiscriminatorPath(v, d.path, ctx.host);
   switch (d.type) {
     case 'value':
     case 'pattern': {
@@ -133,24 +158,15 @@ function matchesDiscriminator(ctx: NodeContext, v: unknown, slice: ElementPlan, 
     case 'exists': {
       if (!sub) return false;
       if (sub.min >= 1) return actual.length > 0;
-      if (sub.max === 0) return actual.length === 0;
       return true;
-    }
-    case 'type': {
-      if (!sub || sub.types.length === 0) return false;
-      const codes = sub.types.map((t) => t.code);
-      for (const a of actual) {
-        if (isObject(a) && typeof a.resourceType === 'string') {
-          if (codes.includes(a.resourceType)) return true;
-        } else if (typeof a === 'string' && codes.some((c) => PRIMITIVE_TYPES.has(c))) return true;
-        else if (isObject(a) && codes.length === 1) return true;
-      }
-      return false;
     }
     case 'profile': {
       if (!sub) return false;
-      const profiles = sub.types.flatMap((t) => (t.profiles.length ? t.profiles : t.targetProfiles));
-      if (profiles.length === 0) return false;
+      // through resolve() the target profiles count, otherwise the type profiles; a slice naming
+      // none does not restrict this discriminator (as HL7's slice expression, which adds nothing)
+      const throughReference = d.path === 'resolve()' || d.path.endsWith('.resolve()');
+      const profiles = sub.types.flatMap((t) => (throughReference ? t.targetProfiles : t.profiles));
+      if (profiles.length === 0) return true;
       for (const a of actual) {
         if (!isObject(a)) continue;
         for (const url of profiles) {
@@ -162,6 +178,40 @@ function matchesDiscriminator(ctx: NodeContext, v: unknown, slice: ElementPlan, 
     default:
       return false;
   }
+}
+
+/**
+ * A `type` discriminator: the type of what the path selects is one of the slice's types. The
+ * type is the resource's type, the one a choice name states (`valueQuantity`), or, for a value
+ * of an element with a single type, that type. Through `resolve()` the slice's types are its
+ * Reference target types.
+ */
+function matchesType(ctx: NodeContext, v: unknown, sub: ElementPlan | undefined, path: string): boolean {
+  if (!sub || sub.types.length === 0) return false;
+  const throughReference = path.includes('resolve()');
+  const codes: string[] = [];
+  for (const t of sub.types) {
+    if (throughReference && t.code === 'Reference') {
+      for (const url of t.targetProfiles) {
+        const target = ctx.services.plans.plan(url)?.type;
+        if (target) codes.push(target);
+      }
+    } else codes.push(t.code);
+  }
+  const types: string[] = [];
+  const actual = evaluateDiscriminatorPath(v, path, ctx.host, types);
+  for (let i = 0; i < actual.length; i++) {
+    const a = actual[i];
+    const named = types[i];
+    if (isObject(a) && typeof a.resourceType === 'string') {
+      if (codes.includes(a.resourceType)) return true;
+    } else if (named) {
+      for (const c of codes) if (c === named || (c.length === named.length && c.charAt(0).toUpperCase() === named.charAt(0) && c.slice(1) === named.slice(1))) return true;
+    } else if (typeof a === 'string' || typeof a === 'number' || typeof a === 'boolean') {
+      if (codes.some((c) => PRIMITIVE_TYPES.has(c))) return true;
+    } else if (isObject(a) && codes.length === 1) return true;
+  }
+  return false;
 }
 
 /** Silent validation of a value against one profile: does it conform (no errors)? */

@@ -41,20 +41,22 @@ export function validateResource(host: ResourceContext, extraProfiles: readonly 
   }
   // profiles: meta.profile, then the caller's
   const meta = res.meta;
-  const profiles: { url: string; path: string; at: Position | undefined }[] = [];
+  // a profile named in meta.profile that cannot be found is a warning (HL7 VALIDATION_VAL_PROFILE_UNKNOWN);
+  // one the caller asks for is an error (HL7 cannot validate against it at all)
+  const profiles: { url: string; path: string; at: Position | undefined; named: boolean }[] = [];
   if (structural && isObject(meta) && Array.isArray(meta.profile)) {
     meta.profile.forEach((p, i) => {
-      if (typeof p === 'string') profiles.push({ url: p, path: `${resPath}.meta.profile[${i}]`, at: run.itemPos(meta.profile as unknown[], i) });
+      if (typeof p === 'string') profiles.push({ url: p, path: `${resPath}.meta.profile[${i}]`, at: run.itemPos(meta.profile as unknown[], i), named: false });
     });
   }
-  for (const p of extraProfiles) profiles.push({ url: p, path: resPath, at: undefined });
+  for (const p of extraProfiles) profiles.push({ url: p, path: resPath, at: undefined, named: true });
   const done = new Set<string>([basePlan.url]);
   for (const p of profiles) {
     if (done.has(p.url)) continue;
     done.add(p.url);
     const plan = plans.plan(p.url);
     if (!plan) {
-      run.report('warning', 'PROFILE_NOT_FOUND', [p.url], p.path, p.at);
+      run.report(p.named ? 'error' : 'warning', 'PROFILE_NOT_FOUND', [p.url], p.path, p.at);
       continue;
     }
     validateAgainstProfile(host, plan, p.path, p.at);

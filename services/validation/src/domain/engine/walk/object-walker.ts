@@ -7,6 +7,7 @@
 import type { NodeContext } from '../context/node-context.js';
 import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
 import { checkConstraints } from '../rules/constraints.js';
+import { reportRequiredSlices } from '../rules/slicing.js';
 import { walkProperty } from './property-walker.js';
 
 interface Occurrence {
@@ -57,11 +58,7 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
     if (!g) {
       if (presentInvalid?.has(child)) continue;
       if (child.min > 0) ctx.report('error', 'CARDINALITY_MIN', [child.path, child.min, 0, plan.label], path, ctx.pos(obj));
-      for (const slice of child.slices) {
-        if (slice.min > 0 && child.slicing && !child.isChoice) {
-          ctx.report('error', child.slicing.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, plan.label], path, ctx.pos(obj));
-        }
-      }
+      if (child.slicing && child.slices.length > 0) reportRequiredSlices(ctx, child, path, ctx.pos(obj));
       continue;
     }
     if (g.length > 1 && mode === 'structural') {
@@ -83,7 +80,8 @@ function unknownProperty(ctx: NodeContext, obj: Record<string, unknown>, key: st
       const lower = typeName.charAt(0).toLowerCase() + typeName.slice(1);
       const type = PRIMITIVE_TYPES.has(lower) ? lower : typeName;
       if (plans.typePlan(type) && plan.type === 'Extension' && c.path === 'Extension.value[x]') {
-        ctx.report('error', 'EXTENSION_VALUE_TYPE', [plan.url, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, ctx.propPos(obj, key));
+        // HL7 checkExtension (EXTENSION_EXT_TYPE) reports it on the extension itself
+        ctx.report('error', 'EXTENSION_VALUE_TYPE', [plan.url, c.types.map((t) => t.code).join(', '), type], path, ctx.propPos(obj, key));
       } else if (plans.typePlan(type) && c.types.length === 1) {
         ctx.report('error', 'CHOICE_TYPE_NOT_ALLOWED', [plan.label, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, ctx.propPos(obj, key));
       } else {

@@ -30,6 +30,10 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     else if (el.slicing?.rules === 'closed') {
       ctx.report('error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${basePath}: Does not match any slice`], basePath, ctx.propPos(obj, key));
     }
+    // the other type slices get no item: those that need one are missing (HL7 counts each slice)
+    for (const s of el.slices) {
+      if (s !== typed && s.min > 0) ctx.report('error', el.slicing?.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [s.id, plan.label], path, ctx.pos(obj));
+    }
   }
   // JSON shape
   let values: unknown[];
@@ -90,7 +94,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       if (mode === 'structural') ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemPath], itemPath, at);
       continue;
     }
-    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj });
+    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, path });
     walkComplexValue(item, v, type);
   }
 }

@@ -83,6 +83,8 @@ function walkTypeProfiles(ctx: NodeContext, v: Record<string, unknown>, type: st
       if (type === 'Extension' && el.name === 'extension' && el.sliceName === undefined) continue;
       const p = ctx.services.plans.plan(url);
       if (p?.root?.ownChildren) candidates.push(p);
+      // as HL7's checkChildByDefinition: a type profile that cannot be found is an error where it applies
+      else if (!p) ctx.error('VALIDATION_VAL_UNKNOWN_PROFILE', [url]);
     }
   }
   // several profiles for one type are alternatives: the value follows one of them
@@ -109,14 +111,44 @@ function walkNestedResource(ctx: NodeContext, v: Record<string, unknown>): void 
     if (isContained && typeof v.id !== 'string') ctx.report('error', 'CONTAINED_NO_ID', [], nestedPath, at);
     validateResource(nested, [], true);
   } else {
-    // a profile can constrain the nested resource with type profiles (several are alternatives)
-    const candidates: StructurePlan[] = [];
-    for (const t of el.types) {
-      for (const url of t.profiles) {
-        const p = ctx.services.plans.plan(url);
-        if (p && p.type === rt && !candidates.includes(p)) candidates.push(p);
-      }
-    }
-    walkAgainstOneOf(ctx, v, candidates, nested, (p) => validateAgainstProfile(nested, p, nestedPath, at));
+    const candidates = profileCandidates(ctx, rt, nestedPath);
+    if (candidates) walkAgainstOneOf(ctx, v, candidates, nested, (p) => validateAgainstProfile(nested, p, nestedPath, at));
   }
+}
+
+/**
+ * As HL7's validateContains in a profile walk: the element's type for this resource (its own
+ * type, or Resource), whose profiles the resource must follow (several are alternatives). A
+ * resource type the element does not allow, and a profile that cannot be found, are errors
+ * (at the nested resource); undefined when the resource cannot be walked against a profile.
+ */
+function profileCandidates(ctx: NodeContext, rt: string, nestedPath: string): StructurePlan[] | undefined {
+  const plans = ctx.services.plans;
+  const types = ctx.element.types;
+  const typeForResource = types.find((t) => t.code === 'Resource' || t.code === rt);
+  if (!typeForResource) {
+    if (types.length > 0) ctx.error('BUNDLE_BUNDLE_ENTRY_TYPE', [rt, types.map((t) => t.code).join(', ')], nestedPath);
+    return undefined;
+  }
+  if (typeForResource.profiles.length === 0) return undefined;
+  const candidates: StructurePlan[] = [];
+  const profileTypes: string[] = [];
+  let missing = false;
+  for (const url of typeForResource.profiles) {
+    const p = plans.plan(url);
+    if (!p) {
+      ctx.error('PROFILE_NOT_FOUND', [url], nestedPath);
+      missing = true;
+      continue;
+    }
+    if (!profileTypes.includes(p.type)) profileTypes.push(p.type);
+    if (p.type === rt || p.type === 'Resource' || p.type === 'DomainResource') {
+      if (!candidates.includes(p)) candidates.push(p);
+    }
+  }
+  if (candidates.length === 0 && !missing && typeForResource.code === 'Resource') {
+    if (profileTypes.length === 1) ctx.error('BUNDLE_BUNDLE_ENTRY_TYPE2', [rt, profileTypes[0]], nestedPath);
+    else if (profileTypes.length > 1) ctx.error('BUNDLE_BUNDLE_ENTRY_TYPE3', [rt, profileTypes.join(', ')], nestedPath);
+  }
+  return candidates;
 }
