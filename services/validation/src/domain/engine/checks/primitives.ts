@@ -26,7 +26,10 @@ const TIME = '([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?';
 const DATE_RE = new RegExp(`^${YEAR}(-(0[1-9]|1[0-2])(-(0[1-9]|[1-2][0-9]|3[0-1]))?)?$`);
 const DATETIME_RE = new RegExp(`^${YEAR}(-(0[1-9]|1[0-2])(-(0[1-9]|[1-2][0-9]|3[0-1])(T${TIME}${TZ}?)?)?)?$`);
 const INSTANT_RE = new RegExp(`^${YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])T${TIME}${TZ}$`);
-const TIME_RE = new RegExp(`^${TIME}$`);
+// the time type takes no fraction of a second (as the HL7 validator's pattern)
+// Linear: anchored, fixed-width fields.
+const TIME_RE = /^([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)$/;
+const TIME_WITH_FRACTION_RE = new RegExp(`^${TIME}$`);
 // Linear: anchored, one character class, at most 64 repetitions.
 const ID_RE = /^[A-Za-z0-9\-.]{1,64}$/;
 // Linear: anchored; every repetition opens with '.', which its digits cannot match, and "0" and "[1-9]..." differ at the first digit.
@@ -143,6 +146,8 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     case 'uri':
     case 'url':
     case 'canonical': {
+      if (s.startsWith('oid:')) return one('URI_OID_PREFIX', []);
+      if (s.startsWith('uuid:')) return one('URI_UUID_PREFIX', []);
       if (/\s/.test(s)) return one('URI_WHITESPACE', [s]); // linear: one character class
       if (options.allowExampleUrls === false && EXAMPLE_URL_RE.test(s)) return one('EXAMPLE_URL', [s]);
       // linear: anchored, one character class up to ':', which it cannot match
@@ -172,7 +177,9 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     case 'dateTime': {
       if (!DATETIME_RE.test(s) || !dayExists(s)) {
         // a time without a zone gets its own, more helpful, message
-        if (s.length > 10 && s[10] === 'T' && DATETIME_RE.test(s.slice(0, 10)) && TIME_RE.test(s.slice(11))) return one('DATETIME_NEEDS_TZ', []);
+        if (s.length > 10 && s[10] === 'T' && DATETIME_RE.test(s.slice(0, 10)) && TIME_WITH_FRACTION_RE.test(s.slice(11))) return one('DATETIME_NEEDS_TZ', []);
+        // the HL7 validator's two rules: the pattern, and a time needs a zone
+        if (s.includes('T') && !hasZoneAfterTime(s)) return [{ id: 'DATETIME_INVALID', args: [s], severity: 'error' }, { id: 'DATETIME_NEEDS_TZ', args: [], severity: 'error' }];
         return one('DATETIME_INVALID', [s]);
       }
       // linear: at most six fixed characters tried at each position
@@ -188,6 +195,16 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     default:
       return NONE;
   }
+}
+
+/** After the 'T' of a dateTime: a 'Z', '+' or '-' (the zone). */
+function hasZoneAfterTime(s: string): boolean {
+  const t = s.indexOf('T');
+  for (let i = t + 1; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 90 || c === 43 || c === 45) return true;
+  }
+  return false;
 }
 
 /** The HL7 validator's base64 test: the base64 alphabet characters (others are skipped) come in fours. */
