@@ -108,6 +108,9 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
       expect(issuesWith(v.validate(ident('oid:1.2.3.4.5')), 'URI values cannot start with oid:', 'Patient.identifier[0].system')).to.have.length(1);
       expect(issuesWith(v.validate(ident('uuid:0f8fad5b-d9cb-469f-a165-70867728950e')), 'URI values cannot start with uuid:')).to.have.length(1);
       expect(errorsOf(v.validate(ident('urn:oid:2.16.840.1.113883')))).to.deep.equal([]);
+      // a short root is almost never a namespace (1.3 roots excepted)
+      expect(issuesWith(v.validate(ident('urn:oid:1.2.3')), 'OIDs must be valid')).to.have.length(1);
+      expect(errorsOf(v.validate(ident('urn:oid:1.3.6')))).to.deep.equal([]);
     });
   });
 

@@ -152,13 +152,13 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
       if (options.allowExampleUrls === false && EXAMPLE_URL_RE.test(s)) return one('EXAMPLE_URL', [s]);
       // linear: anchored, one character class up to ':', which it cannot match
       if (type === 'canonical' && !s.startsWith('#') && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) return one('URL_NOT_ABSOLUTE', [s]);
-      if (s.startsWith('urn:oid:')) return OID_RE.test(s) ? NONE : one('OID_INVALID', [s]);
+      if (s.startsWith('urn:oid:')) return oidFits(s) ? NONE : one('OID_INVALID', [s]);
       if (s.startsWith('urn:uuid:')) return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
       return NONE;
     }
     case 'oid':
       if (!s.startsWith('urn:oid:')) return one('OID_START', [s]);
-      return OID_RE.test(s) ? NONE : one('OID_INVALID', [s]);
+      return oidFits(s) ? NONE : one('OID_INVALID', [s]);
     case 'uuid':
       if (!s.startsWith('urn:uuid:')) return one('UUID_START', [s]);
       return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
@@ -195,6 +195,16 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     default:
       return NONE;
   }
+}
+
+/**
+ * A urn:oid: value as the HL7 validator takes it: a valid OID, and not a bare root of under
+ * four characters before its last dot (those are almost never namespaces), except under 1.3.
+ */
+function oidFits(s: string): boolean {
+  if (!OID_RE.test(s)) return false;
+  const oid = s.slice(8);
+  return oid.lastIndexOf('.') >= 4 || oid.startsWith('1.3');
 }
 
 /** After the 'T' of a dateTime: a 'Z', '+' or '-' (the zone). */
