@@ -17,6 +17,26 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
   const patient = (extra: Record<string, unknown> = {}) => ({ resourceType: 'Patient', id: 'p1', text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' }, ...extra });
   const dar = { extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/data-absent-reason', valueCode: 'unknown' }] };
 
+  describe('JSON text', () => {
+    it('reports unquoted names and primitive values (JSON5) and validates what they hold', () => {
+      const o = v.validate('{"resourceType": "Patient", active: true, "gender": male, "name": [{"given": [Jo]}]}');
+      expect(issuesWith(o, "The JSON property 'active' has no quotes around the name", 'Patient')).to.have.length(1);
+      expect(issuesWith(o, "The JSON property 'gender' has no quotes around the value of the property 'male'", 'Patient')).to.have.length(1);
+      expect(issuesWith(o, "has no quotes around the value of the property 'Jo'", 'Patient.name[0].given[0]')).to.have.length(1);
+      expect(errorsOf(o), describe_(o)).to.have.length(3);
+      // the unquoted value is read as a string: a boolean element then has the wrong JSON type
+      const bad = v.validate('{"resourceType": "Patient", "active": yes}');
+      expect(issuesWith(bad, 'must be a boolean', 'Patient.active')).to.have.length(1);
+      expect(errorsOf(bad), describe_(bad)).to.have.length(2);
+    });
+
+    it('a repeated property is reported at its object and the first value is the one validated', () => {
+      const o = v.validate('{"resourceType": "Patient", "gender": "male", "gender": "nonsense"}');
+      expect(issuesWith(o, "The JSON property 'gender' is a duplicate", 'Patient')).to.have.length(1);
+      expect(errorsOf(o), describe_(o)).to.have.length(1);
+    });
+  });
+
   describe('objects and arrays', () => {
     it('an empty object is an error where it stands; a non-empty one is fine', () => {
       const o = v.validate(patient({ maritalStatus: {}, name: [{ family: 'x' }] }));

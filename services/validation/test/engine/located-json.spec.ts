@@ -28,13 +28,26 @@ describe('engine: located JSON parser', () => {
 
   it('reports duplicates, comments, missing and trailing commas and keeps going', () => {
     const r = parseLocatedJson('{"a":1 "b":2, /* c */ "a":3, "l":[1,],}');
-    expect(r.value).to.deep.equal({ a: 3, b: 2, l: [1] });
+    // the first of two properties of one name is the one kept (as the HL7 validator reads it)
+    expect(r.value).to.deep.equal({ a: 1, b: 2, l: [1] });
+    expect(r.issues.find((i) => i.kind === 'duplicate-property')!.path).to.deep.equal([]);
     expect(r.issues.map((i) => i.kind).sort()).to.deep.equal(['comment', 'duplicate-property', 'missing-comma', 'trailing-comma', 'trailing-comma']);
     expect(r.issues.find((i) => i.kind === 'comment')!.path).to.deep.equal(['a']);
   });
 
+  it('reads unquoted names and values (JSON5) and reports each, keeping true, false and null', () => {
+    const r = parseLocatedJson('{a: 1, "b": abc, "c": [x.y, true, null], "d": false}');
+    expect(r.value).to.deep.equal({ a: 1, b: 'abc', c: ['x.y', true, null], d: false });
+    expect(r.issues.map((i) => [i.kind, i.path, i.args])).to.deep.equal([
+      ['unquoted-name', [], ['a']],
+      ['unquoted-value', [], ['b', 'abc']],
+      ['unquoted-value', ['c', 0], ['item', 'x.y']],
+    ]);
+    expect(r.issues.every((i) => !i.fatal)).to.equal(true);
+  });
+
   it('turns syntax errors into one fatal issue with line and column', () => {
-    for (const text of ['', '{"a":}', '{"a":1', '{"a":"x\n"}', '{"a":1}}', '[1,,2]', '{"a" 1}', '{"a":tru}']) {
+    for (const text of ['', '{"a":}', '{"a":1', '{"a":"x\n"}', '{"a":1}}', '[1,,2]', '{"a" 1}', '{"a":#}', '{"a":\'x\'}']) {
       const r = parseLocatedJson(text);
       expect(r.value, text).to.equal(undefined);
       const fatal = r.issues.filter((i) => i.fatal);

@@ -31,13 +31,15 @@ export interface ArrayLocation extends Position {
 export type JsonPathSegment = string | number;
 
 export interface JsonParseIssue {
-  kind: 'comment' | 'missing-comma' | 'missing-comma-in-array' | 'trailing-comma' | 'duplicate-property' | 'syntax' | 'too-deep' | 'too-large';
+  kind: 'comment' | 'missing-comma' | 'missing-comma-in-array' | 'trailing-comma' | 'duplicate-property' | 'unquoted-name' | 'unquoted-value' | 'syntax' | 'too-deep' | 'too-large';
   fatal: boolean;
   message: string;
   line: number;
   col: number;
   /** Where in the document the problem sits (property names and array indexes). */
   path: JsonPathSegment[];
+  /** For unquoted names and values: the property name (`item` in an array) and the text. */
+  args?: string[];
 }
 
 export interface LocatedJson {
@@ -66,6 +68,8 @@ interface Frame {
   afterValue: boolean;
   /** A comma was just read. */
   afterComma: boolean;
+  /** The property being read repeats an earlier name: its value is read but not kept (the first one counts). */
+  duplicate: boolean;
   path: JsonPathSegment[];
 }
 
@@ -189,9 +193,19 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
   function readScalar(): unknown {
     const c = text[pos];
     if (c === '"') return readString();
-    if (c === 't' && text.startsWith('true', pos)) { pos += 4; return true; }
-    if (c === 'f' && text.startsWith('false', pos)) { pos += 5; return false; }
-    if (c === 'n' && text.startsWith('null', pos)) { pos += 4; return null; }
+    if (isNameStart(text.charCodeAt(pos))) {
+      // true, false, null, or (as the HL7 validator's JSON5 reading) an unquoted string value
+      const at = { line, col: col() };
+      const word = readName();
+      if (word === 'true') return true;
+      if (word === 'false') return false;
+      if (word === 'null') return null;
+      const top = stack[stack.length - 1];
+      const inArray = top?.kind === 'array';
+      issues.push({ kind: 'unquoted-value', fatal: false, message: `The value '${word}' has no quotes`, ...at,
+        path: top ? (inArray ? [...top.path, top.index] : top.path) : [], args: [inArray ? 'item' : top?.key ?? '', word] });
+      return word;
+    }
     if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
       NUMBER.lastIndex = pos;
       const m = NUMBER.exec(text);
@@ -205,6 +219,18 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     return fatal(`Unexpected content '${c === undefined ? 'end of input' : c}' in json format at Line ${line}`);
   }
 
+  /** An unquoted name: a letter or '_', then letters, digits, '_', '.' and '-' (the HL7 JSON5 lexer's rule). */
+  function readName(): string {
+    const start = pos;
+    pos++;
+    while (pos < len) {
+      const c = text.charCodeAt(pos);
+      if (isNameStart(c) || (c >= 48 && c <= 57) || c === 46 || c === 45) pos++;
+      else break;
+    }
+    return text.slice(start, pos);
+  }
+
   function attach(value: unknown, at: Position): void {
     const top = stack[stack.length - 1];
     if (!top) { root = value; rootSet = true; return; }
@@ -215,9 +241,12 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     } else {
       const key = top.key as string;
       const obj = top.container as Record<string, unknown>;
-      if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-      else obj[key] = value;
-      (top.loc as ObjectLocation).props[key] = at;
+      if (top.duplicate) top.duplicate = false;
+      else if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+      else {
+        obj[key] = value;
+        (top.loc as ObjectLocation).props[key] = at;
+      }
       top.key = undefined;
     }
     top.afterValue = true;
@@ -246,13 +275,13 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
         const loc: ObjectLocation = { ...at, props: Object.create(null) };
         locations.set(obj, loc);
         attach(obj, at);
-        stack.push({ kind: 'object', container: obj, loc, key: undefined, index: 0, afterValue: false, afterComma: false, path });
+        stack.push({ kind: 'object', container: obj, loc, key: undefined, index: 0, afterValue: false, afterComma: false, duplicate: false, path });
       } else {
         const arr: unknown[] = [];
         const loc: ArrayLocation = { ...at, items: [] };
         locations.set(arr, loc);
         attach(arr, at);
-        stack.push({ kind: 'array', container: arr, loc, key: undefined, index: 0, afterValue: false, afterComma: false, path });
+        stack.push({ kind: 'array', container: arr, loc, key: undefined, index: 0, afterValue: false, afterComma: false, duplicate: false, path });
       }
       return;
     }
@@ -261,7 +290,7 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     if (lastRawNumber !== undefined) {
       const top = stack[stack.length - 1];
       if (top?.kind === 'array') ((top.loc as ArrayLocation).rawNumbers ??= {})[top.index] = lastRawNumber;
-      else if (top?.kind === 'object' && top.key !== undefined) ((top.loc as ObjectLocation).rawNumbers ??= {})[top.key] = lastRawNumber;
+      else if (top?.kind === 'object' && top.key !== undefined && !top.duplicate) ((top.loc as ObjectLocation).rawNumbers ??= {})[top.key] = lastRawNumber;
     }
     attach(value, at);
   }
@@ -299,17 +328,21 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
         continue;
       }
       if (top.kind === 'object') {
-        if (c === '"') {
+        const unquoted = c !== '"' && isNameStart(text.charCodeAt(pos));
+        if (c === '"' || unquoted) {
           if (top.afterValue) issues.push({ kind: 'missing-comma', fatal: false, message: 'A Comma is missing in the JSON', line, col: col(), path: top.path });
           const keyAt = { line, col: col() };
-          const key = readString();
+          const key = unquoted ? readName() : readString();
+          if (unquoted) issues.push({ kind: 'unquoted-name', fatal: false, message: `The property name '${key}' has no quotes`, ...keyAt, path: top.path, args: [key] });
           skipWhitespaceAndComments();
           if (text[pos] !== ':') fatal(`Expected ':' after property name '${key}' but found '${text[pos] ?? 'end of input'}' in json format at Line ${line}`);
           pos++;
           const propertyPath = [...top.path, key];
           if (pendingComment) reportPendingComment(stack.length === 1 && key === 'resourceType' ? [] : propertyPath);
           if (Object.prototype.hasOwnProperty.call(top.container, key)) {
-            issues.push({ kind: 'duplicate-property', fatal: false, message: `Duplicated property name: ${key}`, ...keyAt, path: propertyPath });
+            // reported at the object, as the HL7 validator does; the first value is the one kept
+            issues.push({ kind: 'duplicate-property', fatal: false, message: `Duplicated property name: ${key}`, ...keyAt, path: top.path, args: [key] });
+            top.duplicate = true;
           }
           top.key = key;
           skipWhitespaceAndComments();
@@ -335,4 +368,8 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     if (!(e instanceof FatalParse)) throw e;
     return { value: undefined, locations, issues };
   }
+}
+
+function isNameStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 }
