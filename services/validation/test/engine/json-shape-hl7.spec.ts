@@ -108,6 +108,37 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
     });
   });
 
+  describe('numbers as written', () => {
+    const obs = (value: string) => `{"resourceType":"Observation","status":"final","code":{"text":"x"},${value}}`;
+    it('an integer may have leading zeros but no fraction, exponent or more than 32 bits', () => {
+      expect(errorsOf(v.validate(obs('"valueInteger": 007')))).to.deep.equal([]);
+      for (const n of ['1.0', '1e3', '2147483648', '-2147483649', '12345678901']) {
+        expect(issuesWith(v.validate(obs(`"valueInteger": ${n}`)), `The value '${n}' is not a valid integer`, 'Observation.value.ofType(integer)'), n).to.have.length(1);
+      }
+      expect(errorsOf(v.validate(obs('"valueInteger": -2147483648')))).to.deep.equal([]);
+    });
+
+    it('a decimal may not have leading zeros or a trailing dot; very long ones are a warning', () => {
+      const q = (n: string) => obs(`"valueQuantity": {"value": ${n}}`);
+      expect(errorsOf(v.validate(q('0.5')))).to.deep.equal([]);
+      expect(errorsOf(v.validate(q('-0')))).to.deep.equal([]);
+      expect(errorsOf(v.validate(q('1.5e3')))).to.deep.equal([]);
+      for (const n of ['007', '1.', '1.2.3']) {
+        expect(issuesWith(v.validate(q(n)), `The value '${n}' is not a valid decimal`, 'Observation.value.ofType(Quantity).value'), n).to.have.length(1);
+      }
+      const long = v.validate(q('0.1234567890123456789'));
+      expect(errorsOf(long)).to.deep.equal([]);
+      expect(issuesWith(long, 'outside the range of commonly/reasonably supported decimals')[0]?.severity).to.equal('warning');
+      expect(issuesWith(v.validate(q('1234567890123456')), 'outside the range')).to.deep.equal([]);
+    });
+
+    it('a number that is not JSON is read, not fatal: a string element reports its type', () => {
+      const o = v.validate('{"resourceType":"Patient","birthDate": 007}');
+      expect(o.issue.filter((i) => i.severity === 'fatal')).to.deep.equal([]);
+      expect(issuesWith(o, 'must be a string', 'Patient.birthDate')).to.have.length(1);
+    });
+  });
+
   describe('primitive value spaces', () => {
     it('time takes no fraction of a second', () => {
       const obs = (t: string) => ({ resourceType: 'Observation', status: 'final', code: { text: 'x' }, valueTime: t });

@@ -93,24 +93,26 @@ const EXAMPLE_URL_RE = /example\.(org|com)|acme\.com/i;
  * Check the value space of one primitive value. `value` has already been checked to be the
  * right JSON type.
  */
-export function checkPrimitiveValue(type: string, value: string | number | boolean, options: PrimitiveCheckOptions): readonly PrimitiveProblem[] {
+export function checkPrimitiveValue(type: string, value: string | number | boolean, options: PrimitiveCheckOptions, rawNumber?: string): readonly PrimitiveProblem[] {
   switch (type) {
     case 'boolean':
       return NONE;
     case 'integer':
     case 'unsignedInt':
     case 'positiveInt': {
+      // judged on the text as written (leading zeros are fine, a fraction or exponent is not)
       const n = value as number;
-      if (!Number.isInteger(n)) return one('INTEGER_INVALID', [n]);
-      if (n > 2147483647 || n < -2147483648) return one('INTEGER_OUT_OF_RANGE', [n]);
-      if (type === 'positiveInt' && n < 1) return one('INTEGER_RANGE_POS', [n]);
-      if (type === 'unsignedInt' && n < 0) return one('INTEGER_RANGE_UNSIGNED', [n]);
+      const text = rawNumber ?? String(n);
+      if (!isIntegerText(text)) return one('INTEGER_INVALID', [text]);
+      if (type === 'positiveInt' && !(n > 0)) return one('INTEGER_RANGE_POS', [text]);
+      if (type === 'unsignedInt' && n < 0) return one('INTEGER_RANGE_UNSIGNED', [text]);
       return NONE;
     }
     case 'decimal': {
-      const n = value as number;
-      if (!Number.isFinite(n)) return one('DECIMAL_INVALID', [n]);
-      if (Math.abs(n) > 1e15 && Math.abs(n) !== 0) return one('DECIMAL_RANGE', [n], 'warning');
+      const text = rawNumber ?? String(value);
+      const status = decimalStatus(text);
+      if (status === 'syntax') return one('DECIMAL_INVALID', [text]);
+      if (status === 'range') return one('DECIMAL_RANGE', [text], 'warning');
       return NONE;
     }
   }
@@ -205,6 +207,71 @@ function oidFits(s: string): boolean {
   if (!OID_RE.test(s)) return false;
   const oid = s.slice(8);
   return oid.lastIndexOf('.') >= 4 || oid.startsWith('1.3');
+}
+
+/**
+ * An integer as the HL7 validator reads one: an optional '-', then at most ten digits, within
+ * the 32-bit range.
+ */
+export function isIntegerText(s: string): boolean {
+  const start = s.charCodeAt(0) === 45 ? 1 : 0;
+  const digits = s.length - start;
+  if (digits === 0 || digits > 10) return false;
+  for (let i = start; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  if (digits < 10) return true;
+  const n = Number(s);
+  return n >= -2147483648 && n <= 2147483647;
+}
+
+/**
+ * A decimal as the HL7 validator reads one: the JSON number syntax with an optional exponent
+ * and no leading zeros ('syntax' otherwise); more than 18 significant digits or an exponent of
+ * more than four digits is out of the commonly supported range ('range', a warning).
+ */
+export function decimalStatus(s: string): 'ok' | 'syntax' | 'range' {
+  if (s.length === 0) return 'syntax';
+  const c0 = s.charCodeAt(0);
+  const signed = c0 === 45 || c0 === 43;
+  const body = signed ? 1 : 0;
+  if (s.charCodeAt(body) === 48 && body + 1 < s.length && s.charCodeAt(body + 1) !== 46) return 'syntax';
+  if (s.charCodeAt(s.length - 1) === 46) return 'syntax';
+  let period = false;
+  let exponent = false;
+  let sign = false;
+  let digits = false;
+  let mantissa = 0;
+  let run = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (!digits || period || exponent) return 'syntax';
+      period = true;
+      mantissa += run;
+      run = 0;
+    } else if (c === 45 || c === 43) {
+      if (digits || sign) return 'syntax';
+      sign = true;
+    } else if (c === 101 || c === 69) {
+      if (!digits || exponent) return 'syntax';
+      exponent = true;
+      sign = false;
+      digits = false;
+      mantissa += run;
+      run = 0;
+    } else if (c >= 48 && c <= 57) {
+      digits = true;
+      run++;
+    } else {
+      return 'syntax';
+    }
+  }
+  if (exponent && !digits) return 'syntax';
+  if (!exponent) mantissa += run;
+  if ((exponent && run > 4) || mantissa > 18) return 'range';
+  return 'ok';
 }
 
 /** After the 'T' of a dateTime: a 'Z', '+' or '-' (the zone). */

@@ -207,14 +207,26 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
       return word;
     }
     if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
+      // as the HL7 lexer: a number is the whole run of digits, signs, '.', 'e' and 'E'; text that
+      // is not a JSON number (`007`, `1.`, `1.2.3`) is kept as written (its value NaN or the
+      // nearest number) for the datatype checks to judge
+      let end = pos + 1;
+      while (end < len) {
+        const d = text.charCodeAt(end);
+        if ((d >= 48 && d <= 57) || d === 46 || d === 43 || d === 45 || d === 101 || d === 69) end++;
+        else break;
+      }
+      const run = text.slice(pos, end);
       NUMBER.lastIndex = pos;
       const m = NUMBER.exec(text);
-      if (m) {
-        pos += m[0].length;
-        const n = Number(m[0]);
-        lastRawNumber = String(n) === m[0] ? undefined : m[0];
+      pos = end;
+      if (m && m[0].length === run.length) {
+        const n = Number(run);
+        lastRawNumber = String(n) === run ? undefined : run;
         return n;
       }
+      lastRawNumber = run;
+      return run === '-' ? Number.NaN : Number(run);
     }
     return fatal(`Unexpected content '${c === undefined ? 'end of input' : c}' in json format at Line ${line}`);
   }

@@ -56,10 +56,6 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
       ctx.report('error', 'JSON_PRIMITIVE_WRONG_TYPE', [want === 'boolean' ? 'a boolean' : want === 'number' ? 'a number' : 'a string', path], path, at);
       return;
     }
-    if (typeof v === 'number' && (type === 'integer' || type === 'positiveInt' || type === 'unsignedInt') && raw !== undefined && /[.eE]/.test(raw) /* linear: one character class */) {
-      ctx.report('error', 'INTEGER_INVALID', [raw], path, at);
-      return;
-    }
     if (typeof v === 'string' && isBlank(v)) {
       // as HL7's checkPrimitive: a blank value is fine when extensions stand in for it, and
       // is otherwise an error when empty and a warning when only whitespace; nothing else of
@@ -70,7 +66,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     const isResourceId = type !== 'id' && el.path === plan.type + '.id' && plan.kind === 'resource';
     if (!isResourceId && !blank) {
       const options = ctx.services.options;
-      const problems = checkPrimitiveValue(type, v as string | number | boolean, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown });
+      const problems = checkPrimitiveValue(type, v as string | number | boolean, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, raw);
       for (const p of problems) ctx.report(p.severity, p.id, p.args, path, at);
     }
     if (type === 'xhtml' && typeof v === 'string' && !blank) {
