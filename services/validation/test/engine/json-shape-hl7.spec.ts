@@ -37,6 +37,15 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
     });
   });
 
+  describe('comments', () => {
+    it('a comment is an error, reported at the value that follows it (identical issues once)', () => {
+      const o = v.validate('// one\n// two\n{"resourceType": "Patient",\n // three\n // four\n "gender": "male"}');
+      expect(issuesWith(o, 'Comments are not allowed in JSON', 'Patient')).to.have.length(1);
+      expect(issuesWith(o, 'Comments are not allowed in JSON', 'Patient.gender')).to.have.length(1);
+      expect(errorsOf(v.validate('{"resourceType": "Patient", "gender": "male"}'))).to.deep.equal([]);
+    });
+  });
+
   describe('objects and arrays', () => {
     it('an empty object is an error where it stands; a non-empty one is fine', () => {
       const o = v.validate(patient({ maritalStatus: {}, name: [{ family: 'x' }] }));
@@ -140,6 +149,13 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
   });
 
   describe('primitive value spaces', () => {
+    it('an instant may have any four-digit year, and must be a real day', () => {
+      const inst = (t: string) => ({ resourceType: 'Observation', status: 'final', code: { text: 'x' }, issued: t });
+      expect(errorsOf(v.validate(inst('0000-01-01T00:00:00Z')))).to.deep.equal([]);
+      expect(issuesWith(v.validate(inst('2023-02-29T00:00:00Z')), 'Not a valid instant', 'Observation.issued')).to.have.length(1);
+      expect(issuesWith(v.validate(inst('2023-02-01T00:00:00')), 'Not a valid instant')).to.have.length(1);
+    });
+
     it('time takes no fraction of a second', () => {
       const obs = (t: string) => ({ resourceType: 'Observation', status: 'final', code: { text: 'x' }, valueTime: t });
       expect(errorsOf(v.validate(obs('10:20:30')))).to.deep.equal([]);

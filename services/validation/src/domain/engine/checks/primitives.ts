@@ -25,7 +25,8 @@ const TIME = '([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?';
 // ('-', 'T', ':', '.', 'Z'/'+'/'-'), and the one unbounded run (fraction digits) is followed by a non-digit.
 const DATE_RE = new RegExp(`^${YEAR}(-(0[1-9]|1[0-2])(-(0[1-9]|[1-2][0-9]|3[0-1]))?)?$`);
 const DATETIME_RE = new RegExp(`^${YEAR}(-(0[1-9]|1[0-2])(-(0[1-9]|[1-2][0-9]|3[0-1])(T${TIME}${TZ}?)?)?)?$`);
-const INSTANT_RE = new RegExp(`^${YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])T${TIME}${TZ}$`);
+// an instant's year is any four digits (0000 too), as the HL7 validator's pattern
+const INSTANT_RE = new RegExp(`^-?[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])T${TIME}${TZ}$`);
 // the time type takes no fraction of a second (as the HL7 validator's pattern)
 // Linear: anchored, fixed-width fields.
 const TIME_RE = /^([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)$/;
@@ -189,7 +190,7 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
       return NONE;
     }
     case 'instant':
-      if (!INSTANT_RE.test(s) || !dayExists(s)) return one('INSTANT_INVALID', [s]);
+      if (!INSTANT_RE.test(s) || !dayExists(s.charCodeAt(0) === 45 ? s.slice(1) : s)) return one('INSTANT_INVALID', [s]);
       return NONE;
     case 'time':
       if (!TIME_RE.test(s)) return one('TIME_INVALID', [s]);

@@ -91,10 +91,11 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
   let line = 1;
   let lineStart = 0;
   const len = text.length;
-  let pendingComment: { line: number; col: number } | undefined;
+  /** Comments read since the last value (each is reported, at the value that follows them, as the HL7 parser attaches them). */
+  let pendingComments: Position[] | undefined;
   /** Source text of the number just read, when it differs from the JS number's rendering. */
   let lastRawNumber: string | undefined;
-  let commentBeforeRoot = false;
+  let commentsBeforeRoot: Position[] | undefined;
   const stack: Frame[] = [];
   let root: unknown = undefined;
   let rootSet = false;
@@ -134,8 +135,8 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
             if (pos >= len) fatal('Unterminated comment in JSON');
             pos += 2;
           }
-          if (!rootSet && stack.length === 0) commentBeforeRoot = true;
-          else pendingComment ??= at;
+          if (!rootSet && stack.length === 0) (commentsBeforeRoot ??= []).push(at);
+          else (pendingComments ??= []).push(at);
           continue;
         }
       }
@@ -308,15 +309,15 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
   }
 
   function reportPendingComment(path: JsonPathSegment[]): void {
-    if (!pendingComment) return;
-    issues.push({ kind: 'comment', fatal: false, message: 'Comments are not allowed in JSON', ...pendingComment, path });
-    pendingComment = undefined;
+    if (!pendingComments) return;
+    for (const at of pendingComments) issues.push({ kind: 'comment', fatal: false, message: 'Comments are not allowed in JSON', ...at, path });
+    pendingComments = undefined;
   }
 
   try {
     skipWhitespaceAndComments();
     if (pos >= len) fatal('The JSON is empty');
-    if (commentBeforeRoot) issues.push({ kind: 'comment', fatal: false, message: 'Comments are not allowed in JSON', line: 1, col: 1, path: [] });
+    for (const at of commentsBeforeRoot ?? []) issues.push({ kind: 'comment', fatal: false, message: 'Comments are not allowed in JSON', ...at, path: [] });
     startValue();
     for (let top = stack[stack.length - 1]; top !== undefined; top = stack[stack.length - 1]) {
       skipWhitespaceAndComments();
@@ -350,7 +351,7 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
           if (text[pos] !== ':') fatal(`Expected ':' after property name '${key}' but found '${text[pos] ?? 'end of input'}' in json format at Line ${line}`);
           pos++;
           const propertyPath = [...top.path, key];
-          if (pendingComment) reportPendingComment(stack.length === 1 && key === 'resourceType' ? [] : propertyPath);
+          if (pendingComments) reportPendingComment(stack.length === 1 && key === 'resourceType' ? [] : propertyPath);
           if (Object.prototype.hasOwnProperty.call(top.container, key)) {
             // reported at the object, as the HL7 validator does; the first value is the one kept
             issues.push({ kind: 'duplicate-property', fatal: false, message: `Duplicated property name: ${key}`, ...keyAt, path: top.path, args: [key] });
@@ -374,7 +375,7 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     }
     skipWhitespaceAndComments();
     if (pos < len) fatal(`Unexpected content '${text[pos]}' after the end of the JSON at Line ${line}`);
-    if (pendingComment) reportPendingComment([]);
+    if (pendingComments) reportPendingComment([]);
     return { value: root, locations, issues };
   } catch (e) {
     if (!(e instanceof FatalParse)) throw e;
