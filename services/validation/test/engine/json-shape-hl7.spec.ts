@@ -170,6 +170,16 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
       expect(errorsOf(v.validate(patient({ deceasedDateTime: '2020-01-01T10:00:00' })))).to.have.length(1);
     });
 
+    it('each uri rule stands on its own; a urn:uuid is judged without its fragment or version', () => {
+      const ident = (system: string) => patient({ identifier: [{ system, value: '1' }] });
+      const two = v.validate(ident('urn:uuid:NOT A UUID'));
+      expect(issuesWith(two, 'URI values cannot have whitespace', 'Patient.identifier[0].system')).to.have.length(1);
+      expect(issuesWith(two, 'UUIDs must be valid', 'Patient.identifier[0].system')).to.have.length(1);
+      expect(errorsOf(v.validate(ident('urn:uuid:0f8fad5b-d9cb-469f-a165-70867728950e#x')))).to.deep.equal([]);
+      const q = { resourceType: 'Questionnaire', status: 'draft', derivedFrom: ['urn:uuid:0f8fad5b-d9cb-469f-a165-70867728950e|1.0'] };
+      expect(issuesWith(v.validate(q), 'UUIDs must be valid')).to.deep.equal([]);
+    });
+
     it('uris cannot start with oid: or uuid:', () => {
       const ident = (system: string) => patient({ identifier: [{ system, value: '1' }] });
       expect(issuesWith(v.validate(ident('oid:1.2.3.4.5')), 'URI values cannot start with oid:', 'Patient.identifier[0].system')).to.have.length(1);

@@ -148,23 +148,10 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
       return NONE;
     case 'uri':
     case 'url':
-    case 'canonical': {
-      if (s.startsWith('oid:')) return one('URI_OID_PREFIX', []);
-      if (s.startsWith('uuid:')) return one('URI_UUID_PREFIX', []);
-      if (/\s/.test(s)) return one('URI_WHITESPACE', [s]); // linear: one character class
-      if (options.allowExampleUrls === false && EXAMPLE_URL_RE.test(s)) return one('EXAMPLE_URL', [s]);
-      // linear: anchored, one character class up to ':', which it cannot match
-      if (type === 'canonical' && !s.startsWith('#') && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) return one('URL_NOT_ABSOLUTE', [s]);
-      if (s.startsWith('urn:oid:')) return oidFits(s) ? NONE : one('OID_INVALID', [s]);
-      if (s.startsWith('urn:uuid:')) return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
-      return NONE;
-    }
+    case 'canonical':
     case 'oid':
-      if (!s.startsWith('urn:oid:')) return one('OID_START', [s]);
-      return oidFits(s) ? NONE : one('OID_INVALID', [s]);
     case 'uuid':
-      if (!s.startsWith('urn:uuid:')) return one('UUID_START', [s]);
-      return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
+      return checkUri(type, s, options);
     case 'base64Binary': {
       // linear: each whitespace run is removed in one step
       const compact = s.includes(' ') || s.includes('\n') || s.includes('\r') || s.includes('\t') ? s.replace(/\s+/g, '') : s;
@@ -206,8 +193,8 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
  */
 function oidFits(s: string): boolean {
   if (!OID_RE.test(s)) return false;
-  const oid = s.slice(8);
-  return oid.lastIndexOf('.') >= 4 || oid.startsWith('1.3');
+  // after the 'urn:oid:' prefix (8 characters)
+  return s.lastIndexOf('.') - 8 >= 4 || s.startsWith('1.3', 8);
 }
 
 /**
@@ -283,6 +270,41 @@ function hasZoneAfterTime(s: string): boolean {
     if (c === 90 || c === 43 || c === 45) return true;
   }
   return false;
+}
+
+/**
+ * The uri family as the HL7 validator checks it: each rule on its own (a value can break
+ * several), the problems list allocated only when one is found.
+ */
+function checkUri(type: string, s: string, options: PrimitiveCheckOptions): readonly PrimitiveProblem[] {
+  let out: PrimitiveProblem[] | undefined;
+  if (s.startsWith('oid:')) out = add(out, 'URI_OID_PREFIX', []);
+  if (s.startsWith('uuid:')) out = add(out, 'URI_UUID_PREFIX', []);
+  if (/\s/.test(s)) out = add(out, 'URI_WHITESPACE', [s]); // linear: one character class
+  if (options.allowExampleUrls === false && EXAMPLE_URL_RE.test(s)) out = add(out, 'EXAMPLE_URL', [s]);
+  if (type === 'oid' && !s.startsWith('urn:oid:')) out = add(out, 'OID_START', [s]);
+  if (type === 'uuid' && !s.startsWith('urn:uuid:')) out = add(out, 'UUID_START', [s]);
+  // linear: anchored, one character class up to ':', which it cannot match
+  if (type === 'canonical' && !s.startsWith('#') && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) out = add(out, 'URL_NOT_ABSOLUTE', [s]);
+  if (s.startsWith('urn:uuid:')) {
+    // the uuid without a fragment (and, for a canonical, without its version)
+    let end = s.indexOf('#');
+    if (end < 0) end = s.length;
+    if (type === 'canonical') {
+      const bar = s.lastIndexOf('|', end);
+      if (bar >= 0) end = bar;
+    }
+    const uuid = end === s.length ? s : s.slice(0, end);
+    if (!UUID_RE.test(uuid)) out = add(out, 'UUID_INVALID', [uuid.slice(9)]);
+  }
+  if (s.startsWith('urn:oid:') && !oidFits(s)) out = add(out, 'OID_INVALID', [s]);
+  return out ?? NONE;
+}
+
+function add(out: PrimitiveProblem[] | undefined, id: MessageId, args: unknown[]): PrimitiveProblem[] {
+  const list = out ?? [];
+  list.push({ id, args, severity: 'error' });
+  return list;
 }
 
 /** The HL7 validator's base64 test: the base64 alphabet characters (others are skipped) come in fours. */
