@@ -96,6 +96,12 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
       expect(issuesWith(o, 'cannot be null', 'Patient.birthDate')).to.have.length(1);
     });
 
+    it('a single value\'s _x companion written as null is an error and the value is not read', () => {
+      const o = v.validate(patient({ birthDate: 'not a date', _birthDate: null }));
+      expect(issuesWith(o, 'must be an Object, not a Null', 'Patient.birthDate')).to.have.length(1);
+      expect(errorsOf(o), describe_(o)).to.have.length(1);
+    });
+
     it('a null item of a primitive list stands for a value given only by its extensions', () => {
       const ok = v.validate(patient({ name: [{ given: ['a', null], _given: [null, dar] }] }));
       expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);

@@ -46,8 +46,16 @@ describe('engine: located JSON parser', () => {
     expect(r.issues.every((i) => !i.fatal)).to.equal(true);
   });
 
+  it('reads a raw line break inside a string and \\\' as an apostrophe, counting lines on', () => {
+    const r = parseLocatedJson('{"a":"x\ny", "b":"it\\\'s",\n"c":1}');
+    expect(r.value).to.deep.equal({ a: 'x\ny', b: "it's", c: 1 });
+    expect(r.issues).to.deep.equal([]);
+    expect(r.locations.get(r.value as object)).to.deep.include({ line: 1 });
+    expect((r.locations.get(r.value as object) as { props: Record<string, { line: number }> }).props.c?.line).to.equal(3);
+  });
+
   it('turns syntax errors into one fatal issue with line and column', () => {
-    for (const text of ['', '{"a":}', '{"a":1', '{"a":"x\n"}', '{"a":1}}', '[1,,2]', '{"a" 1}', '{"a":#}', '{"a":\'x\'}']) {
+    for (const text of ['', '{"a":}', '{"a":1', '{"a":1}}', '[1,,2]', '{"a" 1}', '{"a":#}', '{"a":\'x\'}']) {
       const r = parseLocatedJson(text);
       expect(r.value, text).to.equal(undefined);
       const fatal = r.issues.filter((i) => i.fatal);

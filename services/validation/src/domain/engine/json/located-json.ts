@@ -163,6 +163,7 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
         pos += 2;
         switch (e) {
           case '"': out += '"'; break;
+          case "'": out += "'"; break;
           case '\\': out += '\\'; break;
           case '/': out += '/'; break;
           case 'b': out += '\b'; break;
@@ -184,7 +185,8 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
         start = pos;
         continue;
       }
-      if (c === 10) fatal('Unterminated string in JSON (line break inside a string)');
+      // a raw line break inside a string is read as part of it (as the HL7 lexer does)
+      if (c === 10) { line++; lineStart = pos + 1; }
       pos++;
     }
   }

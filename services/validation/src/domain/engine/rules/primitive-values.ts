@@ -33,6 +33,11 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
   const { element: el, path, at, plan } = ctx;
   let blank = false;
   if (ctx.mode === 'structural') {
+    if (companion === null && !inArray && hasCompanion && (v === undefined || (v !== null && typeof v !== 'object'))) {
+      // a single value's `_x` written as null: reported, and the value is not read
+      ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + path.slice(path.lastIndexOf('.') + 1), 'a Null', path], path, at);
+      return;
+    }
     if (companion !== undefined && companion !== null) {
       if (!isObject(companion)) {
         ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [path.slice(path.lastIndexOf('.') + 1), jsonKind(companion), path], path, at);
