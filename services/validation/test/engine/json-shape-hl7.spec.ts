@@ -24,6 +24,11 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
       expect(issuesWith(o, "The JSON property 'gender' has no quotes around the value of the property 'male'", 'Patient')).to.have.length(1);
       expect(issuesWith(o, "has no quotes around the value of the property 'Jo'", 'Patient.name[0].given[0]')).to.have.length(1);
       expect(errorsOf(o), describe_(o)).to.have.length(3);
+      // an unknown property: its name is reported, and the property, but not its value
+      const unknown = v.validate('{"resourceType": "Patient", foo: bar}');
+      expect(issuesWith(unknown, "The JSON property 'foo' has no quotes around the name")).to.have.length(1);
+      expect(issuesWith(unknown, "Unrecognized property 'foo'")).to.have.length(1);
+      expect(errorsOf(unknown), describe_(unknown)).to.have.length(2);
       // the unquoted value is read as a string: a boolean element then has the wrong JSON type
       const bad = v.validate('{"resourceType": "Patient", "active": yes}');
       expect(issuesWith(bad, 'must be a boolean', 'Patient.active')).to.have.length(1);

@@ -38,12 +38,13 @@ describe('engine: located JSON parser', () => {
   it('reads unquoted names and values (JSON5) and reports each, keeping true, false and null', () => {
     const r = parseLocatedJson('{a: 1, "b": abc, "c": [x.y, true, null], "d": false}');
     expect(r.value).to.deep.equal({ a: 1, b: 'abc', c: ['x.y', true, null], d: false });
-    expect(r.issues.map((i) => [i.kind, i.path, i.args])).to.deep.equal([
-      ['unquoted-name', [], ['a']],
-      ['unquoted-value', [], ['b', 'abc']],
-      ['unquoted-value', ['c', 0], ['item', 'x.y']],
-    ]);
-    expect(r.issues.every((i) => !i.fatal)).to.equal(true);
+    expect(r.issues.map((i) => [i.kind, i.path, i.args])).to.deep.equal([['unquoted-name', [], ['a']]]);
+    // unquoted values are marked on their container, for the walker to judge
+    expect(r.unquotedValues).to.equal(true);
+    const root = r.value as { c: unknown[] };
+    expect((r.locations.get(root) as { unquoted?: unknown }).unquoted).to.deep.equal({ b: true });
+    expect((r.locations.get(root.c) as { unquoted?: unknown }).unquoted).to.deep.equal({ 0: true });
+    expect(parseLocatedJson('{"a": "x"}').unquotedValues).to.equal(false);
   });
 
   it('reads a raw line break inside a string and \\\' as an apostrophe, counting lines on', () => {

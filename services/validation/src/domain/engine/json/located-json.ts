@@ -20,18 +20,21 @@ export interface ObjectLocation extends Position {
   props: Record<string, Position>;
   /** The source text of numbers whose text a JS number does not keep (`1.50`, `2.0`, `1e3`). */
   rawNumbers?: Record<string, string>;
+  /** Properties whose string value was written without quotes (JSON5). */
+  unquoted?: Record<string, true>;
 }
 
 /** Positions of an array's items. */
 export interface ArrayLocation extends Position {
   items: Position[];
   rawNumbers?: Record<number, string>;
+  unquoted?: Record<number, true>;
 }
 
 export type JsonPathSegment = string | number;
 
 export interface JsonParseIssue {
-  kind: 'comment' | 'missing-comma' | 'missing-comma-in-array' | 'trailing-comma' | 'duplicate-property' | 'unquoted-name' | 'unquoted-value' | 'syntax' | 'too-deep' | 'too-large';
+  kind: 'comment' | 'missing-comma' | 'missing-comma-in-array' | 'trailing-comma' | 'duplicate-property' | 'unquoted-name' | 'syntax' | 'too-deep' | 'too-large';
   fatal: boolean;
   message: string;
   line: number;
@@ -47,6 +50,8 @@ export interface LocatedJson {
   value: unknown;
   locations: WeakMap<object, ObjectLocation | ArrayLocation>;
   issues: JsonParseIssue[];
+  /** Some string value was written without quotes (its container's location says which). */
+  unquotedValues: boolean;
 }
 
 export interface ParseOptions {
@@ -85,7 +90,7 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
   if (options.maxLength !== undefined && text.length > options.maxLength) {
     issues.push({ kind: 'too-large', fatal: true, line: 1, col: 1, path: [],
       message: `The input is too large (${text.length} characters; the limit is ${options.maxLength})` });
-    return { value: undefined, locations, issues };
+    return { value: undefined, locations, issues, unquotedValues: false };
   }
   let pos = 0;
   let line = 1;
@@ -95,6 +100,7 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
   let pendingComments: Position[] | undefined;
   /** Source text of the number just read, when it differs from the JS number's rendering. */
   let lastRawNumber: string | undefined;
+  let unquotedValues = false;
   let commentsBeforeRoot: Position[] | undefined;
   const stack: Frame[] = [];
   let root: unknown = undefined;
@@ -198,15 +204,15 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     if (c === '"') return readString();
     if (isNameStart(text.charCodeAt(pos))) {
       // true, false, null, or (as the HL7 validator's JSON5 reading) an unquoted string value
-      const at = { line, col: col() };
       const word = readName();
       if (word === 'true') return true;
       if (word === 'false') return false;
       if (word === 'null') return null;
+      // recorded on the container: the walker reports it where the property is a known primitive
       const top = stack[stack.length - 1];
-      const inArray = top?.kind === 'array';
-      issues.push({ kind: 'unquoted-value', fatal: false, message: `The value '${word}' has no quotes`, ...at,
-        path: top ? (inArray ? [...top.path, top.index] : top.path) : [], args: [inArray ? 'item' : top?.key ?? '', word] });
+      if (top?.kind === 'array') ((top.loc as ArrayLocation).unquoted ??= {})[top.index] = true;
+      else if (top?.kind === 'object' && top.key !== undefined && !top.duplicate) ((top.loc as ObjectLocation).unquoted ??= {})[top.key] = true;
+      unquotedValues = true;
       return word;
     }
     if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
@@ -378,10 +384,10 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     skipWhitespaceAndComments();
     if (pos < len) fatal(`Unexpected content '${text[pos]}' after the end of the JSON at Line ${line}`);
     if (pendingComments) reportPendingComment([]);
-    return { value: root, locations, issues };
+    return { value: root, locations, issues, unquotedValues };
   } catch (e) {
     if (!(e instanceof FatalParse)) throw e;
-    return { value: undefined, locations, issues };
+    return { value: undefined, locations, issues, unquotedValues: false };
   }
 }
 

@@ -95,6 +95,10 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     const at = raw === undefined ? undefined : valuesAreArray ? ctx.itemPos(raw as unknown[], i) : ctx.propPos(obj, key);
     const item = ctx.item(sliceOf?.[i] ?? effective, itemPath, at);
     if (isPrimitive) {
+      // a primitive value written without quotes (JSON5): at the object for a single value, at the item in a list
+      if (typeof v === 'string' && run.unquotedValues && mode === 'structural' && run.isUnquoted(raw, obj, key, valuesAreArray ? i : -1)) {
+        ctx.report('error', 'JSON_PROPERTY_VALUE_NO_QUOTES', [valuesAreArray ? 'item' : key, v], valuesAreArray ? itemPath : path, at);
+      }
       const rawNumber = typeof v === 'number' && run.locations ? run.rawNumber(raw, obj, key, valuesAreArray ? i : -1) : undefined;
       checkPrimitive(item, type, { value: v, companion: c, hasCompanion: companions !== undefined, rawNumber, inArray: valuesAreArray });
       continue;
