@@ -101,6 +101,15 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
       expect(issuesWith(o, 'cannot be null', 'Patient.birthDate')).to.have.length(1);
     });
 
+    it('a null value does not count as present: a required element written as null is also missing', () => {
+      const o = v.validate({ resourceType: 'Observation', status: null, code: null });
+      expect(issuesWith(o, 'cannot be null', 'Observation.status')).to.have.length(1);
+      expect(issuesWith(o, 'must be an Object, not a Null', 'Observation.code')).to.have.length(1);
+      expect(issuesWith(o, 'Observation.status: minimum required = 1, but only found 0')).to.have.length(1);
+      expect(issuesWith(o, 'Observation.code: minimum required = 1, but only found 0')).to.have.length(1);
+      expect(errorsOf(v.validate({ resourceType: 'Observation', status: 'final', code: { text: 'x' } }))).to.deep.equal([]);
+    });
+
     it('a single value\'s _x companion written as null is an error and the value is not read', () => {
       const o = v.validate(patient({ birthDate: 'not a date', _birthDate: null }));
       expect(issuesWith(o, 'must be an Object, not a Null', 'Patient.birthDate')).to.have.length(1);

@@ -77,9 +77,15 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
   }
   if (values.length === 0 && !valuesAreArray) companions = undefined;
   const count = Math.max(values.length, companions?.length ?? 0);
-  // cardinality
-  if (count < effective.min) ctx.report('error', 'CARDINALITY_MIN', [effective.path, effective.min, count, plan.label], path, ctx.pos(obj));
-  if (count > effective.max) ctx.report('error', 'CARDINALITY_MAX', [effective.path, effective.max, count, plan.label], path, ctx.pos(obj));
+  // cardinality, over the values the HL7 parser makes elements of (a null or wrong-shaped
+  // value is reported where it stands and does not count)
+  let present = count;
+  if (count > 0 && (effective.min > 0 || count > effective.max)) {
+    for (let i = 0; i < values.length; i++) if (!makesElement(values[i], isPrimitive, valuesAreArray)) present--;
+    if (present < 0) present = 0;
+  }
+  if (present < effective.min) ctx.report('error', 'CARDINALITY_MIN', [effective.path, effective.min, present, plan.label], path, ctx.pos(obj));
+  if (present > effective.max) ctx.report('error', 'CARDINALITY_MAX', [effective.path, effective.max, present, plan.label], path, ctx.pos(obj));
   // slicing
   let sliceOf: (ElementPlan | undefined)[] | undefined;
   if (effective.slicing && effective.slices.length > 0 && !effective.isChoice) {
@@ -114,4 +120,11 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj });
     walkComplexValue(item, v, type);
   }
+}
+
+/** Whether the HL7 parser makes an element of this JSON value (undefined: a value given only by its `_x` companion). */
+function makesElement(v: unknown, isPrimitive: boolean, inArray: boolean): boolean {
+  if (v === undefined) return true;
+  if (v === null) return isPrimitive && inArray;
+  return isPrimitive ? typeof v !== 'object' : !Array.isArray(v) && typeof v === 'object';
 }
