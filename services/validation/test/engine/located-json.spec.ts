@@ -28,13 +28,35 @@ describe('engine: located JSON parser', () => {
 
   it('reports duplicates, comments, missing and trailing commas and keeps going', () => {
     const r = parseLocatedJson('{"a":1 "b":2, /* c */ "a":3, "l":[1,],}');
-    expect(r.value).to.deep.equal({ a: 3, b: 2, l: [1] });
+    // the first of two properties of one name is the one kept (as the HL7 validator reads it)
+    expect(r.value).to.deep.equal({ a: 1, b: 2, l: [1] });
+    expect(r.issues.find((i) => i.kind === 'duplicate-property')!.path).to.deep.equal([]);
     expect(r.issues.map((i) => i.kind).sort()).to.deep.equal(['comment', 'duplicate-property', 'missing-comma', 'trailing-comma', 'trailing-comma']);
     expect(r.issues.find((i) => i.kind === 'comment')!.path).to.deep.equal(['a']);
   });
 
+  it('reads unquoted names and values (JSON5) and reports each, keeping true, false and null', () => {
+    const r = parseLocatedJson('{a: 1, "b": abc, "c": [x.y, true, null], "d": false}');
+    expect(r.value).to.deep.equal({ a: 1, b: 'abc', c: ['x.y', true, null], d: false });
+    expect(r.issues.map((i) => [i.kind, i.path, i.args])).to.deep.equal([['unquoted-name', [], ['a']]]);
+    // unquoted values are marked on their container, for the walker to judge
+    expect(r.unquotedValues).to.equal(true);
+    const root = r.value as { c: unknown[] };
+    expect((r.locations.get(root) as { unquoted?: unknown }).unquoted).to.deep.equal({ b: true });
+    expect((r.locations.get(root.c) as { unquoted?: unknown }).unquoted).to.deep.equal({ 0: true });
+    expect(parseLocatedJson('{"a": "x"}').unquotedValues).to.equal(false);
+  });
+
+  it('reads a raw line break inside a string and \\\' as an apostrophe, counting lines on', () => {
+    const r = parseLocatedJson('{"a":"x\ny", "b":"it\\\'s",\n"c":1}');
+    expect(r.value).to.deep.equal({ a: 'x\ny', b: "it's", c: 1 });
+    expect(r.issues).to.deep.equal([]);
+    expect(r.locations.get(r.value as object)).to.deep.include({ line: 1 });
+    expect((r.locations.get(r.value as object) as { props: Record<string, { line: number }> }).props.c?.line).to.equal(3);
+  });
+
   it('turns syntax errors into one fatal issue with line and column', () => {
-    for (const text of ['', '{"a":}', '{"a":1', '{"a":"x\n"}', '{"a":1}}', '[1,,2]', '{"a" 1}', '{"a":tru}']) {
+    for (const text of ['', '{"a":}', '{"a":1', '{"a":1}}', '[1,,2]', '{"a" 1}', '{"a":#}', '{"a":\'x\'}']) {
       const r = parseLocatedJson(text);
       expect(r.value, text).to.equal(undefined);
       const fatal = r.issues.filter((i) => i.fatal);

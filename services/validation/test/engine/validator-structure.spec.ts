@@ -81,8 +81,9 @@ describe('engine: structural validation against R4 core', function () {
       const ext = { extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/data-absent-reason', valueCode: 'unknown' }] };
       const ok = v.validate(patient({ name: [{ given: ['a', null], _given: [null, ext] }] }));
       expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
-      const bad = v.validate(patient({ name: [{ given: ['a', 'b'], _given: [null] }] }));
-      expect(issuesWith(bad, 'the primitive extensions must line up')).to.have.length(1);
+      // as the HL7 parser: items pair up by index, and the two lists may differ in length
+      const shorter = v.validate(patient({ name: [{ given: ['a', 'b'], _given: [null] }] }));
+      expect(errorsOf(shorter), describe_(shorter)).to.deep.equal([]);
       const noValue = v.validate(patient({ name: [{ given: [null] }] }));
       expect(errorsOf(noValue)).to.have.length.greaterThan(0);
     });

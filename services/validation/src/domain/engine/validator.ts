@@ -73,6 +73,7 @@ export class Validator {
       const limits = this.services.options;
       const parsed = parseLocatedJson(input, { maxLength: limits.maxInputLength, maxDepth: limits.maxDepth + 20 });
       run.locations = parsed.locations;
+      run.unquotedValues = parsed.unquotedValues;
       const rootType = isObject(parsed.value) && typeof parsed.value.resourceType === 'string' ? parsed.value.resourceType : '';
       for (const pi of parsed.issues) reportParseIssue(run, pi, rootType);
       if (parsed.value === undefined) return;

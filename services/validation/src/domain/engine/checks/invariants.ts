@@ -44,9 +44,22 @@ const EXPRESSION_FIXES: Record<string, string> = {
   "que-7\u0000operator = 'exists' implies (answer is Boolean)": "operator = 'exists' implies (answer is FHIR.boolean)",
   // without repeats the published form is empty, not false, for two initial values: the HL7 engine counts empty as a failure
   'que-13\u0000repeats=true or initial.count() <= 1': '(repeats.exists() and repeats) or initial.count() <= 1',
+  // The HL7 engine counts an empty result as a failure, and evaluates these R4 forms corrected
+  // so that an absent element passes (its FHIRPathExpressionFixer does the same).
+  "ref-1\u0000reference.startsWith('#').not() or (reference.substring(1).trace('url') in %rootResource.contained.id.trace('ids'))":
+    "reference.exists() implies (reference = '#' or (reference.startsWith('#').not() or (reference.substring(1).trace('url') in %rootResource.contained.id.trace('ids'))))",
+  "bdl-8\u0000fullUrl.contains('/_history/').not()": "fullUrl.exists() implies fullUrl.contains('/_history/').not()",
+  "ras-2\u0000probability is decimal implies (probability as decimal) <= 100": 'probability.empty() or ((probability is decimal) implies ((probability as decimal) <= 100))',
+  "eld-18\u0000isModifier implies isModifierReason.exists()": '(isModifier.exists() and isModifier) implies isModifierReason.exists()',
   // resource-typed parameters may name target profiles too (the R5 form of the rule)
   "opd-3\u0000targetProfile.exists() implies (type = 'Reference' or type = 'canonical')":
     "targetProfile.exists() implies (type = 'Reference' or type = 'canonical' or type.memberOf('http://hl7.org/fhir/ValueSet/resource-types'))",
+};
+
+/** The same corrections, for expressions that many constraints share (whatever their key). */
+const EXPRESSION_FIXES_ANY_KEY: Record<string, string> = {
+  // the canonical resources' name rule (warnings): an absent name passes, and the pattern matches the whole name
+  "name.matches('[A-Z]([A-Za-z0-9_]){0,254}')": "name.exists() implies name.matches('^[A-Z]([A-Za-z0-9_]){0,254}$')",
 };
 
 export class InvariantEvaluator {
@@ -138,16 +151,17 @@ export class InvariantEvaluator {
   evaluate(c: ConstraintPlan, node: unknown, env: InvariantEnv): InvariantResult {
     if (NATIVE.has(c.key)) return evaluateNative(c.key, node);
     if (!c.expression) return 'skip';
-    const expression = EXPRESSION_FIXES[c.key + '\u0000' + c.expression] ?? c.expression;
+    const expression = EXPRESSION_FIXES[c.key + '\u0000' + c.expression] ?? EXPRESSION_FIXES_ANY_KEY[c.expression] ?? c.expression;
     const fn = this.compile(c.base + '\u0000' + expression, c.base, expression, this.options);
     if (fn instanceof Error) return { error: fn.message };
     this.currentResolve = env.resolve;
     this.currentContext = env.context;
     try {
       const result = fn(node, variables(env));
-      if (result.length === 0) return 'pass';
+      // as the HL7 engine converts a result to a boolean: one boolean is itself, anything else
+      // is true when not empty; an empty result fails the invariant
+      if (result.length === 0) return 'fail';
       if (result.length === 1 && typeof result[0] === 'boolean') return result[0] ? 'pass' : 'fail';
-      // a non-boolean result: true when not empty (FHIRPath singleton evaluation)
       return 'pass';
     } catch (e) {
       return { error: e instanceof Error ? e.message : String(e) };

@@ -25,8 +25,12 @@ const TIME = '([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?';
 // ('-', 'T', ':', '.', 'Z'/'+'/'-'), and the one unbounded run (fraction digits) is followed by a non-digit.
 const DATE_RE = new RegExp(`^${YEAR}(-(0[1-9]|1[0-2])(-(0[1-9]|[1-2][0-9]|3[0-1]))?)?$`);
 const DATETIME_RE = new RegExp(`^${YEAR}(-(0[1-9]|1[0-2])(-(0[1-9]|[1-2][0-9]|3[0-1])(T${TIME}${TZ}?)?)?)?$`);
-const INSTANT_RE = new RegExp(`^${YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])T${TIME}${TZ}$`);
-const TIME_RE = new RegExp(`^${TIME}$`);
+// an instant's year is any four digits (0000 too), as the HL7 validator's pattern
+const INSTANT_RE = new RegExp(`^-?[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[1-2][0-9]|3[0-1])T${TIME}${TZ}$`);
+// the time type takes no fraction of a second (as the HL7 validator's pattern)
+// Linear: anchored, fixed-width fields.
+const TIME_RE = /^([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)$/;
+const TIME_WITH_FRACTION_RE = new RegExp(`^${TIME}$`);
 // Linear: anchored, one character class, at most 64 repetitions.
 const ID_RE = /^[A-Za-z0-9\-.]{1,64}$/;
 // Linear: anchored; every repetition opens with '.', which its digits cannot match, and "0" and "[1-9]..." differ at the first digit.
@@ -90,24 +94,26 @@ const EXAMPLE_URL_RE = /example\.(org|com)|acme\.com/i;
  * Check the value space of one primitive value. `value` has already been checked to be the
  * right JSON type.
  */
-export function checkPrimitiveValue(type: string, value: string | number | boolean, options: PrimitiveCheckOptions): readonly PrimitiveProblem[] {
+export function checkPrimitiveValue(type: string, value: string | number | boolean, options: PrimitiveCheckOptions, rawNumber?: string): readonly PrimitiveProblem[] {
   switch (type) {
     case 'boolean':
       return NONE;
     case 'integer':
     case 'unsignedInt':
     case 'positiveInt': {
+      // judged on the text as written (leading zeros are fine, a fraction or exponent is not)
       const n = value as number;
-      if (!Number.isInteger(n)) return one('INTEGER_INVALID', [n]);
-      if (n > 2147483647 || n < -2147483648) return one('INTEGER_OUT_OF_RANGE', [n]);
-      if (type === 'positiveInt' && n < 1) return one('INTEGER_RANGE_POS', [n]);
-      if (type === 'unsignedInt' && n < 0) return one('INTEGER_RANGE_UNSIGNED', [n]);
+      const text = rawNumber ?? String(n);
+      if (!isIntegerText(text)) return one('INTEGER_INVALID', [text]);
+      if (type === 'positiveInt' && !(n > 0)) return one('INTEGER_RANGE_POS', [text]);
+      if (type === 'unsignedInt' && n < 0) return one('INTEGER_RANGE_UNSIGNED', [text]);
       return NONE;
     }
     case 'decimal': {
-      const n = value as number;
-      if (!Number.isFinite(n)) return one('DECIMAL_INVALID', [n]);
-      if (Math.abs(n) > 1e15 && Math.abs(n) !== 0) return one('DECIMAL_RANGE', [n], 'warning');
+      const text = rawNumber ?? String(value);
+      const status = decimalStatus(text);
+      if (status === 'syntax') return one('DECIMAL_INVALID', [text]);
+      if (status === 'range') return one('DECIMAL_RANGE', [text], 'warning');
       return NONE;
     }
   }
@@ -142,21 +148,10 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
       return NONE;
     case 'uri':
     case 'url':
-    case 'canonical': {
-      if (/\s/.test(s)) return one('URI_WHITESPACE', [s]); // linear: one character class
-      if (options.allowExampleUrls === false && EXAMPLE_URL_RE.test(s)) return one('EXAMPLE_URL', [s]);
-      // linear: anchored, one character class up to ':', which it cannot match
-      if (type === 'canonical' && !s.startsWith('#') && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) return one('URL_NOT_ABSOLUTE', [s]);
-      if (s.startsWith('urn:oid:')) return OID_RE.test(s) ? NONE : one('OID_INVALID', [s]);
-      if (s.startsWith('urn:uuid:')) return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
-      return NONE;
-    }
+    case 'canonical':
     case 'oid':
-      if (!s.startsWith('urn:oid:')) return one('OID_START', [s]);
-      return OID_RE.test(s) ? NONE : one('OID_INVALID', [s]);
     case 'uuid':
-      if (!s.startsWith('urn:uuid:')) return one('UUID_START', [s]);
-      return UUID_RE.test(s) ? NONE : one('UUID_INVALID', [s.slice(9)]);
+      return checkUri(type, s, options);
     case 'base64Binary': {
       // linear: each whitespace run is removed in one step
       const compact = s.includes(' ') || s.includes('\n') || s.includes('\r') || s.includes('\t') ? s.replace(/\s+/g, '') : s;
@@ -172,7 +167,9 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     case 'dateTime': {
       if (!DATETIME_RE.test(s) || !dayExists(s)) {
         // a time without a zone gets its own, more helpful, message
-        if (s.length > 10 && s[10] === 'T' && DATETIME_RE.test(s.slice(0, 10)) && TIME_RE.test(s.slice(11))) return one('DATETIME_NEEDS_TZ', []);
+        if (s.length > 10 && s[10] === 'T' && DATETIME_RE.test(s.slice(0, 10)) && TIME_WITH_FRACTION_RE.test(s.slice(11))) return one('DATETIME_NEEDS_TZ', []);
+        // the HL7 validator's two rules: the pattern, and a time needs a zone
+        if (s.includes('T') && !hasZoneAfterTime(s)) return [{ id: 'DATETIME_INVALID', args: [s], severity: 'error' }, { id: 'DATETIME_NEEDS_TZ', args: [], severity: 'error' }];
         return one('DATETIME_INVALID', [s]);
       }
       // linear: at most six fixed characters tried at each position
@@ -180,7 +177,7 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
       return NONE;
     }
     case 'instant':
-      if (!INSTANT_RE.test(s) || !dayExists(s)) return one('INSTANT_INVALID', [s]);
+      if (!INSTANT_RE.test(s) || !dayExists(s.charCodeAt(0) === 45 ? s.slice(1) : s)) return one('INSTANT_INVALID', [s]);
       return NONE;
     case 'time':
       if (!TIME_RE.test(s)) return one('TIME_INVALID', [s]);
@@ -188,6 +185,126 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     default:
       return NONE;
   }
+}
+
+/**
+ * A urn:oid: value as the HL7 validator takes it: a valid OID, and not a bare root of under
+ * four characters before its last dot (those are almost never namespaces), except under 1.3.
+ */
+function oidFits(s: string): boolean {
+  if (!OID_RE.test(s)) return false;
+  // after the 'urn:oid:' prefix (8 characters)
+  return s.lastIndexOf('.') - 8 >= 4 || s.startsWith('1.3', 8);
+}
+
+/**
+ * An integer as the HL7 validator reads one: an optional '-', then at most ten digits, within
+ * the 32-bit range.
+ */
+export function isIntegerText(s: string): boolean {
+  const start = s.charCodeAt(0) === 45 ? 1 : 0;
+  const digits = s.length - start;
+  if (digits === 0 || digits > 10) return false;
+  for (let i = start; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  if (digits < 10) return true;
+  const n = Number(s);
+  return n >= -2147483648 && n <= 2147483647;
+}
+
+/**
+ * A decimal as the HL7 validator reads one: the JSON number syntax with an optional exponent
+ * and no leading zeros ('syntax' otherwise); more than 18 significant digits or an exponent of
+ * more than four digits is out of the commonly supported range ('range', a warning).
+ */
+export function decimalStatus(s: string): 'ok' | 'syntax' | 'range' {
+  if (s.length === 0) return 'syntax';
+  const c0 = s.charCodeAt(0);
+  const signed = c0 === 45 || c0 === 43;
+  const body = signed ? 1 : 0;
+  if (s.charCodeAt(body) === 48 && body + 1 < s.length && s.charCodeAt(body + 1) !== 46) return 'syntax';
+  if (s.charCodeAt(s.length - 1) === 46) return 'syntax';
+  let period = false;
+  let exponent = false;
+  let sign = false;
+  let digits = false;
+  let mantissa = 0;
+  let run = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (!digits || period || exponent) return 'syntax';
+      period = true;
+      mantissa += run;
+      run = 0;
+    } else if (c === 45 || c === 43) {
+      if (digits || sign) return 'syntax';
+      sign = true;
+    } else if (c === 101 || c === 69) {
+      if (!digits || exponent) return 'syntax';
+      exponent = true;
+      sign = false;
+      digits = false;
+      mantissa += run;
+      run = 0;
+    } else if (c >= 48 && c <= 57) {
+      digits = true;
+      run++;
+    } else {
+      return 'syntax';
+    }
+  }
+  if (exponent && !digits) return 'syntax';
+  if (!exponent) mantissa += run;
+  if ((exponent && run > 4) || mantissa > 18) return 'range';
+  return 'ok';
+}
+
+/** After the 'T' of a dateTime: a 'Z', '+' or '-' (the zone). */
+function hasZoneAfterTime(s: string): boolean {
+  const t = s.indexOf('T');
+  for (let i = t + 1; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 90 || c === 43 || c === 45) return true;
+  }
+  return false;
+}
+
+/**
+ * The uri family as the HL7 validator checks it: each rule on its own (a value can break
+ * several), the problems list allocated only when one is found.
+ */
+function checkUri(type: string, s: string, options: PrimitiveCheckOptions): readonly PrimitiveProblem[] {
+  let out: PrimitiveProblem[] | undefined;
+  if (s.startsWith('oid:')) out = add(out, 'URI_OID_PREFIX', []);
+  if (s.startsWith('uuid:')) out = add(out, 'URI_UUID_PREFIX', []);
+  if (/\s/.test(s)) out = add(out, 'URI_WHITESPACE', [s]); // linear: one character class
+  if (options.allowExampleUrls === false && EXAMPLE_URL_RE.test(s)) out = add(out, 'EXAMPLE_URL', [s]);
+  if (type === 'oid' && !s.startsWith('urn:oid:')) out = add(out, 'OID_START', [s]);
+  if (type === 'uuid' && !s.startsWith('urn:uuid:')) out = add(out, 'UUID_START', [s]);
+  // linear: anchored, one character class up to ':', which it cannot match
+  if (type === 'canonical' && !s.startsWith('#') && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) out = add(out, 'URL_NOT_ABSOLUTE', [s]);
+  if (s.startsWith('urn:uuid:')) {
+    // the uuid without a fragment (and, for a canonical, without its version)
+    let end = s.indexOf('#');
+    if (end < 0) end = s.length;
+    if (type === 'canonical') {
+      const bar = s.lastIndexOf('|', end);
+      if (bar >= 0) end = bar;
+    }
+    const uuid = end === s.length ? s : s.slice(0, end);
+    if (!UUID_RE.test(uuid)) out = add(out, 'UUID_INVALID', [uuid.slice(9)]);
+  }
+  if (s.startsWith('urn:oid:') && !oidFits(s)) out = add(out, 'OID_INVALID', [s]);
+  return out ?? NONE;
+}
+
+function add(out: PrimitiveProblem[] | undefined, id: MessageId, args: unknown[]): PrimitiveProblem[] {
+  const list = out ?? [];
+  list.push({ id, args, severity: 'error' });
+  return list;
 }
 
 /** The HL7 validator's base64 test: the base64 alphabet characters (others are skipped) come in fours. */

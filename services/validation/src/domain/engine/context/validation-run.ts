@@ -17,6 +17,8 @@ export class ValidationRun {
   readonly evaluated = new Set<string>();
   /** Positions of every value, when the input was JSON text. */
   locations: WeakMap<object, ObjectLocation | ArrayLocation> | undefined;
+  /** The source text had string values without quotes (JSON5). */
+  unquotedValues = false;
   /** Errors and fatal issues reported (a silent run counts them without recording them). */
   errorCount = 0;
 
@@ -37,6 +39,7 @@ export class ValidationRun {
   forSlicing(): ValidationRun {
     const silent = new ValidationRun(this.services, this.authorization, this.pending, true);
     silent.locations = this.locations;
+    silent.unquotedValues = this.unquotedValues;
     return silent;
   }
 
@@ -84,6 +87,13 @@ export class ValidationRun {
     if (!this.locations) return undefined;
     const loc = this.locations.get(arr) as ArrayLocation | undefined;
     return loc?.items[i];
+  }
+
+  /** Whether a string value was written without quotes (JSON5); only looked up when the text had any. */
+  isUnquoted(raw: unknown, obj: Record<string, unknown>, key: string, index: number): boolean {
+    if (!this.unquotedValues || !this.locations) return false;
+    if (index >= 0 && Array.isArray(raw)) return (this.locations.get(raw) as ArrayLocation | undefined)?.unquoted?.[index] === true;
+    return (this.locations.get(obj) as ObjectLocation | undefined)?.unquoted?.[key] === true;
   }
 
   /** The source text of a number (when the parser kept it: `1.50`, `2.0`). */

@@ -20,24 +20,29 @@ export interface ObjectLocation extends Position {
   props: Record<string, Position>;
   /** The source text of numbers whose text a JS number does not keep (`1.50`, `2.0`, `1e3`). */
   rawNumbers?: Record<string, string>;
+  /** Properties whose string value was written without quotes (JSON5). */
+  unquoted?: Record<string, true>;
 }
 
 /** Positions of an array's items. */
 export interface ArrayLocation extends Position {
   items: Position[];
   rawNumbers?: Record<number, string>;
+  unquoted?: Record<number, true>;
 }
 
 export type JsonPathSegment = string | number;
 
 export interface JsonParseIssue {
-  kind: 'comment' | 'missing-comma' | 'missing-comma-in-array' | 'trailing-comma' | 'duplicate-property' | 'syntax' | 'too-deep' | 'too-large';
+  kind: 'comment' | 'missing-comma' | 'missing-comma-in-array' | 'trailing-comma' | 'duplicate-property' | 'unquoted-name' | 'syntax' | 'too-deep' | 'too-large';
   fatal: boolean;
   message: string;
   line: number;
   col: number;
   /** Where in the document the problem sits (property names and array indexes). */
   path: JsonPathSegment[];
+  /** For unquoted names and values: the property name (`item` in an array) and the text. */
+  args?: string[];
 }
 
 export interface LocatedJson {
@@ -45,6 +50,8 @@ export interface LocatedJson {
   value: unknown;
   locations: WeakMap<object, ObjectLocation | ArrayLocation>;
   issues: JsonParseIssue[];
+  /** Some string value was written without quotes (its container's location says which). */
+  unquotedValues: boolean;
 }
 
 export interface ParseOptions {
@@ -66,6 +73,8 @@ interface Frame {
   afterValue: boolean;
   /** A comma was just read. */
   afterComma: boolean;
+  /** The property being read repeats an earlier name: its value is read but not kept (the first one counts). */
+  duplicate: boolean;
   path: JsonPathSegment[];
 }
 
@@ -81,16 +90,18 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
   if (options.maxLength !== undefined && text.length > options.maxLength) {
     issues.push({ kind: 'too-large', fatal: true, line: 1, col: 1, path: [],
       message: `The input is too large (${text.length} characters; the limit is ${options.maxLength})` });
-    return { value: undefined, locations, issues };
+    return { value: undefined, locations, issues, unquotedValues: false };
   }
   let pos = 0;
   let line = 1;
   let lineStart = 0;
   const len = text.length;
-  let pendingComment: { line: number; col: number } | undefined;
+  /** Comments read since the last value (each is reported, at the value that follows them, as the HL7 parser attaches them). */
+  let pendingComments: Position[] | undefined;
   /** Source text of the number just read, when it differs from the JS number's rendering. */
   let lastRawNumber: string | undefined;
-  let commentBeforeRoot = false;
+  let unquotedValues = false;
+  let commentsBeforeRoot: Position[] | undefined;
   const stack: Frame[] = [];
   let root: unknown = undefined;
   let rootSet = false;
@@ -130,8 +141,8 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
             if (pos >= len) fatal('Unterminated comment in JSON');
             pos += 2;
           }
-          if (!rootSet && stack.length === 0) commentBeforeRoot = true;
-          else pendingComment ??= at;
+          if (!rootSet && stack.length === 0) (commentsBeforeRoot ??= []).push(at);
+          else (pendingComments ??= []).push(at);
           continue;
         }
       }
@@ -158,6 +169,7 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
         pos += 2;
         switch (e) {
           case '"': out += '"'; break;
+          case "'": out += "'"; break;
           case '\\': out += '\\'; break;
           case '/': out += '/'; break;
           case 'b': out += '\b'; break;
@@ -179,7 +191,8 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
         start = pos;
         continue;
       }
-      if (c === 10) fatal('Unterminated string in JSON (line break inside a string)');
+      // a raw line break inside a string is read as part of it (as the HL7 lexer does)
+      if (c === 10) { line++; lineStart = pos + 1; }
       pos++;
     }
   }
@@ -189,20 +202,54 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
   function readScalar(): unknown {
     const c = text[pos];
     if (c === '"') return readString();
-    if (c === 't' && text.startsWith('true', pos)) { pos += 4; return true; }
-    if (c === 'f' && text.startsWith('false', pos)) { pos += 5; return false; }
-    if (c === 'n' && text.startsWith('null', pos)) { pos += 4; return null; }
+    if (isNameStart(text.charCodeAt(pos))) {
+      // true, false, null, or (as the HL7 validator's JSON5 reading) an unquoted string value
+      const word = readName();
+      if (word === 'true') return true;
+      if (word === 'false') return false;
+      if (word === 'null') return null;
+      // recorded on the container: the walker reports it where the property is a known primitive
+      const top = stack[stack.length - 1];
+      if (top?.kind === 'array') ((top.loc as ArrayLocation).unquoted ??= {})[top.index] = true;
+      else if (top?.kind === 'object' && top.key !== undefined && !top.duplicate) ((top.loc as ObjectLocation).unquoted ??= {})[top.key] = true;
+      unquotedValues = true;
+      return word;
+    }
     if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
+      // as the HL7 lexer: a number is the whole run of digits, signs, '.', 'e' and 'E'; text that
+      // is not a JSON number (`007`, `1.`, `1.2.3`) is kept as written (its value NaN or the
+      // nearest number) for the datatype checks to judge
+      let end = pos + 1;
+      while (end < len) {
+        const d = text.charCodeAt(end);
+        if ((d >= 48 && d <= 57) || d === 46 || d === 43 || d === 45 || d === 101 || d === 69) end++;
+        else break;
+      }
+      const run = text.slice(pos, end);
       NUMBER.lastIndex = pos;
       const m = NUMBER.exec(text);
-      if (m) {
-        pos += m[0].length;
-        const n = Number(m[0]);
-        lastRawNumber = String(n) === m[0] ? undefined : m[0];
+      pos = end;
+      if (m && m[0].length === run.length) {
+        const n = Number(run);
+        lastRawNumber = String(n) === run ? undefined : run;
         return n;
       }
+      lastRawNumber = run;
+      return run === '-' ? Number.NaN : Number(run);
     }
     return fatal(`Unexpected content '${c === undefined ? 'end of input' : c}' in json format at Line ${line}`);
+  }
+
+  /** An unquoted name: a letter or '_', then letters, digits, '_', '.' and '-' (the HL7 JSON5 lexer's rule). */
+  function readName(): string {
+    const start = pos;
+    pos++;
+    while (pos < len) {
+      const c = text.charCodeAt(pos);
+      if (isNameStart(c) || (c >= 48 && c <= 57) || c === 46 || c === 45) pos++;
+      else break;
+    }
+    return text.slice(start, pos);
   }
 
   function attach(value: unknown, at: Position): void {
@@ -215,9 +262,12 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     } else {
       const key = top.key as string;
       const obj = top.container as Record<string, unknown>;
-      if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-      else obj[key] = value;
-      (top.loc as ObjectLocation).props[key] = at;
+      if (top.duplicate) top.duplicate = false;
+      else if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+      else {
+        obj[key] = value;
+        (top.loc as ObjectLocation).props[key] = at;
+      }
       top.key = undefined;
     }
     top.afterValue = true;
@@ -246,13 +296,13 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
         const loc: ObjectLocation = { ...at, props: Object.create(null) };
         locations.set(obj, loc);
         attach(obj, at);
-        stack.push({ kind: 'object', container: obj, loc, key: undefined, index: 0, afterValue: false, afterComma: false, path });
+        stack.push({ kind: 'object', container: obj, loc, key: undefined, index: 0, afterValue: false, afterComma: false, duplicate: false, path });
       } else {
         const arr: unknown[] = [];
         const loc: ArrayLocation = { ...at, items: [] };
         locations.set(arr, loc);
         attach(arr, at);
-        stack.push({ kind: 'array', container: arr, loc, key: undefined, index: 0, afterValue: false, afterComma: false, path });
+        stack.push({ kind: 'array', container: arr, loc, key: undefined, index: 0, afterValue: false, afterComma: false, duplicate: false, path });
       }
       return;
     }
@@ -261,21 +311,21 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     if (lastRawNumber !== undefined) {
       const top = stack[stack.length - 1];
       if (top?.kind === 'array') ((top.loc as ArrayLocation).rawNumbers ??= {})[top.index] = lastRawNumber;
-      else if (top?.kind === 'object' && top.key !== undefined) ((top.loc as ObjectLocation).rawNumbers ??= {})[top.key] = lastRawNumber;
+      else if (top?.kind === 'object' && top.key !== undefined && !top.duplicate) ((top.loc as ObjectLocation).rawNumbers ??= {})[top.key] = lastRawNumber;
     }
     attach(value, at);
   }
 
   function reportPendingComment(path: JsonPathSegment[]): void {
-    if (!pendingComment) return;
-    issues.push({ kind: 'comment', fatal: false, message: 'Comments are not allowed in JSON', ...pendingComment, path });
-    pendingComment = undefined;
+    if (!pendingComments) return;
+    for (const at of pendingComments) issues.push({ kind: 'comment', fatal: false, message: 'Comments are not allowed in JSON', ...at, path });
+    pendingComments = undefined;
   }
 
   try {
     skipWhitespaceAndComments();
     if (pos >= len) fatal('The JSON is empty');
-    if (commentBeforeRoot) issues.push({ kind: 'comment', fatal: false, message: 'Comments are not allowed in JSON', line: 1, col: 1, path: [] });
+    for (const at of commentsBeforeRoot ?? []) issues.push({ kind: 'comment', fatal: false, message: 'Comments are not allowed in JSON', ...at, path: [] });
     startValue();
     for (let top = stack[stack.length - 1]; top !== undefined; top = stack[stack.length - 1]) {
       skipWhitespaceAndComments();
@@ -299,17 +349,21 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
         continue;
       }
       if (top.kind === 'object') {
-        if (c === '"') {
+        const unquoted = c !== '"' && isNameStart(text.charCodeAt(pos));
+        if (c === '"' || unquoted) {
           if (top.afterValue) issues.push({ kind: 'missing-comma', fatal: false, message: 'A Comma is missing in the JSON', line, col: col(), path: top.path });
           const keyAt = { line, col: col() };
-          const key = readString();
+          const key = unquoted ? readName() : readString();
+          if (unquoted) issues.push({ kind: 'unquoted-name', fatal: false, message: `The property name '${key}' has no quotes`, ...keyAt, path: top.path, args: [key] });
           skipWhitespaceAndComments();
           if (text[pos] !== ':') fatal(`Expected ':' after property name '${key}' but found '${text[pos] ?? 'end of input'}' in json format at Line ${line}`);
           pos++;
           const propertyPath = [...top.path, key];
-          if (pendingComment) reportPendingComment(stack.length === 1 && key === 'resourceType' ? [] : propertyPath);
+          if (pendingComments) reportPendingComment(stack.length === 1 && key === 'resourceType' ? [] : propertyPath);
           if (Object.prototype.hasOwnProperty.call(top.container, key)) {
-            issues.push({ kind: 'duplicate-property', fatal: false, message: `Duplicated property name: ${key}`, ...keyAt, path: propertyPath });
+            // reported at the object, as the HL7 validator does; the first value is the one kept
+            issues.push({ kind: 'duplicate-property', fatal: false, message: `Duplicated property name: ${key}`, ...keyAt, path: top.path, args: [key] });
+            top.duplicate = true;
           }
           top.key = key;
           skipWhitespaceAndComments();
@@ -329,10 +383,14 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     }
     skipWhitespaceAndComments();
     if (pos < len) fatal(`Unexpected content '${text[pos]}' after the end of the JSON at Line ${line}`);
-    if (pendingComment) reportPendingComment([]);
-    return { value: root, locations, issues };
+    if (pendingComments) reportPendingComment([]);
+    return { value: root, locations, issues, unquotedValues };
   } catch (e) {
     if (!(e instanceof FatalParse)) throw e;
-    return { value: undefined, locations, issues };
+    return { value: undefined, locations, issues, unquotedValues: false };
   }
+}
+
+function isNameStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 }

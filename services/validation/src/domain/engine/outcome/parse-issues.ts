@@ -11,7 +11,9 @@ export function reportParseIssue(run: ValidationRun, pi: JsonParseIssue, rootTyp
     // the HL7 validator accepts a missing comma between array items silently; we warn
     case 'missing-comma-in-array': return run.report('warning', 'JSON_COMMA_MISSING', [], path, at);
     case 'trailing-comma': return run.report('error', pi.message.includes('Array') ? 'JSON_COMMA_EXTRA_ARRAY' : 'JSON_COMMA_EXTRA_OBJECT', [], path, at);
-    case 'duplicate-property': return run.report('error', 'DUPLICATE_JSON_PROPERTY', [pi.path[pi.path.length - 1]], path, at);
+    case 'duplicate-property': return run.report('error', 'DUPLICATE_JSON_PROPERTY', [pi.args?.[0] ?? ''], path, at);
+    // unquoted names (JSON5): read, and reported as the HL7 validator does (values: by the walker)
+    case 'unquoted-name': return run.report('error', 'JSON_PROPERTY_NO_QUOTES', [pi.args?.[0] ?? ''], path, at);
     case 'too-deep': return run.report('fatal', 'JSON_TOO_DEEP', [pi.message], '', at);
     case 'too-large': return run.report('fatal', 'JSON_TOO_LARGE', [pi.message], '', at);
     default: return run.report('fatal', 'JSON_PARSE_ERROR', [`Error parsing JSON source: ${pi.message} (line ${pi.line}, column ${pi.col})`], '', at);

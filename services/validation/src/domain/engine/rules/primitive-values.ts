@@ -24,12 +24,20 @@ export interface PrimitiveOccurrence {
   hasCompanion: boolean;
   /** The source text of a number, when the parser kept it (`1.50`, `2.0`). */
   rawNumber: string | undefined;
+  /** The value is an item of a JSON array (a null item there is a value left out, not an error by itself). */
+  inArray?: boolean;
 }
 
 /** One primitive value of `type` at ctx (ctx.element is its element). */
-export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, hasCompanion, rawNumber: raw }: PrimitiveOccurrence): void {
+export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, hasCompanion, rawNumber: raw, inArray }: PrimitiveOccurrence): void {
   const { element: el, path, at, plan } = ctx;
+  let blank = false;
   if (ctx.mode === 'structural') {
+    if (companion === null && !inArray && hasCompanion && (v === undefined || (v !== null && typeof v !== 'object'))) {
+      // a single value's `_x` written as null: reported, and the value is not read
+      ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + path.slice(path.lastIndexOf('.') + 1), 'a Null', path], path, at);
+      return;
+    }
     if (companion !== undefined && companion !== null) {
       if (!isObject(companion)) {
         ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [path.slice(path.lastIndexOf('.') + 1), jsonKind(companion), path], path, at);
@@ -40,8 +48,12 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
       }
     }
     if (v === undefined || v === null) {
-      const hasExtensions = isObject(companion) && Object.keys(companion).length > 0;
-      if (!hasExtensions) ctx.report('error', v === null && !hasCompanion ? 'JSON_NULL_NOT_ALLOWED' : 'PRIMITIVE_NO_VALUE', v === null && !hasCompanion ? [path.slice(path.lastIndexOf('.') + 1), path] : [], path, at);
+      // a single value written as null is not a simple value, whatever its companion holds
+      if (v === null && (!inArray || !hasCompanion)) {
+        ctx.report('error', 'JSON_NULL_NOT_ALLOWED', [path.slice(path.lastIndexOf('.') + 1), path], path, at);
+      } else if (!hasChildren(companion)) {
+        ctx.report('error', 'PRIMITIVE_NO_VALUE', [], path, at);
+      }
       return;
     }
     const want = jsonTypeOfPrimitive(type);
@@ -49,17 +61,20 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
       ctx.report('error', 'JSON_PRIMITIVE_WRONG_TYPE', [want === 'boolean' ? 'a boolean' : want === 'number' ? 'a number' : 'a string', path], path, at);
       return;
     }
-    if (typeof v === 'number' && (type === 'integer' || type === 'positiveInt' || type === 'unsignedInt') && raw !== undefined && /[.eE]/.test(raw) /* linear: one character class */) {
-      ctx.report('error', 'INTEGER_INVALID', [raw], path, at);
-      return;
+    if (typeof v === 'string' && isBlank(v)) {
+      // as HL7's checkPrimitive: a blank value is fine when extensions stand in for it, and
+      // is otherwise an error when empty and a warning when only whitespace; nothing else of
+      // the value is checked
+      if (!hasChildren(companion)) ctx.report(v.length === 0 ? 'error' : 'warning', v.length === 0 ? 'PRIMITIVE_EMPTY_STRING' : 'PRIMITIVE_WHITESPACE_ONLY', [], path, at);
+      blank = true;
     }
     const isResourceId = type !== 'id' && el.path === plan.type + '.id' && plan.kind === 'resource';
-    if (!isResourceId) {
+    if (!isResourceId && !blank) {
       const options = ctx.services.options;
-      const problems = checkPrimitiveValue(type, v as string | number | boolean, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown });
+      const problems = checkPrimitiveValue(type, v as string | number | boolean, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, raw);
       for (const p of problems) ctx.report(p.severity, p.id, p.args, path, at);
     }
-    if (type === 'xhtml' && typeof v === 'string') {
+    if (type === 'xhtml' && typeof v === 'string' && !blank) {
       for (const p of checkXhtml(v)) ctx.report('error', p.id, p.args, path, at);
       const resource = ctx.host.resource;
       const contained = Array.isArray(resource.contained) ? (resource.contained as unknown[]).filter(isObject).map((c) => String(c.id)) : [];
@@ -67,12 +82,14 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     }
   } else if (v === undefined || v === null || typeof v !== jsonTypeOfPrimitive(type)) {
     return;
+  } else {
+    blank = typeof v === 'string' && isBlank(v);
   }
   if (v === undefined || v === null) return;
-  if (el.maxLength !== undefined && typeof v === 'string' && v.length > el.maxLength) {
+  if (el.maxLength !== undefined && typeof v === 'string' && v.length > el.maxLength && !blank) {
     ctx.report('error', 'STRING_TOO_LONG', [el.maxLength], path, at);
   }
-  if (el.regex !== undefined && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
+  if (el.regex !== undefined && !blank && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
     const problem = checkValueRegex(el.regex, type, raw ?? String(v));
     if (problem) ctx.report(problem.severity, problem.id, problem.args, path, at);
   }
@@ -83,8 +100,26 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     ctx.report('error', 'PATTERN_VALUE', [v, describeValue(el.pattern), plan.label], path, at);
   }
   if (el.minValue || el.maxValue) checkPrimitiveRange(ctx, v);
-  if (el.binding && (type === 'code' || type === 'string' || type === 'uri') && typeof v === 'string') {
+  if (el.binding && !blank && (type === 'code' || type === 'string' || type === 'uri') && typeof v === 'string') {
     checkBinding(ctx, type, v);
   }
   if (el.constraints.length) checkConstraints(ctx, el, v);
+}
+
+/** A `_x` companion that holds something (an id or extensions). */
+function hasChildren(companion: unknown): boolean {
+  if (!isObject(companion)) return false;
+  for (const _ in companion) return true;
+  return false;
+}
+
+/** Blank as Java's StringUtils.isBlank: empty, or whitespace only (Character.isWhitespace). */
+function isBlank(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13) || (c >= 28 && c <= 31)) continue;
+    if (c > 0x1600 && (c === 0x1680 || (c >= 0x2000 && c <= 0x2006) || (c >= 0x2008 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x205f || c === 0x3000)) continue;
+    return false;
+  }
+  return true;
 }

@@ -30,7 +30,9 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
   // 1. sort the properties onto their elements
   let groups: Map<ElementPlan, Occurrence[]> | undefined;
   let presentInvalid: Set<ElementPlan> | undefined;
+  let empty = true;
   for (const key in obj) {
+    empty = false;
     if (key === 'resourceType' && isResourceRoot) continue;
     let lookupKey = key;
     if (key.charCodeAt(0) === 95 /* _ */) {
@@ -52,6 +54,8 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
     if (!g) groups.set(hit.element, (g = []));
     g.push({ key: lookupKey, type: hit.type });
   }
+  // as the HL7 JSON parser: every object (a value, a `_x` companion) must have some property
+  if (empty && mode === 'structural') ctx.report('error', 'OBJECT_MUST_HAVE_SOME_CONTENT', [], path, ctx.pos(obj));
   // 2. every child element: cardinality, slicing, values
   for (const child of children.list) {
     const g = groups?.get(child);

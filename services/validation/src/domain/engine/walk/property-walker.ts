@@ -35,38 +35,61 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       if (s !== typed && s.min > 0) ctx.report('error', el.slicing?.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [s.id, plan.label], path, ctx.pos(obj));
     }
   }
-  // JSON shape
+  // JSON shape, as the HL7 JSON parser reads it: a value of the wrong shape is reported once
+  // and not read (a primitive list with a non-array value or companion is not read at all);
+  // values and `_x` companion items pair up by index, with no rule on the two lengths.
   let values: unknown[];
   let companions: unknown[] | undefined;
   let valuesAreArray = false;
+  const structural = mode === 'structural';
   if (raw === undefined) {
     values = Array.isArray(companion) ? companion.map(() => undefined) : [undefined];
   } else if (Array.isArray(raw)) {
-    valuesAreArray = true;
-    values = raw;
-    if (!repeating && mode === 'structural') {
-      ctx.report('error', 'JSON_PROPERTY_VALUE_NOT_ARRAY', [isPrimitive ? 'a primitive' : 'an Object', `${path}.${key}`], basePath, ctx.propPos(obj, key));
-    }
-    if (raw.length === 0 && mode === 'structural') {
-      ctx.report('error', 'ARRAY_CANNOT_BE_EMPTY', [], basePath, ctx.propPos(obj, key));
+    if (!repeating) {
+      if (structural) ctx.report('error', 'JSON_PROPERTY_VALUE_NOT_ARRAY', [isPrimitive ? 'a primitive' : 'an Object', `${path}.${key}`], basePath, ctx.propPos(obj, key));
+      values = [];
+    } else {
+      valuesAreArray = true;
+      values = raw;
+      // an empty list of primitives is simply no values
+      if (raw.length === 0 && !isPrimitive && structural) ctx.report('error', 'ARRAY_CANNOT_BE_EMPTY', [], basePath, ctx.propPos(obj, key));
     }
   } else {
     values = [raw];
-    if (repeating && mode === 'structural') {
-      ctx.report('error', 'JSON_PROPERTY_NO_ARRAY', [key, jsonKind(raw), path], basePath, ctx.propPos(obj, key));
+    if (repeating) {
+      if (structural) ctx.report('error', 'JSON_PROPERTY_NO_ARRAY', [key, jsonKind(raw), path], basePath, ctx.propPos(obj, key));
+      if (isPrimitive) values = [];
     }
   }
   if (companion !== undefined) {
-    if (Array.isArray(companion)) companions = companion;
-    else companions = [companion];
-    if (mode === 'structural' && (Array.isArray(companion) !== (raw === undefined ? Array.isArray(companion) : Array.isArray(raw)) || (Array.isArray(raw) && Array.isArray(companion) && raw.length !== companion.length))) {
-      ctx.report('error', 'PRIMITIVE_EXTENSION_MISALIGNED', [key, companions.length, values.length, path], basePath, ctx.propPos(obj, '_' + key));
+    if (Array.isArray(companion)) {
+      companions = repeating ? companion : undefined;
+    } else if (repeating && isPrimitive) {
+      if (structural) ctx.report('error', 'JSON_BASE_PROPERTY_NO_ARRAY', ['_' + key, jsonKind(companion), path], basePath, ctx.propPos(obj, '_' + key));
+      values = [];
+    } else {
+      companions = [companion];
+    }
+    if (!repeating && Array.isArray(companion) && values.length > 0) {
+      // a single value's companion given as an array: reported (unless the value itself is
+      // not a simple value, which is reported instead), and the value is not read
+      if (raw === undefined || (raw !== null && typeof raw !== 'object')) {
+        if (structural) ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + key, 'an Array', basePath], basePath, ctx.propPos(obj, '_' + key));
+        values = [];
+      }
     }
   }
+  if (values.length === 0 && !valuesAreArray) companions = undefined;
   const count = Math.max(values.length, companions?.length ?? 0);
-  // cardinality
-  if (count < effective.min) ctx.report('error', 'CARDINALITY_MIN', [effective.path, effective.min, count, plan.label], path, ctx.pos(obj));
-  if (count > effective.max) ctx.report('error', 'CARDINALITY_MAX', [effective.path, effective.max, count, plan.label], path, ctx.pos(obj));
+  // cardinality, over the values the HL7 parser makes elements of (a null or wrong-shaped
+  // value is reported where it stands and does not count)
+  let present = count;
+  if (count > 0 && (effective.min > 0 || count > effective.max)) {
+    for (let i = 0; i < values.length; i++) if (!makesElement(values[i], isPrimitive, valuesAreArray)) present--;
+    if (present < 0) present = 0;
+  }
+  if (present < effective.min) ctx.report('error', 'CARDINALITY_MIN', [effective.path, effective.min, present, plan.label], path, ctx.pos(obj));
+  if (present > effective.max) ctx.report('error', 'CARDINALITY_MAX', [effective.path, effective.max, present, plan.label], path, ctx.pos(obj));
   // slicing
   let sliceOf: (ElementPlan | undefined)[] | undefined;
   if (effective.slicing && effective.slices.length > 0 && !effective.isChoice) {
@@ -82,8 +105,12 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     const at = raw === undefined ? undefined : valuesAreArray ? ctx.itemPos(raw as unknown[], i) : ctx.propPos(obj, key);
     const item = ctx.item(sliceOf?.[i] ?? effective, itemPath, at);
     if (isPrimitive) {
+      // a primitive value written without quotes (JSON5): at the object for a single value, at the item in a list
+      if (typeof v === 'string' && run.unquotedValues && mode === 'structural' && run.isUnquoted(raw, obj, key, valuesAreArray ? i : -1)) {
+        ctx.report('error', 'JSON_PROPERTY_VALUE_NO_QUOTES', [valuesAreArray ? 'item' : key, v], valuesAreArray ? itemPath : path, at);
+      }
       const rawNumber = typeof v === 'number' && run.locations ? run.rawNumber(raw, obj, key, valuesAreArray ? i : -1) : undefined;
-      checkPrimitive(item, type, { value: v, companion: c, hasCompanion: companions !== undefined, rawNumber });
+      checkPrimitive(item, type, { value: v, companion: c, hasCompanion: companions !== undefined, rawNumber, inArray: valuesAreArray });
       continue;
     }
     if (v === null || v === undefined) {
@@ -97,4 +124,11 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, path });
     walkComplexValue(item, v, type);
   }
+}
+
+/** Whether the HL7 parser makes an element of this JSON value (undefined: a value given only by its `_x` companion). */
+function makesElement(v: unknown, isPrimitive: boolean, inArray: boolean): boolean {
+  if (v === undefined) return true;
+  if (v === null) return isPrimitive && inArray;
+  return isPrimitive ? typeof v !== 'object' : !Array.isArray(v) && typeof v === 'object';
 }

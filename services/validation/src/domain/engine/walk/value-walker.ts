@@ -96,7 +96,12 @@ function walkNestedResource(ctx: NodeContext, v: Record<string, unknown>): void 
   const { element: el, path, at, mode } = ctx;
   const rt = v.resourceType;
   if (typeof rt !== 'string') {
-    if (mode === 'structural') ctx.report('error', 'RESOURCETYPE_MISSING', [], path, at);
+    if (mode === 'structural') {
+      let empty = true;
+      for (const _ in v) { empty = false; break; }
+      if (empty) ctx.report('error', 'OBJECT_MUST_HAVE_SOME_CONTENT', [], path, at);
+      ctx.report('error', 'RESOURCETYPE_MISSING', [], path, at);
+    }
     return;
   }
   const nestedPath = `${path}.ofType(${rt})` + (typeof v.id === 'string' ? `.where(id = '${v.id.replace(/'/g /* linear: one character */, "\\'")}')` : '');
