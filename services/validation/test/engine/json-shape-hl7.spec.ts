@@ -218,5 +218,14 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
       const bad = v.validate(patient({ generalPractitioner: [{ reference: '#nothere' }] }));
       expect(issuesWith(bad, /Rule ref-1/)).to.have.length(1);
     });
+
+    it('ref-1: `#` alone and references to a contained resource of the root pass; a local reference to nothing fails once per reference', () => {
+      const contained = [{ resourceType: 'Practitioner', id: 'gp' }];
+      expect(issuesWith(v.validate(patient({ contained, generalPractitioner: [{ reference: '#gp' }] })), /Rule ref-1/)).to.deep.equal([]);
+      expect(issuesWith(v.validate(patient({ generalPractitioner: [{ reference: '#' }] })), /Rule ref-1/)).to.deep.equal([]);
+      expect(issuesWith(v.validate(patient({ generalPractitioner: [{ reference: 'Practitioner/gp' }] })), /Rule ref-1/)).to.deep.equal([]);
+      const two = v.validate(patient({ contained, generalPractitioner: [{ reference: '#gp' }, { reference: '#other' }, { reference: '#GP' }] }));
+      expect(issuesWith(two, /Rule ref-1/).map((i) => i.expression?.[0])).to.deep.equal(['Patient.generalPractitioner[1]', 'Patient.generalPractitioner[2]']);
+    });
   });
 });

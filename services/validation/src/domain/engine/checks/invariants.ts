@@ -56,6 +56,23 @@ const EXPRESSION_FIXES: Record<string, string> = {
     "targetProfile.exists() implies (type = 'Reference' or type = 'canonical' or type.memberOf('http://hl7.org/fhir/ValueSet/resource-types'))",
 };
 
+/** Core's R4 ref-1, which every Reference carries. */
+const REF_1_R4 = "reference.startsWith('#').not() or (reference.substring(1).trace('url') in %rootResource.contained.id.trace('ids'))";
+
+/**
+ * ref-1 as the corrected expression above reads (EXPRESSION_FIXES): a reference that is absent, is
+ * `#` alone or does not start with `#` passes; `#id` passes when a contained resource of the root
+ * resource has that id.
+ */
+function evaluateRef1(node: unknown, rootResource: unknown): InvariantResult {
+  const reference = isObject(node) ? node.reference : undefined;
+  if (typeof reference !== 'string' || reference === '#' || !reference.startsWith('#')) return 'pass';
+  const id = reference.slice(1);
+  const contained = isObject(rootResource) ? rootResource.contained : undefined;
+  if (Array.isArray(contained)) for (const r of contained) if (isObject(r) && r.id === id) return 'pass';
+  return 'fail';
+}
+
 /** The same corrections, for expressions that many constraints share (whatever their key). */
 const EXPRESSION_FIXES_ANY_KEY: Record<string, string> = {
   // the canonical resources' name rule (warnings): an absent name passes, and the pattern matches the whole name
@@ -151,6 +168,8 @@ export class InvariantEvaluator {
   evaluate(c: ConstraintPlan, node: unknown, env: InvariantEnv): InvariantResult {
     if (NATIVE.has(c.key)) return evaluateNative(c.key, node);
     if (!c.expression) return 'skip';
+    // ref-1 stands on every Reference: evaluated here, in its corrected form (below), not by fhirpath.js
+    if (c.key === 'ref-1' && c.expression === REF_1_R4) return evaluateRef1(node, env.rootResource);
     const expression = EXPRESSION_FIXES[c.key + '\u0000' + c.expression] ?? EXPRESSION_FIXES_ANY_KEY[c.expression] ?? c.expression;
     const fn = this.compile(c.base + '\u0000' + expression, c.base, expression, this.options);
     if (fn instanceof Error) return { error: fn.message };
