@@ -4,7 +4,9 @@
  * conversion of invariant results). Fixtures are hand-written.
  */
 import { expect } from 'chai';
+import { InvariantEvaluator } from '#validation/domain/engine/checks/invariants.js';
 import { Validator } from '#validation/domain/engine/validator.js';
+import { FakeTerminology } from '../terminology/support/fake-terminology.js';
 import { coreSource } from './support/core-definitions.js';
 import { describe_, errorsOf, issuesWith } from './support/helpers.js';
 
@@ -217,6 +219,16 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
       expect(issuesWith(o, /ref-1/), describe_(o)).to.deep.equal([]);
       const bad = v.validate(patient({ generalPractitioner: [{ reference: '#nothere' }] }));
       expect(issuesWith(bad, /Rule ref-1/)).to.have.length(1);
+    });
+
+    it('an expression fhirpath.js answers with empty passes (deqm-1 reads `start.value`, which the HL7 engine has and fhirpath.js has not)', () => {
+      const invariants = new InvariantEvaluator(new FakeTerminology({}));
+      const deqm1 = { key: 'deqm-1', severity: 'error' as const, human: 'day precision', bestPractice: false, base: 'Period', source: undefined,
+        expression: "start.value.matches('^([0-9]{4})-(1[0-2]|0[1-9])-(3[01]|0[1-9]|[12][0-9]).*')" };
+      const period = { start: '2024-08-07T02:36:13Z' };
+      expect(invariants.evaluate(deqm1, period, { resource: period, rootResource: period })).to.equal('pass');
+      const boolean = { ...deqm1, key: 'x-1', expression: "start.matches('^2025')" };
+      expect(invariants.evaluate(boolean, period, { resource: period, rootResource: period })).to.equal('fail');
     });
 
     it('ref-1: `#` alone and references to a contained resource of the root pass; a local reference to nothing fails once per reference', () => {

@@ -177,9 +177,12 @@ export class InvariantEvaluator {
     this.currentContext = env.context;
     try {
       const result = fn(node, variables(env));
-      // as the HL7 engine converts a result to a boolean: one boolean is itself, anything else
-      // is true when not empty; an empty result fails the invariant
-      if (result.length === 0) return 'fail';
+      // An empty result passes. (The HL7 engine converts it to false, so it fails there; but
+      // fhirpath.js returns empty where the HL7 engine has an answer — `.value` of a primitive, as in
+      // deqm-1's `start.value.matches(...)` — and failing on empty turned each such gap into a false
+      // error on every NHSN MeasureReport. The expressions HL7 itself corrects are corrected above,
+      // so that an absent element passes either way.)
+      if (result.length === 0) return 'pass';
       if (result.length === 1 && typeof result[0] === 'boolean') return result[0] ? 'pass' : 'fail';
       return 'pass';
     } catch (e) {
