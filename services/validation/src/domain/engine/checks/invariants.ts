@@ -45,9 +45,8 @@ const EXPRESSION_FIXES: Record<string, string> = {
   // without repeats the published form is empty, not false, for two initial values: the HL7 engine counts empty as a failure
   'que-13\u0000repeats=true or initial.count() <= 1': '(repeats.exists() and repeats) or initial.count() <= 1',
   // The HL7 engine counts an empty result as a failure, and evaluates these R4 forms corrected
-  // so that an absent element passes (its FHIRPathExpressionFixer does the same).
-  "ref-1\u0000reference.startsWith('#').not() or (reference.substring(1).trace('url') in %rootResource.contained.id.trace('ids'))":
-    "reference.exists() implies (reference = '#' or (reference.startsWith('#').not() or (reference.substring(1).trace('url') in %rootResource.contained.id.trace('ids'))))",
+  // so that an absent element passes (its FHIRPathExpressionFixer does the same; ref-1's corrected
+  // form is evaluated natively, evaluateRef1 below).
   "bdl-8\u0000fullUrl.contains('/_history/').not()": "fullUrl.exists() implies fullUrl.contains('/_history/').not()",
   "ras-2\u0000probability is decimal implies (probability as decimal) <= 100": 'probability.empty() or ((probability is decimal) implies ((probability as decimal) <= 100))',
   "eld-18\u0000isModifier implies isModifierReason.exists()": '(isModifier.exists() and isModifier) implies isModifierReason.exists()',
@@ -60,9 +59,9 @@ const EXPRESSION_FIXES: Record<string, string> = {
 const REF_1_R4 = "reference.startsWith('#').not() or (reference.substring(1).trace('url') in %rootResource.contained.id.trace('ids'))";
 
 /**
- * ref-1 as the corrected expression above reads (EXPRESSION_FIXES): a reference that is absent, is
- * `#` alone or does not start with `#` passes; `#id` passes when a contained resource of the root
- * resource has that id.
+ * ref-1 in the HL7 validator's corrected form, `reference.exists() implies (reference = '#' or
+ * <the R4 expression>)`: a reference that is absent, is `#` alone or does not start with `#`
+ * passes; `#id` passes when a contained resource of the root resource has that id.
  */
 function evaluateRef1(node: unknown, rootResource: unknown): InvariantResult {
   const reference = isObject(node) ? node.reference : undefined;
