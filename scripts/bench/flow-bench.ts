@@ -59,7 +59,7 @@ import { JetStreamPublisher } from '#adapters/messaging/publisher.js';
 import { createLogger, silentLogger } from '#adapters/observability/logger.js';
 import { openDatabase, OutboxMessageEntity, outboxMigration, OutboxRelay } from '#adapters/persistence/index.js';
 import { sharedDir } from '#test-support/shared-dir.js';
-import { machineCpuSeconds, processCpuSeconds } from './process-cpu.js';
+import { machineCpuSeconds, processCpuSeconds, threadCpuPer, threadCpuSeconds } from './process-cpu.js';
 import { EngineHost } from '#validation/adapters/engine/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations } from '#validation/adapters/http/validation-api-module.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
@@ -139,11 +139,13 @@ async function runInstance(): Promise<void> {
     backoffMs: [500], ackWaitMs: 5_000, fetchExpiresMs: 1_000,
   });
   process.stdout.write('ready\n');
+  const threadsAtReady = threadCpuSeconds();
   process.once('SIGTERM', () => {
     void (async () => {
       await consumer.stop(5_000);
       const avg = (ms: number) => (totals.n ? (ms / totals.n).toFixed(1) : '-');
       const cpu = process.cpuUsage();
+      process.stderr.write(`instance ${process.pid}: CPU ms per submission since ready, by thread: ${threadCpuPer(threadsAtReady, threadCpuSeconds(), totals.n)}\n`);
       if (writes.size) process.stderr.write(`socket writes per submission by remote port: ${[...writes].map(([port, n]) => `${port}: ${(n / totals.n).toFixed(2)}`).join(', ')}\n`);
       process.stderr.write(`instance ${process.pid}: ${totals.n} submissions; mean ms per submission: handler ${avg(totals.handlerMs)} = fetch ${avg(totals.fetchMs)} + validate ${avg(totals.validateMs)} + categorize ${avg(totals.categorizeMs)} + commit ${avg(totals.commitMs)}; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (system ${(cpu.system / 1e6).toFixed(1)} s)\n`);
       await relay.stop();
@@ -221,6 +223,7 @@ async function runEngineOnlyChild(): Promise<void> {
   await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
   const started = performance.now();
   const cpuAtStart = process.cpuUsage();
+  const threadsAtStart = threadCpuSeconds();
   let next = 0;
   const lanes = Array.from({ length: Number(arg('--concurrency', '4')) }, async () => {
     while (next < resources.length) {
@@ -231,7 +234,7 @@ async function runEngineOnlyChild(): Promise<void> {
   await Promise.all(lanes);
   const ms = performance.now() - started;
   const cpu = process.cpuUsage(cpuAtStart);
-  process.stdout.write(`${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
+  process.stdout.write(`${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, threads: threadCpuPer(threadsAtStart, threadCpuSeconds(), resources.length) })}\n`);
   await engine.close();
   await db.close();
   process.exit(0);
@@ -265,7 +268,8 @@ async function engineOnly(self: string, dbName: string, count: number, processes
   const results = lines.map((next) => next());
   const machineAtStart = machineCpuSeconds();
   for (const child of children) child.stdin!.write('go\n');
-  const reports = (await Promise.all(results)).map((line) => JSON.parse(line) as { ms: number; cpuMs: number });
+  const reports = (await Promise.all(results)).map((line) => JSON.parse(line) as { ms: number; cpuMs: number; threads: string });
+  process.stdout.write(`  engine-only CPU ms per submission by thread (each process): ${reports.map((r) => r.threads).join(' | ')}\n`);
   const machine = machineCpuSeconds() - machineAtStart;
   const seconds = Math.max(...reports.map((r) => r.ms)) / 1000;
   return { rate: count / seconds, cpuMsPerSubmission: reports.reduce((n, r) => n + r.cpuMs, 0) / count, machineCpuSeconds: machine, seconds };

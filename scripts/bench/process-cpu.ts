@@ -41,3 +41,30 @@ export function processCpuSeconds(): Map<number, ProcessCpu> {
   }
   return found;
 }
+
+/**
+ * CPU seconds used so far by this process's threads, grouped by thread name (/proc/self/task):
+ * `MainThread`, `WorkerThread` (worker_threads), `V8Worker` (V8's helpers: concurrent GC and
+ * optimizing compiles), `libuv-worker` and the rest. Empty where there is no /proc.
+ */
+export function threadCpuSeconds(): Map<string, number> {
+  const found = new Map<string, number>();
+  let tids: string[];
+  try { tids = readdirSync('/proc/self/task'); } catch { return found; }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const name = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      found.set(name, (found.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND);
+    } catch { /* the thread ended */ }
+  }
+  return found;
+}
+
+/** `after - before` per thread group, as `name ms` per `count`, largest first (for the bench reports). */
+export function threadCpuPer(before: Map<string, number>, after: Map<string, number>, count: number): string {
+  return [...after].map(([name, s]) => [name, ((s - (before.get(name) ?? 0)) * 1000) / Math.max(1, count)] as const)
+    .filter(([, ms]) => ms >= 0.05).sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ');
+}
