@@ -1,7 +1,7 @@
 /**
  * Validation flow benchmark:
  *
- *   npx tsx scripts/bench/flow-bench.ts [--submissions 1000] [--rounds 5] [--instances 2] [--workers 1] [--concurrency 4] [--warm-up 50] [--kill]
+ *   npx tsx scripts/bench/flow-bench.ts [--submissions 1000] [--rounds 5] [--instances 2] [--workers 1] [--concurrency 4] [--warm-up 500] [--kill]
  *
  * 1,000 patient submissions (the NHSN sample Bundles of ../shared/samples/nhsn-ach repeated, every
  * resource id made unique per copy) served by a real HTTP report service as MeasureReports with
@@ -13,9 +13,11 @@
  * many engine-only processes as there are instances, each composed like an instance's engine (same
  * validation.workers, same number of submissions in flight, each submission's bytes handed to the
  * engine as the flow hands them), with nothing else to do; the ratio is the last line. Both are warm
- * when timed: every process, instance or engine-only, handles `--warm-up` submissions (default 50,
- * in the same lanes) before it is timed. (Round 1 is still often the lowest, with a warm-up of 200
- * too; the cause is not known.) `--kill` SIGKILLs the last instance after a third of the submissions
+ * and long-lived when timed: every process, instance or engine-only, is started once, handles
+ * `--warm-up` submissions (default 500, in the same lanes: ~29,000 resources, which is what V8 needs
+ * to finish optimising the engine, see engine-bench.ts) before anything is timed, and is kept for
+ * every round. (With a warm-up of 50 and fresh engine-only processes per run, the engine-only
+ * figure was taken during its JIT warm-up and the ratio flattered the flow.) `--kill` SIGKILLs the last instance after a third of the submissions
  * completed and checks that every submission still completes exactly once.
  *
  * Isolation: a unique database, and a catalog with a random subject root and stream suffix (so a
@@ -48,6 +50,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { JsMsg } from '@nats-io/jetstream';
@@ -214,65 +217,90 @@ async function runEngineOnlyChild(): Promise<void> {
   // The engine's input as the flow gives it: each submission's bytes (read in the worker).
   const resources = buildSubmissions(count).slice(from, to).map((s) => Buffer.from(s.body));
   // Warm the plans and the JIT, as the instances are warmed (same number of submissions, same lanes).
-  const warmUp = Number(arg('--warm-up', '50'));
+  const warmUp = Number(arg('--warm-up', '500'));
   let warmed = 0;
   await Promise.all(Array.from({ length: Number(arg('--concurrency', '4')) }, async () => {
     while (warmed < warmUp) await engine.validateSubmission(resources[warmed++ % resources.length]!);
   }));
   process.stdout.write('ready\n');
-  await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
-  const started = performance.now();
-  const cpuAtStart = process.cpuUsage();
-  const threadsAtStart = threadCpuSeconds();
-  let next = 0;
-  const lanes = Array.from({ length: Number(arg('--concurrency', '4')) }, async () => {
-    while (next < resources.length) {
-      const mine = resources[next++]!;
-      await engine.validateSubmission(mine);
-    }
-  });
-  await Promise.all(lanes);
-  const ms = performance.now() - started;
-  const cpu = process.cpuUsage(cpuAtStart);
-  process.stdout.write(`${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, threads: threadCpuPer(threadsAtStart, threadCpuSeconds(), resources.length) })}\n`);
+  // Long-lived, as the instances are: one timed run per line on stdin, until stdin closes.
+  const lines = createInterface({ input: process.stdin });
+  for await (const line of lines) {
+    if (line !== 'go') continue;
+    const started = performance.now();
+    const cpuAtStart = process.cpuUsage();
+    const threadsAtStart = threadCpuSeconds();
+    let next = 0;
+    const lanes = Array.from({ length: Number(arg('--concurrency', '4')) }, async () => {
+      while (next < resources.length) {
+        const mine = resources[next++]!;
+        await engine.validateSubmission(mine);
+      }
+    });
+    await Promise.all(lanes);
+    const ms = performance.now() - started;
+    const cpu = process.cpuUsage(cpuAtStart);
+    process.stdout.write(`${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, threads: threadCpuPer(threadsAtStart, threadCpuSeconds(), resources.length) })}\n`);
+  }
   await engine.close();
   await db.close();
   process.exit(0);
 }
 
-/** Engine-only throughput: `processes` engine-only children started together, each validating its share. */
-async function engineOnly(self: string, dbName: string, count: number, processes: number, workers: number, concurrency: string, warmUpPerProcess: number): Promise<{ rate: number; cpuMsPerSubmission: number; machineCpuSeconds: number; seconds: number }> {
-  const children = Array.from({ length: processes }, (_, i) => spawn(process.execPath, [
-    ...profileArgs('engine-only'), ...process.execArgv, self, '--engine-only', '--db', dbName, '--submissions', String(count), '--workers', String(workers), '--concurrency', concurrency, '--warm-up', String(warmUpPerProcess),
-    '--from', String(Math.floor((i * count) / processes)), '--to', String(Math.floor(((i + 1) * count) / processes)),
-  ], { stdio: ['pipe', 'pipe', 'inherit'] }));
-  const lines = children.map((child) => {
-    let buffer = '';
-    const waiting: Array<(line: string) => void> = [];
-    child.stdout!.on('data', (d: Buffer) => {
-      buffer += d.toString();
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        waiting.shift()?.(line);
-      }
+interface EngineOnlyRun { rate: number; cpuMsPerSubmission: number; machineCpuSeconds: number; seconds: number; threads: string[] }
+
+/**
+ * Engine-only throughput: `processes` engine-only children, each validating its share. They are
+ * started and warmed once (`start`) and kept for every run, as the instances are kept for every
+ * round: a fresh process per run measured its JIT warm-up too (see engine-bench.ts).
+ */
+class EngineOnlyProcesses {
+  private readonly children: ChildProcess[];
+  private readonly nextLine: (() => Promise<string>)[];
+
+  constructor(self: string, dbName: string, count: number, processes: number, workers: number, concurrency: string, warmUpPerProcess: number) {
+    this.children = Array.from({ length: processes }, (_, i) => spawn(process.execPath, [
+      ...profileArgs('engine-only'), ...process.execArgv, self, '--engine-only', '--db', dbName, '--submissions', String(count), '--workers', String(workers), '--concurrency', concurrency, '--warm-up', String(warmUpPerProcess),
+      '--from', String(Math.floor((i * count) / processes)), '--to', String(Math.floor(((i + 1) * count) / processes)),
+    ], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    this.nextLine = this.children.map((child) => {
+      let buffer = '';
+      const waiting: { resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
+      child.stdout!.on('data', (d: Buffer) => {
+        buffer += d.toString();
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          waiting.shift()?.resolve(line);
+        }
+      });
+      child.once('exit', (code) => { for (const w of waiting.splice(0)) w.reject(new Error(`engine-only process exited with ${code}`)); });
+      return () => new Promise<string>((resolve, reject) => waiting.push({ resolve, reject }));
     });
-    return () => new Promise<string>((resolve, reject) => {
-      waiting.push(resolve);
-      child.once('exit', (code) => reject(new Error(`engine-only process exited with ${code}`)));
-    });
-  });
-  const ready = lines.map((next) => next());
-  await Promise.all(ready);
-  const results = lines.map((next) => next());
-  const machineAtStart = machineCpuSeconds();
-  for (const child of children) child.stdin!.write('go\n');
-  const reports = (await Promise.all(results)).map((line) => JSON.parse(line) as { ms: number; cpuMs: number; threads: string });
-  process.stdout.write(`  engine-only CPU ms per submission by thread (each process): ${reports.map((r) => r.threads).join(' | ')}\n`);
-  const machine = machineCpuSeconds() - machineAtStart;
-  const seconds = Math.max(...reports.map((r) => r.ms)) / 1000;
-  return { rate: count / seconds, cpuMsPerSubmission: reports.reduce((n, r) => n + r.cpuMs, 0) / count, machineCpuSeconds: machine, seconds };
+  }
+
+  /** Resolves once every process is warm. */
+  async ready(): Promise<void> {
+    await Promise.all(this.nextLine.map((next) => next()));
+  }
+
+  async run(count: number): Promise<EngineOnlyRun> {
+    const results = this.nextLine.map((next) => next());
+    const machineAtStart = machineCpuSeconds();
+    for (const child of this.children) child.stdin!.write('go\n');
+    const reports = (await Promise.all(results)).map((line) => JSON.parse(line) as { ms: number; cpuMs: number; threads: string });
+    const machine = machineCpuSeconds() - machineAtStart;
+    const seconds = Math.max(...reports.map((r) => r.ms)) / 1000;
+    return { rate: count / seconds, cpuMsPerSubmission: reports.reduce((n, r) => n + r.cpuMs, 0) / count, machineCpuSeconds: machine, seconds, threads: reports.map((r) => r.threads) };
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.children.map((child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.stdin!.end();
+    }))));
+  }
 }
 
 /** One end-to-end round: its submissions published at once, until each has its ValidationComplete. */
@@ -294,7 +322,7 @@ async function coordinate(): Promise<void> {
   // its end-to-end throughput over the mean of the engine-only runs just before and after it.
   const rounds = kill ? 1 : Math.max(1, Number(arg('--rounds', '5')));
   // Every process handles --warm-up submissions before it is timed: the instances get extra copies.
-  const warmUpPerProcess = Number(arg('--warm-up', '50'));
+  const warmUpPerProcess = Number(arg('--warm-up', '500'));
   const warmUpCount = warmUpPerProcess * instances;
   const suffix = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dbName = `bench_flow_${suffix}`;
@@ -332,6 +360,7 @@ async function coordinate(): Promise<void> {
   const self = fileURLToPath(import.meta.url);
   const children: ChildProcess[] = [];
   const cleanup = async () => {
+    await engineOnlyProcesses.stop();
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r)))));
     server.closeAllConnections();
@@ -344,11 +373,14 @@ async function coordinate(): Promise<void> {
     await orm.close(true);
   };
 
+  const engineOnlyProcesses = new EngineOnlyProcesses(self, dbName, count, instances, workers, concurrency, warmUpPerProcess);
   try {
+    await engineOnlyProcesses.ready();
     const engineRates: number[] = [];
     const engineOnlyRound = async () => {
-      const engine = await engineOnly(self, dbName, count, instances, workers, concurrency, warmUpPerProcess);
+      const engine = await engineOnlyProcesses.run(count);
       engineRates.push(engine.rate);
+      log(`  engine-only CPU ms per submission by thread (each process): ${engine.threads.join(' | ')}`);
       log(`engine only (${instances} processes like the instances, validation.workers=${workers}, ${concurrency} submissions in flight each, same resources): ${engine.rate.toFixed(1)} patients/s, ${(engine.rate * totalResources / count).toFixed(0)} resources/s, ${engine.cpuMsPerSubmission.toFixed(1)} CPU ms per submission (machine CPU ${engine.machineCpuSeconds.toFixed(1)} s of ${(engine.seconds * os.availableParallelism()).toFixed(1)} s available)`);
     };
     await engineOnlyRound();
