@@ -28,6 +28,8 @@ const workload = (objects: readonly K8sObject[], kind: string, name: string) => 
 const podOf = (objects: readonly K8sObject[], kind: string, name: string): PodSpec => present(workload(objects, kind, name).template?.spec, `${kind}/${name} pod`);
 const container = (objects: readonly K8sObject[], name: string): Container => present(podOf(objects, 'Deployment', name).containers?.[0], `Deployment/${name} container`);
 const configData = (objects: readonly K8sObject[], name: string): Record<string, string> => present(dataOf(find(objects, 'ConfigMap', name)).data, `ConfigMap/${name} data`);
+/** A Kubernetes CPU quantity (`2`, `2.5`, `2500m`) in cores. */
+const cpuCores = (quantity: string | number): number => (typeof quantity === 'string' && quantity.endsWith('m') ? Number(quantity.slice(0, -1)) / 1000 : Number(quantity));
 const ingressPaths = (objects: readonly K8sObject[]): IngressPath[] => present(specOf<IngressSpec>(find(objects, 'Ingress', 'nhsn')).rules?.[0]?.http?.paths, 'Ingress/nhsn paths');
 
 describe('deploy: rendered manifests', () => {
@@ -66,7 +68,7 @@ describe('deploy: rendered manifests', () => {
     const env = validation.env ?? [];
     expect(env.find((e) => e.name === 'NODE_OPTIONS')!.value).to.equal('--max-old-space-size=1536');
     expect(env.map((e) => e.name)).to.include.members(['DB_PASSWORD', 'SVC_REPORT_SERVICE_TOKEN']);
-    expect(validation.resources?.limits).to.deep.equal({ cpu: '4', memory: '3Gi', 'ephemeral-storage': '5Gi' }); // the base's disk limit stays
+    expect(validation.resources?.limits).to.deep.equal({ cpu: '6', memory: '3Gi', 'ephemeral-storage': '5Gi' }); // the base's disk limit stays
     expect(validation.startupProbe?.httpGet?.path).to.equal('/health');
     const config = configData(production, 'validation-config');
     expect(config.DB_URL).to.equal('postgres://validation@postgresql.data.svc.cluster.local:5432/validation?sslmode=verify-full&sslrootcert=/etc/nhsn/tls/ca.crt');
@@ -97,6 +99,13 @@ describe('deploy: rendered manifests', () => {
 
       it('every configuration property of every service and Job is in its ConfigMap or a secretKeyRef, and the values parse', () => {
         expect(checkServiceConfiguration(rendered[overlay], PLATFORM_SERVICES, ANTICIPATED_SETTINGS, PLATFORM_JOBS)).to.deep.equal([]);
+      });
+
+      it('the validation CPU limit leaves the main thread a third of a core per worker (docs/operations.md, Sizing CPU)', () => {
+        const workers = Number(configData(rendered[overlay], 'validation-config').VALIDATION_WORKERS);
+        const limit = cpuCores(present(container(rendered[overlay], 'validation').resources?.limits?.cpu, 'validation CPU limit'));
+        expect(workers, 'VALIDATION_WORKERS is a fixed count here, not 0 (the node\'s cores)').to.be.greaterThan(0);
+        expect(limit).to.be.at.least(1.35 * workers);
       });
 
       it('holds no Secret values and its references (selectors, HPA target, ConfigMaps, claims) resolve', () => {
