@@ -1,7 +1,7 @@
 /**
  * Validation flow benchmark:
  *
- *   npx tsx scripts/bench/flow-bench.ts [--submissions 1000] [--rounds 5] [--instances 2] [--workers 1] [--concurrency 4] [--warm-up 500] [--kill]
+ *   npx tsx scripts/bench/flow-bench.ts [--submissions 1000] [--rounds 5] [--instances 2] [--workers 1] [--concurrency 4 per worker] [--warm-up 500] [--kill]
  *
  * 1,000 patient submissions (the NHSN sample Bundles of ../shared/samples/nhsn-ach repeated, every
  * resource id made unique per copy) served by a real HTTP report service as MeasureReports with
@@ -66,7 +66,7 @@ import { machineCpuSeconds, processCpuSeconds, threadCpuPer, threadCpuSeconds } 
 import { EngineHost } from '#validation/adapters/engine/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations } from '#validation/adapters/http/validation-api-module.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
-import { startReadyForValidationConsumer } from '#validation/adapters/messaging/ready-for-validation-consumer.js';
+import { defaultConsumerConcurrency, startReadyForValidationConsumer } from '#validation/adapters/messaging/ready-for-validation-consumer.js';
 import { PgArtifactRepository } from '#validation/adapters/persistence/artifact-repository.js';
 import { HttpReportService } from '#validation/adapters/report-service/http-report-service.js';
 import { ValidationFlow } from '#validation/application/validation-flow/index.js';
@@ -314,7 +314,8 @@ async function coordinate(): Promise<void> {
   const count = Number(arg('--submissions', '1000'));
   const instances = Number(arg('--instances', '2'));
   const workers = Number(arg('--workers', '1'));
-  const concurrency = arg('--concurrency', '4');
+  // As the service: validation.consumer-concurrency 0 = four per worker (workers 0 = one per core).
+  const concurrency = arg('--concurrency', String(defaultConsumerConcurrency(workers === 0 ? os.availableParallelism() : workers)));
   const kill = flag('--kill');
   // The machine's speed drifts by ±10-25 % over tens of seconds, so one engine-only measurement
   // and one end-to-end measurement taken a minute apart compare the drift as much as the service.
