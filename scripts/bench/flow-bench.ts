@@ -17,8 +17,9 @@
  * `--warm-up` submissions (default 500, in the same lanes: ~29,000 resources, which is what V8 needs
  * to finish optimising the engine, see engine-bench.ts) before anything is timed, and is kept for
  * every round. (With a warm-up of 50 and fresh engine-only processes per run, the engine-only
- * figure was taken during its JIT warm-up and the ratio flattered the flow.) `--kill` SIGKILLs the last instance after a third of the submissions
- * completed and checks that every submission still completes exactly once.
+ * figure was taken during its JIT warm-up and the ratio flattered the flow.) `--kill` SIGKILLs the
+ * last instance after a third of the submissions completed and checks that every submission still
+ * completes exactly once.
  *
  * Isolation: a unique database, and a catalog with a random subject root and stream suffix (so a
  * running service or other tests never see the bench's messages); everything is removed at the end.
@@ -62,7 +63,7 @@ import { JetStreamPublisher } from '#adapters/messaging/publisher.js';
 import { createLogger, silentLogger } from '#adapters/observability/logger.js';
 import { openDatabase, OutboxMessageEntity, outboxMigration, OutboxRelay } from '#adapters/persistence/index.js';
 import { sharedDir } from '#test-support/shared-dir.js';
-import { machineCpuSeconds, processCpuSeconds, threadCpuPer, threadCpuSeconds } from './process-cpu.js';
+import { cpuMsPer, machineCpuSeconds, processCpuSeconds, threadCpuSeconds } from './process-cpu.js';
 import { EngineHost } from '#validation/adapters/engine/index.js';
 import { createValidationApiModule, validationApiEntities, validationApiMigrations } from '#validation/adapters/http/validation-api-module.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
@@ -148,7 +149,7 @@ async function runInstance(): Promise<void> {
       await consumer.stop(5_000);
       const avg = (ms: number) => (totals.n ? (ms / totals.n).toFixed(1) : '-');
       const cpu = process.cpuUsage();
-      process.stderr.write(`instance ${process.pid}: CPU ms per submission since ready, by thread: ${threadCpuPer(threadsAtReady, threadCpuSeconds(), totals.n)}\n`);
+      process.stderr.write(`instance ${process.pid}: CPU ms per submission since ready, by thread: ${cpuMsPer(threadsAtReady, threadCpuSeconds(), totals.n)}\n`);
       if (writes.size) process.stderr.write(`socket writes per submission by remote port: ${[...writes].map(([port, n]) => `${port}: ${(n / totals.n).toFixed(2)}`).join(', ')}\n`);
       process.stderr.write(`instance ${process.pid}: ${totals.n} submissions; mean ms per submission: handler ${avg(totals.handlerMs)} = fetch ${avg(totals.fetchMs)} + validate ${avg(totals.validateMs)} + categorize ${avg(totals.categorizeMs)} + commit ${avg(totals.commitMs)}; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (system ${(cpu.system / 1e6).toFixed(1)} s)\n`);
       await relay.stop();
@@ -240,7 +241,7 @@ async function runEngineOnlyChild(): Promise<void> {
     await Promise.all(lanes);
     const ms = performance.now() - started;
     const cpu = process.cpuUsage(cpuAtStart);
-    process.stdout.write(`${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, threads: threadCpuPer(threadsAtStart, threadCpuSeconds(), resources.length) })}\n`);
+    process.stdout.write(`${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, threads: cpuMsPer(threadsAtStart, threadCpuSeconds(), resources.length) })}\n`);
   }
   await engine.close();
   await db.close();
@@ -251,7 +252,7 @@ interface EngineOnlyRun { rate: number; cpuMsPerSubmission: number; machineCpuSe
 
 /**
  * Engine-only throughput: `processes` engine-only children, each validating its share. They are
- * started and warmed once (`start`) and kept for every run, as the instances are kept for every
+ * started and warmed once (the constructor, then `ready`) and kept for every run, as the instances are kept for every
  * round: a fresh process per run measured its JIT warm-up too (see engine-bench.ts).
  */
 class EngineOnlyProcesses {
@@ -381,8 +382,8 @@ async function coordinate(): Promise<void> {
     const engineOnlyRound = async () => {
       const engine = await engineOnlyProcesses.run(count);
       engineRates.push(engine.rate);
-      log(`  engine-only CPU ms per submission by thread (each process): ${engine.threads.join(' | ')}`);
       log(`engine only (${instances} processes like the instances, validation.workers=${workers}, ${concurrency} submissions in flight each, same resources): ${engine.rate.toFixed(1)} patients/s, ${(engine.rate * totalResources / count).toFixed(0)} resources/s, ${engine.cpuMsPerSubmission.toFixed(1)} CPU ms per submission (machine CPU ${engine.machineCpuSeconds.toFixed(1)} s of ${(engine.seconds * os.availableParallelism()).toFixed(1)} s available)`);
+      log(`  CPU ms per submission by thread (each engine-only process): ${engine.threads.join(' | ')}`);
     };
     await engineOnlyRound();
 
@@ -462,13 +463,10 @@ async function coordinate(): Promise<void> {
       const groupsAtEnd = cpuByGroup(instancePids);
       const machine = machineCpuSeconds() - machineCpuAtStart;
       const latencies = submissions.map((s) => firstSeenAt.get(s.patientId)! - publishedAt.get(s.patientId)!).sort((a, b) => a - b);
-      const cpuMsPerSubmission = [...groupsAtEnd.entries()]
-        .map(([group, cpu]) => [group, (cpu - (groupsAtStart.get(group) ?? 0)) * 1000 / count] as [string, number])
-        .filter(([, ms]) => ms >= 0.05).sort((a, b) => b[1] - a[1]);
       const round = { rate: count / seconds, latencies };
       results.push(round);
       log(`round ${r + 1} end to end: ${count} submissions (${totalResources} resources) in ${seconds.toFixed(1)} s: ${round.rate.toFixed(1)} patients/s, ${(totalResources / seconds).toFixed(0)} resources/s; publish → ValidationComplete p50 ${(percentile(latencies, 50) / 1000).toFixed(2)} s, p99 ${(percentile(latencies, 99) / 1000).toFixed(2)} s`);
-      log(`  CPU: ${machine.toFixed(1)} s of ${(seconds * os.availableParallelism()).toFixed(1)} s available; ms per submission by process group: ${cpuMsPerSubmission.map(([group, ms]) => `${group} ${ms.toFixed(1)}`).join(', ')}`);
+      log(`  CPU: ${machine.toFixed(1)} s of ${(seconds * os.availableParallelism()).toFixed(1)} s available; ms per submission by process group: ${cpuMsPer(groupsAtStart, groupsAtEnd, count, 1)}`);
       if (!kill) await engineOnlyRound();
     }
     if (analyzer) clearInterval(analyzer);

@@ -26,6 +26,14 @@ export interface ProcessCpu {
   readonly seconds: number;
 }
 
+/** The command (or thread) name and utime + stime in seconds of a /proc `stat` file. */
+function readStat(file: string): ProcessCpu {
+  const stat = readFileSync(file, 'utf8');
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  return { command: stat.slice(stat.indexOf('(') + 1, close), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
+}
+
 /** CPU seconds used so far by every process now running, by pid. */
 export function processCpuSeconds(): Map<number, ProcessCpu> {
   const found = new Map<number, ProcessCpu>();
@@ -33,10 +41,7 @@ export function processCpuSeconds(): Map<number, ProcessCpu> {
   try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)); } catch { return found; }
   for (const pid of pids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const fields = stat.slice(close + 2).split(' ');
-      found.set(Number(pid), { command: stat.slice(stat.indexOf('(') + 1, close), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND });
+      found.set(Number(pid), readStat(`/proc/${pid}/stat`));
     } catch { /* the process exited */ }
   }
   return found;
@@ -53,18 +58,18 @@ export function threadCpuSeconds(): Map<string, number> {
   try { tids = readdirSync('/proc/self/task'); } catch { return found; }
   for (const tid of tids) {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const name = stat.slice(stat.indexOf('(') + 1, close);
-      const fields = stat.slice(close + 2).split(' ');
-      found.set(name, (found.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND);
+      const { command, seconds } = readStat(`/proc/self/task/${tid}/stat`);
+      found.set(command, (found.get(command) ?? 0) + seconds);
     } catch { /* the thread ended */ }
   }
   return found;
 }
 
-/** `after - before` per thread group, as `name ms` per `count`, largest first (for the bench reports). */
-export function threadCpuPer(before: Map<string, number>, after: Map<string, number>, count: number): string {
+/**
+ * CPU milliseconds per item (`count` of them) between two readings, per group (process group or
+ * thread name), largest first, without groups under 0.05 ms; as `name 1.23, name 0.45`.
+ */
+export function cpuMsPer(before: Map<string, number>, after: Map<string, number>, count: number, digits = 2): string {
   return [...after].map(([name, s]) => [name, ((s - (before.get(name) ?? 0)) * 1000) / Math.max(1, count)] as const)
-    .filter(([, ms]) => ms >= 0.05).sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ');
+    .filter(([, ms]) => ms >= 0.05).sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${ms.toFixed(digits)}`).join(', ');
 }
