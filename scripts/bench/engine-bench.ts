@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   // each of its workers has validated --warm-up resources (V8 keeps optimising the engine's code
   // for tens of thousands of resources; a pool of two workers warms each at half the pace of one),
   // and kept for all the rounds. Fresh pools per run measured their JIT warm-up as much as the
-  // pool: the two-worker figure still rose 60 % between its first and its fifth run.
+  // pool: the two-worker figure still rose 40–60 % between its first and its fifth run of 10,000 resources.
   const state = DefinitionIndex.shareState(loaded.index.toState());
   const submissions = bundles.map((b) => Buffer.from(JSON.stringify(b)));
   const perPass = bundles.reduce((s, b) => s + resourcesOf(b).length, 0);
