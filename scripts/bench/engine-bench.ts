@@ -1,20 +1,23 @@
 /**
- * Engine benchmark: `npx tsx scripts/bench/engine-bench.ts [--min-resources N] [--warm-up N] [--medplum-resources N] [--workers 2,4] [--rounds 5]`
+ * Engine benchmark: `npx tsx scripts/bench/engine-bench.ts [--min-resources N] [--warm-up N] [--medplum-resources N] [--workers 2,4] [--rounds 15]`
  *
  * Validates the NHSN sample Bundles (SHARED_DIR or ../shared: samples/nhsn-ach, patient-*.json)
  * entry by entry, each resource against core plus its own meta.profile (as the service does), with
- * R4 core and the IG packages of fhir-packages loaded, repeated to at least 20,000 resources per
- * timed run, after a warm-up of 30,000 resources per validating thread (`--warm-up`).
+ * R4 core and the IG packages of fhir-packages loaded, repeated to at least 7,000 resources per
+ * timed run (`--min-resources`), after a warm-up of 30,000 resources per validating thread (`--warm-up`).
  * Prints cold start to first result; resources/s in this thread (no worker), through a pool of one
  * worker (one core) and of one worker per core (all cores: each Bundle as bytes, one task per
  * submission, as the flow does) and the all-core/one-core ratio; p50/p99 per Bundle, peak RSS,
  * and the same resources through @medplum/core's validateResource for comparison.
  *
- * The all-core/one-core ratio is measured in rounds (`--rounds`, default 5): one worker, all cores,
+ * The all-core/one-core ratio is measured in rounds (`--rounds`, default 15): one worker, all cores,
  * one worker, all cores, ..., one worker; each all-core run is divided by the mean of the one-worker
  * runs just before and after it, and the median of those ratios is printed. The machine's speed
- * drifts (up to 25 % within a minute on the 2-core bench machine), so one run of each, a few
- * seconds apart, can differ by more than what is measured.
+ * drifts (on the 2-core bench machine, one-worker runs ten seconds apart differed by up to 55 %, at
+ * the same CPU time: the host's load, not this process), so one run of each can differ by more
+ * than what is measured. Many short rounds (about 1 s each) follow the drift more closely than a
+ * few long ones: with 5 rounds of 20,000 resources the median ratio of one run ranged 1.57–1.89
+ * over three runs, with 15 rounds of 7,000 (the same total) 1.84–1.90 over two.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,11 +38,11 @@ function arg(name: string, dflt: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 }
 
-const minResources = arg('--min-resources', 20_000);
+const minResources = arg('--min-resources', 7_000);
 /** Resources each worker (and the in-thread validator) validates before anything is timed. */
 const warmUpResources = arg('--warm-up', 30_000);
 const medplumResources = arg('--medplum-resources', 2_000);
-const rounds = Math.max(1, arg('--rounds', 5));
+const rounds = Math.max(1, arg('--rounds', 15));
 /** Extra pool sizes to measure (`--workers 2,4`), besides one worker and one per core. */
 const workerCounts = (() => {
   const i = process.argv.indexOf('--workers');
