@@ -122,6 +122,17 @@ async function runInstance(): Promise<void> {
   const db = await openBenchDatabase(arg('--db', ''));
   const nats = await connectNats({ servers: [NATS], name: 'flow-bench-instance', logger });
   const relay = new OutboxRelay({ orm: db.orm, publisher: new JetStreamPublisher(nats.js, { catalog }), logger, pollIntervalMs: 200 });
+  // Rows per relay batch, for the summary (each batch costs two statements, whatever its size).
+  const relayBatches = { batches: 0, rows: 0 };
+  const relayOnce = relay.relayOnce.bind(relay);
+  relay.relayOnce = async () => {
+    const batch = await relayOnce();
+    if (batch.claimed > 0) {
+      relayBatches.batches++;
+      relayBatches.rows += batch.claimed;
+    }
+    return batch;
+  };
   relay.start();
   const engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: Number(arg('--workers', '1')), terminology: {}, logger });
   await engine.start();
@@ -157,7 +168,7 @@ async function runInstance(): Promise<void> {
       const cpu = process.cpuUsage();
       process.stderr.write(`instance ${process.pid}: CPU ms per submission since ready, by thread: ${cpuMsPer(threadsAtReady, threadCpuSeconds(), totals.n)}\n`);
       if (writes.size) process.stderr.write(`socket writes per submission by remote port: ${[...writes].map(([port, n]) => `${port}: ${(n / totals.n).toFixed(2)}`).join(', ')}\n`);
-      process.stderr.write(`instance ${process.pid}: ${totals.n} submissions; mean ms per submission: handler ${avg(totals.handlerMs)} = fetch ${avg(totals.fetchMs)} + validate ${avg(totals.validateMs)} + categorize ${avg(totals.categorizeMs)} + commit ${avg(totals.commitMs)}; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (system ${(cpu.system / 1e6).toFixed(1)} s)\n`);
+      process.stderr.write(`instance ${process.pid}: ${totals.n} submissions; mean ms per submission: handler ${avg(totals.handlerMs)} = fetch ${avg(totals.fetchMs)} + validate ${avg(totals.validateMs)} + categorize ${avg(totals.categorizeMs)} + commit ${avg(totals.commitMs)}; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (system ${(cpu.system / 1e6).toFixed(1)} s); outbox relay ${relayBatches.batches} batches of ${(relayBatches.rows / Math.max(1, relayBatches.batches)).toFixed(1)} rows\n`);
       await relay.stop();
       await engine.close();
       await nats.close();
