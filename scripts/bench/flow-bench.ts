@@ -1,7 +1,7 @@
 /**
  * Validation flow benchmark:
  *
- *   npx tsx scripts/bench/flow-bench.ts [--submissions 500] [--rounds 9] [--instances 2] [--workers 1] [--concurrency 4 per worker] [--warm-up 500] [--kill]
+ *   npx tsx scripts/bench/flow-bench.ts [--submissions 500] [--rounds 9] [--instances 1] [--workers 0] [--concurrency 4 per worker] [--warm-up 500 per worker] [--kill]
  *
  * 500 patient submissions per round (the NHSN sample Bundles of ../shared/samples/nhsn-ach repeated, every
  * resource id made unique per copy) served by a real HTTP report service as MeasureReports with
@@ -17,8 +17,9 @@
  * the ratio the flow would reach if the instances cost no more CPU than the engine-only processes,
  * with PostgreSQL, NATS and the bench's stand-ins taking what they took in the round. Both are warm
  * and long-lived when timed: every process, instance or engine-only, is started once, handles
- * `--warm-up` submissions (default 500, in the same lanes: ~29,000 resources, which is what V8 needs
- * to finish optimising the engine, see engine-bench.ts) before anything is timed, and is kept for
+ * `--warm-up` submissions (default 500 per worker thread, in the same lanes: ~29,000 resources per
+ * worker, which is what V8 needs to finish optimising the engine, see engine-bench.ts) before
+ * anything is timed, and is kept for
  * every round. (With a warm-up of 50 and fresh engine-only processes per run, the engine-only
  * figure was taken during its JIT warm-up and the ratio flattered the flow.) `--kill` SIGKILLs the
  * last instance after a third of the submissions completed and checks that every submission still
@@ -32,11 +33,15 @@
  * Running ANALYZE every few seconds gives the statistics a long-running database has; pass 0 to
  * see the cold-table effect.
  *
- * `--workers`: validation.workers of each instance (1 = one worker thread per instance: on a 2-core
- * machine two instances with one validating thread each use both cores; 0 = one worker per core in
- * each instance). The service always validates in worker threads (deadlines need a thread that can
- * be terminated); when 1 meant the main thread, a pool of one worker per core cost ~40 % more CPU
- * per submission on 2 cores than that.
+ * `--instances` and `--workers` (validation.workers of each instance): by default one instance with
+ * one worker per core (0), the shape the manifests deploy (one pod, validation.workers = its whole
+ * cores); `--kill` needs two and defaults to two instances of one worker each, which on a 2-core
+ * machine also use both cores. Measured on the 2-core bench machine with the outbox relay's 100 ms
+ * gather: 1 × 2 workers 0.60–0.64 (three runs, ceiling 0.81–0.82), 2 × 1 worker 0.58 (two runs,
+ * ceiling 0.78): one main thread, relay and consumer serve both workers, with bigger relay batches
+ * and group commits. The service always validates in worker threads (deadlines need a thread that
+ * can be terminated); when 1 meant the main thread, a pool of one worker per core cost ~40 % more
+ * CPU per submission on 2 cores than that.
  *
  * Rounds: the machine's speed drifts (identical engine-only runs a minute apart differed by up to
  * 25 % here, and by up to 55 % at the same CPU time on a busier day of the host), so the bench
@@ -45,7 +50,7 @@
  * running instances). A round's ratio is its throughput over the mean of the engine-only runs just
  * before and after it; the bench prints every round and the median. Rounds of ~5 s follow the drift
  * more closely than rounds of ~10 s: with 2 or 3 rounds of 1,000 the median of one run ranged 0.50–0.70
- * over ten runs of one day; with 9 rounds of 500, 0.52–0.60 over four runs. `--kill` runs one round.
+ * over ten runs of one day; with 9 rounds of 500, 0.52–0.60 over four runs (both 2 instances × 1 worker). `--kill` runs one round.
  * Compare changes over several runs. `--profile-dir DIR` writes V8 CPU profiles of the instances
  * and engine-only processes (their sampled times include time preempted under contention).
  */
@@ -336,18 +341,22 @@ interface RoundResult {
 
 async function coordinate(): Promise<void> {
   const count = Number(arg('--submissions', '500'));
-  const instances = Number(arg('--instances', '2'));
-  const workers = Number(arg('--workers', '1'));
+  const kill = flag('--kill');
+  // As deployed (one instance, one worker per core), or, to kill one, two instances of one worker.
+  const instances = Number(arg('--instances', kill ? '2' : '1'));
+  const workers = Number(arg('--workers', kill ? '1' : '0'));
+  if (kill && instances < 2) throw new Error('--kill needs at least two instances: the survivor completes what the killed one held');
   // As the service: validation.consumer-concurrency 0 = four per worker (workers 0 = one per core).
   const concurrency = arg('--concurrency', String(defaultConsumerConcurrency(workers === 0 ? os.availableParallelism() : workers)));
-  const kill = flag('--kill');
   // The machine's speed drifts by ±10-25 % over tens of seconds, so one engine-only measurement
   // and one end-to-end measurement taken a minute apart compare the drift as much as the service.
   // The bench alternates them: engine-only, end to end, engine-only, ... and each round's ratio is
   // its end-to-end throughput over the mean of the engine-only runs just before and after it.
   const rounds = kill ? 1 : Math.max(1, Number(arg('--rounds', '9')));
   // Every process handles --warm-up submissions before it is timed: the instances get extra copies.
-  const warmUpPerProcess = Number(arg('--warm-up', '500'));
+  // 500 per worker thread (~29,000 resources each): a pool warms each worker at its share of the pace.
+  const threadsPerProcess = workers === 0 ? os.availableParallelism() : workers;
+  const warmUpPerProcess = Number(arg('--warm-up', String(500 * threadsPerProcess)));
   const warmUpCount = warmUpPerProcess * instances;
   const suffix = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dbName = `bench_flow_${suffix}`;
