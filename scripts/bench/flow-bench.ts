@@ -37,9 +37,9 @@
  * one worker per core (0), the shape the manifests deploy (one pod, validation.workers = its whole
  * cores); `--kill` needs two and defaults to two instances of one worker each, which on a 2-core
  * machine also use both cores. Measured on the 2-core bench machine with the outbox relay's 100 ms
- * gather: 1 × 2 workers 0.60–0.64 (three runs, ceiling 0.81–0.82), 2 × 1 worker 0.58 (two runs,
- * ceiling 0.78): one main thread, relay and consumer serve both workers, with bigger relay batches
- * and group commits. The service always validates in worker threads (deadlines need a thread that
+ * gather: 1 × 2 workers 0.62–0.68 (three runs with these defaults, ceiling 0.81–0.83), 2 × 1 worker
+ * 0.58 (two runs, ceiling 0.78): one main thread, relay and consumer serve both workers, with bigger
+ * relay batches and group commits. The service always validates in worker threads (deadlines need a thread that
  * can be terminated); when 1 meant the main thread, a pool of one worker per core cost ~40 % more
  * CPU per submission on 2 cores than that.
  *
@@ -213,11 +213,13 @@ function buildSubmissions(count: number): Submission[] {
   });
 }
 
+const INSTANCES_GROUP = 'validation instances';
+
 /** CPU seconds used so far, grouped: PostgreSQL, NATS, the given instance pids, this coordinator, other. */
 function cpuByGroup(instancePids: readonly number[]): Map<string, number> {
   const groups = new Map<string, number>();
   for (const [pid, { command, seconds }] of processCpuSeconds()) {
-    const group = instancePids.includes(pid) ? 'validation instances'
+    const group = instancePids.includes(pid) ? INSTANCES_GROUP
       : pid === process.pid ? 'coordinator (report service, publisher, reader)'
         : command === 'postgres' ? 'PostgreSQL' : command === 'nats-server' ? 'NATS' : 'other';
     groups.set(group, (groups.get(group) ?? 0) + seconds);
@@ -498,7 +500,7 @@ async function coordinate(): Promise<void> {
       const groupsAtEnd = cpuByGroup(instancePids);
       const machine = machineCpuSeconds() - machineCpuAtStart;
       const latencies = submissions.map((s) => firstSeenAt.get(s.patientId)! - publishedAt.get(s.patientId)!).sort((a, b) => a - b);
-      const instancesSeconds = (groupsAtEnd.get('validation instances') ?? 0) - (groupsAtStart.get('validation instances') ?? 0);
+      const instancesSeconds = (groupsAtEnd.get(INSTANCES_GROUP) ?? 0) - (groupsAtStart.get(INSTANCES_GROUP) ?? 0);
       const round = { rate: count / seconds, latencies, outsideCpuMs: ((machine - instancesSeconds) * 1000) / count };
       results.push(round);
       log(`round ${r + 1} end to end: ${count} submissions (${totalResources} resources) in ${seconds.toFixed(1)} s: ${round.rate.toFixed(1)} patients/s, ${(totalResources / seconds).toFixed(0)} resources/s; publish → ValidationComplete p50 ${(percentile(latencies, 50) / 1000).toFixed(2)} s, p99 ${(percentile(latencies, 99) / 1000).toFixed(2)} s`);
