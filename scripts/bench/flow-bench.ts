@@ -1,7 +1,7 @@
 /**
  * Validation flow benchmark:
  *
- *   npx tsx scripts/bench/flow-bench.ts [--submissions 500] [--rounds 9] [--instances 1] [--workers 0] [--concurrency 4 per worker] [--warm-up 500 per worker] [--kill]
+ *   npx tsx scripts/bench/flow-bench.ts [--submissions 500] [--rounds 9] [--instances 1] [--workers 0] [--concurrency 8 per worker] [--warm-up 500 per worker] [--kill]
  *
  * 500 patient submissions per round (the NHSN sample Bundles of ../shared/samples/nhsn-ach repeated, every
  * resource id made unique per copy) served by a real HTTP report service as MeasureReports with
@@ -61,6 +61,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import v8 from 'node:v8';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -82,7 +83,7 @@ import { defaultConsumerConcurrency, startReadyForValidationConsumer } from '#va
 import { PgArtifactRepository } from '#validation/adapters/persistence/artifact-repository.js';
 import { HttpReportService } from '#validation/adapters/report-service/http-report-service.js';
 import { ValidationFlow } from '#validation/application/validation-flow/index.js';
-import { PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
+import { DEFAULT_GATHER_MS, groupLimitFor, PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
 import { validationFlowEntities, validationFlowMigrations } from '#validation/adapters/persistence/validation-flow-tables.js';
 import { median, percentile } from './statistics.js';
 
@@ -145,7 +146,7 @@ async function runInstance(): Promise<void> {
   const completion = catalog.byName('ValidationComplete');
   const flowImpl = new ValidationFlow({
     source: new HttpReportService({ baseUrl: arg('--report', ''), logger, retries: 1 }),
-    validator: engine, categories: api.categories, store: new PgFlowStore(db.orm),
+    validator: engine, categories: api.categories, store: new PgFlowStore(db.orm, { gatherMs: Number(arg('--commit-gather-ms', String(DEFAULT_GATHER_MS))), maxGroup: groupLimitFor(Number(arg('--concurrency', '4'))) }),
     completion: { subject: completion.subject, schemaVersion: completion.version },
     afterCommit: () => relay.notify(), progressIntervalMs: 1_000,
   });
@@ -172,6 +173,9 @@ async function runInstance(): Promise<void> {
       const avg = (ms: number) => (totals.n ? (ms / totals.n).toFixed(1) : '-');
       const cpu = process.cpuUsage();
       process.stderr.write(`instance ${process.pid}: CPU ms per submission since ready, by thread: ${cpuMsPer(threadsAtReady, threadCpuSeconds(), totals.n)}\n`);
+      (globalThis as { gc?: () => void }).gc?.();
+      const heap = v8.getHeapStatistics();
+      process.stderr.write(`instance ${process.pid}: main thread heap ${(heap.used_heap_size / 2 ** 20).toFixed(0)} MiB used of ${(heap.total_heap_size / 2 ** 20).toFixed(0)} MiB\n`);
       if (writes.size) process.stderr.write(`socket writes per submission by remote port: ${[...writes].map(([port, n]) => `${port}: ${(n / totals.n).toFixed(2)}`).join(', ')}\n`);
       process.stderr.write(`instance ${process.pid}: ${totals.n} submissions; mean ms per submission: handler ${avg(totals.handlerMs)} = fetch ${avg(totals.fetchMs)} + validate ${avg(totals.validateMs)} + categorize ${avg(totals.categorizeMs)} + commit ${avg(totals.commitMs)}; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (system ${(cpu.system / 1e6).toFixed(1)} s); outbox relay ${relayBatches.batches} batches of ${(relayBatches.rows / Math.max(1, relayBatches.batches)).toFixed(1)} rows\n`);
       await relay.stop();
@@ -348,7 +352,7 @@ async function coordinate(): Promise<void> {
   const instances = Number(arg('--instances', kill ? '2' : '1'));
   const workers = Number(arg('--workers', kill ? '1' : '0'));
   if (kill && instances < 2) throw new Error('--kill needs at least two instances: the survivor completes what the killed one held');
-  // As the service: validation.consumer-concurrency 0 = four per worker (workers 0 = one per core).
+  // As the service: validation.consumer-concurrency 0 = eight per worker (workers 0 = one per core).
   const concurrency = arg('--concurrency', String(defaultConsumerConcurrency(workers === 0 ? os.availableParallelism() : workers)));
   // The machine's speed drifts by ±10-25 % over tens of seconds, so one engine-only measurement
   // and one end-to-end measurement taken a minute apart compare the drift as much as the service.
@@ -425,7 +429,7 @@ async function coordinate(): Promise<void> {
     await engineOnlyRound();
 
     for (let i = 0; i < instances; i++) {
-      const child = spawn(process.execPath, [...profileArgs('instance'), ...process.execArgv, self, '--instance', '--db', dbName, '--root', root, '--suffix', streamSuffix, '--report', reportUrl, '--workers', String(workers), '--concurrency', concurrency], {
+      const child = spawn(process.execPath, [...profileArgs('instance'), ...process.execArgv, self, '--instance', '--db', dbName, '--root', root, '--suffix', streamSuffix, '--report', reportUrl, '--workers', String(workers), '--concurrency', concurrency, '--commit-gather-ms', arg('--commit-gather-ms', String(DEFAULT_GATHER_MS))], {
         stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
       });
       children.push(child);

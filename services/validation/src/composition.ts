@@ -17,7 +17,8 @@ import { ReportJobService } from './application/report-jobs/index.js';
 import { ValidationFlow, type FlowStore, type ScopedResourceValidator } from './application/validation-flow/index.js';
 import { PgFacilityScopes } from './adapters/persistence/pg-facility-scopes.js';
 import type { ValidationConfigurationStore } from './adapters/http/validation-configuration-routes.js';
-import { PgFlowStore } from './adapters/persistence/pg-flow-store.js';
+import { groupLimitFor, PgFlowStore } from './adapters/persistence/pg-flow-store.js';
+import { consumerConcurrency } from './adapters/messaging/ready-for-validation-consumer.js';
 import type { ArtifactRepository } from './domain/ports/artifact-repository.js';
 import type { FacilityScopes, SubmissionSource } from './domain/flow/index.js';
 import type { ReportMetadataSource } from './domain/ports/prequal.js';
@@ -136,7 +137,10 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(facilityScopes).toDynamicValue((ctx) => new PgFacilityScopes(ctx.get(TOKENS.orm)));
   container.bind(TOKENS.facilityScopes).toDynamicValue((ctx) => ctx.get(facilityScopes));
   container.bind(TOKENS.validationConfigurations).toDynamicValue((ctx) => ctx.get(facilityScopes));
-  container.bind(TOKENS.flowStore).toDynamicValue((ctx) => new PgFlowStore(ctx.get(TOKENS.orm)));
+  // The commits waiting to be gathered hold consumer slots: half of them at most (groupLimitFor).
+  container.bind(TOKENS.flowStore).toDynamicValue((ctx) => new PgFlowStore(ctx.get(TOKENS.orm), {
+    maxGroup: groupLimitFor(consumerConcurrency(config.validationConsumerConcurrency, ctx.get(TOKENS.engineHost).workerThreads)),
+  }));
   container.bind(TOKENS.validationFlow).toDynamicValue((ctx) => {
     const outbox = ctx.get(TOKENS.outbox);
     const completion = ctx.get(TOKENS.catalog).byName('ValidationComplete');

@@ -9,7 +9,7 @@ import { PROCESSING_ROUTES, validateRouteBodyLimits } from './adapters/http/vali
 import { ARTIFACT_UPLOAD_ROUTES, validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
 import { terminologyCredentials } from './adapters/terminology/index.js';
-import { defaultConsumerConcurrency, startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
+import { consumerConcurrency, startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
 import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './adapters/prequal/index.js';
 import { reportJobEntities, reportJobMigrations, reportJobRoutes } from './adapters/report-jobs/index.js';
 import { validationFlowEntities, validationFlowMigrations } from './adapters/persistence/validation-flow-tables.js';
@@ -78,7 +78,7 @@ if (interrupted > 0) runtime.logger.warn({ interrupted }, 'report jobs interrupt
 runtime.api.use(reportJobRoutes(runtime.openApi, reportJobs));
 const consumer = await startReadyForValidationConsumer({
   js: runtime.nats.js, catalog: runtime.catalog, flow, logger: runtime.logger, metrics: runtime.metrics,
-  maxDeliver: config.validationMaxDeliveries, concurrency: config.validationConsumerConcurrency || defaultConsumerConcurrency(engine.workerThreads),
+  maxDeliver: config.validationMaxDeliveries, concurrency: consumerConcurrency(config.validationConsumerConcurrency, engine.workerThreads),
   // Backpressure: no more messages while the workers' queue is at validation.queue-limit.
   beforeFetch: () => engine.whenRoom(),
   outageHorizonMs: config.validationOutageRetryHorizon * 1_000,

@@ -12,7 +12,7 @@ import { ContractViolationError } from '#adapters/messaging/errors.js';
 import type { Database } from '#adapters/persistence/index.js';
 import { readSubmissionIssues } from '#validation/adapters/persistence/result-repository.js';
 import { type FlowRecord } from '#validation/application/validation-flow/index.js';
-import { PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
+import { groupLimitFor, PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
 import { categorizeSubmission } from '#validation/domain/results/submission-categorization.js';
 import { dropDatabase, openFlowDatabase, uniqueSuffix } from './support/flow-harness.js';
 
@@ -184,6 +184,48 @@ describe('validation flow store: one statement per group of commits, announced o
     expect(await store.find(patient(3))).to.include({ outcomeHash: 'hash-3' });
     expect(await store.find(patient(2))).to.equal(undefined);
     expect((await announcements()).map((r) => r.payload.hash)).to.deep.equal(['hash-held', 'hash-blocked', 'hash-1', 'hash-3']);
+  });
+
+  it('an idle store writes a commit at once; commits soon after a statement wait for the gathering interval or a full group', async () => {
+    // An interval far longer than the test's timeout: whatever is written before it ended was not waited for.
+    const gathering = new PgFlowStore(db.orm, { gatherMs: 600_000, maxGroup: 3 });
+    const lone = await gathering.commit(record('hash-lone'));
+    expect(lone.announced, 'a lone commit on an idle store is not held').to.equal(true);
+
+    const waiting = [1, 2].map((n) => gathering.commit(record(`hash-${n}`, { key: patient(n) })));
+    let settled = false;
+    void Promise.all(waiting).then(() => { settled = true; });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(settled, 'two commits right after a statement wait (the group is not full)').to.equal(false);
+    expect([...(await updatedAt()).keys()]).to.deep.equal([KEY.patientId]);
+
+    const third = gathering.commit(record('hash-3', { key: patient(3) }));
+    const results = await Promise.all([...waiting, third]);
+    expect(results.every((r) => r.announced)).to.equal(true);
+    const after = await updatedAt();
+    expect(new Set([1, 2, 3].map((n) => after.get(patient(n).patientId))).size, 'the full group went as one statement').to.equal(1);
+    expect((await announcements()).map((r) => r.payload.hash)).to.deep.equal(['hash-lone', 'hash-1', 'hash-2', 'hash-3']);
+  });
+
+  it('a commit arriving within the interval waits out the rest of it, then goes with whatever else arrived', async () => {
+    const gatherMs = 400;
+    const gathering = new PgFlowStore(db.orm, { gatherMs });
+    await gathering.commit(record('hash-first'));
+    const started = performance.now();
+    const results = await Promise.all([1, 2].map((n) => gathering.commit(record(`hash-${n}`, { key: patient(n) }))));
+    // Timers never fire early by more than a millisecond; the bound only says the wait happened.
+    expect(performance.now() - started).to.be.greaterThan(gatherMs / 2);
+    expect(results.every((r) => r.announced)).to.equal(true);
+    const after = await updatedAt();
+    expect(after.get(patient(1).patientId)).to.equal(after.get(patient(2).patientId));
+  });
+
+  it('refuses a negative gathering interval or an empty group', () => {
+    expect(() => new PgFlowStore(db.orm, { gatherMs: -1 })).to.throw(/gatherMs/);
+    expect(() => new PgFlowStore(db.orm, { maxGroup: 0 })).to.throw(/maxGroup/);
+    expect(groupLimitFor(16)).to.equal(8);
+    expect(groupLimitFor(1)).to.equal(1);
+    expect(groupLimitFor(256)).to.equal(16);
   });
 
   it('an announcement that fails the ValidationComplete contract is refused before anything is stored', async () => {
