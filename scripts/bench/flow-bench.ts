@@ -148,7 +148,7 @@ async function runInstance(): Promise<void> {
     source: new HttpReportService({ baseUrl: arg('--report', ''), logger, retries: 1 }),
     validator: engine, categories: api.categories, store: new PgFlowStore(db.orm, { gatherMs: Number(arg('--commit-gather-ms', String(DEFAULT_GATHER_MS))), maxGroup: groupLimitFor(Number(arg('--concurrency', '4'))) }),
     completion: { subject: completion.subject, schemaVersion: completion.version },
-    afterCommit: () => relay.notify(), progressIntervalMs: 1_000,
+    afterCommit: ({ lastInFlight }) => relay.notify({ now: lastInFlight }), progressIntervalMs: 1_000,
   });
   const totals = { n: 0, fetchMs: 0, validateMs: 0, categorizeMs: 0, commitMs: 0, handlerMs: 0 };
   const flow = {

@@ -100,6 +100,9 @@ export class OutboxRelay {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private notified = false;
+  /** Set by notify({ now }): the next batch does not wait out the gathering interval; endGather ends a wait in progress. */
+  private skipGather = false;
+  private endGather: (() => void) | undefined;
   private lastCleanupAt = 0;
   private lastPollErrorLogAt = 0;
   /** Rows this relay published but could not mark (the database went away in between). */
@@ -130,13 +133,22 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
+    this.endGather?.();
     await this.loop;
     this.loop = undefined;
   }
 
-  /** Wakes the relay now (call after committing a transaction that enqueued messages). */
-  notify(): void {
+  /**
+   * Wakes the relay (call after committing a transaction that enqueued messages). Under load the
+   * batch still waits out the gathering interval (gatherMs); `now`: the caller knows nothing more is
+   * coming soon (the last of a burst), so the batch starts without waiting for others to join it.
+   */
+  notify(options: { readonly now?: boolean } = {}): void {
     this.notified = true;
+    if (options.now) {
+      this.skipGather = true;
+      this.endGather?.();
+    }
     this.wake?.();
   }
 
@@ -325,9 +337,23 @@ export class OutboxRelay {
       if (this.running && !fullBatch) {
         await this.sleep();
         const gather = this.lastBatchAt + this.gatherMs - Date.now();
-        if (gather > 0 && this.running) await new Promise((resolve) => setTimeout(resolve, gather));
+        if (gather > 0 && this.running && !this.skipGather) await this.gatherFor(gather);
+        this.skipGather = false;
       }
     }
+  }
+
+  /** Waits `ms` for more rows to batch, or less when notified with `now` (or stopped). */
+  private gatherFor(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.endGather = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.endGather = done;
+    });
   }
 
   private sleep(): Promise<void> {

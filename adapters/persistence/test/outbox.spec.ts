@@ -292,6 +292,26 @@ describe('persistence: transactional outbox @infra', () => {
     expect(batches).to.deep.equal([1, 3]);
   });
 
+  it('notify({ now }) ends the gathering wait: the last of a burst is published without waiting out gatherMs', async () => {
+    const publisher = new RecordingPublisher();
+    // An interval longer than the test's timeout: a publish within it was not waited for.
+    const r = relay(publisher, { pollIntervalMs: 600_000, gatherMs: 600_000 });
+    r.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the first (empty) poll starts the interval
+      const [gathered] = await enqueue(1, 'gathered');
+      r.notify();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(publisher.calls, 'a plain notify within the interval waits').to.have.length(0);
+      const [last] = await enqueue(1, 'last');
+      r.notify({ now: true });
+      await waitFor(async () => publisher.calls.length === 2, 5000);
+      expect(publisher.msgIds()).to.deep.equal([gathered, last]);
+    } finally {
+      await r.stop();
+    }
+  });
+
   it('deletes published rows older than the retention in batches, and never unpublished ones', async () => {
     const publisher = new RecordingPublisher();
     const events: OutboxRelayEvent[] = [];

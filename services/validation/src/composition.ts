@@ -151,7 +151,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       categories: ctx.get(TOKENS.categoryService),
       store: ctx.get(TOKENS.flowStore),
       completion: { subject: completion.subject, schemaVersion: completion.version },
-      afterCommit: () => outbox.notify(),
+      afterCommit: ({ lastInFlight }) => outbox.notify({ now: lastInFlight }),
     });
   });
   container.bind(TOKENS.reportJobService).toDynamicValue((ctx) => {

@@ -207,6 +207,17 @@ describe('validation flow store: one statement per group of commits, announced o
     expect((await announcements()).map((r) => r.payload.hash)).to.deep.equal(['hash-lone', 'hash-1', 'hash-2', 'hash-3']);
   });
 
+  it('a commit the flow marks lastInFlight goes at once, with the commits waiting for the interval', async () => {
+    const gathering = new PgFlowStore(db.orm, { gatherMs: 600_000 });
+    await gathering.commit(record('hash-lone'));
+    const waiting = gathering.commit(record('hash-1', { key: patient(1) }));
+    const last = gathering.commit(record('hash-2', { key: patient(2) }), { lastInFlight: true });
+    const results = await Promise.all([waiting, last]);
+    expect(results.every((r) => r.announced)).to.equal(true);
+    const after = await updatedAt();
+    expect(after.get(patient(1).patientId), 'one statement for both').to.equal(after.get(patient(2).patientId));
+  });
+
   it('a commit arriving within the interval waits out the rest of it, then goes with whatever else arrived', async () => {
     const gatherMs = 400;
     const gathering = new PgFlowStore(db.orm, { gatherMs });

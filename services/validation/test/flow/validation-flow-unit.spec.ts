@@ -20,7 +20,10 @@ function categorizer(acceptable: boolean | undefined): Categorizer {
 }
 
 
-function flowWith(options: { acceptable?: boolean; validator?: ScopedResourceValidator; source?: SubmissionSource; progressIntervalMs?: number }) {
+function flowWith(options: {
+  acceptable?: boolean; validator?: ScopedResourceValidator; source?: SubmissionSource; progressIntervalMs?: number;
+  afterCommit?: (context: { readonly lastInFlight: boolean }) => void;
+}) {
   const store = new InMemoryFlowStore();
   const validator: ScopedResourceValidator = options.validator ?? {
     validateEach: async (resources) => resources.map((resource) => ({ resourceType: 'OperationOutcome', issue: resource.resourceType === 'Encounter' ? [errorIssue] : [] })),
@@ -32,6 +35,7 @@ function flowWith(options: { acceptable?: boolean; validator?: ScopedResourceVal
     completion: { subject: 'x.compliance.event.validation-complete.v1', schemaVersion: '1.0.0' },
     clock: () => new Date('2026-11-22T06:00:00.000Z'),
     progressIntervalMs: options.progressIntervalMs,
+    afterCommit: options.afterCommit,
   });
   return { flow, store };
 }
@@ -131,6 +135,47 @@ describe('validation flow (application): decisions behind the ports', () => {
     const after = acks;
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(acks, 'no progress acks after the validation ended').to.equal(after);
+  });
+
+  it('tells the store and the relay when no other submission is still before its commit (nothing more to gather)', async () => {
+    const gates = new Map<string, () => void>();
+    const validator: ScopedResourceValidator = {
+      validateEach: async (resources) => {
+        const id = String(resources[0]!.id);
+        if (id === 'fails') throw new Error('worker died');
+        await new Promise<void>((resolve) => { gates.set(id, resolve); });
+        return resources.map(() => ({ resourceType: 'OperationOutcome' as const, issue: [] }));
+      },
+    };
+    const source = new InMemorySubmissionSource();
+    for (const id of ['a', 'b', 'c', 'fails']) source.put({ facilityId: 'f', reportId: 'r', patientId: id }, { resourceType: 'Bundle', entry: [{ resource: { resourceType: 'Patient', id } }] });
+    const notified: boolean[] = [];
+    const { flow, store } = flowWith({ acceptable: true, validator, source, afterCommit: ({ lastInFlight }) => notified.push(lastInFlight) });
+    const started = (id: string) => flow.handle({ ...event, patientId: `Patient/${id}` });
+    const waitForGate = async (id: string) => { while (!gates.has(id)) await new Promise((resolve) => setImmediate(resolve)); };
+    const open = (id: string) => {
+      gates.get(id)!();
+      gates.delete(id);
+    };
+    const [a, b, c] = [started('a'), started('b'), started('c')];
+    const failed = started('fails');
+    await Promise.all(['a', 'b', 'c'].map(waitForGate));
+    expect(await failed.catch((e: unknown) => (e as Error).message), 'a failure before its commit leaves the count').to.equal('worker died');
+    open('a');
+    await a;
+    open('b');
+    await b;
+    expect(store.options.map((o) => o.lastInFlight), 'others were still being validated').to.deep.equal([false, false]);
+    open('c');
+    await c;
+    expect(store.options.map((o) => o.lastInFlight)).to.deep.equal([false, false, true]);
+    expect(notified).to.deep.equal([false, false, true]);
+    // Alone again: the next one is the last in flight from the start.
+    const d = started('a');
+    await waitForGate('a');
+    open('a');
+    await d;
+    expect(store.options.at(-1)!.lastInFlight).to.equal(true);
   });
 
   it('an engine answering fewer outcomes than entries is a failure, not a verdict on what it left out', async () => {

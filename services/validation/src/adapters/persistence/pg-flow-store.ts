@@ -20,7 +20,7 @@ import { pendingOutboxRow } from '#adapters/persistence/index.js';
 import { storeSubmissionResults, submissionKeyId, type StoredSubmission, type SubmissionWrite } from './result-repository.js';
 import { SUBMISSION_RESULTS_TABLE, type SubmissionResultsDatabase } from './submission-results-table.js';
 import type { SubmissionKey } from '../../domain/flow/submission.js';
-import { completionMsgId, type CommitResult, type FlowRecord } from '../../domain/ports/flow-store.js';
+import { completionMsgId, type CommitOptions, type CommitResult, type FlowRecord } from '../../domain/ports/flow-store.js';
 
 /** Most submissions written by one statement. */
 const MAX_GROUP = 16;
@@ -59,9 +59,10 @@ interface PendingCommit {
  * Group commit: one statement is in flight at a time; the commits that arrive meanwhile wait and
  * then go together in the next statement (up to MAX_GROUP). Besides, a statement starts at most
  * every `gatherMs` (default 50): a commit arriving sooner after the previous statement started waits
- * for the rest of that interval (or until MAX_GROUP commits wait), so under load the commits of
+ * for the rest of that interval (or until maxGroup commits wait), so under load the commits of
  * ~gatherMs go together. An idle store (no statement for gatherMs) writes a commit at once, alone,
- * so a lone submission never waits. Each caller still learns its own result only after the
+ * so a lone submission never waits; so does a commit the flow marks `lastInFlight` (nothing else
+ * is being validated, so nothing could join the group), with those waiting. Each caller still learns its own result only after the
  * statement that holds its submission committed.
  *
  * Why wait: every statement costs a round trip, a transaction and the wake-ups of both ends,
@@ -78,6 +79,8 @@ export class PgFlowStore {
   /** When the last statement started (performance.now()), and the timer of a gathering wait. */
   private lastStartedAt = Number.NEGATIVE_INFINITY;
   private gathering: NodeJS.Timeout | undefined;
+  /** A commit marked lastInFlight waits: the next statement goes without waiting out the interval. */
+  private noMoreComing = false;
   private readonly gatherMs: number;
   private readonly maxGroup: number;
 
@@ -91,7 +94,7 @@ export class PgFlowStore {
   }
 
   /** Rejects (nothing stored) when the announcement fails its contract, as when the statement fails. */
-  commit(record: FlowRecord): Promise<CommitResult> {
+  commit(record: FlowRecord, options: CommitOptions = {}): Promise<CommitResult> {
     let write: SubmissionWrite;
     try {
       write = this.prepare(record);
@@ -100,6 +103,7 @@ export class PgFlowStore {
     }
     return new Promise<CommitResult>((resolve, reject) => {
       this.waiting.push({ write, resolve, reject });
+      if (options.lastInFlight) this.noMoreComing = true;
       this.schedule();
     });
   }
@@ -108,7 +112,8 @@ export class PgFlowStore {
   private schedule(): void {
     if (this.writing) return; // writeWaiting picks the waiting commits up
     const wait = this.lastStartedAt + this.gatherMs - performance.now();
-    if (wait <= 0 || this.waiting.length >= this.maxGroup) {
+    if (wait <= 0 || this.noMoreComing || this.waiting.length >= this.maxGroup) {
+      this.noMoreComing = false;
       if (this.gathering) clearTimeout(this.gathering);
       this.gathering = undefined;
       void this.writeWaiting();

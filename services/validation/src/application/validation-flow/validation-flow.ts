@@ -51,8 +51,12 @@ export interface ValidationFlowDependencies {
   readonly store: FlowStore;
   /** ValidationComplete's subject and contract version (from the catalog). */
   readonly completion: { subject: string; schemaVersion: string };
-  /** Called after the commit (the outbox relay's notify). */
-  readonly afterCommit?: () => void;
+  /**
+   * Called after a commit that enqueued an announcement (the outbox relay's notify). `lastInFlight`:
+   * no other submission of this flow is still before its commit, so no other announcement follows
+   * soon and a relay that gathers them may publish at once.
+   */
+  readonly afterCommit?: (context: { readonly lastInFlight: boolean }) => void;
   readonly clock?: () => Date;
   /** How often ctx.working() is called while validating; default 10 s. */
   readonly progressIntervalMs?: number;
@@ -72,12 +76,29 @@ const CORRELATION_HEADER = 'X-Correlation-Id';
 
 export class ValidationFlow {
   private readonly clock: () => Date;
+  /** Submissions being handled that have not reached their commit yet (the store's and relay's hint). */
+  private beforeCommit = 0;
 
   constructor(private readonly deps: ValidationFlowDependencies) {
     this.clock = deps.clock ?? (() => new Date());
   }
 
   async handle(event: ReadyForValidationEvent, ctx: FlowContext = {}): Promise<FlowResult> {
+    this.beforeCommit += 1;
+    let counted = true;
+    const reachedCommit = () => {
+      if (counted) this.beforeCommit -= 1;
+      counted = false;
+      return this.beforeCommit === 0;
+    };
+    try {
+      return await this.handleCounted(event, ctx, reachedCommit);
+    } finally {
+      reachedCommit();
+    }
+  }
+
+  private async handleCounted(event: ReadyForValidationEvent, ctx: FlowContext, reachedCommit: () => boolean): Promise<FlowResult> {
     const key: SubmissionKey = { facilityId: event.facilityId, reportId: event.reportTrackingId, patientId: idPart(event.patientId) };
     let mark = performance.now();
     const lap = () => {
@@ -157,6 +178,7 @@ export class ValidationFlow {
     const correlation = ctx.headers?.[CORRELATION_HEADER];
     if (correlation) headers[CORRELATION_HEADER] = correlation;
     const validatedAt = this.clock().toISOString();
+    const lastInFlight = reachedCommit();
     const committed = await this.deps.store.commit({
       key, outcomeJson, outcomeHash, valid, counts, resourceCount, unobtainable: definiteFailure, categorization,
       completion: (runId) => ({
@@ -164,8 +186,9 @@ export class ValidationFlow {
         headers,
         payload: validationCompletePayload(this.deps.completion.schemaVersion, key, { valid, runId, counts, validatedAt }),
       }),
-    });
-    if (committed.announced) this.deps.afterCommit?.();
+    }, { lastInFlight });
+    // Read again: the others may have reached their commits (the same statement) meanwhile.
+    if (committed.announced) this.deps.afterCommit?.({ lastInFlight: this.beforeCommit === 0 });
     return { ...committed, key, valid, counts, resourceCount, outcome, timings: { fetchMs, validateMs, categorizeMs, commitMs: lap() } };
   }
 

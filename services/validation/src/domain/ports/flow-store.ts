@@ -41,8 +41,18 @@ export interface CommitResult {
 }
 
 
+/** What the flow knows when it commits that a store may use to decide when to write. */
+export interface CommitOptions {
+  /**
+   * No other submission of this flow is being fetched or validated: no commit can follow soon to
+   * share a statement, so a store that gathers commits (pg-flow-store.ts) writes this one and those
+   * waiting at once instead of waiting out its interval.
+   */
+  readonly lastInFlight?: boolean;
+}
+
 export interface FlowStore {
-  commit(record: FlowRecord): Promise<CommitResult>;
+  commit(record: FlowRecord, options?: CommitOptions): Promise<CommitResult>;
 }
 
 /** The Nats-Msg-Id of the ValidationComplete that announces one run of a submission. */

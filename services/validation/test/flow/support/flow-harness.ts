@@ -115,7 +115,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
     source: new HttpReportService({ baseUrl: reportService.url, serviceToken: 'service-token-flow', retries: 0, timeoutMs: 5_000, logger }),
     validator: engine, categories: api.categories, store,
     completion: { subject: completion.subject, schemaVersion: completion.version },
-    afterCommit: () => relay.notify(),
+    afterCommit: ({ lastInFlight }) => relay.notify({ now: lastInFlight }),
     // Well inside the consumer's 10 s ack wait below (production: 10 s inside 60 s).
     progressIntervalMs: 2_000,
   });
