@@ -176,6 +176,7 @@ async function runInstance(): Promise<void> {
       (globalThis as { gc?: () => void }).gc?.();
       const heap = v8.getHeapStatistics();
       process.stderr.write(`instance ${process.pid}: main thread heap ${(heap.used_heap_size / 2 ** 20).toFixed(0)} MiB used of ${(heap.total_heap_size / 2 ** 20).toFixed(0)} MiB\n`);
+      if (process.env.BENCH_HEAP_SNAPSHOT) v8.writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT);
       if (writes.size) process.stderr.write(`socket writes per submission by remote port: ${[...writes].map(([port, n]) => `${port}: ${(n / totals.n).toFixed(2)}`).join(', ')}\n`);
       process.stderr.write(`instance ${process.pid}: ${totals.n} submissions; mean ms per submission: handler ${avg(totals.handlerMs)} = fetch ${avg(totals.fetchMs)} + validate ${avg(totals.validateMs)} + categorize ${avg(totals.categorizeMs)} + commit ${avg(totals.commitMs)}; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (system ${(cpu.system / 1e6).toFixed(1)} s); outbox relay ${relayBatches.batches} batches of ${(relayBatches.rows / Math.max(1, relayBatches.batches)).toFixed(1)} rows\n`);
       await relay.stop();
