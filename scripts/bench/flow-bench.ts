@@ -1,7 +1,7 @@
 /**
  * Validation flow benchmark:
  *
- *   npx tsx scripts/bench/flow-bench.ts [--submissions 500] [--rounds 9] [--instances 1] [--workers 0] [--concurrency 8 per worker] [--warm-up 500 per worker] [--kill]
+ *   npx tsx scripts/bench/flow-bench.ts [--submissions 500] [--rounds 9] [--instances 1] [--workers 0] [--concurrency 8 per worker] [--commit-gather-ms 50] [--warm-up 500 per worker] [--kill]
  *
  * 500 patient submissions per round (the NHSN sample Bundles of ../shared/samples/nhsn-ach repeated, every
  * resource id made unique per copy) served by a real HTTP report service as MeasureReports with
@@ -36,9 +36,11 @@
  * `--instances` and `--workers` (validation.workers of each instance): by default one instance with
  * one worker per core (0), the shape the manifests deploy (one pod, validation.workers = its whole
  * cores); `--kill` needs two and defaults to two instances of one worker each, which on a 2-core
- * machine also use both cores. Measured on the 2-core bench machine with the outbox relay's 100 ms
- * gather: 1 × 2 workers 0.62–0.68 (three runs with these defaults, ceiling 0.81–0.83), 2 × 1 worker
- * 0.58 (two runs, ceiling 0.78): one main thread, relay and consumer serve both workers, with bigger
+ * machine also use both cores. `--concurrency` (submissions in flight per instance) defaults to the
+ * service's (eight per worker) and `--commit-gather-ms` to the flow store's (DEFAULT_GATHER_MS).
+ * Measured on the 2-core bench machine (outbox relay gathering 100 ms, flow store 50 ms): 1 × 2
+ * workers 0.71–0.74 (ceiling 0.88; 0.61–0.65 the same day before the flow store gathered), 2 × 1
+ * worker 0.60 (ceiling 0.81): one main thread, relay and consumer serve both workers, with bigger
  * relay batches and group commits. The service always validates in worker threads (deadlines need a thread that
  * can be terminated); when 1 meant the main thread, a pool of one worker per core cost ~40 % more
  * CPU per submission on 2 cores than that.
