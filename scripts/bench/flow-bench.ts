@@ -55,6 +55,8 @@
  * over ten runs of one day; with 9 rounds of 500, 0.52–0.60 over four runs (both 2 instances × 1 worker). `--kill` runs one round.
  * Compare changes over several runs. `--profile-dir DIR` writes V8 CPU profiles of the instances
  * and engine-only processes (their sampled times include time preempted under contention).
+ * Each instance prints its main thread's heap when it stops (after a full GC when run with
+ * NODE_OPTIONS=--expose-gc); BENCH_HEAP_SNAPSHOT=FILE also writes a heap snapshot there.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
