@@ -57,6 +57,8 @@
  * and engine-only processes (their sampled times include time preempted under contention).
  * Each instance prints its main thread's heap when it stops (after a full GC when run with
  * NODE_OPTIONS=--expose-gc); BENCH_HEAP_SNAPSHOT=FILE also writes a heap snapshot there.
+ * BENCH_UTIL_PROFILE=1 prints each round's machine utilization by tenth of the round (it showed the
+ * flow's ~6 % idle spread over the whole round, not at its start or end).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -498,6 +500,8 @@ async function coordinate(): Promise<void> {
       const instancePids = children.map((c) => c.pid!).filter((pid) => pid !== undefined);
       const groupsAtStart = cpuByGroup(instancePids);
       const started = performance.now();
+      const profile: [number, number][] = [];
+      const sampler = process.env.BENCH_UTIL_PROFILE ? setInterval(() => profile.push([performance.now(), machineCpuSeconds()]), 20) : undefined;
       const publishedAt = await publishAndWait(submissions, (done) => {
         if (kill && !killed && done >= count / 3) {
           killed = true;
@@ -506,6 +510,16 @@ async function coordinate(): Promise<void> {
         }
       });
       const seconds = (performance.now() - started) / 1000;
+      if (sampler) {
+        clearInterval(sampler);
+        const deciles = Array.from({ length: 10 }, () => [0, 0]);
+        for (let i = 1; i < profile.length; i++) {
+          const [t0, c0] = profile[i - 1]!; const [t1, c1] = profile[i]!;
+          const d = Math.min(9, Math.floor(((t0 - started) / 1000 / seconds) * 10));
+          deciles[d]![0] += c1 - c0; deciles[d]![1] += ((t1 - t0) / 1000) * os.availableParallelism();
+        }
+        log(`  utilization by tenth of the round: ${deciles.map(([c, a]) => (a ? c / a : 0).toFixed(2)).join(' ')}`);
+      }
       const groupsAtEnd = cpuByGroup(instancePids);
       const machine = machineCpuSeconds() - machineCpuAtStart;
       const latencies = submissions.map((s) => firstSeenAt.get(s.patientId)! - publishedAt.get(s.patientId)!).sort((a, b) => a - b);
