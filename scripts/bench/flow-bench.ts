@@ -512,13 +512,16 @@ async function coordinate(): Promise<void> {
       const seconds = (performance.now() - started) / 1000;
       if (sampler) {
         clearInterval(sampler);
-        const deciles = Array.from({ length: 10 }, () => [0, 0]);
+        const used = new Array<number>(10).fill(0);
+        const available = new Array<number>(10).fill(0);
         for (let i = 1; i < profile.length; i++) {
-          const [t0, c0] = profile[i - 1]!; const [t1, c1] = profile[i]!;
-          const d = Math.min(9, Math.floor(((t0 - started) / 1000 / seconds) * 10));
-          deciles[d]![0] += c1 - c0; deciles[d]![1] += ((t1 - t0) / 1000) * os.availableParallelism();
+          const [t0, c0] = profile[i - 1]!;
+          const [t1, c1] = profile[i]!;
+          const tenth = Math.min(9, Math.floor(((t0 - started) / 1000 / seconds) * 10));
+          used[tenth] = used[tenth]! + c1 - c0;
+          available[tenth] = available[tenth]! + ((t1 - t0) / 1000) * os.availableParallelism();
         }
-        log(`  utilization by tenth of the round: ${deciles.map(([c, a]) => (a ? c / a : 0).toFixed(2)).join(' ')}`);
+        log(`  utilization by tenth of the round: ${used.map((c, i) => (available[i] ? c / available[i]! : 0).toFixed(2)).join(' ')}`);
       }
       const groupsAtEnd = cpuByGroup(instancePids);
       const machine = machineCpuSeconds() - machineCpuAtStart;
