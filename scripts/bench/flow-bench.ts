@@ -69,6 +69,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import v8 from 'node:v8';
 import path from 'node:path';
+import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { MikroORM } from '@mikro-orm/postgresql';
@@ -173,6 +174,21 @@ async function runInstance(): Promise<void> {
   });
   process.stdout.write('ready\n');
   const threadsAtReady = threadCpuSeconds();
+  // The main thread's garbage collections since ready, by kind (count, pause ms).
+  const collections = new Map<string, { count: number; ms: number }>();
+  const gcKinds: Record<number, string> = {
+    [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+  };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = gcKinds[(entry as unknown as { detail: { kind: number } }).detail.kind] ?? 'other';
+      const seen = collections.get(kind) ?? { count: 0, ms: 0 };
+      seen.count += 1;
+      seen.ms += entry.duration;
+      collections.set(kind, seen);
+    }
+  }).observe({ entryTypes: ['gc'] });
   process.once('SIGTERM', () => {
     void (async () => {
       await consumer.stop(5_000);
@@ -182,6 +198,7 @@ async function runInstance(): Promise<void> {
       (globalThis as { gc?: () => void }).gc?.();
       const heap = v8.getHeapStatistics();
       process.stderr.write(`instance ${process.pid}: main thread heap ${(heap.used_heap_size / 2 ** 20).toFixed(0)} MiB used of ${(heap.total_heap_size / 2 ** 20).toFixed(0)} MiB\n`);
+      process.stderr.write(`instance ${process.pid}: main thread GCs since ready: ${[...collections].map(([kind, { count, ms }]) => `${kind} ${count} (${ms.toFixed(0)} ms)`).join(', ')}\n`);
       if (process.env.BENCH_HEAP_SNAPSHOT) v8.writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT);
       if (writes.size) process.stderr.write(`socket writes per submission by remote port: ${[...writes].map(([port, n]) => `${port}: ${(n / totals.n).toFixed(2)}`).join(', ')}\n`);
       process.stderr.write(`instance ${process.pid}: ${totals.n} submissions; mean ms per submission: handler ${avg(totals.handlerMs)} = fetch ${avg(totals.fetchMs)} + validate ${avg(totals.validateMs)} + categorize ${avg(totals.categorizeMs)} + commit ${avg(totals.commitMs)}; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (system ${(cpu.system / 1e6).toFixed(1)} s); outbox relay ${relayBatches.batches} batches of ${(relayBatches.rows / Math.max(1, relayBatches.batches)).toFixed(1)} rows\n`);
