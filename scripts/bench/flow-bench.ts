@@ -1,7 +1,7 @@
 /**
  * Validation flow benchmark:
  *
- *   npx tsx scripts/bench/flow-bench.ts [--submissions 500] [--rounds 9] [--instances 1] [--workers 0] [--concurrency 8 per worker] [--commit-gather-ms 50] [--warm-up 500 per worker] [--kill]
+ *   npx tsx scripts/bench/flow-bench.ts [--submissions 500] [--rounds 9] [--instances 1] [--workers 0] [--concurrency 12 per worker] [--commit-gather-ms 50] [--warm-up 500 per worker] [--kill]
  *
  * 500 patient submissions per round (the NHSN sample Bundles of ../shared/samples/nhsn-ach repeated, every
  * resource id made unique per copy) served by a real HTTP report service as MeasureReports with
@@ -37,10 +37,10 @@
  * one worker per core (0), the shape the manifests deploy (one pod, validation.workers = its whole
  * cores); `--kill` needs two and defaults to two instances of one worker each, which on a 2-core
  * machine also use both cores. `--concurrency` (submissions in flight per instance) defaults to the
- * service's (eight per worker) and `--commit-gather-ms` to the flow store's (DEFAULT_GATHER_MS).
+ * service's (twelve per worker) and `--commit-gather-ms` to the flow store's (DEFAULT_GATHER_MS).
  * Measured on the 2-core bench machine (outbox relay gathering 100 ms, flow store 50 ms): 1 × 2
- * workers 0.71–0.74 (ceiling 0.88; 0.61–0.65 the same day before the flow store gathered), 2 × 1
- * worker 0.60 (ceiling 0.81): one main thread, relay and consumer serve both workers, with bigger
+ * workers with 24 in flight 0.72–0.74 (ceiling ~0.88; 0.61–0.65 the same day before the flow store
+ * gathered), 2 × 1 worker with 8 in flight each 0.60 (ceiling 0.81): one main thread, relay and consumer serve both workers, with bigger
  * relay batches and group commits. The service always validates in worker threads (deadlines need a thread that
  * can be terminated); when 1 meant the main thread, a pool of one worker per core cost ~40 % more
  * CPU per submission on 2 cores than that.
@@ -376,7 +376,7 @@ async function coordinate(): Promise<void> {
   const instances = Number(arg('--instances', kill ? '2' : '1'));
   const workers = Number(arg('--workers', kill ? '1' : '0'));
   if (kill && instances < 2) throw new Error('--kill needs at least two instances: the survivor completes what the killed one held');
-  // As the service: validation.consumer-concurrency 0 = eight per worker (workers 0 = one per core).
+  // As the service: validation.consumer-concurrency 0 = twelve per worker (workers 0 = one per core).
   const concurrency = arg('--concurrency', String(defaultConsumerConcurrency(workers === 0 ? os.availableParallelism() : workers)));
   // The machine's speed drifts by ±10-25 % over tens of seconds, so one engine-only measurement
   // and one end-to-end measurement taken a minute apart compare the drift as much as the service.

@@ -1,19 +1,20 @@
-/** validation.consumer-concurrency: 0 (the default) means eight submissions in flight per validation worker. */
+/** validation.consumer-concurrency: 0 (the default) means twelve submissions in flight per validation worker. */
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '#adapters/config/index.js';
 import { validationSchema } from '#validation/config.js';
 import { consumerConcurrency, defaultConsumerConcurrency } from '#validation/adapters/messaging/ready-for-validation-consumer.js';
 
 describe('validation configuration: consumer concurrency', () => {
-  it('defaults to 0, which the service turns into eight per worker (one worker at least, at most 256)', () => {
+  it('defaults to 0, which the service turns into twelve per worker (one worker at least, at most 256)', () => {
     expect(loadConfig(validationSchema, {}).validationConsumerConcurrency).to.equal(0);
-    expect(defaultConsumerConcurrency(1)).to.equal(8);
-    expect(defaultConsumerConcurrency(2)).to.equal(16);
-    expect(defaultConsumerConcurrency(4)).to.equal(32);
-    expect(defaultConsumerConcurrency(0)).to.equal(8);
-    expect(defaultConsumerConcurrency(32)).to.equal(256);
+    expect(defaultConsumerConcurrency(1)).to.equal(12);
+    expect(defaultConsumerConcurrency(2)).to.equal(24);
+    expect(defaultConsumerConcurrency(4)).to.equal(48);
+    expect(defaultConsumerConcurrency(0)).to.equal(12);
+    expect(defaultConsumerConcurrency(21)).to.equal(252);
+    expect(defaultConsumerConcurrency(22)).to.equal(256);
     expect(defaultConsumerConcurrency(64)).to.equal(256);
-    expect(consumerConcurrency(0, 2), 'the setting 0').to.equal(16);
+    expect(consumerConcurrency(0, 2), 'the setting 0').to.equal(24);
     expect(consumerConcurrency(6, 2), 'a setting').to.equal(6);
   });
 

@@ -234,7 +234,7 @@ describe('validation flow store: one statement per group of commits, announced o
   it('refuses a negative gathering interval or an empty group', () => {
     expect(() => new PgFlowStore(db.orm, { gatherMs: -1 })).to.throw(/gatherMs/);
     expect(() => new PgFlowStore(db.orm, { maxGroup: 0 })).to.throw(/maxGroup/);
-    expect(groupLimitFor(16)).to.equal(8);
+    expect(groupLimitFor(24)).to.equal(8);
     expect(groupLimitFor(1)).to.equal(1);
     expect(groupLimitFor(256)).to.equal(16);
   });
