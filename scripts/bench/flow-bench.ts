@@ -40,7 +40,7 @@
  * service's (twelve per worker) and `--commit-gather-ms` to the flow store's (DEFAULT_GATHER_MS).
  * Measured on the 2-core bench machine (outbox relay gathering 100 ms, flow store 50 ms): 1 × 2
  * workers with 24 in flight 0.72–0.74 (ceiling ~0.88; 0.61–0.65 the same day before the flow store
- * gathered), 2 × 1 worker with 8 in flight each 0.60 (ceiling 0.81): one main thread, relay and consumer serve both workers, with bigger
+ * gathered), 2 × 1 worker with 8 or 12 in flight each 0.60–0.67 (ceiling 0.81): one main thread, relay and consumer serve both workers, with bigger
  * relay batches and group commits. The service always validates in worker threads (deadlines need a thread that
  * can be terminated); when 1 meant the main thread, a pool of one worker per core cost ~40 % more
  * CPU per submission on 2 cores than that.
