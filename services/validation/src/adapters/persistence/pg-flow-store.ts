@@ -56,7 +56,7 @@ export function groupLimitFor(concurrency: number): number {
  * 0.71–0.74 over six runs of 9 rounds. With only 8 in flight the waiting commits starved the
  * workers (0.51) until groups were capped (0.65): hence groupLimitFor, and twelve in flight per
  * worker by default (defaultConsumerConcurrency: 24 with two workers, groups of up to 8, 0.72–0.74
- * over three runs on a slower, noisier hour of the host).
+ * over five runs on a slower, noisier hour of the host).
  */
 export const DEFAULT_GATHER_MS = 50;
 
