@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { randomHex } from '../runtime/random-pool.js';
 
 /**
  * W3C Trace Context (`traceparent`): `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`.
@@ -32,23 +32,6 @@ export function parseTraceparent(header: string | undefined | null): TraceContex
 
 export function formatTraceparent(context: Pick<TraceContext, 'traceId' | 'spanId' | 'flags'>): string {
   return `00-${context.traceId}-${context.spanId}-${context.flags}`;
-}
-
-// Ids are cut from a pool of random bytes refilled 4 KiB at a time: one call into the random source
-// per 256 span ids rather than one per id (a submission creates several, for each HTTP call and
-// message it sends).
-const POOL_SIZE = 4096;
-const pool = Buffer.alloc(POOL_SIZE);
-let poolOffset = POOL_SIZE;
-
-function randomHex(bytes: number): string {
-  if (poolOffset + bytes > POOL_SIZE) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const hex = pool.toString('hex', poolOffset, poolOffset + bytes);
-  poolOffset += bytes;
-  return hex;
 }
 
 export function newTraceId(): string {
