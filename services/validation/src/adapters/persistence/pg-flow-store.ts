@@ -68,13 +68,13 @@ interface PendingCommit {
 
 /**
  * Group commit: one statement is in flight at a time; the commits that arrive meanwhile wait and
- * then go together in the next statement (up to MAX_GROUP). Besides, a statement starts at most
+ * then go together in the next statement (up to maxGroup). Besides, a statement starts at most
  * every `gatherMs` (default 50): a commit arriving sooner after the previous statement started waits
  * for the rest of that interval (or until maxGroup commits wait), so under load the commits of
  * ~gatherMs go together. An idle store (no statement for gatherMs) writes a commit at once, alone,
  * so a lone submission never waits; so does a commit the flow marks `lastInFlight` (nothing else
- * is being validated, so nothing could join the group), with those waiting. Each caller still learns its own result only after the
- * statement that holds its submission committed.
+ * is being validated, so nothing could join the group), with those waiting. Each caller still
+ * learns its own result only after the statement that holds its submission committed.
  *
  * Why wait: every statement costs a round trip, a transaction and the wake-ups of both ends,
  * whatever its size; submissions finish one by one, a few milliseconds apart, so without the wait
@@ -164,7 +164,7 @@ export class PgFlowStore {
     if (this.waiting.length > 0) this.schedule();
   }
 
-  /** The oldest waiting commits, at most MAX_GROUP, no submission twice (a repeat stays for the next group, in order). */
+  /** The oldest waiting commits, at most maxGroup, no submission twice (a repeat stays for the next group, in order). */
   private nextGroup(): PendingCommit[] {
     const group: PendingCommit[] = [];
     const keys = new Set<string>();
