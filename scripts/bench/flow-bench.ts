@@ -40,10 +40,11 @@
  * service's (twelve per worker) and `--commit-gather-ms` to the flow store's (DEFAULT_GATHER_MS).
  * Measured on the 2-core bench machine (outbox relay gathering 100 ms, flow store 50 ms): 1 × 2
  * workers with 24 in flight 0.72–0.74 (ceiling ~0.88; 0.61–0.65 the same day before the flow store
- * gathered), 2 × 1 worker with 8 or 12 in flight each 0.60–0.67 (ceiling 0.81): one main thread, relay and consumer serve both workers, with bigger
- * relay batches and group commits. The service always validates in worker threads (deadlines need a thread that
- * can be terminated); when 1 meant the main thread, a pool of one worker per core cost ~40 % more
- * CPU per submission on 2 cores than that.
+ * gathered), 2 × 1 worker with 8 or 12 in flight each 0.60–0.67 (ceiling 0.81): one main thread,
+ * relay and consumer serve both workers, with bigger relay batches and group commits. The service
+ * always validates in worker threads (deadlines need a thread that can be terminated); when 1 meant
+ * the main thread, a pool of one worker per core cost ~40 % more CPU per submission on 2 cores than
+ * that.
  *
  * Rounds: the machine's speed drifts (identical engine-only runs a minute apart differed by up to
  * 25 % here, and by up to 55 % at the same CPU time on a busier day of the host), so the bench
@@ -58,7 +59,7 @@
  * Each instance prints its main thread's heap when it stops (after a full GC when run with
  * NODE_OPTIONS=--expose-gc); BENCH_HEAP_SNAPSHOT=FILE also writes a heap snapshot there.
  * BENCH_UTIL_PROFILE=1 prints each round's machine utilization by tenth of the round (it showed the
- * flow's ~6 % idle spread over the whole round, not at its start or end).
+ * flow's 4–9 % idle spread over the whole round, not at its start or end).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -151,9 +152,12 @@ async function runInstance(): Promise<void> {
   await engine.start();
   const api = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi: new OpenApiBuilder({ title: 'bench', version: '1' }), validator: engine });
   const completion = catalog.byName('ValidationComplete');
+  // Always given by the coordinator (the service's default for these workers unless --concurrency).
+  const concurrency = Number(arg('--concurrency', '12'));
   const flowImpl = new ValidationFlow({
     source: new HttpReportService({ baseUrl: arg('--report', ''), logger, retries: 1 }),
-    validator: engine, categories: api.categories, store: new PgFlowStore(db.orm, { gatherMs: Number(arg('--commit-gather-ms', String(DEFAULT_GATHER_MS))), maxGroup: groupLimitFor(Number(arg('--concurrency', '4'))) }),
+    validator: engine, categories: api.categories,
+    store: new PgFlowStore(db.orm, { gatherMs: Number(arg('--commit-gather-ms', String(DEFAULT_GATHER_MS))), maxGroup: groupLimitFor(concurrency) }),
     completion: { subject: completion.subject, schemaVersion: completion.version },
     afterCommit: ({ lastInFlight }) => relay.notify({ now: lastInFlight }), progressIntervalMs: 1_000,
   });
@@ -169,7 +173,7 @@ async function runInstance(): Promise<void> {
     },
   };
   const consumer = await startReadyForValidationConsumer({
-    js: nats.js, catalog, flow, logger, maxDeliver: 5, concurrency: Number(arg('--concurrency', '4')),
+    js: nats.js, catalog, flow, logger, maxDeliver: 5, concurrency,
     backoffMs: [500], ackWaitMs: 5_000, fetchExpiresMs: 1_000,
   });
   process.stdout.write('ready\n');

@@ -137,7 +137,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
   container.bind(facilityScopes).toDynamicValue((ctx) => new PgFacilityScopes(ctx.get(TOKENS.orm)));
   container.bind(TOKENS.facilityScopes).toDynamicValue((ctx) => ctx.get(facilityScopes));
   container.bind(TOKENS.validationConfigurations).toDynamicValue((ctx) => ctx.get(facilityScopes));
-  // The commits waiting to be gathered hold consumer slots: half of them at most (groupLimitFor).
+  // The commits waiting to be gathered hold consumer slots: groups of a third of them at most (groupLimitFor).
   container.bind(TOKENS.flowStore).toDynamicValue((ctx) => new PgFlowStore(ctx.get(TOKENS.orm), {
     maxGroup: groupLimitFor(consumerConcurrency(config.validationConsumerConcurrency, ctx.get(TOKENS.engineHost).workerThreads)),
   }));

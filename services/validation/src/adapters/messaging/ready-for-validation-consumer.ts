@@ -63,7 +63,8 @@ export function ensureReadyForValidationConsumer(
  * bench:flow (one instance, two workers, 2 cores), before the flow store gathered commits: 4 in
  * flight kept the machine 85 % busy, 8 93 %, 12 94 %. With the gathering (pg-flow-store.ts), whose
  * commits hold up to two groups of slots (one gathering, one being written; groupLimitFor): 8 in
- * flight 0.65 of engine-only; 16 0.71–0.74 with the machine 91–94 % busy; 24 95–96 % busy.
+ * flight 0.65 of engine-only; 16 0.68–0.74 (nine runs) with the machine 91–94 % busy; 24 0.72–0.74
+ * (five runs) with it 93–96 % busy.
  */
 export function defaultConsumerConcurrency(workers: number): number {
   return Math.min(256, 12 * Math.max(1, workers));

@@ -40,7 +40,8 @@ export interface PgFlowStoreOptions {
  * maxGroup for a consumer that handles `concurrency` submissions at once: a third of them. Under
  * load about one group waits to be gathered while the previous one is being written, so a third
  * of the slots is left to the submissions being fetched and validated: the workers' queue then
- * rarely runs dry between two groups (with half, bench:flow saw the machine ~6 % idle throughout).
+ * rarely runs dry between two groups (with half of 16, bench:flow saw the machine 6–9 % idle
+ * throughout the rounds, with a third of 24 4–7 %).
  */
 export function groupLimitFor(concurrency: number): number {
   return Math.max(1, Math.min(MAX_GROUP, Math.floor(concurrency / 3)));
@@ -53,7 +54,7 @@ export function groupLimitFor(concurrency: number): number {
  * to end 0.61–0.65 of engine-only; 20 ms with 16 in flight 0.70 (5 rounds); 50 ms with 16 in flight
  * (groups of up to 8) ~7 per statement, PostgreSQL 0.4–0.5 CPU-ms, socket writes to PostgreSQL 0.96
  * → 0.27 and to NATS 1.6 → 0.5 per submission (the acks of a group go out together), end to end
- * 0.71–0.74 over six runs of 9 rounds. With only 8 in flight the waiting commits starved the
+ * 0.68–0.74 over nine runs of 9 rounds (0.71–0.74 on a fast hour of the host, down to 0.68 on a slow one). With only 8 in flight the waiting commits starved the
  * workers (0.51) until groups were capped (0.65): hence groupLimitFor, and twelve in flight per
  * worker by default (defaultConsumerConcurrency: 24 with two workers, groups of up to 8, 0.72–0.74
  * over five runs on a slower, noisier hour of the host).
