@@ -101,7 +101,36 @@ export interface CatalogOptions {
   subjectRoot?: string;
   /** Appended to every stream name, e.g. '_T1A2B' in tests. */
   streamSuffix?: string;
+  /**
+   * Size of every stream (`STREAM_LIMITS`). JetStream reserves a stream's `max_bytes` against the
+   * server's storage when the stream is created, so the production sizes on a laptop or a CI machine
+   * let only a few installations or test files exist at once. Default `production`.
+   */
+  streamLimits?: StreamLimitsProfile;
 }
+
+/** Who the streams are sized for: a production cluster, a developer's local installation, a test. */
+export const STREAM_LIMIT_PROFILES = ['production', 'local', 'test'] as const;
+export type StreamLimitsProfile = (typeof STREAM_LIMIT_PROFILES)[number];
+
+/**
+ * The stream-size profile the environment names (`NATS_STREAM_LIMITS`), for the tools and tests that
+ * provision streams without loading a service configuration; `fallback` when it names none.
+ */
+export function streamLimitsFromEnvironment(raw: string | undefined, fallback: StreamLimitsProfile): StreamLimitsProfile {
+  const value = raw?.trim();
+  if (value === undefined || value === '') return fallback;
+  const profile = STREAM_LIMIT_PROFILES.find((p) => p === value);
+  if (profile === undefined) throw new Error(`NATS_STREAM_LIMITS must be one of ${STREAM_LIMIT_PROFILES.join(', ')}; got ${JSON.stringify(value.slice(0, 40))}`);
+  return profile;
+}
+
+/** `max_bytes` of each domain stream and of the dead-letter stream, per profile. */
+export const STREAM_LIMITS: Readonly<Record<StreamLimitsProfile, { readonly stream: number; readonly deadLetter: number }>> = {
+  production: { stream: 4 * 1024 * 1024 * 1024, deadLetter: 2 * 1024 * 1024 * 1024 },
+  local: { stream: 256 * 1024 * 1024, deadLetter: 128 * 1024 * 1024 },
+  test: { stream: 64 * 1024 * 1024, deadLetter: 32 * 1024 * 1024 },
+};
 
 export interface Catalog {
   readonly subjectRoot: string;
@@ -206,6 +235,7 @@ export function buildCatalog(options: CatalogOptions = {}): Catalog {
   const root = options.subjectRoot ?? 'nhsn';
   const suffix = options.streamSuffix ?? '';
   const streamName = (domain: Domain) => domain.toUpperCase() + suffix;
+  const limits = STREAM_LIMITS[options.streamLimits ?? 'production'];
 
   const messages: MessageContract[] = ENTRIES.map((e) => ({
     name: e.name, kind: e.kind, transport: e.transport, domain: e.domain, version: e.version,
@@ -221,7 +251,7 @@ export function buildCatalog(options: CatalogOptions = {}): Catalog {
       name: streamName(domain), description: STREAM_DESCRIPTIONS[domain],
       subjects: tokens.map((t) => `${root}.${domain}.${t}.>`),
       retention: 'limits', storage: 'file', maxAgeMs: STREAM_MAX_AGE[domain], duplicateWindowMs: 2 * MINUTE,
-      maxBytes: 4 * 1024 * MiB, maxMsgSize: 8 * MiB, replicas: 1,
+      maxBytes: limits.stream, maxMsgSize: 8 * MiB, replicas: 1,
     };
   });
 
@@ -230,7 +260,7 @@ export function buildCatalog(options: CatalogOptions = {}): Catalog {
     name: 'DEAD_LETTER' + suffix,
     description: 'Messages a consumer gave up on (schema failure, invalid JSON, permanent error, max deliveries). Kept for inspection and replay; see the runbook.',
     subjects: [`${deadLetterPrefix}.>`], retention: 'limits', storage: 'file', maxAgeMs: 30 * DAY,
-    duplicateWindowMs: 2 * MINUTE, maxBytes: 2 * 1024 * MiB, maxMsgSize: 8 * MiB, replicas: 1,
+    duplicateWindowMs: 2 * MINUTE, maxBytes: limits.deadLetter, maxMsgSize: 8 * MiB, replicas: 1,
   };
 
   const byNameMap = new Map(messages.map((m) => [m.name, m]));
@@ -266,10 +296,11 @@ export const catalog: Catalog = buildCatalog();
  * installations (developers, a demo, a test environment) can then share one NATS server without
  * one consuming the other's messages. No namespace: the production catalog.
  */
-export function catalogForNamespace(namespace: string | undefined): Catalog {
-  if (namespace === undefined || namespace === '') return catalog;
+export function catalogForNamespace(namespace: string | undefined, streamLimits?: StreamLimitsProfile): Catalog {
+  if ((namespace === undefined || namespace === '') && (streamLimits === undefined || streamLimits === 'production')) return catalog;
+  if (namespace === undefined || namespace === '') return buildCatalog({ streamLimits });
   if (!/^[a-z][a-z0-9-]{0,30}$/.test(namespace)) throw new Error(`Namespace "${namespace.slice(0, 40)}" must be lower-case letters, digits and hyphens, starting with a letter`);
-  return buildCatalog({ subjectRoot: `${namespace}.nhsn`, streamSuffix: `_${namespace.toUpperCase().replace(/-/g, '_')}` });
+  return buildCatalog({ subjectRoot: `${namespace}.nhsn`, streamSuffix: `_${namespace.toUpperCase().replace(/-/g, '_')}`, streamLimits });
 }
 
 /** Contracts by subject without its root: `compliance.event.validation-complete.v1` → ValidationComplete. */

@@ -23,7 +23,7 @@ const services = [
 
 /** The services' environment: the operator's, listening on loopback unless HTTP_HOST names an interface. */
 export function serviceEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...env, HTTP_HOST: env.HTTP_HOST?.trim() || '127.0.0.1' };
+  return { ...env, HTTP_HOST: env.HTTP_HOST?.trim() || '127.0.0.1', NATS_STREAM_LIMITS: env.NATS_STREAM_LIMITS?.trim() || 'local' };
 }
 
 function startAll(): void {

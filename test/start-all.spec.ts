@@ -16,6 +16,8 @@ describe('npm start (scripts/start-all.ts)', () => {
     expect(serviceEnvironment({ AUTH_MODE: 'none' }).HTTP_HOST).to.equal('127.0.0.1');
     expect(serviceEnvironment({ AUTH_MODE: 'none', HTTP_HOST: ' ' }).HTTP_HOST).to.equal('127.0.0.1');
     expect(serviceEnvironment({ HTTP_HOST: '0.0.0.0', LOG_LEVEL: 'debug' })).to.deep.include({ HTTP_HOST: '0.0.0.0', LOG_LEVEL: 'debug' });
+    expect(serviceEnvironment({}).NATS_STREAM_LIMITS, 'a local trial provisions laptop-sized streams').to.equal('local');
+    expect(serviceEnvironment({ NATS_STREAM_LIMITS: 'production' }).NATS_STREAM_LIMITS).to.equal('production');
   });
 
   it('so the quick start with AUTH_MODE=none passes the loopback rule that the bare default interface fails', () => {

@@ -4,6 +4,7 @@ import {
 } from './parsers.js';
 import { postgresUrlSetting, redisUrlSetting } from './connection-urls.js';
 import { defineSetting, SettingParseError } from './setting.js';
+import { STREAM_LIMIT_PROFILES } from '#contracts/catalog.js';
 
 /**
  * Property groups shared by several services. Spread them into a service schema:
@@ -59,6 +60,8 @@ export function natsSettings() {
       if (!/^[a-z][a-z0-9-]{0,30}$/.test(raw)) throw new SettingParseError(`must be lower-case letters, digits and hyphens, starting with a letter, at most 31 characters; got ${JSON.stringify(raw)}`);
       return raw;
     }).optional(),
+    natsStreamLimits: enumSetting('nats.stream-limits', 'Size of every JetStream stream this installation provisions (max_bytes, which JetStream reserves against the server\'s storage when a stream is created): '
+      + 'production 4 GiB per stream and 2 GiB dead letters; local 256 MiB / 128 MiB (what `npm start` uses); test 64 MiB / 32 MiB. Every service and tool of one installation needs the same value', STREAM_LIMIT_PROFILES).default('production'),
     natsStreamReplicas: intSetting('nats.stream-replicas', 'Copies of every JetStream stream across the NATS cluster, applied when streams are provisioned (1 for a single server; 3 on the production three-server cluster)', { min: 1, max: 5 }).default(1),
   };
 }

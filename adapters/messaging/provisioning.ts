@@ -43,6 +43,8 @@ function differences(wanted: Record<string, unknown>, actual: Record<string, unk
 /** JetStream's answers to a replica count the servers cannot hold: not clustered, or fewer servers than replicas. */
 const REPLICAS_NOT_SUPPORTED = 10074;
 const INSUFFICIENT_RESOURCES = 10023;
+/** JetStream cannot reserve a new stream's max_bytes against its storage (JSStorageResourcesExceededErr). */
+const STORAGE_RESOURCES_EXCEEDED = 10047;
 
 /** Says what to do when the servers cannot hold the replicas asked for. */
 function replicasError(def: StreamDefinition, reason: string, cause?: unknown): Error {
@@ -50,6 +52,21 @@ function replicasError(def: StreamDefinition, reason: string, cause?: unknown): 
     `Stream ${def.name}: ${def.replicas} replicas requested (nats.stream-replicas) but ${reason}; ` +
     `set nats.stream-replicas to 1 for a single NATS server, or to at most the number of servers of the JetStream cluster`,
     cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * Says what to do when JetStream cannot reserve a stream's max_bytes: it reserves the whole size of
+ * every stream at creation, so a machine with many installations (or production-sized streams on a
+ * laptop) runs out of reservable storage long before its disk is full.
+ */
+function storageError(def: StreamDefinition, cause: JetStreamApiError): Error {
+  const mib = Math.round(def.maxBytes / (1024 * 1024));
+  return new Error(
+    `Stream ${def.name}: JetStream cannot reserve its ${mib} MiB (${cause.message}). JetStream reserves every stream's max_bytes when it is created. `
+    + 'On a local or test installation set nats.stream-limits (NATS_STREAM_LIMITS) to local or test for every service of the installation; '
+    + 'or delete the streams of installations no longer used (their names end with _<NAMESPACE>); or give the NATS server more storage (jetstream max_file_store)',
+    { cause },
   );
 }
 
@@ -78,6 +95,7 @@ export async function provisionStream(jsm: JetStreamManager, def: StreamDefiniti
       if (addErr instanceof JetStreamApiError && addErr.code === INSUFFICIENT_RESOURCES && def.replicas > 1) {
         throw replicasError(def, `the JetStream cluster cannot place them (${addErr.message})`, addErr);
       }
+      if (addErr instanceof JetStreamApiError && (addErr.code === STORAGE_RESOURCES_EXCEEDED || addErr.code === INSUFFICIENT_RESOURCES)) throw storageError(def, addErr);
       // Another instance created it between our info and add: fall through to the comparison.
       current = (await jsm.streams.info(def.name).catch(() => { throw addErr; })).config;
     }

@@ -11,7 +11,7 @@ import { createMetrics, type ServiceMetrics } from '../observability/metrics.js'
 import { createLogger, type Logger } from '../observability/logger.js';
 import { databaseConnection, openDatabase, OutboxMessageEntity, outboxMigration, requestContextMiddleware, type Database } from '../persistence/index.js';
 import { OutboxRelay } from '../persistence/outbox/relay.js';
-import { catalogForNamespace, type Catalog } from '#contracts/catalog.js';
+import { catalogForNamespace, type Catalog, type StreamLimitsProfile } from '#contracts/catalog.js';
 import { adminWritesExceptProcessing } from './admin-writes.js';
 
 /**
@@ -45,6 +45,8 @@ export interface RuntimeConfig extends AuthConfig {
   /** nats.namespace: the catalog of subjects and streams this installation uses (catalogForNamespace). */
   natsNamespace?: string;
   natsStreamReplicas: number;
+  /** nats.stream-limits: how large the provisioned streams are (STREAM_LIMITS). */
+  natsStreamLimits: StreamLimitsProfile;
   cacheType: CacheType;
   cacheValidateCodeTtl?: number;
   cacheMemoryMaxEntries: number;
@@ -111,7 +113,7 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
   const nats = await connectNats({
     servers: [...config.natsServers], user: config.natsUser, pass: config.natsPassword, token: config.natsToken, name: serviceName, logger,
   });
-  const catalog = catalogForNamespace(config.natsNamespace);
+  const catalog = catalogForNamespace(config.natsNamespace, config.natsStreamLimits);
   const provisioned = await provisionCatalog(nats.jsm, catalog, { replicas: config.natsStreamReplicas });
   logger.info({ streams: provisioned, subjectRoot: catalog.subjectRoot }, 'JetStream streams provisioned');
   const publisher = new JetStreamPublisher(nats.js, { catalog });

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { buildCatalog, catalog, catalogForNamespace, subjectMatches, type JsonSchema } from '../catalog.js';
+import { buildCatalog, catalog, catalogForNamespace, STREAM_LIMITS, streamLimitsFromEnvironment, subjectMatches, type JsonSchema } from '../catalog.js';
 import { compileSchema, validateMessage, validateReply } from '../validate.js';
 import { INVALID, INVALID_REPLIES, VALID, VALID_REPLIES } from './fixtures.js';
 
@@ -211,6 +211,20 @@ describe('contracts: catalog', () => {
     }
     expect(() => catalogForNamespace('Demo')).to.throw(/lower-case/);
     expect(() => catalogForNamespace('a.b')).to.throw(/lower-case/);
+  });
+
+  it('streams are sized per profile (nats.stream-limits): production keeps its sizes, local and test reserve far less of the server', () => {
+    const sizes = (c: typeof catalog) => [...c.streams.map((s) => s.maxBytes), c.deadLetterStream.maxBytes];
+    expect(sizes(catalog)).to.deep.equal([...catalog.streams.map(() => 4 * 1024 ** 3), 2 * 1024 ** 3]);
+    expect(sizes(catalogForNamespace('dev-a', 'local'))).to.deep.equal([...catalog.streams.map(() => STREAM_LIMITS.local.stream), STREAM_LIMITS.local.deadLetter]);
+    expect(sizes(catalogForNamespace(undefined, 'test'))).to.deep.equal([...catalog.streams.map(() => STREAM_LIMITS.test.stream), STREAM_LIMITS.test.deadLetter]);
+    expect(catalogForNamespace(undefined, 'test').subjectRoot, 'only the sizes change').to.equal(catalog.subjectRoot);
+    // A laptop's JetStream (75 % of a 100 GB disk) holds a dozen local installations; production sizes allowed four.
+    const installation = (p: 'production' | 'local') => (catalog.streams.length * STREAM_LIMITS[p].stream + STREAM_LIMITS[p].deadLetter);
+    expect(Math.floor(75e9 / installation('local'))).to.be.greaterThan(12 * Math.floor(75e9 / installation('production')));
+    expect(streamLimitsFromEnvironment(undefined, 'local')).to.equal('local');
+    expect(streamLimitsFromEnvironment(' test ', 'local')).to.equal('test');
+    expect(() => streamLimitsFromEnvironment('huge', 'local')).to.throw(/production, local, test/);
   });
 
   it('subjectMatches follows NATS wildcard rules', () => {

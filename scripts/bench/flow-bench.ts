@@ -75,7 +75,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { JsMsg } from '@nats-io/jetstream';
-import { buildCatalog, type Catalog } from '#contracts/catalog.js';
+import { buildCatalog, streamLimitsFromEnvironment, type Catalog } from '#contracts/catalog.js';
 import { OpenApiBuilder } from '#adapters/http/index.js';
 import { connectNats } from '#adapters/messaging/connection.js';
 import { provisionCatalog } from '#adapters/messaging/provisioning.js';
@@ -132,7 +132,7 @@ async function runInstance(): Promise<void> {
     };
   }
   const logger = createLogger('flow-bench-instance', process.env.LOG_LEVEL ?? 'warn');
-  const catalog = buildCatalog({ subjectRoot: arg('--root', ''), streamSuffix: arg('--suffix', '') });
+  const catalog = buildCatalog({ subjectRoot: arg('--root', ''), streamSuffix: arg('--suffix', ''), streamLimits: streamLimitsFromEnvironment(process.env.NATS_STREAM_LIMITS, 'local') });
   const db = await openBenchDatabase(arg('--db', ''));
   const nats = await connectNats({ servers: [NATS], name: 'flow-bench-instance', logger });
   const relay = new OutboxRelay({ orm: db.orm, publisher: new JetStreamPublisher(nats.js, { catalog }), logger, pollIntervalMs: 200 });
@@ -396,7 +396,7 @@ async function coordinate(): Promise<void> {
   const dbName = `bench_flow_${suffix}`;
   const root = `benchflow${suffix}`;
   const streamSuffix = `_BF${suffix.toUpperCase()}`;
-  const catalog: Catalog = buildCatalog({ subjectRoot: root, streamSuffix });
+  const catalog: Catalog = buildCatalog({ subjectRoot: root, streamSuffix, streamLimits: streamLimitsFromEnvironment(process.env.NATS_STREAM_LIMITS, 'local') });
   const log = (line: string) => process.stdout.write(`${line}\n`);
   let ratioLine: string | undefined;
 

@@ -142,7 +142,7 @@ async function main(): Promise<number> {
   say(`Report service stand-in on ${reportService.url}: facility ${DEMO_FACILITY}, report ${reportId}, ${submissions.length} patients.`);
 
   const config = loadConfig(publisherSchema);
-  const catalog = catalogForNamespace(config.natsNamespace);
+  const catalog = catalogForNamespace(config.natsNamespace, config.natsStreamLimits);
   const nats = await connectNats({
     servers: [...config.natsServers], user: config.natsUser, pass: config.natsPassword, token: config.natsToken, name: 'demo', logger: silentLogger(),
   });

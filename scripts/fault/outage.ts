@@ -33,7 +33,10 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { JsMsg } from '@nats-io/jetstream';
-import { catalog } from '#contracts/catalog.js';
+import { catalogForNamespace, streamLimitsFromEnvironment } from '#contracts/catalog.js';
+
+/** The production subjects, with streams sized for this machine (the services it starts get the same NATS_STREAM_LIMITS). */
+const catalog = catalogForNamespace(undefined, streamLimitsFromEnvironment(process.env.NATS_STREAM_LIMITS, 'local'));
 import { connectNats, type NatsHandle } from '#adapters/messaging/connection.js';
 import { provisionCatalog } from '#adapters/messaging/provisioning.js';
 import { silentLogger } from '#adapters/observability/logger.js';

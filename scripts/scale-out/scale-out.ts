@@ -44,7 +44,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
-import { catalog } from '#contracts/catalog.js';
+import { catalogForNamespace, streamLimitsFromEnvironment } from '#contracts/catalog.js';
+
+/** The production subjects, with streams sized for this machine (the services it starts get the same NATS_STREAM_LIMITS). */
+const catalog = catalogForNamespace(undefined, streamLimitsFromEnvironment(process.env.NATS_STREAM_LIMITS, 'local'));
 import { connectNats, type NatsHandle } from '#adapters/messaging/connection.js';
 import { provisionCatalog } from '#adapters/messaging/provisioning.js';
 import { silentLogger } from '#adapters/observability/logger.js';

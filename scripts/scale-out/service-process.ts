@@ -41,7 +41,7 @@ export async function startService(name: string, service: 'validation' | 'tenant
   let output = '';
   const child = spawn(TSX, [`services/${service}/src/main.ts`], {
     cwd: projectRoot,
-    env: { ...process.env, AUTH_MODE: 'none', HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, AUTH_MODE: 'none', HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), LOG_LEVEL: 'warn', NATS_STREAM_LIMITS: process.env.NATS_STREAM_LIMITS ?? 'local', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (d: Buffer) => { output = (output + d.toString()).slice(-OUTPUT_KEPT); };

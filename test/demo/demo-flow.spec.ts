@@ -84,7 +84,7 @@ describe('demo: synthetic submissions through the flow, the report-service stand
 
   describe('publisher CLI', () => {
     let nats: NatsHandle;
-    const catalog = catalogForNamespace(`demo-test-${suffix}`);
+    const catalog = catalogForNamespace(`demo-test-${suffix}`, 'test');
 
     before(async () => {
       nats = await connectNats({ servers: [process.env.NATS_URL ?? '127.0.0.1:4222'], name: 'demo-publisher-test', logger });

@@ -18,6 +18,15 @@ describe('messaging: provisioning @infra', () => {
     expect(info.config.subjects).to.deep.equal([`${broker.catalog.subjectRoot}.compliance.event.>`]);
     expect(info.config.duplicate_window).to.equal(120_000 * 1_000_000);
     expect(info.config.storage).to.equal('file');
+    expect(info.config.max_bytes, 'the test profile of nats.stream-limits').to.equal(64 * 1024 * 1024);
+  });
+
+  it('a stream JetStream cannot reserve storage for fails with an error that names nats.stream-limits', async () => {
+    const def = { ...broker.catalog.deadLetterStream, name: `${broker.catalog.deadLetterStream.name}_HUGE`, subjects: [`${broker.catalog.subjectRoot}.huge.>`], maxBytes: 2 ** 50 };
+    let error: Error | undefined;
+    try { await provisionStreams(broker.jsm, [def]); } catch (e) { error = e as Error; }
+    await broker.jsm.streams.delete(def.name).catch(() => undefined);
+    expect(error?.message).to.match(/cannot reserve its 1073741824 MiB/).and.match(/nats\.stream-limits \(NATS_STREAM_LIMITS\) to local or test/);
   });
 
   it('updates a stream whose configuration differs, keeping its messages', async () => {

@@ -18,7 +18,7 @@ export interface TestBroker extends NatsHandle {
 
 export function testCatalog(): Catalog {
   const id = randomBytes(4).toString('hex');
-  return buildCatalog({ subjectRoot: `test-${id}`, streamSuffix: `_T${id.toUpperCase()}` });
+  return buildCatalog({ subjectRoot: `test-${id}`, streamSuffix: `_T${id.toUpperCase()}`, streamLimits: 'test' });
 }
 
 export async function testBroker(options: { provision?: boolean } = {}): Promise<TestBroker> {

@@ -67,7 +67,7 @@ export async function openSigningKeyHarness(prefix: string, config: HarnessConfi
   });
   const dir = await mkdtemp(join(tmpdir(), 'jwks-'));
   const jwksPath = join(dir, 'nested', 'jwks.json');
-  const catalog = buildCatalog({ subjectRoot: `t${randomBytes(4).toString('hex')}`, streamSuffix: `_T${randomBytes(3).toString('hex').toUpperCase()}` });
+  const catalog = buildCatalog({ subjectRoot: `t${randomBytes(4).toString('hex')}`, streamSuffix: `_T${randomBytes(3).toString('hex').toUpperCase()}`, streamLimits: 'test' });
   const clock = new ShiftedClock();
   const servers: HttpServerHandle[] = [];
   const modules: SigningKeyModule[] = [];

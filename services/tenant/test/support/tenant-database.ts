@@ -33,7 +33,7 @@ export async function openTenantTestDatabase(prefix: string, start = '2026-01-15
   const database = await openDatabase({
     ...PG, dbName, poolMax: 12, entities: tenantEntities, migrations: tenantMigrations, logger: silentLogger(),
   });
-  const catalog = buildCatalog({ subjectRoot: `t${randomBytes(4).toString('hex')}`, streamSuffix: `_T${randomBytes(3).toString('hex').toUpperCase()}` });
+  const catalog = buildCatalog({ subjectRoot: `t${randomBytes(4).toString('hex')}`, streamSuffix: `_T${randomBytes(3).toString('hex').toUpperCase()}`, streamLimits: 'test' });
   const clock = new ManualClock(start);
   const settings = { checkIfMeasureExists: false };
   const store = new MikroTenantStore({ orm: database.orm, catalog });

@@ -56,8 +56,8 @@ async function main(args: string[]): Promise<void> {
   const logger = createLogger('jetstream-provisioning', config.logLevel);
   const { values } = parseArgs({ args, options: { 'subject-root': { type: 'string' }, 'stream-suffix': { type: 'string' } }, strict: true, allowPositionals: false });
   const catalog = values['subject-root'] !== undefined || values['stream-suffix'] !== undefined
-    ? buildCatalog({ subjectRoot: values['subject-root'], streamSuffix: values['stream-suffix'] })
-    : catalogForNamespace(config.natsNamespace);
+    ? buildCatalog({ subjectRoot: values['subject-root'], streamSuffix: values['stream-suffix'], streamLimits: config.natsStreamLimits })
+    : catalogForNamespace(config.natsNamespace, config.natsStreamLimits);
 
   const nats = await connectNats({
     servers: [...config.natsServers], user: config.natsUser, pass: config.natsPassword, token: config.natsToken,

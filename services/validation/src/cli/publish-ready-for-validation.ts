@@ -97,7 +97,7 @@ async function main(args: string[]): Promise<void> {
   }
   const config = exitOnConfigError(() => loadConfig(publisherSchema), createLogger('publish-ready-for-validation'));
   const logger = createLogger('publish-ready-for-validation', config.logLevel === 'info' ? 'warn' : config.logLevel);
-  const catalog = catalogForNamespace(config.natsNamespace);
+  const catalog = catalogForNamespace(config.natsNamespace, config.natsStreamLimits);
   const nats = await connectNats({
     servers: [...config.natsServers], user: config.natsUser, pass: config.natsPassword, token: config.natsToken, name: 'publish-ready-for-validation', logger,
   });

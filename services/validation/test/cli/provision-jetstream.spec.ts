@@ -30,7 +30,7 @@ const lastJsonLine = (stdout: string) => JSON.parse(stdout.trim().split('\n').at
 describe('validation: JetStream provisioning CLI (the provisioning Job) @infra', function () {
   this.timeout(90_000);
   const id = randomBytes(4).toString('hex');
-  const catalog = buildCatalog({ subjectRoot: `prov-${id}`, streamSuffix: `_P${id.toUpperCase()}` });
+  const catalog = buildCatalog({ subjectRoot: `prov-${id}`, streamSuffix: `_P${id.toUpperCase()}`, streamLimits: 'test' });
   const isolated = ['--subject-root', catalog.subjectRoot, '--stream-suffix', `_P${id.toUpperCase()}`];
   const streamNames = [...catalog.streams, catalog.deadLetterStream].map((s) => s.name);
   const compliance = catalog.byName('ReadyForValidation').stream!;

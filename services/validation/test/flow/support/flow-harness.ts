@@ -93,7 +93,7 @@ export interface FlowHarnessOptions {
 
 export async function startFlowHarness(options: FlowHarnessOptions = {}): Promise<FlowHarness> {
   const suffix = uniqueSuffix();
-  const catalog = buildCatalog({ subjectRoot: `flow${suffix}`, streamSuffix: `_H7F${suffix.toUpperCase()}` });
+  const catalog = buildCatalog({ subjectRoot: `flow${suffix}`, streamSuffix: `_H7F${suffix.toUpperCase()}`, streamLimits: 'test' });
   const dbName = `test_flow_${suffix}`;
   const logger = silentLogger();
   const db = await openFlowDatabase(dbName);
