@@ -1,10 +1,13 @@
 /**
- * Message catalogue: stable message id → text template (in the HL7 validator's wording,
- * because operators' category rules are regexes over those texts) and the FHIR issue type.
+ * Message catalogue: the engine's message key → text template and the FHIR issue type. The text an
+ * issue gets comes from the active wording's catalogue (wording.ts, wordings/*.json); `text` here is
+ * the fallback for a message the catalogues do not have yet. The id an issue carries is the HL7
+ * validator's (message-ids.ts maps each key; a new message keyed by its HL7 id needs no mapping).
  * Placeholders are {0}, {1}, ... The specification's own two shapes win where they differ
  * from the HL7 wording: `Can't find profile <url>` and `Can't find value set <url>`.
  */
 import { TYPE_RULE_MESSAGES } from './messages-type-rules.js';
+import { fillTemplate, wordedTemplate } from './wording.js';
 
 export interface MessageDefinition {
   text: string;
@@ -358,13 +361,10 @@ export const MESSAGES = {
 
 export type MessageId = keyof typeof MESSAGES;
 
-/** Fill a template's {n} placeholders. */
+/**
+ * The message's text in the active wording (wording.ts): its template from that wording's catalogue,
+ * else `text` above (a message added since the catalogues were derived), with the {n} filled.
+ */
 export function formatMessage(id: MessageId, args: readonly unknown[]): string {
-  const template: string = MESSAGES[id].text;
-  if (args.length === 0) return template;
-  // linear: '{', digits, '}' (on our own templates)
-  return template.replace(/\{(\d+)\}/g, (m, n: string) => {
-    const i = Number(n);
-    return i < args.length ? String(args[i]) : m;
-  });
+  return fillTemplate(wordedTemplate(id) ?? MESSAGES[id].text, args);
 }

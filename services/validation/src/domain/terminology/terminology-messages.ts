@@ -4,6 +4,8 @@
  * validator's wording). `{n}` are positional arguments; where the HL7 text has a stray `)` we
  * follow the wording the category rules were written against instead.
  */
+import { wordedTemplate } from '../engine/wording.js';
+
 export const TERMINOLOGY_MESSAGES = {
   // The specification's own shape for a value set (or code system) that cannot be found.
   Terminology_TX_ValueSet_NotFound: "Can't find value set {0}",
@@ -54,8 +56,12 @@ export const TERMINOLOGY_MESSAGES = {
 
 export type TerminologyMessageId = keyof typeof TERMINOLOGY_MESSAGES;
 
-/** Fills `{n}` placeholders; a missing argument leaves an empty string (never "undefined"). */
+/**
+ * The message in the active wording (engine/wording.ts; the catalogues hold these ids too), else the
+ * template above. Fills `{n}` placeholders; a missing argument leaves an empty string (never "undefined").
+ */
 export function formatTerminologyMessage(id: TerminologyMessageId, ...args: Array<string | number | undefined>): string {
+  const template = wordedTemplate(id) ?? TERMINOLOGY_MESSAGES[id];
   // linear: '{', digits, '}' (on our own templates)
-  return TERMINOLOGY_MESSAGES[id].replace(/\{(\d+)\}/g, (_match, index: string) => String(args[Number(index)] ?? ''));
+  return template.replace(/\{(\d+)\}/g, (_match, index: string) => String(args[Number(index)] ?? ''));
 }

@@ -5,6 +5,7 @@
  * keeps the same in its error list and the parser's element positions.
  */
 import type { ArrayLocation, ObjectLocation, Position } from '../json/located-json.js';
+import { canonicalMessageId, messageIdOf } from '../message-ids.js';
 import { formatMessage, MESSAGES, type MessageId } from '../messages.js';
 import { EXT_COL, EXT_LINE, EXT_MESSAGE_ID, type Issue, type IssueSeverity } from '../outcome/issue.js';
 import type { ValidatorServices } from './validator-services.js';
@@ -54,7 +55,7 @@ export class ValidationRun {
     if (this.seen.has(key)) return;
     this.seen.add(key);
     if (severity === 'error' || severity === 'fatal') this.errorCount++;
-    this.pushIssue(severity, MESSAGES[id].code, text, id, path, at);
+    this.pushIssue(severity, MESSAGES[id].code, text, messageIdOf(id, args), path, at);
   }
 
   /** Appends an issue worded elsewhere (terminology answers carry their own text and id). */
@@ -63,7 +64,8 @@ export class ValidationRun {
     if (at) {
       extension.push({ url: EXT_LINE, valueInteger: at.line }, { url: EXT_COL, valueInteger: at.col });
     }
-    extension.push({ url: EXT_MESSAGE_ID, valueCode: messageId });
+    // terminology answers name their messages by the terminology catalogue's keys: HL7's, or mapped to HL7's
+    extension.push({ url: EXT_MESSAGE_ID, valueCode: canonicalMessageId(messageId) });
     const issue: Issue = { severity, code, details: { text }, diagnostics: text, extension };
     if (path) issue.expression = [path];
     this.issues.push(issue);
