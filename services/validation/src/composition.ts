@@ -1,4 +1,5 @@
 import type { Container } from 'inversify';
+import { setMessageWording } from './domain/engine/wording.js';
 import { redisConnection } from '#adapters/cache/index.js';
 import type { ConfigOf } from '#adapters/config/index.js';
 import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from '#adapters/runtime/container.js';
@@ -78,6 +79,8 @@ export function terminologySettings(config: ValidationConfig): TerminologySettin
 }
 
 export function buildValidationContainer(config: ValidationConfig, runtime: RuntimeParts): Container {
+  // issues worded in this thread (deadline outcomes) follow the setting too; the workers get it with their setup
+  setMessageWording(config.messageWording);
   const container = createServiceContainer(runtime);
   container.bind(TOKENS.config).toConstantValue(config);
   container.bind(TOKENS.artifactRepository).toDynamicValue((ctx) => new PgArtifactRepository(ctx.get(TOKENS.orm)));
@@ -97,6 +100,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     registry: ctx.get(TOKENS.metrics).registry,
     metrics: ctx.get(TOKENS.metrics),
     logLevel: config.logLevel,
+    messageWording: config.messageWording,
   }));
   container.bind(TOKENS.resourceValidator).toService(TOKENS.engineHost);
   container.bind(TOKENS.artifactChangeNotifier).toDynamicValue((ctx) => {

@@ -3,6 +3,7 @@ import {
   secondsSetting, shutdownSettings, stringSetting, urlSetting, envVarName, type ConfigOf,
 } from '#adapters/config/index.js';
 import { authSettings } from '#adapters/auth/index.js';
+import { DEFAULT_MESSAGE_WORDING, MESSAGE_WORDINGS } from './domain/engine/wording.js';
 import { validationApiSettings } from './adapters/http/validation-api-module.js';
 import { terminologyCredentialSettings } from './adapters/terminology/credential-settings.js';
 import { remoteTerminologyConfigured, TERMINOLOGY_TRANSPORTS } from './adapters/terminology/terminology-endpoint.js';
@@ -29,6 +30,8 @@ export const validationSchema = {
   terminologyTransport: enumSetting('terminology.transport', 'How the platform terminology service is asked: http ($validate-code at svc.terminology-service-url + /api/terminology/fhir, with the caller\'s token) or nats '
     + '(the commands ValidateValueSetCode / ValidateCodeSystemCode by request-reply on this service\'s NATS connection, no caller token; svc.terminology-service-url is then not needed). '
     + 'Same timeout, retries and validate-code cache either way; an external svc.fhir-terminology-service-url still wins and is asked over HTTP', TERMINOLOGY_TRANSPORTS).default('http'),
+  messageWording: enumSetting('validation.message-wording', 'Wording of the issues\' texts: hapi (the HAPI validator\'s that Link Cloud embeds, which its exported categories match) or hl7 (the newest HL7 validator\'s). '
+    + 'The message id an issue carries is the same in both, so categories that select by MESSAGE_ID work with either; see docs/message-wording.md', MESSAGE_WORDINGS).default(DEFAULT_MESSAGE_WORDING),
   terminologyTimeoutMs: intSetting('svc.terminology-timeout-ms', 'Timeout of one remote $validate-code call (one attempt, HTTP or NATS)', { min: 100, max: 120_000 }).default(5_000),
   // svc.fhir-terminology-service.*: our own credentials for the external server (never the caller's token).
   ...terminologyCredentialSettings(),

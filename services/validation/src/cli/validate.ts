@@ -4,7 +4,7 @@
  *
  *   validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]...
  *            [--format json|text] [--no-cache] [--security-checks] [--no-example-urls]
- *            [--no-extension-pack] <file>...
+ *            [--no-extension-pack] [--message-wording hapi|hl7] <file>...
  *   validate --harness <file> <profiles,comma,separated> <supporting,files,comma,separated>
  *
  * Prints one OperationOutcome per file (json), or one line per issue (text:
@@ -47,14 +47,16 @@ interface CliArgs {
   extensionPack: boolean;
   /** Worker threads for several files (at most one per file); default and 1 = this thread. */
   threads: number | undefined;
+  /** Wording of the issues' texts (docs/message-wording.md); the ids are the same in both. */
+  messageWording: 'hapi' | 'hl7';
 }
 
 /** Shown on --help and wrong arguments; the README's command-line section quotes both lines (a test keeps them equal). */
-export const USAGE = `usage: fhir-validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]... [--format json|text] [--security-checks] [--no-example-urls] [--no-extension-pack] [--no-cache] [--threads n] <file>...
+export const USAGE = `usage: fhir-validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]... [--format json|text] [--security-checks] [--no-example-urls] [--no-extension-pack] [--no-cache] [--threads n] [--message-wording hapi|hl7] <file>...
        fhir-validate --harness <file> <profiles> <supporting>`;
 
 export function parseCliArgs(argv: readonly string[]): CliArgs | string {
-  const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, securityChecks: false, allowExampleUrls: true, extensionPack: true, threads: undefined };
+  const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, securityChecks: false, allowExampleUrls: true, extensionPack: true, threads: undefined, messageWording: 'hapi' };
   for (let i = 0, a = argv[0]; a !== undefined; a = argv[++i]) {
     const value = () => {
       const v = argv[++i];
@@ -77,6 +79,12 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | string {
           const n = Number(value());
           if (!Number.isInteger(n) || n < 1) return '--threads needs a whole number of at least 1';
           args.threads = n;
+          break;
+        }
+        case '--message-wording': {
+          const w = value();
+          if (w !== 'hapi' && w !== 'hl7') return `unknown message wording '${w}' (hapi or hl7)`;
+          args.messageWording = w;
           break;
         }
         case '--security-checks': args.securityChecks = true; break;
@@ -137,14 +145,15 @@ async function readResources(files: readonly string[]): Promise<{ resources: Can
 }
 
 async function loadEngine() {
-  const [{ LayeredConformanceSource }, { LocalTerminology }, { Validator }] = await Promise.all([
+  const [{ LayeredConformanceSource }, { LocalTerminology }, { Validator }, { setMessageWording }] = await Promise.all([
     import('../domain/engine/layered-source.js'), import('../domain/terminology/local-terminology.js'), import('../domain/engine/validator.js'),
+    import('../domain/engine/wording.js'),
   ]);
-  return { LayeredConformanceSource, LocalTerminology, Validator };
+  return { LayeredConformanceSource, LocalTerminology, Validator, setMessageWording };
 }
 
 /** What a validator of the CLI is built from (plain data: it is also sent to the worker threads). */
-export type ValidatorSetup = Pick<CliArgs, 'igs' | 'loads' | 'cache' | 'securityChecks' | 'allowExampleUrls' | 'extensionPack'>;
+export type ValidatorSetup = Pick<CliArgs, 'igs' | 'loads' | 'cache' | 'securityChecks' | 'allowExampleUrls' | 'extensionPack' | 'messageWording'>;
 
 /** The CLI's validator (this thread's, or each worker's: the same, so the outcomes are too), and the warnings of building it. */
 export async function buildCliValidator(setup: ValidatorSetup): Promise<{ validator: Validator; warnings: string[] }> {
@@ -154,7 +163,9 @@ export async function buildCliValidator(setup: ValidatorSetup): Promise<{ valida
     import('./core-search-parameters.js').then(async (m) => ({ file: await m.coreSearchParametersFile(), LazyCoreSearchParameters: m.LazyCoreSearchParameters })),
     loadEngine(),
   ]);
-  const { LayeredConformanceSource, LocalTerminology, Validator } = engine;
+  const { LayeredConformanceSource, LocalTerminology, Validator, setMessageWording } = engine;
+  // the wording is the thread's (this one, or each worker's when validating in parallel)
+  setMessageWording(setup.messageWording ?? 'hapi');
   const coreSearchParameters = new searchParameters.LazyCoreSearchParameters(searchParameters.file, base);
   const source = new LayeredConformanceSource(resources, coreSearchParameters);
   const validator = new Validator(source, new LocalTerminology(source), { securityChecks: setup.securityChecks, allowExampleUrls: setup.allowExampleUrls });

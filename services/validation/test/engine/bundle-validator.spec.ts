@@ -5,17 +5,17 @@
  * search sets (search modes and the entries they allow) and links.
  */
 import { expect } from 'chai';
-import { issueMessageId, type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+import { type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
 import { restfulParts } from '#validation/domain/engine/resource-types/bundle-validator.js';
 import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from './support/core-definitions.js';
-import { describe_ } from './support/helpers.js';
+import { describe_, engineKeyOf } from './support/helpers.js';
 
 const narrative = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' };
 const BASE = 'http://example.org/fhir/';
 
-const ids = (o: ValidationOutcome, severity = 'error') => o.issue.filter((i) => i.severity === severity).map((i) => String(issueMessageId(i)));
-const at = (o: ValidationOutcome, id: string) => o.issue.filter((i) => issueMessageId(i) === id).map((i) => i.expression?.[0]);
+const ids = (o: ValidationOutcome, severity = 'error') => o.issue.filter((i) => i.severity === severity).map((i) => String(engineKeyOf(i)));
+const at = (o: ValidationOutcome, id: string) => o.issue.filter((i) => engineKeyOf(i) === id).map((i) => i.expression?.[0]);
 
 const patient = (id: string) => ({ resourceType: 'Patient', id, text: narrative });
 const composition = (more: Record<string, unknown> = {}) => ({

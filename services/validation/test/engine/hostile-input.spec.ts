@@ -19,7 +19,7 @@ describe('engine: hostile input', function () {
     const text = `{"resourceType":"Patient","name":[{"family":"${big}"}]}`;
     expect(text.length).to.be.greaterThan(50 * 1024 * 1024);
     const o = v.validate(text);
-    expect(issuesWith(o, 'longer than the maximum allowed for a string', 'Patient.name[0].family')).to.have.length(1);
+    expect(issuesWith(o, 'value is longer than permitted maximum length of 1 MB', 'Patient.name[0].family')).to.have.length(1);
   });
 
   it('a document over the size limit is refused with a clear fatal issue', () => {

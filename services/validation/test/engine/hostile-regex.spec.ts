@@ -75,14 +75,14 @@ describe('engine: hostile patterns and the narrative tokenizer', function () {
   describe('the hostile narratives', () => {
     it('a start tag with 60 quoted attributes and then no ">" is reported as not well formed', () => {
       const o = v.validate(narrativeWithManyAttributes(60));
-      expect(issuesWith(o, 'The XHTML is not well formed: malformed attribute in start tag <p>', 'Patient.text.div'), describe_(o)).to.have.length(1);
+      expect(issuesWith(o, 'Error parsing XHTML: malformed attribute in start tag <p>', 'Patient.text.div'), describe_(o)).to.have.length(1);
     });
 
     it('200,000 "<" without a ">" are text, read once; 200,000 "<a" are one tag that is not well formed', () => {
       const o = v.validate(narrativeWithManyOpenBrackets(200_000, '<'));
       expect(issuesWith(o, 'XHTML', 'Patient.text.div'), describe_(o)).to.deep.equal([]);
       const tags = v.validate(narrativeWithManyOpenBrackets(200_000, '<a'));
-      expect(issuesWith(tags, 'The XHTML is not well formed: malformed attribute in start tag <a>', 'Patient.text.div'), describe_(tags)).to.have.length(1);
+      expect(issuesWith(tags, 'Error parsing XHTML: malformed attribute in start tag <a>', 'Patient.text.div'), describe_(tags)).to.have.length(1);
     });
 
     it('HTML-looking strings (security checks) with many "<p" and no ">" are not tags; with a ">" after them they are', async () => {

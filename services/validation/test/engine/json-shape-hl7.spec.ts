@@ -100,12 +100,12 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
   describe('null and blank primitive values', () => {
     it('a single value written as null is an error even with extensions beside it', () => {
       const o = v.validate(patient({ birthDate: null, _birthDate: dar }));
-      expect(issuesWith(o, 'cannot be null', 'Patient.birthDate')).to.have.length(1);
+      expect(issuesWith(o, "The element is not allowed to be 'null'", 'Patient.birthDate')).to.have.length(1);
     });
 
     it('a null value does not count as present: a required element written as null is also missing', () => {
       const o = v.validate({ resourceType: 'Observation', status: null, code: null });
-      expect(issuesWith(o, 'cannot be null', 'Observation.status')).to.have.length(1);
+      expect(issuesWith(o, "The element is not allowed to be 'null'", 'Observation.status')).to.have.length(1);
       expect(issuesWith(o, 'must be an Object, not a Null', 'Observation.code')).to.have.length(1);
       expect(issuesWith(o, 'Observation.status: minimum required = 1, but only found 0')).to.have.length(1);
       expect(issuesWith(o, 'Observation.code: minimum required = 1, but only found 0')).to.have.length(1);
@@ -126,7 +126,7 @@ describe('engine: JSON shape and primitives as the HL7 validator reads them', fu
     });
 
     it('an empty value is an error unless extensions stand in for it', () => {
-      expect(issuesWith(v.validate(patient({ birthDate: '' })), '@value cannot be empty', 'Patient.birthDate')).to.have.length(1);
+      expect(issuesWith(v.validate(patient({ birthDate: '' })), 'value cannot be empty', 'Patient.birthDate')).to.have.length(1);
       const ok = v.validate(patient({ birthDate: '', _birthDate: dar }));
       expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
     });

@@ -30,8 +30,8 @@ describe('engine: OperationDefinition validator', function () {
 
   it('reports a profile that cannot be found and one that is not on Parameters, at the profile', () => {
     const o = v.validate(opDef({ inputProfile: 'http://example.net/fhir/StructureDefinition/missing', outputProfile: 'http://hl7.org/fhir/StructureDefinition/Patient' }));
-    expect(issuesWith(o, "The 'in' profile http://example.net/fhir/StructureDefinition/missing could not be found", 'OperationDefinition.inputProfile'), describe_(o)).to.have.length(1);
-    expect(issuesWith(o, "The 'out' profile http://hl7.org/fhir/StructureDefinition/Patient is not a profile on Parameters", 'OperationDefinition.outputProfile'), describe_(o)).to.have.length(1);
+    expect(issuesWith(o, "The 'in' profile 'http://example.net/fhir/StructureDefinition/missing' can not be resolved", 'OperationDefinition.inputProfile'), describe_(o)).to.have.length(1);
+    expect(issuesWith(o, "The 'out' profile 'http://hl7.org/fhir/StructureDefinition/Patient' is not a profile on the 'Parameters' resource", 'OperationDefinition.outputProfile'), describe_(o)).to.have.length(1);
     expect(errorsOf(o)).to.have.length(2);
   });
 });

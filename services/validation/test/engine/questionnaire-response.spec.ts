@@ -6,18 +6,17 @@
  */
 import { expect } from 'chai';
 import type { Issue, ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
-import { EXT_MESSAGE_ID } from '#validation/domain/engine/outcome/issue.js';
 import { Validator } from '#validation/domain/engine/validator.js';
 import type { TerminologyPort, ValidateCodeResult } from '#validation/domain/ports/terminology.js';
 import { sourceWith } from './support/core-definitions.js';
-import { describe_ } from './support/helpers.js';
+import { describe_, engineKeyOf } from './support/helpers.js';
 
 type Obj = Record<string, unknown>;
 const SD = 'http://hl7.org/fhir/StructureDefinition/';
 const narrative = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' };
 const ext = (name: string, value: Obj) => ({ url: name.startsWith('http') ? name : SD + name, ...value });
 
-const idOf = (i: Issue) => i.extension?.find((e) => e.url === EXT_MESSAGE_ID)?.valueCode ?? '';
+const idOf = (i: Issue) => engineKeyOf(i) ?? '';
 /** The questionnaire rules' issues as `severity id expression`, sorted. */
 function found(o: ValidationOutcome): string[] {
   return o.issue.filter((i) => /^(QR_|Q_|VALUE_SET_NOT_FOUND|CANONICAL_WRONG_TYPE)/.test(idOf(i))).map((i) => `${i.severity} ${idOf(i)} ${i.expression?.[0] ?? ''}`).sort();
@@ -377,7 +376,7 @@ describe('engine: QuestionnaireResponse against its Questionnaire', function () 
       expect(check(response([{ linkId: 'a', text: 'Other', answer: [{ valueString: 'x' }] }], q)).f).to.deep.equal(['error QR_ITEM_TEXT QuestionnaireResponse.item[0]']);
       const { o, f } = check(response([{ linkId: 'g', answer: [{ valueString: 'x' }] }, { linkId: 'd', answer: [{ valueString: 'x' }] }], q));
       expect(f).to.deep.equal(['error QR_DISPLAY_NO_ANSWERS QuestionnaireResponse.item[1]', 'error QR_NO_ANSWERS_ALLOWED QuestionnaireResponse.item[0]']);
-      expect(describe_(o)).to.include('Items of type question should not have answers');
+      expect(describe_(o)).to.include('Items of type group should not have answers');
       expect(check(response([{ linkId: 'q', answer: [{ valueBoolean: true }], item: [{ linkId: 'q.sub' }] }], q)).f).to.deep.equal(['error QR_ITEMS_OUTSIDE_ANSWERS QuestionnaireResponse.item[0]']);
       expect(check(response([{ linkId: 'd', item: [{ linkId: 'x' }] }], q)).f).to.deep.equal(['error QR_DISPLAY_ITEMS QuestionnaireResponse.item[0]']);
     });

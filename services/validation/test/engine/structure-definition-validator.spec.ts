@@ -80,7 +80,7 @@ describe('engine: StructureDefinition contexts and element lists', function () {
       expect(errorsOf(o), describe_(o)).to.deep.equal([]);
     }
     const bad = v.validate(ext('Patient.nickname'));
-    expect(issuesWith(bad, "The extension context 'Patient.nickname' does not name an element", 'StructureDefinition.context[0]'), describe_(bad)).to.have.length(1);
+    expect(issuesWith(bad, 'The element Patient.nickname is not valid', 'StructureDefinition.context[0]'), describe_(bad)).to.have.length(1);
     const anywhere = v.validate(ext('Element'));
     expect(issuesWith(anywhere, 'extensions should not have a context of Element')[0]?.severity, describe_(anywhere)).to.equal('warning');
   });
@@ -91,7 +91,7 @@ describe('engine: StructureDefinition contexts and element lists', function () {
       { id: 'Patient.identifier', path: 'Patient.identifier', slicing: { discriminator: [{ type: 'value', path: 'system' }], rules: 'open' } },
       { id: 'Person.name', path: 'Person.name' },
     ]));
-    expect(issuesWith(o, 'The element Patient.gender cannot be sliced', 'StructureDefinition.differential.element[1].slicing'), describe_(o)).to.have.length(1);
+    expect(issuesWith(o, "Slicing is not allowed at 'Patient.gender'", 'StructureDefinition.differential.element[1].slicing'), describe_(o)).to.have.length(1);
     expect(issuesWith(o, 'Patient.identifier cannot be sliced'), describe_(o)).to.have.length(0);
     expect(issuesWith(o, 'The path Person.name must start with the type of the structure Patient', 'StructureDefinition.differential.element[3]'), describe_(o)).to.have.length(1);
   });

@@ -80,7 +80,7 @@ describe('engine: terminology resource validators', function () {
       expect(issuesWith(o, "The system carries a version ('2.0.0')", 'ValueSet.compose.include[0]'), describe_(o)).to.have.length(1);
       expect(issuesWith(o, "which differs from include.version '2.0.0'", 'ValueSet.compose.include[1]'), describe_(o)).to.have.length(1);
       expect(issuesWith(o, 'which is a supplement', 'ValueSet.compose.include[2]'), describe_(o)).to.have.length(1);
-      expect(issuesWith(o, 'is the URL of a ValueSet, not a CodeSystem', 'ValueSet.compose.include[3]'), describe_(o)).to.have.length(1);
+      expect(issuesWith(o, 'is actually a value set', 'ValueSet.compose.include[3]'), describe_(o)).to.have.length(1);
       expect(errorsOf(o)).to.have.length(4);
     });
 
@@ -137,7 +137,7 @@ describe('engine: terminology resource validators', function () {
     it('reports a wrong count, concepts when content is not-present, and duplicate codes at the duplicate', () => {
       const wrong = v.validate(cs({ content: 'complete', caseSensitive: true, count: 5, concept: [{ code: 'a' }, { code: 'b', concept: [{ code: 'a' }] }] }));
       expect(issuesWith(wrong, 'the number of concepts (3) does not match the stated total number (5)', 'CodeSystem.count'), describe_(wrong)).to.have.length(1);
-      expect(issuesWith(wrong, "The code 'a' is defined more than once", 'CodeSystem.concept[1].concept[0]'), describe_(wrong)).to.have.length(1);
+      expect(issuesWith(wrong, "The code 'a' has already been defined", 'CodeSystem.concept[1].concept[0]'), describe_(wrong)).to.have.length(1);
       const notPresent = v.validate(cs({ content: 'not-present', caseSensitive: true, concept: [{ code: 'a' }] }));
       expect(issuesWith(notPresent, 'says it has no content present, but concepts are found', 'CodeSystem.concept[0]'), describe_(notPresent)).to.have.length(1);
       const fragmentCount = v.validate(cs({ content: 'fragment', caseSensitive: true, count: 1, concept: [{ code: 'a' }] }));

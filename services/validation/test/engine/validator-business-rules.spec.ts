@@ -75,7 +75,7 @@ describe('engine: business rules across resources', function () {
 
     it('reports a measureScore on a cohort measure and stratifiers that do not match', () => {
       const o = v.validate(report({ code: { coding: [{ system: 'http://x', code: 'g' }] }, measureScore: { value: 1 }, stratifier: [{ code: [{ coding: [{ system: 'http://x', code: 'sex' }] }] }] }));
-      expect(issuesWith(o, "No measureScore when the scoring of the message is 'cohort'", 'MeasureReport.group[0].measureScore')).to.have.length(1);
+      expect(issuesWith(o, "No measureScore when the scoring of the message is ''cohort''", 'MeasureReport.group[0].measureScore')).to.have.length(1);
       expect(issuesWith(o, 'Group should have a code that matches the group stratifier definition', 'MeasureReport.group[0].stratifier[0]')).to.have.length(1);
       expect(issuesWith(o, "does not include a stratifier for the stratifier with code 'age' (id = 's1')", 'MeasureReport.group[0]')).to.have.length(1);
     });

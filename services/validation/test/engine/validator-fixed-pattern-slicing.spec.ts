@@ -5,10 +5,10 @@
  * cannot be found.
  */
 import { expect } from 'chai';
-import { issueMessageId, type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+import { type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
 import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from './support/core-definitions.js';
-import { describe_, errorsOf, profile } from './support/helpers.js';
+import { describe_, errorsOf, profile, engineKeyOf } from './support/helpers.js';
 
 const BASE = 'http://example.org/fhir/StructureDefinition/';
 const narrative = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' };
@@ -47,7 +47,7 @@ const identifierSlices = profile(BASE + 'identifier-slices', 'Patient', [
   { id: 'Patient.identifier:local.system', path: 'Patient.identifier.system', max: '0' },
 ]);
 
-const errors = (o: ValidationOutcome) => errorsOf(o).map((i) => `${i.expression?.[0] ?? ''} ${String(issueMessageId(i))}`);
+const errors = (o: ValidationOutcome) => errorsOf(o).map((i) => `${i.expression?.[0] ?? ''} ${String(engineKeyOf(i))}`);
 
 describe('engine: fixed and pattern values, type and resolve() discriminators', function () {
   this.timeout(60_000);
@@ -84,7 +84,7 @@ describe('engine: fixed and pattern values, type and resolve() discriminators', 
       expect(errors(ok), describe_(ok)).to.deep.equal([]);
       const bad = patient('pattern-patient', { maritalStatus: { coding: [{ system: MARITAL, code: 'S' }] } });
       expect(errors(bad), describe_(bad)).to.deep.equal(['Patient.maritalStatus PATTERN_CODING_NOT_FOUND']);
-      expect(errorsOf(bad)[0]?.details.text).to.match(/^The pattern \[system http:\/\/terminology.hl7.org\/CodeSystem\/v3-MaritalStatus, code M, and display ""\] defined in the profile http:\/\/example.org\/fhir\/StructureDefinition\/pattern-patient\|1.0.0 not found/);
+      expect(errorsOf(bad)[0]?.details.text).to.match(/^The pattern \[system http:\/\/terminology.hl7.org\/CodeSystem\/v3-MaritalStatus, code M, and display ''\] defined in the profile http:\/\/example.org\/fhir\/StructureDefinition\/pattern-patient\|1.0.0 not found/);
       const none = patient('pattern-patient', { maritalStatus: { text: 'x' } });
       expect(errors(none), describe_(none)).to.deep.equal(['Patient.maritalStatus.coding FIXED_MISSING_ELEMENT']);
     });
@@ -200,7 +200,7 @@ describe('engine: fixed and pattern values, type and resolve() discriminators', 
 
     it('a warning when named in meta.profile, an error when the caller names it', () => {
       const meta = v.validate({ resourceType: 'Patient', id: 'p', text: narrative, meta: { profile: [BASE + 'missing'] } });
-      expect(meta.issue.filter((i) => issueMessageId(i) === 'PROFILE_NOT_FOUND').map((i) => [i.severity, i.expression?.[0]])).to.deep.equal([['warning', 'Patient.meta.profile[0]']]);
+      expect(meta.issue.filter((i) => engineKeyOf(i) === 'PROFILE_NOT_FOUND').map((i) => [i.severity, i.expression?.[0]])).to.deep.equal([['warning', 'Patient.meta.profile[0]']]);
       const caller = v.validate({ resourceType: 'Patient', id: 'p', text: narrative }, { profiles: [BASE + 'missing'] });
       expect(errors(caller), describe_(caller)).to.deep.equal(['Patient PROFILE_NOT_FOUND']);
     });

@@ -5,10 +5,10 @@
  * profiles (the value must follow one of them).
  */
 import { expect } from 'chai';
-import { issueMessageId, type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+import { type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
 import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from './support/core-definitions.js';
-import { describe_, errorsOf, profile } from './support/helpers.js';
+import { describe_, errorsOf, profile, engineKeyOf } from './support/helpers.js';
 
 const BASE = 'http://example.org/fhir/StructureDefinition/';
 const narrative = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' };
@@ -25,7 +25,7 @@ const quantityObservation = profile(BASE + 'quantity-observation', 'Observation'
   { id: 'Observation.value[x]', path: 'Observation.value[x]', type: [{ code: 'Quantity', profile: [BASE + 'coded-quantity', BASE + 'unit-quantity'] }] },
 ]);
 
-const ids = (o: ValidationOutcome, severity = 'error') => o.issue.filter((i) => i.severity === severity).map((i) => String(issueMessageId(i)));
+const ids = (o: ValidationOutcome, severity = 'error') => o.issue.filter((i) => i.severity === severity).map((i) => String(engineKeyOf(i)));
 
 describe('engine: profile handling', function () {
   this.timeout(60_000);
@@ -55,7 +55,7 @@ describe('engine: profile handling', function () {
     expect(errorsOf(gendered), describe_(gendered)).to.deep.equal([]);
     const neither = v.validate(params({ resourceType: 'Patient', id: 'p', text: narrative }, meta));
     expect(ids(neither), describe_(neither)).to.deep.equal(['VALIDATION_VAL_PROFILE_NOMATCH', 'CARDINALITY_MIN', 'CARDINALITY_MIN']);
-    const nomatch = neither.issue.find((i) => issueMessageId(i) === 'VALIDATION_VAL_PROFILE_NOMATCH');
+    const nomatch = neither.issue.find((i) => engineKeyOf(i) === 'VALIDATION_VAL_PROFILE_NOMATCH');
     expect(nomatch?.expression).to.deep.equal(['Parameters.parameter[0].resource']);
     expect(nomatch?.details.text).to.equal(`Unable to find a match for the specified profile among choices: ${BASE}gendered-patient|1.0.0; ${BASE}named-patient|1.0.0`);
     const both = v.validate(params({ resourceType: 'Patient', id: 'p', text: narrative, gender: 'other', name: [{ family: 'x' }] }, meta));

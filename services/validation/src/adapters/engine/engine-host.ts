@@ -25,6 +25,7 @@
  * terminology counters (cache_requests_total, terminology_validate_code_*) count the workers'
  * lookups too: each worker's changes come back with its results (worker-pool/worker-metrics.ts).
  */
+import type { MessageWording } from '../../domain/engine/wording.js';
 import os from 'node:os';
 import type { Counter, Histogram, Registry } from 'prom-client';
 import type { Logger } from '#adapters/observability/logger.js';
@@ -58,6 +59,8 @@ export interface EngineHostOptions {
   readonly logger: Logger;
   readonly registry?: Registry;
   readonly logLevel?: string;
+  /** The wording of the issues' texts (validation.message-wording); the workers default to HAPI's. */
+  readonly messageWording?: MessageWording;
   /** Where the validation duration histogram and the deadline counters go; none when absent. */
   readonly metrics?: ServiceMetrics;
   /** The worker module (tests: one whose validator can be made to hang); default the production worker. */
@@ -327,6 +330,7 @@ export class EngineHost implements ResourceValidator {
         terminology: this.options.terminology,
         cache: this.options.workerCache,
         logLevel: this.options.logLevel,
+        ...(this.options.messageWording ? { messageWording: this.options.messageWording } : {}),
         registry: this.options.registry,
         resourceTimeoutMs: this.options.resourceTimeoutMs,
         queueLimit: this.options.queueLimit,

@@ -22,6 +22,7 @@
  * blames that resource alone. A task of a submission also carries the submission's shared budget:
  * the worker charges it the busy time of each resource and starts none once it is used up.
  */
+import { setMessageWording, type MessageWording } from '../../domain/engine/wording.js';
 import { performance } from 'node:perf_hooks';
 import { workerData } from 'node:worker_threads';
 import { createLogger } from '#adapters/observability/logger.js';
@@ -65,6 +66,8 @@ export interface WorkerSetup {
   terminology?: TerminologySettings;
   cache?: WorkerCacheSettings;
   logLevel?: string;
+  /** The wording of this worker's issue texts (default HAPI's). */
+  messageWording?: MessageWording;
 }
 
 /** What every task carries besides its resources: how to validate them, and the pool's deadline controls. */
@@ -99,6 +102,10 @@ export interface ValidationTaskResult {
   /** This worker's counter changes since its previous result; absent when none. */
   metrics?: WorkerMetricsReport;
 }
+
+// The wording is the thread's, set before the first message is formatted.
+const setupWording = ((workerData ?? {}) as WorkerSetup).messageWording;
+if (setupWording) setMessageWording(setupWording);
 
 let base: Promise<{ index: DefinitionIndex; resources: CanonicalResource[]; data: WorkerSetup }> | undefined;
 /** One validator per scope content ('' = unscoped), built on first use. */

@@ -1,5 +1,7 @@
 /** Small helpers for reading OperationOutcomes in engine tests. */
-import type { Issue, ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+import { possibleMessageIds } from '#validation/domain/engine/message-ids.js';
+import { formatMessage, MESSAGES, type MessageId } from '#validation/domain/engine/messages.js';
+import { issueMessageId, type Issue, type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
 
 export function errorsOf(o: ValidationOutcome): Issue[] {
   return o.issue.filter((i) => i.severity === 'error' || i.severity === 'fatal');
@@ -31,4 +33,28 @@ export function profile(url: string, type: string, elements: Record<string, unkn
     differential: { element: [{ id: type, path: type }, ...elements] },
     ...extra,
   };
+}
+
+/**
+ * The engine message (messages.ts key) an issue was reported with. Issues carry the HL7 validator's
+ * id (message-ids.ts), which several engine messages can share (INV_FAILED for a failed invariant and
+ * a failed best practice): among the messages that carry that id, the one whose template in the
+ * active wording words the issue's text. Tests state the rule they expect by the engine's key.
+ */
+export function engineKeyOf(issue: Issue): string | undefined {
+  const id = issueMessageId(issue);
+  if (id === undefined) return undefined;
+  const candidates = (Object.keys(MESSAGES) as MessageId[]).filter((key) => possibleMessageIds(key).includes(id));
+  if (candidates.length <= 1) return candidates[0] ?? id;
+  // the most specific template first: most literal text, then fewest placeholders
+  const literal = (key: MessageId) => formatMessage(key, []).replace(/\{\d+\}/g, '').length;
+  const holes = (key: MessageId) => formatMessage(key, []).split(/\{\d+\}/).length;
+  candidates.sort((a, b) => literal(b) - literal(a) || holes(a) - holes(b));
+  return candidates.find((key) => templatePattern(formatMessage(key, [])).test(issue.details.text)) ?? candidates[0];
+}
+
+function templatePattern(template: string): RegExp {
+  // test-only, on our own templates: literal text with each {n} as a lazy wildcard
+  const source = template.split(/\{\d+\}/).map((part) => part.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')).join('[\\s\\S]*?');
+  return new RegExp(`^${source}$`);
 }
