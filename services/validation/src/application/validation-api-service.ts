@@ -109,7 +109,7 @@ function parseResults(value: unknown): CategorizeInput[] {
       throw new InvalidInputError(`Result at index ${index} must be an object`, [{ field: `[${index}]`, message: 'must be an object' }]);
     }
     const raw = item as Record<string, unknown>;
-    for (const field of ['message', 'expression', 'severity', 'code'] as const) {
+    for (const field of ['message', 'expression', 'severity', 'code', 'messageId'] as const) {
       if (raw[field] !== undefined && raw[field] !== null && typeof raw[field] !== 'string') {
         throw new InvalidInputError(`Result at index ${index}: ${field} must be a string`, [{ field: `[${index}].${field}`, message: 'must be a string' }]);
       }

@@ -17,6 +17,15 @@ describe('validation: matchers', () => {
     expect(parseMatcher({ field: 'EXPRESSION', regex: 'ofType\\(Encounter\\)' }).matches(issue)).to.equal(true);
   });
 
+  it('MESSAGE_ID selects by the HL7 message id whatever the wording, and reads an engine key stored earlier as its HL7 id', () => {
+    const m = parseMatcher({ field: 'message_id', regex: '^Extension_EXT_Unknown_NotHere$' });
+    expect(m.toJSON()).to.deep.equal({ field: 'MESSAGE_ID', regex: '^Extension_EXT_Unknown_NotHere$' });
+    const hapi = { ...issue, message: 'The extension http://x is unknown, and not allowed here', messageId: 'Extension_EXT_Unknown_NotHere' };
+    const hl7 = { ...issue, message: 'The extension http://x could not be found so is not allowed here', messageId: 'Extension_EXT_Unknown_NotHere' };
+    expect([m.matches(hapi), m.matches(hl7), m.matches({ ...hapi, messageId: 'EXTENSION_UNKNOWN' })]).to.deep.equal([true, true, true]);
+    expect([m.matches(issue), m.matches({ ...hapi, messageId: 'Extension_EXT_Unknown' })]).to.deep.equal([false, false]);
+  });
+
   it('SEVERITY and CODE compare FHIR codes', () => {
     const m = parseMatcher({ children: [{ field: 'SEVERITY', regex: '^error$' }, { field: 'CODE', regex: '^code-invalid$' }], requiresAllChildren: true });
     expect(m.matches(issue)).to.equal(true);

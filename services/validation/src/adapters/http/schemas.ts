@@ -8,7 +8,7 @@ export function validationApiSchemas(openApi: OpenApiBuilder) {
   const IssueSeverity = z.enum(['information', 'warning', 'error', 'fatal']);
 
   const Matcher = openApi.register('Matcher', z.record(z.string(), z.unknown()).openapi({
-    description: 'A RegexMatcher `{field: MESSAGE|SEVERITY|CODE|EXPRESSION, regex, inverted?}` or a CompositeMatcher '
+    description: 'A RegexMatcher `{field: MESSAGE|SEVERITY|CODE|EXPRESSION|MESSAGE_ID, regex, inverted?}` (MESSAGE_ID: the HL7 validator\'s message id of the issue) or a CompositeMatcher '
       + '`{children: Matcher[] (non-empty), requiresAllChildren: boolean, inverted?}`, nested to any depth. Regexes use RE2 syntax '
       + '(linear time; Java identity escapes such as \\\' and \\: are accepted) and are searched unanchored (Java find()). '
       + 'SEVERITY and CODE compare FHIR codes (`error`, `code-invalid`).',

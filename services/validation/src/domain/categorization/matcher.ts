@@ -7,9 +7,15 @@
  * `regex` is a leaf `{field, regex, inverted?}`. Parsing reports the path of the first bad node
  * (`matcher.children[2].regex`) so an operator can find it in a 50-category import.
  */
+import { canonicalMessageId } from '../engine/message-ids.js';
 import { compileUserRegex, UserRegexError, type UserRegex } from './user-regex.js';
 
-export const MATCH_FIELDS = ['MESSAGE', 'SEVERITY', 'CODE', 'EXPRESSION'] as const;
+/**
+ * MESSAGE_ID (ours, beyond the specification's four) is the issue's operationoutcome-message-id: the
+ * HL7 validator's message id, the same whatever the wording of the text, so a rule on it keeps
+ * working when the wording changes (docs/message-wording.md).
+ */
+export const MATCH_FIELDS = ['MESSAGE', 'SEVERITY', 'CODE', 'EXPRESSION', 'MESSAGE_ID'] as const;
 export type MatchField = (typeof MATCH_FIELDS)[number];
 
 /**
@@ -21,6 +27,8 @@ export interface MatchableIssue {
   readonly code?: string;
   readonly message?: string;
   readonly expression?: string;
+  /** The operationoutcome-message-id, when the issue has one. */
+  readonly messageId?: string;
 }
 
 export interface RegexMatcherJson {
@@ -128,6 +136,8 @@ export function fieldValue(issue: MatchableIssue, field: MatchField): string | u
     case 'SEVERITY': return issue.severity;
     case 'CODE': return issue.code;
     case 'EXPRESSION': return issue.expression;
+    // outcomes stored before issues carried HL7 ids hold the engine's own key: read as the HL7 id
+    case 'MESSAGE_ID': return issue.messageId === undefined ? undefined : canonicalMessageId(issue.messageId);
   }
 }
 
