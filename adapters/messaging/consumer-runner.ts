@@ -81,6 +81,13 @@ export interface MessageContext {
   /** 1 on the first delivery. */
   deliveryCount: number;
   streamSequence: number;
+  /**
+   * The stored message's identity: stream, sequence and the time the stream stored it. Every
+   * redelivery of one message carries the same; a message published again is another (even one a
+   * re-created stream gives an old sequence number). The key of a handler that must act once per
+   * message, not once per delivery.
+   */
+  storedMessageId: string;
   headers: Record<string, string>;
   traceparent: string | undefined;
   /** Tells the server the handler is still working (+WPI), restarting the ack-wait timer. Call it more often than ackWait during long work. */
@@ -376,7 +383,7 @@ class JetStreamConsumerRunner<T> implements ConsumerRunner {
     const headers = headersToRecord(m.headers);
     const ctx: MessageContext = {
       subject: m.subject, messageName: contract.name, msgId: headers[MSG_ID_HEADER], deliveryCount,
-      streamSequence: m.info.streamSequence, headers, traceparent: headers[TRACEPARENT_HEADER], working: () => m.working(),
+      streamSequence: m.info.streamSequence, storedMessageId: `${m.info.stream}:${m.info.streamSequence}:${m.timestampNanos}`, headers, traceparent: headers[TRACEPARENT_HEADER], working: () => m.working(),
     };
     let outageSince: number | undefined;
     let retries = 0;

@@ -401,7 +401,7 @@ async function coordinate(): Promise<void> {
   let ratioLine: string | undefined;
 
   log(`flow bench: ${count} submissions × ${rounds} round(s), ${instances} instances (validation.workers=${workers}, consumer concurrency ${concurrency}), ${os.availableParallelism()} cores${kill ? ', killing one instance mid-run' : ''}`);
-  // Every round validates new copies (new ids): a submission validated again with the same outcome is not announced again.
+  // Every round validates new copies (new ids), so that every round stores new rows rather than rewriting those of the last.
   const everything = buildSubmissions(count * rounds + warmUpCount);
   const roundSubmissions = Array.from({ length: rounds }, (_, r) => everything.slice(r * count, (r + 1) * count));
   const warmUp = everything.slice(count * rounds);

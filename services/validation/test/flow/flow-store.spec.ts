@@ -2,15 +2,16 @@
  * PgFlowStore.commit against the real PostgreSQL (a unique database, dropped after): the outcome and
  * its ValidationComplete outbox row are written by one statement (with the other commits waiting
  * for it: group commit), and concurrent writers of one
- * submission (duplicate events handled by two instances at once, re-categorization) serialize on
- * the submission's row lock, so an outcome is announced exactly once.
+ * submission (one event handled by several instances at once, re-categorization) serialize on
+ * the submission's row lock, so an event is announced exactly once (and every event is announced:
+ * specification lines 9, 19, flow step 6).
  */
 import { expect } from 'chai';
 import { buildCatalog } from '#contracts/catalog.js';
 import { VALID } from '#contracts/test/fixtures.js';
 import { ContractViolationError } from '#adapters/messaging/errors.js';
 import type { Database } from '#adapters/persistence/index.js';
-import { readSubmissionIssues } from '#validation/adapters/persistence/result-repository.js';
+import { readSubmissionIssues, REMEMBERED_EVENTS } from '#validation/adapters/persistence/result-repository.js';
 import { type FlowRecord } from '#validation/application/validation-flow/index.js';
 import { groupLimitFor, PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
 import { categorizeSubmission } from '#validation/domain/results/submission-categorization.js';
@@ -32,7 +33,7 @@ function record(hash: string, overrides: Partial<FlowRecord> = {}): FlowRecord {
   };
 }
 
-describe('validation flow store: one statement per group of commits, announced once per distinct outcome (PostgreSQL) @infra', function () {
+describe('validation flow store: one statement per group of commits, announced once per event (PostgreSQL) @infra', function () {
   this.timeout(30_000);
   const dbName = `test_flow_store_${uniqueSuffix()}`;
   let db: Database;
@@ -58,7 +59,36 @@ describe('validation flow store: one statement per group of commits, announced o
     await db.orm.em.fork().execute('delete from validation_outcome');
   });
 
-  it('stores the outcome with its announcement; the same outcome again rewrites it but announces nothing', async () => {
+  it('spec lines 9, 19, flow step 6: a second event with the same outcome is stored and announced under a run of its own', async () => {
+    const first = await store.commit(record('hash-a', { eventId: 'event-1' }));
+    const second = await store.commit(record('hash-a', { eventId: 'event-2', resourceCount: 4 }));
+    expect([first.announced, second.announced]).to.deep.equal([true, true]);
+    expect(second.runId).to.not.equal(first.runId);
+    const rows = await announcements();
+    expect(rows.map((r) => r.msg_id)).to.deep.equal([first.runId, second.runId].map((run) => `${KEY.facilityId}:${KEY.reportId}:${KEY.patientId}:${run}`));
+    expect(rows.map((r) => r.payload)).to.deep.equal([{ ...KEY, runId: first.runId, hash: 'hash-a' }, { ...KEY, runId: second.runId, hash: 'hash-a' }]);
+    expect((await store.find(KEY))?.runId).to.equal(second.runId);
+  });
+
+  it('a redelivered event rewrites the results but announces nothing, and answers the run that announced it', async () => {
+    const first = await store.commit(record('hash-a', { eventId: 'event-1' }));
+    const again = await store.commit(record('hash-a', { eventId: 'event-1', resourceCount: 4 }));
+    expect(again).to.deep.equal({ announced: false, runId: first.runId, msgId: first.msgId });
+    expect(await announcements()).to.have.length(1);
+    const count = await db.orm.em.fork().execute<{ resource_count: number }[]>('select resource_count from validation_outcome');
+    expect(count).to.deep.equal([{ resource_count: 4 }]);
+  });
+
+  it('a row remembers its latest events only: the oldest falls out after REMEMBERED_EVENTS others', async () => {
+    for (let n = 0; n <= REMEMBERED_EVENTS; n++) await store.commit(record('hash-a', { eventId: `event-${n}` }));
+    const stored = await db.orm.em.fork().execute<{ handled_events: string[] }[]>('select handled_events from validation_outcome');
+    expect(stored[0]!.handled_events).to.have.length(REMEMBERED_EVENTS);
+    expect(stored[0]!.handled_events[0]).to.equal(`event-${REMEMBERED_EVENTS}`);
+    expect((await store.commit(record('hash-a', { eventId: `event-${REMEMBERED_EVENTS}` }))).announced).to.equal(false);
+    expect((await store.commit(record('hash-a', { eventId: 'event-0' }))).announced, 'forgotten: announced again').to.equal(true);
+  });
+
+  it('without an event (re-validation job): the same outcome again rewrites it but announces nothing', async () => {
     const first = await store.commit(record('hash-a'));
     expect(first.announced).to.equal(true);
     const again = await store.commit(record('hash-a', { resourceCount: 4 }));
@@ -67,11 +97,9 @@ describe('validation flow store: one statement per group of commits, announced o
     const rows = await announcements();
     expect(rows.map((r) => r.msg_id)).to.deep.equal([`${KEY.facilityId}:${KEY.reportId}:${KEY.patientId}:${first.runId}`]);
     expect(rows[0]!.payload).to.deep.equal({ ...KEY, runId: first.runId, hash: 'hash-a' });
-    const count = await db.orm.em.fork().execute<{ resource_count: number }[]>('select resource_count from validation_outcome');
-    expect(count).to.deep.equal([{ resource_count: 4 }]);
   });
 
-  it('a changed outcome gets a new run id and its own announcement', async () => {
+  it('without an event: a changed outcome gets a new run id and its own announcement', async () => {
     const first = await store.commit(record('hash-a'));
     const second = await store.commit(record('hash-b'));
     expect(second.announced).to.equal(true);
@@ -82,10 +110,17 @@ describe('validation flow store: one statement per group of commits, announced o
     expect(await store.find(KEY)).to.include({ outcomeHash: 'hash-b', runId: second.runId });
   });
 
-  it('ten commits of one new outcome at once (duplicate deliveries on several instances): one row, one announcement', async () => {
+  it('a redelivery leaves the outcome last announced in place: a re-validation job with that outcome announces nothing', async () => {
+    await store.commit(record('hash-a', { eventId: 'event-1' }));
+    await store.commit(record('hash-b', { eventId: 'event-1' }));
+    expect((await store.find(KEY))?.outcomeHash).to.equal('hash-a');
+    expect((await store.commit(record('hash-a'))).announced).to.equal(false);
+  });
+
+  it('one event committed ten times at once (delivered to several instances): one row, one announcement', async () => {
     // Five stores (instances) racing on the row lock, each also holding a duplicate in its own queue.
     const stores = Array.from({ length: 5 }, () => new PgFlowStore(db.orm));
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => stores[i % 5]!.commit(record('hash-dup'))));
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => stores[i % 5]!.commit(record('hash-dup', { eventId: 'event-dup' }))));
     expect(results.filter((r) => r.announced)).to.have.length(1);
     const runIds = new Set(results.map((r) => r.runId));
     expect([...runIds]).to.have.length(1);

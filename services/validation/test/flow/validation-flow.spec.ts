@@ -71,16 +71,21 @@ describe('validation flow: ReadyForValidation → ValidationComplete (NATS, Post
     expect(h.reportService.requests.at(-1)?.authorization).to.equal('Bearer service-token-flow');
   });
 
-  it('a duplicate event (new message id) replaces the results and emits no second ValidationComplete', async () => {
+  it('spec lines 9, 19, flow step 6: two ReadyForValidation events for one patient with the same outcome get two ValidationComplete', async () => {
     const key = { facilityId: 'fac-dup', reportId: 'rep-dup', patientId: samples[3]!.patientId };
     serve(key, samples[3]!);
     await publish(key, 'dup-1');
     await eventually(() => completionsOf(key).length === 1, 'the first ValidationComplete');
     const firstCount = (await storedResults(key)).length;
     await publish(key, 'dup-2');
-    await eventually(async () => h.reportService.requestsFor(key.facilityId, key.reportId, key.patientId) === 2 && (await h.idle()), 'the duplicate to be processed');
+    await eventually(() => completionsOf(key).length === 2, 'the second ValidationComplete');
+    await eventually(() => h.idle(), 'the consumer to be idle');
     expect(await storedResults(key)).to.have.length(firstCount);
-    expect(completionsOf(key)).to.have.length(1);
+    const [first, second] = completionsOf(key);
+    expect(second!.isValid).to.equal(first!.isValid);
+    expect(second!.issueCounts).to.deep.equal(first!.issueCounts);
+    expect(second!.validationRunId).to.not.equal(first!.validationRunId);
+    expect(completionsOf(key)).to.have.length(2);
   });
 
   it('an outcome that goes A → B → A within the duplicate window is announced three times (the third is a new run, not a duplicate)', async () => {
@@ -135,14 +140,14 @@ describe('validation flow: ReadyForValidation → ValidationComplete (NATS, Post
     expect((await storedResults(key))[0]!.message).to.match(/could not be read.*expected a MeasureReport, a Bundle or a PatientSubmissionModel/);
   });
 
-  it('a crash after the commit: redelivered, completed, ValidationComplete once', async () => {
+  it('spec flow step 6: one event delivered three times (crashes after the commit) gets one ValidationComplete', async () => {
     const key = { facilityId: 'fac-crash', reportId: 'rep-crash', patientId: samples[5]!.patientId };
     serve(key, samples[5]!);
     let crashes = 0;
     const normal = h.handler;
     h.handler = async (event, ctx) => {
       const result = await normal(event, ctx);
-      if (event.facilityId === key.facilityId && crashes === 0) {
+      if (event.facilityId === key.facilityId && crashes < 2) {
         crashes++;
         throw new Error('simulated crash after the outcome, results and outbox row were committed');
       }
@@ -150,12 +155,16 @@ describe('validation flow: ReadyForValidation → ValidationComplete (NATS, Post
     };
     try {
       await publish(key);
-      await eventually(async () => h.reportService.requestsFor(key.facilityId, key.reportId, key.patientId) === 2 && (await h.idle()), 'the redelivery to complete');
+      await eventually(async () => h.reportService.requestsFor(key.facilityId, key.reportId, key.patientId) === 3 && (await h.idle()), 'the third delivery to complete');
     } finally {
       h.handler = normal;
     }
-    expect(crashes).to.equal(1);
+    expect(crashes).to.equal(2);
     await eventually(() => completionsOf(key).length === 1, 'the ValidationComplete');
+    // Every announcement ever enqueued for the submission is an outbox row (published rows are kept for days).
+    const enqueued = await h.db.orm.em.fork().execute<{ n: string }[]>(
+      `select count(*) as n from outbox_message where msg_id like ?`, [`${key.facilityId}:${key.reportId}:${key.patientId}:%`]);
+    expect(Number(enqueued[0]!.n), 'one announcement enqueued for three deliveries').to.equal(1);
     expect(completionsOf(key)).to.have.length(1);
     const stored = await h.store.find(key);
     expect((await storedResults(key)).length).to.equal((stored!.outcome.issue as unknown[]).length);

@@ -114,7 +114,8 @@ export async function startReadyForValidationConsumer(options: ReadyForValidatio
     handler: async (event, ctx) => {
       // The report service not answering (SubmissionUnavailableError, an UnavailableError) holds the
       // message until it is back: the submission is fine.
-      const result = await options.flow.handle(event, { working: ctx.working, headers: ctx.headers });
+      // The stored message is the event: its redeliveries are answered once, another event always.
+      const result = await options.flow.handle(event, { working: ctx.working, headers: ctx.headers, eventId: ctx.storedMessageId });
       log.info({
         facilityId: result.key.facilityId, reportId: result.key.reportId, valid: result.valid, issues: result.counts.total,
         resources: result.resourceCount, announced: result.announced, delivery: ctx.deliveryCount,

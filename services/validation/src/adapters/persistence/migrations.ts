@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { CompressResultsWithLz4, CreateValidationOutcomeTable, StoreResultsPerSubmission } from './submission-results-table.js';
+import { CompressResultsWithLz4, CreateValidationOutcomeTable, RememberAnnouncedEvents, StoreResultsPerSubmission } from './submission-results-table.js';
 
 /**
  * Tables of the validation API. Names are what the migration table records: never rename a
@@ -142,4 +142,5 @@ export const validationApiMigrations = [
   { name: 'Migration20261125100000_results_per_submission', class: StoreResultsPerSubmission },
   { name: 'Migration20261125130000_results_compressed_with_lz4', class: CompressResultsWithLz4 },
   { name: 'Migration20261126010000_artifact_generation', class: CountArtifactGenerations },
+  { name: 'Migration20261201090000_results_remember_announced_events', class: RememberAnnouncedEvents },
 ];

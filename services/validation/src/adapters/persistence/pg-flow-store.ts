@@ -5,9 +5,10 @@
  * replacing the previous results), and enqueue ValidationComplete in the outbox. Either all of it
  * is committed or none; the relay publishes after the commit.
  *
- * Idempotency: the upsert holds the submission's row lock (two instances handling duplicates of one
- * event serialize on it, see storeSubmissionResults); when the stored outcome hash equals the new
- * one, the results are rewritten (same content) but no second ValidationComplete is enqueued.
+ * Idempotency per event: every ReadyForValidation gets one ValidationComplete, whatever its outcome,
+ * and a redelivery of an event already announced gets none (its results are rewritten). The row
+ * remembers the events it announced; the upsert holds the submission's row lock, so two instances
+ * handling one event at once serialize on it (see storeSubmissionResults).
  *
  * The message id is `<facility>:<report>:<patient>:<run id>`: one id per announced run, so the
  * relay's retries of one row are dropped by JetStream as duplicates, while a submission whose outcome
@@ -137,7 +138,7 @@ export class PgFlowStore {
     }, wait);
   }
 
-  /** The write of one record: the announcement is prepared (and checked) for a new run id, inserted only if the outcome changed. */
+  /** The write of one record: the announcement is prepared (and checked) for a new run id, inserted only if it is announced (see storeSubmissionResults). */
   private prepare(record: FlowRecord): SubmissionWrite {
     const { key } = record;
     const runId = randomUUID();
@@ -148,6 +149,7 @@ export class PgFlowStore {
         valid: record.valid, uncategorizedCount: record.counts.uncategorized, unacceptableCount: record.counts.unacceptable,
         resourceCount: record.resourceCount, unobtainable: record.unobtainable,
       },
+      eventId: record.eventId,
       runId,
       announcement: pendingOutboxRow({ subject: message.subject, payload: message.payload, msgId: completionMsgId(key, runId), headers: message.headers }),
     };
@@ -190,7 +192,7 @@ export class PgFlowStore {
       for (const pending of group) await this.writeGroup([pending]);
       return;
     }
-    // Unchanged: the run and message id of the earlier announcement of this outcome.
+    // Not announced: the run and message id of the submission's last announcement.
     group.forEach((pending, i) => {
       const { changed, runId } = stored[i]!;
       pending.resolve({ announced: changed, runId, msgId: completionMsgId(pending.write.record.key, runId) });

@@ -52,9 +52,9 @@ export interface SubmissionResultsRecord {
 }
 
 export interface StoredSubmission {
-  /** The run id now stored: the new one when the outcome changed (or is the first), else the one kept. */
+  /** The run id now stored: the write's when it is announced, else the one kept (the run last announced). */
   readonly runId: string;
-  /** The outcome differs from the one stored before (or none was): it is announced. */
+  /** The write is announced (a new event, or without one a changed outcome; the first write of a submission always). */
   readonly changed: boolean;
 }
 
@@ -66,26 +66,46 @@ export function submissionKeyId(key: PatientKey): string {
 /** One submission to write with storeSubmissionResults, with its run id and announcement. */
 export interface SubmissionWrite {
   readonly record: SubmissionResultsRecord;
-  /** The run id to store when the outcome changed (or is the first). */
+  /**
+   * The event the write answers (see FlowRecord.eventId): announced unless the submission's row
+   * already lists it. Without one, announced when the outcome hash differs from the stored one.
+   */
+  readonly eventId?: string;
+  /** The run id to store when the write is announced. */
   readonly runId: string;
-  /** The outbox row announcing the outcome, inserted only when it changed. */
+  /** The outbox row announcing the outcome, inserted only when the write is announced. */
   readonly announcement?: PendingOutboxRow;
 }
 
 /**
+ * Events a submission's row remembers as announced (newest first). A redelivery comes within the
+ * consumer's retries (minutes) or, at the latest, when a re-created consumer replays the stream
+ * (14 days): a submission gets a handful of events in that time, far fewer than this.
+ */
+export const REMEMBERED_EVENTS = 16;
+
+/**
  * Writes the results of one or more submissions (distinct keys), replacing what was stored, and,
- * for each whose outcome changed, the outbox row announcing it: ONE statement, so one round trip
+ * for each write that is announced, the outbox row announcing it: ONE statement, so one round trip
  * and one transaction for all of them. The flow commits every submission it handles this way;
  * under load it groups the commits of the submissions in flight (pg-flow-store.ts), and each round
  * trip saved is CPU saved on both ends (on the 2-core bench machine, where the database shares the
  * cores, that is what bounds throughput).
  *
+ * What is announced: every event once (a ReadyForValidation answered by exactly one
+ * ValidationComplete, specification lines 9, 19 and flow step 6). The row keeps the ids of the
+ * events it announced (`handled_events`, the latest REMEMBERED_EVENTS): a write for an event it
+ * lists is a redelivery and stores the results without announcing; a write for any other event
+ * announces, even when the outcome is the same. A write without an event (re-validation job)
+ * announces when the outcome hash differs from the one stored (the outcome last announced).
+ * Results are rewritten either way: each write validated what the report service holds now.
+ *
  * Why it is safe without an explicit lock: INSERT ... ON CONFLICT DO UPDATE locks the submission's
- * row and evaluates `o.outcome_hash` on its LATEST committed version (not the statement's snapshot),
- * so of two writers of one submission the second waits for the first and then compares with what
- * the first stored. The run id is kept when the hash is unchanged and replaced by `runId` otherwise;
- * the outbox row is inserted only when the stored run id is `runId`, i.e. when the outcome changed.
- * A duplicate event handled twice at once therefore announces once. Re-categorization reads the
+ * row and evaluates the `o.` columns on its LATEST committed version (not the statement's
+ * snapshot), so of two writers of one submission the second waits for the first and then compares
+ * with what the first stored. The run id is replaced by `runId` when the write is announced and
+ * kept otherwise; the outbox row is inserted only when the stored run id is `runId`. One event
+ * handled twice at once (its ack wait ran out on a slow instance) therefore announces once. Re-categorization reads the
  * row FOR UPDATE, which this statement waits for (and the other way round). The rows are written in
  * key order, so two statements writing overlapping sets of submissions lock them in the same order
  * and cannot deadlock.
@@ -97,12 +117,13 @@ export async function storeSubmissionResults(db: QueryExecutorProvider, writes: 
   if (writes.length === 0) return [];
   const keys = writes.map(({ record: { key } }) => submissionKeyId(key));
   if (new Set(keys).size !== keys.length) throw new Error('storeSubmissionResults: the same submission twice in one statement');
-  const values = writes.map(({ record, runId, announcement }, ord) => {
+  const values = writes.map(({ record, eventId, runId, announcement }, ord) => {
     const { key, categorization: { issueCategories, groups, severities } } = record;
     return sql`(${ord}::int, ${key.facilityId}::text, ${key.reportId}::text, ${key.patientId}::text, ${record.outcomeJson}::text,
       ${JSON.stringify(issueCategories)}::text, ${groupsJson(groups)}::jsonb, ${record.outcomeHash}::text, ${record.valid}::boolean, ${runId}::text,
       ${severities.issues}::int, ${severities.errors}::int, ${severities.fatal}::int, ${severities.warnings}::int, ${severities.information}::int,
       ${record.uncategorizedCount}::int, ${record.unacceptableCount}::int, ${record.resourceCount}::int, ${record.unobtainable}::boolean,
+      ${eventId ?? null}::text,
       ${announcement?.id ?? null}::uuid, ${announcement?.subject ?? null}::text, ${announcement?.payloadJson ?? null}::jsonb,
       ${announcement?.headersJson ?? null}::jsonb, ${announcement?.msgId ?? null}::text)`;
   });
@@ -116,24 +137,30 @@ export async function storeSubmissionResults(db: QueryExecutorProvider, writes: 
       order by i.ord
       )`
     : sql``;
+  // The new row's handled_events is its event alone (empty without one); excluded.handled_events[1] is that event.
+  const redelivery = sql`excluded.handled_events[1] = any(o.handled_events)`;
+  const announced = sql`case when cardinality(excluded.handled_events) = 0 then o.outcome_hash is distinct from excluded.outcome_hash else not (${redelivery}) end`;
   const result = await sql<{ ord: number; run_id: string }>`
     with input (ord, facility_id, report_id, patient_id, outcome, issue_categories, category_groups, outcome_hash, valid, run_id,
       issue_count, error_count, fatal_count, warning_count, information_count, uncategorized_count, unacceptable_count, resource_count,
-      unobtainable, outbox_id, outbox_subject, outbox_payload, outbox_headers, outbox_msg_id) as (
+      unobtainable, event_id, outbox_id, outbox_subject, outbox_payload, outbox_headers, outbox_msg_id) as (
       values ${sql.join(values)}
     ),
     stored as (
       insert into ${sql.table(SUBMISSION_RESULTS_TABLE)} as o (facility_id, report_id, patient_id, outcome, issue_categories, category_groups,
         outcome_hash, valid, run_id, issue_count, error_count, fatal_count, warning_count, information_count,
-        uncategorized_count, unacceptable_count, resource_count, unobtainable, updated_at)
+        uncategorized_count, unacceptable_count, resource_count, unobtainable, handled_events, updated_at)
       select facility_id, report_id, patient_id, outcome, issue_categories, category_groups, outcome_hash, valid, run_id,
         issue_count, error_count, fatal_count, warning_count, information_count, uncategorized_count, unacceptable_count,
-        resource_count, unobtainable, now()
+        resource_count, unobtainable, case when event_id is null then '{}'::text[] else array[event_id] end, now()
       from input order by facility_id, report_id, patient_id
       on conflict (facility_id, report_id, patient_id) do update set
         outcome = excluded.outcome, issue_categories = excluded.issue_categories, category_groups = excluded.category_groups,
-        run_id = case when o.outcome_hash = excluded.outcome_hash then o.run_id else excluded.run_id end,
-        outcome_hash = excluded.outcome_hash, valid = excluded.valid, issue_count = excluded.issue_count, error_count = excluded.error_count,
+        run_id = case when ${announced} then excluded.run_id else o.run_id end,
+        outcome_hash = case when ${announced} then excluded.outcome_hash else o.outcome_hash end,
+        handled_events = case when cardinality(excluded.handled_events) = 0 or ${redelivery} then o.handled_events
+          else (excluded.handled_events || o.handled_events)[1:${sql.lit(REMEMBERED_EVENTS)}] end,
+        valid = excluded.valid, issue_count = excluded.issue_count, error_count = excluded.error_count,
         fatal_count = excluded.fatal_count, warning_count = excluded.warning_count, information_count = excluded.information_count,
         uncategorized_count = excluded.uncategorized_count, unacceptable_count = excluded.unacceptable_count,
         resource_count = excluded.resource_count, unobtainable = excluded.unobtainable, updated_at = excluded.updated_at

@@ -10,9 +10,11 @@
  *   category counts and validity are summed from these small values.
  * - per-severity counts, so that a page of a report's results (optionally from a minimum severity
  *   on) is located by running sums without opening any outcome.
- * - `outcome_hash` identifies the distinct outcome, so a duplicate event with the same outcome emits
- *   nothing new; `run_id` is the run that announced it (the ValidationComplete message id is derived
- *   from it); `valid` and the uncategorized/unacceptable counts are the verdict announced with it.
+ * - `handled_events`: the ReadyForValidation events announced (newest first, a bounded number), so a
+ *   redelivered event is answered once while every other event gets its ValidationComplete.
+ * - `outcome_hash` identifies the outcome last announced (a re-validation job announces only a
+ *   different one); `run_id` is the run that announced it (the ValidationComplete message id is
+ *   derived from it); `valid` and the uncategorized/unacceptable counts are the verdict of the outcome stored.
  * - `unobtainable`: the report service had no readable submission (404, unreadable answer); the
  *   outcome is a definite failure that no category makes valid.
  *
@@ -59,6 +61,7 @@ export const SubmissionResultsEntity = defineEntity({
     unacceptableCount: p.integer(),
     resourceCount: p.integer(),
     unobtainable: p.boolean(),
+    handledEvents: p.array().default([]),
     updatedAt: p.datetime(),
   },
 });
@@ -253,5 +256,21 @@ export class CompressResultsWithLz4 extends Migration {
 
   override down(): void {
     this.addSql(`alter table "${SUBMISSION_RESULTS_TABLE}" alter column "outcome" set compression default, alter column "issue_categories" set compression default`);
+  }
+}
+
+/**
+ * The events each submission's row has announced (newest first, at most REMEMBERED_EVENTS of
+ * result-repository.ts): one ValidationComplete per ReadyForValidation, however often it is
+ * delivered, rather than one per distinct outcome. Rows stored before start empty: a redelivery of
+ * an event announced before the upgrade is announced once more.
+ */
+export class RememberAnnouncedEvents extends Migration {
+  override up(): void {
+    this.addSql(`alter table "${SUBMISSION_RESULTS_TABLE}" add column "handled_events" text[] not null default '{}'`);
+  }
+
+  override down(): void {
+    this.addSql(`alter table "${SUBMISSION_RESULTS_TABLE}" drop column "handled_events"`);
   }
 }

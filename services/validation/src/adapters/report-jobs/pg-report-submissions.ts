@@ -11,7 +11,8 @@
  * When the verdict changes (and only then), the change is announced like a validation's: a new
  * run id, a ValidationComplete in the outbox in the same transaction (so the new verdict and its
  * announcement commit together), and the outcome hash of what is now stored and announced, so a
- * later validation that finds the same outcome announces nothing new. When it does not change, the
+ * later re-validation job that finds the same outcome announces nothing new (a new ReadyForValidation
+ * is always answered). When it does not change, the
  * hash is left alone: it names the outcome last ANNOUNCED, so the next validation of the submission
  * announces the new categorization.
  */

@@ -14,7 +14,9 @@
  * Re-categorization announces a submission (ValidationComplete, through the outbox in the
  * transaction that stores it) when its verdict changes, and only then: consumers act on validity.
  * Other changes of its categories are read from the results API, and the next re-validation
- * announces them (the flow's outcome hash includes the categories). See PgReportSubmissions.
+ * announces them (the flow's outcome hash includes the categories; a re-validation, which answers
+ * no event, announces a patient only when its outcome differs from the one last announced). See
+ * PgReportSubmissions.
  */
 import { NotFoundError } from '#shared-kernel/domain/errors.js';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';

@@ -19,7 +19,8 @@ export interface CompletionMessage {
 /**
  * Identifies a distinct outcome: what was found (the aggregated OperationOutcome's text) and what it
  * means now (verdict, counts, the categories of each issue). A rule change that flips the verdict is
- * a new outcome; the same outcome again is not announced twice.
+ * a new outcome. Every ReadyForValidation is announced (flow-store.ts); the hash decides only for a
+ * re-validation job, which announces an outcome that differs from the one last announced.
  */
 export function distinctOutcomeHash(outcomeJson: string, valid: boolean, counts: OutcomeCounts, issueCategories: readonly (readonly string[])[]): string {
   // Fields in a fixed order: the text hashed must not depend on how the caller built `counts`.

@@ -39,6 +39,14 @@ export interface FlowContext {
   /** Progress ack: keeps the message ours during long validations. */
   working?(): void;
   headers?: Record<string, string>;
+  /**
+   * The identity of the ReadyForValidation being answered (the consumer's stored message id, the
+   * same for every redelivery). Each event gets its ValidationComplete once however often it is
+   * delivered, and every event gets one, whatever the outcome (specification lines 9, 19 and the
+   * flow's step 6: one ValidationComplete per ReadyForValidation). Absent (a re-validation job):
+   * announced only when the outcome differs from the one last announced.
+   */
+  eventId?: string;
 }
 
 
@@ -180,7 +188,7 @@ export class ValidationFlow {
     const validatedAt = this.clock().toISOString();
     const lastInFlight = reachedCommit();
     const committed = await this.deps.store.commit({
-      key, outcomeJson, outcomeHash, valid, counts, resourceCount, unobtainable: definiteFailure, categorization,
+      key, eventId: ctx.eventId, outcomeJson, outcomeHash, valid, counts, resourceCount, unobtainable: definiteFailure, categorization,
       completion: (runId) => ({
         subject: this.deps.completion.subject,
         headers,

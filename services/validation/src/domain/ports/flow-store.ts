@@ -19,6 +19,13 @@ export interface OutcomeCounts {
 
 export interface FlowRecord {
   readonly key: SubmissionKey;
+  /**
+   * The event this commit answers. A store announces each event once: a commit for an event it has
+   * already announced (a redelivery) stores the outcome but announces nothing; a commit for another
+   * event announces, even when the outcome is the same. Without one (a re-validation job), it
+   * announces only when the outcome (outcomeHash) differs from the one last announced.
+   */
+  readonly eventId?: string;
   /** The aggregated OperationOutcome as JSON text (what is stored). */
   readonly outcomeJson: string;
   readonly outcomeHash: string;
@@ -34,7 +41,10 @@ export interface FlowRecord {
 }
 
 export interface CommitResult {
-  /** False when the same outcome was already stored and announced. */
+  /**
+   * False when nothing new was announced: the event was already announced (a redelivery), or,
+   * without an event, the same outcome was. `runId` is then the run last announced.
+   */
   readonly announced: boolean;
   readonly runId: string;
   readonly msgId: string;
