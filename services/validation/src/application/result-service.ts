@@ -54,9 +54,19 @@ export class ResultService {
     return { records: found.records.map((r) => view(r, byId)), totalCount: found.totalCount };
   }
 
-  /** The validity verdict of stored results (a whole report, or one patient's submission). */
+  /**
+   * The validity verdict of stored results (a whole report, or one patient's submission).
+   * NotFoundError when nothing of the scope was validated: no results is no verdict, not "valid"
+   * (specification: GET of a missing resource is 404).
+   */
   async validity(scope: ResultScope): Promise<ValidityVerdict & { issueCount: number }> {
-    const { issueCount, ...counts } = await this.results.validityCounts(scope);
+    const found = await this.results.validityCounts(scope);
+    if (!found) {
+      throw new NotFoundError(scope.patientId === undefined
+        ? `No validated submission for facility ${scope.facilityId} and report ${scope.reportId}`
+        : `No validated submission of patient ${scope.patientId} for facility ${scope.facilityId} and report ${scope.reportId}`);
+    }
+    const { issueCount, ...counts } = found;
     return { ...verdictFromCounts(counts), issueCount };
   }
 

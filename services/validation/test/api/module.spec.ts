@@ -17,8 +17,9 @@ const EXPECTED_OPERATIONS = [
   'put /api/category/{id}/rule', 'get /api/category/{id}/rule/history', 'delete /api/category/rule/{ruleId}',
   'post /api/$validate', 'post /api/$validate-and-categorize', 'post /api/$categorize',
   'get /api/result/{facilityId}/{reportId}', 'get /api/result/{facilityId}/{reportId}/{patientId}',
-  'get /api/result/{facilityId}/{reportId}/categories', 'get /api/result/{facilityId}/{reportId}/categories/{categoryId}',
-  'get /api/result/{facilityId}/{reportId}/validity', 'get /api/result/{facilityId}/{reportId}/{patientId}/validity',
+  'get /api/result/{facilityId}/{reportId}/$categories', 'get /api/result/{facilityId}/{reportId}/$categories/{categoryId}',
+  'get /api/result/{facilityId}/{reportId}/$validity', 'get /api/result/{facilityId}/{reportId}/{patientId}/$validity',
+  'get /api/result/{facilityId}/{reportId}/{patientId}/validity',
 ];
 
 describe('validation API module: OpenAPI and start-up initialization @infra', () => {

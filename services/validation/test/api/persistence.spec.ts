@@ -132,9 +132,9 @@ describe('validation API persistence (PostgreSQL) @infra', () => {
     await categories.save({ id: 'tolerated', title: 'T', severity: 'WARNING', acceptable: true, guidance: 'g' });
     const key = { facilityId: 'f1', reportId: 'r-flip', patientId: 'p1' };
     await results.replacePatientResults(key, [{ issue: issue('warning', 'w'), categoryIds: ['tolerated'] }]);
-    expect((await results.validityCounts(key)).unacceptableIssueCount).to.equal(0);
+    expect((await results.validityCounts(key))!.unacceptableIssueCount).to.equal(0);
     await categories.save({ id: 'tolerated', title: 'T', severity: 'WARNING', acceptable: false, guidance: 'g' });
-    expect((await results.validityCounts(key)).unacceptableIssueCount).to.equal(1);
+    expect((await results.validityCounts(key))!.unacceptableIssueCount).to.equal(1);
   });
 
   it('two writes of one submission at once leave one row with one of them, whole', async () => {

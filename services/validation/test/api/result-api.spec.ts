@@ -60,31 +60,60 @@ describe('validation API: results (HTTP) @infra', () => {
   });
 
   it('answers the validity verdict of a report and of one patient by the one rule', async () => {
-    const report = await request(api.app).get('/api/result/fac-1/rep-1/validity').expect(200);
+    const report = await request(api.app).get('/api/result/fac-1/rep-1/$validity').expect(200);
     expect(report.body).to.deep.equal({ valid: false, unacceptableIssueCount: 2, uncategorizedErrorCount: 0, uncategorizedIssueCount: 1, issueCount: 5 });
     // p2: a warning without category and an error in an acceptable category: valid.
-    const p2 = await request(api.app).get('/api/result/fac-1/rep-1/p2/validity').expect(200);
+    const p2 = await request(api.app).get('/api/result/fac-1/rep-1/p2/$validity').expect(200);
     expect(p2.body).to.deep.equal({ valid: true, unacceptableIssueCount: 0, uncategorizedErrorCount: 0, uncategorizedIssueCount: 1, issueCount: 2 });
     await api.module.results.storePatientResults({ facilityId: 'fac-1', reportId: 'rep-2', patientId: 'p9' }, [{ issue: issue('error', 'nobody knows'), categoryIds: [] }]);
-    expect((await request(api.app).get('/api/result/fac-1/rep-2/p9/validity').expect(200)).body).to.include({ valid: false, uncategorizedErrorCount: 1 });
+    expect((await request(api.app).get('/api/result/fac-1/rep-2/p9/$validity').expect(200)).body).to.include({ valid: false, uncategorizedErrorCount: 1 });
     // Uncategorized is labelled with what it holds: ERROR for the error (per issue and in the counts), WARNING for the warning.
     const p9 = await request(api.app).get('/api/result/fac-1/rep-2/p9').expect(200);
     expect(p9.body.records[0].categories).to.deep.equal([{ ...UNCATEGORIZED, severity: 'ERROR' }]);
-    expect((await request(api.app).get('/api/result/fac-1/rep-2/categories').expect(200)).body[0]).to.include({ id: 'uncategorized', severity: 'ERROR', count: 1 });
+    expect((await request(api.app).get('/api/result/fac-1/rep-2/$categories').expect(200)).body[0]).to.include({ id: 'uncategorized', severity: 'ERROR', count: 1 });
     expect((await request(api.app).get('/api/result/fac-1/rep-1/p2?severity=warning').expect(200)).body.records[0].categories[0]).to.include({ id: 'uncategorized', severity: 'WARNING' });
-    expect((await request(api.app).get('/api/result/fac-1/empty/validity').expect(200)).body).to.include({ valid: true, issueCount: 0 });
+  });
+
+  it('spec, GET of a missing resource is 404: no verdict for a report or patient never validated, a verdict for one validated without issues', async () => {
+    const report = await request(api.app).get('/api/result/fac-1/never/$validity').expect(404);
+    expect(report.headers['content-type']).to.match(/application\/problem\+json/);
+    expect(report.body).to.include({ status: 404 });
+    expect(report.body.traceId).to.be.a('string');
+    await request(api.app).get('/api/result/fac-1/rep-1/nobody/$validity').expect(404);
+    await api.module.results.storePatientResults({ facilityId: 'fac-1', reportId: 'clean', patientId: 'p-clean' }, []);
+    expect((await request(api.app).get('/api/result/fac-1/clean/$validity').expect(200)).body).to.include({ valid: true, issueCount: 0 });
+    expect((await request(api.app).get('/api/result/fac-1/clean/p-clean/$validity').expect(200)).body).to.include({ valid: true, issueCount: 0 });
+  });
+
+  it('spec, Routes: patients with the ids `categories` and `validity` are reachable like any other', async () => {
+    for (const patientId of ['categories', 'validity']) {
+      await api.module.results.storePatientResults({ facilityId: 'fac-1', reportId: 'odd-ids', patientId }, [{ issue: issue('warning', `of ${patientId}`), categoryIds: [] }]);
+    }
+    for (const patientId of ['categories', 'validity']) {
+      const page = await request(api.app).get(`/api/result/fac-1/odd-ids/${patientId}`).expect(200);
+      expect(page.body.records.map((r: { message: string; patientId: string }) => [r.message, r.patientId])).to.deep.equal([[`of ${patientId}`, patientId]]);
+      expect((await request(api.app).get(`/api/result/fac-1/odd-ids/${patientId}/$validity`).expect(200)).body).to.include({ valid: true, issueCount: 1 });
+    }
+  });
+
+  it('keeps the path a patient\'s verdict had before ($-less) for one release, marked deprecated with its successor', async () => {
+    const old = await request(api.app).get('/api/result/fac-1/rep-1/p2/validity').expect(200);
+    expect(old.body).to.include({ valid: true, issueCount: 2 });
+    expect(old.headers.deprecation).to.match(/^@\d+$/);
+    expect(old.headers.link).to.equal('<$validity>; rel="successor-version"');
+    expect(new URL('$validity', 'http://gateway/api/validation/result/fac-1/rep-1/p2/validity').pathname).to.equal('/api/validation/result/fac-1/rep-1/p2/$validity');
   });
 
   it('answers the categories with issues and their counts, and the issues of one category', async () => {
-    const categories = await request(api.app).get('/api/result/fac-1/rep-1/categories').expect(200);
+    const categories = await request(api.app).get('/api/result/fac-1/rep-1/$categories').expect(200);
     expect(categories.body.map((c: { id: string; count: number; acceptable: boolean }) => [c.id, c.count, c.acceptable])).to.deep.equal([
       ['meh', 3, true], ['bad', 2, false], ['uncategorized', 1, false],
     ]);
-    const bad = await request(api.app).get('/api/result/fac-1/rep-1/categories/bad').expect(200);
+    const bad = await request(api.app).get('/api/result/fac-1/rep-1/$categories/bad').expect(200);
     expect(bad.body.records.map((r: { message: string }) => r.message)).to.deep.equal(['f1', 'e1']);
-    const none = await request(api.app).get('/api/result/fac-1/rep-1/categories/uncategorized').expect(200);
+    const none = await request(api.app).get('/api/result/fac-1/rep-1/$categories/uncategorized').expect(200);
     expect(none.body.records.map((r: { message: string }) => r.message)).to.deep.equal(['w1']);
-    await request(api.app).get('/api/result/fac-1/rep-1/categories/unknown').expect(404);
-    await request(api.app).get('/api/result/fac-1/other/categories').expect(204);
+    await request(api.app).get('/api/result/fac-1/rep-1/$categories/unknown').expect(404);
+    await request(api.app).get('/api/result/fac-1/other/$categories').expect(204);
   });
 });

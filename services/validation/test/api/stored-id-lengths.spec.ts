@@ -71,9 +71,9 @@ describe('validation API: path ids longer than their columns (HTTP) @infra', fun
     await refused('get', `/api/result/${long(300)}/r`, 'facilityId', 255);
     await refused('get', `/api/result/f/${long(300)}`, 'reportId', 255);
     await refused('get', `/api/result/f/r/${long(300)}`, 'patientId', 255);
-    await refused('get', `/api/result/f/r/${long(300)}/validity`, 'patientId', 255);
+    await refused('get', `/api/result/f/r/${long(300)}/$validity`, 'patientId', 255);
     await refused('get', `/api/result/${long(300)}/r/validity`, 'facilityId', 255);
-    await refused('get', `/api/result/f/r/categories/${long(300)}`, 'categoryId', 255);
+    await refused('get', `/api/result/f/r/$categories/${long(300)}`, 'categoryId', 255);
     await request(app).get(`/api/result/${long(255)}/r`).expect(204);
   });
 

@@ -29,11 +29,10 @@
  *   DELETE /api/category/rule/{ruleId}
  *   POST   /api/$validate?categorize=&summarize=, POST /api/$validate-and-categorize, POST /api/$categorize?summarize=
  *   GET    /api/result/{facilityId}/{reportId}[?severity=&pageSize=&pageNumber=]
- *   GET    /api/result/{facilityId}/{reportId}/categories
- *   GET    /api/result/{facilityId}/{reportId}/categories/{categoryId}
- *   GET    /api/result/{facilityId}/{reportId}/{patientId}[?severity=]
- *   GET    /api/result/{facilityId}/{reportId}/validity, /api/result/{facilityId}/{reportId}/{patientId}/validity
- * (A patient id `categories` or `validity` cannot be addressed: those segments are the report's sub-resources.)
+ *   GET    /api/result/{facilityId}/{reportId}/$categories
+ *   GET    /api/result/{facilityId}/{reportId}/$categories/{categoryId}
+ *   GET    /api/result/{facilityId}/{reportId}/{patientId}[?severity=]   (any patient id, `categories` and `validity` too)
+ *   GET    /api/result/{facilityId}/{reportId}/$validity, /api/result/{facilityId}/{reportId}/{patientId}/$validity   (404 when nothing was validated)
  */
 import { Router } from 'express';
 import type { OpenApiBuilder } from '#adapters/http/index.js';

@@ -294,8 +294,13 @@ export class PgResultRepository implements ResultRepository {
     return issuesPerCategory(groups, current);
   }
 
-  async validityCounts(scope: ResultScope): Promise<{ unacceptableIssueCount: number; uncategorizedErrorCount: number; uncategorizedIssueCount: number; issueCount: number }> {
-    const [groups, current] = await this.groupsOf(scope);
+  async validityCounts(scope: ResultScope): Promise<{ unacceptableIssueCount: number; uncategorizedErrorCount: number; uncategorizedIssueCount: number; issueCount: number } | undefined> {
+    // A submission without issues has no groups: whether anything was validated is asked on its own.
+    const [[groups, current], stored] = await Promise.all([
+      this.groupsOf(scope),
+      sql<{ found: boolean }>`select exists (select 1 from ${sql.table(SUBMISSION_RESULTS_TABLE)} o where ${scopeFilter(scope)}) as found`.execute(this.orm.em.fork().getKysely()),
+    ]);
+    if (!stored.rows[0]?.found) return undefined;
     const { valid: _valid, ...counts } = validityOfGroups(groups, current);
     return counts;
   }

@@ -63,8 +63,9 @@ export interface ResultRepository {
   /**
    * The counts the validity rule needs (see categorization/validity.ts): issues with a category that
    * is not acceptable, error or fatal issues without a category, and all issues without a category.
+   * Undefined when no submission of the scope was ever validated (no verdict to give).
    */
-  validityCounts(scope: ResultScope): Promise<{ unacceptableIssueCount: number; uncategorizedErrorCount: number; uncategorizedIssueCount: number; issueCount: number }>;
+  validityCounts(scope: ResultScope): Promise<{ unacceptableIssueCount: number; uncategorizedErrorCount: number; uncategorizedIssueCount: number; issueCount: number } | undefined>;
   /** Results of one category (`uncategorized` = results without any existing category); ordered as findResults. */
   findByCategory(facilityId: string, reportId: string, categoryId: string, page: PageRequest): Promise<ResultPage>;
 }
