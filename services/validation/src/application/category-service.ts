@@ -4,8 +4,8 @@
  */
 import { Categorizer } from '../domain/categorization/categorizer.js';
 import {
-  categoryIdProblem, parseCategory, parseCategorySnapshots, parseMatcherAsField,
-  type Category, type CategorySnapshot, type CategoryWithMatcher,
+  categoryIdProblem, parseCategory, parseCategorySnapshot, parseCategorySnapshots, parseMatcherAsField,
+  type Category, type CategoryRepresentation, type CategorySnapshot, type CategoryWithMatcher,
 } from '../domain/categorization/category.js';
 import type { CategoryRepository, CategoryRule, ImportOutcome } from '../domain/ports/category-repository.js';
 import { MatcherError, parseMatcher, type Matcher } from '../domain/categorization/matcher.js';
@@ -48,17 +48,42 @@ export class CategoryService {
     return category;
   }
 
-  /** Create or update. The body's id must equal the URL id. */
-  async save(id: string, body: unknown): Promise<{ category: Category; created: boolean }> {
+  /** The category with its current matcher (null without a rule), as the API shows it. */
+  async representation(id: string): Promise<CategoryRepresentation> {
+    const [category, rule] = await Promise.all([this.repository.get(id), this.repository.latestRule(id)]);
+    if (!category) throw new NotFoundError(`No category with id "${id}"`);
+    return { ...category, matcher: rule?.matcher ?? null };
+  }
+
+  /** Every category with its current matcher (one query). */
+  async representations(): Promise<CategoryRepresentation[]> {
+    return (await this.repository.listWithLatestRules()).map(({ category, rule }) => ({ ...category, matcher: rule?.matcher ?? null }));
+  }
+
+  /**
+   * Create or update. The body's id must equal the URL id. A body with a matcher also gives the
+   * category that rule (a new latest rule, unless the latest already is that matcher), in the same
+   * transaction; without one the category's rules are left as they are.
+   */
+  async save(id: string, body: unknown): Promise<{ category: CategoryRepresentation; created: boolean }> {
     const idProblem = categoryIdProblem(id);
     if (idProblem) throw new InvalidInputError(`Category id ${idProblem}`, [{ field: 'id', message: idProblem }]);
     if (typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { id?: unknown }).id !== id) {
       throw new InvalidInputError('Body id must equal the id in the URL', [{ field: 'id', message: 'must equal the id in the URL' }]);
     }
-    const category = parseCategory(body);
-    const { created } = await this.repository.save(category);
-    this.invalidate();
-    return { category, created };
+    const matcherGiven = typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { matcher?: unknown }).matcher != null;
+    let created: boolean;
+    try {
+      if (matcherGiven) {
+        const { snapshot } = parseCategorySnapshot(body);
+        created = (await this.repository.importSnapshots([snapshot], this.clock())).created === 1;
+      } else {
+        created = (await this.repository.save(parseCategory(body))).created;
+      }
+    } finally {
+      this.invalidate();
+    }
+    return { category: await this.representation(id), created };
   }
 
   async delete(id: string): Promise<void> {

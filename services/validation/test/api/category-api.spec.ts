@@ -53,15 +53,17 @@ describe('validation API: categories and rules (HTTP) @infra', () => {
     expect(again.body).to.deep.equal({ created: 0, updated: defaultCategories().length, rulesAdded: 0, deleted: 0 });
     const list = await request(api.app).get('/api/category').expect(200);
     expect(list.body).to.have.length(defaultCategories().length);
-    expect(list.body[0]).to.have.all.keys('id', 'title', 'severity', 'acceptable', 'guidance');
+    expect(list.body[0]).to.have.all.keys('id', 'title', 'severity', 'acceptable', 'guidance', 'matcher');
   });
 
-  it('creates (201) and updates (200) a category, refusing mismatched, reserved and invalid ones', async () => {
+  it('spec lines 97-99, 408 (PUT): creates (201 + Location) and updates (202) a category, refusing mismatched, reserved and invalid ones', async () => {
     const body = { id: 'my_category', title: 'Mine', severity: 'warning', acceptable: false, guidance: 'Do this.' };
     const created = await request(api.app).put('/api/category/my_category').send(body).expect(201);
     expect(created.headers.location).to.equal('/api/category/my_category');
     expect(created.body.severity).to.equal('WARNING');
-    await request(api.app).put('/api/category/my_category').send({ ...body, acceptable: true }).expect(200);
+    expect(created.body.matcher, 'no rule yet').to.equal(null);
+    const updated = await request(api.app).put('/api/category/my_category').send({ ...body, acceptable: true }).expect(202);
+    expect(updated.body.acceptable).to.equal(true);
     expect((await request(api.app).get('/api/category/my_category').expect(200)).body.acceptable).to.equal(true);
 
     const mismatch = await request(api.app).put('/api/category/other').send(body).expect(400);
@@ -71,6 +73,27 @@ describe('validation API: categories and rules (HTTP) @infra', () => {
     expect(invalid.body.errors.map((e: { field: string }) => e.field)).to.deep.equal(['guidance']);
     expect(invalid.headers['content-type']).to.match(/application\/problem\+json/);
     await request(api.app).get('/api/category/nope').expect(404);
+  });
+
+  it('spec lines 161, 189, 314 (Category JSON shape: id, title, severity, acceptable, guidance, matcher): GET shows the matcher, PUT keeps the one it carries', async () => {
+    const body = { id: 'with_matcher', title: 'With', severity: 'ERROR', acceptable: false, guidance: 'g', matcher: { field: 'MESSAGE', regex: 'first' } };
+    const created = await request(api.app).put('/api/category/with_matcher').send(body).expect(201);
+    expect(created.body).to.deep.equal(body);
+    expect((await request(api.app).get('/api/category/with_matcher').expect(200)).body).to.deep.equal(body);
+    const rule = (await request(api.app).get('/api/category/with_matcher/rule').expect(200)).body;
+    // The same matcher again adds no rule; another becomes the latest; none leaves the rules alone.
+    await request(api.app).put('/api/category/with_matcher').send({ ...body, title: 'Renamed' }).expect(202);
+    expect((await request(api.app).get('/api/category/with_matcher/rule').expect(200)).body.id).to.equal(rule.id);
+    const changed = { field: 'CODE', regex: 'second', inverted: true };
+    expect((await request(api.app).put('/api/category/with_matcher').send({ ...body, matcher: changed }).expect(202)).body.matcher).to.deep.equal(changed);
+    const { matcher: _dropped, ...withoutMatcher } = body;
+    expect((await request(api.app).put('/api/category/with_matcher').send(withoutMatcher).expect(202)).body.matcher).to.deep.equal(changed);
+    expect((await request(api.app).get('/api/category/with_matcher/rule/history').expect(200)).body).to.have.length(2);
+    const list = (await request(api.app).get('/api/category').expect(200)).body as { id: string; matcher: unknown }[];
+    expect(list.find((c) => c.id === 'with_matcher')!.matcher).to.deep.equal(changed);
+    const refused = await request(api.app).put('/api/category/with_matcher').send({ ...body, title: 'Refused', matcher: { field: 'MESSAGE' } }).expect(400);
+    expect(refused.body.errors[0].field).to.equal('matcher.regex');
+    expect((await request(api.app).get('/api/category/with_matcher').expect(200)).body.title, 'nothing stored from a refused PUT').to.equal('With');
   });
 
   it('keeps rule history, answers the latest, deletes a rule by id, refuses a regex RE2 cannot compile', async () => {

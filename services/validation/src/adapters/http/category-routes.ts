@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { HttpProblem, integerQueryValue, limitParamLengths, type OpenApiBuilder } from '#adapters/http/index.js';
+import { HttpProblem, integerQueryValue, limitParamLengths, sendAccepted, sendCreated, type OpenApiBuilder } from '#adapters/http/index.js';
 import type { CategoryService } from '../../application/category-service.js';
 import { booleanQuery } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
@@ -18,10 +18,10 @@ export function categoryRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
 
   openApi.registerPath({
     method: 'get', path: '/api/category', tags, summary: 'Get all categories',
-    responses: { 200: { description: 'Categories by id', ...json(z.array(schemas.Category)) }, 204: { description: 'No categories' }, ...openApi.problemResponses(500) },
+    responses: { 200: { description: 'Categories by id, each with its current matcher', ...json(z.array(schemas.CategoryWithMatcher)) }, 204: { description: 'No categories' }, ...openApi.problemResponses(500) },
   });
   router.get('/api/category', async (_req, res) => {
-    const categories = await service.list();
+    const categories = await service.representations();
     if (categories.length === 0) res.status(204).end();
     else res.json(categories);
   });
@@ -70,25 +70,28 @@ export function categoryRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   openApi.registerPath({
     method: 'get', path: '/api/category/:id', tags, summary: 'Get a category',
     request: { params: IdParams },
-    responses: { 200: { description: 'The category', ...json(schemas.Category) }, ...openApi.problemResponses(404, 500) },
+    responses: { 200: { description: 'The category with its current matcher', ...json(schemas.CategoryWithMatcher) }, ...openApi.problemResponses(404, 500) },
   });
   router.get('/api/category/:id', async (req, res) => {
-    res.json(await service.get(req.params.id));
+    res.json(await service.representation(req.params.id));
   });
 
   openApi.registerPath({
     method: 'put', path: '/api/category/:id', tags, summary: 'Create or update a category',
-    description: 'The body id must equal the URL id. `uncategorized` is reserved.',
-    request: { params: IdParams, body: { required: true, ...json(schemas.Category) } },
+    description: 'The body id must equal the URL id. `uncategorized` is reserved. A `matcher` in the body becomes the category\'s latest rule '
+      + '(a new rule unless the latest already is that matcher); without one the rules stay as they are. '
+      + 'Created: 201 with Location; updated: 202 (shared API conventions, PUT).',
+    request: { params: IdParams, body: { required: true, ...json(schemas.CategoryInput) } },
     responses: {
-      201: { description: 'Created', ...json(schemas.Category) }, 200: { description: 'Updated', ...json(schemas.Category) },
+      201: { description: 'Created', headers: { Location: { description: '/api/category/{id}', schema: { type: 'string' } } }, ...json(schemas.CategoryWithMatcher) },
+      202: { description: 'Updated', ...json(schemas.CategoryWithMatcher) },
       ...openApi.problemResponses(400, 500),
     },
   });
   router.put('/api/category/:id', async (req, res) => {
     const { category, created } = await service.save(req.params.id, req.body);
-    if (created) res.status(201).location(`/api/category/${encodeURIComponent(category.id)}`);
-    res.json(category);
+    if (created) sendCreated(res, `/api/category/${encodeURIComponent(category.id)}`, category);
+    else sendAccepted(res, category);
   });
 
   openApi.registerPath({

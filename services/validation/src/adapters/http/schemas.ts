@@ -23,6 +23,14 @@ export function validationApiSchemas(openApi: OpenApiBuilder) {
     guidance: z.string().max(MAX_GUIDANCE_LENGTH),
   }));
 
+  const CategoryWithMatcher = openApi.register('CategoryWithMatcher', Category.extend({
+    matcher: Matcher.nullable().openapi({ description: 'The current (latest) rule\'s matcher; null while the category has no rule' }),
+  }).openapi({ description: 'The specification\'s Category JSON shape: id, title, severity, acceptable, guidance, matcher' }));
+
+  const CategoryInput = openApi.register('CategoryInput', Category.extend({
+    matcher: Matcher.nullable().optional().openapi({ description: 'When given, becomes the latest rule (unless it already is); when left out, the rules stay as they are' }),
+  }));
+
   const CategorySnapshot = openApi.register('CategorySnapshot', Category.extend({ matcher: Matcher }).openapi({
     description: 'A category with its current matcher: the editable shape of export, import and the bundled defaults',
   }));
@@ -128,7 +136,7 @@ export function validationApiSchemas(openApi: OpenApiBuilder) {
   const CategoryWithCount = openApi.register('CategoryWithCount', Category.extend({ count: z.number().int() }));
 
   return {
-    Matcher, Category, CategorySnapshot, CategoryRule, ImportOutcome, ArtifactSummary, ArtifactWithDetails, PackageDetails,
+    Matcher, Category, CategoryWithMatcher, CategoryInput, CategorySnapshot, CategoryRule, ImportOutcome, ArtifactSummary, ArtifactWithDetails, PackageDetails,
     TerminologyDependency, InitializationReport, OperationOutcome, CategorizedIssue, MessageCount, CategoryCount,
     CompositeValidation, CategorizeRequest, CategorizeResult, PagedResults, CategoryWithCount,
     StoredValidity: openApi.register('StoredResultsValidity', Validity.extend({ issueCount: z.number().int() })),

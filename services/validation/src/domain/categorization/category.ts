@@ -23,6 +23,14 @@ export interface CategorySnapshot extends Category {
   readonly matcher: MatcherJson;
 }
 
+/**
+ * A category as the API shows it (specification: Category JSON shape is id, title, severity,
+ * acceptable, guidance, matcher): with its current matcher, null while it has no rule.
+ */
+export interface CategoryRepresentation extends Category {
+  readonly matcher: MatcherJson | null;
+}
+
 /** A category with its current (latest) rule, compiled, ready to categorize. */
 export interface CategoryWithMatcher {
   readonly category: Category;
