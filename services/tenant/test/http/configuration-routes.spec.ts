@@ -145,11 +145,18 @@ describe('tenant HTTP: reporting plans, measure mappings, vendors, service info 
       expect(got.body).to.include({ id, measure: 'ACH', dqm: 'dqm-ACH', frequency: 'Monthly' });
       const updated = await request(app).put(`/api/measure-mappings/${id}`).send({ id: 'some-other-id', measure: 'ACH', dqm: 'dqm-2', frequency: 'Daily' }).expect(202);
       expect(updated.body).to.include({ id, dqm: 'dqm-2', frequency: 'Daily' });
-      await request(app).get('/api/measure-mappings/some-other-id').expect(404);
       expect((await request(app).get('/api/measure-mappings').expect(200)).body).to.have.length(1);
-      await request(app).put('/api/measure-mappings/missing').send({ measure: 'X', dqm: 'Y', frequency: 'Daily' }).expect(404);
+      await request(app).put('/api/measure-mappings/00000000-0000-4000-8000-000000000000').send({ measure: 'X', dqm: 'Y', frequency: 'Daily' }).expect(404);
       await request(app).delete(`/api/measure-mappings/${id}`).expect(204);
       await request(app).delete(`/api/measure-mappings/${id}`).expect(404);
+    });
+
+    it('spec lines 99, 410 (PUT id format): a mapping id that is not a UUID is 400 Invalid Id format on GET, PUT and DELETE, not 404', async () => {
+      for (const [method, send] of [['get', undefined], ['put', { measure: 'X', dqm: 'Y', frequency: 'Daily' }], ['delete', undefined]] as const) {
+        const call = request(app)[method]('/api/measure-mappings/some-other-id');
+        const answer = await (send ? call.send(send) : call).expect(400);
+        expect(answer.body, method).to.include({ detail: 'Invalid Id format', status: 400 });
+      }
     });
 
     it('refuses invalid and duplicate (measure, dqm) mappings; deletes all', async () => {

@@ -53,12 +53,12 @@ describe('validation API: artifacts (HTTP) @infra', () => {
     await request(api.app).get('/api/artifact').expect(204);
   });
 
-  it('stores a package (201, then 200 when replaced) and tells the engine', async () => {
+  it('spec lines 97-99, 408 (PUT): stores a package (201 + Location, then 202 when replaced) and tells the engine', async () => {
     const created = await request(api.app).put('/api/artifact/PACKAGE/hl7.fhir.us.core').type('application/gzip').send(usCore).expect(201);
     expect(created.headers.location).to.equal('/api/artifact/PACKAGE/hl7.fhir.us.core');
     expect(created.body).to.include({ type: 'PACKAGE', name: 'hl7.fhir.us.core', packageName: 'hl7.fhir.us.core', version: '3.1.1', fhirVersion: '4.0.1', size: usCore.length });
     // Sent as octet-stream this time; the type segment is case-insensitive.
-    await request(api.app).put('/api/artifact/package/hl7.fhir.us.core').type('application/octet-stream').send(usCore).expect(200);
+    await request(api.app).put('/api/artifact/package/hl7.fhir.us.core').type('application/octet-stream').send(usCore).expect(202);
     expect(listener.artifactsChanged.callCount).to.equal(2);
     expect(listener.artifactsChanged.firstCall.args[0]).to.deep.equal({ kind: 'saved', type: 'PACKAGE', name: 'hl7.fhir.us.core' });
   });

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { limitParamLengths, parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '#adapters/http/index.js';
+import { limitParamLengths, parseBody, requireUuidParams, sendAccepted, sendCreated, type OpenApiBuilder } from '#adapters/http/index.js';
 import { MEASURE_MAPPING_ID_MAX_LENGTH } from '../../domain/reporting-plan.js';
 import type { MeasureMappingService } from '../../application/measure-mapping-service.js';
 import { actorOf } from './actor.js';
@@ -13,6 +13,8 @@ const IdParam = z.object({ id: z.string() });
 export function measureMappingRoutes(openApi: OpenApiBuilder, schemas: TenantSchemas, service: MeasureMappingService): Router {
   const router = Router();
   limitParamLengths(router, { id: MEASURE_MAPPING_ID_MAX_LENGTH });
+  // The service gives mappings UUIDs: any other id is 400 'Invalid Id format' (shared API conventions, PUT id format), not 404.
+  requireUuidParams(router, ['id']);
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
   const tags = ['Measure mappings'];
 
@@ -51,7 +53,7 @@ export function measureMappingRoutes(openApi: OpenApiBuilder, schemas: TenantSch
   openApi.registerPath({
     method: 'get', path: '/api/measure-mappings/:id', tags, summary: 'Get a measure mapping by id',
     request: { params: IdParam },
-    responses: { 200: { description: 'The mapping', ...json(schemas.MeasureMapping) }, ...openApi.problemResponses(404, 500) },
+    responses: { 200: { description: 'The mapping', ...json(schemas.MeasureMapping) }, ...openApi.problemResponses(400, 404, 500) },
   });
   router.get('/api/measure-mappings/:id', async (req, res) => {
     res.json(mappingRepresentation(await service.get(req.params.id)));
@@ -59,7 +61,7 @@ export function measureMappingRoutes(openApi: OpenApiBuilder, schemas: TenantSch
 
   openApi.registerPath({
     method: 'put', path: '/api/measure-mappings/:id', tags, summary: 'Update a measure mapping',
-    description: 'The route id wins over any id in the body (specification). Only an existing mapping is updated.',
+    description: 'The route id wins over any id in the body (specification). Only an existing mapping is updated. A route id that is not a UUID: 400 Invalid Id format.',
     request: { params: IdParam, body: { required: true, ...json(schemas.MeasureMappingBody) } },
     responses: { 202: { description: 'Updated', ...json(schemas.MeasureMapping) }, ...openApi.problemResponses(400, 404, 409, 500) },
   });
@@ -71,7 +73,7 @@ export function measureMappingRoutes(openApi: OpenApiBuilder, schemas: TenantSch
   openApi.registerPath({
     method: 'delete', path: '/api/measure-mappings/:id', tags, summary: 'Delete a measure mapping',
     request: { params: IdParam },
-    responses: { 204: { description: 'Deleted' }, ...openApi.problemResponses(404, 500) },
+    responses: { 204: { description: 'Deleted' }, ...openApi.problemResponses(400, 404, 500) },
   });
   router.delete('/api/measure-mappings/:id', async (req, res) => {
     await service.remove(req.params.id, actorOf(res));

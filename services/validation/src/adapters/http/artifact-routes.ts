@@ -1,6 +1,6 @@
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import { HttpProblem, limitParamLengths, type AnyMediaTypeRoute, type OpenApiBuilder } from '#adapters/http/index.js';
+import { HttpProblem, limitParamLengths, sendAccepted, sendCreated, type AnyMediaTypeRoute, type OpenApiBuilder } from '#adapters/http/index.js';
 import type { ArtifactService } from '../../application/artifact-service.js';
 import type { ValidationApiSchemas } from './schemas.js';
 import { STORED_ID_LENGTH } from './stored-lengths.js';
@@ -121,15 +121,15 @@ export function artifactRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
       body: { required: true, content: { 'application/gzip': { schema: z.string().openapi({ format: 'binary' }) }, 'application/fhir+json': { schema: z.record(z.string(), z.unknown()) } } },
     },
     responses: {
-      201: { description: 'Created', ...json(schemas.ArtifactSummary) },
-      200: { description: 'Replaced', ...json(schemas.ArtifactSummary) },
+      201: { description: 'Created', headers: { Location: { description: '/api/artifact/{type}/{name}', schema: { type: 'string' } } }, ...json(schemas.ArtifactSummary) },
+      202: { description: 'Replaced (shared API conventions, PUT)', ...json(schemas.ArtifactSummary) },
       ...openApi.problemResponses(400, 413, 500),
     },
   });
   router.put('/api/artifact/:type/:name', rawBody, async (req, res) => {
     const { artifact, created } = await service.save(req.params.type, req.params.name, bodyBytes(req));
-    if (created) res.status(201).location(`/api/artifact/${artifact.type}/${encodeURIComponent(artifact.name)}`);
-    res.json(artifact);
+    if (created) sendCreated(res, `/api/artifact/${artifact.type}/${encodeURIComponent(artifact.name)}`, artifact);
+    else sendAccepted(res, artifact);
   });
 
   openApi.registerPath({

@@ -19,7 +19,7 @@
  *   GET    /api/artifact/package/{packageId}/terminology-dependencies
  *   GET    /api/artifact/{type}/{name}                     one artifact (no content)
  *   GET    /api/artifact/{type}/{name}/content             application/gzip or application/fhir+json
- *   PUT    /api/artifact/{type}/{name}                     raw body; 201 created, 200 replaced, 400 unreadable
+ *   PUT    /api/artifact/{type}/{name}                     raw body; 201 created (+ Location), 202 replaced, 400 unreadable
  *   DELETE /api/artifact/{type}/{name}                     204
  *   GET    /api/category                                   all categories (204 when none)
  *   POST   /api/category/$initialize                       bundled default categories
