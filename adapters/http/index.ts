@@ -37,7 +37,7 @@ export { HttpProblem, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problemType, send
 export { JSON_MEDIA_TYPES, RAW_MEDIA_TYPES, type AnyMediaTypeRoute, type RouteBodyLimit } from './front.js';
 export { runReadiness, type CheckResult, type ReadinessCheck } from './health.js';
 export {
-  DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PagingQueryFields, pagedResult, parsePaging, parseSort, sendPaged,
+  DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PagingQueryFields, pagedResult, pageOfList, parsePaging, parseSort, sendPaged,
   type PageMetadata, type PagedResult, type Paging, type PagingOptions, type Sort, type SortOptions, type SortOrder,
 } from './paging.js';
 export { limitParamLengths, requireUuidParams } from './params.js';

@@ -5,11 +5,12 @@ import { HttpProblem } from './problem.js';
 import { integerQueryValue, singleQueryValue, type Query } from './query.js';
 
 /**
- * The one paging rule of every paged list, directly and through the admin gateway: page size 1 to
- * MAX_PAGE_SIZE (default DEFAULT_PAGE_SIZE), page number one-based (default 1), both applied whether
- * or not the request names them. Out-of-range values are refused with 400, never silently changed:
- * the specification's reporting-plan search allows 1 to 100 (default 10), so the gateway cannot cap
- * at 20 without making that range unreachable, and a corrected page would hide the client's mistake.
+ * The one paging rule of every paged list of the services: page size 1 to MAX_PAGE_SIZE (default
+ * DEFAULT_PAGE_SIZE), page number one-based (default 1), both applied whether or not the request
+ * names them. Out-of-range values are refused with 400, never silently changed: the specification's
+ * reporting-plan search allows 1 to 100 (default 10). The admin gateway adds the conventions'
+ * gateway pattern in front (above 20 lowered to 20, below 1 becomes 1) for every list that does
+ * not declare its own range (services/admin-gateway/src/proxy/pagination.ts).
  */
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
@@ -17,9 +18,9 @@ export const MAX_PAGE_SIZE = 100;
 /** OpenAPI query fields of a paged list, described from the constants above. */
 export const PagingQueryFields = {
   pageSize: z.number().int().min(1).max(MAX_PAGE_SIZE).optional()
-    .openapi({ description: `1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}. Out of range: 400.` }),
+    .openapi({ description: `1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}. Out of range: 400 (through the admin gateway, above 20 is lowered to 20 unless the list has its own range).` }),
   pageNumber: z.number().int().min(1).optional()
-    .openapi({ description: 'One-based; default 1. Below 1: 400.' }),
+    .openapi({ description: 'One-based; default 1. Below 1: 400 (through the admin gateway it becomes 1 unless the list has its own range).' }),
 };
 
 /** The specification's paged model. */
@@ -69,6 +70,14 @@ export function pagedResult<T>(records: readonly T[], totalCount: number, pageSi
     records,
     metadata: { pageSize, pageNumber, totalCount, totalPages: totalCount === 0 ? 0 : Math.ceil(totalCount / pageSize) },
   };
+}
+
+/**
+ * One page of a list read whole: for the short lists of one owner (a facility's reporting plans, the
+ * vendors, a vendor's versions), which a query per page would not make cheaper.
+ */
+export function pageOfList<T>(items: readonly T[], paging: Paging): PagedResult<T> {
+  return pagedResult(items.slice(paging.offset, paging.offset + paging.pageSize), items.length, paging.pageSize, paging.pageNumber);
 }
 
 /**

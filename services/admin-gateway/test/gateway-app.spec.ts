@@ -8,6 +8,7 @@ import { createTokenVerifier } from '#adapters/auth/index.js';
 import { createHttpApp, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pagedResult, parsePaging, sendPaged } from '#adapters/http/index.js';
 import { silentLogger } from '#adapters/observability/logger.js';
 import { createGatewayApp, mergedDocument } from '#gateway/gateway-app.js';
+import { GATEWAY_MAX_PAGE_SIZE } from '#gateway/proxy/pagination.js';
 
 describe('admin gateway app', () => {
   let upstream: Server;
@@ -134,21 +135,20 @@ describe('admin gateway in front of a service built on the shared HTTP adapter',
 
   after(() => new Promise<void>((resolve) => { upstream.closeAllConnections(); upstream.close(() => resolve()); }));
 
-  it('gives the documented defaults without any paging parameter, and the whole documented maximum of 100', async () => {
+  it('gives the documented defaults without any paging parameter; above 20 lowered to 20 (the gateway pattern)', async () => {
     const plain = await request(gateway).get('/api/svc/things').expect(200);
     expect(plain.body.metadata).to.deep.equal({ pageSize: DEFAULT_PAGE_SIZE, pageNumber: 1, totalCount: 25, totalPages: 3 });
     expect(JSON.parse(plain.headers['x-pagination'] ?? '{}')).to.deep.equal(plain.body.metadata);
-    const largest = await request(gateway).get(`/api/svc/things?pageSize=${MAX_PAGE_SIZE}`).expect(200);
-    expect(largest.body.records).to.have.length(25);
-    expect(largest.body.metadata.pageSize).to.equal(100);
+    const largest = await request(gateway).get(`/api/svc/things?pageSize=${MAX_PAGE_SIZE}&pageNumber=-2`).expect(200);
+    expect(largest.body.records).to.have.length(GATEWAY_MAX_PAGE_SIZE);
+    expect(largest.body.metadata).to.deep.equal({ pageSize: GATEWAY_MAX_PAGE_SIZE, pageNumber: 1, totalCount: 25, totalPages: 2 });
+    expect(JSON.parse(largest.headers['x-pagination'] ?? '{}')).to.deep.equal(largest.body.metadata);
   });
 
-  it('answers an out-of-range page with the service\'s 400, naming the gateway\'s path', async () => {
-    const tooLarge = await request(gateway).get('/api/svc/things?pageSize=100000').expect(400);
-    expect(tooLarge.body.detail).to.equal('Query parameter pageSize must be between 1 and 100; got 100000');
-    expect(tooLarge.body.instance).to.equal('/api/svc/things');
-    const pageZero = await request(gateway).get('/api/svc/things?pageNumber=0').expect(400);
-    expect(pageZero.body.detail).to.equal('Query parameter pageNumber must be 1 or more; got 0');
+  it('answers a page the pattern does not correct with the service\'s 400, naming the gateway\'s path', async () => {
+    const tooSmall = await request(gateway).get('/api/svc/things?pageSize=0').expect(400);
+    expect(tooSmall.body.detail).to.equal('Query parameter pageSize must be between 1 and 100; got 0');
+    expect(tooSmall.body.instance).to.equal('/api/svc/things');
     const missing = await request(gateway).get('/api/svc/nothing-here?x=1').expect(404);
     expect(missing.body.instance).to.equal('/api/svc/nothing-here');
   });

@@ -91,17 +91,26 @@ describe('admin gateway proxy', () => {
     expect(seen[0]?.bodySha).to.equal(createHash('sha256').update(body).digest('hex'));
   });
 
-  it('passes paging parameters on unchanged and copies the answer\'s metadata into X-Pagination', async () => {
-    const res = await fetch(`${gatewayUrl}/api/tenant/facilities?pageSize=50&pageNumber=2&facilityName=a`);
+  it('spec lines 115-117, 423 (gateway paging pattern): page size above 20 is lowered to 20, page number below 1 becomes 1; X-Pagination carries what was applied', async () => {
+    const res = await fetch(`${gatewayUrl}/api/tenant/facilities?pageSize=50&pageNumber=0&facilityName=a`);
     const body = await res.json() as { metadata: unknown };
-    expect(seen[0]?.url).to.equal('/api/facilities?pageSize=50&pageNumber=2&facilityName=a');
+    expect(seen[0]?.url).to.equal('/api/facilities?pageSize=20&pageNumber=1&facilityName=a');
     expect(JSON.parse(res.headers.get('x-pagination') ?? 'null')).to.deep.equal(body.metadata);
-    expect(body.metadata).to.deep.equal({ pageSize: 50, pageNumber: 2, totalCount: 41, totalPages: 1 });
+    expect(body.metadata).to.deep.equal({ pageSize: 20, pageNumber: 1, totalCount: 41, totalPages: 3 });
   });
 
-  it('leaves the service to refuse an out-of-range page (no silent cap at 20, no page 0 turned into 1)', async () => {
-    await (await fetch(`${gatewayUrl}/api/tenant/facilities?pageSize=100000&pageNumber=0`)).text();
-    expect(seen[0]?.url).to.equal('/api/facilities?pageSize=100000&pageNumber=0');
+  it('passes paging parameters within the pattern, and values it does not correct, on unchanged', async () => {
+    await (await fetch(`${gatewayUrl}/api/tenant/facilities?pageSize=20&pageNumber=3`)).text();
+    expect(seen[0]?.url).to.equal('/api/facilities?pageSize=20&pageNumber=3');
+    seen.length = 0;
+    // A page size below 1, a non-number, a repeated parameter: the service's 400, not a guess.
+    await (await fetch(`${gatewayUrl}/api/tenant/facilities?pageSize=0&pageNumber=x`)).text();
+    expect(seen[0]?.url).to.equal('/api/facilities?pageSize=0&pageNumber=x');
+  });
+
+  it('spec line 409 (reporting-plan list: pageSize 1 to 100): a list with its own range is passed on unchanged', async () => {
+    await (await fetch(`${gatewayUrl}/api/tenant/facility-reporting-plans/?pageSize=100&pageNumber=0`)).text();
+    expect(seen[0]?.url).to.equal('/api/facility-reporting-plans/?pageSize=100&pageNumber=0');
   });
 
   it('names the gateway\'s path, not the service\'s, in the instance of a Problem Details answer', async () => {

@@ -1,6 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
-import { pagingMetadataOf } from './pagination.js';
+import { applyGatewayPaging, pagingMetadataOf } from './pagination.js';
 
 /**
  * Streaming reverse proxy of the admin gateway.
@@ -95,6 +95,8 @@ export function createProxyHandler(options: ProxyOptions) {
     const target = resolveTarget(req.url ?? '/', options.upstreams);
     if (!target) return next();
     const isGet = req.method === 'GET';
+    // The conventions' gateway paging pattern (pagination.ts); url.searchParams writes through to the URL.
+    if (isGet) applyGatewayPaging(target.component, target.url.pathname, target.url.searchParams);
 
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) {

@@ -1,12 +1,56 @@
 /**
- * The gateway's part of the paging pattern of the shared API conventions: it returns the paging
- * metadata of a paged answer, serialized as JSON, in the `X-Pagination` header as well as in the body.
+ * The gateway's part of the paging pattern of the shared API conventions (specification, Paged
+ * model; Limits: "Gateway paging pattern"):
+ * - a page size above GATEWAY_MAX_PAGE_SIZE (20) is lowered to 20 and a page number below 1 becomes
+ *   1, in the request the gateway passes on (default page size 10 and page number 1 are the
+ *   services' own: the gateway leaves a missing parameter missing);
+ * - the paging metadata of a paged answer is returned, serialized as JSON, in `X-Pagination` as well
+ *   as in the body: it is what the service applied, so it carries the lowered values.
  *
- * It does not rewrite pageSize / pageNumber: the services apply the one paging rule
- * (`adapters/http/paging.ts`: default 10, 1 to 100, one-based, out of range is 400), so a request
- * through the gateway gets the same page, or the same 400, as the service itself gives. The pattern's
- * cap of 20 is not applied: it would make the specification's reporting-plan range (1 to 100) unreachable.
+ * A list that declares its own range is passed on unchanged: the specification's reporting-plan list
+ * (pageSize 1 to 100, default 10) would otherwise lose pages 21 to 100 through the gateway. The
+ * services themselves keep the one rule of adapters/http/paging.ts (1 to 100, out of range 400), so
+ * values the pattern does not correct (a page size below 1, a non-number) get the service's 400.
  */
+export const GATEWAY_MAX_PAGE_SIZE = 20;
+
+/**
+ * Lists with a paging range of their own in the specification (component, service path): the
+ * gateway pattern does not apply to them. Paths are compared case-insensitively, without a trailing
+ * slash, at the end of the upstream path (an upstream may sit under a path prefix).
+ */
+export const LISTS_WITH_OWN_PAGING_RANGE: readonly { component: string; path: string }[] = [
+  { component: 'tenant', path: '/api/facility-reporting-plans' },
+];
+
+/**
+ * Applies the gateway pattern to the query of a GET passed on to `component` at `upstreamPath`
+ * (the upstream URL's path, ending in the service's `/api/...`), in place. Returns whether it changed anything.
+ */
+export function applyGatewayPaging(component: string, upstreamPath: string, query: URLSearchParams): boolean {
+  const path = upstreamPath.replace(/\/+$/, '').toLowerCase(); // linear: one pass over the trailing slashes
+  if (LISTS_WITH_OWN_PAGING_RANGE.some((list) => list.component === component && path.endsWith(list.path))) return false;
+  let changed = false;
+  const pageSize = singleInteger(query, 'pageSize');
+  if (pageSize !== undefined && pageSize > GATEWAY_MAX_PAGE_SIZE) {
+    query.set('pageSize', String(GATEWAY_MAX_PAGE_SIZE));
+    changed = true;
+  }
+  const pageNumber = singleInteger(query, 'pageNumber');
+  if (pageNumber !== undefined && pageNumber < 1) {
+    query.set('pageNumber', '1');
+    changed = true;
+  }
+  return changed;
+}
+
+/** The parameter's value when it is given once as an integer; anything else is left for the service to refuse. */
+function singleInteger(query: URLSearchParams, name: string): number | undefined {
+  const values = query.getAll(name);
+  if (values.length !== 1 || !/^-?\d{1,15}$/.test(values[0]!)) return undefined;
+  return Number(values[0]);
+}
+
 export interface PagingMetadata {
   pageSize: number;
   pageNumber: number;

@@ -111,7 +111,7 @@ describe('tenant HTTP: reporting plans, measure mappings, vendors, service info 
       }
     });
 
-    it('lists and deletes the plans of a facility with month, year and isReporting filters', async () => {
+    it('spec lines 101, 409 (GET search: the paged model, 204 when empty): lists and deletes the plans of a facility with month, year and isReporting filters', async () => {
       await facility('F');
       await facility('G');
       await plan('F', 'a', 1, true).expect(201);
@@ -119,11 +119,15 @@ describe('tenant HTTP: reporting plans, measure mappings, vendors, service info 
       await plan('F', 'a', 2, true, 2027).expect(201);
       await plan('G', 'a', 1, true).expect(201);
       const all = await request(app).get('/api/facilities/F/reporting-plans').expect(200);
-      expect(all.body).to.have.length(3);
+      expect(all.body.records).to.have.length(3);
+      expect(all.body.metadata).to.deep.equal({ pageSize: 10, pageNumber: 1, totalCount: 3, totalPages: 1 });
+      const paged = await request(app).get('/api/facilities/F/reporting-plans?pageSize=2&pageNumber=2').expect(200);
+      expect(paged.body.records.map((item: { id: string }) => item.id)).to.deep.equal([all.body.records[2].id]);
+      expect(paged.body.metadata).to.deep.equal({ pageSize: 2, pageNumber: 2, totalCount: 3, totalPages: 2 });
       const january = await request(app).get('/api/facilities/F/reporting-plans?month=1&year=2026&isReporting=true').expect(200);
-      expect(january.body.map((item: { measureMappingId: string }) => item.measureMappingId)).to.deep.equal(['a']);
+      expect(january.body.records.map((item: { measureMappingId: string }) => item.measureMappingId)).to.deep.equal(['a']);
       const withdrawn = await request(app).get('/api/facilities/F/reporting-plans?isReporting=false').expect(200);
-      expect(withdrawn.body.map((item: { measureMappingId: string }) => item.measureMappingId)).to.deep.equal(['b']);
+      expect(withdrawn.body.records.map((item: { measureMappingId: string }) => item.measureMappingId)).to.deep.equal(['b']);
       await request(app).get('/api/facilities/F/reporting-plans?year=2030').expect(204);
       for (const [query, field] of [['month=13', 'month'], ['month=0', 'month'], ['year=1999', 'year'], ['year=2101', 'year'], ['isReporting=1', 'isReporting'], ['month=x', 'month']]) {
         const response = await request(app).get(`/api/facilities/F/reporting-plans?${query}`).expect(400);
@@ -179,14 +183,21 @@ describe('tenant HTTP: reporting plans, measure mappings, vendors, service info 
       expect(epic.headers.location).to.equal(`/api/vendors/${epic.body.id}`);
       await request(app).post('/api/vendors').send({ name: 'Epic' }).expect(409);
       await request(app).post('/api/vendors').send({ name: 'x'.repeat(256) }).expect(400);
-      expect((await request(app).get('/api/vendors').expect(200)).body.map((vendor: { name: string }) => vendor.name)).to.deep.equal(['Cerner', 'Epic']);
+      expect((await request(app).get('/api/vendors').expect(200)).body.records.map((vendor: { name: string }) => vendor.name)).to.deep.equal(['Cerner', 'Epic']);
       const v1 = await request(app).post('/api/vendor-versions').send({ vendorId: epic.body.id, version: '2024' }).expect(201);
       await request(app).post('/api/vendor-versions').send({ vendorId: cerner.body.id, version: 'Millennium' }).expect(201);
       await request(app).post('/api/vendor-versions').send({ vendorId: MISSING_UUID, version: '1' }).expect(400);
+      // Spec lines 101, 409 (GET search: 200 with the paged model, 204 when empty), filtered too.
       const epicVersions = await request(app).get(`/api/vendor-versions?vendorId=${epic.body.id}`).expect(200);
-      expect(epicVersions.body).to.deep.equal([{ id: v1.body.id, vendorId: epic.body.id, version: '2024' }]);
+      expect(epicVersions.body).to.deep.equal({
+        records: [{ id: v1.body.id, vendorId: epic.body.id, version: '2024' }], metadata: { pageSize: 10, pageNumber: 1, totalCount: 1, totalPages: 1 },
+      });
       await request(app).get(`/api/vendor-versions?vendorId=${MISSING_UUID}`).expect(204);
-      expect((await request(app).get('/api/vendor-versions').expect(200)).body).to.have.length(2);
+      expect((await request(app).get('/api/vendor-versions').expect(200)).body.records).to.have.length(2);
+      const second = await request(app).get('/api/vendor-versions?pageSize=1&pageNumber=2').expect(200);
+      expect(second.body.metadata).to.deep.equal({ pageSize: 1, pageNumber: 2, totalCount: 2, totalPages: 2 });
+      await request(app).get('/api/vendor-versions?pageSize=1&pageNumber=3').expect(204);
+      await request(app).get('/api/vendors?pageSize=101').expect(400);
 
       await request(app).post('/api/facilities').send({ facilityId: 'V', timeZone: 'UTC', vendorVersionId: v1.body.id }).expect(201);
       await request(app).post('/api/facilities').send({ facilityId: 'W', timeZone: 'UTC', vendorVersionId: MISSING_UUID }).expect(400);
@@ -265,8 +276,9 @@ describe('tenant HTTP: reporting plans, measure mappings, vendors, service info 
       const document = openApi.document() as unknown as { paths: Record<string, { get?: SearchOperation }> };
       const searches = Object.entries(document.paths).flatMap(([path, item]) =>
         item.get?.parameters?.some((parameter) => parameter.name === 'pageSize') ? [[path, item.get] as const] : []);
-      // The specification's searches: facilities (paged) and every reporting plan; signing keys follow suit.
-      expect(searches.map(([path]) => path)).to.have.members(['/api/facilities', '/api/facility-reporting-plans', '/api/signing-keys'].filter((path) => path in document.paths));
+      // The specification's searches: facilities (paged), every reporting plan, a facility's plans, vendor versions by vendor; the others follow suit.
+      expect(searches.map(([path]) => path)).to.have.members(['/api/facilities', '/api/facility-reporting-plans', '/api/facilities/{facilityId}/reporting-plans',
+        '/api/vendors', '/api/vendor-versions', '/api/signing-keys'].filter((path) => path in document.paths));
       for (const [path, search] of searches) {
         const schema = search.responses['200']?.content['application/json']?.schema;
         expect(Object.keys(schema?.properties ?? {}), path).to.have.members(['records', 'metadata']);

@@ -49,8 +49,10 @@ describe('validation API: artifacts (HTTP) @infra', () => {
 
   const count = async () => (await request(api.app).get('/api/artifact')).body?.length ?? 0;
 
-  it('lists nothing (204) before any upload', async () => {
+  it('lists nothing (204) before any upload; spec lines 101, 409 (search without results: 204): no terminology dependencies either', async () => {
     await request(api.app).get('/api/artifact').expect(204);
+    const none = await request(api.app).get('/api/artifact/$terminology-dependencies').expect(204);
+    expect(none.text).to.equal('');
   });
 
   it('spec lines 97-99, 408 (PUT): stores a package (201 + Location, then 202 when replaced) and tells the engine', async () => {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import {
-  assertPutBody, limitParamLengths, requireUuidParams, pagedResult, PagingQueryFields, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
+  assertPutBody, limitParamLengths, requireUuidParams, pagedResult, pageOfList, PagingQueryFields, parseBody, parsePaging, parseSort, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
 } from '#adapters/http/index.js';
 import { FACILITY_ID_MAX_LENGTH } from '../../domain/facility.js';
 import type { ReportingPlanService } from '../../application/reporting-plan-service.js';
@@ -69,21 +69,20 @@ export function reportingPlanRoutes(openApi: OpenApiBuilder, schemas: TenantSche
         month: z.number().int().min(1).max(12).optional().openapi({ description: 'Omitted returns every month' }),
         year: z.number().int().min(2000).max(2100).optional().openapi({ description: 'Omitted returns every year' }),
         isReporting: z.boolean().optional().openapi({ description: 'true: measures the facility is enrolled in; false: withdrawn; omitted: both' }),
+        ...PagingQueryFields,
       }),
     },
-    responses: { 200: { description: 'The plans', ...json(z.array(schemas.ReportingPlan)) }, 204: { description: 'No plans match' }, ...openApi.problemResponses(400, 500) },
+    responses: { 200: { description: 'A page of the plans', ...json(pagedSchema(schemas.ReportingPlan)) }, 204: { description: 'No plans match' }, ...openApi.problemResponses(400, 500) },
   });
+  // A search (shared API conventions, GET search: the paged model, 204 when empty), though filtered by facility.
   router.get('/api/facilities/:facilityId/reporting-plans', async (req, res) => {
+    const paging = parsePaging(req.query);
     const plans = await service.byFacility(req.params.facilityId, {
       month: rangedIntegerQueryValue(req.query, 'month', MONTH_RANGE.min, MONTH_RANGE.max),
       year: rangedIntegerQueryValue(req.query, 'year', YEAR_RANGE.min, YEAR_RANGE.max),
       isReporting: booleanQueryValue(req.query, 'isReporting'),
     });
-    if (plans.length === 0) {
-      res.status(204).end();
-      return;
-    }
-    res.json(plans.map(planRepresentation));
+    sendPaged(res, pageOfList(plans.map(planRepresentation), paging));
   });
 
   openApi.registerPath({

@@ -1,11 +1,13 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { assertPutBody, limitParamLengths, requireUuidParams, parseBody, sendAccepted, sendCreated, type OpenApiBuilder } from '#adapters/http/index.js';
+import {
+  assertPutBody, limitParamLengths, pageOfList, PagingQueryFields, parseBody, parsePaging, requireUuidParams, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
+} from '#adapters/http/index.js';
 import type { VendorService } from '../../application/vendor-service.js';
 import type { Actor } from '../../domain/audit.js';
 import { actorOf } from './actor.js';
 import { textQueryValue } from './query-values.js';
-import type { TenantSchemas } from './schemas.js';
+import { pagedSchema, type TenantSchemas } from './schemas.js';
 
 const IdParam = z.object({ id: z.string().uuid() });
 
@@ -19,23 +21,20 @@ export function vendorRoutes(openApi: OpenApiBuilder, schemas: TenantSchemas, se
 
   const crud = <T extends { id: string }, B extends z.ZodType>(config: {
     path: string; tag: string; noun: string; schema: z.ZodType; bodySchema: B;
-    list: (query: Record<string, unknown>) => Promise<T[]>; listQuery?: z.ZodObject;
+    list: (query: Record<string, unknown>) => Promise<T[]>; listQuery?: z.ZodRawShape;
     get: (id: string) => Promise<T>; create: (body: z.output<B>, actor: Actor) => Promise<T>; update: (id: string, body: z.output<B>, actor: Actor) => Promise<T>;
     remove: (id: string, actor: Actor) => Promise<void>;
   }) => {
     const tags = [config.tag];
     openApi.registerPath({
       method: 'get', path: config.path, tags, summary: `List ${config.noun}s`,
-      ...(config.listQuery ? { request: { query: config.listQuery } } : {}),
-      responses: { 200: { description: `The ${config.noun}s`, ...json(z.array(config.schema)) }, 204: { description: 'None' }, ...openApi.problemResponses(400, 500) },
+      request: { query: z.object({ ...config.listQuery, ...PagingQueryFields }) },
+      responses: { 200: { description: `A page of the ${config.noun}s`, ...json(pagedSchema(config.schema)) }, 204: { description: 'None' }, ...openApi.problemResponses(400, 500) },
     });
+    // A search (shared API conventions, GET search: the paged model, 204 when empty).
     router.get(config.path, async (req, res) => {
-      const items = await config.list(req.query);
-      if (items.length === 0) {
-        res.status(204).end();
-        return;
-      }
-      res.json(items);
+      const paging = parsePaging(req.query);
+      sendPaged(res, pageOfList(await config.list(req.query), paging));
     });
     openApi.registerPath({
       method: 'post', path: config.path, tags, summary: `Create a ${config.noun}`,
@@ -82,7 +81,7 @@ export function vendorRoutes(openApi: OpenApiBuilder, schemas: TenantSchemas, se
   });
   crud({
     path: '/api/vendor-versions', tag: 'Vendors', noun: 'vendor version', schema: schemas.VendorVersion, bodySchema: schemas.VendorVersionBody,
-    listQuery: z.object({ vendorId: z.string().optional().openapi({ description: 'Only the versions of this vendor' }) }),
+    listQuery: { vendorId: z.string().optional().openapi({ description: 'Only the versions of this vendor' }) },
     list: (query) => service.listVersions(textQueryValue(query, 'vendorId')),
     get: (id) => service.getVersion(id),
     create: (body, actor) => service.createVersion(body, actor),

@@ -1,4 +1,4 @@
-import express, { Router, type Request } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { HttpProblem, limitParamLengths, sendAccepted, sendCreated, type AnyMediaTypeRoute, type OpenApiBuilder } from '#adapters/http/index.js';
 import type { ArtifactService } from '../../application/artifact-service.js';
@@ -61,19 +61,24 @@ export function artifactRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   openApi.registerPath({
     method: 'get', path: '/api/artifact/$terminology-dependencies', tags, summary: 'Get terminology dependencies of all artifacts',
     description: 'Every value set bound by the profiles of all artifacts, and the code systems those value sets include, with whether each is available locally, remotely or not at all.',
-    responses: { 200: { description: 'Dependencies', ...json(z.array(schemas.TerminologyDependency)) }, ...openApi.problemResponses(500) },
+    responses: { 200: { description: 'Dependencies', ...json(z.array(schemas.TerminologyDependency)) }, 204: { description: 'No dependencies' }, ...openApi.problemResponses(500) },
   });
+  // Searches: 204 without results (shared API conventions, GET search).
+  const sendDependencies = (res: Response, dependencies: readonly unknown[]) => {
+    if (dependencies.length === 0) res.status(204).end();
+    else res.json(dependencies);
+  };
   router.get('/api/artifact/$terminology-dependencies', async (_req, res) => {
-    res.json(await service.terminologyDependencies());
+    sendDependencies(res, await service.terminologyDependencies());
   });
 
   openApi.registerPath({
     method: 'get', path: '/api/artifact/package/:packageId/terminology-dependencies', tags, summary: 'Get terminology dependencies of a package',
     request: { params: PackageParams },
-    responses: { 200: { description: 'Dependencies', ...json(z.array(schemas.TerminologyDependency)) }, ...openApi.problemResponses(404, 500) },
+    responses: { 200: { description: 'Dependencies', ...json(z.array(schemas.TerminologyDependency)) }, 204: { description: 'The package has none' }, ...openApi.problemResponses(404, 500) },
   });
   router.get('/api/artifact/package/:packageId/terminology-dependencies', async (req, res) => {
-    res.json(await service.terminologyDependencies(req.params.packageId));
+    sendDependencies(res, await service.terminologyDependencies(req.params.packageId));
   });
 
   openApi.registerPath({
