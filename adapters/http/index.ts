@@ -42,7 +42,8 @@ export {
 } from './paging.js';
 export { limitParamLengths, requireUuidParams } from './params.js';
 export { integerQueryValue, singleQueryValue, type Query } from './query.js';
-export { assertPutBody, deprecatedAlias, isUuid, requireContentType, ROUTES_DEPRECATED_AT, sendAccepted, sendCreated, type PutBodyOptions } from './rest.js';
+export { assertPutBody, isUuid, requireContentType, sendAccepted, sendCreated, type PutBodyOptions } from './rest.js';
+export { DEPRECATION_HEADER, renamedRoutes, ROUTES_DEPRECATED_AT, type RenamedRoute } from './renamed-routes.js';
 export { fieldPath, parseBody, parseParams, parseQuery, zodFieldErrors } from './validation.js';
 export { BEARER_SCHEME, FieldErrorSchema, OpenApiBuilder, ProblemDetailsSchema, toOpenApiPath, type OpenApiInfo } from './openapi.js';
 export { listen, type HttpServerHandle } from './server.js';

@@ -67,6 +67,13 @@ export class OpenApiBuilder {
     this.registry.registerPath({ ...route, path: toOpenApiPath(route.path) });
   }
 
+  /** Old express-style paths answered by the routes of new ones (renamed-routes.ts): documented as deprecated copies. */
+  private readonly deprecatedAliases: { from: string; to: string }[] = [];
+
+  registerDeprecatedAlias(from: string, to: string): void {
+    this.deprecatedAliases.push({ from: toOpenApiPath(from), to: toOpenApiPath(to) });
+  }
+
   /** Problem Details responses for the given statuses, to spread into a route's `responses`. */
   problemResponses(...statuses: number[]): Record<number, ResponseConfig> {
     return Object.fromEntries(statuses.map((status) => [status, {
@@ -84,7 +91,18 @@ export class OpenApiBuilder {
       security: [{ [BEARER_SCHEME]: [] }],
     });
     // zod-to-openapi types the result with openapi3-ts; the JSON is the same document.
-    return document as unknown as OpenAPIV3_1.Document;
+    const result = document as unknown as OpenAPIV3_1.Document;
+    for (const { from, to } of this.deprecatedAliases) {
+      const item = result.paths?.[to];
+      if (!item) continue;
+      const copy: Record<string, unknown> = {};
+      for (const [method, operation] of Object.entries(item)) {
+        const op = operation as OpenAPIV3_1.OperationObject;
+        copy[method] = { ...op, deprecated: true, summary: `${op.summary ?? ''} (deprecated path: use ${to})`, ...(op.operationId ? { operationId: `${op.operationId}Deprecated` } : {}) };
+      }
+      result.paths![from] = copy as OpenAPIV3_1.PathItemObject;
+    }
+    return result;
   }
 }
 

@@ -57,21 +57,3 @@ export function requireContentType(...types: string[]): RequestHandler {
   };
 }
 
-/**
- * When the routes this project renamed (to the conventions: plural nouns, no segment a resource id
- * could take) were deprecated: their old paths keep answering for one release, with this date.
- */
-export const ROUTES_DEPRECATED_AT = new Date('2026-12-01T00:00:00Z');
-
-/**
- * Route guard of a deprecated alias: answers as the successor does, and says so (RFC 9745
- * `Deprecation`, RFC 8288 `Link` rel="successor-version" naming the successor's path with this
- * request's parameters), so that an operator's script keeps working and its log shows what to change.
- */
-export function deprecatedAlias(successor: (params: Record<string, string>) => string): RequestHandler {
-  return (req, res, next) => {
-    res.setHeader('Deprecation', `@${Math.floor(ROUTES_DEPRECATED_AT.getTime() / 1000)}`);
-    res.setHeader('Link', `<${successor(req.params as Record<string, string>)}>; rel="successor-version"`);
-    next();
-  };
-}

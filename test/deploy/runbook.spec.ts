@@ -89,7 +89,7 @@ describe('deploy: runbook and deploy README', () => {
     const routes = serviceRoutes();
     const named = namedRoutes(runbook);
     expect(named.length).to.be.greaterThan(20);
-    expect(named.map((r) => r.servicePath)).to.include.members(['/api/result/<facilityId>/<reportId>/$revalidate', '/api/job/{jobId}']);
+    expect(named.map((r) => r.servicePath)).to.include.members(['/api/result/<facilityId>/<reportId>/$revalidate', '/api/jobs/{jobId}']);
     const missing = named.filter(({ method, component, servicePath }) =>
       !(routes.get(component) ?? []).some((route) => route.pattern.test(servicePath) && (!method || route.method === method)));
     expect(missing.map((r) => r.quoted)).to.deep.equal([]);
@@ -101,8 +101,8 @@ describe('deploy: runbook and deploy README', () => {
       (routes.get(component) ?? []).some((route) => route.pattern.test(servicePath) && (!method || route.method === method)));
     expect(exists('`POST /api/validation/result/f/r/$revalidate`')).to.equal(true);
     expect(exists('`POST /api/validation/result/f/r/$reprocess`')).to.equal(false);
-    expect(exists('`GET /api/validation/job/{jobId}`')).to.equal(true);
-    expect(exists('`DELETE /api/validation/job/{jobId}`')).to.equal(false);
+    expect(exists('`GET /api/validation/jobs/{jobId}`')).to.equal(true);
+    expect(exists('`DELETE /api/validation/jobs/{jobId}`')).to.equal(false);
     expect(exists('`POST /api/tenant/result/f/r/$revalidate`')).to.equal(false);
     expect(exists('curl https://nhsn.example.org/api/tenant/service-info')).to.equal(true);
   });

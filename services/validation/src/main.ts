@@ -71,10 +71,11 @@ if (initialized.artifacts && initialized.artifacts.failed.length > 0) {
 }
 
 const flow = container.get(TOKENS.validationFlow);
-// Re-categorize / re-validate jobs run in this instance; jobs orphaned by a restart are failed here.
+// Re-categorize / re-validate jobs run in this instance; jobs cut off by a restart are resumed here (or by another instance).
 const reportJobs = container.get(TOKENS.reportJobService);
 const interrupted = await reportJobs.start();
-if (interrupted > 0) runtime.logger.warn({ interrupted }, 'report jobs interrupted by a restart marked failed');
+if (interrupted.resumed > 0) runtime.logger.info({ resumed: interrupted.resumed }, 'report jobs cut off by a restart resumed');
+if (interrupted.failed > 0) runtime.logger.warn({ failed: interrupted.failed }, 'report jobs cut off by restarts too often marked failed');
 runtime.api.use(reportJobRoutes(runtime.openApi, reportJobs));
 const consumer = await startReadyForValidationConsumer({
   js: runtime.nats.js, catalog: runtime.catalog, flow, logger: runtime.logger, metrics: runtime.metrics,

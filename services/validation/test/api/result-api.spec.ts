@@ -100,8 +100,15 @@ describe('validation API: results (HTTP) @infra', () => {
     const old = await request(api.app).get('/api/result/fac-1/rep-1/p2/validity').expect(200);
     expect(old.body).to.include({ valid: true, issueCount: 2 });
     expect(old.headers.deprecation).to.match(/^@\d+$/);
-    expect(old.headers.link).to.equal('<$validity>; rel="successor-version"');
-    expect(new URL('$validity', 'http://gateway/api/validation/result/fac-1/rep-1/p2/validity').pathname).to.equal('/api/validation/result/fac-1/rep-1/p2/$validity');
+    const successor = /^<([^>]+)>; rel="successor-version"$/.exec(old.headers.link ?? '')?.[1];
+    expect(successor, old.headers.link).to.be.a('string');
+    // Relative: right at the service and through the gateway alike.
+    expect(new URL(successor!, 'http://service/api/result/fac-1/rep-1/p2/validity').pathname).to.equal('/api/result/fac-1/rep-1/p2/$validity');
+    expect(new URL(successor!, 'http://gateway/api/validation/result/fac-1/rep-1/p2/validity').pathname).to.equal('/api/validation/result/fac-1/rep-1/p2/$validity');
+    // A category called `validity` is not taken for a patient's verdict.
+    await api.module.categories.save('validity', { id: 'validity', title: 'V', severity: 'ERROR', acceptable: false, guidance: 'g' });
+    const category = await request(api.app).get('/api/result/fac-1/rep-1/$categories/validity').expect(204);
+    expect(category.headers.deprecation).to.equal(undefined);
   });
 
   it('answers the categories with issues and their counts, and the issues of one category', async () => {

@@ -35,7 +35,7 @@ describe('validation API: path ids longer than their columns (HTTP) @infra', fun
     http.app.use(createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator: new ScriptedValidator() }).router);
     http.app.use(validationConfigurationRoutes(openApi, new PgFacilityScopes(db.orm)));
     app = http.finish();
-    await request(app).post('/api/validation-configuration').send({ name: 'cfg', packages: [] }).expect(201);
+    await request(app).post('/api/validation-configurations').send({ name: 'cfg', packages: [] }).expect(201);
   });
   after(async () => {
     await db?.close();
@@ -51,18 +51,18 @@ describe('validation API: path ids longer than their columns (HTTP) @infra', fun
   }
 
   it('assigning a configuration to a 256-character facility id (it used to fail in the database with 500)', async () => {
-    await refused('put', `/api/facility/${long(256)}/validation-configuration`, 'facilityId', 255, { name: 'cfg' });
-    await refused('get', `/api/facility/${long(256)}/validation-configuration`, 'facilityId', 255);
-    await refused('delete', `/api/facility/${long(256)}/validation-configuration`, 'facilityId', 255);
+    await refused('put', `/api/facilities/${long(256)}/validation-configuration`, 'facilityId', 255, { name: 'cfg' });
+    await refused('get', `/api/facilities/${long(256)}/validation-configuration`, 'facilityId', 255);
+    await refused('delete', `/api/facilities/${long(256)}/validation-configuration`, 'facilityId', 255);
     // At the column's length it works.
-    await request(app).put(`/api/facility/${long(255)}/validation-configuration`).send({ name: 'cfg' }).expect(202);
-    expect((await request(app).get(`/api/facility/${long(255)}/validation-configuration`).expect(200)).body.name).to.equal('cfg');
+    await request(app).put(`/api/facilities/${long(255)}/validation-configuration`).send({ name: 'cfg' }).expect(202);
+    expect((await request(app).get(`/api/facilities/${long(255)}/validation-configuration`).expect(200)).body.name).to.equal('cfg');
   });
 
   it('validation-configuration names over 128 characters, in the path and in an assignment body', async () => {
-    await refused('get', `/api/validation-configuration/${long(129)}`, 'name', 128);
-    await refused('delete', `/api/validation-configuration/${long(129)}`, 'name', 128);
-    await refused('put', `/api/validation-configuration/${long(129)}`, 'name', 128, { name: long(129), packages: [] });
+    await refused('get', `/api/validation-configurations/${long(129)}`, 'name', 128);
+    await refused('delete', `/api/validation-configurations/${long(129)}`, 'name', 128);
+    await refused('put', `/api/validation-configurations/${long(129)}`, 'name', 128, { name: long(129), packages: [] });
     const res = await request(app).put('/api/facility/f1/validation-configuration').send({ name: long(129) }).expect(400);
     expect(res.body.errors[0].field).to.equal('name');
   });

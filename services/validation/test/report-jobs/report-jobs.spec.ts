@@ -60,7 +60,7 @@ describe('report jobs: re-categorize and re-validate @infra', function () {
   const linksOf = async (patientId: string) => (await new PgResultRepository(db.orm).findResults({ facilityId: FACILITY, reportId: REPORT, patientId }, undefined, { offset: 0, limit: 1000 }))
     .records.flatMap((r) => r.categoryIds).sort();
   const verdictOf = async (patientId: string) => (await new PgFlowStore(db.orm).find({ facilityId: FACILITY, reportId: REPORT, patientId }))?.valid;
-  const job = async (id: string): Promise<ReportJob> => (await request(app).get(`/api/job/${id}`).expect(200)).body as ReportJob;
+  const job = async (id: string): Promise<ReportJob> => (await request(app).get(`/api/jobs/${id}`).expect(200)).body as ReportJob;
 
   before(async () => {
     db = await openDatabase({
@@ -111,9 +111,11 @@ describe('report jobs: re-categorize and re-validate @infra', function () {
     await api.categories.save('zebra-p1', { id: 'zebra-p1', title: 'Zebra codes of p1', severity: 'WARNING', acceptable: true, guidance: 'Known.' });
     await api.categories.addRule('zebra-p1', { field: 'MESSAGE', regex: 'Zebra code unknown for p1$' });
 
-    const res = await request(app).post(`/api/result/${FACILITY}/${REPORT}/$recategorize`).expect(202);
-    expect(res.body.status).to.equal('queued');
-    expect(res.headers.location).to.equal(`/api/job/${res.body.jobId}`);
+    // Spec lines 95, 97 (POST creating a resource: 201, Location, the representation): the job is the resource created.
+    const res = await request(app).post(`/api/result/${FACILITY}/${REPORT}/$recategorize`).expect(201);
+    expect(res.body).to.include({ status: 'queued', kind: 'recategorize', facilityId: FACILITY, reportId: REPORT, total: 3, done: 0 });
+    expect(res.body.id).to.equal(res.body.jobId);
+    expect(res.headers.location).to.equal(`/api/jobs/${res.body.jobId}`);
     await jobs.idle();
 
     const finished = await job(res.body.jobId);
@@ -122,14 +124,14 @@ describe('report jobs: re-categorize and re-validate @infra', function () {
     expect(await linksOf('p1')).to.deep.equal(['zebra-p1']);
     expect(await linksOf('p2')).to.deep.equal([]);
     expect(await verdictOf('p2')).to.equal(false);
-    const categories = (await request(app).get(`/api/result/${FACILITY}/${REPORT}/categories`).expect(200)).body as { id: string; count: number }[];
+    const categories = (await request(app).get(`/api/result/${FACILITY}/${REPORT}/$categories`).expect(200)).body as { id: string; count: number }[];
     expect(categories.find((c) => c.id === 'zebra-p1')?.count).to.equal(1);
     expect(await outboxCount(), 'no verdict changed: no ValidationComplete').to.equal(announcedBefore);
 
     // A rule covering every error, acceptable: the stored verdicts flip to valid.
     await api.categories.save('zebra-all', { id: 'zebra-all', title: 'All zebra codes', severity: 'WARNING', acceptable: true, guidance: 'Known.' });
     await api.categories.addRule('zebra-all', { field: 'MESSAGE', regex: '^Zebra' });
-    const second = await request(app).post(`/api/result/${FACILITY}/${REPORT}/$recategorize`).expect(202);
+    const second = await request(app).post(`/api/result/${FACILITY}/${REPORT}/$recategorize`).expect(201);
     await jobs.idle();
     expect(await job(second.body.jobId)).to.include({ status: 'succeeded', done: 3 });
     expect(await linksOf('p1'), 'both results of p1 in zebra-all, the Patient\'s also in zebra-p1').to.deep.equal(['zebra-all', 'zebra-all', 'zebra-p1']);
@@ -144,7 +146,7 @@ describe('report jobs: re-categorize and re-validate @infra', function () {
     const fetchesBefore = PATIENTS.map((p) => reportService.requestsFor(FACILITY, REPORT, p));
     await api.categories.addRule('zebra-all', { field: 'MESSAGE', regex: 'nothing matches this' }); // p3 becomes invalid again
 
-    const res = await request(app).post(`/api/result/${FACILITY}/${REPORT}/$revalidate`).expect(202);
+    const res = await request(app).post(`/api/result/${FACILITY}/${REPORT}/$revalidate`).expect(201);
     await jobs.idle();
 
     const finished = await job(res.body.jobId);
@@ -185,9 +187,13 @@ describe('report jobs: re-categorize and re-validate @infra', function () {
 
   it('registers the three routes in the OpenAPI document', () => {
     const paths = openApi.document().paths ?? {};
-    expect(paths['/api/result/{facilityId}/{reportId}/$recategorize']?.post?.responses).to.have.keys('202', '400', '404', '500');
+    const recategorize = paths['/api/result/{facilityId}/{reportId}/$recategorize']?.post;
+    expect(recategorize?.responses).to.have.keys('201', '400', '404', '500');
+    // The re-categorization announces a verdict it changes (and says so).
+    expect(recategorize?.description).to.contain('gets a ValidationComplete with the new verdict').and.not.contain('emits no ValidationComplete');
     expect(paths['/api/result/{facilityId}/{reportId}/$revalidate']?.post).to.be.an('object');
-    expect(paths['/api/job/{jobId}']?.get?.responses).to.include.keys('200', '404');
+    expect(paths['/api/jobs/{jobId}']?.get?.responses).to.include.keys('200', '404');
+    expect(paths['/api/job/{jobId}']?.get?.deprecated, 'the earlier path, deprecated').to.equal(true);
   });
 
   it('a job fails when every patient fails', async () => {
@@ -195,35 +201,87 @@ describe('report jobs: re-categorize and re-validate @infra', function () {
     reportService.put(FACILITY, lonely, 'p9', submission('p9'));
     await flow.handle({ schemaVersion: '1', facilityId: FACILITY, reportTrackingId: lonely, patientId: 'p9', reportTypes: [] });
     failPatient = 'p9';
-    const res = await request(app).post(`/api/result/${FACILITY}/${lonely}/$revalidate`).expect(202);
+    const res = await request(app).post(`/api/result/${FACILITY}/${lonely}/$revalidate`).expect(201);
     await jobs.idle();
     expect(await job(res.body.jobId)).to.include({ status: 'failed', total: 1, done: 1, errors: 1 });
   });
 
   it('answers 404 Problems for an unknown job and for a report with nothing stored, 400 Invalid Id format for a job id that is no UUID', async () => {
-    const unknown = await request(app).get('/api/job/9b2f1d0e-4c61-4a53-8f57-1f1c8f1d2a11').expect(404);
+    const unknown = await request(app).get('/api/jobs/9b2f1d0e-4c61-4a53-8f57-1f1c8f1d2a11').expect(404);
     expect(unknown.headers['content-type']).to.match(/application\/problem\+json/);
-    expect((await request(app).get('/api/job/not-a-uuid').expect(400)).body.detail).to.equal('Invalid Id format');
+    expect((await request(app).get('/api/jobs/not-a-uuid').expect(400)).body.detail).to.equal('Invalid Id format');
     for (const operation of ['$recategorize', '$revalidate']) {
       const res = await request(app).post(`/api/result/${FACILITY}/no-such-report/${operation}`).expect(404);
       expect(res.body.detail).to.contain('no-such-report');
     }
   });
 
-  it('on start-up marks jobs left queued or running by a dead instance as failed, sparing live ones', async () => {
+  it('keeps the earlier job path for one release, deprecated, naming its successor', async () => {
+    const res = await request(app).post(`/api/result/${FACILITY}/${REPORT}/$recategorize`).expect(201);
+    await jobs.idle();
+    const old = await request(app).get(`/api/job/${res.body.jobId}`).expect(200);
+    expect(old.body).to.include({ id: res.body.jobId, status: 'succeeded' });
+    expect(old.headers.deprecation).to.match(/^@\d+$/);
+    const successor = /^<([^>]+)>; rel="successor-version"$/.exec(old.headers.link ?? '')?.[1];
+    expect(new URL(successor!, `http://gateway/api/validation/job/${res.body.jobId}`).pathname).to.equal(`/api/validation/jobs/${res.body.jobId}`);
+    expect((await request(app).get('/api/job/not-a-uuid').expect(400)).body.detail).to.equal('Invalid Id format');
+  });
+
+  it('a job cut off by a restart is resumed from its checkpoint by the instance that takes it over, not failed; live jobs are spared', async () => {
     const store = new PgReportJobStore(db.orm);
-    const orphan = await store.create({ kind: 'revalidate', facilityId: FACILITY, reportId: REPORT, total: 3 });
-    await store.update(orphan.id, { status: 'running', done: 1 });
-    await db.orm.em.fork().execute(`update report_job set updated_at = now() - interval '10 minutes' where id = ?`, [orphan.id]);
+    // The first instance: p1 done, p2 hangs (the instance then "dies": it is never released).
+    const firstHandled: string[] = [];
+    const dying = new ReportJobService({
+      store, submissions: new PgReportSubmissions(db.orm, { completion: COMPLETION }), categories: api.categories, schemaVersion: '1', patientConcurrency: 1,
+      flow: {
+        handle: async (event) => {
+          firstHandled.push(event.patientId);
+          if (event.patientId === 'p2') return new Promise<never>(() => undefined);
+          return flow.handle(event);
+        },
+      },
+    });
+    const cut = await dying.submit('revalidate', FACILITY, REPORT);
+    const waitFor = async (what: () => Promise<boolean>) => { while (!(await what())) await new Promise((resolve) => setTimeout(resolve, 10)); };
+    await waitFor(async () => (await store.get(cut.id))?.done === 1);
+    expect(firstHandled).to.deep.equal(['p1', 'p2']);
+    // Its heartbeat stops with it: the job looks abandoned after staleAfterMs.
+    await db.orm.em.fork().execute(`update report_job set updated_at = now() - interval '10 minutes' where id = ?`, [cut.id]);
     const live = await store.create({ kind: 'recategorize', facilityId: FACILITY, reportId: REPORT, total: 3 });
 
+    const resumedHandled: string[] = [];
+    const restarted = new ReportJobService({
+      store, submissions: new PgReportSubmissions(db.orm, { completion: COMPLETION }), categories: api.categories, schemaVersion: '1', staleAfterMs: 60_000,
+      flow: { handle: async (event) => { resumedHandled.push(event.patientId); return flow.handle(event); } },
+    });
+    expect(await restarted.start()).to.deep.equal({ resumed: 1, failed: 0 });
+    await restarted.idle();
+    restarted.stop();
+    expect(resumedHandled, 'from the checkpoint on: p1 is not done again').to.deep.equal(['p2', 'p3']);
+    expect(await store.get(cut.id)).to.include({ status: 'succeeded', total: 3, done: 3, errors: 0 });
+    expect(await store.get(live.id)).to.include({ status: 'queued' });
+    await store.update(live.id, { status: 'failed' }); // tidy: nothing runs it
+  });
+
+  it('a job cut off by restarts three times is failed (interrupted by a restart), not resumed a fourth time', async () => {
+    const store = new PgReportJobStore(db.orm);
+    const poison = await store.create({ kind: 'revalidate', facilityId: FACILITY, reportId: REPORT, total: 3 });
+    await store.update(poison.id, { status: 'running', done: 1 });
+    await db.orm.em.fork().execute(`update report_job set restarts = 3, updated_at = now() - interval '10 minutes' where id = ?`, [poison.id]);
     const restarted = new ReportJobService({
       store, submissions: new PgReportSubmissions(db.orm, { completion: COMPLETION }), categories: api.categories, schemaVersion: '1', flow, staleAfterMs: 60_000,
     });
-    expect(await restarted.start()).to.equal(1);
+    expect(await restarted.start()).to.deep.equal({ resumed: 0, failed: 1 });
     restarted.stop();
-    expect(await store.get(orphan.id)).to.include({ status: 'failed', done: 1, lastError: INTERRUPTED_BY_RESTART });
-    expect(await store.get(live.id)).to.include({ status: 'queued' });
-    await store.update(live.id, { status: 'failed' }); // tidy: nothing runs it
+    expect(await store.get(poison.id)).to.include({ status: 'failed', done: 1, lastError: INTERRUPTED_BY_RESTART });
+  });
+
+  it('two instances sweeping at once: one of them takes the job over', async () => {
+    const store = new PgReportJobStore(db.orm);
+    const orphan = await store.create({ kind: 'recategorize', facilityId: FACILITY, reportId: REPORT, total: 3 });
+    await db.orm.em.fork().execute(`update report_job set updated_at = now() - interval '10 minutes' where id = ?`, [orphan.id]);
+    const sweeps = await Promise.all([1, 2, 3].map(() => store.claimStale(60_000, 3, INTERRUPTED_BY_RESTART)));
+    expect(sweeps.flatMap((sweep) => sweep.claimed.map((c) => c.job.id))).to.deep.equal([orphan.id]);
+    await store.update(orphan.id, { status: 'failed' }); // tidy: nothing runs it
   });
 });

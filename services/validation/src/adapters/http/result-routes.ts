@@ -1,6 +1,6 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { deprecatedAlias, limitParamLengths, pagedResult, PagingQueryFields, parsePaging, sendPaged, singleQueryValue, type OpenApiBuilder } from '#adapters/http/index.js';
+import { limitParamLengths, pagedResult, renamedRoutes, PagingQueryFields, parsePaging, sendPaged, singleQueryValue, type OpenApiBuilder } from '#adapters/http/index.js';
 import type { ResultService } from '../../application/result-service.js';
 import type { ValidationApiSchemas } from './schemas.js';
 import { STORED_ID_LENGTH } from './stored-lengths.js';
@@ -74,22 +74,17 @@ export function resultRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSche
     res.json(await service.validity({ facilityId: req.params.facilityId, reportId: req.params.reportId }));
   });
 
-  const patientValidity = async (req: Request<{ facilityId: string; reportId: string; patientId: string }>, res: Response) => {
-    const { facilityId, reportId, patientId } = req.params;
-    res.json(await service.validity({ facilityId, reportId, patientId }));
-  };
+  // The path a patient's verdict had before (it shadows no patient: it is one segment longer), kept
+  // for one release. Mounted after the $categories routes, so a category `validity` stays theirs.
+  router.use(renamedRoutes(openApi, [{ from: '/api/result/:facilityId/:reportId/:patientId/validity', to: '/api/result/:facilityId/:reportId/:patientId/$validity' }]));
   openApi.registerPath({
     method: 'get', path: '/api/result/:facilityId/:reportId/:patientId/$validity', tags, summary: 'Get the validity verdict of one patient\'s submission',
     description: validityDescription, request: { params: ReportParams.extend({ patientId: z.string() }) }, responses: validityResponses,
   });
-  router.get('/api/result/:facilityId/:reportId/:patientId/$validity', patientValidity);
-  // The path before $validity (it shadows no patient: it is one segment longer); kept for one release.
-  openApi.registerPath({
-    method: 'get', path: '/api/result/:facilityId/:reportId/:patientId/validity', tags, deprecated: true,
-    summary: 'Get the validity verdict of one patient\'s submission (deprecated path: use .../$validity)',
-    description: validityDescription, request: { params: ReportParams.extend({ patientId: z.string() }) }, responses: validityResponses,
+  router.get('/api/result/:facilityId/:reportId/:patientId/$validity', async (req, res) => {
+    const { facilityId, reportId, patientId } = req.params;
+    res.json(await service.validity({ facilityId, reportId, patientId }));
   });
-  router.get('/api/result/:facilityId/:reportId/:patientId/validity', deprecatedAlias(() => '$validity'), patientValidity);
 
   openApi.registerPath({
     method: 'get', path: '/api/result/:facilityId/:reportId/:patientId', tags, summary: 'Get results of a facility, report and patient',

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import {
-  assertPutBody, HttpProblem, limitParamLengths, pagedResult, PagingQueryFields, parseBody, parsePaging, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
+  assertPutBody, HttpProblem, limitParamLengths, pagedResult, PagingQueryFields, parseBody, parsePaging, renamedRoutes, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
 } from '#adapters/http/index.js';
 import type { PgFacilityScopes } from '../persistence/pg-facility-scopes.js';
 import { ValidationScopeError } from '../../domain/flow/validation-scope.js';
@@ -16,7 +16,7 @@ const NameParams = z.object({ name: z.string().openapi({ example: 'nhsn-ig-1.1' 
 const FacilityParams = z.object({ facilityId: z.string().openapi({ example: 'facility-1' }) });
 const AssignBody = z.object({ name: z.string().min(1).max(CONFIGURATION_NAME_LENGTH).openapi({ description: 'Name of an existing validation configuration', example: 'nhsn-ig-1.1' }) });
 
-const location = (name: string) => `/api/validation-configuration/${encodeURIComponent(name)}`;
+const location = (name: string) => `/api/validation-configurations/${encodeURIComponent(name)}`;
 
 /** A definition that parseValidationScope refused: 400 naming the field (when it is known). */
 function checked<T>(run: () => Promise<T>): Promise<T> {
@@ -37,6 +37,12 @@ function checked<T>(run: () => Promise<T>): Promise<T> {
 export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: ValidationConfigurationStore): Router {
   const router = Router();
   limitParamLengths(router, { name: CONFIGURATION_NAME_LENGTH, facilityId: STORED_ID_LENGTH });
+  // Routes of this project, named by the conventions (plural nouns); the singular paths they had answer for one release.
+  router.use(renamedRoutes(openApi, [
+    { from: '/api/validation-configuration', to: '/api/validation-configurations' },
+    { from: '/api/validation-configuration/:name', to: '/api/validation-configurations/:name' },
+    { from: '/api/facility/:facilityId/validation-configuration', to: '/api/facilities/:facilityId/validation-configuration' },
+  ]));
   const tags = ['Validation configurations'];
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 
@@ -56,47 +62,47 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
   }));
 
   openApi.registerPath({
-    method: 'get', path: '/api/validation-configuration', tags, summary: 'Get validation configurations (paged)',
+    method: 'get', path: '/api/validation-configurations', tags, summary: 'Get validation configurations (paged)',
     request: { query: PageQuery },
     responses: { 200: { description: 'A page of configurations, by name', ...json(PagedConfigurations) }, 204: { description: 'None on this page' }, ...openApi.problemResponses(400, 500) },
   });
-  router.get('/api/validation-configuration', async (req, res) => {
+  router.get('/api/validation-configurations', async (req, res) => {
     const paging = parsePaging(req.query);
     const page = await store.pageConfigurations(paging.offset, paging.pageSize);
     sendPaged(res, pagedResult(page.records, page.totalCount, paging.pageSize, paging.pageNumber));
   });
 
   openApi.registerPath({
-    method: 'post', path: '/api/validation-configuration', tags, summary: 'Create a validation configuration',
+    method: 'post', path: '/api/validation-configurations', tags, summary: 'Create a validation configuration',
     description: 'An invalid definition (e.g. a package without a version) is refused with 400 naming the field; an existing name with 409.',
     request: { body: { required: true, ...json(Configuration) } },
     responses: { 201: { description: 'Created', ...json(Configuration) }, ...openApi.problemResponses(400, 409, 500) },
   });
-  router.post('/api/validation-configuration', async (req, res) => {
+  router.post('/api/validation-configurations', async (req, res) => {
     const { scope, created } = await checked(() => store.createConfiguration(req.body));
     if (!created) throw HttpProblem.conflict(`Validation configuration ${scope.name} exists already; PUT replaces it`);
     sendCreated(res, location(scope.name), scope);
   });
 
   openApi.registerPath({
-    method: 'get', path: '/api/validation-configuration/:name', tags, summary: 'Get a validation configuration',
+    method: 'get', path: '/api/validation-configurations/:name', tags, summary: 'Get a validation configuration',
     request: { params: NameParams },
     responses: { 200: { description: 'The configuration', ...json(Configuration) }, ...openApi.problemResponses(404, 500) },
   });
-  router.get('/api/validation-configuration/:name', async (req, res) => {
+  router.get('/api/validation-configurations/:name', async (req, res) => {
     const scope = await store.getConfiguration(req.params.name);
     if (!scope) throw HttpProblem.notFound(`Validation configuration ${req.params.name} does not exist`);
     res.json(scope);
   });
 
   openApi.registerPath({
-    method: 'put', path: '/api/validation-configuration/:name', tags, summary: 'Replace a validation configuration',
+    method: 'put', path: '/api/validation-configurations/:name', tags, summary: 'Replace a validation configuration',
     description: 'Only an existing configuration (404 otherwise); the body name must equal the URL name (400). '
       + 'Facilities assigned it validate against the new definition within 10 s.',
     request: { params: NameParams, body: { required: true, ...json(Configuration) } },
     responses: { 202: { description: 'Replaced', ...json(Configuration) }, ...openApi.problemResponses(400, 404, 500) },
   });
-  router.put('/api/validation-configuration/:name', async (req, res) => {
+  router.put('/api/validation-configurations/:name', async (req, res) => {
     const body = assertPutBody(req.params.name, req.body, { idField: 'name' });
     const scope = await checked(() => store.replaceConfiguration(body));
     if (!scope) throw HttpProblem.notFound(`Validation configuration ${req.params.name} does not exist; POST creates it`);
@@ -104,13 +110,13 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
   });
 
   openApi.registerPath({
-    method: 'delete', path: '/api/validation-configuration/:name', tags, summary: 'Delete a validation configuration',
+    method: 'delete', path: '/api/validation-configurations/:name', tags, summary: 'Delete a validation configuration',
     description: 'Refused (409, naming the facilities) while facilities are assigned it: unassign them first, '
       + 'so that no facility is silently moved back to all artifacts.',
     request: { params: NameParams },
     responses: { 204: { description: 'Deleted' }, ...openApi.problemResponses(404, 409, 500) },
   });
-  router.delete('/api/validation-configuration/:name', async (req, res) => {
+  router.delete('/api/validation-configurations/:name', async (req, res) => {
     const { name } = req.params;
     const answer = await store.deleteUnassignedConfiguration(name);
     if (answer.outcome === 'absent') throw HttpProblem.notFound(`Validation configuration ${name} does not exist`);
@@ -121,23 +127,23 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
   });
 
   openApi.registerPath({
-    method: 'get', path: '/api/facility/:facilityId/validation-configuration', tags, summary: 'Get the validation configuration of a facility',
+    method: 'get', path: '/api/facilities/:facilityId/validation-configuration', tags, summary: 'Get the validation configuration of a facility',
     request: { params: FacilityParams },
     responses: { 200: { description: 'The assigned configuration', ...json(Configuration) }, ...openApi.problemResponses(404, 500) },
   });
-  router.get('/api/facility/:facilityId/validation-configuration', async (req, res) => {
+  router.get('/api/facilities/:facilityId/validation-configuration', async (req, res) => {
     const scope = await store.configurationOf(req.params.facilityId);
     if (!scope) throw HttpProblem.notFound(`Facility ${req.params.facilityId} has no validation configuration (it validates against all artifacts)`);
     res.json(scope);
   });
 
   openApi.registerPath({
-    method: 'put', path: '/api/facility/:facilityId/validation-configuration', tags, summary: 'Assign a validation configuration to a facility',
+    method: 'put', path: '/api/facilities/:facilityId/validation-configuration', tags, summary: 'Assign a validation configuration to a facility',
     description: 'Replaces any previous assignment; effective within 10 s in every instance. 404 when the configuration does not exist.',
     request: { params: FacilityParams, body: { required: true, ...json(AssignBody) } },
     responses: { 202: { description: 'Assigned; the body is the configuration', ...json(Configuration) }, ...openApi.problemResponses(400, 404, 500) },
   });
-  router.put('/api/facility/:facilityId/validation-configuration', async (req, res) => {
+  router.put('/api/facilities/:facilityId/validation-configuration', async (req, res) => {
     const { name } = parseBody(AssignBody, req.body);
     const scope = await store.getConfiguration(name);
     // assign() checks again in its own statement: a configuration deleted in between is refused there.
@@ -146,12 +152,12 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
   });
 
   openApi.registerPath({
-    method: 'delete', path: '/api/facility/:facilityId/validation-configuration', tags, summary: 'Unassign the validation configuration of a facility',
+    method: 'delete', path: '/api/facilities/:facilityId/validation-configuration', tags, summary: 'Unassign the validation configuration of a facility',
     description: 'The facility validates against all artifacts again (within 10 s). Idempotent.',
     request: { params: FacilityParams },
     responses: { 204: { description: 'Unassigned' }, ...openApi.problemResponses(500) },
   });
-  router.delete('/api/facility/:facilityId/validation-configuration', async (req, res) => {
+  router.delete('/api/facilities/:facilityId/validation-configuration', async (req, res) => {
     await store.assign(req.params.facilityId, undefined);
     res.status(204).end();
   });

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Updateable } from 'kysely';
 import { isUuid } from '#adapters/http/index.js';
-import type { ReportJob, ReportJobKind, ReportJobProgress, ReportJobStatus, ReportJobStore } from '../../application/report-jobs/report-job.js';
+import type { ClaimedReportJob, ReportJob, ReportJobKind, ReportJobProgress, ReportJobStatus, ReportJobStore } from '../../application/report-jobs/report-job.js';
 import { REPORT_JOB_TABLE } from './report-job-table.js';
 
 interface JobRow {
   id: string; kind: ReportJobKind; facility_id: string; report_id: string; status: ReportJobStatus;
   total: number; done: number; errors: number; last_error: string | null; created_at: Date; updated_at: Date;
+  checkpoint_after: string | null; checkpoint_done: number; checkpoint_errors: number; restarts: number;
 }
 
 /** The table as Kysely sees it (report-job-table.ts). */
@@ -28,6 +29,7 @@ export class PgReportJobStore implements ReportJobStore {
     const row: JobRow = {
       id: randomUUID(), kind: job.kind, facility_id: job.facilityId, report_id: job.reportId, status: 'queued',
       total: job.total, done: 0, errors: 0, last_error: null, created_at: now, updated_at: now,
+      checkpoint_after: null, checkpoint_done: 0, checkpoint_errors: 0, restarts: 0,
     };
     await this.db().insertInto(REPORT_JOB_TABLE).values(row).execute();
     return toJob(row);
@@ -46,6 +48,11 @@ export class PgReportJobStore implements ReportJobStore {
     if (progress.done !== undefined) set.done = progress.done;
     if (progress.errors !== undefined) set.errors = progress.errors;
     if (progress.lastError !== undefined) set.last_error = progress.lastError;
+    if (progress.checkpoint !== undefined) {
+      set.checkpoint_after = progress.checkpoint.after;
+      set.checkpoint_done = progress.checkpoint.done;
+      set.checkpoint_errors = progress.checkpoint.errors;
+    }
     await this.db().updateTable(REPORT_JOB_TABLE).set(set).where('id', '=', id).execute();
   }
 
@@ -55,11 +62,25 @@ export class PgReportJobStore implements ReportJobStore {
       .where('id', 'in', [...ids]).where('status', 'in', ['queued', 'running']).execute();
   }
 
-  async failStale(staleAfterMs: number, reason: string): Promise<number> {
+  /**
+   * Each UPDATE re-checks `updated_at` on the row's latest version after waiting for its lock, so of
+   * two instances sweeping at once only one takes a job over (the other sees it freshly touched).
+   */
+  async claimStale(staleAfterMs: number, maxRestarts: number, reason: string): Promise<{ claimed: ClaimedReportJob[]; failed: number }> {
     const before = new Date(Date.now() - staleAfterMs);
-    const result = await this.db().updateTable(REPORT_JOB_TABLE).set({ status: 'failed', last_error: reason, updated_at: new Date() })
-      .where('status', 'in', ['queued', 'running']).where('updated_at', '<=', before).executeTakeFirst() as { numUpdatedRows?: bigint };
-    return Number(result.numUpdatedRows ?? 0);
+    const unfinished = ['queued', 'running'] as const;
+    const failed = await this.db().updateTable(REPORT_JOB_TABLE).set({ status: 'failed', last_error: reason, updated_at: new Date() })
+      .where('status', 'in', unfinished).where('updated_at', '<=', before).where('restarts', '>=', maxRestarts).executeTakeFirst() as { numUpdatedRows?: bigint };
+    const claimed = await this.db().updateTable(REPORT_JOB_TABLE).set((eb) => ({ restarts: eb('restarts', '+', 1), updated_at: new Date() }))
+      .where('status', 'in', unfinished).where('updated_at', '<=', before).where('restarts', '<', maxRestarts)
+      .returningAll().execute() as JobRow[];
+    return {
+      claimed: claimed.map((row) => ({
+        job: toJob(row),
+        ...(row.checkpoint_after === null ? {} : { checkpoint: { after: row.checkpoint_after, done: row.checkpoint_done, errors: row.checkpoint_errors } }),
+      })),
+      failed: Number(failed.numUpdatedRows ?? 0),
+    };
   }
 }
 

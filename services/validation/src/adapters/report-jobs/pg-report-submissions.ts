@@ -39,9 +39,12 @@ export interface PgReportSubmissionsOptions {
 export class PgReportSubmissions implements ReportSubmissions {
   constructor(private readonly orm: MikroORM, private readonly options: PgReportSubmissionsOptions) {}
 
-  async validatedPatients(facilityId: string, reportId: string): Promise<string[]> {
-    const rows = await this.orm.em.fork().getKysely<SubmissionResultsDatabase>().selectFrom(SUBMISSION_RESULTS_TABLE).select('patient_id')
-      .where('facility_id', '=', facilityId).where('report_id', '=', reportId).orderBy('patient_id').execute() as { patient_id: string }[];
+  async validatedPatients(facilityId: string, reportId: string, after?: string): Promise<string[]> {
+    let query = this.orm.em.fork().getKysely<SubmissionResultsDatabase>().selectFrom(SUBMISSION_RESULTS_TABLE).select('patient_id')
+      .where('facility_id', '=', facilityId).where('report_id', '=', reportId);
+    // The database's order both times (its collation, not JavaScript's), so `after` cuts where the first run got to.
+    if (after !== undefined) query = query.where('patient_id', '>', after);
+    const rows = await query.orderBy('patient_id').execute() as { patient_id: string }[];
     return rows.map((row) => row.patient_id);
   }
 

@@ -17,6 +17,10 @@ export const ReportJobEntity = defineEntity({
     done: p.integer(),
     errors: p.integer(),
     lastError: p.text().nullable(),
+    checkpointAfter: p.string().length(255).nullable(),
+    checkpointDone: p.integer(),
+    checkpointErrors: p.integer(),
+    restarts: p.integer(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -45,5 +49,26 @@ export class CreateReportJobTable extends Migration {
   }
 }
 
+/**
+ * Jobs are resumed after a restart rather than failed: the checkpoint (the last patient before
+ * which every patient is done, with the counts up to it) and how often the job was taken over.
+ */
+export class ResumeReportJobs extends Migration {
+  override up(): void {
+    this.addSql(`alter table "${REPORT_JOB_TABLE}"
+      add column "checkpoint_after" varchar(255) null,
+      add column "checkpoint_done" integer not null default 0,
+      add column "checkpoint_errors" integer not null default 0,
+      add column "restarts" integer not null default 0`);
+  }
+
+  override down(): void {
+    this.addSql(`alter table "${REPORT_JOB_TABLE}" drop column "checkpoint_after", drop column "checkpoint_done", drop column "checkpoint_errors", drop column "restarts"`);
+  }
+}
+
 export const reportJobEntities = [ReportJobEntity];
-export const reportJobMigrations = [{ name: 'Migration20261122070000_report_job', class: CreateReportJobTable }];
+export const reportJobMigrations = [
+  { name: 'Migration20261122070000_report_job', class: CreateReportJobTable },
+  { name: 'Migration20261201091000_report_job_resume', class: ResumeReportJobs },
+];

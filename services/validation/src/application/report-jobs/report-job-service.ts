@@ -5,11 +5,13 @@
  * every patient; a failing patient is counted and the job goes on; the job fails when every
  * patient failed, else it succeeds (errors tell how many did not).
  *
- * Restarts: a job's progress lives in this process, so a job whose instance died cannot finish.
- * Live jobs are heart-beaten (updated_at) every `heartbeatMs`; `start()` — at start-up and then
- * every `staleAfterMs` — marks queued/running jobs not touched for `staleAfterMs` as failed with
- * last_error 'interrupted by a restart' (other instances' live jobs keep beating and are spared).
- * Rerun the operation to complete such a report.
+ * Restarts: a job cut off by a restart (or by its instance dying) is resumed, not failed. Live jobs
+ * are heart-beaten (updated_at) every `heartbeatMs`, and their progress records a checkpoint: the
+ * last patient before which every patient is done. `start()` — at start-up and then every
+ * `staleAfterMs` — takes over the queued/running jobs not touched for `staleAfterMs` (each by one
+ * instance; other instances' live jobs keep beating and are spared) and runs them on from their
+ * checkpoint. A job taken over `maxRestarts` times (default 3) fails with last_error
+ * 'interrupted by a restart' instead: it is more likely what stops the instances than a victim.
  *
  * Re-categorization announces a submission (ValidationComplete, through the outbox in the
  * transaction that stores it) when its verdict changes, and only then: consumers act on validity.
@@ -21,9 +23,12 @@
 import { NotFoundError } from '#shared-kernel/domain/errors.js';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import type { ReadyForValidationEvent } from '../validation-flow/validation-flow.js';
-import type { ReportJob, ReportJobKind, ReportJobStore, ReportSubmissions } from './report-job.js';
+import type { ReportJob, ReportJobCheckpoint, ReportJobKind, ReportJobStore, ReportSubmissions } from './report-job.js';
 
 export const INTERRUPTED_BY_RESTART = 'interrupted by a restart';
+
+/** Where a job starts: nothing done yet, or a checkpoint it reached before a restart. */
+const FROM_THE_START: ReportJobCheckpoint | undefined = undefined;
 
 /** The validation flow as re-validation uses it (ValidationFlow satisfies it). */
 export interface RevalidationFlow {
@@ -45,6 +50,8 @@ export interface ReportJobServiceDependencies {
   readonly heartbeatMs?: number;
   /** Default 60 s. */
   readonly staleAfterMs?: number;
+  /** How often a job is taken over after restarts before it is failed; default 3. */
+  readonly maxRestarts?: number;
   readonly onError?: (error: unknown, context: Record<string, unknown>) => void;
 }
 
@@ -57,22 +64,34 @@ export class ReportJobService {
 
   constructor(private readonly deps: ReportJobServiceDependencies) {}
 
-  /** Fails orphaned jobs now and periodically; starts heart-beating this instance's jobs. */
-  async start(): Promise<number> {
+  /**
+   * Resumes jobs cut off by a restart now and periodically (those this instance takes over);
+   * starts heart-beating this instance's jobs. Returns how many it resumed and how many it failed.
+   */
+  async start(): Promise<{ resumed: number; failed: number }> {
     const staleAfter = this.deps.staleAfterMs ?? 60_000;
-    const failed = await this.deps.store.failStale(staleAfter, INTERRUPTED_BY_RESTART);
+    const first = await this.resumeStale(staleAfter);
     this.timers = [
       setInterval(() => void this.deps.store.heartbeat([...this.active]).catch((e: unknown) => this.deps.onError?.(e, { step: 'heartbeat' })), this.deps.heartbeatMs ?? 15_000),
-      setInterval(() => void this.deps.store.failStale(staleAfter, INTERRUPTED_BY_RESTART).catch((e: unknown) => this.deps.onError?.(e, { step: 'sweep' })), staleAfter),
+      setInterval(() => void this.resumeStale(staleAfter).catch((e: unknown) => this.deps.onError?.(e, { step: 'sweep' })), staleAfter),
     ];
     for (const timer of this.timers) timer.unref();
-    return failed;
+    return first;
   }
 
-  /** Stops the timers; running jobs are not awaited (they end as interrupted after a restart). */
+  /** Stops the timers; running jobs are not awaited (another instance, or this one restarted, resumes them). */
   stop(): void {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
+  }
+
+  private async resumeStale(staleAfterMs: number): Promise<{ resumed: number; failed: number }> {
+    const { claimed, failed } = await this.deps.store.claimStale(staleAfterMs, this.deps.maxRestarts ?? 3, INTERRUPTED_BY_RESTART);
+    for (const { job, checkpoint } of claimed) {
+      const patients = await this.deps.submissions.validatedPatients(job.facilityId, job.reportId, checkpoint?.after);
+      this.launch(job, patients, checkpoint);
+    }
+    return { resumed: claimed.length, failed };
   }
 
   /** Queues a job; NotFoundError when the report has nothing stored to work on. */
@@ -82,13 +101,18 @@ export class ReportJobService {
       throw new NotFoundError(`No stored ${kind === 'revalidate' ? 'validation outcomes' : 'results'} for facility ${facilityId} and report ${reportId}`);
     }
     const job = await this.deps.store.create({ kind, facilityId, reportId, total: patients.length });
+    this.launch(job, patients, FROM_THE_START);
+    return job;
+  }
+
+  /** Runs `job` over `patients` (those after its checkpoint, when it is resumed) in the background. */
+  private launch(job: ReportJob, patients: readonly string[], checkpoint: ReportJobCheckpoint | undefined): void {
     this.active.add(job.id);
-    const run = this.run(job, patients).finally(() => {
+    const run = this.run(job, patients, checkpoint).finally(() => {
       this.active.delete(job.id);
       this.running.delete(run);
     });
     this.running.add(run);
-    return job;
   }
 
   get(id: string): Promise<ReportJob | undefined> {
@@ -100,28 +124,40 @@ export class ReportJobService {
     while (this.running.size > 0) await Promise.all([...this.running]);
   }
 
-  private async run(job: ReportJob, patients: readonly string[]): Promise<void> {
+  private async run(job: ReportJob, patients: readonly string[], from: ReportJobCheckpoint | undefined): Promise<void> {
     await this.slot();
     try {
-      await this.deps.store.update(job.id, { status: 'running' });
+      const before = { done: from?.done ?? 0, errors: from?.errors ?? 0 };
+      const total = before.done + patients.length;
+      await this.deps.store.update(job.id, { status: 'running', total, done: before.done, errors: before.errors });
       const work = await this.patientWork(job);
-      let done = 0;
-      let errors = 0;
-      let lastError: string | null = null;
+      let done = before.done;
+      let errors = before.errors;
+      let lastError: string | null = from ? job.lastError : null;
+      // The checkpoint: patients[0 .. finished) are all done (they finish out of order), `failedBefore` of them failed.
+      const outcomes: boolean[] = [];
+      let finished = 0;
+      let failedBefore = 0;
       let next = 0;
       let progress = Promise.resolve();
       const worker = async () => {
         while (next < patients.length) {
-          const patientId = patients[next++]!;
+          const index = next++;
+          const patientId = patients[index]!;
+          let ok = true;
           try {
             await work(patientId);
           } catch (error) {
+            ok = false;
             errors++;
             lastError = `patient ${patientId}: ${error instanceof Error ? error.message : String(error)}`;
             this.deps.onError?.(error, { jobId: job.id, patientId });
           }
           done++;
-          const snapshot = { done, errors, lastError };
+          outcomes[index] = ok;
+          while (outcomes[finished] !== undefined) failedBefore += outcomes[finished++] ? 0 : 1;
+          const checkpoint = finished > 0 ? { after: patients[finished - 1]!, done: before.done + finished, errors: before.errors + failedBefore } : undefined;
+          const snapshot = { done, errors, lastError, ...(checkpoint ? { checkpoint } : {}) };
           // Serialized so a slower write never overwrites newer progress.
           progress = progress.then(() => this.deps.store.update(job.id, snapshot));
           await progress;
@@ -129,7 +165,7 @@ export class ReportJobService {
       };
       const workers = Math.max(1, Math.min(this.deps.patientConcurrency ?? 4, patients.length));
       await Promise.all(Array.from({ length: workers }, worker));
-      await this.deps.store.update(job.id, { status: errors === patients.length ? 'failed' : 'succeeded', done, errors, lastError });
+      await this.deps.store.update(job.id, { status: total > 0 && errors === total ? 'failed' : 'succeeded', done, errors, lastError });
     } catch (error) {
       this.deps.onError?.(error, { jobId: job.id });
       await this.deps.store.update(job.id, { status: 'failed', lastError: error instanceof Error ? error.message : String(error) })

@@ -29,7 +29,28 @@ export interface ReportJob {
   readonly updatedAt: string;
 }
 
-export type ReportJobProgress = Partial<Pick<ReportJob, 'status' | 'total' | 'done' | 'errors' | 'lastError'>>;
+/**
+ * Where a job can pick up after a restart: every patient up to and including `after` (in the
+ * store's patient order) is done, `done` of them, `errors` of those failed. Patients after it may
+ * have been done too (several run at once); they are done again, which both jobs can afford (a
+ * re-categorization is the same, a re-validation announces only a changed outcome).
+ */
+export interface ReportJobCheckpoint {
+  readonly after: string;
+  readonly done: number;
+  readonly errors: number;
+}
+
+export type ReportJobProgress = Partial<Pick<ReportJob, 'status' | 'total' | 'done' | 'errors' | 'lastError'>> & {
+  readonly checkpoint?: ReportJobCheckpoint;
+};
+
+/** A job taken over from an instance that stopped, with where it had got to. */
+export interface ClaimedReportJob {
+  readonly job: ReportJob;
+  /** Undefined when no patient was done yet: it starts from the first. */
+  readonly checkpoint?: ReportJobCheckpoint;
+}
 
 /** Port: where jobs are kept. */
 export interface ReportJobStore {
@@ -38,14 +59,22 @@ export interface ReportJobStore {
   update(id: string, progress: ReportJobProgress): Promise<void>;
   /** Touches updated_at of live jobs (so other instances can tell a live job from an orphan). */
   heartbeat(ids: readonly string[]): Promise<void>;
-  /** Queued or running jobs not touched for `staleAfterMs` get status failed with `reason`; returns how many. */
-  failStale(staleAfterMs: number, reason: string): Promise<number>;
+  /**
+   * Takes over the queued or running jobs not touched for `staleAfterMs` (their instance stopped):
+   * each is claimed by one instance only (touched, its restarts counted). A job that has been taken
+   * over `maxRestarts` times already is failed with `reason` instead (one that stops every instance
+   * that runs it must not go round for ever).
+   */
+  claimStale(staleAfterMs: number, maxRestarts: number, reason: string): Promise<{ claimed: ClaimedReportJob[]; failed: number }>;
 }
 
 /** Port: the stored submissions of a report. */
 export interface ReportSubmissions {
-  /** Patients with stored results (their outcome): what re-validation fetches again and re-categorization touches. */
-  validatedPatients(facilityId: string, reportId: string): Promise<string[]>;
+  /**
+   * Patients with stored results (their outcome), in one fixed order: what re-validation fetches
+   * again and re-categorization touches. With `after`, only those after that patient (a resumed job).
+   */
+  validatedPatients(facilityId: string, reportId: string, after?: string): Promise<string[]>;
   /** Categorizes the patient's stored issues with `categorizer`; updates the stored verdict, and announces it when it changed. */
   recategorizePatient(key: SubmissionKey, categorizer: Categorizer): Promise<void>;
 }
