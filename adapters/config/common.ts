@@ -24,12 +24,15 @@ export function httpSettings(defaults: { port?: number; host?: string } = {}) {
 
 /**
  * What the HTTP API shows besides its routes. In production only the scraper should read /metrics
- * (a port of its own that no Ingress routes to) and nobody needs the API documents.
+ * (a port of its own that no Ingress routes to), and the API documents are for authenticated users
+ * (the specification: each API carries interactive documentation; the gateway route is guarded by
+ * AuthenticatedUser).
  */
 export function exposureSettings() {
   return {
     metricsPort: portSetting('metrics.port', 'TCP port of a separate listener (on http.host) that serves only /metrics, for the scraper; /metrics then leaves the HTTP API port. Unset = /metrics on the HTTP API port (local runs)').optional(),
-    docsEnabled: booleanSetting('docs.enabled', 'Serve the OpenAPI document (/api-docs) and the Swagger UI (/swagger; the gateway\'s /docs too)').default(true),
+    docsEnabled: booleanSetting('docs.enabled', 'Serve the OpenAPI document (/api-docs) and the Swagger UI (/swagger; the gateway\'s /docs and /api/docs too)').default(true),
+    docsAuthenticated: booleanSetting('docs.authenticated', 'Serve the API documents only to authenticated users (the AuthenticatedUser policy: a valid bearer token, as for /api); the Swagger UI then asks for the token. On in production').default(false),
   };
 }
 

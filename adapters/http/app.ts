@@ -1,5 +1,4 @@
-import express, { type Express } from 'express';
-import swaggerUi from 'swagger-ui-express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, metricsHandler, type ServiceMetrics } from '../observability/metrics.js';
 import { notFoundHandler, problemErrorHandler } from './errors.js';
@@ -8,6 +7,7 @@ import {
 } from './front.js';
 import { healthRouter, type ReadinessCheck } from './health.js';
 import type { OpenApiBuilder } from './openapi.js';
+import { swaggerUiHandlers } from './swagger-ui.js';
 
 export interface HttpAppOptions {
   readonly serviceName: string;
@@ -22,6 +22,11 @@ export interface HttpAppOptions {
   readonly openApi?: OpenApiBuilder;
   /** Serve `/api-docs` and `/swagger` (docs.enabled); default true. Routes still register with `openApi`. */
   readonly docs?: boolean;
+  /**
+   * Guards the API document (`/api-docs`): the AuthenticatedUser policy when docs.authenticated
+   * (as in production); the Swagger UI then asks for the token (swagger-ui.ts).
+   */
+  readonly docsGuard?: RequestHandler;
   /**
    * Serve `/metrics` on this app; default true. False when metrics.port gives the scraper a listener of
    * its own (`listenMetrics`), so the API port, which an Ingress may expose, does not show them.
@@ -76,13 +81,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(healthRouter(readiness, logger, liveness));
   if (options.serveMetrics ?? true) app.get('/metrics', metricsHandler(metrics.registry));
   if (openApi && (options.docs ?? true)) {
-    app.get('/api-docs', (_req, res) => {
+    const guard: RequestHandler = options.docsGuard ?? ((_req, _res, next) => next());
+    app.get('/api-docs', guard, (_req, res) => {
       res.json(openApi.document());
     });
     // Relative URL so the UI also works behind the gateway's path prefix.
-    app.use('/swagger', swaggerUi.serve, swaggerUi.setup(undefined, {
-      swaggerUrl: '../api-docs', customSiteTitle: `${options.serviceName} API`, swaggerOptions: { persistAuthorization: true },
-    }));
+    app.use('/swagger', ...swaggerUiHandlers({ title: `${options.serviceName} API`, documentUrl: '../api-docs', tokenRequired: Boolean(options.docsGuard) }));
   }
 
   let finished = false;

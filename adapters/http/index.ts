@@ -47,4 +47,5 @@ export { DEPRECATION_HEADER, renamedRoutes, ROUTES_DEPRECATED_AT, type RenamedRo
 export { fieldPath, parseBody, parseParams, parseQuery, zodFieldErrors } from './validation.js';
 export { BEARER_SCHEME, FieldErrorSchema, OpenApiBuilder, ProblemDetailsSchema, toOpenApiPath, type OpenApiInfo } from './openapi.js';
 export { listen, type HttpServerHandle } from './server.js';
+export { DOCS_TOKEN_STORAGE_KEY, swaggerUiHandlers, type SwaggerUiOptions } from './swagger-ui.js';
 export { listenMetrics } from './metrics-server.js';

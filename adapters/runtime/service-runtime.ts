@@ -31,6 +31,8 @@ export interface RuntimeConfig extends AuthConfig {
   /** Separate listener for /metrics; unset = /metrics on the API port. */
   metricsPort?: number;
   docsEnabled: boolean;
+  /** The API document only to authenticated users (docs.authenticated). */
+  docsAuthenticated: boolean;
   dbUrl?: PostgresAddress;
   dbHost: string;
   dbPort: number;
@@ -149,14 +151,15 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
     { name: 'nats', check: async () => { if (!(await isNatsReady(nats.nc))) throw new Error('NATS is not connected'); } },
     ...(cache && config.cacheType === 'distributed' ? [{ name: 'cache', check: () => cache.readinessCheck() }] : []),
   ];
+  // One AuthenticatedUser policy for the API and, with docs.authenticated, its document.
+  const authenticated = authenticatedUser({ mode: config.authMode, verifier, logger, metrics });
   const http = createHttpApp({
     serviceName, logger, metrics, openApi, readiness, jsonLimit: config.httpJsonLimit, rawLimit: config.httpRawLimit,
     docs: config.docsEnabled, serveMetrics: config.metricsPort === undefined, routeBodyLimits: options.routeBodyLimits,
-    anyMediaTypeRoutes: options.anyMediaTypeRoutes,
+    anyMediaTypeRoutes: options.anyMediaTypeRoutes, ...(config.docsAuthenticated ? { docsGuard: authenticated } : {}),
   });
   http.app.use(requestContextMiddleware(db.orm));
-  http.app.use('/api', authenticatedUser({ mode: config.authMode, verifier, logger, metrics }),
-    adminWritesExceptProcessing(config.authAdminPermission, options.processingRoutes ?? []));
+  http.app.use('/api', authenticated, adminWritesExceptProcessing(config.authAdminPermission, options.processingRoutes ?? []));
 
   const stoppers: Stopper[] = [];
   let server: HttpServerHandle | undefined;

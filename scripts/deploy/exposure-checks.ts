@@ -7,7 +7,8 @@
  *   container port `metrics`, and the scrape annotations point at it.
  * - Authentication is on (auth.mode jwt) and the JWKS comes over https: the start-up checks would
  *   refuse the rest, here it fails before a rollout does.
- * - Where an Ingress exposes the platform, no service serves API documents (docs.enabled false).
+ * - Where an Ingress exposes the platform, the API documents are served to authenticated users only
+ *   (docs.authenticated true) or not at all (docs.enabled false).
  */
 import { envVarName, isSecureOrLoopbackUrl } from '#adapters/config/index.js';
 import { specOf, type IngressSpec, type ServiceSpec, type WorkloadSpec } from './k8s-model.js';
@@ -20,6 +21,7 @@ const label = (object: K8sObject) => `${object.kind}/${object.metadata.name}`;
 export const PUBLIC_JWKS_PATH = '/.well-known/jwks.json';
 const METRICS = envVarName('metrics.port');
 const DOCS = envVarName('docs.enabled');
+const DOCS_AUTHENTICATED = envVarName('docs.authenticated');
 
 /** Whether an Ingress path reaches only the API or the public key set. */
 function routesOnlyPublicPaths(path: string, pathType: string | undefined): boolean {
@@ -76,8 +78,9 @@ function checkService(objects: readonly K8sObject[], service: ServiceDeployment,
   }
   const jwks = env[envVarName('auth.jwks-url')]?.trim();
   if (jwks && /^https?:/i.test(jwks) && !isSecureOrLoopbackUrl(jwks)) problems.push(`${owner}: auth.jwks-url must be https; got ${jwks}`);
-  if (exposed && (env[DOCS] ?? 'true').trim().toLowerCase() !== 'false') {
-    problems.push(`${owner}: docs.enabled (${DOCS}) must be false where an Ingress exposes the platform`);
+  const docsOn = (env[DOCS] ?? 'true').trim().toLowerCase() !== 'false';
+  if (exposed && docsOn && (env[DOCS_AUTHENTICATED] ?? 'false').trim().toLowerCase() !== 'true') {
+    problems.push(`${owner}: docs.authenticated (${DOCS_AUTHENTICATED}) must be true where an Ingress exposes the platform (or docs.enabled ${DOCS} false): the API documents only to authenticated users`);
   }
   return problems;
 }

@@ -126,13 +126,15 @@ describe('deploy: rendered manifests', () => {
     }
   });
 
-  it('each service serves /metrics on its own port, which the scrape annotations and the Service name; production serves no API documents', () => {
+  it('each service serves /metrics on its own port, which the scrape annotations and the Service name; spec line 81: production serves the API documents to authenticated users', () => {
     for (const name of ['validation', 'tenant', 'admin-gateway']) {
       const config = configData(rendered.production, `${name}-config`);
       expect(config.METRICS_PORT, name).to.equal('9464');
       expect(config.METRICS_PORT).to.not.equal(config.HTTP_PORT);
-      expect(config.DOCS_ENABLED, name).to.equal('false');
+      expect(config.DOCS_ENABLED, name).to.equal('true');
+      expect(config.DOCS_AUTHENTICATED, name).to.equal('true');
       expect(configData(rendered.base, `${name}-config`).DOCS_ENABLED, name).to.equal('true');
+      expect(configData(rendered.base, `${name}-config`).DOCS_AUTHENTICATED, name).to.equal('false');
       expect(container(rendered.production, name).ports).to.deep.include({ name: 'metrics', containerPort: 9464, protocol: 'TCP' });
       expect(workload(rendered.production, 'Deployment', name).template?.metadata?.annotations).to.include({ 'prometheus.io/port': '9464', 'prometheus.io/path': '/metrics' });
       expect((specOf<ServiceSpec>(find(rendered.production, 'Service', name)).ports ?? []).map((p) => p.name)).to.deep.equal(['http', 'metrics']);
@@ -356,7 +358,7 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
       validation.METRICS_PORT = '';
       present(workload(o, 'Deployment', 'tenant').template?.metadata?.annotations, 'tenant annotations')['prometheus.io/port'] = '8082';
       const gateway = configData(o, 'admin-gateway-config');
-      gateway.DOCS_ENABLED = 'true';
+      gateway.DOCS_AUTHENTICATED = 'false';
       gateway.AUTH_MODE = 'none';
       gateway.AUTH_JWKS_URL = 'http://login.example.org/certs';
       container(o, 'tenant').ports = (container(o, 'tenant').ports ?? []).filter((p) => p.name !== 'metrics');
@@ -364,7 +366,7 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
     expectProblem(problems, 'Deployment/validation container validation', 'metrics.port (METRICS_PORT) is unset');
     expectProblem(problems, 'Deployment/tenant', 'prometheus.io/port 8082 is not the metrics port 9464');
     expectProblem(problems, 'Deployment/tenant container tenant', 'container port "metrics" must be METRICS_PORT 9464; got none');
-    expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'docs.enabled (DOCS_ENABLED) must be false');
+    expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'docs.authenticated (DOCS_AUTHENTICATED) must be true');
     expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'auth.mode none');
     expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'auth.jwks-url must be https');
   });

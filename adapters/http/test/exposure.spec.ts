@@ -6,7 +6,7 @@ import { createHttpApp, listenMetrics, OpenApiBuilder } from '../index.js';
 
 /** What the API port shows besides the routes: /metrics and the documents only when asked for. */
 describe('adapters/http: metrics port and optional documents', () => {
-  const app = (options: { docs?: boolean; serveMetrics?: boolean }) => {
+  const app = (options: { docs?: boolean; serveMetrics?: boolean; docsGuard?: import('express').RequestHandler }) => {
     const metrics = createMetrics('exposure-test');
     const http = createHttpApp({ serviceName: 'exposure-test', logger: silentLogger(), metrics, openApi: new OpenApiBuilder({ title: 'T', version: '1' }), ...options });
     return { app: http.finish(), metrics };
@@ -39,5 +39,19 @@ describe('adapters/http: metrics port and optional documents', () => {
     expect((await request(quiet).get('/api-docs')).status).to.equal(404);
     expect((await request(quiet).get('/swagger/')).status).to.equal(404);
     await request(quiet).get('/health').expect(200);
+  });
+
+  it('spec line 81, production: with a docs guard (the AuthenticatedUser policy) the document needs a token, and the UI asks for it', async () => {
+    const { app: guarded } = app({
+      docsGuard: (req, res, next) => (req.headers.authorization === 'Bearer ok' ? next() : void res.status(401).json({ status: 401 })),
+    });
+    await request(guarded).get('/api-docs').expect(401);
+    expect((await request(guarded).get('/api-docs').set('authorization', 'Bearer ok').expect(200)).body.openapi).to.equal('3.1.0');
+    await request(guarded).get('/swagger/').expect(200);
+    const init = await request(guarded).get('/swagger/swagger-ui-init.js').expect(200);
+    expect(init.text).to.contain('requestInterceptor').and.contain('Authorization').and.contain('"swaggerUrl": "../api-docs"');
+    // Without the guard the UI asks for nothing.
+    const { app: open } = app({});
+    expect((await request(open).get('/swagger/swagger-ui-init.js')).text).to.not.contain('requestInterceptor');
   });
 });

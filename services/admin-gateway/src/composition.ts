@@ -35,6 +35,7 @@ export function buildGatewayContainer(config: GatewayConfig): Container {
     verifier: ctx.get(TOKENS.verifier),
     logger: ctx.get(TOKENS.logger),
     docs: config.docsEnabled,
+    docsAuthenticated: config.docsAuthenticated,
     serveMetrics: config.metricsPort === undefined,
   }));
   return container;

@@ -1,7 +1,6 @@
-import type { Express, Request, Response } from 'express';
-import swaggerUi from 'swagger-ui-express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import { authenticatedUser, type AuthMode, type TokenVerifier } from '#adapters/auth/index.js';
-import { BEARER_SCHEME, createHttpApp, HttpProblem, sendProblem, type HttpApp } from '#adapters/http/index.js';
+import { BEARER_SCHEME, createHttpApp, HttpProblem, sendProblem, swaggerUiHandlers, type HttpApp } from '#adapters/http/index.js';
 import type { Logger } from '#adapters/observability/logger.js';
 import { createMetrics } from '#adapters/observability/metrics.js';
 import { createProxyHandler } from './proxy/forward.js';
@@ -14,8 +13,10 @@ export interface GatewayOptions {
   authMode: AuthMode;
   verifier?: TokenVerifier;
   logger: Logger;
-  /** Serve /swagger and /docs (docs.enabled); default true. */
+  /** Serve the API documentation: /swagger, /docs, /api-docs and, through the Ingress, /api/docs (docs.enabled); default true. */
   docs?: boolean;
+  /** The documents only to authenticated users, by the AuthenticatedUser policy of /api (docs.authenticated); default false. */
+  docsAuthenticated?: boolean;
   /** Serve /metrics on this app (false when metrics.port has its own listener); default true. */
   serveMetrics?: boolean;
 }
@@ -52,7 +53,7 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
     },
   });
 
-  if (options.docs ?? true) serveDocs(http, upstreams);
+  if (options.docs ?? true) serveDocs(http, upstreams, options.docsAuthenticated ? guard : undefined);
   // EHRs verify the platform's client assertions with this document: public, no token, short cache.
   if (options.jwksUpstream) {
     const jwksUrl = new URL('/.well-known/jwks.json', options.jwksUpstream);
@@ -73,9 +74,10 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
 
 type ServiceDocument = { paths?: Record<string, unknown>; servers?: unknown; components?: Record<string, Record<string, unknown>> };
 
-async function fetchServiceDocument(component: string, base: string): Promise<ServiceDocument> {
+/** A service's document; the caller's Authorization goes on (header propagation), for a service whose documents are guarded too. */
+async function fetchServiceDocument(component: string, base: string, authorization: string | undefined): Promise<ServiceDocument> {
   try {
-    const answer = await fetch(new URL('/api-docs', base), { signal: AbortSignal.timeout(5000) });
+    const answer = await fetch(new URL('/api-docs', base), { signal: AbortSignal.timeout(5000), ...(authorization ? { headers: { authorization } } : {}) });
     if (!answer.ok) throw new Error(`status ${answer.status}`);
     return (await answer.json()) as ServiceDocument;
   } catch {
@@ -84,34 +86,46 @@ async function fetchServiceDocument(component: string, base: string): Promise<Se
 }
 
 /**
- * One Swagger UI (`/swagger`) over every service's document (`/docs/<component>.json`, rewritten to the
- * gateway's paths), and `/api-docs`: all of them merged into one document of the gateway's external API.
+ * One Swagger UI over every service's document (each rewritten to the gateway's paths), and all of
+ * them merged into one document of the gateway's external API:
+ * - `/api/docs/` (the UI), `/api/docs/<component>.json`, `/api/docs/openapi.json` (merged): under
+ *   /api, so the production Ingress (which routes /api only) reaches them;
+ * - `/swagger`, `/docs/<component>.json`, `/api-docs`: the same at the paths they had (inside the
+ *   cluster, local runs).
+ * With `guard` (docs.authenticated) every document answers only an authenticated user, by the
+ * AuthenticatedUser policy of the API itself, and the UI asks for the token (swagger-ui.ts).
  */
-function serveDocs(http: HttpApp, upstreams: Record<string, string>): void {
-  http.app.get('/docs/:component.json', async (req: Request, res: Response) => {
+function serveDocs(http: HttpApp, upstreams: Record<string, string>, guard: RequestHandler | undefined): void {
+  const guarded: RequestHandler = guard ?? ((_req, _res, next) => next());
+  const serviceDocument = async (req: Request, res: Response) => {
     const component = String(req.params.component).toLowerCase();
     // Own keys only: `constructor`, `toString` … are Object.prototype's, not services.
     const base = Object.hasOwn(upstreams, component) ? upstreams[component] : undefined;
     if (!base) throw HttpProblem.notFound(`No service named "${component}" behind this gateway.`);
-    res.json(externalDocument(await fetchServiceDocument(component, base), component));
-  });
-  http.app.get('/api-docs', async (_req: Request, res: Response) => {
+    res.json(externalDocument(await fetchServiceDocument(component, base, req.headers.authorization), component));
+  };
+  const merged = async (req: Request, res: Response) => {
     const documents: Array<{ component: string; document: ServiceDocument }> = [];
     const unavailable: string[] = [];
     for (const [component, base] of Object.entries(upstreams)) {
       try {
-        documents.push({ component, document: externalDocument(await fetchServiceDocument(component, base), component) });
+        documents.push({ component, document: externalDocument(await fetchServiceDocument(component, base, req.headers.authorization), component) });
       } catch {
         unavailable.push(component);
       }
     }
     if (documents.length === 0) throw HttpProblem.badGateway('No service behind this gateway provided its API document.');
     res.json(mergedDocument(documents, unavailable));
-  });
-  const urls = Object.keys(upstreams).map((name) => ({ name, url: `/docs/${name}.json` }));
-  http.app.use('/swagger', swaggerUi.serve, swaggerUi.setup(undefined, {
-    explorer: true, swaggerOptions: { urls, persistAuthorization: true }, customSiteTitle: 'NHSN admin gateway',
-  }));
+  };
+  const tokenRequired = Boolean(guard);
+  http.app.get('/docs/:component.json', guarded, serviceDocument);
+  http.app.get('/api-docs', guarded, merged);
+  http.app.get('/api/docs/openapi.json', guarded, merged);
+  http.app.get('/api/docs/:component.json', guarded, serviceDocument);
+  // URLs relative to each UI's page (/swagger/, /api/docs/), so both work behind any prefix.
+  const names = Object.keys(upstreams);
+  http.app.use('/swagger', ...swaggerUiHandlers({ title: 'NHSN admin gateway', tokenRequired, documentUrls: names.map((name) => ({ name, url: `../docs/${name}.json` })) }));
+  http.app.use('/api/docs', ...swaggerUiHandlers({ title: 'NHSN admin gateway', tokenRequired, documentUrls: names.map((name) => ({ name, url: `${name}.json` })) }));
 }
 
 /**

@@ -14,7 +14,10 @@ describe('admin gateway app', () => {
   let upstream: Server;
   let upstreamUrl: string;
   let privateKey: CryptoKey;
+  let publicKey: CryptoKey;
+  const publicKeyOf = async () => publicKey;
   let seenAuthorization: string | undefined;
+  let docsAuthorization: string | undefined;
   let gateway: express.Express;
 
   const token = (aud = 'nhsn') => new SignJWT({ permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'g1' })
@@ -23,9 +26,10 @@ describe('admin gateway app', () => {
   before(async () => {
     const pair = await generateKeyPair('ES256', { extractable: true });
     privateKey = pair.privateKey;
+    publicKey = pair.publicKey;
     const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'g1', alg: 'ES256' };
     const service = express();
-    service.get('/api-docs', (_req, res) => { res.json({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/api/facilities': { get: {} }, '/health': { get: {} } } }); });
+    service.get('/api-docs', (req, res) => { docsAuthorization = req.headers.authorization; res.json({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/api/facilities': { get: {} }, '/health': { get: {} } } }); });
     service.get('/.well-known/jwks.json', (_req, res) => { res.setHeader('cache-control', 'public, max-age=300'); res.json({ keys: [{ kid: 'k', kty: 'EC' }] }); });
     service.get('/api/facilities', (req, res) => { seenAuthorization = req.headers.authorization; res.json({ records: [], metadata: { pageSize: 10, pageNumber: 1, totalCount: 0, totalPages: 0 } }); });
     upstream = await new Promise<Server>((resolve) => { const s = service.listen(0, '127.0.0.1', () => resolve(s)); });
@@ -84,6 +88,51 @@ describe('admin gateway app', () => {
     expect(res.body.security).to.deep.equal([{ bearerAuth: [] }]);
     const init = await request(gateway).get('/swagger/swagger-ui-init.js');
     expect(init.text).to.contain('"persistAuthorization": true');
+  });
+
+  it('spec line 81 (each API carries interactive documentation), production: behind the same AuthenticatedUser policy, under /api so the Ingress reaches it', async () => {
+    let documentAuthorization: string | undefined;
+    const guardedService = express();
+    guardedService.get('/api-docs', (req, res) => {
+      documentAuthorization = req.headers.authorization;
+      if (!req.headers.authorization) { res.status(401).end(); return; }
+      res.json({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/api/facilities': { get: {} } } });
+    });
+    const server = await new Promise<Server>((resolve) => { const s = guardedService.listen(0, '127.0.0.1', () => resolve(s)); });
+    try {
+      const guarded = createGatewayApp({
+        upstreams: { tenant: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }, upstreamTimeoutMs: 2000, authMode: 'jwt',
+        verifier: createTokenVerifier({ issuer: 'https://idp.test', audience: 'nhsn', jwks: { keys: [{ ...(await exportJWK((await generateKeyPair('ES256', { extractable: true })).publicKey)), kid: 'other' }] } }),
+        logger: silentLogger(), docs: true, docsAuthenticated: true,
+      }).finish();
+      for (const path of ['/api/docs/tenant.json', '/api/docs/openapi.json', '/docs/tenant.json', '/api-docs']) {
+        const refused = await request(guarded).get(path);
+        expect(refused.status, path).to.equal(401);
+        expect(refused.headers['www-authenticate'], path).to.match(/^Bearer/);
+        expect(refused.body.traceId, path).to.be.a('string');
+      }
+      expect(documentAuthorization, 'nothing reached the service').to.equal(undefined);
+      // The UI shell (swagger-ui-dist, nothing about the API) loads, and asks for the token for what it fetches.
+      const ui = await request(guarded).get('/api/docs/');
+      expect(ui.status).to.equal(200);
+      const init = await request(guarded).get('/api/docs/swagger-ui-init.js');
+      expect(init.text).to.contain('requestInterceptor').and.contain('sessionStorage').and.contain('"url": "tenant.json"');
+    } finally {
+      await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+    }
+  });
+
+  it('with docs.authenticated, a valid token reads the documents, and the service gets the caller\'s Authorization', async () => {
+    const authenticated = createGatewayApp({
+      upstreams: { tenant: upstreamUrl }, upstreamTimeoutMs: 2000, authMode: 'jwt',
+      verifier: createTokenVerifier({ issuer: 'https://idp.test', audience: 'nhsn', jwks: { keys: [{ ...(await exportJWK(await publicKeyOf())), kid: 'g1', alg: 'ES256' }] } }),
+      logger: silentLogger(), docs: true, docsAuthenticated: true,
+    }).finish();
+    const bearer = `Bearer ${await token()}`;
+    const document = await request(authenticated).get('/api/docs/tenant.json').set('authorization', bearer).expect(200);
+    expect(Object.keys(document.body.paths)).to.include('/api/tenant/facilities');
+    expect(docsAuthorization).to.equal(bearer);
+    expect((await request(authenticated).get('/api/docs/openapi.json').set('authorization', bearer).expect(200)).body.openapi).to.equal('3.1.0');
   });
 
   it('keeps apart two services\' components of one name but different content', () => {
