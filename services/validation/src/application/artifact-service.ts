@@ -9,12 +9,13 @@ import {
 } from '../domain/artifacts/artifact.js';
 import {
   InitialArtifactSourceError,
-  type ArtifactChangeListener, type ArtifactMetadata, type ArtifactRepository, type InitialArtifactSource,
+  type ArtifactChangeListener, type ArtifactMetadata, type ArtifactRepository, type InitialArtifactFile, type InitialArtifactSource,
 } from '../domain/ports/artifact-repository.js';
 import {
   PackageRejectedError, summarizePackage, terminologyDependencies,
   type PackageInspector, type PackageSummary, type TerminologyDependency, type TerminologyKnowledge,
 } from '../domain/artifacts/package-summary.js';
+import { compareVersions } from '../domain/engine/definitions/versions.js';
 import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
 
 export interface PackageDependencyStatus {
@@ -80,6 +81,8 @@ export class ArtifactService {
     const nameProblem = artifactNameProblem(name);
     if (nameProblem) throw new InvalidInputError(nameProblem, [{ field: 'name', message: nameProblem }]);
     const metadata = await this.inspect(type, content);
+    const mismatch = nameMismatch(type, name, metadata, content);
+    if (mismatch) throw new InvalidInputError(mismatch, [{ field: 'name', message: mismatch }]);
     const result = await this.repository.save(type, name, content, metadata);
     await this.listener.artifactsChanged({ kind: 'saved', type, name });
     return result;
@@ -144,7 +147,40 @@ export class ArtifactService {
    * source that cannot be read is reported under `failed`, not fatal. The engine is told ONCE, after
    * everything is stored, so loading nine packages rebuilds it once, not nine times.
    */
-  async initialize(): Promise<InitializationReport> {
+  initialize(): Promise<InitializationReport> {
+    return this.load(async () => true);
+  }
+
+  /**
+   * At the start-up of a store that has artifacts already: loads each package of the initial
+   * sources (the embedded ones, a new release's) that is NEWER than every stored version of that
+   * package, replacing the older one. A package the store does not have is not added (it may have
+   * been deleted on purpose), and one stored in the same or a newer version is kept (an operator
+   * may have uploaded it). RESOURCE files are left alone: they have no version to compare.
+   */
+  async upgradePackages(): Promise<InitializationReport> {
+    const storedVersions = new Map<string, string[]>();
+    for (const artifact of await this.repository.list()) {
+      if (artifact.type !== 'PACKAGE') continue;
+      const name = artifact.packageName ?? artifact.name;
+      storedVersions.set(name, [...(storedVersions.get(name) ?? []), artifact.version ?? '']);
+    }
+    const newer = (pkg: { name: string; version: string }) => {
+      const stored = storedVersions.get(pkg.name);
+      return stored !== undefined && stored.every((version) => compareVersions(pkg.version, version) > 0);
+    };
+    return this.load(async (type, file, metadata) => {
+      if (type !== 'PACKAGE') return false;
+      if (file.package && !newer(file.package)) return false; // known from the source's manifest: the file is not read
+      const { packageName, version } = await metadata();
+      return packageName !== undefined && newer({ name: packageName, version: version ?? '' });
+    });
+  }
+
+  /** Stores the files of the initial sources that `wanted` accepts (see initialize). */
+  private async load(
+    wanted: (type: ArtifactType, file: InitialArtifactFile, metadata: () => Promise<ArtifactMetadata>) => Promise<boolean>,
+  ): Promise<InitializationReport> {
     const stored: InitializationReport['stored'][number][] = [];
     const failed: InitializationReport['failed'][number][] = [];
     for (const [index, source] of this.initialSources.entries()) {
@@ -162,8 +198,10 @@ export class ArtifactService {
         const type: ArtifactType | undefined = lower.endsWith('.tgz') ? 'PACKAGE' : lower.endsWith('.json') ? 'RESOURCE' : undefined;
         if (!type) continue;
         try {
-          const content = await file.read();
-          const metadata = await this.inspect(type, content);
+          let read: Promise<{ content: Buffer; metadata: ArtifactMetadata }> | undefined;
+          const contentAndMetadata = () => (read ??= file.read().then(async (content) => ({ content, metadata: await this.inspect(type, content) })));
+          if (!(await wanted(type, file, async () => (await contentAndMetadata()).metadata))) continue;
+          const { content, metadata } = await contentAndMetadata();
           const name = (type === 'PACKAGE' ? metadata.packageName : nameFromResource(content)) ?? baseName(file.fileName);
           // A package or resource id that is no valid artifact name falls back to the file name.
           const checked = artifactNameProblem(name) ? baseName(file.fileName) : name;
@@ -230,6 +268,25 @@ function samePackage(stored: string, wanted: string): boolean {
 /** A file that vanished or cannot be opened between listing and reading. */
 function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
+
+/**
+ * The specification's artifact names (Artifact type values): a RESOURCE is named by its FHIR
+ * resource id, a PACKAGE by its NPM package id. A PACKAGE may also be named `<package id>#<version>`
+ * (FHIR's package reference) or `<package id>@<version>` (npm's, needs no escaping in a URL), with
+ * its own version: so several versions of one package can be stored side by side, as validation
+ * configurations pin them. The problem, or undefined when the name is right.
+ */
+function nameMismatch(type: ArtifactType, name: string, metadata: ArtifactMetadata, content: Buffer): string | undefined {
+  if (type === 'PACKAGE') {
+    const packageId = metadata.packageName;
+    const version = metadata.version ?? '';
+    if (packageId !== undefined && (name === packageId || name === `${packageId}#${version}` || name === `${packageId}@${version}`)) return undefined;
+    return `A PACKAGE artifact is named by its package id (or id#version): this package is "${packageId ?? '(no name)'}" version "${version}", the URL names "${name}"`;
+  }
+  const id = nameFromResource(content);
+  if (id === undefined) return `A RESOURCE artifact is named by its resource id, and this ${metadata.resourceType ?? 'resource'} has no id: give it the id "${name}"`;
+  return id === name ? undefined : `A RESOURCE artifact is named by its resource id: this ${metadata.resourceType ?? 'resource'} has the id "${id}", the URL names "${name}"`;
 }
 
 function nameFromResource(content: Buffer): string | undefined {

@@ -92,6 +92,35 @@ describe('validation API: artifacts (HTTP) @infra', () => {
     await request(api.app).put('/api/artifact/RESOURCE/ns').send(naming).expect(201);
   });
 
+  it('spec lines 142, 312 (deficiency: only CodeSystem, ValueSet and StructureDefinition): ConceptMap, Library and Questionnaire are accepted', async () => {
+    const resources = [
+      { resourceType: 'ConceptMap', id: 'cm-1', url: 'http://example.org/ConceptMap/cm-1', status: 'active' },
+      { resourceType: 'Library', id: 'lib-1', url: 'http://example.org/Library/lib-1', status: 'active', type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/library-type', code: 'logic-library' }] } },
+      { resourceType: 'Questionnaire', id: 'q-1', url: 'http://example.org/Questionnaire/q-1', status: 'active', item: [{ linkId: 'a', type: 'boolean', text: 'A?' }] },
+    ];
+    for (const resource of resources) {
+      const stored = await request(api.app).put(`/api/artifact/RESOURCE/${resource.id}`).send(resource).expect(201);
+      expect(stored.body).to.include({ type: 'RESOURCE', name: resource.id, resourceType: resource.resourceType, url: resource.url });
+    }
+  });
+
+  it('spec lines 142, 312 (RESOURCE: name is the FHIR resource id; PACKAGE: name is the NPM package id): another name is refused with 400, storing nothing', async () => {
+    const before = await count();
+    const resource = await request(api.app).put('/api/artifact/RESOURCE/other-name').send(valueSet).expect(400);
+    expect(resource.body.detail).to.equal('A RESOURCE artifact is named by its resource id: this ValueSet has the id "my-vs", the URL names "other-name"');
+    expect(resource.body.errors).to.deep.equal([{ field: 'name', message: resource.body.detail }]);
+    const { id: _id, ...withoutId } = valueSet;
+    expect((await request(api.app).put('/api/artifact/RESOURCE/my-vs').send(withoutId).expect(400)).body.detail).to.match(/has no id/);
+    const pkg = await request(api.app).put('/api/artifact/PACKAGE/us-core').type('application/gzip').send(usCore).expect(400);
+    expect(pkg.body.detail).to.equal('A PACKAGE artifact is named by its package id (or id#version): this package is "hl7.fhir.us.core" version "3.1.1", the URL names "us-core"');
+    await request(api.app).put('/api/artifact/PACKAGE/hl7.fhir.us.core@4.0.0').type('application/gzip').send(usCore).expect(400);
+    expect(await count()).to.equal(before);
+    // Several versions side by side (validation configurations pin them): id#version or id@version, with the package's own version.
+    const pinned = await request(api.app).put(`/api/artifact/PACKAGE/${encodeURIComponent('hl7.fhir.us.core#3.1.1')}`).type('application/gzip').send(usCore).expect(201);
+    expect(pinned.body).to.include({ name: 'hl7.fhir.us.core#3.1.1', packageName: 'hl7.fhir.us.core', version: '3.1.1' });
+    await request(api.app).delete(`/api/artifact/PACKAGE/${encodeURIComponent('hl7.fhir.us.core#3.1.1')}`).expect(204);
+  });
+
   it('refuses a corrupt package, non-FHIR JSON and unaccepted resources with 400, storing nothing', async () => {
     const before = await count();
     const corrupt = Buffer.concat([gzipSync(Buffer.from('package/package.json')).subarray(0, 12), Buffer.from('garbage that is not deflate')]);
@@ -102,7 +131,7 @@ describe('validation API: artifacts (HTTP) @infra', () => {
     await request(api.app).put('/api/artifact/RESOURCE/not-fhir').send({ hello: 'world' }).expect(400);
     await request(api.app).put('/api/artifact/RESOURCE/text').type('text/plain').send('not json at all').expect(400);
     const patient = await request(api.app).put('/api/artifact/RESOURCE/p1').send({ resourceType: 'Patient', id: 'p1' }).expect(400);
-    expect(patient.body.detail).to.match(/StructureDefinition, ValueSet, CodeSystem, ImplementationGuide, NamingSystem/);
+    expect(patient.body.detail).to.match(/StructureDefinition, ValueSet, CodeSystem, ImplementationGuide, NamingSystem, ConceptMap, Library, Questionnaire/);
     await request(api.app).put('/api/artifact/RESOURCE/bad').type('application/json').send('{"broken": ').expect(400);
     await request(api.app).put('/api/artifact/BINARY/x').send(valueSet).expect(400);
     await request(api.app).put(`/api/artifact/RESOURCE/${'n'.repeat(256)}`).send(valueSet).expect(400);

@@ -21,6 +21,7 @@ import { initializeAndStartEngine } from '#validation/adapters/engine/initialize
 import { PgArtifactRepository } from '#validation/adapters/persistence/artifact-repository.js';
 import type { ArtifactChangeListener } from '#validation/domain/ports/artifact-repository.js';
 import { buildTestApi } from '../api/support/app.js';
+import { packageEntries, tgz } from '../definitions/support/tar-writer.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from '../api/support/database.js';
 
 const EMBEDDED = [
@@ -160,17 +161,58 @@ describe('validation: default artifacts (embedded IG packages and artifact.init-
       expect(missing.map((i) => i.categories.map((c) => [c.id, c.acceptable]))).to.deep.equal([[['profile_not_available', false]]]);
       expect(unknown.validity.valid).to.equal(false);
 
-      // A restart: artifacts are stored, so nothing is initialized and the engine starts from the store.
+      // A restart: artifacts are stored and none of the embedded packages is newer, so nothing is stored and the engine starts from the store.
       const restarted = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: 1, terminology: {}, logger });
       try {
         const again = await initializeAndStartEngine(api.module, restarted, { artifactInit: true });
-        expect(again.initialized.artifacts).to.equal(undefined);
+        expect(again.initialized.artifacts).to.deep.equal({ stored: [], failed: [] });
         expect(again.generation.packages).to.equal(EMBEDDED.length);
       } finally {
         await restarted.close();
       }
     } finally {
       await engine.close();
+      await db.close();
+    }
+  });
+
+  it('spec lines 142, 312: a newer version of a package the store has is loaded at start-up; the same or an older one, and packages the store lacks, are not', async () => {
+    const db = await freshDatabase();
+    try {
+      const pkg = (name: string, version: string) => tgz(packageEntries({ name, version, fhirVersions: ['4.0.1'], dependencies: { 'hl7.fhir.r4.core': '4.0.1' } },
+        [{ resourceType: 'ValueSet', id: `vs-${version}`, url: `http://example.org/ValueSet/${name}`, version, status: 'active' }]));
+      const reads: string[] = [];
+      // As the embedded packages: the manifest says name and version, the bytes are read only when needed.
+      const source = (packages: { name: string; version: string }[]) => ({
+        name: 'embedded',
+        list: async () => packages.map((p) => ({ fileName: `${p.name}.tgz`, package: p, read: async () => { reads.push(`${p.name}#${p.version}`); return pkg(p.name, p.version); } })),
+      });
+      const listener = countingListener();
+      const older = buildTestApi(db, { artifactListener: listener, initialArtifacts: [source([{ name: 'example.upgraded', version: '1.0.0' }, { name: 'example.kept', version: '2.0.0' }])] });
+      await older.module.initializeIfEmpty({ artifactInit: true });
+      await request(older.app).put('/api/artifact/PACKAGE/example.uploaded').type('application/gzip').send(pkg('example.uploaded', '3.0.0')).expect(201);
+      await request(older.app).delete('/api/artifact/PACKAGE/example.kept').expect(204);
+      await request(older.app).put('/api/artifact/PACKAGE/example.kept').type('application/gzip').send(pkg('example.kept', '2.1.0')).expect(201);
+      reads.length = 0;
+      listener.calls.length = 0;
+
+      // The next release embeds 1.1.0 of one (newer), 2.0.1-ballot of another (older than 2.1.0 stored), 3.0.0 of the uploaded one (the same), and a package the store lacks.
+      const release = buildTestApi(db, { artifactListener: listener, initialArtifacts: [source([
+        { name: 'example.upgraded', version: '1.1.0' }, { name: 'example.kept', version: '2.0.1-ballot' },
+        { name: 'example.uploaded', version: '3.0.0' }, { name: 'example.deleted', version: '1.0.0' },
+      ])] });
+      const { artifacts } = await release.module.initializeIfEmpty({ artifactInit: true });
+      expect(artifacts?.stored.map((s) => [s.name, s.created])).to.deep.equal([['example.upgraded', false]]);
+      expect(reads, 'only the newer package was read').to.deep.equal(['example.upgraded#1.1.0']);
+      expect(listener.calls, 'the engine is told once').to.deep.equal(['initialized']);
+      const versions = Object.fromEntries(((await request(release.app).get('/api/artifact').expect(200)).body as { name: string; version: string }[]).map((a) => [a.name, a.version]));
+      expect(versions).to.deep.equal({ 'example.upgraded': '1.1.0', 'example.kept': '2.1.0', 'example.uploaded': '3.0.0' });
+      // Nothing newer: nothing stored, the engine not told.
+      expect((await release.module.initializeIfEmpty({ artifactInit: true })).artifacts).to.deep.equal({ stored: [], failed: [] });
+      expect(listener.calls).to.deep.equal(['initialized']);
+      // With artifact.init off, not even that.
+      expect((await release.module.initializeIfEmpty({ artifactInit: false })).artifacts).to.equal(undefined);
+    } finally {
       await db.close();
     }
   });

@@ -101,6 +101,20 @@ describe('engine host: rebuild on artifact change, in every worker and every ins
     expect(host.generation!.number).to.equal(mine + 1);
   });
 
+  it('spec lines 142, 312: a Questionnaire stored as a RESOURCE artifact is what a QuestionnaireResponse naming it is validated against', async () => {
+    const url = 'http://example.org/Questionnaire/artifact-q';
+    const response = { resourceType: 'QuestionnaireResponse', id: 'qr1', status: 'completed', questionnaire: url, item: [{ linkId: 'not-in-q', answer: [{ valueBoolean: true }] }] };
+    const notFound = texts(await host.validate(response));
+    expect(notFound.some((t) => t.includes(`The questionnaire '${url}' could not be resolved`)), notFound.join(' | ')).to.equal(true);
+    await api.artifacts.save('RESOURCE', 'artifact-q', Buffer.from(JSON.stringify({
+      resourceType: 'Questionnaire', id: 'artifact-q', url, status: 'active', item: [{ linkId: 'asked', type: 'boolean', text: 'Asked?' }],
+    })));
+    const found = texts(await host.validate(response));
+    expect(found.some((t) => t.includes('could not be resolved')), found.join(' | ')).to.equal(false);
+    expect(found.some((t) => t.includes('not-in-q')), 'the answer to an item the Questionnaire does not have is reported').to.equal(true);
+    await api.artifacts.delete('RESOURCE', 'artifact-q');
+  });
+
   it('rebuild requests share a rebuild that has not started; one that arrives during a rebuild gets its own', async () => {
     const start = host.generation!.number;
     const first = host.reload('first');

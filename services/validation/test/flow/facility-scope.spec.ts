@@ -56,8 +56,8 @@ describe('validation flow: per-facility validation scope (two versions of one IG
     });
     await api.categories.initialize();
     const corePatient = (await loadDefinitions({})).index.structureDefinition('http://hl7.org/fhir/StructureDefinition/Patient') as Record<string, unknown>;
-    await api.artifacts.save('PACKAGE', `${IG}-1.0.0`, igPackage('1.0.0', 'Patient.birthDate', corePatient));
-    await api.artifacts.save('PACKAGE', `${IG}-2.0.0`, igPackage('2.0.0', 'Patient.gender', corePatient));
+    await api.artifacts.save('PACKAGE', `${IG}#1.0.0`, igPackage('1.0.0', 'Patient.birthDate', corePatient));
+    await api.artifacts.save('PACKAGE', `${IG}@2.0.0`, igPackage('2.0.0', 'Patient.gender', corePatient));
     scopes = new PgFacilityScopes(db.orm, 0);
     const submission = {
       resourceType: 'MeasureReport', id: 'mr', status: 'complete', type: 'individual', measure: 'http://example.org/Measure/m',

@@ -119,6 +119,7 @@ export class EmbeddedPackageSource implements InitialArtifactSource {
     const manifest = await readEmbeddedManifest(directory);
     return manifest.packages.map((entry) => ({
       fileName: entry.file,
+      package: { name: entry.name, version: entry.version },
       read: async () => {
         const bytes = await readFile(path.join(directory, entry.file));
         const actual = sha256Hex(bytes);

@@ -2,6 +2,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { HttpProblem, limitParamLengths, sendAccepted, sendCreated, type AnyMediaTypeRoute, type OpenApiBuilder } from '#adapters/http/index.js';
 import type { ArtifactService } from '../../application/artifact-service.js';
+import { RESOURCE_ARTIFACT_TYPES } from '../../domain/artifacts/artifact.js';
 import type { ValidationApiSchemas } from './schemas.js';
 import { STORED_ID_LENGTH } from './stored-lengths.js';
 
@@ -118,9 +119,9 @@ export function artifactRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
 
   openApi.registerPath({
     method: 'put', path: '/api/artifact/:type/:name', tags, summary: 'Create or update an artifact',
-    description: 'Raw body: a FHIR NPM package (.tgz; application/gzip or application/octet-stream) for PACKAGE, or one FHIR JSON resource '
-      + '(StructureDefinition, ValueSet, CodeSystem, ImplementationGuide or NamingSystem) for RESOURCE. The content is read and checked '
-      + 'before it is stored; the engine reloads its definitions afterwards.',
+    description: 'Raw body: a FHIR NPM package (.tgz; application/gzip or application/octet-stream) for PACKAGE, named by its package id, '
+      + `or one FHIR JSON resource (${RESOURCE_ARTIFACT_TYPES.join(', ')}) for RESOURCE, named by its resource id; another name is refused (400). `
+      + 'The content is read and checked before it is stored; the engine reloads its definitions afterwards.',
     request: {
       params: TypeNameParams,
       body: { required: true, content: { 'application/gzip': { schema: z.string().openapi({ format: 'binary' }) }, 'application/fhir+json': { schema: z.record(z.string(), z.unknown()) } } },

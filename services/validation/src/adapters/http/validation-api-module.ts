@@ -142,7 +142,8 @@ export function createValidationApiModule(deps: ValidationApiDependencies): Vali
     migrations: validationApiMigrations,
     async initializeIfEmpty({ artifactInit }) {
       const outcome: { artifacts?: InitializationReport; categories?: ImportOutcome } = {};
-      if (artifactInit && (await artifacts.isEmpty())) outcome.artifacts = await artifacts.initialize();
+      // An empty store gets the initial artifacts; one that has artifacts gets the newer versions of its packages (a new release's embedded ones).
+      if (artifactInit) outcome.artifacts = await artifacts.isEmpty() ? await artifacts.initialize() : await artifacts.upgradePackages();
       if (await categories.isEmpty()) outcome.categories = await categories.initialize();
       return outcome;
     },

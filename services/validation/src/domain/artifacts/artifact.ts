@@ -8,10 +8,12 @@ export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
 
 /**
  * Resource types accepted as RESOURCE artifacts. The original accepted StructureDefinition, ValueSet
- * and CodeSystem only (a deficiency the specification lists); ImplementationGuide and NamingSystem
- * are accepted as well.
+ * and CodeSystem only (a deficiency the specification lists, lines 142 and 312); the conformance
+ * resources profiles and validation rely on are accepted as well: ImplementationGuide, NamingSystem,
+ * ConceptMap, Library (measures and CQL-based profiles refer to them) and Questionnaire (a
+ * QuestionnaireResponse is validated against the Questionnaire it names).
  */
-export const RESOURCE_ARTIFACT_TYPES = ['StructureDefinition', 'ValueSet', 'CodeSystem', 'ImplementationGuide', 'NamingSystem'] as const;
+export const RESOURCE_ARTIFACT_TYPES = ['StructureDefinition', 'ValueSet', 'CodeSystem', 'ImplementationGuide', 'NamingSystem', 'ConceptMap', 'Library', 'Questionnaire'] as const;
 
 export const MAX_ARTIFACT_NAME_LENGTH = 255;
 /** Names appear in URLs and file names: no slashes, spaces or control characters. */

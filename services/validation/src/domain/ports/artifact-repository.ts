@@ -44,6 +44,11 @@ export interface ArtifactChangeListener {
 /** One file offered by an initial artifact source. */
 export interface InitialArtifactFile {
   readonly fileName: string;
+  /**
+   * The package the file holds, when the source knows it without reading the file (the embedded
+   * packages' manifest): a start-up that only looks for newer versions then reads no file it skips.
+   */
+  readonly package?: { readonly name: string; readonly version: string };
   /** Rejects when the file cannot be read or is not what the source promised (reported, not fatal). */
   read(): Promise<Buffer>;
 }
