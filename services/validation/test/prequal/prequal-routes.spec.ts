@@ -151,7 +151,8 @@ describe('pre-qualification report route', () => {
     const content = (operation!.responses!['200'] as { content: Record<string, unknown> }).content;
     expect(Object.keys(content)).to.deep.equal(['text/html', 'application/json', 'application/fhir+json']);
     expect(Object.keys(operation!.responses!)).to.include.members(['400', '404', '406']);
-    expect(document.paths?.['/api/pre-qual/{facilityId}/{reportId}']?.get?.deprecated).to.equal(true);
+    // Link Cloud's own path stays (its admin UI uses it): not deprecated.
+    expect(document.paths?.['/api/pre-qual/{facilityId}/{reportId}']?.get?.deprecated).to.equal(undefined);
     expect(document.components?.schemas).to.have.property('PreQualificationReport');
   });
 });

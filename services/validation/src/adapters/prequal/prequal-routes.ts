@@ -56,8 +56,8 @@ export function preQualRoutes(openApi: OpenApiBuilder, deps: PreQualRouteDepende
     const legacy = path === LEGACY_PREQUAL_PATH;
     openApi.registerPath({
       method: 'get', path, tags: ['Results'],
-      summary: legacy ? 'Pre-qualification report (the original system\'s path)' : 'Pre-qualification report of a facility and report',
-      ...(legacy ? { deprecated: true } : {}),
+      // Link Cloud's own path stays as it is (its admin UI uses it): documented, not deprecated.
+      summary: legacy ? 'Pre-qualification report (Link Cloud\'s path)' : 'Pre-qualification report of a facility and report',
       description: 'The verdict (pre-qualified when no issue falls in a category that is not acceptable and no error or fatal issue is '
         + 'uncategorized, over every issue of the report), the categories with their counts and the issues grouped by message. '
         + 'HTML by default: a self-contained page (no external resources; strict Content-Security-Policy), sortable and filterable. '
