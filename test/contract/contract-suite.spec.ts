@@ -579,6 +579,59 @@ describe('contract suite: the specification\'s operation tables through the gate
     }
   });
 
+  describe('the deliberate differences the README lists (Differences from the specification)', () => {
+    it('Link Cloud\'s own lists answer bare arrays; this project\'s searches the paged model', async () => {
+      for (const path of ['/api/category', '/api/artifact', '/api/category/contract_cat/rule/history', '/api/category/$export']) {
+        expect((await expectStatus(200, 'get', 'validation', path)).json, path).to.be.an('array');
+      }
+      await expectStatus(204, 'get', 'validation', '/api/validation-configurations'); // a search of this project's: none stored
+    });
+
+    it('paging: a service refuses an out-of-range page (400); the gateway corrects it, except for the reporting-plan list', async () => {
+      statusChecks++;
+      expect((await call('get', `${platform.services.tenant}/api/facilities?pageSize=500`)).status).to.equal(400);
+      expect((await expectPaged('tenant', '/api/facilities', { pageSize: '500' })).metadata.pageSize).to.equal(20);
+    });
+
+    it('renamed routes: the old paths answer for one release, with Deprecation and a successor that resolves through the gateway', async () => {
+      const job = (await expectCreated('post', 'validation', `/api/result/${FACILITY}/${REPORT}/$recategorize`, {})).json as { id: string };
+      const old = await expectStatus(200, 'get', 'validation', `/api/job/${job.id}`);
+      expect(old.headers.get('deprecation')).to.match(/^@\d+$/);
+      const successor = /^<([^>]+)>; rel="successor-version"$/.exec(old.headers.get('link') ?? '')?.[1];
+      const resolved = new URL(successor!, url('validation', `/api/job/${job.id}`));
+      expect(resolved.pathname).to.equal(`/api/validation/jobs/${job.id}`);
+      statusChecks++;
+      expect((await call('get', resolved.href)).status).to.equal(200);
+    });
+
+    it('a PACKAGE may be named id#version with its own version; another version is refused', async () => {
+      await expectCreated('put', 'validation', `/api/artifact/PACKAGE/${encodeURIComponent(`${PACKAGE_ID}#1.0.0`)}`, { raw: contractPackage });
+      await expectStatus(400, 'put', 'validation', `/api/artifact/PACKAGE/${encodeURIComponent(`${PACKAGE_ID}#2.0.0`)}`, { raw: contractPackage });
+    });
+
+    it('a re-validation job answers no event: a patient whose outcome did not change is not announced again', async () => {
+      const revalidate = async (marker: string) => {
+        const job = (await expectCreated('post', 'validation', `/api/result/${FACILITY}/${REPORT}/$revalidate`, {})).json as { id: string };
+        const deadline = Date.now() + 60_000;
+        let status = '';
+        while (!['succeeded', 'failed'].includes(status) && Date.now() < deadline) {
+          status = ((await call('get', url('validation', `/api/jobs/${job.id}`))).json as { status: string }).status;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        expect(status).to.equal('succeeded');
+        // A later event's answer: the relay publishes in commit order, so what the job announced is published by then.
+        platform.reportService.put(FACILITY, REPORT, marker, submission(marker));
+        await publishReady(marker, `contract-${marker}`);
+        await until(() => completionsOf(marker).length === 1, `the answer to ${marker}`);
+      };
+      // The categories changed since the first validation: the first job may announce; the second finds the same outcome.
+      await revalidate('marker-1');
+      const announced = completionsOf('categories').length;
+      await revalidate('marker-2');
+      expect(completionsOf('categories')).to.have.length(announced);
+    });
+  });
+
   describe('events (spec lines 9, 19 and the flow\'s step 6): one ValidationComplete per ReadyForValidation', () => {
     it('two ReadyForValidation events for one patient with the same outcome get two ValidationComplete; one event published three times (one message id) gets one', async () => {
       platform.reportService.put(FACILITY, REPORT, 'twice', submission('twice'));
@@ -591,8 +644,8 @@ describe('contract suite: the specification\'s operation tables through the gate
 
       platform.reportService.put(FACILITY, REPORT, 'thrice', submission('thrice'));
       for (let i = 0; i < 3; i++) await publishReady('thrice', 'contract-thrice');
-      await publishReady('after-thrice', 'contract-after-thrice'); // a later event: once it is answered, the earlier ones are too
       platform.reportService.put(FACILITY, REPORT, 'after-thrice', submission('after-thrice'));
+      await publishReady('after-thrice', 'contract-after-thrice'); // a later event: once it is answered, the earlier ones are too
       await until(() => completionsOf('after-thrice').length === 1, 'the ValidationComplete of the later event');
       expect(completionsOf('thrice')).to.have.length(1);
     });
