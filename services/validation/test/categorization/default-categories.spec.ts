@@ -2,6 +2,9 @@ import { expect } from 'chai';
 import { defaultCategories } from '#validation/application/default-categories.js';
 import { Categorizer } from '#validation/domain/categorization/categorizer.js';
 import { parseMatcher } from '#validation/domain/categorization/matcher.js';
+import { MESSAGES, type MessageId } from '#validation/domain/engine/messages.js';
+import { messageIdOf } from '#validation/domain/engine/message-ids.js';
+import { fillTemplate, wordedTemplate } from '#validation/domain/engine/wording.js';
 
 /** Messages worded as the HL7 validator (and our engine) word them, with the category each should land in. */
 const EXAMPLES: [severity: string, code: string, message: string, expression: string, expected: string[]][] = [
@@ -82,5 +85,30 @@ describe('validation: bundled default categories', () => {
   it('leaves an unknown kind of message uncategorized', () => {
     expect(categorizer.categoriesOf({ severity: 'error', code: 'processing', message: 'Something nobody has seen before' }).map((c) => c.id))
       .to.deep.equal(['uncategorized']);
+  });
+});
+
+describe('validation: default categories under either wording', () => {
+  const categorizer = new Categorizer(defaultCategories().map((snapshot) => ({ category: snapshot, matcher: parseMatcher(snapshot.matcher) })));
+  // Neutral arguments: the same in both wordings, so only the template differs.
+  const ARGS = ['http://example.org/fhir/x', 'Patient.name', '2', '1', 'http://example.org/fhir/y', 'z', 'w', 'v'];
+
+  it('put every message the engine emits into the same categories in the HAPI wording and in the HL7 wording', () => {
+    const differing: string[] = [];
+    let compared = 0;
+    for (const key of Object.keys(MESSAGES) as MessageId[]) {
+      const hapiTemplate = wordedTemplate(key, 'hapi');
+      const hl7Template = wordedTemplate(key, 'hl7');
+      if (hapiTemplate === undefined || hl7Template === undefined || hapiTemplate === hl7Template) continue;
+      compared += 1;
+      for (const severity of ['error', 'warning', 'information']) {
+        const issue = (template: string) => ({ severity, code: MESSAGES[key].code, message: fillTemplate(template, ARGS), expression: 'Patient.extension[0]', messageId: messageIdOf(key, ARGS) });
+        const hapi = categorizer.categoriesOf(issue(hapiTemplate)).map((c) => c.id);
+        const hl7 = categorizer.categoriesOf(issue(hl7Template)).map((c) => c.id);
+        if (JSON.stringify(hapi) !== JSON.stringify(hl7)) differing.push(`${key} (${severity}): hapi ${hapi.join(',')} / hl7 ${hl7.join(',')}`);
+      }
+    }
+    expect(compared, 'templates that differ between the wordings').to.be.greaterThan(10);
+    expect(differing).to.deep.equal([]);
   });
 });
