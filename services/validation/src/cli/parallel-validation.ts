@@ -37,7 +37,7 @@ export async function validateInParallel(
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
   const filename = fileURLToPath(new URL(`./validate-worker${ext}`, import.meta.url));
   const workerData: WorkerSetupData = {
-    setup: { igs: setup.igs, loads: setup.loads, cache: setup.cache, securityChecks: setup.securityChecks, allowExampleUrls: setup.allowExampleUrls, extensionPack: setup.extensionPack, messageWording: setup.messageWording }, profiles,
+    setup: { igs: setup.igs, loads: setup.loads, cache: setup.cache, settings: setup.settings, extensionPack: setup.extensionPack, messageWording: setup.messageWording }, profiles,
   };
   const outcomes: ValidationOutcome[] = new Array(files.length);
   let next = 0;

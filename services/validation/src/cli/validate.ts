@@ -3,9 +3,8 @@
  * Offline FHIR validation from the command line (no database, no broker):
  *
  *   validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]...
- *            [--format json|text] [--no-cache] [--security-checks] [--no-example-urls]
- *            [--no-extension-pack] [--message-wording hapi|hl7] <file>...
- *   validate --harness <file> <profiles,comma,separated> <supporting,files,comma,separated>
+ *            [--format json|text] [--no-cache] [--no-extension-pack] [--message-wording hapi|hl7] [settings] <file>...
+ *   validate --harness <file> <profiles,comma,separated> <supporting,files,comma,separated> [--options <json>]
  *
  * Prints one OperationOutcome per file (json), or one line per issue (text:
  * `severity location message`). Exit status 1 when any error or fatal issue was found. Several
@@ -14,8 +13,14 @@
  * more than it saves below a few hundred files, hence one thread unless asked.
  * As the HL7 validator, it knows the core extension pack by default (the service's embedded
  * copy, see default-packages.ts); --no-extension-pack validates against R4 core and --ig only.
+ *
+ * Settings are the HL7 validator's, under the HL7 CLI's flag names (`-best-practice error`,
+ * `-extension any`, `-assumeValidRestReferences`, ...; one dash or two): domain/engine/settings-input.ts
+ * lists them, docs/validator-settings.md explains them next to HL7's. The --load files are also what
+ * references resolve to (the CLI's fetcher, file-fetcher.ts) when a reference policy asks for it.
  * --harness is the conformance harness's calling convention (../shared/conformance): exactly
- * one OperationOutcome JSON on stdout, whatever happens.
+ * one OperationOutcome JSON on stdout, whatever happens; `--options` takes the check's settings as
+ * the HL7 test manifest writes them (`{"best-practice":"Error","allow-comments":true}`).
  */
 import { realpathSync } from 'node:fs';
 import module from 'node:module';
@@ -23,9 +28,11 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import path from 'node:path';
-import type { CanonicalResource, ConformanceResourceSource } from '../domain/ports/conformance-resources.js';
+import type { CanonicalResource, ConformanceResourceSource, FhirResource } from '../domain/ports/conformance-resources.js';
 import { isErrorIssue, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
 import type { Validator } from '../domain/engine/validator.js';
+import type { ValidationSettings } from '../domain/engine/validator-options.js';
+import { applyFlag, flagArity, settingForFlag, settingsFromManifest, SettingsInputError } from '../domain/engine/settings-input.js';
 import { defaultPackageFiles } from './default-packages.js';
 
 // Start-up: compiling the engine's modules is a good part of a cold start, so V8's compiled code is
@@ -41,8 +48,10 @@ interface CliArgs {
   files: string[];
   harness: boolean;
   cache: boolean;
-  securityChecks: boolean;
-  allowExampleUrls: boolean;
+  /** The HL7 validator's settings given by flags or --options (validator-options.ts). */
+  settings: ValidationSettings;
+  /** Manifest keys of --options that change nothing here, with why (said on stderr). */
+  ignoredOptions: string[];
   /** Load the core extension pack (hl7.fhir.uv.extensions) as well as the --ig packages. */
   extensionPack: boolean;
   /** Worker threads for several files (at most one per file); default and 1 = this thread. */
@@ -52,11 +61,12 @@ interface CliArgs {
 }
 
 /** Shown on --help and wrong arguments; the README's command-line section quotes both lines (a test keeps them equal). */
-export const USAGE = `usage: fhir-validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]... [--format json|text] [--security-checks] [--no-example-urls] [--no-extension-pack] [--no-cache] [--threads n] [--message-wording hapi|hl7] <file>...
-       fhir-validate --harness <file> <profiles> <supporting>`;
+export const USAGE = `usage: fhir-validate [--ig <package.tgz|folder>]... [--load <resource.json>]... [--profile <url>]... [--format json|text] [--no-extension-pack] [--no-cache] [--threads n] [--message-wording hapi|hl7] [settings, see docs/validator-settings.md] <file>...
+       fhir-validate --harness <file> <profiles> <supporting> [--options <json>]`;
 
 export function parseCliArgs(argv: readonly string[]): CliArgs | string {
-  const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, securityChecks: false, allowExampleUrls: true, extensionPack: true, threads: undefined, messageWording: 'hapi' };
+  const settings: Record<string, unknown> = {};
+  const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, settings, ignoredOptions: [], extensionPack: true, threads: undefined, messageWording: 'hapi' };
   for (let i = 0, a = argv[0]; a !== undefined; a = argv[++i]) {
     const value = () => {
       const v = argv[++i];
@@ -87,9 +97,25 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | string {
           args.messageWording = w;
           break;
         }
-        case '--security-checks': args.securityChecks = true; break;
-        case '--no-example-urls': args.allowExampleUrls = false; break;
+        // earlier names, kept: the same as -allow-example-urls false and HL7's -check-references
+        case '--no-example-urls': settings.allowExampleUrls = false; break;
+        case '-check-references':
+        case '--check-references': settings.referencePolicy = 'CHECK_VALID'; break;
         case '--no-extension-pack': args.extensionPack = false; break;
+        case '--options': {
+          const text = value();
+          let options: unknown;
+          try {
+            options = JSON.parse(text);
+          } catch {
+            return `--options needs a JSON object, not ${text}`;
+          }
+          if (typeof options !== 'object' || options === null || Array.isArray(options)) return `--options needs a JSON object, not ${text}`;
+          const read = settingsFromManifest(options as Record<string, unknown>);
+          Object.assign(settings, read.settings);
+          args.ignoredOptions.push(...read.ignored.map((x) => `option ${x.key} has no effect: ${x.reason}`));
+          break;
+        }
         case '--harness': {
           args.harness = true;
           const file = argv[++i];
@@ -104,11 +130,20 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | string {
         case '-h':
         case '--help':
           return USAGE;
-        default:
-          if (a.startsWith('--')) return `unknown option ${a}\n${USAGE}`;
+        default: {
+          const spec = a.startsWith('-') ? settingForFlag(a) : undefined;
+          if (spec) {
+            const values: string[] = [];
+            for (let n = flagArity(spec); n > 0; n--) values.push(value());
+            applyFlag(settings, spec, values);
+            break;
+          }
+          if (a.startsWith('-') && a !== '-') return `unknown option ${a}\n${USAGE}`;
           args.files.push(a);
+        }
       }
     } catch (e) {
+      if (e instanceof SettingsInputError) return e.message;
       return e instanceof Error ? e.message : String(e);
     }
   }
@@ -124,13 +159,16 @@ async function loadBaseSource(igs: readonly string[], cache: boolean, extensionP
   return { source: loaded.index, warnings };
 }
 
-async function readResources(files: readonly string[]): Promise<{ resources: CanonicalResource[]; warnings: string[] }> {
+/** The --load files: their conformance resources (Bundles give their entries), and every resource read (for the fetcher). */
+async function readResources(files: readonly string[]): Promise<{ resources: CanonicalResource[]; loose: FhirResource[]; warnings: string[] }> {
   const resources: CanonicalResource[] = [];
+  const loose: FhirResource[] = [];
   const warnings: string[] = [];
   for (const f of files) {
     try {
       const r = JSON.parse(await readFile(f, 'utf8'));
       if (r?.resourceType === 'Bundle' && Array.isArray(r.entry)) {
+        loose.push(r);
         for (const e of r.entry) if (e?.resource?.resourceType) resources.push(e.resource);
       } else if (r?.resourceType) {
         resources.push(r);
@@ -141,34 +179,36 @@ async function readResources(files: readonly string[]): Promise<{ resources: Can
       warnings.push(`cannot load ${f}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  return { resources, warnings };
+  return { resources, loose: [...loose, ...resources], warnings };
 }
 
 async function loadEngine() {
-  const [{ LayeredConformanceSource }, { LocalTerminology }, { Validator }, { setMessageWording }] = await Promise.all([
+  const [{ LayeredConformanceSource }, { LocalTerminology }, { Validator }, { setMessageWording }, { InMemoryResourceFetcher }] = await Promise.all([
     import('../domain/engine/layered-source.js'), import('../domain/terminology/local-terminology.js'), import('../domain/engine/validator.js'),
-    import('../domain/engine/wording.js'),
+    import('../domain/engine/wording.js'), import('../domain/ports/resource-fetcher.js'),
   ]);
-  return { LayeredConformanceSource, LocalTerminology, Validator, setMessageWording };
+  return { LayeredConformanceSource, LocalTerminology, Validator, setMessageWording, InMemoryResourceFetcher };
 }
 
 /** What a validator of the CLI is built from (plain data: it is also sent to the worker threads). */
-export type ValidatorSetup = Pick<CliArgs, 'igs' | 'loads' | 'cache' | 'securityChecks' | 'allowExampleUrls' | 'extensionPack' | 'messageWording'>;
+export type ValidatorSetup = Pick<CliArgs, 'igs' | 'loads' | 'cache' | 'settings' | 'extensionPack' | 'messageWording'>;
 
 /** The CLI's validator (this thread's, or each worker's: the same, so the outcomes are too), and the warnings of building it. */
 export async function buildCliValidator(setup: ValidatorSetup): Promise<{ validator: Validator; warnings: string[] }> {
-  const [{ source: base, warnings: baseWarnings }, { resources, warnings: loadWarnings }, searchParameters, engine] = await Promise.all([
+  const [{ source: base, warnings: baseWarnings }, { resources, loose, warnings: loadWarnings }, searchParameters, engine] = await Promise.all([
     loadBaseSource(setup.igs, setup.cache, setup.extensionPack),
     readResources(setup.loads),
     import('./core-search-parameters.js').then(async (m) => ({ file: await m.coreSearchParametersFile(), LazyCoreSearchParameters: m.LazyCoreSearchParameters })),
     loadEngine(),
   ]);
-  const { LayeredConformanceSource, LocalTerminology, Validator, setMessageWording } = engine;
+  const { LayeredConformanceSource, LocalTerminology, Validator, setMessageWording, InMemoryResourceFetcher } = engine;
   // the wording is the thread's (this one, or each worker's when validating in parallel)
   setMessageWording(setup.messageWording ?? 'hapi');
   const coreSearchParameters = new searchParameters.LazyCoreSearchParameters(searchParameters.file, base);
   const source = new LayeredConformanceSource(resources, coreSearchParameters);
-  const validator = new Validator(source, new LocalTerminology(source), { securityChecks: setup.securityChecks, allowExampleUrls: setup.allowExampleUrls });
+  // the --load files are also what references resolve to when a reference policy asks (HL7's fetcher)
+  const fetcher = new InMemoryResourceFetcher(loose);
+  const validator = new Validator(source, new LocalTerminology(source), { ...setup.settings, fetcher });
   return { validator, warnings: [...baseWarnings, ...loadWarnings] };
 }
 
@@ -210,11 +250,11 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
     if (threads > 1) {
       const { validateInParallel } = await import('./parallel-validation.js');
       const parallel = await validateInParallel(args, args.files, args.profiles, threads);
-      for (const w of parallel.warnings) err(`warning: ${w}`);
+      for (const w of [...args.ignoredOptions, ...parallel.warnings]) err(`warning: ${w}`);
       results = parallel.outcomes;
     } else {
       const { validator, warnings } = await buildCliValidator(args);
-      for (const w of warnings) err(`warning: ${w}`);
+      for (const w of [...args.ignoredOptions, ...warnings]) err(`warning: ${w}`);
       results = [];
       for (const file of args.files) results.push(await validateFile(validator, file, args.profiles));
     }

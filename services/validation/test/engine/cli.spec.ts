@@ -129,7 +129,7 @@ describe('engine: validate CLI @slow', function () {
     const f = file('worker.json', '{"resourceType":"Patient",\n"birthDate":"not a date"}');
     const expected = JSON.parse((await run(['--threads', '1', f])).out);
     const worker = new Worker(fileURLToPath(new URL('../../src/cli/validate-worker.ts', import.meta.url)), {
-      workerData: { setup: { igs: [], loads: [], cache: true, securityChecks: false, allowExampleUrls: true }, profiles: [] }, execArgv: process.execArgv,
+      workerData: { setup: { igs: [], loads: [], cache: true, settings: {} }, profiles: [] }, execArgv: process.execArgv,
     });
     try {
       const messages: WorkerMessage[] = [];

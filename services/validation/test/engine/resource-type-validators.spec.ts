@@ -57,7 +57,7 @@ describe('engine: resource-type validators', function () {
 
   it("runs a type's validator before and after its element walk, for nested resources at their own location", async () => {
     const recorder = new RecordingPatientValidator();
-    const services = new ValidatorServices(await coreSource(), unknownTerminology, resolveValidatorOptions({ bestPractice: false }), new ResourceTypeValidators([recorder]));
+    const services = new ValidatorServices(await coreSource(), unknownTerminology, resolveValidatorOptions({ bestPractice: 'ignore' }), new ResourceTypeValidators([recorder]));
     const run = new ValidationRun(services, undefined);
     const bundle = {
       resourceType: 'Bundle', type: 'collection',

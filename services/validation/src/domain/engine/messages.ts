@@ -42,6 +42,8 @@ export const MESSAGES = {
   RESOURCE_NOT_OBJECT: { text: 'The content is not a JSON object, so it cannot be a FHIR resource', code: 'structure' },
   INTERNAL_ERROR: { text: 'Validation could not be completed: {0}', code: 'exception' },
   NESTING_TOO_DEEP: { text: 'The resource is nested too deeply (more than {0} levels)', code: 'too-costly' },
+  // maxValidationMessages (validator-options.ts): what was dropped past the limit
+  VALIDATION_MESSAGES_TRUNCATED: { text: 'Only the first {0} issues are reported; {1} more were found', code: 'too-costly' }, // (ours)
   // Deadlines: given by the worker pool when a validation passes its budget (the engine itself never times out).
   VALIDATION_TIMEOUT: { text: 'Validation of this resource did not finish within {0} ms', code: 'timeout' },
   SUBMISSION_TIMEOUT: { text: 'Validation of the submission did not finish within {0} ms, so this resource was not validated', code: 'timeout' },
@@ -163,6 +165,9 @@ export const MESSAGES = {
   REFERENCE_BAD_TARGET: { text: 'The type \'{0}\' implied by the reference URL {1} is not a valid Target for this element (must be one of {2})', code: 'structure' },
   REFERENCE_WRONG_TARGET: { text: 'Invalid Resource target type. Found {0}, but expected one of ({1})', code: 'structure' },
   REFERENCE_CANT_RESOLVE: { text: 'Unable to resolve resource with reference \'{0}\'', code: 'structure' },
+  // the reference policy's answers (rules/references.ts), keyed by HL7's message ids
+  REFERENCE_RESOLUTION_FAILED: { text: 'Resolving the reference \'{0}\' failed: {1}', code: 'informational' },
+  Reference_REF_CantMatchChoice: { text: 'Unable to find a match for profile {0} among choices: {1}', code: 'structure' },
   REFERENCE_FORMAT: { text: 'The syntax of the reference \'{0}\' looks incorrect, and it should be checked', code: 'structure' },
   REFERENCE_MULTIPLE_MATCHES: { text: 'Multiple matches in bundle for reference {0}', code: 'structure' },
   REFERENCE_NOT_IN_BUNDLE: { text: 'Can\'t find \'{0}\' in the bundle', code: 'not-found' },

@@ -24,10 +24,10 @@ import { isObject } from './json/json-value.js';
 import type { ValidationOutcome } from './outcome/issue.js';
 import { reportParseIssue } from './outcome/parse-issues.js';
 import { defaultResourceTypeValidators } from './resource-types/index.js';
-import { resolveValidatorOptions, type ValidateOptions, type ValidatorOptions } from './validator-options.js';
+import { resolveValidatorOptions, withSettings, type ValidateOptions, type ValidatorOptions } from './validator-options.js';
 import { validateResource } from './walk/instance-validator.js';
 
-export type { ValidateOptions, ValidatorOptions } from './validator-options.js';
+export type { ValidateOptions, ValidationSettings, ValidatorOptions } from './validator-options.js';
 
 export class Validator {
   private readonly services: ValidatorServices;
@@ -41,20 +41,24 @@ export class Validator {
    * Terminology answers that arrive as Promises are not waited for here; use validateAsync.
    */
   validate(input: unknown, options: ValidateOptions = {}): ValidationOutcome {
-    const run = new ValidationRun(this.services, options.authorization);
+    const run = this.newRun(options);
     this.guardedValidateInto(run, input, options);
-    return { resourceType: 'OperationOutcome', issue: run.issues };
+    return { resourceType: 'OperationOutcome', issue: run.finishedIssues() };
   }
 
   /** As validate, but waits for asynchronous terminology answers. */
   async validateAsync(input: unknown, options: ValidateOptions = {}): Promise<ValidationOutcome> {
-    const run = new ValidationRun(this.services, options.authorization);
+    const run = this.newRun(options);
     this.guardedValidateInto(run, input, options);
     while (run.pending.length) {
       const pending = run.pending.splice(0);
       await Promise.all(pending);
     }
-    return { resourceType: 'OperationOutcome', issue: run.issues };
+    return { resourceType: 'OperationOutcome', issue: run.finishedIssues() };
+  }
+
+  private newRun(options: ValidateOptions): ValidationRun {
+    return new ValidationRun(this.services, options.authorization, [], false, withSettings(this.services.options, options.settings));
   }
 
   /** A defect in the engine (or a definition it cannot digest) becomes a fatal issue, never a throw. */
@@ -75,7 +79,11 @@ export class Validator {
       run.locations = parsed.locations;
       run.unquotedValues = parsed.unquotedValues;
       const rootType = isObject(parsed.value) && typeof parsed.value.resourceType === 'string' ? parsed.value.resourceType : '';
-      for (const pi of parsed.issues) reportParseIssue(run, pi, rootType);
+      for (const pi of parsed.issues) {
+        // HL7's JSON parser keeps comments without a word when it is told to allow them
+        if (pi.kind === 'comment' && run.options.allowComments) continue;
+        reportParseIssue(run, pi, rootType);
+      }
       if (parsed.value === undefined) return;
       value = parsed.value;
     }

@@ -9,6 +9,8 @@ import { sharedDir } from '#test-support/shared-dir.js';
 import type { CanonicalResource } from '#validation/domain/ports/conformance-resources.js';
 import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
 import { Validator } from '#validation/domain/engine/validator.js';
+import { settingsFromManifest } from '#validation/domain/engine/settings-input.js';
+import { InMemoryResourceFetcher } from '#validation/domain/ports/resource-fetcher.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 import type { Issue } from '#validation/domain/engine/outcome/issue.js';
 import { cliDefaultSource, coreSource } from './core-definitions.js';
@@ -21,6 +23,8 @@ export interface ConformanceCase {
   supporting: string[];
   profiles: string[];
   flags: string[];
+  /** The check's settings as the HL7 test manifest writes them (the harness's {options}). */
+  options?: Record<string, unknown>;
   allJson: boolean;
   expected: { errorCount: number; errors: { expr: string; msg: string }[] };
 }
@@ -84,12 +88,11 @@ export function runCase(c: ConformanceCase, core: ConformanceResourceSource): Ca
       }
     }
     const source = new LayeredConformanceSource(supporting, core);
-    // The manifest's options, as the HL7 runner applies them (the CLI harness cannot pass them).
+    // The manifest's options, read as the CLI reads `--options` (and the supporting files as the
+    // CLI's fetcher), so in-process and CLI scores are the same.
     const validator = new Validator(source, new LocalTerminology(source), {
-      securityChecks: c.flags.includes('security-checks'),
-      htmlInMarkdown: c.flags.includes('noHtmlInMarkdown') ? 'error' : 'warning',
-      allowExampleUrls: !c.flags.includes('examples'),
-      assumeValidRestReferences: c.flags.includes('assumeValidRestReferences'),
+      ...settingsFromManifest(c.options ?? {}).settings,
+      fetcher: new InMemoryResourceFetcher(supporting),
     });
     const text = readFileSync(path.join(root(), c.file), 'utf8');
     const outcome = validator.validate(text, { profiles: c.profiles });

@@ -8,6 +8,8 @@ import type { ArrayLocation, ObjectLocation, Position } from '../json/located-js
 import { canonicalMessageId, messageIdOf } from '../message-ids.js';
 import { formatMessage, MESSAGES, type MessageId } from '../messages.js';
 import { EXT_COL, EXT_LINE, EXT_MESSAGE_ID, type Issue, type IssueSeverity } from '../outcome/issue.js';
+import type { FetchAnswer } from '../../ports/resource-fetcher.js';
+import type { ResolvedValidatorOptions } from '../validator-options.js';
 import type { ValidatorServices } from './validator-services.js';
 
 export class ValidationRun {
@@ -20,6 +22,8 @@ export class ValidationRun {
   locations: WeakMap<object, ObjectLocation | ArrayLocation> | undefined;
   /** The source text had string values without quotes (JSON5). */
   unquotedValues = false;
+  /** What the fetcher answered for each reference asked about in this validation (HL7's fetchCache). */
+  readonly fetched = new Map<string, FetchAnswer | Promise<FetchAnswer>>();
   /** Errors and fatal issues reported (a silent run counts them without recording them). */
   errorCount = 0;
 
@@ -31,6 +35,8 @@ export class ValidationRun {
     readonly pending: Promise<void>[] = [],
     /** A silent run (does a value conform to a profile?) records nothing and only counts errors. */
     readonly silent = false,
+    /** The Validator's options with this call's settings over them (see validator-options.ts). */
+    readonly options: ResolvedValidatorOptions = services.options,
   ) {}
 
   /**
@@ -38,7 +44,7 @@ export class ValidationRun {
    * positions and pending answers, its own bookkeeping, nothing reported.
    */
   forSlicing(): ValidationRun {
-    const silent = new ValidationRun(this.services, this.authorization, this.pending, true);
+    const silent = new ValidationRun(this.services, this.authorization, this.pending, true, this.options);
     silent.locations = this.locations;
     silent.unquotedValues = this.unquotedValues;
     return silent;
@@ -56,6 +62,19 @@ export class ValidationRun {
     this.seen.add(key);
     if (severity === 'error' || severity === 'fatal') this.errorCount++;
     this.pushIssue(severity, MESSAGES[id].code, text, messageIdOf(id, args), path, at);
+  }
+
+  /**
+   * The issues, at most `maxValidationMessages` of them: past the limit the rest are dropped and one
+   * information issue says how many (HL7's maximum number of validation messages).
+   */
+  finishedIssues(): Issue[] {
+    const max = this.options.maxValidationMessages;
+    if (max === undefined || this.issues.length <= max) return this.issues;
+    const dropped = this.issues.length - max;
+    this.issues.length = max;
+    this.pushIssue('information', MESSAGES.VALIDATION_MESSAGES_TRUNCATED.code, formatMessage('VALIDATION_MESSAGES_TRUNCATED', [max, dropped]), 'VALIDATION_MESSAGES_TRUNCATED', '', undefined);
+    return this.issues;
   }
 
   /** Appends an issue worded elsewhere (terminology answers carry their own text and id). */

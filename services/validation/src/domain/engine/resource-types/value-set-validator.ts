@@ -147,7 +147,7 @@ function checkConceptCodes(ctx: NodeContext, inc: Obj, concepts: Obj[], system: 
   if (withDisplay && withoutDisplay) ctx.information('VALUESET_CONCEPT_DISPLAY_PRESENCE_MIXED', [], path, at);
   if (!cs) {
     if (EXAMPLE_URL_RE.test(system)) {
-      if (ctx.services.options.allowExampleUrls) ctx.information('VALUESET_EXAMPLE_SYSTEM_HINT', [system], path, at);
+      if (ctx.run.options.allowExampleUrls) ctx.information('VALUESET_EXAMPLE_SYSTEM_HINT', [system], path, at);
       else ctx.error('VALUESET_EXAMPLE_SYSTEM_ERROR', [system], path, at);
     }
     return;

@@ -8,6 +8,7 @@ import type { NodeContext } from '../context/node-context.js';
 import type { ResourceContext } from '../context/resource-context.js';
 import type { Position } from '../json/located-json.js';
 import type { ConstraintPlan, ElementPlan } from '../plan/structure-plan.js';
+import type { BestPracticeLevel } from '../validator-options.js';
 
 /** resolve() inside invariants: the evaluator hands back the context it was given (the resource context). */
 const resolveInResource = (ref: string, context: unknown): unknown => (context as ResourceContext).resolveReference(ref);
@@ -15,9 +16,13 @@ const resolveInResource = (ref: string, context: unknown): unknown => (context a
 /** The constraints of `el` on `value`, reported at ctx.path. */
 export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unknown): void {
   const { run, host, path } = ctx;
-  const { invariants, options } = run.services;
+  const { invariants } = run.services;
+  const bestPractice = run.options.bestPractice;
   for (const c of el.constraints) {
-    if (c.bestPractice && !options.bestPractice) continue;
+    if (c.bestPractice && bestPractice === 'ignore') continue;
+    // dom-3 (contained resources are referenced) is part of validating the contained resources, which
+    // HL7's contained-resource policy can switch off
+    if (c.key === 'dom-3' && run.options.containedPolicy !== 'CHECK_VALID') continue;
     // native invariants (ele-1 on every element) are cheap: no bookkeeping, duplicates are
     // dropped by report(); FHIRPath ones are evaluated once per location
     if (!InvariantEvaluator.isNative(c.key)) {
@@ -28,7 +33,7 @@ export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unkno
     const result = invariants.evaluate(c, value, { resource: host.resource, rootResource: host.root, resolve: resolveInResource, context: host });
     if (result === 'pass' || result === 'skip') continue;
     if (result === 'fail') {
-      reportConstraint(ctx, c, run.pos(value));
+      reportConstraint(ctx, c, run.pos(value), bestPractice);
     } else {
       // a broken invariant is reported once per validation, never as an error
       const brokenKey = '\u0000broken\u0000' + c.key + '\u0000' + c.expression;
@@ -40,7 +45,8 @@ export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unkno
   }
 }
 
-function reportConstraint(ctx: NodeContext, c: ConstraintPlan, at: Position | undefined): void {
-  if (c.bestPractice) ctx.report('warning', 'INVARIANT_FAILED_BEST_PRACTICE', [c.key, c.human], ctx.path, at);
+/** A failed constraint; a best-practice one at the level the settings give it (HL7's BestPracticeWarningLevel). */
+function reportConstraint(ctx: NodeContext, c: ConstraintPlan, at: Position | undefined, bestPractice: BestPracticeLevel): void {
+  if (c.bestPractice) ctx.report(bestPractice === 'hint' ? 'information' : bestPractice === 'error' ? 'error' : 'warning', 'INVARIANT_FAILED_BEST_PRACTICE', [c.key, c.human], ctx.path, at);
   else ctx.report(c.severity, 'INVARIANT_FAILED', [c.key, c.human], ctx.path, at);
 }

@@ -82,12 +82,22 @@ function unknownExtension(ctx: NodeContext, url: string, host: ExtensionHost, mo
     checkSubExtension(ctx, url, host);
     return;
   }
-  const options = ctx.services.options;
-  const severity = options.unknownExtensionSeverity;
+  const options = ctx.run.options;
   if (alwaysAllowedUnknown(url, options.allowExampleUrls)) return;
   // a modifier extension nobody knows stays an error even where unknown extensions are tolerated
-  if (modifier) ctx.report('error', 'EXTENSION_MODIFIER_UNKNOWN', [url], path, at);
-  else if (severity === 'error') ctx.report('error', 'EXTENSION_UNKNOWN', [url], path, at);
+  if (modifier) {
+    ctx.report('error', 'EXTENSION_MODIFIER_UNKNOWN', [url], path, at);
+    return;
+  }
+  // HL7's extension domains: an unknown extension from an allowed domain passes silently; with
+  // `any`, every unknown extension passes with a hint (allowUnknownExtension / isKnownExtension)
+  let any = false;
+  for (const domain of options.extensionDomains) {
+    if (domain === 'any') any = true;
+    else if (url.startsWith(domain)) return;
+  }
+  const severity = any ? 'information' : options.unknownExtensionSeverity;
+  if (severity === 'error') ctx.report('error', 'EXTENSION_UNKNOWN', [url], path, at);
   else ctx.report(severity, 'EXTENSION_UNKNOWN_ALLOWED', [url], path, at);
 }
 

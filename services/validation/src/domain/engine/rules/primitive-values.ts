@@ -70,7 +70,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     }
     const isResourceId = type !== 'id' && el.path === plan.type + '.id' && plan.kind === 'resource';
     if (!isResourceId && !blank) {
-      const options = ctx.services.options;
+      const options = ctx.run.options;
       const problems = checkPrimitiveValue(type, v as string | number | boolean, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, raw);
       for (const p of problems) ctx.report(p.severity, p.id, p.args, path, at);
     }

@@ -7,6 +7,8 @@ import { parseReference } from '../checks/references.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
 import type { ElementPlan } from '../plan/structure-plan.js';
+import type { FetchAnswer, ResourceFetcher } from '../../ports/resource-fetcher.js';
+import { conformsTo } from './slicing.js';
 
 const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
 
@@ -42,6 +44,7 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
     return;
   }
   const bundle = host.bundle;
+  let resolvedInside = false;
   if (bundle) {
     let hits = bundle.resolve(ref, host.fullUrl);
     // linear: after each '/_history/' the class runs to the next '/' only
@@ -52,6 +55,7 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
       if (hits.length > 1) ctx.report('error', 'REFERENCE_MULTIPLE_MATCHES', [ref], path, at);
       else if (hits.length === 0 && parsed.kind !== 'absolute' && parsed.kind !== 'other') ctx.report('warning', 'REFERENCE_NOT_IN_BUNDLE', [ref], path, at);
     }
+    resolvedInside = hits.length > 0;
     if (hits.length === 1) {
       const target = hits[0]?.resource;
       if (targets && target && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
@@ -59,6 +63,81 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
       }
     }
   }
+  if (!resolvedInside) checkExternalReference(ctx, ref, targets);
+}
+
+/**
+ * A reference to a resource outside this one and its Bundle, under HL7's reference policy
+ * (ReferenceValidationPolicy, validator-options.ts): resolved through the fetcher when the policy
+ * asks for it; one that does not resolve is an error unless the policy only checks types of what
+ * exists, or it points at an example host while example URLs are allowed (HL7's checkReference).
+ * Silent runs (slice matching) fetch nothing. Conditional references (`Patient?identifier=…`) name
+ * a search, not a resource.
+ */
+function checkExternalReference(ctx: NodeContext, ref: string, targets: Set<string> | undefined): void {
+  const { run, path, at } = ctx;
+  const options = run.options;
+  const policy = options.referencePolicy;
+  if (policy === 'IGNORE' || run.silent || ref.includes('?')) return;
+  const exampleHost = options.allowExampleUrls && (ref.includes('example.org') || ref.includes('acme.com'));
+  const conclude = (target: FetchAnswer): void => {
+    if (!target) {
+      if (!exampleHost && policy !== 'CHECK_TYPE_IF_EXISTS') ctx.report('error', 'REFERENCE_CANT_RESOLVE', [ref], path, at);
+      return;
+    }
+    if (targets && !targets.has(target.resourceType)) {
+      ctx.report('error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')], path, at);
+      return;
+    }
+    if (policy === 'CHECK_VALID') checkTargetProfiles(ctx, ref, target);
+  };
+  const answer = fetchOnce(run, options.fetcher, ref);
+  if (answer instanceof Promise) {
+    run.pending.push(answer.then(conclude, (error: unknown) => {
+      // as HL7: why resolution failed is information; the reference still did not resolve
+      ctx.report('information', 'REFERENCE_RESOLUTION_FAILED', [ref, error instanceof Error ? error.message : String(error)], path, at);
+      conclude(undefined);
+    }));
+  } else {
+    conclude(answer);
+  }
+}
+
+/** One answer per reference and validation (HL7's fetchCache), whoever asks. */
+function fetchOnce(run: NodeContext['run'], fetcher: ResourceFetcher | undefined, ref: string): FetchAnswer | Promise<FetchAnswer> {
+  if (!fetcher) return undefined;
+  const cache = run.fetched;
+  if (cache.has(ref)) return cache.get(ref);
+  let answer: FetchAnswer | Promise<FetchAnswer>;
+  try {
+    answer = fetcher.fetch(ref);
+  } catch (error) {
+    answer = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+  cache.set(ref, answer);
+  return answer;
+}
+
+/**
+ * CHECK_VALID: the target must follow one of the element's target profiles for its type; only
+ * profiles beyond the core definitions are checked (the target's own validity against core is
+ * its own validation's business, as HL7 reports it only with -showReferenceMessages).
+ */
+function checkTargetProfiles(ctx: NodeContext, ref: string, target: Record<string, unknown>): void {
+  const profiles: string[] = [];
+  let onlyCore = true;
+  for (const type of ctx.element.types) {
+    if (type.code !== 'Reference') continue;
+    for (const url of type.targetProfiles) {
+      const plan = ctx.services.plans.plan(url);
+      if (plan?.type !== target.resourceType) continue;
+      profiles.push(url);
+      if (!url.startsWith(CORE_SD)) onlyCore = false;
+    }
+  }
+  if (onlyCore || profiles.length === 0) return;
+  if (profiles.some((url) => conformsTo(ctx, target, url))) return;
+  ctx.report('error', 'Reference_REF_CantMatchChoice', [ref, [...profiles].sort().join(', ')], ctx.path, ctx.at);
 }
 
 /** Resource types a Reference element may point to; undefined = any. */

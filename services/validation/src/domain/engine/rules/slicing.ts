@@ -215,7 +215,7 @@ function matchesType(ctx: NodeContext, v: unknown, sub: ElementPlan | undefined,
 }
 
 /** Silent validation of a value against one profile: does it conform (no errors)? */
-function conformsTo(ctx: NodeContext, v: Record<string, unknown>, url: string): boolean {
+export function conformsTo(ctx: NodeContext, v: Record<string, unknown>, url: string): boolean {
   const p = ctx.services.plans.plan(url);
   if (!p?.root?.ownChildren) return false;
   const silent = ctx.run.forSlicing();

@@ -32,7 +32,7 @@ export function validateResource(host: ResourceContext, extraProfiles: readonly 
     const ctx = NodeContext.resourceRoot(host, basePlan, 'structural');
     const typeValidator = run.services.resourceTypes.get(rt);
     typeValidator?.beforeElements?.(ctx, res);
-    if (Array.isArray(res.contained) && res.contained.length > 1) checkContainedIds(ctx, res.contained);
+    if (Array.isArray(res.contained) && res.contained.length > 1 && run.options.containedPolicy === 'CHECK_VALID') checkContainedIds(ctx, res.contained);
     walkObject(ctx, res, basePlan.root!.ownChildren!);
     if (typeof res.id === 'string') {
       for (const p of checkResourceId(res.id)) ctx.report(p.severity, p.id, p.args, `${resPath}.id`, ctx.propPos(res, 'id'));

@@ -20,7 +20,7 @@ interface Occurrence {
  * type's when ctx.plan is the datatype's structure).
  */
 export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, children: ChildIndex): void {
-  const maxDepth = ctx.services.options.maxDepth;
+  const maxDepth = ctx.run.options.maxDepth;
   if (ctx.depth > maxDepth) {
     ctx.report('fatal', 'NESTING_TOO_DEEP', [maxDepth], ctx.path, ctx.pos(obj));
     return;

@@ -104,20 +104,25 @@ function walkNestedResource(ctx: NodeContext, v: Record<string, unknown>): void 
     }
     return;
   }
+  // HL7's contained-resource policy (asked for every nested resource: contained, Bundle entries,
+  // Parameters values): IGNORE leaves it alone, CHECK_TYPE checks only that the element allows its type
+  const policy = ctx.run.options.containedPolicy;
+  if (policy === 'IGNORE') return;
   const nestedPath = `${path}.ofType(${rt})` + (typeof v.id === 'string' ? `.where(id = '${v.id.replace(/'/g /* linear: one character */, "\\'")}')` : '');
   const isContained = el.name === 'contained';
   const nested = ctx.host.forNested(v, isContained, nestedPath, ctx.depth + 1);
-  const maxDepth = ctx.services.options.maxDepth;
+  const maxDepth = ctx.run.options.maxDepth;
   if (ctx.depth > maxDepth) {
     ctx.report('fatal', 'NESTING_TOO_DEEP', [maxDepth], path, at);
     return;
   }
   if (mode === 'structural') {
+    if (policy !== 'CHECK_VALID') return;
     if (isContained && typeof v.id !== 'string') ctx.report('error', 'CONTAINED_NO_ID', [], nestedPath, at);
     validateResource(nested, [], true);
   } else {
     const candidates = profileCandidates(ctx, rt, nestedPath);
-    if (candidates) walkAgainstOneOf(ctx, v, candidates, nested, (p) => validateAgainstProfile(nested, p, nestedPath, at));
+    if (candidates && policy === 'CHECK_VALID') walkAgainstOneOf(ctx, v, candidates, nested, (p) => validateAgainstProfile(nested, p, nestedPath, at));
   }
 }
 

@@ -246,7 +246,7 @@ export function base64Length(data: string): number {
 function checkReference(scope: ResponseScope, def: Obj, value: Obj, at: Report): void {
   const ref = value.reference;
   // as the HL7 validator: target types are judged only when RESTful references are assumed valid
-  if (typeof ref !== 'string' || ref.startsWith('#') || !scope.ctx.services.options.assumeValidRestReferences) return;
+  if (typeof ref !== 'string' || ref.startsWith('#') || !scope.ctx.run.options.assumeValidRestReferences) return;
   const allowed = extensions(def, EXT.referenceResource).map((e) => e.valueCode).filter((c): c is string => typeof c === 'string');
   if (allowed.length === 0) return;
   const type = resourceTypeIn(scope, ref);
