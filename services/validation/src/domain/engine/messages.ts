@@ -42,6 +42,10 @@ export const MESSAGES = {
   RESOURCE_NOT_OBJECT: { text: 'The content is not a JSON object, so it cannot be a FHIR resource', code: 'structure' },
   INTERNAL_ERROR: { text: 'Validation could not be completed: {0}', code: 'exception' },
   NESTING_TOO_DEEP: { text: 'The resource is nested too deeply (more than {0} levels)', code: 'too-costly' },
+  // publication settings (rules/publication.ts), keyed by HL7's message ids
+  VALIDATION_NO_EXPERIMENTAL_CONTENT: { text: 'Experimental content is not allowed in this context', code: 'business-rule' },
+  VALIDATION_HL7_WG_NEEDED: { text: 'When HL7 is publishing a resource, the owning committee must be stated using the {0} extension', code: 'business-rule' },
+  VALIDATION_HL7_PUBLISHER_MULTIPLE_WGS: { text: 'This resource has more than one workgroup extension', code: 'business-rule' },
   // maxValidationMessages (validator-options.ts): what was dropped past the limit
   VALIDATION_MESSAGES_TRUNCATED: { text: 'Only the first {0} issues are reported; {1} more were found', code: 'too-costly' }, // (ours)
   // Deadlines: given by the worker pool when a validation passes its budget (the engine itself never times out).

@@ -12,6 +12,8 @@ import type { FetchAnswer } from '../../ports/resource-fetcher.js';
 import type { ResolvedValidatorOptions } from '../validator-options.js';
 import type { ValidatorServices } from './validator-services.js';
 
+const NO_PROFILES: readonly string[] = [];
+
 export class ValidationRun {
   readonly issues: Issue[] = [];
   /** Keys of issues already reported (severity, path, text). */
@@ -22,6 +24,8 @@ export class ValidationRun {
   locations: WeakMap<object, ObjectLocation | ArrayLocation> | undefined;
   /** The source text had string values without quotes (JSON5). */
   unquotedValues = false;
+  /** Profiles Bundle rules (ValidationSettings.bundleRules) give to entry resources, by the resource. */
+  private entryProfiles: WeakMap<object, string[]> | undefined;
   /** What the fetcher answered for each reference asked about in this validation (HL7's fetchCache). */
   readonly fetched = new Map<string, FetchAnswer | Promise<FetchAnswer>>();
   /** Errors and fatal issues reported (a silent run counts them without recording them). */
@@ -62,6 +66,19 @@ export class ValidationRun {
     this.seen.add(key);
     if (severity === 'error' || severity === 'fatal') this.errorCount++;
     this.pushIssue(severity, MESSAGES[id].code, text, messageIdOf(id, args), path, at);
+  }
+
+  /** A Bundle rule makes an entry's resource follow `profile` too. */
+  addEntryProfile(resource: object, profile: string): void {
+    this.entryProfiles ??= new WeakMap();
+    const list = this.entryProfiles.get(resource);
+    if (list) list.push(profile);
+    else this.entryProfiles.set(resource, [profile]);
+  }
+
+  /** The profiles Bundle rules give to an entry's resource (none: empty). */
+  profilesOfEntry(resource: object): readonly string[] {
+    return this.entryProfiles?.get(resource) ?? NO_PROFILES;
   }
 
   /**

@@ -12,6 +12,7 @@
 import { BundleIndex } from '../checks/references.js';
 import { ABSOLUTE_URL } from '../checks/urls.js';
 import type { NodeContext } from '../context/node-context.js';
+import type { BundleRule } from '../validator-options.js';
 import { isObject } from '../json/json-value.js';
 import { checkAllInterlinked, checkDocumentReferences, checkMessageReferences } from './bundle-document.js';
 import { checkLinks, checkSearchSet } from './bundle-search.js';
@@ -57,6 +58,7 @@ export class BundleValidator implements ResourceTypeValidator {
     if (!Array.isArray(entries)) return;
     const type = typeof bundle.type === 'string' ? bundle.type : '';
     ctx.host.enterBundle(new BundleIndex(entries, type || undefined));
+    if (ctx.run.options.bundleRules?.length) assignBundleRuleProfiles(ctx, entries, ctx.run.options.bundleRules);
     const seenIds = new Map<string, number>();
     const plans = ctx.services.plans;
     entries.forEach((e, i) => {
@@ -133,4 +135,33 @@ export class BundleValidator implements ResourceTypeValidator {
 /** Pre-terminology (v2/v3) canonical urls under hl7.org/fhir, which the HL7 validator lets through. */
 function isOldHl7Url(url: string): boolean {
   return url.startsWith('http://hl7.org/fhir/v3/') || url.startsWith('http://hl7.org/fhir/v2/');
+}
+
+/**
+ * HL7's bundle validation rules (`-bundle <rule> <profile>`): an entry whose resource matches a rule
+ * is validated against the rule's profile as well. A rule is `Type:n` (the n-th entry of that type,
+ * from 0), `Type:id` (the entry of that type with that id), `Type` or `Type:*` (every entry of
+ * that type), or `n` (the n-th entry).
+ */
+function assignBundleRuleProfiles(ctx: NodeContext, entries: unknown[], rules: readonly BundleRule[]): void {
+  const countByType = new Map<string, number>();
+  entries.forEach((e, index) => {
+    const res = isObject(e) && isObject(e.resource) ? e.resource : undefined;
+    const type = typeof res?.resourceType === 'string' ? res.resourceType : undefined;
+    if (!res || !type) return;
+    const ofType = countByType.get(type) ?? 0;
+    countByType.set(type, ofType + 1);
+    for (const r of rules) {
+      if (ruleMatches(r.rule, type, typeof res.id === 'string' ? res.id : undefined, ofType, index)) ctx.run.addEntryProfile(res, r.profile);
+    }
+  });
+}
+
+function ruleMatches(rule: string, type: string, id: string | undefined, indexOfType: number, index: number): boolean {
+  const colon = rule.indexOf(':');
+  if (colon < 0) return /^\d+$/.test(rule) /* linear: one class */ ? Number(rule) === index : rule === type;
+  if (rule.slice(0, colon) !== type) return false;
+  const which = rule.slice(colon + 1);
+  if (which === '*' || which === '') return true;
+  return /^\d+$/.test(which) /* linear: one class */ ? Number(which) === indexOfType : which === id;
 }

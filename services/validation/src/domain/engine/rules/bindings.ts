@@ -4,7 +4,8 @@
  * through the TerminologyPort. Answers may be Promises: they are collected in the run and
  * applied when they arrive (validateAsync waits for them).
  */
-import type { BindingStrength, CodingInput, ValidateCodeResult } from '../../ports/terminology.js';
+import type { BindingStrength, CodingInput, TerminologyIssue, ValidateCodeResult } from '../../ports/terminology.js';
+import type { ResolvedValidatorOptions } from '../validator-options.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
 
@@ -40,7 +41,10 @@ export function checkBinding(ctx: NodeContext, type: string, v: unknown): void {
   let answer: ValidateCodeResult | Promise<ValidateCodeResult>;
   try {
     const elementKind = type === 'CodeableReference' ? 'CodeableConcept' : (type as 'code' | 'Coding' | 'CodeableConcept' | 'Quantity' | 'string' | 'uri');
-    answer = ctx.services.terminology.validateCode({ valueSet: binding.valueSet, ...request, elementKind, strength: binding.strength as BindingStrength, maxValueSet: binding.maxValueSet, authorization: run.authorization });
+    answer = ctx.services.terminology.validateCode({
+      valueSet: binding.valueSet, ...request, elementKind, strength: binding.strength as BindingStrength, maxValueSet: binding.maxValueSet,
+      authorization: run.authorization, displayLanguage: displayLanguage(ctx),
+    });
   } catch (e) {
     answer = { valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' };
   }
@@ -85,12 +89,13 @@ function applyBindingResult(ctx: NodeContext, r: ValidateCodeResult, type: strin
   const binding = ctx.element.binding!;
   const strength = binding.strength;
   const valueSet = binding.valueSet!; // checkBinding asks only when the binding names one
-  for (const i of r.issues) {
-    const key = i.severity + '\u0000' + path + '\u0000' + i.text;
+  for (const issue of r.issues) {
+    const severity = settingSeverity(run.options, issue);
+    const key = severity + '\u0000' + path + '\u0000' + issue.text;
     if (run.seen.has(key)) continue;
     run.seen.add(key);
-    if (!run.silent) run.pushIssue(i.severity, i.code, i.text, i.messageId, path, at);
-    if (i.severity === 'error') run.errorCount++;
+    if (!run.silent) run.pushIssue(severity, issue.code, issue.text, issue.messageId, path, at);
+    if (severity === 'error') run.errorCount++;
   }
   if (r.valid !== false) return;
   // a terminology that words the binding failure itself (given the strength) has said it already
@@ -108,3 +113,26 @@ function applyBindingResult(ctx: NodeContext, r: ValidateCodeResult, type: strin
     ctx.report('information', 'BINDING_PREFERRED_CONCEPT', [title, vsLabel, display], path, at);
   }
 }
+
+/**
+ * The language displays are checked in: the resource's own `language` wins over the setting (as
+ * HL7's validation language, which "is not used if the resource specifies language").
+ */
+export function displayLanguage(ctx: NodeContext): string | undefined {
+  const own = ctx.host.root.language;
+  return typeof own === 'string' && own !== '' ? own : ctx.run.options.language;
+}
+
+/** Display and unknown-code-system issues at the severity the settings give them; others as the terminology said. */
+export function settingSeverity(options: ResolvedValidatorOptions, issue: TerminologyIssue): TerminologyIssue['severity'] {
+  if (issue.messageId === DISPLAY_ISSUE && options.displayIssuesAreWarnings !== undefined && (issue.severity === 'error' || issue.severity === 'warning')) {
+    return options.displayIssuesAreWarnings ? 'warning' : 'error';
+  }
+  if (options.unknownCodeSystemsCauseErrors && UNKNOWN_SYSTEM.has(issue.messageId) && issue.severity === 'warning') return 'error';
+  return issue.severity;
+}
+
+/** The terminology's message id for a wrong display (terminology-messages.ts). */
+const DISPLAY_ISSUE = 'Display_Name_for__should_be_one_of__instead_of';
+/** The terminology's message ids for a code system it does not know. */
+const UNKNOWN_SYSTEM = new Set(['Terminology_TX_System_Unknown', 'Terminology_TX_System_NotKnown', 'UNKNOWN_CODESYSTEM', 'UNKNOWN_CODESYSTEM_VERSION']);

@@ -9,6 +9,7 @@ import type { ResourceContext } from '../context/resource-context.js';
 import type { Position } from '../json/located-json.js';
 import { isObject } from '../json/json-value.js';
 import type { StructurePlan } from '../plan/structure-plan.js';
+import { checkPublication } from '../rules/publication.js';
 import { walkObject } from './object-walker.js';
 
 /**
@@ -38,6 +39,7 @@ export function validateResource(host: ResourceContext, extraProfiles: readonly 
       for (const p of checkResourceId(res.id)) ctx.report(p.severity, p.id, p.args, `${resPath}.id`, ctx.propPos(res, 'id'));
     }
     typeValidator?.validate?.(ctx, res);
+    checkPublication(ctx, res);
   }
   // profiles: meta.profile, then the caller's
   const meta = res.meta;

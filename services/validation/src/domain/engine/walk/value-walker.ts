@@ -119,7 +119,7 @@ function walkNestedResource(ctx: NodeContext, v: Record<string, unknown>): void 
   if (mode === 'structural') {
     if (policy !== 'CHECK_VALID') return;
     if (isContained && typeof v.id !== 'string') ctx.report('error', 'CONTAINED_NO_ID', [], nestedPath, at);
-    validateResource(nested, [], true);
+    validateResource(nested, ctx.run.profilesOfEntry(v), true);
   } else {
     const candidates = profileCandidates(ctx, rt, nestedPath);
     if (candidates && policy === 'CHECK_VALID') walkAgainstOneOf(ctx, v, candidates, nested, (p) => validateAgainstProfile(nested, p, nestedPath, at));
