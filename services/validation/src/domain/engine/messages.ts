@@ -95,6 +95,7 @@ export const MESSAGES = {
   UUID_START: { text: 'UUIDs must start with urn:uuid: ({0})', code: 'invalid' },
   UUID_INVALID: { text: 'UUIDs must be valid and lowercase ({0})', code: 'invalid' },
   XHTML_INVALID: { text: 'The XHTML is not well formed: {0}', code: 'invalid' },
+  XHTML_XHTML_Entity_Illegal: { text: 'Illegal entity in the XHTML (\'{0}\')', code: 'invalid' },
   XHTML_NAMESPACE: { text: 'Wrong namespace on the XHTML (\'{0}\', should be \'http://www.w3.org/1999/xhtml\')', code: 'invalid' },
   XHTML_ELEMENT: { text: 'Invalid element name in the XHTML (\'{0}\')', code: 'invalid' },
   XHTML_ATTRIBUTE: { text: 'The element \'{0}\' has an attribute \'{1}\' that is not allowed in narrative', code: 'invalid' },

@@ -107,6 +107,8 @@ function scan0(div: string): NarrativeScan {
   // path of open elements for link paths: closing pops to the element closed, so stray end tags do not derail it
   const path: string[] = [];
   const openLinks: { link: InternalLink; text: string[] }[] = [];
+  /** Illegal entities reported so far (each once). */
+  const entities = new Set<string>();
   let rootSeen = false;
   let done = false; // an unbalanced end tag ends the structural checks (as before: one message)
   const closedByName = new Map<string, boolean>();
@@ -125,7 +127,10 @@ function scan0(div: string): NarrativeScan {
         checkRoot(rawName, attributes, problems);
       }
       if (lower === 'img') hasContent = true;
-      for (const a of attributes) if (a.name === 'id' || a.name === 'name') anchors.add(a.value);
+      for (const a of attributes) {
+        if (a.name === 'id' || a.name === 'name') anchors.add(a.value);
+        if (a.value.includes('&')) checkEntities(a.value, 0, a.value.length, problems, entities);
+      }
       if (!done) checkElement(name, lower, attributes, problems);
       if (lower === 'a') {
         const href = attributes.find((a) => a.name === 'href')?.value;
@@ -164,6 +169,7 @@ function scan0(div: string): NarrativeScan {
         return;
       }
       if (!hasContent && !isBlank(div, start, end)) hasContent = true;
+      checkEntities(div, start, end, problems, entities);
       if (openLinks.length > 0) {
         const piece = div.slice(start, end);
         for (const open of openLinks) open.text.push(piece);
@@ -185,6 +191,34 @@ function scan0(div: string): NarrativeScan {
   }
   return { problems, anchors, internalLinks, hasContent };
 }
+
+/** The five entities XML declares; the narrative is XML, so no other named entity is defined in it. */
+const XML_ENTITIES = new Set(['quot', 'amp', 'apos', 'lt', 'gt']);
+
+/**
+ * Entity references in narrative text (HL7's XhtmlParser in XML mode): numeric references and the
+ * five XML entities are fine; any other name (`&nbsp;`, `&reg;`, which only HTML defines) is
+ * illegal, each reported once. The reference runs to the first of `; & ' " > <`, as HL7 reads it.
+ */
+function checkEntities(text: string, start: number, end: number, problems: XhtmlProblem[], reported: Set<string>): void {
+  let i = text.indexOf('&', start);
+  while (i >= 0 && i < end) {
+    let j = i + 1;
+    while (j < end && !ENTITY_END.has(text.charCodeAt(j))) j++;
+    const name = text.slice(i + 1, j);
+    if (!name.startsWith('#') && !XML_ENTITIES.has(name)) {
+      const shown = `&${name};`;
+      if (!reported.has(shown)) {
+        reported.add(shown);
+        problems.push({ id: 'XHTML_XHTML_Entity_Illegal', args: [shown] });
+      }
+    }
+    i = text.indexOf('&', j); // j > i: every step moves on
+  }
+}
+
+/** `;`, `&`, `'`, `"`, `>`, `<`: where an entity reference ends. */
+const ENTITY_END = new Set([59, 38, 39, 34, 62, 60]);
 
 function checkRoot(rawName: string, attributes: readonly XhtmlAttribute[], problems: XhtmlProblem[]): void {
   if (rawName !== 'div' && rawName !== 'xhtml:div') {

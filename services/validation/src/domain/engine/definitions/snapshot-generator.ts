@@ -165,7 +165,21 @@ class Build {
     this.baseEls = clone(this.els);
     this.baseEls.forEach((e, i) => this.baseById.set(e.id as string, i));
     for (const diff of differentialOf(this.sd)) this.applyDiff(diff);
+    this.fixExtensionUrl(baseUrl);
     return this.els;
+  }
+
+  /**
+   * An extension derived from another extension is its own extension: its `Extension.url` is fixed
+   * to its own url, not its base's (as HL7's ProfileUtilities sets it), unless the differential
+   * fixes it otherwise. Sub-extension urls (`Extension.extension:x.url`) keep theirs.
+   */
+  private fixExtensionUrl(baseUrl: string): void {
+    if (this.sd.type !== 'Extension' || typeof this.sd.url !== 'string' || baseUrl === 'http://hl7.org/fhir/StructureDefinition/Extension') return;
+    const urlElement = this.els.find((e) => e.id === 'Extension.url' || (e.id === undefined && e.path === 'Extension.url'));
+    if (!urlElement) return;
+    const diffFixes = differentialOf(this.sd).some((d) => (d.id ?? d.path) === 'Extension.url' && d.fixedUri !== undefined);
+    if (!diffFixes) urlElement.fixedUri = this.sd.url;
   }
 
   // ---- root ----------------------------------------------------------------------------------

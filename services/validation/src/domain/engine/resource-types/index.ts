@@ -5,7 +5,6 @@ import { CodeSystemValidator } from './code-system-validator.js';
 import { ConceptMapValidator } from './concept-map-validator.js';
 import { MeasureValidator } from './measure-validator.js';
 import { OperationDefinitionValidator } from './operation-definition-validator.js';
-import { ParametersValidator } from './parameters-validator.js';
 import { QuestionnaireValidator } from './questionnaire-validator.js';
 import { ResourceTypeValidators } from './resource-type-validator.js';
 import { SearchParameterValidator } from './search-parameter-validator.js';
@@ -22,7 +21,6 @@ export function defaultResourceTypeValidators(): ResourceTypeValidators {
     new ConceptMapValidator(),
     new MeasureValidator(),
     new OperationDefinitionValidator(),
-    new ParametersValidator(),
     new QuestionnaireValidator(),
     new SearchParameterValidator(),
     new StructureDefinitionValidator(),

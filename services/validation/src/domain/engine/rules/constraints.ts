@@ -30,7 +30,10 @@ export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unkno
       if (run.evaluated.has(key)) continue;
       run.evaluated.add(key);
     }
-    const result = invariants.evaluate(c, value, { resource: host.resource, rootResource: host.root, resolve: resolveInResource, context: host });
+    // As HL7 evaluates them (ValidationContext.forContained; validateContains passes the container on
+    // as the resource): inside a contained resource both %resource and %rootResource are the resource
+    // that contains it; elsewhere both are the resource itself (a Bundle entry is its own root).
+    const result = invariants.evaluate(c, value, { resource: host.root, rootResource: host.root, resolve: resolveInResource, context: host });
     if (result === 'pass' || result === 'skip') continue;
     if (result === 'fail') {
       reportConstraint(ctx, c, run.pos(value), bestPractice);

@@ -11,6 +11,7 @@ import { isObject } from '../json/json-value.js';
 import type { StructurePlan } from '../plan/structure-plan.js';
 import { checkPublication } from '../rules/publication.js';
 import { walkObject } from './object-walker.js';
+import { enterParametersGrouping } from './parameters-grouping.js';
 
 /**
  * Validates host.resource at host.path: `structural` for a resource met for the first time
@@ -33,6 +34,7 @@ export function validateResource(host: ResourceContext, extraProfiles: readonly 
     const ctx = NodeContext.resourceRoot(host, basePlan, 'structural');
     const typeValidator = run.services.resourceTypes.get(rt);
     typeValidator?.beforeElements?.(ctx, res);
+    if (rt === 'Parameters') enterParametersGrouping(ctx, res);
     if (Array.isArray(res.contained) && res.contained.length > 1 && run.options.containedPolicy === 'CHECK_VALID') checkContainedIds(ctx, res.contained);
     walkObject(ctx, res, basePlan.root!.ownChildren!);
     if (typeof res.id === 'string') {

@@ -7,16 +7,12 @@
 import { BundleIndex } from '../checks/references.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
-import type { ResourceTypeValidator } from './resource-type-validator.js';
 
-export class ParametersValidator implements ResourceTypeValidator {
-  readonly resourceTypes = ['Parameters'] as const;
-
-  beforeElements(ctx: NodeContext, parameters: Record<string, unknown>): void {
-    const resources: { resource: Record<string, unknown> }[] = [];
-    collectResources(parameters.parameter, resources);
-    if (resources.length > 0) ctx.host.enterBundle(new BundleIndex(resources));
-  }
+/** Makes the resources of a Parameters resolvable by `Type/id` from each other, before its elements are walked. */
+export function enterParametersGrouping(ctx: NodeContext, parameters: Record<string, unknown>): void {
+  const resources: { resource: Record<string, unknown> }[] = [];
+  collectResources(parameters.parameter, resources);
+  if (resources.length > 0) ctx.host.enterBundle(new BundleIndex(resources));
 }
 
 /** The resources of the parameters and their parts (iteratively: parts nest without a limit). */
