@@ -26,10 +26,13 @@ describe('LocalTerminology: R4 core value sets', () => {
     expect(validate(terminology, { valueSet: GENDER_VS, coding: { code: 'male' }, strength: 'required' })).to.include({ valid: true, source: 'local' });
     const wrong = validate(terminology, { valueSet: GENDER_VS, coding: { code: 'man' }, strength: 'required' });
     expect(wrong.valid).to.equal(false);
+    // as HL7 gives it: the binding issue, with why there is no match (the system cannot be determined) ...
     expect(wrong.issues).to.have.length(2);
     expect(wrong.issues[0]).to.deep.include({ severity: 'error', code: 'code-invalid', messageId: 'Terminology_TX_NoValid_16' });
-    expect(wrong.issues[0]!.text).to.equal(`The value provided ('man') is not in the value set ${GENDER_LABEL}, and a code is required from this value set`);
-    // ... and, as HL7 reports it for a plain code, the system could not be determined.
+    expect(wrong.issues[0]!.text).to.equal(`The value provided ('man') is not in the value set ${GENDER_LABEL}, and a code is required from this value set`
+      + ` (error message = The System URI could not be determined for the code 'man' in the ValueSet '${GENDER_VS}|4.0.1'; `
+      + `The provided code '#man' was not found in the value set '${GENDER_VS}|4.0.1')`);
+    // ... and that reason as an issue of its own
     expect(wrong.issues[1]).to.deep.include({
       severity: 'error', messageId: 'Unable_to_resolve_system__value_set_has_no_matches',
       text: `The System URI could not be determined for the code 'man' in the ValueSet '${GENDER_VS}|4.0.1'`,

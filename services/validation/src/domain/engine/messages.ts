@@ -118,6 +118,7 @@ export const MESSAGES = {
   FIXED_COUNT: { text: 'Expected {0} but found {1} {2} elements', code: 'value' },
   PATTERN_CODING_NOT_FOUND: { text: 'The pattern [system {0}, code {1}, and display "{2}"] defined in the profile {3} not found. Issues: [{4}]', code: 'value' },
   PATTERN_VALUE: { text: 'Value is \'{0}\' but is expected to be \'{1}\' (pattern in profile {2})', code: 'value' },
+  TYPE_SPECIFIC_CHECKS_DT_QTY_NO_ANNOTATIONS: { text: 'UCUM Codes that contain human readable annotations like {0} can be misleading. Best Practice is not to use annotations in the UCUM code, and rather to make sure that Quantity.unit is correctly human readable', code: 'business-rule' },
   MIN_VALUE_UCUM: { text: 'The value in the instance ({0}) is less than the specified minValue ({1}) after UCUM conversion', code: 'value' },
   MAX_VALUE_UCUM: { text: 'The value in the instance ({0}) is greater than the specified maxValue ({1}) after UCUM conversion', code: 'value' },
   MIN_VALUE: { text: 'The value in the instance ({0}) is less than the specified minimum value ({1})', code: 'value' },
@@ -156,7 +157,8 @@ export const MESSAGES = {
   PROFILE_EXT_NOT_HERE: { text: 'The extension {0} is not allowed to be used at this point (based on context invariant \'{1}\')', code: 'structure' },
   EXTENSION_EXT_SIMPLE_WRONG: { text: 'The Extension \'{0}\' definition is for a simple extension, so it must contain a value, not extensions', code: 'structure' },
   EXTENSION_EXT_SIMPLE_ABSENT: { text: 'The Extension \'{0}\' definition is for a simple extension, so it must contain a value', code: 'structure' },
-  EXTENSION_EXT_COMPLEX_VALUE: { text: 'The Extension \'{0}\' definition allows for the types [] but found type {1}', code: 'structure' },
+  // HL7 words it 'allows for the types [] but found type {1}'; we say what the definition allows instead of an empty list
+  EXTENSION_EXT_COMPLEX_VALUE: { text: 'The Extension \'{0}\' is a complex extension: its definition allows sub-extensions and no value, but found a value of type {1}', code: 'structure' },
   EXTENSION_EXT_SUBEXTENSION_INVALID: { text: 'Sub-extension url \'{0}\' is not defined by the Extension {1}', code: 'invalid' },
   EXT_VER_URL_NO_MATCH: { text: 'Extension URLs cannot contain a version, and no extension with this url and version is known', code: 'invalid' },
   EXT_VER_URL_IGNORE: { text: 'Extension URLs cannot contain a version; the extension was found by its url and version, but the version must be left out', code: 'invalid' },

@@ -235,13 +235,19 @@ export class LocalTerminology implements TerminologyPort {
     const verdicts = codings.map((coding) => this.verdictInValueSet(resolved.codes, coding, kind === 'code', request.displayLanguage));
     const result = bindingResult(request, resolved.label, verdicts, 'local');
     if (kind === 'code' && request.strength === 'required' && result.valid === false) {
-      // As HL7 does for a plain code: the value set could not tell which system the code is from.
+      // As HL7 reports a plain code (its own outcome for such a code in the conformance suite, check
+      // `synthea`): the value set could not tell which system the code is from, as an issue of its
+      // own, and the same reason given inside the binding issue (`(error message = …)`).
       const versioned = resolved.resource.version ? `${String(resolved.resource.url)}|${String(resolved.resource.version)}` : String(resolved.resource.url ?? canonical);
+      const reasons: string[] = [];
       for (const coding of codings) {
         if (coding.system) continue;
-        result.issues.push(issue('error', 'code-invalid', 'Unable_to_resolve_system__value_set_has_no_matches',
-          formatTerminologyMessage('Unable_to_resolve_system__value_set_has_no_matches', coding.code, versioned)));
+        const noSystem = formatTerminologyMessage('Unable_to_resolve_system__value_set_has_no_matches', coding.code, versioned);
+        result.issues.push(issue('error', 'code-invalid', 'Unable_to_resolve_system__value_set_has_no_matches', noSystem));
+        reasons.push(`${noSystem}; The provided code '#${String(coding.code)}' was not found in the value set '${versioned}'`);
       }
+      const bindingIssue = result.issues.find((i) => i.messageId === 'Terminology_TX_NoValid_16');
+      if (bindingIssue && reasons.length > 0) bindingIssue.text = `${bindingIssue.text} (error message = ${reasons.join('; ')})`;
     }
     if (request.maxValueSet && result.valid !== true && codings.length > 0 && request.strength !== 'example') {
       this.checkMaxValueSet(request.maxValueSet, codings, kind, result);

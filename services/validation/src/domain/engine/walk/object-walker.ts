@@ -84,8 +84,10 @@ function unknownProperty(ctx: NodeContext, obj: Record<string, unknown>, key: st
       const lower = typeName.charAt(0).toLowerCase() + typeName.slice(1);
       const type = PRIMITIVE_TYPES.has(lower) ? lower : typeName;
       if (plans.typePlan(type) && plan.type === 'Extension' && c.path === 'Extension.value[x]') {
-        // HL7 checkExtension (EXTENSION_EXT_TYPE) reports it on the extension itself
-        ctx.report('error', 'EXTENSION_VALUE_TYPE', [plan.url, c.types.map((t) => t.code).join(', '), type], path, ctx.propPos(obj, key));
+        // HL7 checkExtension (EXTENSION_EXT_TYPE) reports it on the extension itself; a definition that
+        // allows no type at all is a complex extension, and the message says so rather than list `[]`
+        if (c.types.length === 0 || c.max === 0) ctx.report('error', 'EXTENSION_EXT_COMPLEX_VALUE', [plan.url, type], path, ctx.propPos(obj, key));
+        else ctx.report('error', 'EXTENSION_VALUE_TYPE', [plan.url, c.types.map((t) => t.code).join(', '), type], path, ctx.propPos(obj, key));
       } else if (plans.typePlan(type) && c.types.length === 1) {
         ctx.report('error', 'CHOICE_TYPE_NOT_ALLOWED', [plan.label, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, ctx.propPos(obj, key));
       } else {

@@ -9,6 +9,7 @@ import { checkAttachment } from '../rules/attachments.js';
 import { checkBinding } from '../rules/bindings.js';
 import { checkConstraints } from '../rules/constraints.js';
 import { checkFixed, checkPattern } from '../rules/fixed-pattern.js';
+import { checkQuantityUnit } from '../rules/quantity-units.js';
 import { checkQuantityRange } from '../rules/ranges.js';
 import { checkReference } from '../rules/references.js';
 import { validateAgainstProfile, validateResource } from './instance-validator.js';
@@ -35,6 +36,7 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
   if (type === 'Reference' && mode === 'structural') checkReference(ctx, v);
   if (type === 'Attachment' && mode === 'structural') checkAttachment(ctx, v);
   if ((el.minValue || el.maxValue) && type === 'Quantity') checkQuantityRange(ctx, v);
+  if (type === 'Quantity' && mode === 'structural') checkQuantityUnit(ctx, v);
   // children: the element's own (profiles, backbone elements) or its type's
   let children = el.ownChildren;
   if (!children && el.contentReference) {
