@@ -92,6 +92,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     queueLimit: config.validationQueueLimit,
     definitionCacheDir: config.definitionCacheDir,
     terminology: terminologySettings(config),
+    ...(config.referenceServerUrl ? { referenceServer: { url: config.referenceServerUrl, timeoutMs: config.referenceServerTimeoutMs } } : {}),
     workerCache: {
       type: config.cacheType, ttlSeconds: config.cacheValidateCodeTtl, memoryMaxEntries: config.cacheMemoryMaxEntries, namespace: 'validation:validate-code',
       redis: redisConnection(config),
@@ -121,6 +122,8 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       repositories: { ...pgValidationApiRepositories(ctx.get(TOKENS.orm)), artifacts: ctx.get(TOKENS.artifactRepository) },
       openApi: ctx.get(TOKENS.openApi),
       validator: ctx.get(TOKENS.resourceValidator),
+      // $validate applies a facility's (or a named) validation configuration as the flow does
+      configurations: ctx.get(facilityScopes),
       artifactListener: ctx.get(TOKENS.artifactChangeNotifier).listener(),
       initialArtifacts: initialArtifactSources(config),
       validateBodyLimit: config.validateBodyLimit,

@@ -52,6 +52,8 @@ export const validationSchema = {
   validationOutageRetryHorizon: secondsSetting('validation.outage-retry-horizon', 'How long a ReadyForValidation is held and retried in place while the database or the report service is unavailable, before it is dead-lettered', { min: 1 }).default(3_600),
   validationOutageRetryMaxDelay: secondsSetting('validation.outage-retry-max-delay', 'Longest wait between two in-place retries during an outage (the waits double from 1 s up to this)', { min: 1 }).default(30),
   artifactCheckInterval: secondsSetting('validation.artifact-check-interval', 'How often each instance compares the generation of the stored artifacts with the one its engine was built from, and rebuilds when they differ (a missed "artifacts changed" notice is made good within this)', { min: 1, max: 3_600 }).default(30),
+  referenceServerUrl: urlSetting('validation.reference-server-url', 'A FHIR server base the engine may read referenced resources from (GET [base]/Type/id, no caller token) when a validation\'s reference policy checks that references exist (setting referencePolicy); absent = references resolve only inside the submission and the stored RESOURCE artifacts, nothing is fetched from the network').optional(),
+  referenceServerTimeoutMs: intSetting('validation.reference-server-timeout-ms', 'Timeout of one read from validation.reference-server-url (one retry)', { min: 100, max: 60_000 }).default(5_000),
   definitionCacheDir: stringSetting('validation.definition-cache-dir', 'Directory of the start-up cache of parsed FHIR definitions').default('.cache/fhir-definitions'),
 };
 

@@ -13,7 +13,9 @@ import { toSeverity } from '../domain/results/issue-severity.js';
 import { toIssueTypeCode } from '../domain/results/issue-type.js';
 import { issuesFromOperationOutcome, type ValidationIssue } from '../domain/results/validation-issue.js';
 import type { CategoryService } from './category-service.js';
-import { InvalidInputError } from '#shared-kernel/domain/errors.js';
+import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
+import type { ValidationScope } from '../domain/flow/validation-scope.js';
+import { readValidateRequest, type ValidateRequest } from './validate-request.js';
 import { ValidationDeadlineError } from './errors.js';
 
 export type CategorizedIssue = Categorized<ValidationIssue>;
@@ -34,20 +36,38 @@ export type ValidateAnswer =
 /** One result given to $categorize: the issue fields plus whatever else the caller sent (ids, facility, ...). */
 export type CategorizeInput = MatchableIssue & Record<string, unknown>;
 
-export class ValidationApiService {
-  constructor(private readonly validator: ResourceValidator, private readonly categories: CategoryService) {}
+/** Where $validate finds the validation configuration a request names (PgFacilityScopes in the service). */
+export interface ValidationConfigurationLookup {
+  /** The configuration assigned to a facility; undefined = all artifacts, the engine's default settings. */
+  scopeOf(facilityId: string): Promise<ValidationScope | undefined>;
+  getConfiguration(name: string): Promise<ValidationScope | undefined>;
+}
 
-  async validate(resource: unknown, query: { categorize: boolean; summarize: boolean }, options: ValidateOptions = {}): Promise<ValidateAnswer> {
-    const outcome = await this.completedValidation(resource, options);
-    if (!query.categorize) {
-      return query.summarize ? { kind: 'message-summary', summary: summarizeByMessage(issuesFromOperationOutcome(outcome)) } : { kind: 'outcome', outcome };
+/** What the routes pass on from a request: its query parameters, and the caller's Authorization header. */
+export interface ValidateCall {
+  readonly query?: Record<string, unknown>;
+  readonly authorization?: string;
+}
+
+export class ValidationApiService {
+  constructor(
+    private readonly validator: ResourceValidator,
+    private readonly categories: CategoryService,
+    /** Absent: a request naming a facility or a configuration is refused (no configurations here). */
+    private readonly configurations?: ValidationConfigurationLookup,
+  ) {}
+
+  async validate(body: unknown, flags: { categorize: boolean; summarize: boolean }, call: ValidateCall = {}): Promise<ValidateAnswer> {
+    const outcome = await this.completedValidation(body, call);
+    if (!flags.categorize) {
+      return flags.summarize ? { kind: 'message-summary', summary: summarizeByMessage(issuesFromOperationOutcome(outcome)) } : { kind: 'outcome', outcome };
     }
     const issues = (await this.categories.currentCategorizer()).categorize(issuesFromOperationOutcome(outcome));
-    return query.summarize ? { kind: 'category-summary', summary: summarizeByCategory(issues) } : { kind: 'issues', issues };
+    return flags.summarize ? { kind: 'category-summary', summary: summarizeByCategory(issues) } : { kind: 'issues', issues };
   }
 
-  async validateAndCategorize(resource: unknown, options: ValidateOptions = {}): Promise<CompositeValidation> {
-    const outcome = await this.completedValidation(resource, options);
+  async validateAndCategorize(body: unknown, call: ValidateCall = {}): Promise<CompositeValidation> {
+    const outcome = await this.completedValidation(body, call);
     const issues = (await this.categories.currentCategorizer()).categorize(issuesFromOperationOutcome(outcome));
     return {
       outcome,
@@ -61,11 +81,33 @@ export class ValidationApiService {
    * The engine's outcome, unless the validation passed its deadline: then there is no validation
    * result to answer with (only the fact that it did not finish), which the caller gets as an error.
    */
-  private async completedValidation(resource: unknown, options: ValidateOptions): Promise<ValidationOutcome> {
-    const outcome = await this.validator.validate(asResource(resource), options);
+  private async completedValidation(body: unknown, call: ValidateCall): Promise<ValidationOutcome> {
+    const request = readValidateRequest(body, call.query ?? {});
+    const scope = await this.scopeOf(request);
+    const options: ValidateOptions = {
+      ...(request.profiles.length ? { profiles: request.profiles } : {}),
+      ...(call.authorization ? { authorization: call.authorization } : {}),
+      ...(scope ? { scope } : {}),
+      ...(Object.keys(request.settings).length ? { settings: request.settings } : {}),
+    };
+    const outcome = await this.validator.validate(request.resource, options);
     const deadline = deadlineIssueOf(outcome);
     if (deadline) throw new ValidationDeadlineError(deadline.text);
     return outcome;
+  }
+
+  /**
+   * The validation configuration a request names: a facility's (none assigned: all artifacts, as the
+   * flow validates that facility's submissions) or one by name (unknown: 404, as a resource the
+   * request names that does not exist).
+   */
+  private async scopeOf(request: ValidateRequest): Promise<ValidationScope | undefined> {
+    if (request.facilityId === undefined && request.configuration === undefined) return undefined;
+    if (!this.configurations) throw new InvalidInputError('This service has no validation configurations', [{ field: request.facilityId === undefined ? 'configuration' : 'facility', message: 'not supported here' }]);
+    if (request.facilityId !== undefined) return this.configurations.scopeOf(request.facilityId);
+    const scope = await this.configurations.getConfiguration(request.configuration!);
+    if (!scope) throw new NotFoundError(`Validation configuration ${request.configuration} does not exist`);
+    return scope;
   }
 
   /**
@@ -89,13 +131,6 @@ export class ValidationApiService {
     const results = categorizer.categorize(parseResults(rawResults));
     return summarize ? { kind: 'category-summary', summary: summarizeByCategory(results) } : { kind: 'results', results };
   }
-}
-
-function asResource(value: unknown): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof (value as { resourceType?: unknown }).resourceType !== 'string') {
-    throw new InvalidInputError('The body must be a FHIR resource in JSON (an object with resourceType)', [{ field: 'resourceType', message: 'is required' }]);
-  }
-  return value as Record<string, unknown>;
 }
 
 /**

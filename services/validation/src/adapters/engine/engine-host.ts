@@ -63,6 +63,8 @@ export interface EngineHostOptions {
   readonly messageWording?: MessageWording;
   /** Where the validation duration histogram and the deadline counters go; none when absent. */
   readonly metrics?: ServiceMetrics;
+  /** validation.reference-server-url (and its timeout): where a reference policy may fetch references from; absent = no network. */
+  readonly referenceServer?: { readonly url: string; readonly timeoutMs?: number };
   /** The worker module (tests: one whose validator can be made to hang); default the production worker. */
   readonly workerFile?: string;
 }
@@ -189,7 +191,7 @@ export class EngineHost implements ResourceValidator {
     const profiles = options.profiles ? [...options.profiles] : undefined;
     const started = this.duration ? performance.now() : 0;
     try {
-      const outcome = await generation.pool.validateOne(resource, { profiles, authorization: options.authorization, scope: options.scope }, { admission: 'refuse' });
+      const outcome = await generation.pool.validateOne(resource, { profiles, authorization: options.authorization, scope: options.scope, settings: options.settings }, { admission: 'refuse' });
       if (this.duration) this.observe(generation, resource, performance.now() - started);
       return outcome;
     } catch (error) {
@@ -329,6 +331,7 @@ export class EngineHost implements ResourceValidator {
         resources: inputs.resources as Record<string, unknown>[],
         terminology: this.options.terminology,
         cache: this.options.workerCache,
+        ...(this.options.referenceServer ? { referenceServer: { ...this.options.referenceServer } } : {}),
         logLevel: this.options.logLevel,
         ...(this.options.messageWording ? { messageWording: this.options.messageWording } : {}),
         registry: this.options.registry,

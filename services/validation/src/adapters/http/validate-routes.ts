@@ -2,6 +2,7 @@ import express, { Router } from 'express';
 import { z } from 'zod';
 import { JSON_MEDIA_TYPES, type OpenApiBuilder, type RouteBodyLimit } from '#adapters/http/index.js';
 import type { ValidationApiService } from '../../application/validation-api-service.js';
+import { SETTINGS } from '../../domain/engine/settings-input.js';
 import { booleanQuery } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
 
@@ -35,6 +36,19 @@ const FLAGS = z.object({
   summarize: z.enum(['true', 'false']).optional().openapi({ description: 'Answer counts: by message, or by category when categorized' }),
 });
 
+/**
+ * What the validation itself is told (application/validate-request.ts): the validation configuration
+ * that applies (a facility's, as the flow applies it, or one by name), profiles, and the HL7
+ * validator's settings by name (docs/validator-settings.md); the same names work as parameters of a
+ * FHIR `Parameters` body that carries the resource as `resource`.
+ */
+const VALIDATION_QUERY = z.object({
+  facility: z.string().optional().openapi({ description: 'Validate as the flow validates this facility\'s submissions: with its validation configuration (packages, resources, settings)' }),
+  configuration: z.string().optional().openapi({ description: 'Validate with this validation configuration (by name) instead of a facility\'s' }),
+  profile: z.string().optional().openapi({ description: 'A profile to validate against besides meta.profile (repeatable)' }),
+  ...Object.fromEntries(SETTINGS.map((s) => [s.name, z.string().optional().openapi({ description: `${s.description} (HL7 ${s.flag})` })])),
+});
+
 /** $validate, $validate-and-categorize and $categorize. */
 export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSchemas, service: ValidationApiService, options: ValidateRouteOptions = {}): Router {
   const router = Router();
@@ -49,8 +63,10 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     method: 'post', path: '/api/$validate', tags, summary: 'Validate a FHIR resource',
     description: 'Validates against FHIR R4, the profiles in meta.profile and terminology bindings. Default answer: the OperationOutcome. '
       + '`categorize=true`: the issues with their categories. `summarize=true`: counts by message, or by category with categorize. '
+      + '`facility` or `configuration` validates with that validation configuration, as the flow does; settings by name (or as parameters of a '
+      + '`Parameters` body carrying the resource as `resource`) win over the configuration\'s. A bad setting is a 400 naming it; an unknown configuration 404. '
       + DEADLINE_AND_CAPACITY,
-    request: { query: FLAGS, body: fhirBody },
+    request: { query: FLAGS.merge(VALIDATION_QUERY), body: fhirBody },
     responses: {
       200: {
         description: 'The OperationOutcome (application/fhir+json) by default; with the flags CategorizedIssue[], MessageCount[] or CategoryCount[] (application/json)',
@@ -64,7 +80,7 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   });
   router.post('/api/$validate', largeJson, async (req, res) => {
     const answer = await service.validate(req.body, { categorize: booleanQuery(req.query, 'categorize'), summarize: booleanQuery(req.query, 'summarize') },
-      authorization(req.header('authorization')));
+      { query: req.query, ...authorization(req.header('authorization')) });
     switch (answer.kind) {
       case 'outcome': res.type('application/fhir+json').send(JSON.stringify(answer.outcome)); break;
       case 'issues': res.json(answer.issues); break;
@@ -76,11 +92,11 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     method: 'post', path: '/api/$validate-and-categorize', tags, summary: 'Validate and categorize with a composite response',
     description: 'Answers the OperationOutcome, the categorized issues, summaries by category and by message, and the validity verdict '
       + '(valid when no issue is in a category that is not acceptable and no error or fatal issue is uncategorized). ' + DEADLINE_AND_CAPACITY,
-    request: { body: fhirBody },
+    request: { query: VALIDATION_QUERY, body: fhirBody },
     responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 422, 500, 503) },
   });
   router.post('/api/$validate-and-categorize', largeJson, async (req, res) => {
-    res.json(await service.validateAndCategorize(req.body, authorization(req.header('authorization'))));
+    res.json(await service.validateAndCategorize(req.body, { query: req.query, ...authorization(req.header('authorization')) }));
   });
 
   openApi.registerPath({

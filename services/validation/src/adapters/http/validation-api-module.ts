@@ -41,7 +41,7 @@ import { ArtifactService, type InitializationReport } from '../../application/ar
 import { CategoryService } from '../../application/category-service.js';
 import { EnginePackageInspector } from '../../application/engine-package-inspector.js';
 import { ResultService } from '../../application/result-service.js';
-import { ValidationApiService } from '../../application/validation-api-service.js';
+import { ValidationApiService, type ValidationConfigurationLookup } from '../../application/validation-api-service.js';
 import type { ArtifactChangeListener, ArtifactRepository, InitialArtifactSource } from '../../domain/ports/artifact-repository.js';
 import type { PackageInspector, TerminologyKnowledge } from '../../domain/artifacts/package-summary.js';
 import type { CategoryRepository, ImportOutcome } from '../../domain/ports/category-repository.js';
@@ -82,6 +82,8 @@ export interface ValidationApiDependencies {
   readonly openApi: OpenApiBuilder;
   /** The FHIR engine. */
   readonly validator: ResourceValidator;
+  /** Where $validate finds the validation configuration a request names (by facility or by name); absent: none. */
+  readonly configurations?: ValidationConfigurationLookup;
   /** Told after artifacts change (the engine rebuilds its definitions; other instances are notified). */
   readonly artifactListener?: ArtifactChangeListener;
   /** What `$initialize` loads, in order (initial-sources.ts); default: `artifactInitDir` alone. */
@@ -126,7 +128,7 @@ export function createValidationApiModule(deps: ValidationApiDependencies): Vali
     deps.initialArtifacts ?? [new DirectoryArtifactSource(deps.artifactInitDir)],
     deps.terminologyKnowledge,
   );
-  const validation = new ValidationApiService(deps.validator, categories);
+  const validation = new ValidationApiService(deps.validator, categories, deps.configurations);
   const results = new ResultService(repositories.results, repositories.categories);
 
   const schemas = validationApiSchemas(deps.openApi);

@@ -5,6 +5,7 @@ import {
 } from '#adapters/http/index.js';
 import type { PgFacilityScopes } from '../persistence/pg-facility-scopes.js';
 import { ValidationScopeError } from '../../domain/flow/validation-scope.js';
+import { SETTINGS } from '../../domain/engine/settings-input.js';
 import { CONFIGURATION_NAME_LENGTH, STORED_ID_LENGTH } from './stored-lengths.js';
 
 /** What the routes need of the store (PgFacilityScopes in the service). */
@@ -55,6 +56,8 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
       description: 'true (default): only the listed packages (and core) are visible, so list the dependencies too; '
         + 'false: the listed versions win over other versions of the same packages, other packages stay visible',
     }),
+    settings: z.object(Object.fromEntries(SETTINGS.map((s) => [s.name, z.unknown().optional().openapi({ description: `${s.description} (HL7 ${s.flag})` })])))
+      .optional().openapi({ description: 'The HL7 validator\'s settings for the facilities\' submissions (docs/validator-settings.md); absent: the engine\'s defaults' }),
   }));
   const PagedConfigurations = openApi.register('PagedValidationConfigurations', z.object({
     records: z.array(Configuration),

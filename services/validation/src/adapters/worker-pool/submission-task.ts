@@ -22,6 +22,7 @@ import { deadlineOutcome } from '../../domain/engine/outcome/deadline.js';
 import type { Validator } from '../../domain/engine/validator.js';
 import { encodeEntryIssues, submissionFromBytes, SubmissionFormatError, type FhirResourceJson, type SubmissionBundle } from '../../domain/flow/index.js';
 import type { TaskControls } from './validation-worker.js';
+import { taskSettings } from './task-settings.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
 import type { WorkerMetricsReport } from './worker-metrics.js';
 
@@ -78,7 +79,7 @@ export async function validateSubmissionTask(validator: Validator, task: Submiss
   const resourceTypes: string[] = [];
   const durationsMs: number[] = [];
   let budgetStopped = false;
-  const options = { profiles: task.profiles, authorization: task.authorization };
+  const options = { profiles: task.profiles, authorization: task.authorization, settings: taskSettings(task) };
   for (const [position, index] of entries.entries()) {
     const resource: FhirResourceJson = bundle.entry[index]!.resource;
     let outcome;

@@ -36,10 +36,14 @@ import type { CanonicalResource, ConformanceResourceSource } from '../../domain/
 import { DefinitionIndex, type DefinitionIndexState } from '../../domain/engine/definitions/index.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
 import { Validator } from '../../domain/engine/validator.js';
-import { scopeKey, type ValidationScope } from '../../domain/flow/validation-scope.js';
+import type { ValidationSettings } from '../../domain/engine/validator-options.js';
+import { scopeIncludesResource, scopeKey, type ValidationScope } from '../../domain/flow/validation-scope.js';
+import { ArtifactFetcher } from '../engine/artifact-fetcher.js';
+import { FhirServerFetcher } from '../engine/fhir-server-fetcher.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/ports/terminology.js';
 import { validateSubmissionTask, type SubmissionTask, type SubmissionTaskResult } from './submission-task.js';
+import { taskSettings } from './task-settings.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
 import { WorkerCounters, type WorkerMetricsReport } from './worker-metrics.js';
 
@@ -68,6 +72,11 @@ export interface WorkerSetup {
   logLevel?: string;
   /** The wording of this worker's issue texts (default HAPI's). */
   messageWording?: MessageWording;
+  /**
+   * The FHIR server references may be fetched from when a reference policy asks
+   * (`validation.reference-server-url`); absent = the RESOURCE artifacts only, no network.
+   */
+  referenceServer?: { url: string; timeoutMs?: number };
 }
 
 /** What every task carries besides its resources: how to validate them, and the pool's deadline controls. */
@@ -75,8 +84,10 @@ export interface TaskControls {
   profiles?: string[];
   /** Passed on to remote terminology. */
   authorization?: string;
-  /** The facility's validation scope; absent = every artifact. */
+  /** The facility's validation scope; absent = every artifact. Its settings apply to every resource of the task. */
   scope?: ValidationScope;
+  /** Settings of this call, over the scope's (a $validate request's own). */
+  settings?: ValidationSettings;
   /** Where the worker publishes the position (in the task) of what it is validating (TaskProgress); set by the pool. */
   progress?: SharedArrayBuffer;
   /** The submission's worker-time budget (SharedBudget), shared with its other tasks; set by the pool. */
@@ -124,11 +135,22 @@ function validatorFor(scope: ValidationScope | undefined): Promise<Validator> {
     })();
     validator = base.then(async ({ index, resources, data }) => {
       const source = conformanceSource(index, resources, scope);
-      return new Validator(source, await terminologyFor(source, data));
+      return new Validator(source, await terminologyFor(source, data), { fetcher: fetcherFor(resources, scope, data) });
     });
     validators.set(key, validator);
   }
   return validator;
+}
+
+/** One FHIR server fetcher per worker (one connection pool), whatever the number of scopes. */
+let serverFetcher: FhirServerFetcher | undefined;
+
+/** What references resolve to beyond the resource and its Bundle: the scope's RESOURCE artifacts, then the configured server. */
+function fetcherFor(resources: readonly CanonicalResource[], scope: ValidationScope | undefined, data: WorkerSetup): ArtifactFetcher {
+  if (data.referenceServer && !serverFetcher) {
+    serverFetcher = new FhirServerFetcher({ baseUrl: data.referenceServer.url, timeoutMs: data.referenceServer.timeoutMs, logger: createLogger('validation-worker', data.logLevel) });
+  }
+  return new ArtifactFetcher(scope ? resources.filter((r) => scopeIncludesResource(scope, r)) : resources, serverFetcher);
 }
 
 /** This thread's counters: the main thread's registry receives their changes with each result. */
@@ -160,6 +182,7 @@ export default async function validateTask(task: ValidationTask | SubmissionTask
     if (metrics) result.metrics = metrics;
     return result;
   }
+  const settings = taskSettings(task);
   const progress = task.progress ? new TaskProgress(task.progress) : undefined;
   const budget = task.budget ? new SharedBudget(task.budget) : undefined;
   const outcomes: ValidationOutcome[] = [];
@@ -170,7 +193,7 @@ export default async function validateTask(task: ValidationTask | SubmissionTask
     progress?.begin(index);
     const started = performance.now();
     const busyBefore = budget ? performance.eventLoopUtilization() : undefined;
-    outcomes.push(await v.validateAsync(r, { profiles: task.profiles, authorization: task.authorization }));
+    outcomes.push(await v.validateAsync(r, { profiles: task.profiles, authorization: task.authorization, settings }));
     durationsMs.push(performance.now() - started);
     if (busyBefore) budget!.charge(performance.eventLoopUtilization(busyBefore).active);
   }

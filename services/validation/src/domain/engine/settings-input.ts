@@ -27,7 +27,7 @@ type Kind =
   | { type: 'count' }
   | { type: 'bundleRules' };
 
-interface SettingSpec {
+export interface SettingSpec {
   readonly name: keyof ValidationSettings;
   readonly kind: Kind;
   /** The HL7 CLI's flag (or ours, when HL7 has none: `hl7Flag` false). */

@@ -8,6 +8,8 @@
  * version in the same running service: both versions are stored (as two PACKAGE artifacts), the
  * engine loads both, and each facility's scope hides the other version (DefinitionIndex.scoped).
  */
+import { parseSettings, SettingsInputError } from '../engine/settings-input.js';
+import type { ValidationSettings } from '../engine/validator-options.js';
 
 export interface PackagePin {
   readonly name: string;
@@ -26,6 +28,12 @@ export interface ValidationScope {
    * false: the listed versions win over other versions of the same packages; other packages stay visible.
    */
   readonly exclusive?: boolean;
+  /**
+   * The HL7 validator's settings the facility's submissions are validated with (best-practice level,
+   * extension domains, reference policy, ...: domain/engine/validator-options.ts); absent = the
+   * engine's defaults. $validate applies them too when given the facility or the configuration.
+   */
+  readonly settings?: ValidationSettings;
 }
 
 /** Port: the scope assigned to a facility (undefined = all artifacts). */
@@ -63,10 +71,23 @@ export function parseValidationScope(input: unknown): ValidationScope {
     resources = value.resources as string[];
   }
   if (value.exclusive !== undefined && typeof value.exclusive !== 'boolean') throw new ValidationScopeError('exclusive: true or false', 'exclusive');
-  return { name: value.name, packages, ...(resources ? { resources } : {}), ...(value.exclusive === undefined ? {} : { exclusive: value.exclusive }) };
+  let settings: ValidationSettings | undefined;
+  try {
+    settings = value.settings === undefined || value.settings === null ? undefined : parseSettings(value.settings, 'settings');
+  } catch (error) {
+    if (error instanceof SettingsInputError) throw new ValidationScopeError(error.message, error.field);
+    throw error;
+  }
+  return {
+    name: value.name, packages, ...(resources ? { resources } : {}), ...(value.exclusive === undefined ? {} : { exclusive: value.exclusive }),
+    ...(settings && Object.keys(settings).length > 0 ? { settings } : {}),
+  };
 }
 
-/** A stable key of the scope's content (two equal configurations share one scoped engine). */
+/**
+ * A stable key of the scope's content (two equal configurations share one scoped engine). The
+ * settings are not part of it: they are applied per validation, on the same definitions.
+ */
 export function scopeKey(scope: ValidationScope): string {
   const packages = [...scope.packages].map((p) => `${p.name}#${p.version}`).sort();
   const resources = scope.resources ? [...scope.resources].sort() : null;

@@ -5,12 +5,17 @@
 import type { ValidationOutcome } from '../engine/outcome/issue.js';
 import { UnavailableError } from '#shared-kernel/domain/errors.js';
 import type { ValidationScope } from '../flow/validation-scope.js';
+import type { ValidationSettings } from '../engine/validator-options.js';
 
 export interface ValidateOptions {
   /** Extra profiles to validate against, besides those in meta.profile. */
   readonly profiles?: readonly string[];
   /** The caller's Authorization header, passed on to remote terminology. */
   readonly authorization?: string;
+  /** The HL7 validator's settings for this validation (over the scope's, when a scope is given too). */
+  readonly settings?: ValidationSettings;
+  /** The validation configuration that applies (its packages, resources and settings); absent = all artifacts. */
+  readonly scope?: ValidationScope;
 }
 
 /** What the validator answers for a resource: the engine's outcome itself (one outcome type from the engine to the store). */
