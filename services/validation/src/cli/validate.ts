@@ -32,7 +32,7 @@ import type { CanonicalResource, ConformanceResourceSource, FhirResource } from 
 import { isErrorIssue, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
 import type { Validator } from '../domain/engine/validator.js';
 import type { ValidationSettings } from '../domain/engine/validator-options.js';
-import { applyFlag, flagArity, settingForFlag, settingsFromManifest, SettingsInputError } from '../domain/engine/settings-input.js';
+import { applyFlag, flagArity, HL7_CLI_DEFAULTS, settingForFlag, settingsFromManifest, SettingsInputError } from '../domain/engine/settings-input.js';
 import { defaultPackageFiles } from './default-packages.js';
 
 // Start-up: compiling the engine's modules is a good part of a cold start, so V8's compiled code is
@@ -65,7 +65,8 @@ export const USAGE = `usage: fhir-validate [--ig <package.tgz|folder>]... [--loa
        fhir-validate --harness <file> <profiles> <supporting> [--options <json>]`;
 
 export function parseCliArgs(argv: readonly string[]): CliArgs | string {
-  const settings: Record<string, unknown> = {};
+  // the HL7 CLI's defaults, then the flags and options over them
+  const settings: Record<string, unknown> = { ...HL7_CLI_DEFAULTS };
   const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, settings, ignoredOptions: [], extensionPack: true, threads: undefined, messageWording: 'hapi' };
   for (let i = 0, a = argv[0]; a !== undefined; a = argv[++i]) {
     const value = () => {

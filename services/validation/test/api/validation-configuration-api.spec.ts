@@ -70,10 +70,24 @@ describe('validation API: per-facility validation configurations (HTTP) @infra',
     expect(badName.body.errors[0].field).to.equal('name');
     const badExclusive = await request(app).post('/api/validation-configurations').send({ name: 'x', packages: [], exclusive: 'yes' }).expect(400);
     expect(badExclusive.body.errors[0].field).to.equal('exclusive');
+    const badSetting = await request(app).post('/api/validation-configurations').send({ name: 'x', packages: [], settings: { bestPractice: 'loud' } }).expect(400);
+    expect(badSetting.body.errors).to.deep.equal([{ field: 'settings.bestPractice', message: 'settings.bestPractice: one of ignore, hint, warning, error' }]);
+    const unknownSetting = await request(app).post('/api/validation-configurations').send({ name: 'x', packages: [], settings: { loud: true } }).expect(400);
+    expect(unknownSetting.body.errors[0].field).to.equal('settings.loud');
     await request(app).get('/api/validation-configurations/bad').expect(404);
     const badPut = await request(app).put('/api/validation-configurations/ig-v1').send({ name: 'ig-v1', packages: [{ version: '1' }] }).expect(400);
     expect(badPut.body.errors[0].field).to.equal('packages[0]');
     expect((await request(app).get('/api/validation-configurations/ig-v1').expect(200)).body).to.deep.equal(V1);
+  });
+
+  it('keeps a configuration\'s settings (the HL7 validator\'s, by our names) as given, checked', async () => {
+    const withSettings = { name: 'ig-v1-strict', packages: V1.packages, settings: { bestPractice: 'error', extensionDomains: ['http://ext.test/'], referencePolicy: 'CHECK_EXISTS' } };
+    await request(app).post('/api/validation-configurations').send(withSettings).expect(201);
+    expect((await request(app).get('/api/validation-configurations/ig-v1-strict').expect(200)).body).to.deep.equal(withSettings);
+    // HL7's spellings of the values are read as ours
+    await request(app).put('/api/validation-configurations/ig-v1-strict').send({ ...withSettings, settings: { bestPractice: 'Hint' } }).expect(202);
+    expect((await request(app).get('/api/validation-configurations/ig-v1-strict').expect(200)).body.settings).to.deep.equal({ bestPractice: 'hint' });
+    await request(app).delete('/api/validation-configurations/ig-v1-strict').expect(204);
   });
 
   it('replaces only an existing configuration (202), with the body name equal to the URL name', async () => {

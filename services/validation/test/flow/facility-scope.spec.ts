@@ -22,6 +22,8 @@ import { InMemorySubmissionSource } from './support/in-memory-submission-source.
 
 const PROFILE = 'http://example.org/fhir/StructureDefinition/scoped-patient';
 const IG = 'example.scoped.ig';
+/** An extension no definition knows: an error unless a configuration's settings allow its domain. */
+const UNKNOWN_EXTENSION = 'http://extensions.scoped.test/fhir/StructureDefinition/unknown';
 
 /** A Patient profile of the IG version `version` that makes `element` required. */
 function igPackage(version: string, element: string, corePatient: Record<string, unknown>): Buffer {
@@ -45,26 +47,27 @@ describe('validation flow: per-facility validation scope (two versions of one IG
   let api: ValidationApiModule;
   let scopes: PgFacilityScopes;
   let flow: ValidationFlow;
+  let submissionResource: Record<string, unknown>;
 
   before(async () => {
     db = await openFlowDatabase(dbName);
     engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: 2, terminology: {}, logger });
     await engine.start();
+    scopes = new PgFacilityScopes(db.orm, 0);
     api = createValidationApiModule({
       repositories: pgValidationApiRepositories(db.orm), openApi: new OpenApiBuilder({ title: 't', version: '1' }), validator: engine,
-      artifactListener: { artifactsChanged: async () => void (await engine.reload()) },
+      artifactListener: { artifactsChanged: async () => void (await engine.reload()) }, configurations: scopes,
     });
     await api.categories.initialize();
     const corePatient = (await loadDefinitions({})).index.structureDefinition('http://hl7.org/fhir/StructureDefinition/Patient') as Record<string, unknown>;
     await api.artifacts.save('PACKAGE', `${IG}#1.0.0`, igPackage('1.0.0', 'Patient.birthDate', corePatient));
     await api.artifacts.save('PACKAGE', `${IG}@2.0.0`, igPackage('2.0.0', 'Patient.gender', corePatient));
-    scopes = new PgFacilityScopes(db.orm, 0);
-    const submission = {
+    submissionResource = {
       resourceType: 'MeasureReport', id: 'mr', status: 'complete', type: 'individual', measure: 'http://example.org/Measure/m',
       period: { start: '2026-01-01', end: '2026-01-31' },
-      contained: [{ resourceType: 'Patient', id: 'p1', meta: { profile: [PROFILE] } }],
+      contained: [{ resourceType: 'Patient', id: 'p1', meta: { profile: [PROFILE] }, extension: [{ url: UNKNOWN_EXTENSION, valueString: 'x' }] }],
     };
-    const source = new InMemorySubmissionSource().serving(submission);
+    const source = new InMemorySubmissionSource().serving(submissionResource);
     flow = new ValidationFlow({
       source, validator: engine, categories: api.categories, scopes, store: new PgFlowStore(db.orm),
       completion: { subject: 'scopetest.compliance.event.validation-complete.v1', schemaVersion: '1.0.0' },
@@ -110,9 +113,28 @@ describe('validation flow: per-facility validation scope (two versions of one IG
     expect(requires(await messagesFor('fac-a'), 'Patient.gender', '2.0.0')).to.equal(true);
   });
 
+  it('a configuration\'s settings reach its facility\'s validation in the workers; $validate with the facility decides as the flow', async () => {
+    const unknownExtension = (messages: string[]) => messages.some((m) => m.includes(`${UNKNOWN_EXTENSION} could not be found`));
+    await scopes.saveConfiguration({ name: 'ig-v1-ext', packages: [{ name: IG, version: '1.0.0' }], settings: { extensionDomains: ['http://extensions.scoped.test/'] } });
+    await scopes.assign('fac-ext', 'ig-v1-ext');
+    await scopes.assign('fac-a', 'ig-v1');
+    const [plain, trusting] = await Promise.all([messagesFor('fac-a'), messagesFor('fac-ext')]);
+    expect(unknownExtension(plain), 'without the settings').to.equal(true);
+    expect(unknownExtension(trusting), 'with the configuration\'s extension domain').to.equal(false);
+    expect(requires(trusting, 'Patient.birthDate', '1.0.0'), 'the packages of the configuration still apply').to.equal(true);
+    // what an operator tries on $validate, naming the facility, is what the flow decided
+    const patient = (submission: Record<string, unknown>) => (submission.contained as Record<string, unknown>[])[0]!;
+    const tried = await api.validation.validate({ ...patient(submissionResource), resourceType: 'Patient' }, { categorize: false, summarize: false }, { query: { facility: 'fac-ext' } });
+    const triedMessages = tried.kind === 'outcome' ? tried.outcome.issue.map((i) => i.details.text) : [];
+    expect(unknownExtension(triedMessages)).to.equal(false);
+    expect(requires(triedMessages, 'Patient.birthDate', '1.0.0')).to.equal(true);
+    const untried = await api.validation.validate(patient(submissionResource), { categorize: false, summarize: false }, { query: { facility: 'fac-a' } });
+    expect(unknownExtension(untried.kind === 'outcome' ? untried.outcome.issue.map((i) => i.details.text) : [])).to.equal(true);
+  });
+
   it('configurations are checked: the bad field is named', async () => {
     const error = await scopes.saveConfiguration({ name: 'x', packages: [{ name: IG }] }).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ValidationScopeError).and.to.have.property('field', 'packages[0]');
-    expect((await scopes.listConfigurations()).map((s) => s.name)).to.deep.equal(['core-only', 'ig-v1', 'ig-v2']);
+    expect((await scopes.listConfigurations()).map((s) => s.name)).to.deep.equal(['core-only', 'ig-v1', 'ig-v1-ext', 'ig-v2']);
   });
 });

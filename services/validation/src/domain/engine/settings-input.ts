@@ -61,6 +61,13 @@ export const SETTINGS: readonly SettingSpec[] = [
   { name: 'r5BundleRelativeReferencePolicy', kind: { type: 'enum', values: R5_POLICY }, flag: '-r5-bundle-relative-reference-policy', hl7Flag: true, description: 'R5 relative references in Bundles: default, never, always (no effect on R4 content)' },
 ];
 
+/**
+ * Where the HL7 CLI's defaults differ from the engine's (which follow Link Cloud's service, for the
+ * flow): the CLI and the conformance harness start from these. HL7 reports a wrong display as an
+ * error unless told `-display-issues-are-warnings`; the service's terminology answers a warning.
+ */
+export const HL7_CLI_DEFAULTS: Readonly<ValidationSettings> = Object.freeze({ displayIssuesAreWarnings: false });
+
 const BY_NAME = new Map(SETTINGS.map((s) => [s.name as string, s]));
 const BY_FLAG = new Map(SETTINGS.map((s) => [s.flag.toLowerCase(), s]));
 

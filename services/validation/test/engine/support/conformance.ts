@@ -9,7 +9,7 @@ import { sharedDir } from '#test-support/shared-dir.js';
 import type { CanonicalResource } from '#validation/domain/ports/conformance-resources.js';
 import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
 import { Validator } from '#validation/domain/engine/validator.js';
-import { settingsFromManifest } from '#validation/domain/engine/settings-input.js';
+import { HL7_CLI_DEFAULTS, settingsFromManifest } from '#validation/domain/engine/settings-input.js';
 import { InMemoryResourceFetcher } from '#validation/domain/ports/resource-fetcher.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 import type { Issue } from '#validation/domain/engine/outcome/issue.js';
@@ -91,6 +91,7 @@ export function runCase(c: ConformanceCase, core: ConformanceResourceSource): Ca
     // The manifest's options, read as the CLI reads `--options` (and the supporting files as the
     // CLI's fetcher), so in-process and CLI scores are the same.
     const validator = new Validator(source, new LocalTerminology(source), {
+      ...HL7_CLI_DEFAULTS,
       ...settingsFromManifest(c.options ?? {}).settings,
       fetcher: new InMemoryResourceFetcher(supporting),
     });
