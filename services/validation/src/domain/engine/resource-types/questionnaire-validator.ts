@@ -51,7 +51,7 @@ export class QuestionnaireValidator implements ResourceTypeValidator {
       ctx.error('QR_CONTAINED_NOT_QUESTIONNAIRE', [url.slice(1), 'Questionnaire', String(q.resourceType)], ctx.path, ctx.at);
       return undefined;
     }
-    const q = ctx.services.resolve('Questionnaire', url);
+    const q = ctx.services.resolve('Questionnaire', url) ?? fetchedNow(ctx, url);
     return isObject(q) && q.resourceType === 'Questionnaire' ? { questionnaire: q } : undefined;
   }
 
@@ -62,6 +62,22 @@ export class QuestionnaireValidator implements ResourceTypeValidator {
     if (other) ctx.error('CANONICAL_WRONG_TYPE', [url, other.resourceType, 'Questionnaire'], `${ctx.path}.questionnaire`, at);
     const exampleUrl = url.startsWith('http://example.org') || url.startsWith('https://example.org');
     ctx.report(exampleUrl ? 'information' : 'warning', 'QR_QUESTIONNAIRE_NOT_FOUND', [url], ctx.path, at);
+  }
+}
+
+/**
+ * What the fetcher knows of a Questionnaire the definitions do not (HL7's fetcher: the CLI's
+ * supporting files, e.g. one named `Questionnaire/id`), when it answers at once; an answer that
+ * would come later (a server) cannot drive the response's synchronous walk and is not waited for.
+ */
+function fetchedNow(ctx: NodeContext, url: string): unknown {
+  try {
+    const answer = ctx.run.options.fetcher?.fetch(url);
+    if (!(answer instanceof Promise)) return answer;
+    answer.catch(() => undefined); // not waited for: its failure is nobody's concern
+    return undefined;
+  } catch {
+    return undefined;
   }
 }
 
