@@ -87,7 +87,7 @@ describe('engine: extensions', function () {
       expect(errorsOf(ok), describe_(ok)).to.deep.equal([]);
       const withValue = patient({ extension: [{ url: EXT + 'complex', valueString: 'x' }] });
       expect(idsOf(withValue), describe_(withValue)).to.include('EXTENSION_EXT_COMPLEX_VALUE');
-      expect(issue(withValue, 'EXTENSION_EXT_COMPLEX_VALUE')?.details.text).to.equal(`The Extension '${EXT}complex' is a complex extension: its definition allows sub-extensions and no value, but found a value of type string`);
+      expect(issue(withValue, 'EXTENSION_EXT_COMPLEX_VALUE')?.details.text).to.equal(`The Extension '${EXT}complex' definition allows for the types [] but found type string (the definition is a complex extension: it takes sub-extensions, not a value)`);
       const unknownPart = patient({ extension: [{ url: EXT + 'complex', extension: [{ url: 'nope', valueString: 'x' }] }] });
       const sub = issue(unknownPart, 'EXTENSION_EXT_SUBEXTENSION_INVALID');
       expect(sub?.severity, describe_(unknownPart)).to.equal('error');

@@ -114,7 +114,8 @@ describe('validation flow: per-facility validation scope (two versions of one IG
   });
 
   it('a configuration\'s settings reach its facility\'s validation in the workers; $validate with the facility decides as the flow', async () => {
-    const unknownExtension = (messages: string[]) => messages.some((m) => m.includes(`${UNKNOWN_EXTENSION} could not be found`));
+    // in either wording (docs/message-wording.md)
+    const unknownExtension = (messages: string[]) => messages.some((m) => m.includes(`${UNKNOWN_EXTENSION} could not be found`) || m.includes(`${UNKNOWN_EXTENSION} is unknown`));
     await scopes.saveConfiguration({ name: 'ig-v1-ext', packages: [{ name: IG, version: '1.0.0' }], settings: { extensionDomains: ['http://extensions.scoped.test/'] } });
     await scopes.assign('fac-ext', 'ig-v1-ext');
     await scopes.assign('fac-a', 'ig-v1');

@@ -66,6 +66,8 @@ export const HL7_MESSAGE_IDS: Partial<Record<MessageId, MessageIdSource>> = {
   RESOURCE_NOT_OBJECT: OWN_RULE,
   INTERNAL_ERROR: LIMIT,
   NESTING_TOO_DEEP: LIMIT,
+  VALIDATION_MESSAGES_TRUNCATED: LIMIT,
+  NO_EXPERIMENTAL_CONTENT: { ours: 'the HL7 id of its no-experimental-content check is not verified against Messages.properties; ours until it is' },
   VALIDATION_TIMEOUT: LIMIT,
   SUBMISSION_TIMEOUT: LIMIT,
 

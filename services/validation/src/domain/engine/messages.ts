@@ -43,7 +43,7 @@ export const MESSAGES = {
   INTERNAL_ERROR: { text: 'Validation could not be completed: {0}', code: 'exception' },
   NESTING_TOO_DEEP: { text: 'The resource is nested too deeply (more than {0} levels)', code: 'too-costly' },
   // publication settings (rules/publication.ts), keyed by HL7's message ids
-  VALIDATION_NO_EXPERIMENTAL_CONTENT: { text: 'Experimental content is not allowed in this context', code: 'business-rule' },
+  NO_EXPERIMENTAL_CONTENT: { text: 'Experimental content is not allowed in this context', code: 'business-rule' },
   VALIDATION_HL7_WG_NEEDED: { text: 'When HL7 is publishing a resource, the owning committee must be stated using the {0} extension', code: 'business-rule' },
   VALIDATION_HL7_PUBLISHER_MULTIPLE_WGS: { text: 'This resource has more than one workgroup extension', code: 'business-rule' },
   // maxValidationMessages (validator-options.ts): what was dropped past the limit
@@ -157,8 +157,8 @@ export const MESSAGES = {
   PROFILE_EXT_NOT_HERE: { text: 'The extension {0} is not allowed to be used at this point (based on context invariant \'{1}\')', code: 'structure' },
   EXTENSION_EXT_SIMPLE_WRONG: { text: 'The Extension \'{0}\' definition is for a simple extension, so it must contain a value, not extensions', code: 'structure' },
   EXTENSION_EXT_SIMPLE_ABSENT: { text: 'The Extension \'{0}\' definition is for a simple extension, so it must contain a value', code: 'structure' },
-  // HL7 words it 'allows for the types [] but found type {1}'; we say what the definition allows instead of an empty list
-  EXTENSION_EXT_COMPLEX_VALUE: { text: 'The Extension \'{0}\' is a complex extension: its definition allows sub-extensions and no value, but found a value of type {1}', code: 'structure' },
+  // HL7's text, with what the definition allows said after it (HL7 shows an empty type list: docs/message-wording.md)
+  EXTENSION_EXT_COMPLEX_VALUE: { text: 'The Extension \'{0}\' definition allows for the types [] but found type {1} (the definition is a complex extension: it takes sub-extensions, not a value)', code: 'structure' },
   EXTENSION_EXT_SUBEXTENSION_INVALID: { text: 'Sub-extension url \'{0}\' is not defined by the Extension {1}', code: 'invalid' },
   EXT_VER_URL_NO_MATCH: { text: 'Extension URLs cannot contain a version, and no extension with this url and version is known', code: 'invalid' },
   EXT_VER_URL_IGNORE: { text: 'Extension URLs cannot contain a version; the extension was found by its url and version, but the version must be left out', code: 'invalid' },

@@ -18,7 +18,7 @@ export function checkPublication(ctx: NodeContext, resource: Record<string, unkn
   const url = resource.url;
   if (typeof url !== 'string') return;
   if (options.noExperimentalContent && resource.experimental === true) {
-    ctx.error('VALIDATION_NO_EXPERIMENTAL_CONTENT', [], `${ctx.path}.experimental`, ctx.propPos(resource, 'experimental'));
+    ctx.error('NO_EXPERIMENTAL_CONTENT', [], `${ctx.path}.experimental`, ctx.propPos(resource, 'experimental'));
   }
   if (options.forPublication && (url.startsWith('http://hl7.org/fhir/') || url.startsWith('http://terminology.hl7.org/')) && !url.includes('http://hl7.org/fhir/sid')) {
     const extensions = Array.isArray(resource.extension) ? resource.extension : [];
