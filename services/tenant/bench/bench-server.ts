@@ -2,8 +2,8 @@
  * The tenant HTTP routes on the standard app, over an existing database, in a process of their own
  * so the load generator does not share the server's event loop. The middleware is the service
  * runtime's (adapters/runtime/service-runtime.ts): request logging at info (to /dev/null), metrics,
- * the ORM request context, JWT authentication (BENCH_JWK, BENCH_ISSUER, BENCH_AUDIENCE) and the
- * admin write guard; only NATS, the outbox relay and the scheduler are left out. Started by
+ * JWT authentication (BENCH_JWK, BENCH_ISSUER, BENCH_AUDIENCE) and the admin write guard; only NATS,
+ * the outbox relay and the scheduler are left out. Started by
  * tenant-bench.ts with BENCH_DB_NAME; prints `listening <port>` when ready; stops on SIGTERM.
  */
 import { randomUUID } from 'node:crypto';
@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { authenticatedUser, createTokenVerifier } from '#adapters/auth/index.js';
 import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
 import { createLogger } from '#adapters/observability/logger.js';
-import { openDatabase, requestContextMiddleware } from '#adapters/persistence/index.js';
+import { openDatabase } from '#adapters/persistence/index.js';
 import { adminWritesExceptProcessing } from '#adapters/runtime/admin-writes.js';
 import { buildCatalog } from '#contracts/catalog.js';
 import type { TenantContext } from '#tenant/application/context.js';
@@ -40,7 +40,6 @@ const context: TenantContext = {
 const openApi = new OpenApiBuilder({ title: 'Tenant bench', version: 'bench' });
 const http = createHttpApp({ serviceName: 'tenant-bench', logger, openApi });
 const verifier = createTokenVerifier({ issuer: process.env.BENCH_ISSUER!, audience: process.env.BENCH_AUDIENCE!, jwks: { keys: [JSON.parse(process.env.BENCH_JWK!)] } });
-http.app.use(requestContextMiddleware(database.orm));
 http.app.use('/api', authenticatedUser({ mode: 'jwt', verifier, logger, metrics: http.metrics }), adminWritesExceptProcessing('IsLinkAdmin', []));
 http.app.use(tenantRouter(openApi, {
   facilities: new FacilityService(context), plans: new ReportingPlanService(context), mappings: new MeasureMappingService(context), vendors: new VendorService(context),
