@@ -1,7 +1,8 @@
 /**
  * The one line format in which a benchmark reports a ratio that `npm run bench:all` compares with
- * docs/performance.md: `ratio <name>: <value>`, alone on a line. Names are dotted and stable
- * (`tenant.search.service/bare`); a ratio is always "higher is better" (this / reference).
+ * docs/performance.md: `ratio <name>: <value>`, alone on a line. Names are dotted, stable and begin
+ * with the bench's name in bench-all.ts (`tenant.search.service/bare`); a ratio is always "higher is
+ * better" (this / its reference in the same run).
  */
 
 const LINE_START = 'ratio ';
