@@ -163,12 +163,8 @@ export class AddFacilitySearchIndexesAndCount extends Migration {
   }
 
   override down(): void {
-    this.addSql('drop trigger if exists "facility_count_truncate" on "facility"');
-    this.addSql('drop trigger if exists "facility_count_update" on "facility"');
-    this.addSql('drop trigger if exists "facility_count_delete" on "facility"');
-    this.addSql('drop trigger if exists "facility_count_insert" on "facility"');
-    this.addSql('drop function if exists "facility_count_reset"()');
-    this.addSql('drop function if exists "facility_count_apply"()');
+    for (const trigger of ['truncate', 'update', 'delete', 'insert']) this.addSql(`drop trigger if exists "facility_count_${trigger}" on "facility"`);
+    for (const fn of ['reset', 'apply']) this.addSql(`drop function if exists "facility_count_${fn}"()`);
     this.addSql('drop table if exists "facility_count"');
     for (const index of ['facility_id_sort_idx', 'facility_create_date_idx', 'facility_modify_date_idx', 'facility_time_zone_idx']) {
       this.addSql(`drop index if exists "${index}"`);
