@@ -30,6 +30,7 @@ import { DefinitionIndex } from '#validation/domain/engine/definitions/index.js'
 import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
 import { Validator } from '#validation/domain/engine/validator.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
+import { printRatio } from './ratio-line.js';
 import { median, percentile } from './statistics.js';
 
 const processStart = performance.now() - process.uptime() * 1000;
@@ -171,6 +172,8 @@ async function main(): Promise<void> {
   console.log(`engine: in-thread ${rate.toFixed(0)}, one core (1 worker) ${oneCore.toFixed(0)}, all cores (${cores} workers) ${allCores.toFixed(0)} resources/s (medians of ${rates.get(1)!.length} and ${rounds} runs)`);
   console.log(`all-core / one-core ratio per round (the one-worker runs before and after it): ${roundRatios.map((r) => r.toFixed(2)).join(', ')}`);
   console.log(`all-core / one-core ratio: ${median(roundRatios).toFixed(2)}x (median of ${rounds} round(s); workers / in-thread: ${(allCores / rate).toFixed(2)}x)`);
+  printRatio('engine.one-worker/in-thread', oneCore / rate);
+  printRatio('engine.all-cores/one-worker', median(roundRatios));
 
   // ---- @medplum/core 4.5.2 on the same resources
   let medplumRate = NaN;
@@ -217,7 +220,10 @@ async function main(): Promise<void> {
   } catch (e) {
     console.log(`@medplum/core comparison failed: ${e instanceof Error ? e.message : String(e)}`);
   }
-  if (Number.isFinite(medplumRate)) console.log(`throughput ratio engine / medplum: ${(rate / medplumRate).toFixed(1)}x`);
+  if (Number.isFinite(medplumRate)) {
+    console.log(`throughput ratio engine / medplum: ${(rate / medplumRate).toFixed(1)}x`);
+    printRatio('engine.in-thread/medplum', rate / medplumRate);
+  }
   console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
 }
 

@@ -94,6 +94,7 @@ import { ValidationFlow } from '#validation/application/validation-flow/index.js
 import { DEFAULT_GATHER_MS, groupLimitFor, PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
 import { validationFlowEntities, validationFlowMigrations } from '#validation/adapters/persistence/validation-flow-tables.js';
 import { median, percentile } from './statistics.js';
+import { ratioLine as namedRatioLine } from './ratio-line.js';
 
 const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
 const NATS = process.env.NATS_URL ?? '127.0.0.1:4222';
@@ -582,7 +583,7 @@ async function coordinate(): Promise<void> {
     log(`completed: ${completed}/${measured.length}; ValidationComplete more than once: ${twice}`);
     const stored = await db.orm.em.fork().execute<{ n: string }[]>('select count(*)::text as n from validation_outcome');
     log(`stored outcomes: ${stored[0]!.n} (${measured.length} + ${warmUp.length} warm-up)`);
-    ratioLine = `ratio end-to-end / engine-only throughput: ${median(ratios).toFixed(2)} (median; target ≥ 0.7)`;
+    ratioLine = `ratio end-to-end / engine-only throughput: ${median(ratios).toFixed(2)} (median; target ≥ 0.7)\n${namedRatioLine('flow.end-to-end/engine-only', median(ratios))}`;
     if (completed !== measured.length || twice > 0 || Number(stored[0]!.n) !== measured.length + warmUp.length) process.exitCode = 1;
   } finally {
     await cleanup();

@@ -7,6 +7,7 @@
  * and this driver (autocannon). Loopback only; bounded duration.
  */
 import autocannon from 'autocannon';
+import { printRatio } from './ratio-line.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import path from 'node:path';
@@ -57,6 +58,7 @@ try {
     console.log('| path | requests/s | p50 ms | p99 ms |\n|---|---|---|---|');
     for (const r of [direct, viaGateway]) console.log(`| ${r.title} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} |`);
     console.log(`gateway overhead: p50 +${(viaGateway.p50 - direct.p50).toFixed(2)} ms, p99 +${(viaGateway.p99 - direct.p99).toFixed(2)} ms, throughput ${(100 * viaGateway.rps / direct.rps).toFixed(0)} % of direct`);
+    if (connections === CONNECTIONS) printRatio(`gateway.throughput.gateway/direct`, viaGateway.rps / direct.rps);
   }
 } finally {
   service.kill('SIGTERM');

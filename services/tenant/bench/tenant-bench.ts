@@ -15,6 +15,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
+import autocannon from 'autocannon';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { connectNats } from '#adapters/messaging/connection.js';
 import { provisionCatalog } from '#adapters/messaging/provisioning.js';
@@ -27,6 +29,9 @@ import { tenantEntities } from '#tenant/adapters/persistence/entities.js';
 import { tenantMigrations } from '#tenant/adapters/persistence/migrations.js';
 import { MikroTenantStore } from '#tenant/adapters/persistence/tenant-store.js';
 import type { Clock } from '#tenant/domain/clock.js';
+import { printRatio } from '#scripts/bench/ratio-line.js';
+import { processCpuSeconds } from '#scripts/bench/process-cpu.js';
+import { median } from '#scripts/bench/statistics.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -34,10 +39,15 @@ const option = (name: string, fallback: number): number => {
   return index >= 0 ? Number(args[index + 1]) : fallback;
 };
 const FACILITIES = option('facilities', 10_000);
-const DURATION = option('duration', 30);
+const DURATION = option('duration', 10);
+const ROUNDS = option('rounds', 3);
+const WARM_UP = option('warm-up', 3);
+const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
 const CONNECTIONS = option('connections', 100);
 const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
 const logger = silentLogger();
+const BENCH_ISSUER = 'https://idp.bench';
+const BENCH_AUDIENCE = 'nhsn';
 
 async function seed(database: Database): Promise<void> {
   const em = database.orm.em.fork();
@@ -59,10 +69,18 @@ async function seed(database: Database): Promise<void> {
   await em.execute('vacuum analyze facility_reporting_plan');
 }
 
-/** Starts bench-server.ts in its own process and resolves with its base URL and a stop function. */
-async function startServer(dbName: string): Promise<{ base: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./bench-server.ts', import.meta.url).pathname], {
-    env: { ...process.env, BENCH_DB_NAME: dbName }, stdio: ['ignore', 'pipe', 'inherit'],
+interface BenchServer {
+  readonly base: string;
+  /** CPU seconds the server process has used so far (0 where there is no /proc). */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts a server script of this folder in its own process; resolves once it printed `listening <port>`. */
+async function startServer(script: string, env: Record<string, string>): Promise<BenchServer> {
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', new URL(script, import.meta.url).pathname], {
+    env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
@@ -71,10 +89,11 @@ async function startServer(dbName: string): Promise<{ base: string; stop: () => 
       const match = /listening (\d+)/.exec(output);
       if (match) resolve(Number(match[1]));
     });
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
   return {
     base: `http://127.0.0.1:${port}`,
+    cpuSeconds: () => processCpuSeconds().get(child.pid!)?.seconds ?? 0,
     stop: () => new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
@@ -82,26 +101,81 @@ async function startServer(dbName: string): Promise<{ base: string; stop: () => 
   };
 }
 
+interface Run {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** The server's CPU milliseconds per request: what it costs, whatever share of the machine it got. */
+  readonly cpuMs: number;
+}
+
+async function load(server: BenchServer, path: () => string, headers: Record<string, string>, connections: number, duration: number): Promise<Run> {
+  const cpuBefore = server.cpuSeconds();
+  const result = await autocannon({
+    url: server.base, connections, duration, headers,
+    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: path() }) }],
+  });
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new Error(`${server.base}: non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`);
+  }
+  const cpuMs = ((server.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, result.requests.total);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuMs };
+}
+
+/** The bare handler must answer what the service answers, or the ratio compares different work. */
+async function assertSameAnswers(service: string, bare: string, paths: readonly string[], headers: Record<string, string>): Promise<void> {
+  for (const path of paths) {
+    const [a, b] = await Promise.all([fetch(service + path, { headers }), fetch(bare + path)]);
+    const [textA, textB] = await Promise.all([a.text(), b.text()]);
+    if (a.status !== b.status || textA !== textB) throw new Error(`service and bare handler differ on ${path}: ${a.status} ${textA.slice(0, 200)} / ${b.status} ${textB.slice(0, 200)}`);
+  }
+}
+
+/**
+ * The service (bench-server.ts: the tenant routes on the standard app with the runtime's middleware,
+ * JWT auth included) and the bare handler (bare-server.ts: node:http + node-postgres, the same SQL)
+ * take turns on the same database: per scenario a warm-up of each, then ROUNDS rounds of service
+ * then bare. The ratio of a round is service / bare requests/s; the median over rounds is printed.
+ */
 async function httpBench(dbName: string): Promise<void> {
-  const server = await startServer(dbName);
-  const base = server.base;
-  const { default: autocannon } = await import('autocannon' as string);
+  const pair = await generateKeyPair('ES256', { extractable: true });
+  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'bench', alg: 'ES256' };
+  const token = await new SignJWT({ permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'bench' })
+    .setSubject('bench').setIssuer(BENCH_ISSUER).setAudience(BENCH_AUDIENCE).setExpirationTime('1h').sign(pair.privateKey);
+  const headers = { authorization: `Bearer ${token}` };
+  const [service, bare] = await Promise.all([
+    startServer('./bench-server.ts', { BENCH_DB_NAME: dbName, BENCH_JWK: JSON.stringify(jwk), BENCH_ISSUER, BENCH_AUDIENCE }),
+    startServer('./bare-server.ts', { BENCH_DB_NAME: dbName }),
+  ]);
   const pages = Math.ceil(FACILITIES / 20);
-  const scenarios: Array<[string, () => string]> = [
-    ['paged search (pageSize 20, random page, sortBy FacilityName)', () => `/api/facilities?pageSize=20&pageNumber=${1 + Math.floor(Math.random() * pages)}&sortBy=FacilityName`],
-    ['get by facilityId (random facility)', () => `/api/facilities/F-${String(Math.floor(Math.random() * FACILITIES)).padStart(6, '0')}`],
+  const randomFacility = () => `/api/facilities/F-${String(Math.floor(Math.random() * FACILITIES)).padStart(6, '0')}`;
+  const scenarios: Array<{ key: string; title: string; path: () => string }> = [
+    { key: 'search', title: 'paged search (pageSize 20, random page, sortBy FacilityName)', path: () => `/api/facilities?pageSize=20&pageNumber=${1 + Math.floor(Math.random() * pages)}&sortBy=FacilityName` },
+    { key: 'get', title: 'get by facilityId (random facility)', path: randomFacility },
   ];
   try {
-    for (const [name, path] of scenarios) {
-      const result = await autocannon({
-        url: base, connections: CONNECTIONS, duration: DURATION,
-        requests: [{ method: 'GET', setupRequest: (request: Record<string, unknown>) => ({ ...request, path: path() }) }],
-      });
-      console.log(`${name}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, p50 ${result.latency.p50} ms, `
-        + `non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts} (${CONNECTIONS} connections, ${DURATION} s)`);
+    await assertSameAnswers(service.base, bare.base, ['/api/facilities?pageSize=20&pageNumber=1&sortBy=FacilityName', `/api/facilities?pageSize=20&pageNumber=${pages}&sortBy=FacilityName`,
+      `/api/facilities?pageSize=20&pageNumber=${pages + 1}&sortBy=FacilityName`, '/api/facilities/F-000000'], headers);
+    console.log(`HTTP, ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${DURATION} s per server (loopback; the servers, PostgreSQL and autocannon share the machine)`);
+    for (const scenario of scenarios.filter((s) => ONLY === undefined || ONLY.includes(s.key))) {
+      for (const server of [service, bare]) await load(server, scenario.path, headers, 10, WARM_UP); // JIT, pools, token cache
+      const runs: Array<{ service: Run; bare: Run }> = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        runs.push({ service: await load(service, scenario.path, headers, CONNECTIONS, DURATION), bare: await load(bare, scenario.path, headers, CONNECTIONS, DURATION) });
+      }
+      const describe = (run: Run) => `${Math.round(run.rps)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.cpuMs.toFixed(2)} CPU-ms/req`;
+      for (const [i, run] of runs.entries()) {
+        console.log(`${scenario.title}, round ${i + 1}: service ${describe(run.service)}; bare ${describe(run.bare)}; ratio ${(run.service.rps / run.bare.rps).toFixed(2)}`);
+      }
+      const med = (pick: (run: { service: Run; bare: Run }) => number) => median(runs.map(pick));
+      console.log(`${scenario.title}: service ${Math.round(med((r) => r.service.rps))} req/s, p50 ${med((r) => r.service.p50)} ms, p99 ${med((r) => r.service.p99)} ms, ${med((r) => r.service.cpuMs).toFixed(2)} CPU-ms/req; `
+        + `bare ${Math.round(med((r) => r.bare.rps))} req/s, p50 ${med((r) => r.bare.p50)} ms, p99 ${med((r) => r.bare.p99)} ms, ${med((r) => r.bare.cpuMs).toFixed(2)} CPU-ms/req (medians of ${ROUNDS})`);
+      // Throughput is the acceptance figure; CPU per request (bare / service) says the same with less of the host's noise.
+      printRatio(`tenant.${scenario.key}.service/bare`, med((r) => r.service.rps / r.bare.rps));
+      if (runs.every((r) => r.service.cpuMs > 0)) printRatio(`tenant.${scenario.key}.cpu.bare/service`, med((r) => r.bare.cpuMs / r.service.cpuMs));
     }
   } finally {
-    await server.stop();
+    await Promise.all([service.stop(), bare.stop()]);
   }
 }
 

@@ -1,15 +1,12 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CompiledQuery } from 'kysely';
 import type { Facility } from '../../domain/facility.js';
 import type { FacilitySortField, Page, PageRequest, Sort } from '../../domain/paging.js';
 import type { FacilityRepository, FacilitySearch } from '../../domain/ports.js';
 import { translateConstraints, likeContains } from './constraint-errors.js';
 import { FacilityEntity, type FacilityRow } from './entities.js';
-
-
-
-const SORT_COLUMNS: Record<FacilitySortField, keyof FacilityRow> = {
-  Id: 'id', FacilityId: 'facilityId', FacilityName: 'facilityName', TimeZone: 'timeZone', CreateDate: 'createDate', ModifyDate: 'modifyDate',
-};
+import type { FacilityOrderCache } from './facility-order-cache.js';
+import { facilityRowColumns, searchFacilityRows, type RunQuery, type SqlQuery } from './facility-search.js';
 
 export function toFacility(row: FacilityRow): Facility {
   return {
@@ -35,61 +32,66 @@ function toRow(facility: Facility): FacilityRow {
   } as FacilityRow;
 }
 
+/**
+ * Facilities on MikroORM. Reads are plain SQL through the connection's query executor (on the
+ * transaction's connection inside `store.write`): they only map rows, so the entity machinery
+ * (identity map, hydration, change sets) was most of a look-up's CPU and the bulk of the search's.
+ * Writes stay on the ORM.
+ */
+/** A row of `facilityRowColumns()`: MikroORM has the driver hand timestamps over as text. */
+type SqlFacilityRow = Omit<FacilityRow, 'createDate' | 'modifyDate'> & { createDate: string; modifyDate: string | null };
+
+/**
+ * Facilities on MikroORM. Reads are plain SQL through the connection's query executor (on the
+ * transaction's connection inside `store.write`): they only map rows, and the entity machinery
+ * (identity map, hydration, query building) was most of a look-up's CPU and the bulk of the search's.
+ * Writes stay on the ORM.
+ */
 export class MikroFacilityRepository implements FacilityRepository {
-  constructor(private readonly em: EntityManager) {}
+  /** `orders` only outside write transactions (see facility-order-cache.ts). */
+  constructor(private readonly em: EntityManager, private readonly orders?: FacilityOrderCache) {}
+
+  private readonly rows: RunQuery = async <Row>(query: SqlQuery) => {
+    const result = await this.em.getKysely().executeQuery<Row>(CompiledQuery.raw(query.sql, [...query.parameters]));
+    return [...result.rows];
+  };
+
+  private toFacility(row: SqlFacilityRow): Facility {
+    const platform = this.em.getPlatform();
+    return toFacility({ ...row, createDate: platform.parseDate(row.createDate), modifyDate: row.modifyDate === null ? null : platform.parseDate(row.modifyDate) });
+  }
+
+  private async facilities(where: string, parameters: readonly unknown[], orderBy = ''): Promise<Facility[]> {
+    const rows = await this.rows<SqlFacilityRow>({ sql: `select ${facilityRowColumns()} from facility where ${where} ${orderBy}`, parameters });
+    return rows.map((row) => this.toFacility(row));
+  }
 
   async findById(id: string): Promise<Facility | null> {
-    const row = await this.em.findOne(FacilityEntity, { id }, { disableIdentityMap: true });
-    return row ? toFacility(row) : null;
+    return (await this.facilities('id = $1', [id]))[0] ?? null;
   }
 
   async findByFacilityId(facilityId: string): Promise<Facility | null> {
-    const row = await this.em.findOne(FacilityEntity, { facilityId }, { disableIdentityMap: true });
-    return row ? toFacility(row) : null;
+    return (await this.facilities('facility_id = $1', [facilityId]))[0] ?? null;
   }
 
   async findByFacilityIds(facilityIds: readonly string[]): Promise<Facility[]> {
     if (facilityIds.length === 0) return [];
-    const rows = await this.em.find(FacilityEntity, { facilityId: { $in: [...facilityIds] } }, { disableIdentityMap: true });
-    return rows.map(toFacility);
+    return this.facilities('facility_id = any($1)', [[...facilityIds]]);
   }
 
-  /**
-   * Two cheap queries instead of one expensive one: the page's ids first (an index-only scan for the
-   * usual sorts, even at deep offsets), then those rows; the count runs alongside.
-   */
   async search(criteria: FacilitySearch, sort: Sort<FacilitySortField>, page: PageRequest): Promise<Page<Facility>> {
-    const where: FilterQuery<FacilityRow> = {};
-    if (criteria.facilityId !== undefined) where.facilityId = criteria.facilityId;
-    if (criteria.facilityName !== undefined) where.facilityName = { $ilike: likeContains(criteria.facilityName) };
-    if (criteria.timeZone !== undefined) where.timeZone = criteria.timeZone;
-    if (!criteria.includeDeleted) where.isDeleted = false;
-    const direction = sort.order === 'Ascending' ? 'asc' : 'desc';
-    const [idRows, totalCount] = await Promise.all([
-      this.em.find(FacilityEntity, where, {
-        fields: ['id'],
-        orderBy: { [SORT_COLUMNS[sort.by]]: direction, ...(sort.by === 'Id' ? {} : { id: 'asc' }) },
-        limit: page.pageSize,
-        offset: (page.pageNumber - 1) * page.pageSize,
-        disableIdentityMap: true,
-      }),
-      this.em.fork().count(FacilityEntity, where),
-    ]);
-    const ids = idRows.map((row) => row.id);
-    if (ids.length === 0) return { records: [], totalCount };
-    const rows = await this.em.find(FacilityEntity, { id: { $in: ids } }, { disableIdentityMap: true });
-    const byId = new Map(rows.map((row) => [row.id, toFacility(row)]));
-    return { records: ids.flatMap((id) => byId.get(id) ?? []), totalCount };
+    const found = await searchFacilityRows<SqlFacilityRow>(this.rows, this.orders, criteria, sort, page);
+    return { records: found.rows.map((row) => this.toFacility(row)), totalCount: found.totalCount };
   }
 
   async list(search: string | undefined, includeDeleted: boolean): Promise<Facility[]> {
-    const where: FilterQuery<FacilityRow> = {};
+    const clauses = includeDeleted ? ['true'] : ['not is_deleted'];
+    const parameters: string[] = [];
     if (search !== undefined && search !== '') {
-      where.$or = [{ facilityName: { $ilike: likeContains(search) } }, { facilityId: { $ilike: likeContains(search) } }];
+      parameters.push(likeContains(search));
+      clauses.push('(facility_name ilike $1 or facility_id ilike $1)');
     }
-    if (!includeDeleted) where.isDeleted = false;
-    const rows = await this.em.find(FacilityEntity, where, { orderBy: { facilityId: 'asc' }, disableIdentityMap: true });
-    return rows.map(toFacility);
+    return this.facilities(clauses.join(' and '), parameters, 'order by facility_id');
   }
 
   async insert(facility: Facility): Promise<void> {

@@ -99,9 +99,84 @@ export class AddFacilityEhrConnections extends Migration {
   }
 }
 
+/**
+ * What keeps the paged facility search cheap at any size (see facility-search.ts):
+ * - an index per sortBy column in (column, id) order carrying is_deleted, so every sort reads its ids
+ *   from an index alone in either direction (id is the tie-breaker and follows the sort's direction);
+ * - `facility_count`, one row with the number of active and of soft-deleted facilities and a version
+ *   that every statement changing facility rows increments, kept by statement triggers in the writing
+ *   transaction: the unfiltered search gets its exact total without counting the table, and a cached
+ *   sort order (facility-order-cache.ts) knows whether it still matches the table. TRUNCATE resets the
+ *   counts (and increments the version).
+ */
+export class AddFacilitySearchIndexesAndCount extends Migration {
+  override up(): void {
+    this.addSql(`create index "facility_id_sort_idx" on "facility" ("id") include ("is_deleted")`);
+    // Replaces the single-column index: the same filter by zone, and a sort by zone ordered by id within it.
+    this.addSql(`drop index if exists "facility_time_zone_idx"`);
+    this.addSql(`create index "facility_time_zone_idx" on "facility" ("time_zone", "id") include ("is_deleted")`);
+    this.addSql(`create index "facility_create_date_idx" on "facility" ("create_date", "id") include ("is_deleted")`);
+    this.addSql(`create index "facility_modify_date_idx" on "facility" ("modify_date", "id") include ("is_deleted")`);
+
+    this.addSql(`create table "facility_count" (
+      "singleton" boolean primary key default true check ("singleton"),
+      "active" bigint not null,
+      "deleted" bigint not null,
+      "version" bigint not null default 0
+    )`);
+    this.addSql(`insert into "facility_count" ("active", "deleted")
+      select count(*) filter (where not "is_deleted"), count(*) filter (where "is_deleted") from "facility"`);
+    // One function for the three row-changing statements, each with the transition tables it has
+    // (PostgreSQL allows transition tables on single-event triggers only). One counter row, so two
+    // writers never lock counters in opposite orders; a statement that changed no row changes nothing.
+    this.addSql(`create function "facility_count_apply"() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'INSERT' then
+          update "facility_count" set "active" = "active" + d.added_active, "deleted" = "deleted" + d.added_deleted, "version" = "version" + 1
+            from (select count(*) filter (where not "is_deleted") as added_active, count(*) filter (where "is_deleted") as added_deleted from new_rows) d
+            where d.added_active + d.added_deleted > 0;
+        elsif tg_op = 'DELETE' then
+          update "facility_count" set "active" = "active" - d.removed_active, "deleted" = "deleted" - d.removed_deleted, "version" = "version" + 1
+            from (select count(*) filter (where not "is_deleted") as removed_active, count(*) filter (where "is_deleted") as removed_deleted from old_rows) d
+            where d.removed_active + d.removed_deleted > 0;
+        else
+          -- Rows only move between active and soft-deleted; any other change may move them in a sort order.
+          update "facility_count" set "active" = "active" + d.restored, "deleted" = "deleted" - d.restored, "version" = "version" + 1
+            from (select (select count(*) filter (where not "is_deleted") from new_rows) - (select count(*) filter (where not "is_deleted") from old_rows) as restored) d
+            where exists (select from new_rows);
+        end if;
+        return null;
+      end $$`);
+    this.addSql(`create trigger "facility_count_insert" after insert on "facility"
+      referencing new table as new_rows for each statement execute function "facility_count_apply"()`);
+    this.addSql(`create trigger "facility_count_delete" after delete on "facility"
+      referencing old table as old_rows for each statement execute function "facility_count_apply"()`);
+    this.addSql(`create trigger "facility_count_update" after update on "facility"
+      referencing old table as old_rows new table as new_rows for each statement execute function "facility_count_apply"()`);
+    this.addSql(`create function "facility_count_reset"() returns trigger language plpgsql as $$
+      begin
+        update "facility_count" set "active" = 0, "deleted" = 0, "version" = "version" + 1;
+        return null;
+      end $$`);
+    this.addSql(`create trigger "facility_count_truncate" after truncate on "facility"
+      for each statement execute function "facility_count_reset"()`);
+  }
+
+  override down(): void {
+    for (const trigger of ['truncate', 'update', 'delete', 'insert']) this.addSql(`drop trigger if exists "facility_count_${trigger}" on "facility"`);
+    for (const fn of ['reset', 'apply']) this.addSql(`drop function if exists "facility_count_${fn}"()`);
+    this.addSql('drop table if exists "facility_count"');
+    for (const index of ['facility_id_sort_idx', 'facility_create_date_idx', 'facility_modify_date_idx', 'facility_time_zone_idx']) {
+      this.addSql(`drop index if exists "${index}"`);
+    }
+    this.addSql(`create index "facility_time_zone_idx" on "facility" ("time_zone")`);
+  }
+}
+
 /** The tenant service's migrations, in order. Names are recorded in the database: never rename one. */
 export const tenantMigrations: MigrationObject[] = [
   outboxMigration,
   { name: 'Migration20261122010000_tenant_tables', class: CreateTenantTables },
   { name: 'Migration20261201010000_facility_ehr_connections', class: AddFacilityEhrConnections },
+  { name: 'Migration20261205010000_facility_search_indexes_and_count', class: AddFacilitySearchIndexesAndCount },
 ];
