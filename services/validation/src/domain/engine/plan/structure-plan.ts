@@ -132,6 +132,8 @@ export interface ElementPlan {
   structure: StructurePlan;
   /** A profile's regex the value must match whole (the `regex` extension on the element or its type). */
   regex: string | undefined;
+  /** Written as an XML attribute (ElementDefinition.representation `xmlAttr`: ids, Extension.url, primitive values). */
+  xmlAttr: boolean;
 }
 
 export interface ChildIndex {
@@ -304,6 +306,7 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
       isModifier: ed.isModifier === true,
       structure: plan,
       regex,
+      xmlAttr: Array.isArray(ed.representation) && ed.representation.includes('xmlAttr'),
     };
     const fixed = prefixedValue(ed, 'fixed');
     if (fixed) el.fixed = fixed.value;

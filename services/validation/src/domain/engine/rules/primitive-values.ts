@@ -44,10 +44,12 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
       } else {
         const plans = ctx.services.plans;
         const cc = plans.primitiveCompanionChildren(type);
-        if (cc) walkObject(ctx.inside(plans.typePlan(type) ?? plan), companion, cc);
+        if (cc) walkObject(ctx.inside(plans.typePlan(type) ?? plan), companion, cc, false);
       }
     }
-    if (v === undefined || v === null) {
+    if (ctx.run.sourceFormat === 'xml' && (v === undefined || v === null || typeof v === 'string')) {
+      if (checkXmlText(ctx, type, v ?? undefined, companion)) return;
+    } else if (v === undefined || v === null) {
       // a single value written as null is not a simple value, whatever its companion holds
       if (v === null && (!inArray || !hasCompanion)) {
         ctx.report('error', 'JSON_NULL_NOT_ALLOWED', [path.slice(path.lastIndexOf('.') + 1), path], path, at);
@@ -104,6 +106,37 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     checkBinding(ctx, type, v);
   }
   if (el.constraints.length) checkConstraints(ctx, el, v);
+}
+
+/**
+ * XML keeps a primitive's value as text where JSON would have a number or a boolean (the XML
+ * reader converts only what reads as one): a value-less element, or text that is not of its type,
+ * is reported as HL7 does for XML. True when nothing more is to be checked of the value.
+ */
+function checkXmlText(ctx: NodeContext, type: string, v: string | undefined, companion: unknown): boolean {
+  const { path, at } = ctx;
+  if (v === undefined) {
+    if (!hasChildren(companion)) {
+      ctx.report('error', 'PRIMITIVE_NO_VALUE', [], path, at);
+      // the element is there with neither value nor children: ele-1 fails on it too (HL7 reports both)
+      if (ctx.element.constraints.length) checkConstraints(ctx, ctx.element, undefined);
+    }
+    return true;
+  }
+  const want = jsonTypeOfPrimitive(type);
+  if (want === 'string') return false;
+  if (isBlank(v)) {
+    if (!hasChildren(companion)) ctx.report(v.length === 0 ? 'error' : 'warning', v.length === 0 ? 'PRIMITIVE_EMPTY_STRING' : 'PRIMITIVE_WHITESPACE_ONLY', [], path, at);
+    return true;
+  }
+  if (want === 'boolean') {
+    ctx.report('error', 'TYPE_SPECIFIC_CHECKS_DT_BOOLEAN_VALUE', [], path, at);
+    return true;
+  }
+  const options = ctx.services.options;
+  const problems = checkPrimitiveValue(type, Number.NaN, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, v);
+  for (const p of problems) ctx.report(p.severity, p.id, p.args, path, at);
+  return true;
 }
 
 /** A `_x` companion that holds something (an id or extensions). */

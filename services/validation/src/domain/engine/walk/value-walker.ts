@@ -101,7 +101,7 @@ function walkNestedResource(ctx: NodeContext, v: Record<string, unknown>): void 
     if (mode === 'structural') {
       let empty = true;
       for (const _ in v) { empty = false; break; }
-      if (empty) ctx.report('error', 'OBJECT_MUST_HAVE_SOME_CONTENT', [], path, at);
+      if (empty && ctx.run.sourceFormat === 'json') ctx.report('error', 'OBJECT_MUST_HAVE_SOME_CONTENT', [], path, at);
       ctx.report('error', 'RESOURCETYPE_MISSING', [], path, at);
     }
     return;
