@@ -140,6 +140,20 @@ function checkTargetProfiles(ctx: NodeContext, ref: string, target: Record<strin
   ctx.report('error', 'Reference_REF_CantMatchChoice', [ref, [...profiles].sort().join(', ')], ctx.path, ctx.at);
 }
 
+/**
+ * A profile's restriction of a Reference's target types (profile walk): the type a RESTful or
+ * absolute reference names must be one the profile's element allows, as HL7 checks the
+ * reference against each profile (REFERENCE_REF_BADTARGETTYPE2).
+ */
+export function checkReferenceTargetType(ctx: NodeContext, v: Record<string, unknown>): void {
+  const ref = v.reference;
+  if (typeof ref !== 'string') return;
+  const parsed = parseReference(ref);
+  if (parsed.kind === 'local' || !parsed.type || !ctx.services.plans.isResourceType(parsed.type)) return;
+  const targets = referenceTargets(ctx, ctx.element);
+  if (targets && !targets.has(parsed.type)) ctx.report('error', 'REFERENCE_BAD_TARGET', [parsed.type, ref, [...targets].join(', ')], ctx.path, ctx.at);
+}
+
 /** Resource types a Reference element may point to; undefined = any. */
 function referenceTargets(ctx: NodeContext, el: ElementPlan): Set<string> | undefined {
   const cache = ctx.services.referenceTargets;

@@ -11,7 +11,7 @@ import { checkConstraints } from '../rules/constraints.js';
 import { checkFixed, checkPattern } from '../rules/fixed-pattern.js';
 import { checkQuantityUnit } from '../rules/quantity-units.js';
 import { checkQuantityRange } from '../rules/ranges.js';
-import { checkReference } from '../rules/references.js';
+import { checkReference, checkReferenceTargetType } from '../rules/references.js';
 import { validateAgainstProfile, validateResource } from './instance-validator.js';
 import { walkObject } from './object-walker.js';
 import { walkAgainstOneOf } from './profile-choice.js';
@@ -34,6 +34,7 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
     checkBinding(ctx, type, v);
   }
   if (type === 'Reference' && mode === 'structural') checkReference(ctx, v);
+  else if (type === 'Reference') checkReferenceTargetType(ctx, v);
   if (type === 'Attachment' && mode === 'structural') checkAttachment(ctx, v);
   if ((el.minValue || el.maxValue) && type === 'Quantity') checkQuantityRange(ctx, v);
   if (type === 'Quantity' && mode === 'structural') checkQuantityUnit(ctx, v);

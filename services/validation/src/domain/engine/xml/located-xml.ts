@@ -42,6 +42,13 @@ export interface XmlReadOptions {
   maxLength?: number;
   /** Accept `xsi:schemaLocation` on FHIR elements (HL7's allowXsiLocation; default false, as HL7). */
   allowXsiLocation?: boolean;
+  /**
+   * A longer attribute value is refused before parsing (default 16 MiB). The XML parser reads an
+   * attribute character by character (about 20 ms per MiB), so a huge value costs seconds; a scan
+   * with the native indexOf finds one in milliseconds. FHIR strings stop at 1 MB; only
+   * base64Binary values come near this.
+   */
+  maxAttributeLength?: number;
 }
 
 /** One XML problem, as the HL7 validator words (message id and arguments) and locates it. */
@@ -160,6 +167,12 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
   };
   if (options.maxLength !== undefined && text.length > options.maxLength) {
     issue('fatal', 'XML_TOO_LARGE', [`The input is too large (${text.length} characters; the limit is ${options.maxLength})`], '(xml)', { line: 1, col: 1 });
+    return result(undefined);
+  }
+
+  const huge = longQuotedRun(text, options.maxAttributeLength ?? 16 * 1024 * 1024);
+  if (huge) {
+    issue('fatal', 'XML_TOO_LARGE', [`An attribute value is too large (${huge.length} characters; the limit is ${options.maxAttributeLength ?? 16 * 1024 * 1024})`], '(xml)', huge.at);
     return result(undefined);
   }
 
@@ -604,6 +617,39 @@ function xercesWording(message: string, text: string, position: number): string 
   if (m.startsWith('documents may contain only one root') || m.startsWith('text data outside of root node')) return 'The markup in the document following the root element must be well-formed.';
   if (m.startsWith('document must contain a root element')) return 'Premature end of file.';
   return m;
+}
+
+/**
+ * The first quoted value after `=` (an attribute value, or text that looks like one) longer than
+ * `limit`, found with the native indexOf: linear, each character is passed once.
+ */
+function longQuotedRun(text: string, limit: number): { length: number; at: Position } | undefined {
+  if (text.length <= limit) return undefined;
+  let i = 0;
+  for (;;) {
+    const eq = text.indexOf('=', i);
+    if (eq < 0) return undefined;
+    let q = eq + 1;
+    while (q < text.length && (text.charCodeAt(q) === 32 || text.charCodeAt(q) === 9 || text.charCodeAt(q) === 10 || text.charCodeAt(q) === 13)) q++;
+    const quote = text[q];
+    if (quote !== '"' && quote !== "'") {
+      i = eq + 1;
+      continue;
+    }
+    const end = text.indexOf(quote, q + 1);
+    const length = (end < 0 ? text.length : end) - q - 1;
+    if (length > limit) {
+      let line = 1;
+      let lineStart = 0;
+      for (let n = text.indexOf('\n'); n >= 0 && n < q; n = text.indexOf('\n', n + 1)) {
+        line++;
+        lineStart = n + 1;
+      }
+      return { length, at: { line, col: q - lineStart + 1 } };
+    }
+    if (end < 0) return undefined;
+    i = end + 1;
+  }
 }
 
 /** A number as JSON writes it (with the HL7 lexer's leniency: the checks judge `007` or `1.` on the text). */
