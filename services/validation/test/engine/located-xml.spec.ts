@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import type { ArrayLocation, ObjectLocation } from '#validation/domain/engine/json/located-json.js';
 import { PlanRegistry } from '#validation/domain/engine/plan/plan-registry.js';
 import { Validator } from '#validation/domain/engine/validator.js';
+import { composeXml } from '#validation/domain/engine/xml/compose-xml.js';
 import { looksLikeXml, parseLocatedXml, type LocatedXml } from '#validation/domain/engine/xml/located-xml.js';
 import { parseResourceText, UnreadableResourceError } from '#validation/domain/engine/xml/resource-text.js';
 import { coreSource } from './support/core-definitions.js';
@@ -186,6 +187,23 @@ describe('FHIR XML reader', function () {
       const fatal = outcome.issue.filter((i) => i.severity === 'fatal');
       expect(fatal.map((i) => i.details.text)).to.deep.equal([`An attribute value is too large (${50 * 1024 * 1024} characters; the limit is ${16 * 1024 * 1024})`]);
       expect(fatal[0]!.extension?.find((e) => e.url.endsWith('issue-line'))?.valueInteger).to.equal(2);
+    });
+  });
+
+  describe('writing XML (the inverse)', () => {
+    it('writes FHIR JSON as XML in definition order that reads back to the same value', () => {
+      const resource = {
+        resourceType: 'Observation', id: 'o', status: 'final', code: { coding: [{ system: 'http://loinc.org', code: '1-8' }], text: 'a "b" & <c>\n' },
+        extension: [{ url: 'http://example.org/e', valueDecimal: 1.5 }], _status: { extension: [{ url: 'http://example.org/s', valueBoolean: true }] },
+        contained: [{ resourceType: 'Patient', id: 'p', name: [{ given: ['a', null], _given: [null, { id: 'g' }] }] }],
+        subject: { reference: '#p' }, valueQuantity: { value: 2, unit: 'mg' },
+        text: { status: 'generated', div: `<div ${X}><p>x</p></div>` },
+      };
+      const xml = composeXml(resource, plans, 2);
+      expect(xml.indexOf('<extension url="http://example.org/e"')).to.be.below(xml.indexOf('<status value="final"'));
+      const back = read(xml);
+      expect(back.issues).to.deep.equal([]);
+      expect(back.value).to.deep.equal(resource);
     });
   });
 
