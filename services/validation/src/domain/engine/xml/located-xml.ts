@@ -25,7 +25,7 @@
  * fatal issue at the failing line. The reader keeps its own stack (no recursion), so depth is
  * bounded by `maxDepth`, and size by `maxLength`.
  */
-import { SaxesParser, type SaxesAttributeNS, type SaxesTagNS } from 'saxes';
+import { SaxesParser, type SaxesTag } from 'saxes';
 import type { ArrayLocation, LocatedJson, ObjectLocation, Position } from '../json/located-json.js';
 import type { MessageId } from '../messages.js';
 import type { PlanRegistry } from '../plan/plan-registry.js';
@@ -86,11 +86,50 @@ interface Slot {
   index: number;
 }
 
+/**
+ * An element as read, its namespaces resolved by the reader (saxes' own namespace processing
+ * doubled its time; FHIR documents declare one or two namespaces).
+ */
+interface XmlTag {
+  name: string;
+  prefix: string;
+  local: string;
+  uri: string;
+  attributes: XmlAttribute[];
+  /** It declares its default namespace itself (`xmlns="..."`). */
+  declaresDefault: boolean;
+}
+
+interface XmlAttribute {
+  name: string;
+  prefix: string;
+  local: string;
+  uri: string;
+  value: string;
+}
+
+/** Namespace bindings in scope: the default namespace and prefixes, inherited until an element declares its own. */
+interface NamespaceScope {
+  defaultUri: string;
+  prefixes: Map<string, string>;
+}
+
+/**
+ * Locations are built only when an issue needs one (most elements never do): each frame keeps its
+ * step and its parent's frame.
+ */
 interface FrameBase {
-  /** HL7's XPath-like location of this element (`/f:Patient/f:name`). */
-  xpath: string;
-  /** FHIRPath of the value, as the walker names it (`Patient.name[0]`). */
-  fhirPath: string;
+  /** The parent's frame for HL7's XPath-like location (`/f:Patient/f:name`); undefined at a root (a nested resource starts again). */
+  xParent: FrameBase | undefined;
+  /** This element's XPath step (`f:name`; a root's: `/f:Patient`, a nested resource's: `Patient`). */
+  xStep: string;
+  /** The parent's frame for the FHIRPath of the value, as the walker names it (`Patient.name[0]`). */
+  fParent: FrameBase | undefined;
+  /** This element's FHIRPath step (`name`, `value.ofType(Quantity)`; '' adds nothing: a resource in its holder). */
+  fStep: string;
+  /** The item index in the step, -1 for none. */
+  fIndex: number;
+  scope: NamespaceScope;
   /** The element's qualified name, for messages. */
   qname: string;
   pos: Position;
@@ -116,8 +155,8 @@ interface ObjectFrame extends FrameBase {
 interface PrimitiveFrame extends FrameBase {
   kind: 'primitive';
   slot: Slot;
-  /** The `_x` companion, as an object frame its extensions attach to. */
-  companion: ObjectFrame;
+  /** The `_x` companion, as an object frame its extensions attach to (made when needed: most primitives have none). */
+  companion: ObjectFrame | undefined;
   type: string;
   children: ChildIndex | undefined;
   orderedBy: string;
@@ -152,6 +191,23 @@ type Frame = ObjectFrame | PrimitiveFrame | HolderFrame | SkipFrame | XhtmlFrame
 class FatalXml extends Error {}
 
 const NUMERIC = new Set(['integer', 'positiveInt', 'unsignedInt', 'decimal']);
+const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
+const ROOT_SCOPE: NamespaceScope = { defaultUri: '', prefixes: new Map([['xml', XML_NS], ['xmlns', XMLNS_NS]]) };
+
+function xpathOf(frame: FrameBase): string {
+  const steps: string[] = [];
+  for (let f: FrameBase | undefined = frame; f; f = f.xParent) steps.push(f.xStep);
+  return steps.reverse().join('/');
+}
+
+function fhirPathOf(frame: FrameBase): string {
+  const steps: string[] = [];
+  for (let f: FrameBase | undefined = frame; f; f = f.fParent) {
+    if (f.fStep) steps.push(f.fIndex >= 0 ? `${f.fStep}[${f.fIndex}]` : f.fStep);
+  }
+  return steps.reverse().join('.');
+}
 
 /**
  * Reads FHIR XML into the located model. `plans` gives the core definitions that shape it;
@@ -176,7 +232,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     return result(undefined);
   }
 
-  const parser = new SaxesParser({ xmlns: true, position: true });
+  const parser = new SaxesParser({ xmlns: false, position: true });
   const stack: Frame[] = [];
   let root: Obj | undefined;
   let sawRoot = false;
@@ -192,6 +248,41 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     issue('fatal', messageId, args, '(xml)', at);
     throw new FatalXml(args[0]);
   };
+
+  // ---- namespaces (as saxes' xmlns mode would: unbound prefixes are fatal)
+
+  function readTag(raw: SaxesTag, parentScope: NamespaceScope): { tag: XmlTag; scope: NamespaceScope } {
+    let scope = parentScope;
+    let declaresDefault = false;
+    const attrs = raw.attributes as Record<string, string>;
+    for (const name in attrs) {
+      if (name === 'xmlns') {
+        if (scope === parentScope) scope = { defaultUri: parentScope.defaultUri, prefixes: parentScope.prefixes };
+        scope.defaultUri = attrs[name]!;
+        declaresDefault = true;
+      } else if (name.startsWith('xmlns:')) {
+        if (scope === parentScope) scope = { defaultUri: parentScope.defaultUri, prefixes: parentScope.prefixes };
+        if (scope.prefixes === parentScope.prefixes) scope.prefixes = new Map(parentScope.prefixes);
+        scope.prefixes.set(name.slice(6), attrs[name]!);
+      }
+    }
+    const [prefix, local] = splitName(raw.name);
+    const uri = prefix ? scope.prefixes.get(prefix) : scope.defaultUri;
+    if (uri === undefined) fatal('XML_PARSE_ERROR', [`The prefix "${prefix}" for element "${raw.name}" is not bound.`]);
+    const attributes: XmlAttribute[] = [];
+    for (const name in attrs) {
+      const [p, l] = splitName(name);
+      let u = '';
+      if (name === 'xmlns' || p === 'xmlns') u = XMLNS_NS;
+      else if (p) {
+        const bound = scope.prefixes.get(p);
+        if (bound === undefined) fatal('XML_PARSE_ERROR', [`The prefix "${p}" for attribute "${name}" associated with an element type "${raw.name}" is not bound.`]);
+        u = bound!;
+      }
+      attributes.push({ name, prefix: p, local: l, uri: u, value: attrs[name]! });
+    }
+    return { tag: { name: raw.name, prefix, local, uri: uri!, attributes, declaresDefault }, scope };
+  }
 
   // ---- building the JSON value
 
@@ -318,10 +409,6 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
 
   // ---- XML rules
 
-  function checkNamespace(tag: SaxesTagNS, xpath: string, expected: string): void {
-    if (tag.uri !== expected) issue('error', 'WRONG_NAMESPACE__EXPECTED_', [expected], xpath, tagPos);
-  }
-
   function prefixOf(uri: string): string {
     if (!uri) return '';
     if (uri === FHIR_NS) return 'f:';
@@ -329,43 +416,51 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     return '?:';
   }
 
-  function undefinedAttribute(attr: SaxesAttributeNS, tag: SaxesTagNS, type: string, xpath: string): void {
-    if (attr.prefix === 'xmlns' || attr.name === 'xmlns') return;
+  function undefinedAttribute(attr: XmlAttribute, tag: XmlTag, type: string, frame: FrameBase): void {
+    if (attr.uri === XMLNS_NS) return;
     if (attr.uri === XSI_NS && attr.local === 'schemaLocation' && (options.allowXsiLocation || tag.uri !== FHIR_NS)) return;
-    issue('error', 'UNDEFINED_ATTRIBUTE__ON__FOR_TYPE__PROPERTIES__', [attr.name, tag.name, type], xpath, tagPos);
+    issue('error', 'UNDEFINED_ATTRIBUTE__ON__FOR_TYPE__PROPERTIES__', [attr.name, tag.name, type], xpathOf(frame), tagPos);
   }
 
   /** The element is in order after its previous sibling (HL7's VALIDATION_VAL_PROFILE_OUTOFORDER, against the base definition). */
-  function checkOrder(frame: ObjectFrame | PrimitiveFrame, el: ElementPlan, local: string, fhirPath: string): void {
-    const index = frame.children ? frame.children.list.indexOf(el) : -1;
+  function checkOrder(parent: ObjectFrame | PrimitiveFrame, el: ElementPlan, local: string, frame: FrameBase): void {
+    const index = parent.children ? parent.children.list.indexOf(el) : -1;
     if (index < 0) return;
-    if (index < frame.lastIndex) {
-      issue('error', 'VALIDATION_VAL_PROFILE_OUTOFORDER', [frame.orderedBy, local, frame.lastName], fhirPath, tagPos);
+    if (index < parent.lastIndex) {
+      issue('error', 'VALIDATION_VAL_PROFILE_OUTOFORDER', [parent.orderedBy, local, parent.lastName], fhirPathOf(frame), tagPos);
     }
-    frame.lastIndex = index;
-    frame.lastName = local;
+    parent.lastIndex = index;
+    parent.lastName = local;
+  }
+
+  /** The location fields of a child frame: its XPath step under `xParent`, its FHIRPath step under `fParent`. */
+  function steps(xParent: FrameBase | undefined, tag: XmlTag, fParent: FrameBase | undefined, fStep: string, fIndex: number, scope: NamespaceScope) {
+    return { xParent, xStep: prefixOf(tag.uri) + tag.local, fParent, fStep, fIndex, scope, qname: tag.name, pos: tagPos };
+  }
+
+  function skip(parent: FrameBase, tag: XmlTag, scope: NamespaceScope): void {
+    stack.push({ kind: 'skip', ...steps(parent, tag, parent, '', -1, scope), hasContent: true });
   }
 
   // ---- opening elements
 
-  function openRoot(tag: SaxesTagNS): void {
+  function openRoot(tag: XmlTag, scope: NamespaceScope): void {
     const name = tag.local;
-    const xpath = '/' + prefixOf(tag.uri) + name;
     rootIsFhir = tag.uri === FHIR_NS;
     if (!tag.uri) fatal('THIS__CANNOT_BE_PARSED_AS_A_FHIR_OBJECT_NO_NAMESPACE', [name], tagPos);
     if (tag.uri !== FHIR_NS) fatal('THIS_DOES_NOT_APPEAR_TO_BE_A_FHIR_RESOURCE_UNKNOWN_NAMESPACENAME_', [tag.uri, name], tagPos);
     if (!plans.isResourceType(name)) fatal('THIS_DOES_NOT_APPEAR_TO_BE_A_FHIR_RESOURCE_UNKNOWN_NAME_', [name], tagPos);
-    const frame = openResource(tag, xpath, name);
+    const frame = openResource(tag, { ...steps(undefined, tag, undefined, name, -1, scope), xStep: '/' + prefixOf(tag.uri) + name });
     root = frame.obj;
   }
 
-  function openResource(tag: SaxesTagNS, xpath: string, fhirPath: string): ObjectFrame {
+  function openResource(tag: XmlTag, at: Omit<FrameBase, 'hasContent'>): ObjectFrame {
     const { obj, loc } = newObject(tagPos);
     obj.resourceType = tag.local;
     const plan = plans.typePlan(tag.local);
     const frame: ObjectFrame = {
       kind: 'object', obj, loc, children: plan?.root?.ownChildren, type: tag.local, orderedBy: plan?.label ?? '',
-      xpath, fhirPath, qname: tag.name, pos: tagPos, hasContent: false, lastIndex: -1, lastName: '',
+      ...at, hasContent: false, lastIndex: -1, lastName: '',
     };
     readAttributes(frame, tag);
     stack.push(frame);
@@ -373,93 +468,89 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
   }
 
   /** Attributes of a complex element or resource: those its definition represents as XML attributes (id, url). */
-  function readAttributes(frame: ObjectFrame, tag: SaxesTagNS): void {
-    for (const qname in tag.attributes) {
-      const attr = tag.attributes[qname]!;
-      if (attr.prefix === 'xmlns' || attr.name === 'xmlns') continue;
+  function readAttributes(frame: ObjectFrame, tag: XmlTag): void {
+    for (const attr of tag.attributes) {
+      if (attr.uri === XMLNS_NS) continue;
       frame.hasContent = true;
       const hit = !attr.prefix ? frame.children?.byJsonName.get(attr.local) : undefined;
       if (hit && hit.element.xmlAttr) {
         frame.obj[attr.local] = attr.value;
         frame.loc.props[attr.local] = tagPos;
       } else {
-        undefinedAttribute(attr, tag, frame.type, frame.xpath);
+        undefinedAttribute(attr, tag, frame.type, frame);
       }
     }
   }
 
-  function openChild(parent: ObjectFrame | PrimitiveFrame, tag: SaxesTagNS): void {
+  function openChild(parent: ObjectFrame | PrimitiveFrame, tag: XmlTag, scope: NamespaceScope): void {
     parent.hasContent = true;
     const local = tag.local;
-    const xpath = parent.xpath + '/' + prefixOf(tag.uri) + local;
     // a primitive holds extensions only (its id and value are attributes)
     const hit = childElement(parent.children, local);
     if (!hit || (parent.kind === 'primitive' && hit.element.name !== 'extension')) {
-      issue('error', 'UNDEFINED_ELEMENT_', [local, parent.xpath], parent.xpath, tagPos);
-      stack.push({ kind: 'skip', xpath, fhirPath: parent.fhirPath, qname: tag.name, pos: tagPos, hasContent: true });
+      const at = xpathOf(parent);
+      issue('error', 'UNDEFINED_ELEMENT_', [local, at], at, tagPos);
+      skip(parent, tag, scope);
       return;
     }
     const { element: el, type: choiceType } = hit;
     const type = choiceType ?? el.types[0]?.code;
     const repeating = el.baseMax > 1;
-    const target: ObjectFrame = parent.kind === 'object' ? parent : parent.companion;
+    const target: ObjectFrame = parent.kind === 'object' ? parent : companionOf(parent);
     const slot = slotFor(target, local, repeating, tagPos);
-    const named = choiceType ? `${el.name}.ofType(${choiceType})` : local;
-    const fhirPath = `${target.fhirPath}.${named}${slot.repeating && repeating ? `[${slot.index}]` : ''}`;
-    checkOrder(parent, el, local, fhirPath);
+    const at = steps(parent, tag, target, choiceType ? `${el.name}.ofType(${choiceType})` : local, slot.repeating && repeating ? slot.index : -1, scope);
+    checkOrder(parent, el, local, at as FrameBase);
     if (type === 'xhtml') {
-      const declared = Object.prototype.hasOwnProperty.call(tag.attributes, 'xmlns');
-      stack.push({
-        kind: 'xhtml', slot, start: tagStart, addNamespace: declared || tag.prefix ? undefined : tag.uri,
-        nested: 0, xpath, fhirPath, qname: tag.name, pos: tagPos, hasContent: true,
-      });
+      stack.push({ kind: 'xhtml', slot, start: tagStart, addNamespace: tag.declaresDefault || tag.prefix ? undefined : tag.uri, nested: 0, ...at, hasContent: true });
       return;
     }
-    checkNamespace(tag, xpath, FHIR_NS);
+    if (tag.uri !== FHIR_NS) issue('error', 'WRONG_NAMESPACE__EXPECTED_', [FHIR_NS], xpathOf(at as FrameBase), tagPos);
     if (type === 'Resource' || (type !== undefined && type !== 'Element' && type !== 'BackboneElement' && !el.ownChildren && plans.isResourceType(type))) {
-      stack.push({ kind: 'holder', slot, filled: false, xpath, fhirPath, qname: tag.name, pos: tagPos, hasContent: false });
-      for (const qname in tag.attributes) {
-        const attr = tag.attributes[qname]!;
-        undefinedAttribute(attr, tag, type, xpath);
-      }
+      const holder: HolderFrame = { kind: 'holder', slot, filled: false, ...at, hasContent: false };
+      stack.push(holder);
+      for (const attr of tag.attributes) undefinedAttribute(attr, tag, type, holder);
       return;
     }
     if (type !== undefined && PRIMITIVE_TYPES.has(type)) {
-      openPrimitive(tag, slot, type, xpath, fhirPath);
+      openPrimitive(tag, slot, type, at);
       return;
     }
     const { obj, loc } = newObject(tagPos);
     put(slot, obj);
     const { children, orderedBy } = childrenOf(el, type);
-    const frame: ObjectFrame = {
-      kind: 'object', obj, loc, children, type: type ?? el.path, orderedBy,
-      xpath, fhirPath, qname: tag.name, pos: tagPos, hasContent: false, lastIndex: -1, lastName: '',
-    };
+    const frame: ObjectFrame = { kind: 'object', obj, loc, children, type: type ?? el.path, orderedBy, ...at, hasContent: false, lastIndex: -1, lastName: '' };
     readAttributes(frame, tag);
     stack.push(frame);
   }
 
-  function openPrimitive(tag: SaxesTagNS, slot: Slot, type: string, xpath: string, fhirPath: string): void {
-    const { obj: companionObj, loc: companionLoc } = newObject(tagPos);
-    const children = plans.primitiveCompanionChildren(type);
-    const orderedBy = plans.typePlan(type)?.label ?? '';
-    const companion: ObjectFrame = {
-      kind: 'object', obj: companionObj, loc: companionLoc, children, type, orderedBy,
-      xpath, fhirPath, qname: tag.name, pos: tagPos, hasContent: true, lastIndex: -1, lastName: '',
-    };
+  /** A primitive's companion frame (its extensions attach there; its location is the primitive's), made on first need. */
+  function companionOf(p: PrimitiveFrame): ObjectFrame {
+    if (!p.companion) {
+      const { obj, loc } = newObject(p.pos);
+      p.companion = {
+        kind: 'object', obj, loc, children: p.children, type: p.type, orderedBy: p.orderedBy,
+        xParent: p.xParent, xStep: p.xStep, fParent: p.fParent, fStep: p.fStep, fIndex: p.fIndex, scope: p.scope,
+        qname: p.qname, pos: p.pos, hasContent: true, lastIndex: -1, lastName: '',
+      };
+    }
+    return p.companion;
+  }
+
+  function openPrimitive(tag: XmlTag, slot: Slot, type: string, at: Omit<FrameBase, 'hasContent'>): void {
     const frame: PrimitiveFrame = {
-      kind: 'primitive', slot, companion, type, children, orderedBy, xpath, fhirPath, qname: tag.name, pos: tagPos, hasContent: false, lastIndex: -1, lastName: '',
+      kind: 'primitive', slot, companion: undefined, type, children: plans.primitiveCompanionChildren(type), orderedBy: plans.typePlan(type)?.label ?? '',
+      ...at, hasContent: false, lastIndex: -1, lastName: '',
     };
     let value: string | undefined;
-    for (const qname in tag.attributes) {
-      const attr = tag.attributes[qname]!;
-      if (attr.prefix === 'xmlns' || attr.name === 'xmlns') continue;
+    for (const attr of tag.attributes) {
+      if (attr.uri === XMLNS_NS) continue;
       frame.hasContent = true;
       if (!attr.prefix && attr.local === 'value') value = attr.value;
       else if (!attr.prefix && attr.local === 'id') {
-        companionObj.id = attr.value;
-        companionLoc.props.id = tagPos;
-      } else undefinedAttribute(attr, tag, type, xpath);
+        const companion = companionOf(frame);
+        companion.obj.id = attr.value;
+        companion.loc.props.id = tagPos;
+      } else undefinedAttribute(attr, tag, type, frame);
     }
     if (value !== undefined) {
       const v = primitiveValue(type, value);
@@ -468,22 +559,21 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     stack.push(frame);
   }
 
-  function openInHolder(holder: HolderFrame, tag: SaxesTagNS): void {
+  function openInHolder(holder: HolderFrame, tag: XmlTag, scope: NamespaceScope): void {
     holder.hasContent = true;
-    const xpath = holder.xpath + '/' + prefixOf(tag.uri) + tag.local;
     if (holder.filled) {
       // HL7 reads the first element of a resource holder only
-      stack.push({ kind: 'skip', xpath, fhirPath: holder.fhirPath, qname: tag.name, pos: tagPos, hasContent: true });
+      skip(holder, tag, scope);
       return;
     }
     holder.filled = true;
     if (tag.uri !== FHIR_NS || !plans.isResourceType(tag.local)) {
-      issue('error', 'CONTAINED_RESOURCE_DOES_NOT_APPEAR_TO_BE_A_FHIR_RESOURCE_UNKNOWN_NAME_', [tag.local], holder.xpath, tagPos);
-      stack.push({ kind: 'skip', xpath, fhirPath: holder.fhirPath, qname: tag.name, pos: tagPos, hasContent: true });
+      issue('error', 'CONTAINED_RESOURCE_DOES_NOT_APPEAR_TO_BE_A_FHIR_RESOURCE_UNKNOWN_NAME_', [tag.local], xpathOf(holder), tagPos);
+      skip(holder, tag, scope);
       return;
     }
-    // HL7 starts the paths of a nested resource again from its name
-    const frame = openResource(tag, tag.local, holder.fhirPath);
+    // HL7 starts the XPath of a nested resource again from its name; its FHIRPath is the holder's
+    const frame = openResource(tag, { ...steps(undefined, tag, holder, '', -1, scope), xStep: tag.local });
     put(holder.slot, frame.obj);
   }
 
@@ -492,18 +582,14 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
   function close(frame: Frame): void {
     switch (frame.kind) {
       case 'object':
-        if (!frame.hasContent) issue('error', 'ELEMENT_MUST_HAVE_SOME_CONTENT', [], frame.xpath, frame.pos);
-        return;
       case 'holder':
-        if (!frame.hasContent) issue('error', 'ELEMENT_MUST_HAVE_SOME_CONTENT', [], frame.xpath, frame.pos);
+        if (!frame.hasContent) issue('error', 'ELEMENT_MUST_HAVE_SOME_CONTENT', [], xpathOf(frame), frame.pos);
         return;
       case 'primitive': {
-        if (!frame.hasContent) issue('error', 'ELEMENT_MUST_HAVE_SOME_CONTENT', [], frame.xpath, frame.pos);
+        if (!frame.hasContent) issue('error', 'ELEMENT_MUST_HAVE_SOME_CONTENT', [], xpathOf(frame), frame.pos);
         const hasValue = frame.slot.repeating ? (frame.slot.parent.obj[frame.slot.key] as unknown[])[frame.slot.index] !== null : frame.slot.parent.obj[frame.slot.key] !== undefined;
         // a value-less primitive keeps its (possibly empty) companion, so the walker sees the element
-        let any = false;
-        for (const _ in frame.companion.obj) { any = true; break; }
-        if (any || !hasValue) putCompanion(frame.slot, frame.companion.obj, frame.pos);
+        if (frame.companion || !hasValue) putCompanion(frame.slot, companionOf(frame).obj, frame.pos);
         return;
       }
       case 'xhtml': {
@@ -529,27 +615,30 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     const col = parser.columnIndex - tag.name.length - 1;
     tagPos = col >= 1 ? { line: parser.line, col } : { line: parser.line - 1, col: 1 };
   });
-  parser.on('opentag', (tag) => {
+  parser.on('opentag', (raw) => {
     const top = stack[stack.length - 1];
     if (stack.length >= maxDepth) fatal('XML_TOO_DEEP', [`The XML is nested too deeply (more than ${maxDepth} levels)`], tagPos);
+    if (top?.kind === 'xhtml') {
+      // the narrative is kept as text: its elements are only counted
+      top.nested++;
+      return;
+    }
+    const { tag, scope } = readTag(raw, top?.scope ?? ROOT_SCOPE);
     if (!top) {
       sawRoot = true;
-      openRoot(tag);
+      openRoot(tag, scope);
       return;
     }
     switch (top.kind) {
       case 'object':
       case 'primitive':
-        openChild(top, tag);
+        openChild(top, tag, scope);
         return;
       case 'holder':
-        openInHolder(top, tag);
-        return;
-      case 'xhtml':
-        top.nested++;
+        openInHolder(top, tag, scope);
         return;
       case 'skip':
-        stack.push({ kind: 'skip', xpath: top.xpath, fhirPath: top.fhirPath, qname: tag.name, pos: tagPos, hasContent: true });
+        skip(top, tag, scope);
         return;
     }
   });
@@ -567,12 +656,12 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     const top = stack[stack.length - 1];
     if (!top || top.kind === 'xhtml' || top.kind === 'skip' || isBlank(t)) return;
     top.hasContent = true;
-    issue('error', 'TEXT_SHOULD_NOT_BE_PRESENT', [singleLine(t.trim())], top.xpath, here());
+    issue('error', 'TEXT_SHOULD_NOT_BE_PRESENT', [singleLine(t.trim())], xpathOf(top), here());
   });
   parser.on('cdata', () => {
     const top = stack[stack.length - 1];
     if (!top || top.kind === 'xhtml' || top.kind === 'skip') return;
-    issue('error', 'CDATA_IS_NOT_ALLOWED', [], top.xpath, here());
+    issue('error', 'CDATA_IS_NOT_ALLOWED', [], xpathOf(top), here());
   });
   parser.on('processinginstruction', () => {
     const top = stack[stack.length - 1];
@@ -581,7 +670,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
       return;
     }
     if (top.kind === 'xhtml' || top.kind === 'skip') return;
-    issue('error', 'NODE_TYPE__IS_NOT_ALLOWED', ['7'], top.xpath, here());
+    issue('error', 'NODE_TYPE__IS_NOT_ALLOWED', ['7'], xpathOf(top), here());
   });
   parser.on('xmldecl', (decl) => {
     if (decl.encoding !== undefined && decl.encoding.toUpperCase() !== 'UTF-8') {
@@ -650,6 +739,12 @@ function longQuotedRun(text: string, limit: number): { length: number; at: Posit
     if (end < 0) return undefined;
     i = end + 1;
   }
+}
+
+/** `p:local` → ['p', 'local']; `local` → ['', 'local']. */
+function splitName(name: string): [string, string] {
+  const colon = name.indexOf(':');
+  return colon < 0 ? ['', name] : [name.slice(0, colon), name.slice(colon + 1)];
 }
 
 /** A number as JSON writes it (with the HL7 lexer's leniency: the checks judge `007` or `1.` on the text). */
