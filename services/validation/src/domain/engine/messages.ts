@@ -71,6 +71,8 @@ export const MESSAGES = {
   VALIDATION_TIMEOUT: { text: 'Validation of this resource did not finish within {0} ms', code: 'timeout' },
   SUBMISSION_TIMEOUT: { text: 'Validation of the submission did not finish within {0} ms, so this resource was not validated', code: 'timeout' },
 
+  DUPLICATE_ID: { text: 'Duplicate id value \'{0}\'', code: 'invalid' },
+
   // cardinality and types
   CARDINALITY_MIN: { text: '{0}: minimum required = {1}, but only found {2} (from {3})', code: 'structure' },
   CARDINALITY_MAX: { text: '{0}: max allowed = {1}, but found {2} (from {3})', code: 'structure' },
@@ -88,6 +90,7 @@ export const MESSAGES = {
   STRING_WHITESPACE: { text: 'value should not start or finish with whitespace \'{0}\'', code: 'value' },
   STRING_ALL_WHITESPACE: { text: 'This value is all whitespace, which is not allowed (\'{0}\')', code: 'value' },
   STRING_TOO_LONG: { text: 'value is longer than permitted maximum length of {0}', code: 'value' },
+  STRING_TOO_SHORT: { text: 'Value \'{0}\' is shorter than permitted minimum length of {1}', code: 'value' },
   STRING_EXCEEDS_SIZE: { text: 'The value is longer than the maximum allowed for a string in FHIR ({0} characters)', code: 'value' },
   STRING_HTML: { text: 'The string value contains text that looks like embedded HTML tags, which are not allowed for security reasons in this context', code: 'security' },
   INTEGER_INVALID: { text: 'The value \'{0}\' is not a valid integer', code: 'value' },
@@ -120,6 +123,9 @@ export const MESSAGES = {
   XHTML_ATTRIBUTE: { text: 'The element \'{0}\' has an attribute \'{1}\' that is not allowed in narrative', code: 'invalid' },
   XHTML_ROOT: { text: 'Wrong name on the XHTML (\'{0}\') - must start with div', code: 'invalid' },
   XHTML_DOCTYPE: { text: 'Malformed XHTML: Found a DocType declaration, and these are not allowed (XXE security vulnerability protection)', code: 'invalid' },
+  XHTML_CONTROL_NO_LANGS: { text: 'The xhtml has no language sections, but language sections are required in this context by the profile {0}', code: 'business-rule' },
+  XHTML_CONTROL_LANGS_PROHIBITED: { text: 'The xhtml has some language sections ({0}), but language sections are prohibited in this context by the profile {1}', code: 'business-rule' },
+  XHTML_CONTROL_LANGS_MISSING: { text: 'The xhtml is missing language sections for {0}, which are required in this context by the profile {1}', code: 'business-rule' },
   XHTML_URL_INVALID: { text: 'The URL is not valid because \'({1})\': {0}', code: 'invalid' },
   XHTML_LINK_UNRESOLVED: { text: 'Hyperlink \'{0}\' at \'{1}\' for \'{2}\' does not resolve', code: 'invalid' },
   PRIMITIVE_REGEX: { text: 'Element value \'{0}\' does not meet regex \'{1}\'', code: 'value' },

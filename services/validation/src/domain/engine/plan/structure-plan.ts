@@ -5,6 +5,7 @@
  * Plans are immutable after compilation and shared by every validation.
  */
 import type { CanonicalResource } from '../../ports/conformance-resources.js';
+import { EXT_NARRATIVE_LANGUAGE_CONTROL } from '../checks/narrative-languages.js';
 import { extensionUsage, type ExtensionContext, type FhirVersionRange } from './extension-usage.js';
 
 export interface TypeRef {
@@ -134,6 +135,10 @@ export interface ElementPlan {
   regex: string | undefined;
   /** Written as an XML attribute (ElementDefinition.representation `xmlAttr`: ids, Extension.url, primitive values). */
   xmlAttr: boolean;
+  /** The minLength extension: a shorter string value is an error. */
+  minLength: number | undefined;
+  /** A Narrative element's narrative-language-control (`_yes`, `_no` or languages), when the profile sets one. */
+  languageControl: string | undefined;
 }
 
 export interface ChildIndex {
@@ -167,6 +172,7 @@ export interface StructurePlan {
 const FHIRPATH_SYSTEM = 'http://hl7.org/fhirpath/System.';
 const EXT_FHIR_TYPE = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-type';
 const EXT_REGEX = 'http://hl7.org/fhir/StructureDefinition/regex';
+const EXT_MIN_LENGTH = 'http://hl7.org/fhir/StructureDefinition/minLength';
 const EXT_BEST_PRACTICE = 'http://hl7.org/fhir/StructureDefinition/elementdefinition-bestpractice';
 
 const SYSTEM_TYPES: Record<string, string> = {
@@ -307,6 +313,14 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
       structure: plan,
       regex,
       xmlAttr: Array.isArray(ed.representation) && ed.representation.includes('xmlAttr'),
+      minLength: (() => {
+        const e = (ed.extension ?? []).find((x) => x?.url === EXT_MIN_LENGTH) as { valueInteger?: unknown } | undefined;
+        return typeof e?.valueInteger === 'number' ? e.valueInteger : undefined;
+      })(),
+      languageControl: (() => {
+        const e = (ed.extension ?? []).find((x) => x?.url === EXT_NARRATIVE_LANGUAGE_CONTROL);
+        return e?.valueCode ?? e?.valueString;
+      })(),
     };
     const fixed = prefixedValue(ed, 'fixed');
     if (fixed) el.fixed = fixed.value;

@@ -91,6 +91,9 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
   if (el.maxLength !== undefined && typeof v === 'string' && v.length > el.maxLength && !blank) {
     ctx.report('error', 'STRING_TOO_LONG', [el.maxLength], path, at);
   }
+  if (el.minLength !== undefined && typeof v === 'string' && v.length < el.minLength && !blank) {
+    ctx.report('error', 'STRING_TOO_SHORT', [v.length, el.minLength], path, at);
+  }
   if (el.regex !== undefined && !blank && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
     const problem = checkValueRegex(el.regex, type, raw ?? String(v));
     if (problem) ctx.report(problem.severity, problem.id, problem.args, path, at);

@@ -5,6 +5,7 @@
  */
 import type { NodeContext } from '../context/node-context.js';
 import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
+import { checkLanguageControl, narrativeLanguageSections } from '../checks/narrative-languages.js';
 import { checkAttachment } from '../rules/attachments.js';
 import { checkBinding } from '../rules/bindings.js';
 import { checkConstraints } from '../rules/constraints.js';
@@ -38,6 +39,10 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
   if (type === 'Attachment' && mode === 'structural') checkAttachment(ctx, v);
   if ((el.minValue || el.maxValue) && type === 'Quantity') checkQuantityRange(ctx, v);
   if (type === 'Quantity' && mode === 'structural') checkQuantityUnit(ctx, v);
+  if (el.languageControl !== undefined && typeof v.div === 'string') {
+    const problem = checkLanguageControl(el.languageControl, narrativeLanguageSections(v.div));
+    if (problem) ctx.report('error', problem.id, [...problem.args, `StructureDefinition[${plan.url}]`], ctx.path, ctx.at);
+  }
   // children: the element's own (profiles, backbone elements) or its type's
   let children = el.ownChildren;
   if (!children && el.contentReference) {
