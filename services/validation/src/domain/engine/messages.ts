@@ -83,6 +83,8 @@ export const MESSAGES = {
 
   // primitives
   PRIMITIVE_NO_VALUE: { text: 'Primitive types must have a value or must have child extensions', code: 'invalid' },
+  PRIMITIVE_MUSTHAVEVALUE_MESSAGE: { text: 'The element definition ``{0}`` in the profile \'{1}\' requires that a value be present in this element', code: 'required' },
+  PRIMITIVE_VALUE_ALTERNATIVES_MESSAGE: { text: 'The element definition ``{0}`` in the profile \'{1}\' requires that if a value is not present, the extension \'{2}\' must be present', code: 'required' },
   PRIMITIVE_EMPTY_STRING: { text: '@value cannot be empty', code: 'invalid' },
   PRIMITIVE_WHITESPACE_ONLY: { text: 'Primitive types should not only be whitespace', code: 'invalid' },
   URI_OID_PREFIX: { text: 'URI values cannot start with oid:', code: 'invalid' },
@@ -351,6 +353,8 @@ export const MESSAGES = {
   SD_CONSTRAINED_KIND_NO_MATCH: { text: 'The kind {0} must be the same as the kind {1} in the base structure {3} (base type = {2})', code: 'not-found' },
   SD_CONSTRAINED_TYPE_NO_MATCH: { text: 'The type {0} must be the same as the type in the base structure {1} that is being constrained', code: 'not-found' },
   SD_SPECIALIZED_TYPE_MATCHES: { text: 'The type {0} must not be the same as the type in the base structure {1} that is being specialised', code: 'not-found' },
+  SD_TYPE_NOT_LOCAL: { text: 'The type {0} is not legal because it is not defined in the FHIR specification. Other types must have a namespace on them', code: 'invalid' },
+  SD_TYPE_NOT_MATCH_NS: { text: 'The type namespace {0} SHOULD match the url namespace {1} for the definition of the type', code: 'invalid' },
   SD_DERIVATION_KIND_MISMATCH: { text: 'The structure definition constrains a kind of {0}, but has a different kind ({1})', code: 'not-found' },
   SD_BASE_EXPERIMENTAL: { text: 'The base definition {0} is experimental, so this one should be experimental too (ours)', code: 'business-rule' },
   SD_EXTENSION_URL_MISSING: { text: 'The value of Extension.url is not fixed to the extension URL {0}', code: 'invalid' },

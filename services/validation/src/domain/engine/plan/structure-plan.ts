@@ -135,6 +135,10 @@ export interface ElementPlan {
   regex: string | undefined;
   /** Written as an XML attribute (ElementDefinition.representation `xmlAttr`: ids, Extension.url, primitive values). */
   xmlAttr: boolean;
+  /** R5's mustHaveValue (as an R4 extension): a primitive here must have a value, extensions do not stand in for it. */
+  mustHaveValue: boolean;
+  /** R5's valueAlternatives: without a value, one of these extensions must be present. */
+  valueAlternatives: readonly string[];
   /** The minLength extension: a shorter string value is an error. */
   minLength: number | undefined;
   /** A Narrative element's narrative-language-control (`_yes`, `_no` or languages), when the profile sets one. */
@@ -173,6 +177,8 @@ const FHIRPATH_SYSTEM = 'http://hl7.org/fhirpath/System.';
 const EXT_FHIR_TYPE = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-type';
 const EXT_REGEX = 'http://hl7.org/fhir/StructureDefinition/regex';
 const EXT_MIN_LENGTH = 'http://hl7.org/fhir/StructureDefinition/minLength';
+const EXT_MUST_HAVE_VALUE = 'http://hl7.org/fhir/5.0/StructureDefinition/extension-ElementDefinition.mustHaveValue';
+const EXT_VALUE_ALTERNATIVES = 'http://hl7.org/fhir/5.0/StructureDefinition/extension-ElementDefinition.valueAlternatives';
 const EXT_BEST_PRACTICE = 'http://hl7.org/fhir/StructureDefinition/elementdefinition-bestpractice';
 
 const SYSTEM_TYPES: Record<string, string> = {
@@ -313,6 +319,8 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
       structure: plan,
       regex,
       xmlAttr: Array.isArray(ed.representation) && ed.representation.includes('xmlAttr'),
+      mustHaveValue: (ed.extension ?? []).some((x) => x?.url === EXT_MUST_HAVE_VALUE && x.valueBoolean === true),
+      valueAlternatives: (ed.extension ?? []).flatMap((x) => (x?.url === EXT_VALUE_ALTERNATIVES && typeof x.valueCanonical === 'string' ? [x.valueCanonical] : [])),
       minLength: (() => {
         const e = (ed.extension ?? []).find((x) => x?.url === EXT_MIN_LENGTH) as { valueInteger?: unknown } | undefined;
         return typeof e?.valueInteger === 'number' ? e.valueInteger : undefined;

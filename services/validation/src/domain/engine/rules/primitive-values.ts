@@ -32,6 +32,7 @@ export interface PrimitiveOccurrence {
 export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, hasCompanion, rawNumber: raw, inArray }: PrimitiveOccurrence): void {
   const { element: el, path, at, plan } = ctx;
   let blank = false;
+  if ((el.mustHaveValue || el.valueAlternatives.length > 0) && (v === undefined || v === null)) checkMissingValue(ctx, companion);
   if (ctx.mode === 'structural') {
     if (companion === null && !inArray && hasCompanion && (v === undefined || (v !== null && typeof v !== 'object'))) {
       // a single value's `_x` written as null: reported, and the value is not read
@@ -140,6 +141,21 @@ function checkXmlText(ctx: NodeContext, type: string, v: string | undefined, com
   const problems = checkPrimitiveValue(type, Number.NaN, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, v);
   for (const p of problems) ctx.report(p.severity, p.id, p.args, path, at);
   return true;
+}
+
+/**
+ * A primitive without a value where the profile asks for one (R5's mustHaveValue) or allows only
+ * some extensions in its place (valueAlternatives), as HL7 checks them.
+ */
+function checkMissingValue(ctx: NodeContext, companion: unknown): void {
+  const { element: el, plan, path, at } = ctx;
+  if (el.mustHaveValue) {
+    ctx.report('error', 'PRIMITIVE_MUSTHAVEVALUE_MESSAGE', [el.id, plan.url], path, at);
+    return;
+  }
+  const extensions = isObject(companion) && Array.isArray(companion.extension) ? companion.extension : [];
+  const present = extensions.some((e) => isObject(e) && typeof e.url === 'string' && el.valueAlternatives.includes(e.url));
+  if (!present) ctx.report('error', 'PRIMITIVE_VALUE_ALTERNATIVES_MESSAGE', [el.id, plan.url, el.valueAlternatives.join(', ')], path, at);
 }
 
 /** A `_x` companion that holds something (an id or extensions). */
