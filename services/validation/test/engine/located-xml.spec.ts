@@ -94,9 +94,9 @@ describe('FHIR XML reader', function () {
     it('reports unknown elements and attributes at their XPath, and drops them', () => {
       const r = read(`<Observation ${F}><status id="s" something="that" value="final"/><valueInteger><value value="0"/></valueInteger><foo/></Observation>`);
       expect(messages(r)).to.deep.equal([
-        'error UNDEFINED_ATTRIBUTE__ON__FOR_TYPE__PROPERTIES__ /f:Observation/f:status',
-        'error UNDEFINED_ELEMENT_ /f:Observation/f:valueInteger',
-        'error UNDEFINED_ELEMENT_ /f:Observation',
+        'error Undefined_attribute__on__for_type__properties__ /f:Observation/f:status',
+        'error Undefined_element_ /f:Observation/f:valueInteger',
+        'error Undefined_element_ /f:Observation',
       ]);
       expect(r.issues[0]!.args).to.deep.equal(['something', 'status', 'code']);
       expect(r.value).to.deep.equal({ resourceType: 'Observation', status: 'final', _status: { id: 's' }, _valueInteger: {} });
@@ -104,25 +104,25 @@ describe('FHIR XML reader', function () {
 
     it('reports elements out of the order of their definition', () => {
       const r = read(`<Patient ${F}><gender value="male"/><active value="true"/></Patient>`);
-      expect(messages(r)).to.deep.equal(['error VALIDATION_VAL_PROFILE_OUTOFORDER Patient.active']);
+      expect(messages(r)).to.deep.equal(['error Validation_VAL_Profile_OutOfOrder Patient.active']);
       expect(r.issues[0]!.args).to.deep.equal(['http://hl7.org/fhir/StructureDefinition/Patient|4.0.1', 'active', 'gender']);
     });
 
     it('reports wrong namespaces, empty elements, text, CDATA and processing instructions', () => {
       const r = read(`<?xml-stylesheet href="x"?><Patient ${F}><active xmlns="urn:other" value="true"/><name/>text<![CDATA[x]]><?pi x?></Patient>`);
       expect(messages(r)).to.have.members([
-        'error WRONG_NAMESPACE__EXPECTED_ /f:Patient/?:active',
-        'error TEXT_SHOULD_NOT_BE_PRESENT /f:Patient',
-        'error CDATA_IS_NOT_ALLOWED /f:Patient',
-        'error NODE_TYPE__IS_NOT_ALLOWED /f:Patient',
-        'error ELEMENT_MUST_HAVE_SOME_CONTENT /f:Patient/f:name',
-        'error NO_PROCESSING_INSTRUCTIONS_ALLOWED_IN_RESOURCES (document)',
+        'error Wrong_namespace__expected_ /f:Patient/?:active',
+        'error Text_should_not_be_present /f:Patient',
+        'error CDATA_is_not_allowed /f:Patient',
+        'error Node_type__is_not_allowed /f:Patient',
+        'error Element_must_have_some_content /f:Patient/f:name',
+        'error No_processing_instructions_allowed_in_resources (document)',
       ]);
     });
 
     it('refuses a root that is not a FHIR resource', () => {
-      expect(messages(read('<Patient/>'))).to.deep.equal(['fatal THIS__CANNOT_BE_PARSED_AS_A_FHIR_OBJECT_NO_NAMESPACE (xml)']);
-      expect(messages(read(`<Nothing ${F}/>`))).to.deep.equal(['fatal THIS_DOES_NOT_APPEAR_TO_BE_A_FHIR_RESOURCE_UNKNOWN_NAME_ (xml)']);
+      expect(messages(read('<Patient/>'))).to.deep.equal(['fatal This__cannot_be_parsed_as_a_FHIR_object_no_namespace (xml)']);
+      expect(messages(read(`<Nothing ${F}/>`))).to.deep.equal(['fatal This_does_not_appear_to_be_a_FHIR_resource_unknown_name_ (xml)']);
     });
 
     it('validates XML end to end: HL7 locations for XML problems, FHIRPath for the rest', () => {

@@ -29,15 +29,16 @@ export function narrativeLanguageSections(div: string): string[] {
   return [...langs].sort();
 }
 
+/** A problem and its arguments before the profile's name (which HL7's messages take last). */
 export type LanguageControlProblem =
-  | { id: 'XHTML_CONTROL_NO_LANGS'; args: [] }
-  | { id: 'XHTML_CONTROL_LANGS_PROHIBITED'; args: [string] }
-  | { id: 'XHTML_CONTROL_LANGS_MISSING'; args: [string] };
+  | { id: 'XHTML_CONTROL_NO_LANGS'; args: [string] }
+  | { id: 'XHTML_CONTROL_LANGS_REQUIRED'; args: [string] }
+  | { id: 'XHTML_CONTROL_LANGS_REQUIRED_LANG'; args: [string, string] };
 
-/** What the control value says is wrong with these sections, if anything. */
+/** What the control value says is wrong with these sections, if anything (the first missing language of a list). */
 export function checkLanguageControl(control: string, sections: readonly string[]): LanguageControlProblem | undefined {
-  if (control === '_no') return sections.length > 0 ? { id: 'XHTML_CONTROL_LANGS_PROHIBITED', args: [sections.join(', ')] } : undefined;
-  if (control === '_yes') return sections.length === 0 ? { id: 'XHTML_CONTROL_NO_LANGS', args: [] } : undefined;
-  const missing = control.split(',').map((l) => l.trim()).filter((l) => l && !sections.includes(l));
-  return missing.length > 0 ? { id: 'XHTML_CONTROL_LANGS_MISSING', args: [missing.join(', ')] } : undefined;
+  if (control === '_no') return sections.length > 0 ? { id: 'XHTML_CONTROL_NO_LANGS', args: [sections.join(', ')] } : undefined;
+  if (control === '_yes') return sections.length === 0 ? { id: 'XHTML_CONTROL_LANGS_REQUIRED', args: [''] } : undefined;
+  const missing = control.split(',').map((l) => l.trim()).find((l) => l && !sections.includes(l));
+  return missing !== undefined ? { id: 'XHTML_CONTROL_LANGS_REQUIRED_LANG', args: [missing, sections.join(', ')] } : undefined;
 }

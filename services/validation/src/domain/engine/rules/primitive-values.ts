@@ -134,7 +134,7 @@ function checkXmlText(ctx: NodeContext, type: string, v: string | undefined, com
     return true;
   }
   if (want === 'boolean') {
-    ctx.report('error', 'TYPE_SPECIFIC_CHECKS_DT_BOOLEAN_VALUE', [], path, at);
+    ctx.report('error', 'Type_Specific_Checks_DT_Boolean_Value', [], path, at);
     return true;
   }
   const options = ctx.services.options;

@@ -419,15 +419,15 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
   function undefinedAttribute(attr: XmlAttribute, tag: XmlTag, type: string, frame: FrameBase): void {
     if (attr.uri === XMLNS_NS) return;
     if (attr.uri === XSI_NS && attr.local === 'schemaLocation' && (options.allowXsiLocation || tag.uri !== FHIR_NS)) return;
-    issue('error', 'UNDEFINED_ATTRIBUTE__ON__FOR_TYPE__PROPERTIES__', [attr.name, tag.name, type], xpathOf(frame), tagPos);
+    issue('error', 'Undefined_attribute__on__for_type__properties__', [attr.name, tag.name, type], xpathOf(frame), tagPos);
   }
 
-  /** The element is in order after its previous sibling (HL7's VALIDATION_VAL_PROFILE_OUTOFORDER, against the base definition). */
+  /** The element is in order after its previous sibling (HL7's Validation_VAL_Profile_OutOfOrder, against the base definition). */
   function checkOrder(parent: ObjectFrame | PrimitiveFrame, el: ElementPlan, local: string, frame: FrameBase): void {
     const index = parent.children ? parent.children.list.indexOf(el) : -1;
     if (index < 0) return;
     if (index < parent.lastIndex) {
-      issue('error', 'VALIDATION_VAL_PROFILE_OUTOFORDER', [parent.orderedBy, local, parent.lastName], fhirPathOf(frame), tagPos);
+      issue('error', 'Validation_VAL_Profile_OutOfOrder', [parent.orderedBy, local, parent.lastName], fhirPathOf(frame), tagPos);
     }
     parent.lastIndex = index;
     parent.lastName = local;
@@ -447,9 +447,9 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
   function openRoot(tag: XmlTag, scope: NamespaceScope): void {
     const name = tag.local;
     rootIsFhir = tag.uri === FHIR_NS;
-    if (!tag.uri) fatal('THIS__CANNOT_BE_PARSED_AS_A_FHIR_OBJECT_NO_NAMESPACE', [name], tagPos);
-    if (tag.uri !== FHIR_NS) fatal('THIS_DOES_NOT_APPEAR_TO_BE_A_FHIR_RESOURCE_UNKNOWN_NAMESPACENAME_', [tag.uri, name], tagPos);
-    if (!plans.isResourceType(name)) fatal('THIS_DOES_NOT_APPEAR_TO_BE_A_FHIR_RESOURCE_UNKNOWN_NAME_', [name], tagPos);
+    if (!tag.uri) fatal('This__cannot_be_parsed_as_a_FHIR_object_no_namespace', [name], tagPos);
+    if (tag.uri !== FHIR_NS) fatal('This_does_not_appear_to_be_a_FHIR_resource_unknown_namespacename_', [tag.uri, name], tagPos);
+    if (!plans.isResourceType(name)) fatal('This_does_not_appear_to_be_a_FHIR_resource_unknown_name_', [name], tagPos);
     const frame = openResource(tag, { ...steps(undefined, tag, undefined, name, -1, scope), xStep: '/' + prefixOf(tag.uri) + name });
     root = frame.obj;
   }
@@ -489,7 +489,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     const hit = childElement(parent.children, local);
     if (!hit || (parent.kind === 'primitive' && hit.element.name !== 'extension')) {
       const at = xpathOf(parent);
-      issue('error', 'UNDEFINED_ELEMENT_', [local, at], at, tagPos);
+      issue('error', 'Undefined_element_', [local, at], at, tagPos);
       skip(parent, tag, scope);
       return;
     }
@@ -504,7 +504,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
       stack.push({ kind: 'xhtml', slot, start: tagStart, addNamespace: tag.declaresDefault || tag.prefix ? undefined : tag.uri, nested: 0, ...at, hasContent: true });
       return;
     }
-    if (tag.uri !== FHIR_NS) issue('error', 'WRONG_NAMESPACE__EXPECTED_', [FHIR_NS], xpathOf(at as FrameBase), tagPos);
+    if (tag.uri !== FHIR_NS) issue('error', 'Wrong_namespace__expected_', [FHIR_NS], xpathOf(at as FrameBase), tagPos);
     if (type === 'Resource' || (type !== undefined && type !== 'Element' && type !== 'BackboneElement' && !el.ownChildren && plans.isResourceType(type))) {
       const holder: HolderFrame = { kind: 'holder', slot, filled: false, ...at, hasContent: false };
       stack.push(holder);
@@ -568,7 +568,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     }
     holder.filled = true;
     if (tag.uri !== FHIR_NS || !plans.isResourceType(tag.local)) {
-      issue('error', 'CONTAINED_RESOURCE_DOES_NOT_APPEAR_TO_BE_A_FHIR_RESOURCE_UNKNOWN_NAME_', [tag.local], xpathOf(holder), tagPos);
+      issue('error', 'Contained_resource_does_not_appear_to_be_a_FHIR_resource_unknown_name_', [tag.local], xpathOf(holder), tagPos);
       skip(holder, tag, scope);
       return;
     }
@@ -583,10 +583,10 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     switch (frame.kind) {
       case 'object':
       case 'holder':
-        if (!frame.hasContent) issue('error', 'ELEMENT_MUST_HAVE_SOME_CONTENT', [], xpathOf(frame), frame.pos);
+        if (!frame.hasContent) issue('error', 'Element_must_have_some_content', [], xpathOf(frame), frame.pos);
         return;
       case 'primitive': {
-        if (!frame.hasContent) issue('error', 'ELEMENT_MUST_HAVE_SOME_CONTENT', [], xpathOf(frame), frame.pos);
+        if (!frame.hasContent) issue('error', 'Element_must_have_some_content', [], xpathOf(frame), frame.pos);
         const hasValue = frame.slot.repeating ? (frame.slot.parent.obj[frame.slot.key] as unknown[])[frame.slot.index] !== null : frame.slot.parent.obj[frame.slot.key] !== undefined;
         // a value-less primitive keeps its (possibly empty) companion, so the walker sees the element
         if (frame.companion || !hasValue) putCompanion(frame.slot, companionOf(frame).obj, frame.pos);
@@ -656,12 +656,12 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     const top = stack[stack.length - 1];
     if (!top || top.kind === 'xhtml' || top.kind === 'skip' || isBlank(t)) return;
     top.hasContent = true;
-    issue('error', 'TEXT_SHOULD_NOT_BE_PRESENT', [singleLine(t.trim())], xpathOf(top), here());
+    issue('error', 'Text_should_not_be_present', [singleLine(t.trim())], xpathOf(top), here());
   });
   parser.on('cdata', () => {
     const top = stack[stack.length - 1];
     if (!top || top.kind === 'xhtml' || top.kind === 'skip') return;
-    issue('error', 'CDATA_IS_NOT_ALLOWED', [], xpathOf(top), here());
+    issue('error', 'CDATA_is_not_allowed', [], xpathOf(top), here());
   });
   parser.on('processinginstruction', () => {
     const top = stack[stack.length - 1];
@@ -670,11 +670,11 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
       return;
     }
     if (top.kind === 'xhtml' || top.kind === 'skip') return;
-    issue('error', 'NODE_TYPE__IS_NOT_ALLOWED', ['7'], xpathOf(top), here());
+    issue('error', 'Node_type__is_not_allowed', ['7'], xpathOf(top), here());
   });
   parser.on('xmldecl', (decl) => {
     if (decl.encoding !== undefined && decl.encoding.toUpperCase() !== 'UTF-8') {
-      issue('error', 'XML_STATED_ENCODING_INVALID', [], '(document)', here());
+      issue('error', 'xml_stated_encoding_invalid', [], '(document)', here());
     }
   });
 
@@ -690,7 +690,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     issue('fatal', 'XML_PARSE_ERROR', ['Premature end of file.'], '(xml)', here());
     return result(undefined);
   }
-  if (rootIsFhir) for (const at of documentInstructions) issue('error', 'NO_PROCESSING_INSTRUCTIONS_ALLOWED_IN_RESOURCES', [], '(document)', at);
+  if (rootIsFhir) for (const at of documentInstructions) issue('error', 'No_processing_instructions_allowed_in_resources', [], '(document)', at);
   return result(root);
 }
 
