@@ -196,6 +196,7 @@ export const MESSAGES = {
 
   // references
   REFERENCE_NO_DISPLAY: { text: 'A Reference without an actual reference or identifier should have a display', code: 'structure' },
+  Reference_REF_ResourceType: { text: 'Matching reference for reference {0} has resourceType {1}', code: 'structure' },
   REFERENCE_BAD_TARGET: { text: 'The type \'{0}\' implied by the reference URL {1} is not a valid Target for this element (must be one of {2})', code: 'structure' },
   REFERENCE_WRONG_TARGET: { text: 'Invalid Resource target type. Found {0}, but expected one of ({1})', code: 'structure' },
   REFERENCE_CANT_RESOLVE: { text: 'Unable to resolve resource with reference \'{0}\'', code: 'structure' },

@@ -72,9 +72,9 @@ function resolveInBundle(ctx: NodeContext, index: BundleIndex, reference: Json, 
   const parsed = parseReference(ref);
   const sameTypeAndId = parsed.type && parsed.id ? index.byTypeAndId.get(`${parsed.type}/${parsed.id}`) ?? [] : [];
   const base = fullUrl ? restfulBase(fullUrl) : undefined;
-  if (sameTypeAndId.length > 0 && base !== undefined && parsed.kind === 'relative') {
+  if (sameTypeAndId.length > 0 && fullUrl !== undefined && parsed.kind === 'relative') {
     const found = [...new Set(sameTypeAndId.map((e) => e.fullUrl ?? ''))].join(', ');
-    ctx.error('BUNDLE_BUNDLE_ENTRY_NOTFOUND_APPARENT', [ref, name, sameTypeAndId.length, base + ref, found], path, undefined);
+    ctx.error('BUNDLE_BUNDLE_ENTRY_NOTFOUND_APPARENT', [ref, name, sameTypeAndId.length, (base ?? '') + ref, found], path, undefined);
   } else {
     ctx.error('BUNDLE_BUNDLE_ENTRY_NOTFOUND', [ref, name], path, undefined);
   }
@@ -90,7 +90,12 @@ function matches(index: BundleIndex, ref: string, fullUrl: string | undefined): 
   let hits = direct ?? [];
   if (!direct && parsed.kind === 'relative') {
     const base = fullUrl ? restfulBase(fullUrl) : undefined;
-    hits = base !== undefined ? index.byFullUrl.get(base + unversioned) ?? [] : index.byTypeAndId.get(`${parsed.type}/${parsed.id}`) ?? [];
+    // relative to the referring entry's RESTful base; from an entry with a urn:uuid: fullUrl (no
+    // base), `Type/id` names the entry `urn:uuid:id` only, as for the HL7 validator (the same type
+    // and id elsewhere is then named in the error); without a fullUrl at all, by type and id
+    hits = base !== undefined ? index.byFullUrl.get(base + unversioned) ?? []
+      : fullUrl === undefined ? index.byTypeAndId.get(`${parsed.type}/${parsed.id}`) ?? []
+        : fullUrl.startsWith('urn:uuid:') ? index.byFullUrl.get('urn:uuid:' + parsed.id) ?? [] : [];
   }
   if (version !== undefined) hits = hits.filter((h) => isObject(h.resource?.meta) && (h.resource!.meta as Json).versionId === version);
   return hits;

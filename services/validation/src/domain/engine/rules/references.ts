@@ -58,7 +58,10 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
     resolvedInside = hits.length > 0;
     if (hits.length === 1) {
       const target = hits[0]?.resource;
-      if (targets && target && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
+      // the entry the reference names holds another type than the reference says
+      if (parsed.type && target && typeof target.resourceType === 'string' && target.resourceType !== parsed.type) {
+        ctx.report('error', 'Reference_REF_ResourceType', [ref, target.resourceType], path, at);
+      } else if (targets && target && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
         ctx.report('error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')], path, at);
       }
     }
