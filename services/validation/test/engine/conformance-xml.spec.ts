@@ -9,9 +9,9 @@ import { expect } from 'chai';
 import { loadXmlCases, runConformance, type ConformanceScore } from './support/conformance.js';
 
 const FLOOR = {
-  verdict: 0.85,
-  exactErrorCount: 0.78,
-  locations: 0.75,
+  verdict: 0.92,
+  exactErrorCount: 0.85,
+  locations: 0.81,
 };
 
 describe('engine conformance: FHIR XML (HL7 validator test cases)', function () {

@@ -34,6 +34,8 @@ export class ValidationRun {
    * the HL7 validator does for XML.
    */
   sourceFormat: 'json' | 'xml' = 'json';
+  /** A primitive's `_x` companion → the object holding the primitive (for extension contexts on extension values). */
+  readonly companionOwners = new WeakMap<object, Record<string, unknown>>();
   /** Errors and fatal issues reported (a silent run counts them without recording them). */
   errorCount = 0;
 

@@ -26,10 +26,12 @@ export interface PrimitiveOccurrence {
   rawNumber: string | undefined;
   /** The value is an item of a JSON array (a null item there is a value left out, not an error by itself). */
   inArray?: boolean;
+  /** The object holding the primitive. */
+  owner?: Record<string, unknown>;
 }
 
 /** One primitive value of `type` at ctx (ctx.element is its element). */
-export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, hasCompanion, rawNumber: raw, inArray }: PrimitiveOccurrence): void {
+export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, hasCompanion, rawNumber: raw, inArray, owner }: PrimitiveOccurrence): void {
   const { element: el, path, at, plan } = ctx;
   let blank = false;
   if ((el.mustHaveValue || el.valueAlternatives.length > 0) && (v === undefined || v === null)) checkMissingValue(ctx, companion);
@@ -45,6 +47,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
       } else {
         const plans = ctx.services.plans;
         const cc = plans.primitiveCompanionChildren(type);
+        if (owner) ctx.run.companionOwners.set(companion, owner);
         if (cc) walkObject(ctx.inside(plans.typePlan(type) ?? plan), companion, cc, false);
       }
     }

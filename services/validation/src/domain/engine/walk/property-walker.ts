@@ -116,7 +116,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
         ctx.report('error', 'JSON_PROPERTY_VALUE_NO_QUOTES', [valuesAreArray ? 'item' : key, v], valuesAreArray ? itemPath : path, at);
       }
       const rawNumber = typeof v === 'number' && run.locations ? run.rawNumber(raw, obj, key, valuesAreArray ? i : -1) : undefined;
-      checkPrimitive(item, type, { value: v, companion: c, hasCompanion: companions !== undefined, rawNumber, inArray: valuesAreArray });
+      checkPrimitive(item, type, { value: v, companion: c, hasCompanion: companions !== undefined, rawNumber, inArray: valuesAreArray, owner: obj });
       continue;
     }
     if (v === null || v === undefined) {
@@ -127,7 +127,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       if (mode === 'structural') ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemPath], itemPath, at);
       continue;
     }
-    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, path });
+    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, path, owner: run.companionOwners.get(obj) });
     walkComplexValue(item, v, type);
   }
 }
