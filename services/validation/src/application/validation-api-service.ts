@@ -8,7 +8,7 @@ import type { MatchableIssue } from '../domain/categorization/matcher.js';
 import { summarizeByCategory, summarizeByMessage, type CategoryCount, type MessageCount } from '../domain/categorization/summary.js';
 import { assessValidity, type ValidityVerdict } from '../domain/categorization/validity.js';
 import { deadlineIssueOf } from '../domain/engine/outcome/deadline.js';
-import { isFhirXmlText, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../domain/ports/resource-validator.js';
+import type { ResourceValidator, ValidateOptions, ValidationOutcome } from '../domain/ports/resource-validator.js';
 import { toSeverity } from '../domain/results/issue-severity.js';
 import { toIssueTypeCode } from '../domain/results/issue-type.js';
 import { issuesFromOperationOutcome, type ValidationIssue } from '../domain/results/validation-issue.js';
