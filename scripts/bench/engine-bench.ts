@@ -1,5 +1,5 @@
 /**
- * Engine benchmark: `npx tsx scripts/bench/engine-bench.ts [--min-resources N] [--warm-up N] [--medplum-resources N] [--workers 2,4] [--rounds 15]`
+ * Engine benchmark: `npx tsx scripts/bench/engine-bench.ts [--min-resources N] [--warm-up N] [--medplum-resources N] [--workers 2,4] [--rounds 15] [--bundle-mb 10] [--formats-only]`
  *
  * Validates the NHSN sample Bundles (SHARED_DIR or ../shared: samples/nhsn-ach, patient-*.json)
  * entry by entry, each resource against core plus its own meta.profile (as the service does), with
@@ -10,6 +10,9 @@
  * worker (one core) and of one worker per core (all cores: each Bundle as bytes, one task per
  * submission, as the flow does) and the all-core/one-core ratio; p50/p99 per Bundle, peak RSS,
  * and the same resources through @medplum/core's validateResource for comparison.
+ * JSON and XML: one collection Bundle of the sample resources of about `--bundle-mb` MB (default 10)
+ * validated as JSON text and as the same Bundle in FHIR XML (median of 5 of each, alternating), and
+ * the XML/JSON time ratio; `--formats-only` runs just that (a short run).
  *
  * The all-core/one-core ratio is measured in rounds (`--rounds`, default 15): one worker, all cores,
  * one worker, all cores, ..., one worker; each all-core run is divided by the mean of the one-worker
@@ -29,6 +32,8 @@ import { ValidationPool } from '#validation/adapters/worker-pool/validation-pool
 import { DefinitionIndex } from '#validation/domain/engine/definitions/index.js';
 import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
 import { Validator } from '#validation/domain/engine/validator.js';
+import { PlanRegistry } from '#validation/domain/engine/plan/plan-registry.js';
+import { composeXml } from '#validation/domain/engine/xml/compose-xml.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 import { printRatio } from './ratio-line.js';
 import { median, percentile } from './statistics.js';
@@ -45,6 +50,8 @@ const minResources = arg('--min-resources', 7_000);
 const warmUpResources = arg('--warm-up', 30_000);
 const medplumResources = arg('--medplum-resources', 2_000);
 const rounds = Math.max(1, arg('--rounds', 15));
+const bundleMb = arg('--bundle-mb', 10);
+const formatsOnly = process.argv.includes('--formats-only');
 /** Extra pool sizes to measure (`--workers 2,4`), besides one worker and one per core. */
 const workerCounts = (() => {
   const i = process.argv.indexOf('--workers');
@@ -73,6 +80,32 @@ async function main(): Promise<void> {
   const tFirst = performance.now();
   console.log(`definitions: ${loaded.cacheHit ? 'start-up cache hit' : 'built (cache miss)'} in ${(tLoaded - t0).toFixed(0)} ms; ${loaded.failures.length} package failure(s)`);
   console.log(`cold start to first result: ${(tFirst - t0).toFixed(0)} ms in-script (${(tFirst - processStart).toFixed(0)} ms since process start); first outcome ${first.issue.length} issue(s)`);
+
+  // ---- the same Bundle in JSON and in XML
+  const sampleResources = bundles.flatMap(resourcesOf);
+  const bigBundle: { resourceType: string; type: string; entry: { fullUrl: string; resource: SampleResource }[] } = { resourceType: 'Bundle', type: 'collection', entry: [] };
+  for (let i = 0, size = 0; size < bundleMb * 1024 * 1024; i++) {
+    const resource = { ...sampleResources[i % sampleResources.length]!, id: `r${i}` };
+    bigBundle.entry.push({ fullUrl: `urn:uuid:00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, resource });
+    size += JSON.stringify(resource).length;
+  }
+  const jsonText = JSON.stringify(bigBundle);
+  const xmlText = composeXml(bigBundle, new PlanRegistry(source));
+  const times = { json: [] as number[], xml: [] as number[] };
+  let issues = { json: 0, xml: 0 };
+  for (let i = 0; i < 5; i++) {
+    for (const format of ['json', 'xml'] as const) {
+      const s = performance.now();
+      const o = validator.validate(format === 'json' ? jsonText : xmlText);
+      times[format].push(performance.now() - s);
+      issues = { ...issues, [format]: o.issue.length };
+    }
+  }
+  const jsonMs = median(times.json);
+  const xmlMs = median(times.xml);
+  console.log(`one Bundle of ${bigBundle.entry.length} resources: JSON ${(jsonText.length / 1024 / 1024).toFixed(1)} MB validated in ${jsonMs.toFixed(0)} ms (${issues.json} issues), `
+    + `FHIR XML ${(xmlText.length / 1024 / 1024).toFixed(1)} MB in ${xmlMs.toFixed(0)} ms (${issues.xml} issues): XML/JSON ${(xmlMs / jsonMs).toFixed(2)}x (medians of 5)`);
+  if (formatsOnly) return;
 
   // ---- warm-up: every plan compiled, and the JIT as warm as a long-running worker's (see the pools below)
   for (let warmed = 0; warmed < warmUpResources;) for (const b of bundles) for (const r of resourcesOf(b)) { validator.validate(r); warmed++; }

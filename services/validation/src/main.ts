@@ -5,7 +5,7 @@ import { startServiceRuntime } from '#adapters/runtime/service-runtime.js';
 import { checkInitialSourceSettings } from './adapters/artifacts/initial-sources.js';
 import { initializeAndStartEngine } from './adapters/engine/initialize-and-start.js';
 import { workersHealthCheck } from './adapters/engine/workers-health.js';
-import { PROCESSING_ROUTES, validateRouteBodyLimits } from './adapters/http/validate-routes.js';
+import { FHIR_XML_ROUTES, PROCESSING_ROUTES, validateRouteBodyLimits } from './adapters/http/validate-routes.js';
 import { ARTIFACT_UPLOAD_ROUTES, validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
 import { terminologyCredentials } from './adapters/terminology/index.js';
@@ -43,7 +43,7 @@ const runtime = await exitOnConfigError(() => startServiceRuntime({
   cacheNamespace: 'validation:validate-code',
   processingRoutes: PROCESSING_ROUTES,
   routeBodyLimits: validateRouteBodyLimits(config.validateBodyLimit),
-  anyMediaTypeRoutes: ARTIFACT_UPLOAD_ROUTES,
+  anyMediaTypeRoutes: [...ARTIFACT_UPLOAD_ROUTES, ...FHIR_XML_ROUTES],
 }), createLogger('validation'));
 
 const container = buildValidationContainer(config, runtime);

@@ -17,6 +17,9 @@ import {
 } from '../domain/artifacts/package-summary.js';
 import { compareVersions } from '../domain/engine/definitions/versions.js';
 import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
+import { looksLikeXml } from '../domain/engine/xml/located-xml.js';
+import { UnreadableResourceError } from '../domain/engine/xml/resource-text.js';
+import type { FhirXmlReader } from '../domain/ports/fhir-xml-reader.js';
 
 export interface PackageDependencyStatus {
   readonly name: string;
@@ -60,6 +63,8 @@ export class ArtifactService {
     private readonly listener: ArtifactChangeListener,
     initialSources: InitialArtifactSource | readonly InitialArtifactSource[],
     private readonly knowledge: TerminologyKnowledge = NO_KNOWLEDGE,
+    /** Reads RESOURCE artifacts uploaded as FHIR XML (stored as JSON); without it XML is refused. */
+    private readonly xml?: FhirXmlReader,
   ) {
     this.initialSources = Array.isArray(initialSources) ? initialSources : [initialSources as InitialArtifactSource];
   }
@@ -80,10 +85,11 @@ export class ArtifactService {
     const type = this.type(typeText);
     const nameProblem = artifactNameProblem(name);
     if (nameProblem) throw new InvalidInputError(nameProblem, [{ field: 'name', message: nameProblem }]);
-    const metadata = await this.inspect(type, content);
-    const mismatch = nameMismatch(type, name, metadata, content);
+    const stored = type === 'RESOURCE' ? this.asJson(content) : content;
+    const metadata = await this.inspect(type, stored);
+    const mismatch = nameMismatch(type, name, metadata, stored);
     if (mismatch) throw new InvalidInputError(mismatch, [{ field: 'name', message: mismatch }]);
-    const result = await this.repository.save(type, name, content, metadata);
+    const result = await this.repository.save(type, name, stored, metadata);
     await this.listener.artifactsChanged({ kind: 'saved', type, name });
     return result;
   }
@@ -225,6 +231,20 @@ export class ArtifactService {
       return parseArtifactType(typeText);
     } catch (error) {
       if (error instanceof ArtifactRejectedError) throw new InvalidInputError(error.message, [{ field: 'type', message: 'must be RESOURCE or PACKAGE' }]);
+      throw error;
+    }
+  }
+
+  /** A RESOURCE in FHIR XML becomes its JSON (what is stored and read back); JSON stays as sent. */
+  private asJson(content: Buffer): Buffer {
+    const text = content.toString('utf8');
+    if (!looksLikeXml(text)) return content;
+    const refuse = (message: string) => new InvalidInputError(message, [{ field: 'body', message }]);
+    if (!this.xml) throw refuse('FHIR XML cannot be read here; upload the resource as FHIR JSON');
+    try {
+      return Buffer.from(JSON.stringify(this.xml.readXml(text)));
+    } catch (error) {
+      if (error instanceof UnreadableResourceError) throw refuse(`The body is not a readable FHIR XML resource: ${error.message}`);
       throw error;
     }
   }

@@ -14,9 +14,11 @@
 import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import { isSettingName, readText, SETTINGS, settingsFromQuery, SettingsInputError } from '../domain/engine/settings-input.js';
 import type { ValidationSettings } from '../domain/engine/validator-options.js';
+import { isFhirXmlText, type ResourceInput } from '../domain/ports/resource-validator.js';
 
 export interface ValidateRequest {
-  readonly resource: Record<string, unknown>;
+  /** The resource: parsed JSON, or FHIR XML as received (validated as XML where the engine runs). */
+  readonly resource: ResourceInput;
   readonly profiles: readonly string[];
   /** The facility whose validation configuration applies (as the flow applies it). */
   readonly facilityId?: string;
@@ -30,8 +32,9 @@ export const VALIDATE_QUERY_PARAMETERS = ['profile', 'facility', 'configuration'
 
 export function readValidateRequest(body: unknown, query: Record<string, unknown>): ValidateRequest {
   const fromQuery = readQuery(query);
+  if (isFhirXmlText(body)) return { resource: body, ...fromQuery };
   if (!isObject(body) || typeof body.resourceType !== 'string') {
-    throw new InvalidInputError('The body must be a FHIR resource in JSON (an object with resourceType)', [{ field: 'resourceType', message: 'is required' }]);
+    throw new InvalidInputError('The body must be a FHIR resource in JSON (an object with resourceType) or XML', [{ field: 'resourceType', message: 'is required' }]);
   }
   if (body.resourceType !== 'Parameters' || !Array.isArray(body.parameter) || !body.parameter.some((p) => isObject(p) && p.name === 'resource')) {
     return { resource: body, ...fromQuery };

@@ -160,19 +160,34 @@ async function loadBaseSource(igs: readonly string[], cache: boolean, extensionP
   return { source: loaded.index, warnings };
 }
 
-/** The --load files: their conformance resources (Bundles give their entries), and every resource read (for the fetcher). */
-async function readResources(files: readonly string[]): Promise<{ resources: CanonicalResource[]; loose: FhirResource[]; warnings: string[] }> {
+/** The --load files' texts (read while the definitions load; XML ones need the definitions to be shaped). */
+async function readTexts(files: readonly string[]): Promise<{ file: string; text?: string; error?: string }[]> {
+  return Promise.all(files.map(async (file) => {
+    try {
+      return { file, text: await readFile(file, 'utf8') };
+    } catch (e) {
+      return { file, error: e instanceof Error ? e.message : String(e) };
+    }
+  }));
+}
+
+/**
+ * The --load files' conformance resources (JSON or XML; Bundles give their entries), and every
+ * resource read (for the fetcher).
+ */
+function resourcesOf(texts: { file: string; text?: string; error?: string }[], parse: (text: string) => unknown): { resources: CanonicalResource[]; loose: FhirResource[]; warnings: string[] } {
   const resources: CanonicalResource[] = [];
   const loose: FhirResource[] = [];
   const warnings: string[] = [];
-  for (const f of files) {
+  for (const { file: f, text, error } of texts) {
     try {
-      const r = JSON.parse(await readFile(f, 'utf8'));
+      if (text === undefined) throw new Error(error);
+      const r = parse(text) as { resourceType?: unknown; entry?: unknown } | null;
       if (r?.resourceType === 'Bundle' && Array.isArray(r.entry)) {
-        loose.push(r);
-        for (const e of r.entry) if (e?.resource?.resourceType) resources.push(e.resource);
+        loose.push(r as FhirResource);
+        for (const e of r.entry as { resource?: CanonicalResource }[]) if (e?.resource?.resourceType) resources.push(e.resource);
       } else if (r?.resourceType) {
-        resources.push(r);
+        resources.push(r as CanonicalResource);
       } else {
         warnings.push(`${f}: not a FHIR resource`);
       }
@@ -184,11 +199,12 @@ async function readResources(files: readonly string[]): Promise<{ resources: Can
 }
 
 async function loadEngine() {
-  const [{ LayeredConformanceSource }, { LocalTerminology }, { Validator }, { setMessageWording }, { InMemoryResourceFetcher }] = await Promise.all([
+  const [{ LayeredConformanceSource }, { LocalTerminology }, { Validator }, { setMessageWording }, { InMemoryResourceFetcher }, { PlanRegistry }, { parseResourceText }] = await Promise.all([
     import('../domain/engine/layered-source.js'), import('../domain/terminology/local-terminology.js'), import('../domain/engine/validator.js'),
     import('../domain/engine/wording.js'), import('../domain/ports/resource-fetcher.js'),
+    import('../domain/engine/plan/plan-registry.js'), import('../domain/engine/xml/resource-text.js'),
   ]);
-  return { LayeredConformanceSource, LocalTerminology, Validator, setMessageWording, InMemoryResourceFetcher };
+  return { LayeredConformanceSource, LocalTerminology, Validator, setMessageWording, InMemoryResourceFetcher, PlanRegistry, parseResourceText };
 }
 
 /** What a validator of the CLI is built from (plain data: it is also sent to the worker threads). */
@@ -196,13 +212,16 @@ export type ValidatorSetup = Pick<CliArgs, 'igs' | 'loads' | 'cache' | 'settings
 
 /** The CLI's validator (this thread's, or each worker's: the same, so the outcomes are too), and the warnings of building it. */
 export async function buildCliValidator(setup: ValidatorSetup): Promise<{ validator: Validator; warnings: string[] }> {
-  const [{ source: base, warnings: baseWarnings }, { resources, loose, warnings: loadWarnings }, searchParameters, engine] = await Promise.all([
+  const [{ source: base, warnings: baseWarnings }, texts, searchParameters, engine] = await Promise.all([
     loadBaseSource(setup.igs, setup.cache, setup.extensionPack),
-    readResources(setup.loads),
+    readTexts(setup.loads),
     import('./core-search-parameters.js').then(async (m) => ({ file: await m.coreSearchParametersFile(), LazyCoreSearchParameters: m.LazyCoreSearchParameters })),
     loadEngine(),
   ]);
-  const { LayeredConformanceSource, LocalTerminology, Validator, setMessageWording, InMemoryResourceFetcher } = engine;
+  const { LayeredConformanceSource, LocalTerminology, Validator, setMessageWording, InMemoryResourceFetcher, PlanRegistry, parseResourceText } = engine;
+  // XML files are shaped with the core definitions (the base source's)
+  const shapes = new PlanRegistry(base);
+  const { resources, loose, warnings: loadWarnings } = resourcesOf(texts, (text) => parseResourceText(text, shapes));
   // the wording is the thread's (this one, or each worker's when validating in parallel)
   setMessageWording(setup.messageWording ?? 'hapi');
   const coreSearchParameters = new searchParameters.LazyCoreSearchParameters(searchParameters.file, base);

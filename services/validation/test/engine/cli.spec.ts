@@ -76,6 +76,19 @@ describe('engine: validate CLI @slow', function () {
     expect(r.code).to.equal(1);
   });
 
+  it('reads FHIR XML: the file validated as XML, supporting profiles in XML', async () => {
+    const sd = file('sd.xml', `<StructureDefinition xmlns="http://hl7.org/fhir"><url value="http://example.org/cli-xml-patient"/><version value="1.0.0"/>
+      <name value="CliXmlPatient"/><status value="active"/><kind value="resource"/><abstract value="false"/><type value="Patient"/>
+      <baseDefinition value="http://hl7.org/fhir/StructureDefinition/Patient"/><derivation value="constraint"/>
+      <differential><element id="Patient.gender"><path value="Patient.gender"/><min value="1"/></element></differential></StructureDefinition>`);
+    const f = file('p.xml', '<Patient xmlns="http://hl7.org/fhir">\n  <active value="true"/>\n  <foo value="x"/>\n</Patient>');
+    const r = await run(['--harness', f, 'http://example.org/cli-xml-patient', sd]);
+    const issues = (JSON.parse(r.out) as { issue: Issue[] }).issue.map((i) => `${i.expression?.[0]} ${i.details.text}`);
+    expect(issues).to.include('Patient Patient.gender: minimum required = 1, but only found 0 (from http://example.org/cli-xml-patient|1.0.0)');
+    expect(issues).to.include("/f:Patient Undefined element 'foo' at /f:Patient");
+    expect(r.err).to.equal('');
+  });
+
   it('knows the core extension pack by default, as the HL7 validator; --no-extension-pack leaves it out', async () => {
     // individual-genderIdentity is defined by the extension pack, not by R4 core
     const f = file('ext-pack.json', {

@@ -1,7 +1,7 @@
 /** Flow steps (2) and (4), pure: the Bundle from what the report service answered, and the aggregated outcome. */
 import { expect } from 'chai';
 import type { Issue, IssueSeverity } from '#validation/domain/engine/outcome/issue.js';
-import { aggregateEntryOutcomes, rebaseExpression, submissionBundle, SubmissionFormatError } from '#validation/domain/flow/index.js';
+import { aggregateEntryOutcomes, rebaseExpression, submissionBundle, submissionFromBytes, SubmissionFormatError } from '#validation/domain/flow/index.js';
 
 const patient = { resourceType: 'Patient', id: 'p1' };
 const encounter = { resourceType: 'Encounter', id: 'e1' };
@@ -32,6 +32,12 @@ describe('validation flow (domain): submission bundle and aggregated outcome', (
     expect(bundle.type).to.equal('batch');
     expect(bundle.entry.map((e) => e.resource.id)).to.deep.equal(['p1', 'e1']);
     expect(submissionBundle({ ...model, otherResources: '' }).entry).to.have.length(1);
+  });
+
+  it('stays JSON: FHIR XML from the report service is no submission (the flow, its events and stored outcomes are JSON; only the HTTP API reads XML)', () => {
+    const xml = '<Bundle xmlns="http://hl7.org/fhir"><type value="collection"/></Bundle>';
+    expect(() => submissionBundle(xml)).to.throw(SubmissionFormatError);
+    expect(() => submissionFromBytes(new TextEncoder().encode(xml))).to.throw(SubmissionFormatError);
   });
 
   it('anything else is a SubmissionFormatError saying what was expected', () => {

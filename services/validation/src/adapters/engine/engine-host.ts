@@ -35,7 +35,10 @@ import { DefinitionIndex, R4_CORE_PACKAGE } from '../../domain/engine/definition
 import { aggregatedOutcomeJson } from '../../domain/flow/entry-outcome.js';
 import type { ValidationScope } from '../../domain/flow/validation-scope.js';
 import type { SubmissionValidation } from '../../domain/ports/resource-validator.js';
-import { ValidatorBusyError, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../../domain/ports/resource-validator.js';
+import type { FhirXmlReader } from '../../domain/ports/fhir-xml-reader.js';
+import { PlanRegistry } from '../../domain/engine/plan/plan-registry.js';
+import { parseResourceText, UnreadableResourceError } from '../../domain/engine/xml/resource-text.js';
+import { isFhirXmlText, ValidatorBusyError, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../../domain/ports/resource-validator.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import type { TerminologySettings } from '../terminology/index.js';
 import { PoolSaturatedError, ValidationPool, type PoolEvent, type WorkerCacheSettings } from '../worker-pool/validation-pool.js';
@@ -109,7 +112,7 @@ export interface EngineGeneration {
   readonly artifactsGeneration?: number;
 }
 
-export class EngineHost implements ResourceValidator {
+export class EngineHost implements ResourceValidator, FhirXmlReader {
   private current: EngineGeneration | undefined;
   private generations = 0;
   private chain: Promise<unknown> = Promise.resolve();
@@ -122,6 +125,8 @@ export class EngineHost implements ResourceValidator {
   private readonly replacements: Counter<'reason'> | undefined;
   /** Resource types seen so far that the definitions know (label values; bounded by the FHIR types). */
   private readonly knownTypes = new Set<string>();
+  /** Plans that shape XML, per generation (compiled on first use). */
+  private readonly xmlShapes = new WeakMap<EngineGeneration, PlanRegistry>();
 
   constructor(private readonly options: EngineHostOptions) {
     this.threads = options.workers === 0 ? os.availableParallelism() : options.workers;
@@ -140,6 +145,20 @@ export class EngineHost implements ResourceValidator {
     // Series at 0 from the start, so increase() and the alerts see them before the first event.
     for (const deadline of ['resource', 'submission']) this.timeouts?.inc({ deadline }, 0);
     for (const reason of ['timeout', 'crash']) this.replacements?.inc({ reason }, 0);
+  }
+
+  /**
+   * FHIR XML read into its JSON (RESOURCE artifacts uploaded as XML), shaped by the current
+   * generation's core definitions.
+   */
+  readXml(xml: string): Record<string, unknown> {
+    const generation = this.current;
+    if (!generation) throw new Error('The validation engine is not started yet');
+    let shapes = this.xmlShapes.get(generation);
+    if (!shapes) this.xmlShapes.set(generation, (shapes = new PlanRegistry(generation.index)));
+    const resource = parseResourceText(xml, shapes);
+    if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) throw new UnreadableResourceError('not a FHIR resource');
+    return resource as Record<string, unknown>;
   }
 
   /** Worker threads per generation. */
@@ -185,7 +204,7 @@ export class EngineHost implements ResourceValidator {
    * One resource (the API's $validate): refused with ValidatorBusyError when `queueLimit` tasks
    * already wait for a worker. Past `resourceTimeoutMs`, its outcome is the fatal timeout issue.
    */
-  async validate(resource: Record<string, unknown>, options: EngineValidateOptions = {}): Promise<ValidationOutcome> {
+  async validate(resource: ResourceInput, options: EngineValidateOptions = {}): Promise<ValidationOutcome> {
     const generation = this.current;
     if (!generation) throw new Error('The validation engine is not started yet');
     const profiles = options.profiles ? [...options.profiles] : undefined;
@@ -262,8 +281,8 @@ export class EngineHost implements ResourceValidator {
     return { kind: 'validated', resourceCount: result.entryCount, outcomeJson };
   }
 
-  private observe(generation: EngineGeneration, resource: Record<string, unknown>, ms: number): void {
-    this.observeType(generation, resource.resourceType, ms);
+  private observe(generation: EngineGeneration, resource: ResourceInput, ms: number): void {
+    this.observeType(generation, isFhirXmlText(resource) ? xmlRootName(resource.xml) : resource.resourceType, ms);
   }
 
   private observeType(generation: EngineGeneration, resourceType: unknown, ms: number): void {
@@ -379,4 +398,16 @@ export class EngineHost implements ResourceValidator {
     this.retiring.add(done);
     void done.finally(() => this.retiring.delete(done));
   }
+}
+
+/** The root element's name of FHIR XML (its resource type), for the duration histogram's label; a linear scan of the first tag. */
+function xmlRootName(xml: string): string | undefined {
+  for (let i = xml.indexOf('<'); i >= 0 && i < 4096; i = xml.indexOf('<', i + 1)) {
+    const c = xml.charCodeAt(i + 1);
+    if (c === 63 /* ? */ || c === 33 /* ! */) continue;
+    let end = i + 1;
+    while (end < xml.length && end - i < 70 && /[A-Za-z]/.test(xml[end]!)) end++;
+    return xml.slice(i + 1, end);
+  }
+  return undefined;
 }

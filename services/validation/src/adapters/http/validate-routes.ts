@@ -1,6 +1,7 @@
-import express, { Router } from 'express';
+import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import { JSON_MEDIA_TYPES, type OpenApiBuilder, type RouteBodyLimit } from '#adapters/http/index.js';
+import { HttpProblem, JSON_MEDIA_TYPES, type AnyMediaTypeRoute, type OpenApiBuilder, type RouteBodyLimit } from '#adapters/http/index.js';
+import { operationOutcomeXml } from '../../domain/engine/outcome/outcome-xml.js';
 import type { ValidationApiService } from '../../application/validation-api-service.js';
 import { SETTINGS } from '../../domain/engine/settings-input.js';
 import { booleanQuery } from './errors.js';
@@ -24,6 +25,18 @@ export const PROCESSING_ROUTES = ['/api/$validate', '/api/$validate-and-categori
 export function validateRouteBodyLimits(limit: number): RouteBodyLimit[] {
   return PROCESSING_ROUTES.map((path) => ({ method: 'POST', path, limit }));
 }
+
+/**
+ * The validating routes also take FHIR XML (`application/fhir+xml`), which the app's parsers do not
+ * read: the app must let these bodies through (anyMediaTypeRoutes), and the routes read them (and
+ * answer 415 for other XML types). Exact paths, ignoring case and a trailing slash.
+ */
+export const FHIR_XML_ROUTES: readonly AnyMediaTypeRoute[] = [
+  { method: 'POST', path: /^\/api\/\$validate\/?$/i },
+  { method: 'POST', path: /^\/api\/\$validate-and-categorize\/?$/i },
+];
+
+const FHIR_XML = 'application/fhir+xml';
 
 /** The answers the validating routes give besides 200 (see the description of `$validate`). */
 const DEADLINE_AND_CAPACITY = 'A resource whose validation passes `validation.resource-timeout-ms` is answered 422 (Problem Details, '
@@ -54,9 +67,14 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   const router = Router();
   const tags = ['Validation'];
   const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
-  const fhirBody = { required: true, content: { 'application/fhir+json': { schema: z.record(z.string(), z.unknown()).openapi({ description: 'Any FHIR R4 resource or Bundle' }) } } };
-  // Route-level parser for bodies the app's parser left alone; a body the app already parsed passes through.
-  const largeJson = express.json({ limit: options.bodyLimit ?? 50 * 1024 * 1024, type: JSON_MEDIA_TYPES });
+  const fhirBody = { required: true, content: {
+    'application/fhir+json': { schema: z.record(z.string(), z.unknown()).openapi({ description: 'Any FHIR R4 resource or Bundle' }) },
+    [FHIR_XML]: { schema: z.string().openapi({ description: 'Any FHIR R4 resource or Bundle in FHIR XML' }) },
+  } };
+  // Route-level parsers for bodies the app's parser left alone; a body the app already parsed passes through.
+  const limit = options.bodyLimit ?? 50 * 1024 * 1024;
+  const largeJson = express.json({ limit, type: JSON_MEDIA_TYPES });
+  const fhirXml = express.text({ limit, type: FHIR_XML });
   const authorization = (header: string | undefined) => (header ? { authorization: header } : {});
 
   openApi.registerPath({
@@ -69,20 +87,25 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     request: { query: FLAGS.merge(VALIDATION_QUERY), body: fhirBody },
     responses: {
       200: {
-        description: 'The OperationOutcome (application/fhir+json) by default; with the flags CategorizedIssue[], MessageCount[] or CategoryCount[] (application/json)',
+        description: 'The OperationOutcome (application/fhir+json by default, application/fhir+xml when the Accept header prefers it); with the flags CategorizedIssue[], MessageCount[] or CategoryCount[] (application/json)',
         content: {
           'application/fhir+json': { schema: schemas.OperationOutcome },
+          [FHIR_XML]: { schema: z.string().openapi({ description: 'The OperationOutcome in FHIR XML' }) },
           'application/json': { schema: z.union([z.array(schemas.CategorizedIssue), z.array(schemas.MessageCount), z.array(schemas.CategoryCount)]) },
         },
       },
-      ...openApi.problemResponses(400, 413, 422, 500, 503),
+      ...openApi.problemResponses(400, 413, 415, 422, 500, 503),
     },
   });
-  router.post('/api/$validate', largeJson, async (req, res) => {
-    const answer = await service.validate(req.body, { categorize: booleanQuery(req.query, 'categorize'), summarize: booleanQuery(req.query, 'summarize') },
+  router.post('/api/$validate', largeJson, fhirXml, async (req, res) => {
+    const answer = await service.validate(fhirResource(req), { categorize: booleanQuery(req.query, 'categorize'), summarize: booleanQuery(req.query, 'summarize') },
       { query: req.query, ...authorization(req.header('authorization')) });
     switch (answer.kind) {
-      case 'outcome': res.type('application/fhir+json').send(JSON.stringify(answer.outcome)); break;
+      case 'outcome':
+        // the OperationOutcome in XML when the caller prefers it (JSON for */* and by default)
+        if (req.accepts(['application/fhir+json', 'application/json', FHIR_XML]) === FHIR_XML) res.type(FHIR_XML).send(operationOutcomeXml(answer.outcome));
+        else res.type('application/fhir+json').send(JSON.stringify(answer.outcome));
+        break;
       case 'issues': res.json(answer.issues); break;
       default: res.json(answer.summary);
     }
@@ -93,10 +116,10 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     description: 'Answers the OperationOutcome, the categorized issues, summaries by category and by message, and the validity verdict '
       + '(valid when no issue is in a category that is not acceptable and no error or fatal issue is uncategorized). ' + DEADLINE_AND_CAPACITY,
     request: { query: VALIDATION_QUERY, body: fhirBody },
-    responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 422, 500, 503) },
+    responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 415, 422, 500, 503) },
   });
-  router.post('/api/$validate-and-categorize', largeJson, async (req, res) => {
-    res.json(await service.validateAndCategorize(req.body, { query: req.query, ...authorization(req.header('authorization')) }));
+  router.post('/api/$validate-and-categorize', largeJson, fhirXml, async (req, res) => {
+    res.json(await service.validateAndCategorize(fhirResource(req), { query: req.query, ...authorization(req.header('authorization')) }));
   });
 
   openApi.registerPath({
@@ -115,4 +138,17 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   });
 
   return router;
+}
+
+/**
+ * The resource of a validating request: FHIR JSON as parsed, or FHIR XML as text (validated as XML
+ * by the engine). Another XML type, or any body no parser read, is 415.
+ */
+function fhirResource(req: Request): unknown {
+  const body: unknown = req.body;
+  if (typeof body === 'string' && req.is(FHIR_XML)) return { xml: body };
+  if (req.headers['content-length'] !== '0' && req.is(JSON_MEDIA_TYPES) === false) {
+    throw HttpProblem.unsupportedMediaType(`Content-Type ${req.header('content-type') ?? '(none)'} is not supported: send FHIR as application/fhir+json or application/fhir+xml`);
+  }
+  return body;
 }

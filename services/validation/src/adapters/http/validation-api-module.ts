@@ -46,6 +46,7 @@ import type { ArtifactChangeListener, ArtifactRepository, InitialArtifactSource 
 import type { PackageInspector, TerminologyKnowledge } from '../../domain/artifacts/package-summary.js';
 import type { CategoryRepository, ImportOutcome } from '../../domain/ports/category-repository.js';
 import type { ResourceValidator } from '../../domain/ports/resource-validator.js';
+import type { FhirXmlReader } from '../../domain/ports/fhir-xml-reader.js';
 import type { ResultRepository } from '../../domain/ports/result-repository.js';
 import { ARTIFACT_INIT_MODES } from '../artifacts/initial-sources.js';
 import { DirectoryArtifactSource } from '../persistence/directory-artifact-source.js';
@@ -95,6 +96,8 @@ export interface ValidationApiDependencies {
   readonly terminologyKnowledge?: TerminologyKnowledge;
   readonly validateBodyLimit?: number;
   readonly uploadLimit?: number;
+  /** Reads RESOURCE artifacts uploaded as FHIR XML (the engine host); without it they are refused. */
+  readonly xmlReader?: FhirXmlReader;
   /** Reports a stored rule that no longer compiles (skipped). */
   readonly onBrokenRule?: (ruleId: number, categoryId: string, reason: string) => void;
   /** How long a categorizer (compiled latest rules) is reused; default 2000 ms. Writes on this instance drop it at once. */
@@ -127,6 +130,7 @@ export function createValidationApiModule(deps: ValidationApiDependencies): Vali
     deps.artifactListener ?? NO_LISTENER,
     deps.initialArtifacts ?? [new DirectoryArtifactSource(deps.artifactInitDir)],
     deps.terminologyKnowledge,
+    deps.xmlReader,
   );
   const validation = new ValidationApiService(deps.validator, categories, deps.configurations);
   const results = new ResultService(repositories.results, repositories.categories);

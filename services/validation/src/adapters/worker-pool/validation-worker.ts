@@ -42,6 +42,7 @@ import { ArtifactFetcher } from '../engine/artifact-fetcher.js';
 import { FhirServerFetcher } from '../engine/fhir-server-fetcher.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/ports/terminology.js';
+import { isFhirXmlText } from '../../domain/ports/resource-validator.js';
 import { validateSubmissionTask, type SubmissionTask, type SubmissionTaskResult } from './submission-task.js';
 import { taskSettings } from './task-settings.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
@@ -193,7 +194,9 @@ export default async function validateTask(task: ValidationTask | SubmissionTask
     progress?.begin(index);
     const started = performance.now();
     const busyBefore = budget ? performance.eventLoopUtilization() : undefined;
-    outcomes.push(await v.validateAsync(r, { profiles: task.profiles, authorization: task.authorization, settings }));
+    // FHIR XML arrives as its text and is read here, as JSON would be
+    const input = isFhirXmlText(r) ? r.xml : r;
+    outcomes.push(await v.validateAsync(input, { profiles: task.profiles, authorization: task.authorization, settings, ...(input === r ? {} : { format: 'xml' as const }) }));
     durationsMs.push(performance.now() - started);
     if (busyBefore) budget!.charge(performance.eventLoopUtilization(busyBefore).active);
   }

@@ -43,6 +43,10 @@ export const HL7_MESSAGE_IDS: Partial<Record<MessageId, MessageIdSource>> = {
   JSON_COMMA_EXTRA_OBJECT: 'JSON_COMMA_EXTRA',
   DUPLICATE_JSON_PROPERTY: 'DUPLICATE_JSON_PROPERTY_KEY',
   JSON_TOO_DEEP: LIMIT,
+  // XML syntax: the Java XML parser's own text in HL7 (logged without a message id), and our limits
+  XML_PARSE_ERROR: { ours: 'HL7 reports the XML parser\'s own message text, without a message id' },
+  XML_TOO_DEEP: LIMIT,
+  XML_TOO_LARGE: LIMIT,
   JSON_TOO_LARGE: LIMIT,
   PRIMITIVE_PROPERTY_INVALID: 'ILLEGAL_PROPERTY',
   UNRECOGNISED_PROPERTY: 'Unrecognised_property_',
@@ -347,6 +351,10 @@ export const HL7_MESSAGE_IDS: Partial<Record<MessageId, MessageIdSource>> = {
   CODESYSTEM_CS_VS_INVALID: 'CodeSystem_CS_VS_Invalid',
   CODESYSTEM_CS_VS_WRONGSYSTEM: 'CodeSystem_CS_VS_WrongSystem',
   CODESYSTEM_CS_VS_INCLUDEDETAILS: 'CodeSystem_CS_VS_IncludeDetails',
+  // rules HL7 has, whose message ids we have not read in a stored Messages.properties
+  STRING_TOO_SHORT: OWN_RULE,
+  SD_TYPE_NOT_LOCAL: OWN_RULE,
+  SD_TYPE_NOT_MATCH_NS: OWN_RULE,
 };
 
 /**

@@ -25,6 +25,25 @@ export const MESSAGES = {
   DUPLICATE_JSON_PROPERTY: { text: 'The JSON property \'{0}\' is a duplicate and will be ignored', code: 'invalid' },
   JSON_TOO_DEEP: { text: '{0}', code: 'too-costly' },
   JSON_TOO_LARGE: { text: '{0}', code: 'too-costly' },
+  // XML syntax and shape (HL7's XmlParser; ids are HL7's I18nConstants, texts its newest wording)
+  XML_PARSE_ERROR: { text: '{0}', code: 'invalid' },
+  XML_TOO_DEEP: { text: '{0}', code: 'too-costly' },
+  XML_TOO_LARGE: { text: '{0}', code: 'too-costly' },
+  Undefined_element_: { text: 'Undefined element \'{0}\' at {1}', code: 'structure' },
+  Undefined_attribute__on__for_type__properties__: { text: 'Undefined attribute \'@{0}\' on {1} for type {2}', code: 'structure' },
+  Wrong_namespace__expected_: { text: 'Wrong namespace - expected \'{0}\'', code: 'invalid' },
+  Element_must_have_some_content: { text: 'Element must have some content', code: 'invalid' },
+  Text_should_not_be_present: { text: 'Text should not be present (\'{0}\')', code: 'structure' },
+  CDATA_is_not_allowed: { text: 'CDATA is not allowed', code: 'structure' },
+  Node_type__is_not_allowed: { text: 'Node type {0} is not allowed', code: 'structure' },
+  No_processing_instructions_allowed_in_resources: { text: 'No processing instructions allowed in resources', code: 'invalid' },
+  xml_stated_encoding_invalid: { text: 'The XML encoding stated in the header is invalid (must be \'UTF-8\' if stated)', code: 'invalid' },
+  This__cannot_be_parsed_as_a_FHIR_object_no_namespace: { text: 'This \'{0}\' cannot be parsed as a FHIR object (no namespace)', code: 'structure' },
+  This_does_not_appear_to_be_a_FHIR_resource_unknown_namespacename_: { text: 'This does not appear to be a FHIR resource (unknown namespace/name \'{0}::{1}\')', code: 'structure' },
+  This_does_not_appear_to_be_a_FHIR_resource_unknown_name_: { text: 'This does not appear to be a FHIR resource (unknown name \'{0}\')', code: 'structure' },
+  Contained_resource_does_not_appear_to_be_a_FHIR_resource_unknown_name_: { text: 'Contained resource does not appear to be a FHIR resource (unknown name \'{0}\')', code: 'structure' },
+  Validation_VAL_Profile_OutOfOrder: { text: 'As specified by profile {0}, Element \'{1}\' is out of order (found after {2})', code: 'invalid' },
+  Type_Specific_Checks_DT_Boolean_Value: { text: 'boolean values must be \'true\' or \'false\'', code: 'invalid' },
   PRIMITIVE_PROPERTY_INVALID: { text: 'The property \'{0}\' is invalid', code: 'structure' },
   UNRECOGNISED_PROPERTY: { text: 'Unrecognized property \'{0}\'', code: 'structure' },
   JSON_PROPERTY_NO_ARRAY: { text: 'The property {0} must be a JSON Array, not {1} (at {2})', code: 'structure' },
@@ -52,6 +71,8 @@ export const MESSAGES = {
   VALIDATION_TIMEOUT: { text: 'Validation of this resource did not finish within {0} ms', code: 'timeout' },
   SUBMISSION_TIMEOUT: { text: 'Validation of the submission did not finish within {0} ms, so this resource was not validated', code: 'timeout' },
 
+  DUPLICATE_ID: { text: 'Duplicate id value \'{0}\'', code: 'invalid' },
+
   // cardinality and types
   CARDINALITY_MIN: { text: '{0}: minimum required = {1}, but only found {2} (from {3})', code: 'structure' },
   CARDINALITY_MAX: { text: '{0}: max allowed = {1}, but found {2} (from {3})', code: 'structure' },
@@ -62,6 +83,8 @@ export const MESSAGES = {
 
   // primitives
   PRIMITIVE_NO_VALUE: { text: 'Primitive types must have a value or must have child extensions', code: 'invalid' },
+  PRIMITIVE_MUSTHAVEVALUE_MESSAGE: { text: 'The element definition ``{0}`` in the profile \'{1}\' requires that a value be present in this element', code: 'required' },
+  PRIMITIVE_VALUE_ALTERNATIVES_MESSAGE: { text: 'The element definition ``{0}`` in the profile \'{1}\' requires that if a value is not present, the extension \'{2}\' must be present', code: 'required' },
   PRIMITIVE_EMPTY_STRING: { text: '@value cannot be empty', code: 'invalid' },
   PRIMITIVE_WHITESPACE_ONLY: { text: 'Primitive types should not only be whitespace', code: 'invalid' },
   URI_OID_PREFIX: { text: 'URI values cannot start with oid:', code: 'invalid' },
@@ -69,6 +92,7 @@ export const MESSAGES = {
   STRING_WHITESPACE: { text: 'value should not start or finish with whitespace \'{0}\'', code: 'value' },
   STRING_ALL_WHITESPACE: { text: 'This value is all whitespace, which is not allowed (\'{0}\')', code: 'value' },
   STRING_TOO_LONG: { text: 'value is longer than permitted maximum length of {0}', code: 'value' },
+  STRING_TOO_SHORT: { text: 'Value \'{0}\' is shorter than permitted minimum length of {1}', code: 'value' },
   STRING_EXCEEDS_SIZE: { text: 'The value is longer than the maximum allowed for a string in FHIR ({0} characters)', code: 'value' },
   STRING_HTML: { text: 'The string value contains text that looks like embedded HTML tags, which are not allowed for security reasons in this context', code: 'security' },
   INTEGER_INVALID: { text: 'The value \'{0}\' is not a valid integer', code: 'value' },
@@ -101,6 +125,9 @@ export const MESSAGES = {
   XHTML_ATTRIBUTE: { text: 'The element \'{0}\' has an attribute \'{1}\' that is not allowed in narrative', code: 'invalid' },
   XHTML_ROOT: { text: 'Wrong name on the XHTML (\'{0}\') - must start with div', code: 'invalid' },
   XHTML_DOCTYPE: { text: 'Malformed XHTML: Found a DocType declaration, and these are not allowed (XXE security vulnerability protection)', code: 'invalid' },
+  XHTML_CONTROL_NO_LANGS: { text: 'The xhtml has some language sections ({0}), but language sections are prohibited in this context by the profile {1}', code: 'business-rule' },
+  XHTML_CONTROL_LANGS_REQUIRED: { text: 'The xhtml has no language sections, but language sections are required in this context by the profile {1}', code: 'business-rule' },
+  XHTML_CONTROL_LANGS_REQUIRED_LANG: { text: 'The profile {2} requires a section in the narrative for the language \'{0}\', but it was not found (found {1})', code: 'business-rule' },
   XHTML_URL_INVALID: { text: 'The URL is not valid because \'({1})\': {0}', code: 'invalid' },
   XHTML_LINK_UNRESOLVED: { text: 'Hyperlink \'{0}\' at \'{1}\' for \'{2}\' does not resolve', code: 'invalid' },
   PRIMITIVE_REGEX: { text: 'Element value \'{0}\' does not meet regex \'{1}\'', code: 'value' },
@@ -169,6 +196,7 @@ export const MESSAGES = {
 
   // references
   REFERENCE_NO_DISPLAY: { text: 'A Reference without an actual reference or identifier should have a display', code: 'structure' },
+  Reference_REF_ResourceType: { text: 'Matching reference for reference {0} has resourceType {1}', code: 'structure' },
   REFERENCE_BAD_TARGET: { text: 'The type \'{0}\' implied by the reference URL {1} is not a valid Target for this element (must be one of {2})', code: 'structure' },
   REFERENCE_WRONG_TARGET: { text: 'Invalid Resource target type. Found {0}, but expected one of ({1})', code: 'structure' },
   REFERENCE_CANT_RESOLVE: { text: 'Unable to resolve resource with reference \'{0}\'', code: 'structure' },
@@ -326,6 +354,8 @@ export const MESSAGES = {
   SD_CONSTRAINED_KIND_NO_MATCH: { text: 'The kind {0} must be the same as the kind {1} in the base structure {3} (base type = {2})', code: 'not-found' },
   SD_CONSTRAINED_TYPE_NO_MATCH: { text: 'The type {0} must be the same as the type in the base structure {1} that is being constrained', code: 'not-found' },
   SD_SPECIALIZED_TYPE_MATCHES: { text: 'The type {0} must not be the same as the type in the base structure {1} that is being specialised', code: 'not-found' },
+  SD_TYPE_NOT_LOCAL: { text: 'The type {0} is not legal because it is not defined in the FHIR specification. Other types must have a namespace on them', code: 'invalid' },
+  SD_TYPE_NOT_MATCH_NS: { text: 'The type namespace {0} SHOULD match the url namespace {1} for the definition of the type', code: 'invalid' },
   SD_DERIVATION_KIND_MISMATCH: { text: 'The structure definition constrains a kind of {0}, but has a different kind ({1})', code: 'not-found' },
   SD_BASE_EXPERIMENTAL: { text: 'The base definition {0} is experimental, so this one should be experimental too (ours)', code: 'business-rule' },
   SD_EXTENSION_URL_MISSING: { text: 'The value of Extension.url is not fixed to the extension URL {0}', code: 'invalid' },

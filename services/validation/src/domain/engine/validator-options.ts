@@ -102,11 +102,15 @@ export interface ValidatorOptions extends ValidationSettings {
    * store. Without one, nothing outside resolves.
    */
   fetcher?: ResourceFetcher;
+  /** Accept `xsi:schemaLocation` on FHIR XML elements (the HL7 validator's allowXsiLocation). Default false, as HL7. */
+  allowXsiLocation?: boolean;
 }
 
 export interface ValidateOptions {
   /** Profiles to validate against in addition to meta.profile (canonical URLs). */
   profiles?: readonly string[];
+  /** The format of text input (default: XML when its first character is `<`, else JSON). */
+  format?: 'json' | 'xml';
   /** Passed on to remote terminology. */
   authorization?: string;
   /** Settings for this call; each one given wins over the Validator's. */

@@ -22,10 +22,11 @@ import { ValidatorServices } from './context/validator-services.js';
 import { parseLocatedJson } from './json/located-json.js';
 import { isObject } from './json/json-value.js';
 import type { ValidationOutcome } from './outcome/issue.js';
-import { reportParseIssue } from './outcome/parse-issues.js';
+import { reportParseIssue, reportXmlParseIssue } from './outcome/parse-issues.js';
 import { defaultResourceTypeValidators } from './resource-types/index.js';
 import { resolveValidatorOptions, withSettings, type ValidateOptions, type ValidatorOptions } from './validator-options.js';
 import { validateResource } from './walk/instance-validator.js';
+import { looksLikeXml, parseLocatedXml } from './xml/located-xml.js';
 
 export type { ValidateOptions, ValidationSettings, ValidatorOptions } from './validator-options.js';
 
@@ -37,7 +38,8 @@ export class Validator {
   }
 
   /**
-   * Validate a resource (a parsed value, or JSON text which is then parsed with locations).
+   * Validate a resource (a parsed value, or JSON or XML text which is then read with locations;
+   * the format is options.format, else told by the text's first character).
    * Terminology answers that arrive as Promises are not waited for here; use validateAsync.
    */
   validate(input: unknown, options: ValidateOptions = {}): ValidationOutcome {
@@ -73,7 +75,15 @@ export class Validator {
 
   private validateInto(run: ValidationRun, input: unknown, options: ValidateOptions): void {
     let value = input;
-    if (typeof input === 'string') {
+    if (typeof input === 'string' && (options.format === 'xml' || (options.format === undefined && looksLikeXml(input)))) {
+      const limits = this.services.options;
+      const parsed = parseLocatedXml(input, this.services.plans, { maxLength: limits.maxInputLength, maxDepth: limits.maxDepth + 20, allowXsiLocation: limits.allowXsiLocation });
+      run.locations = parsed.locations;
+      run.sourceFormat = 'xml';
+      for (const pi of parsed.issues) reportXmlParseIssue(run, pi);
+      if (parsed.value === undefined) return;
+      value = parsed.value;
+    } else if (typeof input === 'string') {
       const limits = this.services.options;
       const parsed = parseLocatedJson(input, { maxLength: limits.maxInputLength, maxDepth: limits.maxDepth + 20 });
       run.locations = parsed.locations;

@@ -21,13 +21,28 @@ export interface ValidateOptions {
 /** What the validator answers for a resource: the engine's outcome itself (one outcome type from the engine to the store). */
 export type { ValidationOutcome } from '../engine/outcome/issue.js';
 
+/**
+ * A resource to validate: parsed FHIR JSON, or FHIR XML text (validated as XML, so its XML rules
+ * and line numbers apply; the engine reads it where it validates).
+ */
+export type ResourceInput = Record<string, unknown> | FhirXmlText;
+
+/** FHIR XML as received (`application/fhir+xml`). */
+export interface FhirXmlText {
+  readonly xml: string;
+}
+
+export function isFhirXmlText(input: unknown): input is FhirXmlText {
+  return typeof input === 'object' && input !== null && typeof (input as { xml?: unknown }).xml === 'string' && !('resourceType' in input);
+}
+
 export interface ResourceValidator {
   /**
    * Validates one resource or a Bundle; problems of the resource are issues, never exceptions (a
    * validation that passes its deadline is one fatal issue, see domain/engine/outcome/deadline.ts).
    * Throws ValidatorBusyError when there is no room for it now.
    */
-  validate(resource: Record<string, unknown>, options?: ValidateOptions): Promise<ValidationOutcome>;
+  validate(resource: ResourceInput, options?: ValidateOptions): Promise<ValidationOutcome>;
 }
 
 /**

@@ -3,6 +3,7 @@ import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
 import { silentLogger } from '#adapters/observability/logger.js';
 import type { Database } from '#adapters/persistence/database.js';
 import { ARTIFACT_UPLOAD_ROUTES, createValidationApiModule, type ValidationApiDependencies, type ValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { FHIR_XML_ROUTES } from '#validation/adapters/http/validate-routes.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import type { ResourceValidator, ValidateOptions, ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 
@@ -29,7 +30,7 @@ export interface TestApi {
 export function buildTestApi(db: Database, overrides: Partial<ValidationApiDependencies> = {}): TestApi {
   const openApi = new OpenApiBuilder({ title: 'Validation API (test)', version: 'test' });
   const module = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator: new ScriptedValidator(), ...overrides });
-  const http = createHttpApp({ serviceName: 'validation-api-test', logger: silentLogger(), openApi, jsonLimit: '60mb', anyMediaTypeRoutes: ARTIFACT_UPLOAD_ROUTES });
+  const http = createHttpApp({ serviceName: 'validation-api-test', logger: silentLogger(), openApi, jsonLimit: '60mb', anyMediaTypeRoutes: [...ARTIFACT_UPLOAD_ROUTES, ...FHIR_XML_ROUTES] });
   http.app.use(module.router);
   return { app: http.finish(), module, openApi };
 }

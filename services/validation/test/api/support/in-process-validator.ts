@@ -4,17 +4,19 @@
  * validates in workers (adapters/engine); both answer the same OperationOutcome.
  */
 import type { Validator } from '#validation/domain/engine/validator.js';
-import type { ResourceValidator, ValidateOptions, ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
+import { isFhirXmlText, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 import { taskSettings } from '#validation/adapters/worker-pool/task-settings.js';
 
 export class InProcessResourceValidator implements ResourceValidator {
   /** `current` is read per call, so a rebuilt validator (artifacts changed) is used from the next request on. */
   constructor(private readonly current: () => Validator) {}
 
-  async validate(resource: Record<string, unknown>, options: ValidateOptions = {}): Promise<ValidationOutcome> {
+  async validate(resource: ResourceInput, options: ValidateOptions = {}): Promise<ValidationOutcome> {
     // the scope's settings with the call's over them, as a worker applies them (the scope's packages are not applied here)
     const settings = taskSettings(options);
-    return this.current().validateAsync(resource, {
+    const xml = isFhirXmlText(resource);
+    return this.current().validateAsync(xml ? resource.xml : resource, {
+      ...(xml ? { format: 'xml' as const } : {}),
       ...(options.profiles ? { profiles: options.profiles } : {}),
       ...(options.authorization ? { authorization: options.authorization } : {}),
       ...(settings ? { settings } : {}),

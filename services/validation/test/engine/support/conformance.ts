@@ -1,5 +1,6 @@
 /**
- * Runs the HL7 validator conformance checks (../shared/conformance/cases.json) in-process and
+ * Runs the HL7 validator conformance checks (../shared/conformance/cases.json, and the XML ones of
+ * cases-xml.json) in-process and
  * scores them the way ../shared/conformance/run.mjs does: verdict agreement (errors or not),
  * exact error count, and error locations (issue.expression[0]) matched against the expected.
  */
@@ -8,6 +9,8 @@ import path from 'node:path';
 import { sharedDir } from '#test-support/shared-dir.js';
 import type { CanonicalResource } from '#validation/domain/ports/conformance-resources.js';
 import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
+import { PlanRegistry } from '#validation/domain/engine/plan/plan-registry.js';
+import { parseResourceText } from '#validation/domain/engine/xml/resource-text.js';
 import { Validator } from '#validation/domain/engine/validator.js';
 import { HL7_CLI_DEFAULTS, settingsFromManifest } from '#validation/domain/engine/settings-input.js';
 import { InMemoryResourceFetcher } from '#validation/domain/ports/resource-fetcher.js';
@@ -59,6 +62,20 @@ export function loadCases(): ConformanceCase[] {
   return (doc.cases as ConformanceCase[]).filter((c) => c.allJson);
 }
 
+/** The checks whose input or supporting files are FHIR XML (cases-xml.json). */
+export function loadXmlCases(): ConformanceCase[] {
+  const doc = JSON.parse(readFileSync(sharedDir('conformance', 'cases-xml.json'), 'utf8'));
+  return doc.cases as ConformanceCase[];
+}
+
+/** Supporting files are read as the CLI reads them: JSON, or XML shaped with the core definitions. */
+const shapesBySource = new WeakMap<ConformanceResourceSource, PlanRegistry>();
+function shapesOf(core: ConformanceResourceSource): PlanRegistry {
+  let plans = shapesBySource.get(core);
+  if (!plans) shapesBySource.set(core, (plans = new PlanRegistry(core)));
+  return plans;
+}
+
 // the harness's normalisation: both location styles compare equal
 const normExpr = (e: string) => String(e || '').replace(/\s+/g, '').replace(/\/\*.*?\*\//g, '').replace(/\.ofType\(([^)]*)\)/g, '').replace(/\.where\(id=('[^']*'|"[^"]*")\)/g, '');
 
@@ -82,7 +99,7 @@ export function runCase(c: ConformanceCase, core: ConformanceResourceSource): Ca
     const supporting: CanonicalResource[] = [];
     for (const f of c.supporting) {
       try {
-        supporting.push(JSON.parse(readFileSync(path.join(root(), f), 'utf8')));
+        supporting.push(parseResourceText(readFileSync(path.join(root(), f), 'utf8'), shapesOf(core)) as CanonicalResource);
       } catch {
         // an unreadable supporting file is simply absent, as for the CLI
       }

@@ -83,6 +83,10 @@ export class BundleIndex {
       if (m) {
         const hit = this.byFullUrl.get(m[1] + ref);
         if (hit) return hit;
+      } else if (from.startsWith('urn:uuid:')) {
+        // from an entry named by a UUID, the HL7 validator takes `Type/id` to name the entry
+        // `urn:uuid:id` and nothing else (not another entry of that type and id)
+        return this.byFullUrl.get('urn:uuid:' + parsed.id) ?? [];
       }
     }
     if (parsed.kind === 'relative' || parsed.kind === 'absolute') {

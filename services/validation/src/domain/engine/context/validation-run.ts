@@ -28,6 +28,14 @@ export class ValidationRun {
   private entryProfiles: WeakMap<object, string[]> | undefined;
   /** What the fetcher answered for each reference asked about in this validation (HL7's fetchCache). */
   readonly fetched = new Map<string, FetchAnswer | Promise<FetchAnswer>>();
+  /**
+   * The text the resource was read from. XML keeps what JSON types could not carry (a boolean
+   * `yes`, a number `abc` stay text) and has no JSON shape rules: the walker words those cases as
+   * the HL7 validator does for XML.
+   */
+  sourceFormat: 'json' | 'xml' = 'json';
+  /** A primitive's `_x` companion → the object holding the primitive (for extension contexts on extension values). */
+  readonly companionOwners = new WeakMap<object, Record<string, unknown>>();
   /** Errors and fatal issues reported (a silent run counts them without recording them). */
   errorCount = 0;
 
@@ -51,6 +59,7 @@ export class ValidationRun {
     const silent = new ValidationRun(this.services, this.authorization, this.pending, true, this.options);
     silent.locations = this.locations;
     silent.unquotedValues = this.unquotedValues;
+    silent.sourceFormat = this.sourceFormat;
     return silent;
   }
 

@@ -1,6 +1,12 @@
-/** Problems the JSON parser found, reported as issues (located at the parser's line and column). */
+/** Problems the JSON and XML readers found, reported as issues (located at the reader's line and column). */
 import type { ValidationRun } from '../context/validation-run.js';
 import type { JsonParseIssue } from '../json/located-json.js';
+import type { XmlParseIssue } from '../xml/located-xml.js';
+
+/** The XML reader words and locates its issues as the HL7 validator does. */
+export function reportXmlParseIssue(run: ValidationRun, pi: XmlParseIssue): void {
+  run.report(pi.severity, pi.messageId, pi.args, pi.expression, { line: pi.line, col: pi.col });
+}
 
 export function reportParseIssue(run: ValidationRun, pi: JsonParseIssue, rootType: string): void {
   const path = pi.path.length === 0 ? rootType : rootType + pi.path.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');

@@ -5,6 +5,7 @@
  * Plans are immutable after compilation and shared by every validation.
  */
 import type { CanonicalResource } from '../../ports/conformance-resources.js';
+import { EXT_NARRATIVE_LANGUAGE_CONTROL } from '../checks/narrative-languages.js';
 import { extensionUsage, type ExtensionContext, type FhirVersionRange } from './extension-usage.js';
 
 export interface TypeRef {
@@ -132,6 +133,16 @@ export interface ElementPlan {
   structure: StructurePlan;
   /** A profile's regex the value must match whole (the `regex` extension on the element or its type). */
   regex: string | undefined;
+  /** Written as an XML attribute (ElementDefinition.representation `xmlAttr`: ids, Extension.url, primitive values). */
+  xmlAttr: boolean;
+  /** R5's mustHaveValue (as an R4 extension): a primitive here must have a value, extensions do not stand in for it. */
+  mustHaveValue: boolean;
+  /** R5's valueAlternatives: without a value, one of these extensions must be present. */
+  valueAlternatives: readonly string[];
+  /** The minLength extension: a shorter string value is an error. */
+  minLength: number | undefined;
+  /** A Narrative element's narrative-language-control (`_yes`, `_no` or languages), when the profile sets one. */
+  languageControl: string | undefined;
 }
 
 export interface ChildIndex {
@@ -165,6 +176,9 @@ export interface StructurePlan {
 const FHIRPATH_SYSTEM = 'http://hl7.org/fhirpath/System.';
 const EXT_FHIR_TYPE = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-type';
 const EXT_REGEX = 'http://hl7.org/fhir/StructureDefinition/regex';
+const EXT_MIN_LENGTH = 'http://hl7.org/fhir/StructureDefinition/minLength';
+const EXT_MUST_HAVE_VALUE = 'http://hl7.org/fhir/5.0/StructureDefinition/extension-ElementDefinition.mustHaveValue';
+const EXT_VALUE_ALTERNATIVES = 'http://hl7.org/fhir/5.0/StructureDefinition/extension-ElementDefinition.valueAlternatives';
 const EXT_BEST_PRACTICE = 'http://hl7.org/fhir/StructureDefinition/elementdefinition-bestpractice';
 
 const SYSTEM_TYPES: Record<string, string> = {
@@ -304,6 +318,17 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
       isModifier: ed.isModifier === true,
       structure: plan,
       regex,
+      xmlAttr: Array.isArray(ed.representation) && ed.representation.includes('xmlAttr'),
+      mustHaveValue: (ed.extension ?? []).some((x) => x?.url === EXT_MUST_HAVE_VALUE && x.valueBoolean === true),
+      valueAlternatives: (ed.extension ?? []).flatMap((x) => (x?.url === EXT_VALUE_ALTERNATIVES && typeof x.valueCanonical === 'string' ? [x.valueCanonical] : [])),
+      minLength: (() => {
+        const e = (ed.extension ?? []).find((x) => x?.url === EXT_MIN_LENGTH) as { valueInteger?: unknown } | undefined;
+        return typeof e?.valueInteger === 'number' ? e.valueInteger : undefined;
+      })(),
+      languageControl: (() => {
+        const e = (ed.extension ?? []).find((x) => x?.url === EXT_NARRATIVE_LANGUAGE_CONTROL);
+        return e?.valueCode ?? e?.valueString;
+      })(),
     };
     const fixed = prefixedValue(ed, 'fixed');
     if (fixed) el.fixed = fixed.value;

@@ -21,12 +21,12 @@ export function checkDocumentReferences(ctx: NodeContext, index: BundleIndex, co
   const single = (holder: Json, prop: string, path: string, name: string) => {
     const v = holder[prop];
     const first = Array.isArray(v) ? v[0] : v;
-    if (isObject(first)) resolveInBundle(ctx, index, first, `${path}.${prop}`, name, fullUrl);
+    if (isObject(first)) resolveInBundle(ctx, index, first, `${path}.${prop}`, name, fullUrl, composition);
   };
   const repeating = (holder: Json, prop: string, path: string, name: string) => {
     const v = holder[prop];
     (Array.isArray(v) ? v : v === undefined ? [] : [v]).forEach((r, i) => {
-      if (isObject(r)) resolveInBundle(ctx, index, r, `${path}.${prop}[${i + 1}]`, name, fullUrl);
+      if (isObject(r)) resolveInBundle(ctx, index, r, `${path}.${prop}[${i + 1}]`, name, fullUrl, composition);
     });
   };
   single(composition, 'subject', at, 'Composition.subject');
@@ -35,23 +35,23 @@ export function checkDocumentReferences(ctx: NodeContext, index: BundleIndex, co
   single(composition, 'custodian', at, 'Composition.custodian');
   items(composition.attester).forEach((a, i) => single(a, 'party', `${at}.attester[${i + 1}]`, 'Composition.attester.party'));
   items(composition.event).forEach((e, i) => repeating(e, 'detail', `${at}.event[${i + 1}]`, 'Composition.event.detail'));
-  checkSections(ctx, index, composition, at, at, fullUrl);
+  checkSections(ctx, index, composition, at, at, fullUrl, composition);
 }
 
-function checkSections(ctx: NodeContext, index: BundleIndex, holder: Json, holderPath: string, compositionPath: string, fullUrl: string | undefined): void {
+function checkSections(ctx: NodeContext, index: BundleIndex, holder: Json, holderPath: string, compositionPath: string, fullUrl: string | undefined, composition: Json): void {
   items(holder.section).forEach((section, i) => {
     const sectionPath = `${holderPath}.section[${i + 1}]`;
     // the HL7 validator names a section's author and focus from the Composition, not the section
-    items(section.author).forEach((a, j) => resolveInBundle(ctx, index, a, `${compositionPath}.author[${j + 1}]`, 'Section.author', fullUrl));
-    if (isObject(section.focus)) resolveInBundle(ctx, index, section.focus, `${compositionPath}.focus`, 'Section.focus', fullUrl);
-    items(section.entry).forEach((e, j) => resolveInBundle(ctx, index, e, `${sectionPath}.entry[${j + 1}]`, 'Section Entry', fullUrl));
-    checkSections(ctx, index, section, sectionPath, compositionPath, fullUrl);
+    items(section.author).forEach((a, j) => resolveInBundle(ctx, index, a, `${compositionPath}.author[${j + 1}]`, 'Section.author', fullUrl, composition));
+    if (isObject(section.focus)) resolveInBundle(ctx, index, section.focus, `${compositionPath}.focus`, 'Section.focus', fullUrl, composition);
+    items(section.entry).forEach((e, j) => resolveInBundle(ctx, index, e, `${sectionPath}.entry[${j + 1}]`, 'Section Entry', fullUrl, composition));
+    checkSections(ctx, index, section, sectionPath, compositionPath, fullUrl, composition);
   });
 }
 
 /** The MessageHeader's focus references must resolve in the Bundle. */
 export function checkMessageReferences(ctx: NodeContext, index: BundleIndex, header: Json, fullUrl: string | undefined): void {
-  items(header.focus).forEach((f) => resolveInBundle(ctx, index, f, `${ctx.path}.entry[1].resource.focus`, 'MessageHeader Data', fullUrl));
+  items(header.focus).forEach((f) => resolveInBundle(ctx, index, f, `${ctx.path}.entry[1].resource.focus`, 'MessageHeader Data', fullUrl, header));
 }
 
 function items(v: unknown): Json[] {
@@ -59,10 +59,10 @@ function items(v: unknown): Json[] {
 }
 
 /** A Reference that must name exactly one entry of the Bundle. */
-function resolveInBundle(ctx: NodeContext, index: BundleIndex, reference: Json, path: string, name: string, fullUrl: string | undefined): void {
+function resolveInBundle(ctx: NodeContext, index: BundleIndex, reference: Json, path: string, name: string, fullUrl: string | undefined, referrer: Json): void {
   const ref = reference.reference;
   if (typeof ref !== 'string' || ref === '' || ref.startsWith('#')) return;
-  const hits = matches(index, ref, fullUrl);
+  const hits = matches(index, ref, fullUrl, referrer);
   if (hits.length === 1) return;
   if (hits.length > 1) {
     ctx.error('BUNDLE_BUNDLE_ENTRY_FOUND_MULTIPLE', [hits.length, ref, name], path, undefined);
@@ -71,17 +71,17 @@ function resolveInBundle(ctx: NodeContext, index: BundleIndex, reference: Json, 
   // the same type and id under another fullUrl: say why it does not count
   const parsed = parseReference(ref);
   const sameTypeAndId = parsed.type && parsed.id ? index.byTypeAndId.get(`${parsed.type}/${parsed.id}`) ?? [] : [];
-  const base = fullUrl ? restfulBase(fullUrl) : undefined;
-  if (sameTypeAndId.length > 0 && base !== undefined && parsed.kind === 'relative') {
+  const base = fullUrl ? restfulBase(fullUrl, referrer) : undefined;
+  if (sameTypeAndId.length > 0 && fullUrl !== undefined && parsed.kind === 'relative') {
     const found = [...new Set(sameTypeAndId.map((e) => e.fullUrl ?? ''))].join(', ');
-    ctx.error('BUNDLE_BUNDLE_ENTRY_NOTFOUND_APPARENT', [ref, name, sameTypeAndId.length, base + ref, found], path, undefined);
+    ctx.error('BUNDLE_BUNDLE_ENTRY_NOTFOUND_APPARENT', [ref, name, sameTypeAndId.length, (base ?? '') + ref, found], path, undefined);
   } else {
     ctx.error('BUNDLE_BUNDLE_ENTRY_NOTFOUND', [ref, name], path, undefined);
   }
 }
 
 /** Entries a reference names: by fullUrl, then relative to the referring entry's RESTful base, versioned by meta.versionId. */
-function matches(index: BundleIndex, ref: string, fullUrl: string | undefined): { fullUrl: string | undefined; resource: Json | undefined }[] {
+function matches(index: BundleIndex, ref: string, fullUrl: string | undefined, referrer: Json): { fullUrl: string | undefined; resource: Json | undefined }[] {
   // linear: after each '/_history/' the class runs to the next '/' only
   const version = /\/_history\/([^/]+)$/.exec(ref)?.[1];
   const unversioned = version === undefined ? ref : ref.slice(0, ref.length - version.length - '/_history/'.length);
@@ -89,18 +89,27 @@ function matches(index: BundleIndex, ref: string, fullUrl: string | undefined): 
   const parsed = parseReference(unversioned);
   let hits = direct ?? [];
   if (!direct && parsed.kind === 'relative') {
-    const base = fullUrl ? restfulBase(fullUrl) : undefined;
-    hits = base !== undefined ? index.byFullUrl.get(base + unversioned) ?? [] : index.byTypeAndId.get(`${parsed.type}/${parsed.id}`) ?? [];
+    const base = fullUrl ? restfulBase(fullUrl, referrer) : undefined;
+    // relative to the referring entry's RESTful base; from an entry with a urn:uuid: fullUrl (no
+    // base), `Type/id` names the entry `urn:uuid:id` only, as for the HL7 validator (the same type
+    // and id elsewhere is then named in the error); without a fullUrl at all, by type and id
+    hits = base !== undefined ? index.byFullUrl.get(base + unversioned) ?? []
+      : fullUrl === undefined ? index.byTypeAndId.get(`${parsed.type}/${parsed.id}`) ?? []
+        : fullUrl.startsWith('urn:uuid:') ? index.byFullUrl.get('urn:uuid:' + parsed.id) ?? [] : [];
   }
   if (version !== undefined) hits = hits.filter((h) => isObject(h.resource?.meta) && (h.resource!.meta as Json).versionId === version);
   return hits;
 }
 
-/** `http://server/fhir/` of `http://server/fhir/Type/id` (a RESTful fullUrl); undefined for urn: fullUrls. */
-function restfulBase(fullUrl: string): string | undefined {
+/**
+ * `http://server/fhir/` of `http://server/fhir/Type/id` (a RESTful fullUrl), when the referring
+ * resource's id is that id (as for the HL7 validator, a fullUrl whose resource has another id or
+ * none is no base: its relative references match nothing); undefined for urn: fullUrls.
+ */
+function restfulBase(fullUrl: string, referrer: Json): string | undefined {
   // linear: at each '/' that `.+` gives back, the rest covers the next two segments only
-  const m = /^(https?:\/\/.+\/)[A-Z][A-Za-z]+\/[^/]+$/.exec(fullUrl);
-  return m?.[1];
+  const m = /^(https?:\/\/.+\/)[A-Z][A-Za-z]+\/([^/]+)$/.exec(fullUrl);
+  return m && m[2] === referrer.id ? m[1] : undefined;
 }
 
 /**
@@ -117,7 +126,7 @@ export function checkAllInterlinked(ctx: NodeContext, index: BundleIndex, entrie
   for (const s of list) {
     const from = typeof s.entry.fullUrl === 'string' ? s.entry.fullUrl : undefined;
     for (const ref of referencesIn(s.resource)) {
-      const hits = matches(index, ref, from);
+      const hits = matches(index, ref, from, s.resource);
       if (hits.length !== 1) continue;
       const target = position.get(hits[0]?.resource);
       if (target !== undefined && list[target] !== s) s.targets.add(target);

@@ -23,6 +23,15 @@ export class MeasureValidator implements ResourceTypeValidator {
   validate(ctx: NodeContext, report: Record<string, unknown>): void {
     const url = report.measure;
     if (typeof url !== 'string') return;
+    // groups are matched to the Measure's by id among others: an id names one group (DUPLICATE_ID)
+    if (Array.isArray(report.group)) {
+      const ids = new Set<string>();
+      report.group.forEach((g, i) => {
+        if (!isObject(g) || typeof g.id !== 'string') return;
+        if (ids.has(g.id)) ctx.error('DUPLICATE_ID', [g.id], `${ctx.path}.group[${i}]`, ctx.pos(g));
+        ids.add(g.id);
+      });
+    }
     const measure = ctx.services.resolve('Measure', url);
     if (!isObject(measure)) return;
     const scoring = isObject(measure.scoring) && Array.isArray(measure.scoring.coding) ? (measure.scoring.coding as unknown[]).find(isObject)?.code : undefined;

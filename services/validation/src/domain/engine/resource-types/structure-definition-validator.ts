@@ -19,6 +19,7 @@ export class StructureDefinitionValidator implements ResourceTypeValidator {
 
   validate(ctx: NodeContext, sd: Record<string, unknown>): void {
     checkContexts(ctx, sd);
+    checkLogicalType(ctx, sd);
     if (checkAgainstBase(ctx, sd)) {
       checkElementLists(ctx, sd);
       checkExtensionUrl(ctx, sd);
@@ -32,6 +33,24 @@ export class StructureDefinitionValidator implements ResourceTypeValidator {
     const childNames = (type: string) => plans.typeChildren(type)?.list.map((c) => c.name);
     for (const p of checkDifferential(sd, base, childNames)) ctx.error(p.id, p.args, p.path ? `${ctx.path}.${p.path}` : ctx.path, ctx.pos(sd));
   }
+}
+
+/**
+ * A logical model defines a type outside FHIR's: its name must be a URL (HL7's SD_TYPE_NOT_LOCAL),
+ * best in the namespace of the model's own url (SD_TYPE_NOT_MATCH_NS).
+ */
+function checkLogicalType(ctx: NodeContext, sd: Record<string, unknown>): void {
+  const type = sd.type;
+  if (sd.kind !== 'logical' || typeof type !== 'string' || type === '') return;
+  const path = `${ctx.path}.type`;
+  const at = ctx.propPos(sd, 'type');
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(type) /* linear: a scheme, anchored */) {
+    if (!ctx.services.plans.typePlan(type)) ctx.error('SD_TYPE_NOT_LOCAL', [type], path, at);
+    return;
+  }
+  const url = typeof sd.url === 'string' ? sd.url : '';
+  const namespace = (u: string) => u.slice(0, u.lastIndexOf('/', u.lastIndexOf('/StructureDefinition/') >= 0 ? u.lastIndexOf('/StructureDefinition/') : u.length - 1) + 1);
+  if (url && !type.startsWith(namespace(url))) ctx.warning('SD_TYPE_NOT_MATCH_NS', [type, namespace(url)], path, at);
 }
 
 /** Derivation, type and kind against the base definition; false when there is no known base (the HL7 validator then stops). */

@@ -35,6 +35,8 @@ export interface ExtensionHost {
   container: Record<string, unknown>;
   /** Where the container is: HL7 reports context problems there (checkExtensionContext gets the container's stack). */
   path: string;
+  /** For a primitive's `_x` companion: the object holding the primitive (an Extension, for its value[x]). */
+  owner?: Record<string, unknown>;
 }
 
 export function versionName(version: string): string {
@@ -136,8 +138,9 @@ function contextMatches(ctx: NodeContext, c: ExtensionContext, host: ExtensionHo
     case 'element':
       return elementContextMatches(ctx, c.expression, host, paths);
     case 'extension':
-      // the extension sits inside an extension with that url
-      return isExtensionElement(host) && host.container.url === c.expression;
+      // the extension sits inside an extension with that url, or on that extension's value
+      return (isExtensionElement(host) && host.container.url === c.expression)
+        || (host.element.path === 'Extension.value[x]' && host.owner?.url === c.expression);
     case 'fhirpath': {
       const res = ctx.host.resource;
       const selected = ctx.services.invariants.select(c.expression, String(res.resourceType), res, { resource: res, rootResource: ctx.host.root });

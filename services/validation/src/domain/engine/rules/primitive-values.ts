@@ -26,12 +26,15 @@ export interface PrimitiveOccurrence {
   rawNumber: string | undefined;
   /** The value is an item of a JSON array (a null item there is a value left out, not an error by itself). */
   inArray?: boolean;
+  /** The object holding the primitive. */
+  owner?: Record<string, unknown>;
 }
 
 /** One primitive value of `type` at ctx (ctx.element is its element). */
-export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, hasCompanion, rawNumber: raw, inArray }: PrimitiveOccurrence): void {
+export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, hasCompanion, rawNumber: raw, inArray, owner }: PrimitiveOccurrence): void {
   const { element: el, path, at, plan } = ctx;
   let blank = false;
+  if ((el.mustHaveValue || el.valueAlternatives.length > 0) && (v === undefined || v === null)) checkMissingValue(ctx, companion);
   if (ctx.mode === 'structural') {
     if (companion === null && !inArray && hasCompanion && (v === undefined || (v !== null && typeof v !== 'object'))) {
       // a single value's `_x` written as null: reported, and the value is not read
@@ -44,10 +47,13 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
       } else {
         const plans = ctx.services.plans;
         const cc = plans.primitiveCompanionChildren(type);
-        if (cc) walkObject(ctx.inside(plans.typePlan(type) ?? plan), companion, cc);
+        if (owner) ctx.run.companionOwners.set(companion, owner);
+        if (cc) walkObject(ctx.inside(plans.typePlan(type) ?? plan), companion, cc, false);
       }
     }
-    if (v === undefined || v === null) {
+    if (ctx.run.sourceFormat === 'xml' && (v === undefined || v === null || typeof v === 'string')) {
+      if (checkXmlText(ctx, type, v ?? undefined, companion)) return;
+    } else if (v === undefined || v === null) {
       // a single value written as null is not a simple value, whatever its companion holds
       if (v === null && (!inArray || !hasCompanion)) {
         ctx.report('error', 'JSON_NULL_NOT_ALLOWED', [path.slice(path.lastIndexOf('.') + 1), path], path, at);
@@ -89,6 +95,9 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
   if (el.maxLength !== undefined && typeof v === 'string' && v.length > el.maxLength && !blank) {
     ctx.report('error', 'STRING_TOO_LONG', [el.maxLength], path, at);
   }
+  if (el.minLength !== undefined && typeof v === 'string' && v.length < el.minLength && !blank) {
+    ctx.report('error', 'STRING_TOO_SHORT', [v.length, el.minLength], path, at);
+  }
   if (el.regex !== undefined && !blank && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
     const problem = checkValueRegex(el.regex, type, raw ?? String(v));
     if (problem) ctx.report(problem.severity, problem.id, problem.args, path, at);
@@ -104,6 +113,52 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     checkBinding(ctx, type, v);
   }
   if (el.constraints.length) checkConstraints(ctx, el, v);
+}
+
+/**
+ * XML keeps a primitive's value as text where JSON would have a number or a boolean (the XML
+ * reader converts only what reads as one): a value-less element, or text that is not of its type,
+ * is reported as HL7 does for XML. True when nothing more is to be checked of the value.
+ */
+function checkXmlText(ctx: NodeContext, type: string, v: string | undefined, companion: unknown): boolean {
+  const { path, at } = ctx;
+  if (v === undefined) {
+    if (!hasChildren(companion)) {
+      ctx.report('error', 'PRIMITIVE_NO_VALUE', [], path, at);
+      // the element is there with neither value nor children: ele-1 fails on it too (HL7 reports both)
+      if (ctx.element.constraints.length) checkConstraints(ctx, ctx.element, undefined);
+    }
+    return true;
+  }
+  const want = jsonTypeOfPrimitive(type);
+  if (want === 'string') return false;
+  if (isBlank(v)) {
+    if (!hasChildren(companion)) ctx.report(v.length === 0 ? 'error' : 'warning', v.length === 0 ? 'PRIMITIVE_EMPTY_STRING' : 'PRIMITIVE_WHITESPACE_ONLY', [], path, at);
+    return true;
+  }
+  if (want === 'boolean') {
+    ctx.report('error', 'Type_Specific_Checks_DT_Boolean_Value', [], path, at);
+    return true;
+  }
+  const options = ctx.services.options;
+  const problems = checkPrimitiveValue(type, Number.NaN, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, v);
+  for (const p of problems) ctx.report(p.severity, p.id, p.args, path, at);
+  return true;
+}
+
+/**
+ * A primitive without a value where the profile asks for one (R5's mustHaveValue) or allows only
+ * some extensions in its place (valueAlternatives), as HL7 checks them.
+ */
+function checkMissingValue(ctx: NodeContext, companion: unknown): void {
+  const { element: el, plan, path, at } = ctx;
+  if (el.mustHaveValue) {
+    ctx.report('error', 'PRIMITIVE_MUSTHAVEVALUE_MESSAGE', [el.id, plan.url], path, at);
+    return;
+  }
+  const extensions = isObject(companion) && Array.isArray(companion.extension) ? companion.extension : [];
+  const present = extensions.some((e) => isObject(e) && typeof e.url === 'string' && el.valueAlternatives.includes(e.url));
+  if (!present) ctx.report('error', 'PRIMITIVE_VALUE_ALTERNATIVES_MESSAGE', [el.id, plan.url, el.valueAlternatives.join(', ')], path, at);
 }
 
 /** A `_x` companion that holds something (an id or extensions). */

@@ -58,7 +58,10 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
     resolvedInside = hits.length > 0;
     if (hits.length === 1) {
       const target = hits[0]?.resource;
-      if (targets && target && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
+      // the entry the reference names holds another type than the reference says
+      if (parsed.type && target && typeof target.resourceType === 'string' && target.resourceType !== parsed.type) {
+        ctx.report('error', 'Reference_REF_ResourceType', [ref, target.resourceType], path, at);
+      } else if (targets && target && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
         ctx.report('error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')], path, at);
       }
     }
@@ -138,6 +141,20 @@ function checkTargetProfiles(ctx: NodeContext, ref: string, target: Record<strin
   if (onlyCore || profiles.length === 0) return;
   if (profiles.some((url) => conformsTo(ctx, target, url))) return;
   ctx.report('error', 'Reference_REF_CantMatchChoice', [ref, [...profiles].sort().join(', ')], ctx.path, ctx.at);
+}
+
+/**
+ * A profile's restriction of a Reference's target types (profile walk): the type a RESTful or
+ * absolute reference names must be one the profile's element allows, as HL7 checks the
+ * reference against each profile (REFERENCE_REF_BADTARGETTYPE2).
+ */
+export function checkReferenceTargetType(ctx: NodeContext, v: Record<string, unknown>): void {
+  const ref = v.reference;
+  if (typeof ref !== 'string') return;
+  const parsed = parseReference(ref);
+  if (parsed.kind === 'local' || !parsed.type || !ctx.services.plans.isResourceType(parsed.type)) return;
+  const targets = referenceTargets(ctx, ctx.element);
+  if (targets && !targets.has(parsed.type)) ctx.report('error', 'REFERENCE_BAD_TARGET', [parsed.type, ref, [...targets].join(', ')], ctx.path, ctx.at);
 }
 
 /** Resource types a Reference element may point to; undefined = any. */

@@ -19,7 +19,7 @@ interface Occurrence {
  * Walks `obj` (at ctx.path) against `children`, the children of ctx.element (its own, or its
  * type's when ctx.plan is the datatype's structure).
  */
-export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, children: ChildIndex): void {
+export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, children: ChildIndex, ownConstraints = true): void {
   const maxDepth = ctx.run.options.maxDepth;
   if (ctx.depth > maxDepth) {
     ctx.report('fatal', 'NESTING_TOO_DEEP', [maxDepth], ctx.path, ctx.pos(obj));
@@ -55,7 +55,8 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
     g.push({ key: lookupKey, type: hit.type });
   }
   // as the HL7 JSON parser: every object (a value, a `_x` companion) must have some property
-  if (empty && mode === 'structural') ctx.report('error', 'OBJECT_MUST_HAVE_SOME_CONTENT', [], path, ctx.pos(obj));
+  // (the XML reader reports an empty element in its own words)
+  if (empty && mode === 'structural' && ctx.run.sourceFormat === 'json') ctx.report('error', 'OBJECT_MUST_HAVE_SOME_CONTENT', [], path, ctx.pos(obj));
   // 2. every child element: cardinality, slicing, values
   for (const child of children.list) {
     const g = groups?.get(child);
@@ -70,8 +71,9 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
     }
     for (const occurrence of g) walkProperty(ctx, obj, occurrence.key, occurrence.type, child);
   }
-  // 3. invariants of the element itself
-  if (el.constraints.length) checkConstraints(ctx, el, obj);
+  // 3. invariants of the element itself (not on a primitive's `_x` companion: they hold for the
+  // primitive, value and companion together, and are checked on it)
+  if (ownConstraints && el.constraints.length) checkConstraints(ctx, el, obj);
 }
 
 /** Reports an unknown property; returns the choice element when it is a choice with a type not allowed. */

@@ -45,7 +45,12 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
   if (raw === undefined) {
     values = Array.isArray(companion) ? companion.map(() => undefined) : [undefined];
   } else if (Array.isArray(raw)) {
-    if (!repeating) {
+    if (!repeating && ctx.run.sourceFormat === 'xml') {
+      // XML has no arrays: a non-repeating element written more than once is read as a list
+      // (the XML reader's), and the cardinality check counts it as the HL7 validator does
+      values = raw;
+      companions = Array.isArray(companion) ? companion : undefined;
+    } else if (!repeating) {
       if (structural) ctx.report('error', 'JSON_PROPERTY_VALUE_NOT_ARRAY', [isPrimitive ? 'a primitive' : 'an Object', `${path}.${key}`], basePath, ctx.propPos(obj, key));
       values = [];
     } else {
@@ -61,7 +66,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       if (isPrimitive) values = [];
     }
   }
-  if (companion !== undefined) {
+  if (companion !== undefined && !(companions && !repeating)) {
     if (Array.isArray(companion)) {
       companions = repeating ? companion : undefined;
     } else if (repeating && isPrimitive) {
@@ -102,7 +107,8 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     const v = values[i];
     const c = companions?.[i];
     const itemPath = repeating || valuesAreArray ? `${basePath}[${i}]` : basePath;
-    const at = raw === undefined ? undefined : valuesAreArray ? ctx.itemPos(raw as unknown[], i) : ctx.propPos(obj, key);
+    const at = raw === undefined ? (companion === undefined ? undefined : Array.isArray(companion) ? ctx.itemPos(companion, i) : ctx.propPos(obj, '_' + key))
+      : Array.isArray(raw) ? ctx.itemPos(raw, i) : ctx.propPos(obj, key);
     const item = ctx.item(sliceOf?.[i] ?? effective, itemPath, at);
     if (isPrimitive) {
       // a primitive value written without quotes (JSON5): at the object for a single value, at the item in a list
@@ -110,7 +116,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
         ctx.report('error', 'JSON_PROPERTY_VALUE_NO_QUOTES', [valuesAreArray ? 'item' : key, v], valuesAreArray ? itemPath : path, at);
       }
       const rawNumber = typeof v === 'number' && run.locations ? run.rawNumber(raw, obj, key, valuesAreArray ? i : -1) : undefined;
-      checkPrimitive(item, type, { value: v, companion: c, hasCompanion: companions !== undefined, rawNumber, inArray: valuesAreArray });
+      checkPrimitive(item, type, { value: v, companion: c, hasCompanion: companions !== undefined, rawNumber, inArray: valuesAreArray, owner: obj });
       continue;
     }
     if (v === null || v === undefined) {
@@ -121,7 +127,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       if (mode === 'structural') ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemPath], itemPath, at);
       continue;
     }
-    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, path });
+    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, path, owner: run.companionOwners.get(obj) });
     walkComplexValue(item, v, type);
   }
 }

@@ -5,13 +5,14 @@
  */
 import type { NodeContext } from '../context/node-context.js';
 import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
+import { checkLanguageControl, narrativeLanguageSections } from '../checks/narrative-languages.js';
 import { checkAttachment } from '../rules/attachments.js';
 import { checkBinding } from '../rules/bindings.js';
 import { checkConstraints } from '../rules/constraints.js';
 import { checkFixed, checkPattern } from '../rules/fixed-pattern.js';
 import { checkQuantityUnit } from '../rules/quantity-units.js';
 import { checkQuantityRange } from '../rules/ranges.js';
-import { checkReference } from '../rules/references.js';
+import { checkReference, checkReferenceTargetType } from '../rules/references.js';
 import { validateAgainstProfile, validateResource } from './instance-validator.js';
 import { walkObject } from './object-walker.js';
 import { walkAgainstOneOf } from './profile-choice.js';
@@ -34,9 +35,14 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
     checkBinding(ctx, type, v);
   }
   if (type === 'Reference' && mode === 'structural') checkReference(ctx, v);
+  else if (type === 'Reference') checkReferenceTargetType(ctx, v);
   if (type === 'Attachment' && mode === 'structural') checkAttachment(ctx, v);
   if ((el.minValue || el.maxValue) && type === 'Quantity') checkQuantityRange(ctx, v);
   if (type === 'Quantity' && mode === 'structural') checkQuantityUnit(ctx, v);
+  if (el.languageControl !== undefined && typeof v.div === 'string') {
+    const problem = checkLanguageControl(el.languageControl, narrativeLanguageSections(v.div));
+    if (problem) ctx.report('error', problem.id, [...problem.args, `StructureDefinition[${plan.url}]`], ctx.path, ctx.at);
+  }
   // children: the element's own (profiles, backbone elements) or its type's
   let children = el.ownChildren;
   if (!children && el.contentReference) {
@@ -101,7 +107,7 @@ function walkNestedResource(ctx: NodeContext, v: Record<string, unknown>): void 
     if (mode === 'structural') {
       let empty = true;
       for (const _ in v) { empty = false; break; }
-      if (empty) ctx.report('error', 'OBJECT_MUST_HAVE_SOME_CONTENT', [], path, at);
+      if (empty && ctx.run.sourceFormat === 'json') ctx.report('error', 'OBJECT_MUST_HAVE_SOME_CONTENT', [], path, at);
       ctx.report('error', 'RESOURCETYPE_MISSING', [], path, at);
     }
     return;
