@@ -6,10 +6,13 @@
  *
  * It is the local trial (README: `AUTH_MODE=none npm start`), so the services listen on 127.0.0.1
  * unless HTTP_HOST says otherwise: with authentication off every caller is an administrator, and the
- * services refuse to start with auth.mode none on anything but loopback.
+ * services refuse to start with auth.mode none on anything but loopback. Without a master key of the
+ * operator's, it generates a local-only one (scripts/local-master-key.ts) so signing keys and the JWKS
+ * work in the trial.
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { withLocalMasterKey } from './local-master-key.js';
 import { superviseServices } from './supervisor.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -27,7 +30,8 @@ export function serviceEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 function startAll(): void {
-  const env = serviceEnvironment(process.env);
+  const { env, note } = withLocalMasterKey(serviceEnvironment(process.env), process.cwd());
+  if (note) process.stderr.write(`[start-all] ${note}\n`);
   process.stderr.write(`[start-all] the services listen on ${env.HTTP_HOST} (gateway :8080, validation :8081, tenant :8082)\n`);
   superviseServices(services.map((service) => ({ name: service.name, args: [path.join(distRoot, service.entry)] })), { env });
 }

@@ -1,12 +1,15 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { verifierFromConfig } from '#adapters/auth/index.js';
 import { ConfigError, loadConfig } from '#adapters/config/index.js';
 import { serviceEnvironment } from '#scripts/start-all.js';
+import { LOCAL_DIR, LOCAL_MASTER_KEY_ID, LOCAL_MASTER_KEYS_FILE, withLocalMasterKey } from '#scripts/local-master-key.js';
+import { keyringFromConfig } from '#tenant/signing-keys/adapters/config.js';
+import { tenantServiceSchema } from '#tenant/service-schema.js';
 import { gatewaySchema } from '#gateway/config.js';
 import { projectRoot } from '#test-support/shared-dir.js';
 
@@ -23,6 +26,48 @@ describe('npm start (scripts/start-all.ts)', () => {
   it('so the quick start with AUTH_MODE=none passes the loopback rule that the bare default interface fails', () => {
     expect(verifierFromConfig(loadConfig(gatewaySchema, serviceEnvironment({ AUTH_MODE: 'none' })))).to.equal(undefined);
     expect(() => verifierFromConfig(loadConfig(gatewaySchema, { AUTH_MODE: 'none' }))).to.throw(ConfigError, /loopback/);
+  });
+});
+
+describe('npm start: the local-only master key for signing keys (scripts/local-master-key.ts)', () => {
+  let root: string;
+  beforeEach(() => { root = mkdtempSync(path.join(os.tmpdir(), 'local-master-key-')); });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('generates one on the first start, readable by the owner only, that the tenant service loads as its current master key', () => {
+    const { env, note } = withLocalMasterKey({ AUTH_MODE: 'none' }, root);
+    const file = path.join(root, LOCAL_DIR, LOCAL_MASTER_KEYS_FILE);
+    expect(env.SIGNING_KEYS_MASTER_KEYS_FILE).to.equal(file);
+    expect(statSync(file).mode & 0o777).to.equal(0o600);
+    expect(readFileSync(file, 'utf8')).to.match(/LOCAL TRIAL ONLY/);
+    expect(note).to.match(/generated the local-only master key/);
+    const keyring = keyringFromConfig(loadConfig(tenantServiceSchema, env));
+    expect(keyring?.toJSON()).to.deep.equal({ currentId: LOCAL_MASTER_KEY_ID, ids: [LOCAL_MASTER_KEY_ID] });
+    // What it seals, the next start opens: the same key is read again, not replaced.
+    const sealed = keyring!.seal('private key', 'kid-1');
+    const again = withLocalMasterKey({ AUTH_MODE: 'none' }, root);
+    expect(again.note).to.match(/using the local-only master key/);
+    expect(keyringFromConfig(loadConfig(tenantServiceSchema, again.env))!.open(sealed.envelope, 'kid-1')).to.equal('private key');
+  });
+
+  it('leaves an operator\'s own master key alone and writes nothing', () => {
+    for (const own of [{ SIGNING_KEYS_MASTER_KEYS: 'mine:x' }, { SIGNING_KEYS_MASTER_KEY: 'x' }, { SIGNING_KEYS_MASTER_KEYS_FILE: '/run/secrets/keys' }]) {
+      const { env, note } = withLocalMasterKey(own, root);
+      expect(env).to.deep.equal(own);
+      expect(note).to.equal(undefined);
+    }
+    expect(readdirSync(root)).to.deep.equal([]);
+  });
+
+  it('is kept out of git and out of every manifest under deploy/', () => {
+    expect(readFileSync(path.join(projectRoot, '.gitignore'), 'utf8').split('\n')).to.include(`${LOCAL_DIR}/`);
+    const files = (readdirSync(path.join(projectRoot, 'deploy'), { recursive: true }) as string[]).map((f) => path.join(projectRoot, 'deploy', f)).filter((f) => statSync(f).isFile());
+    expect(files.length).to.be.greaterThan(10);
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      expect(text, file).not.to.contain(LOCAL_MASTER_KEY_ID);
+      expect(text, file).not.to.contain(LOCAL_MASTER_KEYS_FILE);
+    }
   });
 });
 
