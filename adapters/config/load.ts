@@ -110,7 +110,7 @@ export interface ConfigRow {
   readonly description: string;
 }
 
-/** One row per setting, for the README table and the Kubernetes ConfigMap/Secret check. */
+/** One row per setting, for the docs/configuration.md table and the Kubernetes ConfigMap/Secret check. */
 export function describeConfig(schema: ConfigSchema): ConfigRow[] {
   return Object.entries(schema).map(([key, { spec }]) => ({
     key,

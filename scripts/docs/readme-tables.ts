@@ -1,9 +1,11 @@
 /**
- * Generates the README's reference tables from the code that defines them, so the documentation cannot
- * drift: configuration (each service's setting declarations) and events (contracts/catalog.ts).
+ * Generates the reference tables of the documentation from the code that defines them, so the
+ * documentation cannot drift: configuration (each service's setting declarations) in
+ * docs/configuration.md, routes (the services' OpenAPI registrations) and events (contracts/catalog.ts)
+ * in docs/api.md. The README for users has no generated tables; it points to these documents.
  *
- *   npx tsx scripts/docs/readme-tables.ts          # rewrite the generated sections of README.md
- *   npx tsx scripts/docs/readme-tables.ts --check  # exit 1 when README.md is stale (a test runs this check)
+ *   npx tsx scripts/docs/readme-tables.ts          # rewrite the generated sections of those documents
+ *   npx tsx scripts/docs/readme-tables.ts --check  # exit 1 when one is stale (a test runs this check)
  *
  * Generated sections sit between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
  */
@@ -26,7 +28,13 @@ import { validationConfigurationRoutes } from '#validation/adapters/http/validat
 import { preQualRoutes } from '#validation/adapters/prequal/index.js';
 import { reportJobRoutes } from '#validation/adapters/report-jobs/report-job-routes.js';
 
-const readmePath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../README.md');
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Which generated sections each document holds (paths relative to the project). */
+export const GENERATED_DOCUMENTS: Record<string, readonly string[]> = {
+  'docs/configuration.md': ['config'],
+  'docs/api.md': ['routes', 'events'],
+};
 
 const PRODUCERS: Record<string, string> = {
   ReadyForValidation: 'report service → **validation**',
@@ -73,7 +81,7 @@ export function routeTables(): string {
       const external = route.startsWith('/api/') ? route.replace(/^\/api\//, `/api/${component}/`) : route;
       return `| ${method.toUpperCase()} | \`${route}\` | \`${external}\` | ${op.summary ?? ''} |`;
     }));
-    return `#### ${service}\n\n| Method | Service route | Through the gateway | Operation |\n|---|---|---|---|\n${rows.join('\n')}`;
+    return `### ${service}\n\n| Method | Service route | Through the gateway | Operation |\n|---|---|---|---|\n${rows.join('\n')}`;
   }).join('\n\n');
 }
 
@@ -84,7 +92,7 @@ export function generatedSections(): Record<string, string> {
     ['Admin gateway', gatewaySchema],
   ] as const;
   const configSection = config
-    .map(([title, schema]) => `#### ${title}\n\n${toMarkdownTable(describeConfig(schema as Parameters<typeof describeConfig>[0]))}`)
+    .map(([title, schema]) => `## ${title}\n\n${toMarkdownTable(describeConfig(schema as Parameters<typeof describeConfig>[0]))}`)
     .join('\n\n');
 
   const events = ['| Message | Kind | Subject | Stream | Schema version | Direction |', '|---|---|---|---|---|---|',
@@ -94,28 +102,32 @@ export function generatedSections(): Record<string, string> {
   return { config: configSection, events, routes: routeTables() };
 }
 
-export function renderReadme(current: string): string {
+/** The document with its generated sections (those GENERATED_DOCUMENTS names for it) rewritten. */
+export function renderDocument(document: string, current: string): string {
+  const sections = generatedSections();
   let text = current;
-  for (const [name, body] of Object.entries(generatedSections())) {
+  for (const name of GENERATED_DOCUMENTS[document] ?? []) {
     const start = `<!-- generated:${name} -->`;
     const end = `<!-- /generated:${name} -->`;
     const from = text.indexOf(start);
     const to = text.indexOf(end);
-    if (from === -1 || to === -1) throw new Error(`README.md has no generated section "${name}"`);
-    text = `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`;
+    if (from === -1 || to === -1) throw new Error(`${document} has no generated section "${name}"`);
+    text = `${text.slice(0, from + start.length)}\n${sections[name]}\n${text.slice(to)}`;
   }
   return text;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  const current = readFileSync(readmePath, 'utf8');
-  const next = renderReadme(current);
-  if (process.argv.includes('--check')) {
-    if (next !== current) {
-      process.stderr.write('README.md is stale: run `npx tsx scripts/docs/readme-tables.ts`\n');
-      process.exit(1);
+  for (const document of Object.keys(GENERATED_DOCUMENTS)) {
+    const file = path.join(projectRoot, document);
+    const current = readFileSync(file, 'utf8');
+    const next = renderDocument(document, current);
+    if (next === current) continue;
+    if (process.argv.includes('--check')) {
+      process.stderr.write(`${document} is stale: run \`npx tsx scripts/docs/readme-tables.ts\`\n`);
+      process.exitCode = 1;
+    } else {
+      writeFileSync(file, next);
     }
-  } else {
-    writeFileSync(readmePath, next);
   }
 }

@@ -153,7 +153,7 @@ describe('contract suite: the specification\'s operation tables through the gate
       await expectStatus(404, 'post', 'validation', '/api/category/no_such_category/rule', { body: { field: 'MESSAGE', regex: 'x' } });
     },
     'validation:Get all categories': async () => {
-      // Link Cloud's list: a bare array (its admin UI reads it so); see the README's differences.
+      // Link Cloud's list: a bare array (its admin UI reads it so); see docs/api.md, differences.
       expect(await expectStatus(200, 'get', 'validation', '/api/category').then((a) => a.json)).to.be.an('array').and.have.length.greaterThan(0);
     },
     'validation:Get all historical rules of a category': async () => {
@@ -579,7 +579,7 @@ describe('contract suite: the specification\'s operation tables through the gate
     }
   });
 
-  describe('the deliberate differences the README lists (Differences from the specification)', () => {
+  describe('the deliberate differences docs/api.md lists (Differences from the specification)', () => {
     it('Link Cloud\'s own lists answer bare arrays; this project\'s searches the paged model', async () => {
       for (const path of ['/api/category', '/api/artifact', '/api/category/contract_cat/rule/history', '/api/category/$export']) {
         expect((await expectStatus(200, 'get', 'validation', path)).json, path).to.be.an('array');

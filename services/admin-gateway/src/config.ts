@@ -1,7 +1,7 @@
 import { httpSettings, intSetting, loggingSettings, shutdownSettings, urlSetting } from '#adapters/config/index.js';
 import { authSettings } from '#adapters/auth/index.js';
 
-/** Configuration of the admin gateway (see README, configuration reference). */
+/** Configuration of the admin gateway (see docs/configuration.md). */
 export const gatewaySchema = {
   ...httpSettings({ port: 8080 }),
   ...loggingSettings(),

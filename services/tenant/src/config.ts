@@ -5,7 +5,7 @@ import {
 import { authSettings } from '#adapters/auth/index.js';
 
 /**
- * Configuration of the tenant service (README, configuration reference). Environment variables follow
+ * Configuration of the tenant service (docs/configuration.md). Environment variables follow
  * adapters/config: upper-case, `.`/`-` → `_` (`scheduler.poll-interval-ms` → `SCHEDULER_POLL_INTERVAL_MS`);
  * the specification's `MeasureConfig__CheckIfMeasureExists` is also read under exactly that name.
  * The cache group is declared only because the shared runtime's config type expects it; the tenant

@@ -9,7 +9,7 @@ import { terminologyCredentialSettings } from './adapters/terminology/credential
 import { remoteTerminologyConfigured, TERMINOLOGY_TRANSPORTS } from './adapters/terminology/terminology-endpoint.js';
 
 /**
- * Configuration of the validation service (README, configuration reference). Property names follow the
+ * Configuration of the validation service (docs/configuration.md). Property names follow the
  * specification where it names them (`artifact.init`, `svc.fhir-terminology-service-url`,
  * `svc.terminology-service-url`, `cache.type`, `cache.validate-code.ttl`, `data.cache-server.*`).
  * The runtime's heap (the specification's "runtime tool options" variable) is Node's own `NODE_OPTIONS`,

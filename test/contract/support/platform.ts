@@ -72,7 +72,10 @@ function start(entry: string, env: Record<string, string>): Started {
 
 const dropDatabase = (name: string) => execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'postgres', '-qc', `drop database if exists "${name}" with (force)`]);
 
-export async function startPlatform(): Promise<Platform> {
+/** Settings a suite gives a process on top of the platform's (the contract suite gives none). */
+export interface PlatformOverrides { readonly tenant?: Record<string, string> }
+
+export async function startPlatform(overrides: PlatformOverrides = {}): Promise<Platform> {
   const suffix = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const namespace = `contract${suffix}`;
   const databases = { tenant: `contract_tenant_${suffix}`, validation: `contract_validation_${suffix}` };
@@ -99,6 +102,7 @@ export async function startPlatform(): Promise<Platform> {
     processes.tenant = start('services/tenant/src/main.ts', {
       ...common, HTTP_PORT: String(tenantPort), DB_URL: `postgres://postgres@127.0.0.1:5432/${databases.tenant}`,
       SCHEDULER_ENABLED: 'false', SIGNING_KEYS_JWKS_PATH: jwks, MEASURECONFIG__CHECKIFMEASUREEXISTS: 'false',
+      ...overrides.tenant,
     });
     processes.validation = start('services/validation/src/main.ts', {
       ...common, HTTP_PORT: String(validationPort), DB_URL: `postgres://postgres@127.0.0.1:5432/${databases.validation}`,
