@@ -71,8 +71,8 @@ async function waitFor(what: string, check: () => Promise<boolean>, limitMs: num
 
 /** Starts the three services the way `npm start` does (infrastructure, build, start-all), logging to a file. */
 function startServices(): ChildProcess {
-  say('No services answer: starting them (infrastructure check, build, then the three services with AUTH_MODE=none on 127.0.0.1).');
-  for (const [command, args] of [['bash', ['scripts/ensure-infrastructure.sh']], ['npm', ['run', '--silent', 'build']]] as const) {
+  say('No services answer: starting them (infrastructure check, build when the sources changed, then the three services with AUTH_MODE=none on 127.0.0.1).');
+  for (const [command, args] of [['bash', ['scripts/ensure-infrastructure.sh']], ['npx', ['tsx', 'scripts/build/build-if-changed.ts']]] as const) {
     const step = spawnSync(command, [...args], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
     if (step.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${step.status})`);
   }
