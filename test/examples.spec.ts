@@ -9,15 +9,14 @@ import { expect } from 'chai';
 import request from 'supertest';
 import type { Database } from '#adapters/persistence/database.js';
 import { silentLogger } from '#adapters/observability/logger.js';
-import { projectRoot } from '#test-support/shared-dir.js';
+import { documentedExamples, EXAMPLES_DIR } from '#scripts/demo/synthetic-submissions.js';
 import { embeddedPackagesDirectory } from '#validation/adapters/artifacts/embedded-packages.js';
 import { EngineHost } from '#validation/adapters/engine/index.js';
 import { buildTestApi, type TestApi } from '../services/validation/test/api/support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from '../services/validation/test/api/support/database.js';
 import { folderArtifacts } from '../services/validation/test/flow/support/flow-harness.js';
 
-const examples = path.join(projectRoot, 'examples');
-const bundles = path.join(examples, 'bundles');
+const bundles = path.join(EXAMPLES_DIR, 'bundles');
 
 /** What makes each invalid example invalid: an unacceptable issue matching each pattern. */
 const INVALID_BECAUSE: Record<string, RegExp[]> = {
@@ -26,22 +25,10 @@ const INVALID_BECAUSE: Record<string, RegExp[]> = {
   'invalid-unknown-profile.json': [/cross-measure-patient-v9/],
 };
 
-/** The documented verdicts: the rows of the table between the `verdicts` markers of examples/README.md. */
-export function documentedVerdicts(readme: string): Map<string, boolean> {
-  const table = readme.slice(readme.indexOf('<!-- verdicts -->'), readme.indexOf('<!-- /verdicts -->'));
-  const verdicts = new Map<string, boolean>();
-  for (const line of table.split('\n')) {
-    const cells = line.split('|').map((c) => c.trim());
-    const file = /^`([^`]+\.json)`$/.exec(cells[1] ?? '')?.[1];
-    if (file) verdicts.set(file, cells[2] === 'valid');
-  }
-  return verdicts;
-}
-
 describe('examples: the shipped submissions keep their documented verdicts @infra @slow', function () {
   this.timeout(240_000);
   const dbName = uniqueDbName('examples');
-  const verdicts = documentedVerdicts(readFileSync(path.join(examples, 'README.md'), 'utf8'));
+  const verdicts = new Map(documentedExamples().map((e) => [e.file, e.valid]));
   let db: Database;
   let engine: EngineHost;
   let api: TestApi;
@@ -64,7 +51,7 @@ describe('examples: the shipped submissions keep their documented verdicts @infr
     expect([...verdicts.values()]).to.include(true).and.to.include(false);
   });
 
-  for (const [file, valid] of documentedVerdicts(readFileSync(path.join(examples, 'README.md'), 'utf8'))) {
+  for (const { file, valid } of documentedExamples()) {
     it(`${file} is ${valid ? 'valid' : 'invalid'}`, async () => {
       const body = readFileSync(path.join(bundles, file), 'utf8');
       const answer = await request(api.app).post('/api/$validate-and-categorize').type('application/fhir+json').send(body).expect(200);

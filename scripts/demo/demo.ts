@@ -11,14 +11,21 @@
  *  3. Publishes ReadyForValidation for each patient (one of them with a payloadUri into the stand-in),
  *     waits for each ValidationComplete, and prints verdict, issue counts and time per patient.
  *  4. Prints the pre-qualification report URL (through the gateway) and leaves everything running so
- *     it can be opened; Ctrl-C stops what the demo started. `--exit` stops at once (CI, scripts).
+ *     it can be opened; Ctrl-C stops what the demo started. `--exit` stops at once (CI, scripts) and
+ *     then prints no URL or command: the report reads its measures and period from the stand-in, and
+ *     a ReadyForValidation published by hand would be fetched from it, and it is gone.
+ *
+ * SIGINT or SIGTERM at any moment (while the services start, while waiting for the verdicts, or at the
+ * end) stops everything the demo started: the stand-in, and the services when it started them. The
+ * npm script runs this file in one Node process (`exec node --import tsx`), so npm's signal reaches it
+ * with no tsx CLI or shell in between.
  *
  * Options: --gateway-url (default http://127.0.0.1:8080), --validation-url (default http://127.0.0.1:8081),
  * --token <bearer> (services running with AUTH_MODE=jwt), --timeout <seconds> (per run, default 300), --exit.
  * NATS settings as the services read them (NATS_SERVERS, NATS_NAMESPACE ...): they must match the services'.
  * Exit code 0 when every verdict is the expected one, 1 otherwise.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,11 +77,14 @@ async function waitFor(what: string, check: () => Promise<boolean>, limitMs: num
 }
 
 /** Starts the three services the way `npm start` does (infrastructure, build, start-all), logging to a file. */
-function startServices(): ChildProcess {
+async function startServices(): Promise<ChildProcess> {
   say('No services answer: starting them (infrastructure check, build when the sources changed, then the three services with AUTH_MODE=none on 127.0.0.1).');
   for (const [command, args] of [['bash', ['scripts/ensure-infrastructure.sh']], ['npx', ['tsx', 'scripts/build/build-if-changed.ts']]] as const) {
-    const step = spawnSync(command, [...args], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-    if (step.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${step.status})`);
+    // Asynchronously, so that a signal meanwhile is handled at once (and stops this step too).
+    preparing = spawn(command, [...args], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    const status = await new Promise<number | null>((resolve) => preparing!.once('exit', (code) => resolve(code)));
+    preparing = undefined;
+    if (status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${status})`);
   }
   const logDir = path.join(root, '.cache', 'demo');
   mkdirSync(logDir, { recursive: true });
@@ -97,9 +107,20 @@ interface Row {
 
 /** The services this demo started (stopped when it ends), and the stand-in. */
 let services: ChildProcess | undefined;
+/** The infrastructure check or build running before the services start. */
+let preparing: ChildProcess | undefined;
 const reportService = new ReportServiceStandIn();
 
-async function stopAll(): Promise<void> {
+let stopping: Promise<void> | undefined;
+
+/** Stops the stand-in and the services the demo started; once, whoever asks first. */
+function stopAll(): Promise<void> {
+  stopping ??= stopEverything();
+  return stopping;
+}
+
+async function stopEverything(): Promise<void> {
+  preparing?.kill('SIGTERM');
   await reportService.stop();
   if (services && services.exitCode === null) {
     // To start-all only: it passes SIGTERM on to each service, which then drains.
@@ -108,11 +129,22 @@ async function stopAll(): Promise<void> {
   }
 }
 
+/** Resolves on the first SIGINT or SIGTERM; the demo then stops what it started (see stopAll). */
+const interrupted = new Promise<NodeJS.Signals>((resolve) => {
+  process.once('SIGINT', () => resolve('SIGINT'));
+  process.once('SIGTERM', () => resolve('SIGTERM'));
+});
+void interrupted.then(async (signal) => {
+  say(`\n${signal}: stopping what the demo started.`);
+  await stopAll().catch(() => undefined);
+  process.exit(signal === 'SIGINT' ? 130 : 143);
+});
+
 async function main(): Promise<number> {
   const started = Date.now();
 
   if (!(await answers(`${validation}/health/ready`)) && !(await answers(`${gateway}/health`))) {
-    services = startServices();
+    services = await startServices();
     await waitFor('the validation service', () => answers(`${validation}/health/ready`), timeoutMs, services);
     await waitFor('the gateway', () => answers(`${gateway}/health`), 60_000, services);
     say(`Services ready ${seconds(Date.now() - started)} after the start of the demo.`);
@@ -194,10 +226,15 @@ async function main(): Promise<number> {
   const summary = await fetch(`${prequal}?format=json`, { headers: authorization });
   const metadata = summary.ok ? ((await summary.json()) as { metadata?: { measures: string[] }; metadataNote?: string; verdict: { preQualified: boolean } }) : undefined;
   say();
-  say(`Pre-qualification report: ${prequal}`);
-  if (metadata) say(`  pre-qualified: ${metadata.verdict.preQualified ? 'yes' : 'no'}; measures: ${metadata.metadata?.measures.join(', ') ?? metadata.metadataNote}`);
-  say(`Results of one patient:   ${gateway}/api/validation/result/${DEMO_FACILITY}/${reportId}/${submissions[2]!.patientId}`);
-  say(`Publish more by hand:     npm run publish:ready -- --facility ${DEMO_FACILITY} --report ${reportId} --patient ${submissions[0]!.patientId}`);
+  if (options.exit) {
+    // Nothing that dies with the demo: the stand-in (measures, period, submissions) stops now.
+    if (metadata) say(`Pre-qualified: ${metadata.verdict.preQualified ? 'yes' : 'no'} (run the demo without --exit to open the report).`);
+  } else {
+    say(`Pre-qualification report: ${prequal}`);
+    if (metadata) say(`  pre-qualified: ${metadata.verdict.preQualified ? 'yes' : 'no'}; measures: ${metadata.metadata?.measures.join(', ') ?? metadata.metadataNote}`);
+    say(`Results of one patient:   ${gateway}/api/validation/result/${DEMO_FACILITY}/${reportId}/${submissions[2]!.patientId}`);
+    say(`Publish more by hand:     npm run publish:ready -- --facility ${DEMO_FACILITY} --report ${reportId} --patient ${submissions[0]!.patientId}`);
+  }
   say(`Whole demo: ${seconds(Date.now() - started)}; ${mismatches === 0 ? 'every verdict as expected' : `${mismatches} verdict(s) not as expected`}.`);
 
   if (options.exit) {
@@ -206,12 +243,8 @@ async function main(): Promise<number> {
   }
   say(services ? '\nThe services and the report-service stand-in keep running so the report can be opened; Ctrl-C stops them.'
     : '\nThe report-service stand-in keeps running (the report shows its measures and period); Ctrl-C stops it.');
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
-  await stopAll();
-  return mismatches === 0 ? 0 : 1;
+  // The signal handler above stops everything and exits.
+  return new Promise<number>(() => undefined);
 }
 
 main().then((code) => process.exit(code), async (error: unknown) => {

@@ -1,20 +1,35 @@
 /**
- * Synthetic patient submissions for the whole-flow demo (`npm run demo`), written for this project:
- * made-up patients, shaped like NHSN acute-care submissions (a DEQM individual MeasureReport, a
- * Patient under the NHSN cross-measure profile, an Encounter under the NHSN acute-care profile).
- * Each says whether the service should judge it valid with the embedded packages and the default
- * categories, and why; scripts/demo/test/synthetic-submissions.spec.ts holds them to that.
+ * The submissions of the whole-flow demo (`npm run demo`): the shipped examples (examples/bundles,
+ * synthetic patients written for this project) that are a patient's submission (a Bundle, or a
+ * MeasureReport with its resources contained), each with the verdict and description
+ * examples/README.md documents for it. test/examples.spec.ts holds the examples to those verdicts
+ * through the API, test/demo/demo-flow.spec.ts through the validation flow.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const DEMO_FACILITY = 'demo-facility';
 export const DEMO_MEASURES = ['NHSNdQMAcuteCareHospitalInitialPopulation'];
 export const DEMO_PERIOD = { start: '2026-10-01T00:00:00Z', end: '2026-10-31T23:59:59Z' };
 
-const NHSN = 'http://www.cdc.gov/nhsn/fhirportal/dqm/ig/StructureDefinition';
-const DEQM_INDIVIDUAL = 'http://hl7.org/fhir/us/davinci-deqm/StructureDefinition/indv-measurereport-deqm';
-const MEASURE = 'http://www.cdc.gov/nhsn/fhirportal/dqm/ig/Measure/NHSNdQMAcuteCareHospitalInitialPopulation';
+export const EXAMPLES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples');
 
-type Resource = Record<string, unknown> & { resourceType: string; id: string };
+export interface DocumentedExample {
+  readonly file: string;
+  readonly valid: boolean;
+  readonly description: string;
+}
+
+/** The rows of the table between the `verdicts` markers of examples/README.md. */
+export function documentedExamples(readme = readFileSync(path.join(EXAMPLES_DIR, 'README.md'), 'utf8')): DocumentedExample[] {
+  const table = readme.slice(readme.indexOf('<!-- verdicts -->'), readme.indexOf('<!-- /verdicts -->'));
+  return table.split('\n').flatMap((line) => {
+    const cells = line.split('|').map((c) => c.trim());
+    const file = /^`([^`]+\.json)`$/.exec(cells[1] ?? '')?.[1];
+    return file ? [{ file, valid: cells[2] === 'valid', description: cells[3] ?? '' }] : [];
+  });
+}
 
 export interface DemoSubmission {
   readonly patientId: string;
@@ -24,92 +39,24 @@ export interface DemoSubmission {
   readonly description: string;
   /** What the report service answers for this patient: a submission Bundle, or a MeasureReport with contained resources. */
   readonly body: Record<string, unknown>;
+  /** How many resources the validation service validates in it. */
+  readonly resourceCount: number;
 }
 
-function patient(id: string, overrides: Record<string, unknown> = {}): Resource {
-  return {
-    resourceType: 'Patient', id,
-    meta: { profile: [`${NHSN}/cross-measure-patient`] },
-    identifier: [{ system: 'http://demo-hospital.example/mrn', value: `MRN-${id}` }],
-    name: [{ family: 'Example', given: ['Demo', id] }],
-    gender: 'female', birthDate: '1958-04-12',
-    ...overrides,
-  };
-}
+type Resource = Record<string, unknown> & { resourceType: string; id?: string };
 
-function encounter(id: string, patientId: string, overrides: Record<string, unknown> = {}): Resource {
-  const stay = { start: '2026-10-03T08:00:00Z', end: '2026-10-07T12:00:00Z' };
-  return {
-    resourceType: 'Encounter', id,
-    meta: { profile: [`${NHSN}/ach-encounter`] },
-    identifier: [{ system: 'http://demo-hospital.example/encounter', value: `ENC-${id}` }],
-    status: 'finished',
-    class: { system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode', code: 'IMP', display: 'inpatient encounter' },
-    type: [{ coding: [{ system: 'http://snomed.info/sct', code: '183452005', display: 'Emergency hospital admission (procedure)' }] }],
-    subject: { reference: `Patient/${patientId}` },
-    period: stay,
-    location: [{ location: { reference: 'Location/demo-icu', display: 'Medical ICU' }, period: stay }],
-    ...overrides,
-  };
-}
-
-function measureReport(id: string, patientId: string, evaluated: string[]): Resource {
-  return {
-    resourceType: 'MeasureReport', id,
-    meta: { profile: [DEQM_INDIVIDUAL] },
-    status: 'complete', type: 'individual', measure: MEASURE,
-    subject: { reference: `Patient/${patientId}` },
-    date: '2026-11-01T10:00:00Z',
-    reporter: { reference: 'Organization/demo-hospital', display: 'Demo General Hospital' },
-    period: DEMO_PERIOD,
-    group: [{
-      population: [{ code: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/measure-population', code: 'initial-population' }] }, count: 1 }],
-      measureScore: { value: 1 },
-    }],
-    evaluatedResource: evaluated.map((reference) => ({ reference })),
-  };
-}
-
-function submissionBundle(patientId: string, resources: Resource[]): Record<string, unknown> {
-  return {
-    resourceType: 'Bundle', id: `submission-${patientId}`, type: 'collection',
-    entry: resources.map((resource) => ({ fullUrl: `http://demo-hospital.example/fhir/${resource.resourceType}/${resource.id}`, resource })),
-  };
+function resourcesOf(body: Resource): Resource[] {
+  if (body.resourceType === 'Bundle') return ((body.entry ?? []) as { resource: Resource }[]).map((e) => e.resource);
+  return [body, ...((body.contained ?? []) as Resource[])];
 }
 
 export function demoSubmissions(): DemoSubmission[] {
-  const a = 'demo-patient-a';
-  const b = 'demo-patient-b';
-  const c = 'demo-patient-c';
-  const d = 'demo-patient-d';
-  return [
-    {
-      patientId: a, expectValid: true,
-      description: 'complete submission (only acceptable warnings)',
-      body: submissionBundle(a, [measureReport(`mr-${a}`, a, [`Encounter/enc-${a}`]), patient(a), encounter(`enc-${a}`, a)]),
-    },
-    {
-      patientId: b, expectValid: true,
-      description: 'the same as a MeasureReport with contained resources',
-      body: { ...measureReport(`mr-${b}`, b, [`Encounter/enc-${b}`]), contained: [patient(b), encounter(`enc-${b}`, b)] },
-    },
-    {
-      patientId: c, expectValid: false,
-      description: 'Encounter without identifier, Patient gender not a FHIR code',
-      body: submissionBundle(c, [
-        measureReport(`mr-${c}`, c, [`Encounter/enc-${c}`]),
-        patient(c, { gender: 'F' }),
-        encounter(`enc-${c}`, c, { identifier: undefined }),
-      ]),
-    },
-    {
-      patientId: d, expectValid: false,
-      description: 'claims an NHSN profile no package defines',
-      body: submissionBundle(d, [
-        measureReport(`mr-${d}`, d, [`Encounter/enc-${d}`]),
-        patient(d, { meta: { profile: [`${NHSN}/cross-measure-patient-v9`] } }),
-        encounter(`enc-${d}`, d),
-      ]),
-    },
-  ];
+  return documentedExamples().flatMap((example) => {
+    const body = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, 'bundles', example.file), 'utf8')) as Resource;
+    if (body.resourceType !== 'Bundle' && body.resourceType !== 'MeasureReport') return [];
+    const resources = resourcesOf(body);
+    const patientId = resources.find((r) => r.resourceType === 'Patient')?.id;
+    if (!patientId) throw new Error(`examples/bundles/${example.file} has no Patient`);
+    return [{ patientId, expectValid: example.valid, description: example.description, body, resourceCount: resources.length }];
+  });
 }
