@@ -28,6 +28,11 @@ export interface HttpAppOptions {
    */
   readonly docsGuard?: RequestHandler;
   /**
+   * Where `GET /` sends a visitor (302), so that the bare address is not a 404: the Swagger UI
+   * (`/swagger`) when this app serves it; an app that mounts its own UI (the gateway) names it here.
+   */
+  readonly home?: string;
+  /**
    * Serve `/metrics` on this app; default true. False when metrics.port gives the scraper a listener of
    * its own (`listenMetrics`), so the API port, which an Ingress may expose, does not show them.
    */
@@ -91,6 +96,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     // Relative URL so the UI also works behind the gateway's path prefix.
     app.use('/swagger', ...swaggerUiHandlers({ title: `${options.serviceName} API`, documentUrl: '../api-docs', tokenRequired: Boolean(options.docsGuard) }));
   }
+
+  const home = options.home ?? (openApi && (options.docs ?? true) ? '/swagger' : undefined);
+  if (home) app.get('/', (_req, res) => res.redirect(302, home));
 
   let finished = false;
   return {

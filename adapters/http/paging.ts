@@ -14,6 +14,8 @@ import { integerQueryValue, singleQueryValue, type Query } from './query.js';
  */
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
+/** The largest page number: any larger one would make the row offset inexact. */
+export const MAX_PAGE_NUMBER = Math.floor(Number.MAX_SAFE_INTEGER / MAX_PAGE_SIZE);
 
 /** OpenAPI query fields of a paged list, described from the constants above. */
 export const PagingQueryFields = {
@@ -52,8 +54,8 @@ export interface PagingOptions {
 /** Reads `pageSize` and `pageNumber` (one-based); out-of-range values give 400 naming the parameter. */
 export function parsePaging(query: Query, options: PagingOptions = {}): Paging {
   const { defaultPageSize = DEFAULT_PAGE_SIZE, maxPageSize = MAX_PAGE_SIZE } = options;
-  const pageSize = integerQueryValue(query, 'pageSize') ?? defaultPageSize;
-  const pageNumber = integerQueryValue(query, 'pageNumber') ?? 1;
+  const pageSize = integerQueryValue(query, 'pageSize', { min: 1, max: maxPageSize }) ?? defaultPageSize;
+  const pageNumber = integerQueryValue(query, 'pageNumber', { min: 1, max: MAX_PAGE_NUMBER }) ?? 1;
   if (pageSize < 1 || pageSize > maxPageSize) {
     throw HttpProblem.badRequest(`Query parameter pageSize must be between 1 and ${maxPageSize}; got ${pageSize}`,
       [{ field: 'pageSize', message: `must be between 1 and ${maxPageSize}` }]);
@@ -61,6 +63,10 @@ export function parsePaging(query: Query, options: PagingOptions = {}): Paging {
   if (pageNumber < 1) {
     throw HttpProblem.badRequest(`Query parameter pageNumber must be 1 or more; got ${pageNumber}`,
       [{ field: 'pageNumber', message: 'must be 1 or more' }]);
+  }
+  if (pageNumber > MAX_PAGE_NUMBER) {
+    throw HttpProblem.badRequest(`Query parameter pageNumber must be between 1 and ${MAX_PAGE_NUMBER}; got ${pageNumber}`,
+      [{ field: 'pageNumber', message: `must be between 1 and ${MAX_PAGE_NUMBER}` }]);
   }
   return { pageSize, pageNumber, offset: (pageNumber - 1) * pageSize };
 }

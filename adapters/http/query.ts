@@ -14,9 +14,14 @@ export function singleQueryValue(query: Query, name: string): string | undefined
 }
 
 /** An integer query parameter; undefined when absent or empty. */
-export function integerQueryValue(query: Query, name: string): number | undefined {
+export function integerQueryValue(query: Query, name: string, range?: { readonly min: number; readonly max: number }): number | undefined {
   const raw = singleQueryValue(query, name)?.trim();
   if (raw === undefined || raw === '') return undefined;
+  // An integer too large to hold exactly is out of the range, which is what the caller needs to hear.
+  if (range && /^[+-]?\d+$/.test(raw) && !Number.isSafeInteger(Number(raw))) {
+    throw HttpProblem.badRequest(`Query parameter ${name} must be between ${range.min} and ${range.max}; got "${raw.slice(0, 40)}"`,
+      [{ field: name, message: `must be between ${range.min} and ${range.max}` }]);
+  }
   if (!/^[+-]?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
     throw HttpProblem.badRequest(`Query parameter ${name} must be an integer; got "${raw.slice(0, 40)}"`,
       [{ field: name, message: 'must be an integer' }]);

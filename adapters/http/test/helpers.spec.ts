@@ -38,6 +38,17 @@ describe('adapters/http helpers', () => {
     expect(problemOf(() => parsePaging({ pageSize: 'lots' })).status).to.equal(400);
   });
 
+  it('names the allowed range for a page number or size too large to be an exact number', () => {
+    const max = Math.floor(Number.MAX_SAFE_INTEGER / 100);
+    const huge = problemOf(() => parsePaging({ pageNumber: '99999999999999999999' }));
+    expect(huge.detail).to.equal(`Query parameter pageNumber must be between 1 and ${max}; got "99999999999999999999"`);
+    expect(huge.errors).to.deep.equal([{ field: 'pageNumber', message: `must be between 1 and ${max}` }]);
+    expect(problemOf(() => parsePaging({ pageNumber: String(max + 1) })).detail).to.equal(`Query parameter pageNumber must be between 1 and ${max}; got ${max + 1}`);
+    expect(parsePaging({ pageNumber: String(max), pageSize: '100' }).offset).to.equal((max - 1) * 100);
+    expect(problemOf(() => parsePaging({ pageSize: '99999999999999999999' })).detail).to.equal('Query parameter pageSize must be between 1 and 100; got "99999999999999999999"');
+    expect(problemOf(() => parsePaging({ pageNumber: '1.5' })).detail).to.match(/must be an integer/);
+  });
+
   it('sends the metadata in X-Pagination when asked', async () => {
     const app = express();
     app.get('/x', (_req, res) => sendPaged(res, pagedResult([{ a: 1 }], 1, 10, 1), { paginationHeader: true }));

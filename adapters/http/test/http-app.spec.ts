@@ -246,6 +246,10 @@ describe('adapters/http app', () => {
       expect(init.text).to.contain('"persistAuthorization": true');
     });
 
+    it('sends a visitor of the bare address to the Swagger UI instead of a 404', async () => {
+      await request(app).get('/').expect(302).expect('Location', '/swagger');
+    });
+
     it('declares the bearer scheme, so Swagger UI shows its Authorize button', async () => {
       const res = await request(app).get('/api-docs').expect(200);
       expect(res.body.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });

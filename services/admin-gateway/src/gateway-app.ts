@@ -43,6 +43,8 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
     logger,
     metrics,
     serveMetrics: options.serveMetrics,
+    // The one Swagger UI over every service (serveDocs below) is what a visitor of the bare address wants.
+    home: options.docs ?? true ? '/swagger' : undefined,
     streamingRoutes: (app: Express) => {
       const components = Object.keys(upstreams).join('|');
       const external = new RegExp(`^/api/(${components})(/|$)`, 'i');

@@ -79,6 +79,10 @@ describe('admin gateway app', () => {
     expect(ui.text).to.contain('swagger');
   });
 
+  it('sends a visitor of the bare address to the one Swagger UI', async () => {
+    await request(gateway).get('/').expect(302).expect('Location', '/swagger');
+  });
+
   it('serves /api-docs: every service document merged on the gateway\'s paths, with the bearer scheme for Authorize', async () => {
     const res = await request(gateway).get('/api-docs');
     expect(res.status).to.equal(200);
@@ -183,6 +187,12 @@ describe('admin gateway in front of a service built on the shared HTTP adapter',
   });
 
   after(() => new Promise<void>((resolve) => { upstream.closeAllConnections(); upstream.close(() => resolve()); }));
+
+  it('answers a page number too large to be exact with 400 naming the allowed range; without docs, GET / is a 404', async () => {
+    const huge = await request(gateway).get('/api/svc/things?pageNumber=99999999999999999999').expect(400);
+    expect(huge.body.detail).to.match(/^Query parameter pageNumber must be between 1 and \d+; got "99999999999999999999"$/);
+    await request(gateway).get('/').expect(404);
+  });
 
   it('gives the documented defaults without any paging parameter; above 20 lowered to 20 (the gateway pattern)', async () => {
     const plain = await request(gateway).get('/api/svc/things').expect(200);
