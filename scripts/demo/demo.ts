@@ -79,7 +79,7 @@ async function waitFor(what: string, check: () => Promise<boolean>, limitMs: num
 /** Starts the three services the way `npm start` does (infrastructure, build, start-all), logging to a file. */
 async function startServices(): Promise<ChildProcess> {
   say('No services answer: starting them (infrastructure check, build when the sources changed, then the three services with AUTH_MODE=none on 127.0.0.1).');
-  for (const [command, args] of [['bash', ['scripts/ensure-infrastructure.sh']], ['npx', ['tsx', 'scripts/build/build-if-changed.ts']]] as const) {
+  for (const [command, args] of [['bash', ['scripts/ensure-infrastructure.sh']], [process.execPath, ['scripts/build/build-if-changed.ts']]] as const) {
     // Asynchronously, so that a signal meanwhile is handled at once (and stops this step too).
     preparing = spawn(command, [...args], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
     const status = await new Promise<number | null>((resolve) => preparing!.once('exit', (code) => resolve(code)));
