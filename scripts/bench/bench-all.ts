@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseRatioLines } from './ratio-line.js';
+import { ownChild } from '../owned-children.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');
@@ -65,7 +66,7 @@ function run(bench: Bench): Promise<BenchRun> {
   const started = Date.now();
   console.log(`\n── bench:${bench.name} (${[...Object.entries(bench.env ?? {}).map(([k, v]) => `${k}=${v}`), bench.script, ...bench.args].join(' ')})`);
   return new Promise((resolve) => {
-    const child = spawn(tsx, [bench.script, ...bench.args], { cwd: root, env: { ...process.env, ...bench.env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = ownChild(spawn(tsx, [bench.script, ...bench.args], { cwd: root, env: { ...process.env, ...bench.env }, stdio: ['ignore', 'pipe', 'inherit'] }));
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();

@@ -95,6 +95,7 @@ import { DEFAULT_GATHER_MS, groupLimitFor, PgFlowStore } from '#validation/adapt
 import { validationFlowEntities, validationFlowMigrations } from '#validation/adapters/persistence/validation-flow-tables.js';
 import { median, percentile } from './statistics.js';
 import { ratioLine as namedRatioLine } from './ratio-line.js';
+import { ownChild } from '../owned-children.js';
 
 const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
 const NATS = process.env.NATS_URL ?? '127.0.0.1:4222';
@@ -317,10 +318,10 @@ class EngineOnlyProcesses {
   private readonly nextLine: (() => Promise<string>)[];
 
   constructor(self: string, dbName: string, count: number, processes: number, workers: number, concurrency: string, warmUpPerProcess: number) {
-    this.children = Array.from({ length: processes }, (_, i) => spawn(process.execPath, [
+    this.children = Array.from({ length: processes }, (_, i) => ownChild(spawn(process.execPath, [
       ...profileArgs('engine-only'), ...process.execArgv, self, '--engine-only', '--db', dbName, '--submissions', String(count), '--workers', String(workers), '--concurrency', concurrency, '--warm-up', String(warmUpPerProcess),
       '--from', String(Math.floor((i * count) / processes)), '--to', String(Math.floor(((i + 1) * count) / processes)),
-    ], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    ], { stdio: ['pipe', 'pipe', 'inherit'] })));
     this.nextLine = this.children.map((child) => {
       let buffer = '';
       const waiting: { resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
@@ -458,9 +459,9 @@ async function coordinate(): Promise<void> {
     await engineOnlyRound();
 
     for (let i = 0; i < instances; i++) {
-      const child = spawn(process.execPath, [...profileArgs('instance'), ...process.execArgv, self, '--instance', '--db', dbName, '--root', root, '--suffix', streamSuffix, '--report', reportUrl, '--workers', String(workers), '--concurrency', concurrency, '--commit-gather-ms', arg('--commit-gather-ms', String(DEFAULT_GATHER_MS))], {
+      const child = ownChild(spawn(process.execPath, [...profileArgs('instance'), ...process.execArgv, self, '--instance', '--db', dbName, '--root', root, '--suffix', streamSuffix, '--report', reportUrl, '--workers', String(workers), '--concurrency', concurrency, '--commit-gather-ms', arg('--commit-gather-ms', String(DEFAULT_GATHER_MS))], {
         stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
-      });
+      }));
       children.push(child);
       await new Promise<void>((resolve, reject) => {
         child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) resolve(); });

@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ownChild } from '../owned-children.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const tsx = path.resolve(here, '../../node_modules/.bin/tsx');
@@ -19,7 +20,7 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 
 function startProcess(script: string, env: Record<string, string>): ChildProcess {
-  return spawn(tsx, [path.join(here, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  return ownChild(spawn(tsx, [path.join(here, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] }));
 }
 
 async function waitFor(url: string): Promise<void> {

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { freePort } from './service-process.js';
+import { ownChild } from '../owned-children.js';
 
 export interface PrivateNats {
   readonly url: string;
@@ -22,7 +23,7 @@ export async function startPrivateNats(binary = process.env.NATS_SERVER_BIN ?? '
   const dir = mkdtempSync(path.join(os.tmpdir(), 'scale-out-nats-'));
   const port = await freePort();
   let output = '';
-  const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = ownChild(spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: ['ignore', 'pipe', 'pipe'] }));
   child.stdout!.on('data', (d: Buffer) => { output = (output + d.toString()).slice(-5_000); });
   child.stderr!.on('data', (d: Buffer) => { output = (output + d.toString()).slice(-5_000); });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

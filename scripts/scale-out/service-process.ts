@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { projectRoot } from '#test-support/shared-dir.js';
+import { ownChild } from '../owned-children.js';
 
 const TSX = path.join(projectRoot, 'node_modules/.bin/tsx');
 const OUTPUT_KEPT = 20_000;
@@ -39,11 +40,11 @@ export async function freePort(): Promise<number> {
 export async function startService(name: string, service: 'validation' | 'tenant', env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(TSX, [`services/${service}/src/main.ts`], {
+  const child = ownChild(spawn(TSX, [`services/${service}/src/main.ts`], {
     cwd: projectRoot,
     env: { ...process.env, AUTH_MODE: 'none', HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), LOG_LEVEL: 'warn', NATS_STREAM_LIMITS: process.env.NATS_STREAM_LIMITS ?? 'local', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  }));
   const keep = (d: Buffer) => { output = (output + d.toString()).slice(-OUTPUT_KEPT); };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);

@@ -32,6 +32,7 @@ import type { Clock } from '#tenant/domain/clock.js';
 import { printRatio } from '#scripts/bench/ratio-line.js';
 import { processCpuSeconds } from '#scripts/bench/process-cpu.js';
 import { median } from '#scripts/bench/statistics.js';
+import { ownChild } from '#scripts/owned-children.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -79,9 +80,9 @@ interface BenchServer {
 /** Starts a server script of this folder in its own process; resolves once it printed `listening <port>`. */
 async function startServer(script: string, env: Record<string, string>): Promise<BenchServer> {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', new URL(script, import.meta.url).pathname], {
+  const child = ownChild(spawn(process.execPath, [...nodeArgs, '--import', 'tsx', new URL(script, import.meta.url).pathname], {
     env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  }));
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
