@@ -200,5 +200,7 @@ describe('admin gateway in front of a service built on the shared HTTP adapter',
     expect(tooSmall.body.instance).to.equal('/api/svc/things');
     const missing = await request(gateway).get('/api/svc/nothing-here?x=1').expect(404);
     expect(missing.body.instance).to.equal('/api/svc/nothing-here');
+    // Issue 30: the detail names the path the client asked for, as `instance` does (the service said /api/nothing-here).
+    expect(missing.body.detail).to.equal('No resource at GET /api/svc/nothing-here');
   });
 });
