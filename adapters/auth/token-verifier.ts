@@ -11,8 +11,8 @@ import { KeySetUnavailableError, RemoteKeySet, type KeySetReadEvent, type KeySet
  *
  * Only access tokens are accepted, not OpenID Connect ID tokens (a UI holds one of each from the same
  * provider, signed with the same keys, often with `typ: JWT` on both):
- * - the header `typ`, when present, must be one of `acceptedTypes` (`at+jwt`, RFC 9068, or `JWT`);
- *   with `requireType` a token without `typ` is refused too;
+ * - the header `typ` must be one of `acceptedTypes` (`at+jwt`, RFC 9068, or `JWT`); a token without
+ *   `typ` is refused too, unless `requireType` is false (a provider that omits it);
  * - a token carrying a claim that only ID tokens carry (`idTokenClaims`: `nonce`, and the hashes
  *   `at_hash`, `c_hash`, `s_hash` that bind an ID token to what was issued with it, OIDC Core 3.1.3.6,
  *   3.3.2.11) is refused whatever its `typ`;
@@ -42,7 +42,7 @@ export interface TokenVerifierOptions {
   verifiedCacheSeconds?: number;
   /** Accepted header `typ` values, compared as media types (case-insensitive, `application/` optional); default at+jwt, JWT. */
   acceptedTypes?: readonly string[];
-  /** Refuse tokens without a header `typ`; default false (many providers omit it). */
+  /** Refuse tokens without a header `typ`; default true (auth.token-type-required: false for a provider that omits it). */
   requireType?: boolean;
   /** Claims that mark an OIDC ID token; a token carrying any is refused. Default nonce, at_hash, c_hash, s_hash. */
   idTokenClaims?: readonly string[];
@@ -79,6 +79,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const verified = new VerifiedTokenCache(options.verifiedCacheSize ?? 1000, (options.verifiedCacheSeconds ?? 60) * 1000);
   const acceptedTypes = new Set((options.acceptedTypes ?? DEFAULT_ACCEPTED_TOKEN_TYPES).map(mediaType));
   const idTokenClaims = options.idTokenClaims ?? DEFAULT_ID_TOKEN_CLAIMS;
+  const requireType = options.requireType ?? true;
   return {
     async verify(token: string): Promise<TokenPrincipal> {
       if (!token) throw new TokenRejectedError('missing', 'No bearer token was given.');
@@ -88,7 +89,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       if (!alg || !(ACCEPTED_ALGORITHMS as readonly string[]).includes(alg)) {
         throw new TokenRejectedError('algorithm', `Tokens signed with "${alg ?? 'none'}" are not accepted.`);
       }
-      if (typ === undefined ? options.requireType : !acceptedTypes.has(mediaType(typ))) {
+      if (typ === undefined ? requireType : !acceptedTypes.has(mediaType(typ))) {
         throw new TokenRejectedError('token-type', `Only access tokens are accepted (header typ ${[...acceptedTypes].join(' or ')}); this one has ${typ === undefined ? 'no typ' : `typ "${typ}"`}.`);
       }
       try {

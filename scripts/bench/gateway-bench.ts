@@ -39,7 +39,7 @@ async function run(title: string, url: string, headers: Record<string, string>, 
 
 const pair = await generateKeyPair('ES256', { extractable: true });
 const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'bench', alg: 'ES256' };
-const token = await new SignJWT({ permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'bench' })
+const token = await new SignJWT({ permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'bench', typ: 'at+jwt' })
   .setSubject('bench').setIssuer('https://idp.bench').setAudience('nhsn').setExpirationTime('1h').sign(pair.privateKey);
 
 const service = startProcess('gateway-bench-service.ts', { BENCH_PORT: '18281' });

@@ -20,7 +20,7 @@ describe('admin gateway app', () => {
   let docsAuthorization: string | undefined;
   let gateway: express.Express;
 
-  const token = (aud = 'nhsn') => new SignJWT({ permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'g1' })
+  const token = (aud = 'nhsn') => new SignJWT({ permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'g1', typ: 'at+jwt' })
     .setSubject('operator').setIssuer('https://idp.test').setAudience(aud).setExpirationTime('5m').sign(privateKey);
 
   before(async () => {
