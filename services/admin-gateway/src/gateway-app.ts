@@ -54,11 +54,9 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
     streamingRoutes: (app: Express) => {
       app.use((req, res, next) => {
         const unread = hasRequestBody(req);
-        // A refused request's body is not read: the connection goes with the answer.
-        const refuse = (problem: unknown) => {
-          if (unread) res.setHeader('Connection', 'close');
-          next(problem);
-        };
+        // A refused request's body is not read: node closes the connection after an answer sent
+        // before the body was read (Connection: close), so nothing past the headers is taken in.
+        const refuse = (problem: unknown) => next(problem);
         const checked = checkRequestTarget(req.url);
         if (!checked.ok) return refuse(HttpProblem.badRequest(checked.detail));
         const target = targetOf(checked, upstreams);

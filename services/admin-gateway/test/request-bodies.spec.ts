@@ -16,7 +16,7 @@ import { createGatewayApp } from '#gateway/gateway-app.js';
 const MiB = 1024 * 1024;
 const LIMIT = 32 * MiB;
 
-interface Answer { status: number; headers: IncomingHttpHeaders; body: Record<string, unknown> }
+interface Answer { status: number; headers: IncomingHttpHeaders; body: Record<string, unknown>; closed: Promise<void> }
 interface Upload { url: string; headers: IncomingHttpHeaders; received: number; sha: string; complete: boolean }
 
 function listen(server: Server): Promise<string> {
@@ -45,8 +45,9 @@ function send(base: string, path: string, headers: Record<string, string>, write
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (part: string) => { text += part; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) as Record<string, unknown> : {} }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) as Record<string, unknown> : {}, closed }));
     });
+    const closed = new Promise<void>((resolveClosed) => req.once('socket', (socket) => socket.once('close', () => resolveClosed())));
     // The gateway may close the connection while we still write (that is the point of some tests).
     req.on('error', (error: NodeJS.ErrnoException) => { if (!['EPIPE', 'ECONNRESET'].includes(error.code ?? '')) reject(error); });
     write(req).catch(() => undefined);
@@ -104,7 +105,7 @@ describe('admin gateway: request bodies are authenticated first and streamed, ne
   const bearer = async () => `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'b1', typ: 'at+jwt' })
     .setSubject('uploader').setIssuer('https://idp.test').setAudience('nhsn').setExpirationTime('5m').sign(privateKey)}`;
 
-  it('answers an unauthenticated 40 MiB POST with 401 after its first 64 KiB, without reading the rest, and calls no service', async () => {
+  it('answers an unauthenticated 40 MiB POST with 401 after its first 64 KiB, without reading the rest (the connection closes), and calls no service', async () => {
     let sent = 0;
     const answer = await send(gatewayUrl, '/api/validation/$validate', { 'content-type': 'application/fhir+json', 'content-length': String(40 * MiB) }, async (req) => {
       req.write(Buffer.alloc(64 * 1024, 0x20));
@@ -117,6 +118,7 @@ describe('admin gateway: request bodies are authenticated first and streamed, ne
     expect(answer.body).to.include({ status: 401 });
     expect(sent).to.equal(64 * 1024);
     expect(uploads).to.have.length(0);
+    await answer.closed; // the gateway hangs up without waiting for the 40 MiB
   });
 
   it('streams an authenticated 24 MiB chunked upload to the service intact: the service has the first MiB before the client sends the second', async () => {

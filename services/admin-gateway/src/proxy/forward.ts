@@ -12,7 +12,7 @@ import { applyGatewayPaging, pagingMetadataOf } from './pagination.js';
  * gateway-path.ts is routed, as it was checked. Request and response bodies are streamed, so package
  * uploads are never buffered whole; the request body is counted on its way (`maxBodyBytes`: a larger
  * declared length is refused before the service is called, a chunked body that grows past it is cut
- * off), and the 413 closes the connection rather than reading the rest. Two kinds of answers are read (up to a bound):
+ * off), and the 413 goes out without reading the rest (the connection closes with it). Two kinds of answers are read (up to a bound):
  * a successful JSON answer to a GET, to copy its paging metadata into `X-Pagination`, and a Problem
  * Details answer, whose `instance` becomes the path the client asked the gateway for.
  * The Authorization header is passed on unchanged (header propagation). A `Location` the service
@@ -142,9 +142,10 @@ export function createProxyHandler(options: ProxyOptions) {
   const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
 
   const maxBody = options.maxBodyBytes ?? 50 * 1024 * 1024;
-  const tooLarge = (res: ServerResponse) => {
-    // The rest of the body is not read: the connection goes with this answer.
-    res.setHeader('connection', 'close');
+  // Node closes the connection after an answer sent before the request's body was read (it sends
+  // Connection: close itself), so the rest of a refused body is never read.
+  const tooLarge = (req: IncomingMessage, res: ServerResponse) => {
+    req.unpipe();
     options.sendProblem(res, 413, 'Content Too Large', `The request body exceeds the limit of ${maxBody} bytes.`);
   };
 
@@ -153,7 +154,7 @@ export function createProxyHandler(options: ProxyOptions) {
     const target = resolved ?? resolveTarget(req.url ?? '/', options.upstreams);
     if (!target) return next();
     const declaredLength = Number(req.headers['content-length'] ?? '0');
-    if (declaredLength > maxBody) return tooLarge(res);
+    if (declaredLength > maxBody) return tooLarge(req, res);
     const isGet = req.method === 'GET';
     // The conventions' gateway paging pattern (pagination.ts); url.searchParams writes through to the URL.
     if (isGet) applyGatewayPaging(target.component, target.url.pathname, target.url.searchParams);
@@ -261,10 +262,9 @@ export function createProxyHandler(options: ProxyOptions) {
     const counter = new BodyLimit(maxBody);
     counter.on('error', () => {
       limitExceeded = true;
-      req.unpipe(counter);
       upstreamReq.destroy();
       if (answered || res.headersSent) res.destroy();
-      else tooLarge(res);
+      else tooLarge(req, res);
     });
     req.pipe(counter).pipe(upstreamReq);
   };
