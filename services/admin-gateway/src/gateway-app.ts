@@ -52,18 +52,18 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
     metrics,
     serveMetrics: options.serveMetrics,
     streamingRoutes: (app: Express) => {
+      // A refused request's body is not read: node closes the connection after an answer sent before
+      // the body was read (with Connection: close), so nothing past the headers is taken in.
       app.use((req, res, next) => {
-        const unread = hasRequestBody(req);
-        // A refused request's body is not read: node closes the connection after an answer sent
-        // before the body was read (Connection: close), so nothing past the headers is taken in.
-        const refuse = (problem: unknown) => next(problem);
         const checked = checkRequestTarget(req.url);
-        if (!checked.ok) return refuse(HttpProblem.badRequest(checked.detail));
+        if (!checked.ok) return next(HttpProblem.badRequest(checked.detail));
         const target = targetOf(checked, upstreams);
         if (!target) {
-          return unread ? refuse(HttpProblem.payloadTooLarge('The admin gateway\'s own routes take no request body; the services\' APIs are under /api/<service>/.')) : next();
+          return hasRequestBody(req)
+            ? next(HttpProblem.payloadTooLarge('The admin gateway\'s own routes take no request body; the services\' APIs are under /api/<service>/.'))
+            : next();
         }
-        guard(req, res, (error?: unknown) => (error ? refuse(error) : proxy(req, res, next, target)));
+        guard(req, res, (error?: unknown) => (error ? next(error) : proxy(req, res, next, target)));
       });
     },
   });
