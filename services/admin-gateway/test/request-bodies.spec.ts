@@ -141,12 +141,15 @@ describe('admin gateway: request bodies are authenticated first and streamed, ne
 
   it('cuts a chunked upload off at gateway.body-limit with 413 Problem Details; the service never gets the whole body', async () => {
     const answer = await send(gatewayUrl, '/api/validation/artifact/PACKAGE/x', { 'content-type': 'application/gzip', authorization: await bearer() }, async (req) => {
-      const closed = new Promise((resolve) => req.once('close', resolve));
-      for (let i = 0; i < 48; i++) {
-        if (req.destroyed) return;
-        if (!req.write(chunk(i))) await Promise.race([new Promise((resolve) => req.once('drain', resolve)), closed]);
+      // Each chunk waits for the previous one to reach the service (or for the answer): a client still
+      // writing when the gateway hangs up may see the broken pipe before the answer (node's client does).
+      let responded = false;
+      req.once('response', () => { responded = true; });
+      for (let i = 0; i < 48 && !responded; i++) {
+        req.write(chunk(i));
+        await until(() => responded || (uploads[0]?.received ?? 0) >= (i + 1) * MiB, `chunk ${i} or the answer`);
       }
-      req.end();
+      if (!responded) req.end();
     });
     expect(answer.status).to.equal(413);
     expect(answer.headers['content-type']).to.contain('application/problem+json');

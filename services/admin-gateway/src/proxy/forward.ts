@@ -107,9 +107,23 @@ export function withGatewayInstance(body: unknown, externalPath: string, upstrea
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
   const problem = body as { detail?: unknown };
   const detail = typeof problem.detail === 'string' && upstreamPath && upstreamPath !== externalPath
-    ? problem.detail.split(upstreamPath).join(externalPath)
+    ? replaceWholePath(problem.detail, upstreamPath, externalPath)
     : problem.detail;
   return { ...body, ...(detail === undefined ? {} : { detail }), instance: externalPath };
+}
+
+/** `text` with each whole occurrence of `path` (not followed by more path characters) replaced; one pass. */
+function replaceWholePath(text: string, path: string, replacement: string): string {
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(path); at !== -1; at = text.indexOf(path, at + path.length)) {
+    const next = text.charCodeAt(at + path.length);
+    const continues = !Number.isNaN(next) && /[\w/.~%$-]/.test(text[at + path.length]!);
+    if (continues) continue;
+    out += text.slice(from, at) + replacement;
+    from = at + path.length;
+  }
+  return out + text.slice(from);
 }
 
 /** Whether the request carries a body (a length above 0, or chunks). */
