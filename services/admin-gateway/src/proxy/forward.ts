@@ -12,8 +12,8 @@ import { applyGatewayPaging, pagingMetadataOf } from './pagination.js';
  * gateway-path.ts is routed, as it was checked. Request and response bodies are streamed, so package
  * uploads are never buffered whole; the request body is counted on its way (`maxBodyBytes`: a larger
  * declared length is refused before the service is called, a chunked body that grows past it is cut
- * off), and the 413 goes out without reading the rest (the connection closes with it). Two kinds of answers are read (up to a bound):
- * a successful JSON answer to a GET, to copy its paging metadata into `X-Pagination`, and a Problem
+ * off), and the 413 goes out without reading the rest (the connection closes with it). Two kinds of
+ * answers are read (up to a bound): a successful JSON answer to a GET, to copy its paging metadata into `X-Pagination`, and a Problem
  * Details answer, whose `instance` becomes the path the client asked the gateway for.
  * The Authorization header is passed on unchanged (header propagation). A `Location` the service
  * answers with its own path is rewritten to the external one (`gatewayLocation`).
@@ -117,9 +117,8 @@ function replaceWholePath(text: string, path: string, replacement: string): stri
   let out = '';
   let from = 0;
   for (let at = text.indexOf(path); at !== -1; at = text.indexOf(path, at + path.length)) {
-    const next = text.charCodeAt(at + path.length);
-    const continues = !Number.isNaN(next) && /[\w/.~%$-]/.test(text[at + path.length]!);
-    if (continues) continue;
+    const following = text[at + path.length];
+    if (following !== undefined && /[\w/.~%$-]/.test(following)) continue; // a longer path that starts alike
     out += text.slice(from, at) + replacement;
     from = at + path.length;
   }
