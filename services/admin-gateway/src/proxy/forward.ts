@@ -13,8 +13,9 @@ import { applyGatewayPaging, pagingMetadataOf } from './pagination.js';
  * uploads are never buffered whole; the request body is counted on its way (`maxBodyBytes`: a larger
  * declared length is refused before the service is called, a chunked body that grows past it is cut
  * off), and the 413 goes out without reading the rest (the connection closes with it). Two kinds of
- * answers are read (up to a bound): a successful JSON answer to a GET, to copy its paging metadata into `X-Pagination`, and a Problem
- * Details answer, whose `instance` becomes the path the client asked the gateway for.
+ * answers are read (up to a bound): a successful JSON answer to a GET, to copy its paging metadata
+ * into `X-Pagination`, and a Problem Details answer, whose `instance` (and a `detail` naming the
+ * service's path) becomes the path the client asked the gateway for.
  * The Authorization header is passed on unchanged (header propagation). A `Location` the service
  * answers with its own path is rewritten to the external one (`gatewayLocation`).
  */
