@@ -3,9 +3,10 @@
  * probe: four concurrent 45 MB POSTs took the gateway from 120 to 334 MB, its pod limit being 256 Mi).
  *
  * The gateway runs as its own process (JWT mode, as in gateway-bench) in front of a sink service in
- * this process that hashes what it receives. Two rounds of four concurrent 45 MiB POSTs:
- * unauthenticated (answered 401 without the body being read), then authenticated and chunked (streamed
- * to the service, which must receive every byte). Prints the gateway's resident memory before and its
+ * this process that hashes what it receives. Three rounds of four concurrent 45 MiB POSTs:
+ * unauthenticated to a service's route (answered 401 without the body being read), unauthenticated to a
+ * path no service has (the gateway's own routes: they used to parse up to http.raw-limit before the
+ * 404), then authenticated and chunked (streamed to the service, which must receive every byte). Prints the gateway's resident memory before and its
  * peak during each round (sampled from /proc every 10 ms; Linux), and the time to the answers.
  */
 import { spawn } from 'node:child_process';
@@ -63,12 +64,12 @@ const expectedSha = (() => {
  * One upload; its answer's status, or `closed` when the gateway hung up before node's client read the
  * answer (node's client reports the broken pipe of its unfinished upload first; curl shows the 401).
  */
-function upload(authorized: boolean): Promise<number | 'closed'> {
+function upload(authorized: boolean, target: string): Promise<number | 'closed'> {
   return new Promise((resolve, reject) => {
     const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/octet-stream' };
     if (authorized) headers.authorization = `Bearer ${token}`;
     else headers['content-length'] = BODY_MIB * MiB;
-    const req = http.request({ host: '127.0.0.1', port: GATEWAY_PORT, method: 'POST', path: '/api/tenant/upload', headers, agent: false }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port: GATEWAY_PORT, method: 'POST', path: target, headers, agent: false }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -86,12 +87,12 @@ function upload(authorized: boolean): Promise<number | 'closed'> {
   });
 }
 
-async function round(title: string, authorized: boolean): Promise<void> {
+async function round(title: string, authorized: boolean, target: string): Promise<void> {
   const before = rssMiB();
   let peak = before;
   const sampler = setInterval(() => { peak = Math.max(peak, rssMiB()); }, 10);
   const started = performance.now();
-  const statuses = await Promise.all(Array.from({ length: CONCURRENT }, () => upload(authorized)));
+  const statuses = await Promise.all(Array.from({ length: CONCURRENT }, () => upload(authorized, target)));
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
   peak = Math.max(peak, rssMiB());
@@ -105,8 +106,9 @@ try {
   }
   console.log(`\n${CONCURRENT} concurrent POSTs of ${BODY_MIB} MiB through the gateway (resident memory of the gateway process, MiB)`);
   console.log('| round | statuses | seconds | RSS before | RSS peak | growth |\n|---|---|---|---|---|---|');
-  await round('no token (content-length declared)', false);
-  await round('valid token, chunked', true);
+  await round('no token, POST /api/tenant/upload (content-length declared)', false, '/api/tenant/upload');
+  await round('no token, POST /api/nothing (no service: the gateway\'s own routes)', false, '/api/nothing');
+  await round('valid token, chunked, POST /api/tenant/upload', true, '/api/tenant/upload');
   const intact = received.filter((r) => r.bytes === BODY_MIB * MiB && r.sha === expectedSha).length;
   console.log(`the service received ${received.length} bodies, ${intact} of them whole and intact (${CONCURRENT} expected, from the authenticated round only)`);
 } finally {
