@@ -25,6 +25,8 @@ export interface RemoteKeySetOptions {
   readonly now?: () => number;
   /** Told about every read (for the log and the metrics); never given key material. */
   readonly onRead?: (event: KeySetReadEvent) => void;
+  /** Told when a read brings a key set that differs from the held one (a key rotated or revoked). */
+  readonly onKeysChanged?: () => void;
 }
 
 export type KeySetReadEvent = { ok: true; keys: number } | { ok: false; reason: string; servingStale: boolean };
@@ -50,7 +52,7 @@ export class KeySetUnavailableError extends Error {
 type LocalSet = ReturnType<typeof createLocalJWKSet>;
 
 export class RemoteKeySet {
-  private held?: { keys: LocalSet; readAt: number };
+  private held?: { keys: LocalSet; readAt: number; text: string };
   private lastAttemptAt = -Infinity;
   private lastFailure?: string;
   private failedReads = 0;
@@ -90,6 +92,16 @@ export class RemoteKeySet {
     }
   };
 
+  /**
+   * Whether the held set may still verify (read less than staleMaxAgeMs ago). Results verified with it
+   * may be reused only while it is; when it is due for a refresh, a read starts in the background, so
+   * a rotated or revoked key is noticed (onKeysChanged) although every token came from a cache.
+   */
+  usable(): boolean {
+    if (this.held && this.age() >= this.refreshAfterMs && !this.reading && !this.coolingDown()) void this.read();
+    return this.held !== undefined && this.age() < this.staleMaxAgeMs;
+  }
+
   status(): KeySetStatus {
     return {
       ageSeconds: this.held ? Math.max(0, (this.now() - this.held.readAt) / 1000) : undefined,
@@ -128,7 +140,10 @@ export class RemoteKeySet {
       try {
         const json = await this.fetchJson();
         const keys = createLocalJWKSet(json as Parameters<typeof createLocalJWKSet>[0]);
-        this.held = { keys, readAt: this.now() };
+        const text = JSON.stringify((json as { keys: unknown[] }).keys);
+        const changed = this.held !== undefined && this.held.text !== text;
+        this.held = { keys, readAt: this.now(), text };
+        if (changed) this.options.onKeysChanged?.();
         this.lastFailure = undefined;
         this.options.onRead?.({ ok: true, keys: (json as { keys: unknown[] }).keys.length });
       } catch (error) {

@@ -22,7 +22,7 @@ export function authSettings() {
     authClockSkew: intSetting('auth.clock-skew-seconds', 'Tolerated clock difference when checking exp/nbf', { min: 0, max: 600 }).default(60),
     authTokenTypes: listSetting('auth.token-types', 'Accepted JWT header typ values (case-insensitive; application/ optional); a token with another typ is refused')
       .default([...DEFAULT_ACCEPTED_TOKEN_TYPES]),
-    authTokenTypeRequired: booleanSetting('auth.token-type-required', 'Refuse tokens without a header typ (set with auth.token-types=at+jwt when the provider issues RFC 9068 access tokens)').default(false),
+    authTokenTypeRequired: booleanSetting('auth.token-type-required', 'Refuse tokens without a header typ (false only for an identity provider whose access tokens carry none)').default(true),
     authIdTokenClaims: listSetting('auth.id-token-claims', 'Claims only OpenID Connect ID tokens carry: a token with any of them is refused as an ID token (drop nonce for Keycloak before 24, whose access tokens carried it)')
       .default([...DEFAULT_ID_TOKEN_CLAIMS]),
     authAdminPermission: stringSetting('auth.admin-permission', 'Permission (claim permissions/scope) required for writes').default('IsLinkAdmin'),

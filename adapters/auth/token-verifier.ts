@@ -11,8 +11,8 @@ import { KeySetUnavailableError, RemoteKeySet, type KeySetReadEvent, type KeySet
  *
  * Only access tokens are accepted, not OpenID Connect ID tokens (a UI holds one of each from the same
  * provider, signed with the same keys, often with `typ: JWT` on both):
- * - the header `typ`, when present, must be one of `acceptedTypes` (`at+jwt`, RFC 9068, or `JWT`);
- *   with `requireType` a token without `typ` is refused too;
+ * - the header `typ` must be one of `acceptedTypes` (`at+jwt`, RFC 9068, or `JWT`); a token without
+ *   `typ` is refused too, unless `requireType` is false (a provider that omits it);
  * - a token carrying a claim that only ID tokens carry (`idTokenClaims`: `nonce`, and the hashes
  *   `at_hash`, `c_hash`, `s_hash` that bind an ID token to what was issued with it, OIDC Core 3.1.3.6,
  *   3.3.2.11) is refused whatever its `typ`;
@@ -38,11 +38,15 @@ export interface TokenVerifierOptions {
   clockSkewSeconds?: number;
   /** Verified tokens remembered (a client sends the same token many times); default 1000. 0 turns it off. */
   verifiedCacheSize?: number;
-  /** How long a verified token is trusted without a new signature check (never past its exp); default 60 s. */
+  /** Bytes the remembered tokens may take (token text and claims, estimated); default 4 MiB. */
+  verifiedCacheBytes?: number;
+  /** Longest a verified token is trusted without a new signature check; default: until its exp. */
   verifiedCacheSeconds?: number;
+  /** The clock of the cache and the key set (tests); default Date.now. */
+  now?: () => number;
   /** Accepted header `typ` values, compared as media types (case-insensitive, `application/` optional); default at+jwt, JWT. */
   acceptedTypes?: readonly string[];
-  /** Refuse tokens without a header `typ`; default false (many providers omit it). */
+  /** Refuse tokens without a header `typ`; default true (auth.token-type-required: false for a provider that omits it). */
   requireType?: boolean;
   /** Claims that mark an OIDC ID token; a token carrying any is refused. Default nonce, at_hash, c_hash, s_hash. */
   idTokenClaims?: readonly string[];
@@ -71,24 +75,36 @@ export interface TokenVerifier {
 }
 
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+  const now = options.now ?? Date.now;
+  const verified = new VerifiedTokenCache({
+    maxEntries: options.verifiedCacheSize ?? 1000,
+    maxBytes: options.verifiedCacheBytes ?? 4 * 1024 * 1024,
+    ttlMs: options.verifiedCacheSeconds === undefined ? Infinity : options.verifiedCacheSeconds * 1000,
+    now,
+  });
   const keySet = options.jwksUrl
-    ? new RemoteKeySet({ url: options.jwksUrl, staleMaxAgeMs: (options.jwksStaleMaxAgeSeconds ?? 3600) * 1000, onRead: options.onKeySetRead })
+    ? new RemoteKeySet({
+      url: options.jwksUrl, staleMaxAgeMs: (options.jwksStaleMaxAgeSeconds ?? 3600) * 1000, onRead: options.onKeySetRead, now,
+      // A rotated or revoked key: what it verified is verified again, with the keys the provider has now.
+      onKeysChanged: () => verified.clear(),
+    })
     : undefined;
   const getKey = keySet ? Promise.resolve(keySet.getKey) : keyResolver(options);
   const clockTolerance = options.clockSkewSeconds ?? 60;
-  const verified = new VerifiedTokenCache(options.verifiedCacheSize ?? 1000, (options.verifiedCacheSeconds ?? 60) * 1000);
   const acceptedTypes = new Set((options.acceptedTypes ?? DEFAULT_ACCEPTED_TOKEN_TYPES).map(mediaType));
   const idTokenClaims = options.idTokenClaims ?? DEFAULT_ID_TOKEN_CLAIMS;
+  const requireType = options.requireType ?? true;
   return {
     async verify(token: string): Promise<TokenPrincipal> {
       if (!token) throw new TokenRejectedError('missing', 'No bearer token was given.');
-      const known = verified.get(token);
+      // Reused only while the keys that verified it may still verify (and a due refresh starts).
+      const known = keySet && !keySet.usable() ? undefined : verified.get(token);
       if (known) return known;
       const { alg, typ } = protectedHeader(token);
       if (!alg || !(ACCEPTED_ALGORITHMS as readonly string[]).includes(alg)) {
         throw new TokenRejectedError('algorithm', `Tokens signed with "${alg ?? 'none'}" are not accepted.`);
       }
-      if (typ === undefined ? options.requireType : !acceptedTypes.has(mediaType(typ))) {
+      if (typ === undefined ? requireType : !acceptedTypes.has(mediaType(typ))) {
         throw new TokenRejectedError('token-type', `Only access tokens are accepted (header typ ${[...acceptedTypes].join(' or ')}); this one has ${typ === undefined ? 'no typ' : `typ "${typ}"`}.`);
       }
       try {
@@ -102,7 +118,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         const marker = idTokenClaims.find((claim) => payload[claim] !== undefined);
         if (marker) throw new TokenRejectedError('token-type', `The bearer token is an OpenID Connect ID token (claim "${marker}"); send an access token.`);
         const principal = toPrincipal(payload);
-        verified.set(token, principal, (payload.exp ?? 0) * 1000);
+        verified.set(token, principal, (payload.exp ?? 0) * 1000, approximateBytes(token, payload));
         return principal;
       } catch (error) {
         if (error instanceof KeySetUnavailableError) throw error;
@@ -172,31 +188,57 @@ function translate(error: unknown): TokenRejectedError {
   return new TokenRejectedError('malformed', 'The bearer token could not be verified.');
 }
 
+/** What an entry holds: the token text (the key), the claims (twice: payload and principal) and the map's own share. */
+function approximateBytes(token: string, payload: JWTPayload): number {
+  return token.length + 2 * JSON.stringify(payload).length + 128;
+}
+
 /**
- * Tokens that verified recently, so a client sending the same bearer token on every request costs one
- * signature check per minute instead of one per request. An entry never outlives the token's `exp`
- * (checked without the clock skew: the cache never extends what the verifier would accept).
+ * Tokens that verified, so a client sending the same bearer token on every request costs one
+ * signature check per token rather than one per request (an ES256 check costs more than proxying a
+ * request). An entry lasts until the token's `exp` (checked without the clock skew: the cache never
+ * extends what the verifier would accept), or `ttlMs` if shorter. Bounded by entries and by bytes, the
+ * oldest going first (tokens are caller data: a flood of distinct valid tokens cannot grow it); a
+ * change of the provider's keys empties it (createTokenVerifier).
  */
 class VerifiedTokenCache {
-  private readonly entries = new Map<string, { principal: TokenPrincipal; until: number }>();
+  private readonly entries = new Map<string, { principal: TokenPrincipal; until: number; bytes: number }>();
+  private bytes = 0;
 
-  constructor(private readonly capacity: number, private readonly ttlMs: number) {}
+  constructor(private readonly limits: { maxEntries: number; maxBytes: number; ttlMs: number; now: () => number }) {}
 
   get(token: string): TokenPrincipal | undefined {
     const entry = this.entries.get(token);
     if (!entry) return undefined;
-    if (entry.until <= Date.now()) {
-      this.entries.delete(token);
+    if (entry.until <= this.limits.now()) {
+      this.remove(token, entry.bytes);
       return undefined;
     }
     return entry.principal;
   }
 
-  set(token: string, principal: TokenPrincipal, expiresAtMs: number): void {
-    if (this.capacity <= 0) return;
-    const until = Math.min(Date.now() + this.ttlMs, expiresAtMs);
-    if (until <= Date.now()) return;
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(token, { principal, until });
+  set(token: string, principal: TokenPrincipal, expiresAtMs: number, bytes: number): void {
+    const { maxEntries, maxBytes, ttlMs, now } = this.limits;
+    if (maxEntries <= 0 || bytes > maxBytes / 8) return; // an outsized token is verified each time rather than crowding out the rest
+    const until = Math.min(now() + ttlMs, expiresAtMs);
+    if (until <= now()) return;
+    const previous = this.entries.get(token);
+    if (previous) this.remove(token, previous.bytes);
+    while (this.entries.size > 0 && (this.entries.size >= maxEntries || this.bytes + bytes > maxBytes)) {
+      const [oldest, entry] = this.entries.entries().next().value as [string, { bytes: number }];
+      this.remove(oldest, entry.bytes);
+    }
+    this.entries.set(token, { principal, until, bytes });
+    this.bytes += bytes;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  private remove(token: string, bytes: number): void {
+    this.entries.delete(token);
+    this.bytes -= bytes;
   }
 }

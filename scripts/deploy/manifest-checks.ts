@@ -25,7 +25,8 @@
  * - `checkReferences`: Services, PDBs, the HPA and Ingress backends point at something that exists;
  *   referenced ConfigMaps and PersistentVolumeClaims exist; no Service or PDB selects a Job's pods.
  * - `checkExposure` (exposure-checks.ts): what the outside can reach (Ingress paths, the metrics port,
- *   API documents, authentication).
+ *   API documents, authentication);
+ * - `checkIngressBodyLimits` (ingress-body-limits.ts): the Ingress lets through the bodies the services take.
  */
 import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -34,6 +35,7 @@ import {
 } from '#adapters/config/index.js';
 import { CUSTOM_RESOURCE_SCHEMAS } from './crd-schemas.js';
 import { checkExposure } from './exposure-checks.js';
+import { checkIngressBodyLimits } from './ingress-body-limits.js';
 import {
   dataOf, specOf, type Container, type HorizontalPodAutoscalerSpec, type IngressSpec, type PersistentVolumeClaimSpec,
   type PodDisruptionBudgetSpec, type ServiceSpec, type Volume, type VolumeMount, type WorkloadSpec,
@@ -544,5 +546,6 @@ export async function checkManifests(
     ...checkServiceConfiguration(objects, services, anticipated, declaredJobs),
     ...checkReferences(objects),
     ...checkExposure(objects, services),
+    ...checkIngressBodyLimits(objects),
   ];
 }

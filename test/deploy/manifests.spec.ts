@@ -10,6 +10,7 @@ import { renderKustomization, type K8sObject } from '#scripts/deploy/kustomize.j
 import {
   checkManifests, checkNoSecretValues, checkReferences, checkServiceConfiguration, checkWorkloads, validateSchemas,
 } from '#scripts/deploy/manifest-checks.js';
+import { BODY_SIZE_ANNOTATION, parseSize } from '#scripts/deploy/ingress-body-limits.js';
 import { ANTICIPATED_SETTINGS, PLATFORM_JOBS, PLATFORM_SERVICES } from '#scripts/deploy/platform-services.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -51,6 +52,8 @@ describe('deploy: rendered manifests', () => {
     const production = rendered.production;
     const routes = ingressPaths(production).map((p) => `${p.path} ${p.backend?.service?.name}`);
     expect(routes).to.deep.equal(['/.well-known/jwks.json tenant', '/api admin-gateway']);
+    const validationRoutes = present(specOf<IngressSpec>(find(production, 'Ingress', 'nhsn-validation')).rules?.[0]?.http?.paths, 'Ingress/nhsn-validation paths');
+    expect(validationRoutes.map((p) => `${p.path} ${p.pathType} ${p.backend?.service?.name}`)).to.deep.equal(['/api/validation Prefix admin-gateway']);
     expect(production.filter((o) => o.kind === 'Stream').map((o) => o.metadata.name)).to.have.members(['acquisition', 'compliance', 'report', 'evaluation', 'dead-letter']);
     expect(production.every((o) => o.metadata.namespace === 'nhsn')).to.equal(true);
     for (const name of ['validation', 'tenant', 'admin-gateway']) {
@@ -369,6 +372,29 @@ describe('deploy: a deliberately broken manifest fails the checks', () => {
     expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'docs.authenticated (DOCS_AUTHENTICATED) must be true');
     expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'auth.mode none');
     expectProblem(problems, 'Deployment/admin-gateway container admin-gateway', 'auth.jwks-url must be https');
+  });
+
+  it('issue 28: the Ingress lets $validate and package uploads through up to the validation service\'s own limit (50 MiB), the rest stays at 1 MiB', () => {
+    const annotations = (name: string) => present(find(pristine, 'Ingress', name).metadata.annotations, `Ingress/${name} annotations`);
+    expect(annotations('nhsn')).to.include({ [BODY_SIZE_ANNOTATION]: '1m' });
+    expect(annotations('nhsn-validation')).to.include({ [BODY_SIZE_ANNOTATION]: '50m', 'nginx.ingress.kubernetes.io/proxy-request-buffering': 'off' });
+    const validation = configData(pristine, 'validation-config');
+    expect(parseSize(annotations('nhsn-validation')[BODY_SIZE_ANNOTATION]!)).to.equal(Math.max(parseSize(validation.VALIDATE_BODY_LIMIT!)!, parseSize(validation.HTTP_RAW_LIMIT!)!));
+    expect(parseSize(annotations('nhsn')[BODY_SIZE_ANNOTATION]!)).to.equal(parseSize(configData(pristine, 'tenant-config').HTTP_JSON_LIMIT!));
+    expect(parseSize(configData(pristine, 'admin-gateway-config').GATEWAY_BODY_LIMIT!)).to.equal(50 * 1024 ** 2);
+  });
+
+  it('an Ingress body limit below what the service behind it takes (nginx\'s 1m default), or a wider one than any takes, is reported', async () => {
+    const withoutUploadRoute = await problemsAfter((o) => { delete present(find(o, 'Ingress', 'nhsn-validation').metadata.annotations, 'annotations')[BODY_SIZE_ANNOTATION]; });
+    expectProblem(withoutUploadRoute, 'Ingress/nhsn-validation', 'path /api/validation lets bodies up to 1 MiB through', 'the validation service takes up to 50 MiB');
+    const removed = await problemsAfter((o) => { o.splice(o.findIndex((x) => x.kind === 'Ingress' && x.metadata.name === 'nhsn-validation'), 1); });
+    expectProblem(removed, 'Ingress/nhsn', 'path /api lets bodies up to 1 MiB through', 'VALIDATE_BODY_LIMIT');
+    const wide = await problemsAfter((o) => { present(find(o, 'Ingress', 'nhsn').metadata.annotations, 'annotations')[BODY_SIZE_ANNOTATION] = '50m'; });
+    expectProblem(wide, 'Ingress/nhsn', 'path /api lets bodies up to 50 MiB through, more than any service behind it takes (1 MiB)');
+    const gateway = await problemsAfter((o) => { configData(o, 'admin-gateway-config').GATEWAY_BODY_LIMIT = '10mb'; });
+    expectProblem(gateway, 'Deployment/admin-gateway', 'gateway.body-limit (GATEWAY_BODY_LIMIT) 10 MiB is below what the validation service takes (50 MiB)');
+    const unreadable = await problemsAfter((o) => { present(find(o, 'Ingress', 'nhsn').metadata.annotations, 'annotations')[BODY_SIZE_ANNOTATION] = 'lots'; });
+    expectProblem(unreadable, 'Ingress/nhsn', 'is not a size');
   });
 
   it('dangling references are reported (Service selector, HPA over fixed replicas, missing ConfigMap and claim)', async () => {

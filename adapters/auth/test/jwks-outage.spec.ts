@@ -50,7 +50,7 @@ describe('adapters/auth: identity provider outage (JWKS unreachable)', function 
   let otherKey: CryptoKey;
 
   const token = (kid = 'k1', key = privateKey, subject = 'user-1') => new SignJWT({ permissions: ['validation.read'] })
-    .setProtectedHeader({ alg: 'ES256', kid }).setSubject(subject).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('10m').sign(key);
+    .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' }).setSubject(subject).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('10m').sign(key);
 
   before(async () => {
     const pair = await generateKeyPair('ES256', { extractable: true });

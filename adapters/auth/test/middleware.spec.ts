@@ -15,7 +15,7 @@ describe('adapters/auth AuthenticatedUser and admin-only writes', () => {
     jwk = { ...(await exportJWK(pair.publicKey)), kid: 'm1', alg: 'ES256' };
   });
 
-  const token = (permissions: string[], claims: Record<string, unknown> = {}) => new SignJWT({ permissions, ...claims }).setProtectedHeader({ alg: 'ES256', kid: 'm1' })
+  const token = (permissions: string[], claims: Record<string, unknown> = {}) => new SignJWT({ permissions, ...claims }).setProtectedHeader({ alg: 'ES256', kid: 'm1', typ: 'at+jwt' })
     .setSubject('u').setIssuer('https://idp.test').setAudience('svc').setExpirationTime('5m').sign(privateKey);
 
   function app(mode: AuthMode) {
@@ -68,7 +68,7 @@ describe('adapters/auth AuthenticatedUser and admin-only writes', () => {
     const verifier = createTokenVerifier({ issuer: 'https://idp.test', audience: 'svc', jwks: { keys: [jwk] } });
     http.app.use('/api', authenticatedUser({ mode: 'jwt', verifier, logger: silentLogger() }), requirePermissionForWrites('IsLinkAdmin'));
     http.app.post('/api/whoami', (_req, res) => { res.json({ kind: res.locals.principal?.kind }); });
-    const impostor = await new SignJWT({ kind: 'anonymous', permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'm1' })
+    const impostor = await new SignJWT({ kind: 'anonymous', permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'm1', typ: 'at+jwt' })
       .setSubject('anonymous').setIssuer('https://idp.test').setAudience('svc').setExpirationTime('5m').sign(privateKey);
     const res = await request(http.finish()).post('/api/whoami').set('authorization', `Bearer ${impostor}`).send({}).expect(200);
     expect(res.body.kind).to.equal('token');

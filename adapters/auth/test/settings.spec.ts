@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { ConfigError, httpSettings, loadConfig } from '../../config/index.js';
 import { authSettings, verifierFromConfig } from '../index.js';
 
@@ -32,9 +33,22 @@ describe('adapters/auth settings', () => {
     expect(verifierFromConfig(loadConfig(schema, { ...JWT, AUTH_JWKS_URL: 'http://127.0.0.1:8180/certs' }))).to.not.equal(undefined);
   });
 
-  it('defaults: token types at+jwt and JWT, typ not required, the ID token claims, one hour of stale keys', () => {
+  it('issue 28: a token without typ is refused by default; auth.token-type-required=false accepts it', async () => {
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    const untyped = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 's1' }).setSubject('u').setIssuer(JWT.AUTH_ISSUER)
+      .setAudience(JWT.AUTH_AUDIENCE).setExpirationTime('5m').sign(pair.privateKey);
+    const env = { ...JWT, AUTH_PUBLIC_KEY: await exportSPKI(pair.publicKey), AUTH_PUBLIC_KEY_ALGORITHM: 'ES256' };
+    const strict = verifierFromConfig(loadConfig(schema, env))!;
+    let refused: unknown;
+    await strict.verify(untyped).catch((error: unknown) => { refused = error; });
+    expect(refused).to.have.property('reason', 'token-type');
+    const lenient = verifierFromConfig(loadConfig(schema, { ...env, AUTH_TOKEN_TYPE_REQUIRED: 'false' }))!;
+    expect((await lenient.verify(untyped)).subject).to.equal('u');
+  });
+
+  it('defaults: token types at+jwt and JWT, typ required, the ID token claims, one hour of stale keys', () => {
     const config = loadConfig(schema, {});
-    expect(config).to.deep.include({ authTokenTypes: ['at+jwt', 'JWT'], authTokenTypeRequired: false, authIdTokenClaims: ['nonce', 'at_hash', 'c_hash', 's_hash'], authJwksStaleMaxAge: 3600 });
+    expect(config).to.deep.include({ authTokenTypes: ['at+jwt', 'JWT'], authTokenTypeRequired: true, authIdTokenClaims: ['nonce', 'at_hash', 'c_hash', 's_hash'], authJwksStaleMaxAge: 3600 });
     expect(loadConfig(schema, { AUTH_JWKS_STALE_MAX_AGE: '15m' }).authJwksStaleMaxAge).to.equal(900);
   });
 });

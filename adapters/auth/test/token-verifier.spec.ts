@@ -28,7 +28,7 @@ describe('adapters/auth token verifier', () => {
 
   const sign = (claims: Record<string, unknown> = {}, opts: { exp?: string | number; nbf?: string | number; aud?: string; iss?: string } = {}) =>
     new SignJWT({ permissions: ['IsLinkAdmin'], ...claims })
-      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
       .setSubject('user-1')
       .setIssuer(opts.iss ?? ISSUER)
       .setAudience(opts.aud ?? AUDIENCE)
@@ -86,7 +86,7 @@ describe('adapters/auth token verifier', () => {
 
   it('refuses a token signed by another key and a token that is not a JWT', async () => {
     const other = await generateKeyPair('ES256');
-    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setSubject('x').setIssuer(ISSUER)
+    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' }).setSubject('x').setIssuer(ISSUER)
       .setAudience(AUDIENCE).setExpirationTime('5m').sign(other.privateKey);
     expect((await rejection(verifier, forged)).reason).to.equal('signature');
     expect((await rejection(verifier, 'not-a-token')).reason).to.equal('malformed');
@@ -108,10 +108,19 @@ describe('adapters/auth token verifier', () => {
         .setProtectedHeader({ alg: 'ES256', kid: 'k1', ...(typ === undefined ? {} : { typ }) })
         .setSubject('user-1').setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(privateKey);
 
-    it('accepts typ at+jwt (RFC 9068, with or without application/, any case), JWT, and no typ by default', async () => {
-      for (const typ of ['at+jwt', 'application/at+jwt', 'AT+JWT', 'JWT', undefined]) {
+    it('accepts typ at+jwt (RFC 9068, with or without application/, any case) and JWT', async () => {
+      for (const typ of ['at+jwt', 'application/at+jwt', 'AT+JWT', 'JWT']) {
         expect((await verifier.verify(await signTyped(typ))).subject, String(typ)).to.equal('user-1');
       }
+    });
+
+    it('issue 28: refuses a token without typ by default, accepts it when configured (requireType false)', async () => {
+      const rejected = await rejection(verifier, await signTyped(undefined));
+      expect(rejected.reason).to.equal('token-type');
+      expect(rejected.message).to.contain('no typ');
+      const lenient = createTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, publicKeyPem: publicPem, publicKeyAlgorithm: 'ES256', requireType: false });
+      expect((await lenient.verify(await signTyped(undefined))).subject).to.equal('user-1');
+      expect((await rejection(lenient, await signTyped('id_token+jwt'))).reason, 'a wrong typ stays refused').to.equal('token-type');
     });
 
     it('refuses another typ, and no typ when a typ is required', async () => {

@@ -30,6 +30,7 @@ export function buildGatewayContainer(config: GatewayConfig): Container {
   container.bind(TOKENS.gatewayApp).toDynamicValue((ctx) => createGatewayApp({
     upstreams: { validation: config.validationUrl, tenant: config.tenantUrl },
     upstreamTimeoutMs: config.upstreamTimeoutMs,
+    maxBodyBytes: config.maxBodyBytes,
     jwksUpstream: config.tenantUrl,
     authMode: config.authMode,
     verifier: ctx.get(TOKENS.verifier),

@@ -3,11 +3,14 @@ import { authenticatedUser, type AuthMode, type TokenVerifier } from '#adapters/
 import { BEARER_SCHEME, createHttpApp, HttpProblem, sendProblem, swaggerUiHandlers, type HttpApp } from '#adapters/http/index.js';
 import type { Logger } from '#adapters/observability/logger.js';
 import { createMetrics } from '#adapters/observability/metrics.js';
-import { createProxyHandler } from './proxy/forward.js';
+import { createProxyHandler, hasRequestBody, targetOf } from './proxy/forward.js';
+import { checkRequestTarget } from './proxy/gateway-path.js';
 
 export interface GatewayOptions {
   upstreams: Record<string, string>;
   upstreamTimeoutMs: number;
+  /** Largest request body passed on to a service (streamed, counted on the way); larger: 413. Default 50 MiB. */
+  maxBodyBytes?: number;
   /** Service that publishes the platform's JWKS (the tenant service); served publicly at /.well-known/jwks.json. */
   jwksUpstream?: string;
   authMode: AuthMode;
@@ -23,7 +26,11 @@ export interface GatewayOptions {
 
 /**
  * The admin gateway: `/api/<component>/...` → the component's service with `<component>` stripped,
- * guarded by AuthenticatedUser. One Swagger UI (`/swagger`) shows every service's document, each
+ * guarded by AuthenticatedUser. Before anything else, the request path is checked (gateway-path.ts:
+ * no dot segments, encoded slashes or backslashes, else 400) and that checked path decides both whether
+ * to authenticate and where to route. The token is verified before any byte of the body is read; a
+ * refused request's body is never read (the connection closes with the answer), and the gateway's
+ * own routes take no body at all. One Swagger UI (`/swagger`) shows every service's document, each
  * fetched from the service and rewritten to the gateway's external paths.
  */
 export function createGatewayApp(options: GatewayOptions): HttpApp {
@@ -33,8 +40,9 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
   const proxy = createProxyHandler({
     upstreams,
     timeoutMs: options.upstreamTimeoutMs,
-    sendProblem: (res, status, _title, detail) =>
-      sendProblem(res as Response, status === 503 ? HttpProblem.serviceUnavailable(detail, 5) : HttpProblem.badGateway(detail)),
+    maxBodyBytes: options.maxBodyBytes,
+    sendProblem: (res, status, _title, detail) => sendProblem(res as Response, status === 503 ? HttpProblem.serviceUnavailable(detail, 5)
+      : status === 413 ? HttpProblem.payloadTooLarge(detail) : HttpProblem.badGateway(detail)),
     onUpstreamError: (component, error) => logger.warn({ component, err: error.message }, 'upstream call failed'),
   });
 
@@ -46,11 +54,18 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
     // The one Swagger UI over every service (serveDocs below) is what a visitor of the bare address wants.
     home: options.docs ?? true ? '/swagger' : undefined,
     streamingRoutes: (app: Express) => {
-      const components = Object.keys(upstreams).join('|');
-      const external = new RegExp(`^/api/(${components})(/|$)`, 'i');
+      // A refused request's body is not read: node closes the connection after an answer sent before
+      // the body was read (with Connection: close), so nothing past the headers is taken in.
       app.use((req, res, next) => {
-        if (!external.test(req.path)) return next();
-        guard(req, res, (error?: unknown) => (error ? next(error) : proxy(req, res, next)));
+        const checked = checkRequestTarget(req.url);
+        if (!checked.ok) return next(HttpProblem.badRequest(checked.detail));
+        const target = targetOf(checked, upstreams);
+        if (!target) {
+          return hasRequestBody(req)
+            ? next(HttpProblem.payloadTooLarge('The admin gateway\'s own routes take no request body; the services\' APIs are under /api/<service>/.'))
+            : next();
+        }
+        guard(req, res, (error?: unknown) => (error ? next(error) : proxy(req, res, next, target)));
       });
     },
   });

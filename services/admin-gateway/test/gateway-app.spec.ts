@@ -20,7 +20,7 @@ describe('admin gateway app', () => {
   let docsAuthorization: string | undefined;
   let gateway: express.Express;
 
-  const token = (aud = 'nhsn') => new SignJWT({ permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'g1' })
+  const token = (aud = 'nhsn') => new SignJWT({ permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'g1', typ: 'at+jwt' })
     .setSubject('operator').setIssuer('https://idp.test').setAudience(aud).setExpirationTime('5m').sign(privateKey);
 
   before(async () => {
@@ -210,5 +210,7 @@ describe('admin gateway in front of a service built on the shared HTTP adapter',
     expect(tooSmall.body.instance).to.equal('/api/svc/things');
     const missing = await request(gateway).get('/api/svc/nothing-here?x=1').expect(404);
     expect(missing.body.instance).to.equal('/api/svc/nothing-here');
+    // Issue 30: the detail names the path the client asked for, as `instance` does (the service said /api/nothing-here).
+    expect(missing.body.detail).to.equal('No resource at GET /api/svc/nothing-here');
   });
 });

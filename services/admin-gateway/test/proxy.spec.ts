@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createProxyHandler, gatewayLocation } from '#gateway/proxy/forward.js';
+import { createProxyHandler, gatewayLocation, withGatewayInstance } from '#gateway/proxy/forward.js';
 
 interface Seen { method?: string; url?: string; authorization?: string; bodySha?: string; bodyLength: number }
 
@@ -121,6 +121,15 @@ describe('admin gateway proxy', () => {
     expect(seen[0]?.url).to.equal('/api/problem/x?y=1');
     expect(body.instance).to.equal('/api/validation/problem/x');
     expect(body).to.include({ detail: 'No category x', traceId: 'upstream-trace' });
+  });
+
+  it('a detail naming the service\'s path names the gateway\'s (whole paths only), as instance does', () => {
+    expect(withGatewayInstance({ detail: 'No resource at GET /api/nothing' }, '/api/validation/nothing', '/api/nothing'))
+      .to.deep.equal({ detail: 'No resource at GET /api/validation/nothing', instance: '/api/validation/nothing' });
+    // The component's root: other /api/... paths in the text are not the requested one.
+    expect(withGatewayInstance({ detail: 'No resource at GET /api; see /api/facilities' }, '/api/tenant', '/api'))
+      .to.deep.equal({ detail: 'No resource at GET /api/tenant; see /api/facilities', instance: '/api/tenant' });
+    expect(withGatewayInstance({ title: 'x' }, '/api/tenant/x', '/api/x')).to.deep.equal({ title: 'x', instance: '/api/tenant/x' });
   });
 
   it('answers 503 Problem Details when the upstream is down', async () => {

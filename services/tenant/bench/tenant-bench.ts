@@ -141,7 +141,7 @@ async function assertSameAnswers(service: string, bare: string, paths: readonly 
 async function httpBench(dbName: string): Promise<void> {
   const pair = await generateKeyPair('ES256', { extractable: true });
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'bench', alg: 'ES256' };
-  const token = await new SignJWT({ permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'bench' })
+  const token = await new SignJWT({ permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'bench', typ: 'at+jwt' })
     .setSubject('bench').setIssuer(BENCH_ISSUER).setAudience(BENCH_AUDIENCE).setExpirationTime('1h').sign(pair.privateKey);
   const headers = { authorization: `Bearer ${token}` };
   const [service, bare] = await Promise.all([

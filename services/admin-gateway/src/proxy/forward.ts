@@ -1,15 +1,21 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import { Transform, type TransformCallback } from 'node:stream';
+import { checkRequestTarget } from './gateway-path.js';
 import { applyGatewayPaging, pagingMetadataOf } from './pagination.js';
 
 /**
  * Streaming reverse proxy of the admin gateway.
  *
  * External route `/api/<component>/<rest>` goes to `<upstream of component>/api/<rest>`: the
- * component name is stripped (shared API conventions, Routes 1). Request and response bodies are
- * streamed, so package uploads are never buffered whole; two kinds of answers are read (up to a bound):
- * a successful JSON answer to a GET, to copy its paging metadata into `X-Pagination`, and a Problem
- * Details answer, whose `instance` becomes the path the client asked the gateway for.
+ * component name is stripped (shared API conventions, Routes 1). Only a path that passed
+ * gateway-path.ts is routed, as it was checked. Request and response bodies are streamed, so package
+ * uploads are never buffered whole; the request body is counted on its way (`maxBodyBytes`: a larger
+ * declared length is refused before the service is called, a chunked body that grows past it is cut
+ * off), and the 413 goes out without reading the rest (the connection closes with it). Two kinds of
+ * answers are read (up to a bound): a successful JSON answer to a GET, to copy its paging metadata
+ * into `X-Pagination`, and a Problem Details answer, whose `instance` (and a `detail` naming the
+ * service's path) becomes the path the client asked the gateway for.
  * The Authorization header is passed on unchanged (header propagation). A `Location` the service
  * answers with its own path is rewritten to the external one (`gatewayLocation`).
  */
@@ -18,6 +24,8 @@ export interface ProxyOptions {
   upstreams: Record<string, string>;
   /** Time allowed for the upstream to start answering. */
   timeoutMs: number;
+  /** Largest request body passed on (bytes); larger: 413. Default 50 MiB (the services' own largest, validate.body-limit and http.raw-limit). */
+  maxBodyBytes?: number;
   /** Largest JSON body read to derive X-Pagination; larger bodies are streamed without the header. */
   maxInspectedBodyBytes?: number;
   /** Writes a Problem Details answer (the gateway's HTTP adapter supplies it). */
@@ -31,13 +39,24 @@ const HOP_BY_HOP = new Set([
 
 export interface ProxyTarget {
   component: string;
+  /** The path the client asked the gateway for (checked: gateway-path.ts), without the query. */
+  externalPath: string;
   url: URL;
 }
 
-/** Maps an external path + query to the upstream URL, or undefined when no component matches. */
-export function resolveTarget(originalUrl: string, upstreams: Record<string, string>): ProxyTarget | undefined {
-  const parsed = new URL(originalUrl, 'http://gateway.invalid');
-  const match = /^\/api\/([^/]+)(\/.*)?$/i.exec(parsed.pathname);
+/**
+ * Maps a request target (path + query, as sent) to the upstream URL; undefined when no component
+ * matches or when the path is refused by gateway-path.ts (the caller answers that 400 itself).
+ */
+export function resolveTarget(requestTarget: string, upstreams: Record<string, string>): ProxyTarget | undefined {
+  const checked = checkRequestTarget(requestTarget);
+  return checked.ok ? targetOf(checked, upstreams) : undefined;
+}
+
+/** The upstream URL of a path that passed checkRequestTarget, or undefined when no component matches. */
+export function targetOf(checked: { readonly path: string; readonly search: string }, upstreams: Record<string, string>): ProxyTarget | undefined {
+  // Linear: the two parts are split by the first "/" after the component.
+  const match = /^\/api\/([^/]+)(\/.*)?$/i.exec(checked.path);
   const component = match?.[1]?.toLowerCase();
   if (!match || component === undefined) return undefined;
   // Own keys only: `constructor`, `__proto__` … are Object.prototype's, not services.
@@ -45,9 +64,10 @@ export function resolveTarget(originalUrl: string, upstreams: Record<string, str
   if (!base) return undefined;
   const rest = match[2] ?? '';
   const url = new URL(base);
+  // No dot segment or encoded separator is left (checked), so the URL keeps the path as it is.
   url.pathname = `${url.pathname.replace(/\/$/, '')}/api${rest}`;
-  url.search = parsed.search;
-  return { component, url };
+  url.search = checked.search;
+  return { component, externalPath: checked.path, url };
 }
 
 /**
@@ -79,11 +99,55 @@ export function gatewayLocation(location: string, component: string, upstreamBas
   return `/api/${component}${path.slice('/api'.length)}`;
 }
 
-/** A Problem Details body with `instance` set to the path the client requested from the gateway. */
-export function withGatewayInstance(body: unknown, externalUrl: string): unknown {
+/**
+ * A Problem Details body with `instance` set to the path the client requested from the gateway; a
+ * `detail` that names the service's own path (`No resource at GET /api/nothing`) names the gateway's
+ * path too, so the two never disagree.
+ */
+export function withGatewayInstance(body: unknown, externalPath: string, upstreamPath?: string): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
-  const queryStart = externalUrl.indexOf('?');
-  return { ...body, instance: queryStart === -1 ? externalUrl : externalUrl.slice(0, queryStart) };
+  const problem = body as { detail?: unknown };
+  const detail = typeof problem.detail === 'string' && upstreamPath && upstreamPath !== externalPath
+    ? replaceWholePath(problem.detail, upstreamPath, externalPath)
+    : problem.detail;
+  return { ...body, ...(detail === undefined ? {} : { detail }), instance: externalPath };
+}
+
+/** `text` with each whole occurrence of `path` (not followed by more path characters) replaced; one pass. */
+function replaceWholePath(text: string, path: string, replacement: string): string {
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(path); at !== -1; at = text.indexOf(path, at + path.length)) {
+    const following = text[at + path.length];
+    if (following !== undefined && /[\w/.~%$-]/.test(following)) continue; // a longer path that starts alike
+    out += text.slice(from, at) + replacement;
+    from = at + path.length;
+  }
+  return out + text.slice(from);
+}
+
+/** Whether the request carries a body (a length above 0, or chunks). */
+export function hasRequestBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Counts the request body on its way to the service and fails past `limit` bytes, so a chunked
+ * upload is bounded without being held.
+ */
+class BodyLimit extends Transform {
+  private seen = 0;
+
+  constructor(private readonly limit: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.limit) callback(Object.assign(new Error('request body too large'), { code: 'EBODYLIMIT' }));
+    else callback(null, chunk);
+  }
 }
 
 export function createProxyHandler(options: ProxyOptions) {
@@ -91,9 +155,20 @@ export function createProxyHandler(options: ProxyOptions) {
   // Upstream connections are reused: a new TCP connection per request would cost more than the proxying.
   const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
 
-  return function proxy(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-    const target = resolveTarget(req.url ?? '/', options.upstreams);
+  const maxBody = options.maxBodyBytes ?? 50 * 1024 * 1024;
+  // Node closes the connection after an answer sent before the request's body was read (it sends
+  // Connection: close itself), so the rest of a refused body is never read.
+  const tooLarge = (req: IncomingMessage, res: ServerResponse) => {
+    req.unpipe();
+    options.sendProblem(res, 413, 'Content Too Large', `The request body exceeds the limit of ${maxBody} bytes.`);
+  };
+
+  /** `resolved`: the target the caller already resolved (and authenticated) from the same checked path. */
+  return function proxy(req: IncomingMessage, res: ServerResponse, next: () => void, resolved?: ProxyTarget): void {
+    const target = resolved ?? resolveTarget(req.url ?? '/', options.upstreams);
     if (!target) return next();
+    const declaredLength = Number(req.headers['content-length'] ?? '0');
+    if (declaredLength > maxBody) return tooLarge(req, res);
     const isGet = req.method === 'GET';
     // The conventions' gateway paging pattern (pagination.ts); url.searchParams writes through to the URL.
     if (isGet) applyGatewayPaging(target.component, target.url.pathname, target.url.searchParams);
@@ -154,7 +229,7 @@ export function createProxyHandler(options: ProxyOptions) {
         try {
           const parsed = JSON.parse(body.toString('utf8')) as unknown;
           if (problem) {
-            answer = Buffer.from(JSON.stringify(withGatewayInstance(parsed, req.url ?? '/')), 'utf8');
+            answer = Buffer.from(JSON.stringify(withGatewayInstance(parsed, target.externalPath, target.url.pathname)), 'utf8');
           } else {
             const metadata = pagingMetadataOf(parsed);
             if (metadata) outHeaders['x-pagination'] = JSON.stringify(metadata);
@@ -170,7 +245,9 @@ export function createProxyHandler(options: ProxyOptions) {
     });
 
     upstreamReq.on('timeout', () => upstreamReq.destroy(Object.assign(new Error('upstream timeout'), { code: 'ETIMEDOUT' })));
+    let limitExceeded = false;
     upstreamReq.on('error', (error: NodeJS.ErrnoException) => {
+      if (limitExceeded) return;
       options.onUpstreamError?.(target.component, error);
       if (answered || res.headersSent) {
         res.destroy();
@@ -187,6 +264,22 @@ export function createProxyHandler(options: ProxyOptions) {
     });
     // A client that goes away mid-upload aborts the upstream request too.
     req.on('aborted', () => upstreamReq.destroy());
-    req.pipe(upstreamReq);
+    if (!hasRequestBody(req)) {
+      upstreamReq.end();
+      return;
+    }
+    // A declared length is held to by node's parser; the counter bounds a chunked body.
+    if (req.headers['transfer-encoding'] === undefined) {
+      req.pipe(upstreamReq);
+      return;
+    }
+    const counter = new BodyLimit(maxBody);
+    counter.on('error', () => {
+      limitExceeded = true;
+      upstreamReq.destroy();
+      if (answered || res.headersSent) res.destroy();
+      else tooLarge(req, res);
+    });
+    req.pipe(counter).pipe(upstreamReq);
   };
 }
