@@ -127,6 +127,8 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       artifactListener: ctx.get(TOKENS.artifactChangeNotifier).listener(),
       initialArtifacts: initialArtifactSources(config),
       validateBodyLimit: config.validateBodyLimit,
+      // uploads read their bodies themselves (ownBodyRoutes in main.ts), within http.raw-limit as before
+      uploadLimit: config.httpRawLimit,
       xmlReader: ctx.get(TOKENS.engineHost),
       terminologyKnowledge: engineTerminologyKnowledge(ctx.get(TOKENS.engineHost), remoteTerminologyConfigured(terminologySettings(config))),
       onBrokenRule: (ruleId, categoryId, reason) => logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),

@@ -14,10 +14,10 @@
 import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import { isSettingName, readText, SETTINGS, settingsFromQuery, SettingsInputError } from '../domain/engine/settings-input.js';
 import type { ValidationSettings } from '../domain/engine/validator-options.js';
-import { isFhirXmlText, type ResourceInput } from '../domain/ports/resource-validator.js';
+import { isFhirJsonText, isFhirXmlText, type ResourceInput } from '../domain/ports/resource-validator.js';
 
 export interface ValidateRequest {
-  /** The resource: parsed JSON, or FHIR XML as received (validated as XML where the engine runs). */
+  /** The resource: parsed JSON, or FHIR JSON or XML text as received (read where the engine runs). */
   readonly resource: ResourceInput;
   readonly profiles: readonly string[];
   /** The facility whose validation configuration applies (as the flow applies it). */
@@ -30,16 +30,39 @@ export interface ValidateRequest {
 /** Query parameters $validate reads besides the settings. */
 export const VALIDATE_QUERY_PARAMETERS = ['profile', 'facility', 'configuration'] as const;
 
+/**
+ * `body`: the parsed JSON, FHIR JSON text (what the HTTP routes give: validated as text, so issues
+ * carry line and column and the engine's depth limit applies) or FHIR XML text. JSON text is parsed
+ * here too, to refuse what is not JSON or not a resource (400) and to read a `Parameters` form; the
+ * engine reads the text again where it validates, and a resource taken out of a `Parameters` is
+ * handed on re-serialized (its positions in the body are not known; it is read without locations).
+ */
 export function readValidateRequest(body: unknown, query: Record<string, unknown>): ValidateRequest {
   const fromQuery = readQuery(query);
   if (isFhirXmlText(body)) return { resource: body, ...fromQuery };
-  if (!isObject(body) || typeof body.resourceType !== 'string') {
+  const text = isFhirJsonText(body) ? body : undefined;
+  const parsed = text ? parseJsonText(text.json) : body;
+  if (!isObject(parsed) || typeof parsed.resourceType !== 'string') {
     throw new InvalidInputError('The body must be a FHIR resource in JSON (an object with resourceType) or XML', [{ field: 'resourceType', message: 'is required' }]);
   }
-  if (body.resourceType !== 'Parameters' || !Array.isArray(body.parameter) || !body.parameter.some((p) => isObject(p) && p.name === 'resource')) {
-    return { resource: body, ...fromQuery };
+  if (parsed.resourceType !== 'Parameters' || !Array.isArray(parsed.parameter) || !parsed.parameter.some((p) => isObject(p) && p.name === 'resource')) {
+    return { resource: text ? { json: text.json, rootType: parsed.resourceType } : parsed, ...fromQuery };
   }
-  return readParameters(body.parameter as unknown[], fromQuery);
+  const request = readParameters(parsed.parameter as unknown[], fromQuery);
+  if (!text) return request;
+  const resource = request.resource as Record<string, unknown>;
+  return { ...request, resource: { json: JSON.stringify(resource), rootType: resource.resourceType as string, located: false } };
+}
+
+function parseJsonText(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch (error) {
+    // Only the position from the parser's message: the rest quotes the body.
+    const at = error instanceof Error ? /at position \d+(?: \(line \d+ column \d+\))?/.exec(error.message)?.[0] : undefined;
+    const where = at ? `error ${at}` : 'it ends too early or starts with something other than JSON';
+    throw new InvalidInputError(`The body is not valid JSON: ${where}`, [{ field: '(body)', message: `is not valid JSON: ${where}` }]);
+  }
 }
 
 function readQuery(query: Record<string, unknown>): Omit<ValidateRequest, 'resource'> {

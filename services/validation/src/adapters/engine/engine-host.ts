@@ -38,7 +38,7 @@ import type { SubmissionValidation } from '../../domain/ports/resource-validator
 import type { FhirXmlReader } from '../../domain/ports/fhir-xml-reader.js';
 import { PlanRegistry } from '../../domain/engine/plan/plan-registry.js';
 import { parseResourceText, UnreadableResourceError } from '../../domain/engine/xml/resource-text.js';
-import { isFhirXmlText, ValidatorBusyError, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../../domain/ports/resource-validator.js';
+import { isFhirJsonText, isFhirXmlText, ValidatorBusyError, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../../domain/ports/resource-validator.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import type { TerminologySettings } from '../terminology/index.js';
 import { PoolSaturatedError, ValidationPool, type PoolEvent, type WorkerCacheSettings } from '../worker-pool/validation-pool.js';
@@ -282,7 +282,7 @@ export class EngineHost implements ResourceValidator, FhirXmlReader {
   }
 
   private observe(generation: EngineGeneration, resource: ResourceInput, ms: number): void {
-    this.observeType(generation, isFhirXmlText(resource) ? xmlRootName(resource.xml) : resource.resourceType, ms);
+    this.observeType(generation, isFhirXmlText(resource) ? xmlRootName(resource.xml) : isFhirJsonText(resource) ? resource.rootType : resource.resourceType, ms);
   }
 
   private observeType(generation: EngineGeneration, resourceType: unknown, ms: number): void {

@@ -27,6 +27,17 @@ export function validateRouteBodyLimits(limit: number): RouteBodyLimit[] {
 }
 
 /**
+ * The routes that read their bodies themselves, after authentication and with `validate.body-limit`
+ * (the app's parsers must leave them alone: createHttpApp `ownBodyRoutes`). Exact paths, ignoring
+ * case and a trailing slash.
+ */
+export const VALIDATE_BODY_ROUTES: readonly AnyMediaTypeRoute[] = [
+  { method: 'POST', path: /^\/api\/\$validate\/?$/i },
+  { method: 'POST', path: /^\/api\/\$validate-and-categorize\/?$/i },
+  { method: 'POST', path: /^\/api\/\$categorize\/?$/i },
+];
+
+/**
  * The validating routes also take FHIR XML (`application/fhir+xml`), which the app's parsers do not
  * read: the app must let these bodies through (anyMediaTypeRoutes), and the routes read them (and
  * answer 415 for other XML types). Exact paths, ignoring case and a trailing slash.
@@ -71,10 +82,11 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     'application/fhir+json': { schema: z.record(z.string(), z.unknown()).openapi({ description: 'Any FHIR R4 resource or Bundle' }) },
     [FHIR_XML]: { schema: z.string().openapi({ description: 'Any FHIR R4 resource or Bundle in FHIR XML' }) },
   } };
-  // Route-level parsers for bodies the app's parser left alone; a body the app already parsed passes through.
+  // Route-level parsers for bodies the app's parsers left alone (VALIDATE_BODY_ROUTES); a body the app already parsed passes through.
+  // FHIR arrives as text, read where it is validated (with locations and the engine's limits, as the CLI reads a file).
   const limit = options.bodyLimit ?? 50 * 1024 * 1024;
   const largeJson = express.json({ limit, type: JSON_MEDIA_TYPES });
-  const fhirXml = express.text({ limit, type: FHIR_XML });
+  const fhirText = express.text({ limit, type: [...JSON_MEDIA_TYPES, FHIR_XML] });
   const authorization = (header: string | undefined) => (header ? { authorization: header } : {});
 
   openApi.registerPath({
@@ -97,7 +109,7 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
       ...openApi.problemResponses(400, 413, 415, 422, 500, 503),
     },
   });
-  router.post('/api/$validate', largeJson, fhirXml, async (req, res) => {
+  router.post('/api/$validate', fhirText, async (req, res) => {
     const answer = await service.validate(fhirResource(req), { categorize: booleanQuery(req.query, 'categorize'), summarize: booleanQuery(req.query, 'summarize') },
       { query: req.query, ...authorization(req.header('authorization')) });
     switch (answer.kind) {
@@ -118,7 +130,7 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     request: { query: VALIDATION_QUERY, body: fhirBody },
     responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 415, 422, 500, 503) },
   });
-  router.post('/api/$validate-and-categorize', largeJson, fhirXml, async (req, res) => {
+  router.post('/api/$validate-and-categorize', fhirText, async (req, res) => {
     res.json(await service.validateAndCategorize(fhirResource(req), { query: req.query, ...authorization(req.header('authorization')) }));
   });
 
@@ -141,12 +153,14 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
 }
 
 /**
- * The resource of a validating request: FHIR JSON as parsed, or FHIR XML as text (validated as XML
- * by the engine). Another XML type, or any body no parser read, is 415.
+ * The resource of a validating request: FHIR JSON or XML as text (read by the engine where it
+ * validates), or JSON the app already parsed (an app that does not leave these routes their
+ * bodies). Another XML type, or any body no parser read, is 415.
  */
 function fhirResource(req: Request): unknown {
   const body: unknown = req.body;
   if (typeof body === 'string' && req.is(FHIR_XML)) return { xml: body };
+  if (typeof body === 'string' && req.is(JSON_MEDIA_TYPES)) return { json: body };
   if (req.headers['content-length'] !== '0' && req.is(JSON_MEDIA_TYPES) === false) {
     throw HttpProblem.unsupportedMediaType(`Content-Type ${req.header('content-type') ?? '(none)'} is not supported: send FHIR as application/fhir+json or application/fhir+xml`);
   }

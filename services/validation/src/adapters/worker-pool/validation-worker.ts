@@ -14,7 +14,7 @@
  * A worker never changes its definitions: when artifacts change the host builds a new pool with
  * the new state and retires this one after its in-flight tasks (see validation-pool.ts).
  *
- * A task is a batch of resources (the API, tools) or a whole submission as bytes, read and
+ * A task is a batch of resources (the API, tools: parsed, or JSON/XML text read here) or a whole submission as bytes, read and
  * validated here (submission-task.ts: the flow's path, nothing parsed crosses the thread boundary).
  *
  * Each task carries a progress buffer (task-progress.ts) where the worker says which resource it is
@@ -42,7 +42,7 @@ import { ArtifactFetcher } from '../engine/artifact-fetcher.js';
 import { FhirServerFetcher } from '../engine/fhir-server-fetcher.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/ports/terminology.js';
-import { isFhirXmlText } from '../../domain/ports/resource-validator.js';
+import { engineInput } from '../../domain/ports/resource-validator.js';
 import { validateSubmissionTask, type SubmissionTask, type SubmissionTaskResult } from './submission-task.js';
 import { taskSettings } from './task-settings.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
@@ -194,9 +194,9 @@ export default async function validateTask(task: ValidationTask | SubmissionTask
     progress?.begin(index);
     const started = performance.now();
     const busyBefore = budget ? performance.eventLoopUtilization() : undefined;
-    // FHIR XML arrives as its text and is read here, as JSON would be
-    const input = isFhirXmlText(r) ? r.xml : r;
-    outcomes.push(await v.validateAsync(input, { profiles: task.profiles, authorization: task.authorization, settings, ...(input === r ? {} : { format: 'xml' as const }) }));
+    // FHIR JSON or XML text is read here, with locations and the reader's limits (engineInput)
+    const input = engineInput(r);
+    outcomes.push(await v.validateAsync(input.value, { profiles: task.profiles, authorization: task.authorization, settings, ...(input.format ? { format: input.format } : {}) }));
     durationsMs.push(performance.now() - started);
     if (busyBefore) budget!.charge(performance.eventLoopUtilization(busyBefore).active);
   }

@@ -22,18 +22,43 @@ export interface ValidateOptions {
 export type { ValidationOutcome } from '../engine/outcome/issue.js';
 
 /**
- * A resource to validate: parsed FHIR JSON, or FHIR XML text (validated as XML, so its XML rules
- * and line numbers apply; the engine reads it where it validates).
+ * A resource to validate: parsed FHIR JSON, FHIR JSON text or FHIR XML text. Text is read by the
+ * engine where it validates (a worker), with its own reader: line and column on every issue, and
+ * its depth and size limits, which give a fatal issue where a parsed object too deep to copy
+ * between threads would have thrown.
  */
-export type ResourceInput = Record<string, unknown> | FhirXmlText;
+export type ResourceInput = Record<string, unknown> | FhirJsonText | FhirXmlText;
 
 /** FHIR XML as received (`application/fhir+xml`). */
 export interface FhirXmlText {
   readonly xml: string;
 }
 
+/** FHIR JSON as received (`application/fhir+json`). Parsed resources always have resourceType; this never does. */
+export interface FhirJsonText {
+  readonly json: string;
+  /** The root's resourceType when the caller already knows it (metrics labels); not read by the engine. */
+  readonly rootType?: string;
+  /**
+   * False: the text is not what the client sent (a resource re-serialized out of a `Parameters` body), so
+   * its positions mean nothing to the client: it is read without locations. Default true.
+   */
+  readonly located?: boolean;
+}
+
 export function isFhirXmlText(input: unknown): input is FhirXmlText {
   return typeof input === 'object' && input !== null && typeof (input as { xml?: unknown }).xml === 'string' && !('resourceType' in input);
+}
+
+export function isFhirJsonText(input: unknown): input is FhirJsonText {
+  return typeof input === 'object' && input !== null && typeof (input as { json?: unknown }).json === 'string' && !('resourceType' in input);
+}
+
+/** What the engine's Validator is given for an input (the text to read, or the parsed value), and in which format. */
+export function engineInput(input: unknown): { readonly value: unknown; readonly format?: 'json' | 'xml' } {
+  if (isFhirXmlText(input)) return { value: input.xml, format: 'xml' };
+  if (isFhirJsonText(input)) return input.located === false ? { value: JSON.parse(input.json) as unknown } : { value: input.json, format: 'json' };
+  return { value: input };
 }
 
 export interface ResourceValidator {
