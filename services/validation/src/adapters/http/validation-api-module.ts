@@ -52,14 +52,28 @@ import { ARTIFACT_INIT_MODES } from '../artifacts/initial-sources.js';
 import { DirectoryArtifactSource } from '../persistence/directory-artifact-source.js';
 import { validationApiEntities } from '../persistence/entities.js';
 import { validationApiMigrations } from '../persistence/migrations.js';
-import { artifactRoutes } from './artifact-routes.js';
+import { ARTIFACT_UPLOAD_ROUTES, artifactRoutes } from './artifact-routes.js';
 import { categoryRoutes } from './category-routes.js';
 import { resultRoutes } from './result-routes.js';
 import { validationApiSchemas } from './schemas.js';
-import { validateRoutes } from './validate-routes.js';
+import { FHIR_XML_ROUTES, PROCESSING_ROUTES, VALIDATE_BODY_ROUTES, validateRouteBodyLimits, validateRoutes } from './validate-routes.js';
 
 export { validationApiEntities, validationApiMigrations };
 export { ARTIFACT_UPLOAD_ROUTES } from './artifact-routes.js';
+
+/**
+ * What the service's HTTP frame must know of these routes (startServiceRuntime / serviceHttpApp): the
+ * processing POSTs any authenticated user may make, and the routes that read their (large) bodies
+ * themselves, after authentication, with their own limits (validate.body-limit, http.raw-limit for uploads).
+ */
+export function validationApiHttpFrame(validateBodyLimit: number) {
+  return {
+    processingRoutes: PROCESSING_ROUTES,
+    routeBodyLimits: validateRouteBodyLimits(validateBodyLimit),
+    anyMediaTypeRoutes: [...ARTIFACT_UPLOAD_ROUTES, ...FHIR_XML_ROUTES],
+    ownBodyRoutes: [...VALIDATE_BODY_ROUTES, ...ARTIFACT_UPLOAD_ROUTES],
+  };
+}
 
 /** Configuration properties of the validation API (spread into the service's config schema). */
 export function validationApiSettings() {
