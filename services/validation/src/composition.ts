@@ -122,6 +122,8 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       repositories: { ...pgValidationApiRepositories(ctx.get(TOKENS.orm)), artifacts: ctx.get(TOKENS.artifactRepository) },
       openApi: ctx.get(TOKENS.openApi),
       validator: ctx.get(TOKENS.resourceValidator),
+      // $categorize matches in a validation worker, under the per-resource deadline
+      categorization: ctx.get(TOKENS.engineHost),
       // $validate applies a facility's (or a named) validation configuration as the flow does
       configurations: ctx.get(facilityScopes),
       artifactListener: ctx.get(TOKENS.artifactChangeNotifier).listener(),

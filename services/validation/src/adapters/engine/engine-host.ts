@@ -36,6 +36,7 @@ import { aggregatedOutcomeJson } from '../../domain/flow/entry-outcome.js';
 import type { ValidationScope } from '../../domain/flow/validation-scope.js';
 import type { SubmissionValidation } from '../../domain/ports/resource-validator.js';
 import type { FhirXmlReader } from '../../domain/ports/fhir-xml-reader.js';
+import type { CategorizationRun, CategorizationRunner, CategorizationTask } from '../../domain/ports/categorization-runner.js';
 import { PlanRegistry } from '../../domain/engine/plan/plan-registry.js';
 import { parseResourceText, UnreadableResourceError } from '../../domain/engine/xml/resource-text.js';
 import { isFhirJsonText, isFhirXmlText, ValidatorBusyError, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../../domain/ports/resource-validator.js';
@@ -112,7 +113,7 @@ export interface EngineGeneration {
   readonly artifactsGeneration?: number;
 }
 
-export class EngineHost implements ResourceValidator, FhirXmlReader {
+export class EngineHost implements ResourceValidator, FhirXmlReader, CategorizationRunner {
   private current: EngineGeneration | undefined;
   private generations = 0;
   private chain: Promise<unknown> = Promise.resolve();
@@ -213,6 +214,22 @@ export class EngineHost implements ResourceValidator, FhirXmlReader {
       const outcome = await generation.pool.validateOne(resource, { profiles, authorization: options.authorization, scope: options.scope, settings: options.settings }, { admission: 'refuse' });
       if (this.duration) this.observe(generation, resource, performance.now() - started);
       return outcome;
+    } catch (error) {
+      if (error instanceof PoolSaturatedError) throw new ValidatorBusyError(BUSY_RETRY_AFTER_SECONDS, { cause: error });
+      throw error;
+    }
+  }
+
+  /**
+   * $categorize's matching (CategorizationRunner), in a worker under the per-resource deadline:
+   * refused with ValidatorBusyError when `queueLimit` tasks already wait for a worker.
+   */
+  async categorize(task: CategorizationTask): Promise<CategorizationRun> {
+    const generation = this.current;
+    if (!generation) throw new Error('The validation engine is not started yet');
+    try {
+      const { metrics: _metrics, ...answer } = await generation.pool.categorize(task) as CategorizationRun & { metrics?: unknown };
+      return answer as CategorizationRun;
     } catch (error) {
       if (error instanceof PoolSaturatedError) throw new ValidatorBusyError(BUSY_RETRY_AFTER_SECONDS, { cause: error });
       throw error;

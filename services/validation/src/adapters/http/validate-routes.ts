@@ -137,11 +137,13 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   openApi.registerPath({
     method: 'post', path: '/api/$categorize', tags, summary: 'Categorize validation results using the latest rules',
     description: 'Body: an array of results (severity and code as FHIR codes or the original enum names), or `{results, categories}` to try rules before saving them. '
-      + 'Nothing is stored.',
+      + 'Nothing is stored. The matching runs in a validation worker: rules sent with the request are priced first (rule size × characters matched; '
+      + 'over the limit: 400 naming it), and matching that passes `validation.resource-timeout-ms` is stopped (422). When every worker is busy and '
+      + '`validation.queue-limit` requests already wait: 503 with Retry-After.',
     request: { query: FLAGS.pick({ summarize: true }), body: { required: true, ...json(schemas.CategorizeRequest) } },
     responses: {
       200: { description: 'Results with categories, or counts by category', content: { 'application/json': { schema: z.union([z.array(schemas.CategorizeResult.extend({ categories: z.array(schemas.Category) })), z.array(schemas.CategoryCount)]) } } },
-      ...openApi.problemResponses(400, 500),
+      ...openApi.problemResponses(400, 422, 500, 503),
     },
   });
   router.post('/api/$categorize', largeJson, async (req, res) => {

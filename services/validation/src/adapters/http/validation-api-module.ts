@@ -46,6 +46,7 @@ import type { ArtifactChangeListener, ArtifactRepository, InitialArtifactSource 
 import type { PackageInspector, TerminologyKnowledge } from '../../domain/artifacts/package-summary.js';
 import type { CategoryRepository, ImportOutcome } from '../../domain/ports/category-repository.js';
 import type { ResourceValidator } from '../../domain/ports/resource-validator.js';
+import type { CategorizationRunner } from '../../domain/ports/categorization-runner.js';
 import type { FhirXmlReader } from '../../domain/ports/fhir-xml-reader.js';
 import type { ResultRepository } from '../../domain/ports/result-repository.js';
 import { ARTIFACT_INIT_MODES } from '../artifacts/initial-sources.js';
@@ -97,6 +98,8 @@ export interface ValidationApiDependencies {
   readonly openApi: OpenApiBuilder;
   /** The FHIR engine. */
   readonly validator: ResourceValidator;
+  /** Where $categorize matches: the engine host (a worker, under the deadline); default this thread (tests). */
+  readonly categorization?: CategorizationRunner;
   /** Where $validate finds the validation configuration a request names (by facility or by name); absent: none. */
   readonly configurations?: ValidationConfigurationLookup;
   /** Told after artifacts change (the engine rebuilds its definitions; other instances are notified). */
@@ -146,7 +149,7 @@ export function createValidationApiModule(deps: ValidationApiDependencies): Vali
     deps.terminologyKnowledge,
     deps.xmlReader,
   );
-  const validation = new ValidationApiService(deps.validator, categories, deps.configurations);
+  const validation = new ValidationApiService(deps.validator, categories, deps.configurations, deps.categorization);
   const results = new ResultService(repositories.results, repositories.categories);
 
   const schemas = validationApiSchemas(deps.openApi);

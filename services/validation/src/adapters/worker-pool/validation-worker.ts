@@ -44,6 +44,7 @@ import { LocalTerminology } from '../../domain/terminology/local-terminology.js'
 import type { TerminologyPort } from '../../domain/ports/terminology.js';
 import { engineInput } from '../../domain/ports/resource-validator.js';
 import { validateSubmissionTask, type SubmissionTask, type SubmissionTaskResult } from './submission-task.js';
+import { isCategorizeTask, runCategorizeTask, type CategorizeTask, type CategorizeTaskResult } from './categorize-task.js';
 import { taskSettings } from './task-settings.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
 import { WorkerCounters, type WorkerMetricsReport } from './worker-metrics.js';
@@ -174,8 +175,9 @@ async function terminologyFor(source: ConformanceResourceSource, data: WorkerSet
   return createTerminology({ source, settings, cacheStore: await cacheStore, logger, metrics: counters.terminology }).terminology;
 }
 
-/** A batch of resources (ValidationTask), or a whole submission as bytes (SubmissionTask, submission-task.ts). */
-export default async function validateTask(task: ValidationTask | SubmissionTask): Promise<ValidationTaskResult | SubmissionTaskResult> {
+/** A batch of resources (ValidationTask), a whole submission as bytes (SubmissionTask, submission-task.ts), or $categorize's matching (categorize-task.ts). */
+export default async function validateTask(task: ValidationTask | SubmissionTask | CategorizeTask): Promise<ValidationTaskResult | SubmissionTaskResult | CategorizeTaskResult> {
+  if (isCategorizeTask(task)) return runCategorizeTask(task);
   const v = await validatorFor(task.scope);
   if ('bytes' in task) {
     const result = await validateSubmissionTask(v, task);
