@@ -51,7 +51,15 @@ export function readValidateRequest(body: unknown, query: Record<string, unknown
   const request = readParameters(parsed.parameter as unknown[], fromQuery);
   if (!text) return request;
   const resource = request.resource as Record<string, unknown>;
-  return { ...request, resource: { json: JSON.stringify(resource), rootType: resource.resourceType as string, located: false } };
+  let json: string;
+  try {
+    json = JSON.stringify(resource);
+  } catch (error) {
+    // JSON.stringify recurses: a resource nested some 100,000 levels deep cannot be written again
+    if (!(error instanceof RangeError)) throw error;
+    throw badInput('parameter.resource', 'a resource nested less deeply (it cannot be read: nested too deeply)');
+  }
+  return { ...request, resource: { json, rootType: resource.resourceType as string, located: false } };
 }
 
 function parseJsonText(json: string): unknown {

@@ -171,6 +171,10 @@ function parseResults(value: unknown): CategorizeInput[] {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       throw new InvalidInputError(`Result at index ${index} must be an object`, [{ field: `[${index}]`, message: 'must be an object' }]);
     }
+    // what the caller sent is answered back with the categories: it must be writable as JSON again
+    if (nestedDeeperThan(item, MAX_RESULT_DEPTH)) {
+      throw new InvalidInputError(`Result at index ${index} is nested more than ${MAX_RESULT_DEPTH} levels deep`, [{ field: `[${index}]`, message: `nested more than ${MAX_RESULT_DEPTH} levels deep` }]);
+    }
     const raw = item as Record<string, unknown>;
     for (const field of ['message', 'expression', 'severity', 'code', 'messageId'] as const) {
       if (raw[field] !== undefined && raw[field] !== null && typeof raw[field] !== 'string') {
@@ -188,4 +192,21 @@ function parseResults(value: unknown): CategorizeInput[] {
       ...(typeof raw.expression === 'string' ? { expression: raw.expression } : {}),
     };
   });
+}
+
+/** A result is a flat record of texts and ids; far deeper ones are refused (they could not be written back as JSON). */
+const MAX_RESULT_DEPTH = 32;
+
+/** Whether arrays and objects in `value` nest deeper than `max` (iterative: the depth is the caller's). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push({ node: child, depth: depth + 1 });
+    }
+  }
+  return false;
 }

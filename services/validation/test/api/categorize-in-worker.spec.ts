@@ -85,6 +85,12 @@ describe('validation API: $categorize matches in a worker, priced and under the 
     expect(JSON.parse(validated.text).resourceType).to.equal('OperationOutcome');
   });
 
+  it('a result nested 100,000 levels deep (what is answered back must be writable as JSON): 400 naming it, never a 500', async () => {
+    const deep = `[{"message":"x"},{"message":"y","extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}]`;
+    const res = await request(api.app).post('/api/$categorize').type('application/json').send(deep).expect(400);
+    expect(res.body.errors[0]).to.deep.equal({ field: '[1]', message: 'nested more than 32 levels deep' });
+  });
+
   it('rules within the price are matched in the worker: the same answer as before, summaries included', async () => {
     const trial = [category('gender', 'gender'), category('cardinality', '^[A-Za-z.]+: minimum required = \\d+')];
     const sent = [{ id: 'a', severity: 'ERROR', code: 'STRUCTURE', message: 'Patient.gender: minimum required = 1, but only found 0' }, { id: 'b', message: 'nothing known' }];

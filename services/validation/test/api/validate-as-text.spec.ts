@@ -75,6 +75,16 @@ describe('validation API: FHIR JSON validated as the text received (engine host,
     expect(fatalTexts(JSON.parse(res.text).issue)).to.satisfy((texts: string[]) => texts.length === 1 && /nested too deeply/.test(texts[0]!));
   });
 
+  it('200,000 levels deep (2.4 MB): the plain form is the same fatal issue, the Parameters form a 400 (its resource cannot be written again); never a 500', async () => {
+    const plain = await request(api.app).post('/api/$validate').type('application/fhir+json').send(deeplyNested(200_000));
+    expect(plain.status).to.equal(200);
+    expect(fatalTexts(JSON.parse(plain.text).issue)[0]).to.match(/^The JSON is nested too deeply/);
+    const wrapped = await request(api.app).post('/api/$validate').type('application/fhir+json')
+      .send(`{"resourceType":"Parameters","parameter":[{"name":"resource","resource":${deeplyNested(200_000)}}]}`);
+    expect(wrapped.status).to.equal(400);
+    expect(wrapped.body.errors[0].field).to.equal('parameter.resource');
+  });
+
   it('an unknown property of a single resource: the issue carries its line and column in the posted body', async () => {
     const body = JSON.stringify({ resourceType: 'Patient', id: 'p1', gender: 'female', favouriteColour: 'blue' }, null, 2);
     const res = await request(api.app).post('/api/$validate').type('application/fhir+json').send(body).expect(200);
