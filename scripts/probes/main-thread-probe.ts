@@ -12,9 +12,14 @@
  * 2. $categorize with 10 such rules stored by an administrator over 10 messages (not priced: the
  *    deadline stops it in the worker, 422);
  * 3. an unauthenticated POST of 40 MB to /api/$validate (401 before the body is read);
- * 4. JSON nested 2,000 levels deep to $validate (200, the fatal "nested too deeply" issue).
+ * 4. JSON nested 2,000 levels deep to $validate (200, the fatal "nested too deeply" issue);
+ * 5. an authenticated $validate of a 43 MB Bundle (the main thread reads and checks it; a worker validates).
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import net from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { MikroORM } from '@mikro-orm/postgresql';
@@ -93,7 +98,8 @@ async function probe(name: string, send: () => Promise<string>): Promise<void> {
 }
 
 const post = async (path: string, body: unknown, authorization = reader, type = 'application/json') => {
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': type, authorization }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const payload = body instanceof Uint8Array ? body : typeof body === 'string' ? body : JSON.stringify(body);
+  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': type, authorization }, body: payload });
   const text = await res.text();
   return `${res.status} ${text.slice(0, 120).replace(/\s+/g, ' ')}`;
 };
@@ -116,6 +122,17 @@ try {
   await probe('unauthenticated POST /api/$validate announcing 40 MB', unauthenticatedLargePost);
   const deep = `{"resourceType":"Basic","code":{"text":"deep"},"extension":[${'{"url":"http://example.org/x","extension":['.repeat(2_000)}${']}'.repeat(2_000)}]}`;
   await probe('$validate, JSON nested 2,000 levels deep (52 KB)', () => post('/api/$validate', deep, reader, 'application/fhir+json'));
+  // the largest body an authenticated caller may send: read and checked (JSON.parse) on the main thread, validated in the worker
+  const entry = JSON.stringify({ resource: { resourceType: 'Basic', code: { text: 'x'.repeat(940) } } });
+  // sent by curl, in a process of its own: this process's event loop then measures the service alone
+  const file = path.join(os.tmpdir(), `${dbName}.json`);
+  writeFileSync(file, `{"resourceType":"Bundle","type":"collection","entry":[${Array.from({ length: 45_000 }, () => entry).join(',')}]}`);
+  const curl = () => new Promise<string>((resolve) => {
+    execFile('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'POST', '-H', 'Content-Type: application/fhir+json', '-H', `Authorization: ${reader}`,
+      '--data-binary', `@${file}`, `${server.url}/api/$validate?summarize=true`], (_error, stdout) => resolve(`${stdout}`));
+  });
+  await probe(`$validate, authenticated, a Bundle of ${(statSync(file).size / 1024 ** 2).toFixed(0)} MB (sent by curl)`, curl);
+  rmSync(file);
 } finally {
   await server.close(1_000);
   await engine.close();

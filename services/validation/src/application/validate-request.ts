@@ -14,7 +14,9 @@
 import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import { isSettingName, readText, SETTINGS, settingsFromQuery, SettingsInputError } from '../domain/engine/settings-input.js';
 import type { ValidationSettings } from '../domain/engine/validator-options.js';
-import { isFhirJsonText, isFhirXmlText, type ResourceInput } from '../domain/ports/resource-validator.js';
+import { canonicalMessageId, messageIdOf } from '../domain/engine/message-ids.js';
+import { issueMessageId, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
+import { isFhirJsonText, isFhirXmlText, type FhirJsonText, type ResourceInput } from '../domain/ports/resource-validator.js';
 
 export interface ValidateRequest {
   /** The resource: parsed JSON, or FHIR JSON or XML text as received (read where the engine runs). */
@@ -31,16 +33,20 @@ export interface ValidateRequest {
 export const VALIDATE_QUERY_PARAMETERS = ['profile', 'facility', 'configuration'] as const;
 
 /**
- * `body`: the parsed JSON, FHIR JSON text (what the HTTP routes give: validated as text, so issues
- * carry line and column and the engine's depth limit applies) or FHIR XML text. JSON text is parsed
- * here too, to refuse what is not JSON or not a resource (400) and to read a `Parameters` form; the
- * engine reads the text again where it validates, and a resource taken out of a `Parameters` is
- * handed on re-serialized (its positions in the body are not known; it is read without locations).
+ * `body`: the parsed JSON, FHIR JSON text or bytes (what the HTTP routes give: validated as text, so
+ * issues carry line and column and the engine's depth limit applies) or FHIR XML text. JSON bytes
+ * (a body that cannot be a `Parameters`) go on unread: the engine reads them where it validates, and
+ * an unreadable body is refused after that (unreadableInput). JSON text (a possible `Parameters`) is
+ * parsed here, to refuse what is not JSON or not a resource (400) and to read the parameters; a
+ * resource taken out of a `Parameters` is handed on re-serialized (its positions in the body are not
+ * known; it is read without locations).
  */
 export function readValidateRequest(body: unknown, query: Record<string, unknown>): ValidateRequest {
   const fromQuery = readQuery(query);
   if (isFhirXmlText(body)) return { resource: body, ...fromQuery };
-  const text = isFhirJsonText(body) ? body : undefined;
+  // bytes: no Parameters form is possible (the caller made sure); read and checked where validated (unreadableInput)
+  if (isFhirJsonText(body) && typeof body.json !== 'string') return { resource: body, ...fromQuery };
+  const text = isFhirJsonText(body) ? body as FhirJsonText & { json: string } : undefined;
   const parsed = text ? parseJsonText(text.json) : body;
   if (!isObject(parsed) || typeof parsed.resourceType !== 'string') {
     throw new InvalidInputError('The body must be a FHIR resource in JSON (an object with resourceType) or XML', [{ field: 'resourceType', message: 'is required' }]);
@@ -154,4 +160,25 @@ function badInput(field: string, message: string): InvalidInputError {
 
 function asInvalidInput(error: unknown): unknown {
   return error instanceof SettingsInputError ? badInput(error.field, error.message.slice(error.field.length + 2) || error.message) : error;
+}
+
+/** What the engine says of input that is no JSON resource at all (parsed where validated). */
+const UNREADABLE = new Map([
+  [canonicalMessageId(messageIdOf('JSON_PARSE_ERROR', [])), 'The body is not valid JSON'],
+  [canonicalMessageId(messageIdOf('RESOURCE_NOT_OBJECT', [])), 'The body must be a FHIR resource in JSON (an object with resourceType) or XML'],
+  [canonicalMessageId(messageIdOf('RESOURCETYPE_MISSING', [])), 'The body must be a FHIR resource in JSON (an object with resourceType) or XML'],
+]);
+
+/**
+ * For JSON handed on unread (bytes): the 400 the caller would have got had it been read here, when
+ * the engine found no JSON resource in it; undefined when it did (its outcome is the answer). A body
+ * too deeply nested is a resource the engine could not read: its fatal issue is the answer, as the CLI's.
+ */
+export function unreadableInput(resource: ResourceInput, outcome: ValidationOutcome): InvalidInputError | undefined {
+  if (!isFhirJsonText(resource) || typeof resource.json === 'string' || outcome.issue.length !== 1) return undefined;
+  const [issue] = outcome.issue;
+  const id = issue!.severity === 'fatal' ? issueMessageId(issue!) : undefined;
+  const message = id === undefined ? undefined : UNREADABLE.get(canonicalMessageId(id));
+  if (message === undefined) return undefined;
+  return new InvalidInputError(`${message}: ${issue!.details.text}`, [{ field: '(body)', message: issue!.details.text }]);
 }

@@ -16,7 +16,7 @@ import { issuesFromOperationOutcome, type ValidationIssue } from '../domain/resu
 import type { CategoryService } from './category-service.js';
 import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
 import type { ValidationScope } from '../domain/flow/validation-scope.js';
-import { readValidateRequest, type ValidateRequest } from './validate-request.js';
+import { readValidateRequest, unreadableInput, type ValidateRequest } from './validate-request.js';
 import { ValidationDeadlineError } from './errors.js';
 
 export type CategorizedIssue = Categorized<ValidationIssue>;
@@ -94,6 +94,8 @@ export class ValidationApiService {
       ...(Object.keys(request.settings).length ? { settings: request.settings } : {}),
     };
     const outcome = await this.validator.validate(request.resource, options);
+    const unreadable = unreadableInput(request.resource, outcome);
+    if (unreadable) throw unreadable;
     const deadline = deadlineIssueOf(outcome);
     if (deadline) throw new ValidationDeadlineError(deadline.text);
     return outcome;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { HttpProblem, JSON_MEDIA_TYPES, type AnyMediaTypeRoute, type OpenApiBuilder, type RouteBodyLimit } from '#adapters/http/index.js';
 import { operationOutcomeXml } from '../../domain/engine/outcome/outcome-xml.js';
 import type { ValidationApiService } from '../../application/validation-api-service.js';
+import type { FhirJsonText } from '../../domain/ports/resource-validator.js';
 import { SETTINGS } from '../../domain/engine/settings-input.js';
 import { booleanQuery } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
@@ -86,7 +87,8 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   // FHIR arrives as text, read where it is validated (with locations and the engine's limits, as the CLI reads a file).
   const limit = options.bodyLimit ?? 50 * 1024 * 1024;
   const largeJson = express.json({ limit, type: JSON_MEDIA_TYPES });
-  const fhirText = express.text({ limit, type: [...JSON_MEDIA_TYPES, FHIR_XML] });
+  const fhirText = express.text({ limit, type: FHIR_XML });
+  const fhirJson = express.raw({ limit, type: JSON_MEDIA_TYPES });
   const authorization = (header: string | undefined) => (header ? { authorization: header } : {});
 
   openApi.registerPath({
@@ -109,7 +111,7 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
       ...openApi.problemResponses(400, 413, 415, 422, 500, 503),
     },
   });
-  router.post('/api/$validate', fhirText, async (req, res) => {
+  router.post('/api/$validate', fhirJson, fhirText, async (req, res) => {
     const answer = await service.validate(fhirResource(req), { categorize: booleanQuery(req.query, 'categorize'), summarize: booleanQuery(req.query, 'summarize') },
       { query: req.query, ...authorization(req.header('authorization')) });
     switch (answer.kind) {
@@ -130,7 +132,7 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     request: { query: VALIDATION_QUERY, body: fhirBody },
     responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 415, 422, 500, 503) },
   });
-  router.post('/api/$validate-and-categorize', fhirText, async (req, res) => {
+  router.post('/api/$validate-and-categorize', fhirJson, fhirText, async (req, res) => {
     res.json(await service.validateAndCategorize(fhirResource(req), { query: req.query, ...authorization(req.header('authorization')) }));
   });
 
@@ -162,9 +164,29 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
 function fhirResource(req: Request): unknown {
   const body: unknown = req.body;
   if (typeof body === 'string' && req.is(FHIR_XML)) return { xml: body };
-  if (typeof body === 'string' && req.is(JSON_MEDIA_TYPES)) return { json: body };
+  if (Buffer.isBuffer(body) && req.is(JSON_MEDIA_TYPES)) return fhirJsonInput(body);
   if (req.headers['content-length'] !== '0' && req.is(JSON_MEDIA_TYPES) === false) {
     throw HttpProblem.unsupportedMediaType(`Content-Type ${req.header('content-type') ?? '(none)'} is not supported: send FHIR as application/fhir+json or application/fhir+xml`);
   }
   return body;
+}
+
+/**
+ * JSON as received: its bytes go to the worker unread (this thread neither decodes nor parses them),
+ * unless the body may be a `Parameters`, whose parameters are read here (as text). A body without the
+ * text `"Parameters"` (and without `\u` escapes, which could spell it) cannot be one: a native scan.
+ */
+function fhirJsonInput(body: Buffer): FhirJsonText {
+  if (body.includes('"Parameters"') || body.includes('\\u')) return { json: body.toString('utf8') };
+  const rootType = sniffedResourceType(body);
+  // the bytes as they are when they fill their buffer (a large body: copied once, to the worker); a small
+  // body sitting in a slab of Node's buffer pool is copied out first, so that the slab is not sent along
+  const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+  return { json: own ? body : new Uint8Array(body), ...(rootType ? { rootType } : {}) };
+}
+
+/** The resourceType near the start, where it usually is (only the metrics' label: the engine reads the real one). */
+function sniffedResourceType(body: Buffer): string | undefined {
+  // linear: a literal, optional blanks, one bounded letter run
+  return /"resourceType"\s*:\s*"([A-Za-z]{1,64})"/.exec(body.subarray(0, 512).toString('latin1'))?.[1];
 }

@@ -34,9 +34,13 @@ export interface FhirXmlText {
   readonly xml: string;
 }
 
-/** FHIR JSON as received (`application/fhir+json`). Parsed resources always have resourceType; this never does. */
+/**
+ * FHIR JSON as received (`application/fhir+json`): its text, or its bytes (UTF-8; copied to the worker
+ * and decoded there, so the thread serving HTTP neither decodes nor parses a large body). Parsed
+ * resources always have resourceType; this never does.
+ */
 export interface FhirJsonText {
-  readonly json: string;
+  readonly json: string | Uint8Array;
   /** The root's resourceType when the caller already knows it (metrics labels); not read by the engine. */
   readonly rootType?: string;
   /**
@@ -51,13 +55,18 @@ export function isFhirXmlText(input: unknown): input is FhirXmlText {
 }
 
 export function isFhirJsonText(input: unknown): input is FhirJsonText {
-  return typeof input === 'object' && input !== null && typeof (input as { json?: unknown }).json === 'string' && !('resourceType' in input);
+  if (typeof input !== 'object' || input === null || 'resourceType' in input) return false;
+  const json = (input as { json?: unknown }).json;
+  return typeof json === 'string' || json instanceof Uint8Array;
 }
 
 /** What the engine's Validator is given for an input (the text to read, or the parsed value), and in which format. */
 export function engineInput(input: unknown): { readonly value: unknown; readonly format?: 'json' | 'xml' } {
   if (isFhirXmlText(input)) return { value: input.xml, format: 'xml' };
-  if (isFhirJsonText(input)) return input.located === false ? { value: JSON.parse(input.json) as unknown } : { value: input.json, format: 'json' };
+  if (isFhirJsonText(input)) {
+    const text = typeof input.json === 'string' ? input.json : new TextDecoder().decode(input.json);
+    return input.located === false ? { value: JSON.parse(text) as unknown } : { value: text, format: 'json' };
+  }
   return { value: input };
 }
 

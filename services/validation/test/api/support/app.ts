@@ -4,6 +4,8 @@ import { silentLogger } from '#adapters/observability/logger.js';
 import type { Database } from '#adapters/persistence/database.js';
 import { ARTIFACT_UPLOAD_ROUTES, createValidationApiModule, type ValidationApiDependencies, type ValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
 import { FHIR_XML_ROUTES, VALIDATE_BODY_ROUTES } from '#validation/adapters/http/validate-routes.js';
+import { messageIdOf } from '#validation/domain/engine/message-ids.js';
+import { EXT_MESSAGE_ID } from '#validation/domain/engine/outcome/issue.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { isFhirJsonText, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 
@@ -15,12 +17,31 @@ export class ScriptedValidator implements ResourceValidator {
   readonly calls: { resource: Record<string, unknown>; options: ValidateOptions | undefined }[] = [];
 
   async validate(input: ResourceInput, options?: ValidateOptions): Promise<ValidationOutcome> {
-    // the routes hand JSON on as text (read by the engine); the script is in the parsed resource
-    const resource = (isFhirJsonText(input) ? JSON.parse(input.json) : input) as Record<string, unknown>;
+    // the routes hand JSON on as text or bytes (read by the engine); the script is in the parsed resource,
+    // and what the engine could not read is answered with the engine's issue for it
+    let resource: Record<string, unknown>;
+    if (isFhirJsonText(input)) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(typeof input.json === 'string' ? input.json : new TextDecoder().decode(input.json));
+      } catch {
+        return unreadable('JSON_PARSE_ERROR');
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return unreadable('RESOURCE_NOT_OBJECT');
+      if (typeof (parsed as { resourceType?: unknown }).resourceType !== 'string') return unreadable('RESOURCETYPE_MISSING');
+      resource = parsed as Record<string, unknown>;
+    } else {
+      resource = input as Record<string, unknown>;
+    }
     this.calls.push({ resource, options });
     const issues = Array.isArray(resource._issues) ? (resource._issues as ValidationOutcome['issue']) : [];
     return { resourceType: 'OperationOutcome', issue: issues };
   }
+}
+
+/** The engine's one fatal issue for input that is no JSON resource. */
+function unreadable(key: 'JSON_PARSE_ERROR' | 'RESOURCE_NOT_OBJECT' | 'RESOURCETYPE_MISSING'): ValidationOutcome {
+  return { resourceType: 'OperationOutcome', issue: [{ severity: 'fatal', code: 'invalid', details: { text: key }, extension: [{ url: EXT_MESSAGE_ID, valueCode: messageIdOf(key, []) }] }] };
 }
 
 export interface TestApi {
