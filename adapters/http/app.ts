@@ -3,7 +3,7 @@ import type { Logger } from '../observability/logger.js';
 import { createMetrics, metricsHandler, type ServiceMetrics } from '../observability/metrics.js';
 import { notFoundHandler, problemErrorHandler } from './errors.js';
 import {
-  bodyParsers, requestContextMiddleware, requestLogging, traceIdMiddleware, unsupportedBodyGuard, type AnyMediaTypeRoute, type RouteBodyLimit,
+  bodyParsers, guardBeforeBodies, requestContextMiddleware, requestLogging, traceIdMiddleware, unsupportedBodyGuard, type AnyMediaTypeRoute, type RouteBodyLimit,
 } from './front.js';
 import { healthRouter, type ReadinessCheck } from './health.js';
 import type { OpenApiBuilder } from './openapi.js';
@@ -39,6 +39,13 @@ export interface HttpAppOptions {
   readonly serveMetrics?: boolean;
   /** Dependency checks behind `GET /health/ready`. */
   readonly readiness?: readonly ReadinessCheck[];
+  /**
+   * Handlers every request under `path` passes BEFORE its body is read (the AuthenticatedUser policy
+   * on `/api`): an unauthenticated caller cannot make the service read, buffer or parse a body.
+   */
+  readonly guard?: { readonly path: string; readonly handlers: readonly RequestHandler[] };
+  /** Routes that read their bodies themselves, with their own limits (see bodyParsers): the app's parsers skip them. */
+  readonly ownBodyRoutes?: readonly AnyMediaTypeRoute[];
   /** Routes whose JSON bodies have their own limit instead of `jsonLimit` (see bodyParsers). */
   readonly routeBodyLimits?: readonly RouteBodyLimit[];
   /** Routes that read bodies of any media type themselves; every other body must be JSON or package bytes (else 415). */
@@ -80,7 +87,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(traceIdMiddleware());
   app.use(requestLogging(app, logger, metrics));
   options.streamingRoutes?.(app);
-  app.use(...bodyParsers(options.jsonLimit ?? '1mb', options.rawLimit ?? '50mb', options.routeBodyLimits));
+  if (options.guard) app.use(options.guard.path, ...guardBeforeBodies(options.guard.handlers));
+  app.use(...bodyParsers(options.jsonLimit ?? '1mb', options.rawLimit ?? '50mb', options.routeBodyLimits, options.ownBodyRoutes));
   app.use(unsupportedBodyGuard(options.anyMediaTypeRoutes));
   app.use(requestContextMiddleware());
 

@@ -42,15 +42,39 @@ function routeKey(method: string, path: string): string {
 
 /**
  * The JSON parser reads the body once, before routing: a route with a larger limit of its own must
- * be known here, or the app's limit refuses its body (413) before the route is reached.
+ * be known here, or the app's limit refuses its body (413) before the route is reached. Routes in
+ * `ownBodyRoutes` read their bodies themselves (their own parser and limit, in the route): the app's
+ * parsers leave them alone, so a large body is read only by the route that takes it.
  */
-export function bodyParsers(jsonLimit: number | string, rawLimit: number | string, routeLimits: readonly RouteBodyLimit[] = []): RequestHandler[] {
+export function bodyParsers(
+  jsonLimit: number | string, rawLimit: number | string, routeLimits: readonly RouteBodyLimit[] = [], ownBodyRoutes: readonly AnyMediaTypeRoute[] = [],
+): RequestHandler[] {
   const json = express.json({ limit: jsonLimit, type: JSON_MEDIA_TYPES });
   const own = new Map(routeLimits.map((route) => [routeKey(route.method, route.path), express.json({ limit: route.limit, type: JSON_MEDIA_TYPES })]));
-  return [
+  const parsers: RequestHandler[] = [
     own.size === 0 ? json : (req, res, next) => (own.get(routeKey(req.method, req.path)) ?? json)(req, res, next),
     express.raw({ limit: rawLimit, type: RAW_MEDIA_TYPES }),
   ];
+  if (ownBodyRoutes.length === 0) return parsers;
+  const readsOwnBody = (method: string, path: string) => ownBodyRoutes.some((route) => route.method === method && route.path.test(path));
+  return parsers.map((parser): RequestHandler => (req, res, next) => (readsOwnBody(req.method, req.path) ? next() : parser(req, res, next)));
+}
+
+/**
+ * Guards mounted before any body is read (authentication on `/api`): a request they refuse is
+ * answered without its body being read. The connection is then closed rather than kept alive, so
+ * the rest of a large body is not drained from the socket either.
+ */
+export function guardBeforeBodies(handlers: readonly RequestHandler[]): RequestHandler[] {
+  return handlers.map((handler): RequestHandler => (req, res, next) => handler(req, res, (error?: unknown) => {
+    if (error !== undefined && error !== 'route' && error !== 'router' && hasUnreadBody(req)) res.setHeader('Connection', 'close');
+    next(error as Error | undefined);
+  }));
+}
+
+function hasUnreadBody(req: { headers: Record<string, unknown>; readableEnded: boolean }): boolean {
+  const length = req.headers['content-length'];
+  return !req.readableEnded && ((typeof length === 'string' && length !== '0') || req.headers['transfer-encoding'] !== undefined);
 }
 
 /** A route that reads request bodies of any media type itself (e.g. package uploads sent by `curl --data-binary`). */

@@ -11,7 +11,9 @@
  * ```
  *
  * Order of the chain: trace id (`traceparent` or new; `X-Trace-Id` response header) → request log +
- * `http_request_duration_seconds` → body parsers (JSON for application/json, application/fhir+json and
+ * `http_request_duration_seconds` → `guard` (the AuthenticatedUser policy on `/api`: a refused request is
+ * answered before its body is read, and its connection closed) → body parsers (none on `ownBodyRoutes`,
+ * which read their bodies themselves) (JSON for application/json, application/fhir+json and
  * *+json up to `jsonLimit`; Buffer for gzip/x-tar/octet-stream up to `rawLimit`; any other body: 415,
  * except on `anyMediaTypeRoutes`) → request context
  * (trace id + incoming Authorization for outbound calls and log lines) → `/health`, `/health/ready`

@@ -1,9 +1,9 @@
 import type { MigrationObject, Options } from '@mikro-orm/postgresql';
 import type { Express } from 'express';
-import { authenticatedUser, verifierFromConfig, type AuthConfig } from '../auth/index.js';
+import { authenticatedUser, verifierFromConfig, type AuthConfig, type TokenVerifier } from '../auth/index.js';
 import { createCache, redisConnection, type Cache, type CacheType } from '../cache/index.js';
 import type { PostgresAddress, RedisAddress } from '../config/index.js';
-import { createHttpApp, listen, listenMetrics, OpenApiBuilder, type HttpApp, type HttpServerHandle, type RouteBodyLimit, type AnyMediaTypeRoute } from '../http/index.js';
+import { createHttpApp, listen, listenMetrics, OpenApiBuilder, type HttpApp, type HttpServerHandle, type ReadinessCheck, type RouteBodyLimit, type AnyMediaTypeRoute } from '../http/index.js';
 import { connectNats, isNatsReady, type NatsHandle } from '../messaging/connection.js';
 import { provisionCatalog } from '../messaging/provisioning.js';
 import { JetStreamPublisher } from '../messaging/publisher.js';
@@ -77,6 +77,8 @@ export interface ServiceRuntimeOptions {
   routeBodyLimits?: readonly RouteBodyLimit[];
   /** Routes that read request bodies of any media type themselves (createHttpApp). */
   anyMediaTypeRoutes?: readonly AnyMediaTypeRoute[];
+  /** Routes that read their bodies themselves with their own limits, after authentication (createHttpApp `ownBodyRoutes`). */
+  ownBodyRoutes?: readonly AnyMediaTypeRoute[];
 }
 
 export type Stopper = () => Promise<void> | void;
@@ -99,6 +101,31 @@ export interface ServiceRuntime {
   onShutdown(stopper: Stopper): void;
   listen(): Promise<HttpServerHandle>;
   shutdown(reason: string): Promise<void>;
+}
+
+/**
+ * The HTTP app of a service as the runtime builds it from its configuration: the AuthenticatedUser
+ * policy and admin-only writes on `/api` BEFORE any body is read (an unauthenticated caller gets 401
+ * without the service reading, buffering or parsing what it sent), then the body parsers, which
+ * leave `ownBodyRoutes` to read their large bodies themselves.
+ */
+export function serviceHttpApp(options: Pick<ServiceRuntimeOptions, 'serviceName' | 'config' | 'processingRoutes' | 'routeBodyLimits' | 'anyMediaTypeRoutes' | 'ownBodyRoutes'> & {
+  readonly logger: Logger;
+  readonly metrics: ServiceMetrics;
+  readonly openApi: OpenApiBuilder;
+  readonly readiness?: readonly ReadinessCheck[];
+  readonly verifier: TokenVerifier | undefined;
+}): HttpApp {
+  const { config, logger, metrics } = options;
+  // One AuthenticatedUser policy for the API and, with docs.authenticated, its document.
+  const authenticated = authenticatedUser({ mode: config.authMode, verifier: options.verifier, logger, metrics });
+  return createHttpApp({
+    serviceName: options.serviceName, logger, metrics, openApi: options.openApi, readiness: options.readiness,
+    jsonLimit: config.httpJsonLimit, rawLimit: config.httpRawLimit,
+    docs: config.docsEnabled, serveMetrics: config.metricsPort === undefined, routeBodyLimits: options.routeBodyLimits,
+    anyMediaTypeRoutes: options.anyMediaTypeRoutes, ownBodyRoutes: options.ownBodyRoutes, ...(config.docsAuthenticated ? { docsGuard: authenticated } : {}),
+    guard: { path: '/api', handlers: [authenticated, adminWritesExceptProcessing(config.authAdminPermission, options.processingRoutes ?? [])] },
+  });
 }
 
 export async function startServiceRuntime(options: ServiceRuntimeOptions): Promise<ServiceRuntime> {
@@ -151,17 +178,10 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
     { name: 'nats', check: async () => { if (!(await isNatsReady(nats.nc))) throw new Error('NATS is not connected'); } },
     ...(cache && config.cacheType === 'distributed' ? [{ name: 'cache', check: () => cache.readinessCheck() }] : []),
   ];
-  // One AuthenticatedUser policy for the API and, with docs.authenticated, its document.
-  const authenticated = authenticatedUser({ mode: config.authMode, verifier, logger, metrics });
-  const http = createHttpApp({
-    serviceName, logger, metrics, openApi, readiness, jsonLimit: config.httpJsonLimit, rawLimit: config.httpRawLimit,
-    docs: config.docsEnabled, serveMetrics: config.metricsPort === undefined, routeBodyLimits: options.routeBodyLimits,
-    anyMediaTypeRoutes: options.anyMediaTypeRoutes, ...(config.docsAuthenticated ? { docsGuard: authenticated } : {}),
-  });
   // No ORM RequestContext per request: every unit of work forks its own EntityManager (stores,
   // consumers), and a fork costs ~25 µs of CPU (MikroORM writes process.env on each), a tenth of a
   // facility look-up; code that used `orm.em` without forking is refused by allowGlobalContext false.
-  http.app.use('/api', authenticated, adminWritesExceptProcessing(config.authAdminPermission, options.processingRoutes ?? []));
+  const http = serviceHttpApp({ ...options, logger, metrics, openApi, readiness, verifier });
 
   const stoppers: Stopper[] = [];
   let server: HttpServerHandle | undefined;

@@ -122,11 +122,15 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       repositories: { ...pgValidationApiRepositories(ctx.get(TOKENS.orm)), artifacts: ctx.get(TOKENS.artifactRepository) },
       openApi: ctx.get(TOKENS.openApi),
       validator: ctx.get(TOKENS.resourceValidator),
+      // $categorize matches in a validation worker, under the per-resource deadline
+      categorization: ctx.get(TOKENS.engineHost),
       // $validate applies a facility's (or a named) validation configuration as the flow does
       configurations: ctx.get(facilityScopes),
       artifactListener: ctx.get(TOKENS.artifactChangeNotifier).listener(),
       initialArtifacts: initialArtifactSources(config),
       validateBodyLimit: config.validateBodyLimit,
+      // uploads read their bodies themselves (ownBodyRoutes in main.ts), within http.raw-limit as before
+      uploadLimit: config.httpRawLimit,
       xmlReader: ctx.get(TOKENS.engineHost),
       terminologyKnowledge: engineTerminologyKnowledge(ctx.get(TOKENS.engineHost), remoteTerminologyConfigured(terminologySettings(config))),
       onBrokenRule: (ruleId, categoryId, reason) => logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),

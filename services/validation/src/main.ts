@@ -5,8 +5,7 @@ import { startServiceRuntime } from '#adapters/runtime/service-runtime.js';
 import { checkInitialSourceSettings } from './adapters/artifacts/initial-sources.js';
 import { initializeAndStartEngine } from './adapters/engine/initialize-and-start.js';
 import { workersHealthCheck } from './adapters/engine/workers-health.js';
-import { FHIR_XML_ROUTES, PROCESSING_ROUTES, validateRouteBodyLimits } from './adapters/http/validate-routes.js';
-import { ARTIFACT_UPLOAD_ROUTES, validationApiEntities, validationApiMigrations } from './adapters/http/validation-api-module.js';
+import { validationApiEntities, validationApiHttpFrame, validationApiMigrations } from './adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
 import { terminologyCredentials } from './adapters/terminology/index.js';
 import { consumerConcurrency, startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
@@ -41,9 +40,8 @@ const runtime = await exitOnConfigError(() => startServiceRuntime({
   entities: [...validationApiEntities, ...validationFlowEntities, ...reportJobEntities],
   migrations: [...validationApiMigrations, ...validationFlowMigrations, ...reportJobMigrations],
   cacheNamespace: 'validation:validate-code',
-  processingRoutes: PROCESSING_ROUTES,
-  routeBodyLimits: validateRouteBodyLimits(config.validateBodyLimit),
-  anyMediaTypeRoutes: [...ARTIFACT_UPLOAD_ROUTES, ...FHIR_XML_ROUTES],
+  // $validate, $validate-and-categorize, $categorize and uploads read their large bodies themselves, after authentication
+  ...validationApiHttpFrame(config.validateBodyLimit),
 }), createLogger('validation'));
 
 const container = buildValidationContainer(config, runtime);

@@ -14,10 +14,12 @@
 import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import { isSettingName, readText, SETTINGS, settingsFromQuery, SettingsInputError } from '../domain/engine/settings-input.js';
 import type { ValidationSettings } from '../domain/engine/validator-options.js';
-import { isFhirXmlText, type ResourceInput } from '../domain/ports/resource-validator.js';
+import { canonicalMessageId, messageIdOf } from '../domain/engine/message-ids.js';
+import { issueMessageId, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
+import { isFhirJsonText, isFhirXmlText, type FhirJsonText, type ResourceInput } from '../domain/ports/resource-validator.js';
 
 export interface ValidateRequest {
-  /** The resource: parsed JSON, or FHIR XML as received (validated as XML where the engine runs). */
+  /** The resource: parsed JSON, or FHIR JSON or XML text as received (read where the engine runs). */
   readonly resource: ResourceInput;
   readonly profiles: readonly string[];
   /** The facility whose validation configuration applies (as the flow applies it). */
@@ -30,16 +32,51 @@ export interface ValidateRequest {
 /** Query parameters $validate reads besides the settings. */
 export const VALIDATE_QUERY_PARAMETERS = ['profile', 'facility', 'configuration'] as const;
 
+/**
+ * `body`: the parsed JSON, FHIR JSON text or bytes (what the HTTP routes give: validated as text, so
+ * issues carry line and column and the engine's depth limit applies) or FHIR XML text. JSON bytes
+ * (a body that cannot be a `Parameters`) go on unread: the engine reads them where it validates, and
+ * an unreadable body is refused after that (unreadableInput). JSON text (a possible `Parameters`) is
+ * parsed here, to refuse what is not JSON or not a resource (400) and to read the parameters; a
+ * resource taken out of a `Parameters` is handed on re-serialized (its positions in the body are not
+ * known; it is read without locations).
+ */
 export function readValidateRequest(body: unknown, query: Record<string, unknown>): ValidateRequest {
   const fromQuery = readQuery(query);
   if (isFhirXmlText(body)) return { resource: body, ...fromQuery };
-  if (!isObject(body) || typeof body.resourceType !== 'string') {
+  // bytes: no Parameters form is possible (the caller made sure); read and checked where validated (unreadableInput)
+  if (isFhirJsonText(body) && typeof body.json !== 'string') return { resource: body, ...fromQuery };
+  const text = isFhirJsonText(body) ? body as FhirJsonText & { json: string } : undefined;
+  const parsed = text ? parseJsonText(text.json) : body;
+  if (!isObject(parsed) || typeof parsed.resourceType !== 'string') {
     throw new InvalidInputError('The body must be a FHIR resource in JSON (an object with resourceType) or XML', [{ field: 'resourceType', message: 'is required' }]);
   }
-  if (body.resourceType !== 'Parameters' || !Array.isArray(body.parameter) || !body.parameter.some((p) => isObject(p) && p.name === 'resource')) {
-    return { resource: body, ...fromQuery };
+  if (parsed.resourceType !== 'Parameters' || !Array.isArray(parsed.parameter) || !parsed.parameter.some((p) => isObject(p) && p.name === 'resource')) {
+    return { resource: text ? { json: text.json, rootType: parsed.resourceType } : parsed, ...fromQuery };
   }
-  return readParameters(body.parameter as unknown[], fromQuery);
+  const request = readParameters(parsed.parameter as unknown[], fromQuery);
+  if (!text) return request;
+  const resource = request.resource as Record<string, unknown>;
+  let json: string;
+  try {
+    json = JSON.stringify(resource);
+  } catch (error) {
+    // JSON.stringify recurses: a resource nested some 100,000 levels deep cannot be written again
+    if (!(error instanceof RangeError)) throw error;
+    throw badInput('parameter.resource', 'a resource nested less deeply (it cannot be read: nested too deeply)');
+  }
+  return { ...request, resource: { json, rootType: resource.resourceType as string, located: false } };
+}
+
+function parseJsonText(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch (error) {
+    // Only the position from the parser's message: the rest quotes the body.
+    const at = error instanceof Error ? /at position \d+(?: \(line \d+ column \d+\))?/.exec(error.message)?.[0] : undefined;
+    const where = at ? `error ${at}` : 'it ends too early or starts with something other than JSON';
+    throw new InvalidInputError(`The body is not valid JSON: ${where}`, [{ field: '(body)', message: `is not valid JSON: ${where}` }]);
+  }
 }
 
 function readQuery(query: Record<string, unknown>): Omit<ValidateRequest, 'resource'> {
@@ -123,4 +160,25 @@ function badInput(field: string, message: string): InvalidInputError {
 
 function asInvalidInput(error: unknown): unknown {
   return error instanceof SettingsInputError ? badInput(error.field, error.message.slice(error.field.length + 2) || error.message) : error;
+}
+
+/** What the engine says of input that is no JSON resource at all (parsed where validated). */
+const UNREADABLE = new Map([
+  [canonicalMessageId(messageIdOf('JSON_PARSE_ERROR', [])), 'The body is not valid JSON'],
+  [canonicalMessageId(messageIdOf('RESOURCE_NOT_OBJECT', [])), 'The body must be a FHIR resource in JSON (an object with resourceType) or XML'],
+  [canonicalMessageId(messageIdOf('RESOURCETYPE_MISSING', [])), 'The body must be a FHIR resource in JSON (an object with resourceType) or XML'],
+]);
+
+/**
+ * For JSON handed on unread (bytes): the 400 the caller would have got had it been read here, when
+ * the engine found no JSON resource in it; undefined when it did (its outcome is the answer). A body
+ * too deeply nested is a resource the engine could not read: its fatal issue is the answer, as the CLI's.
+ */
+export function unreadableInput(resource: ResourceInput, outcome: ValidationOutcome): InvalidInputError | undefined {
+  if (!isFhirJsonText(resource) || typeof resource.json === 'string' || outcome.issue.length !== 1) return undefined;
+  const [issue] = outcome.issue;
+  const id = issue!.severity === 'fatal' ? issueMessageId(issue!) : undefined;
+  const message = id === undefined ? undefined : UNREADABLE.get(canonicalMessageId(id));
+  if (message === undefined) return undefined;
+  return new InvalidInputError(`${message}: ${issue!.details.text}`, [{ field: '(body)', message: issue!.details.text }]);
 }

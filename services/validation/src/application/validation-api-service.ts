@@ -2,8 +2,9 @@
  * $validate, $validate-and-categorize and $categorize: the engine's OperationOutcome, optionally
  * categorized with the latest rules (or rules given in the request), summarized, with the verdict.
  */
-import type { Categorized, Categorizer } from '../domain/categorization/categorizer.js';
-import type { Category } from '../domain/categorization/category.js';
+import type { Categorized } from '../domain/categorization/categorizer.js';
+import { CategoryValidationError, UNCATEGORIZED, type Category } from '../domain/categorization/category.js';
+import { inProcessCategorization, type CategorizationRunner, type CategorizationTask } from '../domain/ports/categorization-runner.js';
 import type { MatchableIssue } from '../domain/categorization/matcher.js';
 import { summarizeByCategory, summarizeByMessage, type CategoryCount, type MessageCount } from '../domain/categorization/summary.js';
 import { assessValidity, type ValidityVerdict } from '../domain/categorization/validity.js';
@@ -15,7 +16,7 @@ import { issuesFromOperationOutcome, type ValidationIssue } from '../domain/resu
 import type { CategoryService } from './category-service.js';
 import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
 import type { ValidationScope } from '../domain/flow/validation-scope.js';
-import { readValidateRequest, type ValidateRequest } from './validate-request.js';
+import { readValidateRequest, unreadableInput, type ValidateRequest } from './validate-request.js';
 import { ValidationDeadlineError } from './errors.js';
 
 export type CategorizedIssue = Categorized<ValidationIssue>;
@@ -55,6 +56,8 @@ export class ValidationApiService {
     private readonly categories: CategoryService,
     /** Absent: a request naming a facility or a configuration is refused (no configurations here). */
     private readonly configurations?: ValidationConfigurationLookup,
+    /** Where $categorize matches (the engine host: a worker, under a deadline); default this thread (tests, tools). */
+    private readonly categorization: CategorizationRunner = inProcessCategorization,
   ) {}
 
   async validate(body: unknown, flags: { categorize: boolean; summarize: boolean }, call: ValidateCall = {}): Promise<ValidateAnswer> {
@@ -91,6 +94,8 @@ export class ValidationApiService {
       ...(Object.keys(request.settings).length ? { settings: request.settings } : {}),
     };
     const outcome = await this.validator.validate(request.resource, options);
+    const unreadable = unreadableInput(request.resource, outcome);
+    if (unreadable) throw unreadable;
     const deadline = deadlineIssueOf(outcome);
     if (deadline) throw new ValidationDeadlineError(deadline.text);
     return outcome;
@@ -112,25 +117,50 @@ export class ValidationApiService {
 
   /**
    * Body: an array of results (categorized with the stored latest rules), or `{results, categories}`
-   * to categorize with the given category snapshots instead (nothing is stored).
+   * to categorize with the given category snapshots instead (nothing is stored). The matching runs
+   * where the runner puts it (a worker, under the validation deadline: 422 past it); rules sent with
+   * the request are priced first and refused (400) when they would cost more than MAX_TRIAL_COST.
    */
   async categorize(body: unknown, summarize: boolean): Promise<
     { kind: 'results'; results: (CategorizeInput & { categories: readonly Category[] })[] } | { kind: 'category-summary'; summary: CategoryCount[] }> {
     let rawResults: unknown;
-    let categorizer: Categorizer;
+    let given: unknown;
     if (Array.isArray(body)) {
       rawResults = body;
-      categorizer = await this.categories.currentCategorizer();
     } else if (typeof body === 'object' && body !== null && 'results' in body) {
-      const { results, categories } = body as { results: unknown; categories?: unknown };
-      rawResults = results;
-      categorizer = categories === undefined ? await this.categories.currentCategorizer() : this.categories.categorizerFor(categories);
+      ({ results: rawResults, categories: given } = body as { results: unknown; categories?: unknown });
     } else {
       throw new InvalidInputError('Body must be an array of results, or {results, categories}', [{ field: '(root)', message: 'must be an array or {results, categories}' }]);
     }
-    const results = categorizer.categorize(parseResults(rawResults));
-    return summarize ? { kind: 'category-summary', summary: summarizeByCategory(results) } : { kind: 'results', results };
+    const inputs = parseResults(rawResults);
+    const task: CategorizationTask = given === undefined
+      ? { issues: inputs.map(matchable), categories: await this.categories.exportAll(), rules: 'stored' }
+      : { issues: inputs.map(matchable), categories: given, rules: 'caller' };
+    const answer = await this.categorization.categorize(task);
+    switch (answer.kind) {
+      case 'invalid': throw new CategoryValidationError(answer.problems, answer.message);
+      case 'too-costly':
+        throw new InvalidInputError(`The categories' rules would cost up to ${answer.cost} matching steps over these results (rule size × characters matched); `
+          + `at most ${answer.limit} are allowed: send fewer or shorter results, or fewer or simpler rules`, [{ field: 'categories', message: `cost ${answer.cost} over the limit of ${answer.limit}` }]);
+      case 'deadline': throw new ValidationDeadlineError(`Categorization did not finish within ${Math.round(answer.budgetMs)} ms`);
+      default: {
+        const results = inputs.map((input, i) => {
+          const matched = answer.matches[i]!.map((index) => answer.categories[index]!);
+          return { ...input, categories: matched.length > 0 ? matched : [UNCATEGORIZED] };
+        });
+        return summarize ? { kind: 'category-summary', summary: summarizeByCategory(results) } : { kind: 'results', results };
+      }
+    }
   }
+}
+
+/** The fields a rule may read, and only these: what crosses to the worker. */
+function matchable(input: CategorizeInput): MatchableIssue {
+  const { severity, code, message, expression, messageId } = input;
+  return {
+    ...(severity === undefined ? {} : { severity }), ...(code === undefined ? {} : { code }), ...(message === undefined ? {} : { message }),
+    ...(expression === undefined ? {} : { expression }), ...(typeof messageId === 'string' ? { messageId } : {}),
+  };
 }
 
 /**
@@ -142,6 +172,10 @@ function parseResults(value: unknown): CategorizeInput[] {
   return value.map((item, index) => {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       throw new InvalidInputError(`Result at index ${index} must be an object`, [{ field: `[${index}]`, message: 'must be an object' }]);
+    }
+    // what the caller sent is answered back with the categories: it must be writable as JSON again
+    if (nestedDeeperThan(item, MAX_RESULT_DEPTH)) {
+      throw new InvalidInputError(`Result at index ${index} is nested more than ${MAX_RESULT_DEPTH} levels deep`, [{ field: `[${index}]`, message: `nested more than ${MAX_RESULT_DEPTH} levels deep` }]);
     }
     const raw = item as Record<string, unknown>;
     for (const field of ['message', 'expression', 'severity', 'code', 'messageId'] as const) {
@@ -160,4 +194,21 @@ function parseResults(value: unknown): CategorizeInput[] {
       ...(typeof raw.expression === 'string' ? { expression: raw.expression } : {}),
     };
   });
+}
+
+/** A result is a flat record of texts and ids; far deeper ones are refused (they could not be written back as JSON). */
+const MAX_RESULT_DEPTH = 32;
+
+/** Whether arrays and objects in `value` nest deeper than `max` (iterative: the depth is the caller's). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push({ node: child, depth: depth + 1 });
+    }
+  }
+  return false;
 }

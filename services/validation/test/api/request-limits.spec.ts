@@ -12,7 +12,7 @@ import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
 import { silentLogger } from '#adapters/observability/logger.js';
 import type { Database } from '#adapters/persistence/database.js';
 import { adminWritesExceptProcessing } from '#adapters/runtime/admin-writes.js';
-import { PROCESSING_ROUTES, validateRouteBodyLimits } from '#validation/adapters/http/validate-routes.js';
+import { PROCESSING_ROUTES, VALIDATE_BODY_ROUTES, validateRouteBodyLimits } from '#validation/adapters/http/validate-routes.js';
 import { createValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { validationSchema } from '#validation/config.js';
@@ -41,6 +41,7 @@ describe('validation service: request size limits and processing routes with the
     const http = createHttpApp({
       serviceName: 'validation-limits-test', logger: silentLogger(), openApi,
       jsonLimit: config.httpJsonLimit, rawLimit: config.httpRawLimit, routeBodyLimits: validateRouteBodyLimits(config.validateBodyLimit),
+      ownBodyRoutes: VALIDATE_BODY_ROUTES,
     });
     http.app.use(module.router);
     app = http.finish();

@@ -13,6 +13,7 @@ import { sharedDir } from '#test-support/shared-dir.js';
 import { EngineHost } from '#validation/adapters/engine/index.js';
 import { workersHealthCheck } from '#validation/adapters/engine/workers-health.js';
 import { createValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { VALIDATE_BODY_ROUTES } from '#validation/adapters/http/validate-routes.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { eventually, folderArtifacts } from '../flow/support/flow-harness.js';
 import { hangingResource, HANGING_WORKER } from '../engine-host/support/hanging-engine.js';
@@ -30,7 +31,8 @@ describe('validation API: deadlines, capacity and worker health (HTTP) @infra', 
   function buildApp(stallTimeoutMs: number) {
     const openApi = new OpenApiBuilder({ title: 'Validation API (test)', version: 'test' });
     const module = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator: engine });
-    const http = createHttpApp({ serviceName: 'validation-deadline-test', logger: silentLogger(), openApi });
+    // as the service: the validating routes read their bodies themselves (JSON text to the worker)
+    const http = createHttpApp({ serviceName: 'validation-deadline-test', logger: silentLogger(), openApi, ownBodyRoutes: VALIDATE_BODY_ROUTES });
     const check = workersHealthCheck(engine, stallTimeoutMs);
     http.addReadinessCheck(check);
     http.addLivenessCheck(check);

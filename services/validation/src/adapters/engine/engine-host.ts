@@ -36,9 +36,10 @@ import { aggregatedOutcomeJson } from '../../domain/flow/entry-outcome.js';
 import type { ValidationScope } from '../../domain/flow/validation-scope.js';
 import type { SubmissionValidation } from '../../domain/ports/resource-validator.js';
 import type { FhirXmlReader } from '../../domain/ports/fhir-xml-reader.js';
+import type { CategorizationRun, CategorizationRunner, CategorizationTask } from '../../domain/ports/categorization-runner.js';
 import { PlanRegistry } from '../../domain/engine/plan/plan-registry.js';
 import { parseResourceText, UnreadableResourceError } from '../../domain/engine/xml/resource-text.js';
-import { isFhirXmlText, ValidatorBusyError, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../../domain/ports/resource-validator.js';
+import { isFhirJsonText, isFhirXmlText, ValidatorBusyError, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../../domain/ports/resource-validator.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import type { TerminologySettings } from '../terminology/index.js';
 import { PoolSaturatedError, ValidationPool, type PoolEvent, type WorkerCacheSettings } from '../worker-pool/validation-pool.js';
@@ -112,7 +113,7 @@ export interface EngineGeneration {
   readonly artifactsGeneration?: number;
 }
 
-export class EngineHost implements ResourceValidator, FhirXmlReader {
+export class EngineHost implements ResourceValidator, FhirXmlReader, CategorizationRunner {
   private current: EngineGeneration | undefined;
   private generations = 0;
   private chain: Promise<unknown> = Promise.resolve();
@@ -220,6 +221,22 @@ export class EngineHost implements ResourceValidator, FhirXmlReader {
   }
 
   /**
+   * $categorize's matching (CategorizationRunner), in a worker under the per-resource deadline:
+   * refused with ValidatorBusyError when `queueLimit` tasks already wait for a worker.
+   */
+  async categorize(task: CategorizationTask): Promise<CategorizationRun> {
+    const generation = this.current;
+    if (!generation) throw new Error('The validation engine is not started yet');
+    try {
+      const { metrics: _metrics, ...answer } = await generation.pool.categorize(task) as CategorizationRun & { metrics?: unknown };
+      return answer as CategorizationRun;
+    } catch (error) {
+      if (error instanceof PoolSaturatedError) throw new ValidatorBusyError(BUSY_RETRY_AFTER_SECONDS, { cause: error });
+      throw error;
+    }
+  }
+
+  /**
    * Validates each resource ON ITS OWN (core, its meta.profile profiles, terminology), outcomes in
    * the same order: the resources of one submission (the flow). They go to the workers as at most
    * one batch per worker (of at least MIN_BATCH resources): a task per resource cost more CPU in
@@ -282,7 +299,7 @@ export class EngineHost implements ResourceValidator, FhirXmlReader {
   }
 
   private observe(generation: EngineGeneration, resource: ResourceInput, ms: number): void {
-    this.observeType(generation, isFhirXmlText(resource) ? xmlRootName(resource.xml) : resource.resourceType, ms);
+    this.observeType(generation, isFhirXmlText(resource) ? xmlRootName(resource.xml) : isFhirJsonText(resource) ? resource.rootType : resource.resourceType, ms);
   }
 
   private observeType(generation: EngineGeneration, resourceType: unknown, ms: number): void {

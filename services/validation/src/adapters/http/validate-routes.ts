@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { HttpProblem, JSON_MEDIA_TYPES, type AnyMediaTypeRoute, type OpenApiBuilder, type RouteBodyLimit } from '#adapters/http/index.js';
 import { operationOutcomeXml } from '../../domain/engine/outcome/outcome-xml.js';
 import type { ValidationApiService } from '../../application/validation-api-service.js';
+import type { FhirJsonText } from '../../domain/ports/resource-validator.js';
 import { SETTINGS } from '../../domain/engine/settings-input.js';
 import { booleanQuery } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
@@ -25,6 +26,17 @@ export const PROCESSING_ROUTES = ['/api/$validate', '/api/$validate-and-categori
 export function validateRouteBodyLimits(limit: number): RouteBodyLimit[] {
   return PROCESSING_ROUTES.map((path) => ({ method: 'POST', path, limit }));
 }
+
+/**
+ * The routes that read their bodies themselves, after authentication and with `validate.body-limit`
+ * (the app's parsers must leave them alone: createHttpApp `ownBodyRoutes`). Exact paths, ignoring
+ * case and a trailing slash.
+ */
+export const VALIDATE_BODY_ROUTES: readonly AnyMediaTypeRoute[] = [
+  { method: 'POST', path: /^\/api\/\$validate\/?$/i },
+  { method: 'POST', path: /^\/api\/\$validate-and-categorize\/?$/i },
+  { method: 'POST', path: /^\/api\/\$categorize\/?$/i },
+];
 
 /**
  * The validating routes also take FHIR XML (`application/fhir+xml`), which the app's parsers do not
@@ -71,10 +83,12 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     'application/fhir+json': { schema: z.record(z.string(), z.unknown()).openapi({ description: 'Any FHIR R4 resource or Bundle' }) },
     [FHIR_XML]: { schema: z.string().openapi({ description: 'Any FHIR R4 resource or Bundle in FHIR XML' }) },
   } };
-  // Route-level parsers for bodies the app's parser left alone; a body the app already parsed passes through.
+  // Route-level parsers for bodies the app's parsers left alone (VALIDATE_BODY_ROUTES); a body the app already parsed passes through.
+  // FHIR arrives as text, read where it is validated (with locations and the engine's limits, as the CLI reads a file).
   const limit = options.bodyLimit ?? 50 * 1024 * 1024;
   const largeJson = express.json({ limit, type: JSON_MEDIA_TYPES });
-  const fhirXml = express.text({ limit, type: FHIR_XML });
+  const fhirText = express.text({ limit, type: FHIR_XML });
+  const fhirJson = express.raw({ limit, type: JSON_MEDIA_TYPES });
   const authorization = (header: string | undefined) => (header ? { authorization: header } : {});
 
   openApi.registerPath({
@@ -97,7 +111,7 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
       ...openApi.problemResponses(400, 413, 415, 422, 500, 503),
     },
   });
-  router.post('/api/$validate', largeJson, fhirXml, async (req, res) => {
+  router.post('/api/$validate', fhirJson, fhirText, async (req, res) => {
     const answer = await service.validate(fhirResource(req), { categorize: booleanQuery(req.query, 'categorize'), summarize: booleanQuery(req.query, 'summarize') },
       { query: req.query, ...authorization(req.header('authorization')) });
     switch (answer.kind) {
@@ -118,18 +132,20 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     request: { query: VALIDATION_QUERY, body: fhirBody },
     responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 415, 422, 500, 503) },
   });
-  router.post('/api/$validate-and-categorize', largeJson, fhirXml, async (req, res) => {
+  router.post('/api/$validate-and-categorize', fhirJson, fhirText, async (req, res) => {
     res.json(await service.validateAndCategorize(fhirResource(req), { query: req.query, ...authorization(req.header('authorization')) }));
   });
 
   openApi.registerPath({
     method: 'post', path: '/api/$categorize', tags, summary: 'Categorize validation results using the latest rules',
     description: 'Body: an array of results (severity and code as FHIR codes or the original enum names), or `{results, categories}` to try rules before saving them. '
-      + 'Nothing is stored.',
+      + 'Nothing is stored. The matching runs in a validation worker: rules sent with the request are priced first (rule size × characters matched; '
+      + 'over the limit: 400 naming it), and matching that passes `validation.resource-timeout-ms` is stopped (422). When every worker is busy and '
+      + '`validation.queue-limit` requests already wait: 503 with Retry-After.',
     request: { query: FLAGS.pick({ summarize: true }), body: { required: true, ...json(schemas.CategorizeRequest) } },
     responses: {
       200: { description: 'Results with categories, or counts by category', content: { 'application/json': { schema: z.union([z.array(schemas.CategorizeResult.extend({ categories: z.array(schemas.Category) })), z.array(schemas.CategoryCount)]) } } },
-      ...openApi.problemResponses(400, 500),
+      ...openApi.problemResponses(400, 422, 500, 503),
     },
   });
   router.post('/api/$categorize', largeJson, async (req, res) => {
@@ -141,14 +157,36 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
 }
 
 /**
- * The resource of a validating request: FHIR JSON as parsed, or FHIR XML as text (validated as XML
- * by the engine). Another XML type, or any body no parser read, is 415.
+ * The resource of a validating request: FHIR JSON or XML as text (read by the engine where it
+ * validates), or JSON the app already parsed (an app that does not leave these routes their
+ * bodies). Another XML type, or any body no parser read, is 415.
  */
 function fhirResource(req: Request): unknown {
   const body: unknown = req.body;
   if (typeof body === 'string' && req.is(FHIR_XML)) return { xml: body };
+  if (Buffer.isBuffer(body) && req.is(JSON_MEDIA_TYPES)) return fhirJsonInput(body);
   if (req.headers['content-length'] !== '0' && req.is(JSON_MEDIA_TYPES) === false) {
     throw HttpProblem.unsupportedMediaType(`Content-Type ${req.header('content-type') ?? '(none)'} is not supported: send FHIR as application/fhir+json or application/fhir+xml`);
   }
   return body;
+}
+
+/**
+ * JSON as received: its bytes go to the worker unread (this thread neither decodes nor parses them),
+ * unless the body may be a `Parameters`, whose parameters are read here (as text). A body without the
+ * text `"Parameters"` (and without `\u` escapes, which could spell it) cannot be one: a native scan.
+ */
+function fhirJsonInput(body: Buffer): FhirJsonText {
+  if (body.includes('"Parameters"') || body.includes('\\u')) return { json: body.toString('utf8') };
+  const rootType = sniffedResourceType(body);
+  // the bytes as they are when they fill their buffer (a large body: copied once, to the worker); a small
+  // body sitting in a slab of Node's buffer pool is copied out first, so that the slab is not sent along
+  const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+  return { json: own ? body : new Uint8Array(body), ...(rootType ? { rootType } : {}) };
+}
+
+/** The resourceType near the start, where it usually is (only the metrics' label: the engine reads the real one). */
+function sniffedResourceType(body: Buffer): string | undefined {
+  // linear: a literal, optional blanks, one bounded letter run
+  return /"resourceType"\s*:\s*"([A-Za-z]{1,64})"/.exec(body.subarray(0, 512).toString('latin1'))?.[1];
 }

@@ -46,20 +46,35 @@ import type { ArtifactChangeListener, ArtifactRepository, InitialArtifactSource 
 import type { PackageInspector, TerminologyKnowledge } from '../../domain/artifacts/package-summary.js';
 import type { CategoryRepository, ImportOutcome } from '../../domain/ports/category-repository.js';
 import type { ResourceValidator } from '../../domain/ports/resource-validator.js';
+import type { CategorizationRunner } from '../../domain/ports/categorization-runner.js';
 import type { FhirXmlReader } from '../../domain/ports/fhir-xml-reader.js';
 import type { ResultRepository } from '../../domain/ports/result-repository.js';
 import { ARTIFACT_INIT_MODES } from '../artifacts/initial-sources.js';
 import { DirectoryArtifactSource } from '../persistence/directory-artifact-source.js';
 import { validationApiEntities } from '../persistence/entities.js';
 import { validationApiMigrations } from '../persistence/migrations.js';
-import { artifactRoutes } from './artifact-routes.js';
+import { ARTIFACT_UPLOAD_ROUTES, artifactRoutes } from './artifact-routes.js';
 import { categoryRoutes } from './category-routes.js';
 import { resultRoutes } from './result-routes.js';
 import { validationApiSchemas } from './schemas.js';
-import { validateRoutes } from './validate-routes.js';
+import { FHIR_XML_ROUTES, PROCESSING_ROUTES, VALIDATE_BODY_ROUTES, validateRouteBodyLimits, validateRoutes } from './validate-routes.js';
 
 export { validationApiEntities, validationApiMigrations };
 export { ARTIFACT_UPLOAD_ROUTES } from './artifact-routes.js';
+
+/**
+ * What the service's HTTP frame must know of these routes (startServiceRuntime / serviceHttpApp): the
+ * processing POSTs any authenticated user may make, and the routes that read their (large) bodies
+ * themselves, after authentication, with their own limits (validate.body-limit, http.raw-limit for uploads).
+ */
+export function validationApiHttpFrame(validateBodyLimit: number) {
+  return {
+    processingRoutes: PROCESSING_ROUTES,
+    routeBodyLimits: validateRouteBodyLimits(validateBodyLimit),
+    anyMediaTypeRoutes: [...ARTIFACT_UPLOAD_ROUTES, ...FHIR_XML_ROUTES],
+    ownBodyRoutes: [...VALIDATE_BODY_ROUTES, ...ARTIFACT_UPLOAD_ROUTES],
+  };
+}
 
 /** Configuration properties of the validation API (spread into the service's config schema). */
 export function validationApiSettings() {
@@ -83,6 +98,8 @@ export interface ValidationApiDependencies {
   readonly openApi: OpenApiBuilder;
   /** The FHIR engine. */
   readonly validator: ResourceValidator;
+  /** Where $categorize matches: the engine host (a worker, under the deadline); default this thread (tests). */
+  readonly categorization?: CategorizationRunner;
   /** Where $validate finds the validation configuration a request names (by facility or by name); absent: none. */
   readonly configurations?: ValidationConfigurationLookup;
   /** Told after artifacts change (the engine rebuilds its definitions; other instances are notified). */
@@ -132,7 +149,7 @@ export function createValidationApiModule(deps: ValidationApiDependencies): Vali
     deps.terminologyKnowledge,
     deps.xmlReader,
   );
-  const validation = new ValidationApiService(deps.validator, categories, deps.configurations);
+  const validation = new ValidationApiService(deps.validator, categories, deps.configurations, deps.categorization);
   const results = new ResultService(repositories.results, repositories.categories);
 
   const schemas = validationApiSchemas(deps.openApi);

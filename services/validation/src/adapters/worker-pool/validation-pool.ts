@@ -44,6 +44,8 @@ import { encodeEntryIssues, type SubmissionBundle } from '../../domain/flow/inde
 import { readSharedSubmission, type SubmissionTask, type SubmissionTaskResult, type ValidatedEntries } from './submission-task.js';
 import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
 import type { TaskControls, ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
+import type { CategorizeTask, CategorizeTaskResult } from './categorize-task.js';
+import type { CategorizationTask } from '../../domain/categorization/bounded-categorization.js';
 import type { WorkerMetricsReport } from './worker-metrics.js';
 import { WorkerMetricsSink } from './worker-metrics.js';
 
@@ -250,6 +252,26 @@ export class ValidationPool {
     this.calls += 1;
     try {
       return await this.runSubmission(task, options.budget);
+    } finally {
+      this.calls -= 1;
+      if (this.calls === 0) this.callsDone?.();
+    }
+  }
+
+  /**
+   * $categorize's matching in whichever worker is free (categorize-task.ts), refused like a `refuse`
+   * validation when the queue is full. Past `resourceTimeoutMs` the worker is terminated and replaced,
+   * and the answer is `deadline`.
+   */
+  async categorize(task: CategorizationTask): Promise<CategorizeTaskResult | { readonly kind: 'deadline'; readonly budgetMs: number }> {
+    if (this.saturated) throw new PoolSaturatedError(`${this.pool.queueSize} validation tasks are already waiting for a worker`);
+    this.calls += 1;
+    try {
+      const categorizeTask: CategorizeTask = { categorize: task };
+      return await this.runWatched<CategorizeTaskResult, CategorizeTaskResult | { kind: 'deadline'; budgetMs: number }>(categorizeTask, () => undefined, undefined, {
+        expired: async () => ({ kind: 'deadline', budgetMs: this.options.resourceTimeoutMs! }),
+        done: (result) => result,
+      });
     } finally {
       this.calls -= 1;
       if (this.calls === 0) this.callsDone?.();

@@ -14,7 +14,7 @@
  * A worker never changes its definitions: when artifacts change the host builds a new pool with
  * the new state and retires this one after its in-flight tasks (see validation-pool.ts).
  *
- * A task is a batch of resources (the API, tools) or a whole submission as bytes, read and
+ * A task is a batch of resources (the API, tools: parsed, or JSON/XML text read here) or a whole submission as bytes, read and
  * validated here (submission-task.ts: the flow's path, nothing parsed crosses the thread boundary).
  *
  * Each task carries a progress buffer (task-progress.ts) where the worker says which resource it is
@@ -42,8 +42,9 @@ import { ArtifactFetcher } from '../engine/artifact-fetcher.js';
 import { FhirServerFetcher } from '../engine/fhir-server-fetcher.js';
 import { LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import type { TerminologyPort } from '../../domain/ports/terminology.js';
-import { isFhirXmlText } from '../../domain/ports/resource-validator.js';
+import { engineInput } from '../../domain/ports/resource-validator.js';
 import { validateSubmissionTask, type SubmissionTask, type SubmissionTaskResult } from './submission-task.js';
+import { isCategorizeTask, runCategorizeTask, type CategorizeTask, type CategorizeTaskResult } from './categorize-task.js';
 import { taskSettings } from './task-settings.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
 import { WorkerCounters, type WorkerMetricsReport } from './worker-metrics.js';
@@ -174,8 +175,9 @@ async function terminologyFor(source: ConformanceResourceSource, data: WorkerSet
   return createTerminology({ source, settings, cacheStore: await cacheStore, logger, metrics: counters.terminology }).terminology;
 }
 
-/** A batch of resources (ValidationTask), or a whole submission as bytes (SubmissionTask, submission-task.ts). */
-export default async function validateTask(task: ValidationTask | SubmissionTask): Promise<ValidationTaskResult | SubmissionTaskResult> {
+/** A batch of resources (ValidationTask), a whole submission as bytes (SubmissionTask, submission-task.ts), or $categorize's matching (categorize-task.ts). */
+export default async function validateTask(task: ValidationTask | SubmissionTask | CategorizeTask): Promise<ValidationTaskResult | SubmissionTaskResult | CategorizeTaskResult> {
+  if (isCategorizeTask(task)) return runCategorizeTask(task);
   const v = await validatorFor(task.scope);
   if ('bytes' in task) {
     const result = await validateSubmissionTask(v, task);
@@ -194,9 +196,9 @@ export default async function validateTask(task: ValidationTask | SubmissionTask
     progress?.begin(index);
     const started = performance.now();
     const busyBefore = budget ? performance.eventLoopUtilization() : undefined;
-    // FHIR XML arrives as its text and is read here, as JSON would be
-    const input = isFhirXmlText(r) ? r.xml : r;
-    outcomes.push(await v.validateAsync(input, { profiles: task.profiles, authorization: task.authorization, settings, ...(input === r ? {} : { format: 'xml' as const }) }));
+    // FHIR JSON or XML text is read here, with locations and the reader's limits (engineInput)
+    const input = engineInput(r);
+    outcomes.push(await v.validateAsync(input.value, { profiles: task.profiles, authorization: task.authorization, settings, ...(input.format ? { format: input.format } : {}) }));
     durationsMs.push(performance.now() - started);
     if (busyBefore) budget!.charge(performance.eventLoopUtilization(busyBefore).active);
   }

@@ -22,18 +22,52 @@ export interface ValidateOptions {
 export type { ValidationOutcome } from '../engine/outcome/issue.js';
 
 /**
- * A resource to validate: parsed FHIR JSON, or FHIR XML text (validated as XML, so its XML rules
- * and line numbers apply; the engine reads it where it validates).
+ * A resource to validate: parsed FHIR JSON, FHIR JSON text or FHIR XML text. Text is read by the
+ * engine where it validates (a worker), with its own reader: line and column on every issue, and
+ * its depth and size limits, which give a fatal issue where a parsed object too deep to copy
+ * between threads would have thrown.
  */
-export type ResourceInput = Record<string, unknown> | FhirXmlText;
+export type ResourceInput = Record<string, unknown> | FhirJsonText | FhirXmlText;
 
 /** FHIR XML as received (`application/fhir+xml`). */
 export interface FhirXmlText {
   readonly xml: string;
 }
 
+/**
+ * FHIR JSON as received (`application/fhir+json`): its text, or its bytes (UTF-8; copied to the worker
+ * and decoded there, so the thread serving HTTP neither decodes nor parses a large body). Parsed
+ * resources always have resourceType; this never does.
+ */
+export interface FhirJsonText {
+  readonly json: string | Uint8Array;
+  /** The root's resourceType when the caller already knows it (metrics labels); not read by the engine. */
+  readonly rootType?: string;
+  /**
+   * False: the text is not what the client sent (a resource re-serialized out of a `Parameters` body), so
+   * its positions mean nothing to the client: it is read without locations. Default true.
+   */
+  readonly located?: boolean;
+}
+
 export function isFhirXmlText(input: unknown): input is FhirXmlText {
   return typeof input === 'object' && input !== null && typeof (input as { xml?: unknown }).xml === 'string' && !('resourceType' in input);
+}
+
+export function isFhirJsonText(input: unknown): input is FhirJsonText {
+  if (typeof input !== 'object' || input === null || 'resourceType' in input) return false;
+  const json = (input as { json?: unknown }).json;
+  return typeof json === 'string' || json instanceof Uint8Array;
+}
+
+/** What the engine's Validator is given for an input (the text to read, or the parsed value), and in which format. */
+export function engineInput(input: unknown): { readonly value: unknown; readonly format?: 'json' | 'xml' } {
+  if (isFhirXmlText(input)) return { value: input.xml, format: 'xml' };
+  if (isFhirJsonText(input)) {
+    const text = typeof input.json === 'string' ? input.json : new TextDecoder().decode(input.json);
+    return input.located === false ? { value: JSON.parse(text) as unknown } : { value: text, format: 'json' };
+  }
+  return { value: input };
 }
 
 export interface ResourceValidator {

@@ -4,7 +4,7 @@
  * validates in workers (adapters/engine); both answer the same OperationOutcome.
  */
 import type { Validator } from '#validation/domain/engine/validator.js';
-import { isFhirXmlText, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
+import { engineInput, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 import { taskSettings } from '#validation/adapters/worker-pool/task-settings.js';
 
 export class InProcessResourceValidator implements ResourceValidator {
@@ -14,9 +14,9 @@ export class InProcessResourceValidator implements ResourceValidator {
   async validate(resource: ResourceInput, options: ValidateOptions = {}): Promise<ValidationOutcome> {
     // the scope's settings with the call's over them, as a worker applies them (the scope's packages are not applied here)
     const settings = taskSettings(options);
-    const xml = isFhirXmlText(resource);
-    return this.current().validateAsync(xml ? resource.xml : resource, {
-      ...(xml ? { format: 'xml' as const } : {}),
+    const input = engineInput(resource);
+    return this.current().validateAsync(input.value, {
+      ...(input.format ? { format: input.format } : {}),
       ...(options.profiles ? { profiles: options.profiles } : {}),
       ...(options.authorization ? { authorization: options.authorization } : {}),
       ...(settings ? { settings } : {}),

@@ -12,7 +12,9 @@ import { Validator } from '#validation/domain/engine/validator.js';
 
 const validateAsync = Validator.prototype.validateAsync;
 Validator.prototype.validateAsync = function misbehaving(this: Validator, input, options) {
-  const id = typeof input === 'object' && input !== null ? (input as { id?: unknown }).id : undefined;
+  // JSON text (what $validate hands on) is looked at as the resource it holds
+  const resource: unknown = typeof input === 'string' && input.startsWith('{') ? JSON.parse(input) : input;
+  const id = typeof resource === 'object' && resource !== null ? (resource as { id?: unknown }).id : undefined;
   if (id === 'hang') {
     for (;;) { /* an engine that never returns */ }
   }
