@@ -3,9 +3,10 @@ import { runClusterFault, type ClusterFaultReport } from '#scripts/fault/cluster
 
 /**
  * The cluster fault run (scripts/fault/cluster.ts, `npm run fault:cluster`) with short phases: a
- * three-node nats-server cluster on loopback (the machine's binary, a store per node, free ports),
- * streams provisioned with 3 replicas by the provisioning CLI, a real validation and a real tenant
- * service process given every node's URL, ReadyForValidation published throughout and the tenant's
+ * three-node nats-server cluster on loopback (the machine's binary, a store per node, free ports)
+ * with the platform's NATS users (deploy/nats-accounts), streams provisioned with 3 replicas by the
+ * provisioning CLI as `provisioner`, a real validation and a real tenant service process as their
+ * users with NATS_PROVISION=false, given every node's URL (no permission violation allowed), ReadyForValidation published throughout and the tenant's
  * job store firing throughout; the COMPLIANCE stream leader is SIGKILLed, then the meta leader, each
  * restarted after work resumed. Takes ~80-130 s on the shared machine, a third of it the services'
  * start-up. @slow @infra

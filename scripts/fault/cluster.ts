@@ -6,9 +6,12 @@
  *   npm run fault:cluster -- [--rate 2] [--warmup 6] [--steady 6] [--facilities 10] [--concurrency 4]
  *
  * - A three-node nats-server cluster on loopback (nats-cluster.ts: the machine's binary, each node its
- *   own store, free ports); the streams provisioned with 3 replicas by the provisioning CLI
- *   (services/validation/src/cli/provision-jetstream.ts, NATS_STREAM_REPLICAS=3), as the production
- *   Job does.
+ *   own store, free ports) with the platform's NATS users and permissions (the accounts.conf of
+ *   deploy/nats-accounts, rendered by the same code); the streams provisioned with 3 replicas by the
+ *   provisioning CLI (services/validation/src/cli/provision-jetstream.ts, NATS_STREAM_REPLICAS=3) as
+ *   user `provisioner`, as the production Job does. The services run as their users with
+ *   NATS_PROVISION=false (as the manifests set them); any permission violation a node logs fails
+ *   the run. The run itself is the `operator`.
  * - One validation and one tenant service process (services/<svc>/src/main.ts, environment only),
  *   each given every node's URL (NATS_SERVERS, comma-separated), as the production ConfigMaps do;
  *   PostgreSQL is the machine's (fresh databases of the run), the report service a small real HTTP
@@ -43,6 +46,7 @@ import { pathToFileURL } from 'node:url';
 import { connectNats, type NatsHandle } from '#adapters/messaging/connection.js';
 import { silentLogger } from '#adapters/observability/logger.js';
 import { catalogForNamespace } from '#contracts/catalog.js';
+import { natsUsers, passwordVariable, renderNatsAuthorization } from '../deploy/nats-accounts.js';
 import { projectRoot } from '#test-support/shared-dir.js';
 import { startReportService } from '../scale-out/report-service.js';
 import { startService, type ServiceProcess } from '../scale-out/service-process.js';
@@ -106,10 +110,10 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
   }
 }
 
-/** The provisioning Job's command, against the cluster, with three replicas. */
-async function provision(servers: string): Promise<string> {
+/** The provisioning Job's command, against the cluster, with three replicas, as the Job's NATS user. */
+async function provision(servers: string, credentials: Record<string, string>): Promise<string> {
   const { stdout } = await promisify(execFile)(path.join(projectRoot, 'node_modules/.bin/tsx'), ['services/validation/src/cli/provision-jetstream.ts'], {
-    cwd: projectRoot, env: { ...process.env, NATS_SERVERS: servers, NATS_STREAM_REPLICAS: '3', NATS_STREAM_LIMITS: STREAM_LIMITS, LOG_LEVEL: 'warn' },
+    cwd: projectRoot, env: { ...process.env, NATS_SERVERS: servers, NATS_STREAM_REPLICAS: '3', NATS_STREAM_LIMITS: STREAM_LIMITS, LOG_LEVEL: 'warn', ...credentials },
   });
   return stdout.trim();
 }
@@ -205,19 +209,26 @@ export async function runClusterFault(options: ClusterFaultOptions): Promise<Clu
   let publishing = false;
   let publisher: Promise<void> | undefined;
   try {
-    cluster = await startNatsCluster();
-    mark(`three-node cluster up (${cluster.nodes.map((n) => n.name).join(', ')}); meta leader ${await cluster.metaLeader()}`);
-    mark(`provisioned with 3 replicas: ${await provision(cluster.servers)}`);
-    nats = await connectNats({ servers: cluster.servers, name: `fault-cluster-${tag}`, logger: silentLogger(), reconnectTimeWaitMs: 250 });
+    // The platform's NATS users and permissions (deploy/nats-accounts, rendered from the same code), as
+    // in production: the Job provisions as `provisioner`, the services run as their users with
+    // NATS_PROVISION=false, the run itself is the `operator` (publishes, reads the streams).
+    const passwords = Object.fromEntries(['provisioner', 'tenant', 'validation', 'operator'].map((user) => [user, randomBytes(12).toString('hex')]));
+    const users = natsUsers(catalog).map((user) => user.user);
+    const env = Object.fromEntries(users.map((user) => [passwordVariable(user), `"${passwords[user] ?? randomBytes(12).toString('hex')}"`]));
+    cluster = await startNatsCluster({ include: renderNatsAuthorization(catalog), env });
+    mark(`three-node cluster up (${cluster.nodes.map((n) => n.name).join(', ')}) with the platform's NATS users; meta leader ${await cluster.metaLeader()}`);
+    const as = (user: string) => ({ NATS_USER: user, NATS_PASSWORD: passwords[user]! });
+    mark(`provisioned with 3 replicas as provisioner: ${await provision(cluster.servers, as('provisioner'))}`);
+    nats = await connectNats({ servers: cluster.servers, name: `fault-cluster-${tag}`, logger: silentLogger(), reconnectTimeWaitMs: 250, user: 'operator', pass: passwords.operator });
 
-    const common = { NATS_SERVERS: cluster.servers, NATS_STREAM_REPLICAS: '3', NATS_STREAM_LIMITS: STREAM_LIMITS };
+    const common = { NATS_SERVERS: cluster.servers, NATS_STREAM_REPLICAS: '3', NATS_STREAM_LIMITS: STREAM_LIMITS, NATS_PROVISION: 'false' };
     const validation = await startService('validation', 'validation', {
-      ...common, DB_NAME: validationDb, SVC_REPORT_SERVICE_URL: reportService.url, ARTIFACT_INIT: 'false', VALIDATION_WORKERS: '1',
+      ...common, ...as('validation'), DB_NAME: validationDb, SVC_REPORT_SERVICE_URL: reportService.url, ARTIFACT_INIT: 'false', VALIDATION_WORKERS: '1',
       VALIDATION_CONSUMER_CONCURRENCY: String(options.concurrency), CACHE_TYPE: 'memory',
     });
     services.push(validation);
     const tenant = await startService('tenant', 'tenant', {
-      ...common, DB_NAME: tenantDb, SCHEDULER_ENABLED: 'true', SCHEDULER_POLL_INTERVAL_MS: '100', SIGNING_KEYS_JWKS_PATH: path.join(jwksDir, 'jwks.json'),
+      ...common, ...as('tenant'), DB_NAME: tenantDb, SCHEDULER_ENABLED: 'true', SCHEDULER_POLL_INTERVAL_MS: '100', SIGNING_KEYS_JWKS_PATH: path.join(jwksDir, 'jwks.json'),
     });
     services.push(tenant);
     const early = new Set<string>();
@@ -368,13 +379,17 @@ export async function runClusterFault(options: ClusterFaultOptions): Promise<Clu
       failures,
     };
     for (const name of early) failures.push(`${name} exited during the run:\n${services.find((s) => s.name === name)!.output().slice(-3_000)}`);
-    for (const [name, code] of Object.entries(exitCodes)) if (code !== 0) failures.push(`${name} exited with ${code} on SIGTERM`);
+    for (const [name, code] of Object.entries(exitCodes)) {
+      if (code !== 0) failures.push(`${name} exited with ${code} on SIGTERM:\n${services.find((s) => s.name === name)!.output().slice(-3_000)}`);
+    }
     if (report.submitted - report.completed > 0) failures.push(`${report.submitted - report.completed} of ${report.submitted} submissions never completed`);
     if (report.lost > 0) failures.push(`${report.lost} submission(s) lost`);
     if (report.announcedTwice > 0) failures.push(`${report.announcedTwice} submission(s) announced twice`);
     if (report.deadLettered > 0) failures.push(`${report.deadLettered} message(s) dead-lettered`);
     if (report.scheduler.lost > 0) failures.push(`${report.scheduler.lost} of ${firings} scheduler firings never announced`);
     if (report.scheduler.announcedTwice > 0) failures.push(`${report.scheduler.announcedTwice} scheduler firing(s) announced twice`);
+    const violations = cluster.violations();
+    if (violations.length > 0) failures.push(`the NATS servers refused ${violations.length} operation(s) of the platform's users:\n${violations.slice(0, 10).join('\n')}`);
     for (const kill of kills) {
       if (kill.resumeMs !== undefined && kill.resumeMs > 10_000) failures.push(`work resumed ${(kill.resumeMs / 1000).toFixed(1)} s after killing the ${kill.role} (more than 10 s)`);
     }
