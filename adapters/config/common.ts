@@ -65,6 +65,8 @@ export function natsSettings() {
     }).optional(),
     natsStreamLimits: enumSetting('nats.stream-limits', 'Size of every JetStream stream this installation provisions (max_bytes, which JetStream reserves against the server\'s storage when a stream is created): '
       + 'production 4 GiB per stream and 2 GiB dead letters; local 256 MiB / 128 MiB (what `npm start` uses); test 64 MiB / 32 MiB. Every service and tool of one installation needs the same value', STREAM_LIMIT_PROFILES).default('production'),
+    natsProvision: booleanSetting('nats.provision', 'Create or update the JetStream streams (and the validation service its durable consumer) at start-up. '
+      + 'Off where the jetstream-provisioning Job does that and the service\'s NATS user may not (the deploy manifests: docs/operations.md, NATS accounts)').default(true),
     natsStreamReplicas: intSetting('nats.stream-replicas', 'Copies of every JetStream stream across the NATS cluster, applied when streams are provisioned (1 for a single server; 3 on the production three-server cluster)', { min: 1, max: 5 }).default(1),
   };
 }

@@ -47,6 +47,8 @@ export interface RuntimeConfig extends AuthConfig {
   /** nats.namespace: the catalog of subjects and streams this installation uses (catalogForNamespace). */
   natsNamespace?: string;
   natsStreamReplicas: number;
+  /** nats.provision: create/update the streams at start-up (off where the provisioning Job does it). */
+  natsProvision: boolean;
   /** nats.stream-limits: how large the provisioned streams are (STREAM_LIMITS). */
   natsStreamLimits: StreamLimitsProfile;
   cacheType: CacheType;
@@ -143,8 +145,13 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
     servers: [...config.natsServers], user: config.natsUser, pass: config.natsPassword, token: config.natsToken, name: serviceName, logger,
   });
   const catalog = catalogForNamespace(config.natsNamespace, config.natsStreamLimits);
-  const provisioned = await provisionCatalog(nats.jsm, catalog, { replicas: config.natsStreamReplicas });
-  logger.info({ streams: provisioned, subjectRoot: catalog.subjectRoot }, 'JetStream streams provisioned');
+  if (config.natsProvision) {
+    const provisioned = await provisionCatalog(nats.jsm, catalog, { replicas: config.natsStreamReplicas });
+    logger.info({ streams: provisioned, subjectRoot: catalog.subjectRoot }, 'JetStream streams provisioned');
+  } else {
+    // The provisioning Job's user manages the streams; this service's user may only use them.
+    logger.info({ subjectRoot: catalog.subjectRoot }, 'JetStream streams not provisioned here (nats.provision=false)');
+  }
   const publisher = new JetStreamPublisher(nats.js, { catalog });
 
   const outboxPublished = metrics.counter({ name: 'outbox_published_total', help: 'Outbox messages published to JetStream', labelNames: ['subject'] });

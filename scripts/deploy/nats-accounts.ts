@@ -15,9 +15,13 @@
  * - Replies and JetStream deliveries go to per-user inboxes `_INBOX_<user>.>` (the services connect
  *   with that inbox prefix: adapters/messaging/connection.ts), so no user can read another's replies —
  *   signed client assertions included.
- * - JetStream API (`$JS.API.…`): each service may look up, create and update the catalog's streams
- *   (the services provision them at start-up) and manage and pull from its own durable consumers by
- *   name; no service may delete a stream or a consumer, purge, or touch another's consumer.
+ * - JetStream API (`$JS.API.…`): stream management belongs to the `provisioner` user of the
+ *   jetstream-provisioning Job (look up, create and update the catalog's streams and the validation
+ *   service's durable consumer; never delete or purge). This repository's services run with
+ *   nats.provision=false and may only use what it made: tenant publishes its events, validation looks
+ *   up, pulls from and acknowledges its own durable consumer. Other teams' services may create and pull
+ *   from their own durable consumers by name. No service may manage a stream, delete a consumer, purge,
+ *   or touch another's consumer.
  * - Dead letters: a consumer publishes only the dead letters of the subjects it consumes.
  * - `operator` (people with the nats CLI or the dead-letter tool, and the NACK controller) is the
  *   administrator: the whole JetStream API and re-publishing stored subjects (dead-letter replay).
@@ -50,7 +54,7 @@ export function durableFor(user: string, message: string): string {
   return `${user}-${kebabCase(message)}`;
 }
 
-/** What a service that provisions the catalog's streams at start-up needs (adapters/messaging/provisioning.ts). */
+/** What the provisioning Job needs for the catalog's streams (adapters/messaging/provisioning.ts). */
 function streamProvisioning(catalog: Catalog): string[] {
   return [
     '$JS.API.INFO',
@@ -60,22 +64,38 @@ function streamProvisioning(catalog: Catalog): string[] {
 }
 
 /**
- * A durable pull consumer of one message, as adapters/messaging/consumer-runner.ts uses it: look it
- * up, create or update it (with or without filter subject in the API subject), pull, acknowledge, and
- * dead-letter what it gives up on.
+ * A durable pull consumer that the provisioning Job made, as adapters/messaging/consumer-runner.ts
+ * uses it with `provision: false`: look it up, pull, acknowledge (progress acks and naks included),
+ * and dead-letter what it gives up on.
  */
-function pullConsumer(catalog: Catalog, message: string, durable: string): string[] {
+function provisionedPullConsumer(catalog: Catalog, message: string, durable: string): string[] {
   const contract = catalog.byName(message);
   const stream = contract.stream!;
+  return [
+    `$JS.API.CONSUMER.INFO.${stream}.${durable}`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`,
+    `$JS.ACK.${stream}.${durable}.>`,
+    `${catalog.deadLetterPrefix}.${contract.subject}`,
+  ];
+}
+
+/** Creating or updating a durable consumer (the provisioning Job; other teams' services for their own). */
+function consumerProvisioning(stream: string, durable: string): string[] {
   return [
     `$JS.API.CONSUMER.INFO.${stream}.${durable}`,
     `$JS.API.CONSUMER.CREATE.${stream}.${durable}`,
     `$JS.API.CONSUMER.CREATE.${stream}.${durable}.>`,
     `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.${durable}`,
-    `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`,
-    `$JS.ACK.${stream}.${durable}.>`,
-    `${catalog.deadLetterPrefix}.${contract.subject}`,
   ];
+}
+
+/**
+ * A durable pull consumer of one message, as adapters/messaging/consumer-runner.ts uses it: look it
+ * up, create or update it (with or without filter subject in the API subject), pull, acknowledge, and
+ * dead-letter what it gives up on.
+ */
+function pullConsumer(catalog: Catalog, message: string, durable: string): string[] {
+  return unique([...consumerProvisioning(catalog.byName(message).stream!, durable), ...provisionedPullConsumer(catalog, message, durable)]);
 }
 
 const subjectOf = (catalog: Catalog, ...messages: string[]) => messages.map((message) => catalog.byName(message).subject);
@@ -108,21 +128,30 @@ export function natsUsers(catalog: Catalog, options: { validationDurable?: strin
       user: 'tenant',
       description: 'Tenant service: answers the tenant queries and SignClientAssertion (it alone); publishes ReportScheduled, GenerateReportRequested and AuditableEventOccurred from its outbox',
       deployedHere: true,
-      publish: [...streamProvisioning(catalog), ...subjectOf(catalog, 'ReportScheduled', 'GenerateReportRequested', 'AuditableEventOccurred')],
+      // $JS.API.INFO: the client's JetStream manager asks for the account's JetStream info when it connects.
+      publish: ['$JS.API.INFO', ...subjectOf(catalog, 'ReportScheduled', 'GenerateReportRequested', 'AuditableEventOccurred')],
       subscribe: [...subjectOf(catalog, ...TENANT_QUERIES, 'SignClientAssertion'), inboxOf('tenant')],
       respondsToRequests: true,
     },
     {
       user: 'validation',
-      description: 'Validation service and the jetstream-provisioning Job: pulls ReadyForValidation with its durable consumer, publishes ValidationComplete (it alone), asks the terminology commands; its internal artifact-change subject',
+      description: 'Validation service: pulls ReadyForValidation with its durable consumer, publishes ValidationComplete (it alone), asks the terminology commands; its internal artifact-change subject',
       deployedHere: true,
       publish: unique([
-        ...streamProvisioning(catalog),
-        ...pullConsumer(catalog, 'ReadyForValidation', validationDurable),
+        '$JS.API.INFO',
+        ...provisionedPullConsumer(catalog, 'ReadyForValidation', validationDurable),
         ...subjectOf(catalog, 'ValidationComplete', 'ValidateValueSetCode', 'ValidateCodeSystemCode'),
         `${root}.validation.internal.>`,
       ]),
       subscribe: [`${root}.validation.internal.>`, inboxOf('validation')],
+      respondsToRequests: false,
+    },
+    {
+      user: 'provisioner',
+      description: 'The jetstream-provisioning Job: creates and updates the catalog\'s streams and the validation service\'s durable consumer (never deletes or purges); nothing else',
+      deployedHere: true,
+      publish: unique([...streamProvisioning(catalog), ...consumerProvisioning(catalog.byName('ReadyForValidation').stream!, validationDurable)]),
+      subscribe: [inboxOf('provisioner')],
       respondsToRequests: false,
     },
     platformService(catalog, 'report-service', 'Report service: publishes ReadyForValidation (it alone); consumes ValidationComplete, ReportScheduled, GenerateReportRequested, ResourceEvaluated and MeasureReportGenerated', {

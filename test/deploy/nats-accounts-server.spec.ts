@@ -19,6 +19,7 @@ import { isErrorReply } from '#contracts/types.js';
 import { natsUsers, passwordVariable } from '#scripts/deploy/nats-accounts.js';
 import { freePort } from '#scripts/scale-out/service-process.js';
 import { startReadyForValidationConsumer } from '#validation/adapters/messaging/ready-for-validation-consumer.js';
+import { provisionJetStream } from '#validation/cli/provision-jetstream.js';
 
 /**
  * The NATS users of deploy/nats-accounts on a real nats-server of the test's own (a free port, a
@@ -132,14 +133,26 @@ describe('deploy: NATS users on a real nats-server', function () {
     }
   });
 
-  it('JetStream with the services\' users: tenant provisions and publishes its events; the report service publishes ReadyForValidation; validation consumes, acks, dead-letters and publishes ValidationComplete', async () => {
-    const [tenant, validation, report, operator] = [await as('tenant'), await as('validation'), await as('report-service'), await as('operator')];
-    expect(Object.keys(await provisionCatalog(tenant.jsm, catalog))).to.have.members([...catalog.streams, catalog.deadLetterStream].map((stream) => stream.name));
+  it('JetStream with the services\' users: the provisioning Job\'s user provisions; tenant publishes its events; the report service publishes ReadyForValidation; validation consumes, acks, dead-letters and publishes ValidationComplete', async () => {
+    const [provisioner, tenant, validation, report, operator] = [await as('provisioner'), await as('tenant'), await as('validation'), await as('report-service'), await as('operator')];
+    // Neither service may manage a stream (they run with nats.provision=false); the Job's user may.
+    for (const [name, handle] of [['tenant', tenant], ['validation', validation]] as const) {
+      let refused: unknown;
+      try {
+        await provisionCatalog(handle.jsm, catalog);
+      } catch (error) {
+        refused = error;
+      }
+      expect(String(refused), name).to.match(/Permissions Violation/);
+    }
+    const provisioned = await provisionJetStream(provisioner.jsm, catalog, 2);
+    expect(Object.keys(provisioned.streams)).to.have.members([...catalog.streams, catalog.deadLetterStream].map((stream) => stream.name));
+    expect(provisioned.consumers).to.deep.equal({ 'COMPLIANCE/validation-ready-for-validation': 'created' });
     await tenant.js.publish(catalog.byName('ReportScheduled').subject, JSON.stringify(VALID.ReportScheduled));
 
     const handled: unknown[] = [];
     const runner = await startReadyForValidationConsumer({
-      js: validation.js, catalog, logger: silentLogger(), concurrency: 1, maxDeliver: 2, fetchExpiresMs: 1_000,
+      js: validation.js, catalog, logger: silentLogger(), concurrency: 1, maxDeliver: 2, fetchExpiresMs: 1_000, provision: false,
       flow: {
         handle: async (event) => {
           handled.push(event);
@@ -171,6 +184,10 @@ describe('deploy: NATS users on a real nats-server', function () {
       ['tenant deletes a stream', () => tenant.jsm.streams.delete('COMPLIANCE')],
       ['validation purges a stream', () => validation.jsm.streams.purge('COMPLIANCE')],
       ['validation creates a consumer of another name', () => validation.jsm.consumers.add('COMPLIANCE', { durable_name: 'not-mine', ack_policy: AckPolicy.Explicit })],
+      ['validation updates its own consumer', () => validation.jsm.consumers.update('COMPLIANCE', 'validation-ready-for-validation', { max_deliver: 9 })],
+      ['tenant updates a stream', () => tenant.jsm.streams.update('REPORT', { max_age: 1_000_000_000 })],
+      ['the provisioning user deletes a stream', () => provisioner.jsm.streams.delete('COMPLIANCE')],
+      ['the provisioning user publishes an event', () => provisioner.js.publish(catalog.byName('ReadyForValidation').subject, JSON.stringify(VALID.ReadyForValidation))],
       ['report service deletes the validation consumer', () => report.jsm.consumers.delete('COMPLIANCE', 'validation-ready-for-validation')],
       ['tenant reads a dead letter', () => tenant.jsm.streams.getMessage('DEAD_LETTER', { seq: 1 })],
     ];

@@ -65,10 +65,22 @@ describe('deploy: NATS users and subject permissions', () => {
     expect(usersAllowed('subscribe', '>')).to.deep.equal([]);
   });
 
-  it('JetStream API: services provision streams and their own consumers; only the operator deletes, purges or touches another\'s consumer', () => {
+  it('JetStream API: only the provisioning Job\'s user manages streams and the validation consumer; services use theirs; only the operator deletes, purges or touches another\'s consumer', () => {
     const durable = 'validation-ready-for-validation';
-    expect(usersAllowed('publish', '$JS.API.STREAM.CREATE.COMPLIANCE')).to.deep.equal(['operator', 'tenant', 'validation']);
-    expect(usersAllowed('publish', '$JS.API.STREAM.UPDATE.DEAD_LETTER')).to.deep.equal(['operator', 'tenant', 'validation']);
+    for (const action of ['CREATE', 'UPDATE', 'INFO']) {
+      for (const stream of ['COMPLIANCE', 'REPORT', 'DEAD_LETTER']) expect(usersAllowed('publish', `$JS.API.STREAM.${action}.${stream}`), `${action} ${stream}`).to.deep.equal(['operator', 'provisioner']);
+    }
+    for (const create of [`$JS.API.CONSUMER.CREATE.COMPLIANCE.${durable}`, `$JS.API.CONSUMER.CREATE.COMPLIANCE.${durable}.nhsn.compliance.event.ready-for-validation.v1`,
+      `$JS.API.CONSUMER.DURABLE.CREATE.COMPLIANCE.${durable}`]) {
+      expect(usersAllowed('publish', create), create).to.deep.equal(['operator', 'provisioner']);
+    }
+    // The validation service looks its consumer up, pulls and acks; the tenant only publishes.
+    expect(usersAllowed('publish', `$JS.API.CONSUMER.INFO.COMPLIANCE.${durable}`)).to.deep.equal(['operator', 'provisioner', 'validation']);
+    const tenant = manifestUsers().find((user) => user.user === 'tenant')!;
+    expect(tenant.permissions.publish.allow.filter((subject) => subject.startsWith('$JS.'))).to.deep.equal(['$JS.API.INFO']);
+    const provisioner = manifestUsers().find((user) => user.user === 'provisioner')!;
+    expect(provisioner.permissions.publish.allow.filter((subject) => !subject.startsWith('$JS.API.'))).to.deep.equal([]);
+    expect(provisioner.permissions.subscribe.allow).to.deep.equal(['_INBOX_provisioner.>']);
     for (const forbidden of ['$JS.API.STREAM.DELETE.COMPLIANCE', '$JS.API.STREAM.PURGE.COMPLIANCE', `$JS.API.CONSUMER.DELETE.COMPLIANCE.${durable}`,
       '$JS.API.STREAM.MSG.DELETE.DEAD_LETTER', '$JS.API.STREAM.MSG.GET.DEAD_LETTER']) {
       expect(usersAllowed('publish', forbidden), forbidden).to.deep.equal(['operator']);
@@ -93,14 +105,19 @@ describe('deploy: NATS users and subject permissions', () => {
       const env = envOf('Deployment', service);
       expect(env.find((item) => item.name === 'NATS_PASSWORD')?.valueFrom?.secretKeyRef, service).to.deep.equal({ name: secret, key: 'NATS_PASSWORD' });
     }
-    expect(envOf('Job', 'jetstream-provisioning').find((item) => item.name === 'NATS_PASSWORD')?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'validation-secrets', key: 'NATS_PASSWORD' });
-    expect(natsUsers(catalog).filter((user) => user.deployedHere).map((user) => user.user)).to.deep.equal(['tenant', 'validation']);
+    // The services do not provision; the Job does, as its own user with its own password.
+    for (const service of ['tenant', 'validation']) expect(dataOf(find('ConfigMap', `${service}-config`)).data?.NATS_PROVISION, service).to.equal('false');
+    const job = envOf('Job', 'jetstream-provisioning');
+    expect(job.find((item) => item.name === 'NATS_USER')?.value).to.equal('provisioner');
+    expect(job.find((item) => item.name === 'NATS_PASSWORD')?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'jetstream-provisioning-secrets', key: 'NATS_PASSWORD' });
+    expect(natsUsers(catalog).filter((user) => user.deployedHere).map((user) => user.user)).to.deep.equal(['tenant', 'validation', 'provisioner']);
   });
 
   it('follows the catalog: another subject root changes every subject', () => {
     const other = natsUsers(buildCatalog({ subjectRoot: 'test', streamSuffix: '_X' }));
     const tenant = other.find((user) => user.user === 'tenant')!;
     expect(tenant.subscribe).to.include('test.tenant.rpc.sign-client-assertion.v1');
-    expect(tenant.publish).to.include('$JS.API.STREAM.CREATE.COMPLIANCE_X');
+    expect(other.find((user) => user.user === 'provisioner')!.publish).to.include('$JS.API.STREAM.CREATE.COMPLIANCE_X');
+    expect(other.find((user) => user.user === 'validation')!.publish).to.include('$JS.API.CONSUMER.MSG.NEXT.COMPLIANCE_X.validation-ready-for-validation');
   });
 });

@@ -70,6 +70,7 @@ export function terminologySettings(config: ValidationConfig): TerminologySettin
     terminologyServiceUrl: config.terminologyServiceUrl,
     transport: config.terminologyTransport,
     timeoutMs: config.terminologyTimeoutMs,
+    unavailableSeverity: config.terminologyUnavailableSeverity,
     validateCodeTtlSeconds: config.cacheValidateCodeTtl,
     credentials: terminologyCredentials(config),
     nats: {

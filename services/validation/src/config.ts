@@ -7,6 +7,7 @@ import { DEFAULT_MESSAGE_WORDING, MESSAGE_WORDINGS } from './domain/engine/wordi
 import { validationApiSettings } from './adapters/http/validation-api-module.js';
 import { terminologyCredentialSettings } from './adapters/terminology/credential-settings.js';
 import { remoteTerminologyConfigured, TERMINOLOGY_TRANSPORTS } from './adapters/terminology/terminology-endpoint.js';
+import { UNAVAILABLE_SEVERITIES } from './adapters/terminology/remote-terminology.js';
 
 /**
  * Configuration of the validation service (docs/configuration.md). Property names follow the
@@ -32,6 +33,9 @@ export const validationSchema = {
     + 'Same timeout, retries and validate-code cache either way; an external svc.fhir-terminology-service-url still wins and is asked over HTTP', TERMINOLOGY_TRANSPORTS).default('http'),
   messageWording: enumSetting('validation.message-wording', 'Wording of the issues\' texts: hapi (the HAPI validator\'s that Link Cloud embeds, which its exported categories match) or hl7 (the newest HL7 validator\'s). '
     + 'The message id an issue carries is the same in both, so categories that select by MESSAGE_ID work with either; see docs/message-wording.md', MESSAGE_WORDINGS).default(DEFAULT_MESSAGE_WORDING),
+  terminologyUnavailableSeverity: enumSetting('terminology.unavailable-severity', 'Severity of the issue a code gets when the terminology server could not answer for it (down, timing out, failing, or its circuit open after repeated failures): '
+    + 'the issue says the submission is not fully checked. The bundled category terminology_service_error (not acceptable) fails such a submission either way; where categories accept or drop it, '
+    + 'warning (default) lets it pass with the issue in its outcome (fail open, said so) and error fails it (fail closed). The text never names the server', UNAVAILABLE_SEVERITIES).default('warning'),
   terminologyTimeoutMs: intSetting('svc.terminology-timeout-ms', 'Timeout of one remote $validate-code call (one attempt, HTTP or NATS)', { min: 100, max: 120_000 }).default(5_000),
   // svc.fhir-terminology-service.*: our own credentials for the external server (never the caller's token).
   ...terminologyCredentialSettings(),

@@ -80,6 +80,7 @@ const consumer = await startReadyForValidationConsumer({
   maxDeliver: config.validationMaxDeliveries, concurrency: consumerConcurrency(config.validationConsumerConcurrency, engine.workerThreads),
   // Backpressure: no more messages while the workers' queue is at validation.queue-limit.
   beforeFetch: () => engine.whenRoom(),
+  provision: config.natsProvision,
   outageHorizonMs: config.validationOutageRetryHorizon * 1_000,
   outageBackoff: { maxMs: config.validationOutageRetryMaxDelay * 1_000 },
 });

@@ -7,6 +7,10 @@ import {
   createTerminology, resolveTerminologyEndpoint, validateCodeCacheKey, type CachedValidateCode, type TerminologySettings, type TerminologyWiring, type ValidateCodeCacheStore,
 } from '#validation/adapters/terminology/index.js';
 import type { ValidateCodeRequest } from '#validation/domain/ports/terminology.js';
+import { defaultCategories } from '#validation/application/default-categories.js';
+import { parseMatcherAsField } from '#validation/domain/categorization/category.js';
+import { Categorizer } from '#validation/domain/categorization/categorizer.js';
+import { assessValidity } from '#validation/domain/categorization/validity.js';
 import { BP_VALUE_SET, LOINC, SERVER_ONLY_VALUE_SET, bloodPressureValueSet, serverResources } from './support/remote-fixtures.js';
 import { closedPort, TestTerminologyServer } from './support/test-terminology-server.js';
 import { InMemoryConformanceSource, r4TerminologyResources } from './support/terminology-sources.js';
@@ -302,6 +306,42 @@ describe('remote terminology: a server that cannot answer', () => {
     const wiring = wire({ fhirTerminologyServiceUrl: baseUrl, retries: 0, circuitBreaker: { failureThreshold: 2, openSeconds: 60 } });
     for (let i = 0; i < 4; i++) expectCouldNotValidate(await wiring.terminology.validateCode(systolic(`attempt ${i}`)));
     expect(server.calls).to.have.length(2);
+  });
+
+  it('says the submission is not fully checked, never naming the server, with the severity operators chose (terminology.unavailable-severity)', async () => {
+    server.behaviour = { kind: 'status', status: 500 };
+    const checks: Array<[TerminologySettings['unavailableSeverity'], 'warning' | 'error']> = [[undefined, 'warning'], ['warning', 'warning'], ['error', 'error']];
+    let results: Awaited<ReturnType<TerminologyWiring['terminology']['validateCode']>>[] = [];
+    for (const [configured, severity] of checks) {
+      server.calls.length = 0;
+      const wiring = wire({ fhirTerminologyServiceUrl: baseUrl, retries: 0, circuitBreaker: { failureThreshold: 2, openSeconds: 60 }, unavailableSeverity: configured });
+      // Two failing calls open the circuit; the third coding is refused without a call.
+      results = [];
+      for (let i = 0; i < 3; i++) results.push(await wiring.terminology.validateCode(systolic(`attempt ${i}`)));
+      expect(server.calls, String(configured)).to.have.length(2);
+      for (const result of results) {
+        expect(result.valid).to.equal(undefined);
+        expect(result.issues).to.have.length(1);
+        expect(result.issues[0]).to.deep.include({ severity, messageId: 'Terminology_TX_Error_Coding2' });
+        const text = result.issues[0]!.text;
+        expect(text).to.contain('the submission is not fully checked');
+        expect(text).to.match(/^Error .* validating Coding/); // the default category terminology_service_error still matches
+        for (const internal of [baseUrl, new URL(baseUrl).host, '127.0.0.1', 'HTTP 500', 'circuit']) expect(text, internal).not.to.contain(internal);
+      }
+    }
+    // The bundled categories put the issue in terminology_service_error, which is not acceptable: the
+    // submission is invalid whatever the severity (docs/operations.md, when the terminology server cannot answer).
+    const categorizer = new Categorizer(defaultCategories().map((snapshot) => ({ category: snapshot, matcher: parseMatcherAsField(snapshot.matcher) })));
+    const issue = results[0]!.issues[0]!;
+    const categories = categorizer.categoriesOf({ severity: issue.severity, code: issue.code, message: issue.text, messageId: issue.messageId });
+    expect(categories.map((category) => [category.id, category.acceptable])).to.deep.equal([['terminology_service_error', false]]);
+    expect(assessValidity([{ severity: 'warning', categories }]).valid).to.equal(false);
+    // Nothing listening at all: the connection error (which names host and port) stays out of the text too.
+    const port = await closedPort();
+    const down = wire({ fhirTerminologyServiceUrl: `http://127.0.0.1:${port}/fhir`, retries: 0, unavailableSeverity: 'error' });
+    const result = await down.terminology.validateCode(systolic());
+    expect(result.issues[0]).to.deep.include({ severity: 'error' });
+    expect(result.issues[0]!.text).not.to.contain(String(port));
   });
 });
 

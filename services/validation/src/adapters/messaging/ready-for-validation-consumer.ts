@@ -87,6 +87,8 @@ export interface ReadyForValidationConsumerOptions extends ReadyForValidationCon
   readonly metrics?: ServiceMetrics;
   /** Awaited before each fetch: resolves when the validation workers have room (EngineHost.whenRoom). */
   readonly beforeFetch?: () => Promise<void>;
+  /** nats.provision: create or update the durable consumer (default true); false where the provisioning Job owns it. */
+  readonly provision?: boolean;
   /** validation.outage-retry-horizon: how long a message is held while a dependency is unavailable (default 1 h). */
   readonly outageHorizonMs?: number;
   /** Delays between in-place retries during an outage (validation.outage-retry-max-delay caps them; default 1 s … 30 s). */
@@ -109,6 +111,7 @@ export async function startReadyForValidationConsumer(options: ReadyForValidatio
     logger: options.logger,
     metrics: options.metrics,
     beforeFetch: options.beforeFetch,
+    provision: options.provision,
     outageHorizonMs: options.outageHorizonMs,
     outageBackoff: options.outageBackoff,
     handler: async (event, ctx) => {

@@ -12,7 +12,7 @@ import { catalogForNamespace } from '#contracts/catalog.js';
 import { FhirValidateCodeClient, type ValidateCodeRemote } from './fhir-validate-code-client.js';
 import { natsTerminologyConnection, type NatsTerminologyConnectionSettings } from './nats-terminology-connection.js';
 import { NatsValidateCodeClient } from './nats-validate-code-client.js';
-import { RemoteTerminology } from './remote-terminology.js';
+import { RemoteTerminology, type UnavailableSeverity } from './remote-terminology.js';
 import { resolveTerminologyEndpoint, type TerminologyEndpoint, type TerminologyEndpointSettings } from './terminology-endpoint.js';
 import { TerminologyMetrics } from './terminology-metrics.js';
 import { ValidateCodeCache, type CachedValidateCode, type NearCacheOptions, type ValidateCodeCacheStore } from './validate-code-cache.js';
@@ -31,6 +31,8 @@ export interface TerminologySettings extends TerminologyEndpointSettings {
   retries?: number;
   retryBaseDelayMs?: number;
   circuitBreaker?: CircuitBreakerOptions;
+  /** terminology.unavailable-severity (default warning): see RemoteTerminologyOptions. */
+  unavailableSeverity?: UnavailableSeverity;
   /**
    * This service's own credentials for the external server (svc.fhir-terminology-service.*); plain
    * data holding secrets, cloned into the worker threads with the rest of these settings; never logged.
@@ -115,7 +117,7 @@ export function createTerminology(options: CreateTerminologyOptions): Terminolog
   const cache = options.cacheStore ? new ValidateCodeCache(options.cacheStore, settings.validateCodeTtlSeconds, options.nearCache === false ? undefined : options.nearCache ?? DEFAULT_NEAR_CACHE) : undefined;
   options.logger.info({ mode: endpoint.mode, baseUrl: client.baseUrl, cache: cache !== undefined, ...credentialsLog },
     'terminology: remote $validate-code behind local terminology');
-  return { terminology: new RemoteTerminology({ local, remote: client, cache, metrics }), local, endpoint, metrics, cache };
+  return { terminology: new RemoteTerminology({ local, remote: client, cache, metrics, unavailableSeverity: settings.unavailableSeverity }), local, endpoint, metrics, cache };
 }
 
 export interface ValidateCodeCacheStoreOptions {

@@ -30,7 +30,7 @@ export {
 export { closeNatsTerminologyConnections, natsTerminologyConnection, type NatsTerminologyConnectionSettings } from './nats-terminology-connection.js';
 export { NatsValidateCodeClient, codeSystemCommand, valueSetCommand, type NatsValidateCodeClientOptions } from './nats-validate-code-client.js';
 export { FhirValidateCodeClient, type ValidateCodeAnswer, type ValidateCodeQuery, type ValidateCodeRemote } from './fhir-validate-code-client.js';
-export { RemoteTerminology } from './remote-terminology.js';
+export { RemoteTerminology, UNAVAILABLE_SEVERITIES, type UnavailableSeverity } from './remote-terminology.js';
 export { ValidateCodeCache, validateCodeCacheKey, type CachedValidateCode, type NearCacheOptions, type ValidateCodeCacheStore, type ValidateCodeTuple } from './validate-code-cache.js';
 export { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
 export { TerminologyMetrics, type TerminologyCounts } from './terminology-metrics.js';

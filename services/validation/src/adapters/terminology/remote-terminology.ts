@@ -28,7 +28,16 @@ export interface RemoteTerminologyOptions {
   remote: ValidateCodeRemote;
   cache?: ValidateCodeCache;
   metrics?: TerminologyMetrics;
+  /**
+   * terminology.unavailable-severity: the severity of the issue a coding gets when the server could
+   * not answer (down, timing out, circuit open). Default warning: the submission is reported as not
+   * fully checked but stays valid; error fails it closed.
+   */
+  unavailableSeverity?: UnavailableSeverity;
 }
+
+export const UNAVAILABLE_SEVERITIES = ['warning', 'error'] as const;
+export type UnavailableSeverity = (typeof UNAVAILABLE_SEVERITIES)[number];
 
 type Sources = Set<'local' | 'cache' | 'remote'>;
 
@@ -54,8 +63,10 @@ export class RemoteTerminology implements TerminologyPort {
   private readonly cache?: ValidateCodeCache;
   /** Identical tuples asked concurrently (one bundle, many resources) share one server call. */
   private readonly inFlight = new Map<string, Promise<ValidateCodeAnswer>>();
+  private readonly unavailableSeverity: UnavailableSeverity;
 
   constructor(options: RemoteTerminologyOptions) {
+    this.unavailableSeverity = options.unavailableSeverity ?? 'warning';
     this.local = options.local;
     this.remote = options.remote;
     this.cache = options.cache;
@@ -107,7 +118,7 @@ export class RemoteTerminology implements TerminologyPort {
       }
       return {
         query: { valueSet, system: coding.system, version: coding.version, code: coding.code!, display: coding.display, authorization: request.authorization },
-        toVerdict: (answer) => membershipVerdict(coding, answer, valueSet),
+        toVerdict: (answer) => membershipVerdict(coding, answer, valueSet, this.unavailableSeverity),
       };
     });
   }
@@ -120,7 +131,7 @@ export class RemoteTerminology implements TerminologyPort {
       }
       return {
         query: { system: coding.system, version: coding.version, code: coding.code!, display: coding.display, authorization: request.authorization },
-        toVerdict: (answer: ValidateCodeAnswer) => codeSystemVerdict(coding, answer),
+        toVerdict: (answer: ValidateCodeAnswer) => codeSystemVerdict(coding, answer, this.unavailableSeverity),
       };
     });
   }
@@ -190,7 +201,7 @@ function sourceOf(sources: Sources): ValidateCodeResult['source'] {
   return 'local';
 }
 
-function membershipVerdict(coding: CodingInput, answer: ValidateCodeAnswer, valueSet: string): CodingVerdict {
+function membershipVerdict(coding: CodingInput, answer: ValidateCodeAnswer, valueSet: string, unavailableSeverity: UnavailableSeverity): CodingVerdict {
   switch (answer.kind) {
     case 'answer': {
       const issues: TerminologyIssue[] = [];
@@ -204,11 +215,11 @@ function membershipVerdict(coding: CodingInput, answer: ValidateCodeAnswer, valu
         issues: [{ severity: 'warning', code: 'not-found', messageId: 'Terminology_TX_ValueSet_NotFound', text: formatTerminologyMessage('Terminology_TX_ValueSet_NotFound', valueSet) }],
       };
     case 'unavailable':
-      return { coding, membership: 'unknown', issues: [unavailable(answer.reason, coding)] };
+      return { coding, membership: 'unknown', issues: [unavailable(coding, unavailableSeverity)] };
   }
 }
 
-function codeSystemVerdict(coding: CodingInput, answer: ValidateCodeAnswer): Pick<CodeSystemVerdict, 'status' | 'issues' | 'display'> {
+function codeSystemVerdict(coding: CodingInput, answer: ValidateCodeAnswer, unavailableSeverity: UnavailableSeverity): Pick<CodeSystemVerdict, 'status' | 'issues' | 'display'> {
   switch (answer.kind) {
     case 'answer': {
       if (answer.result) {
@@ -225,7 +236,7 @@ function codeSystemVerdict(coding: CodingInput, answer: ValidateCodeAnswer): Pic
         issues: [{ severity: 'warning', code: 'not-found', messageId: 'Terminology_TX_System_Unknown', text: formatTerminologyMessage('Terminology_TX_System_Unknown', coding.system) }],
       };
     case 'unavailable':
-      return { status: 'unknown', issues: [unavailable(answer.reason, coding)] };
+      return { status: 'unknown', issues: [unavailable(coding, unavailableSeverity)] };
   }
 }
 
@@ -236,11 +247,18 @@ function passThrough(severity: TerminologyIssue['severity'], message: string, co
   };
 }
 
-function unavailable(reason: string, coding: CodingInput): TerminologyIssue {
+/**
+ * The coding the server could not answer for (down, timing out, 5xx, circuit open): the submission
+ * was not fully checked, and its outcome says so. The transport's reason stays out of the text: it
+ * names the internal server (its URL, host and port), which a facility reading the outcome must not
+ * see; the service's log has it (`terminology server could not answer`), with the circuit's state.
+ */
+function unavailable(coding: CodingInput, severity: UnavailableSeverity): TerminologyIssue {
   return {
-    severity: 'warning', code: 'exception', messageId: 'Terminology_TX_Error_Coding2',
-    text: formatTerminologyMessage('Terminology_TX_Error_Coding2', `(${reason})`,
-      `the terminology server could not be reached, so the code ${coding.system ?? ''}#${coding.code ?? ''} could not be validated`),
+    severity, code: 'exception', messageId: 'Terminology_TX_Error_Coding2',
+    text: formatTerminologyMessage('Terminology_TX_Error_Coding2', '(terminology server unavailable)',
+      `the terminology server could not be reached, so the code ${coding.system ?? ''}#${coding.code ?? ''} could not be validated; `
+      + 'the submission is not fully checked (validate it again once the terminology server is back)'),
   };
 }
 

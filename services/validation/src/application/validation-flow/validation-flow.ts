@@ -66,7 +66,7 @@ export interface ValidationFlowDependencies {
    */
   readonly afterCommit?: (context: { readonly lastInFlight: boolean }) => void;
   readonly clock?: () => Date;
-  /** How often ctx.working() is called while validating; default 10 s. */
+  /** How often ctx.working() is called while fetching and validating; default 10 s. */
   readonly progressIntervalMs?: number;
 }
 
@@ -115,8 +115,11 @@ export class ValidationFlow {
       mark = now;
       return ms;
     };
-    // SubmissionUnavailableError propagates: retry later.
-    const fetched = await this.deps.source.fetch(key, event.payloadUri ? { payloadUri: event.payloadUri } : {});
+    // SubmissionUnavailableError propagates: retry later. Progress acks during the fetch too: it may
+    // take longer than the consumer's ack wait (svc.report-service.timeout-ms per request, twice with
+    // a payloadUri, 60 s against 60 s in production), and a message whose ack wait runs out is
+    // delivered again meanwhile, spending a delivery and fetching the submission twice.
+    const fetched = await this.withProgress(ctx, () => this.deps.source.fetch(key, event.payloadUri ? { payloadUri: event.payloadUri } : {}));
     const fetchMs = lap();
 
     let outcome: ValidationOutcome | undefined;
@@ -214,7 +217,7 @@ export class ValidationFlow {
     })));
   }
 
-  /** Runs step (3) with progress acks every progressIntervalMs. */
+  /** Runs a long step (the fetch, the validation) with progress acks every progressIntervalMs. */
   private async withProgress<T>(ctx: FlowContext, validate: () => Promise<T>): Promise<T> {
     const timer = ctx.working ? setInterval(() => ctx.working?.(), this.deps.progressIntervalMs ?? 10_000) : undefined;
     try {

@@ -87,6 +87,9 @@ export interface FlowHarness {
 export interface FlowHarnessOptions {
   readonly maxDeliver?: number;
   readonly outageHorizonMs?: number;
+  /** The consumer's ack wait (default 10 s) and the flow's progress-ack interval (default 2 s). */
+  readonly ackWaitMs?: number;
+  readonly progressIntervalMs?: number;
   /** Engine settings other than the shared IG packages (default: one worker, local terminology, no deadlines). */
   readonly engine?: Partial<Omit<EngineHostOptions, 'artifacts'>>;
 }
@@ -117,7 +120,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
     completion: { subject: completion.subject, schemaVersion: completion.version },
     afterCommit: ({ lastInFlight }) => relay.notify({ now: lastInFlight }),
     // Well inside the consumer's 10 s ack wait below (production: 10 s inside 60 s).
-    progressIntervalMs: 2_000,
+    progressIntervalMs: options.progressIntervalMs ?? 2_000,
   });
 
   const completions: Record<string, unknown>[] = [];
@@ -152,7 +155,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
   };
   const DURABLE = 'validation-ready-for-validation';
   const consumer: ConsumerRunner = await startReadyForValidationConsumer({
-    js: nats.js, catalog, logger, maxDeliver: options.maxDeliver ?? 3, concurrency: 4, backoffMs: [100], ackWaitMs: 10_000, fetchExpiresMs: 1_000,
+    js: nats.js, catalog, logger, maxDeliver: options.maxDeliver ?? 3, concurrency: 4, backoffMs: [100], ackWaitMs: options.ackWaitMs ?? 10_000, fetchExpiresMs: 1_000,
     outageHorizonMs: options.outageHorizonMs ?? 30_000, outageBackoff: { initialMs: 100, maxMs: 100 },
     flow: { handle: (event, ctx) => harness.handler(event, ctx ?? {}) as ReturnType<ValidationFlow['handle']> },
     durable: DURABLE,

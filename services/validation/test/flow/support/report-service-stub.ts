@@ -16,6 +16,8 @@ export class ReportServiceStub {
   readonly requests: { key: Key; authorization?: string; traceparent?: string }[] = [];
   private server: http.Server | undefined;
   url = '';
+  /** Answers (any answer) only after this long: a slow report service. */
+  delayMs = 0;
 
   put(facilityId: string, reportId: string, patientId: string, body: unknown): void {
     this.bodies.set(keyOf(facilityId, reportId, patientId), body);
@@ -37,6 +39,18 @@ export class ReportServiceStub {
 
   async start(): Promise<void> {
     this.server = http.createServer((req, res) => {
+      if (this.delayMs > 0) {
+        setTimeout(() => { if (!res.destroyed) this.answer(req, res); }, this.delayMs);
+        return;
+      }
+      this.answer(req, res);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  private answer(req: http.IncomingMessage, res: http.ServerResponse): void {
+    {
       const url = new URL(req.url ?? '/', 'http://stub');
       if (url.pathname !== '/api/Report/Bundle/Patient') {
         res.writeHead(404).end();
@@ -57,9 +71,7 @@ export class ReportServiceStub {
         return;
       }
       res.writeHead(200, { 'content-type': 'application/fhir+json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    }
   }
 
   async stop(): Promise<void> {
