@@ -89,6 +89,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     workers: config.validationWorkers,
     resourceTimeoutMs: config.validationResourceTimeoutMs,
     submissionTimeoutMs: config.validationSubmissionTimeoutMs,
+    workerHeapMb: config.validationWorkerHeapMb,
     queueLimit: config.validationQueueLimit,
     definitionCacheDir: config.definitionCacheDir,
     terminology: terminologySettings(config),

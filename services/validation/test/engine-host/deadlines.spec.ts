@@ -14,7 +14,7 @@ import { deadlineIssueOf } from '#validation/domain/engine/outcome/deadline.js';
 import { aggregateEntryOutcomes, type FhirResourceJson } from '#validation/domain/flow/index.js';
 import { ValidatorBusyError, type ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 import { eventually, folderArtifacts } from '../flow/support/flow-harness.js';
-import { busyResource, hangingResource, HANGING_WORKER, waitingResource } from './support/hanging-engine.js';
+import { busyResource, hangingResource, HANGING_WORKER, memoryHogResource, waitingResource } from './support/hanging-engine.js';
 
 const MESSAGE_ID = 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id';
 const patient = (id: string, gender = 'female') => ({ resourceType: 'Patient', id, gender });
@@ -48,11 +48,12 @@ const texts = (outcome: ValidationOutcome) => outcome.issue.map((i) => i.details
 describe('engine host: deadlines (a validation that never finishes) @slow', function () {
   this.timeout(120_000);
   const hosts: EngineHost[] = [];
-  async function startHost(options: { workers?: number; resourceTimeoutMs?: number; submissionTimeoutMs?: number; queueLimit?: number } = {}) {
+  async function startHost(options: { workers?: number; resourceTimeoutMs?: number; submissionTimeoutMs?: number; queueLimit?: number; workerHeapMb?: number } = {}) {
     const metrics = createMetrics('validation-test', { defaultMetrics: false });
     const host = new EngineHost({
       artifacts: folderArtifacts(sharedDir('fhir-packages')), workers: options.workers ?? 1, terminology: {}, logger: silentLogger(), metrics,
       resourceTimeoutMs: options.resourceTimeoutMs, submissionTimeoutMs: options.submissionTimeoutMs, queueLimit: options.queueLimit, workerFile: HANGING_WORKER,
+      workerHeapMb: options.workerHeapMb,
     });
     hosts.push(host);
     await host.start();
@@ -153,6 +154,31 @@ describe('engine host: deadlines (a validation that never finishes) @slow', func
     expect(await counted(metrics, 'validation_timeouts_total', { deadline: 'submission' })).to.equal(1);
     expect(await counted(metrics, 'validation_worker_replacements_total', { reason: 'timeout' }), 'no worker is terminated for it').to.equal(0);
     expect(outcomeJson).to.equal(await aggregatedText(host, resources));
+  });
+
+  it('a resource whose validation passes the worker\'s heap limit: the worker is replaced, the resource gets one fatal issue, the rest is validated', async () => {
+    const { host, metrics } = await startHost({ resourceTimeoutMs: 60_000, workerHeapMb: 160 });
+    const resources = [patient('p0'), memoryHogResource(), patient('p2', 'not-a-gender')];
+    const expected = await host.validateEach(resources.filter((r) => r.id !== 'hog'));
+    const outcomes = await host.validateEach(resources);
+    expect(outcomes[1]).to.deep.equal({
+      resourceType: 'OperationOutcome',
+      issue: [{
+        severity: 'fatal', code: 'too-costly',
+        details: { text: 'Validation of this resource needed more than 160 MB of memory and was stopped' },
+        diagnostics: 'Validation of this resource needed more than 160 MB of memory and was stopped',
+        extension: [{ url: MESSAGE_ID, valueCode: 'VALIDATION_OUT_OF_MEMORY' }],
+        expression: ['Basic'],
+      }],
+    });
+    expect([outcomes[0], outcomes[2]]).to.deep.equal(expected);
+    expect(await counted(metrics, 'validation_worker_replacements_total', { reason: 'memory' })).to.equal(1);
+    // As bytes (the flow's path): the same blame; then the API's path, and the pool keeps serving.
+    const { outcomeJson } = await validatedBytes(host, resources);
+    expect([0, 1, 2].map((entry) => deadlineKindOfEntry(outcomeJson, entry))).to.deep.equal(['validated', 'memory', 'validated']);
+    expect(deadlineIssueOf(await host.validate(memoryHogResource()))?.kind).to.equal('memory');
+    expect(await host.validate(patient('p5', 'bad'))).to.deep.equal((await host.validateEach([patient('p5', 'bad')]))[0]);
+    expect(host.generation!.pool.threads).to.equal(1);
   });
 
   it('validate() (the API) of a hanging resource answers the timeout outcome; a full queue refuses with ValidatorBusyError', async () => {

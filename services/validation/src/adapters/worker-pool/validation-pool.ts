@@ -26,7 +26,12 @@
  *   never blamed for the wait. When it is used up, the workers start no further resource of it
  *   (the one in progress ends, or meets its own deadline): what was validated is kept, and each
  *   resource not validated gets a fatal issue saying so. No worker is terminated for it.
- * A worker that exits on its own (a crash) fails its task as before (the caller retries).
+ * Memory (`workerHeapMb`, the workers' resourceLimits): a worker whose heap passes its limit is
+ * terminated by Node (ERR_WORKER_OUT_OF_MEMORY) and replaced by piscina; the resource it was
+ * validating is blamed exactly as for the per-resource deadline (one fatal issue, the other
+ * resources of its batch validated again in a new task). The pod survives the resource that would
+ * otherwise have grown the whole process past its limit.
+ * A worker that exits on its own otherwise (a crash) fails its task as before (the caller retries).
  *
  * Capacity: `queueLimit` bounds the tasks waiting for a worker for callers that ask to be refused
  * (the HTTP API: 503); the flow's batches are always queued (their number is bounded by the
@@ -51,12 +56,17 @@ export type { ValidationTask, WorkerSetup, WorkerCacheSettings } from './validat
 export type { SubmissionTask, SubmissionTaskResult, ValidatedEntries } from './submission-task.js';
 export type { WorkerMetricsReport } from './worker-metrics.js';
 
+/** Why a worker was replaced: a deadline, its heap limit (resourceLimits), or it exited on its own. */
+export type TerminationReason = 'timeout' | 'memory' | 'crash';
+
 /** What the pool tells its owner (metrics and logs). */
 export type PoolEvent =
   /** A validation passed its deadline: one per blamed resource, one per submission whose budget ran out. */
-  | { readonly kind: 'timeout'; readonly deadline: DeadlineKind; readonly resourceType: string | undefined; readonly budgetMs: number }
-  /** A worker was terminated (its task passed a deadline) or exited on its own; piscina starts a replacement. */
-  | { readonly kind: 'worker-terminated'; readonly reason: 'timeout' | 'crash' }
+  | { readonly kind: 'timeout'; readonly deadline: Exclude<DeadlineKind, 'memory'>; readonly resourceType: string | undefined; readonly budgetMs: number }
+  /** A worker passed its heap limit (`budgetMb`) validating a resource of this type. */
+  | { readonly kind: 'out-of-memory'; readonly resourceType: string | undefined; readonly budgetMb: number }
+  /** A worker was terminated (its task passed a deadline or its heap limit) or exited on its own; piscina starts a replacement. */
+  | { readonly kind: 'worker-terminated'; readonly reason: TerminationReason }
   /** A replacement worker is ready `afterMs` after its predecessor was terminated. */
   | { readonly kind: 'worker-replaced'; readonly afterMs: number }
   /** piscina reported an error that belongs to no task (e.g. a worker failing while idle). */
@@ -72,6 +82,11 @@ export interface ValidationPoolOptions extends Partial<WorkerSetup> {
   registry?: Registry;
   /** Longest one resource may take in a worker, in ms; absent = no per-resource deadline. */
   resourceTimeoutMs?: number;
+  /**
+   * Each worker's heap limit in MB (worker_threads resourceLimits.maxOldGenerationSizeMb); absent =
+   * Node's default (the process's). A worker passing it is replaced and its resource gets a fatal issue.
+   */
+  workerHeapMb?: number;
   /** Tasks that may wait for a worker before `refuse` admissions are refused; default unbounded. */
   queueLimit?: number;
   onEvent?: (event: PoolEvent) => void;
@@ -125,9 +140,24 @@ interface TrackedTask {
   readonly typeAt: (index: number) => string | undefined;
   /** The index the watchdog saw last (a change is progress). */
   seen: number;
-  /** Set when its resource in progress passed the per-resource budget and the task was aborted. */
-  expired?: { readonly index: number; readonly elapsedMs: number };
+  /** Set when its resource in progress passed the per-resource budget (the task was aborted) or the worker's heap limit. */
+  expired?: Expired;
 }
+
+/** The resource a task was stopped at, and why: its deadline (`resource`) or its worker's heap limit (`memory`). */
+interface Expired {
+  readonly index: number;
+  readonly elapsedMs: number;
+  readonly kind: 'resource' | 'memory';
+}
+
+/**
+ * The young generation of a worker with a heap limit. Given explicitly: with V8's default beside a
+ * small old-generation limit, a worker allocating fast sometimes aborted the WHOLE process ("Reached
+ * heap limit", measured 1 run in 3 on Node 24) instead of being terminated with
+ * ERR_WORKER_OUT_OF_MEMORY; with 48 MB (V8's usual 3 x 16 MB semi-spaces) it never did in our runs.
+ */
+const YOUNG_GENERATION_MB = 48;
 
 /** Watchdog period bounds: checks often enough for a small budget, at most every 250 ms. */
 const MIN_TICK_MS = 5;
@@ -150,7 +180,7 @@ export class ValidationPool {
   private constructor(
     private readonly pool: Piscina,
     private readonly metrics: WorkerMetricsSink | undefined,
-    private readonly options: Pick<ValidationPoolOptions, 'resourceTimeoutMs' | 'queueLimit' | 'onEvent'>,
+    private readonly options: Pick<ValidationPoolOptions, 'resourceTimeoutMs' | 'workerHeapMb' | 'queueLimit' | 'onEvent'>,
   ) {
     const budget = options.resourceTimeoutMs ?? Number.POSITIVE_INFINITY;
     this.tickMs = Math.min(MAX_TICK_MS, Math.max(MIN_TICK_MS, Math.floor(budget / 20)));
@@ -167,14 +197,15 @@ export class ValidationPool {
     // execArgv; compiled, it is the .js next to this file.
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const filename = options.workerFile ?? fileURLToPath(new URL(`./validation-worker${ext}`, import.meta.url));
-    const { threads: _threads, registry, resourceTimeoutMs, queueLimit, onEvent, workerFile: _workerFile, ...setup } = options;
+    const { threads: _threads, registry, resourceTimeoutMs, workerHeapMb, queueLimit, onEvent, workerFile: _workerFile, ...setup } = options;
     const workerData: WorkerSetup = { ...setup, packages: options.packages ?? [], resources: options.resources ?? [] };
     const pool = new Piscina({
       // minThreads = maxThreads: idle workers are never stopped (their start-up is the expensive part),
       // and a terminated worker is replaced at once.
       filename, minThreads: threads, maxThreads: threads, workerData, execArgv: process.execArgv,
+      ...(workerHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } }),
     });
-    return new ValidationPool(pool, registry ? new WorkerMetricsSink(registry) : undefined, { resourceTimeoutMs, queueLimit, onEvent });
+    return new ValidationPool(pool, registry ? new WorkerMetricsSink(registry) : undefined, { resourceTimeoutMs, workerHeapMb, queueLimit, onEvent });
   }
 
   get threads(): number {
@@ -305,13 +336,14 @@ export class ValidationPool {
 
   /**
    * Runs one task in a worker under the watchdog (its progress shared, the submission's budget
-   * attached). A task the watchdog aborted for passing the per-resource deadline goes to
-   * `expired`; a worker that crashed mid-task is counted as a replacement; otherwise the worker's
-   * metrics are added and its result goes to `done`.
+   * attached). A task the watchdog aborted for passing the per-resource deadline, or whose worker
+   * passed its heap limit during a resource, goes to `expired`; a worker that crashed mid-task
+   * otherwise is counted as a replacement; else the worker's metrics are added and its result goes
+   * to `done`.
    */
   private async runWatched<R extends { metrics?: WorkerMetricsReport }, T>(
     task: TaskControls, typeAt: (position: number) => string | undefined, budget: SubmissionBudget | undefined,
-    handlers: { expired(expired: NonNullable<TrackedTask['expired']>): Promise<T>; done(result: R): T },
+    handlers: { expired(expired: Expired): Promise<T>; done(result: R): T },
   ): Promise<T> {
     const progress = new TaskProgress();
     const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt, seen: NOT_STARTED };
@@ -321,6 +353,7 @@ export class ValidationPool {
       const shared = { progress: progress.buffer, ...(budget ? { budget: budget.shared.buffer } : {}) };
       result = await this.pool.run({ ...task, ...shared }, { signal: tracked.controller.signal }) as R;
     } catch (error) {
+      if (!tracked.expired && !this.closed && isOutOfMemory(error) && progress.current >= 0) this.outOfMemory(tracked);
       if (!tracked.expired) {
         if (!this.closed && progress.current !== NOT_STARTED && isWorkerExit(error)) this.terminated('crash');
         throw error;
@@ -334,13 +367,13 @@ export class ValidationPool {
   }
 
   /** As afterDeadline, for a submission task: the blamed entry's timeout issue, the other entries validated again. */
-  private async afterSubmissionDeadline(task: SubmissionTask, expired: NonNullable<TrackedTask['expired']>, budget: SubmissionBudget | undefined): Promise<ValidatedEntries> {
+  private async afterSubmissionDeadline(task: SubmissionTask, expired: Expired, budget: SubmissionBudget | undefined): Promise<ValidatedEntries> {
     // The worker was validating an entry, so the bytes hold a readable Bundle.
     const bundle = readSharedSubmission(task.bytes) as SubmissionBundle;
     const entries = task.entries ?? bundle.entry.map((_, index) => index);
     const blamed = entries[expired.index]!;
     const resource = bundle.entry[blamed]!.resource;
-    const encoded = encodeEntryIssues(blamed, resource, deadlineOutcome('resource', resource, this.options.resourceTimeoutMs!));
+    const encoded = encodeEntryIssues(blamed, resource, this.blamedOutcome(expired, resource));
     budget?.shared.charge(expired.elapsedMs);
     const merged = {
       issuesJson: entries.map(() => ''), issueCounts: entries.map(() => 0), resourceTypes: entries.map((index) => bundle.entry[index]!.resource.resourceType), durationsMs: entries.map(() => 0),
@@ -367,11 +400,11 @@ export class ValidationPool {
   }
 
   /** The outcomes of a task aborted at the per-resource deadline: the blamed resource's, and the others' validated again. */
-  private async afterDeadline(task: ValidationTask, expired: NonNullable<TrackedTask['expired']>, budget: SubmissionBudget | undefined): Promise<TimedOutcomes> {
+  private async afterDeadline(task: ValidationTask, expired: Expired, budget: SubmissionBudget | undefined): Promise<TimedOutcomes> {
     const { resources } = task;
     const outcomes: ValidationOutcome[] = new Array(resources.length);
     const durationsMs: number[] = new Array(resources.length).fill(0);
-    outcomes[expired.index] = deadlineOutcome('resource', resources[expired.index], this.options.resourceTimeoutMs!);
+    outcomes[expired.index] = this.blamedOutcome(expired, resources[expired.index]);
     durationsMs[expired.index] = expired.elapsedMs;
     // The stuck resource held its worker all along: it counts against its submission in full.
     budget?.shared.charge(expired.elapsedMs);
@@ -386,6 +419,13 @@ export class ValidationPool {
       });
     }
     return { outcomes, durationsMs };
+  }
+
+  /** The fatal issue of the resource a task was stopped at. */
+  private blamedOutcome(expired: Expired, resource: unknown): ValidationOutcome {
+    return expired.kind === 'memory'
+      ? deadlineOutcome('memory', resource, this.options.workerHeapMb ?? 0)
+      : deadlineOutcome('resource', resource, this.options.resourceTimeoutMs!);
   }
 
   private notValidated(resources: readonly unknown[], budget: SubmissionBudget): TimedOutcomes {
@@ -433,7 +473,7 @@ export class ValidationPool {
       if (index >= 0 && limit !== undefined) {
         const elapsedMs = now - task.progress.startedAt;
         if (elapsedMs > limit) {
-          this.expire(task, { index, elapsedMs });
+          this.expire(task, { index, elapsedMs, kind: 'resource' });
           this.options.onEvent?.({ kind: 'timeout', deadline: 'resource', resourceType: task.typeAt(index), budgetMs: limit });
         }
       }
@@ -442,17 +482,31 @@ export class ValidationPool {
   }
 
   /** Aborts a running task: piscina terminates its worker and starts another. */
-  private expire(task: TrackedTask, expired: NonNullable<TrackedTask['expired']>): void {
+  private expire(task: TrackedTask, expired: Expired): void {
     task.expired = expired;
     this.lastProgressAt = clockMs();
     task.controller.abort(new Error('validation deadline passed'));
     this.terminated('timeout');
   }
 
-  private terminated(reason: 'timeout' | 'crash'): void {
+  /** The task's worker passed its heap limit: its resource in progress is blamed, as for a deadline (Node has already terminated the worker). */
+  private outOfMemory(task: TrackedTask): void {
+    const index = task.progress.current;
+    task.expired = { index, elapsedMs: clockMs() - task.progress.startedAt, kind: 'memory' };
+    this.lastProgressAt = clockMs();
+    this.terminated('memory');
+    this.options.onEvent?.({ kind: 'out-of-memory', resourceType: task.typeAt(index), budgetMb: this.options.workerHeapMb ?? 0 });
+  }
+
+  private terminated(reason: TerminationReason): void {
     if (!this.retiring) this.replacing.push(clockMs());
     this.options.onEvent?.({ kind: 'worker-terminated', reason });
   }
+}
+
+/** Node's error for a worker terminated at its resourceLimits. */
+function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY';
 }
 
 function isWorkerExit(error: unknown): boolean {
