@@ -10,7 +10,8 @@
  *   build its full element path;
  * - narrative-stray: 30,000 nested `<b>` then 30,000 stray end tags (`</i>`): each used to search the path;
  * - fhirpath-descendants: a contained Questionnaire whose enableWhenExpression nests
- *   `descendants().select(...)` (7 KB), validated by the engine in this thread.
+ *   `descendants().select(...)`, validated by the engine in this thread (stopped at the item budget);
+ * - fhirpath-descendants-unbounded: the same expression evaluated without the budget (as before).
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,9 @@ interface Probe {
   readonly description: string;
   run(): Promise<string>;
 }
+
+/** Two nested selects over the whole response: (nodes)^3 items. */
+const NESTED_DESCENDANTS = 'descendants().select(%resource.descendants().select(%resource.descendants())).exists()';
 
 const narrative = (inner: string) => `<div xmlns="http://www.w3.org/1999/xhtml">${inner}</div>`;
 
@@ -32,6 +36,33 @@ async function scan(div: string): Promise<string> {
 
 const PROBES: Record<string, Probe> = {
   baseline: { description: 'modules loaded, nothing done', run: async () => { await import('#validation/domain/engine/checks/xhtml.js'); return ''; } },
+  'fhirpath-descendants': {
+    description: 'QuestionnaireResponse (7 KB) whose contained Questionnaire has a nested descendants().select(...) enableWhenExpression, engine in this thread',
+    run: async () => {
+      const { Validator } = await import('#validation/domain/engine/validator.js');
+      const { coreSource } = await import('../../services/validation/test/engine/support/core-definitions.js');
+      const { responseWithEnableWhen } = await import('../../services/validation/test/engine/support/enable-when-response.js');
+      const validator = new Validator(await coreSource());
+      const resource = responseWithEnableWhen(NESTED_DESCENDANTS, 60);
+      const started = performance.now();
+      const outcome = await validator.validateAsync(resource);
+      const stopped = outcome.issue.filter((i) => i.code === 'too-costly').length;
+      return `${(JSON.stringify(resource).length / 1024).toFixed(1)} KB, validated in ${(performance.now() - started).toFixed(0)} ms (definitions loaded before), ${stopped} too-costly issue(s)`;
+    },
+  },
+  'fhirpath-descendants-unbounded': {
+    description: 'the same expression with no item budget (what it cost before), evaluated directly',
+    run: async () => {
+      const { InvariantEvaluator } = await import('#validation/domain/engine/checks/invariants.js');
+      const { LocalTerminology } = await import('#validation/domain/terminology/local-terminology.js');
+      const { coreSource } = await import('../../services/validation/test/engine/support/core-definitions.js');
+      const { responseWithEnableWhen } = await import('../../services/validation/test/engine/support/enable-when-response.js');
+      const evaluator = new InvariantEvaluator(new LocalTerminology(await coreSource()), { maxItems: Number.POSITIVE_INFINITY });
+      const resource = responseWithEnableWhen(NESTED_DESCENDANTS, 60);
+      const result = evaluator.select(NESTED_DESCENDANTS, 'QuestionnaireResponse', resource, { resource, rootResource: resource });
+      return Array.isArray(result) ? `${result.length} result(s)` : result.error;
+    },
+  },
   'narrative-links': {
     description: '360 KB narrative, 24,000 nested unclosed links',
     run: () => scan(narrative('<a href="#x">t'.repeat(24_000 + 1).slice(0, 360 * 1024 - 60))),

@@ -75,6 +75,7 @@ export const HL7_MESSAGE_IDS: Partial<Record<MessageId, MessageIdSource>> = {
   VALIDATION_TIMEOUT: LIMIT,
   SUBMISSION_TIMEOUT: LIMIT,
   VALIDATION_OUT_OF_MEMORY: LIMIT,
+  FHIRPATH_TOO_COSTLY: LIMIT,
 
   // cardinality and types
   CARDINALITY_MIN: 'Validation_VAL_Profile_Minimum',
