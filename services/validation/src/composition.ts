@@ -90,6 +90,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     resourceTimeoutMs: config.validationResourceTimeoutMs,
     submissionTimeoutMs: config.validationSubmissionTimeoutMs,
     workerHeapMb: config.validationWorkerHeapMb,
+    maxIssuesPerResource: config.validationMaxIssuesPerResource,
     queueLimit: config.validationQueueLimit,
     definitionCacheDir: config.definitionCacheDir,
     terminology: terminologySettings(config),

@@ -51,6 +51,8 @@ export interface EngineHostOptions {
   readonly workers: number;
   /** validation.resource-timeout-ms: longest one resource may take in a worker; absent = no deadline. */
   readonly resourceTimeoutMs?: number;
+  /** validation.max-issues-per-resource: issues kept per resource (the rest counted); absent = no cap. */
+  readonly maxIssuesPerResource?: number;
   /** validation.worker-heap-mb: each worker's heap limit in MB, 0 = derived from the pod's memory (worker-memory.ts); absent = no limit. */
   readonly workerHeapMb?: number;
   /** validation.submission-timeout-ms: worker time all resources of one validateEach call may take; absent = no budget. */
@@ -364,6 +366,7 @@ export class EngineHost implements ResourceValidator, FhirXmlReader {
         ...(this.options.messageWording ? { messageWording: this.options.messageWording } : {}),
         registry: this.options.registry,
         resourceTimeoutMs: this.options.resourceTimeoutMs,
+        ...(this.options.maxIssuesPerResource === undefined ? {} : { maxIssuesPerResource: this.options.maxIssuesPerResource }),
         workerHeapMb: this.options.workerHeapMb === undefined ? undefined : workerHeapMb(this.options.workerHeapMb, this.workerThreads),
         queueLimit: this.options.queueLimit,
         workerFile: this.options.workerFile,
