@@ -12,6 +12,7 @@ import r4Model from 'fhirpath/fhir-context/r4/index.js';
 import type { TerminologyPort, CodingInput } from '../../ports/terminology.js';
 import { formatMessage } from '../messages.js';
 import type { ConstraintPlan } from '../plan/structure-plan.js';
+import { ByteBoundedCache } from '../../caching/byte-bounded-cache.js';
 import { compileLinearRegex, isRegexError, type LinearRegex, type RegexFlags } from '../../regex/linear-regex.js';
 import { collectLocalReferences } from './references.js';
 import { scanNarrative, type XhtmlProblem } from './xhtml.js';
@@ -26,6 +27,18 @@ export type InvariantResult = 'pass' | 'fail' | 'skip' | { error: string; tooCos
  * a worker's heap by 1 GB; the largest invariant of a real 64 MB Bundle produces far fewer.
  */
 export const MAX_FHIRPATH_ITEMS = 2_000_000;
+
+/**
+ * What the compiled expressions of one evaluator may hold together (estimated). Expressions come
+ * with the definitions (a few thousand, ~13 MB) and with the data (enableWhenExpression, sdc
+ * variables): the cache is bounded by bytes, least recently used first out, so data cannot grow it.
+ */
+export const FHIRPATH_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** A compiled expression's estimated weight: ~4.3 KB measured for a short one, its tree growing with its text. */
+function compiledBytes(key: string): number {
+  return 4_400 + key.length * 64;
+}
 
 /** Thrown by the step counter to stop an evaluation at MAX_FHIRPATH_ITEMS. */
 class FhirPathTooCostly extends Error {}
@@ -91,7 +104,7 @@ const EXPRESSION_FIXES_ANY_KEY: Record<string, string> = {
 };
 
 export class InvariantEvaluator {
-  private readonly compiled = new Map<string, Compiled | Error>();
+  private readonly compiled = new ByteBoundedCache<Compiled | Error>(FHIRPATH_CACHE_BYTES, compiledBytes);
   private readonly options: FhirPathOptions;
   /** Items produced by the evaluation in progress (evaluation is synchronous, so one at a time). */
   private produced = 0;
@@ -165,6 +178,11 @@ export class InvariantEvaluator {
         },
       },
     };
+  }
+
+  /** The estimated bytes of the compiled expressions kept (tests, probes). */
+  get compiledCacheBytes(): number {
+    return this.compiled.bytes;
   }
 
   /** Items one evaluation may produce before it is stopped. */
