@@ -92,6 +92,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     workerHeapMb: config.validationWorkerHeapMb,
     maxIssuesPerResource: config.validationMaxIssuesPerResource,
     queueLimit: config.validationQueueLimit,
+    maxMbInFlight: config.validationMaxMbInFlight,
     definitionCacheDir: config.definitionCacheDir,
     terminology: terminologySettings(config),
     ...(config.referenceServerUrl ? { referenceServer: { url: config.referenceServerUrl, timeoutMs: config.referenceServerTimeoutMs } } : {}),

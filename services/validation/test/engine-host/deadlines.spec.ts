@@ -48,12 +48,12 @@ const texts = (outcome: ValidationOutcome) => outcome.issue.map((i) => i.details
 describe('engine host: deadlines (a validation that never finishes) @slow', function () {
   this.timeout(120_000);
   const hosts: EngineHost[] = [];
-  async function startHost(options: { workers?: number; resourceTimeoutMs?: number; submissionTimeoutMs?: number; queueLimit?: number; workerHeapMb?: number } = {}) {
+  async function startHost(options: { workers?: number; resourceTimeoutMs?: number; submissionTimeoutMs?: number; queueLimit?: number; workerHeapMb?: number; maxMbInFlight?: number } = {}) {
     const metrics = createMetrics('validation-test', { defaultMetrics: false });
     const host = new EngineHost({
       artifacts: folderArtifacts(sharedDir('fhir-packages')), workers: options.workers ?? 1, terminology: {}, logger: silentLogger(), metrics,
       resourceTimeoutMs: options.resourceTimeoutMs, submissionTimeoutMs: options.submissionTimeoutMs, queueLimit: options.queueLimit, workerFile: HANGING_WORKER,
-      workerHeapMb: options.workerHeapMb,
+      workerHeapMb: options.workerHeapMb, maxMbInFlight: options.maxMbInFlight,
     });
     hosts.push(host);
     await host.start();
@@ -195,6 +195,45 @@ describe('engine host: deadlines (a validation that never finishes) @slow', func
     await host.whenRoom();
     expect(deadlineIssueOf(await hanging)).to.deep.equal({ kind: 'resource', text: 'Validation of this resource did not finish within 1500 ms' });
     expect(deadlineIssueOf(await queued)).to.equal(undefined);
+  });
+
+  it('the API and the flow have a lane each: a full flow lane refuses no API call, a full API lane holds no flow', async () => {
+    const { host } = await startHost({ resourceTimeoutMs: 2_000, queueLimit: 1 });
+    const running = host.validateEach([hangingResource()]);
+    await eventually(() => host.generation!.pool.queueSize === 0 && host.stalledForMs() > 0, 'the hanging resource to run');
+    const flowQueued = host.validateEach([patient('f1')]);
+    await eventually(() => host.generation!.pool.queueSize === 1, 'one flow task to wait');
+    let roomed = false;
+    const room = host.whenRoom().then(() => { roomed = true; });
+    // the flow's lane is full; the API's is not: one API call is admitted, the next refused
+    const apiQueued = host.validate(patient('a1'));
+    await eventually(() => host.generation!.pool.queueSize === 2, 'the API task to wait');
+    let refused: unknown;
+    await host.validate(patient('a2')).catch((error: unknown) => { refused = error; });
+    expect(refused).to.be.instanceOf(ValidatorBusyError);
+    expect(roomed, 'the flow waits for its own lane').to.equal(false);
+    await room;
+    expect(deadlineIssueOf((await running)[0]!)?.kind).to.equal('resource');
+    expect(deadlineIssueOf((await flowQueued)[0]!)).to.equal(undefined);
+    expect(deadlineIssueOf(await apiQueued)).to.equal(undefined);
+  });
+
+  it('admission by bytes in flight: a large submission running refuses API calls and holds the flow until it is done', async () => {
+    const { host } = await startHost({ resourceTimeoutMs: 2_000, queueLimit: 64, maxMbInFlight: 1 });
+    const large = Buffer.from(JSON.stringify({ resourceType: 'Bundle', type: 'collection', entry: [{ resource: { ...hangingResource(), text: { status: 'generated', div: `<div xmlns="http://www.w3.org/1999/xhtml">${'x'.repeat(1_200_000)}</div>` } } }] }));
+    const running = host.validateSubmission(large);
+    await eventually(() => host.stalledForMs() > 0, 'the large submission to run');
+    let refused: unknown;
+    await host.validate(patient('a1')).catch((error: unknown) => { refused = error; });
+    expect(refused, 'the bytes in flight are at the limit').to.be.instanceOf(ValidatorBusyError);
+    let roomed = false;
+    const room = host.whenRoom().then(() => { roomed = true; });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(roomed).to.equal(false);
+    const validated = await running;
+    expect(validated.kind).to.equal('validated');
+    await room;
+    expect(deadlineIssueOf(await host.validate(patient('a2')))).to.equal(undefined);
   });
 
   it('reports how long work has waited without progress (what the health checks read)', async () => {

@@ -57,8 +57,10 @@ export interface EngineHostOptions {
   readonly workerHeapMb?: number;
   /** validation.submission-timeout-ms: worker time all resources of one validateEach call may take; absent = no budget. */
   readonly submissionTimeoutMs?: number;
-  /** validation.queue-limit: tasks that may wait for a worker before validate() is refused (ValidatorBusyError). */
+  /** validation.queue-limit: tasks of each lane (API, flow) that may wait for a worker before validate() is refused (ValidatorBusyError) or whenRoom() waits. */
   readonly queueLimit?: number;
+  /** validation.max-mb-in-flight: MB of submissions and resource texts queued or running beyond which validate() is refused and whenRoom() waits. */
+  readonly maxMbInFlight?: number;
   /** validation.definition-cache-dir; false = no start-up cache. */
   readonly definitionCacheDir?: string | false;
   readonly terminology: TerminologySettings;
@@ -369,6 +371,7 @@ export class EngineHost implements ResourceValidator, FhirXmlReader {
         ...(this.options.maxIssuesPerResource === undefined ? {} : { maxIssuesPerResource: this.options.maxIssuesPerResource }),
         workerHeapMb: this.options.workerHeapMb === undefined ? undefined : workerHeapMb(this.options.workerHeapMb, this.workerThreads),
         queueLimit: this.options.queueLimit,
+        ...(this.options.maxMbInFlight === undefined ? {} : { maxBytesInFlight: this.options.maxMbInFlight * 1024 * 1024 }),
         workerFile: this.options.workerFile,
         onEvent: (event) => this.onPoolEvent(() => built, event),
       });

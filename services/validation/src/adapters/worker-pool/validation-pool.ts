@@ -33,9 +33,13 @@
  * otherwise have grown the whole process past its limit.
  * A worker that exits on its own otherwise (a crash) fails its task as before (the caller retries).
  *
- * Capacity: `queueLimit` bounds the tasks waiting for a worker for callers that ask to be refused
- * (the HTTP API: 503); the flow's batches are always queued (their number is bounded by the
- * consumer's concurrency) and its consumer waits for `whenRoom()` before fetching more messages.
+ * Capacity, in two lanes so that neither can starve the other: `refuse` admissions (the HTTP API)
+ * and `queue` admissions (the flow). `queueLimit` bounds the tasks of EACH lane waiting for a
+ * worker: an API call finding its lane full is refused (503), however many flow tasks wait, and
+ * the flow's consumer waits for `whenRoom()` (its own lane) before fetching more messages, however
+ * many API calls wait. `maxBytesInFlight` bounds the bytes of the tasks queued or running (a
+ * submission's bytes, a resource given as text): past it an API call is refused and `whenRoom()`
+ * waits, so admission follows memory, not the number of tasks (one always runs, whatever its size).
  * `stalledForMs()` tells how long work has been waiting or running without any resource finishing:
  * the health checks report a pool that cannot make progress.
  */
@@ -46,6 +50,7 @@ import type { Registry } from 'prom-client';
 import { deadlineOutcome, type DeadlineKind } from '../../domain/engine/outcome/deadline.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
 import { encodeEntryIssues, type SubmissionBundle } from '../../domain/flow/index.js';
+import { isFhirXmlText } from '../../domain/ports/resource-validator.js';
 import { readSharedSubmission, type SubmissionTask, type SubmissionTaskResult, type ValidatedEntries } from './submission-task.js';
 import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
 import type { TaskControls, ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
@@ -87,8 +92,10 @@ export interface ValidationPoolOptions extends Partial<WorkerSetup> {
    * Node's default (the process's). A worker passing it is replaced and its resource gets a fatal issue.
    */
   workerHeapMb?: number;
-  /** Tasks that may wait for a worker before `refuse` admissions are refused; default unbounded. */
+  /** Tasks of each lane that may wait for a worker (`refuse` admissions are refused, `whenRoom()` waits); default unbounded. */
   queueLimit?: number;
+  /** Bytes of the tasks queued or running beyond which `refuse` admissions are refused and `whenRoom()` waits; default unbounded. */
+  maxBytesInFlight?: number;
   onEvent?: (event: PoolEvent) => void;
   /**
    * The worker module; default validation-worker next to this file. Tests give a module that
@@ -106,7 +113,7 @@ export class PoolSaturatedError extends Error {
 export type Admission = 'queue' | 'refuse';
 
 export interface ValidateCallOptions {
-  /** Default `queue`. */
+  /** Default `queue`; also the lane of the task (refuse: the API's, queue: the flow's). */
   readonly admission?: Admission;
   /** The submission this batch belongs to (its worker-time budget); absent = per-resource deadline only. */
   readonly budget?: SubmissionBudget;
@@ -140,6 +147,10 @@ interface TrackedTask {
   readonly typeAt: (index: number) => string | undefined;
   /** The index the watchdog saw last (a change is progress). */
   seen: number;
+  /** The lane it was admitted in (queue limits are per lane). */
+  readonly lane: Admission;
+  /** Its bytes while queued or running (maxBytesInFlight). */
+  readonly bytes: number;
   /** Set when its resource in progress passed the per-resource budget (the task was aborted) or the worker's heap limit. */
   expired?: Expired;
 }
@@ -180,7 +191,7 @@ export class ValidationPool {
   private constructor(
     private readonly pool: Piscina,
     private readonly metrics: WorkerMetricsSink | undefined,
-    private readonly options: Pick<ValidationPoolOptions, 'resourceTimeoutMs' | 'workerHeapMb' | 'queueLimit' | 'onEvent'>,
+    private readonly options: Pick<ValidationPoolOptions, 'resourceTimeoutMs' | 'workerHeapMb' | 'queueLimit' | 'maxBytesInFlight' | 'onEvent'>,
   ) {
     const budget = options.resourceTimeoutMs ?? Number.POSITIVE_INFINITY;
     this.tickMs = Math.min(MAX_TICK_MS, Math.max(MIN_TICK_MS, Math.floor(budget / 20)));
@@ -197,7 +208,7 @@ export class ValidationPool {
     // execArgv; compiled, it is the .js next to this file.
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const filename = options.workerFile ?? fileURLToPath(new URL(`./validation-worker${ext}`, import.meta.url));
-    const { threads: _threads, registry, resourceTimeoutMs, workerHeapMb, queueLimit, onEvent, workerFile: _workerFile, ...setup } = options;
+    const { threads: _threads, registry, resourceTimeoutMs, workerHeapMb, queueLimit, maxBytesInFlight, onEvent, workerFile: _workerFile, ...setup } = options;
     const workerData: WorkerSetup = { ...setup, packages: options.packages ?? [], resources: options.resources ?? [] };
     const pool = new Piscina({
       // minThreads = maxThreads: idle workers are never stopped (their start-up is the expensive part),
@@ -205,7 +216,7 @@ export class ValidationPool {
       filename, minThreads: threads, maxThreads: threads, workerData, execArgv: process.execArgv,
       ...(workerHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } }),
     });
-    return new ValidationPool(pool, registry ? new WorkerMetricsSink(registry) : undefined, { resourceTimeoutMs, workerHeapMb, queueLimit, onEvent });
+    return new ValidationPool(pool, registry ? new WorkerMetricsSink(registry) : undefined, { resourceTimeoutMs, workerHeapMb, queueLimit, maxBytesInFlight, onEvent });
   }
 
   get threads(): number {
@@ -221,15 +232,42 @@ export class ValidationPool {
     return this.options.resourceTimeoutMs;
   }
 
-  /** True while `refuse` admissions are refused. */
+  /** True while `refuse` admissions are refused (their lane full, or the bytes in flight at the limit). */
   get saturated(): boolean {
-    return this.pool.queueSize >= (this.options.queueLimit ?? Number.POSITIVE_INFINITY);
+    return this.laneFull('refuse') || this.bytesFull(0);
   }
 
-  /** Resolves when fewer than `queueLimit` tasks wait for a worker (at once when they do). */
+  /** The bytes of the tasks queued or running. */
+  get bytesInFlight(): number {
+    let bytes = 0;
+    for (const task of this.tracked) bytes += task.bytes;
+    return bytes;
+  }
+
+  /** Resolves when the flow's lane has fewer than `queueLimit` tasks waiting and the bytes in flight are under their limit. */
   whenRoom(): Promise<void> {
-    if (!this.saturated) return Promise.resolve();
+    if (!this.flowFull()) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  private flowFull(): boolean {
+    return this.laneFull('queue') || this.bytesFull(0);
+  }
+
+  /** Tasks of `lane` still waiting for a worker (taken by none yet) at the lane's limit. */
+  private laneFull(lane: Admission): boolean {
+    const limit = this.options.queueLimit;
+    if (limit === undefined) return false;
+    let waiting = 0;
+    for (const task of this.tracked) if (task.lane === lane && task.progress.current === NOT_STARTED) waiting += 1;
+    return waiting >= limit;
+  }
+
+  /** Whether `bytes` more would pass maxBytesInFlight (never when nothing is in flight: one task always runs). */
+  private bytesFull(bytes: number): boolean {
+    const limit = this.options.maxBytesInFlight;
+    if (limit === undefined || this.tracked.size === 0) return false;
+    return this.bytesInFlight + bytes >= limit;
   }
 
   /** A new submission budget of `limitMs` worker milliseconds, for the batches of one submission. */
@@ -253,12 +291,14 @@ export class ValidationPool {
 
   /** As validate(), with the milliseconds each resource took in the worker. */
   async validateTimed(task: ValidationTask, options: ValidateCallOptions = {}): Promise<TimedOutcomes> {
-    if (options.admission === 'refuse' && this.saturated) {
-      throw new PoolSaturatedError(`${this.pool.queueSize} validation tasks are already waiting for a worker`);
+    const lane = options.admission ?? 'queue';
+    const bytes = taskBytes(task.resources);
+    if (lane === 'refuse' && (this.laneFull('refuse') || this.bytesFull(bytes))) {
+      throw new PoolSaturatedError('the validation workers have no room for this request now');
     }
     this.calls += 1;
     try {
-      return await this.runBatch(task, options.budget);
+      return await this.runBatch(task, options.budget, lane, bytes);
     } finally {
       this.calls -= 1;
       if (this.calls === 0) this.callsDone?.();
@@ -280,7 +320,7 @@ export class ValidationPool {
   async validateSubmission(task: Omit<SubmissionTask, 'progress' | 'budget' | 'budgetFrom'>, options: Omit<ValidateCallOptions, 'admission'> = {}): Promise<SubmissionTaskResult> {
     this.calls += 1;
     try {
-      return await this.runSubmission(task, options.budget);
+      return await this.runSubmission(task, options.budget, task.bytes.byteLength);
     } finally {
       this.calls -= 1;
       if (this.calls === 0) this.callsDone?.();
@@ -302,11 +342,11 @@ export class ValidationPool {
     await this.pool.destroy();
   }
 
-  private async runBatch(task: ValidationTask, budget: SubmissionBudget | undefined): Promise<TimedOutcomes> {
+  private async runBatch(task: ValidationTask, budget: SubmissionBudget | undefined, lane: Admission, bytes: number): Promise<TimedOutcomes> {
     const { resources } = task;
     if (budget?.exhausted && !task.budgetFrom) return this.notValidated(resources, budget);
-    return this.runWatched<ValidationTaskResult, TimedOutcomes>(task, (index) => resourceTypeOf(resources[index]), budget, {
-      expired: (expired) => this.afterDeadline(task, expired, budget),
+    return this.runWatched<ValidationTaskResult, TimedOutcomes>(task, (index) => resourceTypeOf(resources[index]), budget, { lane, bytes }, {
+      expired: (expired) => this.afterDeadline(task, expired, budget, lane),
       done: (result) => {
         if (result.outcomes.length < resources.length) {
           // The worker stopped early: the submission used up its budget.
@@ -318,15 +358,15 @@ export class ValidationPool {
     });
   }
 
-  private async runSubmission(task: SubmissionTask, budget: SubmissionBudget | undefined): Promise<SubmissionTaskResult> {
+  private async runSubmission(task: SubmissionTask, budget: SubmissionBudget | undefined, bytes: number): Promise<SubmissionTaskResult> {
     // Only a deadline needs the entries on this thread: the bytes are read here then, and only then.
     let bundle: SubmissionBundle | undefined;
     const entryAt = (position: number) => {
       bundle ??= readSharedSubmission(task.bytes) as SubmissionBundle;
       return bundle.entry[task.entries?.[position] ?? position]?.resource;
     };
-    return this.runWatched<SubmissionTaskResult, SubmissionTaskResult>(task, (position) => resourceTypeOf(entryAt(position)), budget, {
-      expired: (expired) => this.afterSubmissionDeadline(task, expired, budget),
+    return this.runWatched<SubmissionTaskResult, SubmissionTaskResult>(task, (position) => resourceTypeOf(entryAt(position)), budget, { lane: 'queue', bytes }, {
+      expired: (expired) => this.afterSubmissionDeadline(task, expired, budget, bytes),
       done: (result) => {
         if (result.kind === 'validated' && result.budgetStopped) this.budgetRanOut(budget!);
         return result;
@@ -342,11 +382,11 @@ export class ValidationPool {
    * to `done`.
    */
   private async runWatched<R extends { metrics?: WorkerMetricsReport }, T>(
-    task: TaskControls, typeAt: (position: number) => string | undefined, budget: SubmissionBudget | undefined,
+    task: TaskControls, typeAt: (position: number) => string | undefined, budget: SubmissionBudget | undefined, admitted: { lane: Admission; bytes: number },
     handlers: { expired(expired: Expired): Promise<T>; done(result: R): T },
   ): Promise<T> {
     const progress = new TaskProgress();
-    const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt, seen: NOT_STARTED };
+    const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt, seen: NOT_STARTED, ...admitted };
     this.track(tracked);
     let result: R;
     try {
@@ -367,7 +407,7 @@ export class ValidationPool {
   }
 
   /** As afterDeadline, for a submission task: the blamed entry's timeout issue, the other entries validated again. */
-  private async afterSubmissionDeadline(task: SubmissionTask, expired: Expired, budget: SubmissionBudget | undefined): Promise<ValidatedEntries> {
+  private async afterSubmissionDeadline(task: SubmissionTask, expired: Expired, budget: SubmissionBudget | undefined, bytes: number): Promise<ValidatedEntries> {
     // The worker was validating an entry, so the bytes hold a readable Bundle.
     const bundle = readSharedSubmission(task.bytes) as SubmissionBundle;
     const entries = task.entries ?? bundle.entry.map((_, index) => index);
@@ -385,7 +425,7 @@ export class ValidationPool {
     const others = entries.filter((_, position) => position !== expired.index);
     if (others.length > 0) {
       const validated = Math.max(expired.index, (task.budgetFrom ?? 0) - 1);
-      const again = await this.runSubmission({ ...task, entries: others, budgetFrom: validated }, budget) as ValidatedEntries;
+      const again = await this.runSubmission({ ...task, entries: others, budgetFrom: validated }, budget, bytes) as ValidatedEntries;
       budgetStopped = again.budgetStopped;
       let j = 0;
       entries.forEach((_, position) => {
@@ -400,7 +440,7 @@ export class ValidationPool {
   }
 
   /** The outcomes of a task aborted at the per-resource deadline: the blamed resource's, and the others' validated again. */
-  private async afterDeadline(task: ValidationTask, expired: Expired, budget: SubmissionBudget | undefined): Promise<TimedOutcomes> {
+  private async afterDeadline(task: ValidationTask, expired: Expired, budget: SubmissionBudget | undefined, lane: Admission): Promise<TimedOutcomes> {
     const { resources } = task;
     const outcomes: ValidationOutcome[] = new Array(resources.length);
     const durationsMs: number[] = new Array(resources.length).fill(0);
@@ -412,7 +452,8 @@ export class ValidationPool {
     if (others.length > 0) {
       // The resources before the blamed one were validated: they are validated again whatever is left of the budget.
       const validated = Math.max(expired.index, (task.budgetFrom ?? 0) - 1);
-      const again = await this.runBatch({ ...task, resources: others.map((i) => resources[i]), budgetFrom: validated }, budget);
+      const rest = others.map((i) => resources[i]);
+      const again = await this.runBatch({ ...task, resources: rest, budgetFrom: validated }, budget, lane, taskBytes(rest));
       others.forEach((i, j) => {
         outcomes[i] = again.outcomes[j]!;
         durationsMs[i] = again.durationsMs[j]!;
@@ -451,7 +492,7 @@ export class ValidationPool {
     this.tracked.delete(task);
     this.lastProgressAt = now;
     if (this.tracked.size === 0) this.stopWatchdog();
-    while (this.roomWaiters.length > 0 && !this.saturated) this.roomWaiters.shift()!();
+    while (this.roomWaiters.length > 0 && !this.flowFull()) this.roomWaiters.shift()!();
   }
 
   private stopWatchdog(): void {
@@ -478,7 +519,7 @@ export class ValidationPool {
         }
       }
     }
-    while (this.roomWaiters.length > 0 && !this.saturated) this.roomWaiters.shift()!();
+    while (this.roomWaiters.length > 0 && !this.flowFull()) this.roomWaiters.shift()!();
   }
 
   /** Aborts a running task: piscina terminates its worker and starts another. */
@@ -511,6 +552,16 @@ function isOutOfMemory(error: unknown): boolean {
 
 function isWorkerExit(error: unknown): boolean {
   return error instanceof Error && /^worker exited/i.test(error.message);
+}
+
+/** What a batch weighs in flight: its resources given as text (JSON or FHIR XML), two bytes a character; parsed ones are already the caller's memory. */
+function taskBytes(resources: readonly unknown[]): number {
+  let bytes = 0;
+  for (const r of resources) {
+    if (typeof r === 'string') bytes += r.length * 2;
+    else if (isFhirXmlText(r)) bytes += r.xml.length * 2;
+  }
+  return bytes;
 }
 
 function resourceTypeOf(resource: unknown): string | undefined {
