@@ -130,6 +130,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       artifactListener: ctx.get(TOKENS.artifactChangeNotifier).listener(),
       initialArtifacts: initialArtifactSources(config),
       validateBodyLimit: config.validateBodyLimit,
+      validateMaxPerCaller: config.validateMaxPerCaller,
       xmlReader: ctx.get(TOKENS.engineHost),
       terminologyKnowledge: engineTerminologyKnowledge(ctx.get(TOKENS.engineHost), remoteTerminologyConfigured(terminologySettings(config))),
       onBrokenRule: (ruleId, categoryId, reason) => logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),
