@@ -25,7 +25,7 @@ export const ProblemDetailsSchema = z.object({
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid input', 401: 'Not authenticated', 403: 'Not allowed', 404: 'Not found', 405: 'Method not allowed',
-  409: 'Conflict', 413: 'Payload too large', 415: 'Unsupported media type', 422: 'Unprocessable content',
+  409: 'Conflict', 413: 'Payload too large', 415: 'Unsupported media type', 422: 'Unprocessable content', 429: 'Too many requests',
   500: 'Unexpected error', 502: 'Upstream failure', 503: 'Unavailable',
 };
 

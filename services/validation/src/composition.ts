@@ -90,7 +90,10 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     workers: config.validationWorkers,
     resourceTimeoutMs: config.validationResourceTimeoutMs,
     submissionTimeoutMs: config.validationSubmissionTimeoutMs,
+    workerHeapMb: config.validationWorkerHeapMb,
+    maxIssuesPerResource: config.validationMaxIssuesPerResource,
     queueLimit: config.validationQueueLimit,
+    maxMbInFlight: config.validationMaxMbInFlight,
     definitionCacheDir: config.definitionCacheDir,
     terminology: terminologySettings(config),
     ...(config.referenceServerUrl ? { referenceServer: { url: config.referenceServerUrl, timeoutMs: config.referenceServerTimeoutMs } } : {}),
@@ -132,6 +135,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       validateBodyLimit: config.validateBodyLimit,
       // uploads read their bodies themselves (ownBodyRoutes in main.ts), within http.raw-limit as before
       uploadLimit: config.httpRawLimit,
+      validateMaxPerCaller: config.validateMaxPerCaller,
       xmlReader: ctx.get(TOKENS.engineHost),
       terminologyKnowledge: engineTerminologyKnowledge(ctx.get(TOKENS.engineHost), remoteTerminologyConfigured(terminologySettings(config))),
       onBrokenRule: (ruleId, categoryId, reason) => logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),

@@ -14,7 +14,7 @@ import { deadlineIssueOf } from '#validation/domain/engine/outcome/deadline.js';
 import { aggregateEntryOutcomes, type FhirResourceJson } from '#validation/domain/flow/index.js';
 import { ValidatorBusyError, type ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 import { eventually, folderArtifacts } from '../flow/support/flow-harness.js';
-import { busyResource, hangingResource, HANGING_WORKER, waitingResource } from './support/hanging-engine.js';
+import { busyResource, hangingResource, HANGING_WORKER, memoryHogResource, waitingResource } from './support/hanging-engine.js';
 
 const MESSAGE_ID = 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id';
 const patient = (id: string, gender = 'female') => ({ resourceType: 'Patient', id, gender });
@@ -48,11 +48,12 @@ const texts = (outcome: ValidationOutcome) => outcome.issue.map((i) => i.details
 describe('engine host: deadlines (a validation that never finishes) @slow', function () {
   this.timeout(120_000);
   const hosts: EngineHost[] = [];
-  async function startHost(options: { workers?: number; resourceTimeoutMs?: number; submissionTimeoutMs?: number; queueLimit?: number } = {}) {
+  async function startHost(options: { workers?: number; resourceTimeoutMs?: number; submissionTimeoutMs?: number; queueLimit?: number; workerHeapMb?: number; maxMbInFlight?: number } = {}) {
     const metrics = createMetrics('validation-test', { defaultMetrics: false });
     const host = new EngineHost({
       artifacts: folderArtifacts(sharedDir('fhir-packages')), workers: options.workers ?? 1, terminology: {}, logger: silentLogger(), metrics,
       resourceTimeoutMs: options.resourceTimeoutMs, submissionTimeoutMs: options.submissionTimeoutMs, queueLimit: options.queueLimit, workerFile: HANGING_WORKER,
+      workerHeapMb: options.workerHeapMb, maxMbInFlight: options.maxMbInFlight,
     });
     hosts.push(host);
     await host.start();
@@ -155,6 +156,31 @@ describe('engine host: deadlines (a validation that never finishes) @slow', func
     expect(outcomeJson).to.equal(await aggregatedText(host, resources));
   });
 
+  it('a resource whose validation passes the worker\'s heap limit: the worker is replaced, the resource gets one fatal issue, the rest is validated', async () => {
+    const { host, metrics } = await startHost({ resourceTimeoutMs: 60_000, workerHeapMb: 160 });
+    const resources = [patient('p0'), memoryHogResource(), patient('p2', 'not-a-gender')];
+    const expected = await host.validateEach(resources.filter((r) => r.id !== 'hog'));
+    const outcomes = await host.validateEach(resources);
+    expect(outcomes[1]).to.deep.equal({
+      resourceType: 'OperationOutcome',
+      issue: [{
+        severity: 'fatal', code: 'too-costly',
+        details: { text: 'Validation of this resource needed more than 160 MB of memory and was stopped' },
+        diagnostics: 'Validation of this resource needed more than 160 MB of memory and was stopped',
+        extension: [{ url: MESSAGE_ID, valueCode: 'VALIDATION_OUT_OF_MEMORY' }],
+        expression: ['Basic'],
+      }],
+    });
+    expect([outcomes[0], outcomes[2]]).to.deep.equal(expected);
+    expect(await counted(metrics, 'validation_worker_replacements_total', { reason: 'memory' })).to.equal(1);
+    // As bytes (the flow's path): the same blame; then the API's path, and the pool keeps serving.
+    const { outcomeJson } = await validatedBytes(host, resources);
+    expect([0, 1, 2].map((entry) => deadlineKindOfEntry(outcomeJson, entry))).to.deep.equal(['validated', 'memory', 'validated']);
+    expect(deadlineIssueOf(await host.validate(memoryHogResource()))?.kind).to.equal('memory');
+    expect(await host.validate(patient('p5', 'bad'))).to.deep.equal((await host.validateEach([patient('p5', 'bad')]))[0]);
+    expect(host.generation!.pool.threads).to.equal(1);
+  });
+
   it('validate() (the API) of a hanging resource answers the timeout outcome; a full queue refuses with ValidatorBusyError', async () => {
     const { host } = await startHost({ resourceTimeoutMs: 1_500, queueLimit: 1 });
     const hanging = host.validate(hangingResource());
@@ -169,6 +195,45 @@ describe('engine host: deadlines (a validation that never finishes) @slow', func
     await host.whenRoom();
     expect(deadlineIssueOf(await hanging)).to.deep.equal({ kind: 'resource', text: 'Validation of this resource did not finish within 1500 ms' });
     expect(deadlineIssueOf(await queued)).to.equal(undefined);
+  });
+
+  it('the API and the flow have a lane each: a full flow lane refuses no API call, a full API lane holds no flow', async () => {
+    const { host } = await startHost({ resourceTimeoutMs: 2_000, queueLimit: 1 });
+    const running = host.validateEach([hangingResource()]);
+    await eventually(() => host.generation!.pool.queueSize === 0 && host.stalledForMs() > 0, 'the hanging resource to run');
+    const flowQueued = host.validateEach([patient('f1')]);
+    await eventually(() => host.generation!.pool.queueSize === 1, 'one flow task to wait');
+    let roomed = false;
+    const room = host.whenRoom().then(() => { roomed = true; });
+    // the flow's lane is full; the API's is not: one API call is admitted, the next refused
+    const apiQueued = host.validate(patient('a1'));
+    await eventually(() => host.generation!.pool.queueSize === 2, 'the API task to wait');
+    let refused: unknown;
+    await host.validate(patient('a2')).catch((error: unknown) => { refused = error; });
+    expect(refused).to.be.instanceOf(ValidatorBusyError);
+    expect(roomed, 'the flow waits for its own lane').to.equal(false);
+    await room;
+    expect(deadlineIssueOf((await running)[0]!)?.kind).to.equal('resource');
+    expect(deadlineIssueOf((await flowQueued)[0]!)).to.equal(undefined);
+    expect(deadlineIssueOf(await apiQueued)).to.equal(undefined);
+  });
+
+  it('admission by bytes in flight: a large submission running refuses API calls and holds the flow until it is done', async () => {
+    const { host } = await startHost({ resourceTimeoutMs: 2_000, queueLimit: 64, maxMbInFlight: 1 });
+    const large = Buffer.from(JSON.stringify({ resourceType: 'Bundle', type: 'collection', entry: [{ resource: { ...hangingResource(), text: { status: 'generated', div: `<div xmlns="http://www.w3.org/1999/xhtml">${'x'.repeat(1_200_000)}</div>` } } }] }));
+    const running = host.validateSubmission(large);
+    await eventually(() => host.stalledForMs() > 0, 'the large submission to run');
+    let refused: unknown;
+    await host.validate(patient('a1')).catch((error: unknown) => { refused = error; });
+    expect(refused, 'the bytes in flight are at the limit').to.be.instanceOf(ValidatorBusyError);
+    let roomed = false;
+    const room = host.whenRoom().then(() => { roomed = true; });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(roomed).to.equal(false);
+    const validated = await running;
+    expect(validated.kind).to.equal('validated');
+    await room;
+    expect(deadlineIssueOf(await host.validate(patient('a2')))).to.equal(undefined);
   });
 
   it('reports how long work has waited without progress (what the health checks read)', async () => {

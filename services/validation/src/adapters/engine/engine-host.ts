@@ -44,6 +44,7 @@ import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import type { TerminologySettings } from '../terminology/index.js';
 import { PoolSaturatedError, ValidationPool, type PoolEvent, type WorkerCacheSettings } from '../worker-pool/validation-pool.js';
 import { readStoredArtifacts } from './stored-artifacts.js';
+import { workerHeapMb } from './worker-memory.js';
 
 export interface EngineHostOptions {
   readonly artifacts: ArtifactRepository;
@@ -51,10 +52,16 @@ export interface EngineHostOptions {
   readonly workers: number;
   /** validation.resource-timeout-ms: longest one resource may take in a worker; absent = no deadline. */
   readonly resourceTimeoutMs?: number;
+  /** validation.max-issues-per-resource: issues kept per resource (the rest counted); absent = no cap. */
+  readonly maxIssuesPerResource?: number;
+  /** validation.worker-heap-mb: each worker's heap limit in MB, 0 = derived from the pod's memory (worker-memory.ts); absent = no limit. */
+  readonly workerHeapMb?: number;
   /** validation.submission-timeout-ms: worker time all resources of one validateEach call may take; absent = no budget. */
   readonly submissionTimeoutMs?: number;
-  /** validation.queue-limit: tasks that may wait for a worker before validate() is refused (ValidatorBusyError). */
+  /** validation.queue-limit: tasks of each lane (API, flow) that may wait for a worker before validate() is refused (ValidatorBusyError) or whenRoom() waits. */
   readonly queueLimit?: number;
+  /** validation.max-mb-in-flight: MB of submissions and resource texts queued or running beyond which validate() is refused and whenRoom() waits. */
+  readonly maxMbInFlight?: number;
   /** validation.definition-cache-dir; false = no start-up cache. */
   readonly definitionCacheDir?: string | false;
   readonly terminology: TerminologySettings;
@@ -140,12 +147,12 @@ export class EngineHost implements ResourceValidator, FhirXmlReader, Categorizat
       labelNames: ['deadline'],
     });
     this.replacements = options.metrics?.counter({
-      name: 'validation_worker_replacements_total', help: 'Validation worker threads terminated and replaced: timeout = a deadline passed, crash = the worker exited on its own',
+      name: 'validation_worker_replacements_total', help: 'Validation worker threads terminated and replaced: timeout = a deadline passed, memory = its heap limit (validation.worker-heap-mb) passed, crash = the worker exited on its own',
       labelNames: ['reason'],
     });
     // Series at 0 from the start, so increase() and the alerts see them before the first event.
     for (const deadline of ['resource', 'submission']) this.timeouts?.inc({ deadline }, 0);
-    for (const reason of ['timeout', 'crash']) this.replacements?.inc({ reason }, 0);
+    for (const reason of ['timeout', 'memory', 'crash']) this.replacements?.inc({ reason }, 0);
   }
 
   /**
@@ -325,6 +332,12 @@ export class EngineHost implements ResourceValidator, FhirXmlReader, Categorizat
         logger.warn({ deadline: event.deadline, resourceType, budgetMs: event.budgetMs }, 'validation passed its deadline; reported as a fatal issue');
         break;
       }
+      case 'out-of-memory': {
+        const current = generation();
+        const resourceType = current && event.resourceType !== undefined ? this.resourceTypeLabel(current, event.resourceType) : undefined;
+        logger.warn({ resourceType, budgetMb: event.budgetMb }, 'validation worker passed its heap limit; the resource is reported with a fatal issue');
+        break;
+      }
       case 'worker-terminated':
         this.replacements?.inc({ reason: event.reason });
         logger.warn({ reason: event.reason }, 'validation worker terminated; a new one is starting');
@@ -372,7 +385,10 @@ export class EngineHost implements ResourceValidator, FhirXmlReader, Categorizat
         ...(this.options.messageWording ? { messageWording: this.options.messageWording } : {}),
         registry: this.options.registry,
         resourceTimeoutMs: this.options.resourceTimeoutMs,
+        ...(this.options.maxIssuesPerResource === undefined ? {} : { maxIssuesPerResource: this.options.maxIssuesPerResource }),
+        workerHeapMb: this.options.workerHeapMb === undefined ? undefined : workerHeapMb(this.options.workerHeapMb, this.workerThreads),
         queueLimit: this.options.queueLimit,
+        ...(this.options.maxMbInFlight === undefined ? {} : { maxBytesInFlight: this.options.maxMbInFlight * 1024 * 1024 }),
         workerFile: this.options.workerFile,
         onEvent: (event) => this.onPoolEvent(() => built, event),
       });

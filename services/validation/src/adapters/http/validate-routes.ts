@@ -1,16 +1,19 @@
-import express, { Router, type Request } from 'express';
+import express, { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { HttpProblem, JSON_MEDIA_TYPES, type AnyMediaTypeRoute, type OpenApiBuilder, type RouteBodyLimit } from '#adapters/http/index.js';
 import { operationOutcomeXml } from '../../domain/engine/outcome/outcome-xml.js';
 import type { ValidationApiService } from '../../application/validation-api-service.js';
 import type { FhirJsonText } from '../../domain/ports/resource-validator.js';
 import { SETTINGS } from '../../domain/engine/settings-input.js';
+import { perCallerLimit } from './caller-limit.js';
 import { booleanQuery } from './errors.js';
 import type { ValidationApiSchemas } from './schemas.js';
 
 export interface ValidateRouteOptions {
   /** Largest resource or Bundle accepted, in bytes; default 50 MiB. Give the app the same limit for these routes (validateRouteBodyLimits). */
   readonly bodyLimit?: number;
+  /** Validating requests of one caller at a time (validation.max-requests-per-caller); beyond, 429. Default unbounded. */
+  readonly maxPerCaller?: number;
 }
 
 /**
@@ -54,7 +57,8 @@ const FHIR_XML = 'application/fhir+xml';
 const DEADLINE_AND_CAPACITY = 'A resource whose validation passes `validation.resource-timeout-ms` is answered 422 (Problem Details, '
   + 'type `validation-timeout`, detail "Validation of this resource did not finish within N ms"): the content made the validation too '
   + 'costly, the same request would fail again, so it is neither a server error nor worth retrying. When every validation worker is busy '
-  + 'and `validation.queue-limit` requests already wait, the answer is 503 with Retry-After.';
+  + 'and `validation.queue-limit` requests already wait, the answer is 503 with Retry-After; a caller with `validation.max-requests-per-caller` '
+  + 'validations already running is answered 429 with Retry-After.';
 
 const FLAGS = z.object({
   categorize: z.enum(['true', 'false']).optional().openapi({ description: 'Add each issue\'s categories (uncategorized when none matches)' }),
@@ -90,6 +94,7 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   const fhirText = express.text({ limit, type: FHIR_XML });
   const fhirJson = express.raw({ limit, type: JSON_MEDIA_TYPES });
   const authorization = (header: string | undefined) => (header ? { authorization: header } : {});
+  const callerLimit: RequestHandler = options.maxPerCaller === undefined ? (_req, _res, next) => next() : perCallerLimit(options.maxPerCaller);
 
   openApi.registerPath({
     method: 'post', path: '/api/$validate', tags, summary: 'Validate a FHIR resource',
@@ -108,10 +113,10 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
           'application/json': { schema: z.union([z.array(schemas.CategorizedIssue), z.array(schemas.MessageCount), z.array(schemas.CategoryCount)]) },
         },
       },
-      ...openApi.problemResponses(400, 413, 415, 422, 500, 503),
+      ...openApi.problemResponses(400, 413, 415, 422, 429, 500, 503),
     },
   });
-  router.post('/api/$validate', fhirJson, fhirText, async (req, res) => {
+  router.post('/api/$validate', callerLimit, fhirJson, fhirText, async (req, res) => {
     const answer = await service.validate(fhirResource(req), { categorize: booleanQuery(req.query, 'categorize'), summarize: booleanQuery(req.query, 'summarize') },
       { query: req.query, ...authorization(req.header('authorization')) });
     switch (answer.kind) {
@@ -130,9 +135,9 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     description: 'Answers the OperationOutcome, the categorized issues, summaries by category and by message, and the validity verdict '
       + '(valid when no issue is in a category that is not acceptable and no error or fatal issue is uncategorized). ' + DEADLINE_AND_CAPACITY,
     request: { query: VALIDATION_QUERY, body: fhirBody },
-    responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 415, 422, 500, 503) },
+    responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 415, 422, 429, 500, 503) },
   });
-  router.post('/api/$validate-and-categorize', fhirJson, fhirText, async (req, res) => {
+  router.post('/api/$validate-and-categorize', callerLimit, fhirJson, fhirText, async (req, res) => {
     res.json(await service.validateAndCategorize(fhirResource(req), { query: req.query, ...authorization(req.header('authorization')) }));
   });
 

@@ -36,7 +36,7 @@
  */
 import { Router } from 'express';
 import type { OpenApiBuilder } from '#adapters/http/index.js';
-import { booleanSetting, byteSizeSetting, enumSetting, stringSetting } from '#adapters/config/index.js';
+import { booleanSetting, byteSizeSetting, enumSetting, intSetting, stringSetting } from '#adapters/config/index.js';
 import { ArtifactService, type InitializationReport } from '../../application/artifact-service.js';
 import { CategoryService } from '../../application/category-service.js';
 import { EnginePackageInspector } from '../../application/engine-package-inspector.js';
@@ -83,6 +83,7 @@ export function validationApiSettings() {
     artifactInitDir: stringSetting('artifact.init-dir', 'Directory of more default artifacts (.tgz packages, .json resources) for $initialize and the start-up initialization').optional(),
     artifactInitMode: enumSetting('artifact.init-mode', 'add: the embedded IG packages plus artifact.init-dir (a package there replaces the embedded one of the same name); replace: only artifact.init-dir (then required)', ARTIFACT_INIT_MODES).default('add'),
     validateBodyLimit: byteSizeSetting('validate.body-limit', 'Largest resource or Bundle accepted by $validate').default(50 * 1024 ** 2),
+    validateMaxPerCaller: intSetting('validation.max-requests-per-caller', '$validate and $validate-and-categorize requests of one caller (token subject) running at a time: beyond it the answer is 429 with Retry-After, so one caller cannot take every place the API has in the worker queue', { min: 1, max: 10_000 }).default(8),
   };
 }
 
@@ -112,6 +113,8 @@ export interface ValidationApiDependencies {
   /** What is known without artifacts (R4 core, the terminology server) for the terminology dependencies. */
   readonly terminologyKnowledge?: TerminologyKnowledge;
   readonly validateBodyLimit?: number;
+  /** validation.max-requests-per-caller; absent = unbounded. */
+  readonly validateMaxPerCaller?: number;
   readonly uploadLimit?: number;
   /** Reads RESOURCE artifacts uploaded as FHIR XML (the engine host); without it they are refused. */
   readonly xmlReader?: FhirXmlReader;
@@ -156,7 +159,7 @@ export function createValidationApiModule(deps: ValidationApiDependencies): Vali
   const router = Router();
   router.use(artifactRoutes(deps.openApi, schemas, artifacts, { uploadLimit: deps.uploadLimit }));
   router.use(categoryRoutes(deps.openApi, schemas, categories));
-  router.use(validateRoutes(deps.openApi, schemas, validation, { bodyLimit: deps.validateBodyLimit }));
+  router.use(validateRoutes(deps.openApi, schemas, validation, { bodyLimit: deps.validateBodyLimit, ...(deps.validateMaxPerCaller === undefined ? {} : { maxPerCaller: deps.validateMaxPerCaller }) }));
   router.use(resultRoutes(deps.openApi, schemas, results));
 
   return {

@@ -19,8 +19,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { deadlineOutcome } from '../../domain/engine/outcome/deadline.js';
+import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
 import type { Validator } from '../../domain/engine/validator.js';
-import { encodeEntryIssues, submissionFromBytes, SubmissionFormatError, type FhirResourceJson, type SubmissionBundle } from '../../domain/flow/index.js';
+import { encodeEntryIssues, MAX_ISSUES_PER_SUBMISSION, submissionFromBytes, SubmissionFormatError, type FhirResourceJson, type SubmissionBundle } from '../../domain/flow/index.js';
 import type { TaskControls } from './validation-worker.js';
 import { taskSettings } from './task-settings.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
@@ -68,7 +69,27 @@ export function readSharedSubmission(bytes: SharedArrayBuffer): SubmissionBundle
   }
 }
 
-export async function validateSubmissionTask(validator: Validator, task: SubmissionTask): Promise<SubmissionTaskResult> {
+const SEVERITIES = ['information', 'warning', 'error', 'fatal'];
+
+/**
+ * An entry's issues as encodeEntryIssues gives them, unless the entries before it already have
+ * `maxIssues` (the submission's cap): the stored outcome then keeps only their number and worst
+ * severity (aggregatedOutcomeJson), so the entry's worst issue is all that is encoded (its count
+ * stays the full count). The aggregated text is the same; the worker does not build the rest.
+ */
+export function encodeWithinCap(index: number, resource: FhirResourceJson, outcome: ValidationOutcome, issuesSoFar: number, maxIssues = MAX_ISSUES_PER_SUBMISSION): { json: string; count: number } {
+  if (issuesSoFar < maxIssues) return encodeEntryIssues(index, resource, outcome);
+  return { json: encodeEntryIssues(index, resource, worstIssueOnly(outcome)).json, count: outcome.issue.length };
+}
+
+/** The outcome with only its most severe issue (the first of them). */
+function worstIssueOnly(outcome: ValidationOutcome): ValidationOutcome {
+  let worst = outcome.issue[0];
+  for (const issue of outcome.issue) if (SEVERITIES.indexOf(issue.severity) > SEVERITIES.indexOf(worst!.severity)) worst = issue;
+  return { ...outcome, issue: worst ? [worst] : [] };
+}
+
+export async function validateSubmissionTask(validator: Validator, task: SubmissionTask, maxIssuesPerResource?: number): Promise<SubmissionTaskResult> {
   const bundle = readSharedSubmission(task.bytes);
   if (typeof bundle === 'string') return { kind: 'unreadable', message: bundle };
   const entries = task.entries ?? bundle.entry.map((_, index) => index);
@@ -79,7 +100,8 @@ export async function validateSubmissionTask(validator: Validator, task: Submiss
   const resourceTypes: string[] = [];
   const durationsMs: number[] = [];
   let budgetStopped = false;
-  const options = { profiles: task.profiles, authorization: task.authorization, settings: taskSettings(task) };
+  let issuesSoFar = 0;
+  const options = { profiles: task.profiles, authorization: task.authorization, settings: taskSettings(task, maxIssuesPerResource) };
   for (const [position, index] of entries.entries()) {
     const resource: FhirResourceJson = bundle.entry[index]!.resource;
     let outcome;
@@ -95,7 +117,8 @@ export async function validateSubmissionTask(validator: Validator, task: Submiss
       ms = performance.now() - started;
       if (busyBefore) budget!.charge(performance.eventLoopUtilization(busyBefore).active);
     }
-    const encoded = encodeEntryIssues(index, resource, outcome);
+    const encoded = encodeWithinCap(index, resource, outcome, issuesSoFar);
+    issuesSoFar += encoded.count;
     issuesJson.push(encoded.json);
     issueCounts.push(encoded.count);
     resourceTypes.push(resource.resourceType);

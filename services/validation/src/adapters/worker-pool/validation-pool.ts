@@ -26,11 +26,20 @@
  *   never blamed for the wait. When it is used up, the workers start no further resource of it
  *   (the one in progress ends, or meets its own deadline): what was validated is kept, and each
  *   resource not validated gets a fatal issue saying so. No worker is terminated for it.
- * A worker that exits on its own (a crash) fails its task as before (the caller retries).
+ * Memory (`workerHeapMb`, the workers' resourceLimits): a worker whose heap passes its limit is
+ * terminated by Node (ERR_WORKER_OUT_OF_MEMORY) and replaced by piscina; the resource it was
+ * validating is blamed exactly as for the per-resource deadline (one fatal issue, the other
+ * resources of its batch validated again in a new task). The pod survives the resource that would
+ * otherwise have grown the whole process past its limit.
+ * A worker that exits on its own otherwise (a crash) fails its task as before (the caller retries).
  *
- * Capacity: `queueLimit` bounds the tasks waiting for a worker for callers that ask to be refused
- * (the HTTP API: 503); the flow's batches are always queued (their number is bounded by the
- * consumer's concurrency) and its consumer waits for `whenRoom()` before fetching more messages.
+ * Capacity, in two lanes so that neither can starve the other: `refuse` admissions (the HTTP API)
+ * and `queue` admissions (the flow). `queueLimit` bounds the tasks of EACH lane waiting for a
+ * worker: an API call finding its lane full is refused (503), however many flow tasks wait, and
+ * the flow's consumer waits for `whenRoom()` (its own lane) before fetching more messages, however
+ * many API calls wait. `maxBytesInFlight` bounds the bytes of the tasks queued or running (a
+ * submission's bytes, a resource given as text): past it an API call is refused and `whenRoom()`
+ * waits, so admission follows memory, not the number of tasks (one always runs, whatever its size).
  * `stalledForMs()` tells how long work has been waiting or running without any resource finishing:
  * the health checks report a pool that cannot make progress.
  */
@@ -41,6 +50,7 @@ import type { Registry } from 'prom-client';
 import { deadlineOutcome, type DeadlineKind } from '../../domain/engine/outcome/deadline.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
 import { encodeEntryIssues, type SubmissionBundle } from '../../domain/flow/index.js';
+import { isFhirXmlText } from '../../domain/ports/resource-validator.js';
 import { readSharedSubmission, type SubmissionTask, type SubmissionTaskResult, type ValidatedEntries } from './submission-task.js';
 import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
 import type { TaskControls, ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
@@ -53,12 +63,17 @@ export type { ValidationTask, WorkerSetup, WorkerCacheSettings } from './validat
 export type { SubmissionTask, SubmissionTaskResult, ValidatedEntries } from './submission-task.js';
 export type { WorkerMetricsReport } from './worker-metrics.js';
 
+/** Why a worker was replaced: a deadline, its heap limit (resourceLimits), or it exited on its own. */
+export type TerminationReason = 'timeout' | 'memory' | 'crash';
+
 /** What the pool tells its owner (metrics and logs). */
 export type PoolEvent =
   /** A validation passed its deadline: one per blamed resource, one per submission whose budget ran out. */
-  | { readonly kind: 'timeout'; readonly deadline: DeadlineKind; readonly resourceType: string | undefined; readonly budgetMs: number }
-  /** A worker was terminated (its task passed a deadline) or exited on its own; piscina starts a replacement. */
-  | { readonly kind: 'worker-terminated'; readonly reason: 'timeout' | 'crash' }
+  | { readonly kind: 'timeout'; readonly deadline: Exclude<DeadlineKind, 'memory'>; readonly resourceType: string | undefined; readonly budgetMs: number }
+  /** A worker passed its heap limit (`budgetMb`) validating a resource of this type. */
+  | { readonly kind: 'out-of-memory'; readonly resourceType: string | undefined; readonly budgetMb: number }
+  /** A worker was terminated (its task passed a deadline or its heap limit) or exited on its own; piscina starts a replacement. */
+  | { readonly kind: 'worker-terminated'; readonly reason: TerminationReason }
   /** A replacement worker is ready `afterMs` after its predecessor was terminated. */
   | { readonly kind: 'worker-replaced'; readonly afterMs: number }
   /** piscina reported an error that belongs to no task (e.g. a worker failing while idle). */
@@ -74,8 +89,15 @@ export interface ValidationPoolOptions extends Partial<WorkerSetup> {
   registry?: Registry;
   /** Longest one resource may take in a worker, in ms; absent = no per-resource deadline. */
   resourceTimeoutMs?: number;
-  /** Tasks that may wait for a worker before `refuse` admissions are refused; default unbounded. */
+  /**
+   * Each worker's heap limit in MB (worker_threads resourceLimits.maxOldGenerationSizeMb); absent =
+   * Node's default (the process's). A worker passing it is replaced and its resource gets a fatal issue.
+   */
+  workerHeapMb?: number;
+  /** Tasks of each lane that may wait for a worker (`refuse` admissions are refused, `whenRoom()` waits); default unbounded. */
   queueLimit?: number;
+  /** Bytes of the tasks queued or running beyond which `refuse` admissions are refused and `whenRoom()` waits; default unbounded. */
+  maxBytesInFlight?: number;
   onEvent?: (event: PoolEvent) => void;
   /**
    * The worker module; default validation-worker next to this file. Tests give a module that
@@ -93,7 +115,7 @@ export class PoolSaturatedError extends Error {
 export type Admission = 'queue' | 'refuse';
 
 export interface ValidateCallOptions {
-  /** Default `queue`. */
+  /** Default `queue`; also the lane of the task (refuse: the API's, queue: the flow's). */
   readonly admission?: Admission;
   /** The submission this batch belongs to (its worker-time budget); absent = per-resource deadline only. */
   readonly budget?: SubmissionBudget;
@@ -127,9 +149,28 @@ interface TrackedTask {
   readonly typeAt: (index: number) => string | undefined;
   /** The index the watchdog saw last (a change is progress). */
   seen: number;
-  /** Set when its resource in progress passed the per-resource budget and the task was aborted. */
-  expired?: { readonly index: number; readonly elapsedMs: number };
+  /** The lane it was admitted in (queue limits are per lane). */
+  readonly lane: Admission;
+  /** Its bytes while queued or running (maxBytesInFlight). */
+  readonly bytes: number;
+  /** Set when its resource in progress passed the per-resource budget (the task was aborted) or the worker's heap limit. */
+  expired?: Expired;
 }
+
+/** The resource a task was stopped at, and why: its deadline (`resource`) or its worker's heap limit (`memory`). */
+interface Expired {
+  readonly index: number;
+  readonly elapsedMs: number;
+  readonly kind: 'resource' | 'memory';
+}
+
+/**
+ * The young generation of a worker with a heap limit. Given explicitly: with V8's default beside a
+ * small old-generation limit, a worker allocating fast sometimes aborted the WHOLE process ("Reached
+ * heap limit", measured 1 run in 3 on Node 24) instead of being terminated with
+ * ERR_WORKER_OUT_OF_MEMORY; with 48 MB (V8's usual 3 x 16 MB semi-spaces) it never did in our runs.
+ */
+const YOUNG_GENERATION_MB = 48;
 
 /** Watchdog period bounds: checks often enough for a small budget, at most every 250 ms. */
 const MIN_TICK_MS = 5;
@@ -152,7 +193,7 @@ export class ValidationPool {
   private constructor(
     private readonly pool: Piscina,
     private readonly metrics: WorkerMetricsSink | undefined,
-    private readonly options: Pick<ValidationPoolOptions, 'resourceTimeoutMs' | 'queueLimit' | 'onEvent'>,
+    private readonly options: Pick<ValidationPoolOptions, 'resourceTimeoutMs' | 'workerHeapMb' | 'queueLimit' | 'maxBytesInFlight' | 'onEvent'>,
   ) {
     const budget = options.resourceTimeoutMs ?? Number.POSITIVE_INFINITY;
     this.tickMs = Math.min(MAX_TICK_MS, Math.max(MIN_TICK_MS, Math.floor(budget / 20)));
@@ -169,14 +210,15 @@ export class ValidationPool {
     // execArgv; compiled, it is the .js next to this file.
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const filename = options.workerFile ?? fileURLToPath(new URL(`./validation-worker${ext}`, import.meta.url));
-    const { threads: _threads, registry, resourceTimeoutMs, queueLimit, onEvent, workerFile: _workerFile, ...setup } = options;
+    const { threads: _threads, registry, resourceTimeoutMs, workerHeapMb, queueLimit, maxBytesInFlight, onEvent, workerFile: _workerFile, ...setup } = options;
     const workerData: WorkerSetup = { ...setup, packages: options.packages ?? [], resources: options.resources ?? [] };
     const pool = new Piscina({
       // minThreads = maxThreads: idle workers are never stopped (their start-up is the expensive part),
       // and a terminated worker is replaced at once.
       filename, minThreads: threads, maxThreads: threads, workerData, execArgv: process.execArgv,
+      ...(workerHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } }),
     });
-    return new ValidationPool(pool, registry ? new WorkerMetricsSink(registry) : undefined, { resourceTimeoutMs, queueLimit, onEvent });
+    return new ValidationPool(pool, registry ? new WorkerMetricsSink(registry) : undefined, { resourceTimeoutMs, workerHeapMb, queueLimit, maxBytesInFlight, onEvent });
   }
 
   get threads(): number {
@@ -192,15 +234,42 @@ export class ValidationPool {
     return this.options.resourceTimeoutMs;
   }
 
-  /** True while `refuse` admissions are refused. */
+  /** True while `refuse` admissions are refused (their lane full, or the bytes in flight at the limit). */
   get saturated(): boolean {
-    return this.pool.queueSize >= (this.options.queueLimit ?? Number.POSITIVE_INFINITY);
+    return this.laneFull('refuse') || this.bytesFull(0);
   }
 
-  /** Resolves when fewer than `queueLimit` tasks wait for a worker (at once when they do). */
+  /** The bytes of the tasks queued or running. */
+  get bytesInFlight(): number {
+    let bytes = 0;
+    for (const task of this.tracked) bytes += task.bytes;
+    return bytes;
+  }
+
+  /** Resolves when the flow's lane has fewer than `queueLimit` tasks waiting and the bytes in flight are under their limit. */
   whenRoom(): Promise<void> {
-    if (!this.saturated) return Promise.resolve();
+    if (!this.flowFull()) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  private flowFull(): boolean {
+    return this.laneFull('queue') || this.bytesFull(0);
+  }
+
+  /** Tasks of `lane` still waiting for a worker (taken by none yet) at the lane's limit. */
+  private laneFull(lane: Admission): boolean {
+    const limit = this.options.queueLimit;
+    if (limit === undefined) return false;
+    let waiting = 0;
+    for (const task of this.tracked) if (task.lane === lane && task.progress.current === NOT_STARTED) waiting += 1;
+    return waiting >= limit;
+  }
+
+  /** Whether `bytes` more would pass maxBytesInFlight (never when nothing is in flight: one task always runs). */
+  private bytesFull(bytes: number): boolean {
+    const limit = this.options.maxBytesInFlight;
+    if (limit === undefined || this.tracked.size === 0) return false;
+    return this.bytesInFlight + bytes >= limit;
   }
 
   /** A new submission budget of `limitMs` worker milliseconds, for the batches of one submission. */
@@ -224,12 +293,14 @@ export class ValidationPool {
 
   /** As validate(), with the milliseconds each resource took in the worker. */
   async validateTimed(task: ValidationTask, options: ValidateCallOptions = {}): Promise<TimedOutcomes> {
-    if (options.admission === 'refuse' && this.saturated) {
-      throw new PoolSaturatedError(`${this.pool.queueSize} validation tasks are already waiting for a worker`);
+    const lane = options.admission ?? 'queue';
+    const bytes = taskBytes(task.resources);
+    if (lane === 'refuse' && (this.laneFull('refuse') || this.bytesFull(bytes))) {
+      throw new PoolSaturatedError('the validation workers have no room for this request now');
     }
     this.calls += 1;
     try {
-      return await this.runBatch(task, options.budget);
+      return await this.runBatch(task, options.budget, lane, bytes);
     } finally {
       this.calls -= 1;
       if (this.calls === 0) this.callsDone?.();
@@ -251,7 +322,7 @@ export class ValidationPool {
   async validateSubmission(task: Omit<SubmissionTask, 'progress' | 'budget' | 'budgetFrom'>, options: Omit<ValidateCallOptions, 'admission'> = {}): Promise<SubmissionTaskResult> {
     this.calls += 1;
     try {
-      return await this.runSubmission(task, options.budget);
+      return await this.runSubmission(task, options.budget, task.bytes.byteLength);
     } finally {
       this.calls -= 1;
       if (this.calls === 0) this.callsDone?.();
@@ -264,11 +335,13 @@ export class ValidationPool {
    * and the answer is `deadline`.
    */
   async categorize(task: CategorizationTask): Promise<CategorizeTaskResult | { readonly kind: 'deadline'; readonly budgetMs: number }> {
-    if (this.saturated) throw new PoolSaturatedError(`${this.pool.queueSize} validation tasks are already waiting for a worker`);
+    // An HTTP request: the `$validate` lane, refused when full; its bytes are the issue texts it carries.
+    const bytes = categorizationBytes(task);
+    if (this.laneFull('refuse') || this.bytesFull(bytes)) throw new PoolSaturatedError('the validation workers have no room for this request now');
     this.calls += 1;
     try {
       const categorizeTask: CategorizeTask = { categorize: task };
-      return await this.runWatched<CategorizeTaskResult, CategorizeTaskResult | { kind: 'deadline'; budgetMs: number }>(categorizeTask, () => undefined, undefined, {
+      return await this.runWatched<CategorizeTaskResult, CategorizeTaskResult | { kind: 'deadline'; budgetMs: number }>(categorizeTask, () => undefined, undefined, { lane: 'refuse', bytes }, {
         expired: async () => ({ kind: 'deadline', budgetMs: this.options.resourceTimeoutMs! }),
         done: (result) => result,
       });
@@ -293,11 +366,11 @@ export class ValidationPool {
     await this.pool.destroy();
   }
 
-  private async runBatch(task: ValidationTask, budget: SubmissionBudget | undefined): Promise<TimedOutcomes> {
+  private async runBatch(task: ValidationTask, budget: SubmissionBudget | undefined, lane: Admission, bytes: number): Promise<TimedOutcomes> {
     const { resources } = task;
     if (budget?.exhausted && !task.budgetFrom) return this.notValidated(resources, budget);
-    return this.runWatched<ValidationTaskResult, TimedOutcomes>(task, (index) => resourceTypeOf(resources[index]), budget, {
-      expired: (expired) => this.afterDeadline(task, expired, budget),
+    return this.runWatched<ValidationTaskResult, TimedOutcomes>(task, (index) => resourceTypeOf(resources[index]), budget, { lane, bytes }, {
+      expired: (expired) => this.afterDeadline(task, expired, budget, lane),
       done: (result) => {
         if (result.outcomes.length < resources.length) {
           // The worker stopped early: the submission used up its budget.
@@ -309,15 +382,15 @@ export class ValidationPool {
     });
   }
 
-  private async runSubmission(task: SubmissionTask, budget: SubmissionBudget | undefined): Promise<SubmissionTaskResult> {
+  private async runSubmission(task: SubmissionTask, budget: SubmissionBudget | undefined, bytes: number): Promise<SubmissionTaskResult> {
     // Only a deadline needs the entries on this thread: the bytes are read here then, and only then.
     let bundle: SubmissionBundle | undefined;
     const entryAt = (position: number) => {
       bundle ??= readSharedSubmission(task.bytes) as SubmissionBundle;
       return bundle.entry[task.entries?.[position] ?? position]?.resource;
     };
-    return this.runWatched<SubmissionTaskResult, SubmissionTaskResult>(task, (position) => resourceTypeOf(entryAt(position)), budget, {
-      expired: (expired) => this.afterSubmissionDeadline(task, expired, budget),
+    return this.runWatched<SubmissionTaskResult, SubmissionTaskResult>(task, (position) => resourceTypeOf(entryAt(position)), budget, { lane: 'queue', bytes }, {
+      expired: (expired) => this.afterSubmissionDeadline(task, expired, budget, bytes),
       done: (result) => {
         if (result.kind === 'validated' && result.budgetStopped) this.budgetRanOut(budget!);
         return result;
@@ -327,22 +400,24 @@ export class ValidationPool {
 
   /**
    * Runs one task in a worker under the watchdog (its progress shared, the submission's budget
-   * attached). A task the watchdog aborted for passing the per-resource deadline goes to
-   * `expired`; a worker that crashed mid-task is counted as a replacement; otherwise the worker's
-   * metrics are added and its result goes to `done`.
+   * attached). A task the watchdog aborted for passing the per-resource deadline, or whose worker
+   * passed its heap limit during a resource, goes to `expired`; a worker that crashed mid-task
+   * otherwise is counted as a replacement; else the worker's metrics are added and its result goes
+   * to `done`.
    */
   private async runWatched<R extends { metrics?: WorkerMetricsReport }, T>(
-    task: TaskControls, typeAt: (position: number) => string | undefined, budget: SubmissionBudget | undefined,
-    handlers: { expired(expired: NonNullable<TrackedTask['expired']>): Promise<T>; done(result: R): T },
+    task: TaskControls, typeAt: (position: number) => string | undefined, budget: SubmissionBudget | undefined, admitted: { lane: Admission; bytes: number },
+    handlers: { expired(expired: Expired): Promise<T>; done(result: R): T },
   ): Promise<T> {
     const progress = new TaskProgress();
-    const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt, seen: NOT_STARTED };
+    const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt, seen: NOT_STARTED, ...admitted };
     this.track(tracked);
     let result: R;
     try {
       const shared = { progress: progress.buffer, ...(budget ? { budget: budget.shared.buffer } : {}) };
       result = await this.pool.run({ ...task, ...shared }, { signal: tracked.controller.signal }) as R;
     } catch (error) {
+      if (!tracked.expired && !this.closed && isOutOfMemory(error) && progress.current >= 0) this.outOfMemory(tracked);
       if (!tracked.expired) {
         if (!this.closed && progress.current !== NOT_STARTED && isWorkerExit(error)) this.terminated('crash');
         throw error;
@@ -356,13 +431,13 @@ export class ValidationPool {
   }
 
   /** As afterDeadline, for a submission task: the blamed entry's timeout issue, the other entries validated again. */
-  private async afterSubmissionDeadline(task: SubmissionTask, expired: NonNullable<TrackedTask['expired']>, budget: SubmissionBudget | undefined): Promise<ValidatedEntries> {
+  private async afterSubmissionDeadline(task: SubmissionTask, expired: Expired, budget: SubmissionBudget | undefined, bytes: number): Promise<ValidatedEntries> {
     // The worker was validating an entry, so the bytes hold a readable Bundle.
     const bundle = readSharedSubmission(task.bytes) as SubmissionBundle;
     const entries = task.entries ?? bundle.entry.map((_, index) => index);
     const blamed = entries[expired.index]!;
     const resource = bundle.entry[blamed]!.resource;
-    const encoded = encodeEntryIssues(blamed, resource, deadlineOutcome('resource', resource, this.options.resourceTimeoutMs!));
+    const encoded = encodeEntryIssues(blamed, resource, this.blamedOutcome(expired, resource));
     budget?.shared.charge(expired.elapsedMs);
     const merged = {
       issuesJson: entries.map(() => ''), issueCounts: entries.map(() => 0), resourceTypes: entries.map((index) => bundle.entry[index]!.resource.resourceType), durationsMs: entries.map(() => 0),
@@ -374,7 +449,7 @@ export class ValidationPool {
     const others = entries.filter((_, position) => position !== expired.index);
     if (others.length > 0) {
       const validated = Math.max(expired.index, (task.budgetFrom ?? 0) - 1);
-      const again = await this.runSubmission({ ...task, entries: others, budgetFrom: validated }, budget) as ValidatedEntries;
+      const again = await this.runSubmission({ ...task, entries: others, budgetFrom: validated }, budget, bytes) as ValidatedEntries;
       budgetStopped = again.budgetStopped;
       let j = 0;
       entries.forEach((_, position) => {
@@ -389,11 +464,11 @@ export class ValidationPool {
   }
 
   /** The outcomes of a task aborted at the per-resource deadline: the blamed resource's, and the others' validated again. */
-  private async afterDeadline(task: ValidationTask, expired: NonNullable<TrackedTask['expired']>, budget: SubmissionBudget | undefined): Promise<TimedOutcomes> {
+  private async afterDeadline(task: ValidationTask, expired: Expired, budget: SubmissionBudget | undefined, lane: Admission): Promise<TimedOutcomes> {
     const { resources } = task;
     const outcomes: ValidationOutcome[] = new Array(resources.length);
     const durationsMs: number[] = new Array(resources.length).fill(0);
-    outcomes[expired.index] = deadlineOutcome('resource', resources[expired.index], this.options.resourceTimeoutMs!);
+    outcomes[expired.index] = this.blamedOutcome(expired, resources[expired.index]);
     durationsMs[expired.index] = expired.elapsedMs;
     // The stuck resource held its worker all along: it counts against its submission in full.
     budget?.shared.charge(expired.elapsedMs);
@@ -401,13 +476,21 @@ export class ValidationPool {
     if (others.length > 0) {
       // The resources before the blamed one were validated: they are validated again whatever is left of the budget.
       const validated = Math.max(expired.index, (task.budgetFrom ?? 0) - 1);
-      const again = await this.runBatch({ ...task, resources: others.map((i) => resources[i]), budgetFrom: validated }, budget);
+      const rest = others.map((i) => resources[i]);
+      const again = await this.runBatch({ ...task, resources: rest, budgetFrom: validated }, budget, lane, taskBytes(rest));
       others.forEach((i, j) => {
         outcomes[i] = again.outcomes[j]!;
         durationsMs[i] = again.durationsMs[j]!;
       });
     }
     return { outcomes, durationsMs };
+  }
+
+  /** The fatal issue of the resource a task was stopped at. */
+  private blamedOutcome(expired: Expired, resource: unknown): ValidationOutcome {
+    return expired.kind === 'memory'
+      ? deadlineOutcome('memory', resource, this.options.workerHeapMb ?? 0)
+      : deadlineOutcome('resource', resource, this.options.resourceTimeoutMs!);
   }
 
   private notValidated(resources: readonly unknown[], budget: SubmissionBudget): TimedOutcomes {
@@ -433,7 +516,7 @@ export class ValidationPool {
     this.tracked.delete(task);
     this.lastProgressAt = now;
     if (this.tracked.size === 0) this.stopWatchdog();
-    while (this.roomWaiters.length > 0 && !this.saturated) this.roomWaiters.shift()!();
+    while (this.roomWaiters.length > 0 && !this.flowFull()) this.roomWaiters.shift()!();
   }
 
   private stopWatchdog(): void {
@@ -455,33 +538,66 @@ export class ValidationPool {
       if (index >= 0 && limit !== undefined) {
         const elapsedMs = now - task.progress.startedAt;
         if (elapsedMs > limit) {
-          this.expire(task, { index, elapsedMs });
+          this.expire(task, { index, elapsedMs, kind: 'resource' });
           this.options.onEvent?.({ kind: 'timeout', deadline: 'resource', resourceType: task.typeAt(index), budgetMs: limit });
         }
       }
     }
-    while (this.roomWaiters.length > 0 && !this.saturated) this.roomWaiters.shift()!();
+    while (this.roomWaiters.length > 0 && !this.flowFull()) this.roomWaiters.shift()!();
   }
 
   /** Aborts a running task: piscina terminates its worker and starts another. */
-  private expire(task: TrackedTask, expired: NonNullable<TrackedTask['expired']>): void {
+  private expire(task: TrackedTask, expired: Expired): void {
     task.expired = expired;
     this.lastProgressAt = clockMs();
     task.controller.abort(new Error('validation deadline passed'));
     this.terminated('timeout');
   }
 
-  private terminated(reason: 'timeout' | 'crash'): void {
+  /** The task's worker passed its heap limit: its resource in progress is blamed, as for a deadline (Node has already terminated the worker). */
+  private outOfMemory(task: TrackedTask): void {
+    const index = task.progress.current;
+    task.expired = { index, elapsedMs: clockMs() - task.progress.startedAt, kind: 'memory' };
+    this.lastProgressAt = clockMs();
+    this.terminated('memory');
+    this.options.onEvent?.({ kind: 'out-of-memory', resourceType: task.typeAt(index), budgetMb: this.options.workerHeapMb ?? 0 });
+  }
+
+  private terminated(reason: TerminationReason): void {
     if (!this.retiring) this.replacing.push(clockMs());
     this.options.onEvent?.({ kind: 'worker-terminated', reason });
   }
+}
+
+/** Node's error for a worker terminated at its resourceLimits. */
+function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY';
 }
 
 function isWorkerExit(error: unknown): boolean {
   return error instanceof Error && /^worker exited/i.test(error.message);
 }
 
+/** What a batch weighs in flight: its resources given as text (JSON or FHIR XML), two bytes a character; parsed ones are already the caller's memory. */
+function taskBytes(resources: readonly unknown[]): number {
+  let bytes = 0;
+  for (const r of resources) {
+    if (typeof r === 'string') bytes += r.length * 2;
+    else if (isFhirXmlText(r)) bytes += r.xml.length * 2;
+  }
+  return bytes;
+}
+
 function resourceTypeOf(resource: unknown): string | undefined {
   const type = typeof resource === 'object' && resource !== null ? (resource as { resourceType?: unknown }).resourceType : undefined;
   return typeof type === 'string' ? type : undefined;
+}
+
+/** Approximate UTF-16 bytes of what a categorization task carries (its issues' texts; the categories are small). */
+function categorizationBytes(task: CategorizationTask): number {
+  let chars = 0;
+  for (const issue of task.issues) {
+    chars += (issue.message?.length ?? 0) + (issue.expression?.length ?? 0) + (issue.severity?.length ?? 0) + (issue.code?.length ?? 0) + (issue.messageId?.length ?? 0);
+  }
+  return chars * 2;
 }

@@ -79,6 +79,12 @@ export interface WorkerSetup {
    * (`validation.reference-server-url`); absent = the RESOURCE artifacts only, no network.
    */
   referenceServer?: { url: string; timeoutMs?: number };
+  /**
+   * At most this many issues per resource (validation.max-issues-per-resource): the rest are
+   * counted, not built, and one information issue says how many. A call's own maxValidationMessages
+   * may lower it, never raise it. Absent = no cap.
+   */
+  maxIssuesPerResource?: number;
 }
 
 /** What every task carries besides its resources: how to validate them, and the pool's deadline controls. */
@@ -116,6 +122,9 @@ export interface ValidationTaskResult {
   metrics?: WorkerMetricsReport;
 }
 
+/** The per-resource issue cap of this worker (a call may only lower it). */
+const setupMaxIssues = ((workerData ?? {}) as WorkerSetup).maxIssuesPerResource;
+
 // The wording is the thread's, set before the first message is formatted.
 const setupWording = ((workerData ?? {}) as WorkerSetup).messageWording;
 if (setupWording) setMessageWording(setupWording);
@@ -137,7 +146,9 @@ function validatorFor(scope: ValidationScope | undefined): Promise<Validator> {
     })();
     validator = base.then(async ({ index, resources, data }) => {
       const source = conformanceSource(index, resources, scope);
-      return new Validator(source, await terminologyFor(source, data), { fetcher: fetcherFor(resources, scope, data) });
+      return new Validator(source, await terminologyFor(source, data), {
+        fetcher: fetcherFor(resources, scope, data), ...(data.maxIssuesPerResource === undefined ? {} : { maxValidationMessages: data.maxIssuesPerResource }),
+      });
     });
     validators.set(key, validator);
   }
@@ -180,12 +191,12 @@ export default async function validateTask(task: ValidationTask | SubmissionTask
   if (isCategorizeTask(task)) return runCategorizeTask(task);
   const v = await validatorFor(task.scope);
   if ('bytes' in task) {
-    const result = await validateSubmissionTask(v, task);
+    const result = await validateSubmissionTask(v, task, setupMaxIssues);
     const metrics = counters.takeReport();
     if (metrics) result.metrics = metrics;
     return result;
   }
-  const settings = taskSettings(task);
+  const settings = taskSettings(task, setupMaxIssues);
   const progress = task.progress ? new TaskProgress(task.progress) : undefined;
   const budget = task.budget ? new SharedBudget(task.budget) : undefined;
   const outcomes: ValidationOutcome[] = [];

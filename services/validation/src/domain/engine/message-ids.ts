@@ -74,6 +74,8 @@ export const HL7_MESSAGE_IDS: Partial<Record<MessageId, MessageIdSource>> = {
   NO_EXPERIMENTAL_CONTENT: { ours: 'the HL7 id of its no-experimental-content check is not verified against Messages.properties; ours until it is' },
   VALIDATION_TIMEOUT: LIMIT,
   SUBMISSION_TIMEOUT: LIMIT,
+  VALIDATION_OUT_OF_MEMORY: LIMIT,
+  FHIRPATH_TOO_COSTLY: LIMIT,
 
   // cardinality and types
   CARDINALITY_MIN: 'Validation_VAL_Profile_Minimum',

@@ -70,6 +70,9 @@ export const MESSAGES = {
   // Deadlines: given by the worker pool when a validation passes its budget (the engine itself never times out).
   VALIDATION_TIMEOUT: { text: 'Validation of this resource did not finish within {0} ms', code: 'timeout' },
   SUBMISSION_TIMEOUT: { text: 'Validation of the submission did not finish within {0} ms, so this resource was not validated', code: 'timeout' },
+  // Memory budget: given by the worker pool when a worker passes its heap limit validating this resource.
+  FHIRPATH_TOO_COSTLY: { text: 'The FHIRPath expression \'{0}\' was not evaluated to its end: it produced more than {1} items', code: 'too-costly' },
+  VALIDATION_OUT_OF_MEMORY: { text: 'Validation of this resource needed more than {0} MB of memory and was stopped', code: 'too-costly' },
 
   DUPLICATE_ID: { text: 'Duplicate id value \'{0}\'', code: 'invalid' },
 

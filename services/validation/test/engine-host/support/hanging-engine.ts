@@ -11,3 +11,6 @@ export const waitingResource = (ms: number): Record<string, unknown> => ({ resou
 
 /** A resource that takes `ms` of synchronous work before its normal validation. */
 export const busyResource = (ms: number): Record<string, unknown> => ({ resourceType: 'Basic', id: `busy-${ms}`, code: { text: 'slow' } });
+
+/** A resource whose validation allocates until its worker passes its heap limit. */
+export const memoryHogResource = (): Record<string, unknown> => ({ resourceType: 'Basic', id: 'hog', code: { text: 'grows without bound' } });

@@ -6,6 +6,8 @@
  * - a resource whose `id` is `busy-<ms>`: `<ms>` milliseconds of busy waiting, then a normal validation;
  * - a resource whose `id` is `wait-<ms>`: `<ms>` milliseconds of waiting (like a slow terminology
  *   server: the thread is idle), then a normal validation.
+ * - a resource whose `id` is `hog`: allocates without end (a validation whose intermediate results
+ *   grow without bound), until the worker passes its heap limit;
  * Every other resource is validated normally. Tests give this file as the pool's worker module.
  */
 import { Validator } from '#validation/domain/engine/validator.js';
@@ -17,6 +19,10 @@ Validator.prototype.validateAsync = function misbehaving(this: Validator, input,
   const id = typeof resource === 'object' && resource !== null ? (resource as { id?: unknown }).id : undefined;
   if (id === 'hang') {
     for (;;) { /* an engine that never returns */ }
+  }
+  if (id === 'hog') {
+    const kept: { i: number }[][] = [];
+    for (;;) kept.push(Array.from({ length: 10_000 }, (_, i) => ({ i })));
   }
   const busy = typeof id === 'string' ? /^busy-(\d+)$/.exec(id) : null;
   if (busy) {

@@ -12,11 +12,36 @@ import r4Model from 'fhirpath/fhir-context/r4/index.js';
 import type { TerminologyPort, CodingInput } from '../../ports/terminology.js';
 import { formatMessage } from '../messages.js';
 import type { ConstraintPlan } from '../plan/structure-plan.js';
+import { ByteBoundedCache } from '../../caching/byte-bounded-cache.js';
 import { compileLinearRegex, isRegexError, type LinearRegex, type RegexFlags } from '../../regex/linear-regex.js';
 import { collectLocalReferences } from './references.js';
 import { scanNarrative, type XhtmlProblem } from './xhtml.js';
 
-export type InvariantResult = 'pass' | 'fail' | 'skip' | { error: string };
+/** `tooCostly`: the evaluation was stopped at MAX_FHIRPATH_ITEMS (the error says so). */
+export type InvariantResult = 'pass' | 'fail' | 'skip' | { error: string; tooCostly?: true };
+
+/**
+ * Items one evaluation of an expression may produce, all its steps together (every intermediate
+ * collection counted when it is produced): beyond it the evaluation is stopped and reported as too
+ * costly. Nested `descendants().select(descendants()...)` in a 7 KB enableWhenExpression once grew
+ * a worker's heap by 1 GB; the largest invariant of a real 64 MB Bundle produces far fewer.
+ */
+export const MAX_FHIRPATH_ITEMS = 2_000_000;
+
+/**
+ * What the compiled expressions of one evaluator may hold together (estimated). Expressions come
+ * with the definitions (a few thousand, ~13 MB) and with the data (enableWhenExpression, sdc
+ * variables): the cache is bounded by bytes, least recently used first out, so data cannot grow it.
+ */
+export const FHIRPATH_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** A compiled expression's estimated weight: ~4.3 KB measured for a short one, its tree growing with its text. */
+function compiledBytes(key: string): number {
+  return 4_400 + key.length * 64;
+}
+
+/** Thrown by the step counter to stop an evaluation at MAX_FHIRPATH_ITEMS. */
+class FhirPathTooCostly extends Error {}
 
 type Compiled = (node: unknown, env: Record<string, unknown>) => unknown[];
 
@@ -79,15 +104,25 @@ const EXPRESSION_FIXES_ANY_KEY: Record<string, string> = {
 };
 
 export class InvariantEvaluator {
-  private readonly compiled = new Map<string, Compiled | Error>();
+  private readonly compiled = new ByteBoundedCache<Compiled | Error>(FHIRPATH_CACHE_BYTES, compiledBytes);
   private readonly options: FhirPathOptions;
+  /** Items produced by the evaluation in progress (evaluation is synchronous, so one at a time). */
+  private produced = 0;
+  private readonly maxItems: number;
   /** resolve() of the evaluation in progress (evaluation is synchronous, so one at a time). */
   private currentResolve: ((reference: string, context: unknown) => unknown) | undefined;
   private currentContext: unknown;
 
-  constructor(terminology: TerminologyPort) {
+  constructor(terminology: TerminologyPort, limits: { maxItems?: number } = {}) {
+    this.maxItems = limits.maxItems ?? MAX_FHIRPATH_ITEMS;
     this.options = {
       traceFn: () => undefined,
+      // called by fhirpath.js after every step with its result: the items are counted as they are made
+      debugger: (_ctx: unknown, _input: unknown, result: unknown) => {
+        if (!Array.isArray(result)) return;
+        this.produced += result.length;
+        if (this.produced > this.maxItems) throw new FhirPathTooCostly();
+      },
       userInvocationTable: {
         memberOf: {
           fn: (inputs: unknown[], valueSet: string) => {
@@ -145,6 +180,16 @@ export class InvariantEvaluator {
     };
   }
 
+  /** The estimated bytes of the compiled expressions kept (tests, probes). */
+  get compiledCacheBytes(): number {
+    return this.compiled.bytes;
+  }
+
+  /** Items one evaluation may produce before it is stopped. */
+  get itemBudget(): number {
+    return this.maxItems;
+  }
+
   /** Whether this constraint is handled natively (and so needs no expression). */
   static isNative(key: string): boolean {
     return NATIVE.has(key);
@@ -174,6 +219,7 @@ export class InvariantEvaluator {
     if (fn instanceof Error) return { error: fn.message };
     this.currentResolve = env.resolve;
     this.currentContext = env.context;
+    this.produced = 0;
     try {
       const result = fn(node, variables(env));
       // An empty result passes. (The HL7 engine converts it to false, so it fails there; but
@@ -185,7 +231,7 @@ export class InvariantEvaluator {
       if (result.length === 1 && typeof result[0] === 'boolean') return result[0] ? 'pass' : 'fail';
       return 'pass';
     } catch (e) {
-      return { error: e instanceof Error ? e.message : String(e) };
+      return this.failure(e, expression);
     } finally {
       this.currentResolve = undefined;
       this.currentContext = undefined;
@@ -198,19 +244,26 @@ export class InvariantEvaluator {
    * primitive. Lets a caller ask "is this element among the results" by identity, as the HL7
    * validator does for an extension's fhirpath context.
    */
-  select(expression: string, base: string, focus: unknown, env: InvariantEnv): { value: unknown; companion: unknown }[] | { error: string } {
+  select(expression: string, base: string, focus: unknown, env: InvariantEnv): { value: unknown; companion: unknown }[] | { error: string; tooCostly?: true } {
     const fn = this.compile('\u0001nodes\u0000' + base + '\u0000' + expression, base, expression, { ...this.options, resolveInternalTypes: false });
     if (fn instanceof Error) return { error: fn.message };
     this.currentResolve = env.resolve;
     this.currentContext = env.context;
+    this.produced = 0;
     try {
       return fn(focus, variables(env)).map((n) => (isObject(n) && 'data' in n ? { value: n.data, companion: n._data } : { value: n, companion: undefined }));
     } catch (e) {
-      return { error: e instanceof Error ? e.message : String(e) };
+      return this.failure(e, expression);
     } finally {
       this.currentResolve = undefined;
       this.currentContext = undefined;
     }
+  }
+
+  /** Why an evaluation failed: too costly (stopped by the step counter), or its own error. */
+  private failure(e: unknown, expression: string): { error: string; tooCostly?: true } {
+    if (e instanceof FhirPathTooCostly) return { error: formatMessage('FHIRPATH_TOO_COSTLY', [expression, this.maxItems]), tooCostly: true };
+    return { error: e instanceof Error ? e.message : String(e) };
   }
 
   /** A boolean expression on `focus`: true, false, or an error (empty counts as true, as for invariants). */

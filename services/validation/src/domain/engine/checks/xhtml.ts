@@ -7,6 +7,12 @@
  *
  * The narrative is read by the linear tokenizer of xhtml-scanner.ts, once per text: the element
  * rules, txt-1, txt-2 and the link check all use the same scan (the last one is kept).
+ *
+ * Linear in the narrative, whatever its shape (a 360 KB narrative of nested links once took
+ * minutes and hundreds of MB): a link's element path is built from at most MAX_PATH_ELEMENTS
+ * names, its text from at most MAX_LINK_TEXT characters of the text ranges that follow it (never a
+ * copy of the text per open link), and a closing tag finds its element through a per-name index of
+ * the open path (never a search of the path).
  */
 import type { MessageId } from '../messages.js';
 import { scanXhtml, type XhtmlAttribute } from './xhtml-scanner.js';
@@ -38,6 +44,14 @@ const ELEMENT_ATTRIBUTES = new Set([
 
 /** Elements that have no content: written `<br>` they open nothing (unless the text closes them too). */
 const VOID_ELEMENTS = new Set(['br', 'hr', 'img', 'col']);
+
+/**
+ * Longest link text kept (characters, after trimming): longer ones end with `...`. Enough for any
+ * real link's label; a bound on what each of many nested unclosed links costs.
+ */
+export const MAX_LINK_TEXT = 256;
+/** Deepest element path spelled out in full; a deeper one keeps its first and last names around `...`. */
+export const MAX_PATH_ELEMENTS = 64;
 
 /** URL characters the HL7 validator accepts in a.href and img.src besides letters and digits. */
 const URL_PUNCTUATION = new Set(";?:@&=+$.,/%-_~#[]!'()*|");
@@ -105,8 +119,16 @@ function scan0(div: string): NarrativeScan {
   let hasContent = false;
   const stack: string[] = [];
   // path of open elements for link paths: closing pops to the element closed, so stray end tags do not derail it
-  const path: string[] = [];
-  const openLinks: { link: InternalLink; text: string[] }[] = [];
+  const path = new OpenPath();
+  // Text of the links still open: the text ranges seen since the first of them opened (start, end
+  // pairs into div); each link remembers where its own ranges begin.
+  const linkRanges: number[] = [];
+  const openLinks: { link: InternalLink; from: number }[] = [];
+  const settleLinks = () => {
+    settleLinkTexts(div, linkRanges, openLinks);
+    openLinks.length = 0;
+    linkRanges.length = 0;
+  };
   /** Illegal entities reported so far (each once). */
   const entities = new Set<string>();
   let rootSeen = false;
@@ -135,7 +157,7 @@ function scan0(div: string): NarrativeScan {
       if (lower === 'a') {
         const href = attributes.find((a) => a.name === 'href')?.value;
         if (href !== undefined && href.startsWith('#') && href.length > 1) {
-          const entry = { link: { href, path: [...path, 'a'].join('/'), text: '' }, text: [] as string[] };
+          const entry = { link: { href, path: path.render('a'), text: '' }, from: linkRanges.length };
           internalLinks.push(entry.link);
           openLinks.push(entry);
         }
@@ -147,12 +169,8 @@ function scan0(div: string): NarrativeScan {
     },
     close(rawName) {
       const name = rawName.startsWith('xhtml:') ? rawName.slice(6) : rawName;
-      const at = path.lastIndexOf(name);
-      if (at >= 0) path.length = at;
-      if (name === 'a' && openLinks.length > 0) {
-        for (const open of openLinks) open.link.text = open.text.join('').trim();
-        openLinks.length = 0;
-      }
+      path.closeTo(name);
+      if (name === 'a' && openLinks.length > 0) settleLinks();
       if (done) return;
       if (stack.pop() !== name) {
         problems.push({ id: 'XHTML_INVALID', args: [`unexpected closing tag </${name}>`] });
@@ -170,16 +188,13 @@ function scan0(div: string): NarrativeScan {
       }
       if (!hasContent && !isBlank(div, start, end)) hasContent = true;
       checkEntities(div, start, end, problems, entities);
-      if (openLinks.length > 0) {
-        const piece = div.slice(start, end);
-        for (const open of openLinks) open.text.push(piece);
-      }
+      if (openLinks.length > 0 && end > start) linkRanges.push(start, end);
     },
     doctype() {
       problems.push({ id: 'XHTML_DOCTYPE', args: [] });
     },
   });
-  for (const open of openLinks) open.link.text = open.text.join('').trim();
+  settleLinks();
   if (stop) {
     // what follows the broken construct still counts as text for txt-2
     if (!hasContent && !isBlank(div, stop.at, div.length)) hasContent = true;
@@ -192,6 +207,97 @@ function scan0(div: string): NarrativeScan {
   return { problems, anchors, internalLinks, hasContent };
 }
 
+/**
+ * The open elements' names, for link paths. Closing an element truncates the path to it (the
+ * latest open element of that name); each name keeps the positions it was pushed at, so finding it
+ * costs O(1) amortized instead of a search of the path (30,000 stray end tags under 30,000 open
+ * elements were 10 s). An entry whose position was truncated away or reused by another name is
+ * dropped when met: the topmost valid entry is always the latest (a later push of the same name
+ * lands above it).
+ */
+class OpenPath {
+  private readonly names: string[] = [];
+  private readonly positions = new Map<string, number[]>();
+  /** The first half of a deep path, rendered (reset when the path is cut back into it). */
+  private head: string | undefined;
+
+  push(name: string): void {
+    let at = this.positions.get(name);
+    if (!at) this.positions.set(name, (at = []));
+    at.push(this.names.length);
+    this.names.push(name);
+  }
+
+  /** Truncates to before the latest open `name`; nothing when none is open (a stray end tag). */
+  closeTo(name: string): void {
+    const at = this.positions.get(name);
+    if (!at) return;
+    while (at.length > 0) {
+      const top = at[at.length - 1]!;
+      if (top < this.names.length && this.names[top] === name) {
+        this.names.length = top;
+        if (top < MAX_PATH_ELEMENTS / 2) this.head = undefined;
+        at.pop();
+        return;
+      }
+      at.pop();
+    }
+  }
+
+  /** `div/table/tr/td/a`: the open names and `last`; past MAX_PATH_ELEMENTS, the first and last halves around `...`. */
+  render(last: string): string {
+    const { names } = this;
+    if (names.length < MAX_PATH_ELEMENTS) return names.length === 0 ? last : `${names.join('/')}/${last}`;
+    const half = MAX_PATH_ELEMENTS / 2;
+    // the head stays the same while the path stays deep: joined once
+    this.head ??= `${names.slice(0, half).join('/')}/...`;
+    let tail = '';
+    for (let i = names.length - half + 1; i < names.length; i++) tail += `/${names[i]}`;
+    return `${this.head}${tail}/${last}`;
+  }
+}
+
+/**
+ * Gives each open link its text: the text ranges from its own on, trimmed, at most MAX_LINK_TEXT
+ * characters (then `...`). Nested links' texts are suffixes of one another, so the ranges are
+ * joined once and each link takes a slice of that (where its first non-blank character is, found
+ * in one backward pass for all links).
+ */
+function settleLinkTexts(div: string, ranges: readonly number[], links: readonly { link: InternalLink; from: number }[]): void {
+  if (links.length === 0) return;
+  const count = ranges.length / 2;
+  const pieces: string[] = [];
+  for (let k = 0; k < count; k++) pieces.push(div.slice(ranges[2 * k]!, ranges[2 * k + 1]!));
+  const all = pieces.join('');
+  // textFrom[k]: where, in `all`, the first non-blank character at range k or after is (-1: none)
+  const textFrom = new Int32Array(count + 1).fill(-1);
+  let offset = all.length;
+  for (let k = count - 1; k >= 0; k--) {
+    offset -= pieces[k]!.length;
+    const first = firstNonBlank(pieces[k]!, 0, pieces[k]!.length);
+    textFrom[k] = first >= 0 ? offset + first : textFrom[k + 1]!;
+  }
+  const lastText = lastNonBlank(all);
+  for (const { link, from } of links) {
+    const start = textFrom[from / 2]!;
+    if (start < 0) link.text = '';
+    else if (lastText - start < MAX_LINK_TEXT) link.text = all.slice(start, lastText + 1);
+    else link.text = `${all.slice(start, start + MAX_LINK_TEXT).trimEnd()}...`;
+  }
+}
+
+/** The last position of non-blank text, or -1. */
+function lastNonBlank(text: string): number {
+  for (let i = text.length - 1; i >= 0; i--) if (!isBlank(text, i, i + 1)) return i;
+  return -1;
+}
+
+/** The first position of non-blank text in [start, end), or -1. */
+function firstNonBlank(text: string, start: number, end: number): number {
+  for (let i = start; i < end; i++) if (!isBlank(text, i, i + 1)) return i;
+  return -1;
+}
+
 /** The five entities XML declares; the narrative is XML, so no other named entity is defined in it. */
 const XML_ENTITIES = new Set(['quot', 'amp', 'apos', 'lt', 'gt']);
 
@@ -201,8 +307,9 @@ const XML_ENTITIES = new Set(['quot', 'amp', 'apos', 'lt', 'gt']);
  * illegal, each reported once. The reference runs to the first of `; & ' " > <`, as HL7 reads it.
  */
 function checkEntities(text: string, start: number, end: number, problems: XhtmlProblem[], reported: Set<string>): void {
-  let i = text.indexOf('&', start);
-  while (i >= 0 && i < end) {
+  // A scan of [start, end) only: indexOf would search on to the end of the narrative for every text run.
+  let i = nextAmpersand(text, start, end);
+  while (i < end) {
     let j = i + 1;
     while (j < end && !ENTITY_END.has(text.charCodeAt(j))) j++;
     const name = text.slice(i + 1, j);
@@ -213,8 +320,15 @@ function checkEntities(text: string, start: number, end: number, problems: Xhtml
         problems.push({ id: 'XHTML_XHTML_Entity_Illegal', args: [shown] });
       }
     }
-    i = text.indexOf('&', j); // j > i: every step moves on
+    i = nextAmpersand(text, j, end); // j > i: every step moves on
   }
+}
+
+/** The first `&` in [from, end), or end. */
+function nextAmpersand(text: string, from: number, end: number): number {
+  let i = from;
+  while (i < end && text.charCodeAt(i) !== 38) i++;
+  return i;
 }
 
 /** `;`, `&`, `'`, `"`, `>`, `<`: where an entity reference ends. */

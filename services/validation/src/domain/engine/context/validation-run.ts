@@ -38,6 +38,8 @@ export class ValidationRun {
   readonly companionOwners = new WeakMap<object, Record<string, unknown>>();
   /** Errors and fatal issues reported (a silent run counts them without recording them). */
   errorCount = 0;
+  /** Issues found past `maxValidationMessages`: counted, never built (a resource with millions of issues stays small). */
+  private dropped = 0;
 
   constructor(
     readonly services: ValidatorServices,
@@ -96,15 +98,24 @@ export class ValidationRun {
    */
   finishedIssues(): Issue[] {
     const max = this.options.maxValidationMessages;
-    if (max === undefined || this.issues.length <= max) return this.issues;
-    const dropped = this.issues.length - max;
-    this.issues.length = max;
-    this.pushIssue('information', MESSAGES.VALIDATION_MESSAGES_TRUNCATED.code, formatMessage('VALIDATION_MESSAGES_TRUNCATED', [max, dropped]), 'VALIDATION_MESSAGES_TRUNCATED', '', undefined);
+    if (max === undefined || this.dropped === 0) return this.issues;
+    const dropped = this.dropped;
+    this.dropped = 0;
+    this.issues.push(this.buildIssue('information', MESSAGES.VALIDATION_MESSAGES_TRUNCATED.code, formatMessage('VALIDATION_MESSAGES_TRUNCATED', [max, dropped]), 'VALIDATION_MESSAGES_TRUNCATED', '', undefined));
     return this.issues;
   }
 
   /** Appends an issue worded elsewhere (terminology answers carry their own text and id). */
   pushIssue(severity: IssueSeverity, code: string, text: string, messageId: string, path: string, at: Position | undefined): void {
+    const max = this.options.maxValidationMessages;
+    if (max !== undefined && this.issues.length >= max) {
+      this.dropped++;
+      return;
+    }
+    this.issues.push(this.buildIssue(severity, code, text, messageId, path, at));
+  }
+
+  private buildIssue(severity: IssueSeverity, code: string, text: string, messageId: string, path: string, at: Position | undefined): Issue {
     const extension: Issue['extension'] = [];
     if (at) {
       extension.push({ url: EXT_LINE, valueInteger: at.line }, { url: EXT_COL, valueInteger: at.col });
@@ -113,7 +124,7 @@ export class ValidationRun {
     extension.push({ url: EXT_MESSAGE_ID, valueCode: canonicalMessageId(messageId) });
     const issue: Issue = { severity, code, details: { text }, diagnostics: text, extension };
     if (path) issue.expression = [path];
-    this.issues.push(issue);
+    return issue;
   }
 
   /** Where an object or array starts in the source text. */

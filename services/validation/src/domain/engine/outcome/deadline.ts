@@ -8,10 +8,14 @@
 import { formatMessage, MESSAGES } from '../messages.js';
 import { EXT_MESSAGE_ID, type Issue, type ValidationOutcome } from './issue.js';
 
-/** `resource`: this resource passed the per-resource budget; `submission`: its submission passed the submission budget first. */
-export type DeadlineKind = 'resource' | 'submission';
+/**
+ * `resource`: this resource passed the per-resource budget; `submission`: its submission passed the
+ * submission budget first; `memory`: its worker passed its heap limit validating it (the budget is
+ * then in MB, not ms).
+ */
+export type DeadlineKind = 'resource' | 'submission' | 'memory';
 
-const MESSAGE_OF = { resource: 'VALIDATION_TIMEOUT', submission: 'SUBMISSION_TIMEOUT' } as const;
+const MESSAGE_OF = { resource: 'VALIDATION_TIMEOUT', submission: 'SUBMISSION_TIMEOUT', memory: 'VALIDATION_OUT_OF_MEMORY' } as const;
 
 /** The resource's root expression (its type) when it has a plausible one, as the engine's own root issues have. */
 function rootExpression(resource: unknown): string[] | undefined {
@@ -20,10 +24,10 @@ function rootExpression(resource: unknown): string[] | undefined {
   return typeof type === 'string' && /^[A-Z][A-Za-z]{0,63}$/.test(type) ? [type] : undefined;
 }
 
-/** One fatal issue saying the validation of `resource` did not finish within `budgetMs`. */
-export function deadlineOutcome(kind: DeadlineKind, resource: unknown, budgetMs: number): ValidationOutcome {
+/** One fatal issue saying the validation of `resource` did not finish within `budget` (ms, or MB for `memory`). */
+export function deadlineOutcome(kind: DeadlineKind, resource: unknown, budget: number): ValidationOutcome {
   const id = MESSAGE_OF[kind];
-  const text = formatMessage(id, [Math.round(budgetMs)]);
+  const text = formatMessage(id, [Math.round(budget)]);
   const issue: Issue = {
     severity: 'fatal', code: MESSAGES[id].code, details: { text }, diagnostics: text,
     extension: [{ url: EXT_MESSAGE_ID, valueCode: id }],
@@ -37,7 +41,7 @@ export function deadlineOutcome(kind: DeadlineKind, resource: unknown, budgetMs:
 export function deadlineIssueOf(outcome: Pick<ValidationOutcome, 'issue'>): { kind: DeadlineKind; text: string } | undefined {
   for (const issue of outcome.issue) {
     const id = issue.extension?.find((e) => e.url === EXT_MESSAGE_ID)?.valueCode;
-    const kind = id === MESSAGE_OF.resource ? 'resource' : id === MESSAGE_OF.submission ? 'submission' : undefined;
+    const kind = (Object.keys(MESSAGE_OF) as DeadlineKind[]).find((k) => MESSAGE_OF[k] === id);
     if (kind && issue.severity === 'fatal') return { kind, text: issue.details.text };
   }
   return undefined;

@@ -37,6 +37,9 @@ export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unkno
     if (result === 'pass' || result === 'skip') continue;
     if (result === 'fail') {
       reportConstraint(ctx, c, run.pos(value), bestPractice);
+    } else if (result.tooCostly) {
+      // stopped at the item budget: said where it was evaluated, as an error (the rule was not checked)
+      run.report('error', 'FHIRPATH_TOO_COSTLY', [c.expression, invariants.itemBudget], path, run.pos(value));
     } else {
       // a broken invariant is reported once per validation, never as an error
       const brokenKey = '\u0000broken\u0000' + c.key + '\u0000' + c.expression;

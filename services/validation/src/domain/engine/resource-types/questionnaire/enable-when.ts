@@ -47,6 +47,8 @@ export class EnableWhenEvaluator {
     private readonly response: Obj,
     /** The FHIRPath evaluator for enableWhenExpression (none: such items count as enabled). */
     private readonly fhirpath?: InvariantEvaluator,
+    /** Told of an expression stopped at the evaluator's item budget (the item then counts as enabled). */
+    private readonly tooCostly?: (expression: string) => void,
   ) {}
 
   isEnabled(item: Obj, stack: readonly AnswerFrame[]): boolean {
@@ -73,7 +75,10 @@ export class EnableWhenEvaluator {
     if (!this.fhirpath || !isObject(value) || value.language !== 'text/fhirpath' || typeof value.expression !== 'string') return true;
     const env = { resource: this.response, rootResource: this.response, variables: this.variablesFor(item, stack) };
     const result = this.fhirpath.select(value.expression, 'QuestionnaireResponse', this.response, env);
-    if (!Array.isArray(result)) return true;
+    if (!Array.isArray(result)) {
+      if (result.tooCostly) this.tooCostly?.(value.expression);
+      return true;
+    }
     if (result.length === 0) return false;
     const only = result[0];
     return result.length === 1 && only !== undefined && typeof only.value === 'boolean' ? only.value : true;
@@ -94,7 +99,10 @@ export class EnableWhenEvaluator {
         if (!isObject(expr) || typeof expr.name !== 'string' || typeof expr.expression !== 'string' || expr.language !== 'text/fhirpath') continue;
         const result = fhirpath.select(expr.expression, 'QuestionnaireResponse', this.response, { resource: this.response, rootResource: this.response, variables: { ...variables } });
         if (Array.isArray(result)) variables[expr.name] = result.map((r) => r.value);
-        else delete variables[expr.name];
+        else {
+          if (result.tooCostly) this.tooCostly?.(expr.expression);
+          delete variables[expr.name];
+        }
       }
     }
     return variables;

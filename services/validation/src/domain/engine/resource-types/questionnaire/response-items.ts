@@ -31,7 +31,14 @@ export class ResponseItemsWalker {
   private readonly levels = new WeakMap<object, DefinitionLevel>();
 
   constructor(private readonly scope: ResponseScope) {
-    this.enableWhen = new EnableWhenEvaluator(scope.index, scope.response, scope.ctx.services.invariants);
+    const { ctx } = scope;
+    // each expression stopped at the item budget is said once, at the response
+    const reported = new Set<string>();
+    this.enableWhen = new EnableWhenEvaluator(scope.index, scope.response, ctx.services.invariants, (expression) => {
+      if (reported.has(expression)) return;
+      reported.add(expression);
+      ctx.report('error', 'FHIRPATH_TOO_COSTLY', [expression, ctx.services.invariants.itemBudget], ctx.path, undefined);
+    });
   }
 
   /** The response's items against the Questionnaire's. */
