@@ -8,7 +8,9 @@
  * So rules the caller sent are priced before matching (matchingCost: per leaf and distinct value, the
  * program size times the value's length when the value reaches the regex engine), the steps matching
  * may take at worst. Past MAX_TRIAL_COST the request is refused, naming the limit. The stored rules (an
- * administrator's, ~150 mostly literal leaves) are not priced: only the deadline bounds them.
+ * administrator's, ~150 mostly literal leaves) are not priced here: they were bounded when written
+ * (MAX_RULE_PROGRAM_SIZE per leaf, matcher.ts), every rule sees at most MAX_MATCHED_CHARACTERS of a
+ * field, and the deadline bounds the rest.
  */
 import type { FieldProblem } from '#shared-kernel/domain/errors.js';
 import { Categorizer } from './categorizer.js';
