@@ -13,7 +13,13 @@
  *    deadline stops it in the worker, 422);
  * 3. an unauthenticated POST of 40 MB to /api/$validate (401 before the body is read);
  * 4. JSON nested 2,000 levels deep to $validate (200, the fatal "nested too deeply" issue);
- * 5. an authenticated $validate of a 43 MB Bundle (the main thread reads and checks it; a worker validates).
+ * 5. an authenticated $validate of a 43 MB Bundle (the main thread reads and checks it; a worker validates);
+ * 6. $validate?categorize=true of a Patient whose 8 dates quote 1 MB of letters and digits each, categorized with
+ *    the stored rules of 2 (rules see the first 4,096 characters of a message; priced over 5e6 engine
+ *    steps, so matched in a worker under the deadline: 422, where the main thread took 12 s with the
+ *    prefix alone and ~15 min before it).
+ *
+ *   PROBE_ONLY=categorize npx tsx scripts/probes/main-thread-probe.ts   # only the probes whose name has this text
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -70,6 +76,7 @@ const server = await listen(http.finish(), 0, '127.0.0.1');
 
 /** Runs `send` while /health is polled; prints the figures. */
 async function probe(name: string, send: () => Promise<string>): Promise<void> {
+  if (process.env.PROBE_ONLY && !name.includes(process.env.PROBE_ONLY)) return;
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   const heapBefore = process.memoryUsage().heapUsed;
@@ -119,6 +126,18 @@ try {
   await probe('$categorize, 40 caller rules [\\p{L}\\d]{900} over 20 messages of 2 KB', () => post('/api/$categorize', { results: results(20), categories: costly(40) }));
   await post('/api/category/$import', costly(10), admin);
   await probe('$categorize, 10 such stored rules over 10 messages of 2 KB', () => post('/api/$categorize', results(10)));
+  // engine messages quote the bad values whole; the stored rules above see 4,096 characters of each
+  // runs of 799 letters and digits: every leaf's engine runs over the whole value and never matches (the worst case)
+  const unit = `${'é'.repeat(789)}0123456789 `;
+  const quoted = (i: number) => `${String.fromCharCode(97 + i)}${unit.repeat(Math.ceil(1024 ** 2 / unit.length))}`;
+  const patient = { resourceType: 'Patient', identifier: Array.from({ length: 8 }, (_, i) => ({ value: `id${i}`, period: { start: quoted(i) } })) };
+  await probe('$validate?categorize=true, 8 dates of 1 MB quoted by the messages, 10 stored rules [\\p{L}\\d]{900}', async () => {
+    const res = await fetch(`${server.url}/api/$validate?categorize=true`, { method: 'POST', headers: { 'content-type': 'application/fhir+json', authorization: reader }, body: JSON.stringify(patient) });
+    const text = await res.text();
+    const messages = [...text.matchAll(/"(?:diagnostics|message|text)":"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.length);
+    if (process.env.PROBE_DEBUG) console.log(text.replace(/é{20,}/g, (run) => `<${run.length} é>`).slice(0, 3000));
+    return `${res.status}, ${messages.filter((length) => length > 1024 ** 2).length} messages of over 1 MB in the answer`;
+  });
   await probe('unauthenticated POST /api/$validate announcing 40 MB', unauthenticatedLargePost);
   const deep = `{"resourceType":"Basic","code":{"text":"deep"},"extension":[${'{"url":"http://example.org/x","extension":['.repeat(2_000)}${']}'.repeat(2_000)}]}`;
   await probe('$validate, JSON nested 2,000 levels deep (52 KB)', () => post('/api/$validate', deep, reader, 'application/fhir+json'));

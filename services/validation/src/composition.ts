@@ -138,7 +138,7 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       validateMaxPerCaller: config.validateMaxPerCaller,
       xmlReader: ctx.get(TOKENS.engineHost),
       terminologyKnowledge: engineTerminologyKnowledge(ctx.get(TOKENS.engineHost), remoteTerminologyConfigured(terminologySettings(config))),
-      onBrokenRule: (ruleId, categoryId, reason) => logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile; skipped'),
+      onBrokenRule: (ruleId, categoryId, reason) => logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile or is over the program size limit; skipped'),
     });
   });
   container.bind(TOKENS.categoryService).toDynamicValue((ctx) => ctx.get(TOKENS.validationApi).categories);

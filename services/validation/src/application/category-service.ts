@@ -4,7 +4,7 @@
  */
 import { Categorizer } from '../domain/categorization/categorizer.js';
 import {
-  categoryIdProblem, parseCategory, parseCategorySnapshot, parseCategorySnapshots, parseMatcherAsField,
+  CategoryValidationError, categoryIdProblem, parseCategory, parseCategorySnapshot, parseCategorySnapshots, parseMatcherAsField,
   type Category, type CategoryRepresentation, type CategorySnapshot, type CategoryWithMatcher,
 } from '../domain/categorization/category.js';
 import type { CategoryRepository, CategoryRule, ImportOutcome } from '../domain/ports/category-repository.js';
@@ -14,7 +14,7 @@ import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.j
 
 export interface CategoryServiceOptions {
   readonly clock?: () => Date;
-  /** Told about stored rules that no longer compile (they are skipped, never fatal). */
+  /** Told about stored rules that no longer compile or are over MAX_RULE_PROGRAM_SIZE (they are skipped, never fatal). */
   readonly onBrokenRule?: (rule: CategoryRule, reason: string) => void;
   /**
    * How long the current categorizer is reused before the rules are read again (ms). Writes through
@@ -75,7 +75,7 @@ export class CategoryService {
     let created: boolean;
     try {
       if (matcherGiven) {
-        const { snapshot } = parseCategorySnapshot(body);
+        const { snapshot } = naming(id, () => parseCategorySnapshot(body));
         created = (await this.repository.importSnapshots([snapshot], this.clock())).created === 1;
       } else {
         created = (await this.repository.save(parseCategory(body))).created;
@@ -106,7 +106,7 @@ export class CategoryService {
 
   /** Adds a rule; it becomes the latest. The matcher is compiled first (bad regex → 400). */
   async addRule(id: string, matcherJson: unknown): Promise<CategoryRule> {
-    const matcher = parseMatcherAsField(matcherJson, 'matcher');
+    const matcher = naming(id, () => parseMatcherAsField(matcherJson, 'matcher'));
     await this.get(id);
     const rule = await this.repository.addRule(id, matcher.toJSON(), this.clock());
     this.invalidate();
@@ -199,6 +199,16 @@ export class CategoryService {
       this.compiled.set(rule.id, matcher);
     }
     return matcher;
+  }
+}
+
+/** Runs a parse whose problems are about category `id`, and says so (the detail names the category, then the field). */
+function naming<T>(id: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof CategoryValidationError) throw new CategoryValidationError(error.problems, `Category "${id}": ${error.message}`);
+    throw error;
   }
 }
 

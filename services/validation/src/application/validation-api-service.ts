@@ -2,6 +2,7 @@
  * $validate, $validate-and-categorize and $categorize: the engine's OperationOutcome, optionally
  * categorized with the latest rules (or rules given in the request), summarized, with the verdict.
  */
+import { matchingCost } from '../domain/categorization/bounded-categorization.js';
 import type { Categorized } from '../domain/categorization/categorizer.js';
 import { CategoryValidationError, UNCATEGORIZED, type Category } from '../domain/categorization/category.js';
 import { inProcessCategorization, type CategorizationRunner, type CategorizationTask } from '../domain/ports/categorization-runner.js';
@@ -50,6 +51,14 @@ export interface ValidateCall {
   readonly authorization?: string;
 }
 
+/**
+ * Regex engine steps (matchingCost) the stored rules may take on the main thread for one $validate's
+ * issues: ~50-150 ms at worst (10-30 ns a step for dear patterns); the bundled categories, mostly
+ * literal leaves decided without the engine, stay far below it over ordinary outcomes. Dearer
+ * categorizations run in a worker under the deadline.
+ */
+export const MAX_MAIN_THREAD_MATCHING_COST = 5_000_000;
+
 export class ValidationApiService {
   constructor(
     private readonly validator: ResourceValidator,
@@ -65,19 +74,40 @@ export class ValidationApiService {
     if (!flags.categorize) {
       return flags.summarize ? { kind: 'message-summary', summary: summarizeByMessage(issuesFromOperationOutcome(outcome)) } : { kind: 'outcome', outcome };
     }
-    const issues = (await this.categories.currentCategorizer()).categorize(issuesFromOperationOutcome(outcome));
+    const issues = await this.categorizeWithStoredRules(issuesFromOperationOutcome(outcome));
     return flags.summarize ? { kind: 'category-summary', summary: summarizeByCategory(issues) } : { kind: 'issues', issues };
   }
 
   async validateAndCategorize(body: unknown, call: ValidateCall = {}): Promise<CompositeValidation> {
     const outcome = await this.completedValidation(body, call);
-    const issues = (await this.categories.currentCategorizer()).categorize(issuesFromOperationOutcome(outcome));
+    const issues = await this.categorizeWithStoredRules(issuesFromOperationOutcome(outcome));
     return {
       outcome,
       issues,
       summary: { byCategory: summarizeByCategory(issues), byMessage: summarizeByMessage(issues) },
       validity: assessValidity(issues),
     };
+  }
+
+  /**
+   * The engine's issues categorized with the stored rules: on this thread when the regex engine's
+   * steps over these issues (matchingCost: program size × characters, each rule seeing at most
+   * MAX_MATCHED_CHARACTERS of a field; literal checks, far cheaper, not counted) are within
+   * MAX_MAIN_THREAD_MATCHING_COST, as for ordinary outcomes; else in a worker,
+   * under the deadline (422 past it), since the messages quote what the caller submitted.
+   */
+  private async categorizeWithStoredRules(issues: ValidationIssue[]): Promise<CategorizedIssue[]> {
+    const categorizer = await this.categories.currentCategorizer();
+    const engineSteps = matchingCost(categorizer.given, issues, { stopAbove: MAX_MAIN_THREAD_MATCHING_COST, literalChecks: false });
+    if (engineSteps <= MAX_MAIN_THREAD_MATCHING_COST) return categorizer.categorize(issues);
+    const answer = await this.categorization.categorize({ issues: issues.map(matchable), categories: await this.categories.exportAll(), rules: 'stored' });
+    if (answer.kind === 'deadline') throw new ValidationDeadlineError(`Categorization did not finish within ${Math.round(answer.budgetMs)} ms`);
+    // stored rules are never refused (one that does not compile is skipped), nor priced
+    if (answer.kind !== 'categorized') throw new Error(`categorization with the stored rules answered ${answer.kind}`);
+    return issues.map((issue, i) => {
+      const matched = answer.matches[i]!.map((index) => answer.categories[index]!);
+      return { ...issue, categories: matched.length > 0 ? matched : [UNCATEGORIZED] };
+    });
   }
 
   /**
@@ -155,7 +185,7 @@ export class ValidationApiService {
 }
 
 /** The fields a rule may read, and only these: what crosses to the worker. */
-function matchable(input: CategorizeInput): MatchableIssue {
+function matchable(input: MatchableIssue): MatchableIssue {
   const { severity, code, message, expression, messageId } = input;
   return {
     ...(severity === undefined ? {} : { severity }), ...(code === undefined ? {} : { code }), ...(message === undefined ? {} : { message }),

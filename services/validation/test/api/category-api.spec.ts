@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import type { Database } from '#adapters/persistence/database.js';
 import { defaultCategories } from '#validation/application/default-categories.js';
+import { MAX_MATCHED_CHARACTERS, MAX_RULE_PROGRAM_SIZE } from '#validation/domain/categorization/matcher.js';
 import { buildTestApi, type TestApi } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 
@@ -113,6 +114,21 @@ describe('validation API: categories and rules (HTTP) @infra', () => {
     await request(api.app).get('/api/category/missing/rule/history').expect(404);
   });
 
+  it('refuses a rule whose RE2 program is over the size limit (PUT, rule POST, import), naming the category, the leaf and the limit', async () => {
+    // RE2 repeats at most 1000 times: two runs make a program just over the limit
+    const costly = { field: 'MESSAGE', regex: `[a-z]{${MAX_RULE_PROGRAM_SIZE / 2}}[0-9]{${MAX_RULE_PROGRAM_SIZE / 2}}` };
+    const body = { id: 'costly_rule', title: 'Costly', severity: 'ERROR', acceptable: false, guidance: 'g', matcher: { children: [{ field: 'CODE', regex: 'x' }, costly], requiresAllChildren: false } };
+    const put = await request(api.app).put('/api/category/costly_rule').send(body).expect(400);
+    expect(put.body).to.include({ status: 400 }).and.to.have.property('type');
+    expect(put.body.detail).to.contain('Category "costly_rule"').and.contain('matcher.children[1].regex').and.contain(`at most ${MAX_RULE_PROGRAM_SIZE}`);
+    expect(put.body.errors[0].field).to.equal('matcher.children[1].regex');
+    await request(api.app).get('/api/category/costly_rule').expect(404);
+    const rule = await request(api.app).post('/api/category/my_category/rule').send(costly).expect(400);
+    expect(rule.body.detail).to.contain('Category "my_category"').and.contain(`at most ${MAX_RULE_PROGRAM_SIZE}`);
+    const imported = await request(api.app).post('/api/category/$import').send([{ ...body, matcher: costly }]).expect(400);
+    expect(imported.body.detail).to.contain('index 0 (category "costly_rule")').and.contain('[0].matcher.regex').and.contain(`at most ${MAX_RULE_PROGRAM_SIZE}`);
+  });
+
   it('round-trips export and import', async () => {
     const exported = (await request(api.app).get('/api/category/$export').expect(200)).body;
     expect(exported.find((c: { id: string }) => c.id === 'my_category').matcher).to.deep.equal({ field: 'MESSAGE', regex: 'one' });
@@ -152,7 +168,7 @@ describe('validation API: categories and rules (HTTP) @infra', () => {
 
   it('answers a hostile regex rule on a long message (linear-time matching)', async () => {
     await request(api.app).post('/api/category/my_category/rule').send({ field: 'MESSAGE', regex: '(a+)+$' }).expect(201);
-    const answer = await request(api.app).post('/api/$categorize?summarize=true').send([{ severity: 'error', code: 'processing', message: `${'a'.repeat(100_000)}!` }]).expect(200);
+    const answer = await request(api.app).post('/api/$categorize?summarize=true').send([{ severity: 'error', code: 'processing', message: `${'a'.repeat(MAX_MATCHED_CHARACTERS - 1)}!` }]).expect(200);
     expect(answer.body.find((c: { categoryId: string }) => c.categoryId === 'my_category')).to.equal(undefined);
   });
 

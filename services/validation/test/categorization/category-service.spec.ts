@@ -67,6 +67,16 @@ describe('validation: CategoryService', () => {
     expect(broken.firstCall.args[0].id).to.equal(5);
   });
 
+  it('skips a stored rule written before the program size limit, reporting why', async () => {
+    const repository = stubRepository();
+    repository.listWithLatestRules.resolves([{ category, rule: { id: 6, categoryId: 'c1', matcher: { field: 'MESSAGE', regex: 'a'.repeat(3000) }, timestamp: 't' } }]);
+    const broken = sinon.spy();
+    const service = new CategoryService(repository, { categorizerTtlMs: 0, onBrokenRule: broken });
+    expect((await service.currentCategorizer()).categoriesOf({ message: 'a'.repeat(3000) }).map((c) => c.id)).to.deep.equal(['uncategorized']);
+    expect(broken.callCount).to.equal(1);
+    expect(broken.firstCall.args[1]).to.match(/program of size 3002; at most 2000/);
+  });
+
   it('turns invalid input into InvalidInputError and missing categories into NotFoundError', async () => {
     const repository = stubRepository();
     const service = new CategoryService(repository);

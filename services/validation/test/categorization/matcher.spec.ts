@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { MatcherError, parseMatcher, MAX_MATCHER_DEPTH } from '#validation/domain/categorization/matcher.js';
+import { fieldValue, MatcherError, matcherTree, parseMatcher, MAX_MATCHED_CHARACTERS, MAX_MATCHER_DEPTH, MAX_RULE_PROGRAM_SIZE } from '#validation/domain/categorization/matcher.js';
+import sinon from 'sinon';
+import { Categorizer } from '#validation/domain/categorization/categorizer.js';
 import { RE2JS } from 're2js';
 import { compileUserRegex, literalShortcut, requiredTexts, translateJavaRegex, UserRegexError } from '#validation/domain/categorization/user-regex.js';
 
@@ -78,12 +80,56 @@ describe('validation: matchers', () => {
     expect(() => parseMatcher(node)).to.throw(MatcherError, /nested at most/);
   });
 
-  it('evaluates a hostile regex on a 100 kB input without backtracking', () => {
+  it('evaluates a hostile regex on a long input without backtracking', () => {
     const m = parseMatcher({ field: 'MESSAGE', regex: '(a+)+$' });
-    const hostile = `${'a'.repeat(100_000)}!`;
+    // just under what a rule sees (MAX_MATCHED_CHARACTERS): exponential for a backtracking engine
+    const hostile = `${'a'.repeat(MAX_MATCHED_CHARACTERS - 1)}!`;
     expect(m.matches({ message: hostile })).to.equal(false);
     expect(m.matches({ message: 'aaa' })).to.equal(true);
     expect(parseMatcher({ field: 'MESSAGE', regex: '(x+x+)+y' }).matches({ message: 'x'.repeat(100_000) })).to.equal(false);
+  });
+});
+
+describe('validation: the cost of a rule is bounded (program size, characters seen)', () => {
+  it('refuses a leaf whose RE2 program is over the limit, naming the leaf and the limit; one at the limit passes', () => {
+    const over = 'a'.repeat(MAX_RULE_PROGRAM_SIZE);
+    try {
+      parseMatcher({ children: [{ field: 'CODE', regex: 'x' }, { field: 'MESSAGE', regex: over }], requiresAllChildren: true });
+      expect.fail('a program over the limit was accepted');
+    } catch (error) {
+      expect(error).to.be.instanceOf(MatcherError);
+      expect((error as MatcherError).path).to.equal('matcher.children[1].regex');
+      expect((error as MatcherError).reason).to.contain(`at most ${MAX_RULE_PROGRAM_SIZE}`).and.contain(`size ${RE2JS.compile(over).programSize()}`);
+    }
+    expect(() => parseMatcher({ field: 'MESSAGE', regex: 'a'.repeat(MAX_RULE_PROGRAM_SIZE - 2) })).to.not.throw();
+    // the hostile leaf of issue 28 is under it: the characters a rule sees bound it (below)
+    expect(matcherTree(parseMatcher({ field: 'MESSAGE', regex: '[\\p{L}\\d]{900}' }))!).to.have.nested.property('regex.programSize').below(MAX_RULE_PROGRAM_SIZE);
+  });
+
+  it('lets rules see only the first MAX_MATCHED_CHARACTERS characters of a field, never half a surrogate pair', () => {
+    const quoted = { message: `Value '${'é'.repeat(1_000_000)}' is not valid`, expression: 'Patient.name' };
+    expect(fieldValue(quoted, 'MESSAGE')).to.equal(quoted.message.slice(0, MAX_MATCHED_CHARACTERS));
+    expect(fieldValue(quoted, 'EXPRESSION')).to.equal('Patient.name');
+    const astral = { message: `${'x'.repeat(MAX_MATCHED_CHARACTERS - 1)}😀 and more` };
+    expect(fieldValue(astral, 'MESSAGE')).to.equal('x'.repeat(MAX_MATCHED_CHARACTERS - 1));
+    // a category decides by the start of a message
+    expect(parseMatcher({ field: 'MESSAGE', regex: '^Value ' }).matches(quoted)).to.equal(true);
+    expect(parseMatcher({ field: 'MESSAGE', regex: 'is not valid$' }).matches(quoted)).to.equal(false);
+  });
+
+  it('the categorizer hands the regex engine at most the bounded prefix of a 1 MB quoted value', () => {
+    const rule = { category: { id: 'costly', title: 'Costly', severity: 'ERROR' as const, acceptable: false, guidance: 'g' }, matcher: parseMatcher({ field: 'MESSAGE', regex: '[\\p{L}\\d]{900}!' }) };
+    const regex = matcherTree(rule.matcher)!;
+    if (regex.kind !== 'leaf') return expect.fail('a leaf was expected');
+    const seen = [sinon.spy(regex.regex, 'test'), sinon.spy(regex.regex, 'testHavingLiteral')];
+    const issues = Array.from({ length: 20 }, (_, i) => ({ message: `Value '${i}${'é'.repeat(1_000_000)}!' is not valid` }));
+    const categorized = new Categorizer([rule]).categorize(issues);
+    const lengths = seen.flatMap((spy) => spy.getCalls().map((call) => (call.args[0] as string).length));
+    expect(lengths).to.have.length.above(0);
+    expect(Math.max(...lengths)).to.be.at.most(MAX_MATCHED_CHARACTERS);
+    // the `!` after the run is past the prefix: the verdict is the start's
+    expect(categorized.map((i) => i.categories[0]!.id)).to.deep.equal(issues.map(() => 'uncategorized'));
+    expect(parseMatcher({ field: 'MESSAGE', regex: '[\\p{L}\\d]{900}' }).matches(issues[0]!)).to.equal(true);
   });
 });
 

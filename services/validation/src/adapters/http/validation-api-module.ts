@@ -118,7 +118,7 @@ export interface ValidationApiDependencies {
   readonly uploadLimit?: number;
   /** Reads RESOURCE artifacts uploaded as FHIR XML (the engine host); without it they are refused. */
   readonly xmlReader?: FhirXmlReader;
-  /** Reports a stored rule that no longer compiles (skipped). */
+  /** Reports a stored rule that no longer compiles or is over MAX_RULE_PROGRAM_SIZE (skipped). */
   readonly onBrokenRule?: (ruleId: number, categoryId: string, reason: string) => void;
   /** How long a categorizer (compiled latest rules) is reused; default 2000 ms. Writes on this instance drop it at once. */
   readonly categorizerTtlMs?: number;

@@ -8,7 +8,9 @@
  * So rules the caller sent are priced before matching (matchingCost: per leaf and distinct value, the
  * program size times the value's length when the value reaches the regex engine), the steps matching
  * may take at worst. Past MAX_TRIAL_COST the request is refused, naming the limit. The stored rules (an
- * administrator's, ~150 mostly literal leaves) are not priced: only the deadline bounds them.
+ * administrator's, ~150 mostly literal leaves) are not priced here: they were bounded when written
+ * (MAX_RULE_PROGRAM_SIZE per leaf, matcher.ts), every rule sees at most MAX_MATCHED_CHARACTERS of a
+ * field, and the deadline bounds the rest.
  */
 import type { FieldProblem } from '#shared-kernel/domain/errors.js';
 import { Categorizer } from './categorizer.js';
@@ -75,7 +77,8 @@ export function categorizeBounded(task: CategorizationTask): CategorizationAnswe
  * (else the texts decide, at about a step per character), and a leaf that is a literal never runs
  * it. A value that reaches the engine costs the leaf's program size per character.
  */
-export function matchingCost(rules: readonly CategoryWithMatcher[], issues: readonly MatchableIssue[]): number {
+export function matchingCost(rules: readonly CategoryWithMatcher[], issues: readonly MatchableIssue[], options: CostOptions = {}): number {
+  const { stopAbove = Infinity, literalChecks = true } = options;
   const leaves = MATCH_FIELDS.map(() => new Map<string, UserRegex>());
   const collect = (tree: MatcherTree): void => {
     if (tree.kind === 'composite') return tree.children.forEach(collect);
@@ -87,17 +90,28 @@ export function matchingCost(rules: readonly CategoryWithMatcher[], issues: read
   }
   let cost = 0;
   MATCH_FIELDS.forEach((field, f) => {
-    if (leaves[f]!.size === 0) return;
+    if (leaves[f]!.size === 0 || cost > stopAbove) return;
     const values = new Set<string>();
     for (const issue of issues) {
       const value = fieldValue(issue, field);
       if (value !== undefined) values.add(value);
     }
     for (const regex of leaves[f]!.values()) {
-      for (const value of values) cost += value.length * (reachesEngine(regex, value) ? regex.programSize : 1);
+      for (const value of values) {
+        if (reachesEngine(regex, value)) cost += value.length * regex.programSize;
+        else if (literalChecks) cost += value.length;
+        if (cost > stopAbove) return; // the caller only needs to know it is over
+      }
     }
   });
   return cost;
+}
+
+export interface CostOptions {
+  /** Stop counting once the cost is above this (the answer is then only known to be above it). */
+  readonly stopAbove?: number;
+  /** Count the literal checks (a step a character; default): false counts the regex engine's steps only. */
+  readonly literalChecks?: boolean;
 }
 
 /** Whether the leaf's texts let the value through to the regex engine (a literal leaf never goes there). */

@@ -87,7 +87,11 @@ export class Categorizer {
   private readonly fields = MATCH_FIELDS.map(() => new Field());
   private readonly rules: readonly Rule[];
 
+  /** The rules as given (to price them: matchingCost in bounded-categorization.ts). */
+  readonly given: readonly CategoryWithMatcher[];
+
   constructor(rules: readonly CategoryWithMatcher[]) {
+    this.given = rules;
     this.rules = rules.map(({ category, matcher }): Rule => {
       const tree = matcherTree(matcher);
       // A Matcher not made by parseMatcher cannot be taken apart: it is asked as it is.

@@ -153,7 +153,9 @@ export function parseCategorySnapshots(input: unknown): { snapshot: CategorySnap
     } catch (error) {
       if (error instanceof CategoryValidationError) {
         const first = error.problems[0]!;
-        throw new CategoryValidationError(error.problems, `Item at index ${index} is invalid: ${first.field}: ${first.message}`);
+        const id = (item as { id?: unknown } | null)?.id;
+        const named = typeof id === 'string' ? ` (category "${id.slice(0, 100)}")` : '';
+        throw new CategoryValidationError(error.problems, `Item at index ${index}${named} is invalid: ${first.field}: ${first.message}`);
       }
       throw error;
     }

@@ -56,6 +56,24 @@ export const MAX_MATCHER_DEPTH = 64;
 /** Nodes in one tree; far above any real rule, low enough to bound evaluation cost. */
 export const MAX_MATCHER_NODES = 2000;
 
+/**
+ * The largest RE2 program a leaf may compile to. Matching costs up to about the program size in
+ * steps per character, and the stored rules run on the service's main thread over every engine
+ * issue (?categorize, the flow, re-categorize jobs), so a rule is refused when written above it
+ * (and a stored one above it is skipped, as one that no longer compiles). The bundled categories
+ * peak at ~312; `[\p{L}\d]{900}` is 902.
+ */
+export const MAX_RULE_PROGRAM_SIZE = 2000;
+
+/**
+ * Rules see at most this many characters of a field: a category decides by the start of a message
+ * (engine messages may quote submitted values of up to ~1 MB). So matching one issue costs at most
+ * about program size × MAX_MATCHED_CHARACTERS steps per leaf, whatever was submitted. Ordinary
+ * messages are far shorter, and for them nothing changes; a rule anchored at the end (`...$`) of a
+ * longer one sees the end of this prefix instead.
+ */
+export const MAX_MATCHED_CHARACTERS = 4096;
+
 export class MatcherError extends Error {
   override readonly name = 'MatcherError';
   constructor(
@@ -130,7 +148,13 @@ export function matcherTree(matcher: Matcher): MatcherTree | undefined {
   return undefined;
 }
 
+/** What rules see of the field: its first MAX_MATCHED_CHARACTERS characters. */
 export function fieldValue(issue: MatchableIssue, field: MatchField): string | undefined {
+  const value = wholeFieldValue(issue, field);
+  return value === undefined || value.length <= MAX_MATCHED_CHARACTERS ? value : boundedPrefix(value);
+}
+
+function wholeFieldValue(issue: MatchableIssue, field: MatchField): string | undefined {
   switch (field) {
     case 'MESSAGE': return issue.message;
     case 'SEVERITY': return issue.severity;
@@ -139,6 +163,16 @@ export function fieldValue(issue: MatchableIssue, field: MatchField): string | u
     // outcomes stored before issues carried HL7 ids hold the engine's own key: read as the HL7 id
     case 'MESSAGE_ID': return issue.messageId === undefined ? undefined : canonicalMessageId(issue.messageId);
   }
+}
+
+/**
+ * The first MAX_MATCHED_CHARACTERS characters, never half a surrogate pair, as a string of its own:
+ * a slice may keep its whole (1 MB) parent alive, and the categorizer remembers the values it saw.
+ */
+function boundedPrefix(value: string): string {
+  const lastUnit = value.charCodeAt(MAX_MATCHED_CHARACTERS - 1);
+  const end = lastUnit >= 0xd800 && lastUnit <= 0xdbff ? MAX_MATCHED_CHARACTERS - 1 : MAX_MATCHED_CHARACTERS;
+  return [...value.slice(0, end)].join('');
 }
 
 const REGEX_KEYS = new Set(['field', 'regex', 'inverted']);
@@ -191,12 +225,18 @@ function parseNode(json: unknown, path: string, depth: number, budget: { nodes: 
     throw new MatcherError(`${path}.field`, `must be one of ${MATCH_FIELDS.join(', ')}`);
   }
   if (typeof node.regex !== 'string') throw new MatcherError(`${path}.regex`, 'must be a string');
+  let regex: UserRegex;
   try {
-    return new RegexMatcher(field as MatchField, compileUserRegex(node.regex), inverted);
+    regex = compileUserRegex(node.regex);
   } catch (error) {
     if (error instanceof UserRegexError) throw new MatcherError(`${path}.regex`, error.message);
     throw error;
   }
+  if (regex.programSize > MAX_RULE_PROGRAM_SIZE) {
+    throw new MatcherError(`${path}.regex`, `compiles to an RE2 program of size ${regex.programSize}; at most ${MAX_RULE_PROGRAM_SIZE} is allowed `
+      + '(matching costs about that many steps per character of every message)');
+  }
+  return new RegexMatcher(field as MatchField, regex, inverted);
 }
 
 function parseInverted(value: unknown, path: string): boolean {
