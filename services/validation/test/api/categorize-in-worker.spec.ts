@@ -14,7 +14,10 @@ import { MAX_TRIAL_COST } from '#validation/domain/categorization/bounded-catego
 import { buildTestApi, type TestApi } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 
-/** Well above the compile time of the hostile trial's 40 patterns (~0.3 s, more on a loaded machine), far below the stored rules' matching (~25 s). */
+/**
+ * Well above the compile time of the hostile trial's 40 patterns (~0.3 s, more on a loaded machine), far below the
+ * stored rules' matching of `everyLiteral` messages (every leaf scans every message in full: tens of seconds).
+ */
 const RESOURCE_TIMEOUT_MS = 4_000;
 
 const category = (id: string, regex: string) => ({ id, title: id, severity: 'ERROR', acceptable: false, guidance: 'g', matcher: { field: 'MESSAGE', regex } });
@@ -22,6 +25,14 @@ const category = (id: string, regex: string) => ({ id, title: id, severity: 'ERR
 const costly = (leaves: number) => Array.from({ length: leaves }, (_, i) => category(`costly_${i}`, `[\\p{L}\\d]{900}${i}`));
 /** Distinct 2 KB messages of letters and digits (what those leaves must scan in full). */
 const results = (count: number) => Array.from({ length: count }, (_, i) => ({ id: i, severity: 'error', code: 'processing', message: `${i}é`.repeat(2048).slice(0, 2048) }));
+/**
+ * Distinct 4,000-character messages that hold every leaf's literal tail (0 to 39), so no literal prefilter spares a
+ * leaf: each of the 40 leaves scans each message in full (rules see at most 4,096 characters of a field).
+ */
+const everyLiteral = (count: number) => {
+  const digits = `${Array.from({ length: 40 }, (_, k) => k).join('é')}é`;
+  return Array.from({ length: count }, (_, i) => ({ id: i, severity: 'error', code: 'processing', message: `m${i}-${digits.repeat(40)}`.slice(0, 4_000) }));
+};
 
 /** Sends the request, then asks /health while it runs; says which answer came first. */
 async function healthWhile(api: TestApi, send: () => request.Test): Promise<{ answer: request.Response; health: request.Response; order: string[] }> {
@@ -70,8 +81,8 @@ describe('validation API: $categorize matches in a worker, priced and under the 
 
   it('stored rules that are too costly for the results sent: 422 at the deadline, /health answered first, the worker replaced and serving', async () => {
     // an administrator's rules (stored rules are not priced)
-    await request(api.app).post('/api/category/$import').send(costly(20)).expect(200);
-    const { answer, health, order } = await healthWhile(api, () => request(api.app).post('/api/$categorize').send(results(20)));
+    await request(api.app).post('/api/category/$import').send(costly(40)).expect(200);
+    const { answer, health, order } = await healthWhile(api, () => request(api.app).post('/api/$categorize').send(everyLiteral(20)));
     expect(answer.status, answer.text).to.equal(422);
     expect(answer.body.detail).to.equal(`Categorization did not finish within ${RESOURCE_TIMEOUT_MS} ms`);
     expect(health.status).to.equal(200);

@@ -184,7 +184,8 @@ describe('engine host: deadlines (a validation that never finishes) @slow', func
   it('validate() (the API) of a hanging resource answers the timeout outcome; a full queue refuses with ValidatorBusyError', async () => {
     const { host } = await startHost({ resourceTimeoutMs: 1_500, queueLimit: 1 });
     const hanging = host.validate(hangingResource());
-    await eventually(() => host.generation!.pool.queueSize === 0 && host.stalledForMs() > 0, 'the hanging resource to run');
+    // running, not just handed to piscina: until the worker begins it, it still counts as waiting in its lane
+    await eventually(() => host.generation!.pool.queueSize === 0 && host.stalledForMs() > 0 && !host.generation!.pool.saturated, 'the hanging resource to run');
     const queued = host.validate(patient('q1'));
     await eventually(() => host.generation!.pool.queueSize === 1, 'one task to wait');
     let refused: unknown;
