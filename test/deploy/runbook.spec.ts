@@ -9,6 +9,8 @@ import { renderKustomization } from '#scripts/deploy/kustomize.js';
 import { natsUsers, passwordVariable } from '#scripts/deploy/nats-accounts.js';
 import { PLATFORM_SERVICES } from '#scripts/deploy/platform-services.js';
 import { catalog } from '#contracts/catalog.js';
+import { MAX_MAIN_THREAD_MATCHING_COST } from '#validation/application/validation-api-service.js';
+import { MAX_MATCHED_CHARACTERS, MAX_RULE_PROGRAM_SIZE } from '#validation/domain/categorization/matcher.js';
 
 /** Keeps docs/operations.md and deploy/README.md pointing at things that exist. */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -20,6 +22,8 @@ const code = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1
 const OTHER_VARIABLES = new Set([
   'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NATS_URL', 'NATS_PASS', 'PGHOST', 'TOKEN', 'DEAD_LETTER',
   ...natsUsers(catalog).map((user) => passwordVariable(user.user)),
+  // limits fixed in code, which the runbook names beside their values (imported, so a rename breaks this list)
+  ...Object.keys({ MAX_RULE_PROGRAM_SIZE, MAX_MATCHED_CHARACTERS, MAX_MAIN_THREAD_MATCHING_COST }),
 ]);
 
 /**
