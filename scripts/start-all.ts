@@ -12,7 +12,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { withLocalMasterKey } from './local-master-key.js';
+import { localTrialRoot, withLocalMasterKey } from './local-master-key.js';
 import { superviseServices } from './supervisor.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -30,7 +30,7 @@ export function serviceEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 function startAll(): void {
-  const { env, note } = withLocalMasterKey(serviceEnvironment(process.env), process.cwd());
+  const { env, note } = withLocalMasterKey(serviceEnvironment(process.env), localTrialRoot(process.cwd(), process.env));
   if (note) process.stderr.write(`[start-all] ${note}\n`);
   process.stderr.write(`[start-all] the services listen on ${env.HTTP_HOST} (gateway :8080, validation :8081, tenant :8082)\n`);
   superviseServices(services.map((service) => ({ name: service.name, args: [path.join(distRoot, service.entry)] })), { env });

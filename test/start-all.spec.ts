@@ -7,7 +7,7 @@ import path from 'node:path';
 import { verifierFromConfig } from '#adapters/auth/index.js';
 import { ConfigError, loadConfig } from '#adapters/config/index.js';
 import { serviceEnvironment } from '#scripts/start-all.js';
-import { LOCAL_DIR, LOCAL_MASTER_KEY_ID, LOCAL_MASTER_KEYS_FILE, withLocalMasterKey } from '#scripts/local-master-key.js';
+import { LOCAL_DIR, LOCAL_MASTER_KEY_ID, LOCAL_MASTER_KEYS_FILE, localTrialRoot, withLocalMasterKey } from '#scripts/local-master-key.js';
 import { keyringFromConfig } from '#tenant/signing-keys/adapters/config.js';
 import { tenantServiceSchema } from '#tenant/service-schema.js';
 import { gatewaySchema } from '#gateway/config.js';
@@ -48,6 +48,20 @@ describe('npm start: the local-only master key for signing keys (scripts/local-m
     const again = withLocalMasterKey({ AUTH_MODE: 'none' }, root);
     expect(again.note).to.match(/using the local-only master key/);
     expect(keyringFromConfig(loadConfig(tenantServiceSchema, again.env))!.open(sealed.envelope, 'kid-1')).to.equal('private key');
+  });
+
+  it('keeps the key machine-wide, like the local databases, so a new clone reads what an earlier one stored; a working copy with its own key keeps it', () => {
+    const clone = path.join(root, 'clone');
+    const home = path.join(root, 'home');
+    expect(localTrialRoot(clone, { NHSN_LOCAL_TRIAL_HOME: home })).to.equal(home);
+    expect(localTrialRoot(clone, {})).to.equal(path.join(os.homedir(), '.nhsn-platform'));
+    const first = withLocalMasterKey({}, localTrialRoot(clone, { NHSN_LOCAL_TRIAL_HOME: home }));
+    const sealed = keyringFromConfig(loadConfig(tenantServiceSchema, first.env))!.seal('private key', 'kid-1');
+    const another = withLocalMasterKey({}, localTrialRoot(path.join(root, 'clone-2'), { NHSN_LOCAL_TRIAL_HOME: home }));
+    expect(another.note).to.match(/using the local-only master key/);
+    expect(keyringFromConfig(loadConfig(tenantServiceSchema, another.env))!.open(sealed.envelope, 'kid-1')).to.equal('private key');
+    withLocalMasterKey({}, clone);
+    expect(localTrialRoot(clone, { NHSN_LOCAL_TRIAL_HOME: home })).to.equal(clone);
   });
 
   it('leaves an operator\'s own master key alone and writes nothing', () => {

@@ -21,6 +21,7 @@ const code = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1
 /** Variables the runbook may name that are not configuration properties of a service (the NATS server's password variables among them). */
 const OTHER_VARIABLES = new Set([
   'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NATS_URL', 'NATS_PASS', 'PGHOST', 'TOKEN', 'DEAD_LETTER',
+  'NHSN_LOCAL_TRIAL_HOME', // where npm start keeps the local trial's master key (scripts/local-master-key.ts), not a service setting
   ...natsUsers(catalog).map((user) => passwordVariable(user.user)),
   // limits fixed in code, which the runbook names beside their values (imported, so a rename breaks this list)
   ...Object.keys({ MAX_RULE_PROGRAM_SIZE, MAX_MATCHED_CHARACTERS, MAX_MAIN_THREAD_MATCHING_COST }),
