@@ -146,7 +146,7 @@ export function createValidationApiModule(deps: ValidationApiDependencies): Vali
   });
   const artifacts = new ArtifactService(
     repositories.artifacts,
-    deps.packageInspector ?? new EnginePackageInspector(),
+    deps.packageInspector ?? new EnginePackageInspector(deps.xmlReader),
     deps.artifactListener ?? NO_LISTENER,
     deps.initialArtifacts ?? [new DirectoryArtifactSource(deps.artifactInitDir)],
     deps.terminologyKnowledge,
