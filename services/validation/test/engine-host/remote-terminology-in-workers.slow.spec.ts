@@ -1,7 +1,7 @@
 /**
  * Terminology in the worker pool: with a terminology server configured, each worker calls it
  * directly (the documented choice), with the credentials configured for it (never the caller's token:
- * test/terminology/terminology-credentials.spec.ts covers whose token goes where); without one, no
+ * test/terminology/terminology-credentials.int.spec.ts covers whose token goes where); without one, no
  * worker opens a socket.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Property-based hostile XML (fast-check), the XML reader's counterpart of hostile-fuzz.spec.ts:
+ * Property-based hostile XML (fast-check), the XML reader's counterpart of hostile-fuzz.slow.spec.ts:
  * well-formed FHIR XML of generated resources cut and spliced with markup that troubles XML
  * readers (DOCTYPEs and entity declarations, entity and character references, CDATA, comments,
  * processing instructions, namespace prefixes, unclosed and mismatched tags, deep nesting, huge
@@ -7,7 +7,7 @@
  * and a document that is not well-formed exactly one fatal issue with a line.
  *
  * Bound: each case must finish within HANG_BOUND_MS, a hang check, not a speed test (see
- * hostile-fuzz.spec.ts). `npm test` runs a few dozen cases; `npm run fuzz` runs FUZZ_RUNS.
+ * hostile-fuzz.slow.spec.ts). `npm test` runs a few dozen cases; `npm run fuzz` runs FUZZ_RUNS.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
