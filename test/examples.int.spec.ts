@@ -25,7 +25,7 @@ const INVALID_BECAUSE: Record<string, RegExp[]> = {
   'invalid-unknown-profile.json': [/cross-measure-patient-v9/],
 };
 
-describe('examples: the shipped submissions keep their documented verdicts @infra @slow', function () {
+describe('examples: the shipped submissions keep their documented verdicts', function () {
   this.timeout(240_000);
   const dbName = uniqueDbName('examples');
   const verdicts = new Map(documentedExamples().map((e) => [e.file, e.valid]));

@@ -9,9 +9,9 @@ import { runClusterFault, type ClusterFaultReport } from '#scripts/fault/cluster
  * users with NATS_PROVISION=false, given every node's URL (no permission violation allowed), ReadyForValidation published throughout and the tenant's
  * job store firing throughout; the COMPLIANCE stream leader is SIGKILLed, then the meta leader, each
  * restarted after work resumed. Takes ~80-130 s on the shared machine, a third of it the services'
- * start-up. @slow @infra
+ * start-up.
  */
-describe('fault: a JetStream cluster loses its stream leader, then its meta leader, during a flow run @slow @infra', function () {
+describe('fault: a JetStream cluster loses its stream leader, then its meta leader, during a flow run', function () {
   this.timeout(400_000);
   let report: ClusterFaultReport;
 

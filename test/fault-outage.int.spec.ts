@@ -6,9 +6,9 @@ import { runOutage, type OutageReport } from '#scripts/fault/outage.js';
  * 3 minutes) with outages of a few seconds and a 1 s retry delay: a real validation service process
  * whose PostgreSQL connections go through a TCP proxy that is cut (live connections destroyed, new
  * ones refused), then a report-service stand-in that is stopped, while submissions are in flight.
- * Takes ~45-70 s on the shared machine, most of it the service's start-up. @infra
+ * Takes ~45-70 s on the shared machine, most of it the service's start-up.
  */
-describe('fault: PostgreSQL and the report service go away during a flow run @infra', function () {
+describe('fault: PostgreSQL and the report service go away during a flow run', function () {
   this.timeout(300_000);
   let report: OutageReport;
 

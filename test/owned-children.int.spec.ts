@@ -16,8 +16,8 @@ const alive = (pid: number) => {
   }
 };
 
-/** Long-running scripts stop the processes they started when told to stop (scripts/owned-children.ts). @slow */
-describe('long-running scripts: SIGTERM, SIGINT stop the children they own @slow', function () {
+/** Long-running scripts stop the processes they started when told to stop (scripts/owned-children.ts). */
+describe('long-running scripts: SIGTERM, SIGINT stop the children they own', function () {
   this.timeout(30_000);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`${signal}: every owned child stops, then the script exits with 128 + the signal number`, async () => {

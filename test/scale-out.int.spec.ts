@@ -9,9 +9,9 @@ import { runScaleOut, type ScaleOutReport } from '#scripts/scale-out/scale-out.j
  * instance handles two submissions at once, so the 40 submissions take long enough (~20 s after the
  * third instance is started) for it to be ready while work is left: a validation instance starts its
  * worker threads before it is ready, ~15 s on the loaded machine (in the full run the backlog alone
- * does that). @infra
+ * does that).
  */
-describe('scale-out: several validation and tenant instances share the work @infra', function () {
+describe('scale-out: several validation and tenant instances share the work', function () {
   this.timeout(240_000);
   let report: ScaleOutReport;
 

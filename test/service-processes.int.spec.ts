@@ -8,7 +8,7 @@ import { projectRoot } from '#test-support/shared-dir.js';
  * The services as processes, as an operator runs them: a bad configuration value stops a service at
  * start-up with exit code 78 and a message naming the property, and so does authentication off on an
  * interface other than loopback; a good one brings it up with /health/ready 200 (and /metrics on its
- * metrics port only); SIGTERM stops it well within the 10 s drain time. @infra
+ * metrics port only); SIGTERM stops it well within the 10 s drain time.
  */
 // The service runs in one Node process with tsx as a loader, not under the tsx CLI: the CLI relays
 // signals to a child and, on a loaded machine, may give up waiting for it and exit with 143 itself,
@@ -52,7 +52,7 @@ const services = [
   { name: 'admin-gateway', entry: 'services/admin-gateway/src/main.ts', port: 18180, db: false },
 ].filter((s) => existsSync(path.join(projectRoot, s.entry)));
 
-describe('service processes @infra', function () {
+describe('service processes', function () {
   this.timeout(90_000);
   const dbNames: string[] = [];
 

@@ -23,7 +23,7 @@ export function walkthroughSteps(): string {
   return text.slice(text.indexOf("echo '1.")).trim();
 }
 
-describe('the README\'s tenant walk-through through the gateway, against the real services @infra @slow', function () {
+describe('the README\'s tenant walk-through through the gateway, against the real services', function () {
   this.timeout(240_000);
   let platform: Platform;
   let localDir: string;

@@ -28,7 +28,7 @@ async function restrictedImports(filePath: string, code: string): Promise<string
     .map((m) => m.message);
 }
 
-describe('architecture: ring imports are enforced by lint @slow', function () {
+describe('architecture: ring imports are enforced by lint', function () {
   this.timeout(60_000);
 
   const cases: Array<{ ring: string; file: string; code: string }> = [

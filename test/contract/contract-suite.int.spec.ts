@@ -50,7 +50,7 @@ const submission = (patientId: string) => ({
   contained: [{ resourceType: 'Patient', id: patientId }],
 });
 
-describe('contract suite: the specification\'s operation tables through the gateway, against the real services @infra', function () {
+describe('contract suite: the specification\'s operation tables through the gateway, against the real services', function () {
   this.timeout(300_000);
   let platform: Platform;
   let statusChecks = 0;

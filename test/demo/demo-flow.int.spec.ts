@@ -27,7 +27,7 @@ import { dropDatabase, folderArtifacts, openFlowDatabase, uniqueSuffix } from '.
 
 const REPORT = 'demo-report-test';
 
-describe('demo: synthetic submissions through the flow, the report-service stand-in, the publisher @infra', function () {
+describe('demo: synthetic submissions through the flow, the report-service stand-in, the publisher', function () {
   this.timeout(180_000);
   const logger = silentLogger();
   const suffix = uniqueSuffix();

@@ -64,7 +64,7 @@ const listening = (port: number) => new Promise<boolean>((resolve) => {
   socket.once('error', () => resolve(false));
 });
 
-describe('npm run demo: signals and --exit @infra @slow', function () {
+describe('npm run demo: signals and --exit', function () {
   this.timeout(120_000);
   const namespace = `demosig${randomBytes(3).toString('hex')}`;
   const catalog = catalogForNamespace(namespace, 'test');

@@ -10,7 +10,7 @@ import { cacheKey } from '../cache-key.js';
 const REDIS = { host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(process.env.REDIS_PORT ?? 6379), database: 0 };
 
 // What every backend promises (round trip, copies, TTL, delete, clear) is in cache-contract.ts.
-describe('cache: distributed (real Redis) @infra', () => {
+describe('cache: distributed (real Redis)', () => {
   const run = `test-${randomBytes(4).toString('hex')}`;
   const opened: Cache<unknown>[] = [];
 

@@ -4,8 +4,8 @@ import { cacheContract } from './cache-contract.js';
 
 const REDIS = { host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(process.env.REDIS_PORT ?? 6379), database: 0 };
 
-// The machine's real Redis (@infra).
-cacheContract('distributed (Redis) @infra', () => {
+// The machine's real Redis.
+cacheContract('distributed (Redis)', () => {
   const opened: Cache<unknown>[] = [];
   return {
     async open<V>(namespace: string, ttlSeconds?: number) {

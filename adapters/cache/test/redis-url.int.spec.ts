@@ -12,7 +12,7 @@ const REDIS = { host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(proces
 /** The connection the services would use for these environment variables (service-runtime.ts, composition.ts). */
 const connectionFor = (env: Record<string, string>) => redisConnection(loadConfig(cacheSettings(), env));
 
-describe('cache: data.cache-server.url (real Redis) @infra', () => {
+describe('cache: data.cache-server.url (real Redis)', () => {
   const run = `test-${randomBytes(4).toString('hex')}`;
   const opened: Cache<unknown>[] = [];
   const open = async (env: Record<string, string>, namespace: string) => {

@@ -3,7 +3,7 @@ import { silentLogger } from '../../observability/logger.js';
 import { connectNats, isNatsReady } from '../connection.js';
 import { NATS_URL } from './support.js';
 
-describe('messaging: NATS connection @infra', () => {
+describe('messaging: NATS connection', () => {
   it('connects, is ready while open, and is not ready after close (close is idempotent)', async () => {
     const handle = await connectNats({ servers: NATS_URL, name: 'connection-test', logger: silentLogger() });
     expect(await isNatsReady(handle.nc)).to.equal(true);

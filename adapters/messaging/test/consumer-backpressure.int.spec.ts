@@ -10,7 +10,7 @@ import { DeadLetterQueue } from '../dead-letter.js';
 import { JetStreamPublisher } from '../publisher.js';
 import { deferred, testBroker, waitFor, type TestBroker } from './support.js';
 
-describe('messaging: consumer runner backpressure (beforeFetch) @infra', () => {
+describe('messaging: consumer runner backpressure (beforeFetch)', () => {
   let broker: TestBroker;
   let runner: ConsumerRunner | undefined;
 

@@ -14,7 +14,7 @@ import { testBroker, waitFor, type TestBroker } from './support.js';
  * deliveries; data errors still dead-letter at once; an outage past the horizon dead-letters with
  * the reason.
  */
-describe('messaging: consumer runner during a dependency outage @infra', () => {
+describe('messaging: consumer runner during a dependency outage', () => {
   let broker: TestBroker;
   let publisher: JetStreamPublisher;
   let dlq: DeadLetterQueue;

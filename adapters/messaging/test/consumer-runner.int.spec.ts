@@ -7,7 +7,7 @@ import { PermanentError, RetryableError } from '../errors.js';
 import { JetStreamPublisher } from '../publisher.js';
 import { deferred, testBroker, waitFor, type TestBroker } from './support.js';
 
-describe('messaging: consumer runner @infra', () => {
+describe('messaging: consumer runner', () => {
   let broker: TestBroker;
   let publisher: JetStreamPublisher;
   let dlq: DeadLetterQueue;

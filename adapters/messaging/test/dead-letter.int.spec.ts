@@ -4,7 +4,7 @@ import { DEAD_LETTER_HEADERS, DeadLetterQueue } from '../dead-letter.js';
 import { runDeadLetterCommand } from '../dead-letter-cli.js';
 import { testBroker, type TestBroker } from './support.js';
 
-describe('messaging: dead-letter queue and its CLI @infra', () => {
+describe('messaging: dead-letter queue and its CLI', () => {
   let broker: TestBroker;
   let dlq: DeadLetterQueue;
   before(async () => {

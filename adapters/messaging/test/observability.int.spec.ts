@@ -28,7 +28,7 @@ function capturingLogger() {
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const TRACEPARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
 
-describe('messaging: trace context and metrics @infra', () => {
+describe('messaging: trace context and metrics', () => {
   let broker: TestBroker;
   let publisher: JetStreamPublisher;
   let dlq: DeadLetterQueue;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { catalogStreams, ensureConsumer, provisionCatalog, provisionStreams } from '../provisioning.js';
 import { testBroker, type TestBroker } from './support.js';
 
-describe('messaging: provisioning @infra', () => {
+describe('messaging: provisioning', () => {
   let broker: TestBroker;
   before(async () => { broker = await testBroker({ provision: false }); });
   after(async () => { await broker.cleanup(); });

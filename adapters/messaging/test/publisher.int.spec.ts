@@ -4,7 +4,7 @@ import { ContractViolationError, UnknownSubjectError } from '../errors.js';
 import { JetStreamPublisher } from '../publisher.js';
 import { testBroker, type TestBroker } from './support.js';
 
-describe('messaging: JetStreamPublisher @infra', () => {
+describe('messaging: JetStreamPublisher', () => {
   let broker: TestBroker;
   let publisher: JetStreamPublisher;
   before(async () => {

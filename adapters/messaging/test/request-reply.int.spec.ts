@@ -6,7 +6,7 @@ import { ContractViolationError, QueryFailedError } from '../errors.js';
 import { QueryError, requestQuery, serveQuery, type QueryServer } from '../request-reply.js';
 import { testBroker, type TestBroker } from './support.js';
 
-describe('messaging: request-reply queries @infra', () => {
+describe('messaging: request-reply queries', () => {
   let broker: TestBroker;
   const servers: QueryServer[] = [];
   const facility = {

@@ -7,7 +7,7 @@ import { insertMany } from '../bulk-insert.js';
 import { currentEm, requestContextMiddleware, withForkedEm } from '../request-context.js';
 import { Widget, databaseExists, dropTestDatabase, openTestDatabase, uniqueDbName, type TestTables } from './test-database.js';
 
-describe('persistence: database @infra', () => {
+describe('persistence: database', () => {
   const dbName = uniqueDbName('db');
   let db: Database;
 

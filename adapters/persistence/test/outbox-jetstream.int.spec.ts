@@ -53,7 +53,7 @@ class SwitchableJetStreamPublisher implements MessagePublisher {
   }
 }
 
-describe('persistence: outbox relay against real NATS JetStream @infra', () => {
+describe('persistence: outbox relay against real NATS JetStream', () => {
   const dbName = uniqueDbName('outbox_js');
   const suffix = randomBytes(4).toString('hex');
   const stream = `OUTBOX_TEST_${suffix}`;

@@ -19,7 +19,7 @@ import { PG, Widget, dropTestDatabase, openTestDatabase, uniqueDbName } from './
  * (already stored with a payload that fails its contract, or refused by the broker for its size)
  * is parked. Real PostgreSQL and NATS.
  */
-describe('persistence: outbox contract check and parked rows @infra', () => {
+describe('persistence: outbox contract check and parked rows', () => {
   const dbName = uniqueDbName('outbox_park');
   let db: Database;
   let broker: TestBroker;

@@ -13,7 +13,7 @@ import { dropTestDatabase, openTestDatabase, uniqueDbName } from './test-databas
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 
-describe('persistence: outbox carries the trace context @infra', () => {
+describe('persistence: outbox carries the trace context', () => {
   const dbName = uniqueDbName('outbox_trace');
   let db: Database;
   let broker: TestBroker;

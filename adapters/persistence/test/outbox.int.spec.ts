@@ -17,7 +17,7 @@ const AUDIT = testCatalog.byName('AuditableEventOccurred').subject;
 /** A valid GenerateReportRequested whose reportId names it. */
 const command = (reportId: string) => ({ ...VALID.GenerateReportRequested, reportId });
 
-describe('persistence: transactional outbox @infra', () => {
+describe('persistence: transactional outbox', () => {
   const dbName = uniqueDbName('outbox');
   let db: Database;
 

@@ -21,7 +21,7 @@ import { tenantServiceSchema } from '#tenant/service-schema.js';
 import { SigningKeyService } from '#tenant/signing-keys/index.js';
 import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenant-database.js';
 
-describe('tenant composition root (inversify) @infra', function () {
+describe('tenant composition root (inversify)', function () {
   this.timeout(30_000);
   let config: TenantServiceConfig;
   let db: TenantTestDatabase;

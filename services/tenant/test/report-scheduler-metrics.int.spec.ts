@@ -17,7 +17,7 @@ async function value(metrics: ServiceMetrics, name: string, labels: Record<strin
   return values.reduce((sum, v) => sum + v.value, 0);
 }
 
-describe('tenant: report scheduler metrics (real PostgreSQL, controllable clock) @infra', function () {
+describe('tenant: report scheduler metrics (real PostgreSQL, controllable clock)', function () {
   this.timeout(30_000);
   let db: TenantTestDatabase;
 

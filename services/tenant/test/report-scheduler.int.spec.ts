@@ -20,7 +20,7 @@ const ZONES = [
   'Pacific/Guam', 'UTC',
 ];
 
-describe('tenant: clustered report scheduler (real PostgreSQL, controllable clock) @infra', function () {
+describe('tenant: clustered report scheduler (real PostgreSQL, controllable clock)', function () {
   this.timeout(60_000);
   let db: TenantTestDatabase;
   let facilities: FacilityService;

@@ -9,7 +9,7 @@ import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenan
 
 const ENV = { AUTH_MODE: 'none' };
 
-describe('tenant module: configuration and wiring @infra', function () {
+describe('tenant module: configuration and wiring', function () {
   this.timeout(30_000);
   let db: TenantTestDatabase;
   let tenant: TenantModule;

@@ -35,7 +35,7 @@ import { dropDatabase, PG, uniqueSuffix } from './flow/support/flow-harness.js';
 const FACILITY = 'facility-di';
 const REPORT = 'report-di';
 
-describe('validation composition root (inversify) @infra', function () {
+describe('validation composition root (inversify)', function () {
   this.timeout(20_000);
   const dbName = `test_flow_di_${uniqueSuffix()}`;
   let config: ValidationConfig;

@@ -7,7 +7,7 @@ import { openTenantTestDatabase, type TenantTestDatabase } from '../support/tena
 
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 
-describe('tenant HTTP: reporting plans, measure mappings, vendors, service info (real PostgreSQL) @infra', function () {
+describe('tenant HTTP: reporting plans, measure mappings, vendors, service info (real PostgreSQL)', function () {
   this.timeout(30_000);
   let db: TenantTestDatabase;
   let app: Express;

@@ -10,7 +10,7 @@ function facilityBody(facilityId: string, overrides: Record<string, unknown> = {
   return { facilityId, facilityName: `Name of ${facilityId}`, timeZone: 'America/Chicago', scheduledReports: { daily: [], weekly: [], monthly: ['ACH'] }, ...overrides };
 }
 
-describe('tenant HTTP: facilities (real PostgreSQL) @infra', function () {
+describe('tenant HTTP: facilities (real PostgreSQL)', function () {
   this.timeout(30_000);
   let db: TenantTestDatabase;
   let app: Express;

@@ -9,7 +9,7 @@ import { openTenantTestDatabase, type TenantTestDatabase } from '../support/tena
 
 const long = (n: number) => 'f'.repeat(n);
 
-describe('tenant API: path ids longer than their columns (HTTP) @infra', () => {
+describe('tenant API: path ids longer than their columns (HTTP)', () => {
   let db: TenantTestDatabase;
   let app: ReturnType<typeof buildTenantApp>['app'];
 

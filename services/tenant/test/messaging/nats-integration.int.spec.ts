@@ -14,7 +14,7 @@ import { openTenantTestDatabase, type TenantTestDatabase } from '../support/tena
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
-describe('tenant over NATS: queries, and events from the outbox to JetStream (real PostgreSQL and NATS) @infra', function () {
+describe('tenant over NATS: queries, and events from the outbox to JetStream (real PostgreSQL and NATS)', function () {
   this.timeout(30_000);
   let db: TenantTestDatabase;
   let nats: NatsHandle;

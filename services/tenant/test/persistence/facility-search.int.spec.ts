@@ -18,7 +18,7 @@ const ZONES = ['America/Chicago', 'UTC', 'Europe/London', 'Asia/Tokyo'];
 const FACILITIES = 240;
 const PAGE_SIZE = 25;
 
-describe('tenant: paged facility search, cached orders and stored counts (real PostgreSQL) @infra', function () {
+describe('tenant: paged facility search, cached orders and stored counts (real PostgreSQL)', function () {
   this.timeout(120_000);
   let db: TenantTestDatabase;
   /** The service's store: unfiltered searches by cached order. */

@@ -82,7 +82,7 @@ class EhrTokenEndpoint {
   }
 }
 
-describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NATS) @infra', function () {
+describe('signing keys: client assertions for EHRs (real HTTP, PostgreSQL and NATS)', function () {
   this.timeout(30_000);
   let h: SigningKeyHarness;
   let ehr: EhrTokenEndpoint;

@@ -26,7 +26,7 @@ async function until(condition: () => Promise<boolean>, what: string): Promise<v
   }
 }
 
-describe('signing keys: JWKS publication with several instances and over time (real PostgreSQL and files) @infra', function () {
+describe('signing keys: JWKS publication with several instances and over time (real PostgreSQL and files)', function () {
   this.timeout(30_000);
   let h: SigningKeyHarness;
   const fileKids = async () => (JSON.parse(await readFile(h.jwksPath, 'utf8')) as JwksDocument).keys.map((jwk) => jwk.kid);

@@ -17,7 +17,7 @@ const ALLOWED: Record<string, string[]> = {
 };
 const KEYS_PER_ALGORITHM = 3;
 
-describe('signing keys: the JWKS never exposes private members @infra', function () {
+describe('signing keys: the JWKS never exposes private members', function () {
   this.timeout(30_000);
   let h: SigningKeyHarness;
 

@@ -6,7 +6,7 @@ import { call, openSigningKeyHarness, required, TEST_MASTER_KEY, TEST_MASTER_KEY
 
 const HOUR = 3_600_000;
 
-describe('signing keys: registry over real HTTP and PostgreSQL @infra', function () {
+describe('signing keys: registry over real HTTP and PostgreSQL', function () {
   this.timeout(20_000);
   let h: SigningKeyHarness;
   const api = (path: string) => `${h.url}/api${path}`;

@@ -46,7 +46,7 @@ async function runCommand(args: string[], env: Record<string, string>): Promise<
   return { code, lines, summary: JSON.parse(lines.at(-1)!) as ReencryptSummary };
 }
 
-describe('signing keys: master keyring, start-up check and re-encryption (real PostgreSQL) @infra', function () {
+describe('signing keys: master keyring, start-up check and re-encryption (real PostgreSQL)', function () {
   this.timeout(60_000);
   let h: SigningKeyHarness;
   const dbUrl = () => `postgres://${PG.user}@${PG.host}:${PG.port}/${h.dbName}`;
@@ -176,7 +176,7 @@ describe('signing keys: master keyring, start-up check and re-encryption (real P
   });
 });
 
-describe('signing keys: rows written before the keyring @infra', function () {
+describe('signing keys: rows written before the keyring', function () {
   this.timeout(30_000);
 
   it('the migration records the legacy master key\'s fingerprint, so that key keeps opening them under any id, and re-encryption moves them', async () => {

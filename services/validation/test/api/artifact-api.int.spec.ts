@@ -23,7 +23,7 @@ const asBuffer = (res: request.Response, done: (error: Error | null, body: Buffe
   res.on('end', () => done(null, Buffer.concat(chunks)));
 };
 
-describe('validation API: artifacts (HTTP) @infra', () => {
+describe('validation API: artifacts (HTTP)', () => {
   const dbName = uniqueDbName('art');
   let db: Database;
   let api: TestApi;

@@ -66,7 +66,7 @@ function postWithoutFinishing(port: number, method: string, path: string, header
   });
 }
 
-describe('validation service: authentication before any body is read (auth.mode jwt, the runtime\'s HTTP frame) @infra', function () {
+describe('validation service: authentication before any body is read (auth.mode jwt, the runtime\'s HTTP frame)', function () {
   this.timeout(60_000);
   const dbName = uniqueDbName('authbody');
   let db: Database;

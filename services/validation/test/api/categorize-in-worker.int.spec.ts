@@ -43,7 +43,7 @@ async function healthWhile(api: TestApi, send: () => request.Test): Promise<{ an
   return { answer: await answer, health, order };
 }
 
-describe('validation API: $categorize matches in a worker, priced and under the deadline (engine host) @infra', function () {
+describe('validation API: $categorize matches in a worker, priced and under the deadline (engine host)', function () {
   this.timeout(120_000);
   const dbName = uniqueDbName('catwork');
   let db: Database;

@@ -32,7 +32,7 @@ const LINK_CLOUD_SHAPED = [
   },
 ];
 
-describe('validation API: categories and rules (HTTP) @infra', () => {
+describe('validation API: categories and rules (HTTP)', () => {
   const dbName = uniqueDbName('cat');
   let db: Database;
   let api: TestApi;

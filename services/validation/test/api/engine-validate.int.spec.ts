@@ -16,7 +16,7 @@ import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } 
  * bundled categories), a sample NHSN patient Bundle is validated against its profiles and every
  * issue the engine reports has a category.
  */
-describe('validation API on the real engine: a sample NHSN Bundle through $validate @infra', () => {
+describe('validation API on the real engine: a sample NHSN Bundle through $validate', () => {
   const dbName = uniqueDbName('eng');
   const packages = sharedDir('fhir-packages');
   const samples = sharedDir('samples', 'nhsn-ach');

@@ -18,7 +18,7 @@ import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } 
 
 interface Issue { severity: string; details: { text: string }; expression?: string[] }
 
-describe('validation API: $validate on hostile resources (real engine) @infra', function () {
+describe('validation API: $validate on hostile resources (real engine)', function () {
   this.timeout(120_000);
   const dbName = uniqueDbName('hostile');
   let db: Database;

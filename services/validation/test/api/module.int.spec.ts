@@ -22,7 +22,7 @@ const EXPECTED_OPERATIONS = [
   'get /api/result/{facilityId}/{reportId}/{patientId}/validity',
 ];
 
-describe('validation API module: OpenAPI and start-up initialization @infra', () => {
+describe('validation API module: OpenAPI and start-up initialization', () => {
   const dbName = uniqueDbName('mod');
   let db: Database;
   let initDir: string;

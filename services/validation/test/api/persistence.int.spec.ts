@@ -9,7 +9,7 @@ import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } 
 const issue = (severity: ValidationIssue['severity'], message: string, extra: Partial<ValidationIssue> = {}): ValidationIssue =>
   ({ severity, code: 'structure', message, ...extra });
 
-describe('validation API persistence (PostgreSQL) @infra', () => {
+describe('validation API persistence (PostgreSQL)', () => {
   const dbName = uniqueDbName('persist');
   let db: Database;
   let categories: PgCategoryRepository;

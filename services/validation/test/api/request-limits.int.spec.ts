@@ -25,7 +25,7 @@ function bundleOf(bytes: number): Record<string, unknown> {
   return { resourceType: 'Bundle', type: 'collection', entry };
 }
 
-describe('validation service: request size limits and processing routes with the default configuration (HTTP) @infra', function () {
+describe('validation service: request size limits and processing routes with the default configuration (HTTP)', function () {
   this.timeout(60_000);
   const config = loadConfig(validationSchema, { AUTH_MODE: 'none' });
   const dbName = uniqueDbName('limits');

@@ -8,7 +8,7 @@ import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } 
 
 const issue = (severity: ValidationIssue['severity'], message: string): ValidationIssue => ({ severity, code: 'structure', message });
 
-describe('validation API: results (HTTP) @infra', () => {
+describe('validation API: results (HTTP)', () => {
   const dbName = uniqueDbName('res');
   let db: Database;
   let api: TestApi;

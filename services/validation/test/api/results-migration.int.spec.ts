@@ -27,7 +27,7 @@ const flowOutcome = {
   ],
 };
 
-describe('results migration: one row per issue → one row per submission (PostgreSQL) @infra', function () {
+describe('results migration: one row per issue → one row per submission (PostgreSQL)', function () {
   this.timeout(30_000);
   const dbName = uniqueDbName('resmig');
   let db: Database | undefined;

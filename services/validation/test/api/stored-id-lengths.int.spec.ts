@@ -19,7 +19,7 @@ import { ScriptedValidator } from './support/app.js';
 
 const long = (n: number) => 'f'.repeat(n);
 
-describe('validation API: path ids longer than their columns (HTTP) @infra', function () {
+describe('validation API: path ids longer than their columns (HTTP)', function () {
   this.timeout(30_000);
   const dbName = `test_flow_lengths_${uniqueSuffix()}`;
   let db: Database;

@@ -18,7 +18,7 @@ const bundle = {
   ],
 };
 
-describe('validation API: $validate, $validate-and-categorize, $categorize (HTTP) @infra', () => {
+describe('validation API: $validate, $validate-and-categorize, $categorize (HTTP)', () => {
   const dbName = uniqueDbName('val');
   let db: Database;
   let api: TestApi;

@@ -26,7 +26,7 @@ const position = (issue: Issue) => ({
   col: issue.extension?.find((e) => e.url === EXT_COL)?.valueInteger,
 });
 
-describe('validation API: FHIR JSON validated as the text received (engine host, worker pool) @infra', function () {
+describe('validation API: FHIR JSON validated as the text received (engine host, worker pool)', function () {
   this.timeout(120_000);
   const dbName = uniqueDbName('text');
   let db: Database;

@@ -21,7 +21,7 @@ import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } 
 
 const PROBLEM = 'https://nhsn-link.example/problems/';
 
-describe('validation API: deadlines, capacity and worker health (HTTP) @infra', function () {
+describe('validation API: deadlines, capacity and worker health (HTTP)', function () {
   this.timeout(120_000);
   const dbName = uniqueDbName('deadline');
   let db: Database;

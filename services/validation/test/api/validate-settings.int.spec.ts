@@ -27,7 +27,7 @@ import { buildTestApi, type TestApi } from './support/app.js';
 import { InProcessResourceValidator } from './support/in-process-validator.js';
 import { dropValidationTestDatabase, PG, uniqueDbName } from './support/database.js';
 
-describe('validation API: the HL7 validator\'s settings through $validate @infra', function () {
+describe('validation API: the HL7 validator\'s settings through $validate', function () {
   this.timeout(120_000);
   const dbName = uniqueDbName('vset');
   let db: Database;

@@ -27,7 +27,7 @@ const PATIENT_XML = `<?xml version="1.0" encoding="UTF-8"?>
   <unknown value="x"/>
 </Patient>`;
 
-describe('validation API: FHIR XML (real engine) @infra', function () {
+describe('validation API: FHIR XML (real engine)', function () {
   this.timeout(120_000);
   const dbName = uniqueDbName('xml');
   let db: Database;

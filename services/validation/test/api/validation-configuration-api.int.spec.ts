@@ -17,7 +17,7 @@ import { dropValidationTestDatabase, PG, uniqueDbName } from './support/database
 const V1 = { name: 'ig-v1', packages: [{ name: 'example.ig', version: '1.0.0' }] };
 const V2 = { name: 'ig-v2', packages: [{ name: 'example.ig', version: '2.0.0' }], resources: ['http://example.org/ValueSet/x'], exclusive: false };
 
-describe('validation API: per-facility validation configurations (HTTP) @infra', () => {
+describe('validation API: per-facility validation configurations (HTTP)', () => {
   const dbName = uniqueDbName('vconf');
   let db: Database;
   let scopes: PgFacilityScopes;

@@ -36,7 +36,7 @@ function countingListener(): ArtifactChangeListener & { calls: string[] } {
   return { calls, artifactsChanged: async (change) => { calls.push(change.kind); } };
 }
 
-describe('validation: default artifacts (embedded IG packages and artifact.init-dir) @infra', function () {
+describe('validation: default artifacts (embedded IG packages and artifact.init-dir)', function () {
   this.timeout(180_000);
   const databases: string[] = [];
   let initDir: string;

@@ -155,7 +155,7 @@ function leavesOf(json: MatcherJson): { field: string; regex: string }[] {
   return 'children' in json ? json.children.flatMap(leavesOf) : [json];
 }
 
-describe('validation: the categorizer gives what every rule\'s matcher gives @slow', () => {
+describe('validation: the categorizer gives what every rule\'s matcher gives', () => {
   it('with the default categories on the issues of the NHSN sample submissions', async function () {
     this.timeout(120_000);
     const rules = defaultCategories().map((snapshot) => ({ category: snapshot, matcher: parseMatcher(snapshot.matcher) }));

@@ -66,7 +66,7 @@ function understatedLabels(issues: readonly Categorized<ValidationIssue>[]): str
  * The acceptance of the default categories on real data: the NHSN sample Bundles validated with the
  * IG packages embedded in the service (what a fresh installation runs with).
  */
-describe('validation: default categories on the engine\'s findings for the NHSN samples (embedded packages) @slow', function () {
+describe('validation: default categories on the engine\'s findings for the NHSN samples (embedded packages)', function () {
   this.timeout(180_000);
   const perFile: { file: string; issues: Categorized<ValidationIssue>[] }[] = [];
 
@@ -136,7 +136,7 @@ describe('validation: default categories on the engine\'s findings for the NHSN 
  * The same label rule over the inputs of the HL7 conformance checks (FHIR core only): they reach
  * messages the NHSN samples do not (XHTML, profile limits, contained references, JSON syntax).
  */
-describe('validation: default category labels on the HL7 conformance inputs @slow', function () {
+describe('validation: default category labels on the HL7 conformance inputs', function () {
   this.timeout(120_000);
 
   it('labels each category at least as severe as every issue it holds', async () => {

@@ -27,7 +27,7 @@ function runCli(env: Record<string, string>, args: string[]): Promise<{ code: nu
 
 const lastJsonLine = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as { streams: Record<string, string>; consumers: Record<string, string> };
 
-describe('validation: JetStream provisioning CLI (the provisioning Job) @infra', function () {
+describe('validation: JetStream provisioning CLI (the provisioning Job)', function () {
   this.timeout(90_000);
   const id = randomBytes(4).toString('hex');
   const catalog = buildCatalog({ subjectRoot: `prov-${id}`, streamSuffix: `_P${id.toUpperCase()}`, streamLimits: 'test' });

@@ -20,7 +20,7 @@ import { dropDatabase, eventually, openFlowDatabase, uniqueSuffix } from '../flo
 
 const CHECK_INTERVAL_MS = 1_000;
 
-describe('engine host: a periodic generation check makes replicas converge when the change notice is lost @infra', function () {
+describe('engine host: a periodic generation check makes replicas converge when the change notice is lost', function () {
   this.timeout(180_000);
   const logger = silentLogger();
   const suffix = uniqueSuffix();

@@ -45,7 +45,7 @@ function deadlineKindOfEntry(outcomeJson: string, entry: number): string {
 
 const texts = (outcome: ValidationOutcome) => outcome.issue.map((i) => i.details.text);
 
-describe('engine host: deadlines (a validation that never finishes) @slow', function () {
+describe('engine host: deadlines (a validation that never finishes)', function () {
   this.timeout(120_000);
   const hosts: EngineHost[] = [];
   async function startHost(options: { workers?: number; resourceTimeoutMs?: number; submissionTimeoutMs?: number; queueLimit?: number; workerHeapMb?: number; maxMbInFlight?: number } = {}) {

@@ -23,7 +23,7 @@ const patient = { resourceType: 'Patient', id: 'p1', meta: { profile: [US_CORE_P
 const texts = (outcome: ValidationOutcome) => outcome.issue.map((i) => i.details.text);
 const usesUsCore = (outcome: ValidationOutcome) => texts(outcome).some((t) => /Patient\.identifier: minimum required = 1/.test(t));
 
-describe('engine host: rebuild on artifact change, in every worker and every instance @infra', function () {
+describe('engine host: rebuild on artifact change, in every worker and every instance', function () {
   this.timeout(120_000);
   const logger = silentLogger();
   const suffix = uniqueSuffix();

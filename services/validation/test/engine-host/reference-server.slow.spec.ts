@@ -17,7 +17,7 @@ import type { Artifact, ArtifactType } from '#validation/domain/artifacts/artifa
 const narrative = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' };
 const cantResolve = (o: ValidationOutcome) => o.issue.filter((i) => i.severity === 'error' && i.details.text.startsWith('Unable to resolve resource with reference')).map((i) => i.details.text);
 
-describe('engine host: references fetched from the artifact store and a configured FHIR server @slow', function () {
+describe('engine host: references fetched from the artifact store and a configured FHIR server', function () {
   this.timeout(60_000);
   let server: http.Server;
   let base: string;

@@ -22,7 +22,7 @@ function sampleServiceRequest(): Record<string, unknown> {
 const observation = sampleServiceRequest();
 const texts = (o: ValidationOutcome) => o.issue.map((i) => i.details.text);
 
-describe('engine host: terminology in the worker pool @slow', function () {
+describe('engine host: terminology in the worker pool', function () {
   this.timeout(60_000);
   let server: http.Server;
   let url: string;

@@ -22,7 +22,7 @@ async function countsByType(metrics: ServiceMetrics): Promise<Map<string, number
   return new Map(values.filter((v) => v.metricName === `${NAME}_count`).map((v) => [String(v.labels.resource_type), v.value]));
 }
 
-describe('engine host: a submission validated from its bytes @slow', function () {
+describe('engine host: a submission validated from its bytes', function () {
   this.timeout(180_000);
   let host: EngineHost;
   let metrics: ServiceMetrics;

@@ -54,7 +54,7 @@ function change(after: Snapshot, before: Snapshot): Snapshot {
   return out;
 }
 
-describe('engine host: worker threads\' validate-code cache and terminology lookups in the main registry @infra', function () {
+describe('engine host: worker threads\' validate-code cache and terminology lookups in the main registry', function () {
   this.timeout(180_000);
   let server: http.Server;
   let url: string;

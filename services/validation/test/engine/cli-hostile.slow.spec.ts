@@ -13,7 +13,7 @@ import {
   patientForHostileProfile, questionnaireResponseWithRegex,
 } from './support/hostile-resources.js';
 
-describe('engine: validate CLI on hostile resources @slow', function () {
+describe('engine: validate CLI on hostile resources', function () {
   this.timeout(60_000);
   let dir: string;
   const file = (name: string, content: unknown) => {

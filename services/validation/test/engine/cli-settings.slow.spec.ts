@@ -12,7 +12,7 @@ import type { ValidationOutcome } from '#validation/domain/engine/outcome/issue.
 import { describe_ } from './support/helpers.js';
 import { hasIssue, SETTING_CASES, SETTINGS_WITHOUT_R4_EFFECT, type SettingCase } from './support/setting-cases.js';
 
-describe('engine: the HL7 validator\'s settings through the CLI @slow', function () {
+describe('engine: the HL7 validator\'s settings through the CLI', function () {
   this.timeout(120_000);
   let dir: string;
   let n = 0;

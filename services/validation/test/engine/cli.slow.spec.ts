@@ -15,7 +15,7 @@ import { main, parseCliArgs } from '#validation/cli/validate.js';
 import { profile } from './support/helpers.js';
 import type { Issue } from '#validation/domain/engine/outcome/issue.js';
 
-describe('engine: validate CLI @slow', function () {
+describe('engine: validate CLI', function () {
   this.timeout(60_000);
   let dir: string;
   const file = (name: string, content: unknown) => {

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { ValidationPool } from '#validation/adapters/worker-pool/validation-pool.js';
 
-describe('engine: validation worker pool @slow', function () {
+describe('engine: validation worker pool', function () {
   this.timeout(60_000);
   let pool: ValidationPool;
   before(() => {

@@ -33,7 +33,7 @@ function measureReport(patientId: string, contained: Record<string, unknown>[]):
   };
 }
 
-describe('validation flow: a submission with a resource nested 2,000 levels deep (NATS, PostgreSQL, report service over HTTP) @infra', function () {
+describe('validation flow: a submission with a resource nested 2,000 levels deep (NATS, PostgreSQL, report service over HTTP)', function () {
   this.timeout(180_000);
   let h: FlowHarness;
 

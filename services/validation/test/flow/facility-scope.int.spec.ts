@@ -38,7 +38,7 @@ function igPackage(version: string, element: string, corePatient: Record<string,
   return tgz(packageEntries({ name: IG, version, fhirVersions: ['4.0.1'], dependencies: { 'hl7.fhir.r4.core': '4.0.1' } }, [profile]));
 }
 
-describe('validation flow: per-facility validation scope (two versions of one IG in one service) @infra', function () {
+describe('validation flow: per-facility validation scope (two versions of one IG in one service)', function () {
   this.timeout(120_000);
   const logger = silentLogger();
   const dbName = `test_flow_scope_${uniqueSuffix()}`;

@@ -110,7 +110,7 @@ flowStoreContract('in memory (the flow unit tests\' store)', () => ({
   close: async () => undefined,
 }));
 
-flowStoreContract('PostgreSQL @infra', () => {
+flowStoreContract('PostgreSQL', () => {
   const dbName = `test_flow_store_contract_${uniqueSuffix()}`;
   let db: Database | undefined;
   return {

@@ -33,7 +33,7 @@ function record(hash: string, overrides: Partial<FlowRecord> = {}): FlowRecord {
   };
 }
 
-describe('validation flow store: one statement per group of commits, announced once per event (PostgreSQL) @infra', function () {
+describe('validation flow store: one statement per group of commits, announced once per event (PostgreSQL)', function () {
   this.timeout(30_000);
   const dbName = `test_flow_store_${uniqueSuffix()}`;
   let db: Database;
@@ -300,7 +300,7 @@ describe('validation flow store: one statement per group of commits, announced o
   });
 });
 
-describe('validation flow store: compression of the stored outcome (PostgreSQL) @infra', function () {
+describe('validation flow store: compression of the stored outcome (PostgreSQL)', function () {
   this.timeout(30_000);
   const dbName = `test_flow_lz4_${uniqueSuffix()}`;
   let db: Database;

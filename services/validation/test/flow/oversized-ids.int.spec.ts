@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { DeadLetterQueue } from '#adapters/messaging/dead-letter.js';
 import { eventually, startFlowHarness, type FlowHarness } from './support/flow-harness.js';
 
-describe('validation flow: ReadyForValidation with an id longer than its column (NATS, PostgreSQL) @infra', function () {
+describe('validation flow: ReadyForValidation with an id longer than its column (NATS, PostgreSQL)', function () {
   this.timeout(60_000);
   let h: FlowHarness;
   before(async () => {

@@ -10,7 +10,7 @@ import type { SubmissionKey } from '#validation/domain/flow/index.js';
 import { eventually, startFlowHarness, type FlowHarness } from './support/flow-harness.js';
 import { measureReportOf, sampleSubmissions } from './support/sample-submissions.js';
 
-describe('validation flow: progress acks cover a report-service fetch longer than the ack wait @infra', function () {
+describe('validation flow: progress acks cover a report-service fetch longer than the ack wait', function () {
   this.timeout(120_000);
   let h: FlowHarness;
 

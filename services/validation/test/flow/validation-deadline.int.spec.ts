@@ -54,7 +54,7 @@ async function counted(metrics: ServiceMetrics, name: string, labels: Record<str
   return values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
 }
 
-describe('validation flow: a resource whose validation never finishes (NATS, PostgreSQL, report service and terminology server over HTTP) @infra', function () {
+describe('validation flow: a resource whose validation never finishes (NATS, PostgreSQL, report service and terminology server over HTTP)', function () {
   this.timeout(180_000);
   let h: FlowHarness;
   let terminology: Awaited<ReturnType<typeof startTerminologyServer>>;

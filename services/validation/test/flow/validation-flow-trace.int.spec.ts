@@ -11,7 +11,7 @@ import { measureReportOf, sampleSubmissions } from './support/sample-submissions
 const TRACE_ID = '5d1f3c8a9e2b47c6a0f1e2d3c4b5a697';
 const TRACEPARENT = `00-${TRACE_ID}-1a2b3c4d5e6f7081-01`;
 
-describe('validation flow: trace context from ReadyForValidation to ValidationComplete (NATS, PostgreSQL, HTTP) @infra', function () {
+describe('validation flow: trace context from ReadyForValidation to ValidationComplete (NATS, PostgreSQL, HTTP)', function () {
   this.timeout(120_000);
   let h: FlowHarness;
 

@@ -11,7 +11,7 @@ import type { SubmissionKey } from '#validation/domain/flow/index.js';
 import { eventually, startFlowHarness, type FlowHarness } from './support/flow-harness.js';
 import { measureReportOf, sampleSubmissions, type SampleSubmission } from './support/sample-submissions.js';
 
-describe('validation flow: ReadyForValidation → ValidationComplete (NATS, PostgreSQL, report service over HTTP) @infra', function () {
+describe('validation flow: ReadyForValidation → ValidationComplete (NATS, PostgreSQL, report service over HTTP)', function () {
   this.timeout(120_000);
   let h: FlowHarness;
   let samples: SampleSubmission[];

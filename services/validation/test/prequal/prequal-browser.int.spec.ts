@@ -48,7 +48,7 @@ function browserIssues(): PreQualIssue[] {
   ];
 }
 
-describe('pre-qualification page in headless Chromium @browser', function () {
+describe('pre-qualification page in headless Chromium', function () {
   this.timeout(60_000);
   let server: Server;
   let origin: string;

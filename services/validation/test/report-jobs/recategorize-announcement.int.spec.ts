@@ -9,7 +9,7 @@ import type { SubmissionKey } from '#validation/domain/flow/index.js';
 import { eventually, startFlowHarness, type FlowHarness } from '../flow/support/flow-harness.js';
 import { measureReportOf, sampleSubmissions } from '../flow/support/sample-submissions.js';
 
-describe('report jobs: a re-categorization that changes a verdict announces it (PostgreSQL, NATS) @infra', function () {
+describe('report jobs: a re-categorization that changes a verdict announces it (PostgreSQL, NATS)', function () {
   this.timeout(120_000);
   let h: FlowHarness;
   let submissions: PgReportSubmissions;

@@ -42,7 +42,7 @@ const fakeEngine = {
   validateEach: async (resources: readonly Record<string, unknown>[]) => resources.map(fakeOutcome),
 };
 
-describe('report jobs: re-categorize and re-validate @infra', function () {
+describe('report jobs: re-categorize and re-validate', function () {
   this.timeout(20_000);
   const dbName = `test_flow_jobs_${uniqueSuffix()}`;
   let db: Database;

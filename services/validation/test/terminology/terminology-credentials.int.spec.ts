@@ -51,7 +51,7 @@ class RecordingTerminologyServer {
   }
 }
 
-describe('terminology credentials: the caller\'s token reaches platform services only @infra', function () {
+describe('terminology credentials: the caller\'s token reaches platform services only', function () {
   this.timeout(120_000);
   const dbName = uniqueDbName('txcred');
   let db: Database;
