@@ -71,11 +71,12 @@ function resolveSpecifier(from: string, specifier: string): string {
   return target.replace(/\.js$/, '.ts');
 }
 
-/** The values a file imports (type-only imports and specifiers left out), by resolved module. */
+/** The values a file imports or re-exports (type-only ones left out), by resolved module. */
 function valueImports(file: SourceFile): Import[] {
   const out: Import[] = [];
-  const statement = /^\s*import\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^'"]+)['"]/gm;
-  for (const match of file.text.matchAll(statement)) {
+  const imports = /^\s*import\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^'"]+)['"]/gm;
+  const reExports = /^\s*export\s+(type\s+)?(\*(?:\s+as\s+\w+)?|\{[^}]*\})\s*from\s*['"]([^'"]+)['"]/gm;
+  for (const match of [...file.text.matchAll(imports), ...file.text.matchAll(reExports)]) {
     if (match[1]) continue;
     const clause = match[2]!;
     const names: string[] = [];
@@ -176,6 +177,8 @@ describe('test file names: the unit loop leaves out what reaches the infrastruct
       helper,
       probe('via-helper.spec.ts', "import { PG } from './support/db.js';\n"),
       probe('by-variable.spec.ts', `const host = ${address};\n`),
+      probe('support/again.ts', "export { PG as Database } from './db.js';\n"),
+      probe('via-re-export.spec.ts', "import { Database } from './support/again.js';\n"),
       probe('pure-only.spec.ts', "import { type PG } from './support/db.js';\nimport type { X } from 'node:child_process';\n"),
       probe('spawns.spec.ts', "import { spawn } from 'node:child_process';\n"),
       probe('threads.spec.ts', "import { ValidationPool } from '#validation/adapters/worker-pool/validation-pool.js';\n"),
@@ -185,6 +188,7 @@ describe('test file names: the unit loop leaves out what reaches the infrastruct
     expect(problems).to.deep.equal([
       'services/validation/test/probe/via-helper.spec.ts reaches the infrastructure: name it *.int.spec.ts',
       'services/validation/test/probe/by-variable.spec.ts reaches the infrastructure: name it *.int.spec.ts',
+      'services/validation/test/probe/via-re-export.spec.ts reaches the infrastructure: name it *.int.spec.ts',
       'services/validation/test/probe/spawns.spec.ts reaches the infrastructure: name it *.int.spec.ts',
       'services/validation/test/probe/threads.spec.ts starts worker threads: name it *.slow.spec.ts',
       'services/validation/test/probe/nothing.int.spec.ts reaches no infrastructure: name it *.spec.ts (or *.slow.spec.ts)',
