@@ -2,7 +2,7 @@
 # The tenant walk-through of the README, step by step through the gateway (the services started with
 # `AUTH_MODE=none npm start`; GATEWAY names another gateway). Run from the project's folder:
 #   bash examples/tenant/walkthrough.sh
-# test/tenant-walkthrough.spec.ts runs this file against the real services.
+# test/tenant-walkthrough.int.spec.ts runs this file against the real services.
 set -euo pipefail
 GATEWAY="${GATEWAY:-http://127.0.0.1:8080}"
 T="$GATEWAY/api/tenant"

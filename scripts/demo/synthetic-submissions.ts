@@ -2,8 +2,8 @@
  * The submissions of the whole-flow demo (`npm run demo`): the shipped examples (examples/bundles,
  * synthetic patients written for this project) that are a patient's submission (a Bundle, or a
  * MeasureReport with its resources contained), each with the verdict and description
- * examples/README.md documents for it. test/examples.spec.ts holds the examples to those verdicts
- * through the API, test/demo/demo-flow.spec.ts through the validation flow.
+ * examples/README.md documents for it. test/examples.int.spec.ts holds the examples to those verdicts
+ * through the API, test/demo/demo-flow.int.spec.ts through the validation flow.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

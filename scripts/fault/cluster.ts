@@ -34,7 +34,7 @@
  * completed), announced twice (more than one ValidationComplete for one submission in the stream),
  * dead-lettered; scheduler firings, lost and announced twice (in the stream and as outbox rows); time
  * to resume after each kill (acceptance: within 10 s). Exits non-zero when a check fails.
- * `runClusterFault()` is the same run for test/fault-cluster.spec.ts.
+ * `runClusterFault()` is the same run for test/fault-cluster.int.spec.ts.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

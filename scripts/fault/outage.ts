@@ -25,7 +25,7 @@
  * end of the last outage until the last submission completed, the consumer was idle and the outbox
  * empty) and the retries the consumer made in place. Exits non-zero when a check fails.
  *
- * `runOutage()` is the same run for test/fault-outage.spec.ts, with outages of a few seconds and a
+ * `runOutage()` is the same run for test/fault-outage.int.spec.ts, with outages of a few seconds and a
  * short retry delay.
  */
 import { randomBytes } from 'node:crypto';

@@ -35,7 +35,7 @@
  * then catches a foreign consumer. Redis: validation instances use cache.type distributed (the
  * validate-code cache; without a terminology server nothing is written to it).
  *
- * Exits non-zero when a check fails. `runScaleOut()` is the same run for test/scale-out.spec.ts.
+ * Exits non-zero when a check fails. `runScaleOut()` is the same run for test/scale-out.int.spec.ts.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

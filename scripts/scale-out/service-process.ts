@@ -1,5 +1,5 @@
 /**
- * One real service process (services/<name>/src/main.ts run by tsx, as test/service-processes.spec.ts
+ * One real service process (services/<name>/src/main.ts run by tsx, as test/service-processes.int.spec.ts
  * starts them), configured only through environment variables, with its readiness, its /metrics and
  * a graceful stop. The output is kept (bounded) so a failure can show the service's own last words.
  */

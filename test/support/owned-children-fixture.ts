@@ -1,5 +1,5 @@
 /**
- * For test/owned-children.spec.ts: a script that starts two long-running children through ownChild
+ * For test/owned-children.int.spec.ts: a script that starts two long-running children through ownChild
  * and writes their pids to stdout, then waits to be stopped.
  */
 import { spawn } from 'node:child_process';

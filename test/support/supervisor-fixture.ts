@@ -1,5 +1,5 @@
 /**
- * `npm start`'s supervisor with three stand-in services instead of the real ones (test/start-all.spec.ts):
+ * `npm start`'s supervisor with three stand-in services instead of the real ones (test/start-all.int.spec.ts):
  * each writes its pid to a file in SUPERVISOR_PID_DIR and runs until it is signalled.
  */
 import { superviseServices } from '#scripts/supervisor.js';

@@ -1,6 +1,6 @@
 /**
  * What every cache backend promises its callers, as one suite run against each backend
- * (memory-cache.contract.spec.ts, redis-cache.contract.spec.ts). A backend that passes here can
+ * (memory-cache.contract.spec.ts, redis-cache.contract.int.spec.ts). A backend that passes here can
  * replace another: what the validate-code cache and the service rely on is checked once, the same
  * way, for all of them. Backend-specific behaviour (LRU bound, Redis outages, key prefix) stays in
  * the backend's own spec.

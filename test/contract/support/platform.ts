@@ -1,6 +1,6 @@
 /**
  * The platform as an operator runs it, for the contract suite: the tenant service, the validation
- * service and the admin gateway as processes (node with the tsx loader, as test/service-processes.spec.ts
+ * service and the admin gateway as processes (node with the tsx loader, as test/service-processes.int.spec.ts
  * starts them), each on a free loopback port, with authentication off (loopback only), against the
  * real PostgreSQL (a database of their own each, dropped after) and NATS JetStream (a namespace of
  * their own: subjects `<namespace>.nhsn.…`, streams `…_<NAMESPACE>`, deleted after), and a stand-in

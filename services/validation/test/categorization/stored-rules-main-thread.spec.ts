@@ -2,7 +2,7 @@
  * The stored rules categorize an engine outcome on the main thread only while their regex engine's
  * price over its issues is small (MAX_MAIN_THREAD_MATCHING_COST); messages quoting large submitted
  * values with a dear stored rule go to the categorization runner (a worker under the deadline).
- * The repository and the runner are ports: stubbed/recorded here, real in categorize-in-worker.spec.ts.
+ * The repository and the runner are ports: stubbed/recorded here, real in categorize-in-worker.int.spec.ts.
  */
 import { expect } from 'chai';
 import sinon from 'sinon';

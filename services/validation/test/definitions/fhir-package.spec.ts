@@ -83,13 +83,6 @@ describe('FHIR package model', () => {
     }
   });
 
-  it('reads hl7.terminology.r4.tgz under its real name hl7.terminology @slow', async () => {
-    const pkg = await readFhirPackage(readFileSync(sharedDir('fhir-packages', 'hl7.terminology.r4.tgz')));
-    expect(pkg.name).to.equal('hl7.terminology');
-    expect(pkg.version).to.equal('5.3.0');
-    expect(pkg.resourceCounts.CodeSystem).to.be.greaterThan(1000);
-  });
-
   it('loads the uv.extensions package although it is R5, and marks it so', async () => {
     const pkg = await readFhirPackage(readFileSync(sharedDir('fhir-packages', 'hl7.fhir.uv.extensions.r4.tgz')));
     expect(pkg.name).to.equal('hl7.fhir.uv.extensions');

@@ -1,12 +1,9 @@
 import { expect } from 'chai';
-import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { sharedDir } from '#test-support/shared-dir.js';
 import { PackageArchiveError, readPackageArchive, type PackageArchiveErrorCode } from '#validation/domain/engine/definitions/package-archive.js';
 import { tar, tarHeader, tgz } from './support/tar-writer.js';
 
-const packagesDir = sharedDir('fhir-packages');
 const MiB = 1024 * 1024;
 
 async function rejection(promise: Promise<unknown>): Promise<PackageArchiveError> {
@@ -26,40 +23,6 @@ async function expectCode(input: Buffer | Readable, code: PackageArchiveErrorCod
 }
 
 describe('package archive reader (package.tgz)', () => {
-  describe('real IG packages @slow', () => {
-    const files = readdirSync(packagesDir).filter((f) => f.endsWith('.tgz'));
-
-    it('finds the nine shared packages', () => {
-      expect(files).to.have.length(9);
-    });
-
-    for (const file of files) {
-      it(`reads ${file}: package.json and only regular files under package/`, async () => {
-        const entries = await readPackageArchive(readFileSync(`${packagesDir}/${file}`));
-        const manifest = entries.find((e) => e.path === 'package/package.json');
-        expect(manifest, 'package/package.json').to.not.equal(undefined);
-        expect(JSON.parse(manifest!.data.toString('utf8')).name).to.be.a('string');
-        expect(entries.every((e) => e.path.startsWith('package/'))).to.equal(true);
-        expect(entries.filter((e) => e.path.endsWith('.json')).length).to.be.greaterThan(5);
-      });
-    }
-
-    it('reads from a stream as well as from a Buffer, with identical content', async () => {
-      const file = `${packagesDir}/hl7.fhir.us.core.tgz`;
-      const fromBuffer = await readPackageArchive(readFileSync(file));
-      const fromStream = await readPackageArchive(createReadStream(file, { highWaterMark: 4096 }));
-      expect(fromStream.map((e) => e.path)).to.deep.equal(fromBuffer.map((e) => e.path));
-      const sd = (es: typeof fromBuffer) => es.find((e) => e.path === 'package/StructureDefinition-us-core-patient.json')!.data;
-      expect(sd(fromStream).equals(sd(fromBuffer))).to.equal(true);
-    });
-
-    it('keeps only the files the keep filter selects', async () => {
-      const entries = await readPackageArchive(readFileSync(`${packagesDir}/hl7.fhir.us.core.tgz`), { keep: (p) => !p.startsWith('package/example/') });
-      expect(entries.some((e) => e.path.startsWith('package/example/'))).to.equal(false);
-      expect(entries.some((e) => e.path === 'package/StructureDefinition-us-core-patient.json')).to.equal(true);
-    });
-  });
-
   describe('tar format', () => {
     it('applies GNU long names (././@LongLink) and pax path headers to the next entry', async () => {
       const longName = `package/${'a'.repeat(120)}.json`;

@@ -1,5 +1,5 @@
 /**
- * What every fuzz case must get (hostile-fuzz.spec.ts, hostile-xml-fuzz.spec.ts): a well-formed
+ * What every fuzz case must get (hostile-fuzz.slow.spec.ts, hostile-xml-fuzz.slow.spec.ts): a well-formed
  * OperationOutcome, no engine defect ("Validation could not be completed"), within the hang bound;
  * and a short report when a case fails (counterexamples are megabytes).
  */

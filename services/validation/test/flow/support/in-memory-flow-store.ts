@@ -3,7 +3,7 @@ import { completionMsgId, type CommitOptions, type CommitResult, type FlowRecord
 
 /**
  * The flow store of the flow's unit tests: keeps, per submission, the events announced, the outcome
- * hash last announced and its run, as PgFlowStore does (flow-store.contract.spec.ts holds both to
+ * hash last announced and its run, as PgFlowStore does (flow-store.contract.int.spec.ts holds both to
  * the same contract), and records every commit for the tests to inspect.
  */
 export class InMemoryFlowStore implements FlowStore {
