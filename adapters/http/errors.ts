@@ -33,6 +33,10 @@ function fromBodyParser(error: BodyParserError): HttpProblem | undefined {
     case 'request.size.invalid':
       return HttpProblem.badRequest(error.message);
     default:
+      // The router could not decode a path parameter (`%`, `%zz`, percent-encoded bytes that are no UTF-8)
+      if (error instanceof URIError && error.status === 400) {
+        return HttpProblem.badRequest('A path segment is not valid percent-encoded UTF-8');
+      }
       // Other client errors from http-errors style libraries say themselves whether the message is safe.
       if (error.expose && typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
         return new HttpProblem(error.status, 'bad-request', 'Bad request', error.message);

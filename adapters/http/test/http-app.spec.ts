@@ -24,6 +24,14 @@ describe('adapters/http app', () => {
       expect(res.body.detail).to.contain('1024 bytes');
     });
 
+    it('answers a path parameter that is no percent-encoded UTF-8 with 400, not 500', async () => {
+      for (const id of ['%', '%zz', '%C3%28', '%ED%A0%80']) {
+        const res = await request(app).get(`/api/facilities/${id}`).expect(400);
+        expect(res.headers['content-type']).to.match(PROBLEM);
+        expect(res.body).to.include({ status: 400, type: 'https://nhsn-link.example/problems/bad-request', detail: 'A path segment is not valid percent-encoded UTF-8' });
+      }
+    });
+
     it('answers an unknown route with 404', async () => {
       const res = await request(app).get('/api/nothing-here').expect(404);
       expect(res.headers['content-type']).to.match(PROBLEM);
