@@ -104,6 +104,16 @@ export function unsupportedBodyGuard(anyMediaTypeRoutes: readonly AnyMediaTypeRo
 }
 
 /**
+ * 400 for a path or query that holds the NUL character (`%00`): no id, name or filter of these APIs
+ * can hold it, and PostgreSQL text cannot store or compare it (the query would fail: a 500).
+ */
+export function nulCharacterGuard(): RequestHandler {
+  return (req, _res, next) => {
+    next(req.url.includes('%00') ? HttpProblem.badRequest('The path and query must not contain the NUL character (%00)') : undefined);
+  };
+}
+
+/**
  * Runs the rest of the chain inside the request context (trace id + incoming Authorization).
  * Placed after the body parsers on purpose: they resume from socket events, which would lose
  * an AsyncLocalStorage context entered before them.

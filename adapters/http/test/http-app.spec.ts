@@ -32,6 +32,15 @@ describe('adapters/http app', () => {
       }
     });
 
+    it('answers a path or query holding the NUL character with 400 (PostgreSQL text cannot hold it)', async () => {
+      for (const url of ['/api/facilities/a%00b', '/api/facilities?facilityName=%00', '/api/nothing%00']) {
+        const res = await request(app).get(url).expect(400);
+        expect(res.headers['content-type']).to.match(PROBLEM);
+        expect(res.body).to.include({ status: 400, detail: 'The path and query must not contain the NUL character (%00)' });
+      }
+      await request(app).get('/api/facilities?facilityName=%2500').expect(200);
+    });
+
     it('answers an unknown route with 404', async () => {
       const res = await request(app).get('/api/nothing-here').expect(404);
       expect(res.headers['content-type']).to.match(PROBLEM);

@@ -12,7 +12,7 @@ import { CATASTROPHIC_PATTERN, HOSTILE_PROFILE_URL } from './hostile-resources.j
 /** Cases per property: FUZZ_RUNS, else the few dozen `npm test` runs. */
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 /** The seed of this run: FUZZ_SEED to replay one, else random. */
-export const FUZZ_SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
+export const FUZZ_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 
 const XHTML = 'http://www.w3.org/1999/xhtml';
 const REGEX_EXT = 'http://hl7.org/fhir/StructureDefinition/regex';
