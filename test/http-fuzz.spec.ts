@@ -32,6 +32,7 @@ import {
   damaged, FUZZ_RUNS, FUZZ_SEED, hostileResource, hostileText, hostileXmlResource, TEXT_UNITS, xmlDamage,
 } from '../services/validation/test/engine/support/hostile-arbitraries.js';
 import { throwIfFuzzFailed } from '../services/validation/test/engine/support/fuzz-outcome.js';
+import { hostileProfile, patientForHostileProfile } from '../services/validation/test/engine/support/hostile-resources.js';
 import { startPlatform, type Platform } from './contract/support/platform.js';
 
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -39,6 +40,8 @@ const REQUEST_TIMEOUT_MS = 60_000;
 interface FuzzRequest {
   readonly service: 'validation' | 'tenant';
   readonly viaGateway: boolean;
+  /** Through the gateway: the component segment instead of the service's name (a hostile one). */
+  readonly component?: string;
   readonly method: string;
   /** The path after the service's prefix, already encoded (it may hold broken percent-encoding on purpose). */
   readonly path: string;
@@ -51,7 +54,7 @@ interface Answer { readonly status: number; readonly contentType: string; readon
 
 const describeRequest = (r: FuzzRequest) => {
   const body = r.body === undefined ? '' : ` body(${r.body.length} bytes) ${JSON.stringify(Buffer.from(r.body.subarray(0, 200)).toString('latin1'))}`;
-  return `${r.method} ${r.viaGateway ? 'gateway ' : ''}${r.service} ${r.path.slice(0, 300)}${r.query ? `?${r.query.slice(0, 300)}` : ''} [${r.contentType ?? 'no content type'}]${body}`;
+  return `${r.method} ${r.viaGateway ? `gateway ${r.component ?? r.service}` : r.service} ${r.path.slice(0, 300)}${r.query ? `?${r.query.slice(0, 300)}` : ''} [${r.contentType ?? 'no content type'}]${body}`;
 };
 
 // ---------------------------------------------------------------- pieces of a request
@@ -259,6 +262,13 @@ describe('hostile and fuzz inputs through HTTP: the services and the gateway nev
       startPlatform({ tenant: { SIGNING_KEYS_MASTER_KEYS_FILE: env.SIGNING_KEYS_MASTER_KEYS_FILE!, SIGNING_KEYS_CURRENT_MASTER_KEY: env.SIGNING_KEYS_CURRENT_MASTER_KEY! } }),
       coreSource().then((source) => new PlanRegistry(source)),
     ]);
+    // the engine suite's hostile profile (an invariant and a regex extension with a catastrophic pattern), so the
+    // generated Patients that claim it meet it here too: stored as an artifact, in use once the engine rebuilt
+    const stored = await fetch(`${platform.services.validation}/api/artifact/RESOURCE/hostile-patient`, {
+      method: 'PUT', headers: { 'content-type': 'application/fhir+json' }, body: JSON.stringify(hostileProfile()),
+    });
+    expect(stored.status, await stored.text()).to.equal(201);
+    await untilProfileApplies();
     operations = [];
     for (const service of ['validation', 'tenant'] as const) {
       const doc = await (await fetch(`${platform.services[service]}/api-docs`)).json() as OpenApiDoc;
@@ -266,6 +276,20 @@ describe('hostile and fuzz inputs through HTTP: the services and the gateway nev
     }
     console.log(`      fuzz seed ${FUZZ_SEED}, ${FUZZ_RUNS} runs a property over ${operations.length} documented operations (FUZZ_SEED=${FUZZ_SEED} to replay)`);
   });
+  /** Polls $validate until the rebuilt engine applies the hostile profile (its rule fails on the catastrophic value). */
+  async function untilProfileApplies(): Promise<void> {
+    let last = '';
+    for (let attempt = 0; attempt < 240; attempt++) {
+      const res = await fetch(`${platform.services.validation}/api/$validate`, {
+        method: 'POST', headers: { 'content-type': 'application/fhir+json' }, body: JSON.stringify(patientForHostileProfile()),
+      });
+      last = await res.text();
+      if (last.includes('Rule hostile-1')) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error(`the hostile profile was not applied after its upload: ${last.slice(0, 500)}`);
+  }
+
   after(async () => {
     if (statuses.size > 0) console.log(`      statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ')}`);
     await platform?.stop();
@@ -281,7 +305,7 @@ describe('hostile and fuzz inputs through HTTP: the services and the gateway nev
   const send = (r: FuzzRequest): Promise<Answer> => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     return new Promise<Answer>((resolve, reject) => {
-      const base = r.viaGateway ? `${platform.gateway}/api/${r.service}` : `${platform.services[r.service]}/api`;
+      const base = r.viaGateway ? `${platform.gateway}/api/${r.component ?? r.service}` : `${platform.services[r.service]}/api`;
       const url = new URL(base);
       const headers: Record<string, string | number> = {};
       if (r.contentType !== undefined) headers['content-type'] = r.contentType;
@@ -308,6 +332,7 @@ describe('hostile and fuzz inputs through HTTP: the services and the gateway nev
     expect(answer.status, what).to.be.below(500);
     if (answer.status >= 400) {
       expect(answer.contentType, what).to.match(/^application\/problem\+json/);
+      if (r.method === 'HEAD') return; // the headers of a GET's answer, without its body
       const problem = JSON.parse(answer.text) as Record<string, unknown>;
       expect(problem.type, what).to.be.a('string').and.match(/^https?:\/\//);
       expect(problem.title, what).to.be.a('string').and.not.equal('');
@@ -367,6 +392,20 @@ describe('hostile and fuzz inputs through HTTP: the services and the gateway nev
       });
     });
     await check(fc.asyncProperty(request, expectNoServerError));
+  });
+
+  it('paths no route has: hostile segments under every server, and hostile components at the gateway', async () => {
+    await check(fc.asyncProperty(
+      fc.record({
+        service: fc.constantFrom('validation' as const, 'tenant' as const), viaGateway: fc.boolean(), component: fc.option(segment, { nil: undefined }),
+        method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'), segments: fc.array(segment, { minLength: 1, maxLength: 4 }), query: queryOf([]),
+        body: fc.option(fc.tuple(fc.jsonValue().map((v) => utf8(JSON.stringify(v))), fc.constantFrom(...CONTENT_TYPES)), { nil: undefined }),
+      }).map(({ service, viaGateway, component, method, segments, query, body }): FuzzRequest => ({
+        service, viaGateway, ...(viaGateway && component !== undefined ? { component } : {}), method, path: `/${segments.join('/')}`, query,
+        contentType: body?.[1], body: body?.[0],
+      })),
+      expectNoServerError,
+    ));
   });
 
   it('the services and the gateway still answer /health afterwards', async () => {

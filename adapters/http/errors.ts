@@ -3,6 +3,7 @@ import type { Logger } from '../observability/logger.js';
 import { DomainError } from '#shared-kernel/domain/errors.js';
 import { UpstreamError } from '../outbound-http/upstream-error.js';
 import { problemOf } from './domain-problems.js';
+import { UnstorableStringError } from './front.js';
 import { allowedMethods } from './route-table.js';
 import { HttpProblem, requestPath, sendProblem, traceIdOf } from './problem.js';
 
@@ -21,6 +22,7 @@ export function notFoundHandler(app: Express): RequestHandler {
 interface BodyParserError extends Error { type?: string; status?: number; limit?: number; expose?: boolean }
 
 function fromBodyParser(error: BodyParserError): HttpProblem | undefined {
+  if (error instanceof UnstorableStringError) return HttpProblem.badRequest(error.message);
   switch (error.type) {
     case 'entity.parse.failed':
       return new HttpProblem(400, 'malformed-json', 'Malformed JSON', `Request body is not valid JSON: ${error.message}`);

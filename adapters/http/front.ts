@@ -40,6 +40,27 @@ function routeKey(method: string, path: string): string {
   return `${method.toUpperCase()} ${path.slice(0, end).toLowerCase()}`;
 }
 
+/** A JSON body escapes a string no store can hold (errors.ts answers it 400; body-parser keeps the class, not own properties). */
+export class UnstorableStringError extends Error {
+  override readonly name = 'UnstorableStringError';
+}
+
+const storable = (text: string) => text.isWellFormed() && !text.includes('\u0000');
+
+/**
+ * JSON text can escape what is no text: `\u0000` (PostgreSQL's text and jsonb refuse NUL) and unpaired
+ * surrogates such as `\ud800` (not Unicode; jsonb refuses them, a text column would keep U+FFFD). Such
+ * a string in a body, as a value or a member name, is refused with 400 when the body is parsed, so it
+ * never reaches a store or an event (a 500 where it did). Linear: one check per string.
+ */
+function storableStrings(this: unknown, key: string, value: unknown): unknown {
+  if ((typeof value === 'string' && !storable(value)) || !storable(key)) {
+    const member = storable(key) ? ` (member ${JSON.stringify(key.slice(0, 100))})` : '';
+    throw new UnstorableStringError(`The request body holds a string with the NUL character or an unpaired surrogate${member}: neither is text that can be stored`);
+  }
+  return value;
+}
+
 /**
  * The JSON parser reads the body once, before routing: a route with a larger limit of its own must
  * be known here, or the app's limit refuses its body (413) before the route is reached. Routes in
@@ -49,8 +70,8 @@ function routeKey(method: string, path: string): string {
 export function bodyParsers(
   jsonLimit: number | string, rawLimit: number | string, routeLimits: readonly RouteBodyLimit[] = [], ownBodyRoutes: readonly AnyMediaTypeRoute[] = [],
 ): RequestHandler[] {
-  const json = express.json({ limit: jsonLimit, type: JSON_MEDIA_TYPES });
-  const own = new Map(routeLimits.map((route) => [routeKey(route.method, route.path), express.json({ limit: route.limit, type: JSON_MEDIA_TYPES })]));
+  const json = express.json({ limit: jsonLimit, type: JSON_MEDIA_TYPES, reviver: storableStrings });
+  const own = new Map(routeLimits.map((route) => [routeKey(route.method, route.path), express.json({ limit: route.limit, type: JSON_MEDIA_TYPES, reviver: storableStrings })]));
   const parsers: RequestHandler[] = [
     own.size === 0 ? json : (req, res, next) => (own.get(routeKey(req.method, req.path)) ?? json)(req, res, next),
     express.raw({ limit: rawLimit, type: RAW_MEDIA_TYPES }),

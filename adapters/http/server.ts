@@ -26,7 +26,7 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<Ht
       answering.add(req.socket);
       res.once('close', () => answering.delete(req.socket));
     });
-    server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, answering.has(socket)));
+    server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => answerClientError(error, socket, answering.has(socket)));
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);
@@ -72,7 +72,7 @@ const CLIENT_ERROR_DRAIN_MS = 5_000;
  * a connection already reset, or with a response under way, is just closed. (Node answers only on a
  * connection that never wrote anything, so a keep-alive connection's second request got no answer.)
  */
-export function answerClientError(error: Error & { code?: string }, socket: Duplex, responding: boolean): void {
+export function answerClientError(error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex, responding: boolean): void {
   if (!socket.writable || responding) {
     socket.destroy(error);
     return;
@@ -85,5 +85,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   socket.on('data', () => undefined);
   socket.resume();
   setTimeout(() => socket.destroy(), CLIENT_ERROR_DRAIN_MS).unref();
-  socket.end(`HTTP/1.1 ${status} ${title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // the answer to a HEAD request has the headers of the one to a GET and no body (the client would read the body as a next answer)
+  const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  socket.end(`HTTP/1.1 ${status} ${title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`);
 }

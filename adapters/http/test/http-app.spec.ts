@@ -17,6 +17,19 @@ describe('adapters/http app', () => {
       expect(res.body.traceId).to.equal(res.headers['x-trace-id']);
     });
 
+    it('answers a JSON body escaping NUL or an unpaired surrogate (in a value or a member name) with 400, not a 500 from the store', async () => {
+      for (const [body, member] of [['{"facilityName":"a\\u0000b"}', 'facilityName'], ['{"facilityName":"\\ud800"}', 'facilityName'], ['{"x":["\\udc00z"]}', '0'], ['{"\\u0000":1}', undefined]] as const) {
+        const res = await request(app).post('/api/facilities').set('Content-Type', 'application/json').send(body).expect(400);
+        expect(res.headers['content-type']).to.match(PROBLEM);
+        expect(res.body).to.include({ type: 'https://nhsn-link.example/problems/bad-request', status: 400 });
+        expect(res.body.detail, body).to.equal(`The request body holds a string with the NUL character or an unpaired surrogate${member === undefined ? '' : ` (member "${member}")`}: neither is text that can be stored`);
+      }
+      // a surrogate pair is a character like any other
+      const paired = await request(app).post('/api/facilities').set('Content-Type', 'application/json').send(`{"id":"${ID}","facilityName":"\\ud83d\\ude00","timeZone":"UTC"}`);
+      expect(paired.status, paired.text).to.equal(201);
+      expect(paired.body.facilityName).to.equal('😀');
+    });
+
     it('answers a body over the JSON limit with 413', async () => {
       const res = await request(app).post('/api/facilities').send({ facilityName: 'x'.repeat(2000) }).expect(413);
       expect(res.headers['content-type']).to.match(PROBLEM);

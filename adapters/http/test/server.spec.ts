@@ -110,6 +110,10 @@ describe('adapters/http server and route table', () => {
         expect(problem.detail).to.be.a('string');
         expect(problem.traceId).to.match(/^[0-9a-f]{32}$/);
       }
+      // a HEAD request gets the headers without the body
+      const head = await rawAnswer(handle.url, `HEAD /health?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(head).to.match(/^HTTP\/1.1 431 Request header fields too large\r\nContent-Type: application\/problem\+json\r\nContent-Length: \d+\r\n/);
+      expect(head.endsWith('\r\n\r\n'), head).to.equal(true);
       // on a keep-alive connection whose first request was answered, too (Node answers only a connection's first request)
       const second = await new Promise<string>((resolve, reject) => {
         const socket = net.connect(Number(new URL(handle.url).port), '127.0.0.1', () => socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n'));
