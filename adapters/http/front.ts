@@ -45,20 +45,53 @@ export class UnstorableStringError extends Error {
   override readonly name = 'UnstorableStringError';
 }
 
-const storable = (text: string) => text.isWellFormed() && !text.includes('\u0000');
-
-/**
- * JSON text can escape what is no text: `\u0000` (PostgreSQL's text and jsonb refuse NUL) and unpaired
- * surrogates such as `\ud800` (not Unicode; jsonb refuses them, a text column would keep U+FFFD). Such
- * a string in a body, as a value or a member name, is refused with 400 when the body is parsed, so it
- * never reaches a store or an event (a 500 where it did). Linear: one check per string.
- */
-function storableStrings(this: unknown, key: string, value: unknown): unknown {
-  if ((typeof value === 'string' && !storable(value)) || !storable(key)) {
-    const member = storable(key) ? ` (member ${JSON.stringify(key.slice(0, 100))})` : '';
-    throw new UnstorableStringError(`The request body holds a string with the NUL character or an unpaired surrogate${member}: neither is text that can be stored`);
+/** The value of the four hex digits at `at`, or -1. */
+function hexAt(buf: Buffer, at: number): number {
+  if (at + 4 > buf.length) return -1;
+  let value = 0;
+  for (let i = at; i < at + 4; i++) {
+    const c = buf[i]! | 0x20; // digits keep their value; letters become lower case
+    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
   }
   return value;
+}
+
+/**
+ * The first `\u` escape in JSON text that makes no storable text: `\u0000` (PostgreSQL's text and jsonb
+ * refuse NUL) or an unpaired surrogate such as `\ud800` (not Unicode; jsonb refuses it, a text column
+ * would keep U+FFFD). Only an escape can: UTF-8 has no surrogates and a raw NUL is no valid JSON. A
+ * backslash escaped itself (`\\u0000`, the six characters) is text. Linear: each backslash is looked at
+ * at most twice.
+ */
+export function unstorableEscape(buf: Buffer): string | undefined {
+  let at = buf.indexOf('\\u');
+  while (at !== -1) {
+    let slashes = 1;
+    while (at - slashes >= 0 && buf[at - slashes] === 0x5c) slashes++;
+    let next = at + 2;
+    if (slashes % 2 === 1) {
+      const code = hexAt(buf, at + 2);
+      if (code === 0) return '\\u0000';
+      if (code >= 0xdc00 && code <= 0xdfff) return buf.toString('latin1', at, at + 6);
+      if (code >= 0xd800 && code <= 0xdbff) {
+        const low = buf[at + 6] === 0x5c && buf[at + 7] === 0x75 ? hexAt(buf, at + 8) : -1;
+        if (low < 0xdc00 || low > 0xdfff) return buf.toString('latin1', at, at + 6);
+        next = at + 12;
+      }
+    }
+    at = buf.indexOf('\\u', next);
+  }
+  return undefined;
+}
+
+/** Refuses, before it is parsed, a JSON body that escapes a string no store can hold (as a value or a member name): a 400, where it reached the store as a 500. */
+function storableStrings(_req: unknown, _res: unknown, buf: Buffer): void {
+  const escape = unstorableEscape(buf);
+  if (escape !== undefined) {
+    throw new UnstorableStringError(`The request body escapes ${escape === '\\u0000' ? 'the NUL character' : 'an unpaired surrogate'} (${escape}): neither is text that can be stored`);
+  }
 }
 
 /**
@@ -70,8 +103,8 @@ function storableStrings(this: unknown, key: string, value: unknown): unknown {
 export function bodyParsers(
   jsonLimit: number | string, rawLimit: number | string, routeLimits: readonly RouteBodyLimit[] = [], ownBodyRoutes: readonly AnyMediaTypeRoute[] = [],
 ): RequestHandler[] {
-  const json = express.json({ limit: jsonLimit, type: JSON_MEDIA_TYPES, reviver: storableStrings });
-  const own = new Map(routeLimits.map((route) => [routeKey(route.method, route.path), express.json({ limit: route.limit, type: JSON_MEDIA_TYPES, reviver: storableStrings })]));
+  const json = express.json({ limit: jsonLimit, type: JSON_MEDIA_TYPES, verify: storableStrings });
+  const own = new Map(routeLimits.map((route) => [routeKey(route.method, route.path), express.json({ limit: route.limit, type: JSON_MEDIA_TYPES, verify: storableStrings })]));
   const parsers: RequestHandler[] = [
     own.size === 0 ? json : (req, res, next) => (own.get(routeKey(req.method, req.path)) ?? json)(req, res, next),
     express.raw({ limit: rawLimit, type: RAW_MEDIA_TYPES }),

@@ -17,13 +17,22 @@ describe('adapters/http app', () => {
       expect(res.body.traceId).to.equal(res.headers['x-trace-id']);
     });
 
-    it('answers a JSON body escaping NUL or an unpaired surrogate (in a value or a member name) with 400, not a 500 from the store', async () => {
-      for (const [body, member] of [['{"facilityName":"a\\u0000b"}', 'facilityName'], ['{"facilityName":"\\ud800"}', 'facilityName'], ['{"x":["\\udc00z"]}', '0'], ['{"\\u0000":1}', undefined]] as const) {
+    it('answers a JSON body escaping NUL or an unpaired surrogate (in a value or a member name) with 400 before parsing it, not a 500 from the store', async () => {
+      const cases = [
+        ['{"facilityName":"a\\u0000b"}', 'the NUL character (\\u0000)'], ['{"facilityName":"\\uD800"}', 'an unpaired surrogate (\\uD800)'],
+        ['{"x":["\\udc00z"]}', 'an unpaired surrogate (\\udc00)'], ['{"\\u0000":1}', 'the NUL character (\\u0000)'],
+        ['{"x":"\\ud83d\\u0041"}', 'an unpaired surrogate (\\ud83d)'], ['{"x":"\\\\\\u0000"}', 'the NUL character (\\u0000)'],
+      ] as const;
+      for (const [body, escape] of cases) {
         const res = await request(app).post('/api/facilities').set('Content-Type', 'application/json').send(body).expect(400);
         expect(res.headers['content-type']).to.match(PROBLEM);
         expect(res.body).to.include({ type: 'https://nhsn-link.example/problems/bad-request', status: 400 });
-        expect(res.body.detail, body).to.equal(`The request body holds a string with the NUL character or an unpaired surrogate${member === undefined ? '' : ` (member "${member}")`}: neither is text that can be stored`);
+        expect(res.body.detail, body).to.equal(`The request body escapes ${escape}: neither is text that can be stored`);
       }
+      // an escaped backslash before u0000 is text, not an escape
+      const text = await request(app).post('/api/facilities').set('Content-Type', 'application/json').send(`{"id":"${ID}","facilityName":"a\\\\u0000","timeZone":"UTC"}`);
+      expect(text.status, text.text).to.equal(201);
+      expect(text.body.facilityName).to.equal('a\\u0000');
       // a surrogate pair is a character like any other
       const paired = await request(app).post('/api/facilities').set('Content-Type', 'application/json').send(`{"id":"${ID}","facilityName":"\\ud83d\\ude00","timeZone":"UTC"}`);
       expect(paired.status, paired.text).to.equal(201);
