@@ -86,7 +86,7 @@ const segment = fc.oneof(
   { weight: 4, arbitrary: hostileWord(2_000).map(encode) },
   { weight: 2, arbitrary: fc.constantFrom(...BROKEN_ENCODINGS) },
   { weight: 1, arbitrary: fc.uuid() },
-  { weight: 1, arbitrary: fc.constantFrom('riverside-general', 'StructureDefinition', 'ACH', '1') },
+  { weight: 2, arbitrary: fc.constantFrom('riverside-general', 'RESOURCE', 'PACKAGE', 'hostile-patient', 'group_quirk', 'ig-v2', 'ACH', '1') },
 );
 
 /** Query strings: the documented parameters and the common ones with hostile values, repeated keys, bracket nesting, broken encoding. */
