@@ -3,7 +3,7 @@ import type { Logger } from '../observability/logger.js';
 import { createMetrics, metricsHandler, type ServiceMetrics } from '../observability/metrics.js';
 import { notFoundHandler, problemErrorHandler } from './errors.js';
 import {
-  bodyParsers, guardBeforeBodies, requestContextMiddleware, requestLogging, traceIdMiddleware, unsupportedBodyGuard, type AnyMediaTypeRoute, type RouteBodyLimit,
+  bodyParsers, guardBeforeBodies, nulCharacterGuard, requestContextMiddleware, requestLogging, traceIdMiddleware, unsupportedBodyGuard, type AnyMediaTypeRoute, type RouteBodyLimit,
 } from './front.js';
 import { healthRouter, type ReadinessCheck } from './health.js';
 import type { OpenApiBuilder } from './openapi.js';
@@ -90,6 +90,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   if (options.guard) app.use(options.guard.path, ...guardBeforeBodies(options.guard.handlers));
   app.use(...bodyParsers(options.jsonLimit ?? '1mb', options.rawLimit ?? '50mb', options.routeBodyLimits, options.ownBodyRoutes));
   app.use(unsupportedBodyGuard(options.anyMediaTypeRoutes));
+  app.use(nulCharacterGuard());
   app.use(requestContextMiddleware());
 
   const readiness = [...(options.readiness ?? [])];

@@ -3,6 +3,7 @@ import type { Logger } from '../observability/logger.js';
 import { DomainError } from '#shared-kernel/domain/errors.js';
 import { UpstreamError } from '../outbound-http/upstream-error.js';
 import { problemOf } from './domain-problems.js';
+import { UnstorableStringError } from './front.js';
 import { allowedMethods } from './route-table.js';
 import { HttpProblem, requestPath, sendProblem, traceIdOf } from './problem.js';
 
@@ -21,6 +22,7 @@ export function notFoundHandler(app: Express): RequestHandler {
 interface BodyParserError extends Error { type?: string; status?: number; limit?: number; expose?: boolean }
 
 function fromBodyParser(error: BodyParserError): HttpProblem | undefined {
+  if (error instanceof UnstorableStringError) return HttpProblem.badRequest(error.message);
   switch (error.type) {
     case 'entity.parse.failed':
       return new HttpProblem(400, 'malformed-json', 'Malformed JSON', `Request body is not valid JSON: ${error.message}`);
@@ -33,6 +35,10 @@ function fromBodyParser(error: BodyParserError): HttpProblem | undefined {
     case 'request.size.invalid':
       return HttpProblem.badRequest(error.message);
     default:
+      // The router could not decode a path parameter (`%`, `%zz`, percent-encoded bytes that are no UTF-8)
+      if (error instanceof URIError && error.status === 400) {
+        return HttpProblem.badRequest('A path segment is not valid percent-encoded UTF-8');
+      }
       // Other client errors from http-errors style libraries say themselves whether the message is safe.
       if (error.expose && typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
         return new HttpProblem(error.status, 'bad-request', 'Bad request', error.message);

@@ -40,6 +40,60 @@ function routeKey(method: string, path: string): string {
   return `${method.toUpperCase()} ${path.slice(0, end).toLowerCase()}`;
 }
 
+/** A JSON body escapes a string no store can hold (errors.ts answers it 400; body-parser keeps the class, not own properties). */
+export class UnstorableStringError extends Error {
+  override readonly name = 'UnstorableStringError';
+}
+
+/** The value of the four hex digits at `at`, or -1. */
+function hexAt(buf: Buffer, at: number): number {
+  if (at + 4 > buf.length) return -1;
+  let value = 0;
+  for (let i = at; i < at + 4; i++) {
+    const c = buf[i]! | 0x20; // digits keep their value; letters become lower case
+    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/**
+ * The first `\u` escape in JSON text that makes no storable text: `\u0000` (PostgreSQL's text and jsonb
+ * refuse NUL) or an unpaired surrogate such as `\ud800` (not Unicode; jsonb refuses it, a text column
+ * would keep U+FFFD). Only an escape can: UTF-8 has no surrogates and a raw NUL is no valid JSON. A
+ * backslash escaped itself (`\\u0000`, the six characters) is text. Linear: each backslash is looked at
+ * at most twice.
+ */
+export function unstorableEscape(buf: Buffer): string | undefined {
+  let at = buf.indexOf('\\u');
+  while (at !== -1) {
+    let slashes = 1;
+    while (at - slashes >= 0 && buf[at - slashes] === 0x5c) slashes++;
+    let next = at + 2;
+    if (slashes % 2 === 1) {
+      const code = hexAt(buf, at + 2);
+      if (code === 0) return '\\u0000';
+      if (code >= 0xdc00 && code <= 0xdfff) return buf.toString('latin1', at, at + 6);
+      if (code >= 0xd800 && code <= 0xdbff) {
+        const low = buf[at + 6] === 0x5c && buf[at + 7] === 0x75 ? hexAt(buf, at + 8) : -1;
+        if (low < 0xdc00 || low > 0xdfff) return buf.toString('latin1', at, at + 6);
+        next = at + 12;
+      }
+    }
+    at = buf.indexOf('\\u', next);
+  }
+  return undefined;
+}
+
+/** Refuses, before it is parsed, a JSON body that escapes a string no store can hold (as a value or a member name): a 400, where it reached the store as a 500. */
+function storableStrings(_req: unknown, _res: unknown, buf: Buffer): void {
+  const escape = unstorableEscape(buf);
+  if (escape !== undefined) {
+    throw new UnstorableStringError(`The request body escapes ${escape === '\\u0000' ? 'the NUL character' : 'an unpaired surrogate'} (${escape}): neither is text that can be stored`);
+  }
+}
+
 /**
  * The JSON parser reads the body once, before routing: a route with a larger limit of its own must
  * be known here, or the app's limit refuses its body (413) before the route is reached. Routes in
@@ -49,8 +103,8 @@ function routeKey(method: string, path: string): string {
 export function bodyParsers(
   jsonLimit: number | string, rawLimit: number | string, routeLimits: readonly RouteBodyLimit[] = [], ownBodyRoutes: readonly AnyMediaTypeRoute[] = [],
 ): RequestHandler[] {
-  const json = express.json({ limit: jsonLimit, type: JSON_MEDIA_TYPES });
-  const own = new Map(routeLimits.map((route) => [routeKey(route.method, route.path), express.json({ limit: route.limit, type: JSON_MEDIA_TYPES })]));
+  const json = express.json({ limit: jsonLimit, type: JSON_MEDIA_TYPES, verify: storableStrings });
+  const own = new Map(routeLimits.map((route) => [routeKey(route.method, route.path), express.json({ limit: route.limit, type: JSON_MEDIA_TYPES, verify: storableStrings })]));
   const parsers: RequestHandler[] = [
     own.size === 0 ? json : (req, res, next) => (own.get(routeKey(req.method, req.path)) ?? json)(req, res, next),
     express.raw({ limit: rawLimit, type: RAW_MEDIA_TYPES }),
@@ -100,6 +154,16 @@ export function unsupportedBodyGuard(anyMediaTypeRoutes: readonly AnyMediaTypeRo
     next(HttpProblem.unsupportedMediaType(xml
       ? `Content-Type ${given} is not supported: this service reads FHIR as JSON only; send application/fhir+json`
       : `Content-Type ${given} is not supported: send application/json (application/fhir+json for FHIR resources)`));
+  };
+}
+
+/**
+ * 400 for a path or query that holds the NUL character (`%00`): no id, name or filter of these APIs
+ * can hold it, and PostgreSQL text cannot store or compare it (the query would fail: a 500).
+ */
+export function nulCharacterGuard(): RequestHandler {
+  return (req, _res, next) => {
+    next(req.url.includes('%00') ? HttpProblem.badRequest('The path and query must not contain the NUL character (%00)') : undefined);
   };
 }
 

@@ -17,11 +17,50 @@ describe('adapters/http app', () => {
       expect(res.body.traceId).to.equal(res.headers['x-trace-id']);
     });
 
+    it('answers a JSON body escaping NUL or an unpaired surrogate (in a value or a member name) with 400 before parsing it, not a 500 from the store', async () => {
+      const cases = [
+        ['{"facilityName":"a\\u0000b"}', 'the NUL character (\\u0000)'], ['{"facilityName":"\\uD800"}', 'an unpaired surrogate (\\uD800)'],
+        ['{"x":["\\udc00z"]}', 'an unpaired surrogate (\\udc00)'], ['{"\\u0000":1}', 'the NUL character (\\u0000)'],
+        ['{"x":"\\ud83d\\u0041"}', 'an unpaired surrogate (\\ud83d)'], ['{"x":"\\\\\\u0000"}', 'the NUL character (\\u0000)'],
+      ] as const;
+      for (const [body, escape] of cases) {
+        const res = await request(app).post('/api/facilities').set('Content-Type', 'application/json').send(body).expect(400);
+        expect(res.headers['content-type']).to.match(PROBLEM);
+        expect(res.body).to.include({ type: 'https://nhsn-link.example/problems/bad-request', status: 400 });
+        expect(res.body.detail, body).to.equal(`The request body escapes ${escape}: neither is text that can be stored`);
+      }
+      // an escaped backslash before u0000 is text, not an escape
+      const text = await request(app).post('/api/facilities').set('Content-Type', 'application/json').send(`{"id":"${ID}","facilityName":"a\\\\u0000","timeZone":"UTC"}`);
+      expect(text.status, text.text).to.equal(201);
+      expect(text.body.facilityName).to.equal('a\\u0000');
+      // a surrogate pair is a character like any other
+      const paired = await request(app).post('/api/facilities').set('Content-Type', 'application/json').send(`{"id":"${ID}","facilityName":"\\ud83d\\ude00","timeZone":"UTC"}`);
+      expect(paired.status, paired.text).to.equal(201);
+      expect(paired.body.facilityName).to.equal('😀');
+    });
+
     it('answers a body over the JSON limit with 413', async () => {
       const res = await request(app).post('/api/facilities').send({ facilityName: 'x'.repeat(2000) }).expect(413);
       expect(res.headers['content-type']).to.match(PROBLEM);
       expect(res.body).to.include({ status: 413, type: 'https://nhsn-link.example/problems/payload-too-large' });
       expect(res.body.detail).to.contain('1024 bytes');
+    });
+
+    it('answers a path parameter that is no percent-encoded UTF-8 with 400, not 500', async () => {
+      for (const id of ['%', '%zz', '%C3%28', '%ED%A0%80']) {
+        const res = await request(app).get(`/api/facilities/${id}`).expect(400);
+        expect(res.headers['content-type']).to.match(PROBLEM);
+        expect(res.body).to.include({ status: 400, type: 'https://nhsn-link.example/problems/bad-request', detail: 'A path segment is not valid percent-encoded UTF-8' });
+      }
+    });
+
+    it('answers a path or query holding the NUL character with 400 (PostgreSQL text cannot hold it)', async () => {
+      for (const url of ['/api/facilities/a%00b', '/api/facilities?facilityName=%00', '/api/nothing%00']) {
+        const res = await request(app).get(url).expect(400);
+        expect(res.headers['content-type']).to.match(PROBLEM);
+        expect(res.body).to.include({ status: 400, detail: 'The path and query must not contain the NUL character (%00)' });
+      }
+      await request(app).get('/api/facilities?facilityName=%2500').expect(200);
     });
 
     it('answers an unknown route with 404', async () => {

@@ -1,4 +1,5 @@
 import { Agent, get } from 'node:http';
+import net from 'node:net';
 import { expect } from 'chai';
 import express, { Router } from 'express';
 import { silentLogger } from '../../observability/logger.js';
@@ -76,5 +77,61 @@ describe('adapters/http server and route table', () => {
     expect(routeTemplate(app, 'POST', '/outer/inner/items/7')).to.equal('/outer/inner/items/:itemId');
     expect(routeTemplate(app, 'HEAD', '/top')).to.equal('/top');
     expect(routeTemplate(app, 'DELETE', '/top')).to.equal(undefined);
+  });
+
+  /** Writes `raw` on a fresh connection and reads the whole answer. */
+  const rawAnswer = (url: string, raw: string) => new Promise<string>((resolve, reject) => {
+    const { port } = new URL(url);
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(raw));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => { answer += chunk; });
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+
+  it('answers what the HTTP parser refuses (headers over the limit, a malformed request) as Problem Details', async () => {
+    const handle = await listen(createHttpApp({ serviceName: 'parser-test', logger: silentLogger() }).finish(), 0, '127.0.0.1');
+    try {
+      const cases = [
+        [`GET /health?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, 'request-header-fields-too-large'],
+        [`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 431, 'request-header-fields-too-large'],
+        ['NOT HTTP AT ALL\r\n\r\n', 400, 'bad-request'],
+        ['GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n', 400, 'bad-request'],
+      ] as const;
+      for (const [raw, status, slug] of cases) {
+        const answer = await rawAnswer(handle.url, raw);
+        const [head, body] = answer.split('\r\n\r\n') as [string, string];
+        expect(head, raw.slice(0, 40)).to.match(new RegExp(`^HTTP/1.1 ${status} `));
+        expect(head.toLowerCase()).to.contain('content-type: application/problem+json');
+        const problem = JSON.parse(body) as Record<string, unknown>;
+        expect(problem).to.include({ status, type: `https://nhsn-link.example/problems/${slug}` });
+        expect(problem.title).to.be.a('string');
+        expect(problem.detail).to.be.a('string');
+        expect(problem.traceId).to.match(/^[0-9a-f]{32}$/);
+      }
+      // a HEAD request gets the headers without the body
+      const head = await rawAnswer(handle.url, `HEAD /health?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(head).to.match(/^HTTP\/1.1 431 Request header fields too large\r\nContent-Type: application\/problem\+json\r\nContent-Length: \d+\r\n/);
+      expect(head.endsWith('\r\n\r\n'), head).to.equal(true);
+      // on a keep-alive connection whose first request was answered, too (Node answers only a connection's first request)
+      const second = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(new URL(handle.url).port), '127.0.0.1', () => socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n'));
+        let answer = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => {
+          if (answer === '' && chunk.startsWith('HTTP/1.1 200 ')) socket.write(`GET /health?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+          answer += chunk;
+        });
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+      expect(second).to.match(/^HTTP\/1.1 200 /);
+      expect(second).to.match(/HTTP\/1.1 431 Request header fields too large\r\nContent-Type: application\/problem\+json/);
+      // the server still answers
+      expect((await getText(`${handle.url}/health`)).status).to.equal(200);
+    } finally {
+      await handle.close();
+    }
   });
 });

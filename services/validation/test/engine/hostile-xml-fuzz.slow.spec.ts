@@ -7,7 +7,8 @@
  * and a document that is not well-formed exactly one fatal issue with a line.
  *
  * Bound: each case must finish within HANG_BOUND_MS, a hang check, not a speed test (see
- * hostile-fuzz.slow.spec.ts). `npm test` runs a few dozen cases; `npm run fuzz` runs FUZZ_RUNS.
+ * hostile-fuzz.slow.spec.ts). `npm test` runs a few dozen cases; `npm run fuzz` runs FUZZ_RUNS. The generators
+ * are shared with the HTTP suite (support/hostile-arbitraries.ts, test/http-fuzz.int.spec.ts).
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -16,39 +17,9 @@ import { Validator } from '#validation/domain/engine/validator.js';
 import { composeXml } from '#validation/domain/engine/xml/compose-xml.js';
 import { coreSource } from './support/core-definitions.js';
 import { expectAnsweredOutcome, throwIfFuzzFailed } from './support/fuzz-outcome.js';
+import { damaged, FUZZ_RUNS as RUNS, FUZZ_SEED as SEED, hostileXmlResource, xmlDamage } from './support/hostile-arbitraries.js';
 
 const HANG_BOUND_MS = 5_000;
-const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
-const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
-
-/** XML pieces that, repeated or spliced in, trouble readers. */
-const UNITS = [
-  '<', '</', '>', '/>', '<a>', '</a>', '<extension url="x">', '</extension>', '<!DOCTYPE a [<!ENTITY e "&e;&e;">]>', '<!ENTITY x SYSTEM "file:///etc/passwd">',
-  '&', '&e;', '&amp;', '&#0;', '&#x10FFFF;', '&#xD800;', '&#99999999;', '<![CDATA[', ']]>', '<!--', '-->', '<?pi x?>', '<?xml version="1.0"?>',
-  'xmlns:p="urn:p"', '<p:q>', 'xmlns=""', ' value="', '"', "'", '=', ' ', '\t', '\n', '\r', 'a', '\u0000', '\u0001', '\ud800', '\ufeff', 'é', '😀',
-];
-
-const size = fc.integer({ min: 1, max: RUNS > 100 ? 60_000 : 20_000 });
-const run = fc.array(fc.tuple(fc.constantFrom(...UNITS), size), { minLength: 1, maxLength: 3 }).map((parts) => parts.map(([unit, n]) => unit.repeat(Math.ceil(n / unit.length))).join(''));
-const hostileText = fc.oneof(run, fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 200 }));
-
-/** Resources with hostile values in text, attributes, narrative and nesting. */
-const resource = fc.oneof(
-  fc.tuple(hostileText, hostileText).map(([a, b]) => ({ resourceType: 'Patient', id: 'p', name: [{ family: a, given: [b] }], text: { status: 'generated', div: `<div xmlns="http://www.w3.org/1999/xhtml">${b}</div>` } })),
-  fc.integer({ min: 1, max: 2_000 }).map((depth) => {
-    let inner: Record<string, unknown> = { url: 'http://example.org/x', valueString: 'a' };
-    for (let i = 0; i < depth; i++) inner = { url: 'http://example.org/x', extension: [inner] };
-    return { resourceType: 'Patient', id: 'deep', extension: [inner] };
-  }),
-  fc.tuple(fc.integer({ min: 1, max: 3_000 }), hostileText).map(([n, v]) => ({ resourceType: 'Bundle', type: 'collection', entry: Array.from({ length: n }, (_, i) => ({ fullUrl: `urn:uuid:${i}`, resource: { resourceType: 'Basic', id: `b${i}`, code: { text: i % 50 === 0 ? v : 'c' } } })) })),
-);
-
-/** How the composed XML is damaged: not at all, cut, or with hostile text spliced in (at fractions of its length). */
-const damage = fc.oneof(
-  fc.constant({ kind: 'none' as const }),
-  fc.double({ min: 0, max: 1, noNaN: true }).map((at) => ({ kind: 'cut' as const, at })),
-  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), hostileText).map(([at, text]) => ({ kind: 'splice' as const, at, text })),
-);
 
 describe('engine: fuzzed hostile XML finishes (fast-check)', function () {
   this.timeout(Math.max(60_000, RUNS * HANG_BOUND_MS));
@@ -64,13 +35,8 @@ describe('engine: fuzzed hostile XML finishes (fast-check)', function () {
 
   it(`answers every generated document with an OperationOutcome, each within ${HANG_BOUND_MS} ms`, () => {
     const details = fc.check(
-      fc.property(resource, damage, (r, d) => {
-        let xml = composeXml(r, plans);
-        if (d.kind === 'cut') xml = xml.slice(0, Math.floor(xml.length * d.at));
-        else if (d.kind === 'splice') {
-          const at = Math.floor(xml.length * d.at);
-          xml = xml.slice(0, at) + d.text + xml.slice(at);
-        }
+      fc.property(hostileXmlResource(RUNS), xmlDamage(RUNS), (r, d) => {
+        const xml = damaged(composeXml(r, plans), d);
         const started = performance.now();
         const outcome = validator.validate(xml, { format: 'xml' });
         expectAnsweredOutcome(outcome, performance.now() - started, HANG_BOUND_MS);
