@@ -21,7 +21,8 @@ import type { ValidationConfigurationStore } from './adapters/http/validation-co
 import { groupLimitFor, PgFlowStore } from './adapters/persistence/pg-flow-store.js';
 import { consumerConcurrency } from './adapters/messaging/ready-for-validation-consumer.js';
 import type { ArtifactRepository } from './domain/ports/artifact-repository.js';
-import type { FacilityScopes, SubmissionSource } from './domain/flow/index.js';
+import type { FacilityScopes } from './domain/ports/facility-scopes.js';
+import type { SubmissionSource } from './domain/ports/submission-source.js';
 import type { ReportMetadataSource } from './domain/ports/prequal.js';
 import type { ResourceValidator } from './domain/ports/resource-validator.js';
 import type { validationSchema } from './config.js';

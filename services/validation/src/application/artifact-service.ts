@@ -13,8 +13,10 @@ import {
 } from '../domain/ports/artifact-repository.js';
 import {
   PackageRejectedError, summarizePackage, terminologyDependencies,
-  type PackageInspector, type PackageSummary, type TerminologyDependency, type TerminologyKnowledge,
+  type PackageSummary, type TerminologyDependency,
 } from '../domain/artifacts/package-summary.js';
+import type { PackageInspector } from '../domain/ports/package-inspector.js';
+import type { TerminologyKnowledge } from '../domain/ports/terminology-knowledge.js';
 import { compareVersions } from '../domain/engine/definitions/versions.js';
 import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
 import { looksLikeXml } from '../domain/engine/xml/located-xml.js';

@@ -43,7 +43,8 @@ import { EnginePackageInspector } from '../../application/engine-package-inspect
 import { ResultService } from '../../application/result-service.js';
 import { ValidationApiService, type ValidationConfigurationLookup } from '../../application/validation-api-service.js';
 import type { ArtifactChangeListener, ArtifactRepository, InitialArtifactSource } from '../../domain/ports/artifact-repository.js';
-import type { PackageInspector, TerminologyKnowledge } from '../../domain/artifacts/package-summary.js';
+import type { PackageInspector } from '../../domain/ports/package-inspector.js';
+import type { TerminologyKnowledge } from '../../domain/ports/terminology-knowledge.js';
 import type { CategoryRepository, ImportOutcome } from '../../domain/ports/category-repository.js';
 import type { ResourceValidator } from '../../domain/ports/resource-validator.js';
 import type { CategorizationRunner } from '../../domain/ports/categorization-runner.js';

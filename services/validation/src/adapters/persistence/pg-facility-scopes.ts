@@ -9,7 +9,8 @@
 import { defineEntity, p, type MikroORM } from '@mikro-orm/postgresql';
 import { Migration } from '@mikro-orm/migrations';
 import type { ColumnType } from 'kysely';
-import { parseValidationScope, type FacilityScopes, type ValidationScope } from '../../domain/flow/validation-scope.js';
+import { parseValidationScope, type ValidationScope } from '../../domain/flow/validation-scope.js';
+import type { FacilityScopes } from '../../domain/ports/facility-scopes.js';
 
 export const ValidationConfigurationEntity = defineEntity({
   name: 'ValidationConfigurationEntity',

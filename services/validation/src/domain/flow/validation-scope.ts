@@ -36,11 +36,6 @@ export interface ValidationScope {
   readonly settings?: ValidationSettings;
 }
 
-/** Port: the scope assigned to a facility (undefined = all artifacts). */
-export interface FacilityScopes {
-  scopeOf(facilityId: string): Promise<ValidationScope | undefined>;
-}
-
 export class ValidationScopeError extends Error {
   override readonly name = 'ValidationScopeError';
   constructor(message: string, readonly field?: string) {
