@@ -67,7 +67,7 @@ describe('architecture: ring imports are enforced by lint @slow', function () {
 
   it('accepts a domain import of the domain, and an application type import of the shared Logger', async () => {
     expect(await restrictedImports('services/tenant/src/signing-keys/application/probe.ts',
-      "import type { SigningKeyStore } from '../domain/ports.js';\nimport type { Logger } from '../../../../../adapters/observability/logger.js';\nexport type Y = SigningKeyStore | Logger;\n")).to.deep.equal([]);
+      "import type { SigningKeyStore } from '../domain/ports/signing-key-store.js';\nimport type { Logger } from '../../../../../adapters/observability/logger.js';\nexport type Y = SigningKeyStore | Logger;\n")).to.deep.equal([]);
     expect(await restrictedImports('services/tenant/src/application/probe.ts',
       "import type { Facility } from '#tenant/domain/facility.js';\nimport type { Logger } from '#adapters/observability/logger.js';\nexport type Y = Facility | Logger;\n")).to.deep.equal([]);
   });

@@ -4,7 +4,7 @@ import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from
 import { MikroTenantStore } from './adapters/persistence/tenant-store.js';
 import type { ReportScheduler } from './application/report-scheduler.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import type { TenantStore } from './domain/ports.js';
+import type { TenantStore } from './domain/ports/tenant-store.js';
 import type { tenantServiceSchema } from './service-schema.js';
 import { createSigningKeyModule, type SigningKeyModule } from './signing-keys/index.js';
 import { createTenantModule, type TenantModule } from './tenant-module.js';

@@ -20,7 +20,8 @@ import { MikroTenantStore } from './adapters/persistence/tenant-store.js';
 import type { ServiceInfo } from './adapters/http/service-info.js';
 import { tenantRouter, type TenantServices } from './adapters/http/tenant-routes.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import type { IdGenerator, TenantStore } from './domain/ports.js';
+import type { IdGenerator } from './domain/ports/id-generator.js';
+import type { TenantStore } from './domain/ports/tenant-store.js';
 import type { TenantConfig } from './config.js';
 
 export { tenantEntities, tenantMigrations };

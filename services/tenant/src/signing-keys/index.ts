@@ -27,7 +27,7 @@
  *
  * ## Layout (the tenant service's rings, inside one module)
  * - `domain/`: the key model and its statuses, the JWKS document, the master keyring, the assertion
- *   target and signing, and `ports.ts` (storage: keys, facility references, audit, publication lock).
+ *   target and signing, and `ports/` (storage: keys, facility references, audit, publication lock).
  * - `application/`: SigningKeyService (every use case), re-encryption, the expiry job.
  * - `adapters/`: HTTP routes, PostgreSQL store, NATS queries, settings, the JWKS file writer, the
  *   start-up master-key check. This file wires them (the module's composition root).
@@ -94,7 +94,7 @@ export {
 } from './adapters/config.js';
 export type { MasterKeyCoverage } from './adapters/master-key-check.js';
 export { signingKeyEntities, signingKeyMigrations } from './adapters/persistence.js';
-export type { FacilityKeyReferences } from './domain/ports.js';
+export type { FacilityKeyReferences } from './domain/ports/facility-key-references.js';
 export { SIGNING_ALGORITHMS, KEY_STATUSES, SigningKeyError, type SigningKey, type SigningAlgorithm, type KeyStatus } from './domain/model.js';
 export { SigningKeyService } from './application/signing-key-service.js';
 export { JWKS_CACHE_CONTROL, JWKS_PATH } from './adapters/http.js';
