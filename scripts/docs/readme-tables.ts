@@ -22,7 +22,7 @@ import { OpenApiBuilder } from '#adapters/http/index.js';
 import { silentLogger } from '#adapters/observability/logger.js';
 import { createTenantModule } from '#tenant/tenant-module.js';
 import { registerSigningKeyOpenApi } from '#tenant/signing-keys/adapters/http.js';
-import { createValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { createValidationApiModule } from '#validation/composition.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { validationConfigurationRoutes } from '#validation/adapters/http/validation-configuration-routes.js';
 import { preQualRoutes } from '#validation/adapters/prequal/index.js';
