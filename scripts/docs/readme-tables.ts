@@ -20,7 +20,7 @@ import { tenantServiceSchema } from '#tenant/service-schema.js';
 import express from 'express';
 import { OpenApiBuilder } from '#adapters/http/index.js';
 import { silentLogger } from '#adapters/observability/logger.js';
-import { createTenantModule } from '#tenant/tenant-module.js';
+import { createTenantModule } from '#tenant/composition.js';
 import { registerSigningKeyOpenApi } from '#tenant/signing-keys/adapters/http.js';
 import { createValidationApiModule } from '#validation/composition.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
