@@ -12,7 +12,7 @@ import {
   type ArtifactChangeListener, type ArtifactMetadata, type ArtifactRepository, type InitialArtifactFile, type InitialArtifactSource,
 } from '../domain/ports/artifact-repository.js';
 import {
-  PackageRejectedError, summarizePackage, terminologyDependencies,
+  summarizePackage, terminologyDependencies,
   type PackageSummary, type TerminologyDependency,
 } from '../domain/artifacts/package-summary.js';
 import type { PackageInspector } from '../domain/ports/package-inspector.js';
@@ -251,30 +251,24 @@ export class ArtifactService {
     }
   }
 
+  /** Refusals are PackageRejectedError and ArtifactRejectedError (InvalidInputErrors naming the field, else the body). */
   private async inspect(type: ArtifactType, content: Buffer): Promise<ArtifactMetadata> {
-    try {
-      if (type === 'PACKAGE') {
-        const summary = await this.inspector.inspect(content);
-        return { packageName: summary.name, version: summary.version, fhirVersion: summary.fhirVersion, summary };
-      }
-      const info = inspectResourceArtifact(content);
-      const summary = summarizePackage({
-        name: info.id ?? info.url ?? info.resourceType, version: info.version ?? '', fhirVersion: info.fhirVersion ?? '',
-        dependencies: {}, resourceCounts: { [info.resourceType]: 1 }, resources: [info.resource],
-      });
-      return {
-        resourceType: info.resourceType,
-        ...(info.url ? { url: info.url } : {}),
-        ...(info.version ? { version: info.version } : {}),
-        ...(info.fhirVersion ? { fhirVersion: info.fhirVersion } : {}),
-        summary,
-      };
-    } catch (error) {
-      if (error instanceof PackageRejectedError || error instanceof ArtifactRejectedError) {
-        throw new InvalidInputError(error.message, [{ field: error instanceof ArtifactRejectedError && error.field ? error.field : 'body', message: error.message }]);
-      }
-      throw error;
+    if (type === 'PACKAGE') {
+      const summary = await this.inspector.inspect(content);
+      return { packageName: summary.name, version: summary.version, fhirVersion: summary.fhirVersion, summary };
     }
+    const info = inspectResourceArtifact(content);
+    const summary = summarizePackage({
+      name: info.id ?? info.url ?? info.resourceType, version: info.version ?? '', fhirVersion: info.fhirVersion ?? '',
+      dependencies: {}, resourceCounts: { [info.resourceType]: 1 }, resources: [info.resource],
+    });
+    return {
+      resourceType: info.resourceType,
+      ...(info.url ? { url: info.url } : {}),
+      ...(info.version ? { version: info.version } : {}),
+      ...(info.fhirVersion ? { fhirVersion: info.fhirVersion } : {}),
+      summary,
+    };
   }
 }
 

@@ -4,7 +4,6 @@ import {
   assertPutBody, HttpProblem, limitParamLengths, pagedResult, PagingQueryFields, parseBody, parsePaging, renamedRoutes, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
 } from '#adapters/http/index.js';
 import type { PgFacilityScopes } from '../persistence/pg-facility-scopes.js';
-import { ValidationScopeError } from '../../domain/flow/validation-scope.js';
 import { SETTINGS } from '../../domain/engine/settings-input.js';
 import { CONFIGURATION_NAME_LENGTH, STORED_ID_LENGTH } from './stored-lengths.js';
 
@@ -18,16 +17,6 @@ const FacilityParams = z.object({ facilityId: z.string().openapi({ example: 'fac
 const AssignBody = z.object({ name: z.string().min(1).max(CONFIGURATION_NAME_LENGTH).openapi({ description: 'Name of an existing validation configuration', example: 'nhsn-ig-1.1' }) });
 
 const location = (name: string) => `/api/validation-configurations/${encodeURIComponent(name)}`;
-
-/** A definition that parseValidationScope refused: 400 naming the field (when it is known). */
-function checked<T>(run: () => Promise<T>): Promise<T> {
-  return run().catch((error: unknown) => {
-    if (error instanceof ValidationScopeError) {
-      throw HttpProblem.badRequest(error.message, error.field ? [{ field: error.field, message: error.message }] : undefined);
-    }
-    throw error;
-  });
-}
 
 /**
  * Per-facility validation configurations (which IG packages, with versions, and which RESOURCE
@@ -82,7 +71,8 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
     responses: { 201: { description: 'Created', ...json(Configuration) }, ...openApi.problemResponses(400, 409, 500) },
   });
   router.post('/api/validation-configurations', async (req, res) => {
-    const { scope, created } = await checked(() => store.createConfiguration(req.body));
+    // A definition parseValidationScope refuses is a ValidationScopeError (an InvalidInputError): 400 naming the field, from the app's error handler.
+    const { scope, created } = await store.createConfiguration(req.body);
     if (!created) throw HttpProblem.conflict(`Validation configuration ${scope.name} exists already; PUT replaces it`);
     sendCreated(res, location(scope.name), scope);
   });
@@ -107,7 +97,7 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
   });
   router.put('/api/validation-configurations/:name', async (req, res) => {
     const body = assertPutBody(req.params.name, req.body, { idField: 'name' });
-    const scope = await checked(() => store.replaceConfiguration(body));
+    const scope = await store.replaceConfiguration(body);
     if (!scope) throw HttpProblem.notFound(`Validation configuration ${req.params.name} does not exist; POST creates it`);
     sendAccepted(res, scope);
   });

@@ -3,6 +3,7 @@
  * (terminology dependencies). Computed from the package's resources; the reading of the archive
  * itself is behind the PackageInspector port.
  */
+import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import type { TerminologyKnowledge } from '../ports/terminology-knowledge.js';
 
 
@@ -40,8 +41,12 @@ export interface PackageSummary {
   readonly warnings: readonly string[];
 }
 
-export class PackageRejectedError extends Error {
+/** A package.tgz that is no readable FHIR package (400 naming the body): the shared vocabulary's InvalidInputError. */
+export class PackageRejectedError extends InvalidInputError {
   override readonly name = 'PackageRejectedError';
+  constructor(message: string) {
+    super(message, [{ field: 'body', message }]);
+  }
 }
 
 type Json = Record<string, unknown>;
