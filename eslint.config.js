@@ -8,6 +8,26 @@ const DOMAIN_RESTRICTIONS = [
   { group: ['express', 'pg', '@mikro-orm/*', '@nats-io/*', 'keyv', '@keyv/*'], message: 'Domain code must not import infrastructure libraries.' },
 ];
 
+/**
+ * The ratchet (issue 31): typescript-eslint's strictTypeChecked plus the rules below run as
+ * warnings over product source, and scripts/lint/lint.ts fails when a folder's count of any of them
+ * rises above lint-baseline.json (they may only fall). Rules the recommended set already makes
+ * errors stay errors.
+ */
+const RATCHET_FILES = ['services/*/src/**/*.ts', 'adapters/**/*.ts', 'contracts/**/*.ts'];
+const RATCHET_IGNORES = ['**/test/**', '**/*.spec.ts'];
+const recommendedRules = new Set(tseslint.configs.recommended.flatMap((c) => Object.keys(c.rules ?? {})));
+const asWarning = (entry) => (Array.isArray(entry) ? ['warn', ...entry.slice(1)] : 'warn');
+const RATCHET_RULES = {
+  ...Object.fromEntries(tseslint.configs.strictTypeChecked.flatMap((c) => Object.entries(c.rules ?? {}))
+    .filter(([rule, entry]) => !recommendedRules.has(rule) && entry !== 'off' && entry !== 0)
+    .map(([rule, entry]) => [rule, asWarning(entry)])),
+  '@typescript-eslint/no-non-null-assertion': 'warn',
+  '@typescript-eslint/consistent-type-assertions': ['warn', { assertionStyle: 'never' }],
+  '@typescript-eslint/switch-exhaustiveness-check': 'warn',
+  'max-lines': ['warn', { max: 600 }],
+};
+
 export default defineConfig(
   { ignores: ['dist/**', 'coverage/**', 'node_modules/**', '**/*.cjs', 'eslint.config.js', '.cache/**', 'test-artifacts/**'] },
   js.configs.recommended,
@@ -21,6 +41,11 @@ export default defineConfig(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
     },
+  },
+  {
+    files: RATCHET_FILES,
+    ignores: RATCHET_IGNORES,
+    rules: RATCHET_RULES,
   },
   {
     rules: {

@@ -162,7 +162,7 @@ export function createTenantModule(options: TenantModuleOptions): TenantModule {
     mappings: new MeasureMappingService(context),
     vendors: new VendorService(context),
   };
-  const instanceId = options.config.schedulerInstanceId ?? `${hostname()}-${process.pid}`;
+  const instanceId = options.config.schedulerInstanceId ?? `${hostname()}-${String(process.pid)}`;
   const scheduler = new ReportScheduler({
     store: context.store, clock, logger: options.logger.child({ component: 'report-scheduler' }), instanceId,
     batchSize: options.config.schedulerBatchSize, pollIntervalMs: options.config.schedulerPollIntervalMs,

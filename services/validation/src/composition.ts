@@ -118,7 +118,7 @@ export interface ValidationApiModule extends ValidationApiUseCases {
   initializeIfEmpty(options: { artifactInit: boolean }): Promise<{ artifacts?: InitializationReport; categories?: ImportOutcome }>;
 }
 
-const NO_LISTENER: ArtifactChangeListener = { artifactsChanged: async () => undefined };
+const NO_LISTENER: ArtifactChangeListener = { artifactsChanged: () => Promise.resolve() };
 
 /**
  * The validation API's use cases (artifacts, categories, $validate, results), built on the given
@@ -133,7 +133,7 @@ export function createValidationApiModule(deps: ValidationApiDependencies): Vali
   });
   const artifacts = new ArtifactService(
     repositories.artifacts,
-    deps.packageInspector ?? new EnginePackageInspector(),
+    deps.packageInspector ?? new EnginePackageInspector(deps.xmlReader),
     deps.artifactListener ?? NO_LISTENER,
     deps.initialArtifacts ?? [new DirectoryArtifactSource(deps.artifactInitDir)],
     deps.terminologyKnowledge,

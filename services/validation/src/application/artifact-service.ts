@@ -150,7 +150,7 @@ export class ArtifactService {
   }
 
   /**
-   * Loads every `.tgz` (PACKAGE, named by its package.json name) and `.json` (RESOURCE, named by its
+   * Loads every `.tgz` (PACKAGE, named by its package.json name) and `.json` or FHIR `.xml` (RESOURCE, named by its
    * id) file of the initial sources, in order. Idempotent (create or replace). A file or a whole
    * source that cannot be read is reported under `failed`, not fatal. The engine is told ONCE, after
    * everything is stored, so loading nine packages rebuilds it once, not nine times.
@@ -203,11 +203,15 @@ export class ArtifactService {
       }
       for (const file of files) {
         const lower = file.fileName.toLowerCase();
-        const type: ArtifactType | undefined = lower.endsWith('.tgz') ? 'PACKAGE' : lower.endsWith('.json') ? 'RESOURCE' : undefined;
+        const type: ArtifactType | undefined = lower.endsWith('.tgz') ? 'PACKAGE' : lower.endsWith('.json') || lower.endsWith('.xml') ? 'RESOURCE' : undefined;
         if (!type) continue;
         try {
           let read: Promise<{ content: Buffer; metadata: ArtifactMetadata }> | undefined;
-          const contentAndMetadata = () => (read ??= file.read().then(async (content) => ({ content, metadata: await this.inspect(type, content) })));
+          // a RESOURCE file in FHIR XML is stored as its JSON, as when uploaded
+          const contentAndMetadata = () => (read ??= file.read().then(async (raw) => {
+            const content = type === 'RESOURCE' ? this.asJson(raw) : raw;
+            return { content, metadata: await this.inspect(type, content) };
+          }));
           if (!(await wanted(type, file, async () => (await contentAndMetadata()).metadata))) continue;
           const { content, metadata } = await contentAndMetadata();
           const name = (type === 'PACKAGE' ? metadata.packageName : nameFromResource(content)) ?? baseName(file.fileName);

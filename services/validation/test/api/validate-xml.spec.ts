@@ -4,6 +4,9 @@
  * 415, answer the OperationOutcome in XML when the caller accepts it, and a RESOURCE artifact can be
  * uploaded as XML (stored as its JSON).
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import type { Database } from '#adapters/persistence/database.js';
@@ -16,6 +19,7 @@ import { coreSource } from '../engine/support/core-definitions.js';
 import { buildTestApi, type TestApi } from './support/app.js';
 import { dropValidationTestDatabase, openValidationTestDatabase, uniqueDbName } from './support/database.js';
 import { InProcessResourceValidator } from './support/in-process-validator.js';
+import { packageEntries, tgz } from '../definitions/support/tar-writer.js';
 
 interface Issue { severity: string; details: { text: string }; expression?: string[]; extension?: { url: string; valueInteger?: number }[] }
 
@@ -100,5 +104,30 @@ describe('validation API: FHIR XML (real engine) @infra', function () {
     });
     const bad = await request(api.app).put('/api/artifact/RESOURCE/bad-xml').type('application/fhir+xml').send('<ValueSet xmlns="http://hl7.org/fhir">').expect(400);
     expect(bad.body.detail).to.contain('not a readable FHIR XML resource');
+  });
+
+  it('stores a PACKAGE whose members are FHIR XML, reading them as the engine will (details count them)', async () => {
+    const valueSet = '<ValueSet xmlns="http://hl7.org/fhir"><id value="pkg-xml-vs"/><url value="http://example.org/fhir/ValueSet/pkg-xml-vs"/><version value="0.1.0"/><status value="active"/></ValueSet>';
+    const pkg = tgz(packageEntries({ name: 'example.xml.members', version: '0.1.0', fhirVersions: ['4.0.1'] }, [], [{ name: 'package/ValueSet-pkg-xml-vs.xml', data: valueSet }]));
+    await request(api.app).put('/api/artifact/PACKAGE/example.xml.members').type('application/gzip').send(pkg).expect(201);
+    const details = await request(api.app).get('/api/artifact/PACKAGE/example.xml.members').expect(200);
+    expect(details.body.details.resourceCounts).to.deep.equal({ ValueSet: 1 });
+    expect(details.body.details.valueSets.map((v: { url: string }) => v.url)).to.deep.equal(['http://example.org/fhir/ValueSet/pkg-xml-vs']);
+  });
+
+  it('initializes RESOURCE artifacts from FHIR XML files of the init folder (stored as JSON; an unreadable one is reported)', async () => {
+    const initDir = await mkdtemp(join(tmpdir(), 'valapi-xml-init-'));
+    try {
+      await writeFile(join(initDir, 'CodeSystem-init-xml.xml'), '<CodeSystem xmlns="http://hl7.org/fhir"><id value="init-xml"/><url value="http://example.org/fhir/CodeSystem/init-xml"/><status value="active"/><content value="not-present"/></CodeSystem>');
+      await writeFile(join(initDir, 'CodeSystem-broken.xml'), '<CodeSystem xmlns="http://hl7.org/fhir"><id value="broken"');
+      const withInit = buildTestApi(db, { xmlReader: { readXml: (xml) => parseResourceText(xml, plans) as Record<string, unknown> }, artifactInitDir: initDir });
+      const report = await request(withInit.app).post('/api/artifact/$initialize').expect(200);
+      expect(report.body.stored.map((s: { name: string }) => s.name)).to.deep.equal(['init-xml']);
+      expect(report.body.failed.map((f: { file: string; reason: string }) => [f.file, f.reason.slice(0, 42)])).to.deep.equal([['CodeSystem-broken.xml', 'The body is not a readable FHIR XML resour']]);
+      const content = await request(api.app).get('/api/artifact/RESOURCE/init-xml/content').expect(200);
+      expect(JSON.parse(content.text)).to.deep.equal({ resourceType: 'CodeSystem', id: 'init-xml', url: 'http://example.org/fhir/CodeSystem/init-xml', status: 'active', content: 'not-present' });
+    } finally {
+      await rm(initDir, { recursive: true, force: true });
+    }
   });
 });

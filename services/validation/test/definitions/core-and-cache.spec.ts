@@ -182,3 +182,36 @@ describe('definition start-up cache', () => {
     expect(warm.cacheHit).to.equal(true);
   });
 });
+
+describe('definitions: package members in FHIR XML (real R4 core)', function () {
+  this.timeout(60_000);
+  let work: string;
+  before(async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'fhir-def-xml-'));
+  });
+  after(() => rm(work, { recursive: true, force: true }));
+
+  it('loads an XML member shaped by the core definitions (arrays, primitives), and reports an unreadable one', async () => {
+    const valueSet = [
+      '<ValueSet xmlns="http://hl7.org/fhir">',
+      '  <id value="xml-vs"/>',
+      '  <url value="http://example.org/ValueSet/xml-vs"/>',
+      '  <version value="1.0.0"/>',
+      '  <status value="active"/>',
+      '  <compose><include><system value="http://example.org/cs"/><concept><code value="a"/></concept><concept><code value="b"/></concept></include></compose>',
+      '</ValueSet>',
+    ].join('\n');
+    const file = path.join(work, 'xml-ig.tgz');
+    await writeFile(file, tgz(packageEntries({ name: 'example.xml.ig', version: '1.0.0', fhirVersions: ['4.0.1'] }, [], [
+      { name: 'package/ValueSet-xml-vs.xml', data: valueSet },
+      { name: 'package/ValueSet-broken.xml', data: '<ValueSet xmlns="http://hl7.org/fhir"><id value="x"' },
+    ])));
+    const loaded = await loadDefinitions({ packages: [file], cacheDir: false });
+    expect(loaded.index.valueSet('http://example.org/ValueSet/xml-vs')).to.deep.equal({
+      resourceType: 'ValueSet', id: 'xml-vs', url: 'http://example.org/ValueSet/xml-vs', version: '1.0.0', status: 'active',
+      compose: { include: [{ system: 'http://example.org/cs', concept: [{ code: 'a' }, { code: 'b' }] }] },
+    });
+    const details = loaded.index.packageDetails('example.xml.ig');
+    expect(details?.warnings.join('\n')).to.contain('package/ValueSet-broken.xml: not readable FHIR XML, skipped');
+  });
+});

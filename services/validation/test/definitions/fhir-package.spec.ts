@@ -97,3 +97,35 @@ describe('FHIR package model', () => {
     expect(pkg.resources.some((r) => r.url === 'http://hl7.org/fhir/StructureDefinition/patient-birthPlace')).to.equal(true);
   });
 });
+
+describe('FHIR package model: members in FHIR XML', () => {
+  const xmlMember = { name: 'package/ValueSet-xml-vs.xml', data: '<ValueSet xmlns="http://hl7.org/fhir"><id value="xml-vs"/><url value="http://example.org/ValueSet/xml-vs"/></ValueSet>' };
+
+  it('reads them with the reader it is given, as JSON members are read', async () => {
+    const seen: string[] = [];
+    const readXml = (text: string) => {
+      seen.push(text);
+      return { resourceType: 'ValueSet', id: 'xml-vs', url: 'http://example.org/ValueSet/xml-vs' };
+    };
+    const pkg = await readFhirPackage(tgz(packageEntries(manifest, [sd], [xmlMember])), { readXml });
+    expect(seen).to.deep.equal([xmlMember.data]);
+    expect(pkg.resources.map((r) => r.url)).to.deep.equal([sd.url, 'http://example.org/ValueSet/xml-vs']);
+    expect(pkg.resourceCounts).to.deep.equal({ StructureDefinition: 1, ValueSet: 1 });
+    expect(pkg.warnings).to.deep.equal([]);
+  });
+
+  it('leaves them out with one warning when no reader is given', async () => {
+    const pkg = await readFhirPackage(tgz(packageEntries(manifest, [sd], [xmlMember, { ...xmlMember, name: 'package/other.xml' }])));
+    expect(pkg.resources.map((r) => r.url)).to.deep.equal([sd.url]);
+    expect(pkg.warnings).to.deep.equal(['2 FHIR XML file(s) not read: no XML reader was given to the package loader']);
+  });
+
+  it('names an unreadable XML member in a warning and keeps loading', async () => {
+    const readXml = () => {
+      throw new Error('not well-formed (line 1, column 3)');
+    };
+    const pkg = await readFhirPackage(tgz(packageEntries(manifest, [sd], [xmlMember])), { readXml });
+    expect(pkg.resources.map((r) => r.url)).to.deep.equal([sd.url]);
+    expect(pkg.warnings).to.deep.equal(['package/ValueSet-xml-vs.xml: not readable FHIR XML, skipped (not well-formed (line 1, column 3))']);
+  });
+});

@@ -19,12 +19,15 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import type { CanonicalResource } from '../../domain/ports/conformance-resources.js';
 import { DefinitionIndex, type DefinitionIndexState, type DefinitionWarning } from '../../domain/engine/definitions/definition-index.js';
+import type { FhirPackage } from '../../domain/engine/definitions/fhir-package.js';
+import { PlanRegistry } from '../../domain/engine/plan/plan-registry.js';
+import { parseResourceText } from '../../domain/engine/xml/resource-text.js';
 import { coreDefinitionsFingerprint, loadCoreDefinitions, locateCoreDefinitions, type CoreDefinitionsLocation } from './core-definitions.js';
 import { listPackageFiles, parsePackageFiles, type LoadPackageOptions, type PackageFile, type PackageLoadFailure } from './package-files.js';
 import { packageDigests } from './package-digests.js';
 
 /** Bump when the index state format or what loading keeps changes: old cache files become misses. */
-export const DEFINITION_CACHE_CODE_VERSION = 6;
+export const DEFINITION_CACHE_CODE_VERSION = 7;
 
 export interface LoadDefinitionsOptions {
   /** `*.tgz` files and/or folders of them. */
@@ -89,7 +92,7 @@ export async function loadDefinitions(options: LoadDefinitionsOptions = {}): Pro
   const b = performance.now();
   const corePackage = await loadCoreDefinitions({ location: core, stripNarrative: options.packageOptions?.stripNarrative });
   const files: PackageFile[] = await Promise.all(paths.map(async (p, i) => ({ path: p, bytes: digests.read.get(p) ?? await readFile(p), sha256: digests.sha256[i]! })));
-  const { packages, failures } = await parsePackageFiles(files, options.packageOptions);
+  const { packages, failures } = await parsePackageFiles(files, { ...options.packageOptions, readXml: xmlReaderOn(corePackage, core.fhirVersion) });
   const index = DefinitionIndex.build({ packages: [corePackage, ...packages], resources: options.resources, fhirVersion: core.fhirVersion });
   const buildMs = performance.now() - b;
   let cacheWriteMs: number | undefined;
@@ -105,6 +108,19 @@ export async function loadDefinitions(options: LoadDefinitionsOptions = {}): Pro
     cacheWriteMs = performance.now() - w;
   }
   return { index, cacheHit: false, cacheKey: key, cacheFile, failures, warnings: index.warnings, timings: { totalMs: performance.now() - started, readInputsMs, buildMs, cacheWriteMs } };
+}
+
+/**
+ * Reads package members in FHIR XML, shaped by the R4 core definitions (XML needs the definitions
+ * to tell arrays, primitives and choice types apart). The core's index is built on the first XML
+ * member only: packages in JSON, which is nearly all of them, pay nothing.
+ */
+function xmlReaderOn(corePackage: FhirPackage, fhirVersion: string): (text: string) => unknown {
+  let shapes: PlanRegistry | undefined;
+  return (text) => {
+    shapes ??= new PlanRegistry(DefinitionIndex.build({ packages: [corePackage], fhirVersion }));
+    return parseResourceText(text, shapes);
+  };
 }
 
 function cacheKey(core: CoreDefinitionsLocation, packageHashes: string[], options: LoadDefinitionsOptions): string {

@@ -5,8 +5,8 @@ import {
 } from '../../domain/ports/artifact-repository.js';
 
 /**
- * The files of `artifact.init-dir` (deployments mount their IG packages there). Only `.tgz` and
- * `.json` files directly in the directory, symbolic links followed (mounted config maps are links).
+ * The files of `artifact.init-dir` (deployments mount their IG packages there). Only `.tgz`, `.json` and
+ * `.xml` (FHIR XML) files directly in the directory, symbolic links followed (mounted config maps are links).
  * No directory configured offers nothing; a configured directory that does not exist is an
  * InitialArtifactSourceError, which the initialization reports (a mistyped mount path is not silent).
  */
@@ -27,7 +27,7 @@ export class DirectoryArtifactSource implements InitialArtifactSource {
       throw error;
     }
     const files: string[] = [];
-    for (const name of names.filter((n) => /\.(tgz|json)$/i.test(n)).sort()) {
+    for (const name of names.filter((n) => /\.(tgz|json|xml)$/i.test(n)).sort()) {
       const info = await stat(join(directory, name)).catch(() => undefined);
       if (info?.isFile()) files.push(name);
     }

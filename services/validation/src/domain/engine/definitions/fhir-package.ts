@@ -63,6 +63,12 @@ export interface FhirPackageOptions {
    * large share of the memory and of the start-up cache. Default true.
    */
   stripNarrative?: boolean;
+  /**
+   * Reads a member in FHIR XML (`*.xml`) into its JSON form, or throws when it cannot. Shaping XML
+   * needs the R4 definitions, which the package model does not have: the loader passes a reader
+   * built on the core definitions. Without one, XML members are skipped with a warning.
+   */
+  readXml?: (text: string) => unknown;
 }
 
 export class FhirPackageError extends Error {
@@ -101,20 +107,28 @@ export function buildFhirPackage(entries: readonly ArchiveEntry[], options: Fhir
     if (typeof f?.filename === 'string' && typeof f.resourceType === 'string' && !keepType(f.resourceType)) skippedByIndex.set(`package/${f.filename}`, f.resourceType);
   }
 
+  let xmlSkipped = 0;
   for (const entry of entries) {
     const { path } = entry;
-    if (!path.endsWith('.json') || path === 'package/package.json' || path.endsWith('/.index.json')) continue;
+    const lower = path.toLowerCase();
+    const isXml = lower.endsWith('.xml');
+    if (!(lower.endsWith('.json') || isXml) || path === 'package/package.json' || path.endsWith('/.index.json')) continue;
     if (!includeExamples && path.startsWith('package/example/')) continue;
     const skippedType = skippedByIndex.get(path);
     if (skippedType !== undefined) {
       resourceCounts[skippedType] = (resourceCounts[skippedType] ?? 0) + 1;
       continue;
     }
+    const read = isXml ? options.readXml : parseJson;
+    if (!read) {
+      xmlSkipped++;
+      continue;
+    }
     let json: unknown;
     try {
-      json = JSON.parse(stripBom(entry.data.toString('utf8')));
+      json = read(stripBom(entry.data.toString('utf8')));
     } catch (err) {
-      warnings.push(`${path}: not valid JSON, skipped (${(err as Error).message})`);
+      warnings.push(`${path}: not ${isXml ? 'readable FHIR XML' : 'valid JSON'}, skipped (${(err as Error).message})`);
       continue;
     }
     // Non-resource JSON (openapi documents, ig-r4 fragments, ...) is simply not ours.
@@ -128,6 +142,7 @@ export function buildFhirPackage(entries: readonly ArchiveEntry[], options: Fhir
     if (stripNarrative && 'text' in json) delete json.text;
     resources.push(json);
   }
+  if (xmlSkipped > 0) warnings.push(`${xmlSkipped} FHIR XML file(s) not read: no XML reader was given to the package loader`);
 
   return {
     name: manifest.name,
@@ -186,6 +201,10 @@ function asStringArray(value: unknown): string[] | undefined {
 
 function isResource(json: unknown): json is CanonicalResource {
   return typeof json === 'object' && json !== null && !Array.isArray(json) && typeof (json as { resourceType?: unknown }).resourceType === 'string';
+}
+
+function parseJson(text: string): unknown {
+  return JSON.parse(text);
 }
 
 function stripBom(text: string): string {
