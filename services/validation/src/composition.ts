@@ -22,10 +22,11 @@ import { CategoryService } from './application/category-service.js';
 import { EnginePackageInspector } from './application/engine-package-inspector.js';
 import { ResultService } from './application/result-service.js';
 import { ValidationApiService, type ValidationConfigurationLookup } from './application/validation-api-service.js';
+import { ValidationConfigurationService } from './application/validation-configuration-service.js';
 import { ReportJobService } from './application/report-jobs/index.js';
 import { ValidationFlow, type FlowStore, type ScopedResourceValidator } from './application/validation-flow/index.js';
 import { PgFacilityScopes } from './adapters/persistence/pg-facility-scopes.js';
-import { validationConfigurationRoutes, type ValidationConfigurationStore } from './adapters/http/validation-configuration-routes.js';
+import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
 import { groupLimitFor, PgFlowStore } from './adapters/persistence/pg-flow-store.js';
 import { consumerConcurrency } from './adapters/messaging/ready-for-validation-consumer.js';
 import type { ArtifactChangeListener, ArtifactRepository, InitialArtifactSource } from './domain/ports/artifact-repository.js';
@@ -34,6 +35,7 @@ import type { ImportOutcome } from './domain/ports/category-repository.js';
 import type { FhirXmlReader } from './domain/ports/fhir-xml-reader.js';
 import type { PackageInspector } from './domain/ports/package-inspector.js';
 import type { TerminologyKnowledge } from './domain/ports/terminology-knowledge.js';
+import type { ValidationConfigurationStore } from './domain/ports/validation-configuration-store.js';
 import type { FacilityScopes } from './domain/ports/facility-scopes.js';
 import type { SubmissionSource } from './domain/ports/submission-source.js';
 import type { ReportMetadataSource } from './domain/ports/prequal.js';
@@ -71,6 +73,8 @@ export const TOKENS = {
   facilityScopes: token<FacilityScopes>('FacilityScopes'),
   /** …and written by the configuration routes: the same instance, so a write clears the cache the flow reads. */
   validationConfigurations: token<ValidationConfigurationStore>('ValidationConfigurationStore'),
+  /** The configurations' use case, on that store. */
+  validationConfigurationService: token<ValidationConfigurationService>('ValidationConfigurationService'),
   flowStore: token<FlowStore>('FlowStore'),
   validationFlow: token<ValidationFlow>('ValidationFlow'),
   reportJobService: token<ReportJobService>('ReportJobService'),
@@ -293,7 +297,8 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
     results: resultServiceSource(ctx.get(TOKENS.resultService)), categories: categoryServiceCatalog(ctx.get(TOKENS.categoryService)),
     reportMetadata: ctx.get(TOKENS.reportMetadata), logger: ctx.get(TOKENS.logger),
   }));
-  container.bind(TOKENS.validationConfigurationRouter).toDynamicValue((ctx) => validationConfigurationRoutes(ctx.get(TOKENS.openApi), ctx.get(TOKENS.validationConfigurations)));
+  container.bind(TOKENS.validationConfigurationService).toDynamicValue((ctx) => new ValidationConfigurationService(ctx.get(TOKENS.validationConfigurations)));
+  container.bind(TOKENS.validationConfigurationRouter).toDynamicValue((ctx) => validationConfigurationRoutes(ctx.get(TOKENS.openApi), ctx.get(TOKENS.validationConfigurationService)));
   container.bind(TOKENS.reportJobRouter).toDynamicValue((ctx) => reportJobRoutes(ctx.get(TOKENS.openApi), ctx.get(TOKENS.reportJobService)));
   return container;
 }

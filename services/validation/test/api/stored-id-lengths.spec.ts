@@ -13,6 +13,7 @@ import { validationApiEntities, validationApiMigrations } from '#validation/adap
 import { createValidationApiModule } from '#validation/composition.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { validationConfigurationRoutes } from '#validation/adapters/http/validation-configuration-routes.js';
+import { ValidationConfigurationService } from '#validation/application/validation-configuration-service.js';
 import { PgFacilityScopes } from '#validation/adapters/persistence/pg-facility-scopes.js';
 import { validationFlowEntities, validationFlowMigrations } from '#validation/adapters/persistence/validation-flow-tables.js';
 import { dropDatabase, PG, uniqueSuffix } from '../flow/support/flow-harness.js';
@@ -34,7 +35,7 @@ describe('validation API: path ids longer than their columns (HTTP) @infra', fun
     const openApi = new OpenApiBuilder({ title: 'test', version: '1' });
     const http = createHttpApp({ serviceName: 'validation-lengths-test', logger: silentLogger(), openApi });
     http.app.use(createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator: new ScriptedValidator() }).router);
-    http.app.use(validationConfigurationRoutes(openApi, new PgFacilityScopes(db.orm)));
+    http.app.use(validationConfigurationRoutes(openApi, new ValidationConfigurationService(new PgFacilityScopes(db.orm))));
     app = http.finish();
     await request(app).post('/api/validation-configurations').send({ name: 'cfg', packages: [] }).expect(201);
   });
