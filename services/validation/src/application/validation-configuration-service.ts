@@ -2,12 +2,15 @@ import { ConflictError, NotFoundError } from '#shared-kernel/domain/errors.js';
 import type { ValidationScope } from '../domain/flow/validation-scope.js';
 import type { ValidationConfigurationStore } from '../domain/ports/validation-configuration-store.js';
 
+/** The refusal to delete a configuration facilities are assigned (409, with their ids as `facilities`). */
+export const CONFIGURATION_IN_USE = { code: 'validation-configuration-in-use', title: 'Validation configuration in use' } as const;
+
 /**
  * Per-facility validation configurations (which IG packages, with versions, and which RESOURCE
  * artifacts a facility's submissions are validated against) and their assignment to facilities.
  * Refusals are the shared vocabulary's errors: an invalid definition a ValidationScopeError (400
- * naming the field), an unknown name or facility NotFoundError, an existing name or a configuration
- * still assigned ConflictError.
+ * naming the field), an unknown name or facility NotFoundError, an existing name ConflictError, and a
+ * configuration still assigned ConflictError with the reason CONFIGURATION_IN_USE and the facilities.
  */
 export class ValidationConfigurationService {
   constructor(private readonly store: ValidationConfigurationStore) {}
@@ -40,7 +43,9 @@ export class ValidationConfigurationService {
     const answer = await this.store.deleteUnassignedConfiguration(name);
     if (answer.outcome === 'absent') throw new NotFoundError(`Validation configuration ${name} does not exist`);
     if (answer.outcome === 'assigned') {
-      throw new ConflictError(`Validation configuration ${name} is assigned to facilities ${answer.facilities.join(', ')}; unassign them first`);
+      throw new ConflictError(`Validation configuration ${name} is assigned to facilities ${answer.facilities.join(', ')}; unassign them first`, {
+        reason: CONFIGURATION_IN_USE, facts: { facilities: answer.facilities },
+      });
     }
   }
 

@@ -142,6 +142,7 @@ describe('validation API: per-facility validation configurations (HTTP) @infra',
     const refused = await request(app).delete('/api/validation-configurations/ig-v2').expect(409);
     expect(refused.headers['content-type']).to.match(/application\/problem\+json/);
     expect(refused.body.detail).to.contain('fac-b').and.to.contain('fac-c');
+    expect(refused.body).to.deep.include({ type: 'https://nhsn-link.example/problems/validation-configuration-in-use', title: 'Validation configuration in use', facilities: ['fac-b', 'fac-c'] });
     expect(await scopes.scopeOf('fac-b')).to.deep.equal(V2);
     await request(app).get('/api/validation-configurations/ig-v2').expect(200);
 

@@ -95,7 +95,7 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, configura
 
   openApi.registerPath({
     method: 'delete', path: '/api/validation-configurations/:name', tags, summary: 'Delete a validation configuration',
-    description: 'Refused (409, naming the facilities) while facilities are assigned it: unassign them first, '
+    description: 'Refused (409 `validation-configuration-in-use`, its `facilities` member listing them) while facilities are assigned it: unassign them first, '
       + 'so that no facility is silently moved back to all artifacts.',
     request: { params: NameParams },
     responses: { 204: { description: 'Deleted' }, ...openApi.problemResponses(404, 409, 500) },
