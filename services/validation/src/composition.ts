@@ -21,7 +21,7 @@ import { ArtifactService, type InitializationReport } from './application/artifa
 import { CategoryService } from './application/category-service.js';
 import { EnginePackageInspector } from './application/engine-package-inspector.js';
 import { ResultService } from './application/result-service.js';
-import { ValidationApiService, type ValidationConfigurationLookup } from './application/validation-api-service.js';
+import { ValidationApiService } from './application/validation-api-service.js';
 import { ValidationConfigurationService } from './application/validation-configuration-service.js';
 import { ReportJobService } from './application/report-jobs/index.js';
 import { ValidationFlow, type FlowStore, type ScopedResourceValidator } from './application/validation-flow/index.js';
@@ -35,6 +35,7 @@ import type { ImportOutcome } from './domain/ports/category-repository.js';
 import type { FhirXmlReader } from './domain/ports/fhir-xml-reader.js';
 import type { PackageInspector } from './domain/ports/package-inspector.js';
 import type { TerminologyKnowledge } from './domain/ports/terminology-knowledge.js';
+import type { ValidationConfigurationLookup } from './domain/ports/validation-configuration-lookup.js';
 import type { ValidationConfigurationStore } from './domain/ports/validation-configuration-store.js';
 import type { FacilityScopes } from './domain/ports/facility-scopes.js';
 import type { SubmissionSource } from './domain/ports/submission-source.js';
