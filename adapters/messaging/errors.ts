@@ -1,15 +1,16 @@
 /**
- * Errors of the messaging adapter. Handlers signal what should happen to a message by the error
- * they throw (see consumer-runner.ts and failure-kind.ts):
+ * Errors of the messaging adapter: transport errors only (a payload its contract refuses, a subject
+ * no contract has, a query without an answer) and what a handler tells the consumer runner to do with
+ * its message (see consumer-runner.ts and failure-kind.ts):
  * - PermanentError: the message itself is wrong (data error) → dead-letter at once, retrying cannot help;
- * - UnavailableError (or an error the classification recognises as a dependency being unreachable:
- *   a PostgreSQL connection failure, a NATS timeout, a refused connection) → keep the message and
- *   retry it in place, without using up its deliveries, for up to the outage horizon;
+ * - the shared vocabulary's UnavailableError (`#shared-kernel/domain/errors.js`, with the `dependency`
+ *   that is down), or an error the classification recognises as a dependency being unreachable (a
+ *   PostgreSQL connection failure, a NATS timeout, a refused connection) → keep the message and retry
+ *   it in place, without using up its deliveries, for up to the outage horizon;
  * - RetryableError (or any other error) → redeliver later with backoff, dead-letter after the
  *   maximum deliveries.
  */
 
-import { UnavailableError as SharedUnavailableError } from '#shared-kernel/domain/errors.js';
 import { UnpublishableMessageError } from './publisher-port.js';
 
 /** A payload does not satisfy its contract; nothing was sent or enqueued (publisher, outbox, request-reply). */
@@ -33,21 +34,6 @@ export class RetryableError extends Error {
   override readonly name = 'RetryableError';
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
-  }
-}
-
-/**
- * A dependency the handler needs (database, another service, the broker) is unreachable or failing,
- * and the message is fine: it will succeed once the dependency is back. Adapters raise it (or it is
- * recognised from the dependency's own error, see failure-kind.ts); the consumer runner holds the
- * message and retries it without counting a delivery. It is the shared vocabulary's UnavailableError
- * (services/shared-kernel), which the runner recognises too, e.g. the validation flow's
- * SubmissionUnavailableError when the report service does not answer.
- */
-export class UnavailableError extends SharedUnavailableError {
-  override readonly name = 'UnavailableError';
-  constructor(override readonly dependency: string, message: string, options?: ErrorOptions) {
-    super(message, { ...options, dependency });
   }
 }
 

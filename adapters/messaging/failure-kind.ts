@@ -11,8 +11,8 @@
  * | `unknown`     | anything else (a bug, an unexpected answer)               | redelivers with backoff, dead-      |
  * |               |                                                           | letters after the maximum deliveries|
  *
- * Adapters that know a dependency failed raise UnavailableError (errors.ts), and domain code the
- * shared vocabulary's UnavailableError it extends (services/shared-kernel); both are recognised. The errors of the
+ * Code that knows a dependency failed, adapters and domain alike, raises the shared vocabulary's
+ * UnavailableError (services/shared-kernel, naming the `dependency`). The errors of the
  * database driver and the network are recognised here by their codes, because they reach the
  * handler as they are: PostgreSQL SQLSTATE class 08 (connection exception), 57P01/57P02/57P03
  * (administrator or crash shutdown, cannot connect now: a restart or failover), 53300 (too many

@@ -85,7 +85,8 @@ import { openDatabase, OutboxMessageEntity, outboxMigration, OutboxRelay } from 
 import { sharedDir } from '#test-support/shared-dir.js';
 import { cpuMsPer, machineCpuSeconds, processCpuSeconds, threadCpuSeconds } from './process-cpu.js';
 import { EngineHost } from '#validation/adapters/engine/index.js';
-import { createValidationApiModule, validationApiEntities, validationApiMigrations } from '#validation/adapters/http/validation-api-module.js';
+import { validationApiEntities, validationApiMigrations } from '#validation/adapters/http/validation-api-module.js';
+import { createValidationApiModule } from '#validation/composition.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { defaultConsumerConcurrency, startReadyForValidationConsumer } from '#validation/adapters/messaging/ready-for-validation-consumer.js';
 import { PgArtifactRepository } from '#validation/adapters/persistence/artifact-repository.js';

@@ -50,8 +50,8 @@ describe('architecture: ring imports are enforced by lint', function () {
     { ring: 'validation application → kysely', file: 'services/validation/src/application/probe.ts', code: "import { sql } from 'kysely';\nexport const y = sql;\n" },
     { ring: 'shared kernel → express', file: 'services/shared-kernel/src/domain/probe.ts', code: "import express from 'express';\nexport const y = express;\n" },
     { ring: 'shared kernel → a shared adapter', file: 'services/shared-kernel/src/domain/probe.ts', code: "import { HttpProblem } from '../../../../adapters/http/problem.js';\nexport const y = HttpProblem;\n" },
-    { ring: 'shared kernel → a service by its alias', file: 'services/shared-kernel/src/domain/probe.ts', code: "import { x } from '#validation/domain/flow/submission.js';\nexport const y = x;\n" },
-    { ring: 'shared kernel → a service', file: 'services/shared-kernel/src/domain/probe.ts', code: "import { x } from '../../../validation/src/domain/flow/submission.js';\nexport const y = x;\n" },
+    { ring: 'shared kernel → a service by its alias', file: 'services/shared-kernel/src/domain/probe.ts', code: "import { x } from '#validation/domain/ports/submission-source.js';\nexport const y = x;\n" },
+    { ring: 'shared kernel → a service', file: 'services/shared-kernel/src/domain/probe.ts', code: "import { x } from '../../../validation/src/domain/ports/submission-source.js';\nexport const y = x;\n" },
     { ring: 'validation domain → a shared adapter by its #adapters alias', file: 'services/validation/src/domain/results/probe.ts', code: "import { x } from '#adapters/persistence/index.js';\nexport const y = x;\n" },
     { ring: 'validation domain → its own adapters by the #validation alias', file: 'services/validation/src/domain/results/probe.ts', code: "import { x } from '#validation/adapters/persistence/result-repository.js';\nexport const y = x;\n" },
     { ring: 'tenant application → its adapters by the #tenant alias', file: 'services/tenant/src/application/probe.ts', code: "import { x } from '#tenant/adapters/persistence/facility-repository.js';\nexport const y = x;\n" },
@@ -73,7 +73,7 @@ describe('architecture: ring imports are enforced by lint', function () {
 
   it('accepts a domain import of the domain, and an application type import of the shared Logger', async () => {
     expect(await restrictedImports('services/tenant/src/signing-keys/application/probe.ts',
-      "import type { SigningKeyStore } from '../domain/ports.js';\nimport type { Logger } from '../../../../../adapters/observability/logger.js';\nexport type Y = SigningKeyStore | Logger;\n")).to.deep.equal([]);
+      "import type { SigningKeyStore } from '../domain/ports/signing-key-store.js';\nimport type { Logger } from '../../../../../adapters/observability/logger.js';\nexport type Y = SigningKeyStore | Logger;\n")).to.deep.equal([]);
     expect(await restrictedImports('services/tenant/src/application/probe.ts',
       "import type { Facility } from '#tenant/domain/facility.js';\nimport type { Logger } from '#adapters/observability/logger.js';\nexport type Y = Facility | Logger;\n")).to.deep.equal([]);
   });

@@ -16,7 +16,7 @@ import { ReportServiceStandIn } from '#scripts/demo/report-service-stand-in.js';
 import { DEMO_FACILITY, DEMO_MEASURES, DEMO_PERIOD, demoSubmissions } from '#scripts/demo/synthetic-submissions.js';
 import { embeddedPackagesDirectory } from '#validation/adapters/artifacts/embedded-packages.js';
 import { EngineHost } from '#validation/adapters/engine/index.js';
-import { createValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { createValidationApiModule } from '#validation/composition.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { HttpReportMetadata } from '#validation/adapters/report-service/http-report-metadata.js';
 import { HttpReportService } from '#validation/adapters/report-service/http-report-service.js';

@@ -4,7 +4,8 @@ import { silentLogger } from '../../observability/logger.js';
 import { createMetrics } from '../../observability/metrics.js';
 import { startConsumer, type ConsumerRunner, type ConsumerRunnerOptions, type MessageContext, type MessageHandler } from '../consumer-runner.js';
 import { DeadLetterQueue } from '../dead-letter.js';
-import { PermanentError, UnavailableError } from '../errors.js';
+import { UnavailableError } from '#shared-kernel/domain/errors.js';
+import { PermanentError } from '../errors.js';
 import { JetStreamPublisher } from '../publisher.js';
 import { testBroker, waitFor, type TestBroker } from './support.js';
 
@@ -54,7 +55,7 @@ describe('messaging: consumer runner during a dependency outage', () => {
     let failing = true;
     const { durable, stream, subject } = await run('ReadyForValidation', async (_payload, ctx) => {
       seen.push(ctx);
-      if (failing) throw new UnavailableError('database', 'connect ECONNREFUSED 127.0.0.1:5432');
+      if (failing) throw new UnavailableError('connect ECONNREFUSED 127.0.0.1:5432', { dependency: 'database' });
     }, { metrics });
     await publisher.publishMessage('ReadyForValidation', VALID.ReadyForValidation, { msgId: 'held-1' });
     const value = async (name: string) => (await metrics.registry.getSingleMetric(name)!.get()).values[0]!.value;
@@ -118,7 +119,7 @@ describe('messaging: consumer runner during a dependency outage', () => {
     const settings = { ackWaitMs: 60_000, outageBackoff: { initialMs: 60_000, maxMs: 60_000 } };
     const { runner, durable } = await run('ReadyForValidation', async () => {
       handled++;
-      throw new UnavailableError('report service', 'report service answered 503');
+      throw new UnavailableError('report service answered 503', { dependency: 'report service' });
     }, settings);
     await publisher.publishMessage('ReadyForValidation', VALID.ReadyForValidation);
     await waitFor(() => handled === 1, 'the first attempt');

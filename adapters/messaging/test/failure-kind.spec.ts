@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import net from 'node:net';
 import { ClosedConnectionError, NoRespondersError, TimeoutError } from '@nats-io/transport-node';
-import { ContractViolationError, PermanentError, RetryableError, UnavailableError } from '../errors.js';
+import { ContractViolationError, PermanentError, RetryableError } from '../errors.js';
 import { classifyFailure } from '../failure-kind.js';
-import { NotFoundError, UnavailableError as SharedUnavailableError } from '#shared-kernel/domain/errors.js';
+import { NotFoundError, UnavailableError } from '#shared-kernel/domain/errors.js';
 
 /** PostgreSQL's error as the pg driver raises it: the SQLSTATE in `code`. */
 const pgError = (code: string, message: string) => Object.assign(new Error(message), { code, severity: 'FATAL' });
@@ -14,16 +14,11 @@ describe('messaging: failure kinds (data, unavailable dependency, unknown)', () 
     expect(classifyFailure(new PermanentError('gave up', { cause: pgError('57P01', 'shutdown') }))).to.equal('data');
   });
 
-  it('UnavailableError, raised by adapters for a dependency that cannot answer, is unavailable (also when wrapped)', () => {
-    expect(classifyFailure(new UnavailableError('report service', 'answered 503'))).to.equal('unavailable');
-    expect(classifyFailure(new Error('flow failed', { cause: new UnavailableError('report service', 'timed out') }))).to.equal('unavailable');
-  });
-
-  it('the shared vocabulary\'s UnavailableError, as domain code raises it (the report service down), is unavailable; its other errors are not', () => {
-    expect(classifyFailure(new SharedUnavailableError('The report service answered 503 after 2 attempt(s)', { dependency: 'report service' }))).to.equal('unavailable');
-    expect(classifyFailure(new Error('flow failed', { cause: new SharedUnavailableError('timed out') }))).to.equal('unavailable');
+  it('the shared vocabulary\'s UnavailableError, as adapters and domain code raise it (the report service down), is unavailable, also when wrapped; its other errors are not', () => {
+    expect(classifyFailure(new UnavailableError('The report service answered 503 after 2 attempt(s)', { dependency: 'report service' }))).to.equal('unavailable');
+    expect(classifyFailure(new Error('flow failed', { cause: new UnavailableError('timed out', { dependency: 'report service' }) }))).to.equal('unavailable');
+    expect(classifyFailure(new Error('flow failed', { cause: new UnavailableError('timed out') }))).to.equal('unavailable');
     expect(classifyFailure(new NotFoundError('Facility "F1" was not found'))).to.equal('unknown');
-    expect(new UnavailableError('report service', 'answered 503')).to.be.instanceOf(SharedUnavailableError).and.to.include({ dependency: 'report service', failure: 'unavailable' });
   });
 
   it('recognises PostgreSQL restarts, failovers and connection exceptions by SQLSTATE', () => {

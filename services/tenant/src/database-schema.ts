@@ -1,7 +1,8 @@
 import type { MigrationObject } from '@mikro-orm/postgresql';
 import { OutboxMessageEntity } from '#adapters/persistence/index.js';
 import { signingKeyEntities, signingKeyMigrations } from './signing-keys/index.js';
-import { tenantEntities, tenantMigrations } from './tenant-module.js';
+import { tenantEntities } from './adapters/persistence/entities.js';
+import { tenantMigrations } from './adapters/persistence/migrations.js';
 
 /**
  * The tenant database as the service process and its command-line tools open it: the facility

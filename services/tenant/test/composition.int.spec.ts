@@ -16,7 +16,7 @@ import { MikroTenantStore } from '#tenant/adapters/persistence/tenant-store.js';
 import { ReportScheduler } from '#tenant/application/report-scheduler.js';
 import { buildTenantContainer, TOKENS, type TenantServiceConfig } from '#tenant/composition.js';
 import { ManualClock, systemClock } from '#tenant/domain/clock.js';
-import type { TenantStore } from '#tenant/domain/ports.js';
+import type { TenantStore } from '#tenant/domain/ports/tenant-store.js';
 import { tenantServiceSchema } from '#tenant/service-schema.js';
 import { SigningKeyService } from '#tenant/signing-keys/index.js';
 import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenant-database.js';

@@ -5,7 +5,7 @@ import { silentLogger } from '#adapters/observability/logger.js';
 import { FacilityService } from '#tenant/application/facility-service.js';
 import { ReportScheduler } from '#tenant/application/report-scheduler.js';
 import { SYSTEM_ACTOR } from '#tenant/domain/audit.js';
-import type { TenantStore } from '#tenant/domain/ports.js';
+import type { TenantStore } from '#tenant/domain/ports/tenant-store.js';
 import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenant-database.js';
 
 const DAY = 86_400_000;

@@ -4,7 +4,7 @@ import { loadConfig } from '#adapters/config/index.js';
 import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
 import { silentLogger } from '#adapters/observability/logger.js';
 import { tenantSchema } from '#tenant/config.js';
-import { createTenantModule, type TenantModule } from '#tenant/tenant-module.js';
+import { createTenantModule, type TenantModule } from '#tenant/composition.js';
 import { openTenantTestDatabase, type TenantTestDatabase } from './support/tenant-database.js';
 
 const ENV = { AUTH_MODE: 'none' };

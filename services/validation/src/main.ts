@@ -6,11 +6,9 @@ import { checkInitialSourceSettings } from './adapters/artifacts/initial-sources
 import { initializeAndStartEngine } from './adapters/engine/initialize-and-start.js';
 import { workersHealthCheck } from './adapters/engine/workers-health.js';
 import { validationApiEntities, validationApiHttpFrame, validationApiMigrations } from './adapters/http/validation-api-module.js';
-import { validationConfigurationRoutes } from './adapters/http/validation-configuration-routes.js';
 import { terminologyCredentials } from './adapters/terminology/index.js';
 import { consumerConcurrency, startReadyForValidationConsumer } from './adapters/messaging/ready-for-validation-consumer.js';
-import { categoryServiceCatalog, preQualRoutes, resultServiceSource } from './adapters/prequal/index.js';
-import { reportJobEntities, reportJobMigrations, reportJobRoutes } from './adapters/report-jobs/index.js';
+import { reportJobEntities, reportJobMigrations } from './adapters/report-jobs/index.js';
 import { validationFlowEntities, validationFlowMigrations } from './adapters/persistence/validation-flow-tables.js';
 import { buildValidationContainer, TOKENS } from './composition.js';
 import { checkValidationSettings, validationSchema } from './config.js';
@@ -23,8 +21,8 @@ import { checkValidationSettings, validationSchema } from './config.js';
  * joins /health/ready and /health (a pool that makes no progress for validation.stall-timeout-ms
  * cannot recover by itself). Shutdown (SIGTERM): HTTP, then the consumer (in-flight
  * submissions finish or are redelivered), then the engine's workers, then NATS and the database.
- * The objects come from the inversify container (composition.ts); this file decides the order in
- * which they start and stop.
+ * Every object, use cases and routers included, comes from the inversify container (composition.ts);
+ * this file decides the order in which they start, are mounted and stop.
  */
 const config = exitOnConfigError(() => {
   const loaded = loadConfig(validationSchema);
@@ -52,12 +50,9 @@ notifier.start();
 
 const api = container.get(TOKENS.validationApi);
 // The pre-qualification report goes before api.router (see prequal-routes.ts).
-runtime.api.use(preQualRoutes(runtime.openApi, {
-  results: resultServiceSource(api.results), categories: categoryServiceCatalog(api.categories),
-  reportMetadata: container.get(TOKENS.reportMetadata), logger: runtime.logger,
-}));
+runtime.api.use(container.get(TOKENS.preQualRouter));
 runtime.api.use(api.router);
-runtime.api.use(validationConfigurationRoutes(runtime.openApi, container.get(TOKENS.validationConfigurations)));
+runtime.api.use(container.get(TOKENS.validationConfigurationRouter));
 // Default artifacts before the engine's first build (initialize-and-start.ts): one build, with them.
 const { initialized } = await initializeAndStartEngine(api, engine, { artifactInit: config.artifactInit });
 const workersCheck = workersHealthCheck(engine, config.validationStallTimeoutMs);
@@ -74,7 +69,7 @@ const reportJobs = container.get(TOKENS.reportJobService);
 const interrupted = await reportJobs.start();
 if (interrupted.resumed > 0) runtime.logger.info({ resumed: interrupted.resumed }, 'report jobs cut off by a restart resumed');
 if (interrupted.failed > 0) runtime.logger.warn({ failed: interrupted.failed }, 'report jobs cut off by restarts too often marked failed');
-runtime.api.use(reportJobRoutes(runtime.openApi, reportJobs));
+runtime.api.use(container.get(TOKENS.reportJobRouter));
 const consumer = await startReadyForValidationConsumer({
   js: runtime.nats.js, catalog: runtime.catalog, flow, logger: runtime.logger, metrics: runtime.metrics,
   maxDeliver: config.validationMaxDeliveries, concurrency: consumerConcurrency(config.validationConsumerConcurrency, engine.workerThreads),

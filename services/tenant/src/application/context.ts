@@ -1,7 +1,8 @@
 import type { Actor, AuditAction, AuditEvent } from '../domain/audit.js';
 import { diffProperties } from '../domain/audit.js';
 import type { Clock } from '../domain/clock.js';
-import type { IdGenerator, TenantStore, TenantTransaction } from '../domain/ports.js';
+import type { IdGenerator } from '../domain/ports/id-generator.js';
+import type { TenantStore, TenantTransaction } from '../domain/ports/tenant-store.js';
 
 /** What every application service needs. */
 export interface TenantContext {

@@ -3,7 +3,9 @@ import { ConflictError, NotFoundError, InvalidInputError } from '#shared-kernel/
 import type { Facility, FacilityInput } from '../domain/facility.js';
 import { allScheduledMeasures, measuresFor, scheduledFrequencies, validateFacilityInput } from '../domain/facility.js';
 import type { FacilitySortField, Page, PageRequest, Sort } from '../domain/paging.js';
-import type { FacilitySearch, ScheduleEntry, TenantTransaction } from '../domain/ports.js';
+import type { FacilitySearch } from '../domain/ports/facility-repository.js';
+import type { ScheduleEntry } from '../domain/ports/schedule-repository.js';
+import type { TenantTransaction } from '../domain/ports/tenant-store.js';
 import { localIsoDateTime, upcomingPeriodStarts, periodContaining, type Frequency } from '../domain/reporting-period.js';
 import { audit, type TenantContext } from './context.js';
 import { assertMeasuresExist } from './measure-catalog.js';

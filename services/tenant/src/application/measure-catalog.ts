@@ -1,7 +1,7 @@
 import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import { mappingNames } from '../domain/measure-mapping.js';
 import { unknownMeasures } from '../domain/measure-check.js';
-import type { TenantTransaction } from '../domain/ports.js';
+import type { TenantTransaction } from '../domain/ports/tenant-store.js';
 import type { TenantContext } from './context.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Actor } from '../domain/audit.js';
 import { NotFoundError } from '#shared-kernel/domain/errors.js';
 import type { MeasureMapping, MeasureMappingInput } from '../domain/measure-mapping.js';
 import { validateMeasureMappingInput } from '../domain/measure-mapping.js';
-import type { TenantTransaction } from '../domain/ports.js';
+import type { TenantTransaction } from '../domain/ports/tenant-store.js';
 import { audit, type TenantContext } from './context.js';
 
 const RESOURCE = 'MeasureMapping';

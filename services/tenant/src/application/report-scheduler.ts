@@ -3,7 +3,8 @@ import type { ServiceMetrics } from '#adapters/observability/metrics.js';
 import type { Clock } from '../domain/clock.js';
 import { measuresFor, type Facility } from '../domain/facility.js';
 import type { MeasureMapping } from '../domain/measure-mapping.js';
-import type { ScheduleEntry, TenantStore, TenantTransaction } from '../domain/ports.js';
+import type { ScheduleEntry } from '../domain/ports/schedule-repository.js';
+import type { TenantStore, TenantTransaction } from '../domain/ports/tenant-store.js';
 import { buildScheduledReport, type ScheduledReport } from '../domain/report-schedule.js';
 import { periodContaining, type ReportingPeriod } from '../domain/reporting-period.js';
 

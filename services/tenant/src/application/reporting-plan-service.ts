@@ -1,7 +1,8 @@
 import type { Actor } from '../domain/audit.js';
 import { NotFoundError, InvalidInputError } from '#shared-kernel/domain/errors.js';
 import type { Page, PageRequest, PlanSortField, Sort } from '../domain/paging.js';
-import type { PlanFilter, TenantTransaction } from '../domain/ports.js';
+import type { PlanFilter } from '../domain/ports/reporting-plan-repository.js';
+import type { TenantTransaction } from '../domain/ports/tenant-store.js';
 import type { FacilityReportingPlan, ReportingPlanInput } from '../domain/reporting-plan.js';
 import { validateReportingPlanInput } from '../domain/reporting-plan.js';
 import { audit, type TenantContext } from './context.js';

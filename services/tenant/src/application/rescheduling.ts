@@ -1,6 +1,7 @@
 import type { Facility } from '../domain/facility.js';
 import { scheduledFrequencies } from '../domain/facility.js';
-import type { ScheduleEntry, TenantTransaction } from '../domain/ports.js';
+import type { ScheduleEntry } from '../domain/ports/schedule-repository.js';
+import type { TenantTransaction } from '../domain/ports/tenant-store.js';
 import { FREQUENCIES, nextPeriodStart } from '../domain/reporting-period.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Actor } from '../domain/audit.js';
 import { ConflictError, NotFoundError, InvalidInputError } from '#shared-kernel/domain/errors.js';
-import type { TenantTransaction } from '../domain/ports.js';
+import type { TenantTransaction } from '../domain/ports/tenant-store.js';
 import type { Vendor, VendorVersion } from '../domain/vendor.js';
 import { validateVendorInput, validateVendorVersionInput } from '../domain/vendor.js';
 import { audit, type TenantContext } from './context.js';

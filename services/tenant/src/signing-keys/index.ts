@@ -27,10 +27,11 @@
  *
  * ## Layout (the tenant service's rings, inside one module)
  * - `domain/`: the key model and its statuses, the JWKS document, the master keyring, the assertion
- *   target and signing, and `ports.ts` (storage: keys, facility references, audit, publication lock).
+ *   target and signing, and `ports/` (storage: keys, facility references, audit, publication lock).
  * - `application/`: SigningKeyService (every use case), re-encryption, the expiry job.
  * - `adapters/`: HTTP routes, PostgreSQL store, NATS queries, settings, the JWKS file writer, the
- *   start-up master-key check. This file wires them (the module's composition root).
+ *   start-up master-key check. The service's composition root (../composition.ts) wires them;
+ *   this file is the module's public face.
  *
  * ## Client assertions: for configured EHR connections only
  * `iss` = `sub` = client id and `aud` = token endpoint come from the facility's configuration
@@ -71,131 +72,21 @@
  * 3. `DELETE /api/signing-keys/{oldKid}` — refused (409) while any active facility still uses it.
  *    Use `PUT … {status: "disabled"}` first instead to keep it verifiable for the retention period.
  */
-import type { MigrationObject, MikroORM } from '@mikro-orm/postgresql';
-import type { NatsConnection } from '@nats-io/transport-node';
-import type { Router } from 'express';
-import type { OpenApiBuilder } from '#adapters/http/index.js';
-import type { QueryServer } from '#adapters/messaging/request-reply.js';
-import type { Logger } from '#adapters/observability/logger.js';
-import type { Catalog } from '#contracts/catalog.js';
-import { keyringFromConfig, type MasterKeyConfig, type SigningKeyConfig } from './adapters/config.js';
-import { KeyExpiryJob } from './application/expiry-job.js';
-import { jwksRouter, registerSigningKeyOpenApi, signingKeyRouter } from './adapters/http.js';
-import { writeJwksFile } from './adapters/jwks-file.js';
-import type { JwksDocument } from './domain/jwks.js';
-import { checkMasterKeyCoverage, type MasterKeyCoverage } from './adapters/master-key-check.js';
-import type { MasterKeyring } from './domain/master-keyring.js';
-import { MikroSigningKeyStore, signingKeyEntities, signingKeyMigrations } from './adapters/persistence.js';
-import { serveSigningKeyQueries } from './adapters/queries.js';
-import { SigningKeyService } from './application/signing-key-service.js';
-
 export {
   signingKeySettings, keyringFromConfig, MASTER_KEY_SETTING, MASTER_KEYS_SETTING, CURRENT_MASTER_KEY_SETTING, type MasterKeyConfig, type SigningKeyConfig,
 } from './adapters/config.js';
 export type { MasterKeyCoverage } from './adapters/master-key-check.js';
 export { signingKeyEntities, signingKeyMigrations } from './adapters/persistence.js';
-export type { FacilityKeyReferences } from './domain/ports.js';
+export type { FacilityKeyReferences } from './domain/ports/facility-key-references.js';
 export { SIGNING_ALGORITHMS, KEY_STATUSES, SigningKeyError, type SigningKey, type SigningAlgorithm, type KeyStatus } from './domain/model.js';
 export { SigningKeyService } from './application/signing-key-service.js';
 export { JWKS_CACHE_CONTROL, JWKS_PATH } from './adapters/http.js';
 export { ASSERTION_LIFETIME_SECONDS, VERIFICATION_GRACE_MS } from './domain/model.js';
-
-export interface SigningKeyModuleDeps {
-  /** The tenant database, opened with `signingKeyEntities` and `signingKeyMigrations` among the service's. */
-  readonly orm: MikroORM;
-  readonly config: Pick<SigningKeyConfig, 'signingKeysJwksPath' | 'signingKeysDisabledRetentionMs' | 'signingKeysExpiryIntervalMs'> & MasterKeyConfig;
-  readonly logger: Logger;
-  /** For SignClientAssertion; without it `start()` serves no query. */
-  readonly nats?: NatsConnection;
-  /** For the query subject and audit events; default: the production catalog for queries, and audit events off when omitted. */
-  readonly catalog?: Catalog;
-  /** Called after each committed change, e.g. `() => runtime.outbox.notify()` so audit events leave at once. */
-  readonly afterCommit?: () => void;
-  readonly now?: () => Date;
-  /** Where a JWKS document goes; default: written atomically to `signing-keys.jwks-path`. */
-  readonly writeJwks?: (document: JwksDocument) => Promise<void>;
-}
-
-export interface SigningKeyModule {
-  readonly service: SigningKeyService;
-  /** The configured master keys; undefined when none is. */
-  readonly masterKeys: MasterKeyring | undefined;
-  /** Operator routes with paths starting `/api/` (mount on the guarded app). */
-  readonly router: Router;
-  /** `GET /.well-known/jwks.json` (mount on the public app, outside the `/api` guard). */
-  readonly jwksRouter: Router;
-  registerOpenApi(openApi: OpenApiBuilder): void;
-  readonly entities: typeof signingKeyEntities;
-  readonly migrations: MigrationObject[];
-  /** SignClientAssertion over NATS request-reply. */
-  serveQueries(): QueryServer[];
-  /**
-   * Opens every stored private key with the configured master keys; throws ConfigError naming the
-   * master key ids that are missing or wrong (main.ts turns it into exit code 78 before listening).
-   */
-  checkMasterKeys(): Promise<MasterKeyCoverage>;
-  /** Writes the JWKS once, starts the expiry job and (with NATS) the query handler. */
-  start(): void;
-  stop(): Promise<void>;
-}
-
-/**
- * The registry as one unit for main.ts. Throws ConfigError when the master-key settings do not
- * describe a usable keyring (a file that cannot be read, no current key among several).
- *
- * ```ts
- * const keys = createSigningKeyModule({ orm: runtime.db.orm, config, logger: runtime.logger, nats: runtime.nats.nc, catalog, afterCommit: () => runtime.outbox.notify() });
- * await exitOnConfigError(() => keys.checkMasterKeys());
- * keys.registerOpenApi(runtime.openApi);
- * runtime.api.use(keys.router);        // /api/signing-keys..., /api/facilities/{id}/signing-key, /$client-assertion
- * runtime.http.app.use(keys.jwksRouter); // /.well-known/jwks.json, public
- * keys.start();
- * runtime.onShutdown(() => keys.stop());
- * ```
- */
-export function createSigningKeyModule(deps: SigningKeyModuleDeps): SigningKeyModule {
-  const logger = deps.logger.child({ component: 'signing-keys' });
-  const masterKeys = keyringFromConfig(deps.config);
-  const store = new MikroSigningKeyStore({ orm: deps.orm, ...(deps.catalog ? { catalog: deps.catalog } : {}), ...(deps.afterCommit ? { afterCommit: deps.afterCommit } : {}) });
-  const service = new SigningKeyService({
-    store,
-    masterKeys,
-    disabledRetentionMs: deps.config.signingKeysDisabledRetentionMs,
-    writeJwks: deps.writeJwks ?? ((document) => writeJwksFile(deps.config.signingKeysJwksPath, document)),
-    logger,
-    ...(deps.now ? { now: deps.now } : {}),
-  });
-  const job = new KeyExpiryJob(service, deps.config.signingKeysExpiryIntervalMs, logger);
-  let queryServers: QueryServer[] = [];
-
-  const module: SigningKeyModule = {
-    service,
-    masterKeys,
-    router: signingKeyRouter(service),
-    jwksRouter: jwksRouter(deps.config.signingKeysJwksPath, () => service.regenerateJwks()),
-    registerOpenApi: registerSigningKeyOpenApi,
-    entities: signingKeyEntities,
-    migrations: signingKeyMigrations,
-    async checkMasterKeys() {
-      const coverage = await checkMasterKeyCoverage(store, masterKeys);
-      if (coverage.checked > 0) logger.info({ ...coverage, current: masterKeys?.currentId }, 'every stored private key decrypts with the configured master keys');
-      return coverage;
-    },
-    serveQueries() {
-      if (!deps.nats) throw new Error('createSigningKeyModule: no NATS connection given, so no queries can be served');
-      return serveSigningKeyQueries(deps.nats, service, { logger, ...(deps.catalog ? { catalog: deps.catalog } : {}) });
-    },
-    start() {
-      if (!masterKeys) {
-        logger.warn('no master key is configured (signing-keys.master-keys): signing keys cannot be created and client assertions cannot be signed');
-      }
-      job.start();
-      if (deps.nats && queryServers.length === 0) queryServers = module.serveQueries();
-    },
-    async stop() {
-      await Promise.all([job.stop(), ...queryServers.map((server) => server.stop())]);
-      queryServers = [];
-    },
-  };
-  return module;
-}
+export { KeyExpiryJob } from './application/expiry-job.js';
+export { jwksRouter, registerSigningKeyOpenApi, signingKeyRouter } from './adapters/http.js';
+export { writeJwksFile } from './adapters/jwks-file.js';
+export { checkMasterKeyCoverage } from './adapters/master-key-check.js';
+export { MikroSigningKeyStore } from './adapters/persistence.js';
+export { serveSigningKeyQueries } from './adapters/queries.js';
+export type { JwksDocument } from './domain/jwks.js';
+export type { MasterKeyring } from './domain/master-keyring.js';

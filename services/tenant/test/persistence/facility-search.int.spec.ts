@@ -4,7 +4,7 @@ import { CompiledQuery } from 'kysely';
 import { insertMany } from '#adapters/persistence/index.js';
 import { SYSTEM_ACTOR } from '#tenant/domain/audit.js';
 import { FACILITY_SORT_FIELDS, type FacilitySortField, type SortOrder } from '#tenant/domain/paging.js';
-import type { FacilitySearch } from '#tenant/domain/ports.js';
+import type { FacilitySearch } from '#tenant/domain/ports/facility-repository.js';
 import { FacilityService } from '#tenant/application/facility-service.js';
 import { FacilityOrderCache } from '#tenant/adapters/persistence/facility-order-cache.js';
 import { facilitySearchQuery, searchFacilityRows, type RunQuery, type SqlQuery } from '#tenant/adapters/persistence/facility-search.js';

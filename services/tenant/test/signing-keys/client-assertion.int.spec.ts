@@ -6,7 +6,8 @@ import { connectNats, type NatsHandle } from '#adapters/messaging/connection.js'
 import { requestQuery } from '#adapters/messaging/request-reply.js';
 import { silentLogger } from '#adapters/observability/logger.js';
 import { isErrorReply } from '#contracts/types.js';
-import { createSigningKeyModule, SIGNING_ALGORITHMS, type SigningKeyModule } from '#tenant/signing-keys/index.js';
+import { createSigningKeyModule, type SigningKeyModule } from '#tenant/composition.js';
+import { SIGNING_ALGORITHMS } from '#tenant/signing-keys/index.js';
 import { call, openSigningKeyHarness, required, TEST_MASTER_KEY, TEST_MASTER_KEY_ID, type SigningKeyHarness } from './support.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';

@@ -14,7 +14,8 @@ import type { EhrConnection } from '#tenant/domain/ehr-connection.js';
 import type { MasterKeyConfig, SigningKeyConfig } from '#tenant/signing-keys/adapters/config.js';
 import type { JwksDocument } from '#tenant/signing-keys/domain/jwks.js';
 import type { PublicJwk } from '#tenant/signing-keys/domain/model.js';
-import { createSigningKeyModule, signingKeyEntities, signingKeyMigrations, type SigningKeyModule } from '#tenant/signing-keys/index.js';
+import { createSigningKeyModule, type SigningKeyModule } from '#tenant/composition.js';
+import { signingKeyEntities, signingKeyMigrations } from '#tenant/signing-keys/index.js';
 
 export const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
 

@@ -12,9 +12,11 @@ import {
   type ArtifactChangeListener, type ArtifactMetadata, type ArtifactRepository, type InitialArtifactFile, type InitialArtifactSource,
 } from '../domain/ports/artifact-repository.js';
 import {
-  PackageRejectedError, summarizePackage, terminologyDependencies,
-  type PackageInspector, type PackageSummary, type TerminologyDependency, type TerminologyKnowledge,
+  summarizePackage, terminologyDependencies,
+  type PackageSummary, type TerminologyDependency,
 } from '../domain/artifacts/package-summary.js';
+import type { PackageInspector } from '../domain/ports/package-inspector.js';
+import type { TerminologyKnowledge } from '../domain/ports/terminology-knowledge.js';
 import { compareVersions } from '../domain/engine/definitions/versions.js';
 import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
 import { looksLikeXml } from '../domain/engine/xml/located-xml.js';
@@ -253,30 +255,24 @@ export class ArtifactService {
     }
   }
 
+  /** Refusals are PackageRejectedError and ArtifactRejectedError (InvalidInputErrors naming the field, else the body). */
   private async inspect(type: ArtifactType, content: Buffer): Promise<ArtifactMetadata> {
-    try {
-      if (type === 'PACKAGE') {
-        const summary = await this.inspector.inspect(content);
-        return { packageName: summary.name, version: summary.version, fhirVersion: summary.fhirVersion, summary };
-      }
-      const info = inspectResourceArtifact(content);
-      const summary = summarizePackage({
-        name: info.id ?? info.url ?? info.resourceType, version: info.version ?? '', fhirVersion: info.fhirVersion ?? '',
-        dependencies: {}, resourceCounts: { [info.resourceType]: 1 }, resources: [info.resource],
-      });
-      return {
-        resourceType: info.resourceType,
-        ...(info.url ? { url: info.url } : {}),
-        ...(info.version ? { version: info.version } : {}),
-        ...(info.fhirVersion ? { fhirVersion: info.fhirVersion } : {}),
-        summary,
-      };
-    } catch (error) {
-      if (error instanceof PackageRejectedError || error instanceof ArtifactRejectedError) {
-        throw new InvalidInputError(error.message, [{ field: error instanceof ArtifactRejectedError && error.field ? error.field : 'body', message: error.message }]);
-      }
-      throw error;
+    if (type === 'PACKAGE') {
+      const summary = await this.inspector.inspect(content);
+      return { packageName: summary.name, version: summary.version, fhirVersion: summary.fhirVersion, summary };
     }
+    const info = inspectResourceArtifact(content);
+    const summary = summarizePackage({
+      name: info.id ?? info.url ?? info.resourceType, version: info.version ?? '', fhirVersion: info.fhirVersion ?? '',
+      dependencies: {}, resourceCounts: { [info.resourceType]: 1 }, resources: [info.resource],
+    });
+    return {
+      resourceType: info.resourceType,
+      ...(info.url ? { url: info.url } : {}),
+      ...(info.version ? { version: info.version } : {}),
+      ...(info.fhirVersion ? { fhirVersion: info.fhirVersion } : {}),
+      summary,
+    };
   }
 }
 

@@ -3,7 +3,8 @@
  * links and decompression bombs are refused), so what is accepted here is exactly what the engine
  * can load later.
  */
-import { PackageRejectedError, summarizePackage, type PackageInspector, type PackageSummary } from '../domain/artifacts/package-summary.js';
+import { PackageRejectedError, summarizePackage, type PackageSummary } from '../domain/artifacts/package-summary.js';
+import type { PackageInspector } from '../domain/ports/package-inspector.js';
 import { R4_CORE_PACKAGE } from '../domain/engine/definitions/index.js';
 import { FhirPackageError, readFhirPackage } from '../domain/engine/definitions/fhir-package.js';
 import { PackageArchiveError } from '../domain/engine/definitions/package-archive.js';

@@ -6,9 +6,9 @@ import { UNCATEGORIZED, UNCATEGORIZED_ID, type Category } from '../domain/catego
 import { uncategorizedHolding } from '../domain/results/uncategorized-label.js';
 import { verdictFromCounts, type ValidityVerdict } from '../domain/categorization/validity.js';
 import type { CategoryRepository } from '../domain/ports/category-repository.js';
-import { parseSeverity, UnknownSeverityError, type IssueSeverity } from '../domain/results/issue-severity.js';
+import { parseSeverity, type IssueSeverity } from '../domain/results/issue-severity.js';
 import type { NewResult, PageRequest, PatientKey, ResultRepository, ResultScope, StoredResult } from '../domain/ports/result-repository.js';
-import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
+import { NotFoundError } from '#shared-kernel/domain/errors.js';
 
 export interface ResultView extends Omit<StoredResult, 'categoryIds'> {
   readonly categories: readonly Category[];
@@ -21,15 +21,10 @@ export interface CategoryWithCount extends Category {
 export class ResultService {
   constructor(private readonly results: ResultRepository, private readonly categories: CategoryRepository) {}
 
-  /** Unknown severity text → 400 (InvalidInputError). */
+  /** Unknown severity text → 400 (UnknownSeverityError, an InvalidInputError). */
   parseMinimumSeverity(text: string | undefined): IssueSeverity | undefined {
     if (text === undefined || text.trim() === '') return undefined;
-    try {
-      return parseSeverity(text);
-    } catch (error) {
-      if (error instanceof UnknownSeverityError) throw new InvalidInputError(error.message, [{ field: 'severity', message: 'must be one of information, warning, error, fatal' }]);
-      throw error;
-    }
+    return parseSeverity(text);
   }
 
   async find(scope: ResultScope, minimumSeverity: IssueSeverity | undefined, page: PageRequest): Promise<{ records: ResultView[]; totalCount: number }> {

@@ -17,6 +17,7 @@ import { issuesFromOperationOutcome, type ValidationIssue } from '../domain/resu
 import type { CategoryService } from './category-service.js';
 import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
 import type { ValidationScope } from '../domain/flow/validation-scope.js';
+import type { ValidationConfigurationLookup } from '../domain/ports/validation-configuration-lookup.js';
 import { readValidateRequest, unreadableInput, type ValidateRequest } from './validate-request.js';
 import { ValidationDeadlineError } from './errors.js';
 
@@ -37,13 +38,6 @@ export type ValidateAnswer =
 
 /** One result given to $categorize: the issue fields plus whatever else the caller sent (ids, facility, ...). */
 export type CategorizeInput = MatchableIssue & Record<string, unknown>;
-
-/** Where $validate finds the validation configuration a request names (PgFacilityScopes in the service). */
-export interface ValidationConfigurationLookup {
-  /** The configuration assigned to a facility; undefined = all artifacts, the engine's default settings. */
-  scopeOf(facilityId: string): Promise<ValidationScope | undefined>;
-  getConfiguration(name: string): Promise<ValidationScope | undefined>;
-}
 
 /** What the routes pass on from a request: its query parameters, and the caller's Authorization header. */
 export interface ValidateCall {

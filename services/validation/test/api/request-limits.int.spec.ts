@@ -13,7 +13,7 @@ import { silentLogger } from '#adapters/observability/logger.js';
 import type { Database } from '#adapters/persistence/database.js';
 import { adminWritesExceptProcessing } from '#adapters/runtime/admin-writes.js';
 import { PROCESSING_ROUTES, VALIDATE_BODY_ROUTES, validateRouteBodyLimits } from '#validation/adapters/http/validate-routes.js';
-import { createValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { createValidationApiModule } from '#validation/composition.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { validationSchema } from '#validation/config.js';
 import { ScriptedValidator } from './support/app.js';

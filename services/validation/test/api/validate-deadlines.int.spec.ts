@@ -12,7 +12,7 @@ import type { Database } from '#adapters/persistence/database.js';
 import { sharedDir } from '#test-support/shared-dir.js';
 import { EngineHost } from '#validation/adapters/engine/index.js';
 import { workersHealthCheck } from '#validation/adapters/engine/workers-health.js';
-import { createValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { createValidationApiModule } from '#validation/composition.js';
 import { VALIDATE_BODY_ROUTES } from '#validation/adapters/http/validate-routes.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { eventually, folderArtifacts } from '../flow/support/flow-harness.js';

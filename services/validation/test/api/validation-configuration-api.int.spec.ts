@@ -10,6 +10,7 @@ import { silentLogger } from '#adapters/observability/logger.js';
 import { openDatabase, type Database } from '#adapters/persistence/database.js';
 import { validationApiEntities, validationApiMigrations } from '#validation/adapters/http/validation-api-module.js';
 import { validationConfigurationRoutes } from '#validation/adapters/http/validation-configuration-routes.js';
+import { ValidationConfigurationService } from '#validation/application/validation-configuration-service.js';
 import { PgFacilityScopes } from '#validation/adapters/persistence/pg-facility-scopes.js';
 import { validationFlowEntities, validationFlowMigrations } from '#validation/adapters/persistence/validation-flow-tables.js';
 import { dropValidationTestDatabase, PG, uniqueDbName } from './support/database.js';
@@ -33,7 +34,7 @@ describe('validation API: per-facility validation configurations (HTTP)', () => 
     scopes = new PgFacilityScopes(db.orm);
     openApi = new OpenApiBuilder({ title: 'Validation API (test)', version: 'test' });
     const http = createHttpApp({ serviceName: 'validation-configuration-test', logger: silentLogger(), openApi });
-    http.app.use(validationConfigurationRoutes(openApi, scopes));
+    http.app.use(validationConfigurationRoutes(openApi, new ValidationConfigurationService(scopes)));
     app = http.finish();
   });
   after(async () => {
@@ -141,6 +142,7 @@ describe('validation API: per-facility validation configurations (HTTP)', () => 
     const refused = await request(app).delete('/api/validation-configurations/ig-v2').expect(409);
     expect(refused.headers['content-type']).to.match(/application\/problem\+json/);
     expect(refused.body.detail).to.contain('fac-b').and.to.contain('fac-c');
+    expect(refused.body).to.deep.include({ type: 'https://nhsn-link.example/problems/validation-configuration-in-use', title: 'Validation configuration in use', facilities: ['fac-b', 'fac-c'] });
     expect(await scopes.scopeOf('fac-b')).to.deep.equal(V2);
     await request(app).get('/api/validation-configurations/ig-v2').expect(200);
 

@@ -16,7 +16,7 @@ import { literalShortcut, requiredTexts } from '#validation/domain/categorizatio
 import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
 import { Validator } from '#validation/domain/engine/validator.js';
 import { aggregateEntryOutcomes } from '#validation/domain/flow/entry-outcome.js';
-import type { FhirResourceJson } from '#validation/domain/flow/submission.js';
+import type { FhirResourceJson } from '#validation/domain/ports/submission-source.js';
 import { issuesFromOperationOutcome } from '#validation/domain/results/validation-issue.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 

@@ -99,7 +99,7 @@ describe('validation: the cost of a rule is bounded (program size, characters se
     } catch (error) {
       expect(error).to.be.instanceOf(MatcherError);
       expect((error as MatcherError).path).to.equal('matcher.children[1].regex');
-      expect((error as MatcherError).reason).to.contain(`at most ${MAX_RULE_PROGRAM_SIZE}`).and.contain(`size ${RE2JS.compile(over).programSize()}`);
+      expect((error as MatcherError).problem).to.contain(`at most ${MAX_RULE_PROGRAM_SIZE}`).and.contain(`size ${RE2JS.compile(over).programSize()}`);
     }
     expect(() => parseMatcher({ field: 'MESSAGE', regex: 'a'.repeat(MAX_RULE_PROGRAM_SIZE - 2) })).to.not.throw();
     // the hostile leaf of issue 28 is under it: the characters a rule sees bound it (below)

@@ -13,7 +13,7 @@ import { createMetrics, type ServiceMetrics } from '#adapters/observability/metr
 import type { Database } from '#adapters/persistence/index.js';
 import { sharedDir } from '#test-support/shared-dir.js';
 import { ArtifactChangeNotifier, EngineHost } from '#validation/adapters/engine/index.js';
-import { createValidationApiModule, type ValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { createValidationApiModule, type ValidationApiModule } from '#validation/composition.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { PgArtifactRepository } from '#validation/adapters/persistence/artifact-repository.js';
 import { dropDatabase, eventually, openFlowDatabase, uniqueSuffix } from '../flow/support/flow-harness.js';

@@ -12,7 +12,7 @@ import { silentLogger } from '#adapters/observability/logger.js';
 import type { Database } from '#adapters/persistence/index.js';
 import { sharedDir } from '#test-support/shared-dir.js';
 import { ArtifactChangeNotifier, EngineHost } from '#validation/adapters/engine/index.js';
-import { createValidationApiModule, type ValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { createValidationApiModule, type ValidationApiModule } from '#validation/composition.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { PgArtifactRepository } from '#validation/adapters/persistence/artifact-repository.js';
 import type { ValidationOutcome } from '#validation/domain/ports/resource-validator.js';

@@ -9,7 +9,7 @@ import { silentLogger } from '#adapters/observability/logger.js';
 import type { Database } from '#adapters/persistence/index.js';
 import { EngineHost } from '#validation/adapters/engine/index.js';
 import { loadDefinitions } from '#validation/adapters/fhir-definitions/definition-cache.js';
-import { createValidationApiModule, type ValidationApiModule } from '#validation/adapters/http/validation-api-module.js';
+import { createValidationApiModule, type ValidationApiModule } from '#validation/composition.js';
 import { pgValidationApiRepositories } from '#validation/adapters/persistence/validation-api-repositories.js';
 import { PgArtifactRepository } from '#validation/adapters/persistence/artifact-repository.js';
 import { ValidationFlow } from '#validation/application/validation-flow/index.js';

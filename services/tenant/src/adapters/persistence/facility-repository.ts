@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompiledQuery } from 'kysely';
 import type { Facility } from '../../domain/facility.js';
 import type { FacilitySortField, Page, PageRequest, Sort } from '../../domain/paging.js';
-import type { FacilityRepository, FacilitySearch } from '../../domain/ports.js';
+import type { FacilityRepository, FacilitySearch } from '../../domain/ports/facility-repository.js';
 import { translateConstraints, likeContains } from './constraint-errors.js';
 import { FacilityEntity, type FacilityRow } from './entities.js';
 import type { FacilityOrderCache } from './facility-order-cache.js';

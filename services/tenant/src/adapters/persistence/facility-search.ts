@@ -1,5 +1,5 @@
 import type { FacilitySortField, PageRequest, Sort } from '../../domain/paging.js';
-import type { FacilitySearch } from '../../domain/ports.js';
+import type { FacilitySearch } from '../../domain/ports/facility-repository.js';
 import { likeContains } from './constraint-errors.js';
 import type { FacilityOrder, FacilityOrderCache } from './facility-order-cache.js';
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MeasureMapping } from '../../domain/measure-mapping.js';
-import type { MeasureMappingRepository } from '../../domain/ports.js';
+import type { MeasureMappingRepository } from '../../domain/ports/measure-mapping-repository.js';
 import type { Frequency } from '../../domain/reporting-period.js';
 import { translateConstraints } from './constraint-errors.js';
 import { MeasureMappingEntity, type MeasureMappingRow } from './entities.js';

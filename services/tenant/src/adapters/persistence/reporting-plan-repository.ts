@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { Page, PageRequest, PlanSortField, Sort } from '../../domain/paging.js';
-import type { PlanFilter, ReportingPlanRepository } from '../../domain/ports.js';
+import type { PlanFilter, ReportingPlanRepository } from '../../domain/ports/reporting-plan-repository.js';
 import type { FacilityReportingPlan } from '../../domain/reporting-plan.js';
 import { translateConstraints } from './constraint-errors.js';
 import { ReportingPlanEntity, type ReportingPlanRow } from './entities.js';

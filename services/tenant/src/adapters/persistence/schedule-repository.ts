@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ScheduleEntry, ScheduleRepository } from '../../domain/ports.js';
+import type { ScheduleEntry, ScheduleRepository } from '../../domain/ports/schedule-repository.js';
 import type { Frequency } from '../../domain/reporting-period.js';
 
 interface ScheduleRow {

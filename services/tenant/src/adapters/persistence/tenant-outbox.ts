@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Catalog } from '#contracts/catalog.js';
 import { enqueueOutboxMessage, insertMany, OUTBOX_TABLE, uuidV7 } from '#adapters/persistence/index.js';
 import type { AuditEvent } from '../../domain/audit.js';
-import type { GenerateReportCommand, TenantOutbox } from '../../domain/ports.js';
+import type { GenerateReportCommand, TenantOutbox } from '../../domain/ports/tenant-outbox.js';
 import type { ScheduledReport } from '../../domain/report-schedule.js';
 
 export const SCHEMA_VERSION = '1.0.0';

@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Catalog } from '#contracts/catalog.js';
-import type { TenantOutbox, TenantStore, TenantTransaction } from '../../domain/ports.js';
+import type { TenantOutbox } from '../../domain/ports/tenant-outbox.js';
+import type { TenantStore, TenantTransaction } from '../../domain/ports/tenant-store.js';
 import { FacilityOrderCache, type FacilityOrderCacheOptions } from './facility-order-cache.js';
 import { MikroFacilityRepository } from './facility-repository.js';
 import { MikroMeasureMappingRepository } from './measure-mapping-repository.js';

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { VendorRepository, VendorVersionRepository } from '../../domain/ports.js';
+import type { VendorRepository } from '../../domain/ports/vendor-repository.js';
+import type { VendorVersionRepository } from '../../domain/ports/vendor-version-repository.js';
 import type { Vendor, VendorVersion } from '../../domain/vendor.js';
 import { translateConstraints } from './constraint-errors.js';
 import { VendorEntity, VendorVersionEntity } from './entities.js';

@@ -9,7 +9,7 @@ import {
 import { ASSERTION_LIFETIME_SECONDS } from '../domain/client-assertion.js';
 import type { JwksDocument } from '../domain/jwks.js';
 import { KEY_STATUSES, SIGNING_ALGORITHMS, type KeyStatus, type SigningAlgorithm, type SigningKey } from '../domain/model.js';
-import { KEY_SORT_FIELDS } from '../domain/ports.js';
+import { KEY_SORT_FIELDS } from '../domain/ports/signing-key-repository.js';
 import { SYSTEM_ACTOR, type Actor, type SigningKeyService } from '../application/signing-key-service.js';
 
 /** `Cache-Control` of the JWKS; see the module documentation (index.ts) for why five minutes. */

@@ -1,7 +1,7 @@
 import { ConfigError, envVarName } from '#adapters/config/index.js';
 import { MASTER_KEYS_SETTING } from './config.js';
 import { MasterKeyUnavailableError, type MasterKeyring } from '../domain/master-keyring.js';
-import type { SigningKeyStore } from '../domain/ports.js';
+import type { SigningKeyStore } from '../domain/ports/signing-key-store.js';
 
 export interface MasterKeyCoverage {
   /** Stored keys, all of which decrypt. */

@@ -7,9 +7,9 @@ import { enqueueOutboxMessage } from '#adapters/persistence/index.js';
 import type { Catalog } from '#contracts/catalog.js';
 import type { EhrConnection } from '../../domain/ehr-connection.js';
 import type { Sealed } from '../domain/master-keyring.js';
-import type {
-  FacilityKeyReferences, KeyChanges, KeySearch, KeySortField, SigningKeyRepository, SigningKeyStore, SigningKeyTransaction, StoredPrivateKey,
-} from '../domain/ports.js';
+import type { FacilityKeyReferences } from '../domain/ports/facility-key-references.js';
+import type { KeyChanges, KeySearch, KeySortField, SigningKeyRepository, StoredPrivateKey } from '../domain/ports/signing-key-repository.js';
+import type { SigningKeyStore, SigningKeyTransaction } from '../domain/ports/signing-key-store.js';
 import { SigningKeyError, type KeyStatus, type PublicJwk, type SigningAlgorithm, type SigningKey } from '../domain/model.js';
 
 /**

@@ -1,5 +1,5 @@
 import { MasterKeyUnavailableError, type MasterKeyring } from '../domain/master-keyring.js';
-import type { SigningKeyStore } from '../domain/ports.js';
+import type { SigningKeyStore } from '../domain/ports/signing-key-store.js';
 import { SYSTEM_ACTOR } from './signing-key-service.js';
 
 export interface ReencryptionReport {

@@ -10,7 +10,8 @@ import { MasterKeyUnavailableError, type MasterKeyring } from '../domain/master-
 import {
   effectiveStatus, SigningKeyError, SIGNING_ALGORITHMS, withEffectiveStatus, type KeyStatus, type SigningAlgorithm, type SigningKey,
 } from '../domain/model.js';
-import type { KeyAuditEvent, KeySearch, KeySortField, SigningKeyStore, SigningKeyTransaction } from '../domain/ports.js';
+import type { KeyAuditEvent, SigningKeyStore, SigningKeyTransaction } from '../domain/ports/signing-key-store.js';
+import type { KeySearch, KeySortField } from '../domain/ports/signing-key-repository.js';
 
 export interface Actor {
   readonly userId: string | null;

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { UnavailableError } from '#shared-kernel/domain/errors.js';
 
 /**
  * Envelope encryption of private signing keys at rest under master keys (AES-256-GCM), with several
@@ -51,11 +52,15 @@ export interface MasterKeySpec {
   readonly base64: string;
 }
 
-/** An envelope of a key this keyring cannot open: its master key is not configured, or not the one that sealed it. */
-export class MasterKeyUnavailableError extends Error {
+/**
+ * An envelope of a key this keyring cannot open: its master key is not configured, or not the one
+ * that sealed it. The shared vocabulary's UnavailableError (the same reason as SigningKeyError's
+ * `master-key-unavailable`): configuring the master key makes a retry succeed.
+ */
+export class MasterKeyUnavailableError extends UnavailableError {
   override readonly name = 'MasterKeyUnavailableError';
   constructor(message: string, readonly masterKeyId: string) {
-    super(message);
+    super(message, { dependency: 'master key', reason: { code: 'master-key-unavailable', title: 'Master key unavailable' } });
   }
 }
 

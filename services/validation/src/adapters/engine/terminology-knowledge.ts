@@ -1,5 +1,5 @@
 import { R4_CORE_PACKAGE } from '../../domain/engine/definitions/index.js';
-import type { TerminologyKnowledge } from '../../domain/artifacts/package-summary.js';
+import type { TerminologyKnowledge } from '../../domain/ports/terminology-knowledge.js';
 import { builtinCodeSystemIndex, grammarCodeSystem } from '../../domain/terminology/builtin/builtin-code-systems.js';
 import type { EngineHost } from './engine-host.js';
 

@@ -1,14 +1,11 @@
 /**
- * The validation API as one module for the composition root (services/validation/src/main.ts):
+ * The validation API's HTTP side: one router over the use cases the composition root built
+ * (composition.ts `createValidationApiModule`), its settings and what the HTTP frame must know:
  *
  * ```ts
- * const config = loadConfig({ ...validationApiSettings(), ...others });
- * const db = await openDatabase({ ..., entities: [...validationApiEntities, ...], migrations: [...validationApiMigrations, ...] });
- * const api = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator, artifactListener, initialArtifacts: initialArtifactSources(config), ... });
- * const http = createHttpApp({ ..., routeBodyLimits: validateRouteBodyLimits(config.validateBodyLimit), openApi });   // $validate bodies: their own limit
- *   // ... and anyMediaTypeRoutes: ARTIFACT_UPLOAD_ROUTES (uploads read any body themselves; others get 415)
- * http.app.use(api.router);
- * await api.initializeIfEmpty({ artifactInit: config.artifactInit });                   // the specification's planned start-up change
+ * const api = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator, ... }); // composition.ts
+ * const http = createHttpApp({ ..., ...validationApiHttpFrame(config.validateBodyLimit), openApi });  // $validate bodies: their own limit
+ * http.app.use(api.router);   // = validationApiRouter(openApi, api, options)
  * ```
  *
  * Routes (all under /api; the gateway exposes them as /api/validation/...):
@@ -37,20 +34,11 @@
 import { Router } from 'express';
 import type { OpenApiBuilder } from '#adapters/http/index.js';
 import { booleanSetting, byteSizeSetting, enumSetting, intSetting, stringSetting } from '#adapters/config/index.js';
-import { ArtifactService, type InitializationReport } from '../../application/artifact-service.js';
-import { CategoryService } from '../../application/category-service.js';
-import { EnginePackageInspector } from '../../application/engine-package-inspector.js';
-import { ResultService } from '../../application/result-service.js';
-import { ValidationApiService, type ValidationConfigurationLookup } from '../../application/validation-api-service.js';
-import type { ArtifactChangeListener, ArtifactRepository, InitialArtifactSource } from '../../domain/ports/artifact-repository.js';
-import type { PackageInspector, TerminologyKnowledge } from '../../domain/artifacts/package-summary.js';
-import type { CategoryRepository, ImportOutcome } from '../../domain/ports/category-repository.js';
-import type { ResourceValidator } from '../../domain/ports/resource-validator.js';
-import type { CategorizationRunner } from '../../domain/ports/categorization-runner.js';
-import type { FhirXmlReader } from '../../domain/ports/fhir-xml-reader.js';
-import type { ResultRepository } from '../../domain/ports/result-repository.js';
+import type { ArtifactService } from '../../application/artifact-service.js';
+import type { CategoryService } from '../../application/category-service.js';
+import type { ResultService } from '../../application/result-service.js';
+import type { ValidationApiService } from '../../application/validation-api-service.js';
 import { ARTIFACT_INIT_MODES } from '../artifacts/initial-sources.js';
-import { DirectoryArtifactSource } from '../persistence/directory-artifact-source.js';
 import { validationApiEntities } from '../persistence/entities.js';
 import { validationApiMigrations } from '../persistence/migrations.js';
 import { ARTIFACT_UPLOAD_ROUTES, artifactRoutes } from './artifact-routes.js';
@@ -87,91 +75,30 @@ export function validationApiSettings() {
   };
 }
 
-/** The stores of the validation API (PostgreSQL in the service: pgValidationApiRepositories), built by the composition root. */
-export interface ValidationApiRepositories {
-  readonly artifacts: ArtifactRepository;
-  readonly categories: CategoryRepository;
-  readonly results: ResultRepository;
+/** The use cases the routes call, built by the composition root. */
+export interface ValidationApiUseCases {
+  readonly artifacts: ArtifactService;
+  readonly categories: CategoryService;
+  readonly validation: ValidationApiService;
+  readonly results: ResultService;
 }
 
-export interface ValidationApiDependencies {
-  readonly repositories: ValidationApiRepositories;
-  readonly openApi: OpenApiBuilder;
-  /** The FHIR engine. */
-  readonly validator: ResourceValidator;
-  /** Where $categorize matches: the engine host (a worker, under the deadline); default this thread (tests). */
-  readonly categorization?: CategorizationRunner;
-  /** Where $validate finds the validation configuration a request names (by facility or by name); absent: none. */
-  readonly configurations?: ValidationConfigurationLookup;
-  /** Told after artifacts change (the engine rebuilds its definitions; other instances are notified). */
-  readonly artifactListener?: ArtifactChangeListener;
-  /** What `$initialize` loads, in order (initial-sources.ts); default: `artifactInitDir` alone. */
-  readonly initialArtifacts?: readonly InitialArtifactSource[];
-  /** `artifact.init-dir`, when `initialArtifacts` is not given (tests, benchmarks). */
-  readonly artifactInitDir?: string;
-  readonly packageInspector?: PackageInspector;
-  /** What is known without artifacts (R4 core, the terminology server) for the terminology dependencies. */
-  readonly terminologyKnowledge?: TerminologyKnowledge;
+export interface ValidationApiRouterOptions {
   readonly validateBodyLimit?: number;
   /** validation.max-requests-per-caller; absent = unbounded. */
   readonly validateMaxPerCaller?: number;
   readonly uploadLimit?: number;
-  /** Reads RESOURCE artifacts uploaded as FHIR XML (the engine host); without it they are refused. */
-  readonly xmlReader?: FhirXmlReader;
-  /** Reports a stored rule that no longer compiles or is over MAX_RULE_PROGRAM_SIZE (skipped). */
-  readonly onBrokenRule?: (ruleId: number, categoryId: string, reason: string) => void;
-  /** How long a categorizer (compiled latest rules) is reused; default 2000 ms. Writes on this instance drop it at once. */
-  readonly categorizerTtlMs?: number;
 }
 
-export interface ValidationApiModule {
-  readonly router: Router;
-  readonly categories: CategoryService;
-  readonly artifacts: ArtifactService;
-  readonly validation: ValidationApiService;
-  readonly results: ResultService;
-  readonly entities: typeof validationApiEntities;
-  readonly migrations: typeof validationApiMigrations;
-  /** Runs both initializations when their tables are empty (artifacts only when `artifactInit`). */
-  initializeIfEmpty(options: { artifactInit: boolean }): Promise<{ artifacts?: InitializationReport; categories?: ImportOutcome }>;
-}
-
-const NO_LISTENER: ArtifactChangeListener = { artifactsChanged: async () => undefined };
-
-export function createValidationApiModule(deps: ValidationApiDependencies): ValidationApiModule {
-  const { repositories } = deps;
-  const categories = new CategoryService(repositories.categories, {
-    onBrokenRule: (rule, reason) => deps.onBrokenRule?.(rule.id, rule.categoryId, reason),
-    ...(deps.categorizerTtlMs === undefined ? {} : { categorizerTtlMs: deps.categorizerTtlMs }),
-  });
-  const artifacts = new ArtifactService(
-    repositories.artifacts,
-    deps.packageInspector ?? new EnginePackageInspector(deps.xmlReader),
-    deps.artifactListener ?? NO_LISTENER,
-    deps.initialArtifacts ?? [new DirectoryArtifactSource(deps.artifactInitDir)],
-    deps.terminologyKnowledge,
-    deps.xmlReader,
-  );
-  const validation = new ValidationApiService(deps.validator, categories, deps.configurations, deps.categorization);
-  const results = new ResultService(repositories.results, repositories.categories);
-
-  const schemas = validationApiSchemas(deps.openApi);
+/** Every route of the validation API (listed above), on the given use cases. */
+export function validationApiRouter(openApi: OpenApiBuilder, useCases: ValidationApiUseCases, options: ValidationApiRouterOptions = {}): Router {
+  const schemas = validationApiSchemas(openApi);
   const router = Router();
-  router.use(artifactRoutes(deps.openApi, schemas, artifacts, { uploadLimit: deps.uploadLimit }));
-  router.use(categoryRoutes(deps.openApi, schemas, categories));
-  router.use(validateRoutes(deps.openApi, schemas, validation, { bodyLimit: deps.validateBodyLimit, ...(deps.validateMaxPerCaller === undefined ? {} : { maxPerCaller: deps.validateMaxPerCaller }) }));
-  router.use(resultRoutes(deps.openApi, schemas, results));
-
-  return {
-    router, categories, artifacts, validation, results,
-    entities: validationApiEntities,
-    migrations: validationApiMigrations,
-    async initializeIfEmpty({ artifactInit }) {
-      const outcome: { artifacts?: InitializationReport; categories?: ImportOutcome } = {};
-      // An empty store gets the initial artifacts; one that has artifacts gets the newer versions of its packages (a new release's embedded ones).
-      if (artifactInit) outcome.artifacts = await artifacts.isEmpty() ? await artifacts.initialize() : await artifacts.upgradePackages();
-      if (await categories.isEmpty()) outcome.categories = await categories.initialize();
-      return outcome;
-    },
-  };
+  router.use(artifactRoutes(openApi, schemas, useCases.artifacts, { uploadLimit: options.uploadLimit }));
+  router.use(categoryRoutes(openApi, schemas, useCases.categories));
+  router.use(validateRoutes(openApi, schemas, useCases.validation, {
+    bodyLimit: options.validateBodyLimit, ...(options.validateMaxPerCaller === undefined ? {} : { maxPerCaller: options.validateMaxPerCaller }),
+  }));
+  router.use(resultRoutes(openApi, schemas, useCases.results));
+  return router;
 }

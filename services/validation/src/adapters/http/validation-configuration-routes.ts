@@ -1,16 +1,11 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import {
-  assertPutBody, HttpProblem, limitParamLengths, pagedResult, PagingQueryFields, parseBody, parsePaging, renamedRoutes, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
+  assertPutBody, limitParamLengths, pagedResult, PagingQueryFields, parseBody, parsePaging, renamedRoutes, sendAccepted, sendCreated, sendPaged, type OpenApiBuilder,
 } from '#adapters/http/index.js';
-import type { PgFacilityScopes } from '../persistence/pg-facility-scopes.js';
-import { ValidationScopeError } from '../../domain/flow/validation-scope.js';
+import type { ValidationConfigurationService } from '../../application/validation-configuration-service.js';
 import { SETTINGS } from '../../domain/engine/settings-input.js';
 import { CONFIGURATION_NAME_LENGTH, STORED_ID_LENGTH } from './stored-lengths.js';
-
-/** What the routes need of the store (PgFacilityScopes in the service). */
-export type ValidationConfigurationStore = Pick<PgFacilityScopes,
-  'createConfiguration' | 'replaceConfiguration' | 'getConfiguration' | 'pageConfigurations' | 'deleteUnassignedConfiguration' | 'configurationOf' | 'assign'>;
 
 const PageQuery = z.object(PagingQueryFields);
 const NameParams = z.object({ name: z.string().openapi({ example: 'nhsn-ig-1.1' }) });
@@ -19,23 +14,14 @@ const AssignBody = z.object({ name: z.string().min(1).max(CONFIGURATION_NAME_LEN
 
 const location = (name: string) => `/api/validation-configurations/${encodeURIComponent(name)}`;
 
-/** A definition that parseValidationScope refused: 400 naming the field (when it is known). */
-function checked<T>(run: () => Promise<T>): Promise<T> {
-  return run().catch((error: unknown) => {
-    if (error instanceof ValidationScopeError) {
-      throw HttpProblem.badRequest(error.message, error.field ? [{ field: error.field, message: error.message }] : undefined);
-    }
-    throw error;
-  });
-}
-
 /**
  * Per-facility validation configurations (which IG packages, with versions, and which RESOURCE
  * artifacts a facility's submissions are validated against) and their assignment to facilities.
  * A facility without one validates against all artifacts. Assignments reach the validation flow
- * within the scopes' cache time (10 s) in every instance.
+ * within the scopes' cache time (10 s) in every instance. The use case refuses with the shared
+ * vocabulary's errors; the app's error handler answers them (400 naming the field, 404, 409).
  */
-export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: ValidationConfigurationStore): Router {
+export function validationConfigurationRoutes(openApi: OpenApiBuilder, configurations: ValidationConfigurationService): Router {
   const router = Router();
   limitParamLengths(router, { name: CONFIGURATION_NAME_LENGTH, facilityId: STORED_ID_LENGTH });
   // Routes of this project, named by the conventions (plural nouns); the singular paths they had answer for one release.
@@ -71,7 +57,7 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
   });
   router.get('/api/validation-configurations', async (req, res) => {
     const paging = parsePaging(req.query);
-    const page = await store.pageConfigurations(paging.offset, paging.pageSize);
+    const page = await configurations.page(paging.offset, paging.pageSize);
     sendPaged(res, pagedResult(page.records, page.totalCount, paging.pageSize, paging.pageNumber));
   });
 
@@ -82,8 +68,7 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
     responses: { 201: { description: 'Created', ...json(Configuration) }, ...openApi.problemResponses(400, 409, 500) },
   });
   router.post('/api/validation-configurations', async (req, res) => {
-    const { scope, created } = await checked(() => store.createConfiguration(req.body));
-    if (!created) throw HttpProblem.conflict(`Validation configuration ${scope.name} exists already; PUT replaces it`);
+    const scope = await configurations.create(req.body);
     sendCreated(res, location(scope.name), scope);
   });
 
@@ -93,9 +78,7 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
     responses: { 200: { description: 'The configuration', ...json(Configuration) }, ...openApi.problemResponses(404, 500) },
   });
   router.get('/api/validation-configurations/:name', async (req, res) => {
-    const scope = await store.getConfiguration(req.params.name);
-    if (!scope) throw HttpProblem.notFound(`Validation configuration ${req.params.name} does not exist`);
-    res.json(scope);
+    res.json(await configurations.get(req.params.name));
   });
 
   openApi.registerPath({
@@ -107,25 +90,18 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
   });
   router.put('/api/validation-configurations/:name', async (req, res) => {
     const body = assertPutBody(req.params.name, req.body, { idField: 'name' });
-    const scope = await checked(() => store.replaceConfiguration(body));
-    if (!scope) throw HttpProblem.notFound(`Validation configuration ${req.params.name} does not exist; POST creates it`);
-    sendAccepted(res, scope);
+    sendAccepted(res, await configurations.replace(req.params.name, body));
   });
 
   openApi.registerPath({
     method: 'delete', path: '/api/validation-configurations/:name', tags, summary: 'Delete a validation configuration',
-    description: 'Refused (409, naming the facilities) while facilities are assigned it: unassign them first, '
+    description: 'Refused (409 `validation-configuration-in-use`, its `facilities` member listing them) while facilities are assigned it: unassign them first, '
       + 'so that no facility is silently moved back to all artifacts.',
     request: { params: NameParams },
     responses: { 204: { description: 'Deleted' }, ...openApi.problemResponses(404, 409, 500) },
   });
   router.delete('/api/validation-configurations/:name', async (req, res) => {
-    const { name } = req.params;
-    const answer = await store.deleteUnassignedConfiguration(name);
-    if (answer.outcome === 'absent') throw HttpProblem.notFound(`Validation configuration ${name} does not exist`);
-    if (answer.outcome === 'assigned') {
-      throw HttpProblem.conflict(`Validation configuration ${name} is assigned to facilities ${answer.facilities.join(', ')}; unassign them first`);
-    }
+    await configurations.delete(req.params.name);
     res.status(204).end();
   });
 
@@ -135,9 +111,7 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
     responses: { 200: { description: 'The assigned configuration', ...json(Configuration) }, ...openApi.problemResponses(404, 500) },
   });
   router.get('/api/facilities/:facilityId/validation-configuration', async (req, res) => {
-    const scope = await store.configurationOf(req.params.facilityId);
-    if (!scope) throw HttpProblem.notFound(`Facility ${req.params.facilityId} has no validation configuration (it validates against all artifacts)`);
-    res.json(scope);
+    res.json(await configurations.ofFacility(req.params.facilityId));
   });
 
   openApi.registerPath({
@@ -148,10 +122,7 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
   });
   router.put('/api/facilities/:facilityId/validation-configuration', async (req, res) => {
     const { name } = parseBody(AssignBody, req.body);
-    const scope = await store.getConfiguration(name);
-    // assign() checks again in its own statement: a configuration deleted in between is refused there.
-    if (!scope || !(await store.assign(req.params.facilityId, name))) throw HttpProblem.notFound(`Validation configuration ${name} does not exist`);
-    sendAccepted(res, scope);
+    sendAccepted(res, await configurations.assign(req.params.facilityId, name));
   });
 
   openApi.registerPath({
@@ -161,7 +132,7 @@ export function validationConfigurationRoutes(openApi: OpenApiBuilder, store: Va
     responses: { 204: { description: 'Unassigned' }, ...openApi.problemResponses(500) },
   });
   router.delete('/api/facilities/:facilityId/validation-configuration', async (req, res) => {
-    await store.assign(req.params.facilityId, undefined);
+    await configurations.unassign(req.params.facilityId);
     res.status(204).end();
   });
 

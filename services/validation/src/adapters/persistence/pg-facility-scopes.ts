@@ -9,7 +9,10 @@
 import { defineEntity, p, type MikroORM } from '@mikro-orm/postgresql';
 import { Migration } from '@mikro-orm/migrations';
 import type { ColumnType } from 'kysely';
-import { parseValidationScope, type FacilityScopes, type ValidationScope } from '../../domain/flow/validation-scope.js';
+import { parseValidationScope, type ValidationScope } from '../../domain/flow/validation-scope.js';
+import type { FacilityScopes } from '../../domain/ports/facility-scopes.js';
+import type { ValidationConfigurationLookup } from '../../domain/ports/validation-configuration-lookup.js';
+import type { ValidationConfigurationStore } from '../../domain/ports/validation-configuration-store.js';
 
 export const ValidationConfigurationEntity = defineEntity({
   name: 'ValidationConfigurationEntity',
@@ -53,7 +56,7 @@ interface ConfigurationDatabase {
   facility_validation_configuration: { facility_id: string; configuration_name: string };
 }
 
-export class PgFacilityScopes implements FacilityScopes {
+export class PgFacilityScopes implements FacilityScopes, ValidationConfigurationStore, ValidationConfigurationLookup {
   private readonly cache = new Map<string, { scope: ValidationScope | undefined; until: number }>();
 
   constructor(private readonly orm: MikroORM, private readonly ttlMs = 10_000) {}

@@ -20,7 +20,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { pendingOutboxRow } from '#adapters/persistence/index.js';
 import { storeSubmissionResults, submissionKeyId, type StoredSubmission, type SubmissionWrite } from './result-repository.js';
 import { SUBMISSION_RESULTS_TABLE, type SubmissionResultsDatabase } from './submission-results-table.js';
-import type { SubmissionKey } from '../../domain/flow/submission.js';
+import type { SubmissionKey } from '../../domain/ports/submission-source.js';
 import { completionMsgId, type CommitOptions, type CommitResult, type FlowRecord } from '../../domain/ports/flow-store.js';
 
 /** Most submissions written by one statement. */

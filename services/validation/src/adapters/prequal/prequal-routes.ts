@@ -15,7 +15,7 @@ import { HttpProblem, singleQueryValue, type OpenApiBuilder } from '#adapters/ht
 import type { Logger } from '#adapters/observability/logger.js';
 import { generatePreQualReport, type PreQualSources } from '../../domain/prequal/generate-prequal-report.js';
 import type { PreQualReport } from '../../domain/prequal/prequal-report.js';
-import { ISSUE_SEVERITIES, parseSeverity, UnknownSeverityError, type IssueSeverity } from '../../domain/results/issue-severity.js';
+import { ISSUE_SEVERITIES, parseSeverity, type IssueSeverity } from '../../domain/results/issue-severity.js';
 import { PAGE_CONTENT_SECURITY_POLICY_HEADER } from './page-assets.js';
 import { renderPreQualHtml } from './prequal-html.js';
 import { renderPreQualOperationOutcome } from './prequal-operation-outcome.js';
@@ -104,14 +104,7 @@ function checkId(name: string, value: string): void {
 function minimumSeverityOf(req: Request): IssueSeverity | undefined {
   const text = singleQueryValue(req.query, 'severity');
   if (text === undefined || text.trim() === '') return undefined;
-  try {
-    return parseSeverity(text);
-  } catch (error) {
-    if (error instanceof UnknownSeverityError) {
-      throw HttpProblem.badRequest(error.message, [{ field: 'severity', message: `must be one of ${ISSUE_SEVERITIES.join(', ')}` }]);
-    }
-    throw error;
-  }
+  return parseSeverity(text); // UnknownSeverityError: 400 naming `severity`, from the app's error handler
 }
 
 function formatOf(req: Request): PreQualFormat {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Updateable } from 'kysely';
 import { isUuid } from '#adapters/http/index.js';
-import type { ClaimedReportJob, ReportJob, ReportJobKind, ReportJobProgress, ReportJobStatus, ReportJobStore } from '../../application/report-jobs/report-job.js';
+import type { ClaimedReportJob, ReportJob, ReportJobKind, ReportJobProgress, ReportJobStatus } from '../../domain/report-jobs/report-job.js';
+import type { ReportJobStore } from '../../domain/ports/report-job-store.js';
 import { REPORT_JOB_TABLE } from './report-job-table.js';
 
 interface JobRow {

@@ -19,11 +19,11 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { enqueueOutboxMessage } from '#adapters/persistence/index.js';
-import type { ReportSubmissions } from '../../application/report-jobs/report-job.js';
+import type { ReportSubmissions } from '../../domain/ports/report-submissions.js';
 import { completionMsgId, distinctOutcomeHash, validationCompletePayload, type CompletionMessage, type OutcomeCounts } from '../../application/validation-flow/index.js';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
-import type { SubmissionKey } from '../../domain/flow/submission.js';
+import type { SubmissionKey } from '../../domain/ports/submission-source.js';
 import { categorizeIssues } from '../../domain/results/submission-categorization.js';
 import { readSubmissionIssues, updateCategorizationIn } from '../persistence/result-repository.js';
 import { SUBMISSION_RESULTS_TABLE, type SubmissionResultsDatabase } from '../persistence/submission-results-table.js';

@@ -9,7 +9,7 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { HttpProblem, renamedRoutes, requireUuidParams, sendCreated, type OpenApiBuilder } from '#adapters/http/index.js';
-import { REPORT_JOB_KINDS, REPORT_JOB_STATUSES, type ReportJobKind } from '../../application/report-jobs/report-job.js';
+import { REPORT_JOB_KINDS, REPORT_JOB_STATUSES, type ReportJobKind } from '../../domain/report-jobs/report-job.js';
 import type { ReportJobService } from '../../application/report-jobs/report-job-service.js';
 
 /** Longest facility or report id (the results store's column length). */

@@ -27,7 +27,7 @@ import { payloadBody, payloadLocation } from './payload-uri.js';
 import {
   SubmissionUnavailableError,
   type FetchSubmissionOptions, type SubmissionFetch, type SubmissionKey, type SubmissionSource,
-} from '../../domain/flow/submission.js';
+} from '../../domain/ports/submission-source.js';
 
 export const DEFAULT_REPORT_SERVICE_PATH = '/api/Report/Bundle/Patient?facilityId={facilityId}&patientId={patientId}&reportScheduleId={reportId}';
 

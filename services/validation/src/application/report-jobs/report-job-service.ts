@@ -23,7 +23,9 @@
 import { NotFoundError } from '#shared-kernel/domain/errors.js';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import type { ReadyForValidationEvent } from '../validation-flow/validation-flow.js';
-import type { ReportJob, ReportJobCheckpoint, ReportJobKind, ReportJobStore, ReportSubmissions } from './report-job.js';
+import type { ReportJob, ReportJobCheckpoint, ReportJobKind } from '../../domain/report-jobs/report-job.js';
+import type { ReportJobStore } from '../../domain/ports/report-job-store.js';
+import type { ReportSubmissions } from '../../domain/ports/report-submissions.js';
 
 export const INTERRUPTED_BY_RESTART = 'interrupted by a restart';
 

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ValidationComplete } from '#contracts/types.js';
-import type { SubmissionKey } from '../../domain/flow/submission.js';
+import type { SubmissionKey } from '../../domain/ports/submission-source.js';
 import type { OutcomeCounts } from '../../domain/ports/flow-store.js';
 
 export type { OutcomeCounts } from '../../domain/ports/flow-store.js';

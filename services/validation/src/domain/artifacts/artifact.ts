@@ -1,3 +1,5 @@
+import { InvalidInputError } from '#shared-kernel/domain/errors.js';
+
 /**
  * Artifacts (specification, "Artifact record"): conformance content the engine validates against,
  * uploaded as a FHIR NPM package (`package.tgz`, type PACKAGE, name = package id) or as one FHIR
@@ -37,10 +39,11 @@ export interface Artifact extends ArtifactSummary {
   readonly content: Buffer;
 }
 
-export class ArtifactRejectedError extends Error {
+/** An artifact refused (400): the shared vocabulary's InvalidInputError, naming the field at fault (else the body). */
+export class ArtifactRejectedError extends InvalidInputError {
   override readonly name = 'ArtifactRejectedError';
   constructor(message: string, readonly field?: string) {
-    super(message);
+    super(message, [{ field: field ?? 'body', message }]);
   }
 }
 

@@ -3,6 +3,9 @@
  * (terminology dependencies). Computed from the package's resources; the reading of the archive
  * itself is behind the PackageInspector port.
  */
+import { InvalidInputError } from '#shared-kernel/domain/errors.js';
+import type { TerminologyKnowledge } from '../ports/terminology-knowledge.js';
+
 
 export interface CanonicalRef {
   readonly url: string;
@@ -38,18 +41,12 @@ export interface PackageSummary {
   readonly warnings: readonly string[];
 }
 
-/** Port: reads a package.tgz. Throws PackageRejectedError when it is not a readable FHIR package. */
-export interface PackageInspector {
-  inspect(content: Buffer): Promise<PackageSummary>;
-  /**
-   * Packages the engine has without any artifact (FHIR R4 core): a stored package that depends on
-   * one of them does not miss it.
-   */
-  readonly builtInPackages?: readonly { readonly name: string; readonly version: string }[];
-}
-
-export class PackageRejectedError extends Error {
+/** A package.tgz that is no readable FHIR package (400 naming the body): the shared vocabulary's InvalidInputError. */
+export class PackageRejectedError extends InvalidInputError {
   override readonly name = 'PackageRejectedError';
+  constructor(message: string) {
+    super(message, [{ field: 'body', message }]);
+  }
 }
 
 type Json = Record<string, unknown>;
@@ -149,14 +146,6 @@ export interface TerminologyDependency {
   readonly usedBy: number;
   /** Strongest binding strength among its uses (ValueSet only). */
   readonly strongestStrength?: string;
-}
-
-/** Port: decides what is known outside the stored artifacts (FHIR core, a terminology server). */
-export interface TerminologyKnowledge {
-  /** Known without artifacts, e.g. part of the FHIR R4 core definitions. */
-  isBuiltIn(kind: 'ValueSet' | 'CodeSystem', url: string): boolean;
-  /** Known to the configured terminology server (may be unknown: then false). */
-  isAvailableRemotely?(kind: 'ValueSet' | 'CodeSystem', url: string): boolean;
 }
 
 const STRENGTH_ORDER = ['example', 'preferred', 'extensible', 'required'];

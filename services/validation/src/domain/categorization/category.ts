@@ -132,7 +132,7 @@ export function parseMatcherAsField(json: unknown, path = 'matcher'): Matcher {
   try {
     return parseMatcher(json, path);
   } catch (error) {
-    if (error instanceof MatcherError) throw new CategoryValidationError([{ field: error.path, message: error.reason }]);
+    if (error instanceof MatcherError) throw new CategoryValidationError(error.problems);
     throw error;
   }
 }

@@ -7,6 +7,7 @@
  * `regex` is a leaf `{field, regex, inverted?}`. Parsing reports the path of the first bad node
  * (`matcher.children[2].regex`) so an operator can find it in a 50-category import.
  */
+import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import { canonicalMessageId } from '../engine/message-ids.js';
 import { compileUserRegex, UserRegexError, type UserRegex } from './user-regex.js';
 
@@ -74,14 +75,16 @@ export const MAX_RULE_PROGRAM_SIZE = 2000;
  */
 export const MAX_MATCHED_CHARACTERS = 4096;
 
-export class MatcherError extends Error {
+/** A matcher refused (400): the shared vocabulary's InvalidInputError, naming the path of the bad node as the field. */
+export class MatcherError extends InvalidInputError {
   override readonly name = 'MatcherError';
   constructor(
     /** Where the problem is, e.g. `matcher.children[1].field`. */
     readonly path: string,
-    readonly reason: string,
+    /** What is wrong there. */
+    readonly problem: string,
   ) {
-    super(`${path}: ${reason}`);
+    super(`${path}: ${problem}`, [{ field: path, message: problem }]);
   }
 }
 

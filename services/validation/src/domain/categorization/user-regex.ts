@@ -10,6 +10,7 @@
  * are refused with the compiler's message.
  */
 import { RE2JS } from 're2js';
+import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import { translateJavaRegex } from '../regex/java-dialect.js';
 
 export { translateJavaRegex };
@@ -17,7 +18,8 @@ export { translateJavaRegex };
 /** Longer patterns are refused: a rule is a short description of a message, not a program. */
 export const MAX_REGEX_LENGTH = 4000;
 
-export class UserRegexError extends Error {
+/** A pattern refused (400): the shared vocabulary's InvalidInputError; the matcher names the field it came from. */
+export class UserRegexError extends InvalidInputError {
   override readonly name = 'UserRegexError';
 }
 

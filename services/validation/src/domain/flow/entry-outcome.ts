@@ -10,7 +10,7 @@
  * where it only repeats `details.text` (the engine fills both): a sixth of every stored outcome.
  */
 import type { Issue, IssueSeverity, ValidationOutcome } from '../engine/outcome/issue.js';
-import type { FhirResourceJson } from './submission.js';
+import type { FhirResourceJson } from '../ports/submission-source.js';
 
 const POSITION_EXTENSIONS = new Set([
   'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line',

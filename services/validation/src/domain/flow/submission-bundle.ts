@@ -10,7 +10,7 @@
  *
  * Anything else is a SubmissionFormatError: a definite answer, the submission cannot be validated.
  */
-import type { FhirResourceJson, SubmissionBundle } from './submission.js';
+import type { FhirResourceJson, SubmissionBundle } from '../ports/submission-source.js';
 
 export class SubmissionFormatError extends Error {
   override readonly name = 'SubmissionFormatError';

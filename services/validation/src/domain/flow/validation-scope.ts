@@ -8,6 +8,7 @@
  * version in the same running service: both versions are stored (as two PACKAGE artifacts), the
  * engine loads both, and each facility's scope hides the other version (DefinitionIndex.scoped).
  */
+import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import { parseSettings, SettingsInputError } from '../engine/settings-input.js';
 import type { ValidationSettings } from '../engine/validator-options.js';
 
@@ -36,15 +37,11 @@ export interface ValidationScope {
   readonly settings?: ValidationSettings;
 }
 
-/** Port: the scope assigned to a facility (undefined = all artifacts). */
-export interface FacilityScopes {
-  scopeOf(facilityId: string): Promise<ValidationScope | undefined>;
-}
-
-export class ValidationScopeError extends Error {
+/** A validation configuration refused (400): the shared vocabulary's InvalidInputError, naming the field when it is known. */
+export class ValidationScopeError extends InvalidInputError {
   override readonly name = 'ValidationScopeError';
   constructor(message: string, readonly field?: string) {
-    super(message);
+    super(message, field ? [{ field, message }] : []);
   }
 }
 

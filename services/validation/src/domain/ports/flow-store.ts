@@ -3,7 +3,7 @@
  * its categorized results, enqueue ValidationComplete) committed together. PostgreSQL implements it
  * (adapters/persistence/pg-flow-store.ts); unit tests use a recording fake held to the same contract.
  */
-import type { SubmissionKey } from '../flow/submission.js';
+import type { SubmissionKey } from './submission-source.js';
 import type { SubmissionCategorization } from '../results/submission-categorization.js';
 
 /** Issue counts of a submission as ValidationComplete carries them. */

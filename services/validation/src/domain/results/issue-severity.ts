@@ -1,3 +1,5 @@
+import { InvalidInputError } from '#shared-kernel/domain/errors.js';
+
 /**
  * FHIR issue severities, ordered from least to most severe. A "minimum severity" filter keeps
  * issues at that level or above: information < warning < error < fatal.
@@ -5,10 +7,12 @@
 export const ISSUE_SEVERITIES = ['information', 'warning', 'error', 'fatal'] as const;
 export type IssueSeverity = (typeof ISSUE_SEVERITIES)[number];
 
-export class UnknownSeverityError extends Error {
+/** A severity parameter that names none (400 naming `severity`): the shared vocabulary's InvalidInputError. */
+export class UnknownSeverityError extends InvalidInputError {
   override readonly name = 'UnknownSeverityError';
   constructor(readonly value: string) {
-    super(`Unknown severity "${value.slice(0, 40)}"; use one of ${ISSUE_SEVERITIES.join(', ')}`);
+    super(`Unknown severity "${value.slice(0, 40)}"; use one of ${ISSUE_SEVERITIES.join(', ')}`,
+      [{ field: 'severity', message: `must be one of ${ISSUE_SEVERITIES.join(', ')}` }]);
   }
 }
 

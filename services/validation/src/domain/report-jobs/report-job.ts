@@ -3,8 +3,6 @@
  * operations): `recategorize` applies the latest category rules to the report's STORED results;
  * `revalidate` runs the whole validation flow again for every patient of the report.
  */
-import type { Categorizer } from '../../domain/categorization/categorizer.js';
-import type { SubmissionKey } from '../../domain/flow/submission.js';
 
 export const REPORT_JOB_KINDS = ['recategorize', 'revalidate'] as const;
 export type ReportJobKind = (typeof REPORT_JOB_KINDS)[number];
@@ -50,31 +48,4 @@ export interface ClaimedReportJob {
   readonly job: ReportJob;
   /** Undefined when no patient was done yet: it starts from the first. */
   readonly checkpoint?: ReportJobCheckpoint;
-}
-
-/** Port: where jobs are kept. */
-export interface ReportJobStore {
-  create(job: { kind: ReportJobKind; facilityId: string; reportId: string; total: number }): Promise<ReportJob>;
-  get(id: string): Promise<ReportJob | undefined>;
-  update(id: string, progress: ReportJobProgress): Promise<void>;
-  /** Touches updated_at of live jobs (so other instances can tell a live job from an orphan). */
-  heartbeat(ids: readonly string[]): Promise<void>;
-  /**
-   * Takes over the queued or running jobs not touched for `staleAfterMs` (their instance stopped):
-   * each is claimed by one instance only (touched, its restarts counted). A job that has been taken
-   * over `maxRestarts` times already is failed with `reason` instead (one that stops every instance
-   * that runs it must not go round for ever).
-   */
-  claimStale(staleAfterMs: number, maxRestarts: number, reason: string): Promise<{ claimed: ClaimedReportJob[]; failed: number }>;
-}
-
-/** Port: the stored submissions of a report. */
-export interface ReportSubmissions {
-  /**
-   * Patients with stored results (their outcome), in one fixed order: what re-validation fetches
-   * again and re-categorization touches. With `after`, only those after that patient (a resumed job).
-   */
-  validatedPatients(facilityId: string, reportId: string, after?: string): Promise<string[]>;
-  /** Categorizes the patient's stored issues with `categorizer`; updates the stored verdict, and announces it when it changed. */
-  recategorizePatient(key: SubmissionKey, categorizer: Categorizer): Promise<void>;
 }
