@@ -1,6 +1,6 @@
 /**
  * The tenant's use cases and its scheduler on the in-memory store (held to the same contract as the
- * PostgreSQL one, persistence/tenant-store.contract.spec.ts): the production code paths, without a
+ * PostgreSQL one, persistence/tenant-store.contract.int.spec.ts): the production code paths, without a
  * database, so they run in the unit loop.
  */
 import { randomUUID } from 'node:crypto';

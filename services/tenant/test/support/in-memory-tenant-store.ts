@@ -1,6 +1,6 @@
 /**
  * TenantStore in memory, for unit tests of the tenant's use cases and scheduler. It is held to the
- * same contract as MikroTenantStore (persistence/tenant-store.contract.spec.ts): a write is one
+ * same contract as MikroTenantStore (persistence/tenant-store.contract.int.spec.ts): a write is one
  * transaction (its repository writes and outbox messages commit together, a thrown error leaves
  * nothing), writes run one after another, reads see what is committed and cannot write events; the
  * database's unique indexes and foreign keys answer as ConflictError with the same messages (plans

@@ -317,7 +317,7 @@ tenantStoreContract('in memory', () => ({
   close: () => Promise.resolve(),
 }));
 
-tenantStoreContract('MikroORM on PostgreSQL @infra', () => {
+tenantStoreContract('MikroORM on PostgreSQL', () => {
   let db: TenantTestDatabase;
   return {
     open: async () => {
