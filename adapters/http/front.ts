@@ -50,7 +50,7 @@ function hexAt(buf: Buffer, at: number): number {
   if (at + 4 > buf.length) return -1;
   let value = 0;
   for (let i = at; i < at + 4; i++) {
-    const c = buf[i]! | 0x20; // digits keep their value; letters become lower case
+    const c = (buf[i] ?? 0) | 0x20; // digits keep their value; letters become lower case
     const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
     if (digit < 0) return -1;
     value = value * 16 + digit;

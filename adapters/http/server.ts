@@ -26,7 +26,9 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<Ht
       answering.add(req.socket);
       res.once('close', () => answering.delete(req.socket));
     });
-    server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => answerClientError(error, socket, answering.has(socket)));
+    server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => {
+      answerClientError(error, socket, answering.has(socket));
+    });
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);
@@ -87,5 +89,5 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: Bu
   setTimeout(() => socket.destroy(), CLIENT_ERROR_DRAIN_MS).unref();
   // the answer to a HEAD request has the headers of the one to a GET and no body (the client would read the body as a next answer)
   const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
-  socket.end(`HTTP/1.1 ${status} ${title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`);
+  socket.end(`HTTP/1.1 ${String(status)} ${title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${String(Buffer.byteLength(body))}\r\nConnection: close\r\n\r\n${head ? '' : body}`);
 }

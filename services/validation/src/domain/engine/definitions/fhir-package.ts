@@ -142,7 +142,7 @@ export function buildFhirPackage(entries: readonly ArchiveEntry[], options: Fhir
     if (stripNarrative && 'text' in json) delete json.text;
     resources.push(json);
   }
-  if (xmlSkipped > 0) warnings.push(`${xmlSkipped} FHIR XML file(s) not read: no XML reader was given to the package loader`);
+  if (xmlSkipped > 0) warnings.push(`${String(xmlSkipped)} FHIR XML file(s) not read: no XML reader was given to the package loader`);
 
   return {
     name: manifest.name,
