@@ -194,3 +194,37 @@ describe('engine: business rules across resources', function () {
     expect(issuesWith(bad, "The type 'Reference' is allowed for the parameter 'subject'", 'OperationDefinition.inputProfile.parameter[0]')).to.have.length(1);
   });
 });
+
+describe('engine: a Quantity in UCUM is a UCUM unit (HL7 checkQuantity)', function () {
+  this.timeout(60_000);
+  let v: Validator;
+  before(async () => {
+    v = new Validator(await sourceWith([]));
+  });
+  const observation = (code: string) => ({
+    resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' },
+    valueQuantity: { value: 1, unit: code, system: 'http://unitsofmeasure.org', code },
+  });
+
+  it('refuses a code that is no UCUM unit (mgg), wherever the Quantity is and whether or not it has a binding', () => {
+    const o = v.validate(observation('mgg'));
+    expect(errorsOf(o).map((i) => [i.expression?.[0], i.details.text]), describe_(o)).to.deep.equal([
+      ['Observation.value.ofType(Quantity)', "Unknown code 'mgg' in the CodeSystem 'http://unitsofmeasure.org' (mgg is not a valid UCUM code.)"],
+    ]);
+    const dose = v.validate({
+      resourceType: 'MedicationAdministration', text: narrative, status: 'completed', medicationCodeableConcept: { text: 'x' },
+      subject: { display: 'x' }, effectiveDateTime: '2024-01-01',
+      dosage: { dose: { value: 1, system: 'http://unitsofmeasure.org', code: 'mgg' } },
+    });
+    expect(errorsOf(dose).map((i) => i.expression?.[0]), describe_(dose)).to.deep.equal(['MedicationAdministration.dosage.dose']);
+  });
+
+  it('accepts UCUM units (mg, mg/dL, a unit with an annotation only as best practice), and leaves other systems alone', () => {
+    for (const code of ['mg', 'mg/dL', '10*3/uL']) expect(errorsOf(v.validate(observation(code))), code).to.deep.equal([]);
+    const annotated = v.validate(observation('{beats}/min'));
+    expect(errorsOf(annotated), describe_(annotated)).to.deep.equal([]);
+    expect(annotated.issue.filter((i) => i.severity === 'warning' && i.details.text?.includes('{beats}'))).to.have.length(1);
+    const other = v.validate({ ...observation('mgg'), valueQuantity: { value: 1, system: 'http://example.org/units', code: 'mgg' } });
+    expect(errorsOf(other)).to.deep.equal([]);
+  });
+});
