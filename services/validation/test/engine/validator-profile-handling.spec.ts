@@ -122,6 +122,9 @@ describe('engine: conformsTo() in a profile\'s invariants (HL7: the value is val
     expect(errorsOf(good), describe_(good)).to.deep.equal([]);
     const bad = v.validate(patient({ gender: 'dragon' }));
     expect(failed(bad), describe_(bad)).to.deep.equal([['Patient', 'Rule ct-1']]);
+    // the whole resource is validated, not only the profile's constraints: a wrong date fails it too
+    const badDate = v.validate(patient({ birthDate: '2020-13-45' }));
+    expect(failed(badDate), describe_(badDate)).to.deep.equal([['Patient', 'Rule ct-1']]);
   });
 
   it('a data type against a data type profile; a profile that is not known cannot be told (no error)', () => {

@@ -27,7 +27,7 @@ const conformsToProfile = (value: unknown, url: string, context: unknown): boole
   if (!isObject(value) || conformsInProgress.has(value) || !ctx.services.plans.plan(url)?.root) return undefined;
   conformsInProgress.add(value);
   try {
-    return conformsTo(ctx, value, url);
+    return conformsTo(ctx, value, url, true);
   } finally {
     conformsInProgress.delete(value);
   }
