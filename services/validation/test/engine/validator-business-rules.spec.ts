@@ -27,11 +27,19 @@ const measure = {
   group: [{ code: { coding: [{ system: 'http://x', code: 'g' }] }, stratifier: [{ id: 's1', code: { coding: [{ system: 'http://x', code: 'age' }] } }] }],
 };
 
+const POP = 'http://terminology.hl7.org/CodeSystem/measure-population';
+const pop = (code: string) => ({ code: { coding: [{ system: POP, code }] } });
+const twoGroups = {
+  resourceType: 'Measure', url: 'http://example.org/Measure/two-groups', status: 'active',
+  scoring: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/measure-scoring', code: 'cohort' }] },
+  group: ['g1', 'g2'].map((g) => ({ code: { coding: [{ system: 'http://x', code: g }] }, population: [pop('initial-population'), pop('numerator')], stratifier: [{ code: { text: 'age band' } }] })),
+};
+
 describe('engine: business rules across resources', function () {
   this.timeout(60_000);
   let v: Validator;
   before(async () => {
-    v = new Validator(await sourceWith([questionnaire, measure]));
+    v = new Validator(await sourceWith([questionnaire, measure, twoGroups]));
   });
 
   const qr = (items: unknown[]) => ({ resourceType: 'QuestionnaireResponse', text: narrative, questionnaire: 'http://example.org/Questionnaire/q', status: 'completed', item: items });
@@ -78,6 +86,37 @@ describe('engine: business rules across resources', function () {
       expect(issuesWith(o, "No measureScore when the scoring of the message is ''cohort''", 'MeasureReport.group[0].measureScore')).to.have.length(1);
       expect(issuesWith(o, 'Group should have a code that matches the group stratifier definition', 'MeasureReport.group[0].stratifier[0]')).to.have.length(1);
       expect(issuesWith(o, "does not include a stratifier for the stratifier with code 'age' (id = 's1')", 'MeasureReport.group[0]')).to.have.length(1);
+    });
+  });
+
+  describe('MeasureReport groups and populations against the Measure (HL7 MeasureValidator)', () => {
+    const report = (groups: unknown[], type = 'summary') => ({ resourceType: 'MeasureReport', text: narrative, status: 'complete', type, measure: 'http://example.org/Measure/two-groups', period: { start: '2024-01-01', end: '2024-01-31' }, group: groups });
+    const group = (code: string | undefined, pops: string[], extra: Record<string, unknown> = {}) => ({
+      ...(code ? { code: { coding: [{ system: 'http://x', code }] } } : {}), population: pops.map((p) => ({ ...pop(p), count: 1 })), stratifier: [{ code: [{ text: 'age band' }] }], ...extra,
+    });
+    const found = (o: ReturnType<Validator['validate']>) => errorsOf(o).map((i) => `${i.expression?.[0]} ${i.details.text}`).sort();
+
+    it('groups matched by code, each population and stratifier (a text-only code matches by text) reported: no error', () => {
+      const o = v.validate(report([group('g1', ['initial-population', 'numerator']), group('g2', ['initial-population', 'numerator'])]));
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+    });
+
+    it('a group without a code, a population the group does not define, and what the Measure defines but the report leaves out', () => {
+      const o = v.validate(report([group(undefined, ['initial-population']), group('g1', ['initial-population', 'denominator'])]));
+      expect(found(o), describe_(o)).to.deep.equal([
+        "MeasureReport The MeasureReport does not include a group for the group with code 'g2'",
+        'MeasureReport.group[0] Group should have a code that matches the group definition in the measure',
+        "MeasureReport.group[1] The MeasureReport does not include a group for the group with code 'numerator'",
+        'MeasureReport.group[1].population[1] The code for this group population has no match in the measure definition',
+      ]);
+    });
+
+    it('a subject list counts its subjects; other reports list none', () => {
+      const subjects = (n: number) => ({ subjectResults: { reference: `List/l${n}` } });
+      const list = v.validate(report([group('g1', ['initial-population', 'numerator']), group('g2', ['initial-population', 'numerator'])].map((g) => ({ ...g, population: g.population.map((p) => ({ ...p, count: 3, ...subjects(1) })) })), 'subject-list'));
+      expect(issuesWith(list, 'Mismatch between count 3 and number of subjects 1'), describe_(list)).to.have.length(4);
+      const summary = v.validate(report([group('g1', ['initial-population', 'numerator']), group('g2', ['initial-population', 'numerator'])].map((g, i) => (i === 0 ? { ...g, population: [{ ...g.population[0], ...subjects(2) }, g.population[1]] } : g))));
+      expect(found(summary), describe_(summary)).to.deep.equal(["MeasureReport.group[0].population[0] Reports where type is not 'subject-list' don't have subjects listed"]);
     });
   });
 

@@ -330,6 +330,17 @@ export const MESSAGES = {
   Q_DERIVED_MAXLENGTH_CHANGED: { text: 'The item \'{1}\' allows a longer answer than the maxLength {2} of the questionnaire {0} it derives from', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_{NC_,}MAXLENGTH (ours)
 
   CANONICAL_WRONG_TYPE: { text: 'Canonical URL \'{0}\' refers to a resource that has the wrong type. Found {1} expecting one of [{2}]', code: 'structure' },
+  MR_GROUP_NO_CODE: { text: 'Group should have a code that matches the group definition in the measure', code: 'business-rule' },
+  MR_GROUP_NO_MATCH: { text: 'The code \'{0}\' for this group has no match in the measure definition', code: 'business-rule' },
+  MR_GROUP_DUPLICATE: { text: 'The linkId or code for this group is duplicated with another group', code: 'business-rule' },
+  MR_GROUP_NO_USABLE_CODE: { text: 'None of the codes provided are usable for comparison - need both system and code on at least one code', code: 'business-rule' },
+  MR_GROUP_WRONG_CODE: { text: 'The code provided ({0}) does not match the code specified in the measure report ({1})', code: 'business-rule' },
+  MR_GROUP_MISSING: { text: 'The MeasureReport does not include a group for the group with code \'{0}\'', code: 'business-rule' },
+  MR_POPULATION_NO_CODE: { text: 'Group should have a code that matches the group population definition in the measure', code: 'business-rule' },
+  MR_POPULATION_NO_MATCH: { text: 'The code for this group population has no match in the measure definition', code: 'business-rule' },
+  MR_POPULATION_DUPLICATE: { text: 'The linkId or code for this group population is duplicated with another population', code: 'business-rule' },
+  MR_POPULATION_COUNT_MISMATCH: { text: 'Mismatch between count {0} and number of subjects {1}', code: 'business-rule' },
+  MR_POPULATION_NO_SUBJECTS: { text: 'Reports where type is not \'subject-list\' don\'t have subjects listed', code: 'business-rule' },
   MR_STRATIFIER_NO_MATCH: { text: 'Group should have a code that matches the group stratifier definition in the measure', code: 'business-rule' },
   MR_STRATIFIER_MISSING: { text: 'The MeasureReport does not include a stratifier for the stratifier with code \'{0}\' (id = \'{1}\')', code: 'business-rule' },
   CAPABILITY_SEARCH_TYPE: { text: 'Type mismatch - SearchParameter \'{0}\' type is {1}, but type here is {2}', code: 'business-rule' },

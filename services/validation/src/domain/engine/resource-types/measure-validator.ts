@@ -1,6 +1,7 @@
 /**
- * MeasureReport against its Measure (when the Measure is loaded): each report group's
- * stratifiers match the Measure group's by code, and a cohort measure reports no score.
+ * MeasureReport against its Measure (when the Measure is loaded), as HL7's MeasureValidator:
+ * report groups, their populations and stratifiers match the Measure's by code (each reported
+ * once, none missing), a subject list's counts match its subjects, and a cohort measure reports no score.
  * Named, as in the HL7 validator, after the Measure whose rules it applies.
  */
 import type { NodeContext } from '../context/node-context.js';
@@ -16,6 +17,28 @@ function sameConcept(a: unknown, b: unknown): boolean {
   }
   return false;
 }
+
+const hasCodings = (cc: unknown): boolean => isObject(cc) && Array.isArray(cc.coding) && cc.coding.length > 0;
+
+/** As HL7 matches a stratifier: a shared coding, or, when neither has codings, the same text. */
+function sameStratifierCode(defined: unknown, reported: unknown): boolean {
+  if (sameConcept(defined, reported)) return true;
+  return isObject(defined) && isObject(reported) && !hasCodings(defined) && !hasCodings(reported)
+    && typeof defined.text === 'string' && defined.text === reported.text;
+}
+
+/** A CodeableConcept as HL7's DataRenderer shows it in a message: its text, else its first coding's display or code. */
+function displayConcept(cc: unknown): string {
+  if (!isObject(cc)) return '';
+  if (typeof cc.text === 'string') return cc.text;
+  const first = Array.isArray(cc.coding) ? (cc.coding as unknown[]).find(isObject) : undefined;
+  return first ? String(first.display ?? first.code ?? '') : '';
+}
+
+const MEASURE_OBSERVATION = (cc: unknown) => isObject(cc) && Array.isArray(cc.coding)
+  && cc.coding.some((c) => isObject(c) && c.system === 'http://terminology.hl7.org/CodeSystem/measure-population' && c.code === 'measure-observation');
+
+const objects = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
 export class MeasureValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['MeasureReport'];
@@ -35,20 +58,97 @@ export class MeasureValidator implements ResourceTypeValidator {
     const measure = ctx.services.resolve('Measure', url);
     if (!isObject(measure)) return;
     const scoring = isObject(measure.scoring) && Array.isArray(measure.scoring.coding) ? (measure.scoring.coding as unknown[]).find(isObject)?.code : undefined;
-    if (Array.isArray(report.group) && Array.isArray(measure.group)) {
-      const measureGroups = (measure.group as unknown[]).filter(isObject);
-      report.group.forEach((g, gi) => {
-        if (!isObject(g)) return;
-        const mg = measureGroups.find((m) => sameConcept(m.code, g.code)) ?? (measureGroups.length === 1 && report.group && (report.group as unknown[]).length === 1 ? measureGroups[0] : undefined);
-        if (mg) this.checkStratifiers(ctx, g, mg, `${ctx.path}.group[${gi}]`);
-      });
-    }
+    this.checkGroups(ctx, report, objects(measure.group));
     if (scoring === 'cohort' && Array.isArray(report.group)) {
       report.group.forEach((g, i) => {
         if (isObject(g) && g.measureScore !== undefined) {
           ctx.error('MEASURE_COHORT_SCORE', [scoring], `${ctx.path}.group[${i}].measureScore`, ctx.propPos(g, 'measureScore'));
         }
       });
+    }
+  }
+
+  /**
+   * As HL7's MeasureValidator: one report group against one Measure group is matched whatever its
+   * code; otherwise each report group names its Measure group by code, and every Measure group is
+   * reported (unless the report is a data collection).
+   */
+  private checkGroups(ctx: NodeContext, report: Record<string, unknown>, measureGroups: Record<string, unknown>[]): void {
+    const raw = Array.isArray(report.group) ? (report.group as unknown[]) : [];
+    const groups = raw.map((g, i) => ({ g, i })).filter((x): x is { g: Record<string, unknown>; i: number } => isObject(x.g));
+    const type = report.type;
+    if (groups.length === 1 && measureGroups.length === 1) {
+      // one group each: matched whatever its code, but codes both give must agree
+      const { g, i } = groups[0]!;
+      const mg = measureGroups[0]!;
+      const path = `${ctx.path}.group[${i}]`;
+      if (mg.code !== undefined && isObject(g.code)) {
+        const usable = Array.isArray(g.code.coding) && g.code.coding.some((c) => isObject(c) && typeof c.system === 'string' && typeof c.code === 'string');
+        if (!usable) ctx.error('MR_GROUP_NO_USABLE_CODE', [], path, ctx.pos(g));
+        else if (!sameConcept(g.code, mg.code)) ctx.error('MR_GROUP_WRONG_CODE', [displayConcept(g.code), displayConcept(mg.code)], path, ctx.pos(g));
+      }
+      this.checkGroup(ctx, report, g, mg, path);
+      return;
+    }
+    const matched = new Set<Record<string, unknown>>();
+    for (const { g, i } of groups) {
+      const path = `${ctx.path}.group[${i}]`;
+      if (g.code === undefined) {
+        ctx.error('MR_GROUP_NO_CODE', [], path, ctx.pos(g));
+        continue;
+      }
+      const mg = measureGroups.find((m) => m.code !== undefined && sameConcept(m.code, g.code));
+      if (!mg) {
+        ctx.error('MR_GROUP_NO_MATCH', [displayConcept(g.code)], path, ctx.pos(g));
+        continue;
+      }
+      if (matched.has(mg)) {
+        ctx.error('MR_GROUP_DUPLICATE', [], path, ctx.pos(g));
+        continue;
+      }
+      matched.add(mg);
+      this.checkGroup(ctx, report, g, mg, path);
+    }
+    if (type === 'data-collection') return;
+    for (const mg of measureGroups) if (!matched.has(mg)) ctx.error('MR_GROUP_MISSING', [displayConcept(mg.code)], ctx.path, ctx.pos(report));
+  }
+
+  private checkGroup(ctx: NodeContext, report: Record<string, unknown>, group: Record<string, unknown>, measureGroup: Record<string, unknown>, groupPath: string): void {
+    this.checkPopulations(ctx, report, group, measureGroup, groupPath);
+    this.checkStratifiers(ctx, group, measureGroup, groupPath);
+  }
+
+  /** Each report population names a Measure population by code; each Measure population (but measure-observation) is reported. */
+  private checkPopulations(ctx: NodeContext, report: Record<string, unknown>, group: Record<string, unknown>, measureGroup: Record<string, unknown>, groupPath: string): void {
+    const defined = objects(measureGroup.population);
+    const matched = new Set<Record<string, unknown>>();
+    const raw = Array.isArray(group.population) ? (group.population as unknown[]) : [];
+    raw.forEach((p, i) => {
+      if (!isObject(p)) return;
+      const path = `${groupPath}.population[${i}]`;
+      if (p.code === undefined) {
+        ctx.error('MR_POPULATION_NO_CODE', [], path, ctx.pos(p));
+        return;
+      }
+      const mp = defined.find((d) => d.code !== undefined && sameConcept(d.code, p.code));
+      if (!mp) {
+        ctx.error('MR_POPULATION_NO_MATCH', [], path, ctx.pos(p));
+        return;
+      }
+      if (matched.has(mp)) {
+        ctx.error('MR_POPULATION_DUPLICATE', [], path, ctx.pos(p));
+        return;
+      }
+      matched.add(mp);
+      const subjects = Array.isArray(p.subjectResults) ? p.subjectResults.length : p.subjectResults === undefined ? 0 : 1;
+      if (report.type === 'subject-list') {
+        if (typeof p.count === 'number' && Number.isInteger(p.count) && p.count !== subjects) ctx.error('MR_POPULATION_COUNT_MISMATCH', [p.count, subjects], path, ctx.pos(p));
+      } else if (subjects > 0) {
+        ctx.error('MR_POPULATION_NO_SUBJECTS', [], path, ctx.pos(p));
+      }
+    });
+    for (const d of defined) {
+      if (!matched.has(d) && !MEASURE_OBSERVATION(d.code)) ctx.error('MR_GROUP_MISSING', [displayConcept(d.code)], groupPath, ctx.pos(group));
     }
   }
 
@@ -60,7 +160,7 @@ export class MeasureValidator implements ResourceTypeValidator {
     reported.forEach((rs, i) => {
       if (!isObject(rs)) return;
       const path = `${groupPath}.stratifier[${i}]`;
-      const hit = rs.code === undefined ? undefined : defined.find((d) => sameConcept(d.code, Array.isArray(rs.code) ? rs.code[0] : rs.code));
+      const hit = rs.code === undefined ? undefined : defined.find((d) => sameStratifierCode(d.code, Array.isArray(rs.code) ? rs.code[0] : rs.code));
       if (!hit) ctx.error('MR_STRATIFIER_NO_MATCH', [], path, ctx.pos(rs));
       else matched.add(hit);
     });
