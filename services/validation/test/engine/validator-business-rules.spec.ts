@@ -258,6 +258,22 @@ describe('engine: a Quantity in UCUM is a UCUM unit (HL7 checkQuantity)', functi
     expect(errorsOf(dose).map((i) => i.expression?.[0]), describe_(dose)).to.deep.equal(['MedicationAdministration.dosage.dose']);
   });
 
+  it('a unit the UCUM library cannot parse (blank spaces) is refused without the library writing to the console (the CLI\'s stdout is JSON)', () => {
+    const written: unknown[] = [];
+    const log = console.log;
+    console.log = (...args: unknown[]) => { written.push(args); };
+    let o: ReturnType<Validator['validate']>;
+    try {
+      o = v.validate(observation('chewable tablet'));
+    } finally {
+      console.log = log;
+    }
+    expect(written).to.deep.equal([]);
+    expect(errorsOf(o).map((i) => i.details.text), describe_(o)).to.deep.equal([
+      "Unknown code 'chewable tablet' in the CodeSystem 'http://unitsofmeasure.org' (chewable tablet is not a valid unit.  Blank spaces are not allowed in unit expressions.)",
+    ]);
+  });
+
   it('accepts UCUM units (mg, mg/dL, a unit with an annotation only as best practice), and leaves other systems alone', () => {
     for (const code of ['mg', 'mg/dL', '10*3/uL']) expect(errorsOf(v.validate(observation(code))), code).to.deep.equal([]);
     const annotated = v.validate(observation('{beats}/min'));
