@@ -120,6 +120,36 @@ describe('engine: business rules across resources', function () {
     });
   });
 
+  describe('a Measure\'s stratifier criteria in CQL against its libraries\' compiled ELM (HL7 validateMeasure)', () => {
+    const elm = '<?xml version="1.0"?><library xmlns="urn:hl7-org:elm:r1"><parameters><def name="Measurement Period"/></parameters>'
+      + '<statements><def name="Patient" context="Patient"/><def localId="9" name="Age Band" context="Patient"><expression/></def></statements></library>';
+    const library = { resourceType: 'Library', url: 'http://example.org/Library/Screening', name: 'Screening', status: 'active', type: { text: 'logic' }, content: [{ contentType: 'application/elm+xml', data: Buffer.from(elm).toString('base64') }] };
+    const measureWith = (expressions: string[], libraries = ['http://example.org/Library/Screening']) => ({
+      resourceType: 'Measure', text: narrative, url: 'http://example.org/Measure/strata', status: 'active', library: libraries,
+      group: [{ population: [{ code: { text: 'ip' }, criteria: { language: 'text/cql', expression: 'Nowhere.Initial' } }], stratifier: expressions.map((expression) => ({ criteria: { language: 'text/cql', expression } })) }],
+    });
+    let mv: Validator;
+    before(async () => {
+      mv = new Validator(await sourceWith([library]));
+    });
+    const found = (o: ReturnType<Validator['validate']>) => errorsOf(o).map((i) => `${i.expression?.[0]} ${i.details.text}`);
+
+    it('a definition the library has passes (by namespace or the only library); population criteria are not checked', () => {
+      const o = mv.validate(measureWith(['Screening.Age Band', 'Age Band']));
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+    });
+
+    it('a definition the ELM lacks, a namespace no library has, and CQL without libraries are errors', () => {
+      const o = mv.validate(measureWith(['Screening.AgesUpToNine', 'Other.Age Band']));
+      expect(found(o), describe_(o)).to.deep.equal([
+        'Measure.group[0].stratifier[0].criteria The function AgesUpToNine does not exist in the library http://example.org/Library/Screening',
+        'Measure.group[0].stratifier[1].criteria No matching Library found for the namespace Other',
+      ]);
+      const none = mv.validate(measureWith(['Age Band'], []));
+      expect(found(none), describe_(none)).to.deep.equal(['Measure.group[0].stratifier[0].criteria No CQL Libraries found on this Measure']);
+    });
+  });
+
   describe('references in document Bundles', () => {
     const doc = (refs: string[]) => ({
       resourceType: 'Bundle', type: 'document', identifier: { system: 'http://x', value: '1' }, timestamp: '2024-01-01T00:00:00Z',

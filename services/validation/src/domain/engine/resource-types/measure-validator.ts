@@ -40,10 +40,92 @@ const MEASURE_OBSERVATION = (cc: unknown) => isObject(cc) && Array.isArray(cc.co
 
 const objects = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
-export class MeasureValidator implements ResourceTypeValidator {
-  readonly resourceTypes = ['MeasureReport'];
+/** ELM's statement names (`<statements><def name="…">`) of the Library's compiled CQL (application/elm+xml); undefined when it has none. */
+function elmStatementNames(library: Record<string, unknown>): Set<string> | undefined {
+  for (const content of objects(library.content)) {
+    if (content.contentType !== 'application/elm+xml' || typeof content.data !== 'string') continue;
+    const xml = Buffer.from(content.data, 'base64').toString('utf8');
+    const names = new Set<string>();
+    const start = xml.indexOf('<statements');
+    if (start < 0) return names;
+    const end = xml.indexOf('</statements>', start);
+    const body = xml.slice(start, end < 0 ? xml.length : end);
+    // each `<def ` tag: its name attribute (indexOf scans, nothing backtracks over the content)
+    for (let at = body.indexOf('<def '); at >= 0; at = body.indexOf('<def ', at + 5)) {
+      const close = body.indexOf('>', at);
+      const tag = body.slice(at, close < 0 ? body.length : close);
+      const n = tag.indexOf(' name="');
+      if (n < 0) continue;
+      const q = tag.indexOf('"', n + 7);
+      if (q > n) names.add(tag.slice(n + 7, q));
+    }
+    return names;
+  }
+  return undefined;
+}
 
-  validate(ctx: NodeContext, report: Record<string, unknown>): void {
+export class MeasureValidator implements ResourceTypeValidator {
+  readonly resourceTypes = ['MeasureReport', 'Measure'];
+
+  validate(ctx: NodeContext, resource: Record<string, unknown>): void {
+    if (resource.resourceType === 'Measure') this.validateMeasure(ctx, resource);
+    else this.validateReport(ctx, resource);
+  }
+
+  /**
+   * A Measure's stratifier criteria in CQL, as HL7's validateMeasure checks them: the expression's
+   * library (by the name before the dot, or the only one) must be among the Measure's libraries
+   * that resolve, and name a definition its compiled ELM has.
+   */
+  private validateMeasure(ctx: NodeContext, measure: Record<string, unknown>): void {
+    const libraries: Record<string, unknown>[] = [];
+    if (Array.isArray(measure.library)) {
+      for (const ref of measure.library) {
+        const lib = typeof ref === 'string' ? ctx.services.resolve('Library', ref) : undefined;
+        if (isObject(lib)) libraries.push(lib);
+      }
+    }
+    objects(measure.group).forEach((group, gi) => {
+      objects(group.stratifier).forEach((st, si) => {
+        const path = `${ctx.path}.group[${gi}].stratifier[${si}]`;
+        if (isObject(st.criteria)) this.checkCriteria(ctx, st.criteria, libraries, `${path}.criteria`);
+        objects(st.component).forEach((cp, ci) => {
+          if (isObject(cp.criteria)) this.checkCriteria(ctx, cp.criteria, libraries, `${path}.component[${ci}].criteria`);
+        });
+      });
+    });
+  }
+
+  private checkCriteria(ctx: NodeContext, criteria: Record<string, unknown>, libraries: Record<string, unknown>[], path: string): void {
+    if (criteria.language !== 'text/cql' && criteria.language !== 'text/cql.identifier') return;
+    if (typeof criteria.expression !== 'string') return;
+    if (libraries.length === 0) {
+      ctx.error('MEASURE_CQL_NO_LIBRARY', [], path, ctx.pos(criteria));
+      return;
+    }
+    let ref = criteria.expression;
+    let lib: Record<string, unknown> | undefined;
+    const dot = ref.indexOf('.');
+    if (dot >= 0) {
+      const name = ref.slice(0, dot);
+      ref = ref.slice(dot + 1);
+      lib = libraries.find((l) => l.name === name);
+      if (!lib) {
+        ctx.error('MEASURE_CQL_LIBRARY_NOT_FOUND', [name], path, ctx.pos(criteria));
+        return;
+      }
+    } else if (libraries.length === 1) {
+      lib = libraries[0];
+    } else {
+      ctx.error('MEASURE_CQL_ONLY_ONE_LIBRARY', [], path, ctx.pos(criteria));
+      return;
+    }
+    const names = lib ? elmStatementNames(lib) : undefined;
+    // a library without compiled ELM: nothing to check the name against here
+    if (names && !names.has(ref)) ctx.error('MEASURE_CQL_NOT_FOUND', [String(lib!.url ?? ''), ref], path, ctx.pos(criteria));
+  }
+
+  private validateReport(ctx: NodeContext, report: Record<string, unknown>): void {
     const url = report.measure;
     if (typeof url !== 'string') return;
     // groups are matched to the Measure's by id among others: an id names one group (DUPLICATE_ID)
