@@ -200,7 +200,7 @@ export const SETTING_CASES: readonly SettingCase[] = [
     },
     supporting: [genderedPatient, subjectGendered, { resourceType: 'Patient', id: 'genderless', text: narrative }],
     value: 'CHECK_VALID', query: { referencePolicy: 'CHECK_VALID' }, flags: ['-reference-policy', 'CHECK_VALID'],
-    manifest: { validateReference: 'CHECK_VALID' }, issue: { severity: 'error', text: /^Unable to find a match for profile Patient\/genderless among choices: / }, appears: 'with',
+    manifest: { validateReference: 'CHECK_VALID' }, issue: { severity: 'error', text: /^Unable to find a (match for profile|profile match for) Patient\/genderless among choices: / }, appears: 'with',
   },
   {
     setting: 'containedPolicy', behaviour: 'CHECK_TYPE: a contained resource is checked only for its type, not validated',
