@@ -46,7 +46,7 @@ describe('engine: resource-type validators', function () {
       CodeSystem: 'CodeSystemValidator',
       ConceptMap: 'ConceptMapValidator',
       Measure: 'MeasureValidator',
-    MeasureReport: 'MeasureValidator',
+      MeasureReport: 'MeasureValidator',
       OperationDefinition: 'OperationDefinitionValidator',
       Questionnaire: 'QuestionnaireValidator',
       QuestionnaireResponse: 'QuestionnaireValidator',
