@@ -29,6 +29,11 @@ const measure = {
 
 const POP = 'http://terminology.hl7.org/CodeSystem/measure-population';
 const pop = (code: string) => ({ code: { coding: [{ system: POP, code }] } });
+const scored = (scoring: string, extra: Record<string, unknown> = {}) => ({
+  resourceType: 'Measure', url: `http://example.org/Measure/${scoring}`, status: 'active', ...extra,
+  scoring: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/measure-scoring', code: scoring }] },
+  group: [{ population: [pop('initial-population')] }],
+});
 const twoGroups = {
   resourceType: 'Measure', url: 'http://example.org/Measure/two-groups', status: 'active',
   scoring: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/measure-scoring', code: 'cohort' }] },
@@ -39,7 +44,7 @@ describe('engine: business rules across resources', function () {
   this.timeout(60_000);
   let v: Validator;
   before(async () => {
-    v = new Validator(await sourceWith([questionnaire, measure, twoGroups]));
+    v = new Validator(await sourceWith([questionnaire, measure, twoGroups, scored('proportion'), scored('ratio', { extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/questionnaire-unit', valueCoding: { system: 'http://unitsofmeasure.org', code: '%' } }] })]));
   });
 
   const qr = (items: unknown[]) => ({ resourceType: 'QuestionnaireResponse', text: narrative, questionnaire: 'http://example.org/Questionnaire/q', status: 'completed', item: items });
@@ -147,6 +152,34 @@ describe('engine: business rules across resources', function () {
       ]);
       const none = mv.validate(measureWith(['Age Band'], []));
       expect(found(none), describe_(none)).to.deep.equal(['Measure.group[0].stratifier[0].criteria No CQL Libraries found on this Measure']);
+    });
+  });
+
+  describe('a MeasureReport group\'s measureScore by the Measure\'s scoring (HL7 validateScore)', () => {
+    const report = (scoring: string, group: Record<string, unknown>, type = 'summary') => ({
+      resourceType: 'MeasureReport', text: narrative, status: 'complete', type, measure: `http://example.org/Measure/${scoring}`,
+      period: { start: '2024-01-01', end: '2024-01-31' }, group: [{ population: [{ ...pop('initial-population'), count: 1 }], ...group }],
+    });
+    const found = (o: ReturnType<Validator['validate']>) => errorsOf(o).map((i) => `${i.expression?.[0]} ${i.details.text}`);
+
+    it('a proportion is a unitless value from 0 to 1, and required', () => {
+      expect(errorsOf(v.validate(report('proportion', { measureScore: { value: 0.5 } })))).to.deep.equal([]);
+      expect(found(v.validate(report('proportion', {})))).to.deep.equal(['MeasureReport.group[0] A measureScore is required when the Measure.scoring=proportion']);
+      expect(found(v.validate(report('proportion', { measureScore: { value: 1.5, unit: '%' } })))).to.deep.equal([
+        'MeasureReport.group[0].measureScore.unit A measureScore for this Measure Scoring (proportion) should not have units',
+        'MeasureReport.group[0].measureScore.value The value is invalid - it must be between 0 and 1',
+      ]);
+    });
+
+    it('a ratio needs a value, in the unit the Measure fixes; a data collection reports no score', () => {
+      expect(errorsOf(v.validate(report('ratio', { measureScore: { value: 3, system: 'http://unitsofmeasure.org', code: '%' } })))).to.deep.equal([]);
+      expect(found(v.validate(report('ratio', { measureScore: { value: 3, system: 'http://unitsofmeasure.org', code: 'mg' } })))).to.deep.equal([
+        "MeasureReport.group[0].measureScore.code This value is fixed by the Measure to '%'",
+      ]);
+      // (the core invariant mrp-1 says the same of the whole report)
+      expect(found(v.validate(report('proportion', { measureScore: { value: 0.5 } }, 'data-collection'))).filter((t) => !t.includes('mrp-1'))).to.deep.equal([
+        "MeasureReport.group[0].measureScore No measureScore when the type of the report is 'data-collection'",
+      ]);
     });
   });
 

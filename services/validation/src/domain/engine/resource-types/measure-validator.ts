@@ -139,15 +139,7 @@ export class MeasureValidator implements ResourceTypeValidator {
     }
     const measure = ctx.services.resolve('Measure', url);
     if (!isObject(measure)) return;
-    const scoring = isObject(measure.scoring) && Array.isArray(measure.scoring.coding) ? (measure.scoring.coding as unknown[]).find(isObject)?.code : undefined;
-    this.checkGroups(ctx, report, objects(measure.group));
-    if (scoring === 'cohort' && Array.isArray(report.group)) {
-      report.group.forEach((g, i) => {
-        if (isObject(g) && g.measureScore !== undefined) {
-          ctx.error('MEASURE_COHORT_SCORE', [scoring], `${ctx.path}.group[${i}].measureScore`, ctx.propPos(g, 'measureScore'));
-        }
-      });
-    }
+    this.checkGroups(ctx, report, measure);
   }
 
   /**
@@ -155,7 +147,8 @@ export class MeasureValidator implements ResourceTypeValidator {
    * code; otherwise each report group names its Measure group by code, and every Measure group is
    * reported (unless the report is a data collection).
    */
-  private checkGroups(ctx: NodeContext, report: Record<string, unknown>, measureGroups: Record<string, unknown>[]): void {
+  private checkGroups(ctx: NodeContext, report: Record<string, unknown>, measure: Record<string, unknown>): void {
+    const measureGroups = objects(measure.group);
     const raw = Array.isArray(report.group) ? (report.group as unknown[]) : [];
     const groups = raw.map((g, i) => ({ g, i })).filter((x): x is { g: Record<string, unknown>; i: number } => isObject(x.g));
     const type = report.type;
@@ -169,7 +162,7 @@ export class MeasureValidator implements ResourceTypeValidator {
         if (!usable) ctx.error('MR_GROUP_NO_USABLE_CODE', [], path, ctx.pos(g));
         else if (!sameConcept(g.code, mg.code)) ctx.error('MR_GROUP_WRONG_CODE', [displayConcept(g.code), displayConcept(mg.code)], path, ctx.pos(g));
       }
-      this.checkGroup(ctx, report, g, mg, path);
+      this.checkGroup(ctx, report, measure, g, mg, path);
       return;
     }
     const matched = new Set<Record<string, unknown>>();
@@ -189,15 +182,71 @@ export class MeasureValidator implements ResourceTypeValidator {
         continue;
       }
       matched.add(mg);
-      this.checkGroup(ctx, report, g, mg, path);
+      this.checkGroup(ctx, report, measure, g, mg, path);
     }
     if (type === 'data-collection') return;
     for (const mg of measureGroups) if (!matched.has(mg)) ctx.error('MR_GROUP_MISSING', [displayConcept(mg.code)], ctx.path, ctx.pos(report));
   }
 
-  private checkGroup(ctx: NodeContext, report: Record<string, unknown>, group: Record<string, unknown>, measureGroup: Record<string, unknown>, groupPath: string): void {
+  private checkGroup(ctx: NodeContext, report: Record<string, unknown>, measure: Record<string, unknown>, group: Record<string, unknown>, measureGroup: Record<string, unknown>, groupPath: string): void {
     this.checkPopulations(ctx, report, group, measureGroup, groupPath);
+    this.checkScore(ctx, report, measure, group, groupPath);
     this.checkStratifiers(ctx, group, measureGroup, groupPath);
+  }
+
+  /**
+   * The group's measureScore as HL7's validateScore checks it: none in a data collection or for a
+   * cohort measure; required for proportion, ratio and continuous-variable scoring, with a value (or
+   * DEQM's alternateScoreType extension's); a proportion is a unitless number from 0 to 1; a unit
+   * the Measure fixes (questionnaire-unit) must be the score's.
+   */
+  private checkScore(ctx: NodeContext, report: Record<string, unknown>, measure: Record<string, unknown>, group: Record<string, unknown>, groupPath: string): void {
+    const scoring = isObject(measure.scoring) && Array.isArray(measure.scoring.coding) ? (measure.scoring.coding as unknown[]).find(isObject)?.code : undefined;
+    const ms = group.measureScore;
+    const msPath = `${groupPath}.measureScore`;
+    if (report.type === 'data-collection') {
+      if (ms !== undefined) ctx.error('MEASURE_MR_SCORE_PROHIBITED_RT', [], msPath, ctx.propPos(group, 'measureScore'));
+      return;
+    }
+    if (scoring === 'cohort') {
+      if (ms !== undefined) ctx.error('MEASURE_COHORT_SCORE', [scoring], msPath, ctx.propPos(group, 'measureScore'));
+      return;
+    }
+    if (scoring !== 'proportion' && scoring !== 'ratio' && scoring !== 'continuous-variable') return;
+    if (!isObject(ms)) {
+      ctx.error('MEASURE_MR_SCORE_REQUIRED', [scoring], groupPath, ctx.pos(group));
+      return;
+    }
+    let value = ms.value;
+    if (value === undefined) {
+      const alternate = objects(ms.extension).find((x) => x.url === 'http://hl7.org/fhir/us/davinci-deqm/StructureDefinition/extension-alternateScoreType');
+      const key = alternate ? Object.keys(alternate).find((k) => k.startsWith('value')) : undefined;
+      if (key) value = alternate![key];
+    }
+    if (scoring === 'proportion') {
+      for (const key of ['unit', 'system', 'code']) {
+        if (ms[key] !== undefined) ctx.error('MEASURE_MR_SCORE_UNIT_PROHIBITED', ['proportion'], `${msPath}.${key}`, ctx.propPos(ms, key));
+      }
+      if (value === undefined) ctx.error('MEASURE_MR_SCORE_VALUE_REQUIRED', ['proportion'], msPath, ctx.pos(ms));
+      else if (typeof value === 'number' && (value < 0 || value > 1)) ctx.error('MEASURE_MR_SCORE_VALUE_INVALID_01', [], `${msPath}.value`, ctx.propPos(ms, 'value'));
+      return;
+    }
+    if (value === undefined) {
+      ctx.error('MEASURE_MR_SCORE_VALUE_REQUIRED', [scoring], msPath, ctx.pos(ms));
+      return;
+    }
+    const unitExt = objects(measure.extension).find((x) => x.url === 'http://hl7.org/fhir/StructureDefinition/questionnaire-unit');
+    const fixed = isObject(unitExt?.valueCoding) ? unitExt.valueCoding : undefined;
+    if (ms.code !== undefined) {
+      if (fixed) {
+        if (fixed.code !== ms.code) ctx.error('MEASURE_MR_SCORE_FIXED', [fixed.code], `${msPath}.code`, ctx.propPos(ms, 'code'));
+        if (ms.system !== undefined && fixed.system !== ms.system) ctx.error('MEASURE_MR_SCORE_FIXED', [fixed.system], msPath, ctx.pos(ms));
+      }
+    } else if (fixed) {
+      ctx.error('MEASURE_MR_SCORE_FIXED', [String(fixed.display ?? fixed.code ?? '')], msPath, ctx.pos(ms));
+    } else if (scoring === 'ratio') {
+      ctx.warning('MEASURE_MR_SCORE_UNIT_REQUIRED', ['ratio'], msPath, ctx.pos(ms));
+    }
   }
 
   /** Each report population names a Measure population by code; each Measure population (but measure-observation) is reported. */
