@@ -16,6 +16,7 @@ import { isSettingName, readText, SETTINGS, settingsFromQuery, SettingsInputErro
 import type { ValidationSettings } from '../domain/engine/validator-options.js';
 import { canonicalMessageId, messageIdOf } from '../domain/engine/message-ids.js';
 import { issueMessageId, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
+import { parseLocatedJson } from '../domain/engine/json/located-json.js';
 import { isFhirJsonText, isFhirXmlText, type FhirJsonText, type ResourceInput } from '../domain/ports/resource-validator.js';
 
 export interface ValidateRequest {
@@ -47,7 +48,7 @@ export function readValidateRequest(body: unknown, query: Record<string, unknown
   // bytes: no Parameters form is possible (the caller made sure); read and checked where validated (unreadableInput)
   if (isFhirJsonText(body) && typeof body.json !== 'string') return { resource: body, ...fromQuery };
   const text = isFhirJsonText(body) ? body as FhirJsonText & { json: string } : undefined;
-  const parsed = text ? parseJsonText(text.json) : body;
+  const parsed = text ? parseJsonText(text.json, fromQuery.settings.allowComments === true) : body;
   if (!isObject(parsed) || typeof parsed.resourceType !== 'string') {
     throw new InvalidInputError('The body must be a FHIR resource in JSON (an object with resourceType) or XML', [{ field: 'resourceType', message: 'is required' }]);
   }
@@ -68,10 +69,19 @@ export function readValidateRequest(body: unknown, query: Record<string, unknown
   return { ...request, resource: { json, rootType: resource.resourceType as string, located: false } };
 }
 
-function parseJsonText(json: string): unknown {
+/**
+ * The body read here (a possible `Parameters`). With `allowComments` (a query parameter) JSON with
+ * comments is read as the engine reads it (HL7's JSON parser allows them when told so), and refused
+ * for anything else that is not JSON.
+ */
+function parseJsonText(json: string, allowComments: boolean): unknown {
   try {
     return JSON.parse(json) as unknown;
   } catch (error) {
+    if (allowComments) {
+      const lenient = parseLocatedJson(json);
+      if (lenient.value !== undefined && lenient.issues.every((i) => i.kind === 'comment')) return lenient.value;
+    }
     // Only the position from the parser's message: the rest quotes the body.
     const at = error instanceof Error ? /at position \d+(?: \(line \d+ column \d+\))?/.exec(error.message)?.[0] : undefined;
     const where = at ? `error ${at}` : 'it ends too early or starts with something other than JSON';

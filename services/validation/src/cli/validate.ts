@@ -34,6 +34,7 @@ import type { Validator } from '../domain/engine/validator.js';
 import type { ValidationSettings } from '../domain/engine/validator-options.js';
 import { applyFlag, flagArity, HL7_CLI_DEFAULTS, settingForFlag, settingsFromManifest, SettingsInputError } from '../domain/engine/settings-input.js';
 import { defaultPackageFiles } from './default-packages.js';
+import { harnessProfiles } from './harness-profiles.js';
 
 // Start-up: compiling the engine's modules is a good part of a cold start, so V8's compiled code is
 // kept on disk between runs (Node's compile cache, in the temporary directory). The engine is
@@ -211,7 +212,7 @@ async function loadEngine() {
 export type ValidatorSetup = Pick<CliArgs, 'igs' | 'loads' | 'cache' | 'settings' | 'extensionPack' | 'messageWording'>;
 
 /** The CLI's validator (this thread's, or each worker's: the same, so the outcomes are too), and the warnings of building it. */
-export async function buildCliValidator(setup: ValidatorSetup): Promise<{ validator: Validator; warnings: string[] }> {
+export async function buildCliValidator(setup: ValidatorSetup): Promise<{ validator: Validator; warnings: string[]; loaded: readonly CanonicalResource[] }> {
   const [{ source: base, warnings: baseWarnings }, texts, searchParameters, engine] = await Promise.all([
     loadBaseSource(setup.igs, setup.cache, setup.extensionPack),
     readTexts(setup.loads),
@@ -229,7 +230,7 @@ export async function buildCliValidator(setup: ValidatorSetup): Promise<{ valida
   // the --load files are also what references resolve to when a reference policy asks (HL7's fetcher)
   const fetcher = new InMemoryResourceFetcher(loose);
   const validator = new Validator(source, new LocalTerminology(source), { ...setup.settings, fetcher });
-  return { validator, warnings: [...baseWarnings, ...loadWarnings] };
+  return { validator, warnings: [...baseWarnings, ...loadWarnings], loaded: resources };
 }
 
 /** One file's outcome; a file that cannot be read is a fatal issue, never a throw. */
@@ -273,10 +274,12 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
       for (const w of [...args.ignoredOptions, ...parallel.warnings]) err(`warning: ${w}`);
       results = parallel.outcomes;
     } else {
-      const { validator, warnings } = await buildCliValidator(args);
+      const { validator, warnings, loaded } = await buildCliValidator(args);
       for (const w of [...args.ignoredOptions, ...warnings]) err(`warning: ${w}`);
+      // the harness's profiles as the HL7 test runner applies them (from the StructureDefinition of their source file)
+      const profiles = args.harness ? harnessProfiles(args.profiles, loaded) : args.profiles;
       results = [];
-      for (const file of args.files) results.push(await validateFile(validator, file, args.profiles));
+      for (const file of args.files) results.push(await validateFile(validator, file, profiles));
     }
     const outcomes = results.map((outcome, i) => ({ file: args.files[i]!, outcome }));
     const anyError = results.some((outcome) => outcome.issue.some(isErrorIssue));

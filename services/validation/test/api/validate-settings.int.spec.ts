@@ -54,7 +54,8 @@ describe('validation API: the HL7 validator\'s settings through $validate', func
   });
 
   const validate = async (body: unknown, query: Record<string, string | readonly string[]> = {}): Promise<ValidationOutcome> => {
-    const res = await request(api.app).post('/api/$validate').query(query).type('application/fhir+json').send(JSON.stringify(body)).expect(200);
+    // a resource given as text (JSON with comments) is sent as it is
+    const res = await request(api.app).post('/api/$validate').query(query).type('application/fhir+json').send(typeof body === 'string' ? body : JSON.stringify(body)).expect(200);
     return JSON.parse(res.text) as ValidationOutcome;
   };
   const expectChange = (c: SettingCase, without: ValidationOutcome, withIt: ValidationOutcome) => {
@@ -79,10 +80,21 @@ describe('validation API: the HL7 validator\'s settings through $validate', func
   }
 
   it('each setting as a parameter of a Parameters body that carries the resource, as the query parameter does', async () => {
-    for (const c of throughHttp) {
+    // (a resource given as text, JSON with comments, cannot be a parameter's value: see the next test)
+    for (const c of throughHttp.filter((x) => typeof x.resource !== 'string')) {
       const without = c.baseline ? await validate(asParameters(c, c.resource, c.baseline.value)) : await validate({ resourceType: 'Parameters', parameter: [{ name: 'resource', resource: c.resource }] });
       expectChange(c, without, await validate(asParameters(c, c.resource)));
     }
+  });
+
+  it('allowComments (a query parameter) lets a Parameters body with comments be read too; without it, such a body is a 400', async () => {
+    const body = '{"resourceType": "Parameters", /* the resource */ "parameter": [{"name": "resource", "resource": {"resourceType": "Patient", "id": "p", "gender": "dragon"}}]}';
+    const refused = await request(api.app).post('/api/$validate').type('application/fhir+json').send(body).expect(400);
+    expect(refused.body.errors[0].field).to.equal('(body)');
+    const res = await request(api.app).post('/api/$validate').query({ allowComments: 'true' }).type('application/fhir+json').send(body).expect(200);
+    const outcome = JSON.parse(res.text) as ValidationOutcome;
+    // the resource inside was validated (its wrong gender found)
+    expect(outcome.issue.some((i) => i.severity === 'error' && i.expression?.[0] === 'Patient.gender'), describe_(outcome)).to.equal(true);
   });
 
   it('a Parameters without a resource parameter is itself the resource validated', async () => {

@@ -9,7 +9,7 @@ import { loadXmlCases } from './support/conformance.js';
 import { describeConformance } from './support/conformance-suite.js';
 
 describeConformance('engine conformance: FHIR XML (HL7 validator test cases)', loadXmlCases, 111, {
-  verdict: 0.92,
-  exactErrorCount: 0.87,
-  locations: 0.85,
+  verdict: 0.95,
+  exactErrorCount: 0.93,
+  locations: 0.98,
 });

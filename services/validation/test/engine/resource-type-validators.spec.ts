@@ -45,6 +45,7 @@ describe('engine: resource-type validators', function () {
       CapabilityStatement: 'CapabilityStatementValidator',
       CodeSystem: 'CodeSystemValidator',
       ConceptMap: 'ConceptMapValidator',
+      Measure: 'MeasureValidator',
       MeasureReport: 'MeasureValidator',
       OperationDefinition: 'OperationDefinitionValidator',
       Questionnaire: 'QuestionnaireValidator',

@@ -27,11 +27,24 @@ const measure = {
   group: [{ code: { coding: [{ system: 'http://x', code: 'g' }] }, stratifier: [{ id: 's1', code: { coding: [{ system: 'http://x', code: 'age' }] } }] }],
 };
 
+const POP = 'http://terminology.hl7.org/CodeSystem/measure-population';
+const pop = (code: string) => ({ code: { coding: [{ system: POP, code }] } });
+const scored = (scoring: string, extra: Record<string, unknown> = {}) => ({
+  resourceType: 'Measure', url: `http://example.org/Measure/${scoring}`, status: 'active', ...extra,
+  scoring: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/measure-scoring', code: scoring }] },
+  group: [{ population: [pop('initial-population')] }],
+});
+const twoGroups = {
+  resourceType: 'Measure', url: 'http://example.org/Measure/two-groups', status: 'active',
+  scoring: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/measure-scoring', code: 'cohort' }] },
+  group: ['g1', 'g2'].map((g) => ({ code: { coding: [{ system: 'http://x', code: g }] }, population: [pop('initial-population'), pop('numerator')], stratifier: [{ code: { text: 'age band' } }] })),
+};
+
 describe('engine: business rules across resources', function () {
   this.timeout(60_000);
   let v: Validator;
   before(async () => {
-    v = new Validator(await sourceWith([questionnaire, measure]));
+    v = new Validator(await sourceWith([questionnaire, measure, twoGroups, scored('proportion'), scored('ratio', { extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/questionnaire-unit', valueCoding: { system: 'http://unitsofmeasure.org', code: '%' } }] })]));
   });
 
   const qr = (items: unknown[]) => ({ resourceType: 'QuestionnaireResponse', text: narrative, questionnaire: 'http://example.org/Questionnaire/q', status: 'completed', item: items });
@@ -78,6 +91,95 @@ describe('engine: business rules across resources', function () {
       expect(issuesWith(o, "No measureScore when the scoring of the message is ''cohort''", 'MeasureReport.group[0].measureScore')).to.have.length(1);
       expect(issuesWith(o, 'Group should have a code that matches the group stratifier definition', 'MeasureReport.group[0].stratifier[0]')).to.have.length(1);
       expect(issuesWith(o, "does not include a stratifier for the stratifier with code 'age' (id = 's1')", 'MeasureReport.group[0]')).to.have.length(1);
+    });
+  });
+
+  describe('MeasureReport groups and populations against the Measure (HL7 MeasureValidator)', () => {
+    const report = (groups: unknown[], type = 'summary') => ({ resourceType: 'MeasureReport', text: narrative, status: 'complete', type, measure: 'http://example.org/Measure/two-groups', period: { start: '2024-01-01', end: '2024-01-31' }, group: groups });
+    const group = (code: string | undefined, pops: string[], extra: Record<string, unknown> = {}) => ({
+      ...(code ? { code: { coding: [{ system: 'http://x', code }] } } : {}), population: pops.map((p) => ({ ...pop(p), count: 1 })), stratifier: [{ code: [{ text: 'age band' }] }], ...extra,
+    });
+    const found = (o: ReturnType<Validator['validate']>) => errorsOf(o).map((i) => `${i.expression?.[0]} ${i.details.text}`).sort();
+
+    it('groups matched by code, each population and stratifier (a text-only code matches by text) reported: no error', () => {
+      const o = v.validate(report([group('g1', ['initial-population', 'numerator']), group('g2', ['initial-population', 'numerator'])]));
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+    });
+
+    it('a group without a code, a population the group does not define, and what the Measure defines but the report leaves out', () => {
+      const o = v.validate(report([group(undefined, ['initial-population']), group('g1', ['initial-population', 'denominator'])]));
+      expect(found(o), describe_(o)).to.deep.equal([
+        "MeasureReport The MeasureReport does not include a group for the group with code 'g2'",
+        'MeasureReport.group[0] Group should have a code that matches the group definition in the measure',
+        "MeasureReport.group[1] The MeasureReport does not include a group for the group with code 'numerator'",
+        'MeasureReport.group[1].population[1] The code for this group population has no match in the measure definition',
+      ]);
+    });
+
+    it('a subject list counts its subjects; other reports list none', () => {
+      const subjects = (n: number) => ({ subjectResults: { reference: `List/l${n}` } });
+      const list = v.validate(report([group('g1', ['initial-population', 'numerator']), group('g2', ['initial-population', 'numerator'])].map((g) => ({ ...g, population: g.population.map((p) => ({ ...p, count: 3, ...subjects(1) })) })), 'subject-list'));
+      expect(issuesWith(list, 'Mismatch between count 3 and number of subjects 1'), describe_(list)).to.have.length(4);
+      const summary = v.validate(report([group('g1', ['initial-population', 'numerator']), group('g2', ['initial-population', 'numerator'])].map((g, i) => (i === 0 ? { ...g, population: [{ ...g.population[0], ...subjects(2) }, g.population[1]] } : g))));
+      expect(found(summary), describe_(summary)).to.deep.equal(["MeasureReport.group[0].population[0] Reports where type is not 'subject-list' don't have subjects listed"]);
+    });
+  });
+
+  describe('a Measure\'s stratifier criteria in CQL against its libraries\' compiled ELM (HL7 validateMeasure)', () => {
+    const elm = '<?xml version="1.0"?><library xmlns="urn:hl7-org:elm:r1"><parameters><def name="Measurement Period"/></parameters>'
+      + '<statements><def name="Patient" context="Patient"/><def localId="9" name="Age Band" context="Patient"><expression/></def></statements></library>';
+    const library = { resourceType: 'Library', url: 'http://example.org/Library/Screening', name: 'Screening', status: 'active', type: { text: 'logic' }, content: [{ contentType: 'application/elm+xml', data: Buffer.from(elm).toString('base64') }] };
+    const measureWith = (expressions: string[], libraries = ['http://example.org/Library/Screening']) => ({
+      resourceType: 'Measure', text: narrative, url: 'http://example.org/Measure/strata', status: 'active', library: libraries,
+      group: [{ population: [{ code: { text: 'ip' }, criteria: { language: 'text/cql', expression: 'Nowhere.Initial' } }], stratifier: expressions.map((expression) => ({ criteria: { language: 'text/cql', expression } })) }],
+    });
+    let mv: Validator;
+    before(async () => {
+      mv = new Validator(await sourceWith([library]));
+    });
+    const found = (o: ReturnType<Validator['validate']>) => errorsOf(o).map((i) => `${i.expression?.[0]} ${i.details.text}`);
+
+    it('a definition the library has passes (by namespace or the only library); population criteria are not checked', () => {
+      const o = mv.validate(measureWith(['Screening.Age Band', 'Age Band']));
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+    });
+
+    it('a definition the ELM lacks, a namespace no library has, and CQL without libraries are errors', () => {
+      const o = mv.validate(measureWith(['Screening.AgesUpToNine', 'Other.Age Band']));
+      expect(found(o), describe_(o)).to.deep.equal([
+        'Measure.group[0].stratifier[0].criteria The function AgesUpToNine does not exist in the library http://example.org/Library/Screening',
+        'Measure.group[0].stratifier[1].criteria No matching Library found for the namespace Other',
+      ]);
+      const none = mv.validate(measureWith(['Age Band'], []));
+      expect(found(none), describe_(none)).to.deep.equal(['Measure.group[0].stratifier[0].criteria No CQL Libraries found on this Measure']);
+    });
+  });
+
+  describe('a MeasureReport group\'s measureScore by the Measure\'s scoring (HL7 validateScore)', () => {
+    const report = (scoring: string, group: Record<string, unknown>, type = 'summary') => ({
+      resourceType: 'MeasureReport', text: narrative, status: 'complete', type, measure: `http://example.org/Measure/${scoring}`,
+      period: { start: '2024-01-01', end: '2024-01-31' }, group: [{ population: [{ ...pop('initial-population'), count: 1 }], ...group }],
+    });
+    const found = (o: ReturnType<Validator['validate']>) => errorsOf(o).map((i) => `${i.expression?.[0]} ${i.details.text}`);
+
+    it('a proportion is a unitless value from 0 to 1, and required', () => {
+      expect(errorsOf(v.validate(report('proportion', { measureScore: { value: 0.5 } })))).to.deep.equal([]);
+      expect(found(v.validate(report('proportion', {})))).to.deep.equal(['MeasureReport.group[0] A measureScore is required when the Measure.scoring=proportion']);
+      expect(found(v.validate(report('proportion', { measureScore: { value: 1.5, unit: '%' } })))).to.deep.equal([
+        'MeasureReport.group[0].measureScore.unit A measureScore for this Measure Scoring (proportion) should not have units',
+        'MeasureReport.group[0].measureScore.value The value is invalid - it must be between 0 and 1',
+      ]);
+    });
+
+    it('a ratio needs a value, in the unit the Measure fixes; a data collection reports no score', () => {
+      expect(errorsOf(v.validate(report('ratio', { measureScore: { value: 3, system: 'http://unitsofmeasure.org', code: '%' } })))).to.deep.equal([]);
+      expect(found(v.validate(report('ratio', { measureScore: { value: 3, system: 'http://unitsofmeasure.org', code: 'mg' } })))).to.deep.equal([
+        "MeasureReport.group[0].measureScore.code This value is fixed by the Measure to '%'",
+      ]);
+      // (the core invariant mrp-1 says the same of the whole report)
+      expect(found(v.validate(report('proportion', { measureScore: { value: 0.5 } }, 'data-collection'))).filter((t) => !t.includes('mrp-1'))).to.deep.equal([
+        "MeasureReport.group[0].measureScore No measureScore when the type of the report is 'data-collection'",
+      ]);
     });
   });
 
@@ -192,5 +294,55 @@ describe('engine: business rules across resources', function () {
     const bad = ov.validate(od(0, 'string'));
     expect(issuesWith(bad, "has a value for 'min' of '1' in the 'in' profile", 'OperationDefinition.inputProfile.parameter[0]'), describe_(bad)).to.have.length(1);
     expect(issuesWith(bad, "The type 'Reference' is allowed for the parameter 'subject'", 'OperationDefinition.inputProfile.parameter[0]')).to.have.length(1);
+  });
+});
+
+describe('engine: a Quantity in UCUM is a UCUM unit (HL7 checkQuantity)', function () {
+  this.timeout(60_000);
+  let v: Validator;
+  before(async () => {
+    v = new Validator(await sourceWith([]));
+  });
+  const observation = (code: string) => ({
+    resourceType: 'Observation', text: narrative, status: 'final', code: { text: 'x' },
+    valueQuantity: { value: 1, unit: code, system: 'http://unitsofmeasure.org', code },
+  });
+
+  it('refuses a code that is no UCUM unit (mgg), wherever the Quantity is and whether or not it has a binding', () => {
+    const o = v.validate(observation('mgg'));
+    expect(errorsOf(o).map((i) => [i.expression?.[0], i.details.text]), describe_(o)).to.deep.equal([
+      ['Observation.value.ofType(Quantity)', "Unknown code 'mgg' in the CodeSystem 'http://unitsofmeasure.org' (mgg is not a valid UCUM code.)"],
+    ]);
+    const dose = v.validate({
+      resourceType: 'MedicationAdministration', text: narrative, status: 'completed', medicationCodeableConcept: { text: 'x' },
+      subject: { display: 'x' }, effectiveDateTime: '2024-01-01',
+      dosage: { dose: { value: 1, system: 'http://unitsofmeasure.org', code: 'mgg' } },
+    });
+    expect(errorsOf(dose).map((i) => i.expression?.[0]), describe_(dose)).to.deep.equal(['MedicationAdministration.dosage.dose']);
+  });
+
+  it('a unit the UCUM library cannot parse (blank spaces) is refused without the library writing to the console (the CLI\'s stdout is JSON)', () => {
+    const written: unknown[] = [];
+    const log = console.log;
+    console.log = (...args: unknown[]) => { written.push(args); };
+    let o: ReturnType<Validator['validate']>;
+    try {
+      o = v.validate(observation('chewable tablet'));
+    } finally {
+      console.log = log;
+    }
+    expect(written).to.deep.equal([]);
+    expect(errorsOf(o).map((i) => i.details.text), describe_(o)).to.deep.equal([
+      "Unknown code 'chewable tablet' in the CodeSystem 'http://unitsofmeasure.org' (chewable tablet is not a valid unit.  Blank spaces are not allowed in unit expressions.)",
+    ]);
+  });
+
+  it('accepts UCUM units (mg, mg/dL, a unit with an annotation only as best practice), and leaves other systems alone', () => {
+    for (const code of ['mg', 'mg/dL', '10*3/uL']) expect(errorsOf(v.validate(observation(code))), code).to.deep.equal([]);
+    const annotated = v.validate(observation('{beats}/min'));
+    expect(errorsOf(annotated), describe_(annotated)).to.deep.equal([]);
+    expect(annotated.issue.filter((i) => i.severity === 'warning' && i.details.text?.includes('{beats}'))).to.have.length(1);
+    const other = v.validate({ ...observation('mgg'), valueQuantity: { value: 1, system: 'http://example.org/units', code: 'mgg' } });
+    expect(errorsOf(other)).to.deep.equal([]);
   });
 });

@@ -206,3 +206,37 @@ describe('engine: fixed and pattern values, type and resolve() discriminators', 
     });
   });
 });
+
+describe('engine: an item in a slice follows the slice and the sliced element (HL7 checks it against both)', function () {
+  this.timeout(60_000);
+  // what the differential says of the sliced element's children (before the slices) holds in each slice
+  const noExtensions = profile(BASE + 'plain-parameters', 'Parameters', [
+    { id: 'Parameters.parameter', path: 'Parameters.parameter', slicing: { discriminator: [{ type: 'value', path: 'name' }], rules: 'open' } },
+    { id: 'Parameters.parameter.extension', path: 'Parameters.parameter.extension', max: '0' },
+    { id: 'Parameters.parameter.value[x]', path: 'Parameters.parameter.value[x]', type: [{ code: 'string' }, { code: 'integer' }] },
+    { id: 'Parameters.parameter:count', path: 'Parameters.parameter', sliceName: 'count', min: 1, max: '1' },
+    { id: 'Parameters.parameter:count.name', path: 'Parameters.parameter.name', fixedString: 'count' },
+    { id: 'Parameters.parameter:count.value[x]', path: 'Parameters.parameter.value[x]', min: 1, type: [{ code: 'integer' }] },
+  ]);
+  let v: Validator;
+  before(async () => {
+    v = new Validator(await sourceWith([noExtensions]));
+  });
+  const params = (parameter: unknown[]) => ({ resourceType: 'Parameters', meta: { profile: [BASE + 'plain-parameters'] }, parameter });
+  const texts = (o: ValidationOutcome) => errorsOf(o).map((i) => `${i.expression?.[0]} ${i.details.text?.replace(/ \(from .*$/, '')}`).sort();
+
+  it('a constraint on the sliced element\'s child is reported for the slice and for the sliced element, each by its id', () => {
+    const ext = [{ url: 'http://hl7.org/fhir/StructureDefinition/data-absent-reason', valueCode: 'unknown' }];
+    const o = v.validate(params([{ name: 'count', valueInteger: 2, extension: ext }, { name: 'other', valueString: 'x', extension: ext }]));
+    expect(texts(o), describe_(o)).to.deep.equal([
+      'Parameters.parameter[0] Parameters.parameter.extension: max allowed = 0, but found 1',
+      'Parameters.parameter[0] Parameters.parameter:count.extension: max allowed = 0, but found 1',
+      'Parameters.parameter[1] Parameters.parameter.extension: max allowed = 0, but found 1',
+    ]);
+  });
+
+  it('items that follow both pass', () => {
+    const o = v.validate(params([{ name: 'count', valueInteger: 2 }, { name: 'other', valueString: 'x' }]));
+    expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+  });
+});

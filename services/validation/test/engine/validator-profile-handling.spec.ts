@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import { type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
 import { Validator } from '#validation/domain/engine/validator.js';
+import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_, errorsOf, profile, engineKeyOf } from './support/helpers.js';
 
@@ -95,5 +96,39 @@ describe('engine: profile handling', function () {
     const other = v.validate({ resourceType: 'Patient', text: narrative, meta: { profile: [BASE + 'named-patient|2.0.0'] } });
     expect(ids(other), describe_(other)).to.deep.equal([]);
     expect(ids(other, 'warning')).to.include('PROFILE_NOT_FOUND');
+  });
+});
+
+describe('engine: conformsTo() in a profile\'s invariants (HL7: the value is validated against the profile)', function () {
+  this.timeout(60_000);
+  const conformsProfile = profile(BASE + 'conforms-patient', 'Patient', [], {
+    differential: { element: [
+      { id: 'Patient', path: 'Patient', constraint: [{ key: 'ct-1', severity: 'error', human: 'follows core Patient', expression: "conformsTo('http://hl7.org/fhir/StructureDefinition/Patient')" }] },
+      { id: 'Patient.maritalStatus', path: 'Patient.maritalStatus', constraint: [{ key: 'ct-2', severity: 'error', human: 'a coded status', expression: `conformsTo('${BASE}coded-status')` }] },
+      { id: 'Patient.contact', path: 'Patient.contact', constraint: [{ key: 'ct-3', severity: 'error', human: 'unknown profile', expression: `conformsTo('${BASE}nowhere')` }] },
+    ] },
+  });
+  const codedStatus = profile(BASE + 'coded-status', 'CodeableConcept', [{ id: 'CodeableConcept.coding', path: 'CodeableConcept.coding', min: 1 }]);
+  let v: Validator;
+  before(async () => {
+    const source = await sourceWith([conformsProfile, codedStatus]);
+    v = new Validator(source, new LocalTerminology(source));
+  });
+  const patient = (extra: Record<string, unknown>) => ({ resourceType: 'Patient', meta: { profile: [BASE + 'conforms-patient'] }, text: narrative, ...extra });
+  const failed = (o: ValidationOutcome) => errorsOf(o).filter((i) => /^Rule ct-\d/.test(i.details.text ?? '')).map((i) => [i.expression?.[0], i.details.text?.slice(0, 9)]);
+
+  it('a resource that follows the profile passes; one with an error fails the invariant', () => {
+    const good = v.validate(patient({ gender: 'male', maritalStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-MaritalStatus', code: 'M' }] } }));
+    expect(errorsOf(good), describe_(good)).to.deep.equal([]);
+    const bad = v.validate(patient({ gender: 'dragon' }));
+    expect(failed(bad), describe_(bad)).to.deep.equal([['Patient', 'Rule ct-1']]);
+    // the whole resource is validated, not only the profile's constraints: a wrong date fails it too
+    const badDate = v.validate(patient({ birthDate: '2020-13-45' }));
+    expect(failed(badDate), describe_(badDate)).to.deep.equal([['Patient', 'Rule ct-1']]);
+  });
+
+  it('a data type against a data type profile; a profile that is not known cannot be told (no error)', () => {
+    const o = v.validate(patient({ maritalStatus: { text: 'married' }, contact: [{ name: { family: 'x' } }] }));
+    expect(failed(o), describe_(o)).to.deep.equal([['Patient.maritalStatus', 'Rule ct-2']]);
   });
 });

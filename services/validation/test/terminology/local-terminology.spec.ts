@@ -389,6 +389,8 @@ describe('LocalTerminology: compose features on made-up resources', () => {
     valueSet('expanded', { expansion: { contains: [{ system: 'http://loinc.org', code: '8480-6', display: 'Systolic blood pressure' }, { system, code: 'blue' }] } }),
     valueSet('cycle', { compose: { include: [{ valueSet: ['http://example.org/ValueSet/cycle'] }] } }),
     valueSet('bad-regex', { compose: { include: [{ system, filter: [{ property: 'concept', op: 'regex', value: '([a-z' }] }] } }),
+    valueSet('no-blue', { compose: { include: [{ system }], exclude: [{ system, concept: [{ code: 'blue' }] }] } }),
+    valueSet('listed', { compose: { include: [{ system, concept: [{ code: 'red' }] }] } }),
   ]);
   const terminology = new LocalTerminology(source);
   const members = (id: string) => [...terminology.resolveValueSet(`http://example.org/ValueSet/${id}`)!.codes.entries()].map((e) => e.code).sort();
@@ -407,6 +409,23 @@ describe('LocalTerminology: compose features on made-up resources', () => {
     expect(validate(terminology, { coding: { system, version: '1', code: 'ochre' } }).valid).to.equal(true);
     expect(validate(terminology, { coding: { system, code: 'ochre' } }).valid).to.equal(false); // the newest (2) has no ochre
     expect(validate(terminology, { coding: { system, version: '2', code: 'ochre' } }).issues[0]!.text).to.equal(`Unknown code 'ochre' in the CodeSystem '${system}' version '2'`);
+  });
+
+  it('a plain code outside a required value set: one issue when the value set implies its system (HL7 infers it), two when it cannot', () => {
+    const url = (id: string) => `http://example.org/ValueSet/${id}`;
+    // 'blue' is in the one code system the value set includes (and excluded again): HL7 infers the
+    // system, judges the code there, and reports only the binding issue
+    const excluded = validate(terminology, { valueSet: url('no-blue'), coding: { code: 'blue' }, strength: 'required' });
+    expect(excluded.valid).to.equal(false);
+    expect(excluded.issues.map((i) => i.messageId)).to.deep.equal(['Terminology_TX_NoValid_16']);
+    expect(excluded.issues[0]!.text).to.match(new RegExp(`\\(error message = The provided code '${system}#blue' was not found in the value set '${url('no-blue')}\\|1'\\)$`));
+    // no include has 'crimson' (the list names only red) or 'purple': the system cannot be determined, an issue of its own
+    for (const code of ['crimson', 'purple']) {
+      const unknown = validate(terminology, { valueSet: url('listed'), coding: { code }, strength: 'required' });
+      expect(unknown.issues.map((i) => i.messageId), code).to.deep.equal(['Terminology_TX_NoValid_16', 'Unable_to_resolve_system__value_set_has_no_matches']);
+    }
+    const purple = validate(terminology, { valueSet: url('no-blue'), coding: { code: 'purple' }, strength: 'required' });
+    expect(purple.issues.map((i) => i.messageId)).to.deep.equal(['Terminology_TX_NoValid_16', 'Unable_to_resolve_system__value_set_has_no_matches']);
   });
 
   it('intersects imported value sets', () => {

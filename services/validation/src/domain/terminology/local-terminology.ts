@@ -239,9 +239,17 @@ export class LocalTerminology implements TerminologyPort {
       // `synthea`): the value set could not tell which system the code is from, as an issue of its
       // own, and the same reason given inside the binding issue (`(error message = …)`).
       const versioned = resolved.resource.version ? `${String(resolved.resource.url)}|${String(resolved.resource.version)}` : String(resolved.resource.url ?? canonical);
+      // HL7's ValueSetValidator first infers the code's system from the value set (the one system
+      // whose included content has the code, e.g. a code its exclude takes out again): when it can,
+      // the code is judged in that system and only the binding issue remains.
       const reasons: string[] = [];
       for (const coding of codings) {
         if (coding.system) continue;
+        const inferred = this.inferSystem(resolved.resource, coding.code!);
+        if (inferred !== undefined) {
+          reasons.push(`The provided code '${inferred}#${String(coding.code)}' was not found in the value set '${versioned}'`);
+          continue;
+        }
         const noSystem = formatTerminologyMessage('Unable_to_resolve_system__value_set_has_no_matches', coding.code, versioned);
         result.issues.push(issue('error', 'code-invalid', 'Unable_to_resolve_system__value_set_has_no_matches', noSystem));
         reasons.push(`${noSystem}; The provided code '#${String(coding.code)}' was not found in the value set '${versioned}'`);
@@ -253,6 +261,39 @@ export class LocalTerminology implements TerminologyPort {
       this.checkMaxValueSet(request.maxValueSet, codings, kind, result);
     }
     return result;
+  }
+
+  /**
+   * The system HL7's ValueSetValidator infers for a plain code (systemForCodeInValueSet), asked only
+   * when the code is not in the value set: the one system among the value set's includes (and the
+   * value sets it imports) whose included content has the code: a listed concept, or a whole held
+   * complete code system that defines it. Includes with filters are left out (HL7 adds their system
+   * only when the filter takes the code in, and then the code is a member). Undefined when no
+   * system or more than one has it, as HL7 then cannot infer one.
+   */
+  private inferSystem(valueSet: CanonicalResource, code: string, systems = new Set<string>(), seen = new Set<CanonicalResource>()): string | undefined {
+    if (seen.has(valueSet)) return undefined;
+    seen.add(valueSet);
+    const compose = valueSet.compose as { include?: unknown } | undefined;
+    const includes = Array.isArray(compose?.include) ? (compose.include as Record<string, unknown>[]) : [];
+    for (const include of includes) {
+      if (!include || typeof include !== 'object') continue;
+      if (Array.isArray(include.valueSet)) {
+        for (const imported of include.valueSet) {
+          const resource = typeof imported === 'string' ? this.resolveValueSet(imported)?.resource : undefined;
+          if (resource) this.inferSystem(resource, code, systems, seen);
+        }
+      }
+      const system = include.system;
+      if (typeof system !== 'string' || (Array.isArray(include.filter) && include.filter.length > 0)) continue;
+      if (Array.isArray(include.concept)) {
+        if (include.concept.some((c) => (c as { code?: unknown } | null)?.code === code)) systems.add(system);
+        continue;
+      }
+      const codeSystem = this.codeSystem(system, typeof include.version === 'string' ? include.version : undefined);
+      if (codeSystem && codeSystem.content === 'complete' && codeSystem.lookup(code)) systems.add(system);
+    }
+    return systems.size === 1 ? systems.values().next().value : undefined;
   }
 
   /** Membership of one coding; `bySystemlessCode` for plain `code` elements, whose system the value set implies. */

@@ -14,6 +14,7 @@ import { parseResourceText } from '#validation/domain/engine/xml/resource-text.j
 import { Validator } from '#validation/domain/engine/validator.js';
 import { HL7_CLI_DEFAULTS, settingsFromManifest } from '#validation/domain/engine/settings-input.js';
 import { InMemoryResourceFetcher } from '#validation/domain/ports/resource-fetcher.js';
+import { harnessProfiles } from '#validation/cli/harness-profiles.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 import type { Issue } from '#validation/domain/engine/outcome/issue.js';
 import { cliDefaultSource, coreSource } from './core-definitions.js';
@@ -113,7 +114,8 @@ export function runCase(c: ConformanceCase, core: ConformanceResourceSource): Ca
       fetcher: new InMemoryResourceFetcher(supporting),
     });
     const text = readFileSync(path.join(root(), c.file), 'utf8');
-    const outcome = validator.validate(text, { profiles: c.profiles });
+    // the profiles as the CLI's --harness applies them (the HL7 test runner's: from their source file)
+    const outcome = validator.validate(text, { profiles: harnessProfiles(c.profiles, supporting) });
     const errs = outcome.issue.filter((i: Issue) => i.severity === 'error' || i.severity === 'fatal');
     const actExprs = errs.map((i) => i.expression?.[0] ?? '');
     const expExprs = c.expected.errors.map((e) => e.expr);

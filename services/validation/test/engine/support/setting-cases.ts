@@ -50,6 +50,11 @@ const fruitBasic = profile(FRUIT_BASIC, 'Basic', [{ id: 'Basic.code', path: 'Bas
 const GENDERED = 'http://settings.test/StructureDefinition/gendered-patient';
 const genderedPatient = profile(GENDERED, 'Patient', [{ id: 'Patient.gender', path: 'Patient.gender', min: 1 }]);
 
+const SUBJECT_GENDERED = 'http://settings.test/StructureDefinition/observation-of-gendered';
+const subjectGendered = profile(SUBJECT_GENDERED, 'Observation', [
+  { id: 'Observation.subject', path: 'Observation.subject', type: [{ code: 'Reference', targetProfile: [GENDERED] }] },
+]);
+
 const questionnaire = {
   resourceType: 'Questionnaire', id: 'q', url: 'http://forms.test/Questionnaire/who', status: 'active',
   item: [{
@@ -111,7 +116,6 @@ export const SETTING_CASES: readonly SettingCase[] = [
     resource: '{"resourceType": "Patient", // a comment\n "id": "p", "text": {"status": "generated", "div": "<div xmlns=\\"http://www.w3.org/1999/xhtml\\">x</div>"}}',
     value: true, query: { allowComments: 'true' }, flags: ['-allow-comments'], manifest: { 'allow-comments': true },
     issue: { severity: 'error', text: /Comments are not allowed in JSON/ }, appears: 'without',
-    notThroughHttp: '$validate reads the body as JSON before the engine sees it: a body with comments is refused (400) whatever the setting',
   },
   {
     setting: 'language', behaviour: 'displays are checked in the language given: a designation in another language is then a wrong display',
@@ -157,6 +161,58 @@ export const SETTING_CASES: readonly SettingCase[] = [
     resource: { resourceType: 'Bundle', id: 'b', type: 'collection', entry: [{ fullUrl: 'http://s.test/Patient/p', resource: { resourceType: 'Patient', id: 'p', text: narrative } }] },
     supporting: [genderedPatient], value: [{ rule: 'Patient:0', profile: GENDERED }], query: { bundleRules: `Patient:0=${GENDERED}` }, flags: ['-bundle', 'Patient:0', GENDERED],
     manifest: { 'bundle-param': { rule: 'Patient:0', profile: GENDERED } }, issue: { severity: 'error', text: /Patient.gender: minimum required = 1/ }, appears: 'with',
+  },
+  // the other values of the settings that have several: each changes the outcome as HL7's does
+  {
+    setting: 'bestPractice', behaviour: 'ignore: best-practice invariants (dom-6) are not reported at all (a warning by default)',
+    resource: { resourceType: 'Patient', id: 'p' }, value: 'ignore', query: { bestPractice: 'ignore' }, flags: ['-best-practice', 'ignore'],
+    manifest: { 'best-practice': 'Ignore' }, issue: { severity: 'warning', text: /dom-6/ }, appears: 'without',
+  },
+  {
+    setting: 'bestPractice', behaviour: 'hint: best-practice invariants (dom-6) are information, not warnings',
+    resource: { resourceType: 'Patient', id: 'p' }, value: 'hint', query: { bestPractice: 'hint' }, flags: ['-best-practice', 'hint'],
+    manifest: { 'best-practice': 'Hint' }, issue: { severity: 'information', text: /dom-6/ }, appears: 'with',
+  },
+  {
+    setting: 'extensionDomains', behaviour: 'any: every unknown (non-modifier) extension passes',
+    resource: { resourceType: 'Patient', id: 'p', text: narrative, extension: [{ url: 'http://anywhere.settings.test/fhir/ext', valueString: 'x' }] },
+    value: 'any', query: { extensionDomains: 'any' }, flags: ['-extension', 'any'],
+    manifest: { 'allowed-extension-domain': 'any' }, issue: { severity: 'error', text: /(could not be found so is not allowed here|is unknown, and not allowed here)/ }, appears: 'without',
+  },
+  {
+    setting: 'referencePolicy', behaviour: 'CHECK_TYPE_IF_EXISTS: a reference that resolves (through the fetcher) must point to a type the element allows',
+    resource: { resourceType: 'Observation', id: 'o', text: narrative, status: 'final', code: { text: 'x' }, subject: { reference: 'http://forms.settings.test/who-form' } },
+    supporting: [{ resourceType: 'Questionnaire', id: 'who-form', url: 'http://forms.settings.test/who-form', status: 'active' }],
+    value: 'CHECK_TYPE_IF_EXISTS', query: { referencePolicy: 'CHECK_TYPE_IF_EXISTS' }, flags: ['-reference-policy', 'CHECK_TYPE_IF_EXISTS'],
+    manifest: { validateReference: 'CHECK_TYPE_IF_EXISTS' }, issue: { severity: 'error', text: /^Invalid Resource target type. Found Questionnaire, but expected one of \(/ }, appears: 'with',
+  },
+  {
+    setting: 'referencePolicy', behaviour: 'CHECK_EXISTS_AND_TYPE: a reference outside the resource must resolve (and then be of an allowed type)',
+    resource: { resourceType: 'Observation', id: 'o', text: narrative, status: 'final', code: { text: 'x' }, subject: { reference: 'Patient/nowhere' } },
+    value: 'CHECK_EXISTS_AND_TYPE', query: { referencePolicy: 'CHECK_EXISTS_AND_TYPE' }, flags: ['-reference-policy', 'CHECK_EXISTS_AND_TYPE'],
+    manifest: { validateReference: 'CHECK_EXISTS_AND_TYPE' }, issue: { severity: 'error', text: /^Unable to resolve resource with reference 'Patient\/nowhere'$/ }, appears: 'with',
+  },
+  {
+    setting: 'referencePolicy', behaviour: 'CHECK_VALID: a resolved target must follow the element\'s (non-core) target profile',
+    resource: {
+      resourceType: 'Observation', id: 'o', text: narrative, meta: { profile: [SUBJECT_GENDERED] }, status: 'final', code: { text: 'x' },
+      subject: { reference: 'Patient/genderless' },
+    },
+    supporting: [genderedPatient, subjectGendered, { resourceType: 'Patient', id: 'genderless', text: narrative }],
+    value: 'CHECK_VALID', query: { referencePolicy: 'CHECK_VALID' }, flags: ['-reference-policy', 'CHECK_VALID'],
+    manifest: { validateReference: 'CHECK_VALID' }, issue: { severity: 'error', text: /^Unable to find a (match for profile|profile match for) Patient\/genderless among choices: / }, appears: 'with',
+  },
+  {
+    setting: 'containedPolicy', behaviour: 'CHECK_TYPE: a contained resource is checked only for its type, not validated',
+    resource: { resourceType: 'Condition', id: 'c', text: narrative, subject: { reference: 'Patient/1' }, contained: [{ resourceType: 'Practitioner', id: 'x'.repeat(65) }] },
+    value: 'CHECK_TYPE', query: { containedPolicy: 'CHECK_TYPE' }, flags: ['-contained-policy', 'CHECK_TYPE'], manifest: { validateContains: 'CHECK_TYPE' },
+    issue: { severity: 'error', text: /Invalid Resource id: Too long/ }, appears: 'without',
+  },
+  {
+    setting: 'htmlInMarkdown', behaviour: 'none: an HTML tag in markdown is not reported (a warning by default)',
+    resource: { resourceType: 'Communication', id: 'c', text: narrative, status: 'completed', note: [{ text: 'see <b>x</b>' }] },
+    value: 'none', query: { htmlInMarkdown: 'none' }, flags: ['-html-in-markdown', 'ignore'],
+    issue: { severity: 'warning', text: /appears to be an embedded HTML tag/ }, appears: 'without',
   },
 ];
 

@@ -51,6 +51,11 @@ export interface InvariantEnv {
   /** Synchronous resolve() for references (contained resources, Bundle entries), given `context`. */
   resolve?: (reference: string, context: unknown) => unknown;
   context?: unknown;
+  /**
+   * conformsTo(url): whether a value follows a profile (HL7's host services validate it against the
+   * profile: no errors), given `context`; undefined when it cannot be told (the result is then empty).
+   */
+  conformsTo?: (value: unknown, url: string, context: unknown) => boolean | undefined;
   /** `%extension`: the extension whose context invariants are evaluated. */
   extension?: unknown;
   /** Further `%name` variables (a Questionnaire's sdc variables), each a list of values. */
@@ -112,6 +117,8 @@ export class InvariantEvaluator {
   /** resolve() of the evaluation in progress (evaluation is synchronous, so one at a time). */
   private currentResolve: ((reference: string, context: unknown) => unknown) | undefined;
   private currentContext: unknown;
+  /** conformsTo() of the evaluation in progress. */
+  private currentConformsTo: InvariantEnv['conformsTo'];
 
   constructor(terminology: TerminologyPort, limits: { maxItems?: number } = {}) {
     this.maxItems = limits.maxItems ?? MAX_FHIRPATH_ITEMS;
@@ -151,6 +158,20 @@ export class InvariantEvaluator {
             return out;
           },
           arity: { 0: [] },
+        },
+        conformsTo: {
+          fn: (inputs: unknown[], url: unknown) => {
+            const check = this.currentConformsTo;
+            if (!check || isEmpty(url)) return [];
+            const out: boolean[] = [];
+            for (const input of inputs) {
+              const answer = check(input, String(url), this.currentContext);
+              if (answer === undefined) return [];
+              out.push(answer);
+            }
+            return out;
+          },
+          arity: { 1: ['String'] },
         },
         matches: {
           fn: (inputs: unknown[], regex: unknown, flags?: unknown) => {
@@ -219,6 +240,7 @@ export class InvariantEvaluator {
     if (fn instanceof Error) return { error: fn.message };
     this.currentResolve = env.resolve;
     this.currentContext = env.context;
+    this.currentConformsTo = env.conformsTo;
     this.produced = 0;
     try {
       const result = fn(node, variables(env));
@@ -235,6 +257,7 @@ export class InvariantEvaluator {
     } finally {
       this.currentResolve = undefined;
       this.currentContext = undefined;
+      this.currentConformsTo = undefined;
     }
   }
 

@@ -55,6 +55,14 @@ export interface SnapshotGeneratorOptions {
    * constraints go to the slice `value[x]:valueQuantity` (except inside another slice).
    */
   choiceRenames?: 'constrain' | 'slice';
+  /**
+   * Where a new slice of a backbone element takes its children from. `sliced` (default, the
+   * current HL7 generator, as the HL7 validator's own test outcomes show): the sliced element's
+   * children as the differential has constrained them so far, so what the profile says of them
+   * holds in every slice. `base` (generators up to ~2020, as US Core 3.1.1's snapshots): the
+   * children the sliced element had in the base.
+   */
+  sliceChildren?: 'sliced' | 'base';
 }
 
 const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
@@ -91,7 +99,7 @@ export class SnapshotGenerator {
     }
     if (url) this.inProgress.add(url);
     try {
-      const elements = new Build(this, sd, messages, options.choiceRenames ?? 'constrain').run();
+      const elements = new Build(this, sd, messages, options.choiceRenames ?? 'constrain', options.sliceChildren ?? 'sliced').run();
       const structureDefinition = { ...sd, snapshot: { element: elements } } as CanonicalResource;
       if (url && elements.length) this.generated.set(url, structureDefinition);
       return { structureDefinition, elements, messages };
@@ -144,6 +152,7 @@ class Build {
     private readonly sd: CanonicalResource,
     private readonly messages: SnapshotMessage[],
     private readonly choiceRenames: 'constrain' | 'slice',
+    private readonly sliceChildren: 'sliced' | 'base',
   ) {
     this.url = typeof sd.url === 'string' ? sd.url : '(no url)';
   }
@@ -390,10 +399,11 @@ class Build {
     top.sliceName = sliceName;
     const copies: ElementDefinition[] = [top];
     // A datatype slice gets its children unfolded from the type when the differential goes into
-    // it; a backbone slice cannot, so it takes the children the sliced element had in the base.
-    // A re-slice starts as a copy of its parent slice, children and constraints included.
+    // it; a backbone slice cannot, so it takes the children the sliced element has so far (the
+    // base's, with what this differential already said of them: sliceChildren `sliced`) or had in
+    // the base (`base`). A re-slice starts as a copy of its parent slice, children and constraints included.
     if (slash !== -1 || !this.isUnfoldableType(sourceEl)) {
-      const fromBase = slash === -1 ? this.baseById.get(sourceId) : undefined;
+      const fromBase = slash === -1 && this.sliceChildren === 'base' ? this.baseById.get(sourceId) : undefined;
       const list = fromBase === undefined ? this.els : this.baseEls;
       const start = fromBase === undefined ? source : fromBase;
       for (let j = start + 1; j < list.length; j++) {

@@ -22,8 +22,10 @@ export class StructureDefinitionValidator implements ResourceTypeValidator {
     checkLogicalType(ctx, sd);
     if (checkAgainstBase(ctx, sd)) {
       checkElementLists(ctx, sd);
+      checkObligationProfile(ctx, sd);
       checkExtensionUrl(ctx, sd);
     }
+    checkInheritedObligations(ctx, sd);
     if (sd.derivation !== 'constraint' || typeof sd.baseDefinition !== 'string') return;
     const snapshot = sd.snapshot as { element?: unknown[] } | undefined;
     if (Array.isArray(snapshot?.element) && snapshot.element.length > 0) return;
@@ -89,3 +91,113 @@ function checkExtensionUrl(ctx: NodeContext, sd: Record<string, unknown>): void 
   if (fixed === undefined) ctx.error('SD_EXTENSION_URL_MISSING', [sd.url], ctx.path, ctx.pos(sd));
   else if (fixed !== sd.url) ctx.error('SD_EXTENSION_URL_MISMATCH', [sd.url, fixed], ctx.path, ctx.pos(sd));
 }
+
+const OBLIGATION_PROFILE_FLAGS = ['http://hl7.org/fhir/tools/StructureDefinition/obligation-profile', 'http://hl7.org/fhir/StructureDefinition/obligation-profile'];
+const OBLIGATION_INHERITS = ['http://hl7.org/fhir/tools/StructureDefinition/inherit-obligations', 'http://hl7.org/fhir/StructureDefinition/inherit-obligations'];
+const OBLIGATIONS = ['http://hl7.org/fhir/StructureDefinition/obligation', 'http://hl7.org/fhir/tools/StructureDefinition/obligation'];
+const ADDITIONAL_BINDING = 'http://hl7.org/fhir/tools/StructureDefinition/additional-binding';
+
+function extensionsOf(v: Record<string, unknown>): Record<string, unknown>[] {
+  return Array.isArray(v.extension) ? v.extension.filter(isObject) : [];
+}
+
+/** The boolean an obligation-profile flag extension gives. */
+function isObligationProfile(sd: Record<string, unknown>): boolean {
+  return extensionsOf(sd).some((e) => typeof e.url === 'string' && OBLIGATION_PROFILE_FLAGS.includes(e.url) && e.valueBoolean === true);
+}
+
+/**
+ * An obligation profile (HL7's validateObligationProfile) adds only obligations, must-support,
+ * cardinality and additional bindings to its base: each differential element exists in the base,
+ * keeps its path, carries no other property or extension, and a binding (only where the base
+ * has one) repeats the base's strength and adds only additional bindings that are not
+ * maximum/required/extensible.
+ */
+function checkObligationProfile(ctx: NodeContext, sd: Record<string, unknown>): void {
+  if (!isObligationProfile(sd)) return;
+  if (sd.derivation !== 'constraint') {
+    ctx.error('SD_OBLIGATION_PROFILE_DERIVATION', [], ctx.path, ctx.pos(sd));
+    return;
+  }
+  const base = typeof sd.baseDefinition === 'string' ? ctx.services.plans.plan(sd.baseDefinition) : undefined;
+  if (!base?.root) return;
+  const diff = isObject(sd.differential) && Array.isArray(sd.differential.element) ? (sd.differential.element as unknown[]) : [];
+  diff.forEach((ed, i) => {
+    if (!isObject(ed)) return;
+    const path = `${ctx.path}.differential.element[${i}]`;
+    const id = typeof ed.id === 'string' ? ed.id : String(ed.path ?? '');
+    const bd = base.byId.get(id);
+    if (!bd) {
+      ctx.error('SD_OBLIGATION_PROFILE_UNMATCHED', [id, base.label], path, ctx.pos(ed));
+      return;
+    }
+    for (const key of Object.keys(ed)) {
+      const value = ed[key];
+      if (key === 'extension') {
+        extensionsOf(ed).forEach((x, xi) => {
+          if (typeof x.url === 'string' && OBLIGATIONS.includes(x.url)) return;
+          ctx.error('SD_OBLIGATION_PROFILE_ILLEGAL', [id, `extension#${String(x.url)}`], `${path}.extension[${xi}]`, ctx.pos(x));
+        });
+      } else if (key === 'mustSupport' || key === 'min' || key === 'max' || key === 'id') {
+        // allowed (cardinality is checked as for any profile)
+      } else if (key === 'binding') {
+        const bindingPath = `${path}.binding[0]`;
+        if (!bd.binding) ctx.error('SD_OBLIGATION_PROFILE_ILLEGAL_BINDING', [id], bindingPath, ctx.pos(value));
+        else if (isObject(value)) checkObligationBinding(ctx, value, id, bd.binding.strength, bindingPath);
+      } else if (key === 'path') {
+        if (value !== bd.path) ctx.error('SD_OBLIGATION_PROFILE_PATH_WRONG', [id, value, bd.path], `${path}.path[0]`, ctx.propPos(ed, key));
+      } else if (!key.startsWith('_')) {
+        ctx.error('SD_OBLIGATION_PROFILE_ILLEGAL', [id, key], `${path}.${key}[0]`, ctx.propPos(ed, key));
+      }
+    }
+  });
+}
+
+function checkObligationBinding(ctx: NodeContext, binding: Record<string, unknown>, id: string, baseStrength: string, path: string): void {
+  for (const key of Object.keys(binding)) {
+    if (key === 'extension') {
+      extensionsOf(binding).forEach((x, xi) => {
+        if (x.url === ADDITIONAL_BINDING) {
+          const purpose = extensionsOf(x).find((p) => p.url === 'purpose');
+          const code = purpose?.valueCode;
+          if (typeof code === 'string' && ['maximum', 'required', 'extensible'].includes(code)) ctx.error('SD_OBLIGATION_PROFILE_INVALID_BINDING_CODE', [id, code], `${path}.extension[${xi}]`, ctx.pos(x));
+        } else {
+          ctx.error('SD_OBLIGATION_PROFILE_ILLEGAL', [id, `extension#${String(x.url)}`], `${path}.extension[${xi}]`, ctx.pos(x));
+        }
+      });
+    } else if (key === 'strength') {
+      if (binding.strength !== baseStrength) ctx.error('SD_OBLIGATION_PROFILE_INVALID_BINDING_STRENGTH', [id, binding.strength, baseStrength], `${path}.strength[0]`, ctx.propPos(binding, key));
+    } else if (!key.startsWith('_')) {
+      ctx.error('SD_OBLIGATION_PROFILE_ILLEGAL_ON_BINDING', [id, key], `${path}.${key}[0]`, ctx.propPos(binding, key));
+    }
+  }
+}
+
+/**
+ * inherit-obligations (HL7's validateInheritsObligationProfile): the profile named is known, is an
+ * obligation profile, and has the same base as this one.
+ */
+function checkInheritedObligations(ctx: NodeContext, sd: Record<string, unknown>): void {
+  extensionsOf(sd).forEach((x, i) => {
+    if (typeof x.url !== 'string' || !OBLIGATION_INHERITS.includes(x.url)) return;
+    const path = `${ctx.path}.extension[${i}]`;
+    const target = x.valueCanonical ?? x.valueUri ?? x.valueUrl;
+    if (typeof target !== 'string') {
+      ctx.error('SD_OBLIGATION_INHERITS_NO_TARGET', [], path, ctx.pos(x));
+      return;
+    }
+    const profile = ctx.services.source.structureDefinition(target);
+    if (!profile) {
+      ctx.error('SD_OBLIGATION_INHERITS_NOT_FOUND', [target], path, ctx.pos(x));
+      return;
+    }
+    if (!isObligationProfile(profile)) {
+      ctx.error('SD_OBLIGATION_INHERITS_NOT_OBLIGATION', [target], path, ctx.pos(x));
+      return;
+    }
+    if (typeof sd.baseDefinition !== 'string' || sd.baseDefinition !== profile.baseDefinition) {
+      ctx.error('SD_OBLIGATION_INHERITS_WRONG_BASE', [target, profile.baseDefinition, sd.baseDefinition], path, ctx.pos(x));
+    }
+  });
+}
+

@@ -5,13 +5,33 @@
  */
 import { InvariantEvaluator } from '../checks/invariants.js';
 import type { NodeContext } from '../context/node-context.js';
-import type { ResourceContext } from '../context/resource-context.js';
+import { isObject } from '../json/json-value.js';
 import type { Position } from '../json/located-json.js';
 import type { ConstraintPlan, ElementPlan } from '../plan/structure-plan.js';
 import type { BestPracticeLevel } from '../validator-options.js';
+import { conformsTo } from './slicing.js';
 
-/** resolve() inside invariants: the evaluator hands back the context it was given (the resource context). */
-const resolveInResource = (ref: string, context: unknown): unknown => (context as ResourceContext).resolveReference(ref);
+/** resolve() inside invariants: the evaluator hands back the context it was given (the node's). */
+const resolveInResource = (ref: string, context: unknown): unknown => (context as NodeContext).host.resolveReference(ref);
+
+/** Values being checked by conformsTo() (a profile whose invariant asks for itself would never end). */
+const conformsInProgress = new Set<unknown>();
+
+/**
+ * conformsTo(url) inside invariants, as HL7's host services answer it: the value is validated
+ * (silently) against the profile, and conforms when that gives no error. A primitive, or a profile
+ * that is not known, cannot be told (empty).
+ */
+const conformsToProfile = (value: unknown, url: string, context: unknown): boolean | undefined => {
+  const ctx = context as NodeContext;
+  if (!isObject(value) || conformsInProgress.has(value) || !ctx.services.plans.plan(url)?.root) return undefined;
+  conformsInProgress.add(value);
+  try {
+    return conformsTo(ctx, value, url, true);
+  } finally {
+    conformsInProgress.delete(value);
+  }
+};
 
 /** The constraints of `el` on `value`, reported at ctx.path. */
 export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unknown): void {
@@ -33,7 +53,7 @@ export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unkno
     // As HL7 evaluates them (ValidationContext.forContained; validateContains passes the container on
     // as the resource): inside a contained resource both %resource and %rootResource are the resource
     // that contains it; elsewhere both are the resource itself (a Bundle entry is its own root).
-    const result = invariants.evaluate(c, value, { resource: host.root, rootResource: host.root, resolve: resolveInResource, context: host });
+    const result = invariants.evaluate(c, value, { resource: host.root, rootResource: host.root, resolve: resolveInResource, conformsTo: conformsToProfile, context: ctx });
     if (result === 'pass' || result === 'skip') continue;
     if (result === 'fail') {
       reportConstraint(ctx, c, run.pos(value), bestPractice);

@@ -154,7 +154,29 @@ export function checkReferenceTargetType(ctx: NodeContext, v: Record<string, unk
   const parsed = parseReference(ref);
   if (parsed.kind === 'local' || !parsed.type || !ctx.services.plans.isResourceType(parsed.type)) return;
   const targets = referenceTargets(ctx, ctx.element);
-  if (targets && !targets.has(parsed.type)) ctx.report('error', 'REFERENCE_BAD_TARGET', [parsed.type, ref, [...targets].join(', ')], ctx.path, ctx.at);
+  if (targets && !targets.has(parsed.type)) {
+    ctx.report('error', 'REFERENCE_BAD_TARGET', [parsed.type, ref, [...targets].join(', ')], ctx.path, ctx.at);
+    return;
+  }
+  checkExternalTargetProfiles(ctx, ref);
+}
+
+/**
+ * CHECK_VALID in a profile's walk: HL7 checks references against each profile's element, so a
+ * target outside the resource and its Bundle that resolves (through the fetcher, asked once per
+ * reference and validation) must follow that profile's target profiles for its type.
+ */
+function checkExternalTargetProfiles(ctx: NodeContext, ref: string): void {
+  const { run } = ctx;
+  if (run.options.referencePolicy !== 'CHECK_VALID' || run.silent || ref.includes('?')) return;
+  if (!ctx.element.types.some((t) => t.code === 'Reference' && t.targetProfiles.some((url) => !url.startsWith(CORE_SD)))) return;
+  if (ctx.host.resolveReference(ref) !== undefined) return;
+  const conclude = (target: FetchAnswer): void => {
+    if (target) checkTargetProfiles(ctx, ref, target);
+  };
+  const answer = fetchOnce(run, run.options.fetcher, ref);
+  if (answer instanceof Promise) run.pending.push(answer.then(conclude, () => undefined));
+  else conclude(answer);
 }
 
 /** Resource types a Reference element may point to; undefined = any. */

@@ -214,8 +214,12 @@ function matchesType(ctx: NodeContext, v: unknown, sub: ElementPlan | undefined,
   return false;
 }
 
-/** Silent validation of a value against one profile: does it conform (no errors)? */
-export function conformsTo(ctx: NodeContext, v: Record<string, unknown>, url: string): boolean {
+/**
+ * Silent validation of a value against one profile: does it conform (no errors)? `full`: a
+ * resource is also walked against its core definition first (FHIRPath conformsTo(), where HL7
+ * validates the resource as a whole), not only against the profile's constraints (slicing).
+ */
+export function conformsTo(ctx: NodeContext, v: Record<string, unknown>, url: string, full = false): boolean {
   const p = ctx.services.plans.plan(url);
   if (!p?.root?.ownChildren) return false;
   const silent = ctx.run.forSlicing();
@@ -223,7 +227,9 @@ export function conformsTo(ctx: NodeContext, v: Record<string, unknown>, url: st
   if (p.kind === 'resource') {
     if (v.resourceType !== p.type) return false;
     const host = ctx.host.forSlicing(silent, v, p.type, depth);
-    walkObject(new NodeContext(host, p, 'profile', p.root, p.type, undefined, depth), v, p.root.ownChildren);
+    const base = full ? ctx.services.plans.typePlan(p.type) : undefined;
+    if (base?.root?.ownChildren) walkObject(new NodeContext(host, base, 'structural', base.root, p.type, undefined, depth), v, base.root.ownChildren);
+    if (base !== p) walkObject(new NodeContext(host, p, 'profile', p.root, p.type, undefined, depth), v, p.root.ownChildren);
   } else {
     const host = ctx.host.forSlicing(silent, undefined, ctx.host.path, depth);
     walkObject(new NodeContext(host, p, 'profile', p.root, 'value', undefined, depth), v, p.root.ownChildren);

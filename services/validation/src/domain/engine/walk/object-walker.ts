@@ -8,7 +8,7 @@ import type { NodeContext } from '../context/node-context.js';
 import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
 import { checkConstraints } from '../rules/constraints.js';
 import { reportRequiredSlices } from '../rules/slicing.js';
-import { walkProperty } from './property-walker.js';
+import { cardinalityLabel, walkProperty } from './property-walker.js';
 
 interface Occurrence {
   key: string;
@@ -62,7 +62,7 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
     const g = groups?.get(child);
     if (!g) {
       if (presentInvalid?.has(child)) continue;
-      if (child.min > 0) ctx.report('error', 'CARDINALITY_MIN', [child.path, child.min, 0, plan.label], path, ctx.pos(obj));
+      if (child.min > 0) ctx.report('error', 'CARDINALITY_MIN', [cardinalityLabel(child), child.min, 0, plan.label], path, ctx.pos(obj));
       if (child.slicing && child.slices.length > 0) reportRequiredSlices(ctx, child, path, ctx.pos(obj));
       continue;
     }

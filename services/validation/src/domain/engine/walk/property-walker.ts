@@ -93,8 +93,8 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     for (let i = 0; i < values.length; i++) if (!makesElement(values[i], isPrimitive, valuesAreArray)) present--;
     if (present < 0) present = 0;
   }
-  if (present < effective.min) ctx.report('error', 'CARDINALITY_MIN', [effective.path, effective.min, present, plan.label], path, ctx.pos(obj));
-  if (present > effective.max) ctx.report('error', 'CARDINALITY_MAX', [effective.path, effective.max, present, plan.label], path, ctx.pos(obj));
+  if (present < effective.min) ctx.report('error', 'CARDINALITY_MIN', [cardinalityLabel(effective), effective.min, present, plan.label], path, ctx.pos(obj));
+  if (present > effective.max) ctx.report('error', 'CARDINALITY_MAX', [cardinalityLabel(effective), effective.max, present, plan.label], path, ctx.pos(obj));
   // slicing
   let sliceOf: (ElementPlan | undefined)[] | undefined;
   if (effective.slicing && effective.slices.length > 0 && !effective.isChoice) {
@@ -129,6 +129,13 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     }
     if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, path, owner: run.companionOwners.get(obj) });
     walkComplexValue(item, v, type);
+    // HL7 checks an item that matched a slice against the slice and against the sliced element
+    // itself (InstanceValidator checkChildByDefinition, once per definition): what the profile
+    // says of the sliced element's children holds for every slice's items too
+    const slice = sliceOf?.[i];
+    if (slice !== undefined && slice !== effective && effective.ownChildren !== undefined && mode === 'profile') {
+      walkComplexValue(ctx.item(effective, itemPath, at), v, type);
+    }
   }
 }
 
@@ -137,4 +144,12 @@ function makesElement(v: unknown, isPrimitive: boolean, inArray: boolean): boole
   if (v === undefined) return true;
   if (v === null) return isPrimitive && inArray;
   return isPrimitive ? typeof v !== 'object' : !Array.isArray(v) && typeof v === 'object';
+}
+
+/**
+ * How HL7 names an element in a cardinality message: by its id, so an element inside a slice is
+ * told from the sliced element's (`Parameters.parameter:param1.extension`); else by its path.
+ */
+export function cardinalityLabel(el: ElementPlan): string {
+  return el.id.includes(':') ? el.id : el.path;
 }

@@ -16,10 +16,29 @@ let utils: UcumUtils | undefined;
 const verdicts = new Map<string, UcumCheck>();
 const MAX_REMEMBERED_VERDICTS = 10_000;
 
+/**
+ * The library writes to the console when a unit string makes its parser throw ("Unit requested for
+ * unit string chewable tablet.request unsuccessful; ..."): on the CLI's stdout that breaks the
+ * OperationOutcome JSON. Its calls are synchronous, so console.log is muted for their duration only.
+ */
+function quietly<T>(call: () => T): T {
+  const log = console.log;
+  console.log = () => undefined;
+  try {
+    return call();
+  } finally {
+    console.log = log;
+  }
+}
+
 // The package is CommonJS without type declarations; require() gives its exports the same way under tsx and node.
 function loadUcum(): UcumUtils {
   const ucumPackage = createRequire(import.meta.url)('@lhncbc/ucum-lhc') as { UcumLhcUtils: { getInstance(): UcumUtils } };
-  return ucumPackage.UcumLhcUtils.getInstance();
+  const library = ucumPackage.UcumLhcUtils.getInstance();
+  return {
+    validateUnitString: (unit, suggest) => quietly(() => library.validateUnitString(unit, suggest)),
+    convertUnitTo: (fromUnit, fromValue, toUnit) => quietly(() => library.convertUnitTo(fromUnit, fromValue, toUnit)),
+  };
 }
 
 /**
