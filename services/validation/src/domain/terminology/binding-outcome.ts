@@ -26,6 +26,13 @@ const NOT_IN_SET: Record<'CodeableConcept' | 'Coding' | 'code', Partial<Record<B
   code: { required: 'Terminology_TX_NoValid_16', extensible: 'Terminology_TX_NoValid_17', preferred: 'Terminology_TX_NoValid_18' },
 };
 
+/** A coding whose code is a non-empty string (the ones a binding or code system can judge). */
+export type CodedInput = CodingInput & { code: string };
+
+export function hasCode(coding: CodingInput): coding is CodedInput {
+  return typeof coding.code === 'string' && coding.code !== '';
+}
+
 /**
  * The codings of a request, with anything that is not a string dropped: resources come from
  * outside, and a `"code": 42` must give "not valid", not a crash.
