@@ -38,6 +38,23 @@ describe('validation flow (domain): the outcome encoded once per entry', () => {
     expect(encoded().map((e) => e.count)).to.deep.equal([2, 0, 1]);
   });
 
+  it('each issue written directly is the text of its rebased copy, whatever members it has and in whatever order', () => {
+    const line = { url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line', valueInteger: 1 };
+    const col = { url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-col', valueInteger: 2 };
+    const odd = [
+      { expression: ['Patient.name[0]', 7, 'Patient', 'Patient[1]', 'Other.x', ''], severity: 'error', code: 'x', details: { text: 't' } },
+      { severity: 'warning', code: 'x', details: { text: 't' }, diagnostics: 't', extension: [line, col], expression: undefined, location: 'not a list' },
+      { severity: 'fatal', code: 'x', details: { text: 't' }, diagnostics: undefined, extension: 'not a list', location: ['Patient.id'] },
+      { code: 'x', severity: 'information', details: undefined, diagnostics: 'd', extension: [], 'two words': { nested: [1, null] } },
+      { severity: 'error', code: 'x', details: { text: 'same' }, diagnostics: 'same', extension: [col, { url: 'urn:k', valueString: '\u2028 "q"' }], expression: [] },
+    ] as unknown as ValidationOutcome['issue'];
+    for (const resource of [{ resourceType: 'Patient', id: "a\\b'c" }, { resourceType: 'Patient' }, { resourceType: 'Patient', id: '' }] as FhirResourceJson[]) {
+      const outcome: ValidationOutcome = { resourceType: 'OperationOutcome', issue: odd };
+      const expected = JSON.stringify(aggregateEntryOutcomes([{ index: 4, resource, outcome }]));
+      expect(aggregatedOutcomeJson([encodeEntryIssues(4, resource, outcome)])).to.equal(expected);
+    }
+  });
+
   it('no issue at all: an empty issue list', () => {
     const none = entries.map((e) => ({ ...e, outcome: { resourceType: 'OperationOutcome' as const, issue: [] } }));
     expect(aggregatedOutcomeJson(none.map((e) => encodeEntryIssues(e.index, e.resource, e.outcome)))).to.equal(JSON.stringify(aggregateEntryOutcomes(none)));
