@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import {
-  aggregatedOutcomeJson, aggregateEntryOutcomes, encodeEntryIssues, submissionBundle, submissionFromBytes, SubmissionFormatError,
+  aggregatedOutcomeJson, aggregateEntryOutcomes, encodeEntryIssues, joinedOutcomeJson, joinEntryIssues, splitEntryIssues, submissionBundle, submissionFromBytes, SubmissionFormatError,
   type FhirResourceJson,
 } from '#validation/domain/flow/index.js';
 import type { ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
@@ -65,6 +65,15 @@ describe('validation flow (domain): the outcome encoded once per entry', () => {
       expect(aggregatedOutcomeJson(encoded(), max), `limit ${max}`).to.equal(JSON.stringify(aggregateEntryOutcomes(entries, max)));
     }
     expect(JSON.parse(aggregatedOutcomeJson(encoded(), 2)).issue.at(-1)).to.include({ severity: 'warning', code: 'too-costly' });
+  });
+
+  it('joined into one text (as a worker hands them back): split again exactly, and the same outcome text, also above the limit', () => {
+    const empty = { json: '', count: 0 };
+    for (const list of [encoded(), [empty, ...encoded()], [empty, empty], [], [...encoded(), empty, ...encoded().reverse()]]) {
+      const joined = joinEntryIssues(list);
+      expect(splitEntryIssues(joined)).to.deep.equal(list);
+      for (const max of [1, 2, 3, 100_000]) expect(joinedOutcomeJson(joined, max), `limit ${max}`).to.equal(aggregatedOutcomeJson(list, max));
+    }
   });
 
   it('bytes are read as the text was: UTF-8, the same Bundle, the same refusals', () => {

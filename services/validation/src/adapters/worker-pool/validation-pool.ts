@@ -3,8 +3,8 @@
  * Validator once (see validation-worker.ts). Two kinds of task:
  * - a whole submission as the bytes the report service answered (validateSubmission, the flow):
  *   the bytes are shared with the worker, which reads, validates and encodes every entry
- *   (submission-task.ts); what crosses the thread boundary is a SharedArrayBuffer going in and a
- *   few strings per entry coming back, whatever the number of issues;
+ *   (submission-task.ts); what crosses the thread boundary is a SharedArrayBuffer going in and
+ *   one text of all the entries' issues (with a few numbers per entry) coming back;
  * - a batch of resources (validate, the API and tools): a structured clone of the resources and
  *   of the OperationOutcomes coming back.
  * Each task also has a fixed cost (queueing, wake-up of the worker, the answer's promise), hence
@@ -49,7 +49,7 @@ import { Piscina } from 'piscina';
 import type { Registry } from 'prom-client';
 import { deadlineOutcome, type DeadlineKind } from '../../domain/engine/outcome/deadline.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
-import { encodeEntryIssues, type SubmissionBundle } from '../../domain/flow/index.js';
+import { encodeEntryIssues, joinEntryIssues, splitEntryIssues, type EncodedEntryIssues, type SubmissionBundle } from '../../domain/flow/index.js';
 import { isFhirXmlText } from '../../domain/ports/resource-validator.js';
 import { readSharedSubmission, type SubmissionTask, type SubmissionTaskResult, type ValidatedEntries } from './submission-task.js';
 import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
@@ -171,6 +171,9 @@ interface Expired {
  * ERR_WORKER_OUT_OF_MEMORY; with 48 MB (V8's usual 3 x 16 MB semi-spaces) it never did in our runs.
  */
 const YOUNG_GENERATION_MB = 48;
+
+/** An entry without issues (yet). */
+const NO_ENTRY_ISSUES: EncodedEntryIssues = { json: '', count: 0 };
 
 /** Watchdog period bounds: checks often enough for a small budget, at most every 250 ms. */
 const MIN_TICK_MS = 5;
@@ -437,13 +440,10 @@ export class ValidationPool {
     const entries = task.entries ?? bundle.entry.map((_, index) => index);
     const blamed = entries[expired.index]!;
     const resource = bundle.entry[blamed]!.resource;
-    const encoded = encodeEntryIssues(blamed, resource, this.blamedOutcome(expired, resource));
     budget?.shared.charge(expired.elapsedMs);
-    const merged = {
-      issuesJson: entries.map(() => ''), issueCounts: entries.map(() => 0), resourceTypes: entries.map((index) => bundle.entry[index]!.resource.resourceType), durationsMs: entries.map(() => 0),
-    };
-    merged.issuesJson[expired.index] = encoded.json;
-    merged.issueCounts[expired.index] = encoded.count;
+    const encoded: EncodedEntryIssues[] = entries.map(() => NO_ENTRY_ISSUES);
+    encoded[expired.index] = encodeEntryIssues(blamed, resource, this.blamedOutcome(expired, resource));
+    const merged = { resourceTypes: entries.map((index) => bundle.entry[index]!.resource.resourceType), durationsMs: entries.map(() => 0) };
     merged.durationsMs[expired.index] = expired.elapsedMs;
     let budgetStopped = false;
     const others = entries.filter((_, position) => position !== expired.index);
@@ -451,16 +451,16 @@ export class ValidationPool {
       const validated = Math.max(expired.index, (task.budgetFrom ?? 0) - 1);
       const again = await this.runSubmission({ ...task, entries: others, budgetFrom: validated }, budget, bytes) as ValidatedEntries;
       budgetStopped = again.budgetStopped;
+      const validatedAgain = splitEntryIssues(again.issues);
       let j = 0;
       entries.forEach((_, position) => {
         if (position === expired.index) return;
-        merged.issuesJson[position] = again.issuesJson[j]!;
-        merged.issueCounts[position] = again.issueCounts[j]!;
+        encoded[position] = validatedAgain[j]!;
         merged.durationsMs[position] = again.durationsMs[j]!;
         j += 1;
       });
     }
-    return { kind: 'validated', entryCount: bundle.entry.length, ...merged, budgetStopped };
+    return { kind: 'validated', entryCount: bundle.entry.length, issues: joinEntryIssues(encoded), ...merged, budgetStopped };
   }
 
   /** The outcomes of a task aborted at the per-resource deadline: the blamed resource's, and the others' validated again. */

@@ -87,12 +87,11 @@ export interface EncodedEntryIssues {
 }
 
 export function encodeEntryIssues(index: number, resource: FhirResourceJson, outcome: ValidationOutcome): EncodedEntryIssues {
-  const issues = outcome.issue;
-  if (issues.length === 0) return NO_ISSUES;
+  if (outcome.issue.length === 0) return NO_ISSUES;
   const prefix = entryPath(index, resource);
-  let json = encodeRebasedIssue(issues[0]!, prefix, resource.resourceType);
-  for (let i = 1; i < issues.length; i++) json += `,${encodeRebasedIssue(issues[i]!, prefix, resource.resourceType)}`;
-  return { json, count: issues.length };
+  let json = '';
+  for (const issue of outcome.issue) json += `${json === '' ? '' : ','}${encodeRebasedIssue(issue, prefix, resource.resourceType)}`;
+  return { json, count: outcome.issue.length };
 }
 
 /**
@@ -108,7 +107,7 @@ function encodeRebasedIssue(issue: Issue, prefix: string, type: string): string 
     out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${json}`;
   };
   for (const key of Object.keys(issue)) {
-    const value: unknown = issue[key as keyof Issue];
+    const value: unknown = Reflect.get(issue, key);
     if (key === 'expression') {
       hasExpression = true;
       member(key, JSON.stringify(rebasedList(value, prefix, type) ?? [prefix]));
@@ -121,8 +120,9 @@ function encodeRebasedIssue(issue: Issue, prefix: string, type: string): string 
       const kept = issue.extension.filter((e) => !POSITION_EXTENSIONS.has(e.url));
       if (kept.length > 0) member(key, JSON.stringify(kept));
     } else {
-      const json = JSON.stringify(value) as string | undefined;
-      if (json !== undefined) member(key, json);
+      // undefined for a member JSON.stringify leaves out (undefined, a function)
+      const json: unknown = JSON.stringify(value);
+      if (typeof json === 'string') member(key, json);
     }
   }
   if (!hasExpression) member('expression', JSON.stringify([prefix]));
@@ -170,6 +170,52 @@ export function aggregatedOutcomeJson(entries: readonly EncodedEntryIssues[], ma
   }
   issue.push(omittedIssuesIssue(total - issue.length, worstOmitted, maxIssues));
   return JSON.stringify({ resourceType: 'OperationOutcome', issue });
+}
+
+/**
+ * The encoded issues of several entries as ONE text (what a worker hands back: one string crosses
+ * the thread, not one per entry): the entries' texts in order, those with issues separated by a
+ * comma, so that `json` is already the inside of the aggregated outcome's issue list. Entry i's
+ * text ends at `ends[i]` and has `counts[i]` issues (none: it is empty, and ends where the one
+ * before it ended).
+ */
+export interface JoinedEntryIssues {
+  readonly json: string;
+  readonly ends: readonly number[];
+  readonly counts: readonly number[];
+}
+
+export function joinEntryIssues(entries: readonly EncodedEntryIssues[]): JoinedEntryIssues {
+  let json = '';
+  const ends: number[] = [];
+  const counts: number[] = [];
+  for (const entry of entries) {
+    if (entry.count > 0) json += json === '' ? entry.json : `,${entry.json}`;
+    ends.push(json.length);
+    counts.push(entry.count);
+  }
+  return { json, ends, counts };
+}
+
+/** Each entry's encoded issues again (joinEntryIssues undone). */
+export function splitEntryIssues(joined: JoinedEntryIssues): EncodedEntryIssues[] {
+  const entries: EncodedEntryIssues[] = [];
+  let end = 0;
+  for (const [i, count] of joined.counts.entries()) {
+    const next = joined.ends[i] ?? end;
+    // after the first entry with issues, each entry's text starts after its comma
+    entries.push(count > 0 ? { json: joined.json.slice(end === 0 ? 0 : end + 1, next), count } : NO_ISSUES);
+    end = next;
+  }
+  return entries;
+}
+
+/** aggregatedOutcomeJson of the joined entries: their text wrapped as it is, unless they pass `maxIssues`. */
+export function joinedOutcomeJson(joined: JoinedEntryIssues, maxIssues = MAX_ISSUES_PER_SUBMISSION): string {
+  let total = 0;
+  for (const count of joined.counts) total += count;
+  if (total <= maxIssues) return `{"resourceType":"OperationOutcome","issue":[${joined.json}]}`;
+  return aggregatedOutcomeJson(splitEntryIssues(joined), maxIssues);
 }
 
 /** The definite outcome of a submission that could not be obtained or read (404, unreadable answer). */
