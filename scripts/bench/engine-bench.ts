@@ -12,7 +12,14 @@
  * and the same resources through @medplum/core's validateResource for comparison.
  * JSON and XML: one collection Bundle of the sample resources of about `--bundle-mb` MB (default 10)
  * validated as JSON text and as the same Bundle in FHIR XML (median of 5 of each, alternating), and
- * the XML/JSON time ratio; `--formats-only` runs just that (a short run).
+ * the XML/JSON time ratio, after the throughput figures; `--formats-only` runs just that (a short run).
+ *
+ * In-thread and worker figures do the same work: the same resources, the same warm-up per thread
+ * (the JSON/XML Bundles, ~100,000 resources, ran first once and warmed this thread's JIT five times
+ * as much as a worker's), the same samples (the List, with no resource to validate, is no task);
+ * the pools are configured as the service's (worker heap limit, deadlines, submission budget), and
+ * the figures include what the service's path adds: reading the bytes and encoding the issues in
+ * the worker, the hand-back. CPU time per resource, by thread, is printed beside resources/s.
  *
  * The all-core/one-core ratio is measured in rounds (`--rounds`, default 15): one worker, all cores,
  * one worker, all cores, ..., one worker; each all-core run is divided by the mean of the one-worker
@@ -29,16 +36,24 @@ import { sharedDir, projectRoot } from '#test-support/shared-dir.js';
 import { loadDefinitions } from '#validation/adapters/fhir-definitions/definition-cache.js';
 import os from 'node:os';
 import { ValidationPool } from '#validation/adapters/worker-pool/validation-pool.js';
+import { workerHeapMb } from '#validation/adapters/engine/worker-memory.js';
+import { validationSchema } from '#validation/config.js';
 import { DefinitionIndex } from '#validation/domain/engine/definitions/index.js';
 import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
 import { Validator } from '#validation/domain/engine/validator.js';
 import { PlanRegistry } from '#validation/domain/engine/plan/plan-registry.js';
 import { composeXml } from '#validation/domain/engine/xml/compose-xml.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
+import { threadCpuSeconds } from './process-cpu.js';
 import { printRatio } from './ratio-line.js';
 import { median, percentile } from './statistics.js';
 
 const processStart = performance.now() - process.uptime() * 1000;
+
+/** The service's defaults (services/validation/src/config.ts): its pool is configured with them. */
+const SERVICE_RESOURCE_TIMEOUT_MS = validationSchema.validationResourceTimeoutMs.spec.defaultValue;
+const SERVICE_SUBMISSION_TIMEOUT_MS = validationSchema.validationSubmissionTimeoutMs.spec.defaultValue;
+const SERVICE_WORKER_HEAP_MB = validationSchema.validationWorkerHeapMb.spec.defaultValue;
 
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf(name);
@@ -81,31 +96,12 @@ async function main(): Promise<void> {
   console.log(`definitions: ${loaded.cacheHit ? 'start-up cache hit' : 'built (cache miss)'} in ${(tLoaded - t0).toFixed(0)} ms; ${loaded.failures.length} package failure(s)`);
   console.log(`cold start to first result: ${(tFirst - t0).toFixed(0)} ms in-script (${(tFirst - processStart).toFixed(0)} ms since process start); first outcome ${first.issue.length} issue(s)`);
 
-  // ---- the same Bundle in JSON and in XML
-  const sampleResources = bundles.flatMap(resourcesOf);
-  const bigBundle: { resourceType: string; type: string; entry: { fullUrl: string; resource: SampleResource }[] } = { resourceType: 'Bundle', type: 'collection', entry: [] };
-  for (let i = 0, size = 0; size < bundleMb * 1024 * 1024; i++) {
-    const resource = { ...sampleResources[i % sampleResources.length]!, id: `r${i}` };
-    bigBundle.entry.push({ fullUrl: `urn:uuid:00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, resource });
-    size += JSON.stringify(resource).length;
+  // ---- the same Bundle in JSON and in XML: alone, or after the throughput figures (run before them,
+  // its ~100,000 resources warmed this thread's JIT five times as much as each worker's)
+  if (formatsOnly) {
+    formats(validator, source, bundles.flatMap(resourcesOf));
+    return;
   }
-  const jsonText = JSON.stringify(bigBundle);
-  const xmlText = composeXml(bigBundle, new PlanRegistry(source));
-  const times = { json: [] as number[], xml: [] as number[] };
-  let issues = { json: 0, xml: 0 };
-  for (let i = 0; i < 5; i++) {
-    for (const format of ['json', 'xml'] as const) {
-      const s = performance.now();
-      const o = validator.validate(format === 'json' ? jsonText : xmlText);
-      times[format].push(performance.now() - s);
-      issues = { ...issues, [format]: o.issue.length };
-    }
-  }
-  const jsonMs = median(times.json);
-  const xmlMs = median(times.xml);
-  console.log(`one Bundle of ${bigBundle.entry.length} resources: JSON ${(jsonText.length / 1024 / 1024).toFixed(1)} MB validated in ${jsonMs.toFixed(0)} ms (${issues.json} issues), `
-    + `FHIR XML ${(xmlText.length / 1024 / 1024).toFixed(1)} MB in ${xmlMs.toFixed(0)} ms (${issues.xml} issues): XML/JSON ${(xmlMs / jsonMs).toFixed(2)}x (medians of 5)`);
-  if (formatsOnly) return;
 
   // ---- warm-up: every plan compiled, and the JIT as warm as a long-running worker's (see the pools below)
   for (let warmed = 0; warmed < warmUpResources;) for (const b of bundles) for (const r of resourcesOf(b)) { validator.validate(r); warmed++; }
@@ -119,6 +115,7 @@ async function main(): Promise<void> {
   let warnings = 0;
   const tStart = performance.now();
   const cpuStart = process.cpuUsage();
+  const threadsStart = threadCpuSeconds();
   while (resources < inThreadResources) {
     for (const b of bundles) {
       const s = performance.now();
@@ -135,6 +132,7 @@ async function main(): Promise<void> {
   }
   const elapsed = performance.now() - tStart;
   const cpu = process.cpuUsage(cpuStart);
+  const inThreadCpu = cpuPerResource(threadsStart, threadCpuSeconds(), resources);
   const rate = resources / (elapsed / 1000);
   // per CPU-second as well: on a shared machine the wall-clock rate depends on other load
   const cpuRate = resources / ((cpu.user + cpu.system) / 1e6);
@@ -152,16 +150,24 @@ async function main(): Promise<void> {
   // for tens of thousands of resources; a pool of two workers warms each at half the pace of one),
   // and kept for all the rounds. Fresh pools per run measured their JIT warm-up as much as the
   // pool: the two-worker figure still rose 40–60 % between its first and its fifth run of 10,000 resources.
+  //
+  // The same work as in this thread: the samples with resources to validate (patient-list.json, a
+  // List, has none here; sent to a worker it was a task of its own, read and refused, for no resource).
+  // The pools are configured as the service configures its own (engine-host.ts, the config's
+  // defaults): the derived worker heap limit (with its young generation), the per-resource deadline
+  // (the watchdog) and a worker-time budget per submission.
   const state = DefinitionIndex.shareState(loaded.index.toState());
-  const submissions = bundles.map((b) => Buffer.from(JSON.stringify(b)));
+  const submissions = bundles.filter((b) => resourcesOf(b).length > 0).map((b) => Buffer.from(JSON.stringify(b)));
   const perPass = bundles.reduce((s, b) => s + resourcesOf(b).length, 0);
   const cores = os.availableParallelism();
   const counts = [...new Set([1, ...workerCounts, cores])].sort((a, b) => a - b);
-  const pools = new Map(counts.map((threads) => [threads, ValidationPool.create({ threads, state })]));
+  const pools = new Map(counts.map((threads) => [threads, ValidationPool.create({
+    threads, state, workerHeapMb: workerHeapMb(SERVICE_WORKER_HEAP_MB ?? 0, threads), resourceTimeoutMs: SERVICE_RESOURCE_TIMEOUT_MS,
+  })]));
   const send = (pool: ValidationPool, bytes: Buffer) => {
     const shared = new SharedArrayBuffer(bytes.byteLength);
     new Uint8Array(shared).set(bytes);
-    return pool.validateSubmission({ bytes: shared });
+    return pool.validateSubmission({ bytes: shared }, SERVICE_SUBMISSION_TIMEOUT_MS === undefined ? {} : { budget: pool.budget(SERVICE_SUBMISSION_TIMEOUT_MS) });
   };
   /** `passes` over the sample through the pool, all queued at once; resources/s and the cores the process used meanwhile. */
   const pooledPasses = async (threads: number, passes: number) => {
@@ -180,8 +186,12 @@ async function main(): Promise<void> {
   console.log(`pools of ${counts.join(', ')} worker(s) warmed: ${warmUpResources} resources per worker in ${((performance.now() - warmStart) / 1000).toFixed(1)} s`);
   const passesPerRun = Math.max(1, Math.ceil(minResources / perPass));
   const rates = new Map<number, number[]>();
+  /** CPU µs per resource by thread over the one-worker runs (summed). */
+  const oneWorkerCpu = new Map<string, number>();
   const measure = async (threads: number) => {
+    const before = threadCpuSeconds();
     const { rate: measured, cores: used } = await pooledPasses(threads, passesPerRun);
+    if (threads === 1) for (const [name, us] of cpuPerResource(before, threadCpuSeconds(), passesPerRun * perPass)) oneWorkerCpu.set(name, (oneWorkerCpu.get(name) ?? 0) + us);
     console.log(`engine, ${threads} worker thread(s): ${passesPerRun * perPass} resources = ${measured.toFixed(0)} resources/s (process used ${used.toFixed(2)} cores)`);
     rates.set(threads, [...(rates.get(threads) ?? []), measured]);
     return measured;
@@ -205,8 +215,16 @@ async function main(): Promise<void> {
   console.log(`engine: in-thread ${rate.toFixed(0)}, one core (1 worker) ${oneCore.toFixed(0)}, all cores (${cores} workers) ${allCores.toFixed(0)} resources/s (medians of ${rates.get(1)!.length} and ${rounds} runs)`);
   console.log(`all-core / one-core ratio per round (the one-worker runs before and after it): ${roundRatios.map((r) => r.toFixed(2)).join(', ')}`);
   console.log(`all-core / one-core ratio: ${median(roundRatios).toFixed(2)}x (median of ${rounds} round(s); workers / in-thread: ${(allCores / rate).toFixed(2)}x)`);
+  // CPU time per resource, which other load on the machine moves far less than resources/s
+  const oneWorkerRuns = rates.get(1)!.length;
+  for (const [name, us] of oneWorkerCpu) oneWorkerCpu.set(name, us / oneWorkerRuns);
+  const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  console.log(`CPU µs per resource: in-thread ${total(inThreadCpu).toFixed(1)} (${threadList(inThreadCpu)}); one worker ${total(oneWorkerCpu).toFixed(1)} (${threadList(oneWorkerCpu)}); `
+    + `in-thread / one worker: process ${(total(inThreadCpu) / total(oneWorkerCpu)).toFixed(2)}, validating thread ${((inThreadCpu.get('MainThread') ?? NaN) / (oneWorkerCpu.get('WorkerThread') ?? NaN)).toFixed(2)}`);
   printRatio('engine.one-worker/in-thread', oneCore / rate);
   printRatio('engine.all-cores/one-worker', median(roundRatios));
+
+  formats(validator, source, bundles.flatMap(resourcesOf));
 
   // ---- @medplum/core 4.5.2 on the same resources
   let medplumRate = NaN;
@@ -258,6 +276,41 @@ async function main(): Promise<void> {
     printRatio('engine.in-thread/medplum', rate / medplumRate);
   }
   console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+}
+
+/** One collection Bundle of about `--bundle-mb` MB validated as JSON text and as FHIR XML (medians of 5, alternating). */
+function formats(validator: Validator, source: LayeredConformanceSource, sampleResources: SampleResource[]): void {
+  const bigBundle: { resourceType: string; type: string; entry: { fullUrl: string; resource: SampleResource }[] } = { resourceType: 'Bundle', type: 'collection', entry: [] };
+  for (let i = 0, size = 0; size < bundleMb * 1024 * 1024; i++) {
+    const resource = { ...sampleResources[i % sampleResources.length]!, id: `r${i}` };
+    bigBundle.entry.push({ fullUrl: `urn:uuid:00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, resource });
+    size += JSON.stringify(resource).length;
+  }
+  const jsonText = JSON.stringify(bigBundle);
+  const xmlText = composeXml(bigBundle, new PlanRegistry(source));
+  const times = { json: [] as number[], xml: [] as number[] };
+  let issues = { json: 0, xml: 0 };
+  for (let i = 0; i < 5; i++) {
+    for (const format of ['json', 'xml'] as const) {
+      const s = performance.now();
+      const o = validator.validate(format === 'json' ? jsonText : xmlText);
+      times[format].push(performance.now() - s);
+      issues = { ...issues, [format]: o.issue.length };
+    }
+  }
+  const jsonMs = median(times.json);
+  const xmlMs = median(times.xml);
+  console.log(`one Bundle of ${bigBundle.entry.length} resources: JSON ${(jsonText.length / 1024 / 1024).toFixed(1)} MB validated in ${jsonMs.toFixed(0)} ms (${issues.json} issues), `
+    + `FHIR XML ${(xmlText.length / 1024 / 1024).toFixed(1)} MB in ${xmlMs.toFixed(0)} ms (${issues.xml} issues): XML/JSON ${(xmlMs / jsonMs).toFixed(2)}x (medians of 5)`);
+}
+
+/** CPU µs per resource between two readings of threadCpuSeconds, by thread name. */
+function cpuPerResource(before: Map<string, number>, after: Map<string, number>, resources: number): Map<string, number> {
+  return new Map([...after].map(([name, s]) => [name, ((s - (before.get(name) ?? 0)) * 1e6) / resources]));
+}
+
+function threadList(cpu: Map<string, number>): string {
+  return [...cpu].filter(([, us]) => us >= 0.05).sort((a, b) => b[1] - a[1]).map(([name, us]) => `${name} ${us.toFixed(1)}`).join(', ');
 }
 
 main().catch((e) => {
