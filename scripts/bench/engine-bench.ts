@@ -23,7 +23,9 @@
  *
  * The all-core/one-core ratio is measured in rounds (`--rounds`, default 15): one worker, all cores,
  * one worker, all cores, ..., one worker; each all-core run is divided by the mean of the one-worker
- * runs just before and after it, and the median of those ratios is printed. The machine's speed
+ * runs just before and after it, and the median of those ratios is printed. Likewise each one-worker
+ * run follows a run of as many resources in this thread, and the one-worker/in-thread ratio is the
+ * median of those pairs' ratios (in resources/s, and per CPU-second). The machine's speed
  * drifts (on the 2-core bench machine, one-worker runs ten seconds apart differed by up to 55 %, at
  * the same CPU time: the host's load, not this process), so one run of each can differ by more
  * than what is measured. Many short rounds (about 1 s each) follow the drift more closely than a
@@ -197,12 +199,35 @@ async function main(): Promise<void> {
     return measured;
   };
   // Rounds: one worker before and after every all-core run (see the header); other sizes once.
+  // Each one-worker run follows a run of as many resources in this thread: the one-worker/in-thread
+  // ratio is taken run by run (median), as the all-core one, so the machine's drift between the long
+  // in-thread run above and the pools does not weigh on it.
+  const pairRatios: number[] = [];
+  const pairCpuRatios: number[] = [];
+  const pairedCpu = new Map<string, number>();
+  const inThreadRun = () => {
+    const before = threadCpuSeconds();
+    const started = performance.now();
+    for (let pass = 0; pass < passesPerRun; pass++) for (const b of bundles) for (const r of resourcesOf(b)) validator.validate(r);
+    const measured = (passesPerRun * perPass) / ((performance.now() - started) / 1000);
+    const cpuUs = cpuPerResource(before, threadCpuSeconds(), passesPerRun * perPass);
+    for (const [name, us] of cpuUs) pairedCpu.set(name, (pairedCpu.get(name) ?? 0) + us);
+    return { rate: measured, cpuUs: total(cpuUs) };
+  };
+  const paired = async () => {
+    const here = inThreadRun();
+    const cpuBefore = total(oneWorkerCpu);
+    const pooled = await measure(1);
+    pairRatios.push(pooled / here.rate);
+    pairCpuRatios.push(here.cpuUs / (total(oneWorkerCpu) - cpuBefore));
+    return pooled;
+  };
   const roundRatios: number[] = [];
   try {
-    let before = await measure(1);
+    let before = await paired();
     for (let round = 0; round < rounds; round++) {
       const all = await measure(cores);
-      const after = await measure(1);
+      const after = await paired();
       roundRatios.push(all / ((before + after) / 2));
       before = after;
     }
@@ -218,10 +243,12 @@ async function main(): Promise<void> {
   // CPU time per resource, which other load on the machine moves far less than resources/s
   const oneWorkerRuns = rates.get(1)!.length;
   for (const [name, us] of oneWorkerCpu) oneWorkerCpu.set(name, us / oneWorkerRuns);
-  const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
-  console.log(`CPU µs per resource: in-thread ${total(inThreadCpu).toFixed(1)} (${threadList(inThreadCpu)}); one worker ${total(oneWorkerCpu).toFixed(1)} (${threadList(oneWorkerCpu)}); `
-    + `in-thread / one worker: process ${(total(inThreadCpu) / total(oneWorkerCpu)).toFixed(2)}, validating thread ${((inThreadCpu.get('MainThread') ?? NaN) / (oneWorkerCpu.get('WorkerThread') ?? NaN)).toFixed(2)}`);
-  printRatio('engine.one-worker/in-thread', oneCore / rate);
+  for (const [name, us] of pairedCpu) pairedCpu.set(name, us / oneWorkerRuns);
+  console.log(`CPU µs per resource: in-thread ${total(inThreadCpu).toFixed(1)} in the long run (${threadList(inThreadCpu)}), ${total(pairedCpu).toFixed(1)} in the runs paired with the one-worker runs; `
+    + `one worker ${total(oneWorkerCpu).toFixed(1)} (${threadList(oneWorkerCpu)}); validating thread in-thread / one worker ${((pairedCpu.get('MainThread') ?? NaN) / (oneWorkerCpu.get('WorkerThread') ?? NaN)).toFixed(2)}`);
+  console.log(`one-worker / in-thread per pair of runs: resources/s ${pairRatios.map((r) => r.toFixed(2)).join(', ')}; per CPU-second ${pairCpuRatios.map((r) => r.toFixed(2)).join(', ')}`);
+  console.log(`one-worker / in-thread: ${median(pairRatios).toFixed(2)}x resources/s, ${median(pairCpuRatios).toFixed(2)}x per CPU-second (medians of ${pairRatios.length} pairs; ${(oneCore / rate).toFixed(2)}x against the long in-thread run)`);
+  printRatio('engine.one-worker/in-thread', median(pairRatios));
   printRatio('engine.all-cores/one-worker', median(roundRatios));
 
   formats(validator, source, bundles.flatMap(resourcesOf));
@@ -302,6 +329,10 @@ function formats(validator: Validator, source: LayeredConformanceSource, sampleR
   const xmlMs = median(times.xml);
   console.log(`one Bundle of ${bigBundle.entry.length} resources: JSON ${(jsonText.length / 1024 / 1024).toFixed(1)} MB validated in ${jsonMs.toFixed(0)} ms (${issues.json} issues), `
     + `FHIR XML ${(xmlText.length / 1024 / 1024).toFixed(1)} MB in ${xmlMs.toFixed(0)} ms (${issues.xml} issues): XML/JSON ${(xmlMs / jsonMs).toFixed(2)}x (medians of 5)`);
+}
+
+function total(cpu: Map<string, number>): number {
+  return [...cpu.values()].reduce((a, b) => a + b, 0);
 }
 
 /** CPU µs per resource between two readings of threadCpuSeconds, by thread name. */
