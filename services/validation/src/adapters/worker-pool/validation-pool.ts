@@ -173,7 +173,8 @@ interface Expired {
  * worker without limits: 3 x 64 MB), so the old generation stays more than ten times the young one.
  * The young generation's size is the validation's GC cost: with 48 MB a worker of a 4 GB heap
  * scavenged four times as often as with 192 MB (106 and 27 scavenges over the same 20,000 resources
- * of the NHSN samples) and used 11 % more CPU per resource (its parallel scavenges included).
+ * of the NHSN samples) and used 3–11 % more CPU per resource (its parallel scavenges included; two
+ * pools side by side in one process, 10 alternating rounds, the more the busier the machine).
  */
 export function youngGenerationMb(heapMb: number): number {
   return Math.min(MAX_YOUNG_GENERATION_MB, Math.max(MIN_YOUNG_GENERATION_MB, Math.floor((heapMb * 3) / 32)));
