@@ -38,6 +38,7 @@ import { sharedDir, projectRoot } from '#test-support/shared-dir.js';
 import { loadDefinitions } from '#validation/adapters/fhir-definitions/definition-cache.js';
 import os from 'node:os';
 import { ValidationPool } from '#validation/adapters/worker-pool/validation-pool.js';
+import { validateSubmissionTask } from '#validation/adapters/worker-pool/submission-task.js';
 import { workerHeapMb } from '#validation/adapters/engine/worker-memory.js';
 import { validationSchema } from '#validation/config.js';
 import { DefinitionIndex } from '#validation/domain/engine/definitions/index.js';
@@ -205,6 +206,22 @@ async function main(): Promise<void> {
   const pairRatios: number[] = [];
   const pairCpuRatios: number[] = [];
   const pairedCpu = new Map<string, number>();
+  // The submission task itself (read the bytes, validate each entry, encode its issues) in this
+  // thread: what the worker adds beyond validating, apart from the thread (one task per Bundle).
+  const sharedSubmissions = submissions.map((bytes) => {
+    const shared = new SharedArrayBuffer(bytes.byteLength);
+    new Uint8Array(shared).set(bytes);
+    return shared;
+  });
+  const taskRun = async () => {
+    const before = threadCpuSeconds();
+    const started = performance.now();
+    for (let pass = 0; pass < passesPerRun; pass++) for (const bytes of sharedSubmissions) await validateSubmissionTask(validator, { bytes });
+    const measured = (passesPerRun * perPass) / ((performance.now() - started) / 1000);
+    return { rate: measured, cpuUs: total(cpuPerResource(before, threadCpuSeconds(), passesPerRun * perPass)) };
+  };
+  const taskRuns: { rate: number; cpuUs: number }[] = [];
+  const engineRuns: { rate: number; cpuUs: number }[] = [];
   const inThreadRun = () => {
     const before = threadCpuSeconds();
     const started = performance.now();
@@ -216,6 +233,8 @@ async function main(): Promise<void> {
   };
   const paired = async () => {
     const here = inThreadRun();
+    engineRuns.push(here);
+    taskRuns.push(await taskRun());
     const cpuBefore = total(oneWorkerCpu);
     const pooled = await measure(1);
     pairRatios.push(pooled / here.rate);
@@ -248,6 +267,10 @@ async function main(): Promise<void> {
     + `one worker ${total(oneWorkerCpu).toFixed(1)} (${threadList(oneWorkerCpu)}); validating thread in-thread / one worker ${((pairedCpu.get('MainThread') ?? NaN) / (oneWorkerCpu.get('WorkerThread') ?? NaN)).toFixed(2)}`);
   console.log(`one-worker / in-thread per pair of runs: resources/s ${pairRatios.map((r) => r.toFixed(2)).join(', ')}; per CPU-second ${pairCpuRatios.map((r) => r.toFixed(2)).join(', ')}`);
   console.log(`one-worker / in-thread: ${median(pairRatios).toFixed(2)}x resources/s, ${median(pairCpuRatios).toFixed(2)}x per CPU-second (medians of ${pairRatios.length} pairs; ${(oneCore / rate).toFixed(2)}x against the long in-thread run)`);
+  const taskCpu = median(taskRuns.map((r) => r.cpuUs));
+  const engineCpu = median(engineRuns.map((r) => r.cpuUs));
+  console.log(`the submission task in this thread (bytes read, entries validated, issues encoded): ${median(taskRuns.map((r) => r.rate)).toFixed(0)} resources/s, ${taskCpu.toFixed(1)} CPU µs per resource `
+    + `(the engine alone ${engineCpu.toFixed(1)}: ${(engineCpu / taskCpu).toFixed(2)}x); in a worker ${(total(oneWorkerCpu)).toFixed(1)} (${(taskCpu / total(oneWorkerCpu)).toFixed(2)}x the task in this thread; medians of ${taskRuns.length} runs)`);
   printRatio('engine.one-worker/in-thread', median(pairRatios));
   printRatio('engine.all-cores/one-worker', median(roundRatios));
 
