@@ -114,7 +114,7 @@ function encodeRebasedIssue(issue: Issue, prefix: string, type: string): string 
     } else if (key === 'location') {
       const location = rebasedList(value, prefix, type);
       if (location) member(key, JSON.stringify(location));
-    } else if (key === 'diagnostics' && value !== undefined && value === issue.details?.text) {
+    } else if (key === 'diagnostics' && value !== undefined && value === detailsText(issue)) {
       // only repeats details.text
     } else if (key === 'extension' && Array.isArray(issue.extension)) {
       const kept = issue.extension.filter((e) => !POSITION_EXTENSIONS.has(e.url));
@@ -127,6 +127,11 @@ function encodeRebasedIssue(issue: Issue, prefix: string, type: string): string 
   }
   if (!hasExpression) member('expression', JSON.stringify([prefix]));
   return `${out}}`;
+}
+
+/** details.text, read as rebaseIssue reads it: outcomes from elsewhere may have no details. */
+function detailsText(issue: { readonly details?: { readonly text?: unknown } }): unknown {
+  return issue.details?.text;
 }
 
 /** rebaseIssue's rewrite of an expression list, with the entry's path given. */
