@@ -46,6 +46,8 @@ describe('validation flow (domain): the outcome encoded once per entry', () => {
       { severity: 'warning', code: 'x', details: { text: 't' }, diagnostics: 't', extension: [line, col], expression: undefined, location: 'not a list' },
       { severity: 'fatal', code: 'x', details: { text: 't' }, diagnostics: undefined, extension: 'not a list', location: ['Patient.id'] },
       { code: 'x', severity: 'information', details: undefined, diagnostics: 'd', extension: [], 'two words': { nested: [1, null] } },
+      { severity: 'error', code: 7, details: { coding: [{ code: 'c' }], text: 't' }, diagnostics: 't', 'é "quoted" key': 'v' },
+      { severity: 'error', code: 'x', details: { text: 7 }, diagnostics: 7 },
       { severity: 'error', code: 'x', details: { text: 'same' }, diagnostics: 'same', extension: [col, { url: 'urn:k', valueString: '\u2028 "q"' }], expression: [] },
     ] as unknown as ValidationOutcome['issue'];
     for (const resource of [{ resourceType: 'Patient', id: "a\\b'c" }, { resourceType: 'Patient' }, { resourceType: 'Patient', id: '' }] as FhirResourceJson[]) {

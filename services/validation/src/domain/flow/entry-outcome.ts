@@ -104,7 +104,7 @@ function encodeRebasedIssue(issue: Issue, prefix: string, type: string): string 
   let out = '';
   let hasExpression = false;
   const member = (key: string, json: string) => {
-    out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${json}`;
+    out += `${out === '' ? '{' : ','}${quotedKey(key)}:${json}`;
   };
   for (const key of Object.keys(issue)) {
     const value: unknown = Reflect.get(issue, key);
@@ -119,6 +119,10 @@ function encodeRebasedIssue(issue: Issue, prefix: string, type: string): string 
     } else if (key === 'extension' && Array.isArray(issue.extension)) {
       const kept = issue.extension.filter((e) => !POSITION_EXTENSIONS.has(e.url));
       if (kept.length > 0) member(key, JSON.stringify(kept));
+    } else if (typeof value === 'string') {
+      member(key, JSON.stringify(value));
+    } else if (key === 'details' && isTextOnly(value)) {
+      member(key, `{"text":${JSON.stringify(value.text)}}`);
     } else {
       // undefined for a member JSON.stringify leaves out (undefined, a function)
       const json: unknown = JSON.stringify(value);
@@ -127,6 +131,24 @@ function encodeRebasedIssue(issue: Issue, prefix: string, type: string): string 
   }
   if (!hasExpression) member('expression', JSON.stringify([prefix]));
   return `${out}}`;
+}
+
+/** The members' names as JSON (a handful of names, quoted once). */
+const QUOTED_KEYS = new Map<string, string>();
+function quotedKey(key: string): string {
+  let quoted = QUOTED_KEYS.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (QUOTED_KEYS.size < 64) QUOTED_KEYS.set(key, quoted);
+  }
+  return quoted;
+}
+
+/** An issue's details as the engine builds them: a plain object with a text and nothing else. */
+function isTextOnly(value: unknown): value is { text: string } {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === 'text' && typeof Reflect.get(value, 'text') === 'string';
 }
 
 /** details.text, read as rebaseIssue reads it: outcomes from elsewhere may have no details. */
