@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import {
-  aggregatedOutcomeJson, aggregateEntryOutcomes, encodeEntryIssues, submissionBundle, submissionFromBytes, SubmissionFormatError,
+  aggregatedOutcomeJson, aggregateEntryOutcomes, encodeEntryIssues, joinedOutcomeJson, joinEntryIssues, splitEntryIssues, submissionBundle, submissionFromBytes, SubmissionFormatError,
   type FhirResourceJson,
 } from '#validation/domain/flow/index.js';
 import type { ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
@@ -38,6 +38,25 @@ describe('validation flow (domain): the outcome encoded once per entry', () => {
     expect(encoded().map((e) => e.count)).to.deep.equal([2, 0, 1]);
   });
 
+  it('each issue written directly is the text of its rebased copy, whatever members it has and in whatever order', () => {
+    const line = { url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line', valueInteger: 1 };
+    const col = { url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-col', valueInteger: 2 };
+    const odd = [
+      { expression: ['Patient.name[0]', 7, 'Patient', 'Patient[1]', 'Other.x', ''], severity: 'error', code: 'x', details: { text: 't' } },
+      { severity: 'warning', code: 'x', details: { text: 't' }, diagnostics: 't', extension: [line, col], expression: undefined, location: 'not a list' },
+      { severity: 'fatal', code: 'x', details: { text: 't' }, diagnostics: undefined, extension: 'not a list', location: ['Patient.id'] },
+      { code: 'x', severity: 'information', details: undefined, diagnostics: 'd', extension: [], 'two words': { nested: [1, null] } },
+      { severity: 'error', code: 7, details: { coding: [{ code: 'c' }], text: 't' }, diagnostics: 't', 'é "quoted" key': 'v' },
+      { severity: 'error', code: 'x', details: { text: 7 }, diagnostics: 7 },
+      { severity: 'error', code: 'x', details: { text: 'same' }, diagnostics: 'same', extension: [col, { url: 'urn:k', valueString: '\u2028 "q"' }], expression: [] },
+    ] as unknown as ValidationOutcome['issue'];
+    for (const resource of [{ resourceType: 'Patient', id: "a\\b'c" }, { resourceType: 'Patient' }, { resourceType: 'Patient', id: '' }] as FhirResourceJson[]) {
+      const outcome: ValidationOutcome = { resourceType: 'OperationOutcome', issue: odd };
+      const expected = JSON.stringify(aggregateEntryOutcomes([{ index: 4, resource, outcome }]));
+      expect(aggregatedOutcomeJson([encodeEntryIssues(4, resource, outcome)])).to.equal(expected);
+    }
+  });
+
   it('no issue at all: an empty issue list', () => {
     const none = entries.map((e) => ({ ...e, outcome: { resourceType: 'OperationOutcome' as const, issue: [] } }));
     expect(aggregatedOutcomeJson(none.map((e) => encodeEntryIssues(e.index, e.resource, e.outcome)))).to.equal(JSON.stringify(aggregateEntryOutcomes(none)));
@@ -48,6 +67,15 @@ describe('validation flow (domain): the outcome encoded once per entry', () => {
       expect(aggregatedOutcomeJson(encoded(), max), `limit ${max}`).to.equal(JSON.stringify(aggregateEntryOutcomes(entries, max)));
     }
     expect(JSON.parse(aggregatedOutcomeJson(encoded(), 2)).issue.at(-1)).to.include({ severity: 'warning', code: 'too-costly' });
+  });
+
+  it('joined into one text (as a worker hands them back): split again exactly, and the same outcome text, also above the limit', () => {
+    const empty = { json: '', count: 0 };
+    for (const list of [encoded(), [empty, ...encoded()], [empty, empty], [], [...encoded(), empty, ...encoded().reverse()]]) {
+      const joined = joinEntryIssues(list);
+      expect(splitEntryIssues(joined)).to.deep.equal(list);
+      for (const max of [1, 2, 3, 100_000]) expect(joinedOutcomeJson(joined, max), `limit ${max}`).to.equal(aggregatedOutcomeJson(list, max));
+    }
   });
 
   it('bytes are read as the text was: UTF-8, the same Bundle, the same refusals', () => {

@@ -32,7 +32,7 @@ import type { Logger } from '#adapters/observability/logger.js';
 import type { ServiceMetrics } from '#adapters/observability/metrics.js';
 import type { ArtifactRepository } from '../../domain/ports/artifact-repository.js';
 import { DefinitionIndex, R4_CORE_PACKAGE } from '../../domain/engine/definitions/index.js';
-import { aggregatedOutcomeJson } from '../../domain/flow/entry-outcome.js';
+import { joinedOutcomeJson } from '../../domain/flow/entry-outcome.js';
 import type { ValidationScope } from '../../domain/flow/validation-scope.js';
 import type { SubmissionValidation } from '../../domain/ports/resource-validator.js';
 import type { FhirXmlReader } from '../../domain/ports/fhir-xml-reader.js';
@@ -296,12 +296,12 @@ export class EngineHost implements ResourceValidator, FhirXmlReader, Categorizat
       bytes: shared, profiles: options.profiles ? [...options.profiles] : undefined, authorization: options.authorization, scope: options.scope,
     }, { budget });
     if (result.kind === 'unreadable') return result;
-    const { issuesJson, issueCounts, resourceTypes, durationsMs } = result;
+    const { resourceTypes, durationsMs } = result;
     if (this.duration) {
       const waitMs = Math.max(0, performance.now() - started - durationsMs.reduce((sum, ms) => sum + ms, 0));
       resourceTypes.forEach((type, i) => this.observeType(generation, type, waitMs + durationsMs[i]!));
     }
-    const outcomeJson = aggregatedOutcomeJson(issuesJson.map((json, i) => ({ json, count: issueCounts[i]! })));
+    const outcomeJson = joinedOutcomeJson(result.issues);
     return { kind: 'validated', resourceCount: result.entryCount, outcomeJson };
   }
 

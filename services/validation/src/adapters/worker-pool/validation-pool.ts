@@ -3,8 +3,8 @@
  * Validator once (see validation-worker.ts). Two kinds of task:
  * - a whole submission as the bytes the report service answered (validateSubmission, the flow):
  *   the bytes are shared with the worker, which reads, validates and encodes every entry
- *   (submission-task.ts); what crosses the thread boundary is a SharedArrayBuffer going in and a
- *   few strings per entry coming back, whatever the number of issues;
+ *   (submission-task.ts); what crosses the thread boundary is a SharedArrayBuffer going in and
+ *   one text of all the entries' issues (with a few numbers per entry) coming back;
  * - a batch of resources (validate, the API and tools): a structured clone of the resources and
  *   of the OperationOutcomes coming back.
  * Each task also has a fixed cost (queueing, wake-up of the worker, the answer's promise), hence
@@ -49,7 +49,7 @@ import { Piscina } from 'piscina';
 import type { Registry } from 'prom-client';
 import { deadlineOutcome, type DeadlineKind } from '../../domain/engine/outcome/deadline.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
-import { encodeEntryIssues, type SubmissionBundle } from '../../domain/flow/index.js';
+import { encodeEntryIssues, joinEntryIssues, splitEntryIssues, type EncodedEntryIssues, type SubmissionBundle } from '../../domain/flow/index.js';
 import { isFhirXmlText } from '../../domain/ports/resource-validator.js';
 import { readSharedSubmission, type SubmissionTask, type SubmissionTaskResult, type ValidatedEntries } from './submission-task.js';
 import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
@@ -165,12 +165,26 @@ interface Expired {
 }
 
 /**
- * The young generation of a worker with a heap limit. Given explicitly: with V8's default beside a
- * small old-generation limit, a worker allocating fast sometimes aborted the WHOLE process ("Reached
- * heap limit", measured 1 run in 3 on Node 24) instead of being terminated with
- * ERR_WORKER_OUT_OF_MEMORY; with 48 MB (V8's usual 3 x 16 MB semi-spaces) it never did in our runs.
+ * The young generation of a worker with a heap limit of `heapMb` (its old generation). Given
+ * explicitly: with V8's default beside a small old-generation limit, a worker allocating fast
+ * sometimes aborted the WHOLE process ("Reached heap limit", measured 1 run in 3 on Node 24) instead
+ * of being terminated with ERR_WORKER_OUT_OF_MEMORY; with 48 MB (3 x 16 MB semi-spaces) it never did
+ * in our runs. 48 MB up to a heap of 512 MB, then 3/32 of the heap up to 192 MB (what V8 gives a
+ * worker without limits: 3 x 64 MB), so the old generation stays more than ten times the young one.
+ * The young generation's size is the validation's GC cost: with 48 MB a worker of a 4 GB heap
+ * scavenged four times as often as with 192 MB (106 and 27 scavenges over the same 20,000 resources
+ * of the NHSN samples) and used 3–11 % more CPU per resource (its parallel scavenges included; two
+ * pools side by side in one process, 10 alternating rounds, the more the busier the machine).
  */
-const YOUNG_GENERATION_MB = 48;
+export function youngGenerationMb(heapMb: number): number {
+  return Math.min(MAX_YOUNG_GENERATION_MB, Math.max(MIN_YOUNG_GENERATION_MB, Math.floor((heapMb * 3) / 32)));
+}
+
+const MIN_YOUNG_GENERATION_MB = 48;
+const MAX_YOUNG_GENERATION_MB = 192;
+
+/** An entry without issues (yet). */
+const NO_ENTRY_ISSUES: EncodedEntryIssues = { json: '', count: 0 };
 
 /** Watchdog period bounds: checks often enough for a small budget, at most every 250 ms. */
 const MIN_TICK_MS = 5;
@@ -216,7 +230,7 @@ export class ValidationPool {
       // minThreads = maxThreads: idle workers are never stopped (their start-up is the expensive part),
       // and a terminated worker is replaced at once.
       filename, minThreads: threads, maxThreads: threads, workerData, execArgv: process.execArgv,
-      ...(workerHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } }),
+      ...(workerHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: youngGenerationMb(workerHeapMb) } }),
     });
     return new ValidationPool(pool, registry ? new WorkerMetricsSink(registry) : undefined, { resourceTimeoutMs, workerHeapMb, queueLimit, maxBytesInFlight, onEvent });
   }
@@ -437,13 +451,10 @@ export class ValidationPool {
     const entries = task.entries ?? bundle.entry.map((_, index) => index);
     const blamed = entries[expired.index]!;
     const resource = bundle.entry[blamed]!.resource;
-    const encoded = encodeEntryIssues(blamed, resource, this.blamedOutcome(expired, resource));
     budget?.shared.charge(expired.elapsedMs);
-    const merged = {
-      issuesJson: entries.map(() => ''), issueCounts: entries.map(() => 0), resourceTypes: entries.map((index) => bundle.entry[index]!.resource.resourceType), durationsMs: entries.map(() => 0),
-    };
-    merged.issuesJson[expired.index] = encoded.json;
-    merged.issueCounts[expired.index] = encoded.count;
+    const encoded: EncodedEntryIssues[] = entries.map(() => NO_ENTRY_ISSUES);
+    encoded[expired.index] = encodeEntryIssues(blamed, resource, this.blamedOutcome(expired, resource));
+    const merged = { resourceTypes: entries.map((index) => bundle.entry[index]!.resource.resourceType), durationsMs: entries.map(() => 0) };
     merged.durationsMs[expired.index] = expired.elapsedMs;
     let budgetStopped = false;
     const others = entries.filter((_, position) => position !== expired.index);
@@ -451,16 +462,16 @@ export class ValidationPool {
       const validated = Math.max(expired.index, (task.budgetFrom ?? 0) - 1);
       const again = await this.runSubmission({ ...task, entries: others, budgetFrom: validated }, budget, bytes) as ValidatedEntries;
       budgetStopped = again.budgetStopped;
+      const validatedAgain = splitEntryIssues(again.issues);
       let j = 0;
       entries.forEach((_, position) => {
         if (position === expired.index) return;
-        merged.issuesJson[position] = again.issuesJson[j]!;
-        merged.issueCounts[position] = again.issueCounts[j]!;
+        encoded[position] = validatedAgain[j]!;
         merged.durationsMs[position] = again.durationsMs[j]!;
         j += 1;
       });
     }
-    return { kind: 'validated', entryCount: bundle.entry.length, ...merged, budgetStopped };
+    return { kind: 'validated', entryCount: bundle.entry.length, issues: joinEntryIssues(encoded), ...merged, budgetStopped };
   }
 
   /** The outcomes of a task aborted at the per-resource deadline: the blamed resource's, and the others' validated again. */

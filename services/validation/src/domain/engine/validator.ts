@@ -52,8 +52,22 @@ export class Validator {
 
   /** As validate, but waits for asynchronous terminology answers. */
   async validateAsync(input: unknown, options: ValidateOptions = {}): Promise<ValidationOutcome> {
+    return this.validateSettled(input, options);
+  }
+
+  /**
+   * As validateAsync, but the outcome itself when no terminology answer is pending (local
+   * terminology, or every answer cached): a caller validating many resources in a row (a worker's
+   * submission task) then waits for nothing it does not need to.
+   */
+  validateSettled(input: unknown, options: ValidateOptions = {}): ValidationOutcome | Promise<ValidationOutcome> {
     const run = this.newRun(options);
     this.guardedValidateInto(run, input, options);
+    if (run.pending.length === 0) return { resourceType: 'OperationOutcome', issue: run.finishedIssues() };
+    return Validator.settle(run);
+  }
+
+  private static async settle(run: ValidationRun): Promise<ValidationOutcome> {
     while (run.pending.length) {
       const pending = run.pending.splice(0);
       await Promise.all(pending);

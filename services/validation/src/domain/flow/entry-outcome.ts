@@ -25,11 +25,7 @@ export function entryPath(index: number, resource: FhirResourceJson): string {
 
 /** An expression of a resource validated alone, rewritten to point into the Bundle. */
 export function rebaseExpression(expression: string, index: number, resource: FhirResourceJson): string {
-  const prefix = entryPath(index, resource);
-  const type = resource.resourceType;
-  if (expression === type) return prefix;
-  if (expression.startsWith(`${type}.`) || expression.startsWith(`${type}[`)) return prefix + expression.slice(type.length);
-  return expression === '' ? prefix : `${prefix}.${expression}`;
+  return rebaseWithPrefix(expression, entryPath(index, resource), resource.resourceType);
 }
 
 export function rebaseIssue(issue: Issue, index: number, resource: FhirResourceJson): Issue {
@@ -92,8 +88,86 @@ export interface EncodedEntryIssues {
 
 export function encodeEntryIssues(index: number, resource: FhirResourceJson, outcome: ValidationOutcome): EncodedEntryIssues {
   if (outcome.issue.length === 0) return NO_ISSUES;
-  const rebased = outcome.issue.map((item) => rebaseIssue(item, index, resource));
-  return { json: JSON.stringify(rebased).slice(1, -1), count: rebased.length };
+  const prefix = entryPath(index, resource);
+  let json = '';
+  for (const issue of outcome.issue) json += `${json === '' ? '' : ','}${encodeRebasedIssue(issue, prefix, resource.resourceType)}`;
+  return { json, count: outcome.issue.length };
+}
+
+/**
+ * The text of `JSON.stringify(rebaseIssue(issue, ...))`, written directly: no rebased copy of the
+ * issue (whose deleted members made it a slow dictionary object for JSON.stringify), the entry's
+ * path built once per entry instead of once per expression. Members in the issue's own order, as
+ * the copy kept them; `expression` last when the issue had none.
+ */
+function encodeRebasedIssue(issue: Issue, prefix: string, type: string): string {
+  let out = '';
+  let hasExpression = false;
+  const member = (key: string, json: string) => {
+    out += `${out === '' ? '{' : ','}${quotedKey(key)}:${json}`;
+  };
+  for (const key of Object.keys(issue)) {
+    const value: unknown = Reflect.get(issue, key);
+    if (key === 'expression') {
+      hasExpression = true;
+      member(key, JSON.stringify(rebasedList(value, prefix, type) ?? [prefix]));
+    } else if (key === 'location') {
+      const location = rebasedList(value, prefix, type);
+      if (location) member(key, JSON.stringify(location));
+    } else if (key === 'diagnostics' && value !== undefined && value === detailsText(issue)) {
+      // only repeats details.text
+    } else if (key === 'extension' && Array.isArray(issue.extension)) {
+      const kept = issue.extension.filter((e) => !POSITION_EXTENSIONS.has(e.url));
+      if (kept.length > 0) member(key, JSON.stringify(kept));
+    } else if (typeof value === 'string') {
+      member(key, JSON.stringify(value));
+    } else if (key === 'details' && isTextOnly(value)) {
+      member(key, `{"text":${JSON.stringify(value.text)}}`);
+    } else {
+      // undefined for a member JSON.stringify leaves out (undefined, a function)
+      const json: unknown = JSON.stringify(value);
+      if (typeof json === 'string') member(key, json);
+    }
+  }
+  if (!hasExpression) member('expression', JSON.stringify([prefix]));
+  return `${out}}`;
+}
+
+/** The members' names as JSON (a handful of names, quoted once). */
+const QUOTED_KEYS = new Map<string, string>();
+function quotedKey(key: string): string {
+  let quoted = QUOTED_KEYS.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (QUOTED_KEYS.size < 64) QUOTED_KEYS.set(key, quoted);
+  }
+  return quoted;
+}
+
+/** An issue's details as the engine builds them: a plain object with a text and nothing else. */
+function isTextOnly(value: unknown): value is { text: string } {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === 'text' && typeof Reflect.get(value, 'text') === 'string';
+}
+
+/** details.text, read as rebaseIssue reads it: outcomes from elsewhere may have no details. */
+function detailsText(issue: { readonly details?: { readonly text?: unknown } }): unknown {
+  return issue.details?.text;
+}
+
+/** rebaseIssue's rewrite of an expression list, with the entry's path given. */
+function rebasedList(values: unknown, prefix: string, type: string): string[] | undefined {
+  if (!Array.isArray(values)) return undefined;
+  const rebased: string[] = [];
+  for (const v of values) if (typeof v === 'string') rebased.push(rebaseWithPrefix(v, prefix, type));
+  return rebased;
+}
+
+function rebaseWithPrefix(expression: string, prefix: string, type: string): string {
+  if (expression === type) return prefix;
+  if (expression.startsWith(`${type}.`) || expression.startsWith(`${type}[`)) return prefix + expression.slice(type.length);
+  return expression === '' ? prefix : `${prefix}.${expression}`;
 }
 
 const NO_ISSUES: EncodedEntryIssues = { json: '', count: 0 };
@@ -123,6 +197,52 @@ export function aggregatedOutcomeJson(entries: readonly EncodedEntryIssues[], ma
   }
   issue.push(omittedIssuesIssue(total - issue.length, worstOmitted, maxIssues));
   return JSON.stringify({ resourceType: 'OperationOutcome', issue });
+}
+
+/**
+ * The encoded issues of several entries as ONE text (what a worker hands back: one string crosses
+ * the thread, not one per entry): the entries' texts in order, those with issues separated by a
+ * comma, so that `json` is already the inside of the aggregated outcome's issue list. Entry i's
+ * text ends at `ends[i]` and has `counts[i]` issues (none: it is empty, and ends where the one
+ * before it ended).
+ */
+export interface JoinedEntryIssues {
+  readonly json: string;
+  readonly ends: readonly number[];
+  readonly counts: readonly number[];
+}
+
+export function joinEntryIssues(entries: readonly EncodedEntryIssues[]): JoinedEntryIssues {
+  let json = '';
+  const ends: number[] = [];
+  const counts: number[] = [];
+  for (const entry of entries) {
+    if (entry.count > 0) json += json === '' ? entry.json : `,${entry.json}`;
+    ends.push(json.length);
+    counts.push(entry.count);
+  }
+  return { json, ends, counts };
+}
+
+/** Each entry's encoded issues again (joinEntryIssues undone). */
+export function splitEntryIssues(joined: JoinedEntryIssues): EncodedEntryIssues[] {
+  const entries: EncodedEntryIssues[] = [];
+  let end = 0;
+  for (const [i, count] of joined.counts.entries()) {
+    const next = joined.ends[i] ?? end;
+    // after the first entry with issues, each entry's text starts after its comma
+    entries.push(count > 0 ? { json: joined.json.slice(end === 0 ? 0 : end + 1, next), count } : NO_ISSUES);
+    end = next;
+  }
+  return entries;
+}
+
+/** aggregatedOutcomeJson of the joined entries: their text wrapped as it is, unless they pass `maxIssues`. */
+export function joinedOutcomeJson(joined: JoinedEntryIssues, maxIssues = MAX_ISSUES_PER_SUBMISSION): string {
+  let total = 0;
+  for (const count of joined.counts) total += count;
+  if (total <= maxIssues) return `{"resourceType":"OperationOutcome","issue":[${joined.json}]}`;
+  return aggregatedOutcomeJson(splitEntryIssues(joined), maxIssues);
 }
 
 /** The definite outcome of a submission that could not be obtained or read (404, unreadable answer). */

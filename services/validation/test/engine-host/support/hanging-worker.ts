@@ -12,8 +12,9 @@
  */
 import { Validator } from '#validation/domain/engine/validator.js';
 
-const validateAsync = Validator.prototype.validateAsync;
-Validator.prototype.validateAsync = function misbehaving(this: Validator, input, options) {
+// validateSettled: what validateAsync and the submission task call
+const validateSettled = Validator.prototype.validateSettled;
+Validator.prototype.validateSettled = function misbehaving(this: Validator, input, options) {
   // JSON text (what $validate hands on) is looked at as the resource it holds
   const resource: unknown = typeof input === 'string' && input.startsWith('{') ? JSON.parse(input) : input;
   const id = typeof resource === 'object' && resource !== null ? (resource as { id?: unknown }).id : undefined;
@@ -30,8 +31,8 @@ Validator.prototype.validateAsync = function misbehaving(this: Validator, input,
     while (performance.now() < until) { /* synchronous work */ }
   }
   const wait = typeof id === 'string' ? /^wait-(\d+)$/.exec(id) : null;
-  if (wait) return new Promise((resolve) => setTimeout(resolve, Number(wait[1]))).then(() => validateAsync.call(this, input, options));
-  return validateAsync.call(this, input, options);
+  if (wait) return new Promise((resolve) => setTimeout(resolve, Number(wait[1]))).then(() => validateSettled.call(this, input, options));
+  return validateSettled.call(this, input, options);
 };
 
 export { default } from '#validation/adapters/worker-pool/validation-worker.js';
