@@ -69,6 +69,12 @@ export interface ClusterFaultOptions {
   readonly concurrency: number;
   /** Longest wait for a resume or the drain. */
   readonly stepTimeoutMs: number;
+  /**
+   * A resume slower than this is a failure of the run (default 10 s, issue 28's target). The test
+   * gives it more room: it checks that work resumes and nothing is lost or doubled, and prints the
+   * times; the target itself is a figure of `npm run fault:cluster` on a quiet machine.
+   */
+  readonly resumeTargetMs?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -391,7 +397,8 @@ export async function runClusterFault(options: ClusterFaultOptions): Promise<Clu
     const violations = cluster.violations();
     if (violations.length > 0) failures.push(`the NATS servers refused ${violations.length} operation(s) of the platform's users:\n${violations.slice(0, 10).join('\n')}`);
     for (const kill of kills) {
-      if (kill.resumeMs !== undefined && kill.resumeMs > 10_000) failures.push(`work resumed ${(kill.resumeMs / 1000).toFixed(1)} s after killing the ${kill.role} (more than 10 s)`);
+      const target = options.resumeTargetMs ?? 10_000;
+      if (kill.resumeMs !== undefined && kill.resumeMs > target) failures.push(`work resumed ${(kill.resumeMs / 1000).toFixed(1)} s after killing the ${kill.role} (more than ${String(target / 1000)} s)`);
     }
     return report;
   } finally {
