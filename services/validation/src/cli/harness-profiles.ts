@@ -5,6 +5,8 @@
  * binds to) rather than the StructureDefinition itself; such a URL stands for the StructureDefinition
  * that contains it. A URL that is a StructureDefinition's, or that nothing loaded contains, is kept.
  */
+import { isArray, isObject } from '../domain/engine/json/json-value.js';
+
 interface LoadedResource {
   resourceType?: unknown;
   url?: unknown;
@@ -15,8 +17,8 @@ export function harnessProfiles(profiles: readonly string[], loaded: readonly Lo
   const definitions = loaded.filter((r) => r.resourceType === 'StructureDefinition');
   return profiles.map((url) => {
     if (definitions.some((sd) => sd.url === url)) return url;
-    const holders = definitions.filter((sd) => Array.isArray(sd.contained)
-      && sd.contained.some((c: unknown) => typeof c === 'object' && c !== null && (c as LoadedResource).url === url));
-    return holders.length === 1 && typeof holders[0]!.url === 'string' ? holders[0]!.url : url;
+    const holders = definitions.filter((sd) => isArray(sd.contained) && sd.contained.some((c) => isObject(c) && c.url === url));
+    const holder = holders.length === 1 ? holders[0] : undefined;
+    return typeof holder?.url === 'string' ? holder.url : url;
   });
 }

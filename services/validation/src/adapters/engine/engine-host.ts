@@ -299,7 +299,7 @@ export class EngineHost implements ResourceValidator, FhirXmlReader, Categorizat
     const { resourceTypes, durationsMs } = result;
     if (this.duration) {
       const waitMs = Math.max(0, performance.now() - started - durationsMs.reduce((sum, ms) => sum + ms, 0));
-      resourceTypes.forEach((type, i) => this.observeType(generation, type, waitMs + durationsMs[i]!));
+      resourceTypes.forEach((type, i) => this.observeType(generation, type, waitMs + (durationsMs[i] ?? 0)));
     }
     const outcomeJson = joinedOutcomeJson(result.issues);
     return { kind: 'validated', resourceCount: result.entryCount, outcomeJson };
@@ -439,7 +439,7 @@ function xmlRootName(xml: string): string | undefined {
     const c = xml.charCodeAt(i + 1);
     if (c === 63 /* ? */ || c === 33 /* ! */) continue;
     let end = i + 1;
-    while (end < xml.length && end - i < 70 && /[A-Za-z]/.test(xml[end]!)) end++;
+    while (end < xml.length && end - i < 70 && /[A-Za-z]/.test(xml.charAt(end))) end++;
     return xml.slice(i + 1, end);
   }
   return undefined;

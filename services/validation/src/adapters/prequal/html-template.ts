@@ -11,7 +11,7 @@
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
+  return text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
 }
 
 /** Markup that is known to be safe (built by `html`, or a module constant passed to `trustedHtml`). */
@@ -37,9 +37,9 @@ function render(value: HtmlValue): string {
 
 /** Tagged template: `html\`<td>${message}</td>\`` escapes `message`. `false`, null and undefined render nothing. */
 export function html(strings: TemplateStringsArray, ...values: readonly HtmlValue[]): SafeHtml {
-  let out = strings[0]!;
+  let out = strings[0] ?? '';
   values.forEach((value, index) => {
-    out += render(value) + strings[index + 1]!;
+    out += render(value) + (strings[index + 1] ?? '');
   });
   return new SafeHtml(out);
 }

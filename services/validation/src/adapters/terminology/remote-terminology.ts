@@ -1,4 +1,4 @@
-import { bindingResult, effectiveElementKind, requestCodings, type CodingVerdict } from '../../domain/terminology/binding-outcome.js';
+import { bindingResult, effectiveElementKind, hasCode, requestCodings, type CodingVerdict } from '../../domain/terminology/binding-outcome.js';
 import { codeSystemResult, type CodeSystemVerdict, type LocalTerminology } from '../../domain/terminology/local-terminology.js';
 import { formatTerminologyMessage } from '../../domain/terminology/terminology-messages.js';
 import type {
@@ -104,7 +104,7 @@ export class RemoteTerminology implements TerminologyPort {
   /** Per coding: a verdict local terminology can give, or the $validate-code question to ask. */
   private valueSetSteps(request: ValidateCodeRequest, valueSet: string, held: boolean, sources: Sources): Array<Step<CodingVerdict>> {
     const kind = effectiveElementKind(request);
-    const codes = held ? this.local.resolveValueSet(valueSet)!.codes : undefined;
+    const codes = held ? this.local.resolveValueSet(valueSet)?.codes : undefined;
     return requestCodings(request).filter(hasCode).map((coding): Step<CodingVerdict> => {
       if (codes) {
         const local = this.local.verdictInValueSet(codes, coding, kind === 'code', request.displayLanguage);
@@ -117,7 +117,7 @@ export class RemoteTerminology implements TerminologyPort {
         return { verdict: { coding, membership: 'unknown', issues: this.local.checkCoding(coding, request.displayLanguage, 'binding').issues } };
       }
       return {
-        query: { valueSet, system: coding.system, version: coding.version, code: coding.code!, display: coding.display, authorization: request.authorization },
+        query: { valueSet, system: coding.system, version: coding.version, code: coding.code, display: coding.display, authorization: request.authorization },
         toVerdict: (answer) => membershipVerdict(coding, answer, valueSet, this.unavailableSeverity),
       };
     });
@@ -130,7 +130,7 @@ export class RemoteTerminology implements TerminologyPort {
         return { verdict: this.local.checkCoding(coding, request.displayLanguage) };
       }
       return {
-        query: { system: coding.system, version: coding.version, code: coding.code!, display: coding.display, authorization: request.authorization },
+        query: { system: coding.system, version: coding.version, code: coding.code, display: coding.display, authorization: request.authorization },
         toVerdict: (answer: ValidateCodeAnswer) => codeSystemVerdict(coding, answer, this.unavailableSeverity),
       };
     });
@@ -145,7 +145,7 @@ export class RemoteTerminology implements TerminologyPort {
         verdicts.push(step.verdict);
         continue;
       }
-      const cached = this.cache!.peek(tupleOf(step.query));
+      const cached = this.cache?.peek(tupleOf(step.query));
       if (!cached) return undefined;
       this.metrics.cacheHit();
       verdicts.push(step.toVerdict(answerOf(cached)));
@@ -189,10 +189,6 @@ export class RemoteTerminology implements TerminologyPort {
     }
     return answer;
   }
-}
-
-function hasCode(coding: CodingInput): boolean {
-  return typeof coding.code === 'string' && coding.code !== '';
 }
 
 function sourceOf(sources: Sources): ValidateCodeResult['source'] {

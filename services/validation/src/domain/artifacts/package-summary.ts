@@ -5,6 +5,7 @@
  */
 import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import type { TerminologyKnowledge } from '../ports/terminology-knowledge.js';
+import { isArray, isObject } from '../engine/json/json-value.js';
 
 
 export interface CanonicalRef {
@@ -67,17 +68,19 @@ export function bindingsOf(structureDefinition: Json): ValueSetBinding[] {
   const seen = new Set<string>();
   const bindings: ValueSetBinding[] = [];
   for (const part of ['snapshot', 'differential']) {
-    const elements = (structureDefinition[part] as { element?: unknown } | undefined)?.element;
-    if (!Array.isArray(elements)) continue;
-    for (const element of elements as Json[]) {
-      const binding = element?.binding as Json | undefined;
-      const valueSet = str(binding?.valueSet);
+    const holder = structureDefinition[part];
+    const elements = isObject(holder) ? holder.element : undefined;
+    if (!isArray(elements)) continue;
+    for (const element of elements) {
+      const binding = isObject(element) ? element.binding : undefined;
+      if (!isObject(element) || !isObject(binding)) continue;
+      const valueSet = str(binding.valueSet);
       if (!valueSet) continue;
       const path = str(element.id) ?? str(element.path) ?? '';
       const key = `${path}|${valueSet}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const strength = str(binding?.strength);
+      const strength = str(binding.strength);
       bindings.push({ valueSet, path, profile, ...(strength ? { strength } : {}) });
     }
   }
@@ -86,12 +89,12 @@ export function bindingsOf(structureDefinition: Json): ValueSetBinding[] {
 
 /** Code systems a ValueSet's compose includes or excludes. */
 export function systemsOfValueSet(valueSet: Json): string[] {
-  const compose = valueSet.compose as { include?: unknown; exclude?: unknown } | undefined;
+  const compose = isObject(valueSet.compose) ? valueSet.compose : {};
   const systems = new Set<string>();
-  for (const list of [compose?.include, compose?.exclude]) {
-    if (!Array.isArray(list)) continue;
-    for (const include of list as Json[]) {
-      const system = str(include?.system);
+  for (const list of [compose.include, compose.exclude]) {
+    if (!isArray(list)) continue;
+    for (const include of list) {
+      const system = isObject(include) ? str(include.system) : undefined;
       if (system) systems.add(system);
     }
   }

@@ -98,9 +98,11 @@ export class Categorizer {
       if (tree === undefined) return { category, evaluate: (answers) => matcher.matches(answers.issue) };
       const read = new Map<number, Set<number>>();
       const evaluate = this.compile(tree, read);
-      if (read.size !== 1) return { category, evaluate };
-      const [field, leaves] = [...read][0]!;
-      const slot = this.fields[field]!.singleFieldRules++;
+      const only = read.size === 1 ? read.entries().next().value : undefined;
+      const fieldOfRule = only ? this.fields[only[0]] : undefined;
+      if (!only || !fieldOfRule) return { category, evaluate };
+      const [field, leaves] = only;
+      const slot = fieldOfRule.singleFieldRules++;
       return { category, evaluate, singleField: { field, slot, leaves: Uint32Array.from(leaves), whenNoneFound: whenNoneFound(tree) } };
     });
     for (const field of this.fields) field.leaves.prepare();
@@ -124,7 +126,7 @@ export class Categorizer {
     const single = rule.singleField;
     if (single === undefined) return rule.evaluate(answers);
     const value = answers.of(single.field);
-    let state = value.rules[single.slot]!;
+    let state = value.rules[single.slot] ?? NOT_ASKED;
     if (state === NOT_ASKED) {
       const found = value.leaves.noneFound(single.leaves) ? single.whenNoneFound : rule.evaluate(answers);
       state = found ? YES : NO;
@@ -160,5 +162,5 @@ function whenNoneFound(tree: MatcherTree): boolean {
 
 /** True when the issue only carries the placeholder category. */
 export function isUncategorized(categories: readonly Pick<Category, 'id'>[]): boolean {
-  return categories.length === 0 || (categories.length === 1 && categories[0]!.id === UNCATEGORIZED.id);
+  return categories.length === 0 || (categories.length === 1 && categories[0]?.id === UNCATEGORIZED.id);
 }

@@ -107,12 +107,12 @@ export function literalShortcut(pattern: string): LiteralShortcut {
   let literal = '';
   let i = anchored ? 1 : 0;
   for (; i < pattern.length; i++) {
-    const ch = pattern[i]!;
+    const ch = pattern.charAt(i);
     if (SPECIAL.has(ch)) break;
     literal += ch;
   }
   if (i === pattern.length) return literal.length > 0 ? { exact: literal, anchored } : {};
-  if (QUANTIFIER.has(pattern[i]!) || matchesNothingItself(pattern, i)) literal = withoutLastCharacter(literal);
+  if (QUANTIFIER.has(pattern.charAt(i)) || matchesNothingItself(pattern, i)) literal = withoutLastCharacter(literal);
   if (literal.length === 0) return {};
   return anchored ? { prefix: literal } : { contains: literal };
 }
@@ -155,7 +155,7 @@ export function requiredTexts(pattern: string): string[] {
   };
   let understood = true;
   for (let i = 0; i < pattern.length && understood; i++) {
-    const ch = pattern[i]!;
+    const ch = pattern.charAt(i);
     if (ch === '\\') {
       const next = pattern[i + 1];
       if (next === 'Q') {
@@ -239,7 +239,7 @@ function hasTopLevelAlternation(pattern: string): boolean {
   let depth = 0;
   let inClass = false;
   for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i]!;
+    const ch = pattern.charAt(i);
     if (ch === '\\') {
       if (pattern[i + 1] === 'Q') {
         const end = pattern.indexOf('\\E', i + 2);

@@ -16,6 +16,7 @@
  */
 import type { ConformanceResourceSource } from '../ports/conformance-resources.js';
 import { unknownTerminology, type TerminologyPort } from '../ports/terminology.js';
+import { NodeContext } from './context/node-context.js';
 import { ResourceContext } from './context/resource-context.js';
 import { ValidationRun } from './context/validation-run.js';
 import { ValidatorServices } from './context/validator-services.js';
@@ -24,6 +25,7 @@ import { isObject } from './json/json-value.js';
 import type { ValidationOutcome } from './outcome/issue.js';
 import { reportParseIssue, reportXmlParseIssue } from './outcome/parse-issues.js';
 import { defaultResourceTypeValidators } from './resource-types/index.js';
+import { conformsTo } from './rules/slicing.js';
 import { resolveValidatorOptions, withSettings, type ValidateOptions, type ValidatorOptions } from './validator-options.js';
 import { validateResource } from './walk/instance-validator.js';
 import { looksLikeXml, parseLocatedXml } from './xml/located-xml.js';
@@ -34,7 +36,7 @@ export class Validator {
   private readonly services: ValidatorServices;
 
   constructor(source: ConformanceResourceSource, terminology: TerminologyPort = unknownTerminology, options: ValidatorOptions = {}) {
-    this.services = new ValidatorServices(source, terminology, resolveValidatorOptions(options), defaultResourceTypeValidators());
+    this.services = new ValidatorServices(source, terminology, resolveValidatorOptions(options), defaultResourceTypeValidators(), conformsToAsInvariants);
   }
 
   /**
@@ -123,3 +125,6 @@ export class Validator {
     validateResource(ResourceContext.forRoot(run, value, rt), options.profiles ?? [], true);
   }
 }
+
+/** conformsTo() for invariants: the value validated in full (its core definition, then the profile). */
+const conformsToAsInvariants = (ctx: unknown, value: Record<string, unknown>, url: string): boolean => ctx instanceof NodeContext && conformsTo(ctx, value, url, true);

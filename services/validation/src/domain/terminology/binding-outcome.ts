@@ -16,15 +16,25 @@ export interface CodingVerdict {
   display?: string;
 }
 
-const SEVERITY: Record<BindingStrength, TerminologyIssueSeverity | undefined> = {
-  required: 'error', extensible: 'warning', preferred: 'information', example: undefined,
+/** Binding strengths that report (an example binding is documentation only). */
+type ReportingStrength = Exclude<BindingStrength, 'example'>;
+
+const SEVERITY: Record<ReportingStrength, TerminologyIssueSeverity> = {
+  required: 'error', extensible: 'warning', preferred: 'information',
 };
 
-const NOT_IN_SET: Record<'CodeableConcept' | 'Coding' | 'code', Partial<Record<BindingStrength, TerminologyMessageId>>> = {
+const NOT_IN_SET: Record<'CodeableConcept' | 'Coding' | 'code', Record<ReportingStrength, TerminologyMessageId>> = {
   CodeableConcept: { required: 'Terminology_TX_NoValid_1_CC', extensible: 'Terminology_TX_NoValid_2_CC', preferred: 'Terminology_TX_NoValid_3_CC' },
   Coding: { required: 'Terminology_TX_NoValid_4', extensible: 'Terminology_TX_NoValid_5', preferred: 'Terminology_TX_NoValid_6' },
   code: { required: 'Terminology_TX_NoValid_16', extensible: 'Terminology_TX_NoValid_17', preferred: 'Terminology_TX_NoValid_18' },
 };
+
+/** A coding whose code is a non-empty string (the ones a binding or code system can judge). */
+export type CodedInput = CodingInput & { code: string };
+
+export function hasCode(coding: CodingInput): coding is CodedInput {
+  return typeof coding.code === 'string' && coding.code !== '';
+}
 
 /**
  * The codings of a request, with anything that is not a string dropped: resources come from
@@ -50,7 +60,7 @@ function cleanCoding(coding: CodingInput | null | undefined): CodingInput {
 /** The HL7 way to name a value set in a message: `'<title>' (<url>|<version>)`. */
 export function valueSetLabel(valueSet: { url?: unknown; version?: unknown; title?: unknown; name?: unknown } | undefined, canonical: string): string {
   if (!valueSet) return canonical;
-  const url = typeof valueSet.url === 'string' ? valueSet.url : canonical.split('|')[0]!;
+  const url = typeof valueSet.url === 'string' ? valueSet.url : (canonical.split('|')[0] ?? canonical);
   const title = typeof valueSet.title === 'string' ? valueSet.title : typeof valueSet.name === 'string' ? valueSet.name : url;
   const versioned = typeof valueSet.version === 'string' ? `${url}|${valueSet.version}` : url;
   return `'${title}' (${versioned})`;
@@ -85,8 +95,9 @@ export function bindingResult(
   if (strength === 'example') {
     return { valid: summarise(verdicts), display: verdicts.find((v) => v.membership === 'member')?.display, issues: [], source };
   }
-  const severity = SEVERITY[strength]!;
-  if (verdicts.length === 0) {
+  const severity = SEVERITY[strength];
+  const firstVerdict = verdicts[0];
+  if (firstVerdict === undefined) {
     if (strength === 'preferred') return { valid: undefined, issues: [], source };
     const id = strength === 'required' ? 'Terminology_TX_Code_ValueSet' : 'Terminology_TX_Code_ValueSet_Ext';
     return { valid: false, issues: [{ severity, code: 'code-invalid', messageId: id, text: formatTerminologyMessage(id, label) }], source };
@@ -97,8 +108,8 @@ export function bindingResult(
   if (verdicts.some((verdict) => verdict.membership === 'unknown')) return { valid: undefined, issues, source };
 
   const kind = effectiveElementKind(request);
-  const id = NOT_IN_SET[kind][strength]!;
-  const first = verdicts[0]!.coding;
+  const id = NOT_IN_SET[kind][strength];
+  const first = firstVerdict.coding;
   const text = kind === 'CodeableConcept'
     ? formatTerminologyMessage(id, label, codingsLabel(verdicts.map((v) => v.coding)))
     : kind === 'Coding'

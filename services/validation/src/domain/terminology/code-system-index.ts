@@ -97,8 +97,7 @@ export class CodeSystemIndex {
     const seen = new Set<string>();
     if (!start) return seen;
     const stack = [start.code];
-    while (stack.length > 0) {
-      const current = stack.pop()!;
+    for (let current = stack.pop(); current !== undefined; current = stack.pop()) {
       if (seen.has(current)) continue;
       seen.add(current);
       const entry = this.concepts.get(current);

@@ -30,7 +30,8 @@ export function checkDisplay(
   // Nothing to compare with (e.g. ISO 3166 codes, whose names we do not hold): no opinion.
   if (choices.length === 0) return undefined;
   const listed = choices.map((choice) => `'${choice.value}'${choice.language ? ` (${choice.language})` : ''}`);
-  const presented = listed.length === 1 ? listed[0]! : `${listed.slice(0, -1).join(', ')} or ${listed[listed.length - 1]}`;
+  const last = listed[listed.length - 1] ?? '';
+  const presented = listed.length === 1 ? last : `${listed.slice(0, -1).join(', ')} or ${last}`;
   const id = choices.length === 1 ? 'Display_Name_for__should_be_one_of__instead_of_one' : 'Display_Name_for__should_be_one_of__instead_of_other';
   return {
     severity: 'warning',
@@ -45,7 +46,7 @@ function normalise(text: string): string {
 }
 
 function languageMatches(designationLanguage: string, wanted: string): boolean {
-  const languages = wanted.split(',').map((l) => l.trim().toLowerCase().split(';')[0]!);
+  const languages = wanted.split(',').map((l) => l.trim().toLowerCase().split(';')[0] ?? '');
   const lang = designationLanguage.toLowerCase();
   return languages.some((l) => l === '*' || lang === l || lang.startsWith(`${l}-`) || l.startsWith(`${lang}-`));
 }

@@ -1,5 +1,6 @@
 import type { CanonicalResource, ConformanceResourceSource } from '../ports/conformance-resources.js';
-import { bindingResult, codingsLabel, effectiveElementKind, requestCodings, valueSetLabel, type CodingVerdict } from './binding-outcome.js';
+import { isArray, isObject } from '../engine/json/json-value.js';
+import { bindingResult, codingsLabel, effectiveElementKind, hasCode, requestCodings, valueSetLabel, type CodedInput, type CodingVerdict } from './binding-outcome.js';
 import { builtinCodeSystemIndex, grammarCodeSystem } from './builtin/builtin-code-systems.js';
 import { checkLoincSyntax, KNOWN_EXTERNAL_CODE_SYSTEMS } from './builtin/known-external-systems.js';
 import { CodeSystemIndex } from './code-system-index.js';
@@ -87,7 +88,7 @@ export class LocalTerminology implements TerminologyPort {
       rememberMiss(this.valueSets, canonical);
       return undefined;
     }
-    const versionKey = `${String(resource.url ?? canonical)}|${String(resource.version ?? '')}`;
+    const versionKey = `${resource.url ?? canonical}|${resource.version ?? ''}`;
     const known = this.expansionsByVersion.get(versionKey);
     if (known) {
       this.valueSets.set(canonical, known);
@@ -203,7 +204,7 @@ export class LocalTerminology implements TerminologyPort {
     if (entry) {
       const issues: TerminologyIssue[] = [];
       if (entry.code !== code) issues.push(caseDifference(code, entry.code, system));
-      const displayIssue = checkDisplay(system, entry.code, coding.display, [{ value: entry.display!, language: codeSystem.language }, ...entry.designations], displayLanguage);
+      const displayIssue = checkDisplay(system, entry.code, coding.display, [entry.display === undefined ? undefined : { value: entry.display, language: codeSystem.language }, ...entry.designations], displayLanguage);
       if (displayIssue) issues.push(displayIssue);
       return { status: 'valid', display: entry.display, issues, systemKnown: 'held' };
     }
@@ -231,28 +232,28 @@ export class LocalTerminology implements TerminologyPort {
     const resolved = this.resolveValueSet(canonical);
     if (!resolved) return valueSetNotFound(canonical);
     const kind = effectiveElementKind(request);
-    const codings = requestCodings(request).filter((coding) => typeof coding.code === 'string' && coding.code !== '');
+    const codings = requestCodings(request).filter(hasCode);
     const verdicts = codings.map((coding) => this.verdictInValueSet(resolved.codes, coding, kind === 'code', request.displayLanguage));
     const result = bindingResult(request, resolved.label, verdicts, 'local');
     if (kind === 'code' && request.strength === 'required' && result.valid === false) {
       // As HL7 reports a plain code (its own outcome for such a code in the conformance suite, check
       // `synthea`): the value set could not tell which system the code is from, as an issue of its
       // own, and the same reason given inside the binding issue (`(error message = …)`).
-      const versioned = resolved.resource.version ? `${String(resolved.resource.url)}|${String(resolved.resource.version)}` : String(resolved.resource.url ?? canonical);
+      const versioned = resolved.resource.version ? `${String(resolved.resource.url)}|${resolved.resource.version}` : String(resolved.resource.url ?? canonical);
       // HL7's ValueSetValidator first infers the code's system from the value set (the one system
       // whose included content has the code, e.g. a code its exclude takes out again): when it can,
       // the code is judged in that system and only the binding issue remains.
       const reasons: string[] = [];
       for (const coding of codings) {
         if (coding.system) continue;
-        const inferred = this.inferSystem(resolved.resource, coding.code!);
+        const inferred = this.inferSystem(resolved.resource, coding.code);
         if (inferred !== undefined) {
-          reasons.push(`The provided code '${inferred}#${String(coding.code)}' was not found in the value set '${versioned}'`);
+          reasons.push(`The provided code '${inferred}#${coding.code}' was not found in the value set '${versioned}'`);
           continue;
         }
         const noSystem = formatTerminologyMessage('Unable_to_resolve_system__value_set_has_no_matches', coding.code, versioned);
         result.issues.push(issue('error', 'code-invalid', 'Unable_to_resolve_system__value_set_has_no_matches', noSystem));
-        reasons.push(`${noSystem}; The provided code '#${String(coding.code)}' was not found in the value set '${versioned}'`);
+        reasons.push(`${noSystem}; The provided code '#${coding.code}' was not found in the value set '${versioned}'`);
       }
       const bindingIssue = result.issues.find((i) => i.messageId === 'Terminology_TX_NoValid_16');
       if (bindingIssue && reasons.length > 0) bindingIssue.text = `${bindingIssue.text} (error message = ${reasons.join('; ')})`;
@@ -274,10 +275,10 @@ export class LocalTerminology implements TerminologyPort {
   private inferSystem(valueSet: CanonicalResource, code: string, systems = new Set<string>(), seen = new Set<CanonicalResource>()): string | undefined {
     if (seen.has(valueSet)) return undefined;
     seen.add(valueSet);
-    const compose = valueSet.compose as { include?: unknown } | undefined;
-    const includes = Array.isArray(compose?.include) ? (compose.include as Record<string, unknown>[]) : [];
+    const compose = valueSet.compose;
+    const includes = isObject(compose) && isArray(compose.include) ? compose.include : [];
     for (const include of includes) {
-      if (!include || typeof include !== 'object') continue;
+      if (!isObject(include)) continue;
       if (Array.isArray(include.valueSet)) {
         for (const imported of include.valueSet) {
           const resource = typeof imported === 'string' ? this.resolveValueSet(imported)?.resource : undefined;
@@ -287,7 +288,7 @@ export class LocalTerminology implements TerminologyPort {
       const system = include.system;
       if (typeof system !== 'string' || (Array.isArray(include.filter) && include.filter.length > 0)) continue;
       if (Array.isArray(include.concept)) {
-        if (include.concept.some((c) => (c as { code?: unknown } | null)?.code === code)) systems.add(system);
+        if (include.concept.some((c) => isObject(c) && c.code === code)) systems.add(system);
         continue;
       }
       const codeSystem = this.codeSystem(system, typeof include.version === 'string' ? include.version : undefined);
@@ -297,8 +298,8 @@ export class LocalTerminology implements TerminologyPort {
   }
 
   /** Membership of one coding; `bySystemlessCode` for plain `code` elements, whose system the value set implies. */
-  verdictInValueSet(codes: CodeSet, coding: CodingInput, bySystemlessCode: boolean, displayLanguage?: string): CodingVerdict {
-    const code = coding.code!;
+  verdictInValueSet(codes: CodeSet, coding: CodedInput, bySystemlessCode: boolean, displayLanguage?: string): CodingVerdict {
+    const code = coding.code;
     if (!coding.system && !bySystemlessCode) {
       return { coding, membership: 'unknown', issues: this.checkCoding(coding, displayLanguage, 'binding').issues };
     }
@@ -311,7 +312,7 @@ export class LocalTerminology implements TerminologyPort {
       const issues = matched === code ? [] : [caseDifference(code, matched, membership.system)];
       if (coding.display === undefined) return { coding, membership: 'member', display: display.text, issues };
       const candidates = [
-        ...(display.entry ? [{ value: display.entry.display! }, ...(display.entry.designations ?? [])] : []),
+        ...(display.entry ? [display.entry.display === undefined ? undefined : { value: display.entry.display }, ...(display.entry.designations ?? [])] : []),
         ...display.more(),
       ];
       const displayIssue = checkDisplay(membership.system, matched, coding.display, candidates, displayLanguage);
@@ -327,7 +328,7 @@ export class LocalTerminology implements TerminologyPort {
     const issues = verdict.status === 'valid' ? verdict.issues.filter((i) => i.messageId !== 'Display_Name_for__should_be_one_of__instead_of') : verdict.issues;
     if (membership.status === 'unknown' && membership.missingValueSet) {
       // The specification's warning for a value set that is not there, naming the imported one.
-      issues.push(valueSetNotFound(membership.missingValueSet).issues[0]!);
+      issues.push(valueSetNotFoundIssue(membership.missingValueSet));
     } else if (membership.status === 'unknown' && issues.length === 0) {
       issues.push(issue('information', 'not-supported', 'Terminology_TX_NoValid_15',
         `${formatTerminologyMessage('Terminology_TX_NoValid_15', code)} (${membership.reason})`));
@@ -342,7 +343,7 @@ export class LocalTerminology implements TerminologyPort {
     const more = () => {
       const source = codeSystem ?? this.codeSystem(system, entry?.version);
       const known = concept ?? source?.lookup(code);
-      return known ? [...(known.display !== undefined ? [{ value: known.display, language: source!.language }] : []), ...known.designations] : [];
+      return known ? [...(known.display !== undefined ? [{ value: known.display, language: source?.language }] : []), ...known.designations] : [];
     };
     let text = entry?.display ?? concept?.display;
     if (text === undefined && !concept) {
@@ -352,17 +353,19 @@ export class LocalTerminology implements TerminologyPort {
     return { text, entry, more };
   }
 
-  private checkMaxValueSet(canonical: string, codings: CodingInput[], kind: 'CodeableConcept' | 'Coding' | 'code', result: ValidateCodeResult): void {
+  private checkMaxValueSet(canonical: string, codings: CodedInput[], kind: 'CodeableConcept' | 'Coding' | 'code', result: ValidateCodeResult): void {
     const max = this.resolveValueSet(canonical);
     if (!max) {
-      result.issues.push(valueSetNotFound(canonical).issues[0]!);
+      result.issues.push(valueSetNotFoundIssue(canonical));
       return;
     }
-    const memberships = codings.map((coding) => max.codes.membership(kind === 'code' && !coding.system ? undefined : coding.system, coding.code!).status);
+    const first = codings[0];
+    if (!first) return;
+    const memberships = codings.map((coding) => max.codes.membership(kind === 'code' && !coding.system ? undefined : coding.system, coding.code).status);
     if (memberships.includes('member') || memberships.includes('unknown')) return;
     const text = kind === 'CodeableConcept'
       ? formatTerminologyMessage('Terminology_TX_NoValid_8', max.label, codingsLabel(codings))
-      : formatTerminologyMessage('Terminology_TX_NoValid_10', max.label, codings[0]!.system ?? '', codings[0]!.code);
+      : formatTerminologyMessage('Terminology_TX_NoValid_10', max.label, first.system ?? '', first.code);
     result.issues.push(issue('error', 'code-invalid', kind === 'CodeableConcept' ? 'Terminology_TX_NoValid_8' : 'Terminology_TX_NoValid_10', text));
     result.valid = false;
   }
@@ -381,7 +384,7 @@ export function codeSystemResult(verdicts: Array<Pick<CodeSystemVerdict, 'status
   const valid = verdicts.some((v) => v.status === 'invalid') ? false
     : verdicts.length > 0 && verdicts.every((v) => v.status === 'valid') ? true
       : undefined;
-  return { valid, display: verdicts.length === 1 ? verdicts[0]!.display : undefined, issues, source };
+  return { valid, display: verdicts.length === 1 ? verdicts[0]?.display : undefined, issues, source };
 }
 
 // Unknown URLs come from the resources being validated: forget them all when there are too many.
@@ -399,8 +402,12 @@ function hasContent(codeSystem: CodeSystemIndex): boolean {
 export function valueSetNotFound(canonical: string): ValidateCodeResult {
   return {
     valid: undefined, source: 'local',
-    issues: [issue('warning', 'not-found', 'Terminology_TX_ValueSet_NotFound', formatTerminologyMessage('Terminology_TX_ValueSet_NotFound', canonical))],
+    issues: [valueSetNotFoundIssue(canonical)],
   };
+}
+
+function valueSetNotFoundIssue(canonical: string): TerminologyIssue {
+  return issue('warning', 'not-found', 'Terminology_TX_ValueSet_NotFound', formatTerminologyMessage('Terminology_TX_ValueSet_NotFound', canonical));
 }
 
 function caseDifference(given: string, correct: string, system: string): TerminologyIssue {

@@ -65,7 +65,7 @@ function expandCompose(includes: ComposeInclude[], excludes: ComposeInclude[], l
 
 function resolveInclude(include: ComposeInclude, lookups: ExpanderLookups): CodeSet {
   const parts: CodeSet[] = [];
-  if (include.system) parts.push(resolveSystemPart(include, lookups));
+  if (include.system) parts.push(resolveSystemPart(include, include.system, lookups));
   for (const canonical of include.valueSet ?? []) {
     const imported = lookups.valueSet(canonical);
     if (imported) {
@@ -76,12 +76,12 @@ function resolveInclude(include: ComposeInclude, lookups: ExpanderLookups): Code
       parts.push(missing);
     }
   }
-  if (parts.length === 0) return new CodeSet();
-  return parts.slice(1).reduce((acc, part) => acc.intersect(part), parts[0]!);
+  const first = parts[0];
+  if (first === undefined) return new CodeSet();
+  return parts.slice(1).reduce((acc, part) => acc.intersect(part), first);
 }
 
-function resolveSystemPart(include: ComposeInclude, lookups: ExpanderLookups): CodeSet {
-  const system = include.system!;
+function resolveSystemPart(include: ComposeInclude, system: string, lookups: ExpanderLookups): CodeSet {
   const set = new CodeSet();
   const codeSystem = lookups.codeSystem(system, include.version);
   if (codeSystem && !codeSystem.caseSensitive) set.caseInsensitive.add(system);
@@ -126,7 +126,8 @@ function resolveSystemPart(include: ComposeInclude, lookups: ExpanderLookups): C
     set.markOpen(system, { text: `the built-in list of ${system} does not hold codes like ${codeSystem.notHeldCodes.source}`, onlyCodesMatching: codeSystem.notHeldCodes });
   }
   for (const code of codes) {
-    const entry = codeSystem.concepts.get(code)!;
+    const entry = codeSystem.concepts.get(code);
+    if (!entry) continue;
     set.add({ system, code, version, display: entry.display, designations: entry.designations });
   }
   // A fragment or example code system lists only some of its codes: others are not "not members".
@@ -165,7 +166,7 @@ function fromExpansion(expansion: { contains?: ExpansionContains[]; total?: numb
         count++;
         set.add({
           system: item.system, code: item.code, version: item.version, display: item.display,
-          designations: (item.designation ?? []).filter((d) => typeof d.value === 'string').map((d) => ({ language: d.language, value: d.value! })),
+          designations: (item.designation ?? []).filter((d): d is { language?: string; value: string } => typeof d.value === 'string').map((d) => ({ language: d.language, value: d.value })),
         });
       }
       if (item.contains) walk(item.contains);

@@ -16,6 +16,7 @@ import { ByteBoundedCache } from '../../caching/byte-bounded-cache.js';
 import { compileLinearRegex, isRegexError, type LinearRegex, type RegexFlags } from '../../regex/linear-regex.js';
 import { collectLocalReferences } from './references.js';
 import { scanNarrative, type XhtmlProblem } from './xhtml.js';
+import { isArray, isObject } from '../json/json-value.js';
 
 /** `tooCostly`: the evaluation was stopped at MAX_FHIRPATH_ITEMS (the error says so). */
 export type InvariantResult = 'pass' | 'fail' | 'skip' | { error: string; tooCostly?: true };
@@ -332,25 +333,22 @@ function fhirpathRegex(pattern: string, flags: RegexFlags): LinearRegex {
 }
 
 function memberOf(terminology: TerminologyPort, input: unknown, valueSet: string): boolean | undefined {
-  if (typeof input === 'string') return terminology.isMemberOf!({ code: input }, valueSet);
-  if (input && typeof input === 'object') {
-    const o = input as Record<string, unknown>;
+  if (!terminology.isMemberOf) return undefined;
+  if (typeof input === 'string') return terminology.isMemberOf({ code: input }, valueSet);
+  if (isObject(input)) {
+    const o = input;
     if (Array.isArray(o.coding)) {
       let unknown = false;
       for (const c of o.coding as CodingInput[]) {
-        const r = terminology.isMemberOf!(c, valueSet);
+        const r = terminology.isMemberOf(c, valueSet);
         if (r === true) return true;
         if (r === undefined) unknown = true;
       }
       return unknown ? undefined : false;
     }
-    if (typeof o.code === 'string') return terminology.isMemberOf!(o as CodingInput, valueSet);
+    if (typeof o.code === 'string') return terminology.isMemberOf(o, valueSet);
   }
   return undefined;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function evaluateNative(key: string, node: unknown): InvariantResult {
@@ -437,7 +435,7 @@ function dom3(node: unknown): InvariantResult {
 
 /** Indexes of contained resources that nothing refers to (dom-3). */
 export function unreferencedContained(resource: Record<string, unknown>): number[] {
-  const contained = resource.contained as unknown[];
+  const contained = isArray(resource.contained) ? resource.contained : [];
   const refs = new Set<string>();
   const outside: Record<string, unknown> = {};
   for (const k in resource) if (k !== 'contained') outside[k] = resource[k];
@@ -446,7 +444,7 @@ export function unreferencedContained(resource: Record<string, unknown>): number
   const containedRefs = contained.map((c) => {
     const s = new Set<string>();
     collectLocalReferences(c, s);
-    return { id: String((c as { id?: unknown } | null | undefined)?.id), refs: s };
+    return { id: String(isObject(c) ? c.id : undefined), refs: s };
   });
   // references between contained resources count when the referrer is itself referenced
   const reached = new Set<string>();

@@ -267,19 +267,21 @@ function settleLinkTexts(div: string, ranges: readonly number[], links: readonly
   if (links.length === 0) return;
   const count = ranges.length / 2;
   const pieces: string[] = [];
-  for (let k = 0; k < count; k++) pieces.push(div.slice(ranges[2 * k]!, ranges[2 * k + 1]!));
+  for (let k = 0; k < count; k++) pieces.push(div.slice(ranges[2 * k], ranges[2 * k + 1]));
   const all = pieces.join('');
   // textFrom[k]: where, in `all`, the first non-blank character at range k or after is (-1: none)
   const textFrom = new Int32Array(count + 1).fill(-1);
   let offset = all.length;
   for (let k = count - 1; k >= 0; k--) {
-    offset -= pieces[k]!.length;
-    const first = firstNonBlank(pieces[k]!, 0, pieces[k]!.length);
-    textFrom[k] = first >= 0 ? offset + first : textFrom[k + 1]!;
+    const piece = pieces[k] ?? '';
+    offset -= piece.length;
+    const first = firstNonBlank(piece, 0, piece.length);
+    // -1 (no text at or after this range) is also what the array was filled with
+    textFrom[k] = first >= 0 ? offset + first : (textFrom[k + 1] ?? -1);
   }
   const lastText = lastNonBlank(all);
   for (const { link, from } of links) {
-    const start = textFrom[from / 2]!;
+    const start = textFrom[from / 2] ?? -1;
     if (start < 0) link.text = '';
     else if (lastText - start < MAX_LINK_TEXT) link.text = all.slice(start, lastText + 1);
     else link.text = `${all.slice(start, start + MAX_LINK_TEXT).trimEnd()}...`;

@@ -98,7 +98,7 @@ export class NodeContext {
   }
 
   /** Where an array item starts in the source text. */
-  itemPos(arr: unknown[], i: number): Position | undefined {
+  itemPos(arr: readonly unknown[], i: number): Position | undefined {
     return this.host.run.itemPos(arr, i);
   }
 }

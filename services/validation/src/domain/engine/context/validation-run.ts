@@ -136,28 +136,31 @@ export class ValidationRun {
   /** Where a property's value starts in the source text. */
   propPos(parent: Record<string, unknown>, key: string): Position | undefined {
     if (!this.locations) return undefined;
-    const loc = this.locations.get(parent) as ObjectLocation | undefined;
-    return loc?.props[key];
+    const loc = this.locations.get(parent);
+    return loc && 'props' in loc ? loc.props[key] : undefined;
   }
 
   /** Where an array item starts in the source text. */
-  itemPos(arr: unknown[], i: number): Position | undefined {
+  itemPos(arr: readonly unknown[], i: number): Position | undefined {
     if (!this.locations) return undefined;
-    const loc = this.locations.get(arr) as ArrayLocation | undefined;
-    return loc?.items[i];
+    const loc = this.locations.get(arr);
+    return loc && 'items' in loc ? loc.items[i] : undefined;
   }
 
   /** Whether a string value was written without quotes (JSON5); only looked up when the text had any. */
   isUnquoted(raw: unknown, obj: Record<string, unknown>, key: string, index: number): boolean {
     if (!this.unquotedValues || !this.locations) return false;
-    if (index >= 0 && Array.isArray(raw)) return (this.locations.get(raw) as ArrayLocation | undefined)?.unquoted?.[index] === true;
-    return (this.locations.get(obj) as ObjectLocation | undefined)?.unquoted?.[key] === true;
+    if (index >= 0 && Array.isArray(raw)) return arrayLocation(this.locations.get(raw))?.unquoted?.[index] === true;
+    return objectLocation(this.locations.get(obj))?.unquoted?.[key] === true;
   }
 
   /** The source text of a number (when the parser kept it: `1.50`, `2.0`). */
   rawNumber(raw: unknown, obj: Record<string, unknown>, key: string, index: number): string | undefined {
     if (!this.locations) return undefined;
-    if (index >= 0 && Array.isArray(raw)) return (this.locations.get(raw) as ArrayLocation | undefined)?.rawNumbers?.[index];
-    return (this.locations.get(obj) as ObjectLocation | undefined)?.rawNumbers?.[key];
+    if (index >= 0 && Array.isArray(raw)) return arrayLocation(this.locations.get(raw))?.rawNumbers?.[index];
+    return objectLocation(this.locations.get(obj))?.rawNumbers?.[key];
   }
 }
+
+const objectLocation = (loc: ObjectLocation | ArrayLocation | undefined): ObjectLocation | undefined => (loc && 'props' in loc ? loc : undefined);
+const arrayLocation = (loc: ObjectLocation | ArrayLocation | undefined): ArrayLocation | undefined => (loc && 'items' in loc ? loc : undefined);

@@ -12,6 +12,13 @@ import type { ElementPlan } from '../plan/structure-plan.js';
 import type { ResourceTypeValidators } from '../resource-types/resource-type-validator.js';
 import type { ResolvedValidatorOptions } from '../validator-options.js';
 
+/**
+ * FHIRPath conformsTo(url) inside invariants: whether `value` follows the profile, walked silently
+ * in `ctx` (the NodeContext the invariant runs in). The validator hands in rules/slicing.ts's
+ * conformsTo, so the rules reach the walk through the services, not by importing it.
+ */
+export type ProfileConformance = (ctx: unknown, value: Record<string, unknown>, url: string) => boolean;
+
 type ResolvingSource = ConformanceResourceSource & { resolve?: (type: string, canonical: string) => unknown };
 
 export class ValidatorServices {
@@ -27,6 +34,7 @@ export class ValidatorServices {
     readonly terminology: TerminologyPort,
     readonly options: ResolvedValidatorOptions,
     readonly resourceTypes: ResourceTypeValidators,
+    readonly conformsTo?: ProfileConformance,
   ) {
     this.plans = new PlanRegistry(source);
     this.invariants = new InvariantEvaluator(terminology);

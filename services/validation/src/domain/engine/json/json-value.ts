@@ -15,3 +15,13 @@ export function jsonKind(v: unknown): string {
     default: return 'an Object';
   }
 }
+
+/** An array, its elements unknown (`Array.isArray` alone narrows to `any[]`); no copy, no cast. */
+export function isArray(v: unknown): v is readonly unknown[] {
+  return Array.isArray(v);
+}
+
+/** The value when it is a string, else undefined. */
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}

@@ -61,10 +61,22 @@ export interface ParseOptions {
   maxLength?: number;
 }
 
-interface Frame {
-  kind: 'object' | 'array';
-  container: Record<string, unknown> | unknown[];
-  loc: ObjectLocation | ArrayLocation;
+/** An object or array being read. Both kinds carry the same members (one shape for the engine's JIT). */
+type Frame = ObjectFrame | ArrayFrame;
+
+interface ObjectFrame extends FrameState {
+  kind: 'object';
+  container: Record<string, unknown>;
+  loc: ObjectLocation;
+}
+
+interface ArrayFrame extends FrameState {
+  kind: 'array';
+  container: unknown[];
+  loc: ArrayLocation;
+}
+
+interface FrameState {
   /** For objects: the key whose value is being parsed. */
   key: string | undefined;
   /** Index of the next array item. */
@@ -210,8 +222,8 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
       if (word === 'null') return null;
       // recorded on the container: the walker reports it where the property is a known primitive
       const top = stack[stack.length - 1];
-      if (top?.kind === 'array') ((top.loc as ArrayLocation).unquoted ??= {})[top.index] = true;
-      else if (top?.kind === 'object' && top.key !== undefined && !top.duplicate) ((top.loc as ObjectLocation).unquoted ??= {})[top.key] = true;
+      if (top?.kind === 'array') (top.loc.unquoted ??= {})[top.index] = true;
+      else if (top?.kind === 'object' && top.key !== undefined && !top.duplicate) (top.loc.unquoted ??= {})[top.key] = true;
       unquotedValues = true;
       return word;
     }
@@ -256,17 +268,18 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     const top = stack[stack.length - 1];
     if (!top) { root = value; rootSet = true; return; }
     if (top.kind === 'array') {
-      (top.container as unknown[]).push(value);
-      (top.loc as ArrayLocation).items.push(at);
+      top.container.push(value);
+      top.loc.items.push(at);
       top.index++;
     } else {
-      const key = top.key as string;
-      const obj = top.container as Record<string, unknown>;
-      if (top.duplicate) top.duplicate = false;
+      const key = top.key;
+      const obj = top.container;
+      // (a value always follows its name here: startValue is called for an object right after the name)
+      if (top.duplicate || key === undefined) top.duplicate = false;
       else if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
       else {
         obj[key] = value;
-        (top.loc as ObjectLocation).props[key] = at;
+        top.loc.props[key] = at;
       }
       top.key = undefined;
     }
@@ -277,7 +290,7 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
   function childPath(): JsonPathSegment[] {
     const top = stack[stack.length - 1];
     if (!top) return [];
-    return top.kind === 'array' ? [...top.path, top.index] : [...top.path, top.key as string];
+    return top.kind === 'array' ? [...top.path, top.index] : [...top.path, top.key ?? ''];
   }
 
   function startValue(): void {
@@ -310,8 +323,8 @@ export function parseLocatedJson(text: string, options: ParseOptions = {}): Loca
     const value = readScalar();
     if (lastRawNumber !== undefined) {
       const top = stack[stack.length - 1];
-      if (top?.kind === 'array') ((top.loc as ArrayLocation).rawNumbers ??= {})[top.index] = lastRawNumber;
-      else if (top?.kind === 'object' && top.key !== undefined && !top.duplicate) ((top.loc as ObjectLocation).rawNumbers ??= {})[top.key] = lastRawNumber;
+      if (top?.kind === 'array') (top.loc.rawNumbers ??= {})[top.index] = lastRawNumber;
+      else if (top?.kind === 'object' && top.key !== undefined && !top.duplicate) (top.loc.rawNumbers ??= {})[top.key] = lastRawNumber;
     }
     attach(value, at);
   }

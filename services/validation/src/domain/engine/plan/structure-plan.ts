@@ -164,7 +164,8 @@ export interface StructurePlan {
   abstract: boolean;
   derivation: string | undefined;
   baseDefinition: string | undefined;
-  root: ElementPlan;
+  /** The snapshot's first element; undefined for a definition without a snapshot. */
+  root: ElementPlan | undefined;
   byId: Map<string, ElementPlan>;
   /** For extension definitions: where the extension may be used (contexts, context invariants, FHIR versions). */
   contexts: ExtensionContext[];
@@ -245,7 +246,7 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
     abstract: raw.abstract === true,
     derivation: raw.derivation,
     baseDefinition: raw.baseDefinition,
-    root: undefined as unknown as ElementPlan,
+    root: undefined,
     byId: new Map(),
     ...extensionFields(sd),
     hasSnapshot: Array.isArray(snapshot) && snapshot.length > 0,

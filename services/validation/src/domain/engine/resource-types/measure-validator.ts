@@ -5,7 +5,7 @@
  * Named, as in the HL7 validator, after the Measure whose rules it applies.
  */
 import type { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
+import { isArray, isObject, str } from '../json/json-value.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
 
 /** Two CodeableConcepts share a coding (system and code). */
@@ -31,8 +31,8 @@ function sameStratifierCode(defined: unknown, reported: unknown): boolean {
 function displayConcept(cc: unknown): string {
   if (!isObject(cc)) return '';
   if (typeof cc.text === 'string') return cc.text;
-  const first = Array.isArray(cc.coding) ? (cc.coding as unknown[]).find(isObject) : undefined;
-  return first ? String(first.display ?? first.code ?? '') : '';
+  const first = isArray(cc.coding) ? cc.coding.find(isObject) : undefined;
+  return first ? (str(first.display) ?? str(first.code) ?? '') : '';
 }
 
 const MEASURE_OBSERVATION = (cc: unknown) => isObject(cc) && Array.isArray(cc.coding)
@@ -87,10 +87,10 @@ export class MeasureValidator implements ResourceTypeValidator {
     }
     objects(measure.group).forEach((group, gi) => {
       objects(group.stratifier).forEach((st, si) => {
-        const path = `${ctx.path}.group[${gi}].stratifier[${si}]`;
+        const path = `${ctx.path}.group[${String(gi)}].stratifier[${String(si)}]`;
         if (isObject(st.criteria)) this.checkCriteria(ctx, st.criteria, libraries, `${path}.criteria`);
         objects(st.component).forEach((cp, ci) => {
-          if (isObject(cp.criteria)) this.checkCriteria(ctx, cp.criteria, libraries, `${path}.component[${ci}].criteria`);
+          if (isObject(cp.criteria)) this.checkCriteria(ctx, cp.criteria, libraries, `${path}.component[${String(ci)}].criteria`);
         });
       });
     });
@@ -104,25 +104,26 @@ export class MeasureValidator implements ResourceTypeValidator {
       return;
     }
     let ref = criteria.expression;
-    let lib: Record<string, unknown> | undefined;
+    let lib: Record<string, unknown>;
     const dot = ref.indexOf('.');
     if (dot >= 0) {
       const name = ref.slice(0, dot);
       ref = ref.slice(dot + 1);
-      lib = libraries.find((l) => l.name === name);
-      if (!lib) {
+      const named = libraries.find((l) => l.name === name);
+      if (!named) {
         ctx.error('MEASURE_CQL_LIBRARY_NOT_FOUND', [name], path, ctx.pos(criteria));
         return;
       }
-    } else if (libraries.length === 1) {
+      lib = named;
+    } else if (libraries.length === 1 && libraries[0]) {
       lib = libraries[0];
     } else {
       ctx.error('MEASURE_CQL_ONLY_ONE_LIBRARY', [], path, ctx.pos(criteria));
       return;
     }
-    const names = lib ? elmStatementNames(lib) : undefined;
+    const names = elmStatementNames(lib);
     // a library without compiled ELM: nothing to check the name against here
-    if (names && !names.has(ref)) ctx.error('MEASURE_CQL_NOT_FOUND', [String(lib!.url ?? ''), ref], path, ctx.pos(criteria));
+    if (names && !names.has(ref)) ctx.error('MEASURE_CQL_NOT_FOUND', [str(lib.url) ?? '', ref], path, ctx.pos(criteria));
   }
 
   private validateReport(ctx: NodeContext, report: Record<string, unknown>): void {
@@ -133,7 +134,7 @@ export class MeasureValidator implements ResourceTypeValidator {
       const ids = new Set<string>();
       report.group.forEach((g, i) => {
         if (!isObject(g) || typeof g.id !== 'string') return;
-        if (ids.has(g.id)) ctx.error('DUPLICATE_ID', [g.id], `${ctx.path}.group[${i}]`, ctx.pos(g));
+        if (ids.has(g.id)) ctx.error('DUPLICATE_ID', [g.id], `${ctx.path}.group[${String(i)}]`, ctx.pos(g));
         ids.add(g.id);
       });
     }
@@ -149,25 +150,26 @@ export class MeasureValidator implements ResourceTypeValidator {
    */
   private checkGroups(ctx: NodeContext, report: Record<string, unknown>, measure: Record<string, unknown>): void {
     const measureGroups = objects(measure.group);
-    const raw = Array.isArray(report.group) ? (report.group as unknown[]) : [];
+    const raw = isArray(report.group) ? report.group : [];
     const groups = raw.map((g, i) => ({ g, i })).filter((x): x is { g: Record<string, unknown>; i: number } => isObject(x.g));
     const type = report.type;
-    if (groups.length === 1 && measureGroups.length === 1) {
+    const only = groups.length === 1 && measureGroups.length === 1 ? groups[0] : undefined;
+    const onlyMeasureGroup = measureGroups[0];
+    if (only && onlyMeasureGroup) {
       // one group each: matched whatever its code, but codes both give must agree
-      const { g, i } = groups[0]!;
-      const mg = measureGroups[0]!;
-      const path = `${ctx.path}.group[${i}]`;
-      if (mg.code !== undefined && isObject(g.code)) {
+      const { g, i } = only;
+      const path = `${ctx.path}.group[${String(i)}]`;
+      if (onlyMeasureGroup.code !== undefined && isObject(g.code)) {
         const usable = Array.isArray(g.code.coding) && g.code.coding.some((c) => isObject(c) && typeof c.system === 'string' && typeof c.code === 'string');
         if (!usable) ctx.error('MR_GROUP_NO_USABLE_CODE', [], path, ctx.pos(g));
-        else if (!sameConcept(g.code, mg.code)) ctx.error('MR_GROUP_WRONG_CODE', [displayConcept(g.code), displayConcept(mg.code)], path, ctx.pos(g));
+        else if (!sameConcept(g.code, onlyMeasureGroup.code)) ctx.error('MR_GROUP_WRONG_CODE', [displayConcept(g.code), displayConcept(onlyMeasureGroup.code)], path, ctx.pos(g));
       }
-      this.checkGroup(ctx, report, measure, g, mg, path);
+      this.checkGroup(ctx, report, measure, g, onlyMeasureGroup, path);
       return;
     }
     const matched = new Set<Record<string, unknown>>();
     for (const { g, i } of groups) {
-      const path = `${ctx.path}.group[${i}]`;
+      const path = `${ctx.path}.group[${String(i)}]`;
       if (g.code === undefined) {
         ctx.error('MR_GROUP_NO_CODE', [], path, ctx.pos(g));
         continue;
@@ -201,7 +203,7 @@ export class MeasureValidator implements ResourceTypeValidator {
    * the Measure fixes (questionnaire-unit) must be the score's.
    */
   private checkScore(ctx: NodeContext, report: Record<string, unknown>, measure: Record<string, unknown>, group: Record<string, unknown>, groupPath: string): void {
-    const scoring = isObject(measure.scoring) && Array.isArray(measure.scoring.coding) ? (measure.scoring.coding as unknown[]).find(isObject)?.code : undefined;
+    const scoring = isObject(measure.scoring) && isArray(measure.scoring.coding) ? measure.scoring.coding.find(isObject)?.code : undefined;
     const ms = group.measureScore;
     const msPath = `${groupPath}.measureScore`;
     if (report.type === 'data-collection') {
@@ -220,8 +222,10 @@ export class MeasureValidator implements ResourceTypeValidator {
     let value = ms.value;
     if (value === undefined) {
       const alternate = objects(ms.extension).find((x) => x.url === 'http://hl7.org/fhir/us/davinci-deqm/StructureDefinition/extension-alternateScoreType');
-      const key = alternate ? Object.keys(alternate).find((k) => k.startsWith('value')) : undefined;
-      if (key) value = alternate![key];
+      if (alternate) {
+        const key = Object.keys(alternate).find((k) => k.startsWith('value'));
+        if (key) value = alternate[key];
+      }
     }
     if (scoring === 'proportion') {
       for (const key of ['unit', 'system', 'code']) {
@@ -243,7 +247,7 @@ export class MeasureValidator implements ResourceTypeValidator {
         if (ms.system !== undefined && fixed.system !== ms.system) ctx.error('MEASURE_MR_SCORE_FIXED', [fixed.system], msPath, ctx.pos(ms));
       }
     } else if (fixed) {
-      ctx.error('MEASURE_MR_SCORE_FIXED', [String(fixed.display ?? fixed.code ?? '')], msPath, ctx.pos(ms));
+      ctx.error('MEASURE_MR_SCORE_FIXED', [str(fixed.display) ?? str(fixed.code) ?? ''], msPath, ctx.pos(ms));
     } else if (scoring === 'ratio') {
       ctx.warning('MEASURE_MR_SCORE_UNIT_REQUIRED', ['ratio'], msPath, ctx.pos(ms));
     }
@@ -253,10 +257,10 @@ export class MeasureValidator implements ResourceTypeValidator {
   private checkPopulations(ctx: NodeContext, report: Record<string, unknown>, group: Record<string, unknown>, measureGroup: Record<string, unknown>, groupPath: string): void {
     const defined = objects(measureGroup.population);
     const matched = new Set<Record<string, unknown>>();
-    const raw = Array.isArray(group.population) ? (group.population as unknown[]) : [];
+    const raw = isArray(group.population) ? group.population : [];
     raw.forEach((p, i) => {
       if (!isObject(p)) return;
-      const path = `${groupPath}.population[${i}]`;
+      const path = `${groupPath}.population[${String(i)}]`;
       if (p.code === undefined) {
         ctx.error('MR_POPULATION_NO_CODE', [], path, ctx.pos(p));
         return;
@@ -285,19 +289,19 @@ export class MeasureValidator implements ResourceTypeValidator {
 
   /** Report stratifiers are matched to the Measure's by code; unmatched ones on either side are errors. */
   private checkStratifiers(ctx: NodeContext, group: Record<string, unknown>, measureGroup: Record<string, unknown>, groupPath: string): void {
-    const defined = Array.isArray(measureGroup.stratifier) ? (measureGroup.stratifier as unknown[]).filter(isObject) : [];
-    const reported = Array.isArray(group.stratifier) ? (group.stratifier as unknown[]) : [];
+    const defined = objects(measureGroup.stratifier);
+    const reported = isArray(group.stratifier) ? group.stratifier : [];
     const matched = new Set<Record<string, unknown>>();
     reported.forEach((rs, i) => {
       if (!isObject(rs)) return;
-      const path = `${groupPath}.stratifier[${i}]`;
+      const path = `${groupPath}.stratifier[${String(i)}]`;
       const hit = rs.code === undefined ? undefined : defined.find((d) => sameStratifierCode(d.code, Array.isArray(rs.code) ? rs.code[0] : rs.code));
       if (!hit) ctx.error('MR_STRATIFIER_NO_MATCH', [], path, ctx.pos(rs));
       else matched.add(hit);
     });
     for (const d of defined) {
       if (matched.has(d)) continue;
-      const code = isObject(d.code) && Array.isArray(d.code.coding) ? ((d.code.coding as unknown[]).find(isObject)?.code ?? '') : '';
+      const code = isObject(d.code) && isArray(d.code.coding) ? (d.code.coding.find(isObject)?.code ?? '') : '';
       ctx.error('MR_STRATIFIER_MISSING', [code, d.id ?? ''], groupPath, ctx.pos(group));
     }
   }

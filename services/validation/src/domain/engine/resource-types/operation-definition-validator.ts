@@ -5,7 +5,7 @@
  * cardinality, types and target profiles.
  */
 import type { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
+import { isArray, isObject } from '../json/json-value.js';
 import type { ElementPlan } from '../plan/structure-plan.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
 
@@ -64,7 +64,7 @@ export class OperationDefinitionValidator implements ResourceTypeValidator {
           }
         }
         const opTypes = typeof p.type === 'string' ? [p.type] : [];
-        const opTargets = Array.isArray(p.targetProfile) ? (p.targetProfile as unknown[]).filter((x): x is string => typeof x === 'string') : [];
+        const opTargets = isArray(p.targetProfile) ? p.targetProfile.filter((x): x is string => typeof x === 'string') : [];
         if (profileTypes.size > 0) {
           for (const t of profileTypes) if (!opTypes.includes(t)) ctx.error('OPDEF_PROFILE_TYPE_EXTRA', [t, p.name, use, plan.label], path, at);
           for (const t of opTypes) if (!profileTypes.has(t) && t !== 'Resource') ctx.error('OPDEF_PROFILE_TYPE_MISSING', [t, p.name, use, plan.label], path, at);

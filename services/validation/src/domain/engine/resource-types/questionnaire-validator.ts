@@ -11,7 +11,7 @@
  */
 import { ucumConverter } from '../checks/ucum.js';
 import type { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
+import { isArray, isObject } from '../json/json-value.js';
 import { instantOf, QuestionnaireIndex, type Obj } from './questionnaire/questionnaire-model.js';
 import { checkQuestionnaire } from './questionnaire/questionnaire-rules.js';
 import { ResponseItemsWalker } from './questionnaire/response-items.js';
@@ -44,7 +44,7 @@ export class QuestionnaireValidator implements ResourceTypeValidator {
 
   private findQuestionnaire(ctx: NodeContext, qr: Obj, url: string): { questionnaire: Obj; container?: Obj } | undefined {
     if (url.startsWith('#')) {
-      const contained = Array.isArray(qr.contained) ? (qr.contained as unknown[]) : [];
+      const contained = isArray(qr.contained) ? qr.contained : [];
       const q = contained.find((c) => isObject(c) && c.id === url.slice(1));
       if (!isObject(q)) return undefined;
       if (q.resourceType === 'Questionnaire') return { questionnaire: q, container: qr };

@@ -5,12 +5,13 @@
  */
 import type { NodeContext } from '../context/node-context.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
+import { isArray } from '../json/json-value.js';
 
 export class SearchParameterValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['SearchParameter'];
 
   validate(ctx: NodeContext, sp: Record<string, unknown>): void {
-    const bases = Array.isArray(sp.base) ? (sp.base as unknown[]).filter((b): b is string => typeof b === 'string') : [];
+    const bases = isArray(sp.base) ? sp.base.filter((b): b is string => typeof b === 'string') : [];
     if (typeof sp.expression === 'string' && bases.length > 0) {
       for (const term of sp.expression.split('|')) {
         // linear: anchored, and one whitespace run only (two `\s*` around an optional '(' would split a long run every way)

@@ -7,17 +7,17 @@
  * key of the base with another expression, and in the snapshot keep one expression per key.
  */
 import type { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
+import { isArray, isObject } from '../json/json-value.js';
 import type { ConformanceResourceSource } from '../../ports/conformance-resources.js';
 import type { ChildIndex, ElementPlan } from '../plan/structure-plan.js';
 
 type Obj = Record<string, unknown>;
-const objects = (v: unknown): Obj[] => (Array.isArray(v) ? (v as unknown[]).filter(isObject) : []);
+const objects = (v: unknown): Obj[] => (isArray(v) ? v.filter(isObject) : []);
 
 /** StructureDefinition.context and contextInvariant. */
 export function checkContexts(ctx: NodeContext, sd: Obj): void {
   const type = sd.type;
-  const contexts = Array.isArray(sd.context) ? (sd.context as unknown[]) : [];
+  const contexts = isArray(sd.context) ? sd.context : [];
   if (type !== 'Extension') {
     // a structure whose root carries a json-name can be used as an extension
     if (!hasJsonName(sd)) contexts.forEach((_, i) => ctx.error('SD_NO_CONTEXT_WHEN_NOT_EXTENSION', [type], `${ctx.path}.context[${i}]`, ctx.itemPos(contexts, i)));

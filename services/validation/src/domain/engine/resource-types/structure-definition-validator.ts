@@ -8,7 +8,7 @@
  */
 import { checkDifferential } from '../checks/structure-definition.js';
 import type { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
+import { isArray, isObject, str } from '../json/json-value.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
 import { checkContexts, checkElementLists } from './structure-definition-elements.js';
 
@@ -80,7 +80,7 @@ function checkAgainstBase(ctx: NodeContext, sd: Record<string, unknown>): boolea
 /** An extension defined on Extension fixes Extension.url (in the differential) to its own url. */
 function checkExtensionUrl(ctx: NodeContext, sd: Record<string, unknown>): void {
   if (sd.type !== 'Extension' || sd.baseDefinition !== CORE_EXTENSION || typeof sd.url !== 'string') return;
-  const diff = isObject(sd.differential) && Array.isArray(sd.differential.element) ? (sd.differential.element as unknown[]) : [];
+  const diff = isObject(sd.differential) && isArray(sd.differential.element) ? sd.differential.element : [];
   let fixed: unknown;
   for (const ed of diff) {
     if (!isObject(ed) || ed.path !== 'Extension.url') continue;
@@ -121,11 +121,11 @@ function checkObligationProfile(ctx: NodeContext, sd: Record<string, unknown>): 
   }
   const base = typeof sd.baseDefinition === 'string' ? ctx.services.plans.plan(sd.baseDefinition) : undefined;
   if (!base?.root) return;
-  const diff = isObject(sd.differential) && Array.isArray(sd.differential.element) ? (sd.differential.element as unknown[]) : [];
+  const diff = isObject(sd.differential) && isArray(sd.differential.element) ? sd.differential.element : [];
   diff.forEach((ed, i) => {
     if (!isObject(ed)) return;
-    const path = `${ctx.path}.differential.element[${i}]`;
-    const id = typeof ed.id === 'string' ? ed.id : String(ed.path ?? '');
+    const path = `${ctx.path}.differential.element[${String(i)}]`;
+    const id = typeof ed.id === 'string' ? ed.id : (str(ed.path) ?? '');
     const bd = base.byId.get(id);
     if (!bd) {
       ctx.error('SD_OBLIGATION_PROFILE_UNMATCHED', [id, base.label], path, ctx.pos(ed));
@@ -136,7 +136,7 @@ function checkObligationProfile(ctx: NodeContext, sd: Record<string, unknown>): 
       if (key === 'extension') {
         extensionsOf(ed).forEach((x, xi) => {
           if (typeof x.url === 'string' && OBLIGATIONS.includes(x.url)) return;
-          ctx.error('SD_OBLIGATION_PROFILE_ILLEGAL', [id, `extension#${String(x.url)}`], `${path}.extension[${xi}]`, ctx.pos(x));
+          ctx.error('SD_OBLIGATION_PROFILE_ILLEGAL', [id, `extension#${String(x.url)}`], `${path}.extension[${String(xi)}]`, ctx.pos(x));
         });
       } else if (key === 'mustSupport' || key === 'min' || key === 'max' || key === 'id') {
         // allowed (cardinality is checked as for any profile)
@@ -160,9 +160,9 @@ function checkObligationBinding(ctx: NodeContext, binding: Record<string, unknow
         if (x.url === ADDITIONAL_BINDING) {
           const purpose = extensionsOf(x).find((p) => p.url === 'purpose');
           const code = purpose?.valueCode;
-          if (typeof code === 'string' && ['maximum', 'required', 'extensible'].includes(code)) ctx.error('SD_OBLIGATION_PROFILE_INVALID_BINDING_CODE', [id, code], `${path}.extension[${xi}]`, ctx.pos(x));
+          if (typeof code === 'string' && ['maximum', 'required', 'extensible'].includes(code)) ctx.error('SD_OBLIGATION_PROFILE_INVALID_BINDING_CODE', [id, code], `${path}.extension[${String(xi)}]`, ctx.pos(x));
         } else {
-          ctx.error('SD_OBLIGATION_PROFILE_ILLEGAL', [id, `extension#${String(x.url)}`], `${path}.extension[${xi}]`, ctx.pos(x));
+          ctx.error('SD_OBLIGATION_PROFILE_ILLEGAL', [id, `extension#${String(x.url)}`], `${path}.extension[${String(xi)}]`, ctx.pos(x));
         }
       });
     } else if (key === 'strength') {
@@ -180,7 +180,7 @@ function checkObligationBinding(ctx: NodeContext, binding: Record<string, unknow
 function checkInheritedObligations(ctx: NodeContext, sd: Record<string, unknown>): void {
   extensionsOf(sd).forEach((x, i) => {
     if (typeof x.url !== 'string' || !OBLIGATION_INHERITS.includes(x.url)) return;
-    const path = `${ctx.path}.extension[${i}]`;
+    const path = `${ctx.path}.extension[${String(i)}]`;
     const target = x.valueCanonical ?? x.valueUri ?? x.valueUrl;
     if (typeof target !== 'string') {
       ctx.error('SD_OBLIGATION_INHERITS_NO_TARGET', [], path, ctx.pos(x));

@@ -8,7 +8,7 @@
  * checked (a warning). Codes of systems that are not loaded are left to a terminology server.
  */
 import type { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
+import { isArray, isObject } from '../json/json-value.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
 import { codeSet, hasCode, isAbsoluteUrl, listSystems, objects, str, versioned, type Obj } from './terminology/code-system-model.js';
 import { checkFilter, SYSTEMS_WITH_OWN_PROPERTIES } from './terminology/value-set-filters.js';
@@ -87,7 +87,7 @@ function checkInclude(ctx: NodeContext, vs: Obj, inc: Obj, path: string): void {
 
 /** include.valueSet: each must be a ValueSet that can be found (an implicit one, `?fhir_vs`, is taken as found). */
 function checkImports(ctx: NodeContext, inc: Obj, path: string): void {
-  const imports = Array.isArray(inc.valueSet) ? (inc.valueSet as unknown[]) : [];
+  const imports = isArray(inc.valueSet) ? inc.valueSet : [];
   imports.forEach((url, i) => {
     if (typeof url !== 'string' || url.includes('?fhir_vs')) return;
     const source = ctx.services.source;
@@ -120,7 +120,7 @@ function checkContainedSystem(ctx: NodeContext, vs: Obj, inc: Obj, system: strin
 /** Whether a loaded CodeSystem carries this OID as an identifier. */
 function knownOid(ctx: NodeContext, oid: string): boolean {
   for (const cs of ctx.services.source.all('CodeSystem')) {
-    const ids = Array.isArray(cs.identifier) ? (cs.identifier as unknown[]) : isObject(cs.identifier) ? [cs.identifier] : [];
+    const ids = isArray(cs.identifier) ? cs.identifier : isObject(cs.identifier) ? [cs.identifier] : [];
     if (ids.some((id) => isObject(id) && id.value === oid)) return true;
   }
   return false;

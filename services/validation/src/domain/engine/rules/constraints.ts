@@ -4,15 +4,14 @@
  * resource's contained resources and Bundle; native ones (ele-1 ...) inside the evaluator.
  */
 import { InvariantEvaluator } from '../checks/invariants.js';
-import type { NodeContext } from '../context/node-context.js';
+import { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
 import type { Position } from '../json/located-json.js';
 import type { ConstraintPlan, ElementPlan } from '../plan/structure-plan.js';
 import type { BestPracticeLevel } from '../validator-options.js';
-import { conformsTo } from './slicing.js';
 
 /** resolve() inside invariants: the evaluator hands back the context it was given (the node's). */
-const resolveInResource = (ref: string, context: unknown): unknown => (context as NodeContext).host.resolveReference(ref);
+const resolveInResource = (ref: string, context: unknown): unknown => (context instanceof NodeContext ? context.host.resolveReference(ref) : undefined);
 
 /** Values being checked by conformsTo() (a profile whose invariant asks for itself would never end). */
 const conformsInProgress = new Set<unknown>();
@@ -22,12 +21,13 @@ const conformsInProgress = new Set<unknown>();
  * (silently) against the profile, and conforms when that gives no error. A primitive, or a profile
  * that is not known, cannot be told (empty).
  */
-const conformsToProfile = (value: unknown, url: string, context: unknown): boolean | undefined => {
-  const ctx = context as NodeContext;
-  if (!isObject(value) || conformsInProgress.has(value) || !ctx.services.plans.plan(url)?.root) return undefined;
+const conformsToProfile = (value: unknown, url: string, ctx: unknown): boolean | undefined => {
+  if (!(ctx instanceof NodeContext) || !isObject(value) || conformsInProgress.has(value) || !ctx.services.plans.plan(url)?.root) return undefined;
+  const check = ctx.services.conformsTo;
+  if (!check) return undefined;
   conformsInProgress.add(value);
   try {
-    return conformsTo(ctx, value, url, true);
+    return check(ctx, value, url);
   } finally {
     conformsInProgress.delete(value);
   }

@@ -133,7 +133,7 @@ function checkSubExtension(ctx: NodeContext, url: string, host: ExtensionHost): 
  * (value[x] max 0) carries no value.
  */
 function checkValueOrChildren(ctx: NodeContext, ext: Record<string, unknown>, plan: StructurePlan): void {
-  const children = plan.root.ownChildren;
+  const children = plan.root?.ownChildren;
   const valueElement = children?.choices.find((c) => c.path === 'Extension.value[x]');
   const simple = valueElement !== undefined && valueElement.max > 0 && valueElement.types.length > 0;
   const valueType = extensionValueType(ext);

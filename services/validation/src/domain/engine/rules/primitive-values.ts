@@ -9,7 +9,7 @@ import { checkValueRegex } from '../checks/value-regex.js';
 import { deepEqual, describeValue } from '../checks/values.js';
 import { checkXhtml, unresolvedInternalLinks } from '../checks/xhtml.js';
 import type { NodeContext } from '../context/node-context.js';
-import { isObject, jsonKind } from '../json/json-value.js';
+import { isArray, isObject, jsonKind } from '../json/json-value.js';
 import { walkObject } from '../walk/object-walker.js';
 import { checkBinding } from './bindings.js';
 import { checkConstraints } from './constraints.js';
@@ -83,7 +83,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     if (type === 'xhtml' && typeof v === 'string' && !blank) {
       for (const p of checkXhtml(v)) ctx.report('error', p.id, p.args, path, at);
       const resource = ctx.host.resource;
-      const contained = Array.isArray(resource.contained) ? (resource.contained as unknown[]).filter(isObject).map((c) => String(c.id)) : [];
+      const contained = isArray(resource.contained) ? resource.contained.filter(isObject).map((c) => String(c.id)) : [];
       for (const link of unresolvedInternalLinks(v, contained)) ctx.report('error', 'XHTML_LINK_UNRESOLVED', [link.href, link.path, link.text], path, at);
     }
   } else if (v === undefined || v === null || typeof v !== jsonTypeOfPrimitive(type)) {

@@ -7,7 +7,7 @@ import type { CodingInput } from '../../ports/terminology.js';
 import { evaluateDiscriminatorPath } from '../checks/discriminator-path.js';
 import { deepEqual, matchesPattern } from '../checks/values.js';
 import { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
+import { isArray, isObject } from '../json/json-value.js';
 import type { Position } from '../json/located-json.js';
 import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
 import { walkObject } from '../walk/object-walker.js';
@@ -34,26 +34,27 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
   const { obj, key, values, basePath, repeating } = property;
   const parentPath = ctx.path;
   const label = ctx.plan.label;
-  const slicing = el.slicing!;
-  const result: (ElementPlan | undefined)[] = new Array(values.length);
+  const result: (ElementPlan | undefined)[] = new Array<ElementPlan | undefined>(values.length);
+  const slicing = el.slicing;
+  if (!slicing) return result;
   const counts = new Map<ElementPlan, number>();
   // ordered slicing: each item's slice comes no earlier than the previous item's (an item in no slice resets)
   let previousSlice = -1;
   // as HL7, an item is tried against every slice and matching two is an error; with profile
   // discriminators (a silent validation per slice) the first match is kept without looking further
   const tryAll = !slicing.discriminators.some((d) => d.type === 'profile');
-  const arr = Array.isArray(obj[key]) ? (obj[key] as unknown[]) : undefined;
+  const arr = isArray(obj[key]) ? obj[key] : undefined;
   const slices = el.slices;
   for (let k = 0; k < values.length; k++) {
     const i = indexes?.[k] ?? k;
     const v = values[k];
-    const itemPath = repeating ? `${basePath}[${i}]` : basePath;
+    const itemPath = repeating ? `${basePath}[${String(i)}]` : basePath;
     const at = arr ? ctx.itemPos(arr, i) : ctx.propPos(obj, key);
     let matched: ElementPlan | undefined;
     let s = 0;
     for (; s < slices.length; s++) {
-      const slice = slices[s]!;
-      if (matchesSlice(ctx, v, slice, slicing.discriminators)) {
+      const slice = slices[s];
+      if (slice && matchesSlice(ctx, v, slice, slicing.discriminators)) {
         matched = slice;
         if (slicing.ordered && s < previousSlice) ctx.report('error', 'SLICE_ORDER', [label, key], itemPath, at);
         previousSlice = s;
@@ -62,8 +63,8 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
     }
     if (matched && tryAll) {
       for (let t = s + 1; t < slices.length; t++) {
-        const other = slices[t]!;
-        if (matchesSlice(ctx, v, other, slicing.discriminators)) ctx.report('error', 'SLICE_MATCH_MULTIPLE', [label, matched.sliceName, other.sliceName], itemPath, at);
+        const other = slices[t];
+        if (other && matchesSlice(ctx, v, other, slicing.discriminators)) ctx.report('error', 'SLICE_MATCH_MULTIPLE', [label, matched.sliceName, other.sliceName], itemPath, at);
       }
     }
     result[k] = matched;
@@ -141,11 +142,12 @@ function matchesDiscriminator(ctx: NodeContext, v: unknown, slice: ElementPlan, 
       let expected = sub?.fixed ?? sub?.pattern;
       if (expected === undefined && d.path === 'url' && slice.types[0]?.profiles[0]) expected = slice.types[0].profiles[0];
       const terminology = ctx.services.terminology;
-      if (expected === undefined && sub?.binding?.valueSet && sub.binding.strength === 'required' && terminology.isMemberOf) {
+      const requiredValueSet = sub?.binding?.strength === 'required' ? sub.binding.valueSet : undefined;
+      if (expected === undefined && requiredValueSet && terminology.isMemberOf) {
         for (const a of actual) {
           const coding = typeof a === 'string' ? { code: a } : (a as CodingInput);
           const codings = isObject(a) && Array.isArray(a.coding) ? (a.coding as CodingInput[]) : [coding];
-          if (codings.some((c) => terminology.isMemberOf!(c, sub.binding!.valueSet!) === true)) return true;
+          if (codings.some((c) => terminology.isMemberOf?.(c, requiredValueSet) === true)) return true;
         }
         return false;
       }

@@ -7,7 +7,7 @@ import { checkResourceId } from '../checks/primitives.js';
 import { NodeContext } from '../context/node-context.js';
 import type { ResourceContext } from '../context/resource-context.js';
 import type { Position } from '../json/located-json.js';
-import { isObject } from '../json/json-value.js';
+import { isArray, isObject } from '../json/json-value.js';
 import type { StructurePlan } from '../plan/structure-plan.js';
 import { checkPublication } from '../rules/publication.js';
 import { walkObject } from './object-walker.js';
@@ -48,9 +48,9 @@ export function validateResource(host: ResourceContext, extraProfiles: readonly 
   // a profile named in meta.profile that cannot be found is a warning (HL7 VALIDATION_VAL_PROFILE_UNKNOWN);
   // one the caller asks for is an error (HL7 cannot validate against it at all)
   const profiles: { url: string; path: string; at: Position | undefined; named: boolean }[] = [];
-  if (structural && isObject(meta) && Array.isArray(meta.profile)) {
-    meta.profile.forEach((p, i) => {
-      if (typeof p === 'string') profiles.push({ url: p, path: `${resPath}.meta.profile[${i}]`, at: run.itemPos(meta.profile as unknown[], i), named: false });
+  if (structural && isObject(meta) && isArray(meta.profile)) {
+    meta.profile.forEach((p, i, list) => {
+      if (typeof p === 'string') profiles.push({ url: p, path: `${resPath}.meta.profile[${String(i)}]`, at: run.itemPos(list, i), named: false });
     });
   }
   for (const p of extraProfiles) profiles.push({ url: p, path: resPath, at: undefined, named: true });

@@ -96,7 +96,10 @@ function walkTypeProfiles(ctx: NodeContext, v: Record<string, unknown>, type: st
     }
   }
   // several profiles for one type are alternatives: the value follows one of them
-  walkAgainstOneOf(ctx, v, candidates, undefined, (p) => walkObject(ctx.againstProfile(p, ctx.depth), v, p.root.ownChildren!));
+  walkAgainstOneOf(ctx, v, candidates, undefined, (p) => {
+    const children = p.root?.ownChildren;
+    if (children) walkObject(ctx.againstProfile(p, ctx.depth), v, children);
+  });
 }
 
 /** A resource inside this one: validated as a resource (structural walk), or against the element's type profiles (profile walk). */

@@ -38,7 +38,8 @@ export function checkLoincSyntax(code: string): boolean {
   const match = /^(?:L[PAGL])?(\d{1,7})-(\d)$/.exec(code);
   if (!match) return false;
   if (code.startsWith('L')) return true;
-  return loincCheckDigit(match[1]!) === Number(match[2]);
+  const [, digits = '', check] = match;
+  return loincCheckDigit(digits) === Number(check);
 }
 
 // The LOINC check digit: mod-10 over the digits, doubling every other digit from the right.

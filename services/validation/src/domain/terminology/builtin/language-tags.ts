@@ -46,7 +46,7 @@ export function parseLanguageTag(tag: string): LanguageTagParts | undefined {
   if (!groups) return undefined;
   const part = (value: string | undefined) => (value ? value.replace(/^-/, '' /* linear: anchored, one character */) : undefined);
   return {
-    language: groups.language!.split('-')[0],
+    language: (groups.language ?? '').split('-')[0],
     'ext-lang': part(groups.extlang),
     script: part(groups.script),
     region: part(groups.region),

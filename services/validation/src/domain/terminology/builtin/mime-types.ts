@@ -21,6 +21,7 @@ export function checkMimeType(code: string): MimeTypeCheck {
   if (FHIR_FORMAT_SHORTHANDS.has(code)) return { valid: true };
   const match = MIME.exec(code.trim() === code ? code : '');
   if (!match) return { valid: false, reason: 'not of the form type/subtype' };
-  if (!TOP_LEVEL_TYPES.has(match[1]!.toLowerCase())) return { valid: false, reason: `'${match[1]}' is not a registered top-level media type` };
+  const topLevel = match[1] ?? '';
+  if (!TOP_LEVEL_TYPES.has(topLevel.toLowerCase())) return { valid: false, reason: `'${topLevel}' is not a registered top-level media type` };
   return { valid: true };
 }

@@ -13,7 +13,7 @@
  * on a guess.
  */
 import type { InvariantEvaluator } from '../../checks/invariants.js';
-import { isObject } from '../../json/json-value.js';
+import { isArray, isObject } from '../../json/json-value.js';
 import { choiceValue, EXT, extensions, instantOf, objects, type Obj, type QuestionnaireIndex } from './questionnaire-model.js';
 
 /** One level of the walk: a Questionnaire item and the response item answering it (HL7's QStack entry). */
@@ -153,7 +153,7 @@ function answersBelow(focus: Obj): Map<string, Answers> {
       const v = choiceValue(answer);
       if (v) entry.values.push(v);
       // what HL7 counts for exists: the answer's children (its value, its items, its extensions)
-      entry.children += Object.keys(answer).filter((k) => !k.startsWith('_') && k !== 'id').reduce((n, k) => n + (Array.isArray(answer[k]) ? (answer[k] as unknown[]).length : 1), 0);
+      entry.children += Object.keys(answer).filter((k) => !k.startsWith('_') && k !== 'id').reduce((n, k) => n + (isArray(answer[k]) ? answer[k].length : 1), 0);
     }
     found.set(item.linkId, entry);
   };

@@ -8,7 +8,7 @@
  * (R5 value set parameters) and the hints on changed definitions are not implemented.
  */
 import type { NodeContext } from '../../context/node-context.js';
-import { isObject } from '../../json/json-value.js';
+import { isArray, isObject } from '../../json/json-value.js';
 import { choiceValue, objects, QuestionnaireIndex, type Obj } from './questionnaire-model.js';
 
 const DERIVATION_SYSTEM = 'http://hl7.org/fhir/questionnaire-derivationType';
@@ -65,8 +65,8 @@ function checkEnableWhen(ctx: NodeContext, index: QuestionnaireIndex, order: Map
 /** The Questionnaires this one derives from, with the derivation the extension names. */
 function derivationsOf(ctx: NodeContext, q: Obj): Derivation[] {
   const found: Derivation[] = [];
-  const urls = Array.isArray(q.derivedFrom) ? (q.derivedFrom as unknown[]) : [];
-  const extras = Array.isArray(q._derivedFrom) ? (q._derivedFrom as unknown[]) : [];
+  const urls = isArray(q.derivedFrom) ? q.derivedFrom : [];
+  const extras = isArray(q._derivedFrom) ? q._derivedFrom : [];
   urls.forEach((url, i) => {
     if (typeof url !== 'string') return;
     const path = `${ctx.path}.derivedFrom[${i}]`;

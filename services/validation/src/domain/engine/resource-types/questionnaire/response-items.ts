@@ -13,7 +13,7 @@
  * (`QuestionnaireResponse`, `...item[0]`), and items nested in an answer are named after the
  * item that holds the answer (`item[0].item[1]` for `item[0].answer[0].item[1]`).
  */
-import { isObject } from '../../json/json-value.js';
+import { isArray, isObject } from '../../json/json-value.js';
 import { checkAnswer } from './answer-values.js';
 import { type AnswerFrame, EnableWhenEvaluator } from './enable-when.js';
 import { EXT, extensionValue, isGroupLike, objects, type Obj } from './questionnaire-model.js';
@@ -66,7 +66,7 @@ export class ResponseItemsWalker {
     const present = new Map<string, Array<{ item: Obj; index: number }>>();
     let lastIndex = -1;
     // indexes of the JSON array (an entry that is no object is the structural walk's error)
-    (Array.isArray(container.item) ? (container.item as unknown[]) : []).forEach((entry, index) => {
+    (isArray(container.item) ? container.item : []).forEach((entry, index) => {
       if (!isObject(entry)) return;
       const item = entry;
       const linkId = item.linkId;
@@ -128,7 +128,7 @@ export class ResponseItemsWalker {
     if (maxOccurs >= 0 && answers.length > maxOccurs) scope.error('QR_MAX_OCCURS', [maxOccurs, answers.length], itemPath, item);
     const minOccurs = occursLimit(def, EXT.minOccurs);
     if (minOccurs >= 0 && answers.length < minOccurs) scope.error('QR_MIN_OCCURS', [minOccurs, answers.length], itemPath, item);
-    (Array.isArray(item.answer) ? (item.answer as unknown[]) : []).forEach((answer, i) => {
+    (isArray(item.answer) ? item.answer : []).forEach((answer, i) => {
       if (!isObject(answer)) return;
       // R4 has no answers on groups (and the abstract `question`): HL7 words both as "question"
       if (isGroupLike(type)) scope.error('QR_NO_ANSWERS_ALLOWED', ['question'], itemPath, answer);

@@ -5,7 +5,7 @@
  */
 import type { UnitConverter } from '../../checks/ucum.js';
 import type { NodeContext } from '../../context/node-context.js';
-import { isObject } from '../../json/json-value.js';
+import { isArray, isObject } from '../../json/json-value.js';
 import type { ObjectLocation } from '../../json/located-json.js';
 import type { MessageId } from '../../messages.js';
 import type { IssueSeverity } from '../../outcome/issue.js';
@@ -46,7 +46,7 @@ export class ResponseScope {
   containedValueSet(ref: string): Obj | undefined {
     if (!ref.startsWith('#')) return undefined;
     for (const holder of [this.containedIn, this.questionnaire]) {
-      const contained = holder && Array.isArray(holder.contained) ? (holder.contained as unknown[]) : [];
+      const contained = holder && isArray(holder.contained) ? holder.contained : [];
       const vs = contained.find((c): c is Obj => isObject(c) && c.resourceType === 'ValueSet' && c.id === ref.slice(1));
       if (vs) return vs;
     }

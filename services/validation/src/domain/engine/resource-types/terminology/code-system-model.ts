@@ -2,17 +2,15 @@
  * Small questions about CodeSystems and ValueSets (as JSON) that the ValueSet, CodeSystem and
  * ConceptMap validators share: concepts at every level, a code's lookup, absolute URIs.
  */
-import { isObject } from '../../json/json-value.js';
+import { isArray, isObject } from '../../json/json-value.js';
+
+export { str } from '../../json/json-value.js';
 
 export type Obj = Record<string, unknown>;
 
 /** The objects of an array property (anything else is skipped: the structural walk reports it). */
 export function objects(v: unknown): Obj[] {
-  return Array.isArray(v) ? (v as unknown[]).filter(isObject) : [];
-}
-
-export function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
+  return isArray(v) ? v.filter(isObject) : [];
 }
 
 /** The HL7 validator's absolute URL test: a lower-case scheme, then something without spaces. */
@@ -29,8 +27,7 @@ export function isAbsoluteUrl(ref: string): boolean {
 /** Every concept of a CodeSystem, nested ones included, depth first. */
 export function* allConcepts(cs: Obj): Generator<Obj> {
   const stack: Obj[][] = [objects(cs.concept)];
-  while (stack.length > 0) {
-    const list = stack.pop()!;
+  for (let list = stack.pop(); list; list = stack.pop()) {
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i];
       if (!c) continue;
