@@ -13,21 +13,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { silentLogger } from '#adapters/observability/logger.js';
-import { HttpReportMetadata } from '#validation/adapters/report-service/http-report-metadata.js';
-import { pageApp, ReportServiceStandIn, SUMMARY } from './report-service-stand-in.js';
+import { pageApp, reportServiceForSuite, SUMMARY } from './report-service-stand-in.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../../../../test-artifacts/', import.meta.url));
 
 describe('pre-qualification report: measures and period from the report service', function () {
   this.timeout(60_000);
-  const reportService = new ReportServiceStandIn();
-  const adapter = (options: Partial<ConstructorParameters<typeof HttpReportMetadata>[0]> = {}) =>
-    new HttpReportMetadata({ baseUrl: reportService.origin, serviceToken: 'svc-token', logger: silentLogger(), ...options });
-
-  before(() => reportService.start());
-  after(() => reportService.stop());
+  const { adapter } = reportServiceForSuite();
 
   describe('in headless Chromium', () => {
     let context: BrowserContext;

@@ -7,21 +7,15 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
-import { silentLogger } from '#adapters/observability/logger.js';
 import {
-  DEFAULT_REPORT_METADATA_PATH, HttpReportMetadata, ReportMetadataFormatError, reportMetadataPath,
+  DEFAULT_REPORT_METADATA_PATH, ReportMetadataFormatError, reportMetadataPath,
 } from '#validation/adapters/report-service/http-report-metadata.js';
 import { METADATA_FAILED, METADATA_UNKNOWN_REPORT } from '#validation/domain/prequal/index.js';
-import { pageApp, ReportServiceStandIn, SUMMARY } from './report-service-stand-in.js';
+import { pageApp, reportServiceForSuite, SUMMARY } from './report-service-stand-in.js';
 
 describe('pre-qualification report: measures and period from the report service', function () {
   this.timeout(60_000);
-  const reportService = new ReportServiceStandIn();
-  const adapter = (options: Partial<ConstructorParameters<typeof HttpReportMetadata>[0]> = {}) =>
-    new HttpReportMetadata({ baseUrl: reportService.origin, serviceToken: 'svc-token', logger: silentLogger(), ...options });
-
-  before(() => reportService.start());
-  after(() => reportService.stop());
+  const { reportService, adapter } = reportServiceForSuite();
 
   describe('the HTTP adapter (contract with the report service)', () => {
     it('asks the original system\'s route with both ids URL-encoded, sending the service token, and reads the summary', async () => {

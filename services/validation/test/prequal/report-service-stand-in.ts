@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createHttpApp, OpenApiBuilder } from '#adapters/http/index.js';
 import { silentLogger } from '#adapters/observability/logger.js';
 import { preQualRoutes } from '#validation/adapters/prequal/index.js';
-import type { HttpReportMetadata } from '#validation/adapters/report-service/http-report-metadata.js';
+import { HttpReportMetadata } from '#validation/adapters/report-service/http-report-metadata.js';
 import { CATEGORIES, sampleIssues } from './fixtures.js';
 
 export const SUMMARY = {
@@ -58,4 +58,20 @@ export function pageApp(metadata: HttpReportMetadata): Express {
     reportMetadata: metadata,
   }));
   return app.finish();
+}
+
+/**
+ * A stand-in report service started around the enclosing suite (mocha hooks), and a factory of the
+ * HTTP adapter pointed at it with a service token.
+ */
+export function reportServiceForSuite(): {
+  reportService: ReportServiceStandIn;
+  adapter: (options?: Partial<ConstructorParameters<typeof HttpReportMetadata>[0]>) => HttpReportMetadata;
+} {
+  const reportService = new ReportServiceStandIn();
+  before(() => reportService.start());
+  after(() => reportService.stop());
+  const adapter = (options: Partial<ConstructorParameters<typeof HttpReportMetadata>[0]> = {}) =>
+    new HttpReportMetadata({ baseUrl: reportService.origin, serviceToken: 'svc-token', logger: silentLogger(), ...options });
+  return { reportService, adapter };
 }
