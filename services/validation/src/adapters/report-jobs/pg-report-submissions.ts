@@ -19,8 +19,9 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { enqueueOutboxMessage } from '#adapters/persistence/index.js';
+import type { ValidationIssueCounts } from '#contracts/types.js';
 import type { ReportSubmissions } from '../../domain/ports/report-submissions.js';
-import { completionMsgId, distinctOutcomeHash, validationCompletePayload, type CompletionMessage, type OutcomeCounts } from '../../application/validation-flow/index.js';
+import { completionMsgId, distinctOutcomeHash, validationCompletePayload, type CompletionMessage } from '../../application/validation-flow/index.js';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
 import type { SubmissionKey } from '../../domain/ports/submission-source.js';
@@ -62,7 +63,7 @@ export class PgReportSubmissions implements ReportSubmissions {
         return false;
       }
       const { severities } = stored;
-      const counts: OutcomeCounts = {
+      const counts: ValidationIssueCounts = {
         total: severities.issues, errors: severities.errors, warnings: severities.warnings, information: severities.information,
         categorized: severities.issues - verdict.uncategorizedIssueCount, uncategorized: verdict.uncategorizedIssueCount,
         unacceptable: verdict.unacceptableIssueCount,

@@ -4,11 +4,9 @@
  * one notion of "a distinct outcome" for both.
  */
 import { createHash } from 'node:crypto';
-import type { ValidationComplete } from '#contracts/types.js';
+import type { ValidationComplete, ValidationIssueCounts } from '#contracts/types.js';
 import type { SubmissionKey } from '../../domain/ports/submission-source.js';
-import type { OutcomeCounts } from '../../domain/ports/flow-store.js';
 
-export type { OutcomeCounts } from '../../domain/ports/flow-store.js';
 
 /** ValidationComplete's subject and contract version (from the catalog). */
 export interface CompletionMessage {
@@ -22,7 +20,7 @@ export interface CompletionMessage {
  * a new outcome. Every ReadyForValidation is announced (flow-store.ts); the hash decides only for a
  * re-validation job, which announces an outcome that differs from the one last announced.
  */
-export function distinctOutcomeHash(outcomeJson: string, valid: boolean, counts: OutcomeCounts, issueCategories: readonly (readonly string[])[]): string {
+export function distinctOutcomeHash(outcomeJson: string, valid: boolean, counts: Readonly<ValidationIssueCounts>, issueCategories: readonly (readonly string[])[]): string {
   // Fields in a fixed order: the text hashed must not depend on how the caller built `counts`.
   const { total, errors, warnings, information, categorized, uncategorized, unacceptable } = counts;
   return createHash('sha256')
@@ -33,7 +31,7 @@ export function distinctOutcomeHash(outcomeJson: string, valid: boolean, counts:
 
 /** The ValidationComplete payload of one run of a submission. */
 export function validationCompletePayload(
-  schemaVersion: string, key: SubmissionKey, run: { valid: boolean; runId: string; counts: OutcomeCounts; validatedAt: string },
+  schemaVersion: string, key: SubmissionKey, run: { valid: boolean; runId: string; counts: Readonly<ValidationIssueCounts>; validatedAt: string },
 ): ValidationComplete {
   return {
     schemaVersion,

@@ -29,8 +29,8 @@ export type { ScopedResourceValidator, SubmissionValidation } from '../../domain
 import { categorizeIssues } from '../../domain/results/submission-categorization.js';
 import { issuesFromOperationOutcome } from '../../domain/results/validation-issue.js';
 import { distinctOutcomeHash, validationCompletePayload } from './completion.js';
-import type { CommitResult, FlowStore, OutcomeCounts } from '../../domain/ports/flow-store.js';
-import type { ReadyForValidation } from '#contracts/types.js';
+import type { CommitResult, FlowStore } from '../../domain/ports/flow-store.js';
+import type { ReadyForValidation, ValidationIssueCounts } from '#contracts/types.js';
 
 /** ReadyForValidation v1 (contracts/schemas/ReadyForValidation.v1.schema.json), as the contract types it. */
 export type ReadyForValidationEvent = ReadyForValidation;
@@ -73,7 +73,7 @@ export interface ValidationFlowDependencies {
 export interface FlowResult extends CommitResult {
   readonly key: SubmissionKey;
   readonly valid: boolean;
-  readonly counts: OutcomeCounts;
+  readonly counts: Readonly<ValidationIssueCounts>;
   readonly resourceCount: number;
   readonly outcome: ValidationOutcome;
   /** Milliseconds per step (fetch = report service, validate = engine, categorize, commit = the transaction). */
@@ -168,7 +168,7 @@ export class ValidationFlow {
     const valid = !definiteFailure && verdict.valid;
     const categorization = categorizeIssues(issues);
     const { severities } = categorization;
-    const counts: OutcomeCounts = {
+    const counts: ValidationIssueCounts = {
       total: severities.issues,
       errors: severities.errors,
       warnings: severities.warnings,

@@ -3,19 +3,9 @@
  * its categorized results, enqueue ValidationComplete) committed together. PostgreSQL implements it
  * (adapters/persistence/pg-flow-store.ts); unit tests use a recording fake held to the same contract.
  */
+import type { ValidationIssueCounts } from '#contracts/types.js';
 import type { SubmissionKey } from './submission-source.js';
 import type { SubmissionCategorization } from '../results/submission-categorization.js';
-
-/** Issue counts of a submission as ValidationComplete carries them. */
-export interface OutcomeCounts {
-  readonly total: number;
-  readonly errors: number;
-  readonly warnings: number;
-  readonly information: number;
-  readonly categorized: number;
-  readonly uncategorized: number;
-  readonly unacceptable: number;
-}
 
 export interface FlowRecord {
   readonly key: SubmissionKey;
@@ -30,7 +20,7 @@ export interface FlowRecord {
   readonly outcomeJson: string;
   readonly outcomeHash: string;
   readonly valid: boolean;
-  readonly counts: OutcomeCounts;
+  readonly counts: Readonly<ValidationIssueCounts>;
   readonly resourceCount: number;
   /** The submission could not be obtained or read (its outcome is a definite failure). */
   readonly unobtainable: boolean;
