@@ -6,7 +6,8 @@
  * strictTypeChecked, no `!` and no `as`, exhaustive switches, files of at most 600 lines) run as
  * warnings over product source. Their count per folder and rule may not rise above
  * lint-baseline.json; when it falls, `npm run lint -- --update-baseline` records the lower figure
- * (commit it with the change that earned it), so it cannot rise again.
+ * (commit it with the change that earned it), so it cannot rise again. The update refuses a rise:
+ * a new rule in the ratchet, or a rise on purpose, is a hand edit of the file, reviewed in its commit.
  *
  *   npm run lint                          # check
  *   npm run lint -- --update-baseline     # after lowering counts: write the new baseline
@@ -32,18 +33,19 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 
   const counts = countByFolder(results.map((r) => ({ file: path.relative(root, r.filePath), rules: r.messages.filter((m) => m.severity === 1).map((m) => m.ruleId ?? '(none)') })));
+  const baseline = JSON.parse(readFileSync(baselineFile, 'utf8')) as Baseline;
+  const { rose, fell } = compareWithBaseline(counts, baseline);
+  // a rise fails, with or without --update-baseline: the baseline records falls only
+  if (rose.length > 0) {
+    console.error('lint ratchet: counts rose above lint-baseline.json (fix the new findings; the baseline may only fall):');
+    for (const r of rose) console.error(`  ${r.folder}  ${r.rule}: ${String(r.baseline)} → ${String(r.now)}`);
+    printFindings(results, rose);
+    return 1;
+  }
   if (update) {
     writeFileSync(baselineFile, JSON.stringify(counts, null, 2) + '\n');
-    console.log(`lint ratchet: baseline written (${total(counts)} findings in ${Object.keys(counts).length} folders)`);
+    console.log(`lint ratchet: baseline written (${String(total(counts))} findings in ${String(Object.keys(counts).length)} folders; ${String(fell.length)} count(s) lowered)`);
   } else {
-    const baseline = JSON.parse(readFileSync(baselineFile, 'utf8')) as Baseline;
-    const { rose, fell } = compareWithBaseline(counts, baseline);
-    if (rose.length > 0) {
-      console.error('lint ratchet: counts rose above lint-baseline.json (fix the new findings; the baseline may only fall):');
-      for (const r of rose) console.error(`  ${r.folder}  ${r.rule}: ${r.baseline} → ${r.now}`);
-      printFindings(results, rose);
-      return 1;
-    }
     console.log(`lint ratchet: ${total(counts)} findings, none above the baseline (${total(baseline)})`);
     if (fell.length > 0) console.log(`lint ratchet: ${fell.length} count(s) fell below the baseline; record them with \`npm run lint -- --update-baseline\``);
   }
