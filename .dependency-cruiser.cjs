@@ -23,8 +23,8 @@ module.exports = {
       to: { path: '^(services|adapters)/', pathNot: [DOMAIN, KERNEL] },
     },
     {
-      name: 'domain-uses-no-infrastructure-library',
-      comment: 'Frameworks, drivers and brokers are adapters\' business.',
+      name: 'inner-rings-use-no-infrastructure-library',
+      comment: 'Domain and application code: frameworks, drivers and brokers are adapters\' business.',
       severity: 'error',
       from: { path: [DOMAIN, KERNEL, APPLICATION] },
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], path: 'node_modules/(express|pg|kysely|@mikro-orm|@nats-io|keyv|@keyv|ioredis|redis|piscina|swagger-ui-express)/' },
