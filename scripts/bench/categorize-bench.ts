@@ -19,9 +19,9 @@ import { Categorizer } from '#validation/domain/categorization/categorizer.js';
 import { parseMatcher } from '#validation/domain/categorization/matcher.js';
 import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
 import { Validator } from '#validation/domain/engine/validator.js';
-import { aggregateEntryOutcomes } from '#validation/domain/flow/entry-outcome.js';
+import { aggregatedOutcomeJson, encodeEntryIssues, outcomeIssues } from '#validation/domain/flow/entry-outcome.js';
 import type { FhirResourceJson } from '#validation/domain/ports/submission-source.js';
-import { issuesFromOperationOutcome, type ValidationIssue } from '#validation/domain/results/validation-issue.js';
+import type { ValidationIssue } from '#validation/domain/results/validation-issue.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '300' } } });
@@ -35,9 +35,9 @@ async function sampleSubmissions(): Promise<ValidationIssue[][]> {
   const validator = new Validator(source, new LocalTerminology(source));
   return files.map((file) => {
     const bundle = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { entry: { resource: FhirResourceJson }[] };
-    // The engine's outcome is the OperationOutcome the flow gets through its validator port.
-    const entries = bundle.entry.map(({ resource }, index) => ({ index, resource, outcome: validator.validate(resource) }));
-    return issuesFromOperationOutcome(aggregateEntryOutcomes(entries));
+    // The issues the flow categorizes: each entry's outcome written as text where it was validated, decoded once.
+    const entries = bundle.entry.map(({ resource }, index) => encodeEntryIssues(index, resource, validator.validate(resource)));
+    return outcomeIssues(aggregatedOutcomeJson(entries));
   });
 }
 

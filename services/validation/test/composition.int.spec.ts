@@ -31,6 +31,7 @@ import type { SubmissionKey, SubmissionSource } from '#validation/domain/flow/in
 import type { ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 import { catalog as productionCatalog, catalogForNamespace } from '#contracts/catalog.js';
 import { dropDatabase, PG, uniqueSuffix } from './flow/support/flow-harness.js';
+import { inThreadSubmissionValidator, recordOf } from './flow/support/in-thread-submission-validator.js';
 
 const FACILITY = 'facility-di';
 const REPORT = 'report-di';
@@ -118,18 +119,18 @@ describe('validation composition root (inversify)', function () {
     const source: SubmissionSource = {
       fetch: async (key) => {
         fetched.push(key);
-        return { kind: 'found', body: { resourceType: 'MeasureReport', id: `mr-${key.patientId}`, contained: [{ resourceType: 'Patient', id: key.patientId }] } };
+        return { kind: 'found', body: Buffer.from(JSON.stringify({ resourceType: 'MeasureReport', id: `mr-${key.patientId}`, contained: [{ resourceType: 'Patient', id: key.patientId }] })) };
       },
     };
     const validated: string[] = [];
+    const validate = async (resource: Record<string, unknown>): Promise<ValidationOutcome> => {
+      validated.push(`${String(resource.resourceType)}/${String(resource.id)}`);
+      return { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', details: { text: `bad ${String(resource.id)}` } }] };
+    };
     const validator = {
-      validate: async (resource: Record<string, unknown>): Promise<ValidationOutcome> => {
-        validated.push(`${String(resource.resourceType)}/${String(resource.id)}`);
-        return { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', details: { text: `bad ${String(resource.id)}` } }] };
-      },
-      validateEach(resources: readonly Record<string, unknown>[]): Promise<ValidationOutcome[]> {
-        return Promise.all(resources.map((resource) => this.validate(resource)));
-      },
+      validate,
+      // The flow's path (the submission task and the engine host's wrap) around `validate`.
+      ...inThreadSubmissionValidator({ validateSettled: (resource) => validate(recordOf(resource)) }),
     };
     container.rebind(TOKENS.submissionSource).toConstantValue(source);
     container.rebind(TOKENS.resourceValidator).toConstantValue(validator);

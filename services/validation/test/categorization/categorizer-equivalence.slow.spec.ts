@@ -15,7 +15,7 @@ import { parseMatcher, type MatchableIssue, type Matcher, type MatcherJson } fro
 import { literalShortcut, requiredTexts } from '#validation/domain/categorization/user-regex.js';
 import { LayeredConformanceSource } from '#validation/domain/engine/layered-source.js';
 import { Validator } from '#validation/domain/engine/validator.js';
-import { aggregateEntryOutcomes } from '#validation/domain/flow/entry-outcome.js';
+import { referenceAggregate } from '../flow/support/aggregate-oracle.js';
 import type { FhirResourceJson } from '#validation/domain/ports/submission-source.js';
 import { issuesFromOperationOutcome } from '#validation/domain/results/validation-issue.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
@@ -63,7 +63,7 @@ async function sampleIssues(): Promise<MatchableIssue[]> {
   return files.flatMap((file) => {
     const bundle = JSON.parse(readFileSync(join(samples, file), 'utf8')) as { entry: { resource: FhirResourceJson }[] };
     const entries = bundle.entry.map(({ resource }, index) => ({ index, resource, outcome: validator.validate(resource) }));
-    return issuesFromOperationOutcome(aggregateEntryOutcomes(entries));
+    return issuesFromOperationOutcome(referenceAggregate(entries));
   });
 }
 

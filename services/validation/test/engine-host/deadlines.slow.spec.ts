@@ -11,7 +11,8 @@ import { createMetrics, type ServiceMetrics } from '#adapters/observability/metr
 import { sharedDir } from '#test-support/shared-dir.js';
 import { EngineHost } from '#validation/adapters/engine/index.js';
 import { deadlineIssueOf } from '#validation/domain/engine/outcome/deadline.js';
-import { aggregateEntryOutcomes, type FhirResourceJson } from '#validation/domain/flow/index.js';
+import type { FhirResourceJson } from '#validation/domain/flow/index.js';
+import { referenceAggregate } from '../flow/support/aggregate-oracle.js';
 import { ValidatorBusyError, type ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
 import { eventually, folderArtifacts } from '../flow/support/flow-harness.js';
 import { busyResource, hangingResource, HANGING_WORKER, memoryHogResource, waitingResource } from './support/hanging-engine.js';
@@ -34,7 +35,7 @@ async function validatedBytes(host: EngineHost, resources: Record<string, unknow
 /** The stored text the flow gave before: the entries validated as resources, aggregated, serialized. */
 async function aggregatedText(host: EngineHost, resources: Record<string, unknown>[]): Promise<string> {
   const outcomes = await host.validateEach(resources);
-  return JSON.stringify(aggregateEntryOutcomes(outcomes.map((outcome, index) => ({ index, resource: resources[index] as FhirResourceJson, outcome }))));
+  return JSON.stringify(referenceAggregate(outcomes.map((outcome, index) => ({ index, resource: resources[index] as FhirResourceJson, outcome }))));
 }
 
 /** Which deadline stopped Bundle entry `entry` of an aggregated outcome, or 'validated'. */

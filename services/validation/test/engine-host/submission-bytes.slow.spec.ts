@@ -11,7 +11,8 @@ import { silentLogger } from '#adapters/observability/logger.js';
 import { createMetrics, type ServiceMetrics } from '#adapters/observability/metrics.js';
 import { sharedDir } from '#test-support/shared-dir.js';
 import { EngineHost } from '#validation/adapters/engine/index.js';
-import { aggregateEntryOutcomes, submissionBundle, SubmissionFormatError } from '#validation/domain/flow/index.js';
+import { submissionBundle, SubmissionFormatError } from '#validation/domain/flow/index.js';
+import { referenceAggregate } from '../flow/support/aggregate-oracle.js';
 import { folderArtifacts } from '../flow/support/flow-harness.js';
 import { measureReportOf, sampleSubmissions } from '../flow/support/sample-submissions.js';
 
@@ -48,7 +49,7 @@ describe('engine host: a submission validated from its bytes', function () {
         expect(task, 'no parsed resource').to.not.have.property('resources');
 
         const resources = submissionBundle(report).entry.map((e) => e.resource);
-        const expected = aggregateEntryOutcomes((await host.validateEach(resources)).map((outcome, index) => ({ index, resource: resources[index]!, outcome })));
+        const expected = referenceAggregate((await host.validateEach(resources)).map((outcome, index) => ({ index, resource: resources[index]!, outcome })));
         expect(validated, sample.file).to.deep.equal({ kind: 'validated', resourceCount: resources.length, outcomeJson: JSON.stringify(expected) });
       }
     } finally {

@@ -1,15 +1,16 @@
 /**
  * The aggregated outcome as text built from each entry's issues serialized once (where the entry
- * was validated): it must be the very text the flow stored before, JSON.stringify of
- * aggregateEntryOutcomes, also above the per-submission issue limit; and the submission read from
+ * was validated): it must be the very text the flow stored before, JSON.stringify of the
+ * object-by-object aggregation (support/aggregate-oracle.ts), also above the per-submission issue limit; and the submission read from
  * bytes as it was read from the text.
  */
 import { expect } from 'chai';
 import {
-  aggregatedOutcomeJson, aggregateEntryOutcomes, encodeEntryIssues, joinedOutcomeJson, joinEntryIssues, splitEntryIssues, submissionBundle, submissionFromBytes, SubmissionFormatError,
+  aggregatedOutcomeJson, encodeEntryIssues, joinedOutcomeJson, joinEntryIssues, splitEntryIssues, submissionBundle, submissionFromBytes, SubmissionFormatError,
   type FhirResourceJson,
 } from '#validation/domain/flow/index.js';
 import type { ValidationOutcome } from '#validation/domain/ports/resource-validator.js';
+import { referenceAggregate } from './support/aggregate-oracle.js';
 
 const entries: { index: number; resource: FhirResourceJson; outcome: ValidationOutcome }[] = [
   {
@@ -34,7 +35,7 @@ const encoded = () => entries.map(({ index, resource, outcome }) => encodeEntryI
 describe('validation flow (domain): the outcome encoded once per entry', () => {
   it('the concatenated text is exactly the serialized aggregated outcome', () => {
     const json = aggregatedOutcomeJson(encoded());
-    expect(json).to.equal(JSON.stringify(aggregateEntryOutcomes(entries)));
+    expect(json).to.equal(JSON.stringify(referenceAggregate(entries)));
     expect(encoded().map((e) => e.count)).to.deep.equal([2, 0, 1]);
   });
 
@@ -52,19 +53,19 @@ describe('validation flow (domain): the outcome encoded once per entry', () => {
     ] as unknown as ValidationOutcome['issue'];
     for (const resource of [{ resourceType: 'Patient', id: "a\\b'c" }, { resourceType: 'Patient' }, { resourceType: 'Patient', id: '' }] as FhirResourceJson[]) {
       const outcome: ValidationOutcome = { resourceType: 'OperationOutcome', issue: odd };
-      const expected = JSON.stringify(aggregateEntryOutcomes([{ index: 4, resource, outcome }]));
+      const expected = JSON.stringify(referenceAggregate([{ index: 4, resource, outcome }]));
       expect(aggregatedOutcomeJson([encodeEntryIssues(4, resource, outcome)])).to.equal(expected);
     }
   });
 
   it('no issue at all: an empty issue list', () => {
     const none = entries.map((e) => ({ ...e, outcome: { resourceType: 'OperationOutcome' as const, issue: [] } }));
-    expect(aggregatedOutcomeJson(none.map((e) => encodeEntryIssues(e.index, e.resource, e.outcome)))).to.equal(JSON.stringify(aggregateEntryOutcomes(none)));
+    expect(aggregatedOutcomeJson(none.map((e) => encodeEntryIssues(e.index, e.resource, e.outcome)))).to.equal(JSON.stringify(referenceAggregate(none)));
   });
 
-  it('above the issue limit: cut as aggregateEntryOutcomes cuts, the rest counted at its worst severity', () => {
+  it('above the issue limit: cut as the reference cuts, the rest counted at its worst severity', () => {
     for (const max of [1, 2, 3]) {
-      expect(aggregatedOutcomeJson(encoded(), max), `limit ${max}`).to.equal(JSON.stringify(aggregateEntryOutcomes(entries, max)));
+      expect(aggregatedOutcomeJson(encoded(), max), `limit ${max}`).to.equal(JSON.stringify(referenceAggregate(entries, max)));
     }
     expect(JSON.parse(aggregatedOutcomeJson(encoded(), 2)).issue.at(-1)).to.include({ severity: 'warning', code: 'too-costly' });
   });

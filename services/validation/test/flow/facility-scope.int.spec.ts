@@ -81,7 +81,7 @@ describe('validation flow: per-facility validation scope (two versions of one IG
 
   const messagesFor = async (facilityId: string) => {
     const result = await flow.handle({ schemaVersion: '1.0.0', facilityId, reportTrackingId: 'r1', patientId: 'p1', reportTypes: [] });
-    return result.outcome.issue.map((i) => String((i.details as { text?: string }).text));
+    return result.issues.map((i) => i.message);
   };
   const requires = (messages: string[], element: string, version: string) =>
     messages.some((m) => m.startsWith(`${element}: minimum required = 1, but only found 0 (from ${PROFILE}|${version})`));

@@ -6,6 +6,7 @@
  * announced again; without an event (a re-validation job) only a changed outcome is announced; the
  * message id names the submission and the run.
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { VALID } from '#contracts/test/fixtures.js';
 import type { Database } from '#adapters/persistence/index.js';
@@ -24,19 +25,15 @@ function flowStoreContract(name: string, setUp: () => StoreUnderTest): void {
     let store: FlowStore;
     let patients = 0;
     const nextKey = () => ({ facilityId: 'fac-contract', reportId: 'rep-contract', patientId: `patient-${++patients}` });
-    const builtFor: string[] = [];
-
     function record(key: FlowRecord['key'], hash: string, eventId?: string): FlowRecord {
+      const runId = randomUUID();
       return {
-        key, eventId, outcomeJson: JSON.stringify({ resourceType: 'OperationOutcome', issue: [] }), outcomeHash: hash, valid: true,
+        key, eventId, runId, outcomeJson: JSON.stringify({ resourceType: 'OperationOutcome', issue: [] }), outcomeHash: hash, valid: true,
         counts: { total: 0, errors: 0, warnings: 0, information: 0, categorized: 0, uncategorized: 0, unacceptable: 0 },
         resourceCount: 1, unobtainable: false, categorization: categorizeSubmission([]),
-        completion: (runId) => {
-          builtFor.push(runId);
-          return {
-            subject: 'flowcontract.compliance.event.validation-complete.v1',
-            payload: { ...VALID.ValidationComplete, facilityId: key.facilityId, reportTrackingId: key.reportId, patientId: key.patientId, validationRunId: runId },
-          };
+        announcement: {
+          subject: 'flowcontract.compliance.event.validation-complete.v1',
+          payload: { ...VALID.ValidationComplete, facilityId: key.facilityId, reportTrackingId: key.reportId, patientId: key.patientId, validationRunId: runId },
         },
       };
     }
@@ -47,13 +44,13 @@ function flowStoreContract(name: string, setUp: () => StoreUnderTest): void {
     });
     after(async () => subject.close());
 
-    it('announces a first outcome under a new run id; the message id names the submission and the run', async () => {
+    it('announces a first outcome under the record\'s run id; the message id names the submission and the run', async () => {
       const key = nextKey();
-      const result = await store.commit(record(key, 'hash-a'));
+      const given = record(key, 'hash-a');
+      const result = await store.commit(given);
       expect(result.announced).to.equal(true);
-      expect(result.runId).to.be.a('string').and.not.equal('');
+      expect(result.runId).to.equal(given.runId);
       expect(result.msgId).to.equal(`${key.facilityId}:${key.reportId}:${key.patientId}:${result.runId}`);
-      expect(builtFor).to.include(result.runId);
     });
 
     it('spec lines 9, 19, flow step 6: two events with the same outcome are announced twice, each under a run of its own', async () => {

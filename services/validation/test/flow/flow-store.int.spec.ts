@@ -6,6 +6,7 @@
  * the submission's row lock, so an event is announced exactly once (and every event is announced:
  * specification lines 9, 19, flow step 6).
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { buildCatalog } from '#contracts/catalog.js';
 import { VALID } from '#contracts/test/fixtures.js';
@@ -22,13 +23,15 @@ const COMPLETION = buildCatalog({ subjectRoot: 'flowstoretest' }).byName('Valida
 const completionKey = (key: typeof KEY) => ({ facilityId: key.facilityId, reportTrackingId: key.reportId, patientId: key.patientId });
 
 function record(hash: string, overrides: Partial<FlowRecord> = {}): FlowRecord {
+  const runId = randomUUID();
   const outcome = { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'invalid', details: { text: `outcome ${hash}` } }] };
   return {
     key: KEY, outcomeJson: JSON.stringify(outcome), outcomeHash: hash, valid: false,
     counts: { total: 1, errors: 1, warnings: 0, information: 0, categorized: 0, uncategorized: 1, unacceptable: 0 },
     resourceCount: 3, unobtainable: false,
     categorization: categorizeSubmission([{ severity: 'error', categoryIds: [] }]),
-    completion: (runId) => ({ subject: COMPLETION, payload: { ...VALID.ValidationComplete, ...completionKey(overrides.key ?? KEY), validationRunId: runId, outcomeReference: hash } }),
+    runId,
+    announcement: { subject: COMPLETION, payload: { ...VALID.ValidationComplete, ...completionKey(overrides.key ?? KEY), validationRunId: runId, outcomeReference: hash } },
     ...overrides,
   };
 }
@@ -275,10 +278,9 @@ describe('validation flow store: one statement per group of commits, announced o
   });
 
   it('an announcement that fails the ValidationComplete contract is refused before anything is stored', async () => {
-    const broken = record('hash-broken', {
-      completion: (runId) => ({ subject: COMPLETION, payload: { ...VALID.ValidationComplete, validationRunId: runId, validatedAt: 'yesterday' } }),
-    });
-    const error = await store.commit(broken).catch((e: unknown) => e);
+    const broken = record('hash-broken');
+    const brokenRecord: FlowRecord = { ...broken, announcement: { subject: COMPLETION, payload: { ...VALID.ValidationComplete, validationRunId: broken.runId, validatedAt: 'yesterday' } } };
+    const error = await store.commit(brokenRecord).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ContractViolationError);
     expect((error as Error).message).to.match(/^ValidationComplete payload violates its contract \(flowstoretest\.compliance\.event\.validation-complete\.v1\): .*\/validatedAt must match format "date-time"/);
     expect(await store.find(KEY)).to.equal(undefined);

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { silentLogger } from '#adapters/observability/logger.js';
 import { HttpReportService } from '#validation/adapters/report-service/http-report-service.js';
-import { payloadBody, payloadLocation } from '#validation/adapters/report-service/payload-uri.js';
-import { submissionBundle } from '#validation/domain/flow/index.js';
+import { payloadBytes, payloadLocation } from '#validation/adapters/report-service/payload-uri.js';
+import { submissionFromBytes } from '#validation/domain/flow/index.js';
 
 const patient = { resourceType: 'Patient', id: 'p1' };
 const report = { resourceType: 'MeasureReport', id: 'mr1', status: 'complete' };
@@ -54,12 +54,13 @@ describe('validation flow: payloadUri, restricted to the report service', () => 
       expect(refused('not a uri')).to.match(/not an absolute URL/);
     });
 
-    it('reads JSON, or NDJSON as a collection Bundle the flow accepts', () => {
-      expect(payloadBody(JSON.stringify(report))).to.deep.equal(report);
-      const bundle = payloadBody(`${JSON.stringify(report)}\n\n${JSON.stringify(patient)}\n`);
-      expect(submissionBundle(bundle).entry.map((e) => e.resource.resourceType)).to.deep.equal(['MeasureReport', 'Patient']);
-      expect(payloadBody('{"a":1}\nnot json')).to.equal(undefined);
-      expect(payloadBody('   ')).to.equal(undefined);
+    it('reads JSON as it came, or NDJSON as the bytes of a collection Bundle the flow accepts', () => {
+      const json = ` ${JSON.stringify(report, null, 1)}`;
+      expect(Buffer.from(payloadBytes(json) ?? []).toString('utf8')).to.equal(json);
+      const bundle = payloadBytes(`${JSON.stringify(report)}\n\n${JSON.stringify(patient)}\r\n`);
+      expect(bundle && submissionFromBytes(bundle).entry.map((e) => e.resource.resourceType)).to.deep.equal(['MeasureReport', 'Patient']);
+      expect(payloadBytes('{"a":1}\nnot json')).to.equal(undefined);
+      expect(payloadBytes('   ')).to.equal(undefined);
     });
   });
 
@@ -91,9 +92,9 @@ describe('validation flow: payloadUri, restricted to the report service', () => 
     it('reads the submission at an allowed payloadUri (NDJSON or JSON) instead of the submission route', async () => {
       reportService.hits.length = 0;
       const ndjson = await adapter().fetch(key, { payloadUri: `${reportService.origin}/rs/payloads/p1.ndjson` });
-      expect(ndjson.kind === 'found' && submissionBundle(ndjson.body).entry.map((e) => e.resource.id)).to.deep.equal(['mr1', 'p1']);
+      expect(ndjson.kind === 'found' && submissionFromBytes(ndjson.body).entry.map((e) => e.resource.id)).to.deep.equal(['mr1', 'p1']);
       const json = await adapter().fetch(key, { payloadUri: `${reportService.origin}/rs/payloads/p1.json` });
-      expect(json).to.deep.equal({ kind: 'found', body: report });
+      expect(json.kind === 'found' && Buffer.from(json.body).toString('utf8')).to.equal(JSON.stringify(report));
       expect(reportService.hits).to.deep.equal(['/rs/payloads/p1.ndjson', '/rs/payloads/p1.json']);
     });
 

@@ -1,7 +1,7 @@
 /** Flow steps (2) and (4), pure: the Bundle from what the report service answered, and the aggregated outcome. */
 import { expect } from 'chai';
-import type { Issue, IssueSeverity } from '#validation/domain/engine/outcome/issue.js';
-import { aggregateEntryOutcomes, rebaseExpression, submissionBundle, submissionFromBytes, SubmissionFormatError } from '#validation/domain/flow/index.js';
+import type { Issue, IssueSeverity, ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+import { aggregatedOutcomeJson, encodeEntryIssues, rebaseExpression, submissionBundle, submissionFromBytes, SubmissionFormatError, type FhirResourceJson } from '#validation/domain/flow/index.js';
 
 const patient = { resourceType: 'Patient', id: 'p1' };
 const encounter = { resourceType: 'Encounter', id: 'e1' };
@@ -64,7 +64,7 @@ describe('validation flow (domain): submission bundle and aggregated outcome', (
         { url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id', valueCode: 'M1' },
       ],
     });
-    const outcome = aggregateEntryOutcomes([
+    const outcome = aggregate([
       { index: 1, resource: encounter, outcome: { resourceType: 'OperationOutcome', issue: [issue('Encounter.status')] } },
       { index: 0, resource: patient, outcome: { resourceType: 'OperationOutcome', issue: [issue(undefined)] } },
     ]);
@@ -73,7 +73,7 @@ describe('validation flow (domain): submission bundle and aggregated outcome', (
   });
 
   it('drops diagnostics that only repeat details.text, keeps diagnostics that say more', () => {
-    const outcome = aggregateEntryOutcomes([{
+    const outcome = aggregate([{
       index: 0, resource: patient,
       outcome: { resourceType: 'OperationOutcome', issue: [
         { severity: 'error', code: 'structure', details: { text: 'same' }, diagnostics: 'same' },
@@ -94,14 +94,20 @@ describe('validation flow (domain): the issue limit of one submission', () => {
   });
 
   it('keeps every issue up to the limit', () => {
-    expect(aggregateEntryOutcomes([entry(0, 3), entry(1, 2)], 5).issue).to.have.length(5);
+    expect(aggregate([entry(0, 3), entry(1, 2)], 5).issue).to.have.length(5);
   });
 
   it('over the limit: the first limit - 1 issues, then one counting the rest at their worst severity', () => {
-    const outcome = aggregateEntryOutcomes([entry(1, 4), entry(0, 3, 'information'), entry(2, 2, 'fatal')], 5);
+    const outcome = aggregate([entry(1, 4), entry(0, 3, 'information'), entry(2, 2, 'fatal')], 5);
     expect(outcome.issue).to.have.length(5);
     expect(outcome.issue.slice(0, 4).map((i) => i.expression![0]!.slice(0, 15))).to.deep.equal(['Bundle.entry[0]', 'Bundle.entry[0]', 'Bundle.entry[0]', 'Bundle.entry[1]']);
     expect(outcome.issue[4]).to.deep.include({ severity: 'fatal', code: 'too-costly' });
     expect((outcome.issue[4]!.details as { text: string }).text).to.match(/^5 further issues .* at most 5 issues/);
   });
 });
+
+/** The aggregated outcome as the flow stores it (each entry's issues written once, joined in Bundle order), read back. */
+function aggregate(entries: readonly { index: number; resource: FhirResourceJson; outcome: ValidationOutcome }[], maxIssues?: number): ValidationOutcome {
+  const encoded = [...entries].sort((a, b) => a.index - b.index).map((e) => encodeEntryIssues(e.index, e.resource, e.outcome));
+  return JSON.parse(aggregatedOutcomeJson(encoded, maxIssues)) as ValidationOutcome;
+}

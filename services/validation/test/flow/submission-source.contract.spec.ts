@@ -29,9 +29,10 @@ interface SourceUnderTest {
 /** How long an implementation waits for an answer, in these suites. */
 const TIMEOUT_MS = 300;
 
-/** The body as the flow reads it: bytes as received, or a value already parsed. */
-function read(body: unknown): unknown {
-  return body instanceof Uint8Array ? JSON.parse(Buffer.from(body).toString('utf8')) : body;
+/** The body's bytes (what the port hands on: bytes, never a parsed value) read as JSON. */
+function read(body: Uint8Array): unknown {
+  expect(body).to.be.instanceOf(Uint8Array);
+  return JSON.parse(Buffer.from(body).toString('utf8'));
 }
 
 function submissionSourceContract(name: string, setUp: () => SourceUnderTest): void {

@@ -1,8 +1,14 @@
-/** The flow's decisions behind its ports (stubs and the in-memory report service): progress acks, the validity rule, the distinct-outcome hash. */
+/**
+ * The flow's decisions behind its ports, on the production path (the in-memory report service's bytes, the
+ * submission task and the engine host's wrap run on this thread around a stand-in engine, the in-memory store held
+ * to the flow-store contract): progress acks, the validity rule, the distinct-outcome hash, the record handed to the store.
+ */
 import { expect } from 'chai';
 import { Categorizer } from '#validation/domain/categorization/categorizer.js';
 import { parseMatcher } from '#validation/domain/categorization/matcher.js';
 import { ValidationFlow, type ScopedResourceValidator } from '#validation/application/validation-flow/index.js';
+import type { EntryValidator } from '#validation/adapters/worker-pool/submission-task.js';
+import { inThreadSubmissionValidator } from './support/in-thread-submission-validator.js';
 import { InMemoryFlowStore } from './support/in-memory-flow-store.js';
 import type { SubmissionSource } from '#validation/domain/flow/index.js';
 import { InMemorySubmissionSource } from './support/in-memory-submission-source.js';
@@ -20,20 +26,34 @@ function categorizer(acceptable: boolean | undefined): Categorizer {
 }
 
 
+/** A stand-in for the engine's per-resource validation: an error on every Encounter. */
+const encounterError: EntryValidator = {
+  validateSettled: (resource) => ({ resourceType: 'OperationOutcome', issue: typeOf(resource) === 'Encounter' ? [errorIssue] : [] }),
+};
+
+function typeOf(resource: unknown): unknown {
+  return typeof resource === 'object' && resource !== null ? Reflect.get(resource, 'resourceType') : undefined;
+}
+
+function idOf(resource: unknown): string {
+  return typeof resource === 'object' && resource !== null ? String(Reflect.get(resource, 'id')) : '';
+}
+
 function flowWith(options: {
-  acceptable?: boolean; validator?: ScopedResourceValidator; source?: SubmissionSource; progressIntervalMs?: number;
+  acceptable?: boolean; engine?: EntryValidator; validator?: ScopedResourceValidator; source?: SubmissionSource; progressIntervalMs?: number;
   afterCommit?: (context: { readonly lastInFlight: boolean }) => void;
 }) {
   const store = new InMemoryFlowStore();
-  const validator: ScopedResourceValidator = options.validator ?? {
-    validateEach: async (resources) => resources.map((resource) => ({ resourceType: 'OperationOutcome', issue: resource.resourceType === 'Encounter' ? [errorIssue] : [] })),
-  };
+  let runs = 0;
   const flow = new ValidationFlow({
     source: options.source ?? new InMemorySubmissionSource().serving(submission),
-    validator, store,
+    // The production path (submission task + the engine host's wrap) around a stand-in engine.
+    validator: options.validator ?? inThreadSubmissionValidator(options.engine ?? encounterError),
+    store,
     categories: { currentCategorizer: async () => categorizer(options.acceptable) },
     completion: { subject: 'x.compliance.event.validation-complete.v1', schemaVersion: '1.0.0' },
     clock: () => new Date('2026-11-22T06:00:00.000Z'),
+    newRunId: () => `run-${++runs}`,
     progressIntervalMs: options.progressIntervalMs,
     afterCommit: options.afterCommit,
   });
@@ -47,35 +67,43 @@ describe('validation flow (application): decisions behind the ports', () => {
     expect((await flowWith({ acceptable: undefined }).flow.handle(event)).valid, 'uncategorized error').to.equal(false);
   });
 
-  it('bytes from the report service: read by the validator that can (its text stored as given), else here; the same record either way', async () => {
-    const bytes = Buffer.from(JSON.stringify(submission));
-    const source = new InMemorySubmissionSource().serving(bytes);
-    const inThread = flowWith({ acceptable: false, source });
-    await inThread.flow.handle(event);
-    const expected = inThread.store.records[0]!;
-
-    const given: unknown[] = [];
-    const reading: ScopedResourceValidator = {
-      validateEach: async () => { throw new Error('not called: the validator reads the bytes itself'); },
-      validateSubmission: async (received) => {
-        given.push(received);
-        return { kind: 'validated', resourceCount: 2, outcomeJson: expected.outcomeJson };
+  it('the validator gets the report service\'s bytes; its text is stored as given and decoded once into the categorized issues', async () => {
+    const given: Uint8Array[] = [];
+    // Not the text JSON.stringify would write (spacing, member order): only "stored as given" keeps it.
+    const outcomeJson = '{ "issue": [ {"details": {"text": "Encounter.status: minimum required = 1, but only found 0"}, "code": "structure", "severity": "error",'
+      + ' "expression": ["Bundle.entry[1].resource.ofType(Encounter).status"], "extension": [{"url": "http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id", "valueCode": "M1"}]} ],'
+      + ' "resourceType": "OperationOutcome" }';
+    const validator: ScopedResourceValidator = {
+      validateSubmission: async (bytes) => {
+        given.push(bytes);
+        return { kind: 'validated', resourceCount: 2, outcomeJson };
       },
     };
-    const elsewhere = flowWith({ acceptable: false, source, validator: reading });
-    const result = await elsewhere.flow.handle(event);
-    expect(given).to.deep.equal([bytes]);
-    const record = elsewhere.store.records[0]!;
-    expect(record.outcomeJson).to.equal(expected.outcomeJson);
-    expect({ ...record, completion: undefined }).to.deep.equal({ ...expected, completion: undefined });
-    expect(result).to.include({ valid: false, resourceCount: 2 });
-    expect(result.outcome).to.deep.equal(JSON.parse(expected.outcomeJson));
+    const { flow, store } = flowWith({ acceptable: false, validator });
+    const result = await flow.handle(event);
+    expect(given.map((bytes) => JSON.parse(Buffer.from(bytes).toString('utf8')))).to.deep.equal([submission]);
+    expect(store.records[0]!.outcomeJson).to.equal(outcomeJson);
+    expect(result).to.include({ valid: false, resourceCount: 2, outcomeJson });
+    expect(result.issues.map(({ severity, code, message, expression, messageId }) => ({ severity, code, message, expression, messageId }))).to.deep.equal([{
+      severity: 'error', code: 'structure', message: 'Encounter.status: minimum required = 1, but only found 0',
+      expression: 'Bundle.entry[1].resource.ofType(Encounter).status', messageId: 'M1',
+    }]);
+    expect(store.records[0]!.categorization.issueCategories).to.deep.equal([['missing_status']]);
+  });
 
-    // Bytes that are no submission: the definite "could not be read" outcome, whoever read them.
-    const unreadable: ScopedResourceValidator = { ...reading, validateSubmission: async () => ({ kind: 'unreadable', message: 'not JSON' }) };
-    const refused = await flowWith({ acceptable: true, source, validator: unreadable }).flow.handle(event);
+  it('bytes that are no submission, or no submission at all: a definite outcome with one fatal issue saying why, never valid', async () => {
+    const notJson = new InMemorySubmissionSource().serving('{"resourceType":');
+    const refused = await flowWith({ acceptable: true, source: notJson }).flow.handle(event);
     expect(refused.valid).to.equal(false);
-    expect(refused.outcome.issue).to.deep.equal([{ severity: 'fatal', code: 'invalid', details: { text: 'The patient submission could not be read: not JSON' } }]);
+    expect(refused.issues.map((issue) => [issue.severity, issue.code])).to.deep.equal([['fatal', 'invalid']]);
+    expect(refused.issues[0]!.message).to.match(/^The patient submission could not be read: the report service answer is not valid JSON: /);
+
+    const { flow, store } = flowWith({ acceptable: true, source: new InMemorySubmissionSource() });
+    const missing = await flow.handle(event);
+    expect(missing.valid).to.equal(false);
+    expect(missing.issues.map((issue) => [issue.severity, issue.code])).to.deep.equal([['fatal', 'not-found']]);
+    expect(store.records[0]).to.include({ unobtainable: true, resourceCount: 0 });
+    expect(JSON.parse(store.records[0]!.outcomeJson)).to.deep.equal({ resourceType: 'OperationOutcome', issue: [{ severity: 'fatal', code: 'not-found', details: { text: missing.issues[0]!.message } }] });
   });
 
   it('hands the event\'s payloadUri to the report-service port (which decides whether to read it)', async () => {
@@ -103,11 +131,15 @@ describe('validation flow (application): decisions behind the ports', () => {
       severities: { issues: 1, information: 0, warnings: 0, errors: 1, fatal: 0 },
     });
     expect(record.unobtainable).to.equal(false);
-    const message = record.completion('run-9');
+    // The record is complete: the run id is the flow's, and the announcement names it.
+    expect(record.runId).to.equal('run-1');
+    const message = record.announcement;
+    expect(store.announced).to.deep.equal([message]);
+    expect(message.subject).to.equal('x.compliance.event.validation-complete.v1');
     // Only the correlation id is copied; the trace is the outbox's (the trace the handling runs in).
     expect(message.headers).to.deep.equal({ 'X-Correlation-Id': 'corr-1' });
     expect(message.payload).to.deep.equal({
-      schemaVersion: '1.0.0', facilityId: 'f', patientId: 'p1', reportTrackingId: 'r', isValid: false, validationRunId: 'run-9',
+      schemaVersion: '1.0.0', facilityId: 'f', patientId: 'p1', reportTrackingId: 'r', isValid: false, validationRunId: 'run-1',
       outcomeReference: '/api/result/f/r/p1',
       issueCounts: { total: 1, errors: 1, warnings: 0, information: 0, categorized: 1, uncategorized: 0, unacceptable: 1 },
       validatedAt: '2026-11-22T06:00:00.000Z',
@@ -127,7 +159,7 @@ describe('validation flow (application): decisions behind the ports', () => {
   it('sends progress acks while the entries are being validated', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => { release = resolve; });
-    const { flow } = flowWith({ validator: { validateEach: async (resources) => { await gate; return resources.map(() => ({ resourceType: 'OperationOutcome' as const, issue: [] })); } }, progressIntervalMs: 5 });
+    const { flow } = flowWith({ engine: { validateSettled: async () => { await gate; return { resourceType: 'OperationOutcome', issue: [] }; } }, progressIntervalMs: 5 });
     let acks = 0;
     const done = flow.handle(event, { working: () => { acks++; if (acks === 3) release(); } });
     await done;
@@ -139,18 +171,18 @@ describe('validation flow (application): decisions behind the ports', () => {
 
   it('tells the store and the relay when no other submission is still before its commit (nothing more to gather)', async () => {
     const gates = new Map<string, () => void>();
-    const validator: ScopedResourceValidator = {
-      validateEach: async (resources) => {
-        const id = String(resources[0]!.id);
+    const engine: EntryValidator = {
+      validateSettled: async (resource) => {
+        const id = idOf(resource);
         if (id === 'fails') throw new Error('worker died');
         await new Promise<void>((resolve) => { gates.set(id, resolve); });
-        return resources.map(() => ({ resourceType: 'OperationOutcome' as const, issue: [] }));
+        return { resourceType: 'OperationOutcome', issue: [] };
       },
     };
     const source = new InMemorySubmissionSource();
     for (const id of ['a', 'b', 'c', 'fails']) source.put({ facilityId: 'f', reportId: 'r', patientId: id }, { resourceType: 'Bundle', entry: [{ resource: { resourceType: 'Patient', id } }] });
     const notified: boolean[] = [];
-    const { flow, store } = flowWith({ acceptable: true, validator, source, afterCommit: ({ lastInFlight }) => notified.push(lastInFlight) });
+    const { flow, store } = flowWith({ acceptable: true, engine, source, afterCommit: ({ lastInFlight }) => notified.push(lastInFlight) });
     const started = (id: string) => flow.handle({ ...event, patientId: `Patient/${id}` });
     const waitForGate = async (id: string) => { while (!gates.has(id)) await new Promise((resolve) => setImmediate(resolve)); };
     const open = (id: string) => {
@@ -178,15 +210,8 @@ describe('validation flow (application): decisions behind the ports', () => {
     expect(store.options.at(-1)!.lastInFlight).to.equal(true);
   });
 
-  it('an engine answering fewer outcomes than entries is a failure, not a verdict on what it left out', async () => {
-    const { flow, store } = flowWith({ validator: { validateEach: async (resources) => resources.slice(1).map(() => ({ resourceType: 'OperationOutcome' as const, issue: [] })) } });
-    const error = await flow.handle(event).catch((e: unknown) => e);
-    expect(error).to.be.instanceOf(Error).and.to.have.property('message').that.matches(/outcomes for \d+ entries/);
-    expect(store.records).to.have.length(0);
-  });
-
   it('an engine failure is not a verdict: it propagates (the message is retried)', async () => {
-    const { flow, store } = flowWith({ validator: { validateEach: async () => { throw new Error('worker died'); } } });
+    const { flow, store } = flowWith({ engine: { validateSettled: () => { throw new Error('worker died'); } } });
     const error = await flow.handle(event).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(Error).and.to.have.property('message', 'worker died');
     expect(store.records).to.have.length(0);

@@ -23,6 +23,7 @@ import { PgFlowStore } from '#validation/adapters/persistence/pg-flow-store.js';
 import { validationFlowEntities, validationFlowMigrations } from '#validation/adapters/persistence/validation-flow-tables.js';
 import { dropDatabase, PG, uniqueSuffix } from '../flow/support/flow-harness.js';
 import { ReportServiceStub } from '../flow/support/report-service-stub.js';
+import { inThreadSubmissionValidator, recordOf } from '../flow/support/in-thread-submission-validator.js';
 
 const COMPLETION = { subject: buildCatalog({ subjectRoot: 'jobstest' }).byName('ValidationComplete').subject, schemaVersion: '1.0.0' };
 const FACILITY = 'facility-jobs';
@@ -40,7 +41,8 @@ const fakeOutcome = (resource: Record<string, unknown>) => ({
 });
 const fakeEngine = {
   validate: async (resource: Record<string, unknown>) => fakeOutcome(resource),
-  validateEach: async (resources: readonly Record<string, unknown>[]) => resources.map(fakeOutcome),
+  // The flow's path (the submission task and the engine host's wrap) around the same outcomes.
+  ...inThreadSubmissionValidator({ validateSettled: (resource) => fakeOutcome(recordOf(resource)) }),
 };
 
 describe('report jobs: re-categorize and re-validate', function () {

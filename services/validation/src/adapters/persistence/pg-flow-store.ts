@@ -15,7 +15,6 @@
  * goes A → B → A within the stream's duplicate window announces all three (the third A is a new run;
  * an id made of the outcome hash would repeat the first A's and be dropped by the server).
  */
-import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { pendingOutboxRow } from '#adapters/persistence/index.js';
 import { storeSubmissionResults, submissionKeyId, type StoredSubmission, type SubmissionWrite } from './result-repository.js';
@@ -112,7 +111,7 @@ export class PgFlowStore {
     try {
       write = this.prepare(record);
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     return new Promise<CommitResult>((resolve, reject) => {
       this.waiting.push({ write, resolve, reject });
@@ -138,11 +137,9 @@ export class PgFlowStore {
     }, wait);
   }
 
-  /** The write of one record: the announcement is prepared (and checked) for a new run id, inserted only if it is announced (see storeSubmissionResults). */
+  /** The write of one record: its announcement checked now, inserted only if it is announced (see storeSubmissionResults). */
   private prepare(record: FlowRecord): SubmissionWrite {
-    const { key } = record;
-    const runId = randomUUID();
-    const message = record.completion(runId);
+    const { key, runId, announcement } = record;
     return {
       record: {
         key, outcomeJson: record.outcomeJson, outcomeHash: record.outcomeHash, categorization: record.categorization,
@@ -151,7 +148,7 @@ export class PgFlowStore {
       },
       eventId: record.eventId,
       runId,
-      announcement: pendingOutboxRow({ subject: message.subject, payload: message.payload, msgId: completionMsgId(key, runId), headers: message.headers }),
+      announcement: pendingOutboxRow({ subject: announcement.subject, payload: announcement.payload, msgId: completionMsgId(key, runId), headers: announcement.headers }),
     };
   }
 
@@ -171,15 +168,17 @@ export class PgFlowStore {
   private nextGroup(): PendingCommit[] {
     const group: PendingCommit[] = [];
     const keys = new Set<string>();
-    for (let i = 0; i < this.waiting.length && group.length < this.maxGroup;) {
-      const id = submissionKeyId(this.waiting[i]!.write.record.key);
-      if (keys.has(id)) {
-        i++;
+    const later: PendingCommit[] = [];
+    for (const pending of this.waiting) {
+      const id = submissionKeyId(pending.write.record.key);
+      if (group.length >= this.maxGroup || keys.has(id)) {
+        later.push(pending);
         continue;
       }
       keys.add(id);
-      group.push(...this.waiting.splice(i, 1));
+      group.push(pending);
     }
+    this.waiting.splice(0, this.waiting.length, ...later);
     return group;
   }
 
@@ -188,14 +187,22 @@ export class PgFlowStore {
     try {
       stored = await storeSubmissionResults(this.orm.em.fork().getKysely(), group.map((pending) => pending.write));
     } catch (error) {
-      if (group.length === 1) return group[0]!.reject(error);
+      const [only] = group;
+      if (only && group.length === 1) {
+        only.reject(error);
+        return;
+      }
       for (const pending of group) await this.writeGroup([pending]);
       return;
     }
     // Not announced: the run and message id of the submission's last announcement.
     group.forEach((pending, i) => {
-      const { changed, runId } = stored[i]!;
-      pending.resolve({ announced: changed, runId, msgId: completionMsgId(pending.write.record.key, runId) });
+      const result = stored[i];
+      if (!result) {
+        pending.reject(new Error(`The flow store wrote ${String(stored.length)} submissions of a group of ${String(group.length)}`));
+        return;
+      }
+      pending.resolve({ announced: result.changed, runId: result.runId, msgId: completionMsgId(pending.write.record.key, result.runId) });
     });
   }
 
@@ -203,7 +210,13 @@ export class PgFlowStore {
   async find(key: SubmissionKey): Promise<{ outcome: Record<string, unknown>; valid: boolean; outcomeHash: string; runId: string } | undefined> {
     const row = await this.orm.em.fork().getKysely<SubmissionResultsDatabase>().selectFrom(SUBMISSION_RESULTS_TABLE).select(['outcome', 'valid', 'outcome_hash', 'run_id'])
       .where('facility_id', '=', key.facilityId).where('report_id', '=', key.reportId).where('patient_id', '=', key.patientId)
-      .executeTakeFirst() as { outcome: string; valid: boolean; outcome_hash: string; run_id: string } | undefined;
-    return row && { outcome: JSON.parse(row.outcome) as Record<string, unknown>, valid: row.valid, outcomeHash: row.outcome_hash, runId: row.run_id };
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const outcome: unknown = JSON.parse(row.outcome);
+    return { outcome: isRecord(outcome) ? outcome : {}, valid: row.valid, outcomeHash: row.outcome_hash, runId: row.run_id };
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -11,7 +11,7 @@
  * `svc.report-service.token` as a bearer token.
  *
  * payloadUri (ReadyForValidation): read first when it lies within the report service (same scheme,
- * host and port, under the base path: payload-uri.ts), as JSON or NDJSON; refused, failing or
+ * host and port, under the base path: payload-uri.ts), as JSON or NDJSON (as bytes either way); refused, failing or
  * unreadable, it is logged and the submission route below is used, as the contract says. The client
  * follows no redirects, so an allowed URL cannot lead elsewhere.
  *
@@ -23,7 +23,7 @@
  */
 import type { Logger } from '#adapters/observability/logger.js';
 import { createHttpClient, staticBearer, UpstreamError, type HttpClient } from '#adapters/outbound-http/index.js';
-import { payloadBody, payloadLocation } from './payload-uri.js';
+import { payloadBytes, payloadLocation } from './payload-uri.js';
 import {
   SubmissionUnavailableError,
   type FetchSubmissionOptions, type SubmissionFetch, type SubmissionKey, type SubmissionSource,
@@ -85,7 +85,7 @@ export class HttpReportService implements SubmissionSource {
     const path = submissionPath(this.template, key);
     let response;
     try {
-      response = await this.http.get(path, {
+      response = await this.http.get<Uint8Array>(path, {
         headers: {
           accept: 'application/fhir+json, application/json;q=0.9',
           ...(options.authorization ? { authorization: options.authorization } : {}),
@@ -98,7 +98,7 @@ export class HttpReportService implements SubmissionSource {
         const why = error.status === undefined ? (error.timedOut ? 'timed out' : 'could not be reached') : `answered ${error.status}`;
         throw new SubmissionUnavailableError(`The report service ${why} after ${error.attempts} attempt(s)`, { cause: error });
       }
-      throw new SubmissionUnavailableError(`The report service call failed: ${(error as Error).message}`, { cause: error });
+      throw new SubmissionUnavailableError(`The report service call failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     if (response.status === 404) {
       return { kind: 'not-found', detail: `The report service has no submission for patient ${key.patientId} of report ${key.reportId} (facility ${key.facilityId}): 404` };
@@ -107,7 +107,7 @@ export class HttpReportService implements SubmissionSource {
       throw new SubmissionUnavailableError(`The report service answered ${response.status} for the submission`);
     }
     // The bytes as received: the engine reads them where it validates them (a worker), not here.
-    return { kind: 'found', body: response.body as Buffer };
+    return { kind: 'found', body: response.body };
   }
 
   /**
@@ -121,16 +121,17 @@ export class HttpReportService implements SubmissionSource {
       return undefined;
     }
     try {
-      const response = await this.http.get(location.url.href, {
+      const response = await this.http.get<Uint8Array>(location.url.href, {
         headers: { accept: 'application/fhir+json, application/json;q=0.9, application/fhir+ndjson;q=0.8, application/x-ndjson;q=0.8', ...(options.authorization ? { authorization: options.authorization } : {}) },
         signal: options.signal,
+        rawBody: true,
       });
       if (response.status < 200 || response.status >= 300) {
         this.logger.warn({ status: response.status, origin: location.url.origin }, 'payloadUri answered without the submission; using the submission route');
         return undefined;
       }
       const raw = response.body;
-      const body = typeof raw === 'string' ? payloadBody(raw) : Buffer.isBuffer(raw) ? payloadBody(raw.toString('utf8')) : raw;
+      const body = Buffer.isBuffer(raw) ? payloadBytes(raw.toString('utf8')) : undefined;
       if (body === undefined) {
         this.logger.warn({ origin: location.url.origin }, 'payloadUri holds neither JSON nor NDJSON; using the submission route');
         return undefined;

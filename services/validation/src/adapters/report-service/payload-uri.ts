@@ -33,25 +33,31 @@ export function payloadLocation(reportServiceUrl: string, payloadUri: string): P
 }
 
 /**
- * The submission at a payloadUri: a JSON document (Bundle, MeasureReport, PatientSubmissionModel), or
- * NDJSON (one resource per line, the original system's blob format), which becomes a collection Bundle.
- * Undefined when it is neither.
+ * The submission at a payloadUri as the bytes the flow hands to the validator: a JSON document
+ * (Bundle, MeasureReport, PatientSubmissionModel) as it came, or NDJSON (one resource per line, the
+ * original system's blob format) as the text of a collection Bundle of those lines (written around
+ * them, not re-serialized). Undefined when it is neither (the submission route is used instead).
+ * Each document is parsed here only to tell which it is; the value is dropped.
  */
-export function payloadBody(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // not one JSON document: NDJSON?
-  }
-  const resources: unknown[] = [];
+export function payloadBytes(text: string): Uint8Array | undefined {
+  if (isJson(text)) return UTF8.encode(text);
+  const lines: string[] = [];
   for (const line of text.split(/\r?\n/)) {
     if (line.trim() === '') continue;
-    try {
-      resources.push(JSON.parse(line));
-    } catch {
-      return undefined;
-    }
+    if (!isJson(line)) return undefined;
+    lines.push(`{"resource":${line}}`);
   }
-  if (resources.length === 0) return undefined;
-  return { resourceType: 'Bundle', type: 'collection', entry: resources.map((resource) => ({ resource })) };
+  if (lines.length === 0) return undefined;
+  return UTF8.encode(`{"resourceType":"Bundle","type":"collection","entry":[${lines.join(',')}]}`);
+}
+
+const UTF8 = new TextEncoder();
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

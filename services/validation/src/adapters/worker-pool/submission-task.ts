@@ -3,13 +3,13 @@
  * answer AS BYTES, shared with the worker (a SharedArrayBuffer: no copy, no structured clone of
  * parsed objects), and the worker reads the Bundle, validates each entry on its own, rebases its
  * issues into the Bundle and serializes them once (entry-outcome.ts encodeEntryIssues), all entries
- * in one text (joinEntryIssues). What comes back is that one string and a few numbers per entry;
- * the main thread wraps it into the stored outcome (joinedOutcomeJson) without decoding or
- * encoding an issue again. (One string rather than one per entry: the answer's structured clone,
+ * in one text (joinEntryIssues): the outcome's one object → text crossing. What comes back is that
+ * one string and a few numbers per entry; the main thread wraps it into the stored outcome
+ * (joinedOutcomeJson) without decoding or encoding an issue again, and the flow decodes it once. (One string rather than one per entry: the answer's structured clone,
  * on both threads and between two tasks of the worker, took half the time.)
  *
- * The bytes are read exactly as the flow read them in its own thread (submissionFromBytes:
- * UTF-8, JSON.parse), so the outcome does not depend on where they are read. JSON.parse rather
+ * The bytes are read by submissionFromBytes (UTF-8, JSON.parse) here only: the flow's thread never
+ * parses a submission. JSON.parse rather
  * than the engine's located-JSON parser: the flow validates entries cut out of the Bundle, whose
  * line/column positions the aggregated outcome drops (they would point into the entry, not into
  * what the facility sent), and the native parser is several times faster.
@@ -21,7 +21,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { deadlineOutcome } from '../../domain/engine/outcome/deadline.js';
-import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
+import type { Issue, ValidationOutcome } from '../../domain/engine/outcome/issue.js';
 import type { Validator } from '../../domain/engine/validator.js';
 import {
   encodeEntryIssues, joinEntryIssues, MAX_ISSUES_PER_SUBMISSION, submissionFromBytes, SubmissionFormatError, type EncodedEntryIssues, type FhirResourceJson, type JoinedEntryIssues, type SubmissionBundle,
@@ -87,12 +87,15 @@ export function encodeWithinCap(index: number, resource: FhirResourceJson, outco
 
 /** The outcome with only its most severe issue (the first of them). */
 function worstIssueOnly(outcome: ValidationOutcome): ValidationOutcome {
-  let worst = outcome.issue[0];
-  for (const issue of outcome.issue) if (SEVERITIES.indexOf(issue.severity) > SEVERITIES.indexOf(worst!.severity)) worst = issue;
+  let worst: Issue | undefined;
+  for (const issue of outcome.issue) if (!worst || SEVERITIES.indexOf(issue.severity) > SEVERITIES.indexOf(worst.severity)) worst = issue;
   return { ...outcome, issue: worst ? [worst] : [] };
 }
 
-export async function validateSubmissionTask(validator: Validator, task: SubmissionTask, maxIssuesPerResource?: number): Promise<SubmissionTaskResult> {
+/** What a submission task needs of the engine (the worker's Validator; a stand-in in the flow's unit tests). */
+export type EntryValidator = Pick<Validator, 'validateSettled'>;
+
+export async function validateSubmissionTask(validator: EntryValidator, task: SubmissionTask, maxIssuesPerResource?: number): Promise<SubmissionTaskResult> {
   const bundle = readSharedSubmission(task.bytes);
   if (typeof bundle === 'string') return { kind: 'unreadable', message: bundle };
   const entries = task.entries ?? bundle.entry.map((_, index) => index);
@@ -105,7 +108,9 @@ export async function validateSubmissionTask(validator: Validator, task: Submiss
   let issuesSoFar = 0;
   const options = { profiles: task.profiles, authorization: task.authorization, settings: taskSettings(task, maxIssuesPerResource) };
   for (const [position, index] of entries.entries()) {
-    const resource: FhirResourceJson = bundle.entry[index]!.resource;
+    const entry = bundle.entry[index];
+    if (!entry) throw new Error(`Entry ${String(index)} of a submission of ${String(bundle.entry.length)} entries`);
+    const { resource } = entry;
     let outcome;
     let ms = 0;
     if (budget?.exhausted && position >= (task.budgetFrom ?? 0)) {
@@ -119,7 +124,7 @@ export async function validateSubmissionTask(validator: Validator, task: Submiss
       const settled = validator.validateSettled(resource, options);
       outcome = settled instanceof Promise ? await settled : settled;
       ms = performance.now() - started;
-      if (busyBefore) budget!.charge(performance.eventLoopUtilization(busyBefore).active);
+      if (budget && busyBefore) budget.charge(performance.eventLoopUtilization(busyBefore).active);
     }
     const encoded = encodeWithinCap(index, resource, outcome, issuesSoFar);
     issuesSoFar += encoded.count;

@@ -4,12 +4,15 @@
  *       lies within the report service, see adapters/report-service/payload-uri.ts);
  *   (2) build the Bundle (MeasureReport's contained resources + the MeasureReport, or the Bundle);
  *   (3) validate each entry on its own (core + its meta.profile + terminology) — in the worker pool;
- *       the submission's bytes go to a worker as they came (validateSubmission), which does (2),
- *       (3) and the rebasing of (4) and gives back the outcome's text: this thread parses it once
- *       for the categories and stores that very text (no second serialization);
+ *       the submission's bytes go to a worker as they came (validateSubmission, the only way the
+ *       flow validates), which does (2), (3) and the rebasing of (4) and gives back the outcome's
+ *       text: this thread decodes it once into the issues it categorizes (outcomeIssues) and stores
+ *       that very text (no second serialization);
  *   (4) aggregate into one OperationOutcome (Bundle-style expressions) and store it;
  *   (5) categorize with the latest rules and replace the patient's results;
- *   (6) enqueue ValidationComplete — (4), (5) and (6) in one transaction (flow-store.ts).
+ *   (6) enqueue ValidationComplete — (4), (5) and (6) in one transaction (flow-store.ts): the flow
+ *       hands the store a complete record (run id and announcement included).
+ * The path hop by hop, with the shape of the outcome at each hop: README, "The path of a ReadyForValidation".
  *
  * Failures: report service down/5xx → SubmissionUnavailableError (the consumer holds the message
  * and retries it in place until the service is back, up to `validation.outage-retry-horizon`; the
@@ -17,17 +20,15 @@
  * outcome with one fatal issue saying why, and valid = false (never retried forever). Validity is
  * `assessValidity` (domain/categorization/validity.ts), the one rule of the service.
  */
+import { randomUUID } from 'node:crypto';
 import type { Categorizer } from '../../domain/categorization/categorizer.js';
 import { assessValidity } from '../../domain/categorization/validity.js';
-import {
-  aggregateEntryOutcomes, submissionBundle, submissionFromBytes, SubmissionFormatError, unobtainableOutcome,
-  type FacilityScopes, type SubmissionKey, type SubmissionSource, type ValidationScope,
-} from '../../domain/flow/index.js';
-import type { ScopedResourceValidator, ValidationOutcome } from '../../domain/ports/resource-validator.js';
+import { outcomeIssues, unobtainableOutcomeJson, type FacilityScopes, type SubmissionKey, type SubmissionSource } from '../../domain/flow/index.js';
+import type { ScopedResourceValidator } from '../../domain/ports/resource-validator.js';
 
 export type { ScopedResourceValidator, SubmissionValidation } from '../../domain/ports/resource-validator.js';
 import { categorizeIssues } from '../../domain/results/submission-categorization.js';
-import { issuesFromOperationOutcome } from '../../domain/results/validation-issue.js';
+import type { ValidationIssue } from '../../domain/results/validation-issue.js';
 import { distinctOutcomeHash, validationCompletePayload } from './completion.js';
 import type { CommitResult, FlowStore } from '../../domain/ports/flow-store.js';
 import type { ReadyForValidation, ValidationIssueCounts } from '#contracts/types.js';
@@ -66,6 +67,8 @@ export interface ValidationFlowDependencies {
    */
   readonly afterCommit?: (context: { readonly lastInFlight: boolean }) => void;
   readonly clock?: () => Date;
+  /** The id of a new run (default randomUUID): chosen here, so that the store gets a complete record. */
+  readonly newRunId?: () => string;
   /** How often ctx.working() is called while fetching and validating; default 10 s. */
   readonly progressIntervalMs?: number;
 }
@@ -75,7 +78,10 @@ export interface FlowResult extends CommitResult {
   readonly valid: boolean;
   readonly counts: Readonly<ValidationIssueCounts>;
   readonly resourceCount: number;
-  readonly outcome: ValidationOutcome;
+  /** The aggregated OperationOutcome's text, as stored. */
+  readonly outcomeJson: string;
+  /** Its issues, as decoded once (outcomeIssues) and categorized. */
+  readonly issues: readonly ValidationIssue[];
   /** Milliseconds per step (fetch = report service, validate = engine, categorize, commit = the transaction). */
   readonly timings: { readonly fetchMs: number; readonly validateMs: number; readonly categorizeMs: number; readonly commitMs: number };
 }
@@ -84,11 +90,13 @@ const CORRELATION_HEADER = 'X-Correlation-Id';
 
 export class ValidationFlow {
   private readonly clock: () => Date;
+  private readonly newRunId: () => string;
   /** Submissions being handled that have not reached their commit yet (the store's and relay's hint). */
   private beforeCommit = 0;
 
   constructor(private readonly deps: ValidationFlowDependencies) {
     this.clock = deps.clock ?? (() => new Date());
+    this.newRunId = deps.newRunId ?? randomUUID;
   }
 
   async handle(event: ReadyForValidationEvent, ctx: FlowContext = {}): Promise<FlowResult> {
@@ -122,48 +130,33 @@ export class ValidationFlow {
     const fetched = await this.withProgress(ctx, () => this.deps.source.fetch(key, event.payloadUri ? { payloadUri: event.payloadUri } : {}));
     const fetchMs = lap();
 
-    let outcome: ValidationOutcome | undefined;
-    // The outcome's stored text, when the validator gave it (serialized once, where it was validated).
-    let outcomeJson: string | undefined;
+    // The outcome's text from wherever it came: the worker (written once, where it was validated)
+    // or a definite failure (a 404, bytes that are no submission).
+    let outcomeJson: string;
     let definiteFailure = false;
     let resourceCount = 0;
     if (fetched.kind === 'not-found') {
-      outcome = unobtainableOutcome(`Patient submission not found at the report service: ${fetched.detail}`, 'not-found');
+      outcomeJson = unobtainableOutcomeJson(`Patient submission not found at the report service: ${fetched.detail}`, 'not-found');
       definiteFailure = true;
-    } else if (fetched.body instanceof Uint8Array && this.deps.validator.validateSubmission) {
+    } else {
       const scope = await this.deps.scopes?.scopeOf(key.facilityId);
-      const validated = await this.withProgress(ctx, () => this.deps.validator.validateSubmission!(fetched.body as Uint8Array, scope ? { scope } : undefined));
+      const validated = await this.withProgress(ctx, () => this.deps.validator.validateSubmission(fetched.body, scope ? { scope } : undefined));
       if (validated.kind === 'unreadable') {
-        outcome = unobtainableOutcome(`The patient submission could not be read: ${validated.message}`, 'invalid');
+        outcomeJson = unobtainableOutcomeJson(`The patient submission could not be read: ${validated.message}`, 'invalid');
         definiteFailure = true;
       } else {
         resourceCount = validated.resourceCount;
         outcomeJson = validated.outcomeJson;
-        outcome = JSON.parse(outcomeJson) as ValidationOutcome;
-      }
-    } else {
-      let bundle;
-      try {
-        bundle = fetched.body instanceof Uint8Array ? submissionFromBytes(fetched.body) : submissionBundle(fetched.body);
-      } catch (error) {
-        if (!(error instanceof SubmissionFormatError)) throw error;
-        outcome = unobtainableOutcome(`The patient submission could not be read: ${error.message}`, 'invalid');
-        definiteFailure = true;
-      }
-      if (bundle) {
-        resourceCount = bundle.entry.length;
-        const scope = await this.deps.scopes?.scopeOf(key.facilityId);
-        outcome = await this.validateEntries(bundle.entry.map((e) => e.resource), ctx, scope);
       }
     }
-    outcome ??= unobtainableOutcome('The patient submission could not be read', 'invalid');
     const validateMs = lap();
 
     // The category service keeps the compiled rules for a short time and drops them when a category
     // is written here, so a submission never sees rules older than a write on this instance (nor a
     // query per submission under load).
     const categorizer = await this.deps.categories.currentCategorizer();
-    const issues = categorizer.categorize(issuesFromOperationOutcome(outcome));
+    // Text → object, the one crossing on this thread: straight into the issues that are categorized.
+    const issues = categorizer.categorize(outcomeIssues(outcomeJson));
     const verdict = assessValidity(issues);
     const valid = !definiteFailure && verdict.valid;
     const categorization = categorizeIssues(issues);
@@ -177,8 +170,7 @@ export class ValidationFlow {
       uncategorized: verdict.uncategorizedIssueCount,
       unacceptable: verdict.unacceptableIssueCount,
     };
-    // Serialized once: the hash and the stored row use the same text (it is ~100 issues long).
-    outcomeJson ??= JSON.stringify(outcome);
+    // The hash and the stored row use the same text (it is ~100 issues long).
     const outcomeHash = distinctOutcomeHash(outcomeJson, valid, counts, categorization.issueCategories);
 
     const categorizeMs = lap();
@@ -189,32 +181,19 @@ export class ValidationFlow {
     const correlation = ctx.headers?.[CORRELATION_HEADER];
     if (correlation) headers[CORRELATION_HEADER] = correlation;
     const validatedAt = this.clock().toISOString();
+    const runId = this.newRunId();
     const lastInFlight = reachedCommit();
     const committed = await this.deps.store.commit({
-      key, eventId: ctx.eventId, outcomeJson, outcomeHash, valid, counts, resourceCount, unobtainable: definiteFailure, categorization,
-      completion: (runId) => ({
+      key, eventId: ctx.eventId, runId, outcomeJson, outcomeHash, valid, counts, resourceCount, unobtainable: definiteFailure, categorization,
+      announcement: {
         subject: this.deps.completion.subject,
         headers,
         payload: validationCompletePayload(this.deps.completion.schemaVersion, key, { valid, runId, counts, validatedAt }),
-      }),
+      },
     }, { lastInFlight });
     // Read again: the others may have reached their commits (the same statement) meanwhile.
     if (committed.announced) this.deps.afterCommit?.({ lastInFlight: this.beforeCommit === 0 });
-    return { ...committed, key, valid, counts, resourceCount, outcome, timings: { fetchMs, validateMs, categorizeMs, commitMs: lap() } };
-  }
-
-  /**
-   * Step (3): every entry on its own, all at once (the pool queues them), with progress acks. The
-   * engine bounds this step (a deadline per resource, a worker-time budget per submission: the
-   * resources it stops get a fatal issue instead of an outcome), so the progress acks end; a worker
-   * pool that cannot make progress at all fails the service's liveness and the pod is restarted.
-   */
-  private async validateEntries(resources: Record<string, unknown>[], ctx: FlowContext, scope: ValidationScope | undefined): Promise<ValidationOutcome> {
-    const outcomes = await this.withProgress(ctx, () => this.deps.validator.validateEach(resources, scope ? { scope } : undefined));
-    if (outcomes.length !== resources.length) throw new Error(`The engine answered ${outcomes.length} outcomes for ${resources.length} entries`);
-    return aggregateEntryOutcomes(outcomes.map((outcome, index) => ({
-      index, resource: resources[index] as Record<string, unknown> & { resourceType: string }, outcome,
-    })));
+    return { ...committed, key, valid, counts, resourceCount, outcomeJson, issues, timings: { fetchMs, validateMs, categorizeMs, commitMs: lap() } };
   }
 
   /** Runs a long step (the fetch, the validation) with progress acks every progressIntervalMs. */

@@ -5,12 +5,16 @@
  *
  *   `Encounter.class`  (entry 26, id 'e1')  →  `Bundle.entry[26].resource.ofType(Encounter).where(id = 'e1').class`
  *
- * and all of them are aggregated into one OperationOutcome. Line/column extensions are dropped:
+ * and all of them are aggregated into one OperationOutcome, as text: each entry's issues are written
+ * once where the entry was validated (encodeEntryIssues, in a worker), the entries' texts joined
+ * (joinEntryIssues) and wrapped (joinedOutcomeJson); the flow decodes that text once (outcomeIssues).
+ * Line/column extensions are dropped:
  * they would point into the entry, not into the submission the facility sent. So is `diagnostics`
  * where it only repeats `details.text` (the engine fills both): a sixth of every stored outcome.
  */
 import type { Issue, IssueSeverity, ValidationOutcome } from '../engine/outcome/issue.js';
 import type { FhirResourceJson } from '../ports/submission-source.js';
+import { issuesFromOperationOutcome, type ValidationIssue } from '../results/validation-issue.js';
 
 const POSITION_EXTENSIONS = new Set([
   'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line',
@@ -53,26 +57,9 @@ export const MAX_ISSUES_PER_SUBMISSION = 100_000;
 
 const SEVERITY_ORDER: readonly IssueSeverity[] = ['information', 'warning', 'error', 'fatal'];
 
-/** One OperationOutcome for the whole submission, entries in Bundle order (at most `maxIssues` issues). */
-export function aggregateEntryOutcomes(entries: readonly { index: number; resource: FhirResourceJson; outcome: ValidationOutcome }[], maxIssues = MAX_ISSUES_PER_SUBMISSION): ValidationOutcome {
-  const total = entries.reduce((n, entry) => n + entry.outcome.issue.length, 0);
-  // Over the limit: the first maxIssues - 1 issues, then one that counts the rest at their worst severity.
-  const kept = total <= maxIssues ? total : maxIssues - 1;
-  const issue: Issue[] = [];
-  let worstOmitted = 0;
-  for (const { index, resource, outcome } of [...entries].sort((a, b) => a.index - b.index)) {
-    for (const item of outcome.issue) {
-      if (issue.length < kept) issue.push(rebaseIssue(item, index, resource));
-      else worstOmitted = Math.max(worstOmitted, SEVERITY_ORDER.indexOf(item.severity));
-    }
-  }
-  if (kept < total) issue.push(omittedIssuesIssue(total - kept, worstOmitted, maxIssues));
-  return { resourceType: 'OperationOutcome', issue };
-}
-
 function omittedIssuesIssue(omitted: number, worstSeverity: number, maxIssues: number): Issue {
   const text = `${omitted} further issues of this submission were not kept: at most ${maxIssues} issues are stored per submission`;
-  return { severity: SEVERITY_ORDER[worstSeverity]!, code: 'too-costly', details: { text } };
+  return { severity: SEVERITY_ORDER[worstSeverity] ?? 'fatal', code: 'too-costly', details: { text } };
 }
 
 /**
@@ -174,9 +161,9 @@ const NO_ISSUES: EncodedEntryIssues = { json: '', count: 0 };
 
 /**
  * The aggregated OperationOutcome's JSON text from every entry's encoded issues, in Bundle order:
- * the very text `JSON.stringify(aggregateEntryOutcomes(...))` gives for the same outcomes. Above
- * `maxIssues` (a Bundle broken wholesale) the issues are decoded once to cut them as
- * aggregateEntryOutcomes does.
+ * the text `JSON.stringify` gives for an OperationOutcome of every entry's rebased issues
+ * (rebaseIssue). Above `maxIssues` (a Bundle broken wholesale) the issues are decoded once to keep
+ * the first `maxIssues - 1` and one that counts the rest at their worst severity.
  */
 export function aggregatedOutcomeJson(entries: readonly EncodedEntryIssues[], maxIssues = MAX_ISSUES_PER_SUBMISSION): string {
   let total = 0;
@@ -190,7 +177,10 @@ export function aggregatedOutcomeJson(entries: readonly EncodedEntryIssues[], ma
   let worstOmitted = 0;
   for (const entry of entries) {
     if (entry.count === 0) continue;
-    for (const item of JSON.parse(`[${entry.json}]`) as Issue[]) {
+    const items: unknown = JSON.parse(`[${entry.json}]`);
+    if (!Array.isArray(items)) continue;
+    for (const item of items) {
+      if (!isIssue(item)) continue;
       if (issue.length < maxIssues - 1) issue.push(item);
       else worstOmitted = Math.max(worstOmitted, SEVERITY_ORDER.indexOf(item.severity));
     }
@@ -245,10 +235,22 @@ export function joinedOutcomeJson(joined: JoinedEntryIssues, maxIssues = MAX_ISS
   return aggregatedOutcomeJson(splitEntryIssues(joined), maxIssues);
 }
 
-/** The definite outcome of a submission that could not be obtained or read (404, unreadable answer). */
-export function unobtainableOutcome(message: string, code: 'not-found' | 'invalid'): ValidationOutcome {
-  return {
-    resourceType: 'OperationOutcome',
-    issue: [{ severity: 'fatal', code, details: { text: message } }],
-  };
+/** The text of the definite outcome of a submission that could not be obtained or read (404, unreadable answer). */
+export function unobtainableOutcomeJson(message: string, code: 'not-found' | 'invalid'): string {
+  const outcome: ValidationOutcome = { resourceType: 'OperationOutcome', issue: [{ severity: 'fatal', code, details: { text: message } }] };
+  return JSON.stringify(outcome);
+}
+
+/**
+ * The aggregated outcome's text decoded ONCE, straight into the issues the flow categorizes (the
+ * flow's one text → object crossing): no OperationOutcome value is kept in between.
+ */
+export function outcomeIssues(outcomeJson: string): ValidationIssue[] {
+  const outcome: unknown = JSON.parse(outcomeJson);
+  return typeof outcome === 'object' && outcome !== null ? issuesFromOperationOutcome(outcome) : [];
+}
+
+/** An issue as encodeEntryIssues writes it (its severity is all the cut reads). */
+function isIssue(value: unknown): value is Issue {
+  return typeof value === 'object' && value !== null && SEVERITY_ORDER.some((severity) => severity === Reflect.get(value, 'severity'));
 }

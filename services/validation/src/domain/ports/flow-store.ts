@@ -1,11 +1,23 @@
 /**
  * Port of the validation flow's transaction: steps (4)-(6) of a submission (store the outcome and
  * its categorized results, enqueue ValidationComplete) committed together. PostgreSQL implements it
- * (adapters/persistence/pg-flow-store.ts); unit tests use a recording fake held to the same contract.
+ * (adapters/persistence/pg-flow-store.ts); the flow's unit tests use an in-memory store held to the
+ * same contract (test/flow/flow-store.contract.int.spec.ts).
+ *
+ * The record is complete when it is handed over: the flow has chosen the run id and built the
+ * announcement that names it. The store decides only WHETHER to announce (see eventId) and never
+ * calls back into the flow.
  */
-import type { ValidationIssueCounts } from '#contracts/types.js';
+import type { ValidationComplete, ValidationIssueCounts } from '#contracts/types.js';
 import type { SubmissionKey } from './submission-source.js';
 import type { SubmissionCategorization } from '../results/submission-categorization.js';
+
+/** ValidationComplete as it is enqueued in the outbox. */
+export interface CompletionAnnouncement {
+  readonly subject: string;
+  readonly payload: ValidationComplete;
+  readonly headers?: Readonly<Record<string, string>>;
+}
 
 export interface FlowRecord {
   readonly key: SubmissionKey;
@@ -16,6 +28,8 @@ export interface FlowRecord {
    * announces only when the outcome (outcomeHash) differs from the one last announced.
    */
   readonly eventId?: string;
+  /** The run this commit announces when it announces (a new id per commit; `announcement` carries it). */
+  readonly runId: string;
   /** The aggregated OperationOutcome as JSON text (what is stored). */
   readonly outcomeJson: string;
   readonly outcomeHash: string;
@@ -26,8 +40,8 @@ export interface FlowRecord {
   readonly unobtainable: boolean;
   /** The categories of every issue of the outcome, and their groups. */
   readonly categorization: SubmissionCategorization;
-  /** Builds the ValidationComplete message for the run id chosen in the transaction. */
-  readonly completion: (runId: string) => { subject: string; payload: unknown; headers?: Record<string, string> };
+  /** The ValidationComplete of run `runId`, enqueued only if the commit announces. */
+  readonly announcement: CompletionAnnouncement;
 }
 
 export interface CommitResult {
@@ -41,7 +55,7 @@ export interface CommitResult {
 }
 
 
-/** What the flow knows when it commits that a store may use to decide when to write. */
+/** What the flow knows when it commits (plain data) that a store may use to decide when to write. */
 export interface CommitOptions {
   /**
    * No other submission of this flow is being fetched or validated: no commit can follow soon to

@@ -92,19 +92,14 @@ export class ValidatorBusyError extends UnavailableError {
 }
 
 /**
- * The engine as the flow uses it: the entries of one submission, each validated ON ITS OWN,
- * outcomes in entry order, optionally within a facility's scope. One call per submission lets the
- * engine hand the entries to its workers in a few batches instead of one task each.
+ * The engine as the flow uses it, and the only way the flow validates: the whole submission from
+ * the bytes the report service answered, read (submissionFromBytes), each entry validated ON ITS
+ * OWN, its issues rebased into the Bundle and written as text once where they were found (the
+ * engine host: in a worker, worker-pool/submission-task.ts), the entries' texts joined into the
+ * aggregated OperationOutcome's text. Nothing parsed crosses to the flow's thread.
  */
 export interface ScopedResourceValidator {
-  validateEach(resources: readonly Record<string, unknown>[], options?: { scope?: ValidationScope }): Promise<ValidationOutcome[]>;
-  /**
-   * The whole submission from the bytes the report service answered: read (as submissionFromBytes
-   * reads them), each entry validated on its own, the outcomes aggregated. Validators that read
-   * and validate elsewhere (the engine host: in a worker) implement it so that nothing parsed
-   * crosses to this thread; without it the flow reads the bytes itself and calls validateEach.
-   */
-  validateSubmission?(bytes: Uint8Array, options?: { scope?: ValidationScope }): Promise<SubmissionValidation>;
+  validateSubmission(bytes: Uint8Array, options?: { scope?: ValidationScope }): Promise<SubmissionValidation>;
 }
 
 /** A submission validated from its bytes: the aggregated outcome as the JSON text that is stored, or why the bytes are no submission. */

@@ -22,12 +22,13 @@ export interface SubmissionBundle {
 }
 
 /**
- * What the report service said. `found` carries the body as received (MeasureReport, Bundle or the
- * original PatientSubmissionModel): its bytes (a Uint8Array, read where it is validated, see
- * submissionFromBytes), or a value already parsed; `not-found` is definite (404): retrying cannot help.
+ * What the report service said. `found` carries the body's bytes as received (MeasureReport, Bundle
+ * or the original PatientSubmissionModel, or a Bundle of the lines of an NDJSON payload): they are
+ * read where they are validated (a worker, see submissionFromBytes), never on the flow's thread.
+ * `not-found` is definite (404): retrying cannot help.
  */
 export type SubmissionFetch =
-  | { readonly kind: 'found'; readonly body: unknown }
+  | { readonly kind: 'found'; readonly body: Uint8Array }
   | { readonly kind: 'not-found'; readonly detail: string };
 
 export interface FetchSubmissionOptions {

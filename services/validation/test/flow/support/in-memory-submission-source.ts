@@ -13,22 +13,23 @@ const keyOf = (key: SubmissionKey) => `${key.facilityId}|${key.reportId}|${key.p
 
 export class InMemorySubmissionSource implements SubmissionSource {
   readonly requests: Array<{ key: SubmissionKey; options: FetchSubmissionOptions }> = [];
-  private readonly bodies = new Map<string, unknown>();
+  private readonly bodies = new Map<string, Uint8Array>();
   private readonly failures = new Map<string, number>();
   private readonly stalled = new Set<string>();
-  private anyBody: unknown;
+  private anyBody: Uint8Array | undefined;
 
   /** `timeoutMs`: how long a stalled submission takes to time out. */
   constructor(private readonly timeoutMs = 1_000) {}
 
+  /** The report service's answer for this submission: bytes as given, text or a value as its UTF-8 JSON. */
   put(key: SubmissionKey, body: unknown): this {
-    this.bodies.set(keyOf(key), body);
+    this.bodies.set(keyOf(key), bytesOf(body));
     return this;
   }
 
   /** The body of every submission not put on its own. */
   serving(body: unknown): this {
-    this.anyBody = body;
+    this.anyBody = bytesOf(body);
     return this;
   }
 
@@ -54,10 +55,16 @@ export class InMemorySubmissionSource implements SubmissionSource {
       this.failures.set(id, failures - 1);
       throw new SubmissionUnavailableError('The report service answered 503 after 1 attempt(s)');
     }
-    const body = this.bodies.has(id) ? this.bodies.get(id) : this.anyBody;
+    const body = this.bodies.get(id) ?? this.anyBody;
     if (body === undefined) {
       return { kind: 'not-found', detail: `The report service has no submission for patient ${key.patientId} of report ${key.reportId} (facility ${key.facilityId}): 404` };
     }
     return { kind: 'found', body };
   }
+}
+
+/** The bytes the report service would answer (as the HTTP adapter hands them on: bytes, never a parsed value). */
+function bytesOf(body: unknown): Uint8Array {
+  if (body instanceof Uint8Array) return body;
+  return new TextEncoder().encode(typeof body === 'string' ? body : JSON.stringify(body));
 }
