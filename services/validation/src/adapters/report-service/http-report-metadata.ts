@@ -50,8 +50,8 @@ export function reportMetadataPath(template: string, key: { facilityId: string; 
 
 /** ReportScheduleSummaryModel → ReportMetadata (dates as given; measures that are not text are left out). */
 export function readReportSummary(body: unknown): ReportMetadata {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ReportMetadataFormatError('The report service answer is not a JSON object');
-  const summary = body as Record<string, unknown>;
+  if (!isRecord(body)) throw new ReportMetadataFormatError('The report service answer is not a JSON object');
+  const summary = body;
   const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
   if (summary.measures !== undefined && summary.measures !== null && !Array.isArray(summary.measures)) {
     throw new ReportMetadataFormatError('measures is not a list');
@@ -101,4 +101,8 @@ function parseJson(text: string): unknown {
   } catch {
     throw new ReportMetadataFormatError('The report service answer is not JSON');
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

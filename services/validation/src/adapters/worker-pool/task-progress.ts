@@ -54,7 +54,7 @@ export class TaskProgress {
 
   /** When the resource in progress started (read after `current`). */
   get startedAt(): number {
-    return this.startedAtMs[0]!;
+    return this.startedAtMs[0] ?? 0;
   }
 }
 

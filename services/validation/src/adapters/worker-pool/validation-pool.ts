@@ -324,7 +324,8 @@ export class ValidationPool {
   /** Validate one resource in whichever worker is free. */
   async validateOne(resource: unknown, options: Omit<ValidationTask, 'resources'> = {}, call?: ValidateCallOptions): Promise<ValidationOutcome> {
     const [outcome] = await this.validate({ ...options, resources: [resource] }, call);
-    return outcome!;
+    if (!outcome) throw new Error('The validation worker answered no outcome');
+    return outcome;
   }
 
   /**
@@ -356,7 +357,7 @@ export class ValidationPool {
     try {
       const categorizeTask: CategorizeTask = { categorize: task };
       return await this.runWatched<CategorizeTaskResult, CategorizeTaskResult | { kind: 'deadline'; budgetMs: number }>(categorizeTask, () => undefined, undefined, { lane: 'refuse', bytes }, {
-        expired: async () => ({ kind: 'deadline', budgetMs: this.options.resourceTimeoutMs! }),
+        expired: async () => ({ kind: 'deadline', budgetMs: this.options.resourceTimeoutMs ?? 0 }),
         done: (result) => result,
       });
     } finally {
@@ -387,8 +388,9 @@ export class ValidationPool {
       expired: (expired) => this.afterDeadline(task, expired, budget, lane),
       done: (result) => {
         if (result.outcomes.length < resources.length) {
-          // The worker stopped early: the submission used up its budget.
-          const rest = this.notValidated(resources.slice(result.outcomes.length), budget!);
+          // The worker stopped early: the submission used up its budget (a worker stops early only with one).
+          if (!budget) throw new Error(`The validation worker answered ${String(result.outcomes.length)} outcomes for ${String(resources.length)} resources`);
+          const rest = this.notValidated(resources.slice(result.outcomes.length), budget);
           return { outcomes: [...result.outcomes, ...rest.outcomes], durationsMs: [...result.durationsMs, ...rest.durationsMs] };
         }
         return { outcomes: result.outcomes, durationsMs: result.durationsMs };
@@ -398,15 +400,15 @@ export class ValidationPool {
 
   private async runSubmission(task: SubmissionTask, budget: SubmissionBudget | undefined, bytes: number): Promise<SubmissionTaskResult> {
     // Only a deadline needs the entries on this thread: the bytes are read here then, and only then.
-    let bundle: SubmissionBundle | undefined;
+    let bundle: SubmissionBundle | string | undefined;
     const entryAt = (position: number) => {
-      bundle ??= readSharedSubmission(task.bytes) as SubmissionBundle;
-      return bundle.entry[task.entries?.[position] ?? position]?.resource;
+      bundle ??= readSharedSubmission(task.bytes);
+      return typeof bundle === 'string' ? undefined : bundle.entry[task.entries?.[position] ?? position]?.resource;
     };
     return this.runWatched<SubmissionTaskResult, SubmissionTaskResult>(task, (position) => resourceTypeOf(entryAt(position)), budget, { lane: 'queue', bytes }, {
       expired: (expired) => this.afterSubmissionDeadline(task, expired, budget, bytes),
       done: (result) => {
-        if (result.kind === 'validated' && result.budgetStopped) this.budgetRanOut(budget!);
+        if (result.kind === 'validated' && result.budgetStopped && budget) this.budgetRanOut(budget);
         return result;
       },
     });
@@ -446,28 +448,32 @@ export class ValidationPool {
 
   /** As afterDeadline, for a submission task: the blamed entry's timeout issue, the other entries validated again. */
   private async afterSubmissionDeadline(task: SubmissionTask, expired: Expired, budget: SubmissionBudget | undefined, bytes: number): Promise<ValidatedEntries> {
-    // The worker was validating an entry, so the bytes hold a readable Bundle.
-    const bundle = readSharedSubmission(task.bytes) as SubmissionBundle;
+    // The worker was validating an entry, so the bytes hold a readable Bundle with that entry.
+    const bundle = readSharedSubmission(task.bytes);
+    if (typeof bundle === 'string') throw new Error(`A submission stopped at an entry is unreadable: ${bundle}`);
     const entries = task.entries ?? bundle.entry.map((_, index) => index);
-    const blamed = entries[expired.index]!;
-    const resource = bundle.entry[blamed]!.resource;
+    const blamed = entries[expired.index];
+    const resource = blamed === undefined ? undefined : bundle.entry[blamed]?.resource;
+    if (blamed === undefined || !resource) throw new Error(`A submission stopped at entry ${String(expired.index)}, which it does not have`);
     budget?.shared.charge(expired.elapsedMs);
     const encoded: EncodedEntryIssues[] = entries.map(() => NO_ENTRY_ISSUES);
     encoded[expired.index] = encodeEntryIssues(blamed, resource, this.blamedOutcome(expired, resource));
-    const merged = { resourceTypes: entries.map((index) => bundle.entry[index]!.resource.resourceType), durationsMs: entries.map(() => 0) };
+    const merged = { resourceTypes: entries.map((index) => bundle.entry[index]?.resource.resourceType ?? ''), durationsMs: entries.map(() => 0) };
     merged.durationsMs[expired.index] = expired.elapsedMs;
     let budgetStopped = false;
     const others = entries.filter((_, position) => position !== expired.index);
     if (others.length > 0) {
       const validated = Math.max(expired.index, (task.budgetFrom ?? 0) - 1);
-      const again = await this.runSubmission({ ...task, entries: others, budgetFrom: validated }, budget, bytes) as ValidatedEntries;
+      const again = await this.runSubmission({ ...task, entries: others, budgetFrom: validated }, budget, bytes);
+      // The same bytes, read once already: they cannot be unreadable now.
+      if (again.kind !== 'validated') throw new Error(`A submission read once is unreadable now: ${again.message}`);
       budgetStopped = again.budgetStopped;
       const validatedAgain = splitEntryIssues(again.issues);
       let j = 0;
       entries.forEach((_, position) => {
         if (position === expired.index) return;
-        encoded[position] = validatedAgain[j]!;
-        merged.durationsMs[position] = again.durationsMs[j]!;
+        encoded[position] = validatedAgain[j] ?? NO_ENTRY_ISSUES;
+        merged.durationsMs[position] = again.durationsMs[j] ?? 0;
         j += 1;
       });
     }
@@ -490,8 +496,10 @@ export class ValidationPool {
       const rest = others.map((i) => resources[i]);
       const again = await this.runBatch({ ...task, resources: rest, budgetFrom: validated }, budget, lane, taskBytes(rest));
       others.forEach((i, j) => {
-        outcomes[i] = again.outcomes[j]!;
-        durationsMs[i] = again.durationsMs[j]!;
+        const outcome = again.outcomes[j];
+        if (!outcome) throw new Error(`The validation worker answered ${String(again.outcomes.length)} outcomes for ${String(others.length)} resources`);
+        outcomes[i] = outcome;
+        durationsMs[i] = again.durationsMs[j] ?? 0;
       });
     }
     return { outcomes, durationsMs };
@@ -501,7 +509,7 @@ export class ValidationPool {
   private blamedOutcome(expired: Expired, resource: unknown): ValidationOutcome {
     return expired.kind === 'memory'
       ? deadlineOutcome('memory', resource, this.options.workerHeapMb ?? 0)
-      : deadlineOutcome('resource', resource, this.options.resourceTimeoutMs!);
+      : deadlineOutcome('resource', resource, this.options.resourceTimeoutMs ?? 0);
   }
 
   private notValidated(resources: readonly unknown[], budget: SubmissionBudget): TimedOutcomes {
@@ -527,7 +535,7 @@ export class ValidationPool {
     this.tracked.delete(task);
     this.lastProgressAt = now;
     if (this.tracked.size === 0) this.stopWatchdog();
-    while (this.roomWaiters.length > 0 && !this.flowFull()) this.roomWaiters.shift()!();
+    while (this.roomWaiters.length > 0 && !this.flowFull()) this.roomWaiters.shift()?.();
   }
 
   private stopWatchdog(): void {
@@ -554,7 +562,7 @@ export class ValidationPool {
         }
       }
     }
-    while (this.roomWaiters.length > 0 && !this.flowFull()) this.roomWaiters.shift()!();
+    while (this.roomWaiters.length > 0 && !this.flowFull()) this.roomWaiters.shift()?.();
   }
 
   /** Aborts a running task: piscina terminates its worker and starts another. */
@@ -582,7 +590,7 @@ export class ValidationPool {
 
 /** Node's error for a worker terminated at its resourceLimits. */
 function isOutOfMemory(error: unknown): boolean {
-  return error instanceof Error && (error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+  return error instanceof Error && Reflect.get(error, 'code') === 'ERR_WORKER_OUT_OF_MEMORY';
 }
 
 function isWorkerExit(error: unknown): boolean {
@@ -600,7 +608,7 @@ function taskBytes(resources: readonly unknown[]): number {
 }
 
 function resourceTypeOf(resource: unknown): string | undefined {
-  const type = typeof resource === 'object' && resource !== null ? (resource as { resourceType?: unknown }).resourceType : undefined;
+  const type: unknown = typeof resource === 'object' && resource !== null ? Reflect.get(resource, 'resourceType') : undefined;
   return typeof type === 'string' ? type : undefined;
 }
 

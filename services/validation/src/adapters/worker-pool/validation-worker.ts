@@ -122,11 +122,14 @@ export interface ValidationTaskResult {
   metrics?: WorkerMetricsReport;
 }
 
+/** What the pool gave this worker when it started it (piscina's workerData: structured-cloned, untyped). */
+const setup = (workerData ?? {}) as WorkerSetup;
+
 /** The per-resource issue cap of this worker (a call may only lower it). */
-const setupMaxIssues = ((workerData ?? {}) as WorkerSetup).maxIssuesPerResource;
+const setupMaxIssues = setup.maxIssuesPerResource;
 
 // The wording is the thread's, set before the first message is formatted.
-const setupWording = ((workerData ?? {}) as WorkerSetup).messageWording;
+const setupWording = setup.messageWording;
 if (setupWording) setMessageWording(setupWording);
 
 let base: Promise<{ index: DefinitionIndex; resources: CanonicalResource[]; data: WorkerSetup }> | undefined;
@@ -138,11 +141,12 @@ function validatorFor(scope: ValidationScope | undefined): Promise<Validator> {
   let validator = validators.get(key);
   if (!validator) {
     base ??= (async () => {
-      const data = (workerData ?? {}) as WorkerSetup;
+      const data = setup;
       const index = data.state
         ? DefinitionIndex.fromState(data.state)
         : (await loadDefinitions({ packages: data.packages ?? [], cacheDir: data.cacheDir })).index;
-      return { index, resources: (data.resources ?? []) as CanonicalResource[], data };
+      // RESOURCE artifacts are FHIR resources (checked when stored): each has its resourceType.
+      return { index, resources: (data.resources ?? []).filter(isCanonicalResource), data };
     })();
     validator = base.then(async ({ index, resources, data }) => {
       const source = conformanceSource(index, resources, scope);
@@ -211,9 +215,13 @@ export default async function validateTask(task: ValidationTask | SubmissionTask
     const input = engineInput(r);
     outcomes.push(await v.validateAsync(input.value, { profiles: task.profiles, authorization: task.authorization, settings, ...(input.format ? { format: input.format } : {}) }));
     durationsMs.push(performance.now() - started);
-    if (busyBefore) budget!.charge(performance.eventLoopUtilization(busyBefore).active);
+    if (budget && busyBefore) budget.charge(performance.eventLoopUtilization(busyBefore).active);
   }
   progress?.finish();
   const metrics = counters.takeReport();
   return metrics ? { outcomes, durationsMs, metrics } : { outcomes, durationsMs };
+}
+
+function isCanonicalResource(resource: Record<string, unknown>): resource is CanonicalResource {
+  return typeof resource.resourceType === 'string';
 }

@@ -50,16 +50,21 @@ export class WorkerCounters {
     return report;
   }
 
-  private change<T extends object>(key: string, now: T): Partial<T> | undefined {
-    const values = now as Record<string, number>;
+  /** The numeric members of `now` that changed since the last report under `key`, by how much. */
+  private change(key: string, now: object): Record<string, number> | undefined {
+    const values: Record<string, number> = {};
+    for (const name of Object.keys(now)) {
+      const value: unknown = Reflect.get(now, name);
+      if (typeof value === 'number') values[name] = value;
+    }
     const before = this.reported.get(key) ?? {};
     let change: Record<string, number> | undefined;
-    for (const name of Object.keys(values)) {
-      const delta = values[name]! - (before[name] ?? 0);
+    for (const [name, value] of Object.entries(values)) {
+      const delta = value - (before[name] ?? 0);
       if (delta !== 0) (change ??= {})[name] = delta;
     }
-    if (change) this.reported.set(key, { ...values });
-    return change as Partial<T> | undefined;
+    if (change) this.reported.set(key, values);
+    return change;
   }
 }
 

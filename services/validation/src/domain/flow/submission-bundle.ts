@@ -24,7 +24,7 @@ const isResource = (value: unknown): value is FhirResourceJson => isObject(value
 export function submissionBundle(body: unknown): SubmissionBundle {
   if (typeof body === 'string') body = parseJson(body, 'the report service answer');
   if (!isObject(body)) throw new SubmissionFormatError('The report service answer is not a JSON object');
-  if (body.resourceType === 'MeasureReport') return fromMeasureReport(body as FhirResourceJson);
+  if (body.resourceType === 'MeasureReport') return fromMeasureReport(body);
   if (body.resourceType === 'Bundle') return fromBundle(body);
   if ('patientResources' in body || 'otherResources' in body) return fromSubmissionModel(body);
   const what = typeof body.resourceType === 'string' ? `a ${body.resourceType.slice(0, 60)}` : 'neither a FHIR resource nor a PatientSubmissionModel';
@@ -43,13 +43,15 @@ export function submissionFromBytes(bytes: Uint8Array): SubmissionBundle {
 
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
-function fromMeasureReport(report: FhirResourceJson): SubmissionBundle {
+function fromMeasureReport(report: Json): SubmissionBundle {
   const { contained, ...withoutContained } = report;
   const containedResources = Array.isArray(contained) ? contained.filter(isResource) : [];
+  // resourceType is already among the members: set again, it keeps its place.
+  const measureReport: FhirResourceJson = { ...withoutContained, resourceType: 'MeasureReport' };
   return {
     resourceType: 'Bundle',
     type: 'collection',
-    entry: [...containedResources, withoutContained as FhirResourceJson].map((resource) => ({ resource })),
+    entry: [...containedResources, measureReport].map((resource) => ({ resource })),
   };
 }
 
@@ -81,6 +83,6 @@ function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SubmissionFormatError(`${what} is not valid JSON: ${(error as Error).message}`);
+    throw new SubmissionFormatError(`${what} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

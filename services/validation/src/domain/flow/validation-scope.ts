@@ -49,12 +49,12 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** Checks a configuration from user input; throws ValidationScopeError naming the field. */
 export function parseValidationScope(input: unknown): ValidationScope {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ValidationScopeError('A validation configuration is a JSON object');
-  const value = input as Record<string, unknown>;
+  if (!isRecord(input)) throw new ValidationScopeError('A validation configuration is a JSON object');
+  const value = input;
   if (typeof value.name !== 'string' || !NAME.test(value.name)) throw new ValidationScopeError('name: 1-128 letters, digits, . _ -, starting with a letter or digit', 'name');
   if (!Array.isArray(value.packages)) throw new ValidationScopeError('packages: a list of {name, version}', 'packages');
   const packages = value.packages.map((p: unknown, i) => {
-    const pin = p as Record<string, unknown> | null;
+    const pin = isRecord(p) ? p : undefined;
     if (typeof pin?.name !== 'string' || pin.name === '' || typeof pin.version !== 'string' || pin.version === '') {
       throw new ValidationScopeError(`packages[${i}]: needs a name and a version`, `packages[${i}]`);
     }
@@ -65,7 +65,7 @@ export function parseValidationScope(input: unknown): ValidationScope {
     if (!Array.isArray(value.resources) || value.resources.some((r) => typeof r !== 'string' || r === '')) {
       throw new ValidationScopeError('resources: a list of canonical URLs or resource ids', 'resources');
     }
-    resources = value.resources as string[];
+    resources = value.resources.filter((r): r is string => typeof r === 'string');
   }
   if (value.exclusive !== undefined && typeof value.exclusive !== 'boolean') throw new ValidationScopeError('exclusive: true or false', 'exclusive');
   let settings: ValidationSettings | undefined;
@@ -95,4 +95,8 @@ export function scopeKey(scope: ValidationScope): string {
 export function scopeIncludesResource(scope: ValidationScope, resource: { url?: unknown; id?: unknown }): boolean {
   if (!scope.resources) return true;
   return scope.resources.some((r) => r === resource.url || r === resource.id);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

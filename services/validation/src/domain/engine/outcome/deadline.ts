@@ -16,11 +16,12 @@ import { EXT_MESSAGE_ID, type Issue, type ValidationOutcome } from './issue.js';
 export type DeadlineKind = 'resource' | 'submission' | 'memory';
 
 const MESSAGE_OF = { resource: 'VALIDATION_TIMEOUT', submission: 'SUBMISSION_TIMEOUT', memory: 'VALIDATION_OUT_OF_MEMORY' } as const;
+const DEADLINE_KINDS: readonly DeadlineKind[] = ['resource', 'submission', 'memory'];
 
 /** The resource's root expression (its type) when it has a plausible one, as the engine's own root issues have. */
 function rootExpression(resource: unknown): string[] | undefined {
   if (typeof resource !== 'object' || resource === null) return undefined;
-  const type = (resource as { resourceType?: unknown }).resourceType;
+  const type: unknown = Reflect.get(resource, 'resourceType');
   return typeof type === 'string' && /^[A-Z][A-Za-z]{0,63}$/.test(type) ? [type] : undefined;
 }
 
@@ -41,7 +42,7 @@ export function deadlineOutcome(kind: DeadlineKind, resource: unknown, budget: n
 export function deadlineIssueOf(outcome: Pick<ValidationOutcome, 'issue'>): { kind: DeadlineKind; text: string } | undefined {
   for (const issue of outcome.issue) {
     const id = issue.extension?.find((e) => e.url === EXT_MESSAGE_ID)?.valueCode;
-    const kind = (Object.keys(MESSAGE_OF) as DeadlineKind[]).find((k) => MESSAGE_OF[k] === id);
+    const kind = DEADLINE_KINDS.find((k) => MESSAGE_OF[k] === id);
     if (kind && issue.severity === 'fatal') return { kind, text: issue.details.text };
   }
   return undefined;
