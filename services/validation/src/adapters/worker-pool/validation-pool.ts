@@ -436,7 +436,7 @@ export class ValidationPool {
     const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt, seen: NOT_STARTED, ...admitted };
     this.track(tracked);
     // A timer of its own, not the watchdog's tick (up to 250 ms late): the request's answer is due then.
-    const requestTimer = deadline && setTimeout(() => this.requestDeadline(tracked, deadline), Math.max(0, deadline.atMs - clockMs()));
+    const requestTimer = deadline && setTimeout(() => { this.requestDeadline(tracked, deadline); }, Math.max(0, deadline.atMs - clockMs()));
     let result: R;
     try {
       const shared = { progress: progress.buffer, ...(budget ? { budget: budget.shared.buffer } : {}) };
@@ -529,7 +529,7 @@ export class ValidationPool {
     switch (expired.kind) {
       case 'memory': return deadlineOutcome('memory', resource, this.options.workerHeapMb ?? 0);
       case 'request': return deadlineOutcome('resource', resource, expired.budgetMs);
-      default: return deadlineOutcome('resource', resource, this.options.resourceTimeoutMs!);
+      case 'resource': return deadlineOutcome('resource', resource, this.options.resourceTimeoutMs!);
     }
   }
 
