@@ -118,7 +118,11 @@ export interface ConsumerRunnerOptions<T = unknown> {
   catalog?: Catalog;
   /** Create/update the durable consumer before starting (default true). */
   provision?: boolean;
-  /** Long-poll duration of one fetch; default 5 s (minimum 1 s). stop() does not wait for it. */
+  /**
+   * Long-poll duration of one fetch; default 2 s (minimum 1 s). stop() does not wait for it. The
+   * server sends an idle heartbeat every quarter of it (at least every 500 ms): a pull that lost its
+   * consumer leader (a NATS server died) is given up after two missed heartbeats, not at its expiry.
+   */
   fetchExpiresMs?: number;
   /** How long stop() waits for in-flight handlers by default; default 30 s. */
   stopTimeoutMs?: number;
@@ -202,12 +206,31 @@ function consumerMetrics(metrics: ServiceMetrics | undefined, consumer: string):
   };
 }
 
+/**
+ * A fetch's default long poll. A cluster's elections decide how soon a consumer can resume after it
+ * lost a NATS server, and then the pull it had waiting there: that pull is noticed dead after two
+ * missed idle heartbeats (1 s with 2 s), and a new one asks the new leader. With 5 s (heartbeats
+ * every 2.5 s) a pull sent during an election stalled up to 5 s more, plus 1 s before the next one:
+ * `npm run fault:cluster` resumed up to 14.5 s after a kill under load. An idle consumer pays one
+ * pull (three protocol messages) per 2 s; a busy one refills long before its pull expires.
+ */
+const DEFAULT_FETCH_EXPIRES_MS = 2_000;
+
+/**
+ * After a failed fetch (no consumer leader yet, a leadership change): the next 100 ms after the
+ * failed one started, doubling up to 1 s while they keep failing.
+ */
+const FETCH_RETRY_FIRST_MS = 100;
+const FETCH_RETRY_MAX_MS = 1_000;
+
 /** The options with their defaults applied, as the runner uses them. */
 interface RunnerSettings {
   readonly concurrency: number;
   readonly maxDeliver: number;
   readonly backoffMs: readonly number[];
   readonly fetchExpiresMs: number;
+  /** The pull's idle heartbeat (see fetchExpiresMs). */
+  readonly fetchHeartbeatMs: number;
   readonly outageHorizonMs: number;
   readonly outageInitialMs: number;
   readonly outageMaxMs: number;
@@ -220,12 +243,15 @@ interface RunnerSettings {
 function settingsOf<T>(options: ConsumerRunnerOptions<T>): RunnerSettings & { ackWaitMs: number } {
   const ackWaitMs = options.ackWaitMs ?? 30_000;
   const outageInitialMs = Math.max(1, options.outageBackoff?.initialMs ?? 1_000);
+  const fetchExpiresMs = Math.max(1_000, options.fetchExpiresMs ?? DEFAULT_FETCH_EXPIRES_MS);
   return {
     concurrency: Math.max(1, options.concurrency ?? 1),
     maxDeliver: Math.max(1, options.maxDeliver ?? 5),
     backoffMs: options.backoffMs && options.backoffMs.length > 0 ? options.backoffMs : [1_000, 5_000, 30_000],
     ackWaitMs,
-    fetchExpiresMs: Math.max(1_000, options.fetchExpiresMs ?? 5_000),
+    fetchExpiresMs,
+    // the client's floor is 500 ms; two missed ones end the pull (ConsumerMessages' heartbeat monitor)
+    fetchHeartbeatMs: Math.max(500, Math.floor(fetchExpiresMs / 4)),
     outageHorizonMs: options.outageHorizonMs ?? 3_600_000,
     outageInitialMs,
     outageMaxMs: Math.max(outageInitialMs, options.outageBackoff?.maxMs ?? 30_000),
@@ -269,6 +295,7 @@ class JetStreamConsumerRunner<T> implements ConsumerRunner {
   private readonly holdWakers = new Set<() => void>();
   private loop: Promise<void> | undefined;
   private pendingTimer: NodeJS.Timeout | undefined;
+  private provisioning: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
   /** A fetch costs three protocol messages (SUB of its inbox, the pull request, UNSUB), so a busy
    * runner refills when half of its slots are free, in one fetch, instead of one fetch per message. */
@@ -478,6 +505,13 @@ class JetStreamConsumerRunner<T> implements ConsumerRunner {
     });
   }
 
+  /** One provisioning at a time, beside the fetch loop. */
+  private reprovision(): void {
+    this.provisioning ??= this.provision()
+      .catch((e: unknown) => this.log.error({ err: e }, 'could not ensure the consumer exists'))
+      .finally(() => { this.provisioning = undefined; });
+  }
+
   private pause(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -496,6 +530,7 @@ class JetStreamConsumerRunner<T> implements ConsumerRunner {
   }
 
   private async fetchLoop(): Promise<void> {
+    let failures = 0;
     while (!this.stopping) {
       await this.waitForSlots();
       if (this.stopping) break;
@@ -503,8 +538,11 @@ class JetStreamConsumerRunner<T> implements ConsumerRunner {
         await this.roomDownstream(this.options.beforeFetch);
         if (this.stopping) break;
       }
+      const fetchedAt = Date.now();
       try {
-        const batch = await this.consumer.fetch({ max_messages: this.settings.concurrency - this.running, expires: this.settings.fetchExpiresMs });
+        const batch = await this.consumer.fetch({
+          max_messages: this.settings.concurrency - this.running, expires: this.settings.fetchExpiresMs, idle_heartbeat: this.settings.fetchHeartbeatMs,
+        });
         this.currentBatch = batch;
         if (this.stopping) batch.stop(); // stop() ran while the pull request was being set up
         for await (const m of batch) {
@@ -512,15 +550,21 @@ class JetStreamConsumerRunner<T> implements ConsumerRunner {
           if (this.stopping) { m.nak(); continue; }
           this.dispatch(m);
         }
+        failures = 0;
       } catch (err) {
         if (this.stopping) break;
-        this.log.error({ err }, 'fetch failed; retrying in 1 s');
-        await this.pause(1_000);
+        failures += 1;
+        // soon after a leader change (the cluster answers again within a few hundred ms of an election),
+        // less often while the failures go on (no leader yet, the connection down); a pull that failed
+        // slowly (two missed heartbeats) has waited already
+        const retryMs = Math.max(0, Math.min(FETCH_RETRY_MAX_MS, FETCH_RETRY_FIRST_MS * 2 ** Math.min(failures - 1, 10)) - (Date.now() - fetchedAt));
+        this.log.error({ err, retryMs }, 'fetch failed; retrying');
+        await this.pause(retryMs);
         // The durable consumer may have been deleted (the client reports "409 consumer deleted",
-        // then "heartbeats missed"): ensureConsumer is idempotent, so just make sure it exists.
-        if (this.settings.provision && !this.stopping) {
-          await this.provision().catch((e: unknown) => this.log.error({ err: e }, 'could not ensure the consumer exists'));
-        }
+        // then "heartbeats missed"): ensureConsumer is idempotent, so just make sure it exists. Beside
+        // the fetches, not before the next one: during an election it waits for the JetStream API's
+        // timeout (5 s), which held every pull back that long after the new leader was there.
+        if (this.settings.provision && !this.stopping) this.reprovision();
       } finally {
         this.currentBatch = undefined;
       }

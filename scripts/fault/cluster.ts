@@ -296,10 +296,13 @@ export async function runClusterFault(options: ClusterFaultOptions): Promise<Clu
     const kills: KillFigure[] = [];
     const killAndResume = async (role: KillFigure['role'], node: string) => {
       const placement = await streamPlacement(nats!, ready.stream!);
-      const alsoLed = [...(placement.leader === node && role !== 'stream leader' ? ['stream leader'] : []),
-        ...((await cluster!.metaLeader()) === node && role !== 'meta leader' ? ['meta leader'] : [])];
       // What the durable consumer had handed out before the kill: later sequences are work it still had to deliver.
-      const deliveredBefore = (await nats!.jsm.consumers.info(ready.stream!, CONSUMER)).delivered.stream_seq;
+      const consumerBefore = await nats!.jsm.consumers.info(ready.stream!, CONSUMER);
+      const deliveredBefore = consumerBefore.delivered.stream_seq;
+      // the durable consumer's leader too: a pull waiting there dies with it (the service must notice and pull again)
+      const alsoLed = [...(placement.leader === node && role !== 'stream leader' ? ['stream leader'] : []),
+        ...((await cluster!.metaLeader()) === node && role !== 'meta leader' ? ['meta leader'] : []),
+        ...(consumerBefore.cluster?.leader === node ? ['consumer leader'] : [])];
       const killedAt = Date.now();
       await cluster!.kill(node);
       mark(`killed ${role} ${node}${alsoLed.length ? ` (also ${alsoLed.join(', ')})` : ''}`);

@@ -1,9 +1,10 @@
 /**
  * Probes of issue 28 against the validation service's HTTP frame as production builds it (auth.mode
  * jwt, serviceHttpApp + validationApiHttpFrame, the engine host with one worker and a 2 s resource
- * deadline, PostgreSQL for the categories): each hostile request is sent while `/health` is polled
- * every 50 ms, and the figures are printed (answer status and time, slowest /health, main-thread
- * event-loop delay, heap growth). A probe, not a test: it asserts nothing.
+ * deadline and, as the service, a request budget of as much from each request's arrival, PostgreSQL
+ * for the categories): each hostile request is sent while `/health` is polled every 50 ms, and the
+ * figures are printed (answer status and time, slowest /health, main-thread event-loop delay, heap
+ * growth, the process's peak RSS while it ran: workers included). A probe, not a test: it asserts nothing.
  *
  *   npx tsx scripts/probes/main-thread-probe.ts
  *
@@ -14,7 +15,7 @@
  * 3. an unauthenticated POST of 40 MB to /api/$validate (401 before the body is read);
  * 4. JSON nested 2,000 levels deep to $validate (200, the fatal "nested too deeply" issue);
  * 5. an authenticated $validate of a 43 MB Bundle (the main thread reads and checks it; a worker validates);
- * 6. $validate?categorize=true of a Patient whose 8 dates quote 1 MB of letters and digits each, categorized with
+ * 6. $validate?categorize=true (and $validate-and-categorize) of a Patient whose 8 dates quote 1 MB of letters and digits each, categorized with
  *    the stored rules of 2 (rules see the first 4,096 characters of a message; priced over 5e6 engine
  *    steps, so matched in a worker under the deadline: 422, where the main thread took 12 s with the
  *    prefix alone and ~15 min before it).
@@ -23,7 +24,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
@@ -67,7 +68,8 @@ const db = await openDatabase({ ...PG, dbName, poolMax: 4, entities: validationA
 const engine = new EngineHost({ artifacts: new PgArtifactRepository(db.orm), workers: 1, terminology: {}, logger, resourceTimeoutMs: 2_000 });
 await engine.start();
 const openApi = new OpenApiBuilder({ title: 'probe', version: 'probe' });
-const module = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator: engine, categorization: engine });
+// as the service: a request's budget (validation.resource-timeout-ms) counts from its arrival
+const module = createValidationApiModule({ repositories: pgValidationApiRepositories(db.orm), openApi, validator: engine, categorization: engine, validateTimeoutMs: 2_000 });
 const http = serviceHttpApp({
   serviceName: 'validation-probe', config, logger, metrics: createMetrics('validation-probe', { defaultMetrics: false }), openApi,
   verifier: verifierFromConfig(config, logger), ...validationApiHttpFrame(config.validateBodyLimit),
@@ -82,6 +84,7 @@ async function probe(name: string, send: () => Promise<string>): Promise<void> {
   delay.enable();
   const heapBefore = process.memoryUsage().heapUsed;
   let slowestHealthMs = 0;
+  let peakRss = process.memoryUsage.rss();
   let healthAnswers = 0;
   let running = true;
   const polling = (async () => {
@@ -90,6 +93,7 @@ async function probe(name: string, send: () => Promise<string>): Promise<void> {
       const res = await fetch(`${server.url}/health`);
       await res.arrayBuffer();
       slowestHealthMs = Math.max(slowestHealthMs, performance.now() - started);
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
       healthAnswers += 1;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -102,7 +106,7 @@ async function probe(name: string, send: () => Promise<string>): Promise<void> {
   delay.disable();
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1024 ** 2;
   console.log(`${name}: ${outcome} in ${Math.round(ms)} ms; /health answered ${healthAnswers} times, slowest ${Math.round(slowestHealthMs)} ms; `
-    + `event-loop delay max ${Math.round(delay.max / 1e6)} ms; heap ${heapMb >= 0 ? '+' : ''}${heapMb.toFixed(1)} MB`);
+    + `event-loop delay max ${Math.round(delay.max / 1e6)} ms; heap ${heapMb >= 0 ? '+' : ''}${heapMb.toFixed(1)} MB; peak RSS ${(peakRss / 1024 ** 2).toFixed(0)} MB`);
 }
 
 const post = async (path: string, body: unknown, authorization = reader, type = 'application/json') => {
@@ -111,6 +115,20 @@ const post = async (path: string, body: unknown, authorization = reader, type = 
   const text = await res.text();
   return `${res.status} ${text.slice(0, 120).replace(/\s+/g, ' ')}`;
 };
+
+/** POSTs a file with curl; its status with curl's own time (connect to answer: this process's time also counts starting curl), and the answer. */
+const curl = (route: string, file: string) => new Promise<{ status: string; text: string }>((resolve) => {
+  const answer = `${file}.answer`;
+  execFile('curl', ['-s', '-o', answer, '-w', '%{http_code} (curl: %{time_total} s)', '-X', 'POST', '-H', 'Content-Type: application/fhir+json', '-H', `Authorization: ${reader}`,
+    '--data-binary', `@${file}`, `${server.url}${route}`], (_error, stdout) => {
+    let text = '';
+    try {
+      text = readFileSync(answer, 'utf8');
+      rmSync(answer);
+    } catch { /* no answer */ }
+    resolve({ status: `${stdout}`, text });
+  });
+});
 
 /** Headers announcing 40 MB and 64 KB of the body, then the answer's status line (the rest is never sent). */
 const unauthenticatedLargePost = () => new Promise<string>((resolve) => {
@@ -132,13 +150,18 @@ try {
   const unit = `${'é'.repeat(789)}0123456789 `;
   const quoted = (i: number) => `${String.fromCharCode(97 + i)}${unit.repeat(Math.ceil(1024 ** 2 / unit.length))}`;
   const patient = { resourceType: 'Patient', identifier: Array.from({ length: 8 }, (_, i) => ({ value: `id${i}`, period: { start: quoted(i) } })) };
-  await probe('$validate?categorize=true, 8 dates of 1 MB quoted by the messages, 10 stored rules [\\p{L}\\d]{900}', async () => {
-    const res = await fetch(`${server.url}/api/$validate?categorize=true`, { method: 'POST', headers: { 'content-type': 'application/fhir+json', authorization: reader }, body: JSON.stringify(patient) });
-    const text = await res.text();
-    const messages = [...text.matchAll(/"(?:diagnostics|message|text)":"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.length);
-    if (process.env.PROBE_DEBUG) console.log(text.replace(/é{20,}/g, (run) => `<${run.length} é>`).slice(0, 3000));
-    return `${res.status}, ${messages.filter((length) => length > 1024 ** 2).length} messages of over 1 MB in the answer`;
-  });
+  // sent by curl, in a process of its own: this process's event loop then measures the service alone
+  const patientFile = path.join(os.tmpdir(), `${dbName}-patient.json`);
+  writeFileSync(patientFile, JSON.stringify(patient));
+  for (const route of ['/api/$validate?categorize=true', '/api/$validate-and-categorize']) {
+    await probe(`${route}, 8 dates of 1 MB quoted by the messages, 10 stored rules [\\p{L}\\d]{900} (sent by curl)`, async () => {
+      const { status, text } = await curl(route, patientFile);
+      const messages = [...text.matchAll(/"(?:diagnostics|message|text)":"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.length);
+      if (process.env.PROBE_DEBUG) console.log(text.replace(/é{20,}/g, (run) => `<${run.length} é>`).slice(0, 3000));
+      return `${status}, ${messages.filter((length) => length > 1024 ** 2).length} messages of over 1 MB in the answer`;
+    });
+  }
+  rmSync(patientFile);
   await probe('unauthenticated POST /api/$validate announcing 40 MB', unauthenticatedLargePost);
   const deep = `{"resourceType":"Basic","code":{"text":"deep"},"extension":[${'{"url":"http://example.org/x","extension":['.repeat(2_000)}${']}'.repeat(2_000)}]}`;
   await probe('$validate, JSON nested 2,000 levels deep (52 KB)', () => post('/api/$validate', deep, reader, 'application/fhir+json'));
@@ -147,11 +170,7 @@ try {
   // sent by curl, in a process of its own: this process's event loop then measures the service alone
   const file = path.join(os.tmpdir(), `${dbName}.json`);
   writeFileSync(file, `{"resourceType":"Bundle","type":"collection","entry":[${Array.from({ length: 45_000 }, () => entry).join(',')}]}`);
-  const curl = () => new Promise<string>((resolve) => {
-    execFile('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'POST', '-H', 'Content-Type: application/fhir+json', '-H', `Authorization: ${reader}`,
-      '--data-binary', `@${file}`, `${server.url}/api/$validate?summarize=true`], (_error, stdout) => resolve(`${stdout}`));
-  });
-  await probe(`$validate, authenticated, a Bundle of ${(statSync(file).size / 1024 ** 2).toFixed(0)} MB (sent by curl)`, curl);
+  await probe(`$validate, authenticated, a Bundle of ${(statSync(file).size / 1024 ** 2).toFixed(0)} MB (sent by curl)`, async () => (await curl('/api/$validate?summarize=true', file)).status);
   rmSync(file);
 } finally {
   await server.close(1_000);

@@ -106,6 +106,8 @@ export interface ValidationApiDependencies {
   readonly validateBodyLimit?: number;
   /** validation.max-requests-per-caller; absent = unbounded. */
   readonly validateMaxPerCaller?: number;
+  /** A $validate/$categorize request's budget from its arrival (validation.resource-timeout-ms); absent = the workers' per-resource deadline only. */
+  readonly validateTimeoutMs?: number;
   readonly uploadLimit?: number;
   /** Reads RESOURCE artifacts uploaded as FHIR XML (the engine host); without it they are refused. */
   readonly xmlReader?: FhirXmlReader;
@@ -144,7 +146,7 @@ export function createValidationApiModule(deps: ValidationApiDependencies): Vali
     deps.terminologyKnowledge,
     deps.xmlReader,
   );
-  const validation = new ValidationApiService(deps.validator, categories, deps.configurations, deps.categorization);
+  const validation = new ValidationApiService(deps.validator, categories, deps.configurations, deps.categorization, deps.validateTimeoutMs);
   const results = new ResultService(repositories.results, repositories.categories);
   const useCases: ValidationApiUseCases = { artifacts, categories, validation, results };
   const router = validationApiRouter(deps.openApi, useCases, {
@@ -243,6 +245,8 @@ export function buildValidationContainer(config: ValidationConfig, runtime: Runt
       // uploads read their bodies themselves (ownBodyRoutes in main.ts), within http.raw-limit as before
       uploadLimit: config.httpRawLimit,
       validateMaxPerCaller: config.validateMaxPerCaller,
+      // a synchronous request is answered within the resource budget from its arrival, not after it
+      validateTimeoutMs: config.validationResourceTimeoutMs,
       xmlReader: ctx.get(TOKENS.engineHost),
       terminologyKnowledge: engineTerminologyKnowledge(ctx.get(TOKENS.engineHost), remoteTerminologyConfigured(terminologySettings(config))),
       onBrokenRule: (ruleId, categoryId, reason) => logger.warn({ ruleId, categoryId, reason }, 'a stored category rule does not compile or is over the program size limit; skipped'),

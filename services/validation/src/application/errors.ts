@@ -7,8 +7,8 @@ import { UnprocessableError } from '#shared-kernel/domain/errors.js';
 
 /**
  * A resource given to $validate could not be validated within its deadline (the text says which
- * budget): the content made the validation too costly, so a retry would fail the same way (422
- * `validation-timeout`).
+ * budget): mostly the content made the validation too costly, so a retry would fail the same way (422
+ * `validation-timeout`); with a request budget, a long wait for busy workers can also spend it.
  */
 export class ValidationDeadlineError extends UnprocessableError {
   override readonly name = 'ValidationDeadlineError';

@@ -10,7 +10,8 @@ import type { MatchableIssue } from '../domain/categorization/matcher.js';
 import { summarizeByCategory, summarizeByMessage, type CategoryCount, type MessageCount } from '../domain/categorization/summary.js';
 import { assessValidity, type ValidityVerdict } from '../domain/categorization/validity.js';
 import { deadlineIssueOf } from '../domain/engine/outcome/deadline.js';
-import type { ResourceValidator, ValidateOptions, ValidationOutcome } from '../domain/ports/resource-validator.js';
+import { requestClockMs, type RequestDeadline, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../domain/ports/resource-validator.js';
+import { formatMessage } from '../domain/engine/messages.js';
 import { toSeverity } from '../domain/results/issue-severity.js';
 import { toIssueTypeCode } from '../domain/results/issue-type.js';
 import { issuesFromOperationOutcome, type ValidationIssue } from '../domain/results/validation-issue.js';
@@ -39,11 +40,23 @@ export type ValidateAnswer =
 /** One result given to $categorize: the issue fields plus whatever else the caller sent (ids, facility, ...). */
 export type CategorizeInput = MatchableIssue & Record<string, unknown>;
 
-/** What the routes pass on from a request: its query parameters, and the caller's Authorization header. */
-export interface ValidateCall {
+/** What the routes pass on from a request: its query parameters, the caller's Authorization header, and when it arrived. */
+export interface ValidateCall extends TimedCall {
   readonly query?: Record<string, unknown>;
   readonly authorization?: string;
 }
+
+export interface TimedCall {
+  /** When the request arrived (requestClockMs), before its body was read: its budget counts from here. */
+  readonly receivedAtMs?: number;
+}
+
+/**
+ * What a request's budget keeps back for the work on this thread after the validation or matching
+ * in a worker (stored rules matched here: up to MAX_MAIN_THREAD_MATCHING_COST, ~50-150 ms; encoding
+ * the answer): a tenth of the budget, at most this.
+ */
+const MAX_ANSWER_RESERVE_MS = 250;
 
 /**
  * Regex engine steps (matchingCost) the stored rules may take on the main thread for one $validate's
@@ -61,20 +74,28 @@ export class ValidationApiService {
     private readonly configurations?: ValidationConfigurationLookup,
     /** Where $categorize matches (the engine host: a worker, under a deadline); default this thread (tests, tools). */
     private readonly categorization: CategorizationRunner = inProcessCategorization,
+    /**
+     * A synchronous request's budget (validation.resource-timeout-ms), counted from its arrival:
+     * reading the body, waiting for a worker, validating, categorizing and answering all fit in it.
+     * Absent: only the workers' per-resource deadline applies (tests, tools).
+     */
+    private readonly requestBudgetMs?: number,
   ) {}
 
   async validate(body: unknown, flags: { categorize: boolean; summarize: boolean }, call: ValidateCall = {}): Promise<ValidateAnswer> {
-    const outcome = await this.completedValidation(body, call);
+    const deadline = this.deadlineOf(call);
+    const outcome = await this.completedValidation(body, call, deadline);
     if (!flags.categorize) {
       return flags.summarize ? { kind: 'message-summary', summary: summarizeByMessage(issuesFromOperationOutcome(outcome)) } : { kind: 'outcome', outcome };
     }
-    const issues = await this.categorizeWithStoredRules(issuesFromOperationOutcome(outcome));
+    const issues = await this.categorizeWithStoredRules(issuesFromOperationOutcome(outcome), deadline);
     return flags.summarize ? { kind: 'category-summary', summary: summarizeByCategory(issues) } : { kind: 'issues', issues };
   }
 
   async validateAndCategorize(body: unknown, call: ValidateCall = {}): Promise<CompositeValidation> {
-    const outcome = await this.completedValidation(body, call);
-    const issues = await this.categorizeWithStoredRules(issuesFromOperationOutcome(outcome));
+    const deadline = this.deadlineOf(call);
+    const outcome = await this.completedValidation(body, call, deadline);
+    const issues = await this.categorizeWithStoredRules(issuesFromOperationOutcome(outcome), deadline);
     return {
       outcome,
       issues,
@@ -90,12 +111,14 @@ export class ValidationApiService {
    * MAX_MAIN_THREAD_MATCHING_COST, as for ordinary outcomes; else in a worker,
    * under the deadline (422 past it), since the messages quote what the caller submitted.
    */
-  private async categorizeWithStoredRules(issues: ValidationIssue[]): Promise<CategorizedIssue[]> {
+  private async categorizeWithStoredRules(issues: ValidationIssue[], deadline: RequestDeadline | undefined): Promise<CategorizedIssue[]> {
     const categorizer = await this.categories.currentCategorizer();
     const engineSteps = matchingCost(categorizer.given, issues, { stopAbove: MAX_MAIN_THREAD_MATCHING_COST, literalChecks: false });
     if (engineSteps <= MAX_MAIN_THREAD_MATCHING_COST) return categorizer.categorize(issues);
-    const answer = await this.categorization.categorize({ issues: issues.map(matchable), categories: await this.categories.exportAll(), rules: 'stored' });
-    if (answer.kind === 'deadline') throw new ValidationDeadlineError(`Categorization did not finish within ${Math.round(answer.budgetMs)} ms`);
+    const categories = await this.categories.exportAll();
+    if (deadline && requestClockMs() >= deadline.atMs) throw new ValidationDeadlineError(categorizationTimeout(deadline.budgetMs));
+    const answer = await this.categorization.categorize({ issues: issues.map(matchable), categories, rules: 'stored' }, deadline);
+    if (answer.kind === 'deadline') throw new ValidationDeadlineError(categorizationTimeout(answer.budgetMs));
     // stored rules are never refused (one that does not compile is skipped), nor priced
     if (answer.kind !== 'categorized') throw new Error(`categorization with the stored rules answered ${answer.kind}`);
     return issues.map((issue, i) => {
@@ -108,21 +131,34 @@ export class ValidationApiService {
    * The engine's outcome, unless the validation passed its deadline: then there is no validation
    * result to answer with (only the fact that it did not finish), which the caller gets as an error.
    */
-  private async completedValidation(body: unknown, call: ValidateCall): Promise<ValidationOutcome> {
+  private async completedValidation(body: unknown, call: ValidateCall, deadline: RequestDeadline | undefined): Promise<ValidationOutcome> {
     const request = readValidateRequest(body, call.query ?? {});
     const scope = await this.scopeOf(request);
+    // a budget spent before the validation starts (a slow upload, a long wait here): answered at once
+    if (deadline && requestClockMs() >= deadline.atMs) throw new ValidationDeadlineError(formatMessage('VALIDATION_TIMEOUT', [Math.round(deadline.budgetMs)]));
     const options: ValidateOptions = {
       ...(request.profiles.length ? { profiles: request.profiles } : {}),
       ...(call.authorization ? { authorization: call.authorization } : {}),
       ...(scope ? { scope } : {}),
       ...(Object.keys(request.settings).length ? { settings: request.settings } : {}),
+      ...(deadline ? { deadline } : {}),
     };
     const outcome = await this.validator.validate(request.resource, options);
     const unreadable = unreadableInput(request.resource, outcome);
     if (unreadable) throw unreadable;
-    const deadline = deadlineIssueOf(outcome);
-    if (deadline) throw new ValidationDeadlineError(deadline.text);
+    const passed = deadlineIssueOf(outcome);
+    if (passed) throw new ValidationDeadlineError(passed.text);
     return outcome;
+  }
+
+  /**
+   * When the work in workers must be done for the answer to leave within the request's budget: its
+   * arrival plus the budget, less the reserve for what follows on this thread.
+   */
+  private deadlineOf(call: TimedCall): RequestDeadline | undefined {
+    if (this.requestBudgetMs === undefined || call.receivedAtMs === undefined) return undefined;
+    const reserveMs = Math.min(MAX_ANSWER_RESERVE_MS, this.requestBudgetMs / 10);
+    return { atMs: call.receivedAtMs + this.requestBudgetMs - reserveMs, budgetMs: this.requestBudgetMs };
   }
 
   /**
@@ -145,7 +181,7 @@ export class ValidationApiService {
    * where the runner puts it (a worker, under the validation deadline: 422 past it); rules sent with
    * the request are priced first and refused (400) when they would cost more than MAX_TRIAL_COST.
    */
-  async categorize(body: unknown, summarize: boolean): Promise<
+  async categorize(body: unknown, summarize: boolean, call: TimedCall = {}): Promise<
     { kind: 'results'; results: (CategorizeInput & { categories: readonly Category[] })[] } | { kind: 'category-summary'; summary: CategoryCount[] }> {
     let rawResults: unknown;
     let given: unknown;
@@ -160,13 +196,15 @@ export class ValidationApiService {
     const task: CategorizationTask = given === undefined
       ? { issues: inputs.map(matchable), categories: await this.categories.exportAll(), rules: 'stored' }
       : { issues: inputs.map(matchable), categories: given, rules: 'caller' };
-    const answer = await this.categorization.categorize(task);
+    const deadline = this.deadlineOf(call);
+    if (deadline && requestClockMs() >= deadline.atMs) throw new ValidationDeadlineError(categorizationTimeout(deadline.budgetMs));
+    const answer = await this.categorization.categorize(task, deadline);
     switch (answer.kind) {
       case 'invalid': throw new CategoryValidationError(answer.problems, answer.message);
       case 'too-costly':
         throw new InvalidInputError(`The categories' rules would cost up to ${answer.cost} matching steps over these results (rule size × characters matched); `
           + `at most ${answer.limit} are allowed: send fewer or shorter results, or fewer or simpler rules`, [{ field: 'categories', message: `cost ${answer.cost} over the limit of ${answer.limit}` }]);
-      case 'deadline': throw new ValidationDeadlineError(`Categorization did not finish within ${Math.round(answer.budgetMs)} ms`);
+      case 'deadline': throw new ValidationDeadlineError(categorizationTimeout(answer.budgetMs));
       default: {
         const results = inputs.map((input, i) => {
           const matched = answer.matches[i]!.map((index) => answer.categories[index]!);
@@ -176,6 +214,10 @@ export class ValidationApiService {
       }
     }
   }
+}
+
+function categorizationTimeout(budgetMs: number): string {
+  return `Categorization did not finish within ${Math.round(budgetMs)} ms`;
 }
 
 /** The fields a rule may read, and only these: what crosses to the worker. */

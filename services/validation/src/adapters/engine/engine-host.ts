@@ -39,7 +39,7 @@ import type { FhirXmlReader } from '../../domain/ports/fhir-xml-reader.js';
 import type { CategorizationRun, CategorizationRunner, CategorizationTask } from '../../domain/ports/categorization-runner.js';
 import { PlanRegistry } from '../../domain/engine/plan/plan-registry.js';
 import { parseResourceText, UnreadableResourceError } from '../../domain/engine/xml/resource-text.js';
-import { isFhirJsonText, isFhirXmlText, ValidatorBusyError, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../../domain/ports/resource-validator.js';
+import { isFhirJsonText, isFhirXmlText, ValidatorBusyError, type RequestDeadline, type ResourceInput, type ResourceValidator, type ValidateOptions, type ValidationOutcome } from '../../domain/ports/resource-validator.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
 import type { TerminologySettings } from '../terminology/index.js';
 import { PoolSaturatedError, ValidationPool, type PoolEvent, type WorkerCacheSettings } from '../worker-pool/validation-pool.js';
@@ -210,7 +210,8 @@ export class EngineHost implements ResourceValidator, FhirXmlReader, Categorizat
 
   /**
    * One resource (the API's $validate): refused with ValidatorBusyError when `queueLimit` tasks
-   * already wait for a worker. Past `resourceTimeoutMs`, its outcome is the fatal timeout issue.
+   * already wait for a worker. Past `resourceTimeoutMs`, or past the request's `deadline` (queued or
+   * running), its outcome is the fatal timeout issue.
    */
   async validate(resource: ResourceInput, options: EngineValidateOptions = {}): Promise<ValidationOutcome> {
     const generation = this.current;
@@ -218,7 +219,7 @@ export class EngineHost implements ResourceValidator, FhirXmlReader, Categorizat
     const profiles = options.profiles ? [...options.profiles] : undefined;
     const started = this.duration ? performance.now() : 0;
     try {
-      const outcome = await generation.pool.validateOne(resource, { profiles, authorization: options.authorization, scope: options.scope, settings: options.settings }, { admission: 'refuse' });
+      const outcome = await generation.pool.validateOne(resource, { profiles, authorization: options.authorization, scope: options.scope, settings: options.settings }, { admission: 'refuse', deadline: options.deadline });
       if (this.duration) this.observe(generation, resource, performance.now() - started);
       return outcome;
     } catch (error) {
@@ -231,11 +232,11 @@ export class EngineHost implements ResourceValidator, FhirXmlReader, Categorizat
    * $categorize's matching (CategorizationRunner), in a worker under the per-resource deadline:
    * refused with ValidatorBusyError when `queueLimit` tasks already wait for a worker.
    */
-  async categorize(task: CategorizationTask): Promise<CategorizationRun> {
+  async categorize(task: CategorizationTask, deadline?: RequestDeadline): Promise<CategorizationRun> {
     const generation = this.current;
     if (!generation) throw new Error('The validation engine is not started yet');
     try {
-      const { metrics: _metrics, ...answer } = await generation.pool.categorize(task) as CategorizationRun & { metrics?: unknown };
+      const { metrics: _metrics, ...answer } = await generation.pool.categorize(task, deadline) as CategorizationRun & { metrics?: unknown };
       return answer as CategorizationRun;
     } catch (error) {
       if (error instanceof PoolSaturatedError) throw new ValidatorBusyError(BUSY_RETRY_AFTER_SECONDS, { cause: error });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { HttpProblem, JSON_MEDIA_TYPES, type AnyMediaTypeRoute, type OpenApiBuilder, type RouteBodyLimit } from '#adapters/http/index.js';
 import { operationOutcomeXml } from '../../domain/engine/outcome/outcome-xml.js';
 import type { ValidationApiService } from '../../application/validation-api-service.js';
-import type { FhirJsonText } from '../../domain/ports/resource-validator.js';
+import { requestClockMs, type FhirJsonText } from '../../domain/ports/resource-validator.js';
 import { SETTINGS } from '../../domain/engine/settings-input.js';
 import { perCallerLimit } from './caller-limit.js';
 import { booleanQuery } from './errors.js';
@@ -54,9 +54,10 @@ export const FHIR_XML_ROUTES: readonly AnyMediaTypeRoute[] = [
 const FHIR_XML = 'application/fhir+xml';
 
 /** The answers the validating routes give besides 200 (see the description of `$validate`). */
-const DEADLINE_AND_CAPACITY = 'A resource whose validation passes `validation.resource-timeout-ms` is answered 422 (Problem Details, '
-  + 'type `validation-timeout`, detail "Validation of this resource did not finish within N ms"): the content made the validation too '
-  + 'costly, the same request would fail again, so it is neither a server error nor worth retrying. When every validation worker is busy '
+const DEADLINE_AND_CAPACITY = 'A request not answered within `validation.resource-timeout-ms` of its arrival (reading the body, waiting for a '
+  + 'worker and validating count) is answered 422 (Problem Details, '
+  + 'type `validation-timeout`, detail "Validation of this resource did not finish within N ms"): mostly the content made the validation too '
+  + 'costly and the same request would fail again, so it is not a server error (a request that waited long for a busy worker may pass on a later try). When every validation worker is busy '
   + 'and `validation.queue-limit` requests already wait, the answer is 503 with Retry-After; a caller with `validation.max-requests-per-caller` '
   + 'validations already running is answered 429 with Retry-After.';
 
@@ -95,6 +96,16 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
   const fhirJson = express.raw({ limit, type: JSON_MEDIA_TYPES });
   const authorization = (header: string | undefined) => (header ? { authorization: header } : {});
   const callerLimit: RequestHandler = options.maxPerCaller === undefined ? (_req, _res, next) => next() : perCallerLimit(options.maxPerCaller);
+  // When each request reached its route, before its body is read: the service's request budget counts from here.
+  const arrivals = new WeakMap<Request, number>();
+  const arrived: RequestHandler = (req, _res, next) => {
+    arrivals.set(req, requestClockMs());
+    next();
+  };
+  const receivedAt = (req: Request) => {
+    const receivedAtMs = arrivals.get(req);
+    return receivedAtMs === undefined ? {} : { receivedAtMs };
+  };
 
   openApi.registerPath({
     method: 'post', path: '/api/$validate', tags, summary: 'Validate a FHIR resource',
@@ -116,9 +127,9 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
       ...openApi.problemResponses(400, 413, 415, 422, 429, 500, 503),
     },
   });
-  router.post('/api/$validate', callerLimit, fhirJson, fhirText, async (req, res) => {
+  router.post('/api/$validate', arrived, callerLimit, fhirJson, fhirText, async (req, res) => {
     const answer = await service.validate(fhirResource(req), { categorize: booleanQuery(req.query, 'categorize'), summarize: booleanQuery(req.query, 'summarize') },
-      { query: req.query, ...authorization(req.header('authorization')) });
+      { query: req.query, ...authorization(req.header('authorization')), ...receivedAt(req) });
     switch (answer.kind) {
       case 'outcome':
         // the OperationOutcome in XML when the caller prefers it (JSON for */* and by default)
@@ -137,15 +148,15 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
     request: { query: VALIDATION_QUERY, body: fhirBody },
     responses: { 200: { description: 'Composite answer', ...json(schemas.CompositeValidation) }, ...openApi.problemResponses(400, 413, 415, 422, 429, 500, 503) },
   });
-  router.post('/api/$validate-and-categorize', callerLimit, fhirJson, fhirText, async (req, res) => {
-    res.json(await service.validateAndCategorize(fhirResource(req), { query: req.query, ...authorization(req.header('authorization')) }));
+  router.post('/api/$validate-and-categorize', arrived, callerLimit, fhirJson, fhirText, async (req, res) => {
+    res.json(await service.validateAndCategorize(fhirResource(req), { query: req.query, ...authorization(req.header('authorization')), ...receivedAt(req) }));
   });
 
   openApi.registerPath({
     method: 'post', path: '/api/$categorize', tags, summary: 'Categorize validation results using the latest rules',
     description: 'Body: an array of results (severity and code as FHIR codes or the original enum names), or `{results, categories}` to try rules before saving them. '
       + 'Nothing is stored. The matching runs in a validation worker: rules sent with the request are priced first (rule size × characters matched; '
-      + 'over the limit: 400 naming it), and matching that passes `validation.resource-timeout-ms` is stopped (422). When every worker is busy and '
+      + 'over the limit: 400 naming it), and matching that passes `validation.resource-timeout-ms` from the request\'s arrival is stopped (422). When every worker is busy and '
       + '`validation.queue-limit` requests already wait: 503 with Retry-After.',
     request: { query: FLAGS.pick({ summarize: true }), body: { required: true, ...json(schemas.CategorizeRequest) } },
     responses: {
@@ -153,8 +164,8 @@ export function validateRoutes(openApi: OpenApiBuilder, schemas: ValidationApiSc
       ...openApi.problemResponses(400, 422, 500, 503),
     },
   });
-  router.post('/api/$categorize', largeJson, async (req, res) => {
-    const answer = await service.categorize(req.body, booleanQuery(req.query, 'summarize'));
+  router.post('/api/$categorize', arrived, largeJson, async (req, res) => {
+    const answer = await service.categorize(req.body, booleanQuery(req.query, 'summarize'), receivedAt(req));
     res.json(answer.kind === 'results' ? answer.results : answer.summary);
   });
 

@@ -32,6 +32,11 @@
  * resources of its batch validated again in a new task). The pod survives the resource that would
  * otherwise have grown the whole process past its limit.
  * A worker that exits on its own otherwise (a crash) fails its task as before (the caller retries).
+ * A synchronous request's deadline (`ValidateCallOptions.deadline`, an HTTP request's budget counted
+ * from its arrival) stops its task where it is: still queued, it leaves the queue (no worker is
+ * touched); running, its worker is terminated and replaced as at the per-resource deadline. Every
+ * resource of the task then gets the timeout issue naming the request's budget (none is validated
+ * again: the request has no time left for it).
  *
  * Capacity, in two lanes so that neither can starve the other: `refuse` admissions (the HTTP API)
  * and `queue` admissions (the flow). `queueLimit` bounds the tasks of EACH lane waiting for a
@@ -50,7 +55,7 @@ import type { Registry } from 'prom-client';
 import { deadlineOutcome, type DeadlineKind } from '../../domain/engine/outcome/deadline.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
 import { encodeEntryIssues, joinEntryIssues, splitEntryIssues, type EncodedEntryIssues, type SubmissionBundle } from '../../domain/flow/index.js';
-import { isFhirXmlText } from '../../domain/ports/resource-validator.js';
+import { isFhirXmlText, type RequestDeadline } from '../../domain/ports/resource-validator.js';
 import { readSharedSubmission, type SubmissionTask, type SubmissionTaskResult, type ValidatedEntries } from './submission-task.js';
 import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
 import type { TaskControls, ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
@@ -119,6 +124,8 @@ export interface ValidateCallOptions {
   readonly admission?: Admission;
   /** The submission this batch belongs to (its worker-time budget); absent = per-resource deadline only. */
   readonly budget?: SubmissionBudget;
+  /** A synchronous request's deadline (see the top of this file); absent = the per-resource deadline only. */
+  readonly deadline?: RequestDeadline;
 }
 
 export interface TimedOutcomes {
@@ -157,12 +164,13 @@ interface TrackedTask {
   expired?: Expired;
 }
 
-/** The resource a task was stopped at, and why: its deadline (`resource`) or its worker's heap limit (`memory`). */
-interface Expired {
-  readonly index: number;
-  readonly elapsedMs: number;
-  readonly kind: 'resource' | 'memory';
-}
+/**
+ * The resource a task was stopped at, and why: its deadline (`resource`), its worker's heap limit
+ * (`memory`), or its request's deadline (`request`; index NOT_STARTED when it was still queued).
+ */
+type Expired =
+  | { readonly index: number; readonly elapsedMs: number; readonly kind: 'resource' | 'memory' }
+  | { readonly index: number; readonly elapsedMs: number; readonly kind: 'request'; readonly budgetMs: number };
 
 /**
  * The young generation of a worker with a heap limit of `heapMb` (its old generation). Given
@@ -314,7 +322,7 @@ export class ValidationPool {
     }
     this.calls += 1;
     try {
-      return await this.runBatch(task, options.budget, lane, bytes);
+      return await this.runBatch(task, options.budget, lane, bytes, options.deadline);
     } finally {
       this.calls -= 1;
       if (this.calls === 0) this.callsDone?.();
@@ -349,15 +357,15 @@ export class ValidationPool {
    * validation when the queue is full. Past `resourceTimeoutMs` the worker is terminated and replaced,
    * and the answer is `deadline`.
    */
-  async categorize(task: CategorizationTask): Promise<CategorizeTaskResult | { readonly kind: 'deadline'; readonly budgetMs: number }> {
+  async categorize(task: CategorizationTask, deadline?: RequestDeadline): Promise<CategorizeTaskResult | { readonly kind: 'deadline'; readonly budgetMs: number }> {
     // An HTTP request: the `$validate` lane, refused when full; its bytes are the issue texts it carries.
     const bytes = categorizationBytes(task);
     if (this.laneFull('refuse') || this.bytesFull(bytes)) throw new PoolSaturatedError('the validation workers have no room for this request now');
     this.calls += 1;
     try {
       const categorizeTask: CategorizeTask = { categorize: task };
-      return await this.runWatched<CategorizeTaskResult, CategorizeTaskResult | { kind: 'deadline'; budgetMs: number }>(categorizeTask, () => undefined, undefined, { lane: 'refuse', bytes }, {
-        expired: async () => ({ kind: 'deadline', budgetMs: this.options.resourceTimeoutMs ?? 0 }),
+      return await this.runWatched<CategorizeTaskResult, CategorizeTaskResult | { kind: 'deadline'; budgetMs: number }>(categorizeTask, () => undefined, undefined, { lane: 'refuse', bytes, deadline }, {
+        expired: async (expired) => ({ kind: 'deadline', budgetMs: expired.kind === 'request' ? expired.budgetMs : this.options.resourceTimeoutMs ?? 0 }),
         done: (result) => result,
       });
     } finally {
@@ -381,11 +389,11 @@ export class ValidationPool {
     await this.pool.destroy();
   }
 
-  private async runBatch(task: ValidationTask, budget: SubmissionBudget | undefined, lane: Admission, bytes: number): Promise<TimedOutcomes> {
+  private async runBatch(task: ValidationTask, budget: SubmissionBudget | undefined, lane: Admission, bytes: number, deadline?: RequestDeadline): Promise<TimedOutcomes> {
     const { resources } = task;
     if (budget?.exhausted && !task.budgetFrom) return this.notValidated(resources, budget);
-    return this.runWatched<ValidationTaskResult, TimedOutcomes>(task, (index) => resourceTypeOf(resources[index]), budget, { lane, bytes }, {
-      expired: (expired) => this.afterDeadline(task, expired, budget, lane),
+    return this.runWatched<ValidationTaskResult, TimedOutcomes>(task, (index) => resourceTypeOf(resources[index]), budget, { lane, bytes, deadline }, {
+      expired: async (expired) => expired.kind === 'request' ? requestDeadlinePassed(resources, expired) : this.afterDeadline(task, expired, budget, lane),
       done: (result) => {
         if (result.outcomes.length < resources.length) {
           // The worker stopped early: the submission used up its budget (a worker stops early only with one).
@@ -422,12 +430,15 @@ export class ValidationPool {
    * to `done`.
    */
   private async runWatched<R extends { metrics?: WorkerMetricsReport }, T>(
-    task: TaskControls, typeAt: (position: number) => string | undefined, budget: SubmissionBudget | undefined, admitted: { lane: Admission; bytes: number },
+    task: TaskControls, typeAt: (position: number) => string | undefined, budget: SubmissionBudget | undefined,
+    { deadline, ...admitted }: { lane: Admission; bytes: number; deadline?: RequestDeadline | undefined },
     handlers: { expired(expired: Expired): Promise<T>; done(result: R): T },
   ): Promise<T> {
     const progress = new TaskProgress();
     const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt, seen: NOT_STARTED, ...admitted };
     this.track(tracked);
+    // A timer of its own, not the watchdog's tick (up to 250 ms late): the request's answer is due then.
+    const requestTimer = deadline && setTimeout(() => { this.requestDeadline(tracked, deadline); }, Math.max(0, deadline.atMs - clockMs()));
     let result: R;
     try {
       const shared = { progress: progress.buffer, ...(budget ? { budget: budget.shared.buffer } : {}) };
@@ -440,6 +451,7 @@ export class ValidationPool {
       }
       return handlers.expired(tracked.expired);
     } finally {
+      clearTimeout(requestTimer);
       this.untrack(tracked);
     }
     if (result.metrics) this.metrics?.add(result.metrics);
@@ -480,6 +492,21 @@ export class ValidationPool {
     return { kind: 'validated', entryCount: bundle.entry.length, issues: joinEntryIssues(encoded), ...merged, budgetStopped };
   }
 
+  /**
+   * A request's deadline passed before its task ended: a queued task leaves the queue (piscina drops
+   * an aborted task that no worker has taken), a running one has its worker terminated and replaced.
+   */
+  private requestDeadline(task: TrackedTask, deadline: RequestDeadline): void {
+    if (task.expired) return;
+    const index = task.progress.current;
+    const running = index !== NOT_STARTED;
+    task.expired = { index, elapsedMs: running ? clockMs() - task.progress.startedAt : 0, kind: 'request', budgetMs: deadline.budgetMs };
+    this.lastProgressAt = clockMs();
+    task.controller.abort(new Error('request deadline passed'));
+    if (running) this.terminated('timeout');
+    this.options.onEvent?.({ kind: 'timeout', deadline: 'resource', resourceType: running ? task.typeAt(index) : undefined, budgetMs: deadline.budgetMs });
+  }
+
   /** The outcomes of a task aborted at the per-resource deadline: the blamed resource's, and the others' validated again. */
   private async afterDeadline(task: ValidationTask, expired: Expired, budget: SubmissionBudget | undefined, lane: Admission): Promise<TimedOutcomes> {
     const { resources } = task;
@@ -507,9 +534,11 @@ export class ValidationPool {
 
   /** The fatal issue of the resource a task was stopped at. */
   private blamedOutcome(expired: Expired, resource: unknown): ValidationOutcome {
-    return expired.kind === 'memory'
-      ? deadlineOutcome('memory', resource, this.options.workerHeapMb ?? 0)
-      : deadlineOutcome('resource', resource, this.options.resourceTimeoutMs ?? 0);
+    switch (expired.kind) {
+      case 'memory': return deadlineOutcome('memory', resource, this.options.workerHeapMb ?? 0);
+      case 'request': return deadlineOutcome('resource', resource, expired.budgetMs);
+      case 'resource': return deadlineOutcome('resource', resource, this.options.resourceTimeoutMs ?? 0);
+    }
   }
 
   private notValidated(resources: readonly unknown[], budget: SubmissionBudget): TimedOutcomes {
@@ -586,6 +615,14 @@ export class ValidationPool {
     if (!this.retiring) this.replacing.push(clockMs());
     this.options.onEvent?.({ kind: 'worker-terminated', reason });
   }
+}
+
+/** Every resource of a task stopped at its request's deadline: the timeout issue naming the request's budget, none validated again. */
+function requestDeadlinePassed(resources: readonly unknown[], expired: Expired & { kind: 'request' }): TimedOutcomes {
+  return {
+    outcomes: resources.map((resource) => deadlineOutcome('resource', resource, expired.budgetMs)),
+    durationsMs: resources.map((_, i) => (i === expired.index ? expired.elapsedMs : 0)),
+  };
 }
 
 /** Node's error for a worker terminated at its resourceLimits. */

@@ -5,6 +5,7 @@
  * terminated and replaced, as for a validation). Without a worker pool (tests, tools) it runs in
  * the caller's thread (inProcessCategorization).
  */
+import type { RequestDeadline } from './resource-validator.js';
 import { categorizeBounded, type CategorizationAnswer, type CategorizationTask } from '../categorization/bounded-categorization.js';
 
 export type { CategorizationAnswer, CategorizationTask } from '../categorization/bounded-categorization.js';
@@ -13,8 +14,11 @@ export type { CategorizationAnswer, CategorizationTask } from '../categorization
 export type CategorizationRun = CategorizationAnswer | { readonly kind: 'deadline'; readonly budgetMs: number };
 
 export interface CategorizationRunner {
-  /** Throws ValidatorBusyError when there is no room for it now (as a validation would). */
-  categorize(task: CategorizationTask): Promise<CategorizationRun>;
+  /**
+   * Throws ValidatorBusyError when there is no room for it now (as a validation would). With a
+   * `deadline` (an HTTP request's), it is stopped there too, queued or running: `deadline` with its budget.
+   */
+  categorize(task: CategorizationTask, deadline?: RequestDeadline): Promise<CategorizationRun>;
 }
 
 /** In this thread, without a deadline: for tests and tools only. */

@@ -16,6 +16,24 @@ export interface ValidateOptions {
   readonly settings?: ValidationSettings;
   /** The validation configuration that applies (its packages, resources and settings); absent = all artifacts. */
   readonly scope?: ValidationScope;
+  /** A synchronous request's deadline (HTTP): past it the validation is stopped, queued or running, and the resource gets the timeout issue. */
+  readonly deadline?: RequestDeadline;
+}
+
+/**
+ * When a synchronous request's work must be done: `atMs` on the clock of `performance.timeOrigin +
+ * performance.now()` (the same in every thread), and the whole request's budget it was derived from
+ * (what the timeout issue names). Unlike the per-resource deadline it counts from the request's
+ * arrival, so reading the body and waiting for a worker use it up too.
+ */
+export interface RequestDeadline {
+  readonly atMs: number;
+  readonly budgetMs: number;
+}
+
+/** The clock of RequestDeadline.atMs. */
+export function requestClockMs(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 /** What the validator answers for a resource: the engine's outcome itself (one outcome type from the engine to the store). */
