@@ -25,11 +25,12 @@
  * fatal issue at the failing line. The reader keeps its own stack (no recursion), so depth is
  * bounded by `maxDepth`, and size by `maxLength`.
  */
-import { SaxesParser, type SaxesTag } from 'saxes';
+import { SaxesParser } from 'saxes';
 import type { ArrayLocation, LocatedJson, ObjectLocation, Position } from '../json/located-json.js';
 import type { MessageId } from '../messages.js';
 import type { PlanRegistry } from '../plan/plan-registry.js';
 import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
+import { scanXml } from './xml-scanner.js';
 
 export const FHIR_NS = 'http://hl7.org/fhir';
 export const XHTML_NS = 'http://www.w3.org/1999/xhtml';
@@ -49,6 +50,11 @@ export interface XmlReadOptions {
    * base64Binary values come near this.
    */
   maxAttributeLength?: number;
+  /**
+   * Read with saxes alone, not the fast scanner first (xml-scanner.ts). The result is the same
+   * either way: the tests compare the two readings.
+   */
+  fullParser?: boolean;
 }
 
 /** One XML problem, as the HL7 validator words (message id and arguments) and locates it. */
@@ -190,6 +196,9 @@ type Frame = ObjectFrame | PrimitiveFrame | HolderFrame | SkipFrame | XhtmlFrame
 
 class FatalXml extends Error {}
 
+/** The fast scanner met something it leaves to saxes (an issue located where only saxes knows: the document is read again with it). */
+class LeftToSaxes extends Error {}
+
 const NUMERIC = new Set(['integer', 'positiveInt', 'unsignedInt', 'decimal']);
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
@@ -214,7 +223,6 @@ function fhirPathOf(frame: FrameBase): string {
  * never throws: bad XML is a fatal issue.
  */
 export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlReadOptions = {}): LocatedXml {
-  const maxDepth = options.maxDepth ?? 500;
   const locations = new WeakMap<object, ObjectLocation | ArrayLocation>();
   const issues: XmlParseIssue[] = [];
   const result = (value: unknown): LocatedXml => ({ value, locations, issues, unquotedValues: false });
@@ -231,8 +239,23 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     issue('fatal', 'XML_TOO_LARGE', [`An attribute value is too large (${huge.length} characters; the limit is ${options.maxAttributeLength ?? 16 * 1024 * 1024})`], '(xml)', huge.at);
     return result(undefined);
   }
+  // the fast scanner first; what it leaves (rare in FHIR: CDATA, DOCTYPEs, bad markup...) saxes reads, from the start
+  return (options.fullParser ? undefined : readXml(text, plans, options, false)) ?? readXml(text, plans, options, true) ?? result(undefined);
+}
 
-  const parser = new SaxesParser({ xmlns: false, position: true });
+/**
+ * Reads the document with the fast scanner (`withSaxes` false: undefined when it leaves the
+ * document to saxes) or with saxes. Both drive the same handlers.
+ */
+function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, withSaxes: boolean): LocatedXml | undefined {
+  const maxDepth = options.maxDepth ?? 500;
+  const locations = new WeakMap<object, ObjectLocation | ArrayLocation>();
+  const issues: XmlParseIssue[] = [];
+  const result = (value: unknown): LocatedXml => ({ value, locations, issues, unquotedValues: false });
+  const issue = (severity: XmlParseIssue['severity'], messageId: MessageId, args: string[], expression: string, at: Position): void => {
+    issues.push({ severity, messageId, args, expression, line: at.line, col: at.col });
+  };
+  const parser = withSaxes ? new SaxesParser({ xmlns: false, position: true }) : undefined;
   const stack: Frame[] = [];
   let root: Obj | undefined;
   let sawRoot = false;
@@ -243,7 +266,11 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
   let tagStart = 0;
   let tagPos: Position = { line: 1, col: 1 };
 
-  const here = (): Position => ({ line: parser.line, col: parser.column + 1 });
+  /** Where saxes is (for issues at text, instructions, errors): only saxes knows, so the scanner leaves those documents to it. */
+  const here = (): Position => {
+    if (!parser) throw new LeftToSaxes();
+    return { line: parser.line, col: parser.column + 1 };
+  };
   const fatal = (messageId: MessageId, args: string[], at: Position = here()): never => {
     issue('fatal', messageId, args, '(xml)', at);
     throw new FatalXml(args[0]);
@@ -251,37 +278,43 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
 
   // ---- namespaces (as saxes' xmlns mode would: unbound prefixes are fatal)
 
-  function readTag(raw: SaxesTag, parentScope: NamespaceScope): { tag: XmlTag; scope: NamespaceScope } {
+  /** An element's tag with its namespaces resolved: its name and its attributes (the first `count` names and values). */
+  function readTag(name: string, names: readonly string[], values: readonly string[], count: number, parentScope: NamespaceScope): { tag: XmlTag; scope: NamespaceScope } {
     let scope = parentScope;
     let declaresDefault = false;
-    const attrs = raw.attributes as Record<string, string>;
-    for (const name in attrs) {
-      if (name === 'xmlns') {
+    for (let a = 0; a < count; a++) {
+      const attr = names[a];
+      const value = values[a];
+      if (attr === undefined || value === undefined) break;
+      if (attr === 'xmlns') {
         if (scope === parentScope) scope = { defaultUri: parentScope.defaultUri, prefixes: parentScope.prefixes };
-        scope.defaultUri = attrs[name]!;
+        scope.defaultUri = value;
         declaresDefault = true;
-      } else if (name.startsWith('xmlns:')) {
+      } else if (attr.startsWith('xmlns:')) {
         if (scope === parentScope) scope = { defaultUri: parentScope.defaultUri, prefixes: parentScope.prefixes };
         if (scope.prefixes === parentScope.prefixes) scope.prefixes = new Map(parentScope.prefixes);
-        scope.prefixes.set(name.slice(6), attrs[name]!);
+        scope.prefixes.set(attr.slice(6), value);
       }
     }
-    const [prefix, local] = splitName(raw.name);
+    const [prefix, local] = splitName(name);
     const uri = prefix ? scope.prefixes.get(prefix) : scope.defaultUri;
-    if (uri === undefined) fatal('XML_PARSE_ERROR', [`The prefix "${prefix}" for element "${raw.name}" is not bound.`]);
+    if (uri === undefined) return fatal('XML_PARSE_ERROR', [`The prefix "${prefix}" for element "${name}" is not bound.`]);
     const attributes: XmlAttribute[] = [];
-    for (const name in attrs) {
-      const [p, l] = splitName(name);
+    for (let a = 0; a < count; a++) {
+      const attr = names[a];
+      const value = values[a];
+      if (attr === undefined || value === undefined) break;
+      const [p, l] = splitName(attr);
       let u = '';
-      if (name === 'xmlns' || p === 'xmlns') u = XMLNS_NS;
+      if (attr === 'xmlns' || p === 'xmlns') u = XMLNS_NS;
       else if (p) {
         const bound = scope.prefixes.get(p);
-        if (bound === undefined) fatal('XML_PARSE_ERROR', [`The prefix "${p}" for attribute "${name}" associated with an element type "${raw.name}" is not bound.`]);
-        u = bound!;
+        if (bound === undefined) return fatal('XML_PARSE_ERROR', [`The prefix "${p}" for attribute "${attr}" associated with an element type "${name}" is not bound.`]);
+        u = bound;
       }
-      attributes.push({ name, prefix: p, local: l, uri: u, value: attrs[name]! });
+      attributes.push({ name: attr, prefix: p, local: l, uri: u, value });
     }
-    return { tag: { name: raw.name, prefix, local, uri: uri!, attributes, declaresDefault }, scope };
+    return { tag: { name, prefix, local, uri, attributes, declaresDefault }, scope };
   }
 
   // ---- building the JSON value
@@ -579,7 +612,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
 
   // ---- closing elements
 
-  function close(frame: Frame): void {
+  function close(frame: Frame, end: number): void {
     switch (frame.kind) {
       case 'object':
       case 'holder':
@@ -593,7 +626,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
         return;
       }
       case 'xhtml': {
-        let xhtml = text.slice(frame.start, parser.position);
+        let xhtml = text.slice(frame.start, end);
         if (frame.addNamespace) {
           const nameEnd = 1 + frame.qname.length;
           xhtml = xhtml.slice(0, nameEnd) + ` xmlns="${frame.addNamespace}"` + xhtml.slice(nameEnd);
@@ -606,16 +639,9 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     }
   }
 
-  // ---- events
+  // ---- events (from the fast scanner or from saxes)
 
-  parser.on('doctype', () => fatal('XML_PARSE_ERROR', ['DOCTYPE is disallowed when the feature "http://apache.org/xml/features/disallow-doctype-decl" set to true.']));
-  parser.on('opentagstart', (tag) => {
-    const end = parser.position;
-    tagStart = end - tag.name.length - 2;
-    const col = parser.columnIndex - tag.name.length - 1;
-    tagPos = col >= 1 ? { line: parser.line, col } : { line: parser.line - 1, col: 1 };
-  });
-  parser.on('opentag', (raw) => {
+  function onOpenTag(name: string, names: readonly string[], values: readonly string[], count: number): void {
     const top = stack[stack.length - 1];
     if (stack.length >= maxDepth) fatal('XML_TOO_DEEP', [`The XML is nested too deeply (more than ${maxDepth} levels)`], tagPos);
     if (top?.kind === 'xhtml') {
@@ -623,7 +649,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
       top.nested++;
       return;
     }
-    const { tag, scope } = readTag(raw, top?.scope ?? ROOT_SCOPE);
+    const { tag, scope } = readTag(name, names, values, count, top?.scope ?? ROOT_SCOPE);
     if (!top) {
       sawRoot = true;
       openRoot(tag, scope);
@@ -641,8 +667,10 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
         skip(top, tag, scope);
         return;
     }
-  });
-  parser.on('closetag', () => {
+  }
+
+  /** An element closes; `end` is the index past its closing `>`. */
+  function onCloseTag(end: number): void {
     const top = stack[stack.length - 1];
     if (!top) return;
     if (top.kind === 'xhtml' && top.nested > 0) {
@@ -650,14 +678,56 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
       return;
     }
     stack.pop();
-    close(top);
-  });
-  parser.on('text', (t) => {
+    close(top, end);
+  }
+
+  function onText(t: string): void {
     const top = stack[stack.length - 1];
     if (!top || top.kind === 'xhtml' || top.kind === 'skip' || isBlank(t)) return;
     top.hasContent = true;
     issue('error', 'Text_should_not_be_present', [singleLine(t.trim())], xpathOf(top), here());
+  }
+
+  if (!parser) {
+    try {
+      const read = scanXml(text, {
+        openTag(name, start, at, names, values, count) {
+          tagStart = start;
+          tagPos = at;
+          onOpenTag(name, names, values, count);
+        },
+        closeTag: onCloseTag,
+        text: onText,
+      });
+      return read ? result(root) : undefined;
+    } catch (e) {
+      if (e instanceof FatalXml) return result(undefined);
+      // anything else (an issue only saxes can locate) is read again with saxes, which answers as before
+      return undefined;
+    }
+  }
+
+  parser.on('doctype', () => fatal('XML_PARSE_ERROR', ['DOCTYPE is disallowed when the feature "http://apache.org/xml/features/disallow-doctype-decl" set to true.']));
+  parser.on('opentagstart', (tag) => {
+    const end = parser.position;
+    tagStart = end - tag.name.length - 2;
+    const col = parser.columnIndex - tag.name.length - 1;
+    tagPos = col >= 1 ? { line: parser.line, col } : { line: parser.line - 1, col: 1 };
   });
+  parser.on('opentag', (raw) => {
+    const names: string[] = [];
+    const values: string[] = [];
+    for (const [name, value] of Object.entries(raw.attributes)) {
+      // without namespace processing saxes gives each attribute's value as a string
+      names.push(name);
+      values.push(value);
+    }
+    onOpenTag(raw.name, names, values, names.length);
+  });
+  parser.on('closetag', () => {
+    onCloseTag(parser.position);
+  });
+  parser.on('text', onText);
   parser.on('cdata', () => {
     const top = stack[stack.length - 1];
     if (!top || top.kind === 'xhtml' || top.kind === 'skip') return;
