@@ -83,11 +83,18 @@ export function looksLikeXml(text: string): boolean {
 
 type Obj = Record<string, unknown>;
 
+/** An array the reader made for a property, with its location. */
+interface ArrayEntry {
+  arr: unknown[];
+  loc: ArrayLocation;
+}
+
 /** Where a child's value goes: a property of an object frame. */
 interface Slot {
   parent: ObjectFrame;
   key: string;
-  repeating: boolean;
+  /** The property's array when it repeats (or is repeated). */
+  array: ArrayEntry | undefined;
   /** The item index (repeating) the value takes. */
   index: number;
 }
@@ -155,6 +162,10 @@ interface ObjectFrame extends FrameBase {
   orderedBy: string;
   lastIndex: number;
   lastName: string;
+  /** The arrays made for its properties (repeating elements and their `_x` companions), made on first need. */
+  arrays: Map<string, ArrayEntry> | undefined;
+  /** It has a `_x` companion property (most objects have none: no need to look for one). */
+  companions: boolean;
 }
 
 /** A primitive element: its value goes to the slot, its id and extensions to the `_x` companion. */
@@ -258,8 +269,8 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
   const parser = withSaxes ? new SaxesParser({ xmlns: false, position: true }) : undefined;
   const stack: Frame[] = [];
   let root: Obj | undefined;
-  let sawRoot = false;
-  let rootIsFhir = false;
+  /** Set by the handlers: whether a root element opened, and in FHIR's namespace. */
+  const doc = { sawRoot: false, rootIsFhir: false };
   /** Processing instructions outside the root element (HL7 reports them when the root is FHIR). */
   const documentInstructions: Position[] = [];
   /** Where the element being opened starts (its `<`), set at opentagstart. */
@@ -296,7 +307,8 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
         scope.prefixes.set(attr.slice(6), value);
       }
     }
-    const [prefix, local] = splitName(name);
+    const prefix = prefixOfName(name);
+    const local = localOfName(name);
     const uri = prefix ? scope.prefixes.get(prefix) : scope.defaultUri;
     if (uri === undefined) return fatal('XML_PARSE_ERROR', [`The prefix "${prefix}" for element "${name}" is not bound.`]);
     const attributes: XmlAttribute[] = [];
@@ -304,7 +316,8 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
       const attr = names[a];
       const value = values[a];
       if (attr === undefined || value === undefined) break;
-      const [p, l] = splitName(attr);
+      const p = prefixOfName(attr);
+      const l = localOfName(attr);
       let u = '';
       if (attr === 'xmlns' || p === 'xmlns') u = XMLNS_NS;
       else if (p) {
@@ -321,52 +334,55 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
 
   function newObject(at: Position): { obj: Obj; loc: ObjectLocation } {
     const obj: Obj = {};
-    const loc: ObjectLocation = { line: at.line, col: at.col, props: Object.create(null) as Record<string, Position> };
+    // a plain object: its keys are names of FHIR's definitions (and `_` companions), none of them Object.prototype's
+    const loc: ObjectLocation = { line: at.line, col: at.col, props: {} };
     locations.set(obj, loc);
     return { obj, loc };
   }
 
+  /** An array for `parent`'s property `key`, at `at`, remembered in the frame. */
+  function newArray(parent: ObjectFrame, key: string, arr: unknown[], loc: ArrayLocation): ArrayEntry {
+    const entry: ArrayEntry = { arr, loc };
+    locations.set(arr, loc);
+    parent.obj[key] = arr;
+    (parent.arrays ??= new Map()).set(key, entry);
+    return entry;
+  }
+
   /** The slot a new child of `parent` called `key` takes (its item index when it repeats, or is repeated). */
   function slotFor(parent: ObjectFrame, key: string, repeating: boolean, at: Position): Slot {
-    const existing = parent.obj[key];
-    if (repeating || existing !== undefined || parent.obj['_' + key] !== undefined) {
-      let arr: unknown[];
-      if (Array.isArray(existing)) {
-        arr = existing;
-      } else {
-        // a non-repeating element written again becomes a list, so the walker counts it
-        arr = [];
-        const aloc: ArrayLocation = { ...(parent.loc.props[key] ?? at), items: [] };
-        if (existing !== undefined || parent.obj['_' + key] !== undefined) {
-          arr.push(existing ?? null);
-          aloc.items.push(parent.loc.props[key] ?? parent.loc.props['_' + key] ?? at);
-          const raw = parent.loc.rawNumbers?.[key];
-          if (raw !== undefined) (aloc.rawNumbers ??= {})[0] = raw;
-          const companion = parent.obj['_' + key];
-          if (companion !== undefined) {
-            const carr: unknown[] = [companion];
-            locations.set(carr, { ...aloc, items: [aloc.items[0]!] });
-            parent.obj['_' + key] = carr;
-          }
-        }
-        locations.set(arr, aloc);
-        parent.obj[key] = arr;
-        parent.loc.props[key] ??= at;
+    let entry = parent.arrays?.get(key);
+    if (!entry) {
+      const existing = parent.obj[key];
+      const companion = parent.companions ? parent.obj['_' + key] : undefined;
+      if (!repeating && existing === undefined && companion === undefined) {
+        parent.loc.props[key] = at;
+        return { parent, key, array: undefined, index: 0 };
       }
-      arr.push(null);
-      (locations.get(arr) as ArrayLocation).items.push(at);
-      return { parent, key, repeating: true, index: arr.length - 1 };
+      // a repeating element, or a non-repeating one written again: a list, so the walker counts it
+      const aloc: ArrayLocation = { ...(parent.loc.props[key] ?? at), items: [] };
+      const arr: unknown[] = [];
+      if (existing !== undefined || companion !== undefined) {
+        arr.push(existing ?? null);
+        const first = parent.loc.props[key] ?? parent.loc.props['_' + key] ?? at;
+        aloc.items.push(first);
+        const raw = parent.loc.rawNumbers?.[key];
+        if (raw !== undefined) (aloc.rawNumbers ??= {})[0] = raw;
+        if (companion !== undefined) newArray(parent, '_' + key, [companion], { ...aloc, items: [first] });
+      }
+      entry = newArray(parent, key, arr, aloc);
+      parent.loc.props[key] ??= at;
     }
-    parent.loc.props[key] = at;
-    return { parent, key, repeating: false, index: 0 };
+    entry.arr.push(null);
+    entry.loc.items.push(at);
+    return { parent, key, array: entry, index: entry.arr.length - 1 };
   }
 
   function put(slot: Slot, value: unknown, raw?: string): void {
-    const { parent, key } = slot;
-    if (slot.repeating) {
-      const arr = parent.obj[key] as unknown[];
-      arr[slot.index] = value;
-      if (raw !== undefined) ((locations.get(arr) as ArrayLocation).rawNumbers ??= {})[slot.index] = raw;
+    const { parent, key, array } = slot;
+    if (array) {
+      array.arr[slot.index] = value;
+      if (raw !== undefined) (array.loc.rawNumbers ??= {})[slot.index] = raw;
     } else {
       parent.obj[key] = value;
       if (raw !== undefined) (parent.loc.rawNumbers ??= {})[key] = raw;
@@ -377,35 +393,36 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
   function putCompanion(slot: Slot, companion: Obj, at: Position): void {
     const { parent } = slot;
     const key = '_' + slot.key;
-    if (!slot.repeating) {
+    parent.companions = true;
+    if (!slot.array) {
       parent.obj[key] = companion;
       parent.loc.props[key] = at;
       return;
     }
-    let carr = parent.obj[key] as unknown[] | undefined;
-    if (!Array.isArray(carr)) {
-      carr = [];
-      locations.set(carr, { ...at, items: [] });
-      parent.obj[key] = carr;
+    let entry = parent.arrays?.get(key);
+    if (!entry) {
+      entry = newArray(parent, key, [], { ...at, items: [] });
       parent.loc.props[key] = at;
     }
-    const cloc = locations.get(carr) as ArrayLocation;
-    while (carr.length < slot.index) {
-      carr.push(null);
-      cloc.items.push(at);
+    while (entry.arr.length < slot.index) {
+      entry.arr.push(null);
+      entry.loc.items.push(at);
     }
-    carr[slot.index] = companion;
-    cloc.items[slot.index] = at;
+    entry.arr[slot.index] = companion;
+    entry.loc.items[slot.index] = at;
   }
 
   /** A primitive's text as its JSON value: numbers and booleans when they read as such; the text otherwise (the checks judge it). */
-  function primitiveValue(type: string, v: string): { value: unknown; raw?: string } {
-    if (type === 'boolean') return { value: v === 'true' ? true : v === 'false' ? false : v };
-    if (NUMERIC.has(type) && isNumberText(v)) {
+  function putPrimitive(slot: Slot, type: string, v: string): void {
+    if (type === 'boolean') {
+      put(slot, v === 'true' ? true : v === 'false' ? false : v);
+    } else if (NUMERIC.has(type) && isNumberText(v)) {
+      // the text is kept when the number's JSON rendering differs (`1.50`)
       const n = Number(v);
-      return String(n) === v ? { value: n } : { value: n, raw: v };
+      put(slot, n, String(n) === v ? undefined : v);
+    } else {
+      put(slot, v);
     }
-    return { value: v };
   }
 
   // ---- definitions
@@ -457,7 +474,7 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
 
   /** The element is in order after its previous sibling (HL7's Validation_VAL_Profile_OutOfOrder, against the base definition). */
   function checkOrder(parent: ObjectFrame | PrimitiveFrame, el: ElementPlan, local: string, frame: FrameBase): void {
-    const index = parent.children ? parent.children.list.indexOf(el) : -1;
+    const index = parent.children ? orderOf(parent.children, el) : -1;
     if (index < 0) return;
     if (index < parent.lastIndex) {
       issue('error', 'Validation_VAL_Profile_OutOfOrder', [parent.orderedBy, local, parent.lastName], fhirPathOf(frame), tagPos);
@@ -467,8 +484,8 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
   }
 
   /** The location fields of a child frame: its XPath step under `xParent`, its FHIRPath step under `fParent`. */
-  function steps(xParent: FrameBase | undefined, tag: XmlTag, fParent: FrameBase | undefined, fStep: string, fIndex: number, scope: NamespaceScope) {
-    return { xParent, xStep: prefixOf(tag.uri) + tag.local, fParent, fStep, fIndex, scope, qname: tag.name, pos: tagPos };
+  function steps(xParent: FrameBase | undefined, tag: XmlTag, fParent: FrameBase | undefined, fStep: string, fIndex: number, scope: NamespaceScope): FrameBase {
+    return { xParent, xStep: prefixOf(tag.uri) + tag.local, fParent, fStep, fIndex, scope, qname: tag.name, pos: tagPos, hasContent: false };
   }
 
   function skip(parent: FrameBase, tag: XmlTag, scope: NamespaceScope): void {
@@ -479,7 +496,7 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
 
   function openRoot(tag: XmlTag, scope: NamespaceScope): void {
     const name = tag.local;
-    rootIsFhir = tag.uri === FHIR_NS;
+    doc.rootIsFhir = tag.uri === FHIR_NS;
     if (!tag.uri) fatal('This__cannot_be_parsed_as_a_FHIR_object_no_namespace', [name], tagPos);
     if (tag.uri !== FHIR_NS) fatal('This_does_not_appear_to_be_a_FHIR_resource_unknown_namespacename_', [tag.uri, name], tagPos);
     if (!plans.isResourceType(name)) fatal('This_does_not_appear_to_be_a_FHIR_resource_unknown_name_', [name], tagPos);
@@ -487,13 +504,13 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
     root = frame.obj;
   }
 
-  function openResource(tag: XmlTag, at: Omit<FrameBase, 'hasContent'>): ObjectFrame {
+  function openResource(tag: XmlTag, at: FrameBase): ObjectFrame {
     const { obj, loc } = newObject(tagPos);
     obj.resourceType = tag.local;
     const plan = plans.typePlan(tag.local);
     const frame: ObjectFrame = {
       kind: 'object', obj, loc, children: plan?.root?.ownChildren, type: tag.local, orderedBy: plan?.label ?? '',
-      ...at, hasContent: false, lastIndex: -1, lastName: '',
+      ...at, hasContent: false, lastIndex: -1, lastName: '', arrays: undefined, companions: false,
     };
     readAttributes(frame, tag);
     stack.push(frame);
@@ -531,13 +548,13 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
     const repeating = el.baseMax > 1;
     const target: ObjectFrame = parent.kind === 'object' ? parent : companionOf(parent);
     const slot = slotFor(target, local, repeating, tagPos);
-    const at = steps(parent, tag, target, choiceType ? `${el.name}.ofType(${choiceType})` : local, slot.repeating && repeating ? slot.index : -1, scope);
-    checkOrder(parent, el, local, at as FrameBase);
+    const at = steps(parent, tag, target, choiceType ? `${el.name}.ofType(${choiceType})` : local, slot.array && repeating ? slot.index : -1, scope);
+    checkOrder(parent, el, local, at);
     if (type === 'xhtml') {
       stack.push({ kind: 'xhtml', slot, start: tagStart, addNamespace: tag.declaresDefault || tag.prefix ? undefined : tag.uri, nested: 0, ...at, hasContent: true });
       return;
     }
-    if (tag.uri !== FHIR_NS) issue('error', 'Wrong_namespace__expected_', [FHIR_NS], xpathOf(at as FrameBase), tagPos);
+    if (tag.uri !== FHIR_NS) issue('error', 'Wrong_namespace__expected_', [FHIR_NS], xpathOf(at), tagPos);
     if (type === 'Resource' || (type !== undefined && type !== 'Element' && type !== 'BackboneElement' && !el.ownChildren && plans.isResourceType(type))) {
       const holder: HolderFrame = { kind: 'holder', slot, filled: false, ...at, hasContent: false };
       stack.push(holder);
@@ -551,7 +568,7 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
     const { obj, loc } = newObject(tagPos);
     put(slot, obj);
     const { children, orderedBy } = childrenOf(el, type);
-    const frame: ObjectFrame = { kind: 'object', obj, loc, children, type: type ?? el.path, orderedBy, ...at, hasContent: false, lastIndex: -1, lastName: '' };
+    const frame: ObjectFrame = { kind: 'object', obj, loc, children, type: type ?? el.path, orderedBy, ...at, hasContent: false, lastIndex: -1, lastName: '', arrays: undefined, companions: false };
     readAttributes(frame, tag);
     stack.push(frame);
   }
@@ -563,13 +580,13 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
       p.companion = {
         kind: 'object', obj, loc, children: p.children, type: p.type, orderedBy: p.orderedBy,
         xParent: p.xParent, xStep: p.xStep, fParent: p.fParent, fStep: p.fStep, fIndex: p.fIndex, scope: p.scope,
-        qname: p.qname, pos: p.pos, hasContent: true, lastIndex: -1, lastName: '',
+        qname: p.qname, pos: p.pos, hasContent: true, lastIndex: -1, lastName: '', arrays: undefined, companions: false,
       };
     }
     return p.companion;
   }
 
-  function openPrimitive(tag: XmlTag, slot: Slot, type: string, at: Omit<FrameBase, 'hasContent'>): void {
+  function openPrimitive(tag: XmlTag, slot: Slot, type: string, at: FrameBase): void {
     const frame: PrimitiveFrame = {
       kind: 'primitive', slot, companion: undefined, type, children: plans.primitiveCompanionChildren(type), orderedBy: plans.typePlan(type)?.label ?? '',
       ...at, hasContent: false, lastIndex: -1, lastName: '',
@@ -585,10 +602,7 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
         companion.loc.props.id = tagPos;
       } else undefinedAttribute(attr, tag, type, frame);
     }
-    if (value !== undefined) {
-      const v = primitiveValue(type, value);
-      put(slot, v.value, v.raw);
-    }
+    if (value !== undefined) putPrimitive(slot, type, value);
     stack.push(frame);
   }
 
@@ -620,7 +634,8 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
         return;
       case 'primitive': {
         if (!frame.hasContent) issue('error', 'Element_must_have_some_content', [], xpathOf(frame), frame.pos);
-        const hasValue = frame.slot.repeating ? (frame.slot.parent.obj[frame.slot.key] as unknown[])[frame.slot.index] !== null : frame.slot.parent.obj[frame.slot.key] !== undefined;
+        const { array, parent, key, index } = frame.slot;
+        const hasValue = array ? array.arr[index] !== null : parent.obj[key] !== undefined;
         // a value-less primitive keeps its (possibly empty) companion, so the walker sees the element
         if (frame.companion || !hasValue) putCompanion(frame.slot, companionOf(frame).obj, frame.pos);
         return;
@@ -651,7 +666,7 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
     }
     const { tag, scope } = readTag(name, names, values, count, top?.scope ?? ROOT_SCOPE);
     if (!top) {
-      sawRoot = true;
+      doc.sawRoot = true;
       openRoot(tag, scope);
       return;
     }
@@ -756,11 +771,11 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
     issue('fatal', 'XML_PARSE_ERROR', [xercesWording(e.message, text, parser.position)], '(xml)', here());
     return result(undefined);
   }
-  if (!sawRoot) {
+  if (!doc.sawRoot) {
     issue('fatal', 'XML_PARSE_ERROR', ['Premature end of file.'], '(xml)', here());
     return result(undefined);
   }
-  if (rootIsFhir) for (const at of documentInstructions) issue('error', 'No_processing_instructions_allowed_in_resources', [], '(document)', at);
+  if (doc.rootIsFhir) for (const at of documentInstructions) issue('error', 'No_processing_instructions_allowed_in_resources', [], '(document)', at);
   return result(root);
 }
 
@@ -811,10 +826,32 @@ function longQuotedRun(text: string, limit: number): { length: number; at: Posit
   }
 }
 
-/** `p:local` → ['p', 'local']; `local` → ['', 'local']. */
-function splitName(name: string): [string, string] {
+/** `p:local` → 'p'; `local` → ''. */
+function prefixOfName(name: string): string {
   const colon = name.indexOf(':');
-  return colon < 0 ? ['', name] : [name.slice(0, colon), name.slice(colon + 1)];
+  return colon < 0 ? '' : name.slice(0, colon);
+}
+
+/** `p:local` → 'local'; `local` → 'local'. */
+function localOfName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon < 0 ? name : name.slice(colon + 1);
+}
+
+/** The position of each child in its definition's order, per child index (made once per definition, not searched per element). */
+const childOrders = new WeakMap<ChildIndex, Map<ElementPlan, number>>();
+
+function orderOf(children: ChildIndex, el: ElementPlan): number {
+  let order = childOrders.get(children);
+  if (!order) {
+    order = new Map();
+    for (let i = 0; i < children.list.length; i++) {
+      const child = children.list[i];
+      if (child && !order.has(child)) order.set(child, i);
+    }
+    childOrders.set(children, order);
+  }
+  return order.get(el) ?? -1;
 }
 
 /** A number as JSON writes it (with the HL7 lexer's leniency: the checks judge `007` or `1.` on the text). */
@@ -846,7 +883,7 @@ function singleLine(s: string): string {
       if (!space) out += ' ';
       space = true;
     } else {
-      out += s[i];
+      out += s.charAt(i);
       space = false;
     }
   }
