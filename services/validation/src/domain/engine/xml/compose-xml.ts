@@ -59,7 +59,8 @@ export function composeXml(resource: Obj, plans: PlanRegistry, indent = 0): stri
         }
       }
     }
-    for (let i = items.length - 1; i >= 0; i--) work.push(items[i]!);
+    // last first: the stack gives them back in order
+    for (const item of items.reverse()) work.push(item);
   };
 
   /** Attributes of an object: the elements its definition writes as XML attributes (id, url). */

@@ -25,11 +25,12 @@
  * fatal issue at the failing line. The reader keeps its own stack (no recursion), so depth is
  * bounded by `maxDepth`, and size by `maxLength`.
  */
-import { SaxesParser, type SaxesTag } from 'saxes';
+import { SaxesParser } from 'saxes';
 import type { ArrayLocation, LocatedJson, ObjectLocation, Position } from '../json/located-json.js';
 import type { MessageId } from '../messages.js';
 import type { PlanRegistry } from '../plan/plan-registry.js';
 import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
+import { scanXml } from './xml-scanner.js';
 
 export const FHIR_NS = 'http://hl7.org/fhir';
 export const XHTML_NS = 'http://www.w3.org/1999/xhtml';
@@ -49,6 +50,11 @@ export interface XmlReadOptions {
    * base64Binary values come near this.
    */
   maxAttributeLength?: number;
+  /**
+   * Read with saxes alone, not the fast scanner first (xml-scanner.ts). The result is the same
+   * either way: the tests compare the two readings.
+   */
+  fullParser?: boolean;
 }
 
 /** One XML problem, as the HL7 validator words (message id and arguments) and locates it. */
@@ -77,11 +83,18 @@ export function looksLikeXml(text: string): boolean {
 
 type Obj = Record<string, unknown>;
 
+/** An array the reader made for a property, with its location. */
+interface ArrayEntry {
+  arr: unknown[];
+  loc: ArrayLocation;
+}
+
 /** Where a child's value goes: a property of an object frame. */
 interface Slot {
   parent: ObjectFrame;
   key: string;
-  repeating: boolean;
+  /** The property's array when it repeats (or is repeated). */
+  array: ArrayEntry | undefined;
   /** The item index (repeating) the value takes. */
   index: number;
 }
@@ -149,6 +162,10 @@ interface ObjectFrame extends FrameBase {
   orderedBy: string;
   lastIndex: number;
   lastName: string;
+  /** The arrays made for its properties (repeating elements and their `_x` companions), made on first need. */
+  arrays: Map<string, ArrayEntry> | undefined;
+  /** It has a `_x` companion property (most objects have none: no need to look for one). */
+  companions: boolean;
 }
 
 /** A primitive element: its value goes to the slot, its id and extensions to the `_x` companion. */
@@ -190,6 +207,9 @@ type Frame = ObjectFrame | PrimitiveFrame | HolderFrame | SkipFrame | XhtmlFrame
 
 class FatalXml extends Error {}
 
+/** The fast scanner met something it leaves to saxes (an issue located where only saxes knows: the document is read again with it). */
+class LeftToSaxes extends Error {}
+
 const NUMERIC = new Set(['integer', 'positiveInt', 'unsignedInt', 'decimal']);
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
@@ -214,7 +234,6 @@ function fhirPathOf(frame: FrameBase): string {
  * never throws: bad XML is a fatal issue.
  */
 export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlReadOptions = {}): LocatedXml {
-  const maxDepth = options.maxDepth ?? 500;
   const locations = new WeakMap<object, ObjectLocation | ArrayLocation>();
   const issues: XmlParseIssue[] = [];
   const result = (value: unknown): LocatedXml => ({ value, locations, issues, unquotedValues: false });
@@ -231,19 +250,38 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     issue('fatal', 'XML_TOO_LARGE', [`An attribute value is too large (${huge.length} characters; the limit is ${options.maxAttributeLength ?? 16 * 1024 * 1024})`], '(xml)', huge.at);
     return result(undefined);
   }
+  // the fast scanner first; what it leaves (rare in FHIR: CDATA, DOCTYPEs, bad markup...) saxes reads, from the start
+  return (options.fullParser ? undefined : readXml(text, plans, options, false)) ?? readXml(text, plans, options, true) ?? result(undefined);
+}
 
-  const parser = new SaxesParser({ xmlns: false, position: true });
+/**
+ * Reads the document with the fast scanner (`withSaxes` false: undefined when it leaves the
+ * document to saxes) or with saxes. Both drive the same handlers.
+ */
+function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, withSaxes: boolean): LocatedXml | undefined {
+  const maxDepth = options.maxDepth ?? 500;
+  const locations = new WeakMap<object, ObjectLocation | ArrayLocation>();
+  const issues: XmlParseIssue[] = [];
+  const result = (value: unknown): LocatedXml => ({ value, locations, issues, unquotedValues: false });
+  const issue = (severity: XmlParseIssue['severity'], messageId: MessageId, args: string[], expression: string, at: Position): void => {
+    issues.push({ severity, messageId, args, expression, line: at.line, col: at.col });
+  };
+  const parser = withSaxes ? new SaxesParser({ xmlns: false, position: true }) : undefined;
   const stack: Frame[] = [];
   let root: Obj | undefined;
-  let sawRoot = false;
-  let rootIsFhir = false;
+  /** Set by the handlers: whether a root element opened, and in FHIR's namespace. */
+  const doc = { sawRoot: false, rootIsFhir: false };
   /** Processing instructions outside the root element (HL7 reports them when the root is FHIR). */
   const documentInstructions: Position[] = [];
   /** Where the element being opened starts (its `<`), set at opentagstart. */
   let tagStart = 0;
   let tagPos: Position = { line: 1, col: 1 };
 
-  const here = (): Position => ({ line: parser.line, col: parser.column + 1 });
+  /** Where saxes is (for issues at text, instructions, errors): only saxes knows, so the scanner leaves those documents to it. */
+  const here = (): Position => {
+    if (!parser) throw new LeftToSaxes();
+    return { line: parser.line, col: parser.column + 1 };
+  };
   const fatal = (messageId: MessageId, args: string[], at: Position = here()): never => {
     issue('fatal', messageId, args, '(xml)', at);
     throw new FatalXml(args[0]);
@@ -251,89 +289,100 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
 
   // ---- namespaces (as saxes' xmlns mode would: unbound prefixes are fatal)
 
-  function readTag(raw: SaxesTag, parentScope: NamespaceScope): { tag: XmlTag; scope: NamespaceScope } {
+  /** An element's tag with its namespaces resolved: its name and its attributes (the first `count` names and values). */
+  function readTag(name: string, names: readonly string[], values: readonly string[], count: number, parentScope: NamespaceScope): { tag: XmlTag; scope: NamespaceScope } {
     let scope = parentScope;
     let declaresDefault = false;
-    const attrs = raw.attributes as Record<string, string>;
-    for (const name in attrs) {
-      if (name === 'xmlns') {
+    for (let a = 0; a < count; a++) {
+      const attr = names[a];
+      const value = values[a];
+      if (attr === undefined || value === undefined) break;
+      if (attr === 'xmlns') {
         if (scope === parentScope) scope = { defaultUri: parentScope.defaultUri, prefixes: parentScope.prefixes };
-        scope.defaultUri = attrs[name]!;
+        scope.defaultUri = value;
         declaresDefault = true;
-      } else if (name.startsWith('xmlns:')) {
+      } else if (attr.startsWith('xmlns:')) {
         if (scope === parentScope) scope = { defaultUri: parentScope.defaultUri, prefixes: parentScope.prefixes };
         if (scope.prefixes === parentScope.prefixes) scope.prefixes = new Map(parentScope.prefixes);
-        scope.prefixes.set(name.slice(6), attrs[name]!);
+        scope.prefixes.set(attr.slice(6), value);
       }
     }
-    const [prefix, local] = splitName(raw.name);
+    const prefix = prefixOfName(name);
+    const local = localOfName(name);
     const uri = prefix ? scope.prefixes.get(prefix) : scope.defaultUri;
-    if (uri === undefined) fatal('XML_PARSE_ERROR', [`The prefix "${prefix}" for element "${raw.name}" is not bound.`]);
+    if (uri === undefined) return fatal('XML_PARSE_ERROR', [`The prefix "${prefix}" for element "${name}" is not bound.`]);
     const attributes: XmlAttribute[] = [];
-    for (const name in attrs) {
-      const [p, l] = splitName(name);
+    for (let a = 0; a < count; a++) {
+      const attr = names[a];
+      const value = values[a];
+      if (attr === undefined || value === undefined) break;
+      const p = prefixOfName(attr);
+      const l = localOfName(attr);
       let u = '';
-      if (name === 'xmlns' || p === 'xmlns') u = XMLNS_NS;
+      if (attr === 'xmlns' || p === 'xmlns') u = XMLNS_NS;
       else if (p) {
         const bound = scope.prefixes.get(p);
-        if (bound === undefined) fatal('XML_PARSE_ERROR', [`The prefix "${p}" for attribute "${name}" associated with an element type "${raw.name}" is not bound.`]);
-        u = bound!;
+        if (bound === undefined) return fatal('XML_PARSE_ERROR', [`The prefix "${p}" for attribute "${attr}" associated with an element type "${name}" is not bound.`]);
+        u = bound;
       }
-      attributes.push({ name, prefix: p, local: l, uri: u, value: attrs[name]! });
+      attributes.push({ name: attr, prefix: p, local: l, uri: u, value });
     }
-    return { tag: { name: raw.name, prefix, local, uri: uri!, attributes, declaresDefault }, scope };
+    return { tag: { name, prefix, local, uri, attributes, declaresDefault }, scope };
   }
 
   // ---- building the JSON value
 
   function newObject(at: Position): { obj: Obj; loc: ObjectLocation } {
     const obj: Obj = {};
-    const loc: ObjectLocation = { line: at.line, col: at.col, props: Object.create(null) as Record<string, Position> };
+    // a plain object: its keys are names of FHIR's definitions (and `_` companions), none of them Object.prototype's
+    const loc: ObjectLocation = { line: at.line, col: at.col, props: {} };
     locations.set(obj, loc);
     return { obj, loc };
   }
 
+  /** An array for `parent`'s property `key`, at `at`, remembered in the frame. */
+  function newArray(parent: ObjectFrame, key: string, arr: unknown[], loc: ArrayLocation): ArrayEntry {
+    const entry: ArrayEntry = { arr, loc };
+    locations.set(arr, loc);
+    parent.obj[key] = arr;
+    (parent.arrays ??= new Map()).set(key, entry);
+    return entry;
+  }
+
   /** The slot a new child of `parent` called `key` takes (its item index when it repeats, or is repeated). */
   function slotFor(parent: ObjectFrame, key: string, repeating: boolean, at: Position): Slot {
-    const existing = parent.obj[key];
-    if (repeating || existing !== undefined || parent.obj['_' + key] !== undefined) {
-      let arr: unknown[];
-      if (Array.isArray(existing)) {
-        arr = existing;
-      } else {
-        // a non-repeating element written again becomes a list, so the walker counts it
-        arr = [];
-        const aloc: ArrayLocation = { ...(parent.loc.props[key] ?? at), items: [] };
-        if (existing !== undefined || parent.obj['_' + key] !== undefined) {
-          arr.push(existing ?? null);
-          aloc.items.push(parent.loc.props[key] ?? parent.loc.props['_' + key] ?? at);
-          const raw = parent.loc.rawNumbers?.[key];
-          if (raw !== undefined) (aloc.rawNumbers ??= {})[0] = raw;
-          const companion = parent.obj['_' + key];
-          if (companion !== undefined) {
-            const carr: unknown[] = [companion];
-            locations.set(carr, { ...aloc, items: [aloc.items[0]!] });
-            parent.obj['_' + key] = carr;
-          }
-        }
-        locations.set(arr, aloc);
-        parent.obj[key] = arr;
-        parent.loc.props[key] ??= at;
+    let entry = parent.arrays?.get(key);
+    if (!entry) {
+      const existing = parent.obj[key];
+      const companion = parent.companions ? parent.obj['_' + key] : undefined;
+      if (!repeating && existing === undefined && companion === undefined) {
+        parent.loc.props[key] = at;
+        return { parent, key, array: undefined, index: 0 };
       }
-      arr.push(null);
-      (locations.get(arr) as ArrayLocation).items.push(at);
-      return { parent, key, repeating: true, index: arr.length - 1 };
+      // a repeating element, or a non-repeating one written again: a list, so the walker counts it
+      const aloc: ArrayLocation = { ...(parent.loc.props[key] ?? at), items: [] };
+      const arr: unknown[] = [];
+      if (existing !== undefined || companion !== undefined) {
+        arr.push(existing ?? null);
+        const first = parent.loc.props[key] ?? parent.loc.props['_' + key] ?? at;
+        aloc.items.push(first);
+        const raw = parent.loc.rawNumbers?.[key];
+        if (raw !== undefined) (aloc.rawNumbers ??= {})[0] = raw;
+        if (companion !== undefined) newArray(parent, '_' + key, [companion], { ...aloc, items: [first] });
+      }
+      entry = newArray(parent, key, arr, aloc);
+      parent.loc.props[key] ??= at;
     }
-    parent.loc.props[key] = at;
-    return { parent, key, repeating: false, index: 0 };
+    entry.arr.push(null);
+    entry.loc.items.push(at);
+    return { parent, key, array: entry, index: entry.arr.length - 1 };
   }
 
   function put(slot: Slot, value: unknown, raw?: string): void {
-    const { parent, key } = slot;
-    if (slot.repeating) {
-      const arr = parent.obj[key] as unknown[];
-      arr[slot.index] = value;
-      if (raw !== undefined) ((locations.get(arr) as ArrayLocation).rawNumbers ??= {})[slot.index] = raw;
+    const { parent, key, array } = slot;
+    if (array) {
+      array.arr[slot.index] = value;
+      if (raw !== undefined) (array.loc.rawNumbers ??= {})[slot.index] = raw;
     } else {
       parent.obj[key] = value;
       if (raw !== undefined) (parent.loc.rawNumbers ??= {})[key] = raw;
@@ -344,35 +393,36 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
   function putCompanion(slot: Slot, companion: Obj, at: Position): void {
     const { parent } = slot;
     const key = '_' + slot.key;
-    if (!slot.repeating) {
+    parent.companions = true;
+    if (!slot.array) {
       parent.obj[key] = companion;
       parent.loc.props[key] = at;
       return;
     }
-    let carr = parent.obj[key] as unknown[] | undefined;
-    if (!Array.isArray(carr)) {
-      carr = [];
-      locations.set(carr, { ...at, items: [] });
-      parent.obj[key] = carr;
+    let entry = parent.arrays?.get(key);
+    if (!entry) {
+      entry = newArray(parent, key, [], { ...at, items: [] });
       parent.loc.props[key] = at;
     }
-    const cloc = locations.get(carr) as ArrayLocation;
-    while (carr.length < slot.index) {
-      carr.push(null);
-      cloc.items.push(at);
+    while (entry.arr.length < slot.index) {
+      entry.arr.push(null);
+      entry.loc.items.push(at);
     }
-    carr[slot.index] = companion;
-    cloc.items[slot.index] = at;
+    entry.arr[slot.index] = companion;
+    entry.loc.items[slot.index] = at;
   }
 
   /** A primitive's text as its JSON value: numbers and booleans when they read as such; the text otherwise (the checks judge it). */
-  function primitiveValue(type: string, v: string): { value: unknown; raw?: string } {
-    if (type === 'boolean') return { value: v === 'true' ? true : v === 'false' ? false : v };
-    if (NUMERIC.has(type) && isNumberText(v)) {
+  function putPrimitive(slot: Slot, type: string, v: string): void {
+    if (type === 'boolean') {
+      put(slot, v === 'true' ? true : v === 'false' ? false : v);
+    } else if (NUMERIC.has(type) && isNumberText(v)) {
+      // the text is kept when the number's JSON rendering differs (`1.50`)
       const n = Number(v);
-      return String(n) === v ? { value: n } : { value: n, raw: v };
+      put(slot, n, String(n) === v ? undefined : v);
+    } else {
+      put(slot, v);
     }
-    return { value: v };
   }
 
   // ---- definitions
@@ -424,7 +474,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
 
   /** The element is in order after its previous sibling (HL7's Validation_VAL_Profile_OutOfOrder, against the base definition). */
   function checkOrder(parent: ObjectFrame | PrimitiveFrame, el: ElementPlan, local: string, frame: FrameBase): void {
-    const index = parent.children ? parent.children.list.indexOf(el) : -1;
+    const index = parent.children ? orderOf(parent.children, el) : -1;
     if (index < 0) return;
     if (index < parent.lastIndex) {
       issue('error', 'Validation_VAL_Profile_OutOfOrder', [parent.orderedBy, local, parent.lastName], fhirPathOf(frame), tagPos);
@@ -434,8 +484,8 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
   }
 
   /** The location fields of a child frame: its XPath step under `xParent`, its FHIRPath step under `fParent`. */
-  function steps(xParent: FrameBase | undefined, tag: XmlTag, fParent: FrameBase | undefined, fStep: string, fIndex: number, scope: NamespaceScope) {
-    return { xParent, xStep: prefixOf(tag.uri) + tag.local, fParent, fStep, fIndex, scope, qname: tag.name, pos: tagPos };
+  function steps(xParent: FrameBase | undefined, tag: XmlTag, fParent: FrameBase | undefined, fStep: string, fIndex: number, scope: NamespaceScope): FrameBase {
+    return { xParent, xStep: prefixOf(tag.uri) + tag.local, fParent, fStep, fIndex, scope, qname: tag.name, pos: tagPos, hasContent: false };
   }
 
   function skip(parent: FrameBase, tag: XmlTag, scope: NamespaceScope): void {
@@ -446,7 +496,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
 
   function openRoot(tag: XmlTag, scope: NamespaceScope): void {
     const name = tag.local;
-    rootIsFhir = tag.uri === FHIR_NS;
+    doc.rootIsFhir = tag.uri === FHIR_NS;
     if (!tag.uri) fatal('This__cannot_be_parsed_as_a_FHIR_object_no_namespace', [name], tagPos);
     if (tag.uri !== FHIR_NS) fatal('This_does_not_appear_to_be_a_FHIR_resource_unknown_namespacename_', [tag.uri, name], tagPos);
     if (!plans.isResourceType(name)) fatal('This_does_not_appear_to_be_a_FHIR_resource_unknown_name_', [name], tagPos);
@@ -454,13 +504,13 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     root = frame.obj;
   }
 
-  function openResource(tag: XmlTag, at: Omit<FrameBase, 'hasContent'>): ObjectFrame {
+  function openResource(tag: XmlTag, at: FrameBase): ObjectFrame {
     const { obj, loc } = newObject(tagPos);
     obj.resourceType = tag.local;
     const plan = plans.typePlan(tag.local);
     const frame: ObjectFrame = {
       kind: 'object', obj, loc, children: plan?.root?.ownChildren, type: tag.local, orderedBy: plan?.label ?? '',
-      ...at, hasContent: false, lastIndex: -1, lastName: '',
+      ...at, hasContent: false, lastIndex: -1, lastName: '', arrays: undefined, companions: false,
     };
     readAttributes(frame, tag);
     stack.push(frame);
@@ -498,13 +548,13 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     const repeating = el.baseMax > 1;
     const target: ObjectFrame = parent.kind === 'object' ? parent : companionOf(parent);
     const slot = slotFor(target, local, repeating, tagPos);
-    const at = steps(parent, tag, target, choiceType ? `${el.name}.ofType(${choiceType})` : local, slot.repeating && repeating ? slot.index : -1, scope);
-    checkOrder(parent, el, local, at as FrameBase);
+    const at = steps(parent, tag, target, choiceType ? `${el.name}.ofType(${choiceType})` : local, slot.array && repeating ? slot.index : -1, scope);
+    checkOrder(parent, el, local, at);
     if (type === 'xhtml') {
       stack.push({ kind: 'xhtml', slot, start: tagStart, addNamespace: tag.declaresDefault || tag.prefix ? undefined : tag.uri, nested: 0, ...at, hasContent: true });
       return;
     }
-    if (tag.uri !== FHIR_NS) issue('error', 'Wrong_namespace__expected_', [FHIR_NS], xpathOf(at as FrameBase), tagPos);
+    if (tag.uri !== FHIR_NS) issue('error', 'Wrong_namespace__expected_', [FHIR_NS], xpathOf(at), tagPos);
     if (type === 'Resource' || (type !== undefined && type !== 'Element' && type !== 'BackboneElement' && !el.ownChildren && plans.isResourceType(type))) {
       const holder: HolderFrame = { kind: 'holder', slot, filled: false, ...at, hasContent: false };
       stack.push(holder);
@@ -518,7 +568,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     const { obj, loc } = newObject(tagPos);
     put(slot, obj);
     const { children, orderedBy } = childrenOf(el, type);
-    const frame: ObjectFrame = { kind: 'object', obj, loc, children, type: type ?? el.path, orderedBy, ...at, hasContent: false, lastIndex: -1, lastName: '' };
+    const frame: ObjectFrame = { kind: 'object', obj, loc, children, type: type ?? el.path, orderedBy, ...at, hasContent: false, lastIndex: -1, lastName: '', arrays: undefined, companions: false };
     readAttributes(frame, tag);
     stack.push(frame);
   }
@@ -530,13 +580,13 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
       p.companion = {
         kind: 'object', obj, loc, children: p.children, type: p.type, orderedBy: p.orderedBy,
         xParent: p.xParent, xStep: p.xStep, fParent: p.fParent, fStep: p.fStep, fIndex: p.fIndex, scope: p.scope,
-        qname: p.qname, pos: p.pos, hasContent: true, lastIndex: -1, lastName: '',
+        qname: p.qname, pos: p.pos, hasContent: true, lastIndex: -1, lastName: '', arrays: undefined, companions: false,
       };
     }
     return p.companion;
   }
 
-  function openPrimitive(tag: XmlTag, slot: Slot, type: string, at: Omit<FrameBase, 'hasContent'>): void {
+  function openPrimitive(tag: XmlTag, slot: Slot, type: string, at: FrameBase): void {
     const frame: PrimitiveFrame = {
       kind: 'primitive', slot, companion: undefined, type, children: plans.primitiveCompanionChildren(type), orderedBy: plans.typePlan(type)?.label ?? '',
       ...at, hasContent: false, lastIndex: -1, lastName: '',
@@ -552,10 +602,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
         companion.loc.props.id = tagPos;
       } else undefinedAttribute(attr, tag, type, frame);
     }
-    if (value !== undefined) {
-      const v = primitiveValue(type, value);
-      put(slot, v.value, v.raw);
-    }
+    if (value !== undefined) putPrimitive(slot, type, value);
     stack.push(frame);
   }
 
@@ -579,7 +626,7 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
 
   // ---- closing elements
 
-  function close(frame: Frame): void {
+  function close(frame: Frame, end: number): void {
     switch (frame.kind) {
       case 'object':
       case 'holder':
@@ -587,13 +634,14 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
         return;
       case 'primitive': {
         if (!frame.hasContent) issue('error', 'Element_must_have_some_content', [], xpathOf(frame), frame.pos);
-        const hasValue = frame.slot.repeating ? (frame.slot.parent.obj[frame.slot.key] as unknown[])[frame.slot.index] !== null : frame.slot.parent.obj[frame.slot.key] !== undefined;
+        const { array, parent, key, index } = frame.slot;
+        const hasValue = array ? array.arr[index] !== null : parent.obj[key] !== undefined;
         // a value-less primitive keeps its (possibly empty) companion, so the walker sees the element
         if (frame.companion || !hasValue) putCompanion(frame.slot, companionOf(frame).obj, frame.pos);
         return;
       }
       case 'xhtml': {
-        let xhtml = text.slice(frame.start, parser.position);
+        let xhtml = text.slice(frame.start, end);
         if (frame.addNamespace) {
           const nameEnd = 1 + frame.qname.length;
           xhtml = xhtml.slice(0, nameEnd) + ` xmlns="${frame.addNamespace}"` + xhtml.slice(nameEnd);
@@ -606,16 +654,9 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     }
   }
 
-  // ---- events
+  // ---- events (from the fast scanner or from saxes)
 
-  parser.on('doctype', () => fatal('XML_PARSE_ERROR', ['DOCTYPE is disallowed when the feature "http://apache.org/xml/features/disallow-doctype-decl" set to true.']));
-  parser.on('opentagstart', (tag) => {
-    const end = parser.position;
-    tagStart = end - tag.name.length - 2;
-    const col = parser.columnIndex - tag.name.length - 1;
-    tagPos = col >= 1 ? { line: parser.line, col } : { line: parser.line - 1, col: 1 };
-  });
-  parser.on('opentag', (raw) => {
+  function onOpenTag(name: string, names: readonly string[], values: readonly string[], count: number): void {
     const top = stack[stack.length - 1];
     if (stack.length >= maxDepth) fatal('XML_TOO_DEEP', [`The XML is nested too deeply (more than ${maxDepth} levels)`], tagPos);
     if (top?.kind === 'xhtml') {
@@ -623,9 +664,9 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
       top.nested++;
       return;
     }
-    const { tag, scope } = readTag(raw, top?.scope ?? ROOT_SCOPE);
+    const { tag, scope } = readTag(name, names, values, count, top?.scope ?? ROOT_SCOPE);
     if (!top) {
-      sawRoot = true;
+      doc.sawRoot = true;
       openRoot(tag, scope);
       return;
     }
@@ -641,8 +682,10 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
         skip(top, tag, scope);
         return;
     }
-  });
-  parser.on('closetag', () => {
+  }
+
+  /** An element closes; `end` is the index past its closing `>`. */
+  function onCloseTag(end: number): void {
     const top = stack[stack.length - 1];
     if (!top) return;
     if (top.kind === 'xhtml' && top.nested > 0) {
@@ -650,14 +693,56 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
       return;
     }
     stack.pop();
-    close(top);
-  });
-  parser.on('text', (t) => {
+    close(top, end);
+  }
+
+  function onText(t: string): void {
     const top = stack[stack.length - 1];
     if (!top || top.kind === 'xhtml' || top.kind === 'skip' || isBlank(t)) return;
     top.hasContent = true;
     issue('error', 'Text_should_not_be_present', [singleLine(t.trim())], xpathOf(top), here());
+  }
+
+  if (!parser) {
+    try {
+      const read = scanXml(text, {
+        openTag(name, start, at, names, values, count) {
+          tagStart = start;
+          tagPos = at;
+          onOpenTag(name, names, values, count);
+        },
+        closeTag: onCloseTag,
+        text: onText,
+      });
+      return read ? result(root) : undefined;
+    } catch (e) {
+      if (e instanceof FatalXml) return result(undefined);
+      // anything else (an issue only saxes can locate) is read again with saxes, which answers as before
+      return undefined;
+    }
+  }
+
+  parser.on('doctype', () => fatal('XML_PARSE_ERROR', ['DOCTYPE is disallowed when the feature "http://apache.org/xml/features/disallow-doctype-decl" set to true.']));
+  parser.on('opentagstart', (tag) => {
+    const end = parser.position;
+    tagStart = end - tag.name.length - 2;
+    const col = parser.columnIndex - tag.name.length - 1;
+    tagPos = col >= 1 ? { line: parser.line, col } : { line: parser.line - 1, col: 1 };
   });
+  parser.on('opentag', (raw) => {
+    const names: string[] = [];
+    const values: string[] = [];
+    for (const [name, value] of Object.entries(raw.attributes)) {
+      // without namespace processing saxes gives each attribute's value as a string
+      names.push(name);
+      values.push(value);
+    }
+    onOpenTag(raw.name, names, values, names.length);
+  });
+  parser.on('closetag', () => {
+    onCloseTag(parser.position);
+  });
+  parser.on('text', onText);
   parser.on('cdata', () => {
     const top = stack[stack.length - 1];
     if (!top || top.kind === 'xhtml' || top.kind === 'skip') return;
@@ -686,11 +771,11 @@ export function parseLocatedXml(text: string, plans: PlanRegistry, options: XmlR
     issue('fatal', 'XML_PARSE_ERROR', [xercesWording(e.message, text, parser.position)], '(xml)', here());
     return result(undefined);
   }
-  if (!sawRoot) {
+  if (!doc.sawRoot) {
     issue('fatal', 'XML_PARSE_ERROR', ['Premature end of file.'], '(xml)', here());
     return result(undefined);
   }
-  if (rootIsFhir) for (const at of documentInstructions) issue('error', 'No_processing_instructions_allowed_in_resources', [], '(document)', at);
+  if (doc.rootIsFhir) for (const at of documentInstructions) issue('error', 'No_processing_instructions_allowed_in_resources', [], '(document)', at);
   return result(root);
 }
 
@@ -741,10 +826,32 @@ function longQuotedRun(text: string, limit: number): { length: number; at: Posit
   }
 }
 
-/** `p:local` → ['p', 'local']; `local` → ['', 'local']. */
-function splitName(name: string): [string, string] {
+/** `p:local` → 'p'; `local` → ''. */
+function prefixOfName(name: string): string {
   const colon = name.indexOf(':');
-  return colon < 0 ? ['', name] : [name.slice(0, colon), name.slice(colon + 1)];
+  return colon < 0 ? '' : name.slice(0, colon);
+}
+
+/** `p:local` → 'local'; `local` → 'local'. */
+function localOfName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon < 0 ? name : name.slice(colon + 1);
+}
+
+/** The position of each child in its definition's order, per child index (made once per definition, not searched per element). */
+const childOrders = new WeakMap<ChildIndex, Map<ElementPlan, number>>();
+
+function orderOf(children: ChildIndex, el: ElementPlan): number {
+  let order = childOrders.get(children);
+  if (!order) {
+    order = new Map();
+    for (let i = 0; i < children.list.length; i++) {
+      const child = children.list[i];
+      if (child && !order.has(child)) order.set(child, i);
+    }
+    childOrders.set(children, order);
+  }
+  return order.get(el) ?? -1;
 }
 
 /** A number as JSON writes it (with the HL7 lexer's leniency: the checks judge `007` or `1.` on the text). */
@@ -776,7 +883,7 @@ function singleLine(s: string): string {
       if (!space) out += ' ';
       space = true;
     } else {
-      out += s[i];
+      out += s.charAt(i);
       space = false;
     }
   }

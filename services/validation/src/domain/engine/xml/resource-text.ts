@@ -12,7 +12,8 @@ export class UnreadableResourceError extends Error {}
 export function parseResourceText(text: string, plans: PlanRegistry): unknown {
   if (!looksLikeXml(text)) {
     try {
-      return JSON.parse(text) as unknown;
+      const value: unknown = JSON.parse(text);
+      return value;
     } catch (e) {
       throw new UnreadableResourceError(e instanceof Error ? e.message : String(e));
     }
