@@ -25,7 +25,7 @@ type ArtifactRow = Pick<Selectable<ArtifactDatabase['artifact']>, (typeof SUMMAR
 
 function toSummary(row: ArtifactRow): ArtifactSummary {
   return {
-    id: Number(row.id), type: row.type, name: row.name, size: Number(row.size),
+    id: row.id, type: row.type, name: row.name, size: row.size,
     ...(row.package_name ? { packageName: row.package_name } : {}),
     ...(row.version ? { version: row.version } : {}),
     ...(row.fhir_version ? { fhirVersion: row.fhir_version } : {}),

@@ -105,7 +105,7 @@ export class FieldLeaves {
   /** The regex engine's answer for a value that has all the leaf's texts. */
   testHavingLiteral(index: number, value: string): boolean {
     const regex = this.regexes[index];
-    if (regex === undefined) throw new RangeError(`No leaf ${index} on this field`);
+    if (regex === undefined) throw new RangeError(`No leaf ${String(index)} on this field`);
     return regex.testHavingLiteral(value);
   }
 }
