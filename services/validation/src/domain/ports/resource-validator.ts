@@ -51,12 +51,12 @@ export interface FhirJsonText {
 }
 
 export function isFhirXmlText(input: unknown): input is FhirXmlText {
-  return typeof input === 'object' && input !== null && typeof (input as { xml?: unknown }).xml === 'string' && !('resourceType' in input);
+  return typeof input === 'object' && input !== null && 'xml' in input && typeof input.xml === 'string' && !('resourceType' in input);
 }
 
 export function isFhirJsonText(input: unknown): input is FhirJsonText {
   if (typeof input !== 'object' || input === null || 'resourceType' in input) return false;
-  const json = (input as { json?: unknown }).json;
+  const json = 'json' in input ? input.json : undefined;
   return typeof json === 'string' || json instanceof Uint8Array;
 }
 
@@ -65,7 +65,9 @@ export function engineInput(input: unknown): { readonly value: unknown; readonly
   if (isFhirXmlText(input)) return { value: input.xml, format: 'xml' };
   if (isFhirJsonText(input)) {
     const text = typeof input.json === 'string' ? input.json : new TextDecoder().decode(input.json);
-    return input.located === false ? { value: JSON.parse(text) as unknown } : { value: text, format: 'json' };
+    if (input.located !== false) return { value: text, format: 'json' };
+    const value: unknown = JSON.parse(text);
+    return { value };
   }
   return { value: input };
 }
