@@ -182,7 +182,7 @@ export function createProxyHandler(options: ProxyOptions) {
     }
     if (req.headers['transfer-encoding']) headers['transfer-encoding'] = req.headers['transfer-encoding'];
     headers['x-forwarded-host'] = req.headers.host ?? '';
-    headers['x-forwarded-proto'] = req.socket instanceof TLSSocket && req.socket.encrypted ? 'https' : 'http';
+    headers['x-forwarded-proto'] = req.socket instanceof TLSSocket ? 'https' : 'http';
     headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
     headers['x-forwarded-prefix'] = `/api/${target.component}`;
 

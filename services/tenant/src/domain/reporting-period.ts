@@ -45,13 +45,8 @@ export function localDateTime(instant: Date, timeZone: string): LocalDateTime {
   // The formatter's options ask for every field below, so each is set (NaN would show one missing).
   const local: LocalDateTime = { year: NaN, month: NaN, day: NaN, hour: NaN, minute: NaN, second: NaN };
   for (const part of formatterFor(timeZone).formatToParts(instant)) {
-    switch (part.type) {
-      case 'year': case 'month': case 'day': case 'hour': case 'minute': case 'second':
-        local[part.type] = Number(part.value);
-        break;
-      default:
-        break;
-    }
+    const { type } = part;
+    if (type === 'year' || type === 'month' || type === 'day' || type === 'hour' || type === 'minute' || type === 'second') local[type] = Number(part.value);
   }
   return local;
 }

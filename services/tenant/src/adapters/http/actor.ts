@@ -10,7 +10,7 @@ export function actorOf(res: Response): Actor {
   const principal = res.locals.principal;
   // auth.mode=none gives every request the anonymous principal: nobody in particular.
   if (!principal?.subject || principal === ANONYMOUS_PRINCIPAL) return SYSTEM_ACTOR;
-  const claims = principal.claims ?? {};
+  const claims = principal.claims;
   const display = [claims.email, claims.name, claims.preferred_username].find((value: unknown): value is string => typeof value === 'string' && value !== '');
   return { userId: principal.subject, user: display ?? principal.subject };
 }

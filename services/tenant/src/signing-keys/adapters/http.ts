@@ -8,7 +8,7 @@ import {
 } from '#adapters/http/index.js';
 import { ASSERTION_LIFETIME_SECONDS } from '../domain/client-assertion.js';
 import type { JwksDocument } from '../domain/jwks.js';
-import { KEY_STATUSES, SIGNING_ALGORITHMS, type KeyStatus, type SigningAlgorithm, type SigningKey } from '../domain/model.js';
+import { KEY_STATUSES, SIGNING_ALGORITHMS, type SigningKey } from '../domain/model.js';
 import { KEY_SORT_FIELDS } from '../domain/ports/signing-key-repository.js';
 import { SYSTEM_ACTOR, type Actor, type SigningKeyService } from '../application/signing-key-service.js';
 

@@ -10,7 +10,7 @@ import type { Sealed } from '../domain/master-keyring.js';
 import type { FacilityKeyReferences } from '../domain/ports/facility-key-references.js';
 import type { KeyChanges, KeySearch, KeySortField, SigningKeyRepository, StoredPrivateKey } from '../domain/ports/signing-key-repository.js';
 import type { SigningKeyStore, SigningKeyTransaction } from '../domain/ports/signing-key-store.js';
-import { KEY_STATUSES, SIGNING_ALGORITHMS, SigningKeyError, type KeyStatus, type PublicJwk, type SigningAlgorithm, type SigningKey } from '../domain/model.js';
+import { KEY_STATUSES, SIGNING_ALGORITHMS, SigningKeyError, type PublicJwk, type SigningKey } from '../domain/model.js';
 
 /**
  * Storage of the key registry: the `signing_key` table (own migration, no foreign key into the

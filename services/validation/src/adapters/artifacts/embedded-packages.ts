@@ -95,7 +95,7 @@ export async function describePackage(bytes: Buffer): Promise<Omit<EmbeddedPacka
   return {
     name: String(json.name ?? ''),
     version: String(json.version ?? ''),
-    fhirVersion: String(fhirVersions[0] ?? ''),
+    fhirVersion: firstText(fhirVersions),
     license: String(json.license ?? ''),
     ...(typeof json.canonical === 'string' ? { canonical: json.canonical } : {}),
   };
@@ -132,4 +132,10 @@ export class EmbeddedPackageSource implements InitialArtifactSource {
       },
     }));
   }
+}
+
+/** The first FHIR version a package.json lists (they are texts such as `4.0.1`), or ''. */
+function firstText(values: readonly unknown[]): string {
+  const [first] = values;
+  return typeof first === 'string' ? first : '';
 }
