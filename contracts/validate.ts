@@ -6,6 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { catalog as defaultCatalog, type Catalog, type JsonSchema } from './catalog.js';
+import type { MessageName, MessagePayloads, ReplyOf, RequestReplyName } from './types.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is typed as the module namespace.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -36,6 +37,29 @@ export function validateAgainst(schema: JsonSchema, value: unknown): ValidationR
   return { ok: false, errors: formatErrors(fn.errors ?? []) };
 }
 
+/** A value checked against its contract: typed when valid, the readable errors when not. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; errors: string };
+
+/**
+ * The payload (the request, for request-reply messages) of message `name` checked against its schema
+ * in `catalog`; valid, it is a MessagePayloads[N] (contracts/types.ts mirrors the schemas, and the
+ * fixture tests hold the two together).
+ */
+export function checkPayload<N extends MessageName>(name: N, value: unknown, catalog: Catalog = defaultCatalog): Checked<MessagePayloads[N]> {
+  const fn = compileSchema(catalog.byName(name).payload.schema);
+  const isPayload = (v: unknown): v is MessagePayloads[N] => fn(v);
+  return isPayload(value) ? { ok: true, value } : { ok: false, errors: formatErrors(fn.errors ?? []) };
+}
+
+/** The reply of request-reply message `name` checked against its schema in `catalog` (as checkPayload). */
+export function checkReply<N extends RequestReplyName>(name: N, value: unknown, catalog: Catalog = defaultCatalog): Checked<ReplyOf<N>> {
+  const contract = catalog.byName(name);
+  if (!contract.reply) throw new Error(`Message "${name}" has no reply (it is not request-reply)`);
+  const fn = compileSchema(contract.reply.schema);
+  const isReply = (v: unknown): v is ReplyOf<N> => fn(v);
+  return isReply(value) ? { ok: true, value } : { ok: false, errors: formatErrors(fn.errors ?? []) };
+}
+
 /** Validates the payload (the request, for request-reply messages) of the named message. */
 export function validateMessage(name: string, payload: unknown, catalog: Catalog = defaultCatalog): ValidationResult {
   return validateAgainst(catalog.byName(name).payload.schema, payload);
@@ -57,7 +81,8 @@ export function formatErrors(errors: readonly ErrorObject[]): string {
   const lines = errors.map((e) => {
     const where = e.instancePath === '' ? '(root)' : e.instancePath;
     if (e.keyword === 'additionalProperties') return `${where} must NOT have additional property '${String(e.params.additionalProperty)}'`;
-    if (e.keyword === 'enum') return `${where} ${e.message}: ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    const allowed: unknown = e.params.allowedValues;
+    if (e.keyword === 'enum' && Array.isArray(allowed)) return `${where} ${e.message}: ${allowed.map((v: unknown) => JSON.stringify(v)).join(', ')}`;
     return `${where} ${e.message ?? e.keyword}`;
   });
   return [...new Set(lines)].join('; ');

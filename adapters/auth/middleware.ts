@@ -74,8 +74,8 @@ export function authenticatedUser(options: AuthenticatedUserOptions): RequestHan
 
 function instrument(metrics: ServiceMetrics | undefined, verifier: TokenVerifier) {
   if (!metrics) return undefined;
-  if (verifier.keySetStatus) {
-    const status = () => verifier.keySetStatus!();
+  const status = verifier.keySetStatus;
+  if (status) {
     let reported = 0;
     metrics.counter({
       name: 'auth_jwks_read_failures_total',

@@ -30,8 +30,8 @@ export type Principal = TokenPrincipal | AnonymousPrincipal;
 export const ANONYMOUS_PRINCIPAL: AnonymousPrincipal = Object.freeze({
   kind: 'anonymous',
   subject: 'anonymous',
-  permissions: Object.freeze([]) as readonly [],
-  roles: Object.freeze([]) as readonly [],
+  permissions: Object.freeze([] as const),
+  roles: Object.freeze([] as const),
   claims: Object.freeze({}),
 });
 

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors, type JWSHeaderParameters, type FlattenedJWSInput, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters, type FlattenedJWSInput, type JWTVerifyGetKey } from 'jose';
 
 /**
  * The identity provider's signing keys, read from its JWKS URL and kept through its outages.
@@ -87,8 +87,8 @@ export class RemoteKeySet {
         if (this.lastFailure) throw this.unavailable();
         throw error;
       } else await this.read();
-      if (this.lastFailure) throw this.unavailable();
-      return this.held!.keys(header, token);
+      if (this.lastFailure || !this.held) throw this.unavailable();
+      return this.held.keys(header, token);
     }
   };
 
@@ -139,13 +139,13 @@ export class RemoteKeySet {
       this.lastAttemptAt = this.now();
       try {
         const json = await this.fetchJson();
-        const keys = createLocalJWKSet(json as Parameters<typeof createLocalJWKSet>[0]);
-        const text = JSON.stringify((json as { keys: unknown[] }).keys);
+        const keys = createLocalJWKSet(json);
+        const text = JSON.stringify(json.keys);
         const changed = this.held !== undefined && this.held.text !== text;
         this.held = { keys, readAt: this.now(), text };
         if (changed) this.options.onKeysChanged?.();
         this.lastFailure = undefined;
-        this.options.onRead?.({ ok: true, keys: (json as { keys: unknown[] }).keys.length });
+        this.options.onRead?.({ ok: true, keys: json.keys.length });
       } catch (error) {
         this.lastFailure = error instanceof Error ? error.message : String(error);
         this.failedReads += 1;
@@ -157,7 +157,7 @@ export class RemoteKeySet {
     return this.reading;
   }
 
-  private async fetchJson(): Promise<unknown> {
+  private async fetchJson(): Promise<JSONWebKeySet> {
     let response: Response;
     try {
       // No redirects: the key set must come from the configured address itself.
@@ -165,8 +165,10 @@ export class RemoteKeySet {
         redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs), headers: { accept: 'application/json, application/jwk-set+json' },
       });
     } catch (error) {
-      const cause = error as Error & { cause?: { code?: string } };
-      throw new Error(cause.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : `unreachable (${cause.cause?.code ?? cause.message})`, { cause: error });
+      const cause: unknown = error instanceof Error ? error.cause : undefined;
+      const code = typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      throw new Error(timedOut ? `no answer within ${this.timeoutMs} ms` : `unreachable (${code ?? (error instanceof Error ? error.message : String(error))})`, { cause: error });
     }
     if (response.status !== 200) {
       await response.body?.cancel();
@@ -178,7 +180,13 @@ export class RemoteKeySet {
     } catch {
       throw new Error('answered something that is not JSON');
     }
-    if (!json || typeof json !== 'object' || !Array.isArray((json as { keys?: unknown }).keys)) throw new Error('answered JSON that is not a JWK set');
+    if (!isJwkSet(json)) throw new Error('answered JSON that is not a JWK set');
     return json;
   }
+}
+
+/** An object whose `keys` is an array of objects (each key is then checked by jose). */
+function isJwkSet(json: unknown): json is JSONWebKeySet {
+  return typeof json === 'object' && json !== null && 'keys' in json && Array.isArray(json.keys)
+    && json.keys.every((key: unknown) => typeof key === 'object' && key !== null && !Array.isArray(key));
 }

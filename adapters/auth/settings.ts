@@ -64,16 +64,18 @@ export function verifierFromConfig(config: AuthConfig, logger?: Logger): TokenVe
     }
     return undefined;
   }
-  if (!config.authIssuer?.length) need('auth.issuer', 'is required when auth.mode is jwt (set AUTH_MODE=none with HTTP_HOST=127.0.0.1 for a local trial only)');
-  if (!config.authAudience?.length) need('auth.audience', 'is required when auth.mode is jwt');
+  const { authIssuer: issuer, authAudience: audience } = config;
+  if (!issuer?.length) need('auth.issuer', 'is required when auth.mode is jwt (set AUTH_MODE=none with HTTP_HOST=127.0.0.1 for a local trial only)');
+  if (!audience?.length) need('auth.audience', 'is required when auth.mode is jwt');
   if (!config.authJwksUrl && !config.authPublicKey) need('auth.jwks-url', 'or auth.public-key (AUTH_PUBLIC_KEY) is required when auth.mode is jwt');
   if (config.authJwksUrl && !isSecureOrLoopbackUrl(config.authJwksUrl)) {
     need('auth.jwks-url', `must be an https URL (plain http is allowed on loopback only: anyone on the path could substitute the keys); got ${JSON.stringify(config.authJwksUrl)}`);
   }
-  if (problems.length) throw new ConfigError(problems);
+  // A missing issuer or audience has put its problem in the list.
+  if (problems.length || !issuer || !audience) throw new ConfigError(problems);
   return createTokenVerifier({
-    issuer: [...config.authIssuer!],
-    audience: [...config.authAudience!],
+    issuer: [...issuer],
+    audience: [...audience],
     jwksUrl: config.authJwksUrl,
     jwksStaleMaxAgeSeconds: config.authJwksStaleMaxAge,
     publicKeyPem: config.authPublicKey,

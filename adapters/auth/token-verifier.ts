@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type CryptoKey } from 'jose';
+import { createLocalJWKSet, errors, importSPKI, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey, type CryptoKey } from 'jose';
 import type { TokenPrincipal } from './principal.js';
 import { KeySetUnavailableError, RemoteKeySet, type KeySetReadEvent, type KeySetStatus } from './remote-key-set.js';
 
@@ -31,7 +31,7 @@ export interface TokenVerifierOptions {
   /** JWKS document URL of the identity provider (preferred: keys rotate without a redeploy). */
   jwksUrl?: string;
   /** Or a JWKS given inline (JSON), e.g. for tests or air-gapped deployments. */
-  jwks?: { keys: Record<string, unknown>[] };
+  jwks?: JSONWebKeySet;
   /** Or one PEM public key (SPKI) with its algorithm. */
   publicKeyPem?: string;
   publicKeyAlgorithm?: (typeof ACCEPTED_ALGORITHMS)[number];
@@ -71,7 +71,7 @@ export class TokenRejectedError extends Error {
 export interface TokenVerifier {
   verify(token: string): Promise<TokenPrincipal>;
   /** With a JWKS URL: how old the held key set is and whether the last read failed (for metrics). */
-  keySetStatus?(): KeySetStatus;
+  readonly keySetStatus?: () => KeySetStatus;
 }
 
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
@@ -101,7 +101,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       const known = keySet && !keySet.usable() ? undefined : verified.get(token);
       if (known) return known;
       const { alg, typ } = protectedHeader(token);
-      if (!alg || !(ACCEPTED_ALGORITHMS as readonly string[]).includes(alg)) {
+      if (!alg || !ACCEPTED_ALGORITHMS.some((accepted) => accepted === alg)) {
         throw new TokenRejectedError('algorithm', `Tokens signed with "${alg ?? 'none'}" are not accepted.`);
       }
       if (typ === undefined ? requireType : !acceptedTypes.has(mediaType(typ))) {
@@ -135,7 +135,7 @@ function mediaType(typ: string): string {
 }
 
 async function resolveKey(options: TokenVerifierOptions): Promise<JWTVerifyGetKey | CryptoKey> {
-  if (options.jwks) return createLocalJWKSet(options.jwks as Parameters<typeof createLocalJWKSet>[0]);
+  if (options.jwks) return createLocalJWKSet(options.jwks);
   if (options.publicKeyPem && options.publicKeyAlgorithm) return importSPKI(options.publicKeyPem, options.publicKeyAlgorithm);
   throw new Error('Token verification needs a JWKS URL, an inline JWKS, or a public key with its algorithm.');
 }
@@ -149,11 +149,14 @@ function keyResolver(options: TokenVerifierOptions): Promise<JWTVerifyGetKey | C
 function protectedHeader(token: string): { alg?: string; typ?: string } {
   const [encodedHeader = ''] = token.split('.');
   try {
-    const header = JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8')) as { alg?: unknown; typ?: unknown };
+    const header: unknown = JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8'));
+    if (header === null) throw new TypeError('a null header'); // refused as malformed below
+    const alg = typeof header === 'object' && 'alg' in header ? header.alg : undefined;
+    const typ = typeof header === 'object' && 'typ' in header ? header.typ : undefined;
     return {
-      alg: typeof header.alg === 'string' ? header.alg : undefined,
+      alg: typeof alg === 'string' ? alg : undefined,
       // A typ that is not a string is no type we accept: kept as text so it is refused, not ignored.
-      typ: header.typ === undefined ? undefined : typeof header.typ === 'string' ? header.typ : JSON.stringify(header.typ),
+      typ: typ === undefined ? undefined : typeof typ === 'string' ? typ : JSON.stringify(typ),
     };
   } catch {
     throw new TokenRejectedError('malformed', 'The bearer token is not a JWT.');
@@ -225,7 +228,9 @@ class VerifiedTokenCache {
     const previous = this.entries.get(token);
     if (previous) this.remove(token, previous.bytes);
     while (this.entries.size > 0 && (this.entries.size >= maxEntries || this.bytes + bytes > maxBytes)) {
-      const [oldest, entry] = this.entries.entries().next().value as [string, { bytes: number }];
+      const first = this.entries.entries().next();
+      if (first.done) break;
+      const [oldest, entry] = first.value;
       this.remove(oldest, entry.bytes);
     }
     this.entries.set(token, { principal, until, bytes });

@@ -35,8 +35,9 @@ export class MemoryLruStore<V> implements CacheStore<V> {
     this.entries.delete(key);
     this.entries.set(key, { value: structuredClone(value), expiresAt: ttlMs === undefined ? Infinity : this.now() + ttlMs });
     while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
+      const oldest = this.entries.keys().next();
+      if (oldest.done) break;
+      this.entries.delete(oldest.value);
     }
   }
 

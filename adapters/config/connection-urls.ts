@@ -96,10 +96,7 @@ export function parsePostgresUrl(raw: string): PostgresAddress {
   let sslRootCert: string | undefined;
   for (const [key, value] of url.searchParams) {
     if (key === 'sslmode') {
-      if (!(PG_SSL_MODES as readonly string[]).includes(value)) {
-        fail(`sslmode must be one of ${PG_SSL_MODES.join(', ')}; got ${JSON.stringify(value)}`);
-      }
-      sslMode = value as PgSslMode;
+      sslMode = PG_SSL_MODES.find((mode) => mode === value) ?? fail(`sslmode must be one of ${PG_SSL_MODES.join(', ')}; got ${JSON.stringify(value)}`);
     } else if (key === 'sslrootcert') {
       if (value === '') fail('sslrootcert must name a file');
       sslRootCert = value;

@@ -23,7 +23,7 @@ const VALID_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * the property name spelled exactly as in the specification when that is a valid variable name
  * (so the .NET-style `MeasureConfig__CheckIfMeasureExists` of existing deployments keeps working).
  */
-export function envVarCandidates(property: string): string[] {
+export function envVarCandidates(property: string): [string, ...string[]] {
   const derived = envVarName(property);
   return VALID_ENV_NAME.test(property) && property !== derived ? [derived, property] : [derived];
 }
@@ -55,7 +55,7 @@ function readRaw(property: string, env: Env): { envVar: string; raw?: string } {
     const raw = env[envVar]?.trim();
     if (raw !== undefined && raw !== '') return { envVar, raw };
   }
-  return { envVar: candidates[0]! };
+  return { envVar: candidates[0] };
 }
 
 /**

@@ -15,10 +15,10 @@ export function isLoopbackHost(host: string): boolean {
     case 6: {
       if (bare === '::1' || /^0{0,4}(:0{0,4}){6}:0{0,3}1$/.test(bare)) return true;
       // IPv4-mapped (::ffff:127.0.0.1), which the URL parser rewrites in hex (::ffff:7f00:1).
-      const dotted = /^(?:0{0,4}:){1,5}ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
-      if (dotted) return isLoopbackHost(dotted[1]!);
-      const hex = /^(?:0{0,4}:){1,5}ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(bare);
-      return hex ? parseInt(hex[1]!, 16) >> 8 === 127 : false;
+      const dotted = /^(?:0{0,4}:){1,5}ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare)?.[1];
+      if (dotted !== undefined) return isLoopbackHost(dotted);
+      const hex = /^(?:0{0,4}:){1,5}ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(bare)?.[1];
+      return hex !== undefined ? parseInt(hex, 16) >> 8 === 127 : false;
     }
     default: return false;
   }

@@ -74,12 +74,15 @@ export function urlSetting(name: string, description: string, protocols: readonl
 /** One of a fixed set of words, compared exactly (the specification lists them in lower case). */
 export function enumSetting<const V extends string>(name: string, description: string, values: readonly V[]): Setting<V> {
   return defineSetting(name, description, values.join(' | '), (raw) => {
-    if ((values as readonly string[]).includes(raw)) return raw as V;
+    const known = values.find((value) => value === raw);
+    if (known !== undefined) return known;
     return fail(`must be one of ${values.join(', ')}; got ${quote(raw)}`);
   });
 }
 
-const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+type DurationUnit = keyof typeof DURATION_UNITS_MS;
+const isDurationUnit = (text: string): text is DurationUnit => Object.hasOwn(DURATION_UNITS_MS, text);
 
 /**
  * A duration. A bare number is read in `unit`; a suffix (`500ms`, `30s`, `5m`, `1h`) converts.
@@ -93,9 +96,11 @@ export function durationSetting(
     const match = /^(\d+)\s*(ms|s|m|h)?$/i.exec(raw);
     if (!match) fail(`must be a duration in ${label} (e.g. 30, 30s, 5m, 1h); got ${quote(raw)}`);
     const amount = Number(match[1]);
-    const suffix = match[2]?.toLowerCase();
-    const ms = suffix ? amount * DURATION_UNITS_MS[suffix]! : amount * DURATION_UNITS_MS[unit]!;
-    const value = ms / DURATION_UNITS_MS[unit]!;
+    const suffix = match[2]?.toLowerCase() ?? unit;
+    // The pattern admits only the units' names.
+    if (!isDurationUnit(suffix)) return fail(`must be a duration in ${label} (e.g. 30, 30s, 5m, 1h); got ${quote(raw)}`);
+    const ms = amount * DURATION_UNITS_MS[suffix];
+    const value = ms / DURATION_UNITS_MS[unit];
     if (!Number.isInteger(value)) fail(`must be a whole number of ${label}; got ${quote(raw)}`);
     return parseInteger(String(value), range, `a duration in ${label}`);
   });
@@ -105,14 +110,18 @@ export function secondsSetting(name: string, description: string, range: IntRang
   return durationSetting(name, description, 's', range);
 }
 
-const BYTE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+const BYTE_UNITS = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 } as const;
+const isByteUnit = (text: string): text is keyof typeof BYTE_UNITS => Object.hasOwn(BYTE_UNITS, text);
 
 /** A size such as `1mb`, `50mb`, `512kb` or a plain byte count; loads as bytes. */
 export function byteSizeSetting(name: string, description: string): Setting<number> {
   return defineSetting(name, description, 'size (e.g. 512kb, 1mb, or bytes)', (raw) => {
     const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(raw);
     if (!match) return fail(`must be a size such as 512kb, 1mb or a byte count; got ${quote(raw)}`);
-    return Math.floor(Number(match[1]) * BYTE_UNITS[(match[2] ?? 'b').toLowerCase()]!);
+    const unit = (match[2] ?? 'b').toLowerCase();
+    // The pattern admits only the units' names.
+    if (!isByteUnit(unit)) return fail(`must be a size such as 512kb, 1mb or a byte count; got ${quote(raw)}`);
+    return Math.floor(Number(match[1]) * BYTE_UNITS[unit]);
   }, formatBytes);
 }
 
@@ -127,20 +136,24 @@ function formatBytes(bytes: number): string {
  * A comma-separated list (empty items dropped). With `item`, every element goes through that
  * setting's parser, so `listSetting(..., urlSetting(...))` validates each URL.
  */
-export function listSetting<T = string>(
+export function listSetting(name: string, description: string, item?: undefined, separator?: string): Setting<string[]>;
+export function listSetting<T>(name: string, description: string, item: Setting<T>, separator?: string): Setting<T[]>;
+export function listSetting<T>(
   name: string, description: string, item?: Setting<T>, separator = ',',
-): Setting<T[]> {
-  return defineSetting(name, description, `list of ${item?.spec.type ?? 'string'} separated by "${separator}"`, (raw) => {
+): Setting<string[]> | Setting<T[]> {
+  const type = `list of ${item?.spec.type ?? 'string'} separated by "${separator}"`;
+  const partsOf = (raw: string): string[] => {
     const parts = raw.split(separator).map((part) => part.trim()).filter((part) => part !== '');
     if (parts.length === 0) fail(`must contain at least one item; got ${quote(raw)}`);
-    return parts.map((part, index) => {
-      if (!item) return part as T;
-      try {
-        return item.spec.parse(part);
-      } catch (error) {
-        if (error instanceof SettingParseError) fail(`item ${index + 1} ${error.message}`);
-        throw error;
-      }
-    });
-  }, (values) => values.map((value) => (item ? item.spec.format(value) : String(value))).join(separator));
+    return parts;
+  };
+  if (!item) return defineSetting(name, description, type, partsOf, (values) => values.join(separator));
+  return defineSetting(name, description, type, (raw) => partsOf(raw).map((part, index) => {
+    try {
+      return item.spec.parse(part);
+    } catch (error) {
+      if (error instanceof SettingParseError) fail(`item ${index + 1} ${error.message}`);
+      throw error;
+    }
+  }), (values) => values.map((value) => item.spec.format(value)).join(separator));
 }

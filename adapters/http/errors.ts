@@ -19,15 +19,18 @@ export function notFoundHandler(app: Express): RequestHandler {
 }
 
 /** Errors raised by express's body parsers (body-parser / raw-body) carry a `type` and a status. */
-interface BodyParserError extends Error { type?: string; status?: number; limit?: number; expose?: boolean }
+/** What body-parser and other http-errors style libraries put on their errors. */
+interface BodyParserError { message: string; type?: unknown; status?: unknown; limit?: unknown; expose?: unknown }
 
-function fromBodyParser(error: BodyParserError): HttpProblem | undefined {
-  if (error instanceof UnstorableStringError) return HttpProblem.badRequest(error.message);
+function fromBodyParser(thrown: unknown): HttpProblem | undefined {
+  if (thrown instanceof UnstorableStringError) return HttpProblem.badRequest(thrown.message);
+  if (!(thrown instanceof Error)) return undefined;
+  const error: BodyParserError = thrown;
   switch (error.type) {
     case 'entity.parse.failed':
       return new HttpProblem(400, 'malformed-json', 'Malformed JSON', `Request body is not valid JSON: ${error.message}`);
     case 'entity.too.large':
-      return HttpProblem.payloadTooLarge(`Request body exceeds the limit of ${error.limit} bytes`);
+      return HttpProblem.payloadTooLarge(`Request body exceeds the limit of ${String(error.limit)} bytes`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return HttpProblem.unsupportedMediaType(error.message);
@@ -36,7 +39,7 @@ function fromBodyParser(error: BodyParserError): HttpProblem | undefined {
       return HttpProblem.badRequest(error.message);
     default:
       // The router could not decode a path parameter (`%`, `%zz`, percent-encoded bytes that are no UTF-8)
-      if (error instanceof URIError && error.status === 400) {
+      if (thrown instanceof URIError && error.status === 400) {
         return HttpProblem.badRequest('A path segment is not valid percent-encoded UTF-8');
       }
       // Other client errors from http-errors style libraries say themselves whether the message is safe.
@@ -61,7 +64,7 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
     const traceId = traceIdOf(res);
     let problem = error instanceof HttpProblem ? error
       : error instanceof DomainError ? problemOf(error)
-        : fromBodyParser(error as BodyParserError);
+        : fromBodyParser(error);
     if (!problem && error instanceof UpstreamError) {
       logger.warn({ err: error, traceId, upstream: `${error.method} ${error.url}`, status: error.status, attempts: error.attempts },
         'upstream call failed');

@@ -2,7 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from '../observability/logger.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { runWithContext } from '../observability/request-context.js';
-import { traceContextFromHeader } from '../observability/trace-context.js';
+import { isTraceContext, traceContextFromHeader } from '../observability/trace-context.js';
 import { HttpProblem, requestPath } from './problem.js';
 import { routeTemplate } from './route-table.js';
 
@@ -122,7 +122,7 @@ export function bodyParsers(
 export function guardBeforeBodies(handlers: readonly RequestHandler[]): RequestHandler[] {
   return handlers.map((handler): RequestHandler => (req, res, next) => handler(req, res, (error?: unknown) => {
     if (error !== undefined && error !== 'route' && error !== 'router' && hasUnreadBody(req)) res.setHeader('Connection', 'close');
-    next(error as Error | undefined);
+    next(error);
   }));
 }
 
@@ -174,7 +174,8 @@ export function nulCharacterGuard(): RequestHandler {
  */
 export function requestContextMiddleware(): RequestHandler {
   return (req, res, next) => {
-    const trace = res.locals.traceContext as { traceId: string; spanId: string; flags: string };
+    const trace: unknown = res.locals.traceContext;
+    if (!isTraceContext(trace)) throw new Error('requestContextMiddleware needs traceIdMiddleware before it');
     runWithContext({ traceId: trace.traceId, spanId: trace.spanId, traceFlags: trace.flags, authorization: req.header('authorization') }, next);
   };
 }

@@ -31,9 +31,9 @@ async function runCheck({ check, timeoutMs = 2000 }: ReadinessCheck): Promise<Ch
 
 /** Runs all checks concurrently. */
 export async function runReadiness(checks: readonly ReadinessCheck[]): Promise<{ status: 'UP' | 'DOWN'; checks: Record<string, CheckResult> }> {
-  const results = await Promise.all(checks.map(runCheck));
-  const byName = Object.fromEntries(checks.map((check, index) => [check.name, results[index]!]));
-  return { status: results.every((result) => result.status === 'UP') ? 'UP' : 'DOWN', checks: byName };
+  const results = await Promise.all(checks.map(async (check) => ({ name: check.name, result: await runCheck(check) })));
+  const byName = Object.fromEntries(results.map(({ name, result }) => [name, result]));
+  return { status: results.every(({ result }) => result.status === 'UP') ? 'UP' : 'DOWN', checks: byName };
 }
 
 /**

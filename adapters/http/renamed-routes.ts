@@ -40,7 +40,8 @@ export function renamedRoutes(openApi: OpenApiBuilder, renamed: readonly Renamed
     for (const pattern of patterns) {
       const params = matchSegments(pattern.from, segments);
       if (!params) continue;
-      const target = pattern.to.map((segment) => (segment.startsWith(':') ? params.get(segment)! : segment));
+      // A parameter of `to` that `from` lacks (a mistake in the renamed table) stays as written.
+      const target = pattern.to.map((segment) => (segment.startsWith(':') ? params.get(segment) ?? segment : segment));
       res.setHeader('Deprecation', DEPRECATION_HEADER);
       // From /api/a/b/c the base directory is /api/a/b/: climb to /api/ (or the gateway's /api/<component>/).
       const climb = '../'.repeat(Math.max(0, segments.length - 2));
@@ -64,10 +65,11 @@ function segmentsOf(path: string): string[] {
 function matchSegments(pattern: readonly string[], segments: readonly string[]): Map<string, string> | undefined {
   if (pattern.length !== segments.length) return undefined;
   const params = new Map<string, string>();
-  for (let i = 0; i < pattern.length; i++) {
-    const expected = pattern[i]!;
-    if (expected.startsWith(':')) params.set(expected, segments[i]!);
-    else if (expected.toLowerCase() !== segments[i]!.toLowerCase()) return undefined;
+  for (const [i, expected] of pattern.entries()) {
+    const actual = segments[i];
+    if (actual === undefined) return undefined; // not reached: the lengths are equal
+    if (expected.startsWith(':')) params.set(expected, actual);
+    else if (expected.toLowerCase() !== actual.toLowerCase()) return undefined;
   }
   return params;
 }

@@ -22,16 +22,20 @@ export interface PutBodyOptions {
 export function assertPutBody(urlId: string, body: unknown, options: PutBodyOptions = {}): Record<string, unknown> {
   const idField = options.idField ?? 'id';
   if (options.uuid && !isUuid(urlId)) throw HttpProblem.badRequest('Invalid Id format');
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  if (!isJsonObject(body)) {
     throw HttpProblem.badRequest('Request body must be a JSON object');
   }
-  const bodyId = (body as Record<string, unknown>)[idField];
+  const bodyId = body[idField];
   const same = typeof bodyId === 'string'
     && (options.uuid ? bodyId.toLowerCase() === urlId.toLowerCase() : bodyId === urlId);
   if (!same) {
     throw HttpProblem.badRequest('Body id must equal the id in the URL', [{ field: idField, message: 'must equal the id in the URL' }]);
   }
-  return body as Record<string, unknown>;
+  return body;
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** PUT success: 202 Accepted with the updated representation (or no body). */

@@ -26,8 +26,8 @@ interface LayerMatch { matched: string; template: string }
 function matchLayer(layer: LayerLike, path: string): LayerMatch | undefined {
   if (layer.slash) return { matched: '', template: '' };
   const matchers = layer.matchers ?? [];
-  for (let index = 0; index < matchers.length; index++) {
-    const match = matchers[index]!(path);
+  for (const [index, matcher] of matchers.entries()) {
+    const match = matcher(path);
     if (!match) continue;
     const raw = Array.isArray(layer.rawPath) ? layer.rawPath[index] : layer.rawPath;
     return { matched: match.path, template: typeof raw === 'string' ? raw : String(raw) };

@@ -1,5 +1,4 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { generateTraceContext } from '../observability/trace-context.js';
@@ -32,7 +31,13 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<Ht
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);
-      const bound = (server.address() as AddressInfo).port;
+      const address = server.address();
+      // A TCP server (listen with a port) answers an AddressInfo; a string is a pipe's name.
+      if (address === null || typeof address === 'string') {
+        reject(new Error(`The HTTP server is listening on ${String(address)}, not on a TCP port`));
+        return;
+      }
+      const bound = address.port;
       const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
       let closing: Promise<void> | undefined;
       resolve({

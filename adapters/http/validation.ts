@@ -19,9 +19,10 @@ function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: string)
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const errors = zodFieldErrors(result.error);
-  const first = errors[0]!;
+  const [first] = errors;
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  throw HttpProblem.badRequest(`${what} is invalid: ${first.field}: ${first.message}${more}`, errors);
+  // zod reports at least one issue when parsing fails.
+  throw HttpProblem.badRequest(`${what} is invalid${first ? `: ${first.field}: ${first.message}` : ''}${more}`, errors);
 }
 
 /** Validates a request body; 400 Problem Details listing every field path and message. */

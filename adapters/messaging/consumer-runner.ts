@@ -343,7 +343,8 @@ class JetStreamConsumerRunner<T> implements ConsumerRunner {
 
   private delayFor(deliveryCount: number): number {
     const { backoffMs } = this.settings;
-    return backoffMs[Math.min(deliveryCount, backoffMs.length) - 1]!;
+    // No delay (an immediate redelivery) if there were no entry, as a nak without a delay does.
+    return backoffMs[Math.min(deliveryCount, backoffMs.length) - 1] ?? 0;
   }
 
   private outageDelayFor(retry: number): number {
@@ -402,7 +403,7 @@ class JetStreamConsumerRunner<T> implements ConsumerRunner {
     try {
       payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(m.data));
     } catch (err) {
-      return this.sendToDeadLetter(m, 'invalid-json', `invalid JSON: ${(err as Error).message}`);
+      return this.sendToDeadLetter(m, 'invalid-json', `invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
     }
     const check = validateAgainst(contract.payload.schema, payload);
     if (!check.ok) return this.sendToDeadLetter(m, 'contract-violation', `contract violation (${contract.name} ${contract.version}): ${check.errors}`);

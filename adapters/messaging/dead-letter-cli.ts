@@ -68,7 +68,7 @@ export async function runDeadLetterCommand(args: string[], dlq: DeadLetterQueue,
         return 2;
     }
   } catch (err) {
-    write(`error: ${(err as Error).message}`);
+    write(`error: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }
 }

@@ -42,20 +42,20 @@ const NATS_UNAVAILABLE = new Set(['ConnectionError', 'ClosedConnectionError', 'D
 const MAX_CAUSE_DEPTH = 8;
 
 /** Whether this one error (not its causes) says a dependency is unreachable. */
-function isUnavailable(error: { name?: unknown; code?: unknown; message?: unknown }): boolean {
+function isUnavailable(error: object): boolean {
   if (error instanceof UnavailableError) return true;
-  const code = typeof error.code === 'string' ? error.code : undefined;
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
   if (code && (code.startsWith('08') && code.length === 5 || UNAVAILABLE_SQLSTATES.has(code) || NETWORK_CODES.has(code))) return true;
-  if (typeof error.message === 'string' && PG_CONNECTION_LOST.test(error.message)) return true;
-  return typeof error.name === 'string' && NATS_UNAVAILABLE.has(error.name);
+  if ('message' in error && typeof error.message === 'string' && PG_CONNECTION_LOST.test(error.message)) return true;
+  return 'name' in error && typeof error.name === 'string' && NATS_UNAVAILABLE.has(error.name);
 }
 
 export function classifyFailure(error: unknown): FailureKind {
   if (error instanceof PermanentError) return 'data';
   let current: unknown = error;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
-    if (isUnavailable(current as Record<string, unknown>)) return 'unavailable';
-    current = (current as { cause?: unknown }).cause;
+    if (isUnavailable(current)) return 'unavailable';
+    current = 'cause' in current ? current.cause : undefined;
   }
   return 'unknown';
 }

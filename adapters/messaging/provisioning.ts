@@ -36,8 +36,11 @@ function isNotFound(err: unknown, code: number): boolean {
 }
 
 /** The fields of `wanted` whose value differs in `actual` (arrays compared by content). */
-function differences(wanted: Record<string, unknown>, actual: Record<string, unknown>): string[] {
-  return Object.keys(wanted).filter((k) => JSON.stringify(wanted[k]) !== JSON.stringify(actual[k] ?? (Array.isArray(wanted[k]) ? [] : undefined)));
+function differences(wanted: object, actual: object): string[] {
+  const actualValues = new Map<string, unknown>(Object.entries(actual));
+  return Object.entries(wanted)
+    .filter(([k, v]: [string, unknown]) => JSON.stringify(v) !== JSON.stringify(actualValues.get(k) ?? (Array.isArray(v) ? [] : undefined)))
+    .map(([k]) => k);
 }
 
 /** JetStream's answers to a replica count the servers cannot hold: not clustered, or fewer servers than replicas. */
@@ -100,12 +103,12 @@ export async function provisionStream(jsm: JetStreamManager, def: StreamDefiniti
       current = (await jsm.streams.info(def.name).catch(() => { throw addErr; })).config;
     }
   }
-  const diff = differences(wanted, current as unknown as Record<string, unknown>);
+  const diff = differences(wanted, current);
   if (diff.length === 0) return 'unchanged';
   try {
     await jsm.streams.update(def.name, wanted);
   } catch (err) {
-    throw new Error(`Stream ${def.name} differs from the catalog in ${diff.join(', ')} and could not be updated: ${(err as Error).message}`, { cause: err });
+    throw new Error(`Stream ${def.name} differs from the catalog in ${diff.join(', ')} and could not be updated: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   return 'updated';
 }
@@ -125,7 +128,8 @@ export interface ProvisionCatalogOptions {
 /** Every stream of a catalog, the dead-letter stream included, with the replica count of this installation. */
 export function catalogStreams(catalog: Catalog, options: ProvisionCatalogOptions = {}): StreamDefinition[] {
   const all = [...catalog.streams, catalog.deadLetterStream];
-  return options.replicas === undefined ? all : all.map((def) => ({ ...def, replicas: options.replicas! }));
+  const { replicas } = options;
+  return replicas === undefined ? all : all.map((def) => ({ ...def, replicas }));
 }
 
 /** Provisions every stream of a catalog, the dead-letter stream included: what a service calls at start-up. */
@@ -163,7 +167,7 @@ export function toConsumerConfig(spec: ConsumerSpec): Partial<ConsumerConfig> {
     filter_subject: spec.filterSubject,
     max_deliver: spec.maxDeliver,
     // The server replaces ack_wait by backoff[0] when a backoff is set; say so, or every start would see a difference.
-    ack_wait: nanos(backoff ? backoff[0]! : spec.ackWaitMs),
+    ack_wait: nanos(backoff?.[0] ?? spec.ackWaitMs),
     backoff: backoff?.map(nanos),
     max_ack_pending: spec.maxAckPending ?? 1000,
   };
@@ -208,13 +212,13 @@ export async function ensureConsumer(jsm: JetStreamManager, stream: string, spec
   }
   // deliver_policy cannot change after creation, and undefined fields mean "server default".
   const comparable = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => v !== undefined && k !== 'deliver_policy'));
-  const diff = differences(comparable, current as unknown as Record<string, unknown>);
+  const diff = differences(comparable, current);
   if (diff.length === 0) return 'unchanged';
   const { durable_name: _name, deliver_policy: _policy, ...updatable } = wanted;
   try {
     await jsm.consumers.update(stream, spec.durable, updatable);
   } catch (err) {
-    throw new Error(`Consumer ${stream}/${spec.durable} differs in ${diff.join(', ')} and could not be updated: ${(err as Error).message}`, { cause: err });
+    throw new Error(`Consumer ${stream}/${spec.durable} differs in ${diff.join(', ')} and could not be updated: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   return 'updated';
 }

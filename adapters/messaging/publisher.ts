@@ -59,7 +59,7 @@ export class JetStreamPublisher implements MessagePublisher {
       return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
       if (!isTooLarge(error)) throw error;
-      throw new UnpublishableMessageError(`${contract.name} of ${Buffer.byteLength(data)} bytes is larger than the broker accepts: ${(error as Error).message}`, { cause: error });
+      throw new UnpublishableMessageError(`${contract.name} of ${Buffer.byteLength(data)} bytes is larger than the broker accepts: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
 

@@ -21,7 +21,7 @@ import { DomainError, type FailureKind } from '#shared-kernel/domain/errors.js';
 import { errors as natsErrors, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { catalog as defaultCatalog, type Catalog, type MessageContract } from '#contracts/catalog.js';
 import { isErrorReply, type ErrorCode, type ErrorReply, type MessagePayloads, type ReplyOf, type RequestReplyName } from '#contracts/types.js';
-import { validateAgainst } from '#contracts/validate.js';
+import { checkPayload, checkReply, validateAgainst } from '#contracts/validate.js';
 import type { Logger } from '../observability/logger.js';
 import { contextFromTraceparent, withTraceparent } from '../observability/propagation.js';
 import { runWithContext } from '../observability/request-context.js';
@@ -68,12 +68,14 @@ const errorReply = (code: ErrorCode, message: string, details?: string[]): Error
 
 function requestReplyContract(catalog: Catalog, name: string): MessageContract & { reply: NonNullable<MessageContract['reply']> } {
   const contract = catalog.byName(name);
-  if (contract.transport !== 'request-reply' || !contract.reply) throw new Error(`${name} is not a request-reply message`);
-  return contract as MessageContract & { reply: NonNullable<MessageContract['reply']> };
+  const { reply } = contract;
+  if (contract.transport !== 'request-reply' || !reply) throw new Error(`${name} is not a request-reply message`);
+  return { ...contract, reply };
 }
 
 export function serveQuery<N extends RequestReplyName>(nc: NatsConnection, name: N, handler: QueryHandler<N>, options: ServeQueryOptions): QueryServer {
-  const contract = requestReplyContract(options.catalog ?? defaultCatalog, name);
+  const catalog = options.catalog ?? defaultCatalog;
+  const contract = requestReplyContract(catalog, name);
   const log = options.logger.child({ component: 'query-server', query: name });
   const sub: Subscription = nc.subscribe(contract.subject, { queue: options.queue ?? name });
   const inProgress = new Set<Promise<void>>();
@@ -83,14 +85,14 @@ export function serveQuery<N extends RequestReplyName>(nc: NatsConnection, name:
     try {
       request = msg.json();
     } catch (err) {
-      return errorReply('BAD_REQUEST', `${name} request is not valid JSON: ${(err as Error).message}`);
+      return errorReply('BAD_REQUEST', `${name} request is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
     }
-    const check = validateAgainst(contract.payload.schema, request);
+    const check = checkPayload(name, request, catalog);
     if (!check.ok) return errorReply('BAD_REQUEST', `${name} request violates its contract`, check.errors.split('; '));
     const headers = headersToRecord(msg.headers);
     let reply: unknown;
     try {
-      reply = await handler(request as MessagePayloads[N], { messageName: name, headers, traceparent: headers[TRACEPARENT_HEADER] });
+      reply = await handler(check.value, { messageName: name, headers, traceparent: headers[TRACEPARENT_HEADER] });
     } catch (err) {
       if (err instanceof QueryError) return errorReply(err.code, err.message, err.details);
       if (err instanceof DomainError) return errorReply(QUERY_ERROR_CODES[err.failure], err.message, err.problems.map((p) => `${p.field}: ${p.message}`));
@@ -165,10 +167,10 @@ export async function requestQuery<N extends RequestReplyName>(
     msg = await nc.request(contract.subject, JSON.stringify(request), { timeout: timeoutMs, ...(headers ? { headers } : {}) });
   } catch (err) {
     if (isNoResponders(err)) throw new QueryFailedError(name, 'no-responders', `No service answers ${name} (${contract.subject})`, { cause: err });
-    if (err instanceof natsErrors.TimeoutError || (err as Error)?.cause instanceof natsErrors.TimeoutError) {
+    if (err instanceof natsErrors.TimeoutError || (err instanceof Error && err.cause instanceof natsErrors.TimeoutError)) {
       throw new QueryFailedError(name, 'timeout', `${name} got no reply within ${timeoutMs} ms`, { cause: err });
     }
-    throw new QueryFailedError(name, 'connection', `${name} request failed: ${(err as Error).message}`, { cause: err });
+    throw new QueryFailedError(name, 'connection', `${name} request failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   let reply: unknown;
   try {
@@ -176,9 +178,9 @@ export async function requestQuery<N extends RequestReplyName>(
   } catch (err) {
     throw new QueryFailedError(name, 'invalid-reply', `${name} reply is not JSON`, { cause: err });
   }
-  const replyCheck = validateAgainst(contract.reply.schema, reply);
+  const replyCheck = checkReply(name, reply, options.catalog ?? defaultCatalog);
   if (!replyCheck.ok) throw new QueryFailedError(name, 'invalid-reply', `${name} reply violates its contract: ${replyCheck.errors}`);
-  return reply as ReplyOf<N>;
+  return replyCheck.value;
 }
 
 function isNoResponders(err: unknown): boolean {

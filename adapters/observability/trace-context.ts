@@ -12,6 +12,13 @@ export interface TraceContext {
   readonly flags: string;
 }
 
+/** A value with the fields of a TraceContext (what traceIdMiddleware puts in `res.locals`). */
+export function isTraceContext(value: unknown): value is TraceContext {
+  return typeof value === 'object' && value !== null
+    && 'version' in value && typeof value.version === 'string' && 'traceId' in value && typeof value.traceId === 'string'
+    && 'spanId' in value && typeof value.spanId === 'string' && 'flags' in value && typeof value.flags === 'string';
+}
+
 const HEX = /^[0-9a-f]+$/;
 const ALL_ZERO = /^0+$/;
 
@@ -20,7 +27,8 @@ export function parseTraceparent(header: string | undefined | null): TraceContex
   if (!header) return undefined;
   const parts = header.trim().split('-');
   if (parts.length < 4) return undefined;
-  const [version, traceId, spanId, flags] = parts as [string, string, string, string];
+  const [version, traceId, spanId, flags] = parts;
+  if (version === undefined || traceId === undefined || spanId === undefined || flags === undefined) return undefined; // not reached: 4 parts at least
   if (version.length !== 2 || !HEX.test(version) || version === 'ff') return undefined;
   // Version 00 has exactly four fields; later versions may append more, which we ignore.
   if (version === '00' && parts.length !== 4) return undefined;

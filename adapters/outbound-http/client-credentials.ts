@@ -58,7 +58,7 @@ export class ClientCredentialsToken implements AuthorizationSource {
     }
     const requestedAt = this.now();
     const response = await this.http.post<unknown>(tokenUrl, form.toString(), { headers });
-    const body = (response.body && typeof response.body === 'object' ? response.body : {}) as Record<string, unknown>;
+    const body: Record<string, unknown> = isRecord(response.body) ? response.body : {};
     if (response.status !== 200) {
       const error = typeof body.error === 'string' ? `: ${body.error}${typeof body.error_description === 'string' ? ` (${body.error_description})` : ''}` : '';
       throw new Error(`the token endpoint ${tokenUrl} answered ${response.status}${error}`);
@@ -79,4 +79,8 @@ export class ClientCredentialsToken implements AuthorizationSource {
 /** application/x-www-form-urlencoded encoding of one value (what RFC 6749 section 2.3.1 asks for the Basic credentials). */
 function formEncode(value: string): string {
   return new URLSearchParams([['v', value]]).toString().slice(2);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }

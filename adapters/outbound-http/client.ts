@@ -149,7 +149,10 @@ function exchange(url: URL, method: string, headers: Headers, body: RequestBody,
             }
             chunks.push(chunk);
           });
-          res.once('end', () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+          res.once('end', () => {
+            const [only] = chunks;
+            done(chunks.length === 1 && only ? only : Buffer.concat(chunks, size));
+          });
           res.once('error', (error) => fail(signal.aborted ? signal.reason : error));
           res.once('close', () => { if (!res.complete) fail(signal.aborted ? signal.reason : new Error('the connection closed before the answer was complete')); });
         }),
@@ -283,7 +286,7 @@ function describe(cause: unknown): string {
   if (cause instanceof Error) {
     if (cause.name === 'TimeoutError') return 'timed out';
     // node:http reports socket errors with their code (ECONNREFUSED, ENOTFOUND, ECONNRESET...).
-    const code = (cause as NodeJS.ErrnoException).code;
+    const code = 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
     return code && !cause.message.includes(code) ? `${cause.message} (${code})` : cause.message;
   }
   return String(cause);

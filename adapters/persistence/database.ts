@@ -89,7 +89,7 @@ function readRootCert(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`Cannot read the PostgreSQL CA certificate file ${file} (sslrootcert of db.url): ${(error as Error).message}`, { cause: error });
+    throw new Error(`Cannot read the PostgreSQL CA certificate file ${file} (sslrootcert of db.url): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 
@@ -145,7 +145,7 @@ async function ensureDatabaseExists(orm: MikroORM, dbName: string, logger: Logge
     // Two instances starting together both see "absent" and both CREATE; the loser gets 42P04 or, when
     // the catalogue insert collides first, 23505 on pg_database. MikroORM has by then switched this
     // connection to the maintenance database, so point it back.
-    const code = (error as { code?: string }).code;
+    const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
     if (code !== '42P04' && code !== '23505') throw error;
     logger.info({ dbName }, 'database was created concurrently by another instance');
     orm.config.set('dbName', dbName);

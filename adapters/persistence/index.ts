@@ -22,3 +22,4 @@ export {
 } from './outbox/outbox-table.js';
 export { uuidV7 } from './outbox/uuid-v7.js';
 export { OutboxMessageEntity } from './outbox/outbox-entity.js';
+export { storedMember } from './stored-values.js';

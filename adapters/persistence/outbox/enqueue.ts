@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { contractOfSubject } from '#contracts/catalog.js';
 import { validateAgainst } from '#contracts/validate.js';
 import { ContractViolationError, UnknownSubjectError } from '../../messaging/errors.js';
@@ -102,7 +103,8 @@ export async function enqueueOutboxMessage(em: EntityManager, input: OutboxMessa
       id: row.id,
       subject: row.subject,
       payload: row.payloadJson,
-      headers: row.headersJson as unknown as Record<string, string>,
+      // jsonb from its JSON text, as the payload (one parameter, as a plain value would be)
+      headers: sql<Record<string, string>>`${row.headersJson}`,
       msg_id: row.msgId,
       created_at: new Date(),
       published_at: null,

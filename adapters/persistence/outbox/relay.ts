@@ -219,14 +219,15 @@ export class OutboxRelay {
     let brokerAnswers = false;
     let parked = 0;
     while (next < rows.length && consecutiveFailures < this.maxConsecutiveFailures) {
-      const chunk = brokerAnswers ? rows.slice(next) : [rows[next]!];
+      const chunk = rows.slice(next, brokerAnswers ? undefined : next + 1);
       next += chunk.length;
       const outcomes = await Promise.allSettled(chunk.map((row) => withTimeout(
         publisher.publish(row.subject, row.payload, { msgId: row.msg_id, headers: row.headers }),
         this.publishTimeoutMs,
       )));
       for (const [i, outcome] of outcomes.entries()) {
-        const row = chunk[i]!;
+        const row = chunk[i];
+        if (row === undefined) continue; // not reached: one outcome per row
         const attempts = row.attempts + 1;
         if (outcome.status === 'fulfilled') {
           publishedIds.push(row.id);

@@ -26,7 +26,7 @@ export function uuidV7(): string {
   bytes.writeUIntBE(lastMs, 0, 6);
   bytes[6] = 0x70 | (counter >> 8); // version 7 + counter high bits
   bytes[7] = counter & 0xff;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80; // RFC 4122 variant
+  bytes[8] = (bytes.readUInt8(8) & 0x3f) | 0x80; // RFC 4122 variant
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

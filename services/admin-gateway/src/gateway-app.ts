@@ -91,12 +91,24 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
 
 type ServiceDocument = { paths?: Record<string, unknown>; servers?: unknown; components?: Record<string, Record<string, unknown>> };
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The parts of an OpenAPI document the merge reads: `paths` an object, `components` an object of objects. */
+function isServiceDocument(value: unknown): value is ServiceDocument {
+  if (!isPlainObject(value)) return false;
+  const { paths, components } = value;
+  return (paths === undefined || isPlainObject(paths))
+    && (components === undefined || (isPlainObject(components) && Object.values(components).every(isPlainObject)));
+}
+
 /** A service's document; the caller's Authorization goes on (header propagation), for a service whose documents are guarded too. */
 async function fetchServiceDocument(component: string, base: string, authorization: string | undefined): Promise<ServiceDocument> {
   try {
     const answer = await fetch(new URL('/api-docs', base), { signal: AbortSignal.timeout(5000), ...(authorization ? { headers: { authorization } } : {}) });
     if (!answer.ok) throw new Error(`status ${answer.status}`);
-    return (await answer.json()) as ServiceDocument;
+    const document: unknown = await answer.json();
+    if (!isServiceDocument(document)) throw new Error('not an OpenAPI document');
+    return document;
   } catch {
     throw HttpProblem.badGateway(`The ${component} service did not provide its API document.`);
   }
@@ -165,9 +177,10 @@ export function mergedDocument(documents: ReadonlyArray<{ component: string; doc
     const rewrite = (value: unknown): unknown => (renames.size === 0 ? value : JSON.parse(JSON.stringify(value), (key, v: unknown) =>
       (key === '$ref' && typeof v === 'string' && renames.has(v) ? renames.get(v) : v)));
     for (const [kind, entries] of Object.entries(document.components ?? {})) {
+      const merged = (components[kind] ??= {});
       for (const [name, value] of Object.entries(entries)) {
         const renamed = renames.get(`#/components/${kind}/${name}`);
-        components[kind]![renamed ? `${component}.${name}` : name] = rewrite(value);
+        merged[renamed ? `${component}.${name}` : name] = rewrite(value);
       }
     }
     for (const [path, item] of Object.entries(document.paths ?? {})) paths[path] = rewrite(item);

@@ -1,5 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import { TLSSocket } from 'node:tls';
 import { Transform, type TransformCallback } from 'node:stream';
 import { checkRequestTarget } from './gateway-path.js';
 import { applyGatewayPaging, pagingMetadataOf } from './pagination.js';
@@ -42,6 +43,8 @@ export interface ProxyTarget {
   /** The path the client asked the gateway for (checked: gateway-path.ts), without the query. */
   externalPath: string;
   url: URL;
+  /** The component's upstream base URL (upstreams[component]). */
+  upstreamBase: string;
 }
 
 /**
@@ -67,7 +70,7 @@ export function targetOf(checked: { readonly path: string; readonly search: stri
   // No dot segment or encoded separator is left (checked), so the URL keeps the path as it is.
   url.pathname = `${url.pathname.replace(/\/$/, '')}/api${rest}`;
   url.search = checked.search;
-  return { component, externalPath: checked.path, url };
+  return { component, externalPath: checked.path, url, upstreamBase: base };
 }
 
 /**
@@ -106,10 +109,10 @@ export function gatewayLocation(location: string, component: string, upstreamBas
  */
 export function withGatewayInstance(body: unknown, externalPath: string, upstreamPath?: string): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
-  const problem = body as { detail?: unknown };
-  const detail = typeof problem.detail === 'string' && upstreamPath && upstreamPath !== externalPath
-    ? replaceWholePath(problem.detail, upstreamPath, externalPath)
-    : problem.detail;
+  const given = 'detail' in body ? body.detail : undefined;
+  const detail = typeof given === 'string' && upstreamPath && upstreamPath !== externalPath
+    ? replaceWholePath(given, upstreamPath, externalPath)
+    : given;
   return { ...body, ...(detail === undefined ? {} : { detail }), instance: externalPath };
 }
 
@@ -179,7 +182,7 @@ export function createProxyHandler(options: ProxyOptions) {
     }
     if (req.headers['transfer-encoding']) headers['transfer-encoding'] = req.headers['transfer-encoding'];
     headers['x-forwarded-host'] = req.headers.host ?? '';
-    headers['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+    headers['x-forwarded-proto'] = req.socket instanceof TLSSocket ? 'https' : 'http';
     headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
     headers['x-forwarded-prefix'] = `/api/${target.component}`;
 
@@ -194,7 +197,7 @@ export function createProxyHandler(options: ProxyOptions) {
       for (const [name, value] of Object.entries(upstreamRes.headers)) {
         if (!HOP_BY_HOP.has(name) && value !== undefined) outHeaders[name] = value;
       }
-      if (typeof outHeaders.location === 'string') outHeaders.location = gatewayLocation(outHeaders.location, target.component, options.upstreams[target.component]!);
+      if (typeof outHeaders.location === 'string') outHeaders.location = gatewayLocation(outHeaders.location, target.component, target.upstreamBase);
       const contentType = String(upstreamRes.headers['content-type'] ?? '');
       const length = Number(upstreamRes.headers['content-length'] ?? '0');
       // A Problem Details answer names the service's path in `instance`; the client asked for the gateway's.
@@ -227,7 +230,7 @@ export function createProxyHandler(options: ProxyOptions) {
         const body = Buffer.concat(chunks);
         let answer = body;
         try {
-          const parsed = JSON.parse(body.toString('utf8')) as unknown;
+          const parsed: unknown = JSON.parse(body.toString('utf8'));
           if (problem) {
             answer = Buffer.from(JSON.stringify(withGatewayInstance(parsed, target.externalPath, target.url.pathname)), 'utf8');
           } else {

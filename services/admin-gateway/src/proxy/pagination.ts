@@ -47,8 +47,9 @@ export function applyGatewayPaging(component: string, upstreamPath: string, quer
 /** The parameter's value when it is given once as an integer; anything else is left for the service to refuse. */
 function singleInteger(query: URLSearchParams, name: string): number | undefined {
   const values = query.getAll(name);
-  if (values.length !== 1 || !/^-?\d{1,15}$/.test(values[0]!)) return undefined;
-  return Number(values[0]);
+  const [value] = values;
+  if (values.length !== 1 || value === undefined || !/^-?\d{1,15}$/.test(value)) return undefined;
+  return Number(value);
 }
 
 export interface PagingMetadata {
@@ -60,15 +61,13 @@ export interface PagingMetadata {
 
 /** The paging metadata of a paged-model body (`{ records, metadata }`), or undefined for any other body. */
 export function pagingMetadataOf(body: unknown): PagingMetadata | undefined {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const { records, metadata } = body as { records?: unknown; metadata?: Record<string, unknown> };
-  if (!Array.isArray(records) || !metadata || typeof metadata !== 'object') return undefined;
-  const fields = ['pageSize', 'pageNumber', 'totalCount', 'totalPages'] as const;
-  if (!fields.every((f) => typeof metadata[f] === 'number')) return undefined;
-  return {
-    pageSize: metadata.pageSize as number,
-    pageNumber: metadata.pageNumber as number,
-    totalCount: metadata.totalCount as number,
-    totalPages: metadata.totalPages as number,
-  };
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !('records' in body) || !Array.isArray(body.records)) return undefined;
+  const metadata = 'metadata' in body ? body.metadata : undefined;
+  if (!metadata || typeof metadata !== 'object') return undefined;
+  const pageSize = 'pageSize' in metadata && typeof metadata.pageSize === 'number' ? metadata.pageSize : undefined;
+  const pageNumber = 'pageNumber' in metadata && typeof metadata.pageNumber === 'number' ? metadata.pageNumber : undefined;
+  const totalCount = 'totalCount' in metadata && typeof metadata.totalCount === 'number' ? metadata.totalCount : undefined;
+  const totalPages = 'totalPages' in metadata && typeof metadata.totalPages === 'number' ? metadata.totalPages : undefined;
+  if (pageSize === undefined || pageNumber === undefined || totalCount === undefined || totalPages === undefined) return undefined;
+  return { pageSize, pageNumber, totalCount, totalPages };
 }

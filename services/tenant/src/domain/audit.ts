@@ -52,15 +52,15 @@ function isPlainObject(value: unknown): value is Plain {
 
 /** Changed properties between two snapshots; `before` null means creation, `after` null deletion. */
 export function diffProperties(before: object | null, after: object | null, prefix = ''): PropertyChange[] {
-  const left = (before ?? {}) as Plain;
-  const right = (after ?? {}) as Plain;
-  const names = [...new Set([...Object.keys(left), ...Object.keys(right)])];
+  const left = new Map<string, unknown>(Object.entries(before ?? {}));
+  const right = new Map<string, unknown>(Object.entries(after ?? {}));
+  const names = [...new Set([...left.keys(), ...right.keys()])];
   const changes: PropertyChange[] = [];
   for (const name of names) {
     if (prefix === '' && IGNORED.has(name)) continue;
     const path = prefix === '' ? name : `${prefix}.${name}`;
-    const oldValue = left[name];
-    const newValue = right[name];
+    const oldValue = left.get(name);
+    const newValue = right.get(name);
     if (isPlainObject(oldValue) || isPlainObject(newValue)) {
       changes.push(...diffProperties(isPlainObject(oldValue) ? oldValue : null, isPlainObject(newValue) ? newValue : null, path));
       continue;

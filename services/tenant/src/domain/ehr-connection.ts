@@ -57,7 +57,7 @@ export function normalizeTokenUrl(value: string): string {
 
 function hasControlCharacter(value: string): boolean {
   for (const char of value) {
-    const code = char.codePointAt(0)!;
+    const code = char.codePointAt(0) ?? 0; // a string's characters are never empty
     if (code < 0x20 || code === 0x7f) return true;
   }
   return false;

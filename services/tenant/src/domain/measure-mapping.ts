@@ -30,7 +30,8 @@ export function validateMeasureMappingInput(input: MeasureMappingInput): { dqm: 
   const frequency = FREQUENCIES.find((known) => known.toLowerCase() === (input.frequency ?? '').trim().toLowerCase());
   if (!frequency) problems.add('frequency', `frequency must be one of ${FREQUENCIES.join(', ')}; got ${JSON.stringify(input.frequency)}`);
   problems.throwIfAny();
-  return { dqm, measure, frequency: frequency! };
+  if (!frequency) throw new Error('not reached: a missing frequency is one of the problems thrown above');
+  return { dqm, measure, frequency };
 }
 
 /** A scheduled measure id refers to a mapping when it equals the mapping's dQM id or measure name. */

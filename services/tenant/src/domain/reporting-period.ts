@@ -42,14 +42,13 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 
 /** The wall-clock date and time of an instant in a zone. */
 export function localDateTime(instant: Date, timeZone: string): LocalDateTime {
-  const fields: Record<string, number> = {};
+  // The formatter's options ask for every field below, so each is set (NaN would show one missing).
+  const local: LocalDateTime = { year: NaN, month: NaN, day: NaN, hour: NaN, minute: NaN, second: NaN };
   for (const part of formatterFor(timeZone).formatToParts(instant)) {
-    if (part.type !== 'literal') fields[part.type] = Number(part.value);
+    const { type } = part;
+    if (type === 'year' || type === 'month' || type === 'day' || type === 'hour' || type === 'minute' || type === 'second') local[type] = Number(part.value);
   }
-  return {
-    year: fields.year!, month: fields.month!, day: fields.day!,
-    hour: fields.hour!, minute: fields.minute!, second: fields.second!,
-  };
+  return local;
 }
 
 /** Milliseconds the zone is ahead of UTC at an instant (whole seconds). */

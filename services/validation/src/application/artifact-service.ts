@@ -18,6 +18,7 @@ import {
 import type { PackageInspector } from '../domain/ports/package-inspector.js';
 import type { TerminologyKnowledge } from '../domain/ports/terminology-knowledge.js';
 import { compareVersions } from '../domain/engine/definitions/versions.js';
+import { isObject } from '../domain/engine/json/json-value.js';
 import { InvalidInputError, NotFoundError } from '#shared-kernel/domain/errors.js';
 import { looksLikeXml } from '../domain/engine/xml/located-xml.js';
 import { UnreadableResourceError } from '../domain/engine/xml/resource-text.js';
@@ -68,7 +69,7 @@ export class ArtifactService {
     /** Reads RESOURCE artifacts uploaded as FHIR XML (stored as JSON); without it XML is refused. */
     private readonly xml?: FhirXmlReader,
   ) {
-    this.initialSources = Array.isArray(initialSources) ? initialSources : [initialSources as InitialArtifactSource];
+    this.initialSources = isSourceList(initialSources) ? initialSources : [initialSources];
   }
 
   list(): Promise<ArtifactSummary[]> {
@@ -112,7 +113,8 @@ export class ArtifactService {
       if (candidates.some((a) => a.version === version)) return { name, version, status: 'present', storedVersion: version };
       const inEngine = builtIn.find((p) => p.name === name);
       if (inEngine?.version === version) return { name, version, status: 'built-in', storedVersion: version };
-      if (candidates.length > 0) return { name, version, status: 'other-version', storedVersion: candidates[0]!.version ?? '' };
+      const [candidate] = candidates;
+      if (candidate) return { name, version, status: 'other-version', storedVersion: candidate.version ?? '' };
       if (inEngine) return { name, version, status: 'other-version', storedVersion: inEngine.version };
       return { name, version, status: 'missing' };
     });
@@ -287,7 +289,11 @@ function samePackage(stored: string, wanted: string): boolean {
 
 /** A file that vanished or cannot be opened between listing and reading. */
 function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' && 'syscall' in error && typeof error.syscall === 'string';
+}
+
+function isSourceList(sources: InitialArtifactSource | readonly InitialArtifactSource[]): sources is readonly InitialArtifactSource[] {
+  return Array.isArray(sources);
 }
 
 /**
@@ -311,7 +317,8 @@ function nameMismatch(type: ArtifactType, name: string, metadata: ArtifactMetada
 
 function nameFromResource(content: Buffer): string | undefined {
   try {
-    const id = (JSON.parse(content.toString('utf8').replace(/^\uFEFF/, '')) as { id?: unknown }).id;
+    const parsed: unknown = JSON.parse(content.toString('utf8').replace(/^\uFEFF/, ''));
+    const id = isObject(parsed) ? parsed.id : undefined;
     return typeof id === 'string' && id !== '' ? id : undefined;
   } catch {
     return undefined;

@@ -2,6 +2,7 @@
  * Categories and their rules: CRUD, export/import in the editable snapshot shape, initialization
  * from the bundled defaults, and the current Categorizer (compiled latest rules).
  */
+import { isObject } from '../domain/engine/json/json-value.js';
 import { Categorizer } from '../domain/categorization/categorizer.js';
 import {
   CategoryValidationError, categoryIdProblem, parseCategory, parseCategorySnapshot, parseCategorySnapshots, parseMatcherAsField,
@@ -68,10 +69,10 @@ export class CategoryService {
   async save(id: string, body: unknown): Promise<{ category: CategoryRepresentation; created: boolean }> {
     const idProblem = categoryIdProblem(id);
     if (idProblem) throw new InvalidInputError(`Category id ${idProblem}`, [{ field: 'id', message: idProblem }]);
-    if (typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { id?: unknown }).id !== id) {
+    if (isObject(body) && body.id !== id) {
       throw new InvalidInputError('Body id must equal the id in the URL', [{ field: 'id', message: 'must equal the id in the URL' }]);
     }
-    const matcherGiven = typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { matcher?: unknown }).matcher != null;
+    const matcherGiven = isObject(body) && body.matcher != null;
     let created: boolean;
     try {
       if (matcherGiven) {
@@ -122,7 +123,7 @@ export class CategoryService {
   /** Every category that has a rule, with its latest matcher, in the shape import accepts. */
   async exportAll(): Promise<CategorySnapshot[]> {
     const rows = await this.repository.listWithLatestRules();
-    return rows.filter((row) => row.rule).map(({ category, rule }) => ({ ...category, matcher: rule!.matcher }));
+    return rows.flatMap(({ category, rule }) => (rule ? [{ ...category, matcher: rule.matcher }] : []));
   }
 
   /** All or nothing: validated completely first, then written in one transaction. */

@@ -30,7 +30,7 @@ export class EnginePackageInspector implements PackageInspector {
         fhirVersion: fhirPackage.fhirVersion,
         dependencies: fhirPackage.manifest.dependencies,
         resourceCounts: fhirPackage.resourceCounts,
-        resources: fhirPackage.resources as unknown as Record<string, unknown>[],
+        resources: fhirPackage.resources,
         warnings: fhirPackage.warnings.slice(0, 50),
       });
     } catch (error) {

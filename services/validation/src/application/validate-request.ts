@@ -12,12 +12,13 @@
  * parameters of the same name; a setting given in the request wins over the configuration's.
  */
 import { InvalidInputError } from '#shared-kernel/domain/errors.js';
-import { isSettingName, readText, SETTINGS, settingsFromQuery, SettingsInputError } from '../domain/engine/settings-input.js';
+import { isSettingName, SETTINGS, settingsFromQuery, SettingsInputError } from '../domain/engine/settings-input.js';
 import type { ValidationSettings } from '../domain/engine/validator-options.js';
 import { canonicalMessageId, messageIdOf } from '../domain/engine/message-ids.js';
 import { issueMessageId, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
 import { parseLocatedJson } from '../domain/engine/json/located-json.js';
-import { isFhirJsonText, isFhirXmlText, type FhirJsonText, type ResourceInput } from '../domain/ports/resource-validator.js';
+import { isArray } from '../domain/engine/json/json-value.js';
+import { isFhirJsonText, isFhirXmlText, type ResourceInput } from '../domain/ports/resource-validator.js';
 
 export interface ValidateRequest {
   /** The resource: parsed JSON, or FHIR JSON or XML text as received (read where the engine runs). */
@@ -47,17 +48,17 @@ export function readValidateRequest(body: unknown, query: Record<string, unknown
   if (isFhirXmlText(body)) return { resource: body, ...fromQuery };
   // bytes: no Parameters form is possible (the caller made sure); read and checked where validated (unreadableInput)
   if (isFhirJsonText(body) && typeof body.json !== 'string') return { resource: body, ...fromQuery };
-  const text = isFhirJsonText(body) ? body as FhirJsonText & { json: string } : undefined;
-  const parsed = text ? parseJsonText(text.json, fromQuery.settings.allowComments === true) : body;
+  const text = isFhirJsonText(body) && typeof body.json === 'string' ? body.json : undefined;
+  const parsed = text !== undefined ? parseJsonText(text, fromQuery.settings.allowComments === true) : body;
   if (!isObject(parsed) || typeof parsed.resourceType !== 'string') {
     throw new InvalidInputError('The body must be a FHIR resource in JSON (an object with resourceType) or XML', [{ field: 'resourceType', message: 'is required' }]);
   }
-  if (parsed.resourceType !== 'Parameters' || !Array.isArray(parsed.parameter) || !parsed.parameter.some((p) => isObject(p) && p.name === 'resource')) {
-    return { resource: text ? { json: text.json, rootType: parsed.resourceType } : parsed, ...fromQuery };
+  if (parsed.resourceType !== 'Parameters' || !isArray(parsed.parameter) || !parsed.parameter.some((p) => isObject(p) && p.name === 'resource')) {
+    return { resource: text !== undefined ? { json: text, rootType: parsed.resourceType } : parsed, ...fromQuery };
   }
-  const request = readParameters(parsed.parameter as unknown[], fromQuery);
-  if (!text) return request;
-  const resource = request.resource as Record<string, unknown>;
+  const request = readParameters(parsed.parameter, fromQuery);
+  if (text === undefined) return request;
+  const { resource } = request;
   let json: string;
   try {
     json = JSON.stringify(resource);
@@ -66,7 +67,7 @@ export function readValidateRequest(body: unknown, query: Record<string, unknown
     if (!(error instanceof RangeError)) throw error;
     throw badInput('parameter.resource', 'a resource nested less deeply (it cannot be read: nested too deeply)');
   }
-  return { ...request, resource: { json, rootType: resource.resourceType as string, located: false } };
+  return { ...request, resource: { json, rootType: resource.resourceType, located: false } };
 }
 
 /**
@@ -76,7 +77,8 @@ export function readValidateRequest(body: unknown, query: Record<string, unknown
  */
 function parseJsonText(json: string, allowComments: boolean): unknown {
   try {
-    return JSON.parse(json) as unknown;
+    const value: unknown = JSON.parse(json);
+    return value;
   } catch (error) {
     if (allowComments) {
       const lenient = parseLocatedJson(json);
@@ -109,15 +111,21 @@ function readQuery(query: Record<string, unknown>): Omit<ValidateRequest, 'resou
   return { profiles, settings, ...(facilityId === undefined ? {} : { facilityId }), ...(configuration === undefined ? {} : { configuration }) };
 }
 
-/** The FHIR $validate form: `resource`, `profile`, `facility`, `configuration` and the settings as parameters. */
-function readParameters(parameters: unknown[], fromQuery: Omit<ValidateRequest, 'resource'>): ValidateRequest {
-  let resource: Record<string, unknown> | undefined;
+/** A parsed resource taken out of a `Parameters`. */
+type ParsedResource = Record<string, unknown> & { readonly resourceType: string };
+
+/**
+ * The FHIR $validate form: `resource`, `profile`, `facility`, `configuration` and the settings as
+ * parameters. The caller has seen a parameter named `resource` among them.
+ */
+function readParameters(parameters: readonly unknown[], fromQuery: Omit<ValidateRequest, 'resource'>): ValidateRequest & { readonly resource: ParsedResource } {
+  let resource: ParsedResource | undefined;
   const profiles: string[] = [];
   const texts = new Map<string, string[]>();
   for (const [i, p] of parameters.entries()) {
     if (!isObject(p) || typeof p.name !== 'string') throw badInput(`parameter[${i}]`, 'a parameter with a name');
     if (p.name === 'resource') {
-      if (resource || !isObject(p.resource) || typeof p.resource.resourceType !== 'string') throw badInput(`parameter[${i}].resource`, 'one resource');
+      if (resource || !isParsedResource(p.resource)) throw badInput(`parameter[${i}].resource`, 'one resource');
       resource = p.resource;
       continue;
     }
@@ -127,15 +135,14 @@ function readParameters(parameters: unknown[], fromQuery: Omit<ValidateRequest, 
     else if (p.name === 'facility' || p.name === 'configuration' || isSettingName(p.name)) texts.set(p.name, [...(texts.get(p.name) ?? []), value]);
     else throw badInput(`parameter[${i}]`, `unknown parameter ${p.name} (known: resource, ${VALIDATE_QUERY_PARAMETERS.join(', ')}, ${SETTINGS.map((s) => s.name).join(', ')})`);
   }
-  const settings: Record<string, unknown> = { ...fromQuery.settings };
+  let given: ValidationSettings;
   try {
-    for (const spec of SETTINGS) {
-      const given = texts.get(spec.name);
-      if (given) settings[spec.name] = readText(spec, given, spec.name);
-    }
+    // The texts of each setting read as repeated query parameters are (the other names are not settings).
+    given = settingsFromQuery(Object.fromEntries(texts));
   } catch (error) {
     throw asInvalidInput(error);
   }
+  const settings: ValidationSettings = { ...fromQuery.settings, ...given };
   const one = (name: string) => {
     const given = texts.get(name);
     if (given && given.length > 1) throw badInput(name, 'given once');
@@ -144,8 +151,9 @@ function readParameters(parameters: unknown[], fromQuery: Omit<ValidateRequest, 
   const facilityId = one('facility') ?? fromQuery.facilityId;
   const configuration = one('configuration') ?? fromQuery.configuration;
   if (facilityId !== undefined && configuration !== undefined) throw badInput('configuration', 'give a facility or a configuration, not both');
+  if (!resource) throw badInput('parameter', 'one resource');
   return {
-    resource: resource!, profiles: [...fromQuery.profiles, ...profiles], settings: settings as ValidationSettings,
+    resource, profiles: [...fromQuery.profiles, ...profiles], settings,
     ...(facilityId === undefined ? {} : { facilityId }), ...(configuration === undefined ? {} : { configuration }),
   };
 }
@@ -162,6 +170,10 @@ function primitiveValue(p: Record<string, unknown>): string | undefined {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isParsedResource(v: unknown): v is ParsedResource {
+  return isObject(v) && typeof v.resourceType === 'string';
 }
 
 function badInput(field: string, message: string): InvalidInputError {
@@ -187,8 +199,9 @@ const UNREADABLE = new Map([
 export function unreadableInput(resource: ResourceInput, outcome: ValidationOutcome): InvalidInputError | undefined {
   if (!isFhirJsonText(resource) || typeof resource.json === 'string' || outcome.issue.length !== 1) return undefined;
   const [issue] = outcome.issue;
-  const id = issue!.severity === 'fatal' ? issueMessageId(issue!) : undefined;
+  if (issue === undefined) return undefined;
+  const id = issue.severity === 'fatal' ? issueMessageId(issue) : undefined;
   const message = id === undefined ? undefined : UNREADABLE.get(canonicalMessageId(id));
   if (message === undefined) return undefined;
-  return new InvalidInputError(`${message}: ${issue!.details.text}`, [{ field: '(body)', message: issue!.details.text }]);
+  return new InvalidInputError(`${message}: ${issue.details.text}`, [{ field: '(body)', message: issue.details.text }]);
 }

@@ -10,7 +10,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CanonicalResource, ConformanceResourceSource } from '../domain/ports/conformance-resources.js';
+import { isCanonicalResource, type CanonicalResource, type ConformanceResourceSource } from '../domain/ports/conformance-resources.js';
+import { isArray, isObject } from '../domain/engine/json/json-value.js';
 import { LayeredConformanceSource } from '../domain/engine/layered-source.js';
 import { locateCoreDefinitions } from '../adapters/fhir-definitions/core-definitions.js';
 
@@ -30,8 +31,12 @@ export async function coreSearchParametersFile(): Promise<string | undefined> {
 export function readSearchParameters(file: string | undefined): CanonicalResource[] {
   if (!file) return [];
   try {
-    const bundle = JSON.parse(readFileSync(file, 'utf8')) as { entry?: { resource?: CanonicalResource }[] };
-    return (bundle.entry ?? []).map((e) => e.resource).filter((r): r is CanonicalResource => r?.resourceType === 'SearchParameter');
+    const bundle: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    const entries = isObject(bundle) && isArray(bundle.entry) ? bundle.entry : [];
+    return entries.flatMap((e) => {
+      const resource = isObject(e) ? e.resource : undefined;
+      return isCanonicalResource(resource) && resource.resourceType === 'SearchParameter' ? [resource] : [];
+    });
   } catch {
     return [];
   }

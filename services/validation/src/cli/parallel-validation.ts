@@ -58,9 +58,10 @@ export async function validateInParallel(
       const worker = new Worker(filename, { workerData, execArgv: process.execArgv });
       workers.push(worker);
       const give = () => {
-        if (next >= files.length) return;
+        const file = files[next];
+        if (file === undefined) return;
         const index = next++;
-        worker.postMessage({ index, file: files[index]! } satisfies FileRequest);
+        worker.postMessage({ index, file } satisfies FileRequest);
       };
       worker.on('message', (message: WorkerMessage) => {
         if (message.kind === 'failed') return failed(new Error(message.message));
@@ -77,9 +78,9 @@ export async function validateInParallel(
     // This thread is one of the threads.
     const { validator, warnings } = await buildCliValidator(setup);
     const own = (async () => {
-      while (next < files.length) {
+      for (let file = files[next]; file !== undefined; file = files[next]) {
         const index = next++;
-        outcomes[index] = await validateFile(validator, files[index]!, profiles);
+        outcomes[index] = await validateFile(validator, file, profiles);
         settle();
       }
     })();

@@ -71,14 +71,14 @@ export function parseRequests(args: string[]): ReadyForValidationRequest[] {
       },
     }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
   }
+  const { facility, report, patient: patients } = values;
   const missing = (['facility', 'report', 'patient'] as const).filter((name) => !values[name] || (Array.isArray(values[name]) && values[name].length === 0));
-  if (missing.length > 0) throw new UsageError(`missing ${missing.map((m) => `--${m}`).join(', ')}\n${USAGE}`);
-  const patients = values.patient!;
+  if (missing.length > 0 || !facility || !report || !patients) throw new UsageError(`missing ${missing.map((m) => `--${m}`).join(', ')}\n${USAGE}`);
   if (values['payload-uri'] && patients.length > 1) throw new UsageError(`--payload-uri names one patient's submission: give one --patient\n${USAGE}`);
   return patients.map((patientId) => ({
-    facilityId: values.facility!, reportId: values.report!, patientId,
+    facilityId: facility, reportId: report, patientId,
     reportTypes: values['report-type'] ?? [],
     ...(values['payload-uri'] ? { payloadUri: values['payload-uri'] } : {}),
     ...(values['msg-id'] ? { msgId: patients.length > 1 ? `${values['msg-id']}-${patientId}` : values['msg-id'] } : {}),

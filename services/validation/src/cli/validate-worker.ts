@@ -7,7 +7,8 @@ import type { FileRequest, WorkerMessage, WorkerSetupData } from './parallel-val
 import { buildCliValidator, validateFile } from './validate.js';
 
 const { setup, profiles } = workerData as WorkerSetupData;
-const port = parentPort!;
+if (!parentPort) throw new Error('validate-worker.ts runs as a worker thread of parallel-validation.ts');
+const port = parentPort;
 const send = (message: WorkerMessage) => port.postMessage(message);
 
 try {

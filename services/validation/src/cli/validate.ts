@@ -28,7 +28,8 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import path from 'node:path';
-import type { CanonicalResource, ConformanceResourceSource, FhirResource } from '../domain/ports/conformance-resources.js';
+import { isCanonicalResource, isFhirResource, type CanonicalResource, type ConformanceResourceSource, type FhirResource } from '../domain/ports/conformance-resources.js';
+import { isArray, isObject } from '../domain/engine/json/json-value.js';
 import { isErrorIssue, type ValidationOutcome } from '../domain/engine/outcome/issue.js';
 import type { Validator } from '../domain/engine/validator.js';
 import type { ValidationSettings } from '../domain/engine/validator-options.js';
@@ -112,8 +113,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | string {
           } catch {
             return `--options needs a JSON object, not ${text}`;
           }
-          if (typeof options !== 'object' || options === null || Array.isArray(options)) return `--options needs a JSON object, not ${text}`;
-          const read = settingsFromManifest(options as Record<string, unknown>);
+          if (!isObject(options)) return `--options needs a JSON object, not ${text}`;
+          const read = settingsFromManifest(options);
           Object.assign(settings, read.settings);
           args.ignoredOptions.push(...read.ignored.map((x) => `option ${x.key} has no effect: ${x.reason}`));
           break;
@@ -183,12 +184,15 @@ function resourcesOf(texts: { file: string; text?: string; error?: string }[], p
   for (const { file: f, text, error } of texts) {
     try {
       if (text === undefined) throw new Error(error);
-      const r = parse(text) as { resourceType?: unknown; entry?: unknown } | null;
-      if (r?.resourceType === 'Bundle' && Array.isArray(r.entry)) {
-        loose.push(r as FhirResource);
-        for (const e of r.entry as { resource?: CanonicalResource }[]) if (e?.resource?.resourceType) resources.push(e.resource);
-      } else if (r?.resourceType) {
-        resources.push(r as CanonicalResource);
+      const r = parse(text);
+      if (isFhirResource(r) && r.resourceType === 'Bundle' && isArray(r.entry)) {
+        loose.push(r);
+        for (const e of r.entry) {
+          const resource = isObject(e) ? e.resource : undefined;
+          if (isCanonicalResource(resource) && resource.resourceType) resources.push(resource);
+        }
+      } else if (isCanonicalResource(r) && r.resourceType) {
+        resources.push(r);
       } else {
         warnings.push(`${f}: not a FHIR resource`);
       }
@@ -281,7 +285,10 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
       results = [];
       for (const file of args.files) results.push(await validateFile(validator, file, profiles));
     }
-    const outcomes = results.map((outcome, i) => ({ file: args.files[i]!, outcome }));
+    const outcomes = args.files.flatMap((file, i) => {
+      const outcome = results[i];
+      return outcome ? [{ file, outcome }] : []; // one outcome per file
+    });
     const anyError = results.some((outcome) => outcome.issue.some(isErrorIssue));
     if (args.harness || (args.format === 'json' && outcomes.length === 1)) {
       out(JSON.stringify(outcomes[0]?.outcome, null, 2));

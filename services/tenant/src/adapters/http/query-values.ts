@@ -29,4 +29,4 @@ export function textQueryValue(query: Query, name: string, maxLength = 200): str
   return raw.trim();
 }
 
-export const toDomainOrder = (order: 'asc' | 'desc') => (order === 'asc' ? 'Ascending' : 'Descending') as 'Ascending' | 'Descending';
+export const toDomainOrder = (order: 'asc' | 'desc'): 'Ascending' | 'Descending' => (order === 'asc' ? 'Ascending' : 'Descending');

@@ -76,7 +76,10 @@ export class FacilityOrderCache {
     };
     this.entries.delete(key);
     this.entries.set(key, entry);
-    while (this.entries.size > this.maxOrders) this.entries.delete(this.entries.keys().next().value!);
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.maxOrders) break;
+      this.entries.delete(oldest);
+    }
     return entry.order;
   }
 

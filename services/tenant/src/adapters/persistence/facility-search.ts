@@ -158,7 +158,8 @@ async function searchByOrder<Row extends { id: string | null }>(
     const rows = await run<Row & { version: string }>(rowsByIdQuery(ids));
     if (rows[0]?.version === order.version) {
       const byId = new Map(rows.flatMap((row) => (row.id === null ? [] : [[row.id, row] as const])));
-      if (byId.size === ids.length) return { rows: ids.map((id) => byId.get(id)!), totalCount: order.ids.length };
+      const found = ids.flatMap((id) => byId.get(id) ?? []);
+      if (found.length === ids.length) return { rows: found, totalCount: order.ids.length };
     }
     orders.drop(key, order);
   }
@@ -177,7 +178,8 @@ export async function searchFacilityRows<Row extends { id: string | null }>(
     if (found) return found;
   }
   const rows = await run<Row & { totalCount: string }>(facilitySearchQuery(criteria, sort, page));
-  if (rows.length > 0) return { rows, totalCount: Number(rows[0]!.totalCount) };
+  const [first] = rows;
+  if (first) return { rows, totalCount: Number(first.totalCount) };
   const [count] = await run<{ totalCount: string }>(facilityCountQuery(criteria));
   return { rows: [], totalCount: Number(count?.totalCount ?? 0) };
 }

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MeasureMapping } from '../../domain/measure-mapping.js';
 import type { MeasureMappingRepository } from '../../domain/ports/measure-mapping-repository.js';
-import type { Frequency } from '../../domain/reporting-period.js';
+import { storedMember } from '#adapters/persistence/index.js';
+import { FREQUENCIES } from '../../domain/reporting-period.js';
 import { translateConstraints } from './constraint-errors.js';
 import { MeasureMappingEntity, type MeasureMappingRow } from './entities.js';
 
@@ -9,7 +10,7 @@ type MappingRow = MeasureMappingRow;
 
 function toMapping(row: MappingRow): MeasureMapping {
   return {
-    id: row.id, dqm: row.dqm, measure: row.measure, frequency: row.frequency as Frequency,
+    id: row.id, dqm: row.dqm, measure: row.measure, frequency: storedMember(FREQUENCIES, row.frequency, 'measure_mapping.frequency'),
     createDate: row.createDate, modifyDate: row.modifyDate ?? null,
   };
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ScheduleEntry, ScheduleRepository } from '../../domain/ports/schedule-repository.js';
-import type { Frequency } from '../../domain/reporting-period.js';
+import { storedMember } from '#adapters/persistence/index.js';
+import { FREQUENCIES, type Frequency } from '../../domain/reporting-period.js';
 
 interface ScheduleRow {
   facility_id: string;
@@ -13,7 +14,7 @@ interface ScheduleRow {
 function toEntry(row: ScheduleRow): ScheduleEntry {
   return {
     facilityId: row.facility_id,
-    frequency: row.frequency as Frequency,
+    frequency: storedMember(FREQUENCIES, row.frequency, 'report_schedule.frequency'),
     timeZone: row.time_zone,
     nextFireAt: new Date(row.next_fire_at),
     lastFiredPeriodStart: row.last_fired_period_start === null ? null : new Date(row.last_fired_period_start),

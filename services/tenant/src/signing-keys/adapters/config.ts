@@ -89,7 +89,7 @@ function parseMasterKeyList(raw: string): MasterKeySpec[] {
 /** The lines of a master-keys file that hold an item (blank lines and `#` comments skipped). */
 export function parseMasterKeysFile(text: string, path: string): MasterKeySpec[] {
   const lines = text.split(/\r?\n/).map((line, index) => ({ line: line.trim(), number: index + 1 })).filter(({ line }) => line !== '' && !line.startsWith('#'));
-  return parseMasterKeyItems(lines.map(({ line }) => line), (index) => `${path} line ${lines[index]!.number}`);
+  return parseMasterKeyItems(lines.map(({ line }) => line), (index) => `${path} line ${String(lines[index]?.number)}`);
 }
 
 function problem(property: string, message: string): ConfigProblem {
@@ -113,7 +113,7 @@ export function keyringFromConfig(config: MasterKeyConfig, readFile: (path: stri
     try {
       text = readFile(path);
     } catch (error) {
-      throw new ConfigError([problem(MASTER_KEYS_FILE_SETTING, `cannot be read: ${(error as Error).message}`)]);
+      throw new ConfigError([problem(MASTER_KEYS_FILE_SETTING, `cannot be read: ${error instanceof Error ? error.message : String(error)}`)]);
     }
     try {
       for (const spec of parseMasterKeysFile(text, path)) specs.push({ ...spec, from: MASTER_KEYS_FILE_SETTING });
@@ -140,11 +140,13 @@ export function keyringFromConfig(config: MasterKeyConfig, readFile: (path: stri
   }
   let currentId = config.signingKeysCurrentMasterKey;
   if (currentId === undefined) {
-    if (byId.size === 1) currentId = [...byId.keys()][0]!;
+    const [only] = byId.keys();
+    if (byId.size === 1 && only !== undefined) currentId = only;
     else problems.push(problem(CURRENT_MASTER_KEY_SETTING, `must name the master key that encrypts new keys: ${byId.size} are configured (${[...byId.keys()].join(', ')})`));
   } else if (!byId.has(currentId)) {
     problems.push(problem(CURRENT_MASTER_KEY_SETTING, `names ${JSON.stringify(currentId)}, which is not among the configured master keys (${[...byId.keys()].join(', ')})`));
   }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return new MasterKeyring([...byId.values()].map(({ id, base64 }) => ({ id, base64 })), currentId!);
+  // No current id has put its problem in the list.
+  if (problems.length > 0 || currentId === undefined) throw new ConfigError(problems);
+  return new MasterKeyring([...byId.values()].map(({ id, base64 }) => ({ id, base64 })), currentId);
 }

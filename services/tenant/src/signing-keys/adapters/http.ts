@@ -8,7 +8,7 @@ import {
 } from '#adapters/http/index.js';
 import { ASSERTION_LIFETIME_SECONDS } from '../domain/client-assertion.js';
 import type { JwksDocument } from '../domain/jwks.js';
-import { KEY_STATUSES, SIGNING_ALGORITHMS, type KeyStatus, type SigningAlgorithm, type SigningKey } from '../domain/model.js';
+import { KEY_STATUSES, SIGNING_ALGORITHMS, type SigningKey } from '../domain/model.js';
 import { KEY_SORT_FIELDS } from '../domain/ports/signing-key-repository.js';
 import { SYSTEM_ACTOR, type Actor, type SigningKeyService } from '../application/signing-key-service.js';
 
@@ -34,8 +34,8 @@ function actorOf(res: Response): Actor {
   const principal = res.locals.principal;
   if (!principal?.subject || principal === ANONYMOUS_PRINCIPAL) return SYSTEM_ACTOR;
   const claims = principal.claims ?? {};
-  const display = [claims.email, claims.name, claims.preferred_username].find((value) => typeof value === 'string' && value !== '');
-  return { userId: principal.subject, user: (display as string | undefined) ?? principal.subject };
+  const display = [claims.email, claims.name, claims.preferred_username].find((value: unknown): value is string => typeof value === 'string' && value !== '');
+  return { userId: principal.subject, user: display ?? principal.subject };
 }
 
 const DateTime = z.string().datetime({ offset: true });
@@ -175,7 +175,7 @@ export function signingKeyRouter(service: SigningKeyService): Router {
     const algorithm = enumQueryValue(req.query, 'algorithm', SIGNING_ALGORITHMS);
     const primary = enumQueryValue(req.query, 'primary', ['true', 'false'] as const);
     const page = await service.list({
-      ...(status ? { status: status as KeyStatus } : {}), ...(algorithm ? { algorithm: algorithm as SigningAlgorithm } : {}),
+      ...(status ? { status } : {}), ...(algorithm ? { algorithm } : {}),
       ...(primary ? { primary: primary === 'true' } : {}),
     }, { field: sort.field, order: sort.order }, { limit: paging.pageSize, offset: paging.offset });
     sendPaged(res, pagedResult(page.records.map(keyRepresentation), page.totalCount, paging.pageSize, paging.pageNumber));
@@ -238,7 +238,7 @@ export function jwksRouter(jwksPath: string, regenerate: () => Promise<JwksDocum
     try {
       body = await readFile(jwksPath, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (!(error instanceof Error && 'code' in error && error.code === 'ENOENT')) throw error;
       body = JSON.stringify(await regenerate());
     }
     res.setHeader('Cache-Control', JWKS_CACHE_CONTROL);

@@ -3,14 +3,14 @@ import { Migration } from '@mikro-orm/migrations';
 import {
   defineEntity, LockMode, p, UniqueConstraintViolationException, type EntityManager, type FilterQuery, type InferEntity, type MigrationObject, type MikroORM,
 } from '@mikro-orm/postgresql';
-import { enqueueOutboxMessage } from '#adapters/persistence/index.js';
+import { enqueueOutboxMessage, storedMember } from '#adapters/persistence/index.js';
 import type { Catalog } from '#contracts/catalog.js';
 import type { EhrConnection } from '../../domain/ehr-connection.js';
 import type { Sealed } from '../domain/master-keyring.js';
 import type { FacilityKeyReferences } from '../domain/ports/facility-key-references.js';
 import type { KeyChanges, KeySearch, KeySortField, SigningKeyRepository, StoredPrivateKey } from '../domain/ports/signing-key-repository.js';
 import type { SigningKeyStore, SigningKeyTransaction } from '../domain/ports/signing-key-store.js';
-import { SigningKeyError, type KeyStatus, type PublicJwk, type SigningAlgorithm, type SigningKey } from '../domain/model.js';
+import { KEY_STATUSES, SIGNING_ALGORITHMS, SigningKeyError, type PublicJwk, type SigningKey } from '../domain/model.js';
 
 /**
  * Storage of the key registry: the `signing_key` table (own migration, no foreign key into the
@@ -89,9 +89,9 @@ export const signingKeyEntities = [SigningKeyEntity];
 export function toSigningKey(row: SigningKeyRow): SigningKey {
   return {
     kid: row.kid,
-    algorithm: row.algorithm as SigningAlgorithm,
+    algorithm: storedMember(SIGNING_ALGORITHMS, row.algorithm, 'signing_key.algorithm'),
     createdAt: row.createdAt,
-    status: row.status as KeyStatus,
+    status: storedMember(KEY_STATUSES, row.status, 'signing_key.status'),
     statusChangedAt: row.statusChangedAt,
     primary: row.isPrimary,
     expiresAt: row.expiresAt ?? null,
@@ -236,7 +236,8 @@ export class SqlFacilityKeyReferences implements FacilityKeyReferences {
       'select "key_id", "ehr_connections" from "facility" where "facility_id" = ? and not "is_deleted"', [facilityId]);
     const row = rows[0];
     if (!row) return undefined;
-    const stored = typeof row.ehr_connections === 'string' ? JSON.parse(row.ehr_connections) as EhrConnection[] : row.ehr_connections ?? [];
+    const stored: unknown = typeof row.ehr_connections === 'string' ? JSON.parse(row.ehr_connections) : row.ehr_connections ?? [];
+    if (!isStoredConnectionList(stored)) throw new Error(`facility.ehr_connections of ${facilityId} is not a list of EHR connections`);
     return {
       kid: row.key_id ?? null,
       ehrConnections: stored.map((connection) => ({ name: connection.name, clientId: connection.clientId, tokenUrl: connection.tokenUrl })),
@@ -313,4 +314,11 @@ export class MikroSigningKeyStore implements SigningKeyStore {
       },
     };
   }
+}
+
+/** facility.ehr_connections as the tenant writes it: objects with a name, a client id and a token URL. */
+function isStoredConnectionList(value: unknown): value is EhrConnection[] {
+  return Array.isArray(value) && value.every((item: unknown) => typeof item === 'object' && item !== null
+    && 'name' in item && typeof item.name === 'string' && 'clientId' in item && typeof item.clientId === 'string'
+    && 'tokenUrl' in item && typeof item.tokenUrl === 'string');
 }

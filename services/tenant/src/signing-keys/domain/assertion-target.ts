@@ -21,14 +21,16 @@ export interface AssertionTargetRequest {
  *   the registry never signs for an audience the facility's administrator did not configure.
  */
 export function chooseEhrConnection(facilityId: string, connections: readonly EhrConnection[], request: AssertionTargetRequest): EhrConnection {
-  if (connections.length === 0) {
+  const [first] = connections;
+  if (first === undefined) {
     throw new SigningKeyError('no-ehr-connection',
       `Facility ${facilityId} has no EHR connection configured; add its client id and token URL to ehrConnections in PUT /api/facilities/${encodeURIComponent(facilityId)}`);
   }
   const names = connections.map((connection) => connection.name).join(', ');
   let chosen: EhrConnection | undefined;
-  if (request.connection !== undefined) {
-    chosen = connections.find((connection) => connection.name.toLowerCase() === request.connection!.toLowerCase());
+  const wantedName = request.connection;
+  if (wantedName !== undefined) {
+    chosen = connections.find((connection) => connection.name.toLowerCase() === wantedName.toLowerCase());
     if (!chosen) throw new SigningKeyError('invalid', `connection: facility ${facilityId} has no EHR connection named ${JSON.stringify(request.connection)} (configured: ${names})`);
   }
   if (request.tokenUrl !== undefined) {
@@ -44,7 +46,7 @@ export function chooseEhrConnection(facilityId: string, connections: readonly Eh
     if (connections.length > 1) {
       throw new SigningKeyError('invalid', `connection: facility ${facilityId} has ${connections.length} EHR connections (${names}); name the one to sign for`);
     }
-    chosen = connections[0]!;
+    chosen = first;
   }
   if (request.clientId !== undefined && request.clientId !== chosen.clientId) {
     throw new SigningKeyError('forbidden',

@@ -5,7 +5,7 @@ import { isPublished, type PublicJwk, type SigningAlgorithm, type SigningKey } f
  * The bare-key members a public JWK may carry, per key type. A whitelist, not a blacklist of
  * `d`, `p`, `q`, `dp`, `dq`, `qi`, `oth`, `k`: a member we did not think of is left out by default.
  */
-const PUBLIC_MEMBERS: Record<string, readonly string[]> = {
+const PUBLIC_MEMBERS: Record<string, readonly ('n' | 'e' | 'crv' | 'x' | 'y')[]> = {
   RSA: ['n', 'e'],
   EC: ['crv', 'x', 'y'],
   OKP: ['crv', 'x'],
@@ -18,7 +18,7 @@ export function publicJwkOf(jwk: JWK, kid: string, alg: SigningAlgorithm): Publi
   if (!kty || !members) throw new Error(`Unsupported key type ${String(kty)}`);
   const result: PublicJwk = { kty, kid, alg, use: 'sig' };
   for (const member of members) {
-    const value = (jwk as Record<string, unknown>)[member];
+    const value: unknown = jwk[member];
     if (typeof value !== 'string') throw new Error(`The ${kty} public key lacks member ${member}`);
     result[member] = value;
   }

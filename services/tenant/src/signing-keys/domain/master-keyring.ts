@@ -78,6 +78,7 @@ interface Entry {
 export class MasterKeyring {
   readonly currentId: string;
   readonly #entries: readonly Entry[];
+  readonly #current: Entry;
 
   /** `currentId` must be one of the ids; the constructor refuses duplicates (config.ts reports them first). */
   constructor(specs: readonly MasterKeySpec[], currentId: string) {
@@ -92,8 +93,10 @@ export class MasterKeyring {
       if (ids.has(entry.id)) throw new Error(`Master key id ${JSON.stringify(entry.id)} is configured twice`);
       ids.add(entry.id);
     }
-    if (!ids.has(currentId)) throw new Error(`The current master key ${JSON.stringify(currentId)} is not among the configured ones (${[...ids].join(', ')})`);
+    const current = entries.find((entry) => entry.id === currentId);
+    if (!current) throw new Error(`The current master key ${JSON.stringify(currentId)} is not among the configured ones (${[...ids].join(', ')})`);
     this.#entries = entries;
+    this.#current = current;
     this.currentId = currentId;
   }
 
@@ -112,7 +115,7 @@ export class MasterKeyring {
   }
 
   seal(plaintext: string, kid: string): Sealed {
-    const entry = this.entryFor(this.currentId)!;
+    const entry = this.#current;
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', entry.key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(kid, 'utf8'));
@@ -158,9 +161,10 @@ export function envelopeMasterKeyId(envelope: string, kid: string): string {
 
 function parseEnvelope(envelope: string, kid: string) {
   const parts = envelope.split(':');
-  if (parts.length !== 6 || parts[0] !== PREFIX || parts[1] !== VERSION) {
+  const [prefix, version, masterKeyId, iv, tag, ciphertext] = parts;
+  if (parts.length !== 6 || prefix !== PREFIX || version !== VERSION
+    || masterKeyId === undefined || iv === undefined || tag === undefined || ciphertext === undefined) {
     throw new MasterKeyUnavailableError(`The private key of signing key ${kid} is not in a known envelope format`, '');
   }
-  const [, , masterKeyId, iv, tag, ciphertext] = parts as [string, string, string, string, string, string];
   return { masterKeyId, iv, tag, ciphertext };
 }

@@ -22,6 +22,7 @@ import {
   InitialArtifactSourceError, type InitialArtifactFile, type InitialArtifactSource,
 } from '../../domain/ports/artifact-repository.js';
 import { readPackageArchive } from '../../domain/engine/definitions/package-archive.js';
+import { isArray, isObject } from '../../domain/engine/json/json-value.js';
 
 /** Where the folder sits below the project (or image) root. */
 export const EMBEDDED_PACKAGES_PATH = path.join('services', 'validation', 'artifacts', 'packages');
@@ -67,20 +68,20 @@ export async function readEmbeddedManifest(directory: string): Promise<EmbeddedP
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new InitialArtifactSourceError(`The embedded package manifest ${file} cannot be read: ${(error as Error).message}`);
+    throw new InitialArtifactSourceError(`The embedded package manifest ${file} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const packages = (parsed as { packages?: unknown }).packages;
-  if (!Array.isArray(packages) || !packages.every(isEntry)) {
+  const packages = isObject(parsed) ? parsed.packages : undefined;
+  if (!isObject(parsed) || !isArray(packages) || !packages.every(isEntry)) {
     throw new InitialArtifactSourceError(`The embedded package manifest ${file} does not list packages as {file, name, version, fhirVersion, license, sha256, bytes}`);
   }
-  return parsed as EmbeddedPackageManifest;
+  return { description: typeof parsed.description === 'string' ? parsed.description : '', packages };
 }
 
 function isEntry(value: unknown): value is EmbeddedPackageEntry {
-  if (typeof value !== 'object' || value === null) return false;
-  const entry = value as Record<string, unknown>;
+  if (!isObject(value)) return false;
+  const entry = value;
   return ['file', 'name', 'version', 'fhirVersion', 'license', 'sha256'].every((key) => typeof entry[key] === 'string' && entry[key] !== '')
-    && typeof entry.bytes === 'number' && path.basename(entry.file as string) === entry.file;
+    && typeof entry.bytes === 'number' && typeof entry.file === 'string' && path.basename(entry.file) === entry.file;
 }
 
 /** What a package says about itself in `package/package.json` (read with the engine's defensive archive reader). */
@@ -88,12 +89,13 @@ export async function describePackage(bytes: Buffer): Promise<Omit<EmbeddedPacka
   const entries = await readPackageArchive(bytes, { keep: (entryPath) => entryPath === 'package/package.json' });
   const manifest = entries.find((entry) => entry.path === 'package/package.json');
   if (!manifest) throw new Error('The archive has no package/package.json');
-  const json = JSON.parse(manifest.data.toString('utf8')) as Record<string, unknown>;
-  const fhirVersions = Array.isArray(json.fhirVersions) ? json.fhirVersions : Array.isArray(json['fhir-version-list']) ? json['fhir-version-list'] : [];
+  const json: unknown = JSON.parse(manifest.data.toString('utf8'));
+  if (!isObject(json)) throw new Error('The package/package.json of the archive is not a JSON object');
+  const fhirVersions = isArray(json.fhirVersions) ? json.fhirVersions : isArray(json['fhir-version-list']) ? json['fhir-version-list'] : [];
   return {
     name: String(json.name ?? ''),
     version: String(json.version ?? ''),
-    fhirVersion: String(fhirVersions[0] ?? ''),
+    fhirVersion: firstText(fhirVersions),
     license: String(json.license ?? ''),
     ...(typeof json.canonical === 'string' ? { canonical: json.canonical } : {}),
   };
@@ -130,4 +132,10 @@ export class EmbeddedPackageSource implements InitialArtifactSource {
       },
     }));
   }
+}
+
+/** The first FHIR version a package.json lists (they are texts such as `4.0.1`), or ''. */
+function firstText(values: readonly unknown[]): string {
+  const [first] = values;
+  return typeof first === 'string' ? first : '';
 }

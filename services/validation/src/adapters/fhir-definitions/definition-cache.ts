@@ -91,7 +91,11 @@ export async function loadDefinitions(options: LoadDefinitionsOptions = {}): Pro
 
   const b = performance.now();
   const corePackage = await loadCoreDefinitions({ location: core, stripNarrative: options.packageOptions?.stripNarrative });
-  const files: PackageFile[] = await Promise.all(paths.map(async (p, i) => ({ path: p, bytes: digests.read.get(p) ?? await readFile(p), sha256: digests.sha256[i]! })));
+  const files: PackageFile[] = await Promise.all(paths.map(async (p, i) => {
+    const sha256 = digests.sha256[i];
+    if (sha256 === undefined) throw new Error(`No digest for ${p}`); // not reached: one digest per path
+    return { path: p, bytes: digests.read.get(p) ?? await readFile(p), sha256 };
+  }));
   const { packages, failures } = await parsePackageFiles(files, { ...options.packageOptions, readXml: xmlReaderOn(corePackage, core.fhirVersion) });
   const index = DefinitionIndex.build({ packages: [corePackage, ...packages], resources: options.resources, fhirVersion: core.fhirVersion });
   const buildMs = performance.now() - b;

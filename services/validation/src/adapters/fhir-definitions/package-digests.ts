@@ -44,10 +44,19 @@ export async function packageDigests(paths: readonly string[], cacheDir: string 
   return { sha256, read };
 }
 
+/** One `[path, {size, mtimeMs, ino, sha256}]` of the file; anything else is forgotten (the file is hashed again). */
+function isRememberedEntry(entry: unknown): entry is [string, Remembered] {
+  if (!Array.isArray(entry) || typeof entry[0] !== 'string') return false;
+  const remembered: unknown = entry[1];
+  return typeof remembered === 'object' && remembered !== null
+    && 'sha256' in remembered && typeof remembered.sha256 === 'string' && 'size' in remembered && typeof remembered.size === 'number'
+    && 'mtimeMs' in remembered && typeof remembered.mtimeMs === 'number' && 'ino' in remembered && typeof remembered.ino === 'number';
+}
+
 async function readRemembered(cacheDir: string): Promise<Map<string, Remembered>> {
   try {
-    const entries = JSON.parse(await readFile(path.join(cacheDir, FILE_NAME), 'utf8')) as [string, Remembered][];
-    return new Map(Array.isArray(entries) ? entries.filter((e) => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1]?.sha256 === 'string') : []);
+    const entries: unknown = JSON.parse(await readFile(path.join(cacheDir, FILE_NAME), 'utf8'));
+    return new Map(Array.isArray(entries) ? entries.filter(isRememberedEntry) : []);
   } catch {
     return new Map();
   }

@@ -58,7 +58,7 @@ export async function parsePackageFiles(files: readonly PackageFile[], options: 
       });
       packages.push(buildFhirPackage(entries, options));
     } catch (err) {
-      failures.push({ path: file.path, error: err as Error });
+      failures.push({ path: file.path, error: err instanceof Error ? err : new Error(String(err)) });
     }
   }
   return { packages, failures };

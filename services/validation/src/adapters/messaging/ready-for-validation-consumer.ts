@@ -38,8 +38,10 @@ export interface ReadyForValidationConsumerSettings {
  */
 export function readyForValidationConsumer(catalog: Catalog, settings: ReadyForValidationConsumerSettings) {
   const contract = catalog.byName('ReadyForValidation');
+  const { stream } = contract;
+  if (stream === undefined) throw new Error('ReadyForValidation has no stream in the catalog');
   return {
-    stream: contract.stream!,
+    stream,
     durable: settings.durable ?? READY_FOR_VALIDATION_DURABLE,
     filterSubject: contract.subject,
     maxDeliver: settings.maxDeliver,

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import { countOf } from './count.js';
 import type { Artifact, ArtifactSummary, ArtifactType } from '../../domain/artifacts/artifact.js';
 import type { ArtifactMetadata, ArtifactRepository } from '../../domain/ports/artifact-repository.js';
@@ -13,22 +13,19 @@ interface ArtifactDatabase {
   artifact: {
     id: Generated<number>; type: ArtifactType; name: string; content: Buffer; size: number; package_name: string | null;
     version: string | null; fhir_version: string | null; resource_type: string | null; url: string | null;
-    /** jsonb: written as JSON text, read parsed. */
-    summary: ColumnType<unknown, string | null, string | null>;
+    /** jsonb: written as JSON text (only ever a PackageSummary, see save), read parsed. */
+    summary: ColumnType<PackageSummary | null, string | null, string | null>;
     created_at: Generated<Date>; updated_at: ColumnType<Date, Date | undefined, Date>;
   };
   /** bigint: read as text. */
   artifact_generation: { id: number; generation: string };
 }
 
-interface ArtifactRow {
-  id: number; type: ArtifactType; name: string; size: number; package_name: string | null; version: string | null;
-  fhir_version: string | null; resource_type: string | null; url: string | null; updated_at: Date | string; content?: Buffer;
-}
+type ArtifactRow = Pick<Selectable<ArtifactDatabase['artifact']>, (typeof SUMMARY_COLUMNS)[number]>;
 
 function toSummary(row: ArtifactRow): ArtifactSummary {
   return {
-    id: Number(row.id), type: row.type, name: row.name, size: Number(row.size),
+    id: row.id, type: row.type, name: row.name, size: row.size,
     ...(row.package_name ? { packageName: row.package_name } : {}),
     ...(row.version ? { version: row.version } : {}),
     ...(row.fhir_version ? { fhirVersion: row.fhir_version } : {}),
@@ -48,25 +45,25 @@ export class PgArtifactRepository implements ArtifactRepository {
 
   async list(): Promise<ArtifactSummary[]> {
     const rows = await this.db().selectFrom('artifact').select([...SUMMARY_COLUMNS]).orderBy('type').orderBy('name').execute();
-    return (rows as ArtifactRow[]).map(toSummary);
+    return rows.map(toSummary);
   }
 
   async get(type: ArtifactType, name: string): Promise<Artifact | undefined> {
     const row = await this.db().selectFrom('artifact').select([...SUMMARY_COLUMNS, 'content'])
-      .where('type', '=', type).where('name', '=', name).executeTakeFirst() as ArtifactRow | undefined;
-    return row ? { ...toSummary(row), content: row.content! } : undefined;
+      .where('type', '=', type).where('name', '=', name).executeTakeFirst();
+    return row ? { ...toSummary(row), content: row.content } : undefined;
   }
 
   /** The stored summary JSON (package details), without the content. */
   async summaryOf(type: ArtifactType, name: string): Promise<PackageSummary | undefined> {
     const row = await this.db().selectFrom('artifact').select('summary').where('type', '=', type).where('name', '=', name).executeTakeFirst();
-    return (row?.summary as PackageSummary | null) ?? undefined;
+    return row?.summary ?? undefined;
   }
 
   /** Every stored summary with its artifact name (terminology dependencies across artifacts). */
   async allSummaries(): Promise<{ type: ArtifactType; name: string; summary: PackageSummary | undefined }[]> {
     const rows = await this.db().selectFrom('artifact').select(['type', 'name', 'summary']).orderBy('type').orderBy('name').execute();
-    return rows.map((row) => ({ type: row.type, name: row.name, summary: (row.summary as PackageSummary | null) ?? undefined }));
+    return rows.map((row) => ({ type: row.type, name: row.name, summary: row.summary ?? undefined }));
   }
 
   async save(type: ArtifactType, name: string, content: Buffer, metadata: ArtifactMetadata): Promise<{ artifact: ArtifactSummary; created: boolean }> {
@@ -83,7 +80,7 @@ export class PgArtifactRepository implements ArtifactRepository {
       const row = await db.insertInto('artifact').values({ type, name, ...values })
         .onConflict((oc) => oc.columns(['type', 'name']).doUpdateSet(values))
         .returning([...SUMMARY_COLUMNS]).executeTakeFirstOrThrow();
-      return { artifact: toSummary(row as ArtifactRow), created: !existing };
+      return { artifact: toSummary(row), created: !existing };
     });
   }
 
@@ -105,7 +102,7 @@ export class PgArtifactRepository implements ArtifactRepository {
 
   async forEachContent(type: ArtifactType, visit: (artifact: Artifact) => Promise<void>): Promise<void> {
     const ids = await this.db().selectFrom('artifact').select(['id', 'name']).where('type', '=', type).orderBy('name').execute();
-    for (const { name } of ids as { name: string }[]) {
+    for (const { name } of ids) {
       const artifact = await this.get(type, name);
       if (artifact) await visit(artifact);
     }

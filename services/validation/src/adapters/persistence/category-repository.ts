@@ -1,29 +1,37 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import { countOf } from './count.js';
 import type { Category, CategorySeverity, CategorySnapshot } from '../../domain/categorization/category.js';
 import type {
   CategoryRepository, CategoryRule, CategoryWithLatestRule, ImportOutcome,
 } from '../../domain/ports/category-repository.js';
-import type { MatcherJson } from '../../domain/categorization/matcher.js';
+import { isMatcherJson, type MatcherJson } from '../../domain/categorization/matcher.js';
 import { stableStringify } from './stable-json.js';
 
-interface CategoryRow { id: string; title: string; severity: string; acceptable: boolean; guidance: string }
-interface RuleRow { id: string | number; category_id: string; matcher: MatcherJson | string; timestamp: Date | string }
-
-/** The tables as Kysely sees them (columns as in migrations.ts; bigserial ids read as text, jsonb written as JSON text). */
+/**
+ * The tables as Kysely sees them (columns as in migrations.ts; bigserial ids read as text, jsonb written as JSON text).
+ * `severity` is a CategorySeverity because the column's CHECK constraint admits only those values;
+ * `matcher` reads as unknown JSON and is parsed before use (matcherOf).
+ */
 export interface CategoryDatabase {
-  category: CategoryRow;
+  category: { id: string; title: string; severity: CategorySeverity; acceptable: boolean; guidance: string };
   category_rule: {
-    id: Generated<string | number>; category_id: string; matcher: ColumnType<MatcherJson | string, string, string>; timestamp: ColumnType<Date | string, Date, Date>;
+    id: Generated<string | number>; category_id: string; matcher: ColumnType<unknown, string, string>; timestamp: ColumnType<Date | string, Date, Date>;
   };
 }
+type CategoryRow = Selectable<CategoryDatabase['category']>;
+type RuleRow = Selectable<CategoryDatabase['category_rule']>;
 
 const toCategory = (row: CategoryRow): Category => ({
-  id: row.id, title: row.title, severity: row.severity as CategorySeverity, acceptable: row.acceptable, guidance: row.guidance,
+  id: row.id, title: row.title, severity: row.severity, acceptable: row.acceptable, guidance: row.guidance,
 });
 
-const matcherOf = (stored: MatcherJson | string): MatcherJson => (typeof stored === 'string' ? (JSON.parse(stored) as MatcherJson) : stored);
+/** A stored matcher: jsonb, or its text where a driver answers text; its shape is checked, not trusted. */
+function matcherOf(stored: unknown): MatcherJson {
+  const json: unknown = typeof stored === 'string' ? JSON.parse(stored) : stored;
+  if (!isMatcherJson(json)) throw new Error('A stored category rule matcher does not have the shape of a matcher');
+  return json;
+}
 
 const toRule = (row: RuleRow): CategoryRule => ({
   id: Number(row.id),
@@ -42,12 +50,12 @@ export class PgCategoryRepository implements CategoryRepository {
 
   async list(): Promise<Category[]> {
     const rows = await this.db().selectFrom('category').selectAll().orderBy('id').execute();
-    return (rows as CategoryRow[]).map(toCategory);
+    return rows.map(toCategory);
   }
 
   async get(id: string): Promise<Category | undefined> {
     const row = await this.db().selectFrom('category').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? toCategory(row as CategoryRow) : undefined;
+    return row ? toCategory(row) : undefined;
   }
 
   async save(category: Category): Promise<{ created: boolean }> {
@@ -66,13 +74,13 @@ export class PgCategoryRepository implements CategoryRepository {
   async latestRule(categoryId: string): Promise<CategoryRule | undefined> {
     const row = await this.db().selectFrom('category_rule').selectAll().where('category_id', '=', categoryId)
       .orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
-    return row ? toRule(row as RuleRow) : undefined;
+    return row ? toRule(row) : undefined;
   }
 
   async ruleHistory(categoryId: string): Promise<CategoryRule[]> {
     const rows = await this.db().selectFrom('category_rule').selectAll().where('category_id', '=', categoryId)
       .orderBy('timestamp', 'desc').orderBy('id', 'desc').execute();
-    return (rows as RuleRow[]).map(toRule);
+    return rows.map(toRule);
   }
 
   async addRule(categoryId: string, matcher: MatcherJson, timestamp: Date): Promise<CategoryRule> {
@@ -87,10 +95,10 @@ export class PgCategoryRepository implements CategoryRepository {
   async listWithLatestRules(): Promise<CategoryWithLatestRule[]> {
     const em = this.orm.em.fork();
     const [categories, rules] = await Promise.all([
-      this.db(em).selectFrom('category').selectAll().orderBy('id').execute() as Promise<CategoryRow[]>,
+      this.db(em).selectFrom('category').selectAll().orderBy('id').execute(),
       // DISTINCT ON keeps the first row per category in index order: the latest rule.
       this.db(em).selectFrom('category_rule').selectAll().distinctOn('category_id')
-        .orderBy('category_id').orderBy('timestamp', 'desc').orderBy('id', 'desc').execute() as Promise<RuleRow[]>,
+        .orderBy('category_id').orderBy('timestamp', 'desc').orderBy('id', 'desc').execute(),
     ]);
     const latest = new Map(rules.map((row) => [row.category_id, toRule(row)]));
     return categories.map((row) => {
@@ -120,7 +128,7 @@ export class PgCategoryRepository implements CategoryRepository {
       }
       if (options.replaceAll) {
         const keep = snapshots.map((s) => s.id);
-        const gone = await db.selectFrom('category').select('id').where('id', 'not in', keep).execute() as { id: string }[];
+        const gone = await db.selectFrom('category').select('id').where('id', 'not in', keep).execute();
         deleted = await deleteCategoriesIn(em, gone.map((row) => row.id));
       }
       return { created, updated, rulesAdded, deleted };
@@ -141,7 +149,7 @@ async function insertRule(em: EntityManager, categoryId: string, matcher: Matche
   const row = await em.getKysely<CategoryDatabase>().insertInto('category_rule')
     .values({ category_id: categoryId, matcher: JSON.stringify(matcher), timestamp })
     .returningAll().executeTakeFirstOrThrow();
-  return toRule(row as RuleRow);
+  return toRule(row);
 }
 
 /**

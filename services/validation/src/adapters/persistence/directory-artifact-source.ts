@@ -22,7 +22,7 @@ export class DirectoryArtifactSource implements InitialArtifactSource {
     try {
       names = await readdir(directory);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = error instanceof Error && 'code' in error ? error.code : undefined;
       if (code === 'ENOENT' || code === 'ENOTDIR') throw new InitialArtifactSourceError(`artifact.init-dir ${directory} is not a directory`);
       throw error;
     }

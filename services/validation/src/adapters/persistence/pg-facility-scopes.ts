@@ -9,6 +9,8 @@
 import { defineEntity, p, type MikroORM } from '@mikro-orm/postgresql';
 import { Migration } from '@mikro-orm/migrations';
 import type { ColumnType } from 'kysely';
+import { isObject } from '../../domain/engine/json/json-value.js';
+import { countOf } from './count.js';
 import { parseValidationScope, type ValidationScope } from '../../domain/flow/validation-scope.js';
 import type { FacilityScopes } from '../../domain/ports/facility-scopes.js';
 import type { ValidationConfigurationLookup } from '../../domain/ports/validation-configuration-lookup.js';
@@ -66,7 +68,7 @@ export class PgFacilityScopes implements FacilityScopes, ValidationConfiguration
     if (hit && hit.until > Date.now()) return hit.scope;
     const row = await this.db().selectFrom('facility_validation_configuration as f')
       .innerJoin('validation_configuration as c', 'c.name', 'f.configuration_name')
-      .select(['c.definition']).where('f.facility_id', '=', facilityId).executeTakeFirst() as { definition: unknown } | undefined;
+      .select(['c.definition']).where('f.facility_id', '=', facilityId).executeTakeFirst();
     const scope = row ? parseValidationScope(row.definition) : undefined;
     this.cache.set(facilityId, { scope, until: Date.now() + this.ttlMs });
     return scope;
@@ -89,7 +91,7 @@ export class PgFacilityScopes implements FacilityScopes, ValidationConfiguration
   }
 
   async listConfigurations(): Promise<ValidationScope[]> {
-    const rows = await this.db().selectFrom('validation_configuration').select(['definition']).orderBy('name').execute() as { definition: unknown }[];
+    const rows = await this.db().selectFrom('validation_configuration').select(['definition']).orderBy('name').execute();
     return rows.map((r) => parseValidationScope(r.definition));
   }
 
@@ -115,7 +117,7 @@ export class PgFacilityScopes implements FacilityScopes, ValidationConfiguration
 
   async getConfiguration(name: string): Promise<ValidationScope | undefined> {
     const row = await this.db().selectFrom('validation_configuration').select(['definition']).where('name', '=', name)
-      .executeTakeFirst() as { definition: unknown } | undefined;
+      .executeTakeFirst();
     return row ? parseValidationScope(row.definition) : undefined;
   }
 
@@ -123,16 +125,16 @@ export class PgFacilityScopes implements FacilityScopes, ValidationConfiguration
   async pageConfigurations(offset: number, limit: number): Promise<{ records: ValidationScope[]; totalCount: number }> {
     const db = this.db();
     const [rows, count] = await Promise.all([
-      db.selectFrom('validation_configuration').select(['definition']).orderBy('name').offset(offset).limit(limit).execute() as Promise<{ definition: unknown }[]>,
-      db.selectFrom('validation_configuration').select((eb) => eb.fn.countAll().as('count')).executeTakeFirst() as Promise<{ count: string | number }>,
+      db.selectFrom('validation_configuration').select(['definition']).orderBy('name').offset(offset).limit(limit).execute(),
+      db.selectFrom('validation_configuration').select((eb) => eb.fn.countAll().as('count')).executeTakeFirst(),
     ]);
-    return { records: rows.map((r) => parseValidationScope(r.definition)), totalCount: Number(count.count) };
+    return { records: rows.map((r) => parseValidationScope(r.definition)), totalCount: countOf(count) };
   }
 
   /** Facilities assigned the configuration, sorted. */
   async facilitiesUsing(name: string): Promise<string[]> {
     const rows = await this.db().selectFrom('facility_validation_configuration').select(['facility_id'])
-      .where('configuration_name', '=', name).orderBy('facility_id').execute() as { facility_id: string }[];
+      .where('configuration_name', '=', name).orderBy('facility_id').execute();
     return rows.map((r) => r.facility_id);
   }
 
@@ -148,7 +150,7 @@ export class PgFacilityScopes implements FacilityScopes, ValidationConfiguration
       const row = await db.selectFrom('validation_configuration').select(['name']).where('name', '=', name).forUpdate().executeTakeFirst();
       if (!row) return { outcome: 'absent' as const };
       const facilities = (await db.selectFrom('facility_validation_configuration').select(['facility_id'])
-        .where('configuration_name', '=', name).orderBy('facility_id').execute() as { facility_id: string }[]).map((r) => r.facility_id);
+        .where('configuration_name', '=', name).orderBy('facility_id').execute()).map((r) => r.facility_id);
       if (facilities.length > 0) return { outcome: 'assigned' as const, facilities };
       await db.deleteFrom('validation_configuration').where('name', '=', name).execute();
       return { outcome: 'deleted' as const };
@@ -161,7 +163,7 @@ export class PgFacilityScopes implements FacilityScopes, ValidationConfiguration
   async configurationOf(facilityId: string): Promise<ValidationScope | undefined> {
     const row = await this.db().selectFrom('facility_validation_configuration as f')
       .innerJoin('validation_configuration as c', 'c.name', 'f.configuration_name')
-      .select(['c.definition']).where('f.facility_id', '=', facilityId).executeTakeFirst() as { definition: unknown } | undefined;
+      .select(['c.definition']).where('f.facility_id', '=', facilityId).executeTakeFirst();
     return row ? parseValidationScope(row.definition) : undefined;
   }
 
@@ -183,8 +185,7 @@ export class PgFacilityScopes implements FacilityScopes, ValidationConfiguration
         if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return false;
       } catch (error) {
         // Deleted concurrently (deleteUnassignedConfiguration held its row): the foreign key refuses it.
-        const { code, name } = error as { code?: string; name?: string };
-        if (code === '23503' || name === 'ForeignKeyConstraintViolationException') return false;
+        if (isObject(error) && (error.code === '23503' || error.name === 'ForeignKeyConstraintViolationException')) return false;
         throw error;
       }
     }

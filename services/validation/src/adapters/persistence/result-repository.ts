@@ -256,7 +256,10 @@ export class PgResultRepository implements ResultRepository {
       const current = await currentCategoriesIn(tx);
       const verdict = assessValidity(results.map((result) => ({
         severity: result.issue.severity,
-        categories: result.categoryIds.flatMap((id) => (current.has(id) ? [{ id, acceptable: current.get(id)!.acceptable }] : [])),
+        categories: result.categoryIds.flatMap((id) => {
+          const category = current.get(id);
+          return category ? [{ id, acceptable: category.acceptable }] : [];
+        }),
       })));
       await storeSubmissionResults(tx.getKysely(), [{
         record: {
@@ -379,7 +382,8 @@ async function readPage(em: EntityManager, placement: Placement, page: PageReque
     const row = byId.get(String(id));
     if (!row) continue; // replaced in between: its new row has another place; the page is short, as with any concurrent change
     const issues = issuesFromOperationOutcome(JSON.parse(row.outcome));
-    const categories = JSON.parse(row.issue_categories) as string[][];
+    const categories: unknown = JSON.parse(row.issue_categories);
+    if (!isIdLists(categories)) throw new Error(`The issue categories of submission ${String(id)} are not lists of category ids`);
     let position = before;
     issues.forEach((issue, index) => {
       const stored = categories[index] ?? [];
@@ -401,4 +405,9 @@ async function readPage(em: EntityManager, placement: Placement, page: PageReque
 function scopeFilter(scope: ResultScope): RawBuilder<unknown> {
   const report = sql`o.facility_id = ${scope.facilityId} and o.report_id = ${scope.reportId}`;
   return scope.patientId === undefined ? report : sql`${report} and o.patient_id = ${scope.patientId}`;
+}
+
+/** issue_categories as the writer stores it: per issue, the ids of its categories. */
+function isIdLists(value: unknown): value is string[][] {
+  return Array.isArray(value) && value.every((ids: unknown) => Array.isArray(ids) && ids.every((id: unknown) => typeof id === 'string'));
 }

@@ -103,7 +103,8 @@ function sortableHeader(label: string, type: 'text' | 'number', numeric = false)
 }
 
 function severityCell(severity: string): SafeHtml {
-  const rank = (ISSUE_SEVERITIES as readonly string[]).indexOf(severity.toLowerCase());
+  const lower = severity.toLowerCase();
+  const rank = ISSUE_SEVERITIES.findIndex((known) => known === lower);
   return html`<td data-value="${rank}"><span class="sev sev-${severity.toLowerCase()}">${severity}</span></td>`;
 }
 

@@ -82,7 +82,9 @@ export function preQualRoutes(openApi: OpenApiBuilder, deps: PreQualRouteDepende
       },
     });
     router.get(path, async (req, res) => {
-      const { facilityId, reportId } = req.params as { facilityId: string; reportId: string };
+      // Both are single segments of every path this serves; anything else reads as empty, refused by checkId.
+      const facilityId = typeof req.params.facilityId === 'string' ? req.params.facilityId : '';
+      const reportId = typeof req.params.reportId === 'string' ? req.params.reportId : '';
       checkId('facilityId', facilityId);
       checkId('reportId', reportId);
       const minimumSeverity = minimumSeverityOf(req);
@@ -110,7 +112,8 @@ function minimumSeverityOf(req: Request): IssueSeverity | undefined {
 function formatOf(req: Request): PreQualFormat {
   const requested = singleQueryValue(req.query, 'format')?.trim().toLowerCase();
   if (requested) {
-    if ((PREQUAL_FORMATS as readonly string[]).includes(requested)) return requested as PreQualFormat;
+    const known = PREQUAL_FORMATS.find((format) => format === requested);
+    if (known !== undefined) return known;
     throw HttpProblem.badRequest(`Unknown format "${requested.slice(0, 40)}"; use one of ${PREQUAL_FORMATS.join(', ')}`,
       [{ field: 'format', message: `must be one of ${PREQUAL_FORMATS.join(', ')}` }]);
   }

@@ -38,7 +38,7 @@ export class PgReportJobStore implements ReportJobStore {
 
   async get(id: string): Promise<ReportJob | undefined> {
     if (!isUuid(id)) return undefined; // not a job id; also keeps a malformed id away from the uuid column
-    const row = await this.db().selectFrom(REPORT_JOB_TABLE).selectAll().where('id', '=', id).executeTakeFirst() as JobRow | undefined;
+    const row = await this.db().selectFrom(REPORT_JOB_TABLE).selectAll().where('id', '=', id).executeTakeFirst();
     return row && toJob(row);
   }
 
@@ -71,10 +71,10 @@ export class PgReportJobStore implements ReportJobStore {
     const before = new Date(Date.now() - staleAfterMs);
     const unfinished = ['queued', 'running'] as const;
     const failed = await this.db().updateTable(REPORT_JOB_TABLE).set({ status: 'failed', last_error: reason, updated_at: new Date() })
-      .where('status', 'in', unfinished).where('updated_at', '<=', before).where('restarts', '>=', maxRestarts).executeTakeFirst() as { numUpdatedRows?: bigint };
+      .where('status', 'in', unfinished).where('updated_at', '<=', before).where('restarts', '>=', maxRestarts).executeTakeFirst();
     const claimed = await this.db().updateTable(REPORT_JOB_TABLE).set((eb) => ({ restarts: eb('restarts', '+', 1), updated_at: new Date() }))
       .where('status', 'in', unfinished).where('updated_at', '<=', before).where('restarts', '<', maxRestarts)
-      .returningAll().execute() as JobRow[];
+      .returningAll().execute();
     return {
       claimed: claimed.map((row) => ({
         job: toJob(row),

@@ -45,7 +45,7 @@ export class PgReportSubmissions implements ReportSubmissions {
       .where('facility_id', '=', facilityId).where('report_id', '=', reportId);
     // The database's order both times (its collation, not JavaScript's), so `after` cuts where the first run got to.
     if (after !== undefined) query = query.where('patient_id', '>', after);
-    const rows = await query.orderBy('patient_id').execute() as { patient_id: string }[];
+    const rows = await query.orderBy('patient_id').execute();
     return rows.map((row) => row.patient_id);
   }
 

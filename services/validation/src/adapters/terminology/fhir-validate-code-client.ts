@@ -1,6 +1,7 @@
 import type { Logger } from '#adapters/observability/logger.js';
 import { createHttpClient, type AuthorizationSource, type HttpClient } from '#adapters/outbound-http/index.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
+import { isArray, isObject } from '../../domain/engine/json/json-value.js';
 
 /**
  * `$validate-code` against a FHIR terminology server (the ValidateValueSetCode and
@@ -142,10 +143,14 @@ function splitCanonical(canonical: string): [string, string | undefined] {
 function interpret(status: number, body: unknown): ValidateCodeAnswer {
   const resource = typeof body === 'string' ? safeParse(body) : body;
   if (status >= 200 && status < 300) {
-    const parameters = (resource as { resourceType?: string; parameter?: FhirParameter[] } | undefined);
-    const result = parameters?.resourceType === 'Parameters' ? parameters.parameter?.find((p) => p.name === 'result')?.valueBoolean : undefined;
+    const parameters = isObject(resource) && resource.resourceType === 'Parameters' && isArray(resource.parameter) ? resource.parameter.filter(isObject) : [];
+    const parameter = (name: string) => parameters.find((p) => p.name === name);
+    const result = parameter('result')?.valueBoolean;
     if (typeof result !== 'boolean') return { kind: 'unavailable', reason: `the answer (HTTP ${status}) has no boolean 'result' parameter` };
-    const text = (name: string) => parameters!.parameter?.find((p) => p.name === name)?.valueString;
+    const text = (name: string) => {
+      const value = parameter(name)?.valueString;
+      return typeof value === 'string' ? value : undefined;
+    };
     return { kind: 'answer', result, message: text('message'), display: text('display') };
   }
   if (status === 404 || status === 400 || status === 422) return { kind: 'not-found', message: outcomeText(resource) };
@@ -153,9 +158,9 @@ function interpret(status: number, body: unknown): ValidateCodeAnswer {
 }
 
 function outcomeText(resource: unknown): string | undefined {
-  const issues = (resource as { resourceType?: string; issue?: Array<{ diagnostics?: string; details?: { text?: string } }> } | undefined);
-  if (issues?.resourceType !== 'OperationOutcome') return undefined;
-  const texts = (issues.issue ?? []).map((issue) => issue.details?.text ?? issue.diagnostics).filter((t): t is string => typeof t === 'string');
+  if (!isObject(resource) || resource.resourceType !== 'OperationOutcome') return undefined;
+  const issues = isArray(resource.issue) ? resource.issue.filter(isObject) : [];
+  const texts = issues.map((issue) => (isObject(issue.details) ? issue.details.text : undefined) ?? issue.diagnostics).filter((t): t is string => typeof t === 'string');
   return texts.length > 0 ? texts.join('; ') : undefined;
 }
 

@@ -121,7 +121,8 @@ export class ValidateCodeCache {
 
   private remember(tuple: ValidateCodeTuple, value: CachedValidateCode): void {
     if (!this.near) return;
-    if (this.near.size >= this.nearMaxEntries) this.near.delete(this.near.keys().next().value!);
+    const oldest = this.near.size >= this.nearMaxEntries ? this.near.keys().next() : undefined;
+    if (oldest && !oldest.done) this.near.delete(oldest.value);
     this.near.set(nearKey(tuple), { value, expiresAt: this.now() + this.nearTtlMs });
   }
 

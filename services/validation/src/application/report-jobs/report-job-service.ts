@@ -143,9 +143,8 @@ export class ReportJobService {
       let next = 0;
       let progress = Promise.resolve();
       const worker = async () => {
-        while (next < patients.length) {
+        for (let patientId = patients[next]; patientId !== undefined; patientId = patients[next]) {
           const index = next++;
-          const patientId = patients[index]!;
           let ok = true;
           try {
             await work(patientId);
@@ -158,7 +157,8 @@ export class ReportJobService {
           done++;
           outcomes[index] = ok;
           while (outcomes[finished] !== undefined) failedBefore += outcomes[finished++] ? 0 : 1;
-          const checkpoint = finished > 0 ? { after: patients[finished - 1]!, done: before.done + finished, errors: before.errors + failedBefore } : undefined;
+          const after = finished > 0 ? patients[finished - 1] : undefined;
+          const checkpoint = after !== undefined ? { after, done: before.done + finished, errors: before.errors + failedBefore } : undefined;
           const snapshot = { done, errors, lastError, ...(checkpoint ? { checkpoint } : {}) };
           // Serialized so a slower write never overwrites newer progress.
           progress = progress.then(() => this.deps.store.update(job.id, snapshot));

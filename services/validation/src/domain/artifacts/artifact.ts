@@ -1,4 +1,5 @@
 import { InvalidInputError } from '#shared-kernel/domain/errors.js';
+import { isObject } from '../engine/json/json-value.js';
 
 /**
  * Artifacts (specification, "Artifact record"): conformance content the engine validates against,
@@ -50,7 +51,8 @@ export class ArtifactRejectedError extends InvalidInputError {
 /** Parses the `{type}` path segment in any case (`package`, `PACKAGE`). */
 export function parseArtifactType(value: string): ArtifactType {
   const upper = value.toUpperCase();
-  if ((ARTIFACT_TYPES as readonly string[]).includes(upper)) return upper as ArtifactType;
+  const known = ARTIFACT_TYPES.find((type) => type === upper);
+  if (known !== undefined) return known;
   throw new ArtifactRejectedError(`Artifact type must be RESOURCE or PACKAGE; got "${value.slice(0, 40)}"`, 'type');
 }
 
@@ -84,22 +86,26 @@ export function inspectResourceArtifact(content: Buffer): ResourceArtifactInfo {
   try {
     parsed = JSON.parse(content.toString('utf8').replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new ArtifactRejectedError(`The body is not valid JSON: ${(error as Error).message}`);
+    throw new ArtifactRejectedError(`The body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+  if (!isObject(parsed)) {
     throw new ArtifactRejectedError('The body is not a FHIR resource (a JSON object with resourceType)');
   }
-  const resource = parsed as Record<string, unknown>;
+  const resource = parsed;
   const resourceType = resource.resourceType;
   if (typeof resourceType !== 'string' || resourceType === '') {
     throw new ArtifactRejectedError('The body is not a FHIR resource: resourceType is missing', 'resourceType');
   }
-  if (!(RESOURCE_ARTIFACT_TYPES as readonly string[]).includes(resourceType)) {
+  const acceptedType = RESOURCE_ARTIFACT_TYPES.find((type) => type === resourceType);
+  if (acceptedType === undefined) {
     throw new ArtifactRejectedError(`A RESOURCE artifact must be one of ${RESOURCE_ARTIFACT_TYPES.join(', ')}; got ${resourceType.slice(0, 60)}`, 'resourceType');
   }
-  const text = (key: string) => (typeof resource[key] === 'string' ? (resource[key] as string) : undefined);
+  const text = (key: string) => {
+    const value = resource[key];
+    return typeof value === 'string' ? value : undefined;
+  };
   return {
-    resourceType: resourceType as ResourceArtifactInfo['resourceType'],
+    resourceType: acceptedType,
     ...(text('id') ? { id: text('id') } : {}),
     ...(text('url') ? { url: text('url') } : {}),
     ...(text('version') ? { version: text('version') } : {}),

@@ -34,7 +34,9 @@ export class ByteBoundedCache<V> {
     }
     if (bytes > this.maxBytes) return;
     while (this.held + bytes > this.maxBytes) {
-      const [oldestKey, oldest] = this.entries.entries().next().value!;
+      const first = this.entries.entries().next();
+      if (first.done) break; // not reached: what is held is in the entries
+      const [oldestKey, oldest] = first.value;
       this.entries.delete(oldestKey);
       this.held -= oldest.bytes;
     }

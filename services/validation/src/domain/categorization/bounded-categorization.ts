@@ -15,7 +15,7 @@
 import type { FieldProblem } from '#shared-kernel/domain/errors.js';
 import { Categorizer } from './categorizer.js';
 import { CategoryValidationError, parseCategorySnapshot, parseCategorySnapshots, type Category, type CategoryWithMatcher } from './category.js';
-import { fieldValue, MATCH_FIELDS, matcherTree, type MatchableIssue, type MatcherTree } from './matcher.js';
+import { fieldValue, MATCH_FIELDS, matcherTree, type MatchableIssue, type MatchField, type MatcherTree } from './matcher.js';
 import type { UserRegex } from './user-regex.js';
 
 /**
@@ -79,24 +79,26 @@ export function categorizeBounded(task: CategorizationTask): CategorizationAnswe
  */
 export function matchingCost(rules: readonly CategoryWithMatcher[], issues: readonly MatchableIssue[], options: CostOptions = {}): number {
   const { stopAbove = Infinity, literalChecks = true } = options;
-  const leaves = MATCH_FIELDS.map(() => new Map<string, UserRegex>());
+  const leaves = new Map<MatchField, Map<string, UserRegex>>();
   const collect = (tree: MatcherTree): void => {
     if (tree.kind === 'composite') return tree.children.forEach(collect);
-    leaves[MATCH_FIELDS.indexOf(tree.field)]!.set(tree.regex.source, tree.regex);
+    const ofField = leaves.get(tree.field) ?? new Map<string, UserRegex>();
+    leaves.set(tree.field, ofField.set(tree.regex.source, tree.regex));
   };
   for (const { matcher } of rules) {
     const tree = matcherTree(matcher);
     if (tree) collect(tree);
   }
   let cost = 0;
-  MATCH_FIELDS.forEach((field, f) => {
-    if (leaves[f]!.size === 0 || cost > stopAbove) return;
+  MATCH_FIELDS.forEach((field) => {
+    const ofField = leaves.get(field);
+    if (!ofField || cost > stopAbove) return;
     const values = new Set<string>();
     for (const issue of issues) {
       const value = fieldValue(issue, field);
       if (value !== undefined) values.add(value);
     }
-    for (const regex of leaves[f]!.values()) {
+    for (const regex of ofField.values()) {
       for (const value of values) {
         if (reachesEngine(regex, value)) cost += value.length * regex.programSize;
         else if (literalChecks) cost += value.length;

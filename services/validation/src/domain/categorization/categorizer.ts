@@ -5,7 +5,7 @@
  */
 import { UNCATEGORIZED, type Category, type CategoryWithMatcher } from './category.js';
 import { FieldLeaves, type LeafAnswers } from './field-leaves.js';
-import { fieldValue, MATCH_FIELDS, matcherTree, type MatchableIssue, type MatcherTree } from './matcher.js';
+import { fieldValue, matcherTree, type MatchableIssue, type MatchField, type MatcherTree } from './matcher.js';
 
 export type Categorized<I> = I & { readonly categories: readonly Category[] };
 
@@ -33,6 +33,10 @@ interface FieldValueAnswers {
 
 class Field {
   readonly leaves = new FieldLeaves();
+
+  /** `index`: the field's slot in an IssueAnswers. */
+  constructor(readonly name: MatchField, readonly index: number) {}
+
   /** How many rules read only this field (their answers are remembered with the value). */
   singleFieldRules = 0;
   private readonly remembered = new Map<string, FieldValueAnswers>();
@@ -56,15 +60,12 @@ class Field {
 
 /** One issue's answers: a field's value is looked up once, and only when some rule reads that field. */
 class IssueAnswers {
-  private readonly values: (FieldValueAnswers | undefined)[] = [undefined, undefined, undefined, undefined];
+  private readonly values: (FieldValueAnswers | undefined)[] = [undefined, undefined, undefined, undefined, undefined];
 
-  constructor(
-    private readonly fields: readonly Field[],
-    readonly issue: MatchableIssue,
-  ) {}
+  constructor(readonly issue: MatchableIssue) {}
 
-  of(field: number): FieldValueAnswers {
-    return (this.values[field] ??= this.fields[field]!.answersFor(fieldValue(this.issue, MATCH_FIELDS[field]!)));
+  of(field: Field): FieldValueAnswers {
+    return (this.values[field.index] ??= field.answersFor(fieldValue(this.issue, field.name)));
   }
 }
 
@@ -75,7 +76,7 @@ interface Rule {
   readonly evaluate: Evaluate;
   /** Set when the rule reads one field only: its answer is remembered with that field's value. */
   readonly singleField?: {
-    readonly field: number;
+    readonly field: Field;
     readonly slot: number;
     /** Its leaves: when their texts already rule them all out, the answer is `whenNoneFound`, without walking the tree. */
     readonly leaves: Uint32Array;
@@ -84,7 +85,11 @@ interface Rule {
 }
 
 export class Categorizer {
-  private readonly fields = MATCH_FIELDS.map(() => new Field());
+  /** Every match field (a Record over MatchField, so a leaf's field is always there). */
+  private readonly fields: Readonly<Record<MatchField, Field>> = {
+    MESSAGE: new Field('MESSAGE', 0), SEVERITY: new Field('SEVERITY', 1), CODE: new Field('CODE', 2),
+    EXPRESSION: new Field('EXPRESSION', 3), MESSAGE_ID: new Field('MESSAGE_ID', 4),
+  };
   private readonly rules: readonly Rule[];
 
   /** The rules as given (to price them: matchingCost in bounded-categorization.ts). */
@@ -96,21 +101,20 @@ export class Categorizer {
       const tree = matcherTree(matcher);
       // A Matcher not made by parseMatcher cannot be taken apart: it is asked as it is.
       if (tree === undefined) return { category, evaluate: (answers) => matcher.matches(answers.issue) };
-      const read = new Map<number, Set<number>>();
+      const read = new Map<Field, Set<number>>();
       const evaluate = this.compile(tree, read);
       const only = read.size === 1 ? read.entries().next().value : undefined;
-      const fieldOfRule = only ? this.fields[only[0]] : undefined;
-      if (!only || !fieldOfRule) return { category, evaluate };
+      if (!only) return { category, evaluate };
       const [field, leaves] = only;
-      const slot = fieldOfRule.singleFieldRules++;
+      const slot = field.singleFieldRules++;
       return { category, evaluate, singleField: { field, slot, leaves: Uint32Array.from(leaves), whenNoneFound: whenNoneFound(tree) } };
     });
-    for (const field of this.fields) field.leaves.prepare();
+    for (const field of Object.values(this.fields)) field.leaves.prepare();
   }
 
   /** The matching categories; `[UNCATEGORIZED]` when none matches. */
   categoriesOf(issue: MatchableIssue): Category[] {
-    const answers = new IssueAnswers(this.fields, issue);
+    const answers = new IssueAnswers(issue);
     const matched: Category[] = [];
     for (const rule of this.rules) {
       if (this.answer(rule, answers)) matched.push(rule.category);
@@ -136,10 +140,10 @@ export class Categorizer {
   }
 
   /** The tree as a function of the issue's answers; `read` collects the leaves it reads, by field. */
-  private compile(tree: MatcherTree, read: Map<number, Set<number>>): Evaluate {
+  private compile(tree: MatcherTree, read: Map<Field, Set<number>>): Evaluate {
     if (tree.kind === 'leaf') {
-      const field = MATCH_FIELDS.indexOf(tree.field);
-      const leaf = this.fields[field]!.leaves.add(tree.regex);
+      const field = this.fields[tree.field];
+      const leaf = field.leaves.add(tree.regex);
       const leaves = read.get(field) ?? new Set<number>();
       read.set(field, leaves.add(leaf));
       return tree.inverted ? (answers) => !answers.of(field).leaves.found(leaf) : (answers) => answers.of(field).leaves.found(leaf);

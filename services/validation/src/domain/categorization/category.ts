@@ -4,6 +4,7 @@
  * guidance, matcher}.
  */
 import { InvalidInputError, type FieldProblem } from '#shared-kernel/domain/errors.js';
+import { isObject } from '../engine/json/json-value.js';
 import { MatcherError, parseMatcher, type Matcher, type MatcherJson } from './matcher.js';
 
 export const CATEGORY_SEVERITIES = ['ERROR', 'WARNING', 'INFORMATION'] as const;
@@ -80,28 +81,27 @@ export function categoryIdProblem(id: unknown): string | undefined {
  * and stored upper-case. `prefix` is prepended to field names (`[2].` in an import).
  */
 export function parseCategory(input: unknown, prefix = ''): Category {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+  if (!isObject(input)) {
     throw new CategoryValidationError([{ field: prefix === '' ? '(root)' : prefix.replace(/\.$/, '') /* linear: one character at each position */, message: 'must be an object' }]);
   }
-  const body = input as Record<string, unknown>;
+  const body = input;
   const problems: FieldProblem[] = [];
   const idProblem = categoryIdProblem(body.id);
   if (idProblem) problems.push({ field: `${prefix}id`, message: idProblem });
   const title = requiredText(body.title, MAX_TITLE_LENGTH, `${prefix}title`, problems);
   const guidance = requiredText(body.guidance, MAX_GUIDANCE_LENGTH, `${prefix}guidance`, problems);
-  const severity = typeof body.severity === 'string' ? body.severity.toUpperCase() : undefined;
-  if (!severity || !(CATEGORY_SEVERITIES as readonly string[]).includes(severity)) {
+  const upperSeverity = typeof body.severity === 'string' ? body.severity.toUpperCase() : undefined;
+  const severity = CATEGORY_SEVERITIES.find((known) => known === upperSeverity);
+  if (!severity) {
     problems.push({ field: `${prefix}severity`, message: `must be one of ${CATEGORY_SEVERITIES.join(', ')}` });
   }
-  if (typeof body.acceptable !== 'boolean') problems.push({ field: `${prefix}acceptable`, message: 'must be true or false' });
-  if (problems.length > 0) throw new CategoryValidationError(problems);
-  return {
-    id: body.id as string,
-    title: title!,
-    severity: severity as CategorySeverity,
-    acceptable: body.acceptable as boolean,
-    guidance: guidance!,
-  };
+  const { id, acceptable } = body;
+  if (typeof acceptable !== 'boolean') problems.push({ field: `${prefix}acceptable`, message: 'must be true or false' });
+  // Each undefined below has put its problem in the list (categoryIdProblem refuses a non-string id).
+  if (problems.length > 0 || typeof id !== 'string' || title === undefined || guidance === undefined || !severity || typeof acceptable !== 'boolean') {
+    throw new CategoryValidationError(problems);
+  }
+  return { id, title, severity, acceptable, guidance };
 }
 
 function requiredText(value: unknown, max: number, field: string, problems: FieldProblem[]): string | undefined {
@@ -119,7 +119,7 @@ function requiredText(value: unknown, max: number, field: string, problems: Fiel
 /** Parses one snapshot (category plus matcher); the matcher is compiled to prove it works. */
 export function parseCategorySnapshot(input: unknown, prefix = ''): { snapshot: CategorySnapshot; matcher: Matcher } {
   const category = parseCategory(input, prefix);
-  const rawMatcher = (input as Record<string, unknown>).matcher;
+  const rawMatcher = isObject(input) ? input.matcher : undefined;
   if (rawMatcher === undefined || rawMatcher === null) {
     throw new CategoryValidationError([{ field: `${prefix}matcher`, message: 'is required' }]);
   }
@@ -152,10 +152,11 @@ export function parseCategorySnapshots(input: unknown): { snapshot: CategorySnap
       return parseCategorySnapshot(item, `[${index}].`);
     } catch (error) {
       if (error instanceof CategoryValidationError) {
-        const first = error.problems[0]!;
-        const id = (item as { id?: unknown } | null)?.id;
+        const [first] = error.problems;
+        const id = isObject(item) ? item.id : undefined;
         const named = typeof id === 'string' ? ` (category "${id.slice(0, 100)}")` : '';
-        throw new CategoryValidationError(error.problems, `Item at index ${index}${named} is invalid: ${first.field}: ${first.message}`);
+        const problem = first ? `: ${first.field}: ${first.message}` : '';
+        throw new CategoryValidationError(error.problems, `Item at index ${index}${named} is invalid${problem}`);
       }
       throw error;
     }

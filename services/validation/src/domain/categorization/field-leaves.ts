@@ -104,7 +104,9 @@ export class FieldLeaves {
 
   /** The regex engine's answer for a value that has all the leaf's texts. */
   testHavingLiteral(index: number, value: string): boolean {
-    return this.regexes[index]!.testHavingLiteral(value);
+    const regex = this.regexes[index];
+    if (regex === undefined) throw new RangeError(`No leaf ${String(index)} on this field`);
+    return regex.testHavingLiteral(value);
   }
 }
 
@@ -138,7 +140,8 @@ class TextScan {
     const { regex, startingWith } = (this.compiled ??= this.compile());
     regex.lastIndex = 0;
     for (let match = regex.exec(value); match !== null; match = regex.exec(value)) {
-      for (const id of startingWith.get(match[0])!) found[id] = 1;
+      // Every match is one of the texts, all of them keys of startingWith.
+      for (const id of startingWith.get(match[0]) ?? []) found[id] = 1;
       // Texts may overlap: the next one can start inside this one.
       regex.lastIndex = match.index + 1;
     }
@@ -185,7 +188,7 @@ export class LeafAnswers {
   ) {}
 
   found(index: number): boolean {
-    let state = this.states[index]!;
+    let state = this.states[index] ?? UNKNOWN;
     if (state === UNKNOWN) {
       state = this.leaves.testHavingLiteral(index, this.value) ? YES : NO;
       this.states[index] = state;

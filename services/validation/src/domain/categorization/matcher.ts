@@ -9,6 +9,7 @@
  */
 import { InvalidInputError } from '#shared-kernel/domain/errors.js';
 import { canonicalMessageId } from '../engine/message-ids.js';
+import { isObject } from '../engine/json/json-value.js';
 import { compileUserRegex, UserRegexError, type UserRegex } from './user-regex.js';
 
 /**
@@ -45,6 +46,20 @@ export interface CompositeMatcherJson {
 }
 
 export type MatcherJson = RegexMatcherJson | CompositeMatcherJson;
+
+const isMatchField = (value: unknown): value is MatchField => MATCH_FIELDS.some((field) => field === value);
+
+/**
+ * Whether a value has the shape of a stored matcher (what toJSON wrote): checks the shape only and
+ * compiles nothing, for reading rows back; operator input goes through parseMatcher.
+ */
+export function isMatcherJson(value: unknown): value is MatcherJson {
+  if (!isObject(value) || (value.inverted !== undefined && typeof value.inverted !== 'boolean')) return false;
+  if ('children' in value) {
+    return Array.isArray(value.children) && typeof value.requiresAllChildren === 'boolean' && value.children.every(isMatcherJson);
+  }
+  return isMatchField(value.field) && typeof value.regex === 'string';
+}
 
 export interface Matcher {
   matches(issue: MatchableIssue): boolean;
@@ -144,9 +159,13 @@ export function matcherTree(matcher: Matcher): MatcherTree | undefined {
     return { kind: 'leaf', field: matcher.field, regex: matcher.regex, inverted: matcher.inverted };
   }
   if (matcher instanceof CompositeMatcher) {
-    const children = matcher.children.map(matcherTree);
-    if (children.some((child) => child === undefined)) return undefined;
-    return { kind: 'composite', children: children as MatcherTree[], requiresAllChildren: matcher.requiresAllChildren, inverted: matcher.inverted };
+    const children: MatcherTree[] = [];
+    for (const child of matcher.children) {
+      const tree = matcherTree(child);
+      if (tree === undefined) return undefined;
+      children.push(tree);
+    }
+    return { kind: 'composite', children, requiresAllChildren: matcher.requiresAllChildren, inverted: matcher.inverted };
   }
   return undefined;
 }
@@ -193,10 +212,10 @@ export function parseMatcher(json: unknown, path = 'matcher'): Matcher {
 function parseNode(json: unknown, path: string, depth: number, budget: { nodes: number }): Matcher {
   if (depth > MAX_MATCHER_DEPTH) throw new MatcherError(path, `matchers may be nested at most ${MAX_MATCHER_DEPTH} levels deep`);
   if (++budget.nodes > MAX_MATCHER_NODES) throw new MatcherError(path, `a matcher may have at most ${MAX_MATCHER_NODES} nodes`);
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+  if (!isObject(json)) {
     throw new MatcherError(path, 'must be an object: {field, regex, inverted?} or {children, requiresAllChildren, inverted?}');
   }
-  const node = json as Record<string, unknown>;
+  const node = json;
   const inverted = parseInverted(node.inverted, path);
   const isComposite = 'children' in node;
   const isRegex = 'field' in node || 'regex' in node;
@@ -224,7 +243,7 @@ function parseNode(json: unknown, path: string, depth: number, budget: { nodes: 
   }
 
   const field = typeof node.field === 'string' ? node.field.toUpperCase() : undefined;
-  if (!field || !(MATCH_FIELDS as readonly string[]).includes(field)) {
+  if (!isMatchField(field)) {
     throw new MatcherError(`${path}.field`, `must be one of ${MATCH_FIELDS.join(', ')}`);
   }
   if (typeof node.regex !== 'string') throw new MatcherError(`${path}.regex`, 'must be a string');
@@ -239,7 +258,7 @@ function parseNode(json: unknown, path: string, depth: number, budget: { nodes: 
     throw new MatcherError(`${path}.regex`, `compiles to an RE2 program of size ${regex.programSize}; at most ${MAX_RULE_PROGRAM_SIZE} is allowed `
       + '(matching costs about that many steps per character of every message)');
   }
-  return new RegexMatcher(field as MatchField, regex, inverted);
+  return new RegexMatcher(field, regex, inverted);
 }
 
 function parseInverted(value: unknown, path: string): boolean {

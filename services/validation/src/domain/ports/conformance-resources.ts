@@ -20,6 +20,19 @@ export interface CanonicalResource extends FhirResource {
   status?: string;
 }
 
+const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === 'string';
+
+/** A JSON object with a string resourceType (and a string id, if any). */
+export function isFhirResource(value: unknown): value is FhirResource {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    && 'resourceType' in value && typeof value.resourceType === 'string' && isOptionalString('id' in value ? value.id : undefined);
+}
+
+/** A FhirResource whose canonical fields (url, version, name, title, status) are strings where present. */
+export function isCanonicalResource(value: unknown): value is CanonicalResource {
+  return isFhirResource(value) && [value.url, value.version, value.name, value.title, value.status].every(isOptionalString);
+}
+
 export interface ConformanceResourceSource {
   structureDefinition(canonical: string): CanonicalResource | undefined;
   valueSet(canonical: string): CanonicalResource | undefined;

@@ -33,8 +33,7 @@ export class InMemoryResourceFetcher implements ResourceFetcher {
 
   add(resource: FhirResource): void {
     if (typeof resource.id === 'string') this.byKey.set(`${resource.resourceType}/${resource.id}`, resource);
-    const url = (resource as { url?: unknown }).url;
-    const version = (resource as { version?: unknown }).version;
+    const { url, version } = resource;
     if (typeof url === 'string') {
       if (!this.byKey.has(url)) this.byKey.set(url, resource);
       if (typeof version === 'string') this.byKey.set(`${url}|${version}`, resource);
@@ -63,8 +62,9 @@ export function restKey(reference: string): string | undefined {
   const parts = s.split('/');
   if (parts.length >= 4 && parts[parts.length - 2] === '_history') parts.length -= 2;
   if (parts.length < 2) return undefined;
-  const type = parts[parts.length - 2]!;
-  const id = parts[parts.length - 1]!;
+  const type = parts[parts.length - 2];
+  const id = parts[parts.length - 1];
+  if (type === undefined || id === undefined) return undefined; // not reached: two parts at least
   const c = type.charCodeAt(0);
   if (!(c >= 65 && c <= 90) || id === '' || id.length > 64) return undefined;
   return `${type}/${id}`;

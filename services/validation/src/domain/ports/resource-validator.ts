@@ -69,12 +69,12 @@ export interface FhirJsonText {
 }
 
 export function isFhirXmlText(input: unknown): input is FhirXmlText {
-  return typeof input === 'object' && input !== null && typeof Reflect.get(input, 'xml') === 'string' && !('resourceType' in input);
+  return typeof input === 'object' && input !== null && 'xml' in input && typeof input.xml === 'string' && !('resourceType' in input);
 }
 
 export function isFhirJsonText(input: unknown): input is FhirJsonText {
   if (typeof input !== 'object' || input === null || 'resourceType' in input) return false;
-  const json: unknown = Reflect.get(input, 'json');
+  const json = 'json' in input ? input.json : undefined;
   return typeof json === 'string' || json instanceof Uint8Array;
 }
 

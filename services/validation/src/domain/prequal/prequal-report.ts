@@ -211,7 +211,8 @@ export class PreQualReportBuilder {
   }
 
   private categoryRow(id: string, count: number): PreQualCategoryRow {
-    const category = id === UNCATEGORIZED_ID ? uncategorizedHolding(this.uncategorizedMostSevere) : this.catalog.get(id)!;
+    const category = id === UNCATEGORIZED_ID ? uncategorizedHolding(this.uncategorizedMostSevere) : this.catalog.get(id);
+    if (!category) throw new Error(`Category ${id} was counted but is not in the catalog`);
     const blocking = id === UNCATEGORIZED_ID ? this.uncategorizedShownErrors > 0 : !category.acceptable;
     return {
       id: category.id, title: category.title, severity: category.severity, acceptable: category.acceptable,

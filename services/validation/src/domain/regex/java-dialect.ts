@@ -27,9 +27,9 @@ export function translateJavaRegex(pattern: string): string {
   let out = '';
   let inClass = false;
   for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i]!;
+    const ch = pattern.charAt(i);
     if (ch === '\\' && i + 1 < pattern.length) {
-      const next = pattern[i + 1]!;
+      const next = pattern.charAt(i + 1);
       if (next === 'Q') {
         const end = pattern.indexOf('\\E', i + 2);
         const stop = end === -1 ? pattern.length : end + 2;

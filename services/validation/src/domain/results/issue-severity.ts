@@ -19,7 +19,8 @@ export class UnknownSeverityError extends InvalidInputError {
 /** Parses a severity in any case (`ERROR`, `error`); throws UnknownSeverityError otherwise. */
 export function parseSeverity(value: string): IssueSeverity {
   const lower = value.trim().toLowerCase();
-  if ((ISSUE_SEVERITIES as readonly string[]).includes(lower)) return lower as IssueSeverity;
+  const known = ISSUE_SEVERITIES.find((severity) => severity === lower);
+  if (known !== undefined) return known;
   throw new UnknownSeverityError(value);
 }
 
@@ -27,7 +28,7 @@ export function parseSeverity(value: string): IssueSeverity {
 export function toSeverity(value: unknown): IssueSeverity | undefined {
   if (typeof value !== 'string') return undefined;
   const lower = value.trim().toLowerCase();
-  return (ISSUE_SEVERITIES as readonly string[]).includes(lower) ? (lower as IssueSeverity) : undefined;
+  return ISSUE_SEVERITIES.find((severity) => severity === lower);
 }
 
 export function severityRank(severity: IssueSeverity): number {

@@ -20,6 +20,7 @@ const BY_ENUM_NAME = new Map<string, IssueTypeCode>(ISSUE_TYPE_CODES.map((code) 
 export function toIssueTypeCode(value: unknown): IssueTypeCode | undefined {
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
-  if ((ISSUE_TYPE_CODES as readonly string[]).includes(trimmed)) return trimmed as IssueTypeCode;
+  const known = ISSUE_TYPE_CODES.find((code) => code === trimmed);
+  if (known !== undefined) return known;
   return BY_ENUM_NAME.get(trimmed.replace(/[-_]/g, '' /* linear: one character class */).toUpperCase());
 }

@@ -6,6 +6,7 @@ import type { IssueExtension, ValidationOutcome } from '../engine/outcome/issue.
 import type { IssueSeverity } from './issue-severity.js';
 import { toSeverity } from './issue-severity.js';
 import { toIssueTypeCode } from './issue-type.js';
+import { isArray, isObject } from '../engine/json/json-value.js';
 
 export interface ValidationIssue {
   readonly severity: IssueSeverity;
@@ -42,13 +43,13 @@ export interface OperationOutcomeLike {
 export function issuesFromOperationOutcome(outcome: OperationOutcomeLike): ValidationIssue[] {
   const raw = Array.isArray(outcome.issue) ? outcome.issue : [];
   return raw.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null).map((item) => {
-    const details = item.details as { text?: unknown } | undefined;
-    const text = typeof details?.text === 'string' ? details.text : typeof item.diagnostics === 'string' ? item.diagnostics : '';
+    const details = item.details;
+    const text = isObject(details) && typeof details.text === 'string' ? details.text : typeof item.diagnostics === 'string' ? item.diagnostics : '';
     const expression = firstString(item.expression) ?? firstString(item.location);
-    const extensions = Array.isArray(item.extension) ? (item.extension as Record<string, unknown>[]) : [];
-    const messageId = extensions.find((e) => e?.url === MESSAGE_ID_EXTENSION)?.valueCode ?? extensions.find((e) => e?.url === MESSAGE_ID_EXTENSION)?.valueString;
-    const line = extensions.find((e) => e?.url === LINE_EXTENSION)?.valueInteger;
-    const column = extensions.find((e) => e?.url === COLUMN_EXTENSION)?.valueInteger;
+    const extensions = isArray(item.extension) ? item.extension.filter(isObject) : [];
+    const messageId = extensions.find((e) => e.url === MESSAGE_ID_EXTENSION)?.valueCode ?? extensions.find((e) => e.url === MESSAGE_ID_EXTENSION)?.valueString;
+    const line = extensions.find((e) => e.url === LINE_EXTENSION)?.valueInteger;
+    const column = extensions.find((e) => e.url === COLUMN_EXTENSION)?.valueInteger;
     return {
       severity: toSeverity(item.severity) ?? 'error',
       code: toIssueTypeCode(item.code) ?? 'processing',

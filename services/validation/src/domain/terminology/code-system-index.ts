@@ -1,4 +1,5 @@
 import type { CanonicalResource } from '../ports/conformance-resources.js';
+import { isObject } from '../engine/json/json-value.js';
 
 /**
  * A CodeSystem resource indexed for lookups: every concept (nested or flat) by code, its
@@ -142,6 +143,6 @@ function propertyValue(property: Record<string, unknown>): string | undefined {
     const value = property[key];
     if (value !== undefined && value !== null) return String(value);
   }
-  const coding = property.valueCoding as { code?: unknown } | undefined;
-  return typeof coding?.code === 'string' ? coding.code : undefined;
+  const coding = property.valueCoding;
+  return isObject(coding) && typeof coding.code === 'string' ? coding.code : undefined;
 }

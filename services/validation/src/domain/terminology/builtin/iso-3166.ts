@@ -24,7 +24,10 @@ const PAIRS =
 
 /** alpha-2 → alpha-3, in the order of the standard. */
 export const ISO_3166_ALPHA2_TO_ALPHA3: ReadonlyMap<string, string> = new Map(
-  PAIRS.split(',').map((pair) => pair.split(' ') as [string, string]),
+  PAIRS.split(',').map((pair): [string, string] => {
+    const [alpha2 = '', alpha3 = ''] = pair.split(' ');
+    return [alpha2, alpha3];
+  }),
 );
 
 /** Every alpha-2 and alpha-3 code (the code system holds both). */

@@ -73,7 +73,7 @@ export function checkLanguageTag(tag: string): LanguageTagCheck {
   return { valid: true };
 }
 
-const TAG_PROPERTIES = new Set<keyof LanguageTagParts>(['language', 'ext-lang', 'script', 'region', 'variant', 'extension', 'private-use']);
+const TAG_PROPERTIES: readonly (keyof LanguageTagParts)[] = ['language', 'ext-lang', 'script', 'region', 'variant', 'extension', 'private-use'];
 
 /**
  * Value set filters on the parts of a tag (the properties of the BCP-47 code system), e.g. US
@@ -81,8 +81,8 @@ const TAG_PROPERTIES = new Set<keyof LanguageTagParts>(['language', 'ext-lang', 
  * Undefined for a filter this does not understand (the value set is then not checkable locally).
  */
 export function languageTagFilter(property: string, op: string, value: string): ((tag: string) => boolean) | undefined {
-  if (!TAG_PROPERTIES.has(property as keyof LanguageTagParts)) return undefined;
-  const key = property as keyof LanguageTagParts;
+  const key = TAG_PROPERTIES.find((known) => known === property);
+  if (key === undefined) return undefined;
   if (op === 'exists' && (value === 'true' || value === 'false')) {
     const wanted = value === 'true';
     return (tag) => (parseLanguageTag(tag)?.[key] !== undefined) === wanted;
