@@ -153,7 +153,7 @@ function checkObligationProfile(ctx: NodeContext, sd: Record<string, unknown>): 
   });
 }
 
-function checkObligationBinding(ctx: NodeContext, binding: Record<string, unknown>, id: string, baseStrength: string, path: string): void {
+function checkObligationBinding(ctx: NodeContext, binding: Record<string, unknown>, id: string, baseStrength: string | undefined, path: string): void {
   for (const key of Object.keys(binding)) {
     if (key === 'extension') {
       extensionsOf(binding).forEach((x, xi) => {

@@ -110,7 +110,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
   }
   if (el.minValue || el.maxValue) checkPrimitiveRange(ctx, v);
   if (el.binding && !blank && (type === 'code' || type === 'string' || type === 'uri') && typeof v === 'string') {
-    checkBinding(ctx, type, v);
+    checkBinding(ctx, el.binding, type, v);
   }
   if (el.constraints.length) checkConstraints(ctx, el, v);
 }

@@ -32,7 +32,7 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
   if (el.fixed !== undefined) checkFixed(ctx, v, el.fixed);
   if (el.pattern !== undefined) checkPattern(ctx, v, el.pattern);
   if (el.binding && type && (type === 'CodeableConcept' || type === 'Coding' || type === 'Quantity' || type === 'CodeableReference')) {
-    checkBinding(ctx, type, v);
+    checkBinding(ctx, el.binding, type, v);
   }
   if (type === 'Reference' && mode === 'structural') checkReference(ctx, v);
   else if (type === 'Reference') checkReferenceTargetType(ctx, v);
