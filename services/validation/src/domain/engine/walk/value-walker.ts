@@ -97,8 +97,8 @@ function walkTypeProfiles(ctx: NodeContext, v: Record<string, unknown>, type: st
   }
   // several profiles for one type are alternatives: the value follows one of them
   walkAgainstOneOf(ctx, v, candidates, undefined, (p) => {
-    const children = p.root?.ownChildren;
-    if (children) walkObject(ctx.againstProfile(p, ctx.depth), v, children);
+    const root = p.root;
+    if (root?.ownChildren) walkObject(ctx.againstProfile(p, root, ctx.depth), v, root.ownChildren);
   });
 }
 
