@@ -27,8 +27,8 @@ export class StructureDefinitionValidator implements ResourceTypeValidator {
     }
     checkInheritedObligations(ctx, sd);
     if (sd.derivation !== 'constraint' || typeof sd.baseDefinition !== 'string') return;
-    const snapshot = sd.snapshot as { element?: unknown[] } | undefined;
-    if (Array.isArray(snapshot?.element) && snapshot.element.length > 0) return;
+    const snapshotElements = isObject(sd.snapshot) ? sd.snapshot.element : undefined;
+    if (isArray(snapshotElements) && snapshotElements.length > 0) return;
     const plans = ctx.services.plans;
     const base = plans.plan(sd.baseDefinition);
     if (!base?.root) return;
