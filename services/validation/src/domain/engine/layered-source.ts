@@ -6,6 +6,7 @@
  */
 import type { CanonicalResource, ConformanceResourceSource } from '../ports/conformance-resources.js';
 import { SnapshotGenerator, type SnapshotMessage } from './definitions/snapshot-generator.js';
+import { isObject } from './json/json-value.js';
 
 type Kind = 'StructureDefinition' | 'ValueSet' | 'CodeSystem';
 
@@ -58,7 +59,7 @@ export class LayeredConformanceSource implements ConformanceResourceSource {
     const raw = this.rawStructureDefinition(canonical);
     hit = raw ?? null;
     if (raw) {
-      const els = (raw.snapshot as { element?: unknown } | undefined)?.element;
+      const els = isObject(raw.snapshot) ? raw.snapshot.element : undefined;
       if (!Array.isArray(els) || els.length === 0) {
         try {
           const result = this.snapshots.generate(raw);
@@ -86,9 +87,8 @@ export class LayeredConformanceSource implements ConformanceResourceSource {
   resolve(resourceType: string, canonical: string): CanonicalResource | undefined {
     const local = versionMatch(this.byKind.get(resourceType), canonical);
     if (local) return local;
-    const base = this.base as ConformanceResourceSource & { resolve?: (resourceType: string, canonical: string) => CanonicalResource | undefined };
     try {
-      return typeof base.resolve === 'function' ? base.resolve(resourceType, canonical) : undefined;
+      return this.base.resolve?.(resourceType, canonical);
     } catch {
       return undefined;
     }

@@ -420,13 +420,17 @@ export function possibleMessageIds(key: MessageId): string[] {
   return [key];
 }
 
+/** HL7_MESSAGE_IDS by any text (canonicalMessageId is asked about ids that are not engine keys too). */
+const HL7_SOURCE_BY_KEY = new Map<string, MessageIdSource | undefined>(Object.entries(HL7_MESSAGE_IDS));
+
 /**
  * The HL7 id of a message id as stored: outcomes validated before issues carried HL7 ids hold the
  * engine key (`EXTENSION_UNKNOWN`); a rule written against HL7 ids should select them too. An id
  * that is not an engine key (HL7's, or another validator's) is returned unchanged.
  */
 export function canonicalMessageId(id: string): string {
-  if (Object.hasOwn(TERMINOLOGY_HL7_IDS, id)) return TERMINOLOGY_HL7_IDS[id]!;
-  const source = Object.hasOwn(HL7_MESSAGE_IDS, id) ? (HL7_MESSAGE_IDS as Record<string, MessageIdSource | undefined>)[id] : undefined;
+  const terminology = Object.hasOwn(TERMINOLOGY_HL7_IDS, id) ? TERMINOLOGY_HL7_IDS[id] : undefined;
+  if (terminology !== undefined) return terminology;
+  const source = HL7_SOURCE_BY_KEY.get(id);
   return typeof source === 'string' ? source : id;
 }

@@ -143,8 +143,8 @@ export function resolveValidatorOptions(options: ValidatorOptions): ResolvedVali
 export function withSettings(options: ResolvedValidatorOptions, settings: ValidationSettings | undefined): ResolvedValidatorOptions {
   if (!settings) return options;
   let changed = false;
-  for (const key in settings) {
-    if ((settings as Record<string, unknown>)[key] !== undefined) {
+  for (const value of Object.values(settings)) {
+    if (value !== undefined) {
       changed = true;
       break;
     }

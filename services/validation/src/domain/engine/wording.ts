@@ -23,7 +23,7 @@ const CATALOGUES: Readonly<Record<MessageWording, Readonly<Record<string, string
 let active: MessageWording = DEFAULT_MESSAGE_WORDING;
 
 export function isMessageWording(value: unknown): value is MessageWording {
-  return typeof value === 'string' && (MESSAGE_WORDINGS as readonly string[]).includes(value);
+  return typeof value === 'string' && MESSAGE_WORDINGS.some((w) => w === value);
 }
 
 /** Sets the wording of every message formatted from now on in this thread. */

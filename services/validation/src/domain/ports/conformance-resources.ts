@@ -39,4 +39,6 @@ export interface ConformanceResourceSource {
   codeSystem(canonical: string): CanonicalResource | undefined;
   /** Every loaded resource of a type (for building indexes). */
   all(resourceType: 'StructureDefinition' | 'ValueSet' | 'CodeSystem'): Iterable<CanonicalResource>;
+  /** Any canonical resource by type and `url` or `url|version`, from a source that can look up every type (the definition index does). */
+  resolve?(resourceType: string, canonical: string): CanonicalResource | undefined;
 }

@@ -64,7 +64,9 @@ export function evaluateDiscriminatorPath(value: unknown, path: string, resolver
   let current: unknown[] = value === undefined ? [] : [value];
   const segments = segmentsOf(path);
   for (let si = 0; si < segments.length; si++) {
-    const { kind, arg: seg } = segments[si]!;
+    const segment = segments[si];
+    if (segment === undefined) break;
+    const { kind, arg: seg } = segment;
     if (kind === 'skip') continue;
     if (kind === 'resolve') {
       current = resolveAll(current, resolver);

@@ -9,7 +9,7 @@
  */
 import fhirpath, { type Options as FhirPathOptions } from 'fhirpath';
 import r4Model from 'fhirpath/fhir-context/r4/index.js';
-import type { TerminologyPort, CodingInput } from '../../ports/terminology.js';
+import type { TerminologyPort } from '../../ports/terminology.js';
 import { formatMessage } from '../messages.js';
 import type { ConstraintPlan } from '../plan/structure-plan.js';
 import { ByteBoundedCache } from '../../caching/byte-bounded-cache.js';
@@ -339,7 +339,8 @@ function memberOf(terminology: TerminologyPort, input: unknown, valueSet: string
     const o = input;
     if (Array.isArray(o.coding)) {
       let unknown = false;
-      for (const c of o.coding as CodingInput[]) {
+      for (const c of o.coding) {
+        if (!isObject(c)) continue;
         const r = terminology.isMemberOf(c, valueSet);
         if (r === true) return true;
         if (r === undefined) unknown = true;

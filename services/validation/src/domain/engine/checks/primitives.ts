@@ -102,8 +102,8 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
     case 'unsignedInt':
     case 'positiveInt': {
       // judged on the text as written (leading zeros are fine, a fraction or exponent is not)
-      const n = value as number;
-      const text = rawNumber ?? String(n);
+      const n = Number(value); // a number here (the caller checked the JSON type); Number() as `>` would coerce
+      const text = rawNumber ?? String(value);
       if (!isIntegerText(text)) return one('INTEGER_INVALID', [text]);
       if (type === 'positiveInt' && !(n > 0)) return one('INTEGER_RANGE_POS', [text]);
       if (type === 'unsignedInt' && n < 0) return one('INTEGER_RANGE_UNSIGNED', [text]);
@@ -117,7 +117,8 @@ export function checkPrimitiveValue(type: string, value: string | number | boole
       return NONE;
     }
   }
-  const s = value as string;
+  if (typeof value !== 'string') return NONE; // the caller checked the JSON type: text for every other type
+  const s = value;
   if (s.length === 0) return one('PRIMITIVE_EMPTY_STRING', []);
   switch (type) {
     case 'string': {

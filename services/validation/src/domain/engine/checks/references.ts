@@ -3,6 +3,7 @@
  * parsing a reference string into type/id, and a fullUrl index built once per Bundle so
  * resolution inside a 100,000-entry Bundle stays linear.
  */
+import { isObject } from '../json/json-value.js';
 
 /** Collect every Reference.reference string (iteratively: no recursion limit). */
 export function collectReferences(root: unknown, out: Set<string>): void {
@@ -11,8 +12,8 @@ export function collectReferences(root: unknown, out: Set<string>): void {
     const v = stack.pop();
     if (Array.isArray(v)) {
       for (const x of v) if (x && typeof x === 'object') stack.push(x);
-    } else if (v && typeof v === 'object') {
-      const o = v as Record<string, unknown>;
+    } else if (isObject(v)) {
+      const o = v;
       if (typeof o.reference === 'string') out.add(o.reference);
       for (const k in o) {
         const c = o[k];
@@ -45,6 +46,12 @@ export function parseReference(ref: string): ParsedReference {
   return { kind: 'other' };
 }
 
+/** Whether a resolved resource has the version a `/_history/` reference names. */
+export function hasVersion(resource: Record<string, unknown> | undefined, version: string): boolean {
+  const meta = resource?.meta;
+  return isObject(meta) && meta.versionId === version;
+}
+
 export interface BundleEntryInfo {
   index: number;
   fullUrl: string | undefined;
@@ -58,11 +65,10 @@ export class BundleIndex {
 
   constructor(entries: unknown[], readonly type?: string) {
     entries.forEach((e, index) => {
-      if (!e || typeof e !== 'object') return;
-      const entry = e as Record<string, unknown>;
+      if (!isObject(e)) return;
+      const entry = e;
       const fullUrl = typeof entry.fullUrl === 'string' ? entry.fullUrl : undefined;
-      const resource = entry.resource && typeof entry.resource === 'object' && !Array.isArray(entry.resource)
-        ? entry.resource as Record<string, unknown> : undefined;
+      const resource = isObject(entry.resource) ? entry.resource : undefined;
       const info: BundleEntryInfo = { index, fullUrl, resource };
       if (fullUrl) push(this.byFullUrl, fullUrl, info);
       if (resource && typeof resource.resourceType === 'string' && typeof resource.id === 'string') {
@@ -114,9 +120,8 @@ export function collectLocalReferences(root: unknown, out: Set<string>): void {
       if (v.charCodeAt(0) === 35) out.add(v);
     } else if (Array.isArray(v)) {
       for (const x of v) stack.push(x);
-    } else if (v && typeof v === 'object') {
-      const o = v as Record<string, unknown>;
-      for (const k in o) stack.push(o[k]);
+    } else if (isObject(v)) {
+      for (const k in v) stack.push(v[k]);
     }
   }
 }

@@ -4,6 +4,7 @@
  * (unknown paths, elements out of order), renamed choices with a type the base does not allow,
  * slicing on the root, bindings on elements that cannot carry codes.
  */
+import { isArray, isObject } from '../json/json-value.js';
 import type { MessageId } from '../messages.js';
 import type { StructurePlan, ElementPlan } from '../plan/structure-plan.js';
 
@@ -44,8 +45,8 @@ function sameBaseElement(order: ElementPlan[], idx: number | undefined, path: un
 
 export function checkDifferential(sd: Record<string, unknown>, base: StructurePlan, childNamesOfType: (type: string) => string[] | undefined): SdProblem[] {
   const problems: SdProblem[] = [];
-  const differential = sd.differential as { element?: unknown } | undefined;
-  const diff = (Array.isArray(differential?.element) ? differential.element : []) as (DiffElement | null | undefined)[];
+  const elements = isObject(sd.differential) ? sd.differential.element : undefined;
+  const diff = (isArray(elements) ? elements : []) as readonly (DiffElement | null | undefined)[];
   if (diff.length === 0) return problems;
   // base element order: first occurrence of each path (slices share their element's position)
   const order: ElementPlan[] = [];

@@ -232,8 +232,7 @@ class OpenPath {
   closeTo(name: string): void {
     const at = this.positions.get(name);
     if (!at) return;
-    while (at.length > 0) {
-      const top = at[at.length - 1]!;
+    for (let top = at.at(-1); top !== undefined; top = at.at(-1)) {
       if (top < this.names.length && this.names[top] === name) {
         this.names.length = top;
         if (top < MAX_PATH_ELEMENTS / 2) this.head = undefined;

@@ -38,9 +38,9 @@ export class NodeContext {
     readonly depth: number,
   ) {}
 
-  /** The walk of a resource against the root of a structure (its core definition or a profile); the plan must have a root. */
-  static resourceRoot(host: ResourceContext, plan: StructurePlan, mode: WalkMode): NodeContext {
-    return new NodeContext(host, plan, mode, plan.root!, host.path, undefined, host.depth);
+  /** The walk of a resource against the root of a structure (its core definition or a profile): `root` is `plan.root`. */
+  static resourceRoot(host: ResourceContext, plan: StructurePlan, root: ElementPlan, mode: WalkMode): NodeContext {
+    return new NodeContext(host, plan, mode, root, host.path, undefined, host.depth);
   }
 
   get run(): ValidationRun {
@@ -62,8 +62,8 @@ export class NodeContext {
   }
 
   /** This value walked as a profile walk against the root of another structure (a type profile, an extension definition). */
-  againstProfile(plan: StructurePlan, depth: number): NodeContext {
-    return new NodeContext(this.host, plan, 'profile', plan.root!, this.path, this.at, depth);
+  againstProfile(plan: StructurePlan, root: ElementPlan, depth: number): NodeContext {
+    return new NodeContext(this.host, plan, 'profile', root, this.path, this.at, depth);
   }
 
   // ---- reporting ------------------------------------------------------------------------------

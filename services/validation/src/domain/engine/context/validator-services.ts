@@ -19,7 +19,6 @@ import type { ResolvedValidatorOptions } from '../validator-options.js';
  */
 export type ProfileConformance = (ctx: unknown, value: Record<string, unknown>, url: string) => boolean;
 
-type ResolvingSource = ConformanceResourceSource & { resolve?: (type: string, canonical: string) => unknown };
 
 export class ValidatorServices {
   readonly plans: PlanRegistry;
@@ -45,9 +44,8 @@ export class ValidatorServices {
    * definition index can; a bare source cannot): undefined when unknown or when the source fails.
    */
   resolve(type: string, url: string): unknown {
-    const resolver = this.source as ResolvingSource;
     try {
-      return typeof resolver.resolve === 'function' ? resolver.resolve(type, url) : undefined;
+      return this.source.resolve?.(type, url);
     } catch {
       return undefined;
     }

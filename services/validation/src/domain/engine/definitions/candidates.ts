@@ -5,6 +5,7 @@
 import type { CanonicalResource } from '../../ports/conformance-resources.js';
 import type { ResourceMeta } from './definition-index-types.js';
 import { compareVersions } from './versions.js';
+import { isCanonicalResource } from '../json/json-value.js';
 
 /** Parses resources from the packed JSON on first use and keeps them. */
 export class ResourceStore {
@@ -21,11 +22,14 @@ export class ResourceStore {
   get(i: number): CanonicalResource {
     let r = this.objects[i];
     if (r === undefined) {
-      const { blob, offsets } = this.packed!;
+      if (!this.packed) throw new Error(`definition index state has neither the object nor packed JSON for resource ${String(i)}`);
+      const { blob, offsets } = this.packed;
       const start = offsets[i];
       const end = offsets[i + 1];
       if (start === undefined || end === undefined) throw new Error(`definition index state has no offsets for resource ${i}`);
-      r = JSON.parse(Buffer.from(blob.buffer, blob.byteOffset + start, end - start).toString('utf8')) as CanonicalResource;
+      const parsed: unknown = JSON.parse(Buffer.from(blob.buffer, blob.byteOffset + start, end - start).toString('utf8'));
+      if (!isCanonicalResource(parsed)) throw new Error(`definition index state holds no resource at ${String(i)}`);
+      r = parsed;
       this.objects[i] = r;
     }
     return r;
@@ -61,7 +65,9 @@ export class Candidate {
   ) {}
 
   get resource(): CanonicalResource {
-    this.object ??= this.store!.get(this.slot);
+    if (this.object) return this.object;
+    if (!this.store) throw new Error(`candidate ${String(this.slot)} has neither a resource nor a store`);
+    this.object = this.store.get(this.slot);
     return this.object;
   }
 }
@@ -85,10 +91,9 @@ export function metaOf(r: CanonicalResource): ResourceMeta {
   if (typeof r.url === 'string') meta.url = r.url;
   if (typeof r.version === 'string') meta.version = r.version;
   if (r.resourceType === 'StructureDefinition') {
-    const sd = r as { type?: unknown; kind?: unknown; derivation?: unknown };
-    if (typeof sd.type === 'string') meta.type = sd.type;
-    if (typeof sd.kind === 'string') meta.kind = sd.kind;
-    if (typeof sd.derivation === 'string') meta.derivation = sd.derivation;
+    if (typeof r.type === 'string') meta.type = r.type;
+    if (typeof r.kind === 'string') meta.kind = r.kind;
+    if (typeof r.derivation === 'string') meta.derivation = r.derivation;
   }
   return meta;
 }

@@ -8,6 +8,8 @@
  */
 import type { CanonicalResource } from '../../ports/conformance-resources.js';
 import { readPackageArchive, type ArchiveEntry, type ReadPackageArchiveOptions } from './package-archive.js';
+import { errorText } from '../error-text.js';
+import { isCanonicalResource, isObject } from '../json/json-value.js';
 import type { Readable } from 'node:stream';
 
 /** The resource types an index always keeps. */
@@ -128,11 +130,11 @@ export function buildFhirPackage(entries: readonly ArchiveEntry[], options: Fhir
     try {
       json = read(stripBom(entry.data.toString('utf8')));
     } catch (err) {
-      warnings.push(`${path}: not ${isXml ? 'readable FHIR XML' : 'valid JSON'}, skipped (${(err as Error).message})`);
+      warnings.push(`${path}: not ${isXml ? 'readable FHIR XML' : 'valid JSON'}, skipped (${errorText(err)})`);
       continue;
     }
     // Non-resource JSON (openapi documents, ig-r4 fragments, ...) is simply not ours.
-    if (!isResource(json)) continue;
+    if (!isCanonicalResource(json)) continue;
     const type = json.resourceType;
     const key = `${type}|${json.url ?? `#${json.id ?? path}`}|${json.version ?? ''}`;
     if (seen.has(key)) continue; // e.g. package/ig-r4.json repeats the ImplementationGuide
@@ -161,9 +163,9 @@ function parseManifest(data: Buffer): PackageManifest {
   try {
     parsed = JSON.parse(stripBom(data.toString('utf8')));
   } catch (err) {
-    throw new FhirPackageError(`package/package.json is not valid JSON: ${(err as Error).message}`);
+    throw new FhirPackageError(`package/package.json is not valid JSON: ${errorText(err)}`);
   }
-  const json = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
+  const json = isObject(parsed) ? parsed : undefined;
   if (!json || typeof json.name !== 'string' || typeof json.version !== 'string') {
     throw new FhirPackageError('package/package.json must have a string name and version');
   }
@@ -199,9 +201,6 @@ function asStringArray(value: unknown): string[] | undefined {
   return undefined;
 }
 
-function isResource(json: unknown): json is CanonicalResource {
-  return typeof json === 'object' && json !== null && !Array.isArray(json) && typeof (json as { resourceType?: unknown }).resourceType === 'string';
-}
 
 function parseJson(text: string): unknown {
   return JSON.parse(text);

@@ -94,7 +94,9 @@ export async function readPackageArchive(input: Buffer | Uint8Array | Readable, 
   source.pipe(gunzip);
   let inflated = 0;
   try {
-    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+    for await (const data of gunzip) {
+      const chunk: unknown = data;
+      if (!Buffer.isBuffer(chunk)) throw new PackageArchiveError('CORRUPT_GZIP', 'package archive: the inflater gave something other than bytes');
       inflated += chunk.length;
       // bytesWritten: compressed bytes the inflater has consumed so far.
       const compressedBytes = gunzip.bytesWritten;
@@ -116,9 +118,9 @@ export async function readPackageArchive(input: Buffer | Uint8Array | Readable, 
       err.inflatedBytes ??= inflated;
       throw err;
     }
-    const e = err as NodeJS.ErrnoException;
-    if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
-      const wrapped = new PackageArchiveError('CORRUPT_GZIP', `package archive is not valid gzip data: ${e.message}`);
+    // zlib's errors carry a Z_ code (Z_DATA_ERROR, Z_BUF_ERROR ...)
+    if (err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('Z_')) {
+      const wrapped = new PackageArchiveError('CORRUPT_GZIP', `package archive is not valid gzip data: ${err.message}`);
       wrapped.inflatedBytes = inflated;
       throw wrapped;
     }

@@ -16,6 +16,7 @@
  * Problems in the differential are collected as messages, never thrown.
  */
 import type { CanonicalResource } from '../../ports/conformance-resources.js';
+import { isArray, isObject } from '../json/json-value.js';
 
 /** An ElementDefinition as JSON (the generator reads and writes only what it needs; the rest is carried as is). */
 export interface ElementDefinition {
@@ -100,7 +101,7 @@ export class SnapshotGenerator {
     if (url) this.inProgress.add(url);
     try {
       const elements = new Build(this, sd, messages, options.choiceRenames ?? 'constrain', options.sliceChildren ?? 'sliced').run();
-      const structureDefinition = { ...sd, snapshot: { element: elements } } as CanonicalResource;
+      const structureDefinition: CanonicalResource = { ...sd, snapshot: { element: elements } };
       if (url && elements.length) this.generated.set(url, structureDefinition);
       return { structureDefinition, elements, messages };
     } finally {
@@ -121,14 +122,39 @@ export class SnapshotGenerator {
   }
 }
 
-function snapshotOf(sd: CanonicalResource): ElementDefinition[] | undefined {
-  const els = (sd.snapshot as { element?: ElementDefinition[] } | undefined)?.element;
-  return Array.isArray(els) && els.length ? els : undefined;
+/**
+ * An element the generator can work with: an object with a path (and an id, if any, as text). The
+ * rest of its shape (type, slicing, binding ...) is read as the definition loader does, trusting
+ * the package's StructureDefinitions.
+ */
+function isElementDefinition(v: unknown): v is ElementDefinition {
+  return isObject(v) && typeof v.path === 'string' && (v.id === undefined || typeof v.id === 'string');
 }
 
+/** The `element` list of a snapshot or differential, as read from the StructureDefinition. */
+function elementList(holder: unknown): readonly unknown[] {
+  const els = isObject(holder) ? holder.element : undefined;
+  return isArray(els) ? els : [];
+}
+
+/** The snapshot's elements when every one is usable: the StructureDefinition's own list, narrowed, not copied. */
+function snapshotOf(sd: CanonicalResource): ElementDefinition[] | undefined {
+  const els = elementList(sd.snapshot);
+  return els.length && isElementList(els) ? els : undefined;
+}
+
+function isElementList(els: readonly unknown[]): els is ElementDefinition[] {
+  return els.every(isElementDefinition);
+}
+
+/** The differential's elements that have a path (applyDiff reports the others). */
 function differentialOf(sd: CanonicalResource): ElementDefinition[] {
-  const els = (sd.differential as { element?: ElementDefinition[] } | undefined)?.element;
-  return Array.isArray(els) ? els : [];
+  return elementList(sd.differential).filter(isElementDefinition);
+}
+
+/** An element's id; an element without one (never in a well-formed snapshot) is known by its path. */
+function idOf(el: ElementDefinition): string {
+  return el.id ?? el.path;
 }
 
 function clone<T>(value: T): T {
@@ -158,7 +184,7 @@ class Build {
   }
 
   run(): ElementDefinition[] {
-    const baseUrl = this.sd.baseDefinition as string | undefined;
+    const baseUrl = typeof this.sd.baseDefinition === 'string' ? this.sd.baseDefinition : undefined;
     if (!baseUrl) {
       // A base type itself (Element, Resource) has no base: its differential is its snapshot.
       this.els = differentialOf(this.sd).map((e) => ({ ...clone(e), id: e.id ?? e.path }));
@@ -172,8 +198,11 @@ class Build {
     this.els = clone(snapshotOf(base) ?? []);
     this.rebaseRoot(base);
     this.baseEls = clone(this.els);
-    this.baseEls.forEach((e, i) => this.baseById.set(e.id as string, i));
-    for (const diff of differentialOf(this.sd)) this.applyDiff(diff);
+    this.baseEls.forEach((e, i) => this.baseById.set(idOf(e), i));
+    for (const diff of elementList(this.sd.differential)) {
+      if (isElementDefinition(diff)) this.applyDiff(diff);
+      else this.error('differential element without a path', isObject(diff) && typeof diff.id === 'string' ? diff.id : undefined);
+    }
     this.fixExtensionUrl(baseUrl);
     return this.els;
   }
@@ -196,7 +225,7 @@ class Build {
   /** A specialization (new type) renames the base's root, e.g. DomainResource → MyLogicalModel. */
   private rebaseRoot(base: CanonicalResource): void {
     const baseRoot = this.els[0]?.path.split('.')[0];
-    const firstDiff = differentialOf(this.sd)[0]?.path?.split('.')[0];
+    const firstDiff = differentialOf(this.sd)[0]?.path.split('.')[0];
     const type = typeof this.sd.type === 'string' && !this.sd.type.includes('/') ? this.sd.type : firstDiff;
     if (!baseRoot || !type || type === baseRoot) return;
     if (this.sd.derivation === 'constraint') {
@@ -271,7 +300,7 @@ class Build {
     if (first.slice) this.warn(`a slice name on the root element is ignored`, label);
     for (const [i, seg] of segments.entries()) {
       if (i === 0) continue;
-      const parentId = this.at(index).id as string;
+      const parentId = idOf(this.at(index));
       let child = this.findChild(index, seg.name);
       const slice = seg.slice;
       if (child === undefined) {
@@ -283,7 +312,7 @@ class Build {
           const typeCode = choice.typeCode;
           // An existing slice value[x]:valueQuantity (older generators made them) is used as is;
           // otherwise the rename constrains value[x] itself, narrowed to the named type.
-          const existingSlice = this.indexOfId(`${this.at(choice.index).id as string}:${seg.name}`);
+          const existingSlice = this.indexOfId(`${idOf(this.at(choice.index))}:${seg.name}`);
           if (existingSlice !== -1) {
             index = existingSlice;
             continue;
@@ -297,7 +326,7 @@ class Build {
             const sliceEl = this.at(sliceIndex);
             sliceEl.type = (sliceEl.type ?? []).filter((t) => t.code === typeCode);
             index = sliceIndex;
-            if (i === segments.length - 1) this.alsoMergeOnto = this.indexOfId(this.at(child).id as string);
+            if (i === segments.length - 1) this.alsoMergeOnto = this.indexOfId(idOf(this.at(child)));
             continue;
           }
         }
@@ -330,7 +359,7 @@ class Build {
 
   /** The child `name` of the element at `parent`, unfolding the parent's type first if needed. */
   private findChild(parent: number, name: string): number | undefined {
-    const parentId = this.at(parent).id as string;
+    const parentId = idOf(this.at(parent));
     let found = this.indexOfId(`${parentId}.${name}`);
     if (found !== -1) return found;
     if (this.hasChildren(parent)) return undefined;
@@ -340,13 +369,13 @@ class Build {
   }
 
   private hasChildren(index: number): boolean {
-    const id = this.at(index).id as string;
+    const id = idOf(this.at(index));
     const next = this.els[index + 1];
     return next !== undefined && typeof next.id === 'string' && next.id.startsWith(`${id}.`);
   }
 
   private findRenamedChoice(parent: number, name: string): { index: number; typeCode: string | undefined } | undefined {
-    const parentId = this.at(parent).id as string;
+    const parentId = idOf(this.at(parent));
     // `Library.subject` for `Library.subject[x]` (no type named): the choice element itself.
     const plain = this.indexOfId(`${parentId}.${name}[x]`);
     if (plain !== -1) return { index: plain, typeCode: undefined };
@@ -359,7 +388,7 @@ class Build {
       if (idx === -1) continue;
       const suffix = name.slice(cut);
       const choiceEl = this.at(idx);
-      const types = this.narrowedChoices.get(choiceEl.id as string)?.original ?? choiceEl.type ?? [];
+      const types = this.narrowedChoices.get(idOf(choiceEl))?.original ?? choiceEl.type ?? [];
       const type = types.find((t) => typeSuffix(t.code) === suffix);
       if (type) return { index: idx, typeCode: type.code };
     }
@@ -371,7 +400,7 @@ class Build {
   /** The slice `sliceName` of the element at `sliced`, created after the existing slices if new. */
   private findOrCreateSlice(sliced: number, sliceName: string, diff: ElementDefinition, label: string, isTarget: boolean): number | undefined {
     const slicedEl = this.at(sliced);
-    const slicedId = slicedEl.id as string;
+    const slicedId = idOf(slicedEl);
     const existing = this.indexOfId(`${slicedId}:${sliceName}`);
     if (existing !== -1) return existing;
     // Re-slice a/b: the sliced element is the slice a.
@@ -391,7 +420,7 @@ class Build {
       this.warn(`slice ${sliceName} on ${slicedId}, which has no slicing defined`, label);
     }
     if (isChoice(sourceEl) && !sourceEl.slicing) this.addTypeSlicing(source);
-    const sourceId = sourceEl.id as string;
+    const sourceId = idOf(sourceEl);
     const newId = `${slicedId}:${sliceName}`;
     const top = clone(sourceEl);
     delete top.slicing;
@@ -408,9 +437,9 @@ class Build {
       const start = fromBase === undefined ? source : fromBase;
       for (let j = start + 1; j < list.length; j++) {
         const e = list[j];
-        if (e === undefined || !(e.id as string).startsWith(`${sourceId}.`)) break;
+        if (e === undefined || !idOf(e).startsWith(`${sourceId}.`)) break;
         const c = clone(e);
-        c.id = newId + (e.id as string).slice(sourceId.length);
+        c.id = newId + idOf(e).slice(sourceId.length);
         copies.push(c);
       }
     }
@@ -424,7 +453,7 @@ class Build {
 
   private narrowChoice(choiceIndex: number, typeCode: string): void {
     const el = this.at(choiceIndex);
-    const id = el.id as string;
+    const id = idOf(el);
     let state = this.narrowedChoices.get(id);
     if (!state) this.narrowedChoices.set(id, (state = { original: clone(el.type ?? []), named: new Set() }));
     state.named.add(typeCode);
@@ -439,7 +468,7 @@ class Build {
   private endOfGroup(start: number, groupId: string): number {
     let j = start + 1;
     for (let el = this.els[j]; el !== undefined; el = this.els[++j]) {
-      const id = el.id as string;
+      const id = idOf(el);
       const rest = id.startsWith(groupId) ? id.slice(groupId.length) : undefined;
       if (rest === undefined || !(rest.startsWith('.') || rest.startsWith(':') || rest.startsWith('/'))) break;
     }
@@ -458,7 +487,7 @@ class Build {
   /** Inserts the children of the element at `index` from its type (or contentReference). */
   private unfold(index: number, wantedChild: string): boolean {
     const el = this.at(index);
-    const id = el.id as string;
+    const id = idOf(el);
     let children: ElementDefinition[] | undefined;
     let rootPath: string | undefined;
     let rootId: string | undefined;
@@ -526,13 +555,14 @@ class Build {
     if (diff.slicing) {
       target.slicing = { ...(target.slicing ?? {}), ...clone(diff.slicing) };
       // Type slices of a choice are closed: a value of another type matches no slice.
-      const d = target.slicing.discriminator as { type?: string; path?: string }[] | undefined;
-      if (isChoice(target) && d?.length === 1 && d[0]?.type === 'type' && d[0].path === '$this') target.slicing.rules = 'closed';
+      const d = target.slicing.discriminator;
+      const only = isArray(d) && d.length === 1 ? d[0] : undefined;
+      if (isChoice(target) && isObject(only) && only.type === 'type' && only.path === '$this') target.slicing.rules = 'closed';
     }
     if (diff.binding) target.binding = { ...(target.binding ?? {}), ...clone(diff.binding) };
     // A binding stays only on an element with a bindable type (the HL7 generator drops it when
     // the types are narrowed to unbindable ones, or when it was put on an extension).
-    const types = (target.type ?? []) as { code: string }[];
+    const types = target.type ?? [];
     if (target.binding && types.length && !types.some((t) => BINDABLE_TYPES.has(t.code))) delete target.binding;
     // A profile cannot change whether an element is a modifier (IG differentials sometimes say
     // isModifier: false on a status element); only a specialization or an extension definition can.
@@ -541,9 +571,9 @@ class Build {
       if (diff.isModifierReason !== undefined) target.isModifierReason = diff.isModifierReason;
     }
     if (diff.constraint) {
-      const keys = new Set(((target.constraint ?? []) as { key?: string }[]).map((c) => c.key));
+      const keys = new Set((target.constraint ?? []).map((c) => c.key));
       target.constraint = [...(target.constraint ?? [])];
-      for (const c of diff.constraint as { key?: string; source?: string }[]) {
+      for (const c of diff.constraint) {
         if (c.key && keys.has(c.key)) {
           target.constraint = target.constraint.map((x: { key?: string }) => (x.key === c.key ? clone(c) : x));
         } else {
@@ -552,10 +582,12 @@ class Build {
       }
     }
     for (const key of ['mapping', 'condition', 'alias', 'extension'] as const) {
-      if (!Array.isArray(diff[key])) continue;
-      const existing = (target[key] ?? []) as unknown[];
+      const added = diff[key];
+      if (!isArray(added)) continue;
+      const had = target[key];
+      const existing = isArray(had) ? had : [];
       const present = new Set(existing.map((x) => JSON.stringify(x)));
-      target[key] = [...existing, ...(diff[key] as unknown[]).filter((x) => !present.has(JSON.stringify(x))).map(clone)];
+      target[key] = [...existing, ...added.filter((x) => !present.has(JSON.stringify(x))).map(clone)];
     }
   }
 

@@ -5,6 +5,7 @@
  * `version-specific-use` extension (sub-extensions `startFhirVersion` / `endFhirVersion`,
  * values as "4.0"), as the HL7 validator reads them.
  */
+import { isArray } from '../json/json-value.js';
 
 export const EXT_VERSION_SPECIFIC_USE = 'http://hl7.org/fhir/StructureDefinition/version-specific-use';
 
@@ -37,9 +38,10 @@ const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null &&
 function versionRange(holder: unknown): FhirVersionRange | undefined {
   if (!isJson(holder) || !Array.isArray(holder.extension)) return undefined;
   const use = holder.extension.find((e) => isJson(e) && e.url === EXT_VERSION_SPECIFIC_USE);
-  if (!isJson(use) || !Array.isArray(use.extension)) return undefined;
+  const parts = isJson(use) ? use.extension : undefined;
+  if (!isArray(parts)) return undefined;
   const part = (name: string): string | undefined => {
-    const e = (use.extension as unknown[]).find((x) => isJson(x) && x.url === name);
+    const e = parts.find((x) => isJson(x) && x.url === name);
     if (!isJson(e)) return undefined;
     const v = e.valueCode ?? e.valueString ?? e.valueId;
     return typeof v === 'string' ? v : undefined;

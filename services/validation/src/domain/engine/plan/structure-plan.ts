@@ -5,6 +5,8 @@
  * Plans are immutable after compilation and shared by every validation.
  */
 import type { CanonicalResource } from '../../ports/conformance-resources.js';
+import type { BindingStrength } from '../../ports/terminology.js';
+import { isArray, isObject, str } from '../json/json-value.js';
 import { EXT_NARRATIVE_LANGUAGE_CONTROL } from '../checks/narrative-languages.js';
 import { extensionUsage, type ExtensionContext, type FhirVersionRange } from './extension-usage.js';
 
@@ -32,7 +34,8 @@ export interface SlicingPlan {
 }
 
 export interface BindingPlan {
-  strength: string;
+  /** Undefined for a strength that is not one of FHIR's four (the binding then reports nothing itself). */
+  strength: BindingStrength | undefined;
   valueSet: string | undefined;
   /** Additional bindings (R5 ElementDefinition.binding.additional, as an R4 extension) that the codes must meet. */
   additional: { purpose: string; valueSet: string }[];
@@ -57,6 +60,7 @@ interface RawExtension {
   valueUrl?: string;
   valueString?: string;
   valueBoolean?: unknown;
+  valueInteger?: unknown;
 }
 
 interface RawType {
@@ -84,13 +88,14 @@ interface RawElement {
   [key: string]: unknown;
 }
 
-interface RawStructureDefinition {
-  snapshot?: { element?: unknown };
-  type?: string;
-  kind?: string;
-  abstract?: unknown;
-  derivation?: string;
-  baseDefinition?: string;
+
+/**
+ * A snapshot's element list as the compiler reads it: objects whose id and path, when present, are
+ * texts. Their other parts are read as the ElementDefinition type says (the definitions come from
+ * loaded packages and artifacts; see RawElement).
+ */
+function isRawElementList(list: unknown): list is RawElement[] {
+  return isArray(list) && list.every((e) => isObject(e) && (e.id === undefined || typeof e.id === 'string') && (e.path === undefined || typeof e.path === 'string'));
 }
 
 function additionalBindings(binding: RawElement['binding']): { purpose: string; valueSet: string }[] {
@@ -233,27 +238,29 @@ function lastSegment(id: string): string {
 export class StructurePlanError extends Error {}
 
 export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
-  const raw = sd as RawStructureDefinition;
-  const snapshot = raw.snapshot?.element;
+  const snapshot = isObject(sd.snapshot) ? sd.snapshot.element : undefined;
   const url = sd.url ?? '';
   const plan: StructurePlan = {
     url,
     version: sd.version,
     label: sd.version ? `${url}|${sd.version}` : url,
     name: sd.name ?? url,
-    type: raw.type ?? '',
-    kind: raw.kind ?? '',
-    abstract: raw.abstract === true,
-    derivation: raw.derivation,
-    baseDefinition: raw.baseDefinition,
+    type: str(sd.type) ?? '',
+    kind: str(sd.kind) ?? '',
+    abstract: sd.abstract === true,
+    derivation: str(sd.derivation),
+    baseDefinition: str(sd.baseDefinition),
     root: undefined,
     byId: new Map(),
     ...extensionFields(sd),
-    hasSnapshot: Array.isArray(snapshot) && snapshot.length > 0,
+    hasSnapshot: isArray(snapshot) && snapshot.length > 0,
   };
   if (!plan.hasSnapshot) return plan;
-  const elements = snapshot as RawElement[];
-  for (const [i, ed] of elements.entries()) {
+  if (!isRawElementList(snapshot)) {
+    plan.hasSnapshot = false;
+    return plan;
+  }
+  for (const [i, ed] of snapshot.entries()) {
     const path: string = ed.path ?? '';
     const id: string = ed.id ?? path;
     const segment = lastSegment(path);
@@ -303,7 +310,7 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
       minValue: prefixedValue(ed, 'minValue'),
       maxValue: prefixedValue(ed, 'maxValue'),
       binding: ed.binding ? {
-        strength: ed.binding.strength,
+        strength: bindingStrength(ed.binding.strength),
         valueSet: ed.binding.valueSet,
         additional: additionalBindings(ed.binding),
         maxValueSet: (ed.binding.extension ?? []).find((e) => e?.url === 'http://hl7.org/fhir/StructureDefinition/elementdefinition-maxValueSet')?.valueCanonical,
@@ -323,7 +330,7 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
       mustHaveValue: (ed.extension ?? []).some((x) => x?.url === EXT_MUST_HAVE_VALUE && x.valueBoolean === true),
       valueAlternatives: (ed.extension ?? []).flatMap((x) => (x?.url === EXT_VALUE_ALTERNATIVES && typeof x.valueCanonical === 'string' ? [x.valueCanonical] : [])),
       minLength: (() => {
-        const e = (ed.extension ?? []).find((x) => x?.url === EXT_MIN_LENGTH) as { valueInteger?: unknown } | undefined;
+        const e = (ed.extension ?? []).find((x) => x?.url === EXT_MIN_LENGTH);
         return typeof e?.valueInteger === 'number' ? e.valueInteger : undefined;
       })(),
       languageControl: (() => {
@@ -365,7 +372,7 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
 }
 
 function extensionFields(sd: CanonicalResource): Pick<StructurePlan, 'contexts' | 'contextInvariants' | 'fhirVersions'> {
-  const usage = extensionUsage(sd as unknown as Record<string, unknown>);
+  const usage = extensionUsage(sd);
   return { contexts: usage.contexts, contextInvariants: usage.contextInvariants, fhirVersions: usage.versions };
 }
 
@@ -374,8 +381,12 @@ function findParentByPath(plan: StructurePlan, path: string): ElementPlan | unde
   return p === undefined ? undefined : plan.byId.get(p);
 }
 
+function emptyChildIndex(): ChildIndex {
+  return { list: [], byJsonName: new Map(), choices: [] };
+}
+
 function addChild(parent: ElementPlan, el: ElementPlan): void {
-  const idx = (parent.ownChildren ??= { list: [] as ElementPlan[], byJsonName: new Map(), choices: [] as ElementPlan[] });
+  const idx = (parent.ownChildren ??= emptyChildIndex());
   idx.list.push(el);
   indexChild(idx, el);
 }
@@ -395,10 +406,14 @@ export function indexChild(idx: ChildIndex, el: ElementPlan): void {
 
 /** Build a child index for a list of elements (used when elements come from elsewhere). */
 export function childIndexOf(list: ElementPlan[]): ChildIndex {
-  const idx: ChildIndex = { list: [] as ElementPlan[], byJsonName: new Map(), choices: [] as ElementPlan[] };
+  const idx = emptyChildIndex();
   for (const el of list) {
     idx.list.push(el);
     indexChild(idx, el);
   }
   return idx;
+}
+
+function bindingStrength(code: string): BindingStrength | undefined {
+  return code === 'required' || code === 'extensible' || code === 'preferred' || code === 'example' ? code : undefined;
 }

@@ -9,7 +9,7 @@
  * one past its index. Operators' category rules and the HL7 comparisons match on them.
  */
 import type { BundleIndex } from '../checks/references.js';
-import { parseReference } from '../checks/references.js';
+import { hasVersion, parseReference } from '../checks/references.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isObject } from '../json/json-value.js';
 
@@ -97,7 +97,7 @@ function matches(index: BundleIndex, ref: string, fullUrl: string | undefined, r
       : fullUrl === undefined ? index.byTypeAndId.get(`${parsed.type}/${parsed.id}`) ?? []
         : fullUrl.startsWith('urn:uuid:') ? index.byFullUrl.get('urn:uuid:' + parsed.id) ?? [] : [];
   }
-  if (version !== undefined) hits = hits.filter((h) => isObject(h.resource?.meta) && (h.resource!.meta as Json).versionId === version);
+  if (version !== undefined) hits = hits.filter((h) => hasVersion(h.resource, version));
   return hits;
 }
 
@@ -136,8 +136,7 @@ export function checkAllInterlinked(ctx: NodeContext, index: BundleIndex, entrie
   // iterative: a long chain of references must not exhaust the stack
   const visit = (start: number) => {
     const todo = [start];
-    while (todo.length) {
-      const i = todo.pop()!;
+    for (let i = todo.pop(); i !== undefined; i = todo.pop()) {
       if (visited.has(i)) continue;
       visited.add(i);
       for (const t of list[i]?.targets ?? []) todo.push(t);
@@ -184,8 +183,8 @@ function entryName(entry: Json): string {
 function referencesIn(resource: Json): string[] {
   const out = new Set<string>();
   const stack: { v: unknown; key: string; inExtension: boolean }[] = [{ v: resource, key: '', inExtension: false }];
-  while (stack.length) {
-    const { v, key, inExtension } = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { v, key, inExtension } = top;
     if (Array.isArray(v)) {
       for (const x of v) stack.push({ v: x, key, inExtension: key === 'extension' || key === 'modifierExtension' });
       continue;

@@ -76,7 +76,7 @@ function checkMetadata(ctx: NodeContext, cs: Obj, count: number): void {
         if (objects(cs.concept).length > 0 && stated <= 0) ctx.information('CODESYSTEM_CS_COUNT_NOTPRESENT_ZERO', [stated], `${path}.concept`, ctx.propPos(cs, 'concept'));
         break;
       case 'supplement': {
-        const base = supp ? (ctx.services.source.codeSystem(supp) as Obj | undefined) : undefined;
+        const base = supp ? ctx.services.source.codeSystem(supp) : undefined;
         if (base) {
           const baseCount = typeof base.count === 'number' ? base.count : 0;
           if (count !== baseCount) ctx.error('CODESYSTEM_CS_COUNT_SUPPLEMENT_WRONG', [baseCount, stated], cpath, at);
@@ -101,7 +101,8 @@ function checkAllCodesValueSet(ctx: NodeContext, cs: Obj, count: number): void {
   const at = ctx.propPos(cs, 'valueSet');
   const source = ctx.services.source;
   if (content === 'supplement') {
-    const base = str(cs.supplements) ? (source.codeSystem(str(cs.supplements)!) as Obj | undefined) : undefined;
+    const supplements = str(cs.supplements);
+    const base = supplements ? source.codeSystem(supplements) : undefined;
     if (base) {
       if (typeof base.valueSet === 'string') {
         if (base.valueSet !== vsUrl) ctx.warning('CODESYSTEM_CS_NO_VS_SUPPLEMENT2', [base.valueSet], path, at);
@@ -114,7 +115,7 @@ function checkAllCodesValueSet(ctx: NodeContext, cs: Obj, count: number): void {
   } else if (content !== 'complete') {
     ctx.information('CODESYSTEM_CS_NO_VS_NOTCOMPLETE', [], path, at);
   }
-  const vs = source.valueSet(vsUrl) as Obj | undefined;
+  const vs = source.valueSet(vsUrl);
   if (!vs) return;
   const compose = vs.compose;
   const includes = isObject(compose) ? objects(compose.include) : [];
@@ -143,7 +144,7 @@ function checkSupplement(ctx: NodeContext, cs: Obj): void {
     ctx.error('CODESYSTEM_CS_SUPP_NO_SUPP', []);
     return;
   }
-  const base = ctx.services.source.codeSystem(supp) as Obj | undefined;
+  const base = ctx.services.source.codeSystem(supp);
   const concepts = objects(cs.concept);
   if (!base) {
     if (concepts.length > 0) ctx.warning('CODESYSTEM_CS_SUPP_CANT_CHECK', [supp]);

@@ -53,7 +53,7 @@ function readSide(ctx: NodeContext, group: Obj, name: 'source' | 'target', hasSc
     system = url.slice(0, url.indexOf('|'));
     version = url.slice(url.indexOf('|') + 1);
   }
-  const cs = ctx.services.source.codeSystem(versioned(system, version)) as Obj | undefined;
+  const cs = ctx.services.source.codeSystem(versioned(system, version));
   const spath = `${path}.${name}`;
   if (!cs) {
     if (!hasScope) ctx.warning(name === 'source' ? 'CONCEPTMAP_GROUP_SOURCE_UNKNOWN' : 'CONCEPTMAP_GROUP_TARGET_UNKNOWN', [url], spath, at);

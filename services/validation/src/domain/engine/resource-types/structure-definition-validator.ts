@@ -27,8 +27,8 @@ export class StructureDefinitionValidator implements ResourceTypeValidator {
     }
     checkInheritedObligations(ctx, sd);
     if (sd.derivation !== 'constraint' || typeof sd.baseDefinition !== 'string') return;
-    const snapshot = sd.snapshot as { element?: unknown[] } | undefined;
-    if (Array.isArray(snapshot?.element) && snapshot.element.length > 0) return;
+    const snapshotElements = isObject(sd.snapshot) ? sd.snapshot.element : undefined;
+    if (isArray(snapshotElements) && snapshotElements.length > 0) return;
     const plans = ctx.services.plans;
     const base = plans.plan(sd.baseDefinition);
     if (!base?.root) return;
@@ -153,7 +153,7 @@ function checkObligationProfile(ctx: NodeContext, sd: Record<string, unknown>): 
   });
 }
 
-function checkObligationBinding(ctx: NodeContext, binding: Record<string, unknown>, id: string, baseStrength: string, path: string): void {
+function checkObligationBinding(ctx: NodeContext, binding: Record<string, unknown>, id: string, baseStrength: string | undefined, path: string): void {
   for (const key of Object.keys(binding)) {
     if (key === 'extension') {
       extensionsOf(binding).forEach((x, xi) => {

@@ -55,7 +55,7 @@ function checkInclude(ctx: NodeContext, vs: Obj, inc: Obj, path: string): void {
   if (system.startsWith('#')) checkContainedSystem(ctx, vs, inc, system, version, path);
 
   const source = ctx.services.source;
-  const cs = source.codeSystem(versioned(system, version)) as Obj | undefined;
+  const cs = source.codeSystem(versioned(system, version));
   let checkConcepts = true;
   if (cs) {
     const content = str(cs.content);
@@ -69,7 +69,7 @@ function checkInclude(ctx: NodeContext, vs: Obj, inc: Obj, path: string): void {
     }
   } else {
     if (system.startsWith('urn:oid:') && knownOid(ctx, system)) ctx.error('VALUESET_INCLUDE_WRONG_CS_OID', [system], path, at);
-    const other = source.valueSet(versioned(system, version)) as Obj | undefined;
+    const other = source.valueSet(versioned(system, version));
     if (other) {
       checkConcepts = false;
       const systems = listSystems(other);
@@ -92,7 +92,7 @@ function checkImports(ctx: NodeContext, inc: Obj, path: string): void {
     if (typeof url !== 'string' || url.includes('?fhir_vs')) return;
     const source = ctx.services.source;
     if (source.valueSet(url)) return;
-    const other = source.codeSystem(url) ?? source.structureDefinition(url) ?? (ctx.services.resolve('Resource', url) as Obj | undefined);
+    const other = source.codeSystem(url) ?? source.structureDefinition(url) ?? ctx.services.resolve('Resource', url);
     const ipath = `${path}.valueSet[${i}]`;
     const at = ctx.itemPos(imports, i);
     if (isObject(other) && typeof other.resourceType === 'string') ctx.warning('VALUESET_REFERENCE_INVALID_TYPE', [url, other.resourceType], ipath, at);

@@ -4,20 +4,24 @@
  * through the TerminologyPort. Answers may be Promises: they are collected in the run and
  * applied when they arrive (validateAsync waits for them).
  */
-import type { BindingStrength, CodingInput, TerminologyIssue, ValidateCodeResult } from '../../ports/terminology.js';
+import type { CodingInput, TerminologyIssue, ValidateCodeResult } from '../../ports/terminology.js';
 import type { ResolvedValidatorOptions } from '../validator-options.js';
 import type { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
+import type { BindingPlan } from '../plan/structure-plan.js';
+import { isArray, isObject, str } from '../json/json-value.js';
 
-/** The binding of ctx.element on a value of `type`, checked once per location and value set. */
-export function checkBinding(ctx: NodeContext, type: string, v: unknown): void {
+/** The types a binding is checked on. */
+export type BoundType = 'code' | 'string' | 'uri' | 'Coding' | 'Quantity' | 'CodeableConcept' | 'CodeableReference';
+
+/** The binding of ctx.element (`binding`) on a value of `type`, checked once per location and value set. */
+export function checkBinding(ctx: NodeContext, binding: BindingPlan, type: BoundType, v: unknown): void {
   const run = ctx.run;
-  const binding = ctx.element.binding!;
   for (const extra of binding.additional) {
     if (extra.purpose === 'required' || extra.purpose === 'maximum') checkAdditionalBinding(ctx, extra.valueSet, v);
   }
-  if (!binding.valueSet || binding.strength === 'example') return;
-  const key = ctx.path + '\u0000' + binding.valueSet + '\u0000binding';
+  const valueSet = binding.valueSet;
+  if (!valueSet || binding.strength === 'example') return;
+  const key = ctx.path + '\u0000' + valueSet + '\u0000binding';
   if (run.evaluated.has(key)) return;
   run.evaluated.add(key);
   let request: { coding?: CodingInput; codings?: CodingInput[] };
@@ -27,32 +31,32 @@ export function checkBinding(ctx: NodeContext, type: string, v: unknown): void {
     display = v;
   } else if (isObject(v) && (type === 'CodeableConcept' || type === 'CodeableReference')) {
     const cc = type === 'CodeableReference' ? v.concept : v;
-    if (!isObject(cc) || !Array.isArray(cc.coding) || cc.coding.length === 0) return;
-    const codings = (cc.coding as unknown[]).filter(isObject) as CodingInput[];
+    if (!isObject(cc) || !isArray(cc.coding) || cc.coding.length === 0) return;
+    const codings = codingInputs(cc.coding);
     request = { codings };
     display = codings.map((c) => `${c.system ?? ''}#${c.code ?? ''}`).join(', ');
   } else if (isObject(v) && (type === 'Coding' || type === 'Quantity')) {
     if (typeof v.code !== 'string') return;
-    request = { coding: { system: v.system as string | undefined, code: v.code, display: v.display as string | undefined, version: v.version as string | undefined } };
+    request = { coding: { system: str(v.system), code: v.code, display: str(v.display), version: str(v.version) } };
     display = String(v.code);
   } else {
     return;
   }
   let answer: ValidateCodeResult | Promise<ValidateCodeResult>;
   try {
-    const elementKind = type === 'CodeableReference' ? 'CodeableConcept' : (type as 'code' | 'Coding' | 'CodeableConcept' | 'Quantity' | 'string' | 'uri');
+    const elementKind = type === 'CodeableReference' ? 'CodeableConcept' : type;
     answer = ctx.services.terminology.validateCode({
-      valueSet: binding.valueSet, ...request, elementKind, strength: binding.strength as BindingStrength, maxValueSet: binding.maxValueSet,
+      valueSet, ...request, elementKind, strength: binding.strength, maxValueSet: binding.maxValueSet,
       authorization: run.authorization, displayLanguage: displayLanguage(ctx),
     });
   } catch (e) {
     answer = { valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' };
   }
-  const apply = (r: ValidateCodeResult) => applyBindingResult(ctx, r, type, display);
-  if (answer && typeof (answer as Promise<ValidateCodeResult>).then === 'function') {
-    run.pending.push((answer as Promise<ValidateCodeResult>).then(apply, (e) => apply({ valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' })));
+  const apply = (r: ValidateCodeResult) => applyBindingResult(ctx, binding, valueSet, r, type, display);
+  if (answer instanceof Promise) {
+    run.pending.push(answer.then(apply, (e) => apply({ valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' })));
   } else {
-    apply(answer as ValidateCodeResult);
+    apply(answer);
   }
 }
 
@@ -64,31 +68,29 @@ function checkAdditionalBinding(ctx: NodeContext, valueSet: string, v: unknown):
   run.evaluated.add(key);
   let codings: CodingInput[] = [];
   if (typeof v === 'string') codings = [{ code: v }];
-  else if (isObject(v) && Array.isArray(v.coding)) codings = (v.coding as unknown[]).filter(isObject) as CodingInput[];
-  else if (isObject(v) && typeof v.code === 'string') codings = [v as CodingInput];
+  else if (isObject(v) && isArray(v.coding)) codings = codingInputs(v.coding);
+  else if (isObject(v) && typeof v.code === 'string') codings = [codingInput(v)];
   if (codings.length === 0) return;
   const apply = (r: ValidateCodeResult) => {
     if (r.valid !== false) return;
     const vs = ctx.services.source.valueSet(valueSet);
-    const title = (vs?.title ?? vs?.name ?? valueSet) as string;
+    const title = vs?.title ?? vs?.name ?? valueSet;
     const label = vs?.url ? (vs.version ? `${vs.url}|${vs.version}` : vs.url) : valueSet;
     ctx.report('error', 'BINDING_ADDITIONAL_REQUIRED', [title, label, codings.map((c) => `${c.system ?? ''}#${c.code ?? ''}`).join(', ')], ctx.path, ctx.at);
   };
   try {
     const answer = ctx.services.terminology.validateCode({ valueSet, codings, authorization: run.authorization });
-    if (answer && typeof (answer as Promise<ValidateCodeResult>).then === 'function') run.pending.push((answer as Promise<ValidateCodeResult>).then(apply, () => undefined));
-    else apply(answer as ValidateCodeResult);
+    if (answer instanceof Promise) run.pending.push(answer.then(apply, () => undefined));
+    else apply(answer);
   } catch {
     // terminology failures are reported by the main binding check
   }
 }
 
 /** A terminology answer on the binding of ctx.element: its issues, then the binding failure unless the answer worded it. */
-function applyBindingResult(ctx: NodeContext, r: ValidateCodeResult, type: string, display: string): void {
+function applyBindingResult(ctx: NodeContext, binding: BindingPlan, valueSet: string, r: ValidateCodeResult, type: BoundType, display: string): void {
   const { run, path, at } = ctx;
-  const binding = ctx.element.binding!;
   const strength = binding.strength;
-  const valueSet = binding.valueSet!; // checkBinding asks only when the binding names one
   for (const issue of r.issues) {
     const severity = settingSeverity(run.options, issue);
     const key = severity + '\u0000' + path + '\u0000' + issue.text;
@@ -101,7 +103,7 @@ function applyBindingResult(ctx: NodeContext, r: ValidateCodeResult, type: strin
   // a terminology that words the binding failure itself (given the strength) has said it already
   if (r.issues.some((i) => i.severity === (strength === 'required' ? 'error' : strength === 'extensible' ? 'warning' : 'information'))) return;
   const vs = ctx.services.source.valueSet(valueSet);
-  const title = (vs?.title ?? vs?.name ?? valueSet) as string;
+  const title = vs?.title ?? vs?.name ?? valueSet;
   const vsLabel = vs?.url ? (vs.version ? `${vs.url}|${vs.version}` : vs.url) : valueSet;
   const concept = type === 'CodeableConcept' || type === 'CodeableReference';
   if (strength === 'required') {
@@ -112,6 +114,17 @@ function applyBindingResult(ctx: NodeContext, r: ValidateCodeResult, type: strin
   } else if (strength === 'preferred') {
     ctx.report('information', 'BINDING_PREFERRED_CONCEPT', [title, vsLabel, display], path, at);
   }
+}
+
+/** The codings of a CodeableConcept as the terminology takes them: the objects, their texts (others left out). */
+function codingInputs(codings: readonly unknown[]): CodingInput[] {
+  const out: CodingInput[] = [];
+  for (const c of codings) if (isObject(c)) out.push(codingInput(c));
+  return out;
+}
+
+function codingInput(c: Record<string, unknown>): CodingInput {
+  return { system: str(c.system), version: str(c.version), code: str(c.code), display: str(c.display) };
 }
 
 /**

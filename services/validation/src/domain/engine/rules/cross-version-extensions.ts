@@ -14,6 +14,7 @@
 import type { CanonicalResource } from '../../ports/conformance-resources.js';
 import type { NodeContext } from '../context/node-context.js';
 import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
+import { isArray, isObject } from '../json/json-value.js';
 
 // Linear: anchored, a fixed text, one digit, a dot, one digit, a fixed text, then one run to the end.
 const CROSS_VERSION_URL = /^http:\/\/hl7\.org\/fhir\/(\d\.\d)\/StructureDefinition\/extension-(.+)$/;
@@ -67,10 +68,10 @@ function buildR4Definition(ctx: NodeContext, url: string, elementId: string): Ca
   if (!el) return undefined;
   const types = el.types.filter((t) => t.code && t.code !== 'BackboneElement' && t.code !== 'Element');
   if (types.length === 0 || el.contentReference) return null;
-  const base = ctx.services.source.structureDefinition(CORE_EXTENSION) as unknown as { snapshot?: { element?: Record<string, unknown>[] } } | undefined;
-  const baseElements = base?.snapshot?.element;
-  if (!Array.isArray(baseElements)) return null;
-  const element = baseElements.map((ed) => {
+  const snapshot = ctx.services.source.structureDefinition(CORE_EXTENSION)?.snapshot;
+  const baseElements = isObject(snapshot) ? snapshot.element : undefined;
+  if (!isArray(baseElements)) return null;
+  const element = baseElements.filter(isObject).map((ed) => {
     const copy: Record<string, unknown> = { ...ed };
     switch (ed.path) {
       case 'Extension':
@@ -103,5 +104,5 @@ function buildR4Definition(ctx: NodeContext, url: string, elementId: string): Ca
     baseDefinition: CORE_EXTENSION,
     derivation: 'constraint',
     snapshot: { element },
-  } as unknown as CanonicalResource;
+  };
 }

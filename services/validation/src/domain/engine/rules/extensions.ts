@@ -50,7 +50,7 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
   }
   checkExtensionContext(ctx, plan, host, modifier, ext);
   if (plan.type === 'Extension') checkValueOrChildren(ctx, ext, plan);
-  walkObject(ctx.againstProfile(plan, ctx.depth + 1), ext, plan.root.ownChildren);
+  walkObject(ctx.againstProfile(plan, plan.root, ctx.depth + 1), ext, plan.root.ownChildren);
 }
 
 /**

@@ -75,9 +75,10 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
       blank = true;
     }
     const isResourceId = type !== 'id' && el.path === plan.type + '.id' && plan.kind === 'resource';
-    if (!isResourceId && !blank) {
+    // v has the JSON type `want` (checked above); the typeof tests only say so to the compiler
+    if (!isResourceId && !blank && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
       const options = ctx.run.options;
-      const problems = checkPrimitiveValue(type, v as string | number | boolean, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, raw);
+      const problems = checkPrimitiveValue(type, v, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, raw);
       for (const p of problems) ctx.report(p.severity, p.id, p.args, path, at);
     }
     if (type === 'xhtml' && typeof v === 'string' && !blank) {
@@ -110,7 +111,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
   }
   if (el.minValue || el.maxValue) checkPrimitiveRange(ctx, v);
   if (el.binding && !blank && (type === 'code' || type === 'string' || type === 'uri') && typeof v === 'string') {
-    checkBinding(ctx, type, v);
+    checkBinding(ctx, el.binding, type, v);
   }
   if (el.constraints.length) checkConstraints(ctx, el, v);
 }

@@ -46,10 +46,11 @@ function checkDateAgainstDuration(ctx: NodeContext, v: string): void {
     return typeof d.value === 'number' && u ? d.value * u : undefined;
   };
   const now = Date.now();
-  const min = el.minValue?.type === 'Duration' ? ms(el.minValue.value) : undefined;
-  if (min !== undefined && when < now - min) ctx.report('error', 'MIN_VALUE', [v, describeValue(el.minValue!.value)], ctx.path, ctx.at);
-  const max = el.maxValue?.type === 'Duration' ? ms(el.maxValue.value) : undefined;
-  if (max !== undefined && when > now + max) ctx.report('error', 'MAX_VALUE', [v, describeValue(el.maxValue!.value)], ctx.path, ctx.at);
+  const { minValue, maxValue } = el;
+  const min = minValue?.type === 'Duration' ? ms(minValue.value) : undefined;
+  if (minValue && min !== undefined && when < now - min) ctx.report('error', 'MIN_VALUE', [v, describeValue(minValue.value)], ctx.path, ctx.at);
+  const max = maxValue?.type === 'Duration' ? ms(maxValue.value) : undefined;
+  if (maxValue && max !== undefined && when > now + max) ctx.report('error', 'MAX_VALUE', [v, describeValue(maxValue.value)], ctx.path, ctx.at);
 }
 
 export function checkQuantityRange(ctx: NodeContext, v: Record<string, unknown>): void {

@@ -3,9 +3,9 @@
  * target profiles, and, inside a Bundle or the resource's contained resources, that it
  * resolves (documents and messages must resolve every reference, unambiguously).
  */
-import { parseReference } from '../checks/references.js';
+import { hasVersion, parseReference } from '../checks/references.js';
 import type { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
+import { isArray, isObject } from '../json/json-value.js';
 import type { ElementPlan } from '../plan/structure-plan.js';
 import type { FetchAnswer, ResourceFetcher } from '../../ports/resource-fetcher.js';
 import { conformsTo } from './slicing.js';
@@ -24,13 +24,12 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
   if (parsed.kind === 'local') {
     if (parsed.id === '') return; // reference to the container
     const contained = host.root.contained;
-    const found = Array.isArray(contained) && contained.some((c) => isObject(c) && c.id === parsed.id);
-    if (!found) {
+    const target = isArray(contained) ? contained.find((c) => isObject(c) && c.id === parsed.id) : undefined;
+    if (!isObject(target)) {
       ctx.report('error', 'REFERENCE_CANT_RESOLVE', [ref], path, at);
       return;
     }
-    const target = (contained as Record<string, unknown>[]).find((c) => isObject(c) && c.id === parsed.id);
-    if (targets && target && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
+    if (targets && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
       ctx.report('error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')], path, at);
     }
     return;
@@ -49,7 +48,7 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
     let hits = bundle.resolve(ref, host.fullUrl);
     // linear: after each '/_history/' the class runs to the next '/' only
     const version = /\/_history\/([^/]+)$/.exec(ref)?.[1];
-    if (version !== undefined) hits = hits.filter((h) => isObject(h.resource?.meta) && (h.resource!.meta as Record<string, unknown>).versionId === version);
+    if (version !== undefined) hits = hits.filter((h) => hasVersion(h.resource, version));
     if (bundle.type === 'document' || bundle.type === 'message') {
       // inside documents and messages references must resolve, and unambiguously
       if (hits.length > 1) ctx.report('error', 'REFERENCE_MULTIPLE_MATCHES', [ref], path, at);

@@ -3,7 +3,6 @@
  * pattern, exists, type, profile; re-slicing recursively), and reports order, closed and
  * open-at-end rules and each slice's cardinality.
  */
-import type { CodingInput } from '../../ports/terminology.js';
 import { evaluateDiscriminatorPath } from '../checks/discriminator-path.js';
 import { deepEqual, matchesPattern } from '../checks/values.js';
 import { NodeContext } from '../context/node-context.js';
@@ -145,9 +144,14 @@ function matchesDiscriminator(ctx: NodeContext, v: unknown, slice: ElementPlan, 
       const requiredValueSet = sub?.binding?.strength === 'required' ? sub.binding.valueSet : undefined;
       if (expected === undefined && requiredValueSet && terminology.isMemberOf) {
         for (const a of actual) {
-          const coding = typeof a === 'string' ? { code: a } : (a as CodingInput);
-          const codings = isObject(a) && Array.isArray(a.coding) ? (a.coding as CodingInput[]) : [coding];
-          if (codings.some((c) => terminology.isMemberOf?.(c, requiredValueSet) === true)) return true;
+          if (typeof a === 'string') {
+            if (terminology.isMemberOf({ code: a }, requiredValueSet) === true) return true;
+          } else if (isObject(a) && isArray(a.coding)) {
+            // a CodeableConcept: one of its codings in the value set
+            for (const c of a.coding) if (isObject(c) && terminology.isMemberOf(c, requiredValueSet) === true) return true;
+          } else if (isObject(a) && terminology.isMemberOf(a, requiredValueSet) === true) {
+            return true; // a Coding
+          }
         }
         return false;
       }

@@ -19,10 +19,10 @@ import { enterParametersGrouping } from './parameters-grouping.js';
  */
 export function validateResource(host: ResourceContext, extraProfiles: readonly string[], structural: boolean): void {
   const { run, resource: res, path: resPath } = host;
-  const rt = res.resourceType as string;
+  const rt = String(res.resourceType); // a text: the callers checked it
   const plans = run.services.plans;
   const basePlan = plans.typePlan(rt);
-  if (!basePlan || basePlan.kind !== 'resource' || !basePlan.hasSnapshot) {
+  if (!basePlan || basePlan.kind !== 'resource' || !basePlan.hasSnapshot || !basePlan.root?.ownChildren) {
     run.report('error', 'RESOURCETYPE_UNKNOWN', [rt], resPath, run.propPos(res, 'resourceType'));
     return;
   }
@@ -31,12 +31,12 @@ export function validateResource(host: ResourceContext, extraProfiles: readonly 
     return;
   }
   if (structural) {
-    const ctx = NodeContext.resourceRoot(host, basePlan, 'structural');
+    const ctx = NodeContext.resourceRoot(host, basePlan, basePlan.root, 'structural');
     const typeValidator = run.services.resourceTypes.get(rt);
     typeValidator?.beforeElements?.(ctx, res);
     if (rt === 'Parameters') enterParametersGrouping(ctx, res);
     if (Array.isArray(res.contained) && res.contained.length > 1 && run.options.containedPolicy === 'CHECK_VALID') checkContainedIds(ctx, res.contained);
-    walkObject(ctx, res, basePlan.root!.ownChildren!);
+    walkObject(ctx, res, basePlan.root.ownChildren);
     if (typeof res.id === 'string') {
       for (const p of checkResourceId(res.id)) ctx.report(p.severity, p.id, p.args, `${resPath}.id`, ctx.propPos(res, 'id'));
     }
@@ -79,7 +79,7 @@ export function validateAgainstProfile(host: ResourceContext, plan: StructurePla
     run.report('error', 'PROFILE_WRONG_TYPE', [plan.label, plan.type, rt], reportPath, at);
     return;
   }
-  walkObject(NodeContext.resourceRoot(host, plan, 'profile'), host.resource, plan.root.ownChildren);
+  walkObject(NodeContext.resourceRoot(host, plan, plan.root, 'profile'), host.resource, plan.root.ownChildren);
 }
 
 /** Contained resources are told apart by id: two with one id are an error. */

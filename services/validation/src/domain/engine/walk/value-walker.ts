@@ -32,7 +32,7 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
   if (el.fixed !== undefined) checkFixed(ctx, v, el.fixed);
   if (el.pattern !== undefined) checkPattern(ctx, v, el.pattern);
   if (el.binding && type && (type === 'CodeableConcept' || type === 'Coding' || type === 'Quantity' || type === 'CodeableReference')) {
-    checkBinding(ctx, type, v);
+    checkBinding(ctx, el.binding, type, v);
   }
   if (type === 'Reference' && mode === 'structural') checkReference(ctx, v);
   else if (type === 'Reference') checkReferenceTargetType(ctx, v);
@@ -97,8 +97,8 @@ function walkTypeProfiles(ctx: NodeContext, v: Record<string, unknown>, type: st
   }
   // several profiles for one type are alternatives: the value follows one of them
   walkAgainstOneOf(ctx, v, candidates, undefined, (p) => {
-    const children = p.root?.ownChildren;
-    if (children) walkObject(ctx.againstProfile(p, ctx.depth), v, children);
+    const root = p.root;
+    if (root?.ownChildren) walkObject(ctx.againstProfile(p, root, ctx.depth), v, root.ownChildren);
   });
 }
 

@@ -42,7 +42,11 @@ export function checkChoiceAnswer(scope: ResponseScope, def: Obj, answer: Obj, t
     if (spellsOption) scope.report('warning', 'QR_STRING_MATCHES_OPTION', [text], answerPath, answer);
     return;
   }
-  const typed = options.map((o) => choiceValue(o)).filter((o) => o !== undefined && typeOfSuffix(o.suffix) === type).map((o) => String(o!.value));
+  const typed: string[] = [];
+  for (const o of options) {
+    const choice = choiceValue(o);
+    if (choice !== undefined && typeOfSuffix(choice.suffix) === type) typed.push(String(choice.value));
+  }
   if (typed.length === 0 && !(open && type !== 'string')) scope.error('QR_NO_OPTIONS_OF_TYPE', [type], answerPath, answer);
   else if (type === 'date' || !typed.includes(text)) scope.error('QR_NOT_AN_OPTION', [type, text], answerPath, answer);
 }
@@ -53,7 +57,7 @@ function checkCodingOption(scope: ResponseScope, options: Obj[], coding: Obj, an
     scope.error('QR_NO_OPTIONS_OF_TYPE', ['coding'], answerPath, answer);
     return;
   }
-  const match = codings.find((o) => (o.valueCoding as Obj).system === coding.system && (o.valueCoding as Obj).code === coding.code);
+  const match = codings.find((o) => isObject(o.valueCoding) && o.valueCoding.system === coding.system && o.valueCoding.code === coding.code);
   if (!match) {
     scope.error('QR_CODING_NOT_AN_OPTION', [coding.system ?? 'null', coding.code ?? 'null'], answerPath, answer);
     return;

@@ -58,7 +58,8 @@ function compareToLimit(scope: ResponseScope, v: Obj, limit: Obj, below: boolean
     report(below ? 'QR_QTY_MIN_NO_UNITS' : 'QR_QTY_MAX_NO_UNITS', [quantityText(scope, limit), quantityText(scope, v)]);
     return;
   }
-  let value = v.value as number;
+  if (typeof v.value !== 'number' || typeof limit.value !== 'number') return; // the caller checked both
+  let value = v.value;
   const sameUnit = v.system === limit.system && v.code === limit.code;
   if (!sameUnit) {
     const converted = v.system === UCUM && limit.system === UCUM ? scope.units.convert(value, String(v.code), String(limit.code)) : undefined;
@@ -70,7 +71,7 @@ function compareToLimit(scope: ResponseScope, v: Obj, limit: Obj, below: boolean
   }
   // A minimum is a minimum, in the answer's own units as after UCUM conversion. (The HL7 validator's
   // same-unit minimum compares the wrong way round; we compare as the extension means.)
-  const outside = below ? value < (limit.value as number) : value > (limit.value as number);
+  const outside = below ? value < limit.value : value > limit.value;
   if (outside) {
     report(below ? 'QR_QTY_BELOW_MIN' : 'QR_QTY_ABOVE_MAX', [quantityText(scope, v), quantityText(scope, limit)]);
   }

@@ -3,7 +3,7 @@
  * the extensions the answer rules read, and the JSON name of an answer's value. Shared by the
  * rules on QuestionnaireResponses and on Questionnaires themselves.
  */
-import { isObject } from '../../json/json-value.js';
+import { isArray, isObject } from '../../json/json-value.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -40,7 +40,7 @@ const SDC_ALIASES = new Map<string, string>([
 ]);
 
 export function objects(v: unknown): Obj[] {
-  return Array.isArray(v) ? (v.filter(isObject) as Obj[]) : [];
+  return isArray(v) ? v.filter(isObject) : [];
 }
 
 /** The extensions of `owner` with `url` (or its older SDC alias). */

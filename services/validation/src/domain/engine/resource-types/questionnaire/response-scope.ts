@@ -6,7 +6,6 @@
 import type { UnitConverter } from '../../checks/ucum.js';
 import type { NodeContext } from '../../context/node-context.js';
 import { isArray, isObject } from '../../json/json-value.js';
-import type { ObjectLocation } from '../../json/located-json.js';
 import type { MessageId } from '../../messages.js';
 import type { IssueSeverity } from '../../outcome/issue.js';
 import type { Obj, QuestionnaireIndex } from './questionnaire-model.js';
@@ -39,7 +38,8 @@ export class ResponseScope {
   /** The number as written in the source (`-5.12340`), when the input was JSON text. */
   rawNumber(owner: Obj, key: string): string | undefined {
     const locations = this.ctx.run.locations;
-    return (locations?.get(owner) as ObjectLocation | undefined)?.rawNumbers?.[key];
+    const location = locations?.get(owner);
+    return location && 'props' in location ? location.rawNumbers?.[key] : undefined;
   }
 
   /** A ValueSet an item names as `#id`: contained beside the Questionnaire (in the response), or in it. */

@@ -7,6 +7,7 @@
  */
 import type { NodeContext } from '../../context/node-context.js';
 import { isObject } from '../../json/json-value.js';
+import { errorText } from '../../error-text.js';
 import { codeSet, hasCode, objects, str, type Obj } from './code-system-model.js';
 
 type ValueKind = 'boolean' | 'integer' | 'decimal' | 'code' | 'dateTime' | 'Coding';
@@ -114,7 +115,7 @@ function regexError(pattern: string): string | undefined {
       new RegExp(relaxed);
       return undefined;
     } catch {
-      return (e as Error).message;
+      return errorText(e);
     }
   }
 }
