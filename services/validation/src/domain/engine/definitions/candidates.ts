@@ -5,7 +5,7 @@
 import type { CanonicalResource } from '../../ports/conformance-resources.js';
 import type { ResourceMeta } from './definition-index-types.js';
 import { compareVersions } from './versions.js';
-import { isCanonicalResource } from '../json/json-value.js';
+import { isCanonicalResource } from '../../ports/conformance-resources.js';
 
 /** Parses resources from the packed JSON on first use and keeps them. */
 export class ResourceStore {

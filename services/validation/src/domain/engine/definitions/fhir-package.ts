@@ -9,7 +9,8 @@
 import type { CanonicalResource } from '../../ports/conformance-resources.js';
 import { readPackageArchive, type ArchiveEntry, type ReadPackageArchiveOptions } from './package-archive.js';
 import { errorText } from '../error-text.js';
-import { isCanonicalResource, isObject } from '../json/json-value.js';
+import { isCanonicalResource } from '../../ports/conformance-resources.js';
+import { isObject } from '../json/json-value.js';
 import type { Readable } from 'node:stream';
 
 /** The resource types an index always keeps. */

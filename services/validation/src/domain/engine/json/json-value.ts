@@ -1,5 +1,4 @@
 /** Small questions about parsed JSON values that every part of the walk asks. */
-import type { CanonicalResource } from '../../ports/conformance-resources.js';
 
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -27,15 +26,3 @@ export function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/**
- * A resource as the definition store holds it: an object with a resourceType, whose id and
- * canonical fields (url, version, name, title, status) are texts when present.
- */
-export function isCanonicalResource(v: unknown): v is CanonicalResource {
-  return isObject(v) && typeof v.resourceType === 'string' && optionalText(v.id) && optionalText(v.url) && optionalText(v.version)
-    && optionalText(v.name) && optionalText(v.title) && optionalText(v.status);
-}
-
-function optionalText(v: unknown): boolean {
-  return v === undefined || typeof v === 'string';
-}
