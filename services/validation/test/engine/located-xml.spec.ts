@@ -76,6 +76,17 @@ describe('FHIR XML reader', function () {
       expect((inherited.value as { text: { div: string } }).text.div).to.equal(`<div xmlns="${'http://hl7.org/fhir'}"><p>x</p></div>`);
     });
 
+    it('keeps the narrative div verbatim from its `<` when a line break ends its tag name, in LF and CRLF files, with either reader', () => {
+      for (const eol of ['\n', '\r\n']) {
+        const div = `<div${eol}  ${X}><p>x</p></div>`;
+        const xml = [`<Patient ${F}>`, `<text><status value="generated"/>${div}</text>`, '</Patient>'].join(eol);
+        for (const fullParser of [false, true]) {
+          const r = parseLocatedXml(xml, plans, { fullParser });
+          expect((r.value as { text: { div: string } }).text.div, `${JSON.stringify(eol)} fullParser=${String(fullParser)}`).to.equal(div);
+        }
+      }
+    });
+
     it('locates every element (line and column of its start tag)', () => {
       const r = read(`<Patient ${F}>\n  <name>\n    <given value="a"/>\n  </name>\n</Patient>`);
       const v = r.value as { name: { given: string[] }[] };

@@ -551,7 +551,11 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
     const at = steps(parent, tag, target, choiceType ? `${el.name}.ofType(${choiceType})` : local, slot.array && repeating ? slot.index : -1, scope);
     checkOrder(parent, el, local, at);
     if (type === 'xhtml') {
-      stack.push({ kind: 'xhtml', slot, start: tagStart, addNamespace: tag.declaresDefault || tag.prefix ? undefined : tag.uri, nested: 0, ...at, hasContent: true });
+      // The tag's start as the readers count it is one past the `<` when a CRLF ends the tag name
+      // (saxes counts the pair as one character; the scanner reproduces its positions): the verbatim
+      // XHTML must begin at the `<` itself.
+      const start = text.charCodeAt(tagStart) === 0x3c ? tagStart : text.lastIndexOf('<', tagStart);
+      stack.push({ kind: 'xhtml', slot, start, addNamespace: tag.declaresDefault || tag.prefix ? undefined : tag.uri, nested: 0, ...at, hasContent: true });
       return;
     }
     if (tag.uri !== FHIR_NS) issue('error', 'Wrong_namespace__expected_', [FHIR_NS], xpathOf(at), tagPos);
