@@ -1,6 +1,6 @@
 import type { Logger } from '../observability/logger.js';
 import { createHttpClient, type HttpClient } from './client.js';
-import type { AuthorizationSource, OutboundCredentials } from './credentials.js';
+import type { AuthorizationSource, OutboundCredentials } from './credential-types.js';
 
 type ClientCredentials = Extract<OutboundCredentials, { kind: 'client-credentials' }>;
 

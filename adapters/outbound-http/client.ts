@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../observability/logger.js';
 import { currentContext } from '../observability/request-context.js';
 import { childTraceContext, formatTraceparent, generateTraceContext } from '../observability/trace-context.js';
-import type { AuthorizationSource } from './credentials.js';
+import type { AuthorizationSource } from './credential-types.js';
 import { UpstreamError } from './upstream-error.js';
 
 export interface HttpClientOptions {

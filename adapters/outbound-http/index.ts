@@ -12,8 +12,6 @@
  * (the HTTP app answers 502).
  */
 export { createHttpClient, type HttpClient, type HttpClientOptions, type HttpResponse, type RequestOptions } from './client.js';
-export {
-  authorizationSource, describeCredentials, staticBearer,
-  type AuthorizationSource, type AuthorizationSourceOptions, type OutboundCredentials,
-} from './credentials.js';
+export { authorizationSource, describeCredentials, staticBearer, type AuthorizationSourceOptions } from './credentials.js';
+export type { AuthorizationSource, OutboundCredentials } from './credential-types.js';
 export { UpstreamError } from './upstream-error.js';

@@ -8,6 +8,7 @@ import type { ConfigOf } from '#adapters/config/index.js';
 import type { OpenApiBuilder } from '#adapters/http/index.js';
 import type { QueryServer } from '#adapters/messaging/request-reply.js';
 import type { Logger } from '#adapters/observability/logger.js';
+import type { ServiceMetrics } from '#adapters/observability/metrics.js';
 import { createServiceContainer, RUNTIME_TOKENS, token, type RuntimeParts } from '#adapters/runtime/container.js';
 import { catalog as defaultCatalog, type Catalog } from '#contracts/catalog.js';
 import { serveTenantQueries } from './adapters/messaging/query-handlers.js';
@@ -75,7 +76,7 @@ export function buildTenantContainer(config: TenantServiceConfig, runtime: Runti
   container.bind(TOKENS.tenantModule).toDynamicValue((ctx) => {
     const outbox = ctx.get(TOKENS.outbox);
     return createTenantModule({
-      orm: ctx.get(TOKENS.orm), config, logger: ctx.get(TOKENS.logger), nats: ctx.get(TOKENS.nats).nc,
+      orm: ctx.get(TOKENS.orm), config, logger: ctx.get(TOKENS.logger), metrics: ctx.get(TOKENS.metrics), nats: ctx.get(TOKENS.nats).nc,
       catalog: ctx.get(TOKENS.catalog), clock: ctx.get(TOKENS.clock), store: ctx.get(TOKENS.tenantStore),
       afterCommit: () => outbox.notify(),
     });
@@ -105,6 +106,8 @@ export interface TenantModuleOptions {
   readonly config: Pick<TenantConfig,
     'checkIfMeasureExists' | 'schedulerEnabled' | 'schedulerPollIntervalMs' | 'schedulerBatchSize' | 'schedulerInstanceId' | 'serviceName' | 'serviceVersion'>;
   readonly logger: Logger;
+  /** Where the scheduler's counters go (ReportScheduler.instrument); without it it counts nothing. */
+  readonly metrics?: ServiceMetrics;
   /** For the queries; without it `start()` serves none. */
   readonly nats?: NatsConnection;
   /** Default: the production catalog. */
@@ -166,6 +169,7 @@ export function createTenantModule(options: TenantModuleOptions): TenantModule {
   const scheduler = new ReportScheduler({
     store: context.store, clock, logger: options.logger.child({ component: 'report-scheduler' }), instanceId,
     batchSize: options.config.schedulerBatchSize, pollIntervalMs: options.config.schedulerPollIntervalMs,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const serviceInfo: ServiceInfo = {
     name: options.config.serviceName, version: options.config.serviceVersion, instanceId, startedAt: new Date().toISOString(),

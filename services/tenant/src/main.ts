@@ -31,7 +31,6 @@ tenant.register(runtime.api, runtime.openApi);
 keys.registerOpenApi(runtime.openApi);
 runtime.api.use(keys.router);
 
-tenant.scheduler.instrument(runtime.metrics);
 tenant.start();
 keys.start();
 runtime.onShutdown(() => tenant.stop());

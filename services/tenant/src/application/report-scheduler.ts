@@ -1,8 +1,8 @@
-import type { Logger } from '#adapters/observability/logger.js';
-import type { ServiceMetrics } from '#adapters/observability/metrics.js';
 import type { Clock } from '../domain/clock.js';
 import { measuresFor, type Facility } from '../domain/facility.js';
 import type { MeasureMapping } from '../domain/measure-mapping.js';
+import type { Logger } from '../domain/ports/logger.js';
+import type { Metrics } from '../domain/ports/metrics.js';
 import type { ScheduleEntry } from '../domain/ports/schedule-repository.js';
 import type { TenantStore, TenantTransaction } from '../domain/ports/tenant-store.js';
 import { buildScheduledReport, type ScheduledReport } from '../domain/report-schedule.js';
@@ -21,7 +21,7 @@ export interface ReportSchedulerOptions {
   /** Base poll interval; each wait adds up to 50 % random jitter so instances do not poll in step. */
   readonly pollIntervalMs?: number;
   /** Where the firing counters go (see instrument()). */
-  readonly metrics?: ServiceMetrics;
+  readonly metrics?: Metrics;
 }
 
 /** Outcome of one tick: it fired something, found nothing to fire, or failed (retried at the next poll). */
@@ -54,13 +54,13 @@ export class ReportScheduler {
   }
 
   /**
-   * Counts into `metrics` (the composition root calls this when the module built the scheduler):
+   * Counts into `metrics` (the constructor calls this when given `metrics`, as the composition root does):
    * - `scheduler_reports_scheduled_total`: ReportScheduled written to the outbox by THIS instance
    *   (counted after the batch committed; summed over instances it is the cluster's firing rate,
    *   and a double fire would show as more than one per facility and period);
    * - `scheduler_ticks_total{outcome}`: polls of the job store, outcome fired | idle | failed.
    */
-  instrument(metrics: ServiceMetrics): void {
+  instrument(metrics: Metrics): void {
     const scheduled = metrics.counter({ name: 'scheduler_reports_scheduled_total', help: 'ReportScheduled events written by this scheduler instance' });
     const ticks = metrics.counter({ name: 'scheduler_ticks_total', help: 'Scheduler polls of the job store, by outcome (fired, idle, failed)', labelNames: ['outcome'] });
     for (const outcome of ['fired', 'idle', 'failed'] as const) ticks.inc({ outcome }, 0);

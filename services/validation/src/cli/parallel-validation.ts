@@ -11,7 +11,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ValidationOutcome } from '../domain/engine/outcome/issue.js';
-import { buildCliValidator, validateFile, type ValidatorSetup } from './validate.js';
+import { buildCliValidator, validateFile, type ValidatorSetup } from './cli-validator.js';
 
 /** From the main thread to a worker: validate the file at `index`. */
 export interface FileRequest {

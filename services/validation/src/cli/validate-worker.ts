@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FileRequest, WorkerMessage, WorkerSetupData } from './parallel-validation.js';
-import { buildCliValidator, validateFile } from './validate.js';
+import { buildCliValidator, validateFile } from './cli-validator.js';
 
 const { setup, profiles } = workerData as WorkerSetupData;
 if (!parentPort) throw new Error('validate-worker.ts runs as a worker thread of parallel-validation.ts');

@@ -1,4 +1,4 @@
-import type { Logger } from '#adapters/observability/logger.js';
+import type { Logger } from '../../domain/ports/logger.js';
 import type { SigningKeyService } from './signing-key-service.js';
 
 /**

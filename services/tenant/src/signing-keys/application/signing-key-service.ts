@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import type { Logger } from '#adapters/observability/logger.js';
+import type { Logger } from '../../domain/ports/logger.js';
 import type { EhrConnection } from '../../domain/ehr-connection.js';
 import { chooseEhrConnection, type AssertionTargetRequest } from '../domain/assertion-target.js';
 import { signClientAssertion, type SignedClientAssertion } from '../domain/client-assertion.js';

@@ -5,7 +5,7 @@
  * per-resource deadline (the worker is terminated and replaced; the caller gets `deadline`).
  */
 import { categorizeBounded, type CategorizationAnswer, type CategorizationTask } from '../../domain/categorization/bounded-categorization.js';
-import type { TaskControls } from './validation-worker.js';
+import type { TaskControls } from './task-controls.js';
 import { TaskProgress } from './task-progress.js';
 import type { WorkerMetricsReport } from './worker-metrics.js';
 

@@ -26,7 +26,7 @@ import type { Validator } from '../../domain/engine/validator.js';
 import {
   encodeEntryIssues, joinEntryIssues, MAX_ISSUES_PER_SUBMISSION, submissionFromBytes, SubmissionFormatError, type EncodedEntryIssues, type FhirResourceJson, type JoinedEntryIssues, type SubmissionBundle,
 } from '../../domain/flow/index.js';
-import type { TaskControls } from './validation-worker.js';
+import type { TaskControls } from './task-controls.js';
 import { taskSettings } from './task-settings.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
 import type { WorkerMetricsReport } from './worker-metrics.js';

@@ -1,6 +1,6 @@
 /** The settings a task's resources are validated with (validation-worker.ts, submission-task.ts). */
 import type { ValidationSettings } from '../../domain/engine/validator-options.js';
-import type { TaskControls } from './validation-worker.js';
+import type { TaskControls } from './task-controls.js';
 
 /**
  * The scope's settings (a facility's validation configuration), with the call's own over them; a

@@ -58,7 +58,8 @@ import { encodeEntryIssues, joinEntryIssues, splitEntryIssues, type EncodedEntry
 import { isFhirXmlText, type RequestDeadline } from '../../domain/ports/resource-validator.js';
 import { readSharedSubmission, type SubmissionTask, type SubmissionTaskResult, type ValidatedEntries } from './submission-task.js';
 import { clockMs, NOT_STARTED, SharedBudget, TaskProgress } from './task-progress.js';
-import type { TaskControls, ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
+import type { TaskControls } from './task-controls.js';
+import type { ValidationTask, ValidationTaskResult, WorkerSetup } from './validation-worker.js';
 import type { CategorizeTask, CategorizeTaskResult } from './categorize-task.js';
 import type { CategorizationTask } from '../../domain/categorization/bounded-categorization.js';
 import type { WorkerMetricsReport } from './worker-metrics.js';

@@ -36,7 +36,6 @@ import type { CanonicalResource, ConformanceResourceSource } from '../../domain/
 import { DefinitionIndex, type DefinitionIndexState } from '../../domain/engine/definitions/index.js';
 import type { ValidationOutcome } from '../../domain/engine/outcome/issue.js';
 import { Validator } from '../../domain/engine/validator.js';
-import type { ValidationSettings } from '../../domain/engine/validator-options.js';
 import { scopeIncludesResource, scopeKey, type ValidationScope } from '../../domain/flow/validation-scope.js';
 import { ArtifactFetcher } from '../engine/artifact-fetcher.js';
 import { FhirServerFetcher } from '../engine/fhir-server-fetcher.js';
@@ -46,6 +45,7 @@ import { engineInput } from '../../domain/ports/resource-validator.js';
 import { validateSubmissionTask, type SubmissionTask, type SubmissionTaskResult } from './submission-task.js';
 import { isCategorizeTask, runCategorizeTask, type CategorizeTask, type CategorizeTaskResult } from './categorize-task.js';
 import { taskSettings } from './task-settings.js';
+import type { TaskControls } from './task-controls.js';
 import { SharedBudget, TaskProgress } from './task-progress.js';
 import { WorkerCounters, type WorkerMetricsReport } from './worker-metrics.js';
 
@@ -85,26 +85,6 @@ export interface WorkerSetup {
    * may lower it, never raise it. Absent = no cap.
    */
   maxIssuesPerResource?: number;
-}
-
-/** What every task carries besides its resources: how to validate them, and the pool's deadline controls. */
-export interface TaskControls {
-  profiles?: string[];
-  /** Passed on to remote terminology. */
-  authorization?: string;
-  /** The facility's validation scope; absent = every artifact. Its settings apply to every resource of the task. */
-  scope?: ValidationScope;
-  /** Settings of this call, over the scope's (a $validate request's own). */
-  settings?: ValidationSettings;
-  /** Where the worker publishes the position (in the task) of what it is validating (TaskProgress); set by the pool. */
-  progress?: SharedArrayBuffer;
-  /** The submission's worker-time budget (SharedBudget), shared with its other tasks; set by the pool. */
-  budget?: SharedArrayBuffer;
-  /**
-   * The budget stops resources from this position on (default 0). The ones before it were validated
-   * once already, in a worker that was then terminated for another resource: their outcomes are due.
-   */
-  budgetFrom?: number;
 }
 
 export interface ValidationTask extends TaskControls {
