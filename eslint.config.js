@@ -74,15 +74,15 @@ export default defineConfig(
   },
   {
     // Application code orchestrates the domain through ports: no adapter of its service, no
-    // infrastructure library. (Shared observability types — Logger, metrics — are ports in all but
-    // name and may be imported as types.)
+    // infrastructure library, no shared adapter (a logger or metrics reach it through its domain's
+    // ports, as the tenant's Logger and Metrics ports do), not even as a type.
     files: ['services/*/src/application/**/*.ts', 'services/*/src/*/application/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: [
         { group: ['../adapters/*', '../../adapters/*', '**/src/adapters/**', '**/signing-keys/adapters/**', '\\#*/adapters/*', '\\#*/signing-keys/adapters/*'], message: 'Application code must not import adapters; depend on a port instead.' },
         { group: ['express', 'pg', 'kysely', '@mikro-orm/*', '@nats-io/*', 'keyv', '@keyv/*'], message: 'Application code must not import infrastructure libraries.' },
         { group: ['**/adapters/persistence/**', '**/adapters/http/**', '**/adapters/messaging/**', '**/adapters/cache/**', '\\#adapters/persistence/*', '\\#adapters/http/*', '\\#adapters/messaging/*', '\\#adapters/cache/*'], message: 'Application code must not import adapters; depend on a port instead.' },
-        { group: ['**/adapters/observability/**', '\\#adapters/observability/*'], allowTypeImports: true, message: 'Only types (Logger, metrics) of the observability adapter.' },
+        { group: ['**/adapters/observability/**', '\\#adapters/observability/*'], message: 'Application code must not import the observability adapter; depend on the Logger / Metrics ports of its domain.' },
       ] }],
     },
   },

@@ -71,10 +71,17 @@ describe('architecture: ring imports are enforced by lint', function () {
       "import { NotFoundError } from '../../../../shared-kernel/src/domain/errors.js';\nexport const y = NotFoundError;\n")).to.deep.equal([]);
   });
 
-  it('accepts a domain import of the domain, and an application type import of the shared Logger', async () => {
+  it('accepts an application import of its domain and of its Logger port', async () => {
     expect(await restrictedImports('services/tenant/src/signing-keys/application/probe.ts',
-      "import type { SigningKeyStore } from '../domain/ports/signing-key-store.js';\nimport type { Logger } from '../../../../../adapters/observability/logger.js';\nexport type Y = SigningKeyStore | Logger;\n")).to.deep.equal([]);
+      "import type { SigningKeyStore } from '../domain/ports/signing-key-store.js';\nimport type { Logger } from '../../domain/ports/logger.js';\nexport type Y = SigningKeyStore | Logger;\n")).to.deep.equal([]);
     expect(await restrictedImports('services/tenant/src/application/probe.ts',
-      "import type { Facility } from '#tenant/domain/facility.js';\nimport type { Logger } from '#adapters/observability/logger.js';\nexport type Y = Facility | Logger;\n")).to.deep.equal([]);
+      "import type { Facility } from '#tenant/domain/facility.js';\nimport type { Logger } from '#tenant/domain/ports/logger.js';\nexport type Y = Facility | Logger;\n")).to.deep.equal([]);
   });
+
+  it('refuses an application type import of the shared observability adapter (its Logger port stands for it)', async () => {
+    expect(await restrictedImports('services/tenant/src/application/probe.ts',
+      "import type { Logger } from '#adapters/observability/logger.js';\nexport type Y = Logger;\n")).to.have.length.greaterThan(0);
+    expect(await restrictedImports('services/tenant/src/signing-keys/application/probe.ts',
+      "import type { Logger } from '../../../../../adapters/observability/logger.js';\nexport type Y = Logger;\n")).to.have.length.greaterThan(0);
+});
 });
