@@ -10,7 +10,7 @@ import { ValidationRun } from '#validation/domain/engine/context/validation-run.
 import { ValidatorServices } from '#validation/domain/engine/context/validator-services.js';
 import { defaultResourceTypeValidators, ResourceTypeValidators, type ResourceTypeValidator } from '#validation/domain/engine/resource-types/index.js';
 import { resolveValidatorOptions } from '#validation/domain/engine/validator-options.js';
-import { validateResource } from '#validation/domain/engine/walk/instance-validator.js';
+import { ResourceWalker } from '#validation/domain/engine/walk/walker.js';
 import { unknownTerminology } from '#validation/domain/ports/terminology.js';
 import { coreSource } from './support/core-definitions.js';
 
@@ -58,13 +58,13 @@ describe('engine: resource-type validators', function () {
 
   it("runs a type's validator before and after its element walk, for nested resources at their own location", async () => {
     const recorder = new RecordingPatientValidator();
-    const services = new ValidatorServices(await coreSource(), unknownTerminology, resolveValidatorOptions({ bestPractice: 'ignore' }), new ResourceTypeValidators([recorder]));
+    const services = new ValidatorServices(await coreSource(), unknownTerminology, resolveValidatorOptions({ bestPractice: 'ignore' }));
     const run = new ValidationRun(services, undefined);
     const bundle = {
       resourceType: 'Bundle', type: 'collection',
       entry: [{ fullUrl: 'urn:uuid:5a3e4a1c-0d4f-4a8e-9b1f-2f6b7d8c9e01', resource: { resourceType: 'Patient', id: 'p1', gender: 'unknown', colour: 'blue' } }],
     };
-    validateResource(ResourceContext.forRoot(run, bundle, 'Bundle'), [], true);
+    new ResourceWalker(new ResourceTypeValidators([recorder])).validateResource(ResourceContext.forRoot(run, bundle, 'Bundle'), [], true);
     const patientPath = "Bundle.entry[0].resource.ofType(Patient).where(id = 'p1')";
     // the element walk reports the unknown property between the two calls
     expect(recorder.calls).to.deep.equal([`before ${patientPath} (0 issues)`, `after ${patientPath} (1 issues)`]);

@@ -27,16 +27,18 @@ import { reportParseIssue, reportXmlParseIssue } from './outcome/parse-issues.js
 import { defaultResourceTypeValidators } from './resource-types/index.js';
 import { conformsTo } from './rules/slicing.js';
 import { resolveValidatorOptions, withSettings, type ValidateOptions, type ValidatorOptions } from './validator-options.js';
-import { validateResource } from './walk/instance-validator.js';
+import { ResourceWalker } from './walk/walker.js';
 import { looksLikeXml, parseLocatedXml } from './xml/located-xml.js';
 
 export type { ValidateOptions, ValidationSettings, ValidatorOptions } from './validator-options.js';
 
 export class Validator {
   private readonly services: ValidatorServices;
+  /** The walk (with the resource-type validators), made once and carried by every NodeContext. */
+  private readonly walker = new ResourceWalker(defaultResourceTypeValidators());
 
   constructor(source: ConformanceResourceSource, terminology: TerminologyPort = unknownTerminology, options: ValidatorOptions = {}) {
-    this.services = new ValidatorServices(source, terminology, resolveValidatorOptions(options), defaultResourceTypeValidators(), conformsToAsInvariants);
+    this.services = new ValidatorServices(source, terminology, resolveValidatorOptions(options), conformsToAsInvariants);
   }
 
   /**
@@ -122,7 +124,7 @@ export class Validator {
       run.report('fatal', 'RESOURCETYPE_MISSING', [], '', run.pos(value));
       return;
     }
-    validateResource(ResourceContext.forRoot(run, value, rt), options.profiles ?? [], true);
+    this.walker.validateResource(ResourceContext.forRoot(run, value, rt), options.profiles ?? [], true);
   }
 }
 

@@ -6,11 +6,17 @@
  * validator takes one of these instead of positional parameters.
  *
  * Immutable: each step down makes a new one (a few fields, cheap in the hot walk).
+ *
+ * It also carries the walk itself (`walker`, one object per Validator, handed on by reference), so
+ * that a rule which must walk a nested value (an extension's value, a slice's candidate, a `_x`
+ * companion) calls back into the walk through this interface instead of importing walk/: the
+ * imports run walk → rules → context only. NodeWalker is declared here, beside NodeContext, because
+ * each names the other (a separate module would make an import cycle, type imports included).
  */
 import type { Position } from '../json/located-json.js';
 import type { MessageId } from '../messages.js';
 import type { IssueSeverity } from '../outcome/issue.js';
-import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
+import type { ChildIndex, ElementPlan, StructurePlan } from '../plan/structure-plan.js';
 import type { ResourceContext } from './resource-context.js';
 import type { ValidationRun } from './validation-run.js';
 import type { ValidatorServices } from './validator-services.js';
@@ -22,8 +28,22 @@ import type { ValidatorServices } from './validator-services.js';
  */
 export type WalkMode = 'structural' | 'profile';
 
+/** The walk, as rules and the walk's own modules reach it (implemented by walk/walker.ts's ResourceWalker). */
+export interface NodeWalker {
+  /** `obj` (at ctx.path) against `children`, the children of ctx.element; `ownConstraints` false skips ctx.element's invariants. */
+  walkObject(ctx: NodeContext, obj: Record<string, unknown>, children: ChildIndex, ownConstraints?: boolean): void;
+  /** The complex value `v` of `type` at ctx (an item of a property; ctx.element is its element). */
+  walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, type: string | undefined): void;
+  /** host.resource at host.path: `structural` for a resource met for the first time, `extraProfiles` the caller's. */
+  validateResource(host: ResourceContext, extraProfiles: readonly string[], structural: boolean): void;
+  /** A profile walk of host.resource; problems with the profile itself are reported at `reportPath`. */
+  validateAgainstProfile(host: ResourceContext, plan: StructurePlan, reportPath: string, at: Position | undefined): void;
+}
+
 export class NodeContext {
   constructor(
+    /** The walk (one per Validator): how a rule walks a nested value. */
+    readonly walker: NodeWalker,
     readonly host: ResourceContext,
     /** The structure whose elements are walked; its label names it in messages. */
     readonly plan: StructurePlan,
@@ -39,8 +59,8 @@ export class NodeContext {
   ) {}
 
   /** The walk of a resource against the root of a structure (its core definition or a profile): `root` is `plan.root`. */
-  static resourceRoot(host: ResourceContext, plan: StructurePlan, root: ElementPlan, mode: WalkMode): NodeContext {
-    return new NodeContext(host, plan, mode, root, host.path, undefined, host.depth);
+  static resourceRoot(walker: NodeWalker, host: ResourceContext, plan: StructurePlan, root: ElementPlan, mode: WalkMode): NodeContext {
+    return new NodeContext(walker, host, plan, mode, root, host.path, undefined, host.depth);
   }
 
   get run(): ValidationRun {
@@ -53,17 +73,17 @@ export class NodeContext {
 
   /** One item of a property of this node's value: same structure and depth, its own element and location. */
   item(element: ElementPlan, path: string, at: Position | undefined): NodeContext {
-    return new NodeContext(this.host, this.plan, this.mode, element, path, at, this.depth);
+    return new NodeContext(this.walker, this.host, this.plan, this.mode, element, path, at, this.depth);
   }
 
   /** Into this complex value's children, one level deeper: against `plan` (its datatype's, or this one), for `host`'s resource. */
   inside(plan: StructurePlan, host: ResourceContext = this.host): NodeContext {
-    return new NodeContext(host, plan, this.mode, this.element, this.path, this.at, this.depth + 1);
+    return new NodeContext(this.walker, host, plan, this.mode, this.element, this.path, this.at, this.depth + 1);
   }
 
   /** This value walked as a profile walk against the root of another structure (a type profile, an extension definition). */
   againstProfile(plan: StructurePlan, root: ElementPlan, depth: number): NodeContext {
-    return new NodeContext(this.host, plan, 'profile', root, this.path, this.at, depth);
+    return new NodeContext(this.walker, this.host, plan, 'profile', root, this.path, this.at, depth);
   }
 
   // ---- reporting ------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 /**
  * What a Validator holds for all its validations (HL7's worker context): the conformance
- * resources, terminology, compiled plans, the FHIRPath evaluator, the resolved options, the
- * resource-type validators, and caches keyed by element plans.
+ * resources, terminology, compiled plans, the FHIRPath evaluator, the resolved options, and
+ * caches keyed by element plans. The resource-type validators belong to the walk (walk/walker.ts),
+ * which every NodeContext carries: they take a NodeContext, so naming them here would make an
+ * import cycle (context → resource-types → context).
  */
 import type { ConformanceResourceSource } from '../../ports/conformance-resources.js';
 import type { TerminologyPort } from '../../ports/terminology.js';
@@ -9,7 +11,6 @@ import { InvariantEvaluator } from '../checks/invariants.js';
 import { isObject } from '../json/json-value.js';
 import { PlanRegistry } from '../plan/plan-registry.js';
 import type { ElementPlan } from '../plan/structure-plan.js';
-import type { ResourceTypeValidators } from '../resource-types/resource-type-validator.js';
 import type { ResolvedValidatorOptions } from '../validator-options.js';
 
 /**
@@ -32,7 +33,6 @@ export class ValidatorServices {
     readonly source: ConformanceResourceSource,
     readonly terminology: TerminologyPort,
     readonly options: ResolvedValidatorOptions,
-    readonly resourceTypes: ResourceTypeValidators,
     readonly conformsTo?: ProfileConformance,
   ) {
     this.plans = new PlanRegistry(source);

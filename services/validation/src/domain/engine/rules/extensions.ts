@@ -7,7 +7,6 @@
 import { ABSOLUTE_URL } from '../checks/urls.js';
 import type { NodeContext } from '../context/node-context.js';
 import { PRIMITIVE_TYPES, type StructurePlan } from '../plan/structure-plan.js';
-import { walkObject } from '../walk/object-walker.js';
 import { crossVersionExtension } from './cross-version-extensions.js';
 import { checkExtensionContext, type ExtensionHost } from './extension-context.js';
 
@@ -50,7 +49,7 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
   }
   checkExtensionContext(ctx, plan, host, modifier, ext);
   if (plan.type === 'Extension') checkValueOrChildren(ctx, ext, plan);
-  walkObject(ctx.againstProfile(plan, plan.root, ctx.depth + 1), ext, plan.root.ownChildren);
+  ctx.walker.walkObject(ctx.againstProfile(plan, plan.root, ctx.depth + 1), ext, plan.root.ownChildren);
 }
 
 /**

@@ -10,7 +10,6 @@ import { deepEqual, describeValue } from '../checks/values.js';
 import { checkXhtml, unresolvedInternalLinks } from '../checks/xhtml.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isArray, isObject, jsonKind } from '../json/json-value.js';
-import { walkObject } from '../walk/object-walker.js';
 import { checkBinding } from './bindings.js';
 import { checkConstraints } from './constraints.js';
 import { checkPrimitiveRange } from './ranges.js';
@@ -48,7 +47,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
         const plans = ctx.services.plans;
         const cc = plans.primitiveCompanionChildren(type);
         if (owner) ctx.run.companionOwners.set(companion, owner);
-        if (cc) walkObject(ctx.inside(plans.typePlan(type) ?? plan), companion, cc, false);
+        if (cc) ctx.walker.walkObject(ctx.inside(plans.typePlan(type) ?? plan), companion, cc, false);
       }
     }
     if (ctx.run.sourceFormat === 'xml' && (v === undefined || v === null || typeof v === 'string')) {

@@ -9,7 +9,6 @@ import { NodeContext } from '../context/node-context.js';
 import { isArray, isObject } from '../json/json-value.js';
 import type { Position } from '../json/located-json.js';
 import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
-import { walkObject } from '../walk/object-walker.js';
 
 type Discriminator = { type: string; path: string };
 
@@ -230,15 +229,16 @@ export function conformsTo(ctx: NodeContext, v: Record<string, unknown>, url: st
   if (!p?.root?.ownChildren) return false;
   const silent = ctx.run.forSlicing();
   const depth = ctx.depth + 1;
+  const walker = ctx.walker;
   if (p.kind === 'resource') {
     if (v.resourceType !== p.type) return false;
     const host = ctx.host.forSlicing(silent, v, p.type, depth);
     const base = full ? ctx.services.plans.typePlan(p.type) : undefined;
-    if (base?.root?.ownChildren) walkObject(new NodeContext(host, base, 'structural', base.root, p.type, undefined, depth), v, base.root.ownChildren);
-    if (base !== p) walkObject(new NodeContext(host, p, 'profile', p.root, p.type, undefined, depth), v, p.root.ownChildren);
+    if (base?.root?.ownChildren) walker.walkObject(new NodeContext(walker, host, base, 'structural', base.root, p.type, undefined, depth), v, base.root.ownChildren);
+    if (base !== p) walker.walkObject(new NodeContext(walker, host, p, 'profile', p.root, p.type, undefined, depth), v, p.root.ownChildren);
   } else {
     const host = ctx.host.forSlicing(silent, undefined, ctx.host.path, depth);
-    walkObject(new NodeContext(host, p, 'profile', p.root, 'value', undefined, depth), v, p.root.ownChildren);
+    walker.walkObject(new NodeContext(walker, host, p, 'profile', p.root, 'value', undefined, depth), v, p.root.ownChildren);
   }
   return silent.errorCount === 0;
 }

@@ -4,20 +4,22 @@
  * a profile walk against each profile (meta.profile, then the caller's).
  */
 import { checkResourceId } from '../checks/primitives.js';
-import { NodeContext } from '../context/node-context.js';
+import { NodeContext, type NodeWalker } from '../context/node-context.js';
 import type { ResourceContext } from '../context/resource-context.js';
 import type { Position } from '../json/located-json.js';
 import { isArray, isObject } from '../json/json-value.js';
 import type { StructurePlan } from '../plan/structure-plan.js';
+import type { ResourceTypeValidators } from '../resource-types/resource-type-validator.js';
 import { checkPublication } from '../rules/publication.js';
 import { walkObject } from './object-walker.js';
 import { enterParametersGrouping } from './parameters-grouping.js';
 
 /**
  * Validates host.resource at host.path: `structural` for a resource met for the first time
- * (the root, a contained or entry resource), with `extraProfiles` the caller's profiles.
+ * (the root, a contained or entry resource), with `extraProfiles` the caller's profiles; the
+ * walk goes on through `walker` (ResourceWalker, which holds `resourceTypes`).
  */
-export function validateResource(host: ResourceContext, extraProfiles: readonly string[], structural: boolean): void {
+export function validateResource(walker: NodeWalker, resourceTypes: ResourceTypeValidators, host: ResourceContext, extraProfiles: readonly string[], structural: boolean): void {
   const { run, resource: res, path: resPath } = host;
   const rt = String(res.resourceType); // a text: the callers checked it
   const plans = run.services.plans;
@@ -31,8 +33,8 @@ export function validateResource(host: ResourceContext, extraProfiles: readonly 
     return;
   }
   if (structural) {
-    const ctx = NodeContext.resourceRoot(host, basePlan, basePlan.root, 'structural');
-    const typeValidator = run.services.resourceTypes.get(rt);
+    const ctx = NodeContext.resourceRoot(walker, host, basePlan, basePlan.root, 'structural');
+    const typeValidator = resourceTypes.get(rt);
     typeValidator?.beforeElements?.(ctx, res);
     if (rt === 'Parameters') enterParametersGrouping(ctx, res);
     if (Array.isArray(res.contained) && res.contained.length > 1 && run.options.containedPolicy === 'CHECK_VALID') checkContainedIds(ctx, res.contained);
@@ -63,12 +65,12 @@ export function validateResource(host: ResourceContext, extraProfiles: readonly 
       run.report(p.named ? 'error' : 'warning', 'PROFILE_NOT_FOUND', [p.url], p.path, p.at);
       continue;
     }
-    validateAgainstProfile(host, plan, p.path, p.at);
+    validateAgainstProfile(walker, host, plan, p.path, p.at);
   }
 }
 
 /** A profile walk of host.resource; problems with the profile itself are reported at `reportPath`. */
-export function validateAgainstProfile(host: ResourceContext, plan: StructurePlan, reportPath: string, at: Position | undefined): void {
+export function validateAgainstProfile(walker: NodeWalker, host: ResourceContext, plan: StructurePlan, reportPath: string, at: Position | undefined): void {
   const { run } = host;
   const rt = host.resource.resourceType;
   if (!plan.hasSnapshot || !plan.root?.ownChildren) {
@@ -79,7 +81,7 @@ export function validateAgainstProfile(host: ResourceContext, plan: StructurePla
     run.report('error', 'PROFILE_WRONG_TYPE', [plan.label, plan.type, rt], reportPath, at);
     return;
   }
-  walkObject(NodeContext.resourceRoot(host, plan, plan.root, 'profile'), host.resource, plan.root.ownChildren);
+  walkObject(NodeContext.resourceRoot(walker, host, plan, plan.root, 'profile'), host.resource, plan.root.ownChildren);
 }
 
 /** Contained resources are told apart by id: two with one id are an error. */

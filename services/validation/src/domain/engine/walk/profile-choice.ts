@@ -9,7 +9,6 @@
 import { NodeContext } from '../context/node-context.js';
 import type { ResourceContext } from '../context/resource-context.js';
 import type { StructurePlan } from '../plan/structure-plan.js';
-import { walkObject } from './object-walker.js';
 
 /**
  * Walks `value` (at ctx, in the resource `host` for a nested resource) against the profile among
@@ -48,6 +47,6 @@ function conforms(ctx: NodeContext, value: Record<string, unknown>, p: Structure
   const host = nestedResource
     ? ctx.host.forSlicing(silent, value, nestedResource.path, depth)
     : ctx.host.forSlicing(silent, undefined, ctx.host.path, depth);
-  walkObject(new NodeContext(host, p, 'profile', p.root, nestedResource ? nestedResource.path : ctx.path, undefined, depth), value, p.root.ownChildren);
+  ctx.walker.walkObject(new NodeContext(ctx.walker, host, p, 'profile', p.root, nestedResource ? nestedResource.path : ctx.path, undefined, depth), value, p.root.ownChildren);
   return silent.errorCount === 0;
 }

@@ -1,7 +1,9 @@
 /**
  * A complex value: a datatype or backbone element (fixed/pattern, binding, reference, range,
  * then its children, then the type's profiles), or a nested resource (contained, a Bundle
- * entry, a Parameters value), which is validated as a resource of its own.
+ * entry, a Parameters value), which is validated as a resource of its own. Its children and a
+ * nested resource are walked through `ctx.walker` (walk/walker.ts): the walk's modules import
+ * each other one way only.
  */
 import type { NodeContext } from '../context/node-context.js';
 import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
@@ -13,8 +15,6 @@ import { checkFixed, checkPattern } from '../rules/fixed-pattern.js';
 import { checkQuantityUnit } from '../rules/quantity-units.js';
 import { checkQuantityRange } from '../rules/ranges.js';
 import { checkReference, checkReferenceTargetType } from '../rules/references.js';
-import { validateAgainstProfile, validateResource } from './instance-validator.js';
-import { walkObject } from './object-walker.js';
 import { walkAgainstOneOf } from './profile-choice.js';
 
 const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
@@ -66,11 +66,11 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
     inner = ctx.inside(tp, host);
     children = tp.root.ownChildren;
     if (mode === 'structural' && tp.root.constraints.length) checkConstraints(inner, tp.root, v);
-    if (children) walkObject(inner, v, children);
+    if (children) inner.walker.walkObject(inner, v, children);
     else if (el.constraints.length) checkConstraints(inner, el, v);
   } else {
     inner = ctx.inside(plan, host);
-    walkObject(inner, v, children);
+    inner.walker.walkObject(inner, v, children);
   }
   // type profiles (e.g. SimpleQuantity, an extension's definition) are walked as profiles
   if (type) walkTypeProfiles(inner, v, type);
@@ -98,7 +98,7 @@ function walkTypeProfiles(ctx: NodeContext, v: Record<string, unknown>, type: st
   // several profiles for one type are alternatives: the value follows one of them
   walkAgainstOneOf(ctx, v, candidates, undefined, (p) => {
     const root = p.root;
-    if (root?.ownChildren) walkObject(ctx.againstProfile(p, root, ctx.depth), v, root.ownChildren);
+    if (root?.ownChildren) ctx.walker.walkObject(ctx.againstProfile(p, root, ctx.depth), v, root.ownChildren);
   });
 }
 
@@ -130,10 +130,10 @@ function walkNestedResource(ctx: NodeContext, v: Record<string, unknown>): void 
   if (mode === 'structural') {
     if (policy !== 'CHECK_VALID') return;
     if (isContained && typeof v.id !== 'string') ctx.report('error', 'CONTAINED_NO_ID', [], nestedPath, at);
-    validateResource(nested, ctx.run.profilesOfEntry(v), true);
+    ctx.walker.validateResource(nested, ctx.run.profilesOfEntry(v), true);
   } else {
     const candidates = profileCandidates(ctx, rt, nestedPath);
-    if (candidates && policy === 'CHECK_VALID') walkAgainstOneOf(ctx, v, candidates, nested, (p) => validateAgainstProfile(nested, p, nestedPath, at));
+    if (candidates && policy === 'CHECK_VALID') walkAgainstOneOf(ctx, v, candidates, nested, (p) => { ctx.walker.validateAgainstProfile(nested, p, nestedPath, at); });
   }
 }
 
