@@ -15,7 +15,7 @@ export { databaseConnection, openDatabase, pgSslOptions, type Database, type Dat
 export { requestContextMiddleware, withForkedEm, currentEm } from './request-context.js';
 export { insertMany, type BulkValue, type InsertManyOptions } from './bulk-insert.js';
 export { enqueueOutboxMessage, pendingOutboxRow, type OutboxMessageInput, type EnqueuedOutboxMessage, type PendingOutboxRow } from './outbox/enqueue.js';
-export { OutboxRelay, type OutboxRelayOptions, type OutboxRelayEvent, type RelayBatchResult } from './outbox/relay.js';
+export { DEFAULT_RELAY_GATHER_MS, OutboxRelay, type OutboxRelayOptions, type OutboxRelayEvent, type RelayBatchResult } from './outbox/relay.js';
 export {
   outboxMigration, outboxParkingMigration, withOutboxMigrations, CreateOutboxMessageTable, ParkUnpublishableOutboxRows, OUTBOX_TABLE,
   type OutboxRow, type OutboxDatabase,

@@ -1,7 +1,7 @@
 /**
  * Validation flow benchmark:
  *
- *   npx tsx scripts/bench/flow-bench.ts [--submissions 500] [--rounds 9] [--instances 1] [--workers 0] [--concurrency 12 per worker] [--commit-gather-ms 50] [--warm-up 500 per worker] [--kill]
+ *   npx tsx scripts/bench/flow-bench.ts [--submissions 500] [--rounds 9] [--instances 1] [--workers 0] [--concurrency 12 per worker] [--commit-gather-ms 50] [--relay-gather-ms 250] [--warm-up 500 per worker] [--kill]
  *
  * 500 patient submissions per round (the NHSN sample Bundles of ../shared/samples/nhsn-ach repeated, every
  * resource id made unique per copy) served by a real HTTP report service as MeasureReports with
@@ -32,6 +32,9 @@
  * a row per submission within seconds, faster than autovacuum's ANALYZE (naptime 1 min) follows.
  * Running ANALYZE every few seconds gives the statistics a long-running database has; pass 0 to
  * see the cold-table effect.
+ *
+ * `--relay-gather-ms` (default the relay's, DEFAULT_RELAY_GATHER_MS): the outbox relay's gatherMs in the
+ * instances, to compare settings back to back.
  *
  * `--instances` and `--workers` (validation.workers of each instance): by default one instance with
  * one worker per core (0), the shape the manifests deploy (one pod, validation.workers = its whole
@@ -81,7 +84,7 @@ import { connectNats } from '#adapters/messaging/connection.js';
 import { provisionCatalog } from '#adapters/messaging/provisioning.js';
 import { JetStreamPublisher } from '#adapters/messaging/publisher.js';
 import { createLogger, silentLogger } from '#adapters/observability/logger.js';
-import { openDatabase, OutboxMessageEntity, outboxMigration, OutboxRelay } from '#adapters/persistence/index.js';
+import { DEFAULT_RELAY_GATHER_MS, openDatabase, OutboxMessageEntity, outboxMigration, OutboxRelay } from '#adapters/persistence/index.js';
 import { sharedDir } from '#test-support/shared-dir.js';
 import { cpuMsPer, machineCpuSeconds, processCpuSeconds, threadCpuSeconds } from './process-cpu.js';
 import { EngineHost } from '#validation/adapters/engine/index.js';
@@ -138,7 +141,7 @@ async function runInstance(): Promise<void> {
   const catalog = buildCatalog({ subjectRoot: arg('--root', ''), streamSuffix: arg('--suffix', ''), streamLimits: streamLimitsFromEnvironment(process.env.NATS_STREAM_LIMITS, 'local') });
   const db = await openBenchDatabase(arg('--db', ''));
   const nats = await connectNats({ servers: [NATS], name: 'flow-bench-instance', logger });
-  const relay = new OutboxRelay({ orm: db.orm, publisher: new JetStreamPublisher(nats.js, { catalog }), logger, pollIntervalMs: 200 });
+  const relay = new OutboxRelay({ orm: db.orm, publisher: new JetStreamPublisher(nats.js, { catalog }), logger, pollIntervalMs: 200, gatherMs: Number(arg('--relay-gather-ms', String(DEFAULT_RELAY_GATHER_MS))) });
   // Rows per relay batch, for the summary (each batch costs two statements, whatever its size).
   const relayBatches = { batches: 0, rows: 0 };
   const relayOnce = relay.relayOnce.bind(relay);
@@ -460,7 +463,7 @@ async function coordinate(): Promise<void> {
     await engineOnlyRound();
 
     for (let i = 0; i < instances; i++) {
-      const child = ownChild(spawn(process.execPath, [...profileArgs('instance'), ...process.execArgv, self, '--instance', '--db', dbName, '--root', root, '--suffix', streamSuffix, '--report', reportUrl, '--workers', String(workers), '--concurrency', concurrency, '--commit-gather-ms', arg('--commit-gather-ms', String(DEFAULT_GATHER_MS))], {
+      const child = ownChild(spawn(process.execPath, [...profileArgs('instance'), ...process.execArgv, self, '--instance', '--db', dbName, '--root', root, '--suffix', streamSuffix, '--report', reportUrl, '--workers', String(workers), '--concurrency', concurrency, '--commit-gather-ms', arg('--commit-gather-ms', String(DEFAULT_GATHER_MS)), '--relay-gather-ms', arg('--relay-gather-ms', String(DEFAULT_RELAY_GATHER_MS))], {
         stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
       }));
       children.push(child);

@@ -42,12 +42,16 @@ export interface OutboxRelayOptions {
   /** Rows claimed per batch. Default 50. */
   batchSize?: number;
   /**
-   * A notified relay starts a batch at most this often (default 100 ms): under load, the messages
+   * A notified relay starts a batch at most this often (default DEFAULT_RELAY_GATHER_MS, 250 ms): under load, the messages
    * committed meanwhile are claimed and published together (a batch costs two database round trips,
    * claim and mark, however many rows it holds) instead of one busy batch after another. An idle relay that is
-   * notified starts at once. In bench:flow (two instances, ~50 submissions/s each), 20 ms gave 1.5
-   * rows per batch and 100 ms 4–6: the instance's main thread spent 0.5–1 CPU-ms less per submission
-   * and PostgreSQL and NATS ~0.5 less, for at most 100 ms more before an announcement under load.
+   * notified starts at once, and so does one told `now` (the last of a burst). In bench:flow (two
+   * instances, ~50 submissions/s each), 20 ms gave 1.5 rows per batch and 100 ms 4–6: the instance's
+   * main thread spent 0.5–1 CPU-ms less per submission and PostgreSQL and NATS ~0.5 less. With one
+   * instance of two workers on a loaded host (~30 submissions/s) 100 ms still gave 3.6 rows per batch,
+   * so the relay ran about 4 statements for each one of the flow store (which gathers up to 8 submissions per
+   * statement): hence 250 ms, at most 250 ms more before an announcement under load (publish →
+   * ValidationComplete takes seconds there).
    */
   gatherMs?: number;
   /** A publish slower than this counts as failed (its row stays leased meanwhile). Default 5000 ms. */
@@ -80,6 +84,8 @@ export interface RelayBatchResult {
 
 const MAX_ERROR_LENGTH = 2000;
 const MAX_CLEANUP_STATEMENTS = 100;
+/** OutboxRelayOptions.gatherMs by default. */
+export const DEFAULT_RELAY_GATHER_MS = 250;
 const POLL_ERROR_LOG_INTERVAL_MS = 30_000;
 
 export class OutboxRelay {
@@ -111,7 +117,7 @@ export class OutboxRelay {
   constructor(private readonly options: OutboxRelayOptions) {
     this.pollIntervalMs = positive(options.pollIntervalMs ?? 1000, 'pollIntervalMs');
     this.batchSize = positive(options.batchSize ?? 50, 'batchSize');
-    this.gatherMs = options.gatherMs === 0 ? 0 : positive(options.gatherMs ?? 100, 'gatherMs');
+    this.gatherMs = options.gatherMs === 0 ? 0 : positive(options.gatherMs ?? DEFAULT_RELAY_GATHER_MS, 'gatherMs');
     this.publishTimeoutMs = positive(options.publishTimeoutMs ?? 5000, 'publishTimeoutMs');
     this.maxConsecutiveFailures = positive(options.maxConsecutiveFailures ?? 3, 'maxConsecutiveFailures');
     // Longest a batch can publish: the failures it tolerates one at a time, then the rest at once; plus margin.

@@ -49,34 +49,71 @@ export interface SubmissionCategorization {
 const isBlocking = (severity: IssueSeverity) => severity === 'error' || severity === 'fatal';
 
 export function categorizeSubmission(results: readonly CategorizedResult[]): SubmissionCategorization {
-  const issueCategories: string[][] = [];
-  const groups = new Map<string, { categoryIds: string[]; issues: number; blockingIssues: number }>();
-  let information = 0;
-  let warnings = 0;
-  let errors = 0;
-  let fatal = 0;
-  for (const result of results) {
-    const ids = [...new Set(result.categoryIds)].filter((id) => id !== UNCATEGORIZED_ID);
-    issueCategories.push(ids);
-    const sorted = [...ids].sort();
-    const key = sorted.join('\u0000');
-    const group = groups.get(key) ?? { categoryIds: sorted, issues: 0, blockingIssues: 0 };
-    group.issues++;
-    if (isBlocking(result.severity)) group.blockingIssues++;
-    groups.set(key, group);
-    if (result.severity === 'information') information++;
-    else if (result.severity === 'warning') warnings++;
-    else {
-      errors++;
-      if (result.severity === 'fatal') fatal++;
-    }
-  }
-  return { issueCategories, groups: [...groups.values()], severities: { issues: results.length, information, warnings, errors, fatal } };
+  const summary = new CategorizationSummary();
+  for (const result of results) summary.add(result.severity, realCategoryIds(result.categoryIds));
+  return summary.done();
 }
 
 /** The same, for issues as the categorizer returns them (with their categories, `uncategorized` included). */
 export function categorizeIssues(issues: readonly { severity: IssueSeverity; categories: readonly { id: string }[] }[]): SubmissionCategorization {
-  return categorizeSubmission(issues.map((issue) => ({ severity: issue.severity, categoryIds: issue.categories.map((category) => category.id) })));
+  const summary = new CategorizationSummary();
+  for (const issue of issues) {
+    // The flow's every issue: nearly always one category (often `uncategorized`), so no array of ids is built for it first.
+    const { categories } = issue;
+    const only = categories.length === 1 ? categories[0] : undefined;
+    const ids = only ? (only.id === UNCATEGORIZED_ID ? [] : [only.id]) : realCategoryIds(categories.map((category) => category.id));
+    summary.add(issue.severity, ids);
+  }
+  return summary.done();
+}
+
+/** An issue's category ids without repeats and without `uncategorized`, in their order. */
+function realCategoryIds(ids: readonly string[]): string[] {
+  const [first] = ids;
+  if (ids.length === 1 && first !== undefined) return first === UNCATEGORIZED_ID ? [] : [first];
+  return [...new Set(ids)].filter((id) => id !== UNCATEGORIZED_ID);
+}
+
+/**
+ * Sums up a submission's issues one by one: categorizeSubmission and categorizeIssues read their
+ * issues differently and sum them up alike. It runs for every issue the flow stores (~100 per
+ * submission), hence the shortcuts for an issue with no category or one.
+ */
+class CategorizationSummary {
+  private readonly issueCategories: string[][] = [];
+  private readonly groups = new Map<string, { categoryIds: string[]; issues: number; blockingIssues: number }>();
+  private information = 0;
+  private warnings = 0;
+  private errors = 0;
+  private fatal = 0;
+
+  add(severity: IssueSeverity, ids: string[]): void {
+    this.issueCategories.push(ids);
+    const sorted = ids.length > 1 ? [...ids].sort() : ids;
+    const key = sorted.length === 1 ? (sorted[0] ?? '') : sorted.join('\u0000');
+    let group = this.groups.get(key);
+    if (group === undefined) {
+      // A copy where `sorted` is the issue's own array (none or one id): the two are never one object.
+      group = { categoryIds: sorted === ids ? [...sorted] : sorted, issues: 0, blockingIssues: 0 };
+      this.groups.set(key, group);
+    }
+    group.issues++;
+    if (isBlocking(severity)) group.blockingIssues++;
+    if (severity === 'information') this.information++;
+    else if (severity === 'warning') this.warnings++;
+    else {
+      this.errors++;
+      if (severity === 'fatal') this.fatal++;
+    }
+  }
+
+  done(): SubmissionCategorization {
+    const { information, warnings, errors, fatal } = this;
+    return {
+      issueCategories: this.issueCategories, groups: [...this.groups.values()],
+      severities: { issues: this.issueCategories.length, information, warnings, errors, fatal },
+    };
+  }
 }
 
 /** The categories as they are now: which exist, and whether each is acceptable. */

@@ -6,7 +6,6 @@ import type { IssueExtension, ValidationOutcome } from '../engine/outcome/issue.
 import type { IssueSeverity } from './issue-severity.js';
 import { toSeverity } from './issue-severity.js';
 import { toIssueTypeCode } from './issue-type.js';
-import { isArray, isObject } from '../engine/json/json-value.js';
 
 export interface ValidationIssue {
   readonly severity: IssueSeverity;
@@ -41,24 +40,56 @@ export interface OperationOutcomeLike {
  * `error` (an engine that cannot say how bad something is should not make it look harmless).
  */
 export function issuesFromOperationOutcome(outcome: OperationOutcomeLike): ValidationIssue[] {
-  const raw = Array.isArray(outcome.issue) ? outcome.issue : [];
-  return raw.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null).map((item) => {
-    const details = item.details;
-    const text = isObject(details) && typeof details.text === 'string' ? details.text : typeof item.diagnostics === 'string' ? item.diagnostics : '';
-    const expression = firstString(item.expression) ?? firstString(item.location);
-    const extensions = isArray(item.extension) ? item.extension.filter(isObject) : [];
-    const messageId = extensions.find((e) => e.url === MESSAGE_ID_EXTENSION)?.valueCode ?? extensions.find((e) => e.url === MESSAGE_ID_EXTENSION)?.valueString;
-    const line = extensions.find((e) => e.url === LINE_EXTENSION)?.valueInteger;
-    const column = extensions.find((e) => e.url === COLUMN_EXTENSION)?.valueInteger;
-    return {
-      severity: toSeverity(item.severity) ?? 'error',
-      code: toIssueTypeCode(item.code) ?? 'processing',
+  const raw: unknown[] = Array.isArray(outcome.issue) ? outcome.issue : [];
+  // The flow decodes ~100 issues per submission here: one pass over each issue's extensions, and
+  // each issue built once (members in the order severity, code, message, expression, location, messageId).
+  const issues: ValidationIssue[] = [];
+  for (const item of raw) {
+    if (typeof item !== 'object' || item === null) continue;
+    const details: unknown = Reflect.get(item, 'details');
+    const detailsText: unknown = typeof details === 'object' && details !== null ? Reflect.get(details, 'text') : undefined;
+    const diagnostics: unknown = Reflect.get(item, 'diagnostics');
+    const text = typeof detailsText === 'string' ? detailsText : typeof diagnostics === 'string' ? diagnostics : '';
+    const expression = firstString(Reflect.get(item, 'expression')) ?? firstString(Reflect.get(item, 'location'));
+    const { messageId, line, column } = positionAndMessageId(Reflect.get(item, 'extension'));
+    const issue: { -readonly [K in keyof ValidationIssue]: ValidationIssue[K] } = {
+      severity: toSeverity(Reflect.get(item, 'severity')) ?? 'error',
+      code: toIssueTypeCode(Reflect.get(item, 'code')) ?? 'processing',
       message: text,
-      ...(expression === undefined ? {} : { expression }),
-      ...(typeof line === 'number' ? { location: `${line}:${typeof column === 'number' ? column : '?'}` } : {}),
-      ...(typeof messageId === 'string' ? { messageId } : {}),
     };
-  });
+    if (expression !== undefined) issue.expression = expression;
+    if (typeof line === 'number') issue.location = `${String(line)}:${typeof column === 'number' ? String(column) : '?'}`;
+    if (typeof messageId === 'string') issue.messageId = messageId;
+    issues.push(issue);
+  }
+  return issues;
+}
+
+/**
+ * From an issue's extensions, the FIRST of each kind (message id, line, column): its message id
+ * (valueCode, else valueString) and its line and column (valueInteger), whatever their types.
+ */
+function positionAndMessageId(extensions: unknown): { messageId: unknown; line: unknown; column: unknown } {
+  let messageId: unknown;
+  let line: unknown;
+  let column: unknown;
+  let seen = 0;
+  if (!Array.isArray(extensions)) return { messageId, line, column };
+  for (const extension of extensions) {
+    if (typeof extension !== 'object' || extension === null) continue;
+    const url: unknown = Reflect.get(extension, 'url');
+    if (url === MESSAGE_ID_EXTENSION && (seen & 1) === 0) {
+      seen |= 1;
+      messageId = Reflect.get(extension, 'valueCode') ?? Reflect.get(extension, 'valueString');
+    } else if (url === LINE_EXTENSION && (seen & 2) === 0) {
+      seen |= 2;
+      line = Reflect.get(extension, 'valueInteger');
+    } else if (url === COLUMN_EXTENSION && (seen & 4) === 0) {
+      seen |= 4;
+      column = Reflect.get(extension, 'valueInteger');
+    }
+  }
+  return { messageId, line, column };
 }
 
 /**
