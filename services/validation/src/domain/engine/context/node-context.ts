@@ -40,14 +40,28 @@ export interface NodeWalker {
   validateAgainstProfile(host: ResourceContext, plan: StructurePlan, reportPath: string, at: Position | undefined): void;
 }
 
-export class NodeContext {
+/**
+ * What the nodes of one structure's walk share: the walk, the resource, the structure and the
+ * mode. A NodeContext is one, so an item of a property is made from its parent without a new
+ * object besides itself.
+ */
+export interface WalkFrame {
+  /** The walk (one per Validator): how a rule walks a nested value. */
+  readonly walker: NodeWalker;
+  readonly host: ResourceContext;
+  /** The structure whose elements are walked; its label names it in messages. */
+  readonly plan: StructurePlan;
+  readonly mode: WalkMode;
+}
+
+export class NodeContext implements WalkFrame {
+  readonly walker: NodeWalker;
+  readonly host: ResourceContext;
+  readonly plan: StructurePlan;
+  readonly mode: WalkMode;
+
   constructor(
-    /** The walk (one per Validator): how a rule walks a nested value. */
-    readonly walker: NodeWalker,
-    readonly host: ResourceContext,
-    /** The structure whose elements are walked; its label names it in messages. */
-    readonly plan: StructurePlan,
-    readonly mode: WalkMode,
+    frame: WalkFrame,
     /** The element the value is checked against. */
     readonly element: ElementPlan,
     /** FHIRPath location of the value. */
@@ -56,11 +70,17 @@ export class NodeContext {
     readonly at: Position | undefined,
     /** Nesting depth (objects, not properties), against ValidatorOptions.maxDepth. */
     readonly depth: number,
-  ) {}
+  ) {
+    // copied, not held: the walk reads these on every node
+    this.walker = frame.walker;
+    this.host = frame.host;
+    this.plan = frame.plan;
+    this.mode = frame.mode;
+  }
 
   /** The walk of a resource against the root of a structure (its core definition or a profile): `root` is `plan.root`. */
   static resourceRoot(walker: NodeWalker, host: ResourceContext, plan: StructurePlan, root: ElementPlan, mode: WalkMode): NodeContext {
-    return new NodeContext(walker, host, plan, mode, root, host.path, undefined, host.depth);
+    return new NodeContext({ walker, host, plan, mode }, root, host.path, undefined, host.depth);
   }
 
   get run(): ValidationRun {
@@ -73,17 +93,17 @@ export class NodeContext {
 
   /** One item of a property of this node's value: same structure and depth, its own element and location. */
   item(element: ElementPlan, path: string, at: Position | undefined): NodeContext {
-    return new NodeContext(this.walker, this.host, this.plan, this.mode, element, path, at, this.depth);
+    return new NodeContext(this, element, path, at, this.depth);
   }
 
   /** Into this complex value's children, one level deeper: against `plan` (its datatype's, or this one), for `host`'s resource. */
   inside(plan: StructurePlan, host: ResourceContext = this.host): NodeContext {
-    return new NodeContext(this.walker, host, plan, this.mode, this.element, this.path, this.at, this.depth + 1);
+    return new NodeContext({ walker: this.walker, host, plan, mode: this.mode }, this.element, this.path, this.at, this.depth + 1);
   }
 
   /** This value walked as a profile walk against the root of another structure (a type profile, an extension definition). */
   againstProfile(plan: StructurePlan, root: ElementPlan, depth: number): NodeContext {
-    return new NodeContext(this.walker, this.host, plan, 'profile', root, this.path, this.at, depth);
+    return new NodeContext({ walker: this.walker, host: this.host, plan, mode: 'profile' }, root, this.path, this.at, depth);
   }
 
   // ---- reporting ------------------------------------------------------------------------------

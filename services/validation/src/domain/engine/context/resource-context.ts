@@ -10,16 +10,17 @@ import { isObject } from '../json/json-value.js';
 import type { ValidationRun } from './validation-run.js';
 
 export class ResourceContext {
+  /** Index of the Bundle the resource sits in; a Bundle sets its own before its entries are walked. */
+  private bundleIndex: BundleIndex | undefined = undefined;
+  /** The fullUrl of the Bundle entry being walked (relative references resolve against it). */
+  private entryFullUrl: string | undefined = undefined;
+
   constructor(
     readonly run: ValidationRun,
     /** `%resource`: the resource being validated. */
     readonly resource: Record<string, unknown>,
     /** `%rootResource`: the resource itself, or the one it is contained in. */
     readonly root: Record<string, unknown>,
-    /** Index of the Bundle the resource sits in; a Bundle sets its own before its entries are walked. */
-    private bundleIndex: BundleIndex | undefined,
-    /** The fullUrl of the Bundle entry being walked (relative references resolve against it). */
-    readonly fullUrl: string | undefined,
     /** The resource's FHIRPath location (`Bundle.entry[3].resource.ofType(Encounter).where(id = 'e1')`). */
     readonly path: string,
     /** Nesting depth at which the resource starts. */
@@ -28,11 +29,16 @@ export class ResourceContext {
 
   /** The resource handed to the validator. */
   static forRoot(run: ValidationRun, resource: Record<string, unknown>, path: string): ResourceContext {
-    return new ResourceContext(run, resource, resource, undefined, undefined, path, 0);
+    return new ResourceContext(run, resource, resource, path, 0);
   }
 
   get bundle(): BundleIndex | undefined {
     return this.bundleIndex;
+  }
+
+  /** The fullUrl of the Bundle entry being walked (relative references resolve against it). */
+  get fullUrl(): string | undefined {
+    return this.entryFullUrl;
   }
 
   /** A Bundle makes its entries resolvable before they are walked (HL7's grouping resource). */
@@ -42,17 +48,24 @@ export class ResourceContext {
 
   /** The same resource while one Bundle entry is walked: references resolve against its fullUrl. */
   forEntry(fullUrl: string | undefined): ResourceContext {
-    return new ResourceContext(this.run, this.resource, this.root, this.bundleIndex, fullUrl, this.path, this.depth);
+    return this.inBundleOf(new ResourceContext(this.run, this.resource, this.root, this.path, this.depth), fullUrl);
   }
 
   /** A resource nested in this one: contained (same root) or a Bundle entry / Parameters value (its own root). */
   forNested(resource: Record<string, unknown>, contained: boolean, path: string, depth: number): ResourceContext {
-    return new ResourceContext(this.run, resource, contained ? this.root : resource, this.bundleIndex, this.fullUrl, path, depth);
+    return this.inBundleOf(new ResourceContext(this.run, resource, contained ? this.root : resource, path, depth), this.entryFullUrl);
   }
 
   /** For a silent slice match: another run, and the value as its own resource when the profile is a resource profile. */
   forSlicing(run: ValidationRun, resource: Record<string, unknown> | undefined, path: string, depth: number): ResourceContext {
-    return new ResourceContext(run, resource ?? this.resource, resource ?? this.root, this.bundleIndex, this.fullUrl, path, depth);
+    return this.inBundleOf(new ResourceContext(run, resource ?? this.resource, resource ?? this.root, path, depth), this.entryFullUrl);
+  }
+
+  /** `next` in this context's Bundle, at the entry `fullUrl`. */
+  private inBundleOf(next: ResourceContext, fullUrl: string | undefined): ResourceContext {
+    next.bundleIndex = this.bundleIndex;
+    next.entryFullUrl = fullUrl;
+    return next;
   }
 
   /** A reference's target, when it is inside the resource (contained) or its Bundle. */
@@ -63,7 +76,7 @@ export class ResourceContext {
       return Array.isArray(contained) ? contained.find((c) => isObject(c) && c.id === ref.slice(1)) : undefined;
     }
     if (this.bundleIndex) {
-      const hits = this.bundleIndex.resolve(ref, this.fullUrl);
+      const hits = this.bundleIndex.resolve(ref, this.entryFullUrl);
       if (hits.length === 1) return hits[0]?.resource;
     }
     return undefined;

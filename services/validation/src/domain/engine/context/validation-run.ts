@@ -14,6 +14,13 @@ import type { ValidatorServices } from './validator-services.js';
 
 const NO_PROFILES: readonly string[] = [];
 
+/** An issue's wording: its issue-type code, text and message id (a terminology answer's issue is one as it comes). */
+export interface IssueWording {
+  readonly code: string;
+  readonly text: string;
+  readonly messageId: string;
+}
+
 export class ValidationRun {
   readonly issues: Issue[] = [];
   /** Keys of issues already reported (severity, path, text). */
@@ -76,7 +83,7 @@ export class ValidationRun {
     if (this.seen.has(key)) return;
     this.seen.add(key);
     if (severity === 'error' || severity === 'fatal') this.errorCount++;
-    this.pushIssue(severity, MESSAGES[id].code, text, messageIdOf(id, args), path, at);
+    this.pushIssue(severity, { code: MESSAGES[id].code, text, messageId: messageIdOf(id, args) }, path, at);
   }
 
   /** A Bundle rule makes an entry's resource follow `profile` too. */
@@ -101,21 +108,23 @@ export class ValidationRun {
     if (max === undefined || this.dropped === 0) return this.issues;
     const dropped = this.dropped;
     this.dropped = 0;
-    this.issues.push(this.buildIssue('information', MESSAGES.VALIDATION_MESSAGES_TRUNCATED.code, formatMessage('VALIDATION_MESSAGES_TRUNCATED', [max, dropped]), 'VALIDATION_MESSAGES_TRUNCATED', '', undefined));
+    const text = formatMessage('VALIDATION_MESSAGES_TRUNCATED', [max, dropped]);
+    this.issues.push(this.buildIssue('information', { code: MESSAGES.VALIDATION_MESSAGES_TRUNCATED.code, text, messageId: 'VALIDATION_MESSAGES_TRUNCATED' }, '', undefined));
     return this.issues;
   }
 
   /** Appends an issue worded elsewhere (terminology answers carry their own text and id). */
-  pushIssue(severity: IssueSeverity, code: string, text: string, messageId: string, path: string, at: Position | undefined): void {
+  pushIssue(severity: IssueSeverity, wording: IssueWording, path: string, at: Position | undefined): void {
     const max = this.options.maxValidationMessages;
     if (max !== undefined && this.issues.length >= max) {
       this.dropped++;
       return;
     }
-    this.issues.push(this.buildIssue(severity, code, text, messageId, path, at));
+    this.issues.push(this.buildIssue(severity, wording, path, at));
   }
 
-  private buildIssue(severity: IssueSeverity, code: string, text: string, messageId: string, path: string, at: Position | undefined): Issue {
+  private buildIssue(severity: IssueSeverity, wording: IssueWording, path: string, at: Position | undefined): Issue {
+    const { code, text, messageId } = wording;
     const extension: Issue['extension'] = [];
     if (at) {
       extension.push({ url: EXT_LINE, valueInteger: at.line }, { url: EXT_COL, valueInteger: at.col });

@@ -54,6 +54,9 @@ export class ResourceStore {
 }
 
 export class Candidate {
+  /** The resource, once read from the store (or as given, for a scope's extra resource). */
+  private object: CanonicalResource | undefined = undefined;
+
   constructor(
     private readonly store: ResourceStore | undefined,
     readonly slot: number,
@@ -61,8 +64,14 @@ export class Candidate {
     /** -1: loose; -2: scope extra resource. */
     readonly pkg: number,
     readonly order: number,
-    private object?: CanonicalResource,
   ) {}
+
+  /** A scope's extra resource: held as given, in no store and no package. */
+  static extra(resource: CanonicalResource, version: string | undefined, order: number): Candidate {
+    const candidate = new Candidate(undefined, -1, version, -2, order);
+    candidate.object = resource;
+    return candidate;
+  }
 
   get resource(): CanonicalResource {
     if (this.object) return this.object;

@@ -304,7 +304,7 @@ export class DefinitionIndex implements ConformanceResourceSource {
     if (resources.length) {
       extra ??= new Map();
       let order = -1;
-      for (const r of resources) if (typeof r.url === 'string') addCandidate(extra, r.resourceType, r.url, new Candidate(undefined, -1, typeof r.version === 'string' ? r.version : undefined, -2, order--, r));
+      for (const r of resources) if (typeof r.url === 'string') addCandidate(extra, r.resourceType, r.url, Candidate.extra(r, typeof r.version === 'string' ? r.version : undefined, order--));
       for (const lists of extra.values()) for (const list of lists.values()) list.sort((a, b) => compareVersions(b.version, a.version) || b.order - a.order);
     }
     return new DefinitionIndex(this.tables, { excluded: excluded.size ? excluded : undefined, pinned: pinned.size ? pinned : undefined, extra, warnings });

@@ -15,18 +15,30 @@ import { isObject } from '../json/json-value.js';
 
 type Json = Record<string, unknown>;
 
+/**
+ * Where a document's (message's) references are resolved from: the Bundle's index and the first
+ * entry (its resource and fullUrl), against whose RESTful base relative references resolve.
+ */
+interface ReferringEntry {
+  readonly ctx: NodeContext;
+  readonly index: BundleIndex;
+  readonly referrer: Json;
+  readonly fullUrl: string | undefined;
+}
+
 /** The Composition's (MessageHeader's) references that must resolve in the Bundle, as HL7 lists them. */
 export function checkDocumentReferences(ctx: NodeContext, index: BundleIndex, composition: Json, fullUrl: string | undefined): void {
   const at = `${ctx.path}.entry[1].resource`;
+  const from: ReferringEntry = { ctx, index, referrer: composition, fullUrl };
   const single = (holder: Json, prop: string, path: string, name: string) => {
     const v = holder[prop];
     const first = Array.isArray(v) ? v[0] : v;
-    if (isObject(first)) resolveInBundle(ctx, index, first, `${path}.${prop}`, name, fullUrl, composition);
+    if (isObject(first)) resolveInBundle(from, first, `${path}.${prop}`, name);
   };
   const repeating = (holder: Json, prop: string, path: string, name: string) => {
     const v = holder[prop];
     (Array.isArray(v) ? v : v === undefined ? [] : [v]).forEach((r, i) => {
-      if (isObject(r)) resolveInBundle(ctx, index, r, `${path}.${prop}[${i + 1}]`, name, fullUrl, composition);
+      if (isObject(r)) resolveInBundle(from, r, `${path}.${prop}[${i + 1}]`, name);
     });
   };
   single(composition, 'subject', at, 'Composition.subject');
@@ -35,23 +47,24 @@ export function checkDocumentReferences(ctx: NodeContext, index: BundleIndex, co
   single(composition, 'custodian', at, 'Composition.custodian');
   items(composition.attester).forEach((a, i) => single(a, 'party', `${at}.attester[${i + 1}]`, 'Composition.attester.party'));
   items(composition.event).forEach((e, i) => repeating(e, 'detail', `${at}.event[${i + 1}]`, 'Composition.event.detail'));
-  checkSections(ctx, index, composition, at, at, fullUrl, composition);
+  checkSections(from, composition, at, at);
 }
 
-function checkSections(ctx: NodeContext, index: BundleIndex, holder: Json, holderPath: string, compositionPath: string, fullUrl: string | undefined, composition: Json): void {
+function checkSections(from: ReferringEntry, holder: Json, holderPath: string, compositionPath: string): void {
   items(holder.section).forEach((section, i) => {
     const sectionPath = `${holderPath}.section[${i + 1}]`;
     // the HL7 validator names a section's author and focus from the Composition, not the section
-    items(section.author).forEach((a, j) => resolveInBundle(ctx, index, a, `${compositionPath}.author[${j + 1}]`, 'Section.author', fullUrl, composition));
-    if (isObject(section.focus)) resolveInBundle(ctx, index, section.focus, `${compositionPath}.focus`, 'Section.focus', fullUrl, composition);
-    items(section.entry).forEach((e, j) => resolveInBundle(ctx, index, e, `${sectionPath}.entry[${j + 1}]`, 'Section Entry', fullUrl, composition));
-    checkSections(ctx, index, section, sectionPath, compositionPath, fullUrl, composition);
+    items(section.author).forEach((a, j) => resolveInBundle(from, a, `${compositionPath}.author[${j + 1}]`, 'Section.author'));
+    if (isObject(section.focus)) resolveInBundle(from, section.focus, `${compositionPath}.focus`, 'Section.focus');
+    items(section.entry).forEach((e, j) => resolveInBundle(from, e, `${sectionPath}.entry[${j + 1}]`, 'Section Entry'));
+    checkSections(from, section, sectionPath, compositionPath);
   });
 }
 
 /** The MessageHeader's focus references must resolve in the Bundle. */
 export function checkMessageReferences(ctx: NodeContext, index: BundleIndex, header: Json, fullUrl: string | undefined): void {
-  items(header.focus).forEach((f) => resolveInBundle(ctx, index, f, `${ctx.path}.entry[1].resource.focus`, 'MessageHeader Data', fullUrl, header));
+  const from: ReferringEntry = { ctx, index, referrer: header, fullUrl };
+  items(header.focus).forEach((f) => resolveInBundle(from, f, `${ctx.path}.entry[1].resource.focus`, 'MessageHeader Data'));
 }
 
 function items(v: unknown): Json[] {
@@ -59,7 +72,8 @@ function items(v: unknown): Json[] {
 }
 
 /** A Reference that must name exactly one entry of the Bundle. */
-function resolveInBundle(ctx: NodeContext, index: BundleIndex, reference: Json, path: string, name: string, fullUrl: string | undefined, referrer: Json): void {
+function resolveInBundle(from: ReferringEntry, reference: Json, path: string, name: string): void {
+  const { ctx, index, referrer, fullUrl } = from;
   const ref = reference.reference;
   if (typeof ref !== 'string' || ref === '' || ref.startsWith('#')) return;
   const hits = matches(index, ref, fullUrl, referrer);

@@ -29,7 +29,7 @@ export class CodeSystemValidator implements ResourceTypeValidator {
     }
     const defs = checkPropertyDefinitions(ctx, cs);
     const codes = new Set<string>();
-    checkConcepts(ctx, cs, objects(cs.concept), ctx.path, codes, { display: false, definition: false });
+    checkConcepts(ctx, cs, objects(cs.concept), ctx.path, { codes, display: false, definition: false });
     checkConceptProperties(ctx, cs, defs, codes);
   }
 }
@@ -164,12 +164,20 @@ function checkSupplement(ctx: NodeContext, cs: Obj): void {
   });
 }
 
+/** What the walk over a code system's concepts has seen so far: the codes, and whether a missing display or definition was warned about. */
+interface ConceptsSeen {
+  readonly codes: Set<string>;
+  display: boolean;
+  definition: boolean;
+}
+
 /**
  * Concepts, nested ones included: a code defined twice is an error; an HL7 code system's
  * concepts have a display and a definition (warned about once each); a designation with no use
  * in the code system's language is not told apart from the display.
  */
-function checkConcepts(ctx: NodeContext, cs: Obj, concepts: Obj[], basePath: string, codes: Set<string>, warned: { display: boolean; definition: boolean }): void {
+function checkConcepts(ctx: NodeContext, cs: Obj, concepts: Obj[], basePath: string, seen: ConceptsSeen): void {
+  const { codes } = seen;
   const url = str(cs.url);
   const hl7 = url !== undefined && (url.startsWith('http://hl7.org/fhir') || url.startsWith('http://terminology.hl7.org'));
   concepts.forEach((concept, i) => {
@@ -180,16 +188,16 @@ function checkConcepts(ctx: NodeContext, cs: Obj, concepts: Obj[], basePath: str
       if (codes.has(code)) ctx.error('CODESYSTEM_DUPLICATE_CODE', [code], path, at);
       codes.add(code);
     }
-    if (hl7 && !warned.display && concept.display === undefined) {
-      warned.display = true;
+    if (hl7 && !seen.display && concept.display === undefined) {
+      seen.display = true;
       ctx.warning('CODESYSTEM_CONCEPT_NO_DISPLAY', [code], path, at);
     }
-    if (hl7 && !warned.definition && concept.definition === undefined) {
-      warned.definition = true;
+    if (hl7 && !seen.definition && concept.definition === undefined) {
+      seen.definition = true;
       ctx.warning('CODESYSTEM_CONCEPT_NO_DEFINITION', [code], path, at);
     }
     objects(concept.designation).forEach((d, di) => checkDesignation(ctx, cs, concept, d, `${path}.designation[${di}]`));
-    checkConcepts(ctx, cs, objects(concept.concept), path, codes, warned);
+    checkConcepts(ctx, cs, objects(concept.concept), path, seen);
   });
 }
 

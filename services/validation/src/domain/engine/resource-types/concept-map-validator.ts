@@ -31,9 +31,9 @@ export class ConceptMapValidator implements ResourceTypeValidator {
       const target = readSide(ctx, group, 'target', hasTargetScope, path);
       objects(group.element).forEach((el, ei) => {
         const epath = `${path}.element[${ei}]`;
-        checkCode(ctx, el, source, `${epath}.code`, 'CONCEPTMAP_GROUP_SOURCE_CODE_INVALID', 'CONCEPTMAP_GROUP_SOURCE_DISPLAY_INVALID');
+        checkCode(ctx, el, source, `${epath}.code`, SOURCE_CODE_MESSAGES);
         objects(el.target).forEach((t, ti) => {
-          checkCode(ctx, t, target, `${epath}.target[${ti}].code`, 'CONCEPTMAP_GROUP_TARGET_CODE_INVALID', 'CONCEPTMAP_GROUP_TARGET_DISPLAY_INVALID');
+          checkCode(ctx, t, target, `${epath}.target[${ti}].code`, TARGET_CODE_MESSAGES);
         });
       });
     });
@@ -69,7 +69,16 @@ function readSide(ctx: NodeContext, group: Obj, name: 'source' | 'target', hasSc
   return { cs, label };
 }
 
-function checkCode(ctx: NodeContext, holder: Obj, side: Side, path: string, invalid: MessageId, badDisplay: MessageId): void {
+/** What a source (target) code is reported with: a code not in its system, a display not one of the concept's. */
+interface CodeMessages {
+  readonly invalid: MessageId;
+  readonly badDisplay: MessageId;
+}
+const SOURCE_CODE_MESSAGES: CodeMessages = { invalid: 'CONCEPTMAP_GROUP_SOURCE_CODE_INVALID', badDisplay: 'CONCEPTMAP_GROUP_SOURCE_DISPLAY_INVALID' };
+const TARGET_CODE_MESSAGES: CodeMessages = { invalid: 'CONCEPTMAP_GROUP_TARGET_CODE_INVALID', badDisplay: 'CONCEPTMAP_GROUP_TARGET_DISPLAY_INVALID' };
+
+function checkCode(ctx: NodeContext, holder: Obj, side: Side, path: string, messages: CodeMessages): void {
+  const { invalid, badDisplay } = messages;
   const code = str(holder.code);
   const cs = side.cs;
   if (code === undefined || !cs) return;

@@ -64,6 +64,12 @@ function elmStatementNames(library: Record<string, unknown>): Set<string> | unde
   return undefined;
 }
 
+/** A MeasureReport and the Measure it reports on, as each of its groups is checked against the Measure's. */
+interface ReportAndMeasure {
+  readonly report: Record<string, unknown>;
+  readonly measure: Record<string, unknown>;
+}
+
 export class MeasureValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['MeasureReport', 'Measure'];
 
@@ -150,6 +156,7 @@ export class MeasureValidator implements ResourceTypeValidator {
    */
   private checkGroups(ctx: NodeContext, report: Record<string, unknown>, measure: Record<string, unknown>): void {
     const measureGroups = objects(measure.group);
+    const against: ReportAndMeasure = { report, measure };
     const raw = isArray(report.group) ? report.group : [];
     const groups = raw.map((g, i) => ({ g, i })).filter((x): x is { g: Record<string, unknown>; i: number } => isObject(x.g));
     const type = report.type;
@@ -164,7 +171,7 @@ export class MeasureValidator implements ResourceTypeValidator {
         if (!usable) ctx.error('MR_GROUP_NO_USABLE_CODE', [], path, ctx.pos(g));
         else if (!sameConcept(g.code, onlyMeasureGroup.code)) ctx.error('MR_GROUP_WRONG_CODE', [displayConcept(g.code), displayConcept(onlyMeasureGroup.code)], path, ctx.pos(g));
       }
-      this.checkGroup(ctx, report, measure, g, onlyMeasureGroup, path);
+      this.checkGroup(ctx, against, g, onlyMeasureGroup, path);
       return;
     }
     const matched = new Set<Record<string, unknown>>();
@@ -184,13 +191,14 @@ export class MeasureValidator implements ResourceTypeValidator {
         continue;
       }
       matched.add(mg);
-      this.checkGroup(ctx, report, measure, g, mg, path);
+      this.checkGroup(ctx, against, g, mg, path);
     }
     if (type === 'data-collection') return;
     for (const mg of measureGroups) if (!matched.has(mg)) ctx.error('MR_GROUP_MISSING', [displayConcept(mg.code)], ctx.path, ctx.pos(report));
   }
 
-  private checkGroup(ctx: NodeContext, report: Record<string, unknown>, measure: Record<string, unknown>, group: Record<string, unknown>, measureGroup: Record<string, unknown>, groupPath: string): void {
+  private checkGroup(ctx: NodeContext, against: ReportAndMeasure, group: Record<string, unknown>, measureGroup: Record<string, unknown>, groupPath: string): void {
+    const { report, measure } = against;
     this.checkPopulations(ctx, report, group, measureGroup, groupPath);
     this.checkScore(ctx, report, measure, group, groupPath);
     this.checkStratifiers(ctx, group, measureGroup, groupPath);

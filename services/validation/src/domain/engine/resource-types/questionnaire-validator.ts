@@ -12,7 +12,7 @@
 import { ucumConverter } from '../checks/ucum.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isArray, isObject } from '../json/json-value.js';
-import { instantOf, QuestionnaireIndex, type Obj } from './questionnaire/questionnaire-model.js';
+import { instantOf, type Obj } from './questionnaire/questionnaire-model.js';
 import { checkQuestionnaire } from './questionnaire/questionnaire-rules.js';
 import { ResponseItemsWalker } from './questionnaire/response-items.js';
 import { ResponseScope } from './questionnaire/response-scope.js';
@@ -38,7 +38,7 @@ export class QuestionnaireValidator implements ResourceTypeValidator {
       return;
     }
     checkAuthored(ctx, qr, found.questionnaire);
-    const scope = new ResponseScope(ctx, qr, found.questionnaire, new QuestionnaireIndex(found.questionnaire), found.container, ucumConverter);
+    const scope = new ResponseScope(ctx, qr, found.questionnaire, found.container, ucumConverter);
     new ResponseItemsWalker(scope).walk();
   }
 

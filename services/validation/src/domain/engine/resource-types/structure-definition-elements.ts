@@ -86,7 +86,8 @@ export function checkElementLists(ctx: NodeContext, sd: Obj): void {
   for (const list of ['differential', 'snapshot'] as const) {
     const holder = sd[list];
     if (!isObject(holder)) continue;
-    const seenKeys = new Map<string, string>();
+    const snapshot = list === 'snapshot';
+    const elements: ElementList = { snapshot, checkBindings: snapshot || hasSnapshot, seenKeys: new Map<string, string>(), owner: { url, version, base: sd.baseDefinition } };
     objects(holder.element).forEach((ed, i) => {
       const path = `${ctx.path}.${list}.element[${i}]`;
       const at = ctx.pos(ed);
@@ -96,9 +97,9 @@ export function checkElementLists(ctx: NodeContext, sd: Obj): void {
       }
       if (edPath !== undefined && isObject(ed.slicing) && !canSlice(ctx, edPath)) ctx.error('SD_PATH_NO_SLICING', [edPath], `${path}.slicing`, ctx.propPos(ed, 'slicing'));
       // a differential-only profile's bindings are judged by the differential check (checks/structure-definition.ts)
-      if (edPath !== undefined) checkCharacteristics(ctx, ed, edPath, path, at, list === 'snapshot' || hasSnapshot, list === 'snapshot');
+      if (edPath !== undefined) checkCharacteristics(ctx, ed, edPath, path, elements);
       objects(ed.constraint).forEach((inv, j) => {
-        checkInvariant(ctx, inv, `${path}.constraint[${j}]`, list === 'snapshot', seenKeys, { url, version, base: sd.baseDefinition });
+        checkInvariant(ctx, inv, `${path}.constraint[${j}]`, elements);
       });
     });
   }
@@ -133,7 +134,21 @@ interface Owner {
   base: unknown;
 }
 
-function checkInvariant(ctx: NodeContext, inv: Obj, path: string, snapshot: boolean, seenKeys: Map<string, string>, owner: Owner): void {
+/**
+ * One of a StructureDefinition's element lists (differential or snapshot) as its elements are
+ * checked: whether it is the snapshot, whether bindings are judged here (a differential-only
+ * profile's are judged by checks/structure-definition.ts), the invariant keys met so far in it
+ * (a key must keep its expression) and the structure that owns its invariants.
+ */
+interface ElementList {
+  readonly snapshot: boolean;
+  readonly checkBindings: boolean;
+  readonly seenKeys: Map<string, string>;
+  readonly owner: Owner;
+}
+
+function checkInvariant(ctx: NodeContext, inv: Obj, path: string, list: ElementList): void {
+  const { snapshot, seenKeys, owner } = list;
   const at = ctx.pos(inv);
   const key = typeof inv.key === 'string' && inv.key !== '' ? inv.key : undefined;
   const expression = typeof inv.expression === 'string' && inv.expression !== '' ? inv.expression : undefined;
@@ -228,7 +243,9 @@ const FHIR_TYPE_EXT = 'http://hl7.org/fhir/StructureDefinition/structuredefiniti
  * Constraints an element's types cannot carry (the HL7 validator's SD_ILLEGAL_CHARACTERISTICS): a
  * binding, maxLength, minValue/maxValue, targetProfile on types without the characteristic.
  */
-function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: string, at: ReturnType<NodeContext['pos']>, checkBinding: boolean, snapshot: boolean): void {
+function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: string, elements: ElementList): void {
+  const { snapshot, checkBindings } = elements;
+  const at = ctx.pos(ed);
   const typeCodes: string[] = [];
   const characteristics = new Set<string>();
   let known = false;
@@ -260,7 +277,7 @@ function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: s
   const need = (present: boolean, what: string, characteristic: string) => {
     if (present && !characteristics.has(characteristic)) ctx.error('SD_ILLEGAL_CHARACTERISTICS', [what, list], path, at);
   };
-  if (checkBinding) need(ed.binding !== undefined, 'Binding', 'can-bind');
+  if (checkBindings) need(ed.binding !== undefined, 'Binding', 'can-bind');
   need(ed.maxLength !== undefined, 'MaxLength', 'has-length');
   need(Object.keys(ed).some((k) => k.startsWith('minValue')), 'MinValue', 'has-range');
   need(Object.keys(ed).some((k) => k.startsWith('maxValue')), 'MaxValue', 'has-range');

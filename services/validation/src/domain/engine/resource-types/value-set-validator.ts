@@ -30,6 +30,14 @@ export class ValueSetValidator implements ResourceTypeValidator {
   }
 }
 
+/** An include (exclude) with a system, as its parts are checked: the system without a '|' version, the version, and where it stands. */
+interface IncludeUnderCheck {
+  readonly inc: Obj;
+  readonly system: string;
+  readonly version: string | undefined;
+  readonly path: string;
+}
+
 function checkInclude(ctx: NodeContext, vs: Obj, inc: Obj, path: string): void {
   const at = ctx.pos(inc);
   let system = str(inc.system);
@@ -52,7 +60,8 @@ function checkInclude(ctx: NodeContext, vs: Obj, inc: Obj, path: string): void {
     return;
   }
   if (!isAbsoluteUrl(system)) ctx.error(system.startsWith('#') ? 'VALUESET_INCLUDE_SYSTEM_ABSOLUTE_FRAG' : 'VALUESET_INCLUDE_SYSTEM_ABSOLUTE', [system], path, at);
-  if (system.startsWith('#')) checkContainedSystem(ctx, vs, inc, system, version, path);
+  const include: IncludeUnderCheck = { inc, system, version, path };
+  if (system.startsWith('#')) checkContainedSystem(ctx, vs, include);
 
   const source = ctx.services.source;
   const cs = source.codeSystem(versioned(system, version));
@@ -78,7 +87,7 @@ function checkInclude(ctx: NodeContext, vs: Obj, inc: Obj, path: string): void {
       else ctx.error('VALUESET_INCLUDE_WRONG_VS_MANY', [system, systems.join(', ')], path, at);
     }
   }
-  if (checkConcepts) checkConceptCodes(ctx, inc, concepts, system, version, cs, path);
+  if (checkConcepts) checkConceptCodes(ctx, include, concepts, cs);
   // filters on systems with properties of their own are for a terminology server to judge
   if (!SYSTEMS_WITH_OWN_PROPERTIES.has(system)) {
     filters.forEach((f, i) => checkFilter({ ctx, system, cs }, f, `${path}.filter[${i}]`));
@@ -102,7 +111,8 @@ function checkImports(ctx: NodeContext, inc: Obj, path: string): void {
 }
 
 /** A `#id` system: the contained resource with that id must be one CodeSystem (of the version, when given). */
-function checkContainedSystem(ctx: NodeContext, vs: Obj, inc: Obj, system: string, version: string | undefined, path: string): void {
+function checkContainedSystem(ctx: NodeContext, vs: Obj, include: IncludeUnderCheck): void {
+  const { inc, system, version, path } = include;
   const at = ctx.pos(inc);
   let matches = 0;
   for (const c of objects(vs.contained)) {
@@ -131,7 +141,8 @@ function knownOid(ctx: NodeContext, oid: string): boolean {
  * unloaded example system cannot be checked (a hint, an error where example URLs are not
  * allowed); displays are given on all concepts or none.
  */
-function checkConceptCodes(ctx: NodeContext, inc: Obj, concepts: Obj[], system: string, version: string | undefined, cs: Obj | undefined, path: string): void {
+function checkConceptCodes(ctx: NodeContext, include: IncludeUnderCheck, concepts: Obj[], cs: Obj | undefined): void {
+  const { inc, system, version, path } = include;
   const at = ctx.pos(inc);
   if (concepts.length > TOO_MANY_CODES) {
     ctx.information('VALUESET_INC_TOO_MANY_CODES', [concepts.length], path, at);

@@ -52,7 +52,8 @@ export function checkBinding(ctx: NodeContext, binding: BindingPlan, type: Bound
   } catch (e) {
     answer = { valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' };
   }
-  const apply = (r: ValidateCodeResult) => applyBindingResult(ctx, binding, valueSet, r, type, display);
+  const asked: BindingQuestion = { binding, valueSet, type, display };
+  const apply = (r: ValidateCodeResult) => applyBindingResult(ctx, asked, r);
   if (answer instanceof Promise) {
     run.pending.push(answer.then(apply, (e) => apply({ valid: undefined, issues: [{ severity: 'warning', code: 'exception', text: `Terminology error: ${e instanceof Error ? e.message : String(e)}`, messageId: 'TERMINOLOGY_ERROR' }], source: 'none' })));
   } else {
@@ -87,8 +88,17 @@ function checkAdditionalBinding(ctx: NodeContext, valueSet: string, v: unknown):
   }
 }
 
+/** What the terminology was asked about a value: the binding and its value set, the value's type and how messages show it. */
+interface BindingQuestion {
+  readonly binding: BindingPlan;
+  readonly valueSet: string;
+  readonly type: BoundType;
+  readonly display: string;
+}
+
 /** A terminology answer on the binding of ctx.element: its issues, then the binding failure unless the answer worded it. */
-function applyBindingResult(ctx: NodeContext, binding: BindingPlan, valueSet: string, r: ValidateCodeResult, type: BoundType, display: string): void {
+function applyBindingResult(ctx: NodeContext, asked: BindingQuestion, r: ValidateCodeResult): void {
+  const { binding, valueSet, type, display } = asked;
   const { run, path, at } = ctx;
   const strength = binding.strength;
   for (const issue of r.issues) {
@@ -96,7 +106,7 @@ function applyBindingResult(ctx: NodeContext, binding: BindingPlan, valueSet: st
     const key = severity + '\u0000' + path + '\u0000' + issue.text;
     if (run.seen.has(key)) continue;
     run.seen.add(key);
-    if (!run.silent) run.pushIssue(severity, issue.code, issue.text, issue.messageId, path, at);
+    if (!run.silent) run.pushIssue(severity, issue, path, at);
     if (severity === 'error') run.errorCount++;
   }
   if (r.valid !== false) return;

@@ -28,9 +28,19 @@ export function checkPattern(ctx: NodeContext, v: unknown, pattern: unknown): vo
   report(ctx, v, pattern, true);
 }
 
+/**
+ * One comparison, as it descends: pattern (true) or fixed, the structure named in messages, and
+ * where the problems go. One object for the whole descent.
+ */
+interface Comparison {
+  readonly pattern: boolean;
+  readonly source: string;
+  readonly out: Problem[];
+}
+
 function report(ctx: NodeContext, v: unknown, expected: unknown, pattern: boolean): void {
   const problems: Problem[] = [];
-  compareValue(v, expected, pattern, ctx.path, ctx.plan.label, problems);
+  compareValue(v, expected, ctx.path, { pattern, source: ctx.plan.label, out: problems });
   for (const p of problems) ctx.report('error', p.id, p.args, p.path, ctx.at);
 }
 
@@ -39,7 +49,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** Compares one value (the instance's `focus`) with the fixed/pattern value; problems go to `out`. */
-function compareValue(focus: unknown, expected: unknown, pattern: boolean, path: string, source: string, out: Problem[]): void {
+function compareValue(focus: unknown, expected: unknown, path: string, cmp: Comparison): void {
+  const { pattern, source, out } = cmp;
   if (!isRecord(expected)) {
     if (isRecord(focus) || Array.isArray(focus) || String(focus) !== String(expected)) {
       out.push({ id: 'FIXED_VALUE', args: [describeValue(focus), describeValue(expected)], path });
@@ -59,8 +70,8 @@ function compareValue(focus: unknown, expected: unknown, pattern: boolean, path:
       out.push({ id: 'FIXED_MISSING_ELEMENT', args: [key, source], path: `${path}.${key}` });
       continue;
     }
-    if (Array.isArray(e) || Array.isArray(f)) compareList(key, Array.isArray(f) ? f : [f], Array.isArray(e) ? e : [e], pattern, path, source, out);
-    else compareValue(f, e, pattern, `${path}.${key}`, source, out);
+    if (Array.isArray(e) || Array.isArray(f)) compareList(key, Array.isArray(f) ? f : [f], Array.isArray(e) ? e : [e], path, cmp);
+    else compareValue(f, e, `${path}.${key}`, cmp);
   }
   if (pattern) return;
   for (const key in focus) {
@@ -73,7 +84,8 @@ function compareValue(focus: unknown, expected: unknown, pattern: boolean, path:
   }
 }
 
-function compareList(key: string, focus: unknown[], expected: unknown[], pattern: boolean, path: string, source: string, out: Problem[]): void {
+function compareList(key: string, focus: unknown[], expected: unknown[], path: string, cmp: Comparison): void {
+  const { pattern, source, out } = cmp;
   const itemPath = `${path}.${key}`;
   if (pattern && key === 'coding') {
     if (focus.length < expected.length) {
@@ -82,10 +94,11 @@ function compareList(key: string, focus: unknown[], expected: unknown[], pattern
     }
     for (const e of expected) {
       const failures: Problem[] = [];
+      const eachCoding: Comparison = { pattern: true, source, out: failures };
       let found = false;
       for (const f of focus) {
         const before = failures.length;
-        compareValue(f, e, true, itemPath, source, failures);
+        compareValue(f, e, itemPath, eachCoding);
         if (failures.length === before) {
           found = true;
           break;
@@ -102,5 +115,5 @@ function compareList(key: string, focus: unknown[], expected: unknown[], pattern
     out.push({ id: 'FIXED_COUNT', args: [expected.length, focus.length, key], path });
     return;
   }
-  for (let i = 0; i < focus.length; i++) compareValue(focus[i], expected[i], pattern, itemPath, source, out);
+  for (let i = 0; i < focus.length; i++) compareValue(focus[i], expected[i], itemPath, cmp);
 }

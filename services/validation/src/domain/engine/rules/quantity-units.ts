@@ -23,7 +23,7 @@ export function checkQuantityUnit(ctx: NodeContext, quantity: Record<string, unk
     if (run.seen.has(key)) return;
     run.seen.add(key);
     run.errorCount++;
-    if (!run.silent) run.pushIssue('error', 'code-invalid', text, 'Unknown_Code_in', ctx.path, ctx.at);
+    if (!run.silent) run.pushIssue('error', { code: 'code-invalid', text, messageId: 'Unknown_Code_in' }, ctx.path, ctx.at);
     return;
   }
   const open = code.indexOf('{');

@@ -234,11 +234,11 @@ export function conformsTo(ctx: NodeContext, v: Record<string, unknown>, url: st
     if (v.resourceType !== p.type) return false;
     const host = ctx.host.forSlicing(silent, v, p.type, depth);
     const base = full ? ctx.services.plans.typePlan(p.type) : undefined;
-    if (base?.root?.ownChildren) walker.walkObject(new NodeContext(walker, host, base, 'structural', base.root, p.type, undefined, depth), v, base.root.ownChildren);
-    if (base !== p) walker.walkObject(new NodeContext(walker, host, p, 'profile', p.root, p.type, undefined, depth), v, p.root.ownChildren);
+    if (base?.root?.ownChildren) walker.walkObject(new NodeContext({ walker, host, plan: base, mode: 'structural' }, base.root, p.type, undefined, depth), v, base.root.ownChildren);
+    if (base !== p) walker.walkObject(new NodeContext({ walker, host, plan: p, mode: 'profile' }, p.root, p.type, undefined, depth), v, p.root.ownChildren);
   } else {
     const host = ctx.host.forSlicing(silent, undefined, ctx.host.path, depth);
-    walker.walkObject(new NodeContext(walker, host, p, 'profile', p.root, 'value', undefined, depth), v, p.root.ownChildren);
+    walker.walkObject(new NodeContext({ walker, host, plan: p, mode: 'profile' }, p.root, 'value', undefined, depth), v, p.root.ownChildren);
   }
   return silent.errorCount === 0;
 }

@@ -47,6 +47,6 @@ function conforms(ctx: NodeContext, value: Record<string, unknown>, p: Structure
   const host = nestedResource
     ? ctx.host.forSlicing(silent, value, nestedResource.path, depth)
     : ctx.host.forSlicing(silent, undefined, ctx.host.path, depth);
-  ctx.walker.walkObject(new NodeContext(ctx.walker, host, p, 'profile', p.root, nestedResource ? nestedResource.path : ctx.path, undefined, depth), value, p.root.ownChildren);
+  ctx.walker.walkObject(new NodeContext({ walker: ctx.walker, host, plan: p, mode: 'profile' }, p.root, nestedResource ? nestedResource.path : ctx.path, undefined, depth), value, p.root.ownChildren);
   return silent.errorCount === 0;
 }

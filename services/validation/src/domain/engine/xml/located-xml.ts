@@ -30,7 +30,7 @@ import type { ArrayLocation, LocatedJson, ObjectLocation, Position } from '../js
 import type { MessageId } from '../messages.js';
 import type { PlanRegistry } from '../plan/plan-registry.js';
 import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
-import { scanXml } from './xml-scanner.js';
+import { scanXml, type TagAttributes } from './xml-scanner.js';
 
 export const FHIR_NS = 'http://hl7.org/fhir';
 export const XHTML_NS = 'http://www.w3.org/1999/xhtml';
@@ -125,6 +125,12 @@ interface XmlAttribute {
 interface NamespaceScope {
   defaultUri: string;
   prefixes: Map<string, string>;
+}
+
+/** An element just opened: its tag and the namespaces in scope inside it (one per element, passed along as read). */
+interface OpenedTag {
+  readonly tag: XmlTag;
+  readonly scope: NamespaceScope;
 }
 
 /**
@@ -289,8 +295,9 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
 
   // ---- namespaces (as saxes' xmlns mode would: unbound prefixes are fatal)
 
-  /** An element's tag with its namespaces resolved: its name and its attributes (the first `count` names and values). */
-  function readTag(name: string, names: readonly string[], values: readonly string[], count: number, parentScope: NamespaceScope): { tag: XmlTag; scope: NamespaceScope } {
+  /** An element's tag with its namespaces resolved: its name and its attributes as written. */
+  function readTag(name: string, written: TagAttributes, parentScope: NamespaceScope): OpenedTag {
+    const { names, values, count } = written;
     let scope = parentScope;
     let declaresDefault = false;
     for (let a = 0; a < count; a++) {
@@ -484,23 +491,25 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
   }
 
   /** The location fields of a child frame: its XPath step under `xParent`, its FHIRPath step under `fParent`. */
-  function steps(xParent: FrameBase | undefined, tag: XmlTag, fParent: FrameBase | undefined, fStep: string, fIndex: number, scope: NamespaceScope): FrameBase {
+  function steps(xParent: FrameBase | undefined, opened: OpenedTag, fParent: FrameBase | undefined, fStep: string, fIndex: number): FrameBase {
+    const { tag, scope } = opened;
     return { xParent, xStep: prefixOf(tag.uri) + tag.local, fParent, fStep, fIndex, scope, qname: tag.name, pos: tagPos, hasContent: false };
   }
 
-  function skip(parent: FrameBase, tag: XmlTag, scope: NamespaceScope): void {
-    stack.push({ kind: 'skip', ...steps(parent, tag, parent, '', -1, scope), hasContent: true });
+  function skip(parent: FrameBase, opened: OpenedTag): void {
+    stack.push({ kind: 'skip', ...steps(parent, opened, parent, '', -1), hasContent: true });
   }
 
   // ---- opening elements
 
-  function openRoot(tag: XmlTag, scope: NamespaceScope): void {
+  function openRoot(opened: OpenedTag): void {
+    const { tag } = opened;
     const name = tag.local;
     doc.rootIsFhir = tag.uri === FHIR_NS;
     if (!tag.uri) fatal('This__cannot_be_parsed_as_a_FHIR_object_no_namespace', [name], tagPos);
     if (tag.uri !== FHIR_NS) fatal('This_does_not_appear_to_be_a_FHIR_resource_unknown_namespacename_', [tag.uri, name], tagPos);
     if (!plans.isResourceType(name)) fatal('This_does_not_appear_to_be_a_FHIR_resource_unknown_name_', [name], tagPos);
-    const frame = openResource(tag, { ...steps(undefined, tag, undefined, name, -1, scope), xStep: '/' + prefixOf(tag.uri) + name });
+    const frame = openResource(tag, { ...steps(undefined, opened, undefined, name, -1), xStep: '/' + prefixOf(tag.uri) + name });
     root = frame.obj;
   }
 
@@ -532,7 +541,8 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
     }
   }
 
-  function openChild(parent: ObjectFrame | PrimitiveFrame, tag: XmlTag, scope: NamespaceScope): void {
+  function openChild(parent: ObjectFrame | PrimitiveFrame, opened: OpenedTag): void {
+    const { tag } = opened;
     parent.hasContent = true;
     const local = tag.local;
     // a primitive holds extensions only (its id and value are attributes)
@@ -540,7 +550,7 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
     if (!hit || (parent.kind === 'primitive' && hit.element.name !== 'extension')) {
       const at = xpathOf(parent);
       issue('error', 'Undefined_element_', [local, at], at, tagPos);
-      skip(parent, tag, scope);
+      skip(parent, opened);
       return;
     }
     const { element: el, type: choiceType } = hit;
@@ -548,7 +558,7 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
     const repeating = el.baseMax > 1;
     const target: ObjectFrame = parent.kind === 'object' ? parent : companionOf(parent);
     const slot = slotFor(target, local, repeating, tagPos);
-    const at = steps(parent, tag, target, choiceType ? `${el.name}.ofType(${choiceType})` : local, slot.array && repeating ? slot.index : -1, scope);
+    const at = steps(parent, opened, target, choiceType ? `${el.name}.ofType(${choiceType})` : local, slot.array && repeating ? slot.index : -1);
     checkOrder(parent, el, local, at);
     if (type === 'xhtml') {
       // The tag's start as the readers count it is one past the `<` when a CRLF ends the tag name
@@ -610,21 +620,22 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
     stack.push(frame);
   }
 
-  function openInHolder(holder: HolderFrame, tag: XmlTag, scope: NamespaceScope): void {
+  function openInHolder(holder: HolderFrame, opened: OpenedTag): void {
+    const { tag } = opened;
     holder.hasContent = true;
     if (holder.filled) {
       // HL7 reads the first element of a resource holder only
-      skip(holder, tag, scope);
+      skip(holder, opened);
       return;
     }
     holder.filled = true;
     if (tag.uri !== FHIR_NS || !plans.isResourceType(tag.local)) {
       issue('error', 'Contained_resource_does_not_appear_to_be_a_FHIR_resource_unknown_name_', [tag.local], xpathOf(holder), tagPos);
-      skip(holder, tag, scope);
+      skip(holder, opened);
       return;
     }
     // HL7 starts the XPath of a nested resource again from its name; its FHIRPath is the holder's
-    const frame = openResource(tag, { ...steps(undefined, tag, holder, '', -1, scope), xStep: tag.local });
+    const frame = openResource(tag, { ...steps(undefined, opened, holder, '', -1), xStep: tag.local });
     put(holder.slot, frame.obj);
   }
 
@@ -660,7 +671,7 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
 
   // ---- events (from the fast scanner or from saxes)
 
-  function onOpenTag(name: string, names: readonly string[], values: readonly string[], count: number): void {
+  function onOpenTag(name: string, attributes: TagAttributes): void {
     const top = stack[stack.length - 1];
     if (stack.length >= maxDepth) fatal('XML_TOO_DEEP', [`The XML is nested too deeply (more than ${maxDepth} levels)`], tagPos);
     if (top?.kind === 'xhtml') {
@@ -668,22 +679,22 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
       top.nested++;
       return;
     }
-    const { tag, scope } = readTag(name, names, values, count, top?.scope ?? ROOT_SCOPE);
+    const opened = readTag(name, attributes, top?.scope ?? ROOT_SCOPE);
     if (!top) {
       doc.sawRoot = true;
-      openRoot(tag, scope);
+      openRoot(opened);
       return;
     }
     switch (top.kind) {
       case 'object':
       case 'primitive':
-        openChild(top, tag, scope);
+        openChild(top, opened);
         return;
       case 'holder':
-        openInHolder(top, tag, scope);
+        openInHolder(top, opened);
         return;
       case 'skip':
-        skip(top, tag, scope);
+        skip(top, opened);
         return;
     }
   }
@@ -710,10 +721,10 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
   if (!parser) {
     try {
       const read = scanXml(text, {
-        openTag(name, start, at, names, values, count) {
+        openTag(name, start, at, attributes) {
           tagStart = start;
           tagPos = at;
-          onOpenTag(name, names, values, count);
+          onOpenTag(name, attributes);
         },
         closeTag: onCloseTag,
         text: onText,
@@ -741,7 +752,7 @@ function readXml(text: string, plans: PlanRegistry, options: XmlReadOptions, wit
       names.push(name);
       values.push(value);
     }
-    onOpenTag(raw.name, names, values, names.length);
+    onOpenTag(raw.name, { names, values, count: names.length });
   });
   parser.on('closetag', () => {
     onCloseTag(parser.position);

@@ -19,14 +19,23 @@
  */
 import type { Position } from '../json/located-json.js';
 
+/**
+ * An element's attributes: the names and values (decoded as saxes decodes them) are the first
+ * `count` of the two arrays. The scanner reuses one for every tag.
+ */
+export interface TagAttributes {
+  readonly names: readonly string[];
+  readonly values: readonly string[];
+  readonly count: number;
+}
+
 /** Where the scanner's events go (the reader's handlers). */
 export interface ScanSink {
   /**
    * An element opens. `start` and `at` are where saxes' opentagstart puts it (its `<`, except
-   * after a name ended by a line break: see below); the attribute names and values (decoded as
-   * saxes decodes them) are the first `count` of two arrays the scanner reuses.
+   * after a name ended by a line break: see below); `attributes` is only valid during the call.
    */
-  openTag(name: string, start: number, at: Position, names: string[], values: string[], count: number): void;
+  openTag(name: string, start: number, at: Position, attributes: TagAttributes): void;
   /** The element closes; `end` is the index just past its closing `>`. */
   closeTag(end: number): void;
   /** Character data that is not blank (as written: entities not decoded), inside the root. */
@@ -162,6 +171,7 @@ export function scanXml(text: string, sink: ScanSink): boolean {
   const open: string[] = [];
   const names: string[] = [];
   const values: string[] = [];
+  const attributes = { names, values, count: 0 };
   let sawRoot = false;
   let closedRoot = false;
 
@@ -266,7 +276,8 @@ export function scanXml(text: string, sink: ScanSink): boolean {
 
     sawRoot = true;
     open.push(name);
-    sink.openTag(name, start, at, names, values, count);
+    attributes.count = count;
+    sink.openTag(name, start, at, attributes);
     pos = i;
     if (selfClosing) {
       open.pop();

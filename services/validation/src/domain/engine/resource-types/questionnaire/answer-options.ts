@@ -18,13 +18,27 @@ import { isObject } from '../../json/json-value.js';
 import { choiceValue, EXT, extensions, objects, typeOfSuffix, type Obj } from './questionnaire-model.js';
 import type { ResponseScope } from './response-scope.js';
 
-/** One answer of type `type` (already one the item allows) to a choice or open-choice item. */
-export function checkChoiceAnswer(scope: ResponseScope, def: Obj, answer: Obj, type: string, v: unknown, answerPath: string, count: number): void {
+/**
+ * One answer under check, as the checks of its value share it: the item it answers (`def`), the
+ * answer and its path, and how many answers the response item has (an exclusive option must be the
+ * only one).
+ */
+export interface AnswerUnderCheck {
+  readonly scope: ResponseScope;
+  readonly def: Obj;
+  readonly answer: Obj;
+  readonly answerPath: string;
+  readonly count: number;
+}
+
+/** One answer whose value `v` is of type `type` (already one the item allows) to a choice or open-choice item. */
+export function checkChoiceAnswer(a: AnswerUnderCheck, type: string, v: unknown): void {
+  const { scope, def, answer, answerPath } = a;
   const open = def.type === 'open-choice';
   const options = objects(def.answerOption);
   if (type === 'Coding') {
     if (!isObject(v)) return;
-    if (options.length > 0) checkCodingOption(scope, options, v, answerPath, answer, count);
+    if (options.length > 0) checkCodingOption(a, options, v);
     else if (typeof def.answerValueSet === 'string') checkCodingInValueSet(scope, def.answerValueSet, v, answerPath, answer);
     else scope.report('information', 'QR_NO_OPTIONS', [], answerPath, answer);
     return;
@@ -51,7 +65,8 @@ export function checkChoiceAnswer(scope: ResponseScope, def: Obj, answer: Obj, t
   else if (type === 'date' || !typed.includes(text)) scope.error('QR_NOT_AN_OPTION', [type, text], answerPath, answer);
 }
 
-function checkCodingOption(scope: ResponseScope, options: Obj[], coding: Obj, answerPath: string, answer: Obj, count: number): void {
+function checkCodingOption(a: AnswerUnderCheck, options: Obj[], coding: Obj): void {
+  const { scope, answerPath, answer, count } = a;
   const codings = options.filter((o) => isObject(o.valueCoding));
   if (codings.length === 0) {
     scope.error('QR_NO_OPTIONS_OF_TYPE', ['coding'], answerPath, answer);
@@ -125,7 +140,7 @@ function passThrough(scope: ResponseScope, r: ValidateCodeResult, path: string, 
     run.seen.add(key);
     if (run.silent) continue;
     if (i.severity === 'error') run.errorCount++;
-    run.pushIssue(i.severity, i.code, i.text, i.messageId, path, scope.ctx.pos(at));
+    run.pushIssue(i.severity, i, path, scope.ctx.pos(at));
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import { compileLinearRegex, isRegexError } from '#validation/domain/regex/linear-regex.js';
 import { isObject } from '../../json/json-value.js';
-import { checkChoiceAnswer, checkStringInValueSet } from './answer-options.js';
+import { checkChoiceAnswer, checkStringInValueSet, type AnswerUnderCheck } from './answer-options.js';
 import { checkQuantity } from './answer-quantity.js';
 import { choiceValue, decimalPlaces, EXT, extensions, extensionValue, instantOf, objects, typeOfSuffix, type Obj } from './questionnaire-model.js';
 import type { ResponseScope } from './response-scope.js';
@@ -31,16 +31,17 @@ export function checkAnswer(scope: ResponseScope, def: Obj, answer: Obj, answerP
   const valuePath = `${answerPath}.value.ofType(${type})`;
   const v = found.value;
   const at = (message: Parameters<ResponseScope['error']>[0], args: readonly unknown[]) => scope.error(message, args, valuePath, v);
+  const a: AnswerUnderCheck = { scope, def, answer, answerPath, count };
   if (!allowed.includes(type)) {
     if (allowed.length === 1) scope.error('QR_ANSWER_TYPE', [allowed[0], type], valuePath, v);
     else scope.error('QR_ANSWER_TYPES', [allowed.join(', '), type], valuePath, v);
-    checkWrongTyped(scope, def, itemType, answer, found, answerPath, valuePath, at);
+    checkWrongTyped(a, found, valuePath, at);
     return;
   }
   switch (itemType) {
     case 'decimal':
     case 'integer':
-      if (typeof v === 'number') checkNumber(scope, def, answer, type, v, at);
+      if (typeof v === 'number') checkNumber(a, type, v, at);
       break;
     case 'date':
     case 'dateTime':
@@ -63,7 +64,7 @@ export function checkAnswer(scope: ResponseScope, def: Obj, answer: Obj, answerP
       break;
     case 'choice':
     case 'open-choice':
-      checkChoiceAnswer(scope, def, answer, type, v, answerPath, count);
+      checkChoiceAnswer(a, type, v);
       break;
     default:
       break;
@@ -79,7 +80,9 @@ type Report = (id: Parameters<ResponseScope['error']>[0], args: readonly unknown
  * being an error of its own; an attachment's content type and size on whatever the value is).
  * Numbers, quantities, references and choices are only checked when the type is right.
  */
-function checkWrongTyped(scope: ResponseScope, def: Obj, itemType: string, answer: Obj, found: { suffix: string; value: unknown }, answerPath: string, valuePath: string, at: Report): void {
+function checkWrongTyped(a: AnswerUnderCheck, found: { suffix: string; value: unknown }, valuePath: string, at: Report): void {
+  const { scope, def, answer, answerPath } = a;
+  const itemType = typeof def.type === 'string' ? def.type : '';
   const v = found.value;
   const text = typeof v === 'number' ? scope.rawNumber(answer, `value${found.suffix}`) ?? String(v) : typeof v === 'string' || typeof v === 'boolean' ? String(v) : undefined;
   switch (itemType) {
@@ -115,7 +118,8 @@ function limitOf(scope: ResponseScope, def: Obj, url: string): { text: string; v
  * not one) and a decimal for decimal items; the first limit it cannot read ends the comparisons
  * (and the decimal places check) with an error, as its exception does.
  */
-function checkNumber(scope: ResponseScope, def: Obj, answer: Obj, type: string, v: number, at: Report): void {
+function checkNumber(a: AnswerUnderCheck, type: string, v: number, at: Report): void {
+  const { scope, def, answer } = a;
   const text = scope.rawNumber(answer, type === 'integer' ? 'valueInteger' : 'valueDecimal') ?? String(v);
   const pattern = type === 'integer' ? /^[+-]?\d{1,10}$/ : /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
   let readable = true;

@@ -20,14 +20,21 @@ interface Derivation {
   mode: 'extends' | 'compliesWith';
 }
 
+/** The Questionnaire's items by linkId and in document order, as its enableWhen checks look them up. */
+interface ItemLookup {
+  readonly index: QuestionnaireIndex;
+  readonly order: Map<Obj, number>;
+}
+
 export function checkQuestionnaire(ctx: NodeContext, q: Obj): void {
   const derivations = derivationsOf(ctx, q);
   const index = new QuestionnaireIndex(q);
   const order = new Map<Obj, number>();
+  const lookup: ItemLookup = { index, order };
   const walk = (items: Obj[], path: string, ancestors: Obj[]) => {
     items.forEach((item, i) => {
       const itemPath = `${path}.item[${i}]`;
-      checkEnableWhen(ctx, index, order, item, itemPath, ancestors);
+      checkEnableWhen(ctx, lookup, item, itemPath, ancestors);
       for (const d of derivations) checkDerivedItem(ctx, d, item, itemPath);
       walk(objects(item.item), itemPath, [...ancestors, item]);
     });
@@ -41,7 +48,8 @@ export function checkQuestionnaire(ctx: NodeContext, q: Obj): void {
   walk(objects(q.item), ctx.path, []);
 }
 
-function checkEnableWhen(ctx: NodeContext, index: QuestionnaireIndex, order: Map<Obj, number>, item: Obj, itemPath: string, ancestors: Obj[]): void {
+function checkEnableWhen(ctx: NodeContext, lookup: ItemLookup, item: Obj, itemPath: string, ancestors: Obj[]): void {
+  const { index, order } = lookup;
   const at = ctx.pos(item);
   let inner: QuestionnaireIndex | undefined;
   for (const condition of objects(item.enableWhen)) {

@@ -8,19 +8,23 @@ import type { NodeContext } from '../../context/node-context.js';
 import { isArray, isObject } from '../../json/json-value.js';
 import type { MessageId } from '../../messages.js';
 import type { IssueSeverity } from '../../outcome/issue.js';
-import type { Obj, QuestionnaireIndex } from './questionnaire-model.js';
+import { QuestionnaireIndex, type Obj } from './questionnaire-model.js';
 
 export class ResponseScope {
+  /** The Questionnaire's items by linkId. */
+  readonly index: QuestionnaireIndex;
+
   constructor(
     /** The walk at the QuestionnaireResponse. */
     readonly ctx: NodeContext,
     readonly response: Obj,
     readonly questionnaire: Obj,
-    readonly index: QuestionnaireIndex,
     /** The response's `contained`, when the Questionnaire was found there (its `#` value sets are siblings). */
     readonly containedIn: Obj | undefined,
     readonly units: UnitConverter,
-  ) {}
+  ) {
+    this.index = new QuestionnaireIndex(questionnaire);
+  }
 
   /** HL7: any status but completed and amended downgrades a missing required answer to a warning. */
   get notCompleted(): boolean {

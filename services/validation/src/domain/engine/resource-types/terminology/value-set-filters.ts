@@ -152,7 +152,8 @@ export function checkFilter(scope: FilterScope, filter: Obj, path: string): void
     return;
   }
   if (hasExpression(filter)) ctx.error('VALUESET_BAD_FILTER_EXPR_AND_VALUE', [], path, at);
-  const check = (v: string, r: FilterRules) => checkValue(scope, property, op, v, r, path, at);
+  const checked: FilterUnderCheck = { scope, property, op, path, at };
+  const check = (v: string, r: FilterRules) => checkValue(checked, v, r);
   if (op === 'exists') {
     check(value, { kind: 'boolean', codeCheck: 'none', ops: new Set() });
   } else if (op === 'regex') {
@@ -173,7 +174,17 @@ function hasExpression(filter: Obj): boolean {
 
 type At = ReturnType<NodeContext['pos']>;
 
-function checkValue(scope: FilterScope, property: string, op: string | undefined, value: string, rules: FilterRules, path: string, at: At): void {
+/** The filter whose value is checked: its include's scope, its property and op, and where it stands. */
+interface FilterUnderCheck {
+  readonly scope: FilterScope;
+  readonly property: string;
+  readonly op: string | undefined;
+  readonly path: string;
+  readonly at: At;
+}
+
+function checkValue(filter: FilterUnderCheck, value: string, rules: FilterRules): void {
+  const { scope, property, op, path, at } = filter;
   const { ctx, system, cs } = scope;
   if (op !== 'in' && op !== 'not-in' && value.includes(',')) ctx.information('VALUESET_BAD_FILTER_VALUE_HAS_COMMA', [rules.kind], path, at);
   switch (rules.kind) {
