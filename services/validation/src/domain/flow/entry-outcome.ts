@@ -32,22 +32,6 @@ export function rebaseExpression(expression: string, index: number, resource: Fh
   return rebaseWithPrefix(expression, entryPath(index, resource), resource.resourceType);
 }
 
-export function rebaseIssue(issue: Issue, index: number, resource: FhirResourceJson): Issue {
-  const rebased: Issue = { ...issue };
-  const rewrite = (values: unknown) => (Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string').map((v) => rebaseExpression(v, index, resource)) : undefined);
-  rebased.expression = rewrite(issue.expression) ?? [entryPath(index, resource)];
-  const location = rewrite(issue.location);
-  if (location) rebased.location = location;
-  else delete rebased.location;
-  if (rebased.diagnostics !== undefined && rebased.diagnostics === issue.details?.text) delete rebased.diagnostics;
-  if (Array.isArray(issue.extension)) {
-    const kept = issue.extension.filter((e) => !POSITION_EXTENSIONS.has(e.url));
-    if (kept.length > 0) rebased.extension = kept;
-    else delete rebased.extension;
-  }
-  return rebased;
-}
-
 /**
  * Issues kept per submission. A real submission has ~100; a Bundle that yields more than this is
  * broken wholesale, and keeping every issue would only bloat the stored results and the reports
@@ -82,7 +66,8 @@ export function encodeEntryIssues(index: number, resource: FhirResourceJson, out
 }
 
 /**
- * The text of `JSON.stringify(rebaseIssue(issue, ...))`, written directly: no rebased copy of the
+ * The text of the issue rebased into the Bundle (its expressions and locations rewritten by
+ * rebaseExpression, position extensions and a diagnostics equal to details.text dropped), written directly: no rebased copy of the
  * issue (whose deleted members made it a slow dictionary object for JSON.stringify), the entry's
  * path built once per entry instead of once per expression. Members in the issue's own order, as
  * the copy kept them; `expression` last when the issue had none.
@@ -138,12 +123,12 @@ function isTextOnly(value: unknown): value is { text: string } {
   return keys.length === 1 && keys[0] === 'text' && typeof Reflect.get(value, 'text') === 'string';
 }
 
-/** details.text, read as rebaseIssue reads it: outcomes from elsewhere may have no details. */
+/** details.text: outcomes from elsewhere may have no details. */
 function detailsText(issue: { readonly details?: { readonly text?: unknown } }): unknown {
   return issue.details?.text;
 }
 
-/** rebaseIssue's rewrite of an expression list, with the entry's path given. */
+/** The rewrite of an expression list (rebaseExpression), with the entry's path given. */
 function rebasedList(values: unknown, prefix: string, type: string): string[] | undefined {
   if (!Array.isArray(values)) return undefined;
   const rebased: string[] = [];
@@ -161,8 +146,7 @@ const NO_ISSUES: EncodedEntryIssues = { json: '', count: 0 };
 
 /**
  * The aggregated OperationOutcome's JSON text from every entry's encoded issues, in Bundle order:
- * the text `JSON.stringify` gives for an OperationOutcome of every entry's rebased issues
- * (rebaseIssue). Above `maxIssues` (a Bundle broken wholesale) the issues are decoded once to keep
+ * the text `JSON.stringify` gives for an OperationOutcome of every entry's rebased issues. Above `maxIssues` (a Bundle broken wholesale) the issues are decoded once to keep
  * the first `maxIssues - 1` and one that counts the rest at their worst severity.
  */
 export function aggregatedOutcomeJson(entries: readonly EncodedEntryIssues[], maxIssues = MAX_ISSUES_PER_SUBMISSION): string {

@@ -4,8 +4,31 @@
  * at most `maxIssues` kept, the rest counted at their worst severity). The service no longer builds
  * this value; encoded-outcome.spec.ts checks that the text it writes is `JSON.stringify` of it.
  */
-import { MAX_ISSUES_PER_SUBMISSION, rebaseIssue, type FhirResourceJson } from '#validation/domain/flow/index.js';
+import { entryPath, MAX_ISSUES_PER_SUBMISSION, rebaseExpression, type FhirResourceJson } from '#validation/domain/flow/index.js';
 import type { Issue, IssueSeverity, ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
+
+/** The engine's position extensions: a rebased issue drops them (the line and column were the entry's own). */
+const POSITION_EXTENSIONS = new Set([
+  'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-line',
+  'http://hl7.org/fhir/StructureDefinition/operationoutcome-issue-col',
+]);
+
+/** One issue of a resource validated alone, rewritten to point into the Bundle, object by object. */
+export function rebaseIssue(issue: Issue, index: number, resource: FhirResourceJson): Issue {
+  const rebased: Issue = { ...issue };
+  const rewrite = (values: unknown) => (Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string').map((v) => rebaseExpression(v, index, resource)) : undefined);
+  rebased.expression = rewrite(issue.expression) ?? [entryPath(index, resource)];
+  const location = rewrite(issue.location);
+  if (location) rebased.location = location;
+  else delete rebased.location;
+  if (rebased.diagnostics !== undefined && rebased.diagnostics === issue.details?.text) delete rebased.diagnostics;
+  if (Array.isArray(issue.extension)) {
+    const kept = issue.extension.filter((e) => !POSITION_EXTENSIONS.has(e.url));
+    if (kept.length > 0) rebased.extension = kept;
+    else delete rebased.extension;
+  }
+  return rebased;
+}
 
 const SEVERITY_ORDER: readonly IssueSeverity[] = ['information', 'warning', 'error', 'fatal'];
 
