@@ -13,6 +13,7 @@
  * imports run walk → rules → context only. NodeWalker is declared here, beside NodeContext, because
  * each names the other (a separate module would make an import cycle, type imports included).
  */
+import { JsonNode } from '../json/json-node.js';
 import type { Position } from '../json/located-json.js';
 import type { MessageId } from '../messages.js';
 import type { IssueSeverity } from '../outcome/issue.js';
@@ -104,6 +105,11 @@ export class NodeContext implements WalkFrame {
   /** This value walked as a profile walk against the root of another structure (a type profile, an extension definition). */
   againstProfile(plan: StructurePlan, root: ElementPlan, depth: number): NodeContext {
     return new NodeContext({ walker: this.walker, host: this.host, plan, mode: 'profile' }, root, this.path, this.at, depth);
+  }
+
+  /** `value`, the value this context stands at, as a node: its location and position are this context's. */
+  nodeOf(value: unknown): JsonNode {
+    return JsonNode.at(this.host.run, value, this.path, this.at);
   }
 
   // ---- reporting ------------------------------------------------------------------------------

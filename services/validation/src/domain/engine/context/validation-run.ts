@@ -4,6 +4,7 @@
  * positions of the located JSON, and the terminology answers still pending. HL7's validator
  * keeps the same in its error list and the parser's element positions.
  */
+import type { NodeSource } from '../json/json-node.js';
 import type { ArrayLocation, ObjectLocation, Position } from '../json/located-json.js';
 import { canonicalMessageId, messageIdOf } from '../message-ids.js';
 import { formatMessage, MESSAGES, type MessageId } from '../messages.js';
@@ -21,7 +22,7 @@ export interface IssueWording {
   readonly messageId: string;
 }
 
-export class ValidationRun {
+export class ValidationRun implements NodeSource {
   readonly issues: Issue[] = [];
   /** Keys of issues already reported (severity, path, text). */
   readonly seen = new Set<string>();
