@@ -1,0 +1,41 @@
+/**
+ * Rule groups of the HL7 suite where the engine once disagreed with the HL7 validator: invariants
+ * inside contained resources, core extensions on Bundle entries, extensions derived from another
+ * extension, character references in JSON strings, profile claims. Fixtures are hand-written.
+ */
+import { expect } from 'chai';
+import { Validator } from '#validation/domain/engine/validator.js';
+import { sourceWith } from './support/core-definitions.js';
+import { describe_, errorsOf, issuesWith } from './support/helpers.js';
+
+const narrative = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' };
+const coding = (code: string) => ({ coding: [{ system: 'http://example.org/codes', code }] });
+
+describe('engine: HL7 rule groups', function () {
+  this.timeout(60_000);
+  let v: Validator;
+  before(async () => {
+    v = new Validator(await sourceWith([]));
+  });
+
+  describe('invariants of contained resources', () => {
+    // obs-7 compares component codes with %resource.code: inside a contained Observation %resource is
+    // that Observation (HL7 starts each resource as its own resource), not the DiagnosticReport around it
+    const report = (componentCode: string) => ({
+      resourceType: 'DiagnosticReport', id: 'dr', text: narrative, status: 'final', code: coding('report'),
+      contained: [{ resourceType: 'Observation', id: 'o1', status: 'final', code: coding('obs'), valueString: 'x', component: [{ code: coding(componentCode), valueString: 'y' }] }],
+      result: [{ reference: '#o1' }],
+    });
+
+    it('evaluates %resource as the contained resource itself', () => {
+      const o = v.validate(report('obs'));
+      expect(issuesWith(o, 'obs-7', "DiagnosticReport.contained[0].ofType(Observation).where(id = 'o1')"), describe_(o)).to.have.length(1);
+    });
+
+    it('does not see the container through %resource', () => {
+      const o = v.validate(report('report'));
+      expect(issuesWith(o, 'obs-7'), describe_(o)).to.deep.equal([]);
+      expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+    });
+  });
+});
