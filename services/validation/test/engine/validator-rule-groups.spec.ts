@@ -38,4 +38,21 @@ describe('engine: HL7 rule groups', function () {
       expect(errorsOf(o), describe_(o)).to.deep.equal([]);
     });
   });
+
+  describe('profile claims with a version-specific url', () => {
+    const patient = (profileUrl: string) => ({ resourceType: 'Patient', id: 'p', meta: { profile: [profileUrl] }, text: narrative });
+
+    it('fails a Patient that claims another type this FHIR version defines', () => {
+      const o = v.validate(patient('http://hl7.org/fhir/4.0/StructureDefinition/Observation'));
+      expect(errorsOf(o).map((i) => [i.expression?.[0], i.details.text]), describe_(o)).to.deep.equal([['Patient.meta.profile[0]', 'Profile is for this version of FHIR, but is an invalid type Observation']]);
+    });
+
+    it('accepts its own type in this version, and ignores another version, with a note each', () => {
+      for (const [url, text] of [['http://hl7.org/fhir/4.0/StructureDefinition/Patient', 'all OK'], ['http://hl7.org/fhir/3.0/StructureDefinition/Patient', 'different version of FHIR (3.0)']]) {
+        const o = v.validate(patient(url));
+        expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+        expect(o.issue.filter((i) => i.severity === 'information' && i.details.text.includes(text)), describe_(o)).to.have.length(1);
+      }
+    });
+  });
 });

@@ -427,6 +427,10 @@ export const MESSAGES = {
   VALIDATION_VAL_PROFILE_NOMATCH: { text: 'Unable to find a match for the specified profile among choices: {0}', code: 'structure' },
   VALIDATION_VAL_PROFILE_MULTIPLEMATCHES: { text: 'Found multiple matching profiles among choices: {0}', code: 'structure' },
   PROFILE_WRONG_TYPE: { text: 'The profile {0} is for {1}, so it cannot be used to validate a {2}', code: 'structure' },
+  // meta.profile naming a version-specific url (http://hl7.org/fhir/4.0/StructureDefinition/...)
+  VALIDATION_VAL_PROFILE_OTHER_VERSION: { text: 'Profile is for a different version of FHIR ({0}) so has been ignored', code: 'structure' },
+  VALIDATION_VAL_PROFILE_THIS_VERSION_OK: { text: 'Profile for this version of FHIR - all OK', code: 'structure' },
+  VALIDATION_VAL_PROFILE_THIS_VERSION_OTHER: { text: 'Profile is for this version of FHIR, but is an invalid type {0}', code: 'structure' },
   // produced by the terminology side (listed so the id is known here too)
   VALUE_SET_NOT_FOUND: { text: 'Can\'t find value set {0}', code: 'not-found' },
   BINDING_REQUIRED_CODE: { text: 'The value provided (\'{0}\') was not found in the value set \'{1}\' ({2}), and a code is required from this value set', code: 'code-invalid' },

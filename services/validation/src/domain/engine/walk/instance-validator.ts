@@ -9,6 +9,8 @@ import type { ResourceContext } from '../context/resource-context.js';
 import type { Position } from '../json/located-json.js';
 import { isArray, isObject } from '../json/json-value.js';
 import type { StructurePlan } from '../plan/structure-plan.js';
+import { fhirFamily, parseVersionUrl } from '../definitions/versions.js';
+import { ENGINE_FHIR_VERSION } from '../rules/extension-context.js';
 import type { ResourceTypeValidators } from '../resource-types/resource-type-validator.js';
 import { checkPublication } from '../rules/publication.js';
 import { walkObject } from './object-walker.js';
@@ -60,6 +62,7 @@ export function validateResource(walker: NodeWalker, resourceTypes: ResourceType
   for (const p of profiles) {
     if (done.has(p.url)) continue;
     done.add(p.url);
+    if (!p.named && claimsVersionedProfile(host, basePlan, p)) continue;
     const plan = plans.plan(p.url);
     if (!plan) {
       run.report(p.named ? 'error' : 'warning', 'PROFILE_NOT_FOUND', [p.url], p.path, p.at);
@@ -67,6 +70,22 @@ export function validateResource(walker: NodeWalker, resourceTypes: ResourceType
     }
     validateAgainstProfile(walker, host, plan, p.path, p.at);
   }
+}
+
+/**
+ * meta.profile naming a version-specific url (`http://hl7.org/fhir/4.0/StructureDefinition/X`), as
+ * HL7's start() reads it: another FHIR version's profile is ignored (a hint), this version's own
+ * definition of the resource type is fine (a hint), and anything else this version defines is not
+ * a profile for this resource (an error). True when the url was one of these.
+ */
+function claimsVersionedProfile(host: ResourceContext, basePlan: StructurePlan, p: { url: string; path: string; at: Position | undefined }): boolean {
+  const versioned = parseVersionUrl(p.url);
+  if (!versioned) return false;
+  const { run } = host;
+  if (versioned.family !== fhirFamily(ENGINE_FHIR_VERSION)) run.report('information', 'VALIDATION_VAL_PROFILE_OTHER_VERSION', [versioned.family], p.path, p.at);
+  else if (versioned.url === basePlan.url) run.report('information', 'VALIDATION_VAL_PROFILE_THIS_VERSION_OK', [], p.path, p.at);
+  else run.report('error', 'VALIDATION_VAL_PROFILE_THIS_VERSION_OTHER', [run.services.plans.plan(versioned.url)?.type ?? 'null'], p.path, p.at);
+  return true;
 }
 
 /** A profile walk of host.resource; problems with the profile itself are reported at `reportPath`. */
