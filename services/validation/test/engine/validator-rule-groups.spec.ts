@@ -48,7 +48,8 @@ describe('engine: HL7 rule groups', function () {
     });
 
     it('accepts its own type in this version, and ignores another version, with a note each', () => {
-      for (const [url, text] of [['http://hl7.org/fhir/4.0/StructureDefinition/Patient', 'all OK'], ['http://hl7.org/fhir/3.0/StructureDefinition/Patient', 'different version of FHIR (3.0)']]) {
+      const cases: [string, string][] = [['http://hl7.org/fhir/4.0/StructureDefinition/Patient', 'all OK'], ['http://hl7.org/fhir/3.0/StructureDefinition/Patient', 'different version of FHIR (3.0)']];
+      for (const [url, text] of cases) {
         const o = v.validate(patient(url));
         expect(errorsOf(o), describe_(o)).to.deep.equal([]);
         expect(o.issue.filter((i) => i.severity === 'information' && i.details.text.includes(text)), describe_(o)).to.have.length(1);
