@@ -56,4 +56,29 @@ describe('engine: HL7 rule groups', function () {
       }
     });
   });
+
+  describe('extension definitions derived from another extension', () => {
+    const NATIONALITY = 'http://hl7.org/fhir/StructureDefinition/patient-nationality';
+    const derived = (urlElement: Record<string, unknown> | undefined) => ({
+      resourceType: 'StructureDefinition', id: 'my-nat', url: 'http://example.org/fhir/StructureDefinition/my-nat', version: '1.0.0', name: 'MyNat', status: 'draft',
+      text: narrative, fhirVersion: '4.0.1', kind: 'complex-type', abstract: false, context: [{ type: 'element', expression: 'Patient' }],
+      type: 'Extension', baseDefinition: NATIONALITY, derivation: 'constraint',
+      differential: { element: [{ id: 'Extension', path: 'Extension', short: 'x' }, ...(urlElement ? [{ id: 'Extension.url', path: 'Extension.url', ...urlElement }] : [])] },
+    });
+
+    it('may not fix Extension.url again to another value than the base extension fixes', () => {
+      const o = v.validate(derived({ fixedUri: 'http://example.org/fhir/StructureDefinition/my-nat' }));
+      expect(errorsOf(o).map((i) => i.expression?.[0]), describe_(o)).to.deep.equal(['Extension.url']);
+      expect(issuesWith(o, NATIONALITY, 'Extension.url'), describe_(o)).to.have.length(1);
+    });
+
+    it('may not fix it with another type, and passes when it leaves the url alone or repeats it', () => {
+      const wrongType = v.validate(derived({ fixedString: NATIONALITY }));
+      expect(issuesWith(wrongType, "fixed value of the same type, not 'uri'"), describe_(wrongType)).to.have.length(1);
+      for (const ok of [derived(undefined), derived({ fixedUri: NATIONALITY })]) {
+        const o = v.validate(ok);
+        expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+      }
+    });
+  });
 });

@@ -1,0 +1,75 @@
+/**
+ * A fixed value in a derived StructureDefinition's differential against the base it constrains,
+ * as HL7's StructureDefinitionValidator (validateElementDefinition, the differential only): where
+ * the base fixes the same element, the derived definition may only fix it again to the same type
+ * and value. An extension derived from another extension is the common case: the base fixes
+ * `Extension.url` to its own url, so the derived one cannot fix it to another.
+ *
+ * HL7 goes on to compare a differential pattern[x] with a base pattern[x] through a rule that
+ * always fails; that is left out here (it would fail every profile restating a pattern).
+ */
+import type { NodeContext } from '../context/node-context.js';
+import { describeValue } from '../checks/values.js';
+import { isArray, isObject } from '../json/json-value.js';
+import { PRIMITIVE_TYPES } from '../plan/structure-plan.js';
+
+type Obj = Record<string, unknown>;
+const objects = (v: unknown): Obj[] => (isArray(v) ? v.filter(isObject) : []);
+
+/** The fixed[x] of an element definition: its type suffix (`Uri`) and value. */
+function fixedOf(ed: Obj): { key: string; type: string; value: unknown } | undefined {
+  for (const key of Object.keys(ed)) {
+    if (!key.startsWith('fixed') || key.length <= 5) continue;
+    // the type as FHIR names it: `fixedUri` is a uri, `fixedCodeableConcept` a CodeableConcept
+    const suffix = key.slice(5);
+    const lower = suffix.charAt(0).toLowerCase() + suffix.slice(1);
+    return { key, type: PRIMITIVE_TYPES.has(lower) ? lower : suffix, value: ed[key] };
+  }
+  return undefined;
+}
+
+/** The base snapshot's element for a differential element: by id, else by path (HL7's getDefinitionFromBase). */
+function baseElement(baseElements: Obj[], id: unknown, path: unknown): Obj | undefined {
+  if (typeof id === 'string') {
+    const byId = baseElements.find((e) => e.id === id);
+    if (byId) return byId;
+  }
+  return typeof path === 'string' ? baseElements.find((e) => e.path === path) : undefined;
+}
+
+/** Deep equality of two JSON values (object keys in any order). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (isArray(a) && isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => k in b && sameValue(a[k], b[k]));
+  }
+  return false;
+}
+
+/**
+ * Each differential element of `sd` that fixes a value its base (the StructureDefinition at
+ * sd.baseDefinition, with its snapshot) also fixes: another type is an error at the fixed value,
+ * another value an error at the element's path (where HL7 reports it).
+ */
+export function checkFixedAgainstBase(ctx: NodeContext, sd: Obj): void {
+  if (typeof sd.baseDefinition !== 'string') return;
+  const base = ctx.services.source.structureDefinition(sd.baseDefinition);
+  const baseElements = base && isObject(base.snapshot) ? objects(base.snapshot.element) : [];
+  if (baseElements.length === 0) return;
+  const diff = isObject(sd.differential) ? objects(sd.differential.element) : [];
+  diff.forEach((ed, i) => {
+    const fixed = fixedOf(ed);
+    if (!fixed) return;
+    const bd = baseElement(baseElements, ed.id, ed.path);
+    const baseFixed = bd ? fixedOf(bd) : undefined;
+    if (!baseFixed) return;
+    const at = ctx.pos(ed);
+    if (fixed.type !== baseFixed.type) {
+      ctx.error('SD_ELEMENT_FIXED_WRONG_TYPE', [fixed.type, baseFixed.type], `${ctx.path}.differential.element[${String(i)}].${fixed.key}`, at);
+    } else if (!sameValue(fixed.value, baseFixed.value)) {
+      ctx.error('FIXED_VALUE', [describeValue(fixed.value), describeValue(baseFixed.value)], typeof ed.path === 'string' ? ed.path : ctx.path, at);
+    }
+  });
+}
