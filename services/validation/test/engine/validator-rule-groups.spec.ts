@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { Validator } from '#validation/domain/engine/validator.js';
 import { sourceWith } from './support/core-definitions.js';
-import { describe_, errorsOf, issuesWith } from './support/helpers.js';
+import { describe_, errorsOf, issuesWith, profile } from './support/helpers.js';
 
 const narrative = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">x</div>' };
 const coding = (code: string) => ({ coding: [{ system: 'http://example.org/codes', code }] });
@@ -15,7 +15,11 @@ describe('engine: HL7 rule groups', function () {
   this.timeout(60_000);
   let v: Validator;
   before(async () => {
-    v = new Validator(await sourceWith([]));
+    const imposing = profile('http://example.org/fhir/StructureDefinition/imposing', 'Patient', [{ id: 'Patient.gender', path: 'Patient.gender', min: 1 }], {
+      extension: ['imposed', 'missing'].map((id) => ({ url: 'http://hl7.org/fhir/StructureDefinition/structuredefinition-imposeProfile', valueCanonical: `http://example.org/fhir/StructureDefinition/${id}` })),
+    });
+    const imposed = profile('http://example.org/fhir/StructureDefinition/imposed', 'Patient', [{ id: 'Patient.birthDate', path: 'Patient.birthDate', min: 1 }]);
+    v = new Validator(await sourceWith([imposing, imposed]));
   });
 
   describe('invariants of contained resources', () => {
@@ -79,6 +83,14 @@ describe('engine: HL7 rule groups', function () {
         const o = v.validate(ok);
         expect(errorsOf(o), describe_(o)).to.deep.equal([]);
       }
+    });
+  });
+
+  describe('profiles a claimed profile imposes', () => {
+    it('fails a Patient against a profile its claimed profile imposes, and warns of one not found', () => {
+      const o = v.validate({ resourceType: 'Patient', id: 'p', meta: { profile: ['http://example.org/fhir/StructureDefinition/imposing'] }, gender: 'male', text: narrative });
+      expect(errorsOf(o).map((i) => i.details.text), describe_(o)).to.deep.equal(['Patient.birthDate: minimum required = 1, but only found 0 (from http://example.org/fhir/StructureDefinition/imposed|1.0.0)']);
+      expect(issuesWith(o, 'http://example.org/fhir/StructureDefinition/missing as a dependency', 'Patient.meta.profile[0]').map((i) => i.severity), describe_(o)).to.deep.equal(['warning']);
     });
   });
 });

@@ -69,6 +69,31 @@ export function validateResource(walker: NodeWalker, resourceTypes: ResourceType
       continue;
     }
     validateAgainstProfile(walker, host, plan, p.path, p.at);
+    validateImposedProfiles(walker, host, plan, p, done);
+  }
+}
+
+const IMPOSE_PROFILE = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-imposeProfile';
+
+/**
+ * The profiles a profile imposes (structuredefinition-imposeProfile), as HL7's start(): the resource
+ * is validated against each of them too (theirs are not followed further); one that cannot be found
+ * is a warning where the imposing profile was named.
+ */
+function validateImposedProfiles(walker: NodeWalker, host: ResourceContext, plan: StructurePlan, p: { path: string; at: Position | undefined }, done: Set<string>): void {
+  const { run } = host;
+  const sd = run.services.source.structureDefinition(plan.url);
+  const extensions = sd && isArray(sd.extension) ? sd.extension : [];
+  for (const ext of extensions) {
+    if (!isObject(ext) || ext.url !== IMPOSE_PROFILE || typeof ext.valueCanonical !== 'string') continue;
+    const url = ext.valueCanonical;
+    const imposed = run.services.plans.plan(url);
+    if (!imposed) {
+      run.report('warning', 'VALIDATION_VAL_PROFILE_DEPENDS_NOT_RESOLVED', [url, plan.label], p.path, p.at);
+    } else if (!done.has(imposed.url)) {
+      done.add(imposed.url);
+      validateAgainstProfile(walker, host, imposed, p.path, p.at);
+    }
   }
 }
 
