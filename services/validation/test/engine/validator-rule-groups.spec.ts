@@ -19,7 +19,12 @@ describe('engine: HL7 rule groups', function () {
       extension: ['imposed', 'missing'].map((id) => ({ url: 'http://hl7.org/fhir/StructureDefinition/structuredefinition-imposeProfile', valueCanonical: `http://example.org/fhir/StructureDefinition/${id}` })),
     });
     const imposed = profile('http://example.org/fhir/StructureDefinition/imposed', 'Patient', [{ id: 'Patient.birthDate', path: 'Patient.birthDate', min: 1 }]);
-    v = new Validator(await sourceWith([imposing, imposed]));
+    const basicProfile = profile('http://example.org/fhir/StructureDefinition/basic-with-subject', 'Basic', [{ id: 'Basic.subject', path: 'Basic.subject', min: 1 }]);
+    const ig = {
+      resourceType: 'ImplementationGuide', url: 'http://example.org/fhir/ImplementationGuide/ig', version: '0.1.0', name: 'TestIg', status: 'active', packageId: 'example.ig', fhirVersion: ['4.0.1'],
+      global: [{ type: 'Basic', profile: basicProfile.url }, { type: 'Basic', profile: 'http://example.org/fhir/StructureDefinition/nowhere' }],
+    };
+    v = new Validator(await sourceWith([imposing, imposed, basicProfile, ig]));
   });
 
   describe('invariants of contained resources', () => {
@@ -91,6 +96,17 @@ describe('engine: HL7 rule groups', function () {
       const o = v.validate({ resourceType: 'Patient', id: 'p', meta: { profile: ['http://example.org/fhir/StructureDefinition/imposing'] }, gender: 'male', text: narrative });
       expect(errorsOf(o).map((i) => i.details.text), describe_(o)).to.deep.equal(['Patient.birthDate: minimum required = 1, but only found 0 (from http://example.org/fhir/StructureDefinition/imposed|1.0.0)']);
       expect(issuesWith(o, 'http://example.org/fhir/StructureDefinition/missing as a dependency', 'Patient.meta.profile[0]').map((i) => i.severity), describe_(o)).to.deep.equal(['warning']);
+    });
+  });
+
+  describe('global profiles of the ImplementationGuides given', () => {
+    it('validates every resource of the type against them, and warns of one not found', () => {
+      const basic = (extra: Record<string, unknown>) => ({ resourceType: 'Basic', id: 'b', text: narrative, code: { text: 'x' }, ...extra });
+      const bad = v.validate(basic({}));
+      expect(errorsOf(bad).map((i) => i.details.text), describe_(bad)).to.deep.equal(['Basic.subject: minimum required = 1, but only found 0 (from http://example.org/fhir/StructureDefinition/basic-with-subject|1.0.0)']);
+      expect(issuesWith(bad, "Global Profile reference 'http://example.org/fhir/StructureDefinition/nowhere' from IG http://example.org/fhir/ImplementationGuide/ig|0.1.0").map((i) => i.severity), describe_(bad)).to.deep.equal(['warning']);
+      const good = v.validate(basic({ subject: { reference: 'Patient/1' } }));
+      expect(errorsOf(good), describe_(good)).to.deep.equal([]);
     });
   });
 });

@@ -429,6 +429,7 @@ export const MESSAGES = {
   VALIDATION_VAL_PROFILE_MULTIPLEMATCHES: { text: 'Found multiple matching profiles among choices: {0}', code: 'structure' },
   PROFILE_WRONG_TYPE: { text: 'The profile {0} is for {1}, so it cannot be used to validate a {2}', code: 'structure' },
   VALIDATION_VAL_PROFILE_DEPENDS_NOT_RESOLVED: { text: 'Profile {1} identifies {0} as a dependency (using the extension http://hl7.org/fhir/StructureDefinition/structuredefinition-dependencies), but this profile could not be found', code: 'business-rule' },
+  VALIDATION_VAL_GLOBAL_PROFILE_UNKNOWN: { text: 'Global Profile reference \'{0}\' from IG {1} could not be resolved, so has not been checked', code: 'not-found' },
   // meta.profile naming a version-specific url (http://hl7.org/fhir/4.0/StructureDefinition/...)
   VALIDATION_VAL_PROFILE_OTHER_VERSION: { text: 'Profile is for a different version of FHIR ({0}) so has been ignored', code: 'structure' },
   VALIDATION_VAL_PROFILE_THIS_VERSION_OK: { text: 'Profile for this version of FHIR - all OK', code: 'structure' },

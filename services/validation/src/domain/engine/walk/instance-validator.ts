@@ -71,6 +71,28 @@ export function validateResource(walker: NodeWalker, resourceTypes: ResourceType
     validateAgainstProfile(walker, host, plan, p.path, p.at);
     validateImposedProfiles(walker, host, plan, p, done);
   }
+  if (structural) validateGlobalProfiles(walker, host, rt, done);
+}
+
+/**
+ * The global profiles of the loose ImplementationGuides (ImplementationGuide.global) for this
+ * resource type, as HL7's start() applies its IGs' after the resource's own profiles; one that
+ * cannot be found is a warning.
+ */
+function validateGlobalProfiles(walker: NodeWalker, host: ResourceContext, rt: string, done: Set<string>): void {
+  const { run } = host;
+  for (const ig of run.services.source.implementationGuides?.() ?? []) {
+    for (const g of isArray(ig.global) ? ig.global : []) {
+      if (!isObject(g) || g.type !== rt || typeof g.profile !== 'string') continue;
+      const plan = run.services.plans.plan(g.profile);
+      if (!plan) {
+        run.report('warning', 'VALIDATION_VAL_GLOBAL_PROFILE_UNKNOWN', [g.profile, ig.version ? `${String(ig.url)}|${ig.version}` : String(ig.url)], host.path, undefined);
+      } else if (!done.has(plan.url)) {
+        done.add(plan.url);
+        validateAgainstProfile(walker, host, plan, host.path, undefined);
+      }
+    }
+  }
 }
 
 const IMPOSE_PROFILE = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-imposeProfile';
