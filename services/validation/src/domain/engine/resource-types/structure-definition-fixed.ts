@@ -28,13 +28,14 @@ function fixedOf(ed: Obj): { key: string; type: string; value: unknown } | undef
   return undefined;
 }
 
-/** The base snapshot's element for a differential element: by id, else by path (HL7's getDefinitionFromBase). */
+/**
+ * The base snapshot's element for a differential element, as HL7's getDefinitionFromBase finds it:
+ * the element whose id is the differential element's path (a slice's own elements thus meet the
+ * unsliced element of the base), or by the differential element's id when it has no path.
+ */
 function baseElement(baseElements: Obj[], id: unknown, path: unknown): Obj | undefined {
-  if (typeof id === 'string') {
-    const byId = baseElements.find((e) => e.id === id);
-    if (byId) return byId;
-  }
-  return typeof path === 'string' ? baseElements.find((e) => e.path === path) : undefined;
+  const key = typeof path === 'string' ? path : id;
+  return typeof key === 'string' ? baseElements.find((e) => e.id === key) : undefined;
 }
 
 /** Deep equality of two JSON values (object keys in any order). */
