@@ -24,7 +24,8 @@ describe('engine: HL7 rule groups', function () {
       resourceType: 'ImplementationGuide', url: 'http://example.org/fhir/ImplementationGuide/ig', version: '0.1.0', name: 'TestIg', status: 'active', packageId: 'example.ig', fhirVersion: ['4.0.1'],
       global: [{ type: 'Basic', profile: basicProfile.url }, { type: 'Basic', profile: 'http://example.org/fhir/StructureDefinition/nowhere' }],
     };
-    v = new Validator(await sourceWith([imposing, imposed, basicProfile, ig]));
+    const patterned = profile('http://example.org/fhir/StructureDefinition/patterned', 'Observation', [{ id: 'Observation.status', path: 'Observation.status', patternCode: 'final' }]);
+    v = new Validator(await sourceWith([imposing, imposed, basicProfile, ig, patterned]));
   });
 
   describe('invariants of contained resources', () => {
@@ -88,6 +89,20 @@ describe('engine: HL7 rule groups', function () {
         const o = v.validate(ok);
         expect(errorsOf(o), describe_(o)).to.deep.equal([]);
       }
+    });
+  });
+
+  describe('a derived profile against the pattern of its base', () => {
+    const derived = (status: Record<string, unknown>) => ({
+      ...profile('http://example.org/fhir/StructureDefinition/derived', 'Observation', [{ id: 'Observation.status', path: 'Observation.status', ...status }]),
+      baseDefinition: 'http://example.org/fhir/StructureDefinition/patterned', text: narrative,
+    });
+
+    it('may narrow a base pattern with a fixed value, not restate it as a pattern', () => {
+      const again = v.validate(derived({ patternCode: 'final' }));
+      expect(errorsOf(again).map((i) => i.expression?.[0]), describe_(again)).to.deep.equal(['StructureDefinition.differential.element[1].patternCode']);
+      const narrowed = v.validate(derived({ fixedCode: 'final' }));
+      expect(errorsOf(narrowed), describe_(narrowed)).to.deep.equal([]);
     });
   });
 

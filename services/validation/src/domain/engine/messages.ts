@@ -396,6 +396,7 @@ export const MESSAGES = {
   SD_DERIVATION_KIND_MISMATCH: { text: 'The structure definition constrains a kind of {0}, but has a different kind ({1})', code: 'not-found' },
   SD_BASE_EXPERIMENTAL: { text: 'The base definition {0} is experimental, so this one should be experimental too (ours)', code: 'business-rule' },
   SD_ELEMENT_FIXED_WRONG_TYPE: { text: 'The base element has a fixed type of \'{0}\', so this element must have a fixed value of the same type, not \'{1}\'', code: 'invalid' },
+  SD_ELEMENT_PATTERN_NO_FIXED: { text: 'The base element has a pattern type of \'{0}\', so this element must have a fixed value but it doesn\'t', code: 'invalid' },
   SD_EXTENSION_URL_MISSING: { text: 'The value of Extension.url is not fixed to the extension URL {0}', code: 'invalid' },
   SD_EXTENSION_URL_MISMATCH: { text: 'The fixed value for the extension URL is {1} which doesn\'t match the canonical URL {0}', code: 'invalid' },
   SD_NO_CONTEXT_WHEN_NOT_EXTENSION: { text: 'The type is {0} so an extension context should not be specified', code: 'invalid' },

@@ -5,8 +5,8 @@
  * and value. An extension derived from another extension is the common case: the base fixes
  * `Extension.url` to its own url, so the derived one cannot fix it to another.
  *
- * HL7 goes on to compare a differential pattern[x] with a base pattern[x] through a rule that
- * always fails; that is left out here (it would fail every profile restating a pattern).
+ * Where the base has a pattern instead, a derived definition can only narrow it with a fixed
+ * value: a pattern again is an error (a fixed value is not compared).
  */
 import type { NodeContext } from '../context/node-context.js';
 import { describeValue } from '../checks/values.js';
@@ -16,12 +16,12 @@ import { PRIMITIVE_TYPES } from '../plan/structure-plan.js';
 type Obj = Record<string, unknown>;
 const objects = (v: unknown): Obj[] => (isArray(v) ? v.filter(isObject) : []);
 
-/** The fixed[x] of an element definition: its type suffix (`Uri`) and value. */
-function fixedOf(ed: Obj): { key: string; type: string; value: unknown } | undefined {
+/** The fixed[x] (or pattern[x]) of an element definition: its key, type and value. */
+function fixedOf(ed: Obj, prefix = 'fixed'): { key: string; type: string; value: unknown } | undefined {
   for (const key of Object.keys(ed)) {
-    if (!key.startsWith('fixed') || key.length <= 5) continue;
+    if (!key.startsWith(prefix) || key.length <= prefix.length) continue;
     // the type as FHIR names it: `fixedUri` is a uri, `fixedCodeableConcept` a CodeableConcept
-    const suffix = key.slice(5);
+    const suffix = key.slice(prefix.length);
     const lower = suffix.charAt(0).toLowerCase() + suffix.slice(1);
     return { key, type: PRIMITIVE_TYPES.has(lower) ? lower : suffix, value: ed[key] };
   }
@@ -52,7 +52,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 /**
  * Each differential element of `sd` that fixes a value its base (the StructureDefinition at
  * sd.baseDefinition, with its snapshot) also fixes: another type is an error at the fixed value,
- * another value an error at the element's path (where HL7 reports it).
+ * another value an error at the element's path (where HL7 reports it); and each that restates as
+ * a pattern what the base gives as a pattern.
  */
 export function checkFixedAgainstBase(ctx: NodeContext, sd: Obj): void {
   if (typeof sd.baseDefinition !== 'string') return;
@@ -62,15 +63,19 @@ export function checkFixedAgainstBase(ctx: NodeContext, sd: Obj): void {
   const diff = isObject(sd.differential) ? objects(sd.differential.element) : [];
   diff.forEach((ed, i) => {
     const fixed = fixedOf(ed);
-    if (!fixed) return;
+    const pattern = fixedOf(ed, 'pattern');
+    if (!fixed && !pattern) return;
     const bd = baseElement(baseElements, ed.id, ed.path);
-    const baseFixed = bd ? fixedOf(bd) : undefined;
-    if (!baseFixed) return;
+    if (!bd) return;
+    const baseFixed = fixedOf(bd);
     const at = ctx.pos(ed);
-    if (fixed.type !== baseFixed.type) {
-      ctx.error('SD_ELEMENT_FIXED_WRONG_TYPE', [fixed.type, baseFixed.type], `${ctx.path}.differential.element[${String(i)}].${fixed.key}`, at);
-    } else if (!sameValue(fixed.value, baseFixed.value)) {
-      ctx.error('FIXED_VALUE', [describeValue(fixed.value), describeValue(baseFixed.value)], typeof ed.path === 'string' ? ed.path : ctx.path, at);
+    const where = `${ctx.path}.differential.element[${String(i)}]`;
+    if (baseFixed) {
+      if (!fixed) return;
+      if (fixed.type !== baseFixed.type) ctx.error('SD_ELEMENT_FIXED_WRONG_TYPE', [fixed.type, baseFixed.type], `${where}.${fixed.key}`, at);
+      else if (!sameValue(fixed.value, baseFixed.value)) ctx.error('FIXED_VALUE', [describeValue(fixed.value), describeValue(baseFixed.value)], typeof ed.path === 'string' ? ed.path : ctx.path, at);
+    } else if (pattern && fixedOf(bd, 'pattern')) {
+      ctx.error('SD_ELEMENT_PATTERN_NO_FIXED', [pattern.type], `${where}.${pattern.key}`, at);
     }
   });
 }
