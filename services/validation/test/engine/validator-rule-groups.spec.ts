@@ -124,4 +124,23 @@ describe('engine: HL7 rule groups', function () {
       expect(errorsOf(good), describe_(good)).to.deep.equal([]);
     });
   });
+
+  describe('character references in a JSON narrative', () => {
+    const patient = (div: string) => ({ resourceType: 'Patient', id: 'p', text: { status: 'generated', div: `<div xmlns="http://www.w3.org/1999/xhtml">${div}</div>` } });
+
+    it('reports an HTML entity as illegal in XHTML, and passes numeric and XML references', () => {
+      const html = v.validate(patient('a&nbsp;b'));
+      expect(errorsOf(html).map((i) => i.details.text), describe_(html)).to.deep.equal(["Illegal entity in the XHTML ('&nbsp;')"]);
+      const fine = v.validate(patient('a&#160;b &amp; &lt;c&gt;'));
+      expect(errorsOf(fine), describe_(fine)).to.deep.equal([]);
+    });
+
+    it('treats an & that starts no reference as a narrative that cannot be parsed (and so fails txt-1)', () => {
+      const o = v.validate(patient('AT&T rocks, <a href="http://x.org/?a=1&b=2">x</a>'));
+      const errors = errorsOf(o);
+      expect(errors.map((i) => i.expression?.[0]), describe_(o)).to.deep.equal(['Patient.text.div', 'Patient.text.div']);
+      expect(issuesWith(o, "unable to parse character reference 'T rocks, '"), describe_(o)).to.have.length(1);
+      expect(issuesWith(o, 'txt-1'), describe_(o)).to.have.length(1);
+    });
+  });
 });
