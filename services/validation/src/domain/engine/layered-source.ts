@@ -94,6 +94,10 @@ export class LayeredConformanceSource implements ConformanceResourceSource {
     }
   }
 
+  implementationGuides(): Iterable<CanonicalResource> {
+    return this.lists.get('ImplementationGuide') ?? [];
+  }
+
   *all(resourceType: Kind): Iterable<CanonicalResource> {
     yield* this.lists.get(resourceType) ?? [];
     yield* this.base.all(resourceType);

@@ -395,6 +395,8 @@ export const MESSAGES = {
   SD_TYPE_NOT_MATCH_NS: { text: 'The type namespace {0} SHOULD match the url namespace {1} for the definition of the type', code: 'invalid' },
   SD_DERIVATION_KIND_MISMATCH: { text: 'The structure definition constrains a kind of {0}, but has a different kind ({1})', code: 'not-found' },
   SD_BASE_EXPERIMENTAL: { text: 'The base definition {0} is experimental, so this one should be experimental too (ours)', code: 'business-rule' },
+  SD_ELEMENT_FIXED_WRONG_TYPE: { text: 'The base element has a fixed type of \'{0}\', so this element must have a fixed value of the same type, not \'{1}\'', code: 'invalid' },
+  SD_ELEMENT_PATTERN_NO_FIXED: { text: 'The base element has a pattern type of \'{0}\', so this element must have a fixed value but it doesn\'t', code: 'invalid' },
   SD_EXTENSION_URL_MISSING: { text: 'The value of Extension.url is not fixed to the extension URL {0}', code: 'invalid' },
   SD_EXTENSION_URL_MISMATCH: { text: 'The fixed value for the extension URL is {1} which doesn\'t match the canonical URL {0}', code: 'invalid' },
   SD_NO_CONTEXT_WHEN_NOT_EXTENSION: { text: 'The type is {0} so an extension context should not be specified', code: 'invalid' },
@@ -427,6 +429,12 @@ export const MESSAGES = {
   VALIDATION_VAL_PROFILE_NOMATCH: { text: 'Unable to find a match for the specified profile among choices: {0}', code: 'structure' },
   VALIDATION_VAL_PROFILE_MULTIPLEMATCHES: { text: 'Found multiple matching profiles among choices: {0}', code: 'structure' },
   PROFILE_WRONG_TYPE: { text: 'The profile {0} is for {1}, so it cannot be used to validate a {2}', code: 'structure' },
+  VALIDATION_VAL_PROFILE_DEPENDS_NOT_RESOLVED: { text: 'Profile {1} identifies {0} as a dependency (using the extension http://hl7.org/fhir/StructureDefinition/structuredefinition-dependencies), but this profile could not be found', code: 'business-rule' },
+  VALIDATION_VAL_GLOBAL_PROFILE_UNKNOWN: { text: 'Global Profile reference \'{0}\' from IG {1} could not be resolved, so has not been checked', code: 'not-found' },
+  // meta.profile naming a version-specific url (http://hl7.org/fhir/4.0/StructureDefinition/...)
+  VALIDATION_VAL_PROFILE_OTHER_VERSION: { text: 'Profile is for a different version of FHIR ({0}) so has been ignored', code: 'structure' },
+  VALIDATION_VAL_PROFILE_THIS_VERSION_OK: { text: 'Profile for this version of FHIR - all OK', code: 'structure' },
+  VALIDATION_VAL_PROFILE_THIS_VERSION_OTHER: { text: 'Profile is for this version of FHIR, but is an invalid type {0}', code: 'structure' },
   // produced by the terminology side (listed so the id is known here too)
   VALUE_SET_NOT_FOUND: { text: 'Can\'t find value set {0}', code: 'not-found' },
   BINDING_REQUIRED_CODE: { text: 'The value provided (\'{0}\') was not found in the value set \'{1}\' ({2}), and a code is required from this value set', code: 'code-invalid' },

@@ -39,6 +39,11 @@ export interface ConformanceResourceSource {
   codeSystem(canonical: string): CanonicalResource | undefined;
   /** Every loaded resource of a type (for building indexes). */
   all(resourceType: 'StructureDefinition' | 'ValueSet' | 'CodeSystem'): Iterable<CanonicalResource>;
+  /**
+   * The ImplementationGuides given loose (a test's supporting files, the CLI's --load files): their
+   * global profiles apply to every resource of their type, as the HL7 validator's IGs do.
+   */
+  implementationGuides?(): Iterable<CanonicalResource>;
   /** Any canonical resource by type and `url` or `url|version`, from a source that can look up every type (the definition index does). */
   resolve?(resourceType: string, canonical: string): CanonicalResource | undefined;
 }

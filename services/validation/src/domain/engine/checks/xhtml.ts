@@ -306,6 +306,9 @@ const XML_ENTITIES = new Set(['quot', 'amp', 'apos', 'lt', 'gt']);
  * Entity references in narrative text (HL7's XhtmlParser in XML mode): numeric references and the
  * five XML entities are fine; any other name (`&nbsp;`, `&reg;`, which only HTML defines) is
  * illegal, each reported once. The reference runs to the first of `; & ' " > <`, as HL7 reads it.
+ * What no HTML entity can be named (empty, one character, or with a character other than a letter
+ * or digit: `AT&T rocks`, `?a=1&b=2`) is an unescaped `&` that HL7's parser cannot read at all: the
+ * narrative is not well formed (once), as when its tags do not balance.
  */
 function checkEntities(text: string, start: number, end: number, problems: XhtmlProblem[], reported: Set<string>): void {
   // A scan of [start, end) only: indexOf would search on to the end of the narrative for every text run.
@@ -314,7 +317,12 @@ function checkEntities(text: string, start: number, end: number, problems: Xhtml
     let j = i + 1;
     while (j < end && !ENTITY_END.has(text.charCodeAt(j))) j++;
     const name = text.slice(i + 1, j);
-    if (!name.startsWith('#') && !XML_ENTITIES.has(name)) {
+    if (!name.startsWith('#') && !XML_ENTITIES.has(name) && !ENTITY_NAME.test(name)) {
+      if (!reported.has(UNREADABLE)) {
+        reported.add(UNREADABLE);
+        problems.push({ id: 'XHTML_INVALID', args: [`unable to parse character reference '${name}'`] });
+      }
+    } else if (!name.startsWith('#') && !XML_ENTITIES.has(name)) {
       const shown = `&${name};`;
       if (!reported.has(shown)) {
         reported.add(shown);
@@ -324,6 +332,12 @@ function checkEntities(text: string, start: number, end: number, problems: Xhtml
     i = nextAmpersand(text, j, end); // j > i: every step moves on
   }
 }
+
+/** A name an HTML entity can have (linear: one character class, anchored). */
+const ENTITY_NAME = /^[A-Za-z][A-Za-z0-9]+$/;
+
+/** The key of the one unreadable-reference problem among the reported entities. */
+const UNREADABLE = '\u0000unreadable';
 
 /** The first `&` in [from, end), or end. */
 function nextAmpersand(text: string, from: number, end: number): number {

@@ -50,3 +50,18 @@ function compareParts(a: string, b: string): number {
   }
   return 0;
 }
+
+/** The FHIR versions whose definitions a version-specific url (`http://hl7.org/fhir/4.0/StructureDefinition/Patient`) can name. */
+const VERSION_URL_FAMILIES = new Set(['1.0', '1.4', '3.0', '4.0', '5.0', '6.0']);
+
+/**
+ * A version-specific url as HL7's VersionUtilities.parseVersionUrl reads one: the four characters
+ * after the 20th (`http://hl7.org/fhir/` is 20 long) are a FHIR version family and a slash; the
+ * url without them is the one the version defines. Like HL7's, the check looks at those positions
+ * only, not at the host.
+ */
+export function parseVersionUrl(url: string): { family: string; url: string } | undefined {
+  if (url.length < 24 || url[23] !== '/') return undefined;
+  const family = url.slice(20, 23);
+  return VERSION_URL_FAMILIES.has(family) ? { family, url: `http://hl7.org/fhir/${url.slice(24)}` } : undefined;
+}

@@ -3,7 +3,8 @@
  * on extensions; the base must be known (a warning), a definition with a base states its
  * derivation, a constraint keeps the base's type and kind and a specialization changes the type;
  * the element lists' paths, slicing and invariants (structure-definition-elements.ts); an
- * extension definition fixes Extension.url to its own url; and a differential-only profile is
+ * extension definition fixes Extension.url to its own url; a value the base fixes is fixed again
+ * only to the same (structure-definition-fixed.ts); and a differential-only profile is
  * checked against its base as snapshot generation would (checks/structure-definition.ts).
  */
 import { checkDifferential } from '../checks/structure-definition.js';
@@ -11,6 +12,7 @@ import type { NodeContext } from '../context/node-context.js';
 import { isArray, isObject, str } from '../json/json-value.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
 import { checkContexts, checkElementLists } from './structure-definition-elements.js';
+import { checkFixedAgainstBase } from './structure-definition-fixed.js';
 
 const CORE_EXTENSION = 'http://hl7.org/fhir/StructureDefinition/Extension';
 
@@ -24,6 +26,7 @@ export class StructureDefinitionValidator implements ResourceTypeValidator {
       checkElementLists(ctx, sd);
       checkObligationProfile(ctx, sd);
       checkExtensionUrl(ctx, sd);
+      checkFixedAgainstBase(ctx, sd);
     }
     checkInheritedObligations(ctx, sd);
     if (sd.derivation !== 'constraint' || typeof sd.baseDefinition !== 'string') return;

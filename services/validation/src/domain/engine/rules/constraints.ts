@@ -50,10 +50,11 @@ export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unkno
       if (run.evaluated.has(key)) continue;
       run.evaluated.add(key);
     }
-    // As HL7 evaluates them (ValidationContext.forContained; validateContains passes the container on
-    // as the resource): inside a contained resource both %resource and %rootResource are the resource
-    // that contains it; elsewhere both are the resource itself (a Bundle entry is its own root).
-    const result = invariants.evaluate(c, value, { resource: host.root, rootResource: host.root, resolve: resolveInResource, conformsTo: conformsToProfile, context: ctx });
+    // As HL7 evaluates them (validateResource starts each resource as its own `resource`, and
+    // ValidationContext.forContained keeps the container as the root): inside a contained resource
+    // %resource is the contained resource and %rootResource the resource that contains it; elsewhere
+    // both are the resource itself (a Bundle entry is its own root).
+    const result = invariants.evaluate(c, value, { resource: host.resource, rootResource: host.root, resolve: resolveInResource, conformsTo: conformsToProfile, context: ctx });
     if (result === 'pass' || result === 'skip') continue;
     if (result === 'fail') {
       reportConstraint(ctx, c, run.pos(value), bestPractice);

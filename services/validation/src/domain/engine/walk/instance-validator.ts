@@ -9,6 +9,8 @@ import type { ResourceContext } from '../context/resource-context.js';
 import type { Position } from '../json/located-json.js';
 import { isArray, isObject } from '../json/json-value.js';
 import type { StructurePlan } from '../plan/structure-plan.js';
+import { fhirFamily, parseVersionUrl } from '../definitions/versions.js';
+import { ENGINE_FHIR_VERSION } from '../rules/extension-context.js';
 import type { ResourceTypeValidators } from '../resource-types/resource-type-validator.js';
 import { checkPublication } from '../rules/publication.js';
 import { walkObject } from './object-walker.js';
@@ -60,13 +62,77 @@ export function validateResource(walker: NodeWalker, resourceTypes: ResourceType
   for (const p of profiles) {
     if (done.has(p.url)) continue;
     done.add(p.url);
+    if (!p.named && claimsVersionedProfile(host, basePlan, p)) continue;
     const plan = plans.plan(p.url);
     if (!plan) {
       run.report(p.named ? 'error' : 'warning', 'PROFILE_NOT_FOUND', [p.url], p.path, p.at);
       continue;
     }
     validateAgainstProfile(walker, host, plan, p.path, p.at);
+    validateImposedProfiles(walker, host, plan, p, done);
   }
+  if (structural) validateGlobalProfiles(walker, host, rt, done);
+}
+
+/**
+ * The global profiles of the loose ImplementationGuides (ImplementationGuide.global) for this
+ * resource type, as HL7's start() applies its IGs' after the resource's own profiles; one that
+ * cannot be found is a warning.
+ */
+function validateGlobalProfiles(walker: NodeWalker, host: ResourceContext, rt: string, done: Set<string>): void {
+  const { run } = host;
+  for (const ig of run.services.source.implementationGuides?.() ?? []) {
+    for (const g of isArray(ig.global) ? ig.global : []) {
+      if (!isObject(g) || g.type !== rt || typeof g.profile !== 'string') continue;
+      const plan = run.services.plans.plan(g.profile);
+      if (!plan) {
+        run.report('warning', 'VALIDATION_VAL_GLOBAL_PROFILE_UNKNOWN', [g.profile, ig.version ? `${String(ig.url)}|${ig.version}` : String(ig.url)], host.path, undefined);
+      } else if (!done.has(plan.url)) {
+        done.add(plan.url);
+        validateAgainstProfile(walker, host, plan, host.path, undefined);
+      }
+    }
+  }
+}
+
+const IMPOSE_PROFILE = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-imposeProfile';
+
+/**
+ * The profiles a profile imposes (structuredefinition-imposeProfile), as HL7's start(): the resource
+ * is validated against each of them too (theirs are not followed further); one that cannot be found
+ * is a warning where the imposing profile was named.
+ */
+function validateImposedProfiles(walker: NodeWalker, host: ResourceContext, plan: StructurePlan, p: { path: string; at: Position | undefined }, done: Set<string>): void {
+  const { run } = host;
+  const sd = run.services.source.structureDefinition(plan.url);
+  const extensions = sd && isArray(sd.extension) ? sd.extension : [];
+  for (const ext of extensions) {
+    if (!isObject(ext) || ext.url !== IMPOSE_PROFILE || typeof ext.valueCanonical !== 'string') continue;
+    const url = ext.valueCanonical;
+    const imposed = run.services.plans.plan(url);
+    if (!imposed) {
+      run.report('warning', 'VALIDATION_VAL_PROFILE_DEPENDS_NOT_RESOLVED', [url, plan.label], p.path, p.at);
+    } else if (!done.has(imposed.url)) {
+      done.add(imposed.url);
+      validateAgainstProfile(walker, host, imposed, p.path, p.at);
+    }
+  }
+}
+
+/**
+ * meta.profile naming a version-specific url (`http://hl7.org/fhir/4.0/StructureDefinition/X`), as
+ * HL7's start() reads it: another FHIR version's profile is ignored (a hint), this version's own
+ * definition of the resource type is fine (a hint), and anything else this version defines is not
+ * a profile for this resource (an error). True when the url was one of these.
+ */
+function claimsVersionedProfile(host: ResourceContext, basePlan: StructurePlan, p: { url: string; path: string; at: Position | undefined }): boolean {
+  const versioned = parseVersionUrl(p.url);
+  if (!versioned) return false;
+  const { run } = host;
+  if (versioned.family !== fhirFamily(ENGINE_FHIR_VERSION)) run.report('information', 'VALIDATION_VAL_PROFILE_OTHER_VERSION', [versioned.family], p.path, p.at);
+  else if (versioned.url === basePlan.url) run.report('information', 'VALIDATION_VAL_PROFILE_THIS_VERSION_OK', [], p.path, p.at);
+  else run.report('error', 'VALIDATION_VAL_PROFILE_THIS_VERSION_OTHER', [run.services.plans.plan(versioned.url)?.type ?? 'null'], p.path, p.at);
+  return true;
 }
 
 /** A profile walk of host.resource; problems with the profile itself are reported at `reportPath`. */
