@@ -160,4 +160,11 @@ export class JsonNode {
   information(id: MessageId, args: readonly unknown[]): void {
     this.report('information', id, args);
   }
+
+  // ---- added for the resource-type validators --------------------------------------------------
+
+  /** Whether the value is a JSON list (a property the JSON wrote as one, even with a single item). */
+  get isList(): boolean {
+    return Array.isArray(this.value);
+  }
 }
