@@ -167,4 +167,18 @@ export class JsonNode {
   get isList(): boolean {
     return Array.isArray(this.value);
   }
+
+  /**
+   * The items of the property `name` when the JSON writes it as a list; none for any other shape
+   * (a single value where a list belongs is the structural walk's error, and the type rules skip it).
+   */
+  listed(name: string): readonly JsonNode[] {
+    const prop = this.child(name);
+    return prop?.isList === true ? prop.items() : NO_NODES;
+  }
+
+  /** The items of `listed(name)` that are objects. */
+  listedObjects(name: string): readonly JsonNode[] {
+    return this.listed(name).filter((n) => n.isObject);
+  }
 }

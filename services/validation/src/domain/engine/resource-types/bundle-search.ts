@@ -16,7 +16,7 @@ export function checkLinks(ctx: NodeContext, bundle: JsonNode, type: string): vo
   const known = search || ['document', 'message', 'collection', 'subscription-notification', 'transaction', 'transaction-response', 'batch', 'batch-response'].includes(type);
   if (!known) return;
   const seen = new Set<string>();
-  for (const link of bundle.objects('link')) {
+  for (const link of bundle.listedObjects('link')) {
     const relation = link.child('relation');
     const rel = relation?.string;
     if (relation === undefined || rel === undefined) continue;
@@ -54,8 +54,7 @@ function checkStylesheet(bundle: JsonNode, at: JsonNode, url: string): void {
 
 /** The Bundle's entries when the JSON lists them (any other shape is the structural walk's error). */
 export function entriesOf(bundle: JsonNode): readonly JsonNode[] {
-  const list = bundle.child('entry');
-  return list?.isList === true ? list.items() : [];
+  return bundle.listed('entry');
 }
 
 /** An entry of a search set with its resource; without a resource it is reported and skipped. */
@@ -71,7 +70,7 @@ function searchEntry(ctx: NodeContext, entry: JsonNode): { resource: JsonNode; r
 }
 
 export function checkSearchSet(ctx: NodeContext, bundle: JsonNode, entries: readonly JsonNode[]): void {
-  const self = bundle.objects('link').find((l) => l.str('relation') === 'self');
+  const self = bundle.listedObjects('link').find((l) => l.str('relation') === 'self');
   const types: string[] = [];
   if (!self) ctx.warning('BUNDLE_SEARCH_NOSELF', []);
   else {

@@ -87,14 +87,14 @@ export class MeasureValidator implements ResourceTypeValidator {
    */
   private validateMeasure(ctx: NodeContext, measure: JsonNode): void {
     const libraries: Record<string, unknown>[] = [];
-    for (const ref of measure.children('library')) {
+    for (const ref of measure.listed('library')) {
       const lib = ref.string === undefined ? undefined : ctx.services.resolve('Library', ref.string);
       if (isObject(lib)) libraries.push(lib);
     }
-    for (const group of measure.objects('group')) {
-      for (const st of group.objects('stratifier')) {
+    for (const group of measure.listedObjects('group')) {
+      for (const st of group.listedObjects('stratifier')) {
         this.checkCriteria(st.child('criteria'), libraries);
-        for (const cp of st.objects('component')) this.checkCriteria(cp.child('criteria'), libraries);
+        for (const cp of st.listedObjects('component')) this.checkCriteria(cp.child('criteria'), libraries);
       }
     }
   }
@@ -134,7 +134,7 @@ export class MeasureValidator implements ResourceTypeValidator {
   private validateReport(ctx: NodeContext, report: JsonNode): void {
     const url = report.str('measure');
     if (url === undefined) return;
-    const groups = report.objects('group');
+    const groups = report.listedObjects('group');
     // groups are matched to the Measure's by id among others: an id names one group (DUPLICATE_ID)
     const ids = new Set<string>();
     for (const g of groups) {
@@ -162,7 +162,7 @@ export class MeasureValidator implements ResourceTypeValidator {
       // one group each: matched whatever its code, but codes both give must agree
       const code = only.child('code');
       if (onlyMeasureGroup.code !== undefined && code?.isObject === true) {
-        const usable = code.objects('coding').some((c) => c.str('system') !== undefined && c.str('code') !== undefined);
+        const usable = code.listedObjects('coding').some((c) => c.str('system') !== undefined && c.str('code') !== undefined);
         if (!usable) only.error('MR_GROUP_NO_USABLE_CODE', []);
         else if (!sameConcept(code.value, onlyMeasureGroup.code)) only.error('MR_GROUP_WRONG_CODE', [displayConcept(code.value), displayConcept(onlyMeasureGroup.code)]);
       }
@@ -224,7 +224,7 @@ export class MeasureValidator implements ResourceTypeValidator {
     const valueNode = ms.child('value');
     let value = valueNode?.value;
     if (value === undefined) {
-      const alternate = ms.objects('extension').find((x) => x.str('url') === 'http://hl7.org/fhir/us/davinci-deqm/StructureDefinition/extension-alternateScoreType')?.object;
+      const alternate = ms.listedObjects('extension').find((x) => x.str('url') === 'http://hl7.org/fhir/us/davinci-deqm/StructureDefinition/extension-alternateScoreType')?.object;
       if (alternate) {
         const key = Object.keys(alternate).find((k) => k.startsWith('value'));
         if (key) value = alternate[key];
@@ -264,7 +264,7 @@ export class MeasureValidator implements ResourceTypeValidator {
     const defined = objects(measureGroup.population);
     const matched = new Set<Record<string, unknown>>();
     const subjectList = report.str('type') === 'subject-list';
-    for (const p of group.objects('population')) {
+    for (const p of group.listedObjects('population')) {
       const code = p.child('code');
       if (code === undefined) {
         p.error('MR_POPULATION_NO_CODE', []);
@@ -280,7 +280,8 @@ export class MeasureValidator implements ResourceTypeValidator {
         continue;
       }
       matched.add(mp);
-      const subjects = p.children('subjectResults').length;
+      const results = p.child('subjectResults');
+      const subjects = results === undefined ? 0 : results.isList ? results.items().length : 1;
       const count = p.child('count')?.value;
       if (subjectList) {
         if (typeof count === 'number' && Number.isInteger(count) && count !== subjects) p.error('MR_POPULATION_COUNT_MISMATCH', [count, subjects]);
@@ -297,7 +298,7 @@ export class MeasureValidator implements ResourceTypeValidator {
   private checkStratifiers(group: JsonNode, measureGroup: Record<string, unknown>): void {
     const defined = objects(measureGroup.stratifier);
     const matched = new Set<Record<string, unknown>>();
-    for (const rs of group.objects('stratifier')) {
+    for (const rs of group.listedObjects('stratifier')) {
       const code = rs.first('code')?.value;
       const hit = code === undefined ? undefined : defined.find((d) => sameStratifierCode(d.code, code));
       if (!hit) rs.error('MR_STRATIFIER_NO_MATCH', []);
