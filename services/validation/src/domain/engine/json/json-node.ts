@@ -181,4 +181,13 @@ export class JsonNode {
   listedObjects(name: string): readonly JsonNode[] {
     return this.listed(name).filter((n) => n.isObject);
   }
+
+  /**
+   * This node's location named from another element: the part that is `ancestor`'s replaced by
+   * `name`. HL7 names some values from a neighbour: a primitive's extensions from the primitive
+   * (not its `_` sibling), the items inside an answer from the item that holds the answer.
+   */
+  locationUnder(ancestor: JsonNode, name: string): string {
+    return this.path.startsWith(ancestor.path) ? name + this.path.slice(ancestor.path.length) : this.path;
+  }
 }

@@ -62,8 +62,7 @@ function searchEntry(ctx: NodeContext, entry: JsonNode): { resource: JsonNode; r
   const resource = entry.child('resource');
   const res = resource?.object;
   if (resource === undefined || res === undefined) {
-    // (no position, as the search-set rules report)
-    ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE', [], entry.path, undefined);
+    entry.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE', []);
     return undefined;
   }
   return { resource, res, rt: String(res.resourceType) };
@@ -85,21 +84,20 @@ export function checkSearchSet(ctx: NodeContext, bundle: JsonNode, entries: read
     for (const e of entries) {
       const entry = searchEntry(ctx, e);
       if (!entry) continue;
-      const { res, rt } = entry;
-      const resPath = entry.resource.path;
+      const { resource, res, rt } = entry;
       if (types.length === 0) {
         typeProblem = true;
-        if (!self) ctx.information('BUNDLE_SEARCH_ENTRY_TYPE_NOT_SURE', [], resPath, undefined);
-        if (res.id === undefined && rt !== 'OperationOutcome') ctx.warning('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
+        if (!self) resource.information('BUNDLE_SEARCH_ENTRY_TYPE_NOT_SURE', []);
+        if (res.id === undefined && rt !== 'OperationOutcome') resource.warning('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', []);
       } else if (types.includes(rt)) {
         if (rt !== 'OperationOutcome') {
-          if (res.id === undefined) ctx.warning('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
+          if (res.id === undefined) resource.warning('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', []);
           if (firstType !== undefined && rt !== firstType) typeProblem = true;
           firstType ??= rt;
         }
       } else {
         typeProblem = true;
-        ctx.warning('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_NO_MODE', [rt, types.join(', ')], e.path, undefined);
+        e.warning('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_NO_MODE', [rt, types.join(', ')]);
       }
     }
     if (typeProblem) ctx.warning('BUNDLE_SEARCH_NO_MODE', []);
@@ -108,18 +106,17 @@ export function checkSearchSet(ctx: NodeContext, bundle: JsonNode, entries: read
   }
   entries.forEach((e, i) => {
     const mode = modes[i];
-    if (mode === undefined) ctx.warning('BUNDLE_SEARCH_NO_MODE', [], e.path, undefined);
+    if (mode === undefined) e.warning('BUNDLE_SEARCH_NO_MODE', []);
     const entry = searchEntry(ctx, e);
     if (!entry) return;
-    const { res, rt } = entry;
-    const resPath = entry.resource.path;
+    const { resource, res, rt } = entry;
     if (mode === 'match') {
-      if (res.id === undefined) ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
-      if (types.length > 0 && !types.includes(rt)) ctx.error('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_MODE', [rt, types.join(', ')], resPath, undefined);
+      if (res.id === undefined) resource.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', []);
+      if (types.length > 0 && !types.includes(rt)) resource.error('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_MODE', [rt, types.join(', ')]);
     } else if (mode === 'include') {
-      if (res.id === undefined) ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
+      if (res.id === undefined) resource.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', []);
     } else if (mode !== undefined && rt !== 'OperationOutcome') {
-      ctx.error('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_OUTCOME', [rt], resPath, undefined);
+      resource.error('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_OUTCOME', [rt]);
     }
   });
 }
