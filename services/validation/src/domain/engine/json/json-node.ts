@@ -160,4 +160,34 @@ export class JsonNode {
   information(id: MessageId, args: readonly unknown[]): void {
     this.report('information', id, args);
   }
+
+  // ---- added for the resource-type validators --------------------------------------------------
+
+  /** Whether the value is a JSON list (a property the JSON wrote as one, even with a single item). */
+  get isList(): boolean {
+    return Array.isArray(this.value);
+  }
+
+  /**
+   * The items of the property `name` when the JSON writes it as a list; none for any other shape
+   * (a single value where a list belongs is the structural walk's error, and the type rules skip it).
+   */
+  listed(name: string): readonly JsonNode[] {
+    const prop = this.child(name);
+    return prop?.isList === true ? prop.items() : NO_NODES;
+  }
+
+  /** The items of `listed(name)` that are objects. */
+  listedObjects(name: string): readonly JsonNode[] {
+    return this.listed(name).filter((n) => n.isObject);
+  }
+
+  /**
+   * This node's location named from another element: the part that is `ancestor`'s replaced by
+   * `name`. HL7 names some values from a neighbour: a primitive's extensions from the primitive
+   * (not its `_` sibling), the items inside an answer from the item that holds the answer.
+   */
+  locationUnder(ancestor: JsonNode, name: string): string {
+    return this.path.startsWith(ancestor.path) ? name + this.path.slice(ancestor.path.length) : this.path;
+  }
 }

@@ -6,108 +6,117 @@
  * the search asked for; an `outcome` entry is an OperationOutcome).
  */
 import type { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
-
-type Json = Record<string, unknown>;
+import type { JsonNode } from '../json/json-node.js';
+import type { MessageId } from '../messages.js';
 
 const PAGING = new Set(['first', 'previous', 'next', 'last']);
 
-export function checkLinks(ctx: NodeContext, bundle: Json, type: string): void {
-  const links = Array.isArray(bundle.link) ? bundle.link : [];
+export function checkLinks(ctx: NodeContext, bundle: JsonNode, type: string): void {
   const search = type === 'searchset' || type === 'history';
   const known = search || ['document', 'message', 'collection', 'subscription-notification', 'transaction', 'transaction-response', 'batch', 'batch-response'].includes(type);
   if (!known) return;
   const seen = new Set<string>();
-  links.forEach((l, i) => {
-    if (!isObject(l) || typeof l.relation !== 'string') return;
-    const rel = l.relation;
-    const path = search ? `${ctx.path}.link[${i}]` : `${ctx.path}.link[${i}].relation`;
-    if (!search && PAGING.has(rel)) ctx.error('BUNDLE_LINK_SEARCH_PROHIBITED', [rel], path, ctx.itemPos(links, i));
-    if ((rel === 'self' || (search && PAGING.has(rel))) && seen.has(rel)) ctx.error('BUNDLE_LINK_SEARCH_NO_DUPLICATES', [rel], path, ctx.itemPos(links, i));
+  for (const link of bundle.listedObjects('link')) {
+    const relation = link.child('relation');
+    const rel = relation?.string;
+    if (relation === undefined || rel === undefined) continue;
+    // named as the HL7 validator names it (the link in a search set, else its relation), at the link
+    const problem = (id: MessageId) => {
+      ctx.error(id, [rel], search ? link.path : relation.path, link.at);
+    };
+    if (!search && PAGING.has(rel)) problem('BUNDLE_LINK_SEARCH_PROHIBITED');
+    if ((rel === 'self' || (search && PAGING.has(rel))) && seen.has(rel)) problem('BUNDLE_LINK_SEARCH_NO_DUPLICATES');
     seen.add(rel);
-    if (type === 'document' && rel === 'stylesheet' && typeof l.url === 'string') checkStylesheet(ctx, bundle, l.url, `${ctx.path}.link[${i}].url`, ctx.propPos(l, 'url'));
-  });
+    const url = link.child('url');
+    if (type === 'document' && rel === 'stylesheet' && url?.string !== undefined) checkStylesheet(bundle, url, url.string);
+  }
 }
 
 /**
  * A document's stylesheet: the FHIR one, or (warnings) another that should be secure and
  * linkable; a relative url must name a resource (`Type/id`) in the Bundle.
  */
-function checkStylesheet(ctx: NodeContext, bundle: Json, url: string, path: string, at: ReturnType<NodeContext['pos']>): void {
+function checkStylesheet(bundle: JsonNode, at: JsonNode, url: string): void {
   // linear: anchored, one character class up to ':', which it cannot match
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(url)) {
     if (url === 'https://hl7.org/fhir/fhir.css') return;
-    ctx.warning('BUNDLE_LINK_STYELSHEET_EXTERNAL', [], path, at);
-    if (url.startsWith('http://')) ctx.warning('BUNDLE_LINK_STYELSHEET_INSECURE', [], path, at);
-    if (!url.startsWith('http://') && !url.startsWith('https://')) ctx.warning('BUNDLE_LINK_STYELSHEET_LINKABLE', [], path, at);
+    at.warning('BUNDLE_LINK_STYELSHEET_EXTERNAL', []);
+    if (url.startsWith('http://')) at.warning('BUNDLE_LINK_STYELSHEET_INSECURE', []);
+    if (!url.startsWith('http://') && !url.startsWith('https://')) at.warning('BUNDLE_LINK_STYELSHEET_LINKABLE', []);
     return;
   }
-  const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
-  const found = entries.some((e) => isObject(e) && isObject(e.resource) && `${String(e.resource.resourceType)}/${String(e.resource.id)}` === url);
-  if (!found) ctx.error('BUNDLE_LINK_STYELSHEET_NOT_FOUND', [], path, at);
+  const found = entriesOf(bundle).some((e) => {
+    const res = e.child('resource')?.object;
+    return res !== undefined && `${String(res.resourceType)}/${String(res.id)}` === url;
+  });
+  if (!found) at.error('BUNDLE_LINK_STYELSHEET_NOT_FOUND', []);
 }
 
-/** An entry of a search set with its resource and paths; without a resource it is reported and skipped. */
-function searchEntry(ctx: NodeContext, e: unknown, i: number): { entryPath: string; res: Json; rt: string; resPath: string } | undefined {
-  const entryPath = `${ctx.path}.entry[${i}]`;
-  const res = isObject(e) && isObject(e.resource) ? e.resource : undefined;
-  if (!res) {
-    ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE', [], entryPath, undefined);
+/** The Bundle's entries when the JSON lists them (any other shape is the structural walk's error). */
+export function entriesOf(bundle: JsonNode): readonly JsonNode[] {
+  return bundle.listed('entry');
+}
+
+/** An entry of a search set with its resource; without a resource it is reported and skipped. */
+function searchEntry(ctx: NodeContext, entry: JsonNode): { resource: JsonNode; res: Record<string, unknown>; rt: string } | undefined {
+  const resource = entry.child('resource');
+  const res = resource?.object;
+  if (resource === undefined || res === undefined) {
+    entry.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE', []);
     return undefined;
   }
-  return { entryPath, res, rt: String(res.resourceType), resPath: `${entryPath}.resource` };
+  return { resource, res, rt: String(res.resourceType) };
 }
 
-export function checkSearchSet(ctx: NodeContext, bundle: Json, entries: unknown[]): void {
-  const links = Array.isArray(bundle.link) ? bundle.link.filter(isObject) : [];
-  const self = links.find((l) => l.relation === 'self');
+export function checkSearchSet(ctx: NodeContext, bundle: JsonNode, entries: readonly JsonNode[]): void {
+  const self = bundle.listedObjects('link').find((l) => l.str('relation') === 'self');
   const types: string[] = [];
   if (!self) ctx.warning('BUNDLE_SEARCH_NOSELF', []);
   else {
-    readSearchTypes(ctx, typeof self.url === 'string' ? self.url : undefined, types);
+    readSearchTypes(ctx, self.str('url'), types);
     if (types.length === 0) ctx.information('BUNDLE_SEARCH_SELF_NOT_UNDERSTOOD', []);
   }
-  const modes = entries.map((e) => (isObject(e) && isObject(e.search) && typeof e.search.mode === 'string' ? e.search.mode : undefined));
+  const modes = entries.map((e) => e.child('search')?.str('mode'));
   const any = modes.some((m) => m !== undefined);
   if (!any) {
     let typeProblem = false;
     let firstType: string | undefined;
-    entries.forEach((e, i) => {
-      const entry = searchEntry(ctx, e, i);
-      if (!entry) return;
-      const { entryPath, res, rt, resPath } = entry;
+    for (const e of entries) {
+      const entry = searchEntry(ctx, e);
+      if (!entry) continue;
+      const { resource, res, rt } = entry;
       if (types.length === 0) {
         typeProblem = true;
-        if (!self) ctx.information('BUNDLE_SEARCH_ENTRY_TYPE_NOT_SURE', [], resPath, undefined);
-        if (res.id === undefined && rt !== 'OperationOutcome') ctx.warning('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
+        if (!self) resource.information('BUNDLE_SEARCH_ENTRY_TYPE_NOT_SURE', []);
+        if (res.id === undefined && rt !== 'OperationOutcome') resource.warning('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', []);
       } else if (types.includes(rt)) {
         if (rt !== 'OperationOutcome') {
-          if (res.id === undefined) ctx.warning('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
+          if (res.id === undefined) resource.warning('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', []);
           if (firstType !== undefined && rt !== firstType) typeProblem = true;
           firstType ??= rt;
         }
       } else {
         typeProblem = true;
-        ctx.warning('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_NO_MODE', [rt, types.join(', ')], entryPath, undefined);
+        e.warning('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_NO_MODE', [rt, types.join(', ')]);
       }
-    });
+    }
     if (typeProblem) ctx.warning('BUNDLE_SEARCH_NO_MODE', []);
     else ctx.information('BUNDLE_SEARCH_NO_MODE', []);
     return;
   }
   entries.forEach((e, i) => {
     const mode = modes[i];
-    if (mode === undefined) ctx.warning('BUNDLE_SEARCH_NO_MODE', [], `${ctx.path}.entry[${i}]`, undefined);
-    const entry = searchEntry(ctx, e, i);
+    if (mode === undefined) e.warning('BUNDLE_SEARCH_NO_MODE', []);
+    const entry = searchEntry(ctx, e);
     if (!entry) return;
-    const { res, rt, resPath } = entry;
+    const { resource, res, rt } = entry;
     if (mode === 'match') {
-      if (res.id === undefined) ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
-      if (types.length > 0 && !types.includes(rt)) ctx.error('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_MODE', [rt, types.join(', ')], resPath, undefined);
+      if (res.id === undefined) resource.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', []);
+      if (types.length > 0 && !types.includes(rt)) resource.error('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_MODE', [rt, types.join(', ')]);
     } else if (mode === 'include') {
-      if (res.id === undefined) ctx.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', [], resPath, undefined);
+      if (res.id === undefined) resource.error('BUNDLE_SEARCH_ENTRY_NO_RESOURCE_ID', []);
     } else if (mode !== undefined && rt !== 'OperationOutcome') {
-      ctx.error('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_OUTCOME', [rt], resPath, undefined);
+      resource.error('BUNDLE_SEARCH_ENTRY_WRONG_RESOURCE_TYPE_OUTCOME', [rt]);
     }
   });
 }

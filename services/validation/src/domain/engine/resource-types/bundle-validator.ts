@@ -13,9 +13,9 @@ import { BundleIndex } from '../checks/references.js';
 import { ABSOLUTE_URL } from '../checks/urls.js';
 import type { NodeContext } from '../context/node-context.js';
 import type { BundleRule } from '../validator-options.js';
-import { isObject } from '../json/json-value.js';
+import type { JsonNode } from '../json/json-node.js';
 import { checkAllInterlinked, checkDocumentReferences, checkMessageReferences } from './bundle-document.js';
-import { checkLinks, checkSearchSet } from './bundle-search.js';
+import { checkLinks, checkSearchSet, entriesOf } from './bundle-search.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
 
 /** Bundle types whose entries need no fullUrl. */
@@ -53,23 +53,26 @@ export function restfulParts(url: string): { type: string; id: string } | undefi
 export class BundleValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['Bundle'];
 
-  beforeElements(ctx: NodeContext, bundle: Record<string, unknown>): void {
-    const entries = bundle.entry;
-    if (!Array.isArray(entries)) return;
-    const type = typeof bundle.type === 'string' ? bundle.type : '';
-    ctx.host.enterBundle(new BundleIndex(entries, type || undefined));
+  beforeElements(ctx: NodeContext, resource: Record<string, unknown>): void {
+    const bundle = ctx.nodeOf(resource);
+    const list = bundle.child('entry');
+    if (list === undefined || !list.isList) return;
+    const entries = list.items();
+    const type = bundle.str('type') ?? '';
+    ctx.host.enterBundle(new BundleIndex(entries.map((e) => e.value), type || undefined));
     if (ctx.run.options.bundleRules?.length) assignBundleRuleProfiles(ctx, entries, ctx.run.options.bundleRules);
-    const seenIds = new Map<string, number>();
+    const seenIds = new Set<string>();
     const plans = ctx.services.plans;
-    entries.forEach((e, i) => {
-      if (!isObject(e)) return;
-      const entryPath = `${ctx.path}.entry[${i}]`;
-      const hl7EntryPath = `${ctx.path}.entry[0]`;
-      const at = ctx.itemPos(entries, i);
-      const fullUrl = typeof e.fullUrl === 'string' && e.fullUrl !== '' ? e.fullUrl : undefined;
-      const res = isObject(e.resource) ? e.resource : undefined;
-      const rtype = typeof res?.resourceType === 'string' ? res.resourceType : undefined;
-      const id = typeof res?.id === 'string' ? res.id : undefined;
+    // the HL7 validator names the entry of a fullUrl problem as the first, whatever its position
+    const hl7EntryPath = `${bundle.path}.entry[0]`;
+    for (const e of entries) {
+      if (!e.isObject) continue;
+      const at = e.at;
+      const given = e.str('fullUrl');
+      const fullUrl = given !== '' ? given : undefined;
+      const resource = e.child('resource');
+      const rtype = resource?.str('resourceType');
+      const id = resource?.str('id');
       if (fullUrl !== undefined) {
         if (!ABSOLUTE_URL.test(fullUrl)) {
           ctx.error('BUNDLE_FULLURL_ABSOLUTE', [fullUrl], hl7EntryPath, at);
@@ -82,47 +85,49 @@ export class BundleValidator implements ResourceTypeValidator {
         }
       }
       // a canonical resource whose url is its fullUrl: the url must be the RESTful url of its id
-      const url = typeof res?.url === 'string' ? res.url : undefined;
+      const url = resource?.str('url');
       if (url !== undefined && url === fullUrl && !(restfulParts(url) !== undefined && id !== undefined && url.endsWith('/' + id)) && !isOldHl7Url(url)) {
         ctx.error('BUNDLE_BUNDLE_ENTRY_MISMATCHIDURL', [url, fullUrl, id ?? ''], hl7EntryPath, at);
       }
-      if (fullUrl === undefined && !FULLURL_OPTIONAL.has(type)) ctx.error('BUNDLE_BUNDLE_ENTRY_FULLURL_REQUIRED', [], entryPath, at);
+      if (fullUrl === undefined && !FULLURL_OPTIONAL.has(type)) e.error('BUNDLE_BUNDLE_ENTRY_FULLURL_REQUIRED', []);
       if (rtype !== undefined && id !== undefined) {
-        const key = `${fullUrl ?? ''}|${rtype}/${id}`;
-        const meta = isObject(res?.meta) ? res.meta.versionId : undefined;
-        const k = key + '|' + String(meta ?? '');
-        if (seenIds.has(k)) ctx.error('BUNDLE_DUPLICATE_ID', [id], entryPath, at);
-        else seenIds.set(k, i);
+        const version = resource?.child('meta')?.object?.versionId;
+        const key = `${fullUrl ?? ''}|${rtype}/${id}|${String(version ?? '')}`;
+        if (seenIds.has(key)) e.error('BUNDLE_DUPLICATE_ID', [id]);
+        else seenIds.add(key);
       }
-    });
+    }
   }
 
-  validate(ctx: NodeContext, bundle: Record<string, unknown>): void {
-    const type = typeof bundle.type === 'string' ? bundle.type : '';
-    const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
+  validate(ctx: NodeContext, resource: Record<string, unknown>): void {
+    const bundle = ctx.nodeOf(resource);
+    const type = bundle.str('type') ?? '';
+    const entries = entriesOf(bundle);
     checkLinks(ctx, bundle, type);
     const index = ctx.host.bundle;
-    if (entries.length === 0) {
+    const first = entries[0];
+    if (first === undefined) {
       if (type === 'document' || type === 'message') ctx.error('BUNDLE_BUNDLE_ENTRY_NOFIRST', []);
       return;
     }
     if (!index) return;
-    const first = isObject(entries[0]) ? entries[0] : {};
-    const firstResource = isObject(first.resource) ? first.resource : undefined;
-    const firstFullUrl = typeof first.fullUrl === 'string' ? first.fullUrl : undefined;
+    const firstResource = first.child('resource');
+    const firstFullUrl = first.str('fullUrl');
     if (type === 'document' || type === 'message') {
-      if (!firstResource) {
-        ctx.error('BUNDLE_BUNDLE_ENTRY_NOFIRSTRESOURCE', [], `${ctx.path}.entry[0]`, ctx.itemPos(entries, 0));
+      const composition = firstResource?.object;
+      if (firstResource === undefined || composition === undefined) {
+        first.error('BUNDLE_BUNDLE_ENTRY_NOFIRSTRESOURCE', []);
         if (type === 'document') checkAllInterlinked(ctx, index, entries, bundle, false);
         return;
       }
-      const firstPath = `${ctx.path}.entry[1].resource`;
+      // the HL7 validator counts the first entry from 1 here
+      const firstPath = `${bundle.path}.entry[1].resource`;
       if (type === 'document') {
-        if (firstResource.resourceType !== 'Composition') ctx.error('BUNDLE_BUNDLE_ENTRY_DOCUMENT', [], firstPath, ctx.pos(firstResource));
+        if (composition.resourceType !== 'Composition') ctx.error('BUNDLE_BUNDLE_ENTRY_DOCUMENT', [], firstPath, firstResource.at);
         else checkDocumentReferences(ctx, index, firstResource, firstFullUrl);
         checkAllInterlinked(ctx, index, entries, bundle, false);
       } else {
-        if (firstResource.resourceType !== 'MessageHeader') ctx.error('VALIDATION_BUNDLE_MESSAGE', [], firstPath, ctx.pos(firstResource));
+        if (composition.resourceType !== 'MessageHeader') ctx.error('VALIDATION_BUNDLE_MESSAGE', [], firstPath, firstResource.at);
         else checkMessageReferences(ctx, index, firstResource, firstFullUrl);
         checkAllInterlinked(ctx, index, entries, bundle, true);
       }
@@ -143,16 +148,17 @@ function isOldHl7Url(url: string): boolean {
  * from 0), `Type:id` (the entry of that type with that id), `Type` or `Type:*` (every entry of
  * that type), or `n` (the n-th entry).
  */
-function assignBundleRuleProfiles(ctx: NodeContext, entries: unknown[], rules: readonly BundleRule[]): void {
+function assignBundleRuleProfiles(ctx: NodeContext, entries: readonly JsonNode[], rules: readonly BundleRule[]): void {
   const countByType = new Map<string, number>();
   entries.forEach((e, index) => {
-    const res = isObject(e) && isObject(e.resource) ? e.resource : undefined;
-    const type = typeof res?.resourceType === 'string' ? res.resourceType : undefined;
-    if (!res || !type) return;
+    const resource = e.child('resource');
+    const res = resource?.object;
+    const type = resource?.str('resourceType');
+    if (resource === undefined || !res || !type) return;
     const ofType = countByType.get(type) ?? 0;
     countByType.set(type, ofType + 1);
     for (const r of rules) {
-      if (ruleMatches(r.rule, type, typeof res.id === 'string' ? res.id : undefined, ofType, index)) ctx.run.addEntryProfile(res, r.profile);
+      if (ruleMatches(r.rule, type, resource.str('id'), ofType, index)) ctx.run.addEntryProfile(res, r.profile);
     }
   });
 }

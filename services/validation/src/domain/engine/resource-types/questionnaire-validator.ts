@@ -11,7 +11,8 @@
  */
 import { ucumConverter } from '../checks/ucum.js';
 import type { NodeContext } from '../context/node-context.js';
-import { isArray, isObject } from '../json/json-value.js';
+import type { JsonNode } from '../json/json-node.js';
+import { isObject } from '../json/json-value.js';
 import { instantOf, type Obj } from './questionnaire/questionnaire-model.js';
 import { checkQuestionnaire } from './questionnaire/questionnaire-rules.js';
 import { ResponseItemsWalker } from './questionnaire/response-items.js';
@@ -23,13 +24,13 @@ export class QuestionnaireValidator implements ResourceTypeValidator {
 
   validate(ctx: NodeContext, resource: Record<string, unknown>): void {
     if (resource.resourceType === 'Questionnaire') checkQuestionnaire(ctx, resource);
-    else this.validateResponse(ctx, resource);
+    else this.validateResponse(ctx, ctx.nodeOf(resource), resource);
   }
 
-  private validateResponse(ctx: NodeContext, qr: Obj): void {
-    const url = qr.questionnaire;
-    if (typeof url !== 'string' || url === '') {
-      ctx.information('QR_QUESTIONNAIRE_NONE', [], ctx.path, ctx.at);
+  private validateResponse(ctx: NodeContext, qr: JsonNode, response: Obj): void {
+    const url = qr.str('questionnaire');
+    if (url === undefined || url === '') {
+      qr.information('QR_QUESTIONNAIRE_NONE', []);
       return;
     }
     const found = this.findQuestionnaire(ctx, qr, url);
@@ -37,31 +38,31 @@ export class QuestionnaireValidator implements ResourceTypeValidator {
       this.reportNotFound(ctx, qr, url);
       return;
     }
-    checkAuthored(ctx, qr, found.questionnaire);
-    const scope = new ResponseScope(ctx, qr, found.questionnaire, found.container, ucumConverter);
+    checkAuthored(qr, found.questionnaire);
+    const scope = new ResponseScope(ctx, response, found.questionnaire, found.container, ucumConverter);
     new ResponseItemsWalker(scope).walk();
   }
 
-  private findQuestionnaire(ctx: NodeContext, qr: Obj, url: string): { questionnaire: Obj; container?: Obj } | undefined {
+  private findQuestionnaire(ctx: NodeContext, qr: JsonNode, url: string): { questionnaire: Obj; container?: Obj } | undefined {
     if (url.startsWith('#')) {
-      const contained = isArray(qr.contained) ? qr.contained : [];
-      const q = contained.find((c) => isObject(c) && c.id === url.slice(1));
-      if (!isObject(q)) return undefined;
-      if (q.resourceType === 'Questionnaire') return { questionnaire: q, container: qr };
-      ctx.error('QR_CONTAINED_NOT_QUESTIONNAIRE', [url.slice(1), 'Questionnaire', String(q.resourceType)], ctx.path, ctx.at);
+      const q = qr.listedObjects('contained').find((c) => c.str('id') === url.slice(1))?.object;
+      if (q === undefined) return undefined;
+      if (q.resourceType === 'Questionnaire') return { questionnaire: q, container: qr.object };
+      qr.error('QR_CONTAINED_NOT_QUESTIONNAIRE', [url.slice(1), 'Questionnaire', String(q.resourceType)]);
       return undefined;
     }
     const q = ctx.services.resolve('Questionnaire', url) ?? fetchedNow(ctx, url);
     return isObject(q) && q.resourceType === 'Questionnaire' ? { questionnaire: q } : undefined;
   }
 
-  private reportNotFound(ctx: NodeContext, qr: Obj, url: string): void {
-    const at = ctx.propPos(qr, 'questionnaire');
+  private reportNotFound(ctx: NodeContext, qr: JsonNode, url: string): void {
+    const named = qr.child('questionnaire');
     const source = ctx.services.source;
     const other = url.startsWith('#') ? undefined : source.valueSet(url) ?? source.codeSystem(url) ?? source.structureDefinition(url);
-    if (other) ctx.error('CANONICAL_WRONG_TYPE', [url, other.resourceType, 'Questionnaire'], `${ctx.path}.questionnaire`, at);
+    if (other) named?.error('CANONICAL_WRONG_TYPE', [url, other.resourceType, 'Questionnaire']);
     const exampleUrl = url.startsWith('http://example.org') || url.startsWith('https://example.org');
-    ctx.report(exampleUrl ? 'information' : 'warning', 'QR_QUESTIONNAIRE_NOT_FOUND', [url], ctx.path, at);
+    // named at the response (as HL7 names it), placed at the url
+    ctx.report(exampleUrl ? 'information' : 'warning', 'QR_QUESTIONNAIRE_NOT_FOUND', [url], qr.path, named?.at);
   }
 }
 
@@ -82,15 +83,15 @@ function fetchedNow(ctx: NodeContext, url: string): unknown {
 }
 
 /** A response authored before the Questionnaire's effectivePeriod starts or after it ends: a warning. */
-function checkAuthored(ctx: NodeContext, qr: Obj, q: Obj): void {
+function checkAuthored(qr: JsonNode, q: Obj): void {
   const period = q.effectivePeriod;
-  if (!isObject(period) || typeof qr.authored !== 'string') return;
-  const authored = instantOf(qr.authored);
-  if (authored === undefined) return;
-  const path = `${ctx.path}.authored`;
-  const at = ctx.propPos(qr, 'authored');
+  const authored = qr.child('authored');
+  const text = authored?.string;
+  if (!isObject(period) || authored === undefined || text === undefined) return;
+  const instant = instantOf(text);
+  if (instant === undefined) return;
   const end = typeof period.end === 'string' ? instantOf(period.end) : undefined;
-  if (end !== undefined && authored > end) ctx.warning('QR_AUTHORED_AFTER_END', [qr.authored, period.end], path, at);
+  if (end !== undefined && instant > end) authored.warning('QR_AUTHORED_AFTER_END', [text, period.end]);
   const start = typeof period.start === 'string' ? instantOf(period.start) : undefined;
-  if (start !== undefined && authored < start) ctx.warning('QR_AUTHORED_BEFORE_START', [qr.authored, period.start], path, at);
+  if (start !== undefined && instant < start) authored.warning('QR_AUTHORED_BEFORE_START', [text, period.start]);
 }

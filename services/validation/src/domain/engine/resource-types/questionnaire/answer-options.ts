@@ -14,6 +14,7 @@
  * cannot use; a definite "not in the value set" is an error.
  */
 import type { CodingInput, ValidateCodeResult } from '#validation/domain/ports/terminology.js';
+import type { JsonNode } from '../../json/json-node.js';
 import { isObject } from '../../json/json-value.js';
 import { choiceValue, EXT, extensions, objects, typeOfSuffix, type Obj } from './questionnaire-model.js';
 import type { ResponseScope } from './response-scope.js';
@@ -27,33 +28,35 @@ export interface AnswerUnderCheck {
   readonly scope: ResponseScope;
   readonly def: Obj;
   readonly answer: Obj;
+  /** The answer's node (where its issues are placed) and HL7's name for it (see response-items.ts). */
+  readonly node: JsonNode;
   readonly answerPath: string;
   readonly count: number;
 }
 
 /** One answer whose value `v` is of type `type` (already one the item allows) to a choice or open-choice item. */
 export function checkChoiceAnswer(a: AnswerUnderCheck, type: string, v: unknown): void {
-  const { scope, def, answer, answerPath } = a;
+  const { scope, def, answer, node, answerPath } = a;
   const open = def.type === 'open-choice';
   const options = objects(def.answerOption);
   if (type === 'Coding') {
     if (!isObject(v)) return;
     if (options.length > 0) checkCodingOption(a, options, v);
-    else if (typeof def.answerValueSet === 'string') checkCodingInValueSet(scope, def.answerValueSet, v, answerPath, answer);
-    else scope.report('information', 'QR_NO_OPTIONS', [], answerPath, answer);
+    else if (typeof def.answerValueSet === 'string') checkCodingInValueSet(a, def.answerValueSet, v);
+    else scope.report('information', 'QR_NO_OPTIONS', [], answerPath, node);
     return;
   }
   const text = typeof v === 'number' ? scope.rawNumber(answer, 'valueInteger') ?? String(v) : typeof v === 'string' ? v : undefined;
   if (text === undefined) return;
   if (options.length === 0) {
-    scope.report('information', 'QR_NO_OPTION_LIST', [type], answerPath, answer);
+    scope.report('information', 'QR_NO_OPTION_LIST', [type], answerPath, node);
     return;
   }
   if (type === 'string' && open) {
     // free text is what open-choice allows; text that spells a coded option should have been the Coding
     const lower = text.toLowerCase();
     const spellsOption = options.some((o) => isObject(o.valueCoding) && [o.valueCoding.display, o.valueCoding.code].some((s) => typeof s === 'string' && s.toLowerCase() === lower));
-    if (spellsOption) scope.report('warning', 'QR_STRING_MATCHES_OPTION', [text], answerPath, answer);
+    if (spellsOption) scope.report('warning', 'QR_STRING_MATCHES_OPTION', [text], answerPath, node);
     return;
   }
   const typed: string[] = [];
@@ -61,46 +64,49 @@ export function checkChoiceAnswer(a: AnswerUnderCheck, type: string, v: unknown)
     const choice = choiceValue(o);
     if (choice !== undefined && typeOfSuffix(choice.suffix) === type) typed.push(String(choice.value));
   }
-  if (typed.length === 0 && !(open && type !== 'string')) scope.error('QR_NO_OPTIONS_OF_TYPE', [type], answerPath, answer);
-  else if (type === 'date' || !typed.includes(text)) scope.error('QR_NOT_AN_OPTION', [type, text], answerPath, answer);
+  if (typed.length === 0 && !(open && type !== 'string')) scope.error('QR_NO_OPTIONS_OF_TYPE', [type], answerPath, node);
+  else if (type === 'date' || !typed.includes(text)) scope.error('QR_NOT_AN_OPTION', [type, text], answerPath, node);
 }
 
 function checkCodingOption(a: AnswerUnderCheck, options: Obj[], coding: Obj): void {
-  const { scope, answerPath, answer, count } = a;
+  const { scope, answerPath, node, count } = a;
   const codings = options.filter((o) => isObject(o.valueCoding));
   if (codings.length === 0) {
-    scope.error('QR_NO_OPTIONS_OF_TYPE', ['coding'], answerPath, answer);
+    scope.error('QR_NO_OPTIONS_OF_TYPE', ['coding'], answerPath, node);
     return;
   }
   const match = codings.find((o) => isObject(o.valueCoding) && o.valueCoding.system === coding.system && o.valueCoding.code === coding.code);
   if (!match) {
-    scope.error('QR_CODING_NOT_AN_OPTION', [coding.system ?? 'null', coding.code ?? 'null'], answerPath, answer);
+    scope.error('QR_CODING_NOT_AN_OPTION', [coding.system ?? 'null', coding.code ?? 'null'], answerPath, node);
     return;
   }
   const exclusive = extensions(match, EXT.optionExclusive).some((e) => e.valueBoolean === true);
-  if (exclusive && count !== 1) scope.error('QR_OPTION_EXCLUSIVE', [`${coding.system ?? ''}#${coding.code ?? ''}`], answerPath, answer);
+  if (exclusive && count !== 1) scope.error('QR_OPTION_EXCLUSIVE', [`${coding.system ?? ''}#${coding.code ?? ''}`], answerPath, node);
 }
 
-function checkCodingInValueSet(scope: ResponseScope, ref: string, coding: Obj, answerPath: string, answer: Obj): void {
+function checkCodingInValueSet(a: AnswerUnderCheck, ref: string, coding: Obj): void {
+  const { scope, answerPath, node } = a;
   const input: CodingInput = { system: str(coding.system), code: str(coding.code), display: str(coding.display), version: str(coding.version) };
   const contained = scope.containedValueSet(ref);
   const held = contained ?? scope.ctx.services.source.valueSet(ref);
   if (!held) {
-    scope.report('warning', 'VALUE_SET_NOT_FOUND', [ref], answerPath, answer);
+    scope.report('warning', 'VALUE_SET_NOT_FOUND', [ref], answerPath, node);
     return;
   }
   const name = String(held.title ?? held.name ?? held.url ?? ref);
   const apply = (r: ValidateCodeResult) => {
     if (r.valid === false) {
-      scope.error('QR_OPTION_NOT_IN_VALUE_SET', [input.system ?? 'null', input.code ?? 'null', name, r.issues.map((i) => i.text).join('; ')], answerPath, answer);
+      scope.error('QR_OPTION_NOT_IN_VALUE_SET', [input.system ?? 'null', input.code ?? 'null', name, r.issues.map((i) => i.text).join('; ')], answerPath, node);
     } else if (r.valid === undefined) {
-      scope.report('warning', 'QR_OPTION_SYSTEM_UNCHECKED', [input.system ?? 'null', input.code ?? 'null', name], answerPath, answer);
+      scope.report('warning', 'QR_OPTION_SYSTEM_UNCHECKED', [input.system ?? 'null', input.code ?? 'null', name], answerPath, node);
     } else {
-      passThrough(scope, r, answerPath, answer);
+      passThrough(scope, r, answerPath, node);
     }
   };
   if (contained) apply(containedMembership(scope, contained, input));
-  else askTerminology(scope, { valueSet: ref, coding: input, elementKind: 'Coding' }, apply, (e) => scope.report('warning', 'QR_OPTION_CHECK_FAILED', [e], answerPath, answer));
+  else askTerminology(scope, { valueSet: ref, coding: input, elementKind: 'Coding' }, apply, (e) => {
+    scope.report('warning', 'QR_OPTION_CHECK_FAILED', [e], answerPath, node);
+  });
 }
 
 /**
@@ -132,7 +138,7 @@ function askTerminology(scope: ResponseScope, request: { valueSet: string; codin
 }
 
 /** The terminology's own remarks on a coding it accepted (a wrong display, ...), with their severity. */
-function passThrough(scope: ResponseScope, r: ValidateCodeResult, path: string, at: Obj): void {
+function passThrough(scope: ResponseScope, r: ValidateCodeResult, path: string, at: JsonNode): void {
   const run = scope.ctx.run;
   for (const i of r.issues) {
     const key = i.severity + '\u0000' + path + '\u0000' + i.text;
@@ -140,7 +146,7 @@ function passThrough(scope: ResponseScope, r: ValidateCodeResult, path: string, 
     run.seen.add(key);
     if (run.silent) continue;
     if (i.severity === 'error') run.errorCount++;
-    run.pushIssue(i.severity, i, path, scope.ctx.pos(at));
+    run.pushIssue(i.severity, i, path, at.at);
   }
 }
 

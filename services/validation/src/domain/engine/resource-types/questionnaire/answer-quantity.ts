@@ -5,6 +5,7 @@
  * as the HL7 validator shows them: `10000 m (UCUM#m)`.
  */
 import type { ValidateCodeResult } from '#validation/domain/ports/terminology.js';
+import type { JsonNode } from '../../json/json-node.js';
 import { isObject } from '../../json/json-value.js';
 import { decimalPlaces, EXT, extensions, extensionValue, type Obj } from './questionnaire-model.js';
 import type { ResponseScope } from './response-scope.js';
@@ -28,8 +29,16 @@ function codingText(c: Obj): string {
   return `${typeof c.display === 'string' ? c.display : ''}${coded}`;
 }
 
-export function checkQuantity(scope: ResponseScope, def: Obj, v: Obj, valuePath: string): void {
-  const report = (id: Parameters<ResponseScope['error']>[0], args: readonly unknown[]) => scope.error(id, args, valuePath, v);
+/** Where a Quantity answer's value is reported: HL7's name for it, and its node. */
+interface ValuePlace {
+  readonly path: string;
+  readonly node: JsonNode | undefined;
+}
+
+export function checkQuantity(scope: ResponseScope, def: Obj, v: Obj, place: ValuePlace): void {
+  const report = (id: Parameters<ResponseScope['error']>[0], args: readonly unknown[]) => {
+    scope.error(id, args, place.path, place.node);
+  };
   if (typeof v.comparator === 'string') {
     // the HL7 validator reads the comparator by its Java enum name (LESS_THAN), so `<` stops the
     // checks with an error before the limits and units are looked at
@@ -49,7 +58,7 @@ export function checkQuantity(scope: ResponseScope, def: Obj, v: Obj, valuePath:
   const options = extensions(def, EXT.unitOption).map((e) => e.valueCoding).filter(isObject);
   if (options.length > 0 && !options.some((o) => unitMatches(v, o))) report('QR_UNIT_NOT_ALLOWED', [quantityText(scope, v), options.map(codingText).join(',')]);
   const unitValueSet = extensionValue(def, EXT.unitValueSet);
-  if (typeof unitValueSet === 'string') checkUnitValueSet(scope, v, unitValueSet, valuePath);
+  if (typeof unitValueSet === 'string') checkUnitValueSet(scope, v, unitValueSet, place);
 }
 
 function compareToLimit(scope: ResponseScope, v: Obj, limit: Obj, below: boolean, report: (id: Parameters<ResponseScope['error']>[0], args: readonly unknown[]) => void): void {
@@ -82,15 +91,15 @@ function unitMatches(q: Obj, option: Obj): boolean {
   return (option.system === undefined || option.system === q.system) && (option.code === undefined || option.code === q.code) && (option.display === undefined || option.display === q.unit);
 }
 
-function checkUnitValueSet(scope: ResponseScope, v: Obj, valueSet: string, valuePath: string): void {
+function checkUnitValueSet(scope: ResponseScope, v: Obj, valueSet: string, place: ValuePlace): void {
   const { ctx } = scope;
   if (!ctx.services.source.valueSet(valueSet)) {
-    scope.report('warning', 'QR_UNIT_VALUE_SET_NOT_FOUND', [valueSet], valuePath, v);
+    scope.report('warning', 'QR_UNIT_VALUE_SET_NOT_FOUND', [valueSet], place.path, place.node);
     return;
   }
   // as for string answers, a unit the terminology cannot confirm is an error (HL7: any answer but "ok")
   const apply = (r: ValidateCodeResult) => {
-    if (r.valid !== true) scope.error('QR_UNIT_NOT_IN_VALUE_SET', [quantityText(scope, v), valueSet], valuePath, v);
+    if (r.valid !== true) scope.error('QR_UNIT_NOT_IN_VALUE_SET', [quantityText(scope, v), valueSet], place.path, place.node);
   };
   // no unit code is no member of the unit value set (HL7 asks the terminology with none)
   if (typeof v.code !== 'string') {

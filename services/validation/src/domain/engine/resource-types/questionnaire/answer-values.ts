@@ -21,8 +21,9 @@ const ANSWER_TYPES = new Map<string, readonly string[]>([
   ['choice', ['Coding', 'date', 'time', 'integer', 'string']], ['open-choice', ['Coding', 'date', 'time', 'integer', 'string']],
 ]);
 
-/** One answer (at `answerPath`) of a response item answering `def`; `count` answers in all. */
-export function checkAnswer(scope: ResponseScope, def: Obj, answer: Obj, answerPath: string, count: number): void {
+/** One answer of a response item answering its item (`a.def`). */
+export function checkAnswer(a: AnswerUnderCheck): void {
+  const { scope, def, answer, answerPath } = a;
   const itemType = typeof def.type === 'string' ? def.type : '';
   const allowed = ANSWER_TYPES.get(itemType);
   const found = choiceValue(answer);
@@ -30,11 +31,13 @@ export function checkAnswer(scope: ResponseScope, def: Obj, answer: Obj, answerP
   const type = typeOfSuffix(found.suffix);
   const valuePath = `${answerPath}.value.ofType(${type})`;
   const v = found.value;
-  const at = (message: Parameters<ResponseScope['error']>[0], args: readonly unknown[]) => scope.error(message, args, valuePath, v);
-  const a: AnswerUnderCheck = { scope, def, answer, answerPath, count };
+  const value = a.node.child(`value${found.suffix}`);
+  const at: Report = (message, args) => {
+    scope.error(message, args, valuePath, value);
+  };
   if (!allowed.includes(type)) {
-    if (allowed.length === 1) scope.error('QR_ANSWER_TYPE', [allowed[0], type], valuePath, v);
-    else scope.error('QR_ANSWER_TYPES', [allowed.join(', '), type], valuePath, v);
+    if (allowed.length === 1) at('QR_ANSWER_TYPE', [allowed[0], type]);
+    else at('QR_ANSWER_TYPES', [allowed.join(', '), type]);
     checkWrongTyped(a, found, valuePath, at);
     return;
   }
@@ -54,13 +57,13 @@ export function checkAnswer(scope: ResponseScope, def: Obj, answer: Obj, answerP
       if (typeof v === 'string') checkString(scope, def, v, valuePath, at);
       break;
     case 'attachment':
-      checkAttachment(scope, def, isObject(v) ? v : {}, answerPath, answer);
+      checkAttachment(a, isObject(v) ? v : {});
       break;
     case 'reference':
       if (isObject(v)) checkReference(scope, def, v, at);
       break;
     case 'quantity':
-      if (isObject(v)) checkQuantity(scope, def, v, valuePath);
+      if (isObject(v)) checkQuantity(scope, def, v, { path: valuePath, node: value });
       break;
     case 'choice':
     case 'open-choice':
@@ -81,7 +84,7 @@ type Report = (id: Parameters<ResponseScope['error']>[0], args: readonly unknown
  * Numbers, quantities, references and choices are only checked when the type is right.
  */
 function checkWrongTyped(a: AnswerUnderCheck, found: { suffix: string; value: unknown }, valuePath: string, at: Report): void {
-  const { scope, def, answer, answerPath } = a;
+  const { scope, def, answer } = a;
   const itemType = typeof def.type === 'string' ? def.type : '';
   const v = found.value;
   const text = typeof v === 'number' ? scope.rawNumber(answer, `value${found.suffix}`) ?? String(v) : typeof v === 'string' || typeof v === 'boolean' ? String(v) : undefined;
@@ -97,7 +100,7 @@ function checkWrongTyped(a: AnswerUnderCheck, found: { suffix: string; value: un
       if (text !== undefined) checkTime(scope, def, text, at);
       break;
     case 'attachment':
-      checkAttachment(scope, def, isObject(v) ? v : {}, answerPath, answer);
+      checkAttachment(a, isObject(v) ? v : {});
       break;
     default:
       break;
@@ -216,13 +219,15 @@ function checkPrimitiveOption(scope: ResponseScope, def: Obj, type: string, text
   else if (!texts.includes(text)) at('QR_NOT_AN_OPTION', [type, text]);
 }
 
-function checkAttachment(scope: ResponseScope, def: Obj, attachment: Obj, answerPath: string, answer: Obj): void {
+/** An attachment's content type and size, reported at the answer (as HL7 reports them). */
+function checkAttachment(a: AnswerUnderCheck, attachment: Obj): void {
+  const { scope, def, answerPath, node } = a;
   const allowed = extensions(def, EXT.mimeType).map((e) => e.valueCode).filter((c): c is string => typeof c === 'string');
   if (allowed.length > 0) {
     const contentType = attachment.contentType;
-    if (typeof contentType !== 'string') scope.error('QR_ATTACHMENT_NO_CONTENT_TYPE', [], answerPath, answer);
+    if (typeof contentType !== 'string') scope.error('QR_ATTACHMENT_NO_CONTENT_TYPE', [], answerPath, node);
     // a prefix matches: 'image/' allows image/png
-    else if (!allowed.some((a) => contentType.startsWith(a))) scope.error('QR_ATTACHMENT_CONTENT_TYPE', [contentType, allowed.join(', ')], answerPath, answer);
+    else if (!allowed.some((a) => contentType.startsWith(a))) scope.error('QR_ATTACHMENT_CONTENT_TYPE', [contentType, allowed.join(', ')], answerPath, node);
   }
   const rawMaxSize = extensionValue(def, EXT.maxSize);
   const maxSize = typeof rawMaxSize === 'number' ? Math.trunc(rawMaxSize) : 0;
@@ -230,7 +235,7 @@ function checkAttachment(scope: ResponseScope, def: Obj, attachment: Obj, answer
     const size = base64Length(attachment.data);
     // maxSize is the largest allowed size (HL7's code refuses data of exactly maxSize; we keep the
     // extension's meaning)
-    if (size > maxSize) scope.error('QR_ATTACHMENT_SIZE', [maxSize, size], answerPath, answer);
+    if (size > maxSize) scope.error('QR_ATTACHMENT_SIZE', [maxSize, size], answerPath, node);
   }
 }
 

@@ -8,7 +8,9 @@
  * (R5 value set parameters) and the hints on changed definitions are not implemented.
  */
 import type { NodeContext } from '../../context/node-context.js';
-import { isArray, isObject } from '../../json/json-value.js';
+import type { JsonNode } from '../../json/json-node.js';
+import { isObject } from '../../json/json-value.js';
+import type { MessageId } from '../../messages.js';
 import { choiceValue, objects, QuestionnaireIndex, type Obj } from './questionnaire-model.js';
 
 const DERIVATION_SYSTEM = 'http://hl7.org/fhir/questionnaire-derivationType';
@@ -26,122 +28,131 @@ interface ItemLookup {
   readonly order: Map<Obj, number>;
 }
 
-export function checkQuestionnaire(ctx: NodeContext, q: Obj): void {
+export function checkQuestionnaire(ctx: NodeContext, resource: Obj): void {
+  const q = ctx.nodeOf(resource);
   const derivations = derivationsOf(ctx, q);
-  const index = new QuestionnaireIndex(q);
+  const index = new QuestionnaireIndex(resource);
   const order = new Map<Obj, number>();
   const lookup: ItemLookup = { index, order };
-  const walk = (items: Obj[], path: string, ancestors: Obj[]) => {
-    items.forEach((item, i) => {
-      const itemPath = `${path}.item[${i}]`;
-      checkEnableWhen(ctx, lookup, item, itemPath, ancestors);
-      for (const d of derivations) checkDerivedItem(ctx, d, item, itemPath);
-      walk(objects(item.item), itemPath, [...ancestors, item]);
-    });
+  const walk = (holder: JsonNode, ancestors: Obj[]) => {
+    for (const item of holder.listedObjects('item')) {
+      const json = item.object;
+      if (json === undefined) continue;
+      checkEnableWhen(lookup, item, json, ancestors);
+      for (const d of derivations) checkDerivedItem(d, item, json);
+      walk(item, [...ancestors, json]);
+    }
   };
   // document order first, so "comes after" can be decided for any pair
-  const number = (items: Obj[]) => items.forEach((item) => {
-    order.set(item, order.size);
-    number(objects(item.item));
-  });
-  number(objects(q.item));
-  walk(objects(q.item), ctx.path, []);
+  const number = (items: Obj[]) => {
+    items.forEach((item) => {
+      order.set(item, order.size);
+      number(objects(item.item));
+    });
+  };
+  number(objects(resource.item));
+  walk(q, []);
 }
 
-function checkEnableWhen(ctx: NodeContext, lookup: ItemLookup, item: Obj, itemPath: string, ancestors: Obj[]): void {
+function checkEnableWhen(lookup: ItemLookup, item: JsonNode, json: Obj, ancestors: Obj[]): void {
   const { index, order } = lookup;
-  const at = ctx.pos(item);
   let inner: QuestionnaireIndex | undefined;
-  for (const condition of objects(item.enableWhen)) {
+  for (const condition of objects(json.enableWhen)) {
     const question = condition.question;
     if (typeof question !== 'string') {
-      ctx.error('Q_ENABLEWHEN_NO_QUESTION', [], itemPath, at);
+      item.error('Q_ENABLEWHEN_NO_QUESTION', []);
       continue;
     }
-    inner ??= new QuestionnaireIndex(item);
+    inner ??= new QuestionnaireIndex(json);
     if (inner.find(question)) {
-      ctx.error('Q_ENABLEWHEN_INNER', [], itemPath, at);
+      item.error('Q_ENABLEWHEN_INNER', []);
       continue;
     }
     const target = index.find(question)?.item;
-    if (!target) ctx.error('Q_ENABLEWHEN_NO_TARGET', [question, item.linkId], itemPath, at);
-    else if (target === item) ctx.error('Q_ENABLEWHEN_SELF', [], itemPath, at);
-    else if (!ancestors.includes(target) && (order.get(target) ?? 0) > (order.get(item) ?? 0)) ctx.warning('Q_ENABLEWHEN_AFTER', [question], itemPath, at);
+    if (!target) item.error('Q_ENABLEWHEN_NO_TARGET', [question, json.linkId]);
+    else if (target === json) item.error('Q_ENABLEWHEN_SELF', []);
+    else if (!ancestors.includes(target) && (order.get(target) ?? 0) > (order.get(json) ?? 0)) item.warning('Q_ENABLEWHEN_AFTER', [question]);
   }
 }
 
-/** The Questionnaires this one derives from, with the derivation the extension names. */
-function derivationsOf(ctx: NodeContext, q: Obj): Derivation[] {
+/**
+ * The Questionnaires this one derives from, with the derivation the extension names. The
+ * extension sits on the url (`_derivedFrom`), and is named from it, as HL7 names it
+ * (`derivedFrom[0].extension[0]`).
+ */
+function derivationsOf(ctx: NodeContext, q: JsonNode): Derivation[] {
   const found: Derivation[] = [];
-  const urls = isArray(q.derivedFrom) ? q.derivedFrom : [];
-  const extras = isArray(q._derivedFrom) ? q._derivedFrom : [];
-  urls.forEach((url, i) => {
-    if (typeof url !== 'string') return;
-    const path = `${ctx.path}.derivedFrom[${i}]`;
+  const extras = q.listed('_derivedFrom');
+  q.listed('derivedFrom').forEach((named, i) => {
+    const url = named.string;
+    if (url === undefined) return;
     const base = ctx.services.resolveCanonical('Questionnaire', url);
     if (!base) {
-      ctx.warning('Q_DERIVATION_UNKNOWN', [url], path, undefined);
+      named.warning('Q_DERIVATION_UNKNOWN', [url]);
       return;
     }
     const extra = extras[i];
-    const extList = isObject(extra) ? objects(extra.extension) : [];
-    const k = extList.findIndex((e) => e.url === DERIVATION_EXT);
-    const derivation = extList[k];
-    if (derivation === undefined) {
-      ctx.warning('Q_DERIVATION_NO_TYPE', [url], path, undefined);
+    const derivation = extra?.listedObjects('extension').find((e) => e.str('url') === DERIVATION_EXT);
+    if (extra === undefined || derivation === undefined) {
+      named.warning('Q_DERIVATION_NO_TYPE', [url]);
       return;
     }
-    const coding = derivation.valueCoding;
-    if (!isObject(coding)) {
-      ctx.warning('Q_DERIVATION_NO_TYPE_VALUE', [], `${path}.extension[${k}]`, undefined);
+    const codingNode = derivation.child('valueCoding', 'value.ofType(Coding)');
+    const coding = codingNode?.object;
+    if (codingNode === undefined || coding === undefined) {
+      ctx.warning('Q_DERIVATION_NO_TYPE_VALUE', [], derivation.locationUnder(extra, named.path), derivation.at);
       return;
     }
     const code = `${String(coding.system)}#${String(coding.code)}`;
+    const location = codingNode.locationUnder(extra, named.path);
     if (coding.system === DERIVATION_SYSTEM && (coding.code === 'extends' || coding.code === 'compliesWith')) found.push({ base: new QuestionnaireIndex(base), url, mode: coding.code });
-    else if (coding.system === DERIVATION_SYSTEM && coding.code === 'inspiredBy') ctx.information('Q_DERIVATION_TYPE_IGNORED', [code], `${path}.extension[${k}].value.ofType(Coding)`, undefined);
-    else ctx.warning('Q_DERIVATION_TYPE_UNKNOWN', [code], `${path}.extension[${k}].value.ofType(Coding)`, undefined);
+    else if (coding.system === DERIVATION_SYSTEM && coding.code === 'inspiredBy') ctx.information('Q_DERIVATION_TYPE_IGNORED', [code], location, codingNode.at);
+    else ctx.warning('Q_DERIVATION_TYPE_UNKNOWN', [code], location, codingNode.at);
   });
   return found;
 }
 
-function checkDerivedItem(ctx: NodeContext, d: Derivation, item: Obj, itemPath: string): void {
-  const linkId = item.linkId;
+function checkDerivedItem(d: Derivation, item: JsonNode, json: Obj): void {
+  const linkId = json.linkId;
   const base = typeof linkId === 'string' ? d.base.find(linkId)?.item : undefined;
   if (!base) {
     // an extension may add items; a questionnaire that complies with another may not
-    if (d.mode === 'compliesWith') ctx.error('Q_DERIVED_ITEM_MISSING', [d.url, linkId], itemPath, ctx.pos(item));
+    if (d.mode === 'compliesWith') item.error('Q_DERIVED_ITEM_MISSING', [d.url, linkId]);
     return;
   }
-  if (typeof base.type === 'string' && typeof item.type === 'string' && base.type !== item.type) ctx.error('Q_DERIVED_TYPE_CHANGED', [d.url, linkId, base.type, item.type], `${itemPath}.type`, undefined);
-  if (base.repeats !== true && item.repeats === true) ctx.error('Q_DERIVED_REPEATS_CHANGED', [d.url, linkId], `${itemPath}.repeats`, undefined);
-  if (base.required === true && item.required !== undefined && item.required !== true) ctx.error('Q_DERIVED_REQUIRED_CHANGED', [d.url, linkId], `${itemPath}.required`, undefined);
+  // reported at the element that changed
+  const changed = (name: string, id: MessageId, args: readonly unknown[]) => {
+    item.child(name)?.error(id, args);
+  };
+  if (typeof base.type === 'string' && typeof json.type === 'string' && base.type !== json.type) changed('type', 'Q_DERIVED_TYPE_CHANGED', [d.url, linkId, base.type, json.type]);
+  if (base.repeats !== true && json.repeats === true) changed('repeats', 'Q_DERIVED_REPEATS_CHANGED', [d.url, linkId]);
+  if (base.required === true && json.required !== undefined && json.required !== true) changed('required', 'Q_DERIVED_REQUIRED_CHANGED', [d.url, linkId]);
   if (typeof base.maxLength === 'number') {
-    if (typeof item.maxLength !== 'number') ctx.error('Q_DERIVED_MAXLENGTH_CHANGED', [d.url, linkId, base.maxLength], itemPath, ctx.pos(item));
-    else if (item.maxLength > base.maxLength) ctx.error('Q_DERIVED_MAXLENGTH_CHANGED', [d.url, linkId, base.maxLength], `${itemPath}.maxLength`, undefined);
+    if (typeof json.maxLength !== 'number') item.error('Q_DERIVED_MAXLENGTH_CHANGED', [d.url, linkId, base.maxLength]);
+    else if (json.maxLength > base.maxLength) changed('maxLength', 'Q_DERIVED_MAXLENGTH_CHANGED', [d.url, linkId, base.maxLength]);
   }
-  checkDerivedOptions(ctx, d, base, item, itemPath);
+  checkDerivedOptions(d, base, item, json);
 }
 
 /** answerOptions stay options (from the base's) and an answerValueSet stays a value set. */
-function checkDerivedOptions(ctx: NodeContext, d: Derivation, base: Obj, item: Obj, itemPath: string): void {
-  const at = ctx.pos(item);
+function checkDerivedOptions(d: Derivation, base: Obj, item: JsonNode, json: Obj): void {
   const baseOptions = objects(base.answerOption);
   if (baseOptions.length > 0) {
-    if (item.answerValueSet !== undefined) {
-      ctx.error('Q_DERIVED_ANSWER_KIND_CHANGED', [d.url, item.linkId, 'Option', 'ValueSet'], itemPath, at);
+    if (json.answerValueSet !== undefined) {
+      item.error('Q_DERIVED_ANSWER_KIND_CHANGED', [d.url, json.linkId, 'Option', 'ValueSet']);
       return;
     }
-    const options = objects(item.answerOption);
+    const options = item.listedObjects('answerOption');
     if (options.length === 0) {
-      ctx.error('Q_DERIVED_NO_ANSWER_OPTIONS', [d.url, item.linkId, baseOptions.length], itemPath, at);
+      item.error('Q_DERIVED_NO_ANSWER_OPTIONS', [d.url, json.linkId, baseOptions.length]);
       return;
     }
-    options.forEach((option, i) => {
-      const v = choiceValue(option);
-      if (v && !baseOptions.some((b) => sameOption(choiceValue(b), v))) ctx.error('Q_DERIVED_NEW_ANSWER_OPTION', [d.url, item.linkId], `${itemPath}.answerOption[${i}]`, ctx.pos(option));
-    });
-  } else if (typeof base.answerValueSet === 'string' && item.answerOption !== undefined) {
-    ctx.error('Q_DERIVED_ANSWER_KIND_CHANGED', [d.url, item.linkId, 'ValueSet', 'Option'], itemPath, at);
+    for (const option of options) {
+      const v = choiceValue(option.object);
+      if (v && !baseOptions.some((b) => sameOption(choiceValue(b), v))) option.error('Q_DERIVED_NEW_ANSWER_OPTION', [d.url, json.linkId]);
+    }
+  } else if (typeof base.answerValueSet === 'string' && json.answerOption !== undefined) {
+    item.error('Q_DERIVED_ANSWER_KIND_CHANGED', [d.url, json.linkId, 'ValueSet', 'Option']);
   }
 }
 

@@ -13,11 +13,18 @@
  * (`QuestionnaireResponse`, `...item[0]`), and items nested in an answer are named after the
  * item that holds the answer (`item[0].item[1]` for `item[0].answer[0].item[1]`).
  */
-import { isArray, isObject } from '../../json/json-value.js';
+import type { JsonNode } from '../../json/json-node.js';
 import { checkAnswer } from './answer-values.js';
 import { type AnswerFrame, EnableWhenEvaluator } from './enable-when.js';
 import { EXT, extensionValue, isGroupLike, objects, type Obj } from './questionnaire-model.js';
 import type { ResponseScope } from './response-scope.js';
+
+/** A response item found at a level: its JSON, its node, and HL7's name for it. */
+interface PresentItem {
+  readonly item: Obj;
+  readonly node: JsonNode;
+  readonly name: string;
+}
 
 /** One level of Questionnaire items, with the position of each linkId (the first, as HL7 searches). */
 interface DefinitionLevel {
@@ -43,7 +50,8 @@ export class ResponseItemsWalker {
 
   /** The response's items against the Questionnaire's. */
   walk(): void {
-    this.walkLevel(this.scope.questionnaire.item, this.scope.response, this.scope.ctx.path, []);
+    const { node } = this.scope;
+    this.walkLevel(this.scope.questionnaire.item, node, node.path, []);
   }
 
   private level(items: unknown): DefinitionLevel {
@@ -59,93 +67,99 @@ export class ResponseItemsWalker {
     return level;
   }
 
-  /** The items of `container` (the response, an item or an answer), reported at `path`, against the Questionnaire items `defItems`. */
-  private walkLevel(defItems: unknown, container: Obj, path: string, stack: readonly AnswerFrame[]): void {
+  /**
+   * The items of `container` (the response, an item or an answer) against the Questionnaire items
+   * `defItems`; `name` is HL7's name for the container (an answer is named as its item), which the
+   * level's issues are reported at and its items are named from.
+   */
+  private walkLevel(defItems: unknown, container: JsonNode, name: string, stack: readonly AnswerFrame[]): void {
     const { scope } = this;
     const { defs, positions } = this.level(defItems);
-    const present = new Map<string, Array<{ item: Obj; index: number }>>();
+    const present = new Map<string, PresentItem[]>();
     let lastIndex = -1;
-    // indexes of the JSON array (an entry that is no object is the structural walk's error)
-    (isArray(container.item) ? container.item : []).forEach((entry, index) => {
-      if (!isObject(entry)) return;
-      const item = entry;
+    // (an entry that is no object is the structural walk's error)
+    for (const node of container.listedObjects('item')) {
+      const item = node.object;
+      if (item === undefined) continue;
       const linkId = item.linkId;
       if (typeof linkId !== 'string' || linkId === '') {
-        scope.error('QR_ITEM_NO_LINKID', [], path, item);
-        return;
+        scope.error('QR_ITEM_NO_LINKID', [], name, node);
+        continue;
       }
       const defIndex = positions.get(linkId) ?? -1;
       if (defIndex < 0) {
         const elsewhere = scope.index.find(linkId);
         if (!elsewhere) {
-          scope.error('QR_LINKID_NOT_FOUND', [linkId], path, item);
-          return;
+          scope.error('QR_LINKID_NOT_FOUND', [linkId], name, node);
+          continue;
         }
-        scope.error('QR_ITEM_MISPLACED', [linkId], path, item);
-        this.checkItem(elsewhere.item, item, `${path}.item[${index}]`, [...stack, { q: elsewhere.item, a: item }]);
-        return;
+        scope.error('QR_ITEM_MISPLACED', [linkId], name, node);
+        this.checkItem(elsewhere.item, { item, node, name: node.locationUnder(container, name) }, [...stack, { q: elsewhere.item, a: item }]);
+        continue;
       }
-      if (defIndex < lastIndex) scope.error('QR_ITEM_ORDER', [], path, item);
+      if (defIndex < lastIndex) scope.error('QR_ITEM_ORDER', [], name, node);
       lastIndex = defIndex;
       const list = present.get(linkId) ?? [];
-      list.push({ item, index });
+      list.push({ item, node, name: node.locationUnder(container, name) });
       present.set(linkId, list);
-    });
+    }
     for (const def of defs) {
       const items = typeof def.linkId === 'string' ? present.get(def.linkId) : undefined;
       const enabled = this.enableWhen.isEnabled(def, stack);
       if (!items) {
-        if (enabled && def.required === true) scope.report(scope.notCompleted ? 'warning' : 'error', 'QR_ITEM_MISSING', [def.linkId], path, container);
+        if (enabled && def.required === true) scope.report(scope.notCompleted ? 'warning' : 'error', 'QR_ITEM_MISSING', [def.linkId], name, container);
         continue;
       }
       if (!enabled) {
-        for (const { item, index } of items) {
-          if (objects(item.answer).length > 0 || objects(item.item).length > 0) scope.error('QR_ITEM_NOT_ENABLED', [def.linkId], `${path}.item[${index}]`, item);
+        for (const { item, node, name: itemName } of items) {
+          if (objects(item.answer).length > 0 || objects(item.item).length > 0) scope.error('QR_ITEM_NOT_ENABLED', [def.linkId], itemName, node);
         }
       }
       const second = items[1];
-      if (second !== undefined && def.repeats !== true) scope.error('QR_ITEM_ONLY_ONE_ITEM', [def.linkId], path, second.item);
-      for (const { item, index } of items) this.checkItem(def, item, `${path}.item[${index}]`, [...stack, { q: def, a: item }]);
+      if (second !== undefined && def.repeats !== true) scope.error('QR_ITEM_ONLY_ONE_ITEM', [def.linkId], name, second.node);
+      for (const present of items) this.checkItem(def, present, [...stack, { q: def, a: present.item }]);
     }
   }
 
   /** One response item against its definition; `stack` ends with this item. */
-  private checkItem(def: Obj, item: Obj, itemPath: string, stack: readonly AnswerFrame[]): void {
+  private checkItem(def: Obj, present: PresentItem, stack: readonly AnswerFrame[]): void {
     const { scope } = this;
+    const { item, node, name: itemPath } = present;
     const type = def.type;
-    if (typeof item.text === 'string' && item.text !== '' && item.text !== def.text) scope.error('QR_ITEM_TEXT', [def.linkId], itemPath, item);
-    const answers = objects(item.answer);
+    if (typeof item.text === 'string' && item.text !== '' && item.text !== def.text) scope.error('QR_ITEM_TEXT', [def.linkId], itemPath, node);
+    const answers = node.listedObjects('answer');
     const answered = answers.length > 0 || def.required !== true || isGroupLike(type);
     if (!answered) {
-      if (scope.notCompleted) scope.report('warning', 'QR_ITEM_MISSING', [def.linkId], itemPath, item);
-      else if (this.enableWhen.isEnabled(def, stack)) scope.error('QR_ITEM_MISSING', [def.linkId], itemPath, item);
+      if (scope.notCompleted) scope.report('warning', 'QR_ITEM_MISSING', [def.linkId], itemPath, node);
+      else if (this.enableWhen.isEnabled(def, stack)) scope.error('QR_ITEM_MISSING', [def.linkId], itemPath, node);
     }
     if (answers.length > 1 && def.repeats !== true) scope.error('QR_ITEM_ONLY_ONE', [], itemPath, answers[1]);
     // The limits are allowed counts, as the extensions define them. (The HL7 validator's code passes
     // only counts strictly inside them; we keep the extensions' meaning: a response with exactly
     // minOccurs answers is valid.)
     const maxOccurs = occursLimit(def, EXT.maxOccurs);
-    if (maxOccurs >= 0 && answers.length > maxOccurs) scope.error('QR_MAX_OCCURS', [maxOccurs, answers.length], itemPath, item);
+    if (maxOccurs >= 0 && answers.length > maxOccurs) scope.error('QR_MAX_OCCURS', [maxOccurs, answers.length], itemPath, node);
     const minOccurs = occursLimit(def, EXT.minOccurs);
-    if (minOccurs >= 0 && answers.length < minOccurs) scope.error('QR_MIN_OCCURS', [minOccurs, answers.length], itemPath, item);
-    (isArray(item.answer) ? item.answer : []).forEach((answer, i) => {
-      if (!isObject(answer)) return;
+    if (minOccurs >= 0 && answers.length < minOccurs) scope.error('QR_MIN_OCCURS', [minOccurs, answers.length], itemPath, node);
+    for (const answerNode of answers) {
+      const answer = answerNode.object;
+      if (answer === undefined) continue;
       // R4 has no answers on groups (and the abstract `question`): HL7 words both as "question"
-      if (isGroupLike(type)) scope.error('QR_NO_ANSWERS_ALLOWED', ['question'], itemPath, answer);
-      else if (type === 'display') scope.error('QR_DISPLAY_NO_ANSWERS', [], itemPath, answer);
-      else checkAnswer(scope, def, answer, `${itemPath}.answer[${i}]`, answers.length);
+      if (isGroupLike(type)) scope.error('QR_NO_ANSWERS_ALLOWED', ['question'], itemPath, answerNode);
+      else if (type === 'display') scope.error('QR_DISPLAY_NO_ANSWERS', [], itemPath, answerNode);
+      else checkAnswer({ scope, def, answer, node: answerNode, answerPath: answerNode.locationUnder(node, itemPath), count: answers.length });
       // a group's answers are an error already; their items are not looked at
-      if (!isGroupLike(type)) this.walkLevel(def.item, answer, itemPath, stack);
-    });
+      if (!isGroupLike(type)) this.walkLevel(def.item, answerNode, itemPath, stack);
+    }
     const children = objects(item.item);
-    if (typeof type !== 'string') scope.report('fatal', 'QR_ITEM_NO_TYPE', [def.linkId], itemPath, item);
+    if (typeof type !== 'string') scope.report('fatal', 'QR_ITEM_NO_TYPE', [def.linkId], itemPath, node);
     else if (type === 'display') {
-      if (children.length > 0) scope.error('QR_DISPLAY_ITEMS', [def.linkId], itemPath, item);
+      if (children.length > 0) scope.error('QR_DISPLAY_ITEMS', [def.linkId], itemPath, node);
     } else if (!isGroupLike(type)) {
-      if (children.length > 0) scope.error('QR_ITEMS_OUTSIDE_ANSWERS', [def.linkId], itemPath, item);
+      if (children.length > 0) scope.error('QR_ITEMS_OUTSIDE_ANSWERS', [def.linkId], itemPath, node);
     } else {
-      if (def.required === true && children.length === 0) scope.error('QR_GROUP_REQUIRED', [], itemPath, item);
-      this.walkLevel(def.item, item, itemPath, stack);
+      if (def.required === true && children.length === 0) scope.error('QR_GROUP_REQUIRED', [], itemPath, node);
+      this.walkLevel(def.item, node, itemPath, stack);
     }
   }
 }

@@ -5,14 +5,16 @@
  */
 import type { UnitConverter } from '../../checks/ucum.js';
 import type { NodeContext } from '../../context/node-context.js';
-import { isArray, isObject } from '../../json/json-value.js';
+import type { JsonNode } from '../../json/json-node.js';
 import type { MessageId } from '../../messages.js';
 import type { IssueSeverity } from '../../outcome/issue.js';
-import { QuestionnaireIndex, type Obj } from './questionnaire-model.js';
+import { objects, QuestionnaireIndex, type Obj } from './questionnaire-model.js';
 
 export class ResponseScope {
   /** The Questionnaire's items by linkId. */
   readonly index: QuestionnaireIndex;
+  /** The QuestionnaireResponse, where the walk stands. */
+  readonly node: JsonNode;
 
   constructor(
     /** The walk at the QuestionnaireResponse. */
@@ -24,6 +26,7 @@ export class ResponseScope {
     readonly units: UnitConverter,
   ) {
     this.index = new QuestionnaireIndex(questionnaire);
+    this.node = ctx.nodeOf(response);
   }
 
   /** HL7: any status but completed and amended downgrades a missing required answer to a warning. */
@@ -31,11 +34,15 @@ export class ResponseScope {
     return this.response.status !== 'completed' && this.response.status !== 'amended';
   }
 
-  report(severity: IssueSeverity, id: MessageId, args: readonly unknown[], path: string, at: unknown): void {
-    this.ctx.report(severity, id, args, path, this.ctx.pos(at));
+  /**
+   * Reports at `path`, placed where `at` stands: HL7 names many of the response's issues after the
+   * level or item that holds the value (see response-items.ts), so the name and the node differ.
+   */
+  report(severity: IssueSeverity, id: MessageId, args: readonly unknown[], path: string, at: JsonNode | undefined): void {
+    this.ctx.report(severity, id, args, path, at?.at);
   }
 
-  error(id: MessageId, args: readonly unknown[], path: string, at: unknown): void {
+  error(id: MessageId, args: readonly unknown[], path: string, at: JsonNode | undefined): void {
     this.report('error', id, args, path, at);
   }
 
@@ -50,8 +57,7 @@ export class ResponseScope {
   containedValueSet(ref: string): Obj | undefined {
     if (!ref.startsWith('#')) return undefined;
     for (const holder of [this.containedIn, this.questionnaire]) {
-      const contained = holder && isArray(holder.contained) ? holder.contained : [];
-      const vs = contained.find((c): c is Obj => isObject(c) && c.resourceType === 'ValueSet' && c.id === ref.slice(1));
+      const vs = objects(holder?.contained).find((c) => c.resourceType === 'ValueSet' && c.id === ref.slice(1));
       if (vs) return vs;
     }
     return undefined;
