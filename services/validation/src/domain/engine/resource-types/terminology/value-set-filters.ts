@@ -7,7 +7,7 @@
  */
 import type { JsonNode } from '../../json/json-node.js';
 import { errorText } from '../../error-text.js';
-import { codeSet, hasCode, objects, str, type Obj } from './code-system-model.js';
+import { codeSet, hasCode, objects, type Obj } from './code-system-model.js';
 
 type ValueKind = 'boolean' | 'integer' | 'decimal' | 'code' | 'dateTime' | 'Coding';
 /** How a code value is checked against the system: an error, a warning, or not at all. */
