@@ -14,7 +14,7 @@ export class CapabilityStatementValidator implements ResourceTypeValidator {
           if (definition === undefined || type === undefined) continue;
           const def = ctx.services.resolveCanonical('SearchParameter', definition);
           if (def && typeof def.type === 'string' && def.type !== type) {
-            const label = def.version ? `${def.url}|${def.version}` : String(def.url);
+            const label = typeof def.version === 'string' ? `${String(def.url)}|${def.version}` : String(def.url);
             sp.error('CAPABILITY_SEARCH_TYPE', [label, def.type, type]);
           }
         }

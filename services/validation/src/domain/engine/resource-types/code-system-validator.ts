@@ -103,7 +103,9 @@ function checkAllCodesValueSet(ctx: NodeContext, cs: JsonNode, count: number): v
   const url = cs.str('url');
   const content = cs.str('content');
   const at = cs.child('valueSet')?.at;
-  const report = (severity: 'error' | 'warning' | 'information', id: MessageId, args: readonly unknown[]) => ctx.report(severity, id, args, cs.path, at);
+  const report = (severity: 'error' | 'warning' | 'information', id: MessageId, args: readonly unknown[]) => {
+    ctx.report(severity, id, args, cs.path, at);
+  };
   const source = ctx.services.source;
   if (content === 'supplement') {
     const supplements = cs.str('supplements');

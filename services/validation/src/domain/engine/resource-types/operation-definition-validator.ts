@@ -47,7 +47,9 @@ export class OperationDefinitionValidator implements ResourceTypeValidator {
         // the HL7 validator names a parameter under the profile it is compared with (`inputProfile.parameter[1]`)
         const path = profile.path + p.path.slice(node.path.length);
         const at = p.at;
-        const report = (severity: 'error' | 'warning', id: MessageId, args: readonly unknown[]) => ctx.report(severity, id, args, path, at);
+        const report = (severity: 'error' | 'warning', id: MessageId, args: readonly unknown[]) => {
+          ctx.report(severity, id, args, path, at);
+        };
         if (!slice) {
           report('warning', 'OPDEF_PROFILE_NOT_IN_PROFILE', [use, name]);
           continue;

@@ -70,12 +70,12 @@ function elementExists(ctx: NodeContext, expression: string): boolean {
   if (!plan?.root) return false;
   let current: ElementPlan | undefined = plan.root;
   for (const name of segments.slice(1)) {
-    let children: ChildIndex | undefined = current?.ownChildren;
-    if (!children && current?.contentReference) {
+    let children: ChildIndex | undefined = current.ownChildren;
+    if (!children && current.contentReference) {
       const ref = current.contentReference;
       children = plan.byId.get(ref.slice(ref.indexOf('#') + 1))?.ownChildren;
     }
-    if (!children && current && current.types.length === 1) children = ctx.services.plans.typeChildren(current.types[0]?.code ?? '');
+    if (!children && current.types.length === 1) children = ctx.services.plans.typeChildren(current.types[0]?.code ?? '');
     const bare = name.endsWith('[x]') ? name.slice(0, -3) : name;
     current = children?.list.find((c) => c.name === bare && c.sliceName === undefined);
     if (!current) return false;
@@ -169,7 +169,7 @@ function checkInvariant(ctx: NodeContext, inv: JsonNode, list: ElementList): voi
     return;
   }
   const source = inv.str('source');
-  if (source !== undefined && source !== owner.url && !(owner.version !== undefined && source === `${owner.url}|${owner.version}`)) {
+  if (source !== undefined && source !== owner.url && !(owner.version !== undefined && source === `${String(owner.url)}|${owner.version}`)) {
     inv.error('ED_INVARIANT_DIFF_NO_SOURCE', [key, source, owner.url]);
     return;
   }

@@ -151,7 +151,9 @@ export function checkFilter(scope: FilterScope, filter: JsonNode): void {
   }
   if (hasExpression(filter)) filter.error('VALUESET_BAD_FILTER_EXPR_AND_VALUE', []);
   const checked: FilterUnderCheck = { scope, property, op, filter };
-  const check = (v: string, r: FilterRules) => checkValue(checked, v, r);
+  const check = (v: string, r: FilterRules) => {
+    checkValue(checked, v, r);
+  };
   if (op === 'exists') {
     check(value, { kind: 'boolean', codeCheck: 'none', ops: new Set() });
   } else if (op === 'regex') {
