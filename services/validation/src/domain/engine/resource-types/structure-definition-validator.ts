@@ -34,8 +34,8 @@ export class StructureDefinitionValidator implements ResourceTypeValidator {
     const base = plans.plan(sd.baseDefinition);
     if (!base?.root) return;
     const childNames = (type: string) => plans.typeChildren(type)?.list.map((c) => c.name);
-    // the differential check names its locations relative to the resource, and reports them at the resource's position
-    for (const p of checkDifferential(sd, base, childNames)) ctx.error(p.id, p.args, p.path ? `${node.path}.${p.path}` : node.path, node.at);
+    // (reported at the resource's position, where the snapshot generation that finds them stands)
+    for (const p of checkDifferential(node, base, childNames)) ctx.error(p.id, p.args, (p.where ?? node).path, node.at);
   }
 }
 
