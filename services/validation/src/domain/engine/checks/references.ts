@@ -1,27 +1,9 @@
 /**
- * Reference helpers: collecting the references of a resource (contained-resource rules),
+ * Reference helpers: collecting the local references of a resource (contained-resource rules),
  * parsing a reference string into type/id, and a fullUrl index built once per Bundle so
  * resolution inside a 100,000-entry Bundle stays linear.
  */
 import { isObject } from '../json/json-value.js';
-
-/** Collect every Reference.reference string (iteratively: no recursion limit). */
-export function collectReferences(root: unknown, out: Set<string>): void {
-  const stack: unknown[] = [root];
-  while (stack.length) {
-    const v = stack.pop();
-    if (Array.isArray(v)) {
-      for (const x of v) if (x && typeof x === 'object') stack.push(x);
-    } else if (isObject(v)) {
-      const o = v;
-      if (typeof o.reference === 'string') out.add(o.reference);
-      for (const k in o) {
-        const c = o[k];
-        if (c && typeof c === 'object') stack.push(c);
-      }
-    }
-  }
-}
 
 // Linear: anchored; the type is letters up to '/', which it cannot match, and the ids are at most 64 characters.
 const RELATIVE = /^([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
