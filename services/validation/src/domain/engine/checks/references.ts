@@ -69,16 +69,16 @@ export class BundleIndex {
       // linear: at each '/' that `.+` gives back, the rest covers the next two segments only
       const m = /^(https?:\/\/.+\/)[A-Z][A-Za-z]+\/[^/]+$/.exec(from);
       if (m) {
-        const hit = this.byFullUrl.get(m[1] + ref);
+        const hit = this.byFullUrl.get(String(m[1]) + ref);
         if (hit) return hit;
       } else if (from.startsWith('urn:uuid:')) {
         // from an entry named by a UUID, the HL7 validator takes `Type/id` to name the entry
         // `urn:uuid:id` and nothing else (not another entry of that type and id)
-        return this.byFullUrl.get('urn:uuid:' + parsed.id) ?? [];
+        return this.byFullUrl.get('urn:uuid:' + String(parsed.id)) ?? [];
       }
     }
     if (parsed.kind === 'relative' || parsed.kind === 'absolute') {
-      return this.byTypeAndId.get(`${parsed.type}/${parsed.id}`) ?? [];
+      return this.byTypeAndId.get(`${String(parsed.type)}/${String(parsed.id)}`) ?? [];
     }
     return [];
   }

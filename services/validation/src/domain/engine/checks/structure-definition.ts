@@ -32,9 +32,9 @@ function typeCodes(ed: JsonNode, baseEl: ElementPlan | undefined): (string | und
 /** ElementDefinition.slicing as the messages word it: `ordered/rules [type=path, ...]`. */
 function describeSlicing(sl: JsonNode): string {
   const ordered = sl.object?.ordered;
-  const rules = sl.object?.rules;
+  const rules = sl.str('rules');
   const discriminators = sl.children('discriminator').map((d) => `${String(d.object?.type)}=${String(d.object?.path)}`);
-  return `${ordered === true ? 'ordered' : ordered === false ? 'unordered' : '??'}/${String(rules ?? '??')} [${discriminators.join(', ')}]`;
+  return `${ordered === true ? 'ordered' : ordered === false ? 'unordered' : '??'}/${rules ?? '??'} [${discriminators.join(', ')}]`;
 }
 
 /** Whether two slicings have the same discriminators (type and path, in order). */
@@ -128,7 +128,7 @@ export function checkDifferential(sd: JsonNode, base: StructurePlan, childNamesO
     if (!names) return;
     for (const d of discriminators) {
       const path = d.object?.path;
-      const head = String(path ?? '').split('.')[0] ?? '';
+      const head = (d.str('path') ?? '').split('.')[0] ?? '';
       const first = head.includes('(') ? head.slice(0, head.indexOf('(')) : head;
       if (!first || first.startsWith('$') || first === 'resolve' || first === 'ofType' || first === 'extension') continue;
       if (!names.includes(first)) problems.push({ id: 'SD_DISCRIMINATOR_PATH', args: [path, edPath], where: d });
