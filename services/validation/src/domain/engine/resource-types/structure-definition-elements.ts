@@ -265,8 +265,7 @@ function checkCharacteristics(ctx: NodeContext, ed: JsonNode, edPath: string, el
     known = true;
     const own = CHARACTERISTICS[code] ?? [];
     for (const c of own) characteristics.add(c);
-    const targetProfile = t.child('targetProfile')?.value;
-    if (isArray(targetProfile) && targetProfile.length > 0 && !own.includes('has-target')) ed.error('SD_ILLEGAL_CHARACTERISTICS', ['targetProfile', code]);
+    if (t.children('targetProfile').length > 0 && !own.includes('has-target')) ed.error('SD_ILLEGAL_CHARACTERISTICS', ['targetProfile', code]);
   }
   const list = `[${typeCodes.join(', ')}]`;
   // a snapshot element below the root has types or a content reference
