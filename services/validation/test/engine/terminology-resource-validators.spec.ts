@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { Validator } from '#validation/domain/engine/validator.js';
+import { EXT_COL, EXT_LINE, type Issue } from '#validation/domain/engine/outcome/issue.js';
 import { sourceWith } from './support/core-definitions.js';
 import { describe_, errorsOf, issuesWith } from './support/helpers.js';
 
@@ -185,6 +186,18 @@ describe('engine: terminology resource validators', function () {
       expect(issuesWith(hl7, 'HL7 Defined CodeSystems SHOULD have a stated value for the hierarchyMeaning element')[0]?.severity, describe_(hl7)).to.equal('warning');
       const other = v.validate(cs({ content: 'complete', concept: [{ code: 'a' }] }));
       expect(issuesWith(other, 'CodeSystems SHOULD have a stated value for the caseSensitive element')[0]?.severity, describe_(other)).to.equal('information');
+    });
+    it('reports where the value stands in the text: a nested concept at the concept, a missing element at the CodeSystem', () => {
+      const text = [
+        '{"resourceType": "CodeSystem", "url": "http://hl7.org/fhir/CodeSystem/test-only", "name": "X", "status": "active",',
+        ' "content": "complete",',
+        ' "concept": [{"code": "a", "display": "A", "definition": "a",',
+        '   "concept": [{"code": "a", "display": "A", "definition": "a"}]}]}',
+      ].join('\n');
+      const o = v.validate(text);
+      const lineCol = (i: Issue | undefined) => [i?.extension?.find((e) => e.url === EXT_LINE)?.valueInteger, i?.extension?.find((e) => e.url === EXT_COL)?.valueInteger];
+      expect(lineCol(issuesWith(o, "The code 'a' has already been defined", 'CodeSystem.concept[0].concept[0]')[0]), describe_(o)).to.deep.equal([4, 16]);
+      expect(lineCol(issuesWith(o, 'SHOULD have a stated value for the caseSensitive element', 'CodeSystem')[0]), describe_(o)).to.deep.equal([1, 1]);
     });
   });
 

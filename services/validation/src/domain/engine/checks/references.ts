@@ -1,27 +1,9 @@
 /**
- * Reference helpers: collecting the references of a resource (contained-resource rules),
+ * Reference helpers: collecting the local references of a resource (contained-resource rules),
  * parsing a reference string into type/id, and a fullUrl index built once per Bundle so
  * resolution inside a 100,000-entry Bundle stays linear.
  */
 import { isObject } from '../json/json-value.js';
-
-/** Collect every Reference.reference string (iteratively: no recursion limit). */
-export function collectReferences(root: unknown, out: Set<string>): void {
-  const stack: unknown[] = [root];
-  while (stack.length) {
-    const v = stack.pop();
-    if (Array.isArray(v)) {
-      for (const x of v) if (x && typeof x === 'object') stack.push(x);
-    } else if (isObject(v)) {
-      const o = v;
-      if (typeof o.reference === 'string') out.add(o.reference);
-      for (const k in o) {
-        const c = o[k];
-        if (c && typeof c === 'object') stack.push(c);
-      }
-    }
-  }
-}
 
 // Linear: anchored; the type is letters up to '/', which it cannot match, and the ids are at most 64 characters.
 const RELATIVE = /^([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
@@ -87,16 +69,16 @@ export class BundleIndex {
       // linear: at each '/' that `.+` gives back, the rest covers the next two segments only
       const m = /^(https?:\/\/.+\/)[A-Z][A-Za-z]+\/[^/]+$/.exec(from);
       if (m) {
-        const hit = this.byFullUrl.get(m[1] + ref);
+        const hit = this.byFullUrl.get(String(m[1]) + ref);
         if (hit) return hit;
       } else if (from.startsWith('urn:uuid:')) {
         // from an entry named by a UUID, the HL7 validator takes `Type/id` to name the entry
         // `urn:uuid:id` and nothing else (not another entry of that type and id)
-        return this.byFullUrl.get('urn:uuid:' + parsed.id) ?? [];
+        return this.byFullUrl.get('urn:uuid:' + String(parsed.id)) ?? [];
       }
     }
     if (parsed.kind === 'relative' || parsed.kind === 'absolute') {
-      return this.byTypeAndId.get(`${parsed.type}/${parsed.id}`) ?? [];
+      return this.byTypeAndId.get(`${String(parsed.type)}/${String(parsed.id)}`) ?? [];
     }
     return [];
   }

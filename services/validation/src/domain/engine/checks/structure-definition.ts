@@ -4,38 +4,18 @@
  * (unknown paths, elements out of order), renamed choices with a type the base does not allow,
  * slicing on the root, bindings on elements that cannot carry codes.
  */
-import { isArray, isObject } from '../json/json-value.js';
+import type { JsonNode } from '../json/json-node.js';
 import type { MessageId } from '../messages.js';
 import type { StructurePlan, ElementPlan } from '../plan/structure-plan.js';
 
 export interface SdProblem {
   id: MessageId;
   args: unknown[];
-  /** Relative to the StructureDefinition ('' = the resource itself). */
-  path: string;
+  /** The value the problem is about (undefined: the StructureDefinition itself). */
+  where: JsonNode | undefined;
 }
 
 const CODED = new Set(['code', 'Coding', 'CodeableConcept', 'CodeableReference', 'Quantity', 'string', 'uri', 'url', 'canonical']);
-
-/** ElementDefinition.slicing as read here (in the shape the specification gives it). */
-interface DiffSlicing {
-  ordered?: unknown;
-  rules?: unknown;
-  discriminator?: { type?: unknown; path?: unknown }[];
-}
-
-/**
- * A differential element as read here: the fields the checks branch on (id, path, sliceName) are
- * tested before use; the nested ones are read in the shape the specification gives them.
- */
-interface DiffElement {
-  id?: unknown;
-  path?: unknown;
-  sliceName?: unknown;
-  slicing?: DiffSlicing;
-  type?: { code: string }[];
-  binding?: unknown;
-}
 
 /** The base element a differential element resolved to, when it is that element itself (not a descendant). */
 function sameBaseElement(order: ElementPlan[], idx: number | undefined, path: unknown): ElementPlan | undefined {
@@ -43,10 +23,29 @@ function sameBaseElement(order: ElementPlan[], idx: number | undefined, path: un
   return el !== undefined && el.path === path ? el : undefined;
 }
 
-export function checkDifferential(sd: Record<string, unknown>, base: StructurePlan, childNamesOfType: (type: string) => string[] | undefined): SdProblem[] {
+/** An element's type codes as written (a type without a code stays, as undefined), else its base element's. */
+function typeCodes(ed: JsonNode, baseEl: ElementPlan | undefined): (string | undefined)[] {
+  if (ed.has('type')) return ed.children('type').map((t) => t.str('code'));
+  return baseEl ? baseEl.types.map((t) => t.code) : [];
+}
+
+/** ElementDefinition.slicing as the messages word it: `ordered/rules [type=path, ...]`. */
+function describeSlicing(sl: JsonNode): string {
+  const ordered = sl.object?.ordered;
+  const rules = sl.str('rules');
+  const discriminators = sl.children('discriminator').map((d) => `${String(d.object?.type)}=${String(d.object?.path)}`);
+  return `${ordered === true ? 'ordered' : ordered === false ? 'unordered' : '??'}/${rules ?? '??'} [${discriminators.join(', ')}]`;
+}
+
+/** Whether two slicings have the same discriminators (type and path, in order). */
+function sameDiscriminators(a: JsonNode, b: JsonNode): boolean {
+  const pairs = (sl: JsonNode) => JSON.stringify(sl.children('discriminator').map((d) => [d.object?.type, d.object?.path]));
+  return pairs(a) === pairs(b);
+}
+
+export function checkDifferential(sd: JsonNode, base: StructurePlan, childNamesOfType: (type: string) => string[] | undefined): SdProblem[] {
   const problems: SdProblem[] = [];
-  const elements = isObject(sd.differential) ? sd.differential.element : undefined;
-  const diff = (isArray(elements) ? elements : []) as readonly (DiffElement | null | undefined)[];
+  const diff = sd.child('differential')?.children('element') ?? [];
   if (diff.length === 0) return problems;
   // base element order: first occurrence of each path (slices share their element's position)
   const order: ElementPlan[] = [];
@@ -58,10 +57,10 @@ export function checkDifferential(sd: Record<string, unknown>, base: StructurePl
   }
   const rootPath = base.root?.path ?? base.type;
   const baseIndex: (number | undefined)[] = diff.map((ed, i) => {
-    const path: string = typeof ed?.path === 'string' ? ed.path : '';
-    if (i === 0 && path === rootPath && ed?.slicing) {
-      problems.push({ id: 'SD_ROOT_SLICING', args: [], path: `differential.element[${i}]` });
-      problems.push({ id: 'SNAPSHOT_ERROR', args: [`Error: The profile has slicing at the root ('${rootPath}'), which is illegal (this usually arises from a problem in the differential)`], path: '' });
+    const path = ed.str('path') ?? '';
+    if (i === 0 && path === rootPath && ed.has('slicing')) {
+      problems.push({ id: 'SD_ROOT_SLICING', args: [], where: ed });
+      problems.push({ id: 'SNAPSHOT_ERROR', args: [`Error: The profile has slicing at the root ('${rootPath}'), which is illegal (this usually arises from a problem in the differential)`], where: undefined });
     }
     return resolvePath(path, indexOfPath, order, problems);
   });
@@ -84,56 +83,62 @@ export function checkDifferential(sd: Record<string, unknown>, base: StructurePl
     cursor = j + 1;
     while (cursor < diff.length) {
       // a defined base index means the path is a string (see resolvePath)
-      const p = diff[cursor]?.path;
-      if (baseIndex[cursor] === undefined || typeof p !== 'string' || !(p === prefix || p.startsWith(prefix + '.'))) break;
+      const p = diff[cursor]?.str('path');
+      if (baseIndex[cursor] === undefined || p === undefined || !(p === prefix || p.startsWith(prefix + '.'))) break;
       consumed[cursor++] = true;
     }
   }
   const unmatched: unknown[] = [];
   diff.forEach((ed, i) => {
     if (baseIndex[i] === undefined || consumed[i]) return;
-    unmatched.push(ed?.id ?? ed?.path);
-    problems.push({ id: 'SD_NO_MATCH', args: [ed?.path], path: `differential.element[${i}]` });
+    unmatched.push(ed.object?.id ?? ed.object?.path);
+    problems.push({ id: 'SD_NO_MATCH', args: [ed.object?.path], where: ed });
   });
-  if (unmatched.length) problems.push({ id: 'SD_UNMATCHED_SUMMARY', args: [sd.url, unmatched.length, unmatched.join(', ')], path: '' });
+  if (unmatched.length) problems.push({ id: 'SD_UNMATCHED_SUMMARY', args: [sd.object?.url, unmatched.length, unmatched.join(', ')], where: undefined });
   // a slice may re-slice, but not redefine the slicing of the element it belongs to
-  const byId = new Map<string, DiffElement>();
-  for (const ed of diff) if (typeof ed?.id === 'string') byId.set(ed.id, ed);
-  const describe = (sl: DiffSlicing) => `${sl.ordered === true ? 'ordered' : sl.ordered === false ? 'unordered' : '??'}/${String(sl.rules ?? '??')} [${(sl.discriminator ?? []).map((d) => `${String(d.type)}=${String(d.path)}`).join(', ')}]`;
-  const same = (a: DiffSlicing, b: DiffSlicing) => JSON.stringify((a.discriminator ?? []).map((d) => [d.type, d.path])) === JSON.stringify((b.discriminator ?? []).map((d) => [d.type, d.path]));
+  const byId = new Map<string, JsonNode>();
   for (const ed of diff) {
-    if (!ed?.slicing || typeof ed.sliceName !== 'string' || ed.sliceName.includes('/') || typeof ed.id !== 'string') continue;
-    const colon = ed.id.lastIndexOf(':');
-    const sliced = colon > 0 ? byId.get(ed.id.slice(0, colon)) : undefined;
-    if (sliced?.slicing && !same(sliced.slicing, ed.slicing)) {
-      problems.push({ id: 'SD_SLICING_REDEFINED', args: [sliced.path, describe(sliced.slicing), ed.id, describe(ed.slicing)], path: '' });
+    const id = ed.str('id');
+    if (id !== undefined) byId.set(id, ed);
+  }
+  for (const ed of diff) {
+    const slicing = ed.child('slicing');
+    const sliceName = ed.str('sliceName');
+    const id = ed.str('id');
+    if (slicing === undefined || !ed.has('slicing') || sliceName === undefined || sliceName.includes('/') || id === undefined) continue;
+    const colon = id.lastIndexOf(':');
+    const sliced = colon > 0 ? byId.get(id.slice(0, colon)) : undefined;
+    const slicedSlicing = sliced?.child('slicing');
+    if (sliced !== undefined && slicedSlicing !== undefined && sliced.has('slicing') && !sameDiscriminators(slicedSlicing, slicing)) {
+      problems.push({ id: 'SD_SLICING_REDEFINED', args: [sliced.object?.path, describeSlicing(slicedSlicing), id, describeSlicing(slicing)], where: undefined });
     }
   }
   // discriminator paths must name something inside the sliced element
   diff.forEach((ed, i) => {
-    const discriminators = ed?.slicing?.discriminator;
-    if (!ed || !Array.isArray(discriminators)) return;
-    const baseEl = sameBaseElement(order, baseIndex[i], ed.path);
-    const types: string[] = Array.isArray(ed.type) ? ed.type.map((t) => t.code) : baseEl ? baseEl.types.map((t) => t.code) : [];
+    const discriminators = ed.child('slicing')?.children('discriminator') ?? [];
+    if (discriminators.length === 0) return;
+    const edPath = ed.object?.path;
+    const baseEl = sameBaseElement(order, baseIndex[i], edPath);
+    const types = typeCodes(ed, baseEl);
     const [typeCode] = types;
     if (types.length !== 1 || typeCode === undefined) return;
     // backbone elements have their children in the base; datatypes in the type's definition
     const own = baseEl?.ownChildren;
     const names = own ? own.list.map((c) => c.name) : childNamesOfType(typeCode);
     if (!names) return;
-    discriminators.forEach((d, j) => {
-      const head = String(d?.path ?? '').split('.')[0] ?? '';
+    for (const d of discriminators) {
+      const path = d.object?.path;
+      const head = (d.str('path') ?? '').split('.')[0] ?? '';
       const first = head.includes('(') ? head.slice(0, head.indexOf('(')) : head;
-      if (!first || first.startsWith('$') || first === 'resolve' || first === 'ofType' || first === 'extension') return;
-      if (!names.includes(first)) problems.push({ id: 'SD_DISCRIMINATOR_PATH', args: [d.path, ed.path], path: `differential.element[${i}].slicing.discriminator[${j}]` });
-    });
+      if (!first || first.startsWith('$') || first === 'resolve' || first === 'ofType' || first === 'extension') continue;
+      if (!names.includes(first)) problems.push({ id: 'SD_DISCRIMINATOR_PATH', args: [path, edPath], where: d });
+    }
   });
   // bindings only make sense on coded types
   diff.forEach((ed, i) => {
-    if (!ed || !ed.binding) return;
-    const baseEl = sameBaseElement(order, baseIndex[i], ed.path);
-    const types: string[] = Array.isArray(ed.type) ? ed.type.map((t) => t.code) : baseEl ? baseEl.types.map((t) => t.code) : [];
-    if (types.length > 0 && !types.some((t) => CODED.has(t))) problems.push({ id: 'SD_BINDING_NOT_CODED', args: [types.join(', ')], path: `differential.element[${i}]` });
+    if (!ed.has('binding')) return;
+    const types = typeCodes(ed, sameBaseElement(order, baseIndex[i], ed.object?.path));
+    if (types.length > 0 && !types.some((t) => t !== undefined && CODED.has(t))) problems.push({ id: 'SD_BINDING_NOT_CODED', args: [types.join(', ')], where: ed });
   });
   return problems;
 }
@@ -152,7 +157,7 @@ function resolvePath(path: string, indexOfPath: Map<string, number>, order: Elem
     if (choice) {
       const type = seg.slice(choice.name.length);
       if (!choice.types.some((t) => t.code.toLowerCase() === type.toLowerCase())) {
-        problems.push({ id: 'SNAPSHOT_ERROR', args: [`The path must be '${choice.path}' not '${prefix}.${seg}' when the type list is not constrained (this usually arises from a problem in the differential)`], path: '' });
+        problems.push({ id: 'SNAPSHOT_ERROR', args: [`The path must be '${choice.path}' not '${prefix}.${seg}' when the type list is not constrained (this usually arises from a problem in the differential)`], where: undefined });
         return undefined;
       }
       return indexOfPath.get(choice.path);

@@ -8,78 +8,81 @@
  * (terminology/code-system-properties.ts).
  */
 import type { NodeContext } from '../context/node-context.js';
+import type { JsonNode } from '../json/json-node.js';
 import { isObject } from '../json/json-value.js';
+import type { MessageId } from '../messages.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
 import { checkConceptProperties, checkPropertyDefinitions } from './terminology/code-system-properties.js';
-import { codeSet, countConcepts, hasCode, objects, str, type Obj } from './terminology/code-system-model.js';
+import { codeSet, countConcepts, hasCode, objects, str } from './terminology/code-system-model.js';
 
 export class CodeSystemValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['CodeSystem'];
 
   validate(ctx: NodeContext, cs: Record<string, unknown>): void {
+    const node = ctx.nodeOf(cs);
     const count = countConcepts(cs);
-    checkMetadata(ctx, cs, count);
-    checkAllCodesValueSet(ctx, cs, count);
-    checkSupplement(ctx, cs);
+    checkMetadata(ctx, node, count);
+    checkAllCodesValueSet(ctx, node, count);
+    checkSupplement(ctx, node);
     const contained = ctx.host.resource !== ctx.host.root;
     if (contained) {
       // a contained CodeSystem is expected only in a Questionnaire, or a supplement's CodeSystem
       const rootType = ctx.host.root.resourceType;
-      if (rootType !== 'Questionnaire' && rootType !== 'CodeSystem') ctx.information('CODESYSTEM_NOT_CONTAINED', []);
+      if (rootType !== 'Questionnaire' && rootType !== 'CodeSystem') node.information('CODESYSTEM_NOT_CONTAINED', []);
     }
-    const defs = checkPropertyDefinitions(ctx, cs);
+    const defs = checkPropertyDefinitions(node);
     const codes = new Set<string>();
-    checkConcepts(ctx, cs, objects(cs.concept), ctx.path, { codes, display: false, definition: false });
-    checkConceptProperties(ctx, cs, defs, codes);
+    checkConcepts(node, node, { codes, display: false, definition: false });
+    checkConceptProperties(node, defs, codes);
   }
 }
 
-function checkMetadata(ctx: NodeContext, cs: Obj, count: number): void {
-  const url = str(cs.url);
-  const content = str(cs.content);
-  const supp = str(cs.supplements);
-  const path = ctx.path;
+function checkMetadata(ctx: NodeContext, cs: JsonNode, count: number): void {
+  const url = cs.str('url');
+  const content = cs.str('content');
+  const supp = cs.str('supplements');
+  const concepts = cs.objects('concept');
   if (supp !== undefined && supp !== '') {
-    if (content !== 'supplement') ctx.error('CODESYSTEM_CS_HL7_PRESENT_ELEMENT_SUPPL_WRONG', [], `${path}.content`, ctx.propPos(cs, 'content'));
-    if (cs.caseSensitive !== undefined) ctx.error('CODESYSTEM_CS_HL7_PRESENT_ELEMENT_SUPPL', ['caseSensitive'], `${path}.caseSensitive`, ctx.propPos(cs, 'caseSensitive'));
+    // reported at content whether it is there or not
+    if (content !== 'supplement') ctx.error('CODESYSTEM_CS_HL7_PRESENT_ELEMENT_SUPPL_WRONG', [], `${cs.path}.content`, cs.child('content')?.at);
+    cs.child('caseSensitive')?.error('CODESYSTEM_CS_HL7_PRESENT_ELEMENT_SUPPL', ['caseSensitive']);
   } else {
     const hl7 = url !== undefined && (url.includes('hl7.org') || url.includes('fhir.org'));
     if (content === undefined || content === '') {
-      if (hl7) ctx.error('CODESYSTEM_CS_HL7_MISSING_ELEMENT_SHALL', ['content'], path, ctx.at);
-      else ctx.warning('CODESYSTEM_CS_NONHL7_MISSING_ELEMENT', ['content'], path, ctx.at);
+      if (hl7) cs.error('CODESYSTEM_CS_HL7_MISSING_ELEMENT_SHALL', ['content']);
+      else cs.warning('CODESYSTEM_CS_NONHL7_MISSING_ELEMENT', ['content']);
     } else if (content === 'supplement') {
-      ctx.error('CODESYSTEM_CS_HL7_PRESENT_ELEMENT_SUPPL_MISSING', [], `${path}.content`, ctx.propPos(cs, 'content'));
+      cs.child('content')?.error('CODESYSTEM_CS_HL7_PRESENT_ELEMENT_SUPPL_MISSING', []);
     }
-    if (cs.caseSensitive === undefined) {
-      if (hl7) ctx.warning('CODESYSTEM_CS_HL7_MISSING_ELEMENT_SHOULD', ['caseSensitive'], path, ctx.at);
-      else ctx.information('CODESYSTEM_CS_NONHL7_MISSING_ELEMENT', ['caseSensitive'], path, ctx.at);
+    if (cs.child('caseSensitive') === undefined) {
+      if (hl7) cs.warning('CODESYSTEM_CS_HL7_MISSING_ELEMENT_SHOULD', ['caseSensitive']);
+      else cs.information('CODESYSTEM_CS_NONHL7_MISSING_ELEMENT', ['caseSensitive']);
     }
-    if (cs.hierarchyMeaning === undefined && objects(cs.concept).some((c) => objects(c.concept).length > 0)) {
-      if (hl7) ctx.warning('CODESYSTEM_CS_HL7_MISSING_ELEMENT_SHOULD', ['hierarchyMeaning'], path, ctx.at);
-      else ctx.information('CODESYSTEM_CS_NONHL7_MISSING_ELEMENT', ['hierarchyMeaning'], path, ctx.at);
+    if (cs.child('hierarchyMeaning') === undefined && concepts.some((c) => c.objects('concept').length > 0)) {
+      if (hl7) cs.warning('CODESYSTEM_CS_HL7_MISSING_ELEMENT_SHOULD', ['hierarchyMeaning']);
+      else cs.information('CODESYSTEM_CS_NONHL7_MISSING_ELEMENT', ['hierarchyMeaning']);
     }
   }
-  if (count === 0 && content === 'complete') ctx.warning('CODESYSTEM_CS_COMPLETE_AND_EMPTY', [], path, ctx.at);
-  const stated = cs.count;
-  if (typeof stated === 'number' && Number.isInteger(stated) && stated > -1 && content !== undefined) {
-    const cpath = `${path}.count`;
-    const at = ctx.propPos(cs, 'count');
+  if (count === 0 && content === 'complete') cs.warning('CODESYSTEM_CS_COMPLETE_AND_EMPTY', []);
+  const countNode = cs.child('count');
+  const stated = countNode?.value;
+  if (countNode !== undefined && typeof stated === 'number' && Number.isInteger(stated) && stated > -1 && content !== undefined) {
     switch (content) {
       case 'complete':
-        if (count !== stated) ctx.error('CODESYSTEM_CS_COUNT_COMPLETE_WRONG', [count, stated], cpath, at);
+        if (count !== stated) countNode.error('CODESYSTEM_CS_COUNT_COMPLETE_WRONG', [count, stated]);
         break;
       case 'example':
       case 'fragment':
-        if (count >= stated) ctx.warning('CODESYSTEM_CS_COUNT_FRAGMENT_WRONG', [count, stated], cpath, at);
+        if (count >= stated) countNode.warning('CODESYSTEM_CS_COUNT_FRAGMENT_WRONG', [count, stated]);
         break;
       case 'not-present':
-        if (objects(cs.concept).length > 0 && stated <= 0) ctx.information('CODESYSTEM_CS_COUNT_NOTPRESENT_ZERO', [stated], `${path}.concept`, ctx.propPos(cs, 'concept'));
+        if (concepts.length > 0 && stated <= 0) cs.child('concept')?.information('CODESYSTEM_CS_COUNT_NOTPRESENT_ZERO', [stated]);
         break;
       case 'supplement': {
         const base = supp ? ctx.services.source.codeSystem(supp) : undefined;
         if (base) {
           const baseCount = typeof base.count === 'number' ? base.count : 0;
-          if (count !== baseCount) ctx.error('CODESYSTEM_CS_COUNT_SUPPLEMENT_WRONG', [baseCount, stated], cpath, at);
+          if (count !== baseCount) countNode.error('CODESYSTEM_CS_COUNT_SUPPLEMENT_WRONG', [baseCount, stated]);
         }
         break;
       }
@@ -87,81 +90,84 @@ function checkMetadata(ctx: NodeContext, cs: Obj, count: number): void {
         break;
     }
   }
-  const first = objects(cs.concept)[0];
-  if (content === 'not-present' && first) ctx.error('CODESYSTEM_CS_COUNT_NO_CONTENT_ALLOWED', [], `${path}.concept[0]`, ctx.pos(first));
+  if (content === 'not-present') concepts[0]?.error('CODESYSTEM_CS_COUNT_NO_CONTENT_ALLOWED', []);
 }
 
-/** CodeSystem.valueSet, the "all codes" value set: one include of this system, nothing more. */
-function checkAllCodesValueSet(ctx: NodeContext, cs: Obj, count: number): void {
-  const vsUrl = str(cs.valueSet);
+/**
+ * CodeSystem.valueSet, the "all codes" value set: one include of this system, nothing more.
+ * (Reported at the CodeSystem's location, as HL7 does, with the position of its valueSet.)
+ */
+function checkAllCodesValueSet(ctx: NodeContext, cs: JsonNode, count: number): void {
+  const vsUrl = cs.str('valueSet');
   if (vsUrl === undefined || vsUrl === '') return;
-  const url = str(cs.url);
-  const content = str(cs.content);
-  const path = ctx.path;
-  const at = ctx.propPos(cs, 'valueSet');
+  const url = cs.str('url');
+  const content = cs.str('content');
+  const at = cs.child('valueSet')?.at;
+  const report = (severity: 'error' | 'warning' | 'information', id: MessageId, args: readonly unknown[]) => {
+    ctx.report(severity, id, args, cs.path, at);
+  };
   const source = ctx.services.source;
   if (content === 'supplement') {
-    const supplements = str(cs.supplements);
+    const supplements = cs.str('supplements');
     const base = supplements ? source.codeSystem(supplements) : undefined;
     if (base) {
       if (typeof base.valueSet === 'string') {
-        if (base.valueSet !== vsUrl) ctx.warning('CODESYSTEM_CS_NO_VS_SUPPLEMENT2', [base.valueSet], path, at);
+        if (base.valueSet !== vsUrl) report('warning', 'CODESYSTEM_CS_NO_VS_SUPPLEMENT2', [base.valueSet]);
       } else {
-        ctx.warning('CODESYSTEM_CS_NO_VS_SUPPLEMENT1', [], path, at);
+        report('warning', 'CODESYSTEM_CS_NO_VS_SUPPLEMENT1', []);
       }
     } else {
-      ctx.warning('CODESYSTEM_CS_NO_VS_NOTCOMPLETE', [], path, at);
+      report('warning', 'CODESYSTEM_CS_NO_VS_NOTCOMPLETE', []);
     }
   } else if (content !== 'complete') {
-    ctx.information('CODESYSTEM_CS_NO_VS_NOTCOMPLETE', [], path, at);
+    report('information', 'CODESYSTEM_CS_NO_VS_NOTCOMPLETE', []);
   }
+  // the value set is a loaded definition, read as raw JSON
   const vs = source.valueSet(vsUrl);
   if (!vs) return;
   const compose = vs.compose;
   const includes = isObject(compose) ? objects(compose.include) : [];
   const inc = includes[0];
-  if (!isObject(compose) || includes.length !== 1 || !inc) {
-    ctx.error('CODESYSTEM_CS_VS_INVALID', [url, vsUrl], path, at);
+  if (includes.length !== 1 || !inc) {
+    report('error', 'CODESYSTEM_CS_VS_INVALID', [url, vsUrl]);
     return;
   }
   if (inc.system !== url) {
-    ctx.error('CODESYSTEM_CS_VS_WRONGSYSTEM', [url, vsUrl, inc.system], path, at);
+    report('error', 'CODESYSTEM_CS_VS_WRONGSYSTEM', [url, vsUrl, inc.system]);
     return;
   }
-  if (inc.valueSet !== undefined || inc.concept !== undefined || inc.filter !== undefined) ctx.error('CODESYSTEM_CS_VS_INCLUDEDETAILS', [url, vsUrl], path, at);
+  if (inc.valueSet !== undefined || inc.concept !== undefined || inc.filter !== undefined) report('error', 'CODESYSTEM_CS_VS_INCLUDEDETAILS', [url, vsUrl]);
   if (isObject(vs.expansion)) {
     const found = objects(vs.expansion.contains).length;
-    if (found !== count) ctx.error('CODESYSTEM_CS_VS_EXP_MISMATCH', [url, vsUrl, count, found], path, at);
+    if (found !== count) report('error', 'CODESYSTEM_CS_VS_EXP_MISMATCH', [url, vsUrl, count, found]);
   }
 }
 
 /** A supplement names its base; its concepts must be codes of the base when the base is loaded in full. */
-function checkSupplement(ctx: NodeContext, cs: Obj): void {
-  const content = str(cs.content);
-  const supp = str(cs.supplements);
+function checkSupplement(ctx: NodeContext, cs: JsonNode): void {
+  const content = cs.str('content');
+  const supp = cs.str('supplements');
   if (content !== 'supplement' && supp === undefined) return;
   if (supp === undefined || supp === '') {
-    ctx.error('CODESYSTEM_CS_SUPP_NO_SUPP', []);
+    cs.error('CODESYSTEM_CS_SUPP_NO_SUPP', []);
     return;
   }
   const base = ctx.services.source.codeSystem(supp);
-  const concepts = objects(cs.concept);
+  const concepts = cs.objects('concept');
   if (!base) {
-    if (concepts.length > 0) ctx.warning('CODESYSTEM_CS_SUPP_CANT_CHECK', [supp]);
+    if (concepts.length > 0) cs.warning('CODESYSTEM_CS_SUPP_CANT_CHECK', [supp]);
     return;
   }
-  const hm = str(cs.hierarchyMeaning);
+  const hm = cs.str('hierarchyMeaning');
   const baseHm = str(base.hierarchyMeaning);
-  if (hm !== undefined && baseHm !== undefined && hm !== baseHm) ctx.error('CODESYSTEM_CS_SUPP_HIERARCHY_MEANING', [hm, baseHm]);
-  const first = concepts[0];
-  if (first && content === 'not-present') ctx.error('CODESYSTEM_CS_COUNT_NO_CONTENT_ALLOWED', [], `${ctx.path}.concept[0]`, ctx.pos(first));
+  if (hm !== undefined && baseHm !== undefined && hm !== baseHm) cs.error('CODESYSTEM_CS_SUPP_HIERARCHY_MEANING', [hm, baseHm]);
+  if (content === 'not-present') concepts[0]?.error('CODESYSTEM_CS_COUNT_NO_CONTENT_ALLOWED', []);
   if (base.content !== 'complete') return;
   const codes = codeSet(base);
-  concepts.forEach((c, i) => {
-    if (typeof c.code === 'string' && c.code !== '' && !hasCode(base, codes, c.code)) {
-      ctx.error('CODESYSTEM_CS_SUPP_INVALID_CODE', [supp, c.code], `${ctx.path}.concept[${i}]`, ctx.pos(c));
-    }
-  });
+  for (const c of concepts) {
+    const code = c.str('code');
+    if (code !== undefined && code !== '' && !hasCode(base, codes, code)) c.error('CODESYSTEM_CS_SUPP_INVALID_CODE', [supp, code]);
+  }
 }
 
 /** What the walk over a code system's concepts has seen so far: the codes, and whether a missing display or definition was warned about. */
@@ -172,42 +178,41 @@ interface ConceptsSeen {
 }
 
 /**
- * Concepts, nested ones included: a code defined twice is an error; an HL7 code system's
- * concepts have a display and a definition (warned about once each); a designation with no use
- * in the code system's language is not told apart from the display.
+ * Concepts, nested ones included (the concepts of `parent`, the CodeSystem or a concept): a code
+ * defined twice is an error; an HL7 code system's concepts have a display and a definition (warned
+ * about once each); a designation with no use in the code system's language is not told apart
+ * from the display.
  */
-function checkConcepts(ctx: NodeContext, cs: Obj, concepts: Obj[], basePath: string, seen: ConceptsSeen): void {
+function checkConcepts(cs: JsonNode, parent: JsonNode, seen: ConceptsSeen): void {
   const { codes } = seen;
-  const url = str(cs.url);
+  const url = cs.str('url');
   const hl7 = url !== undefined && (url.startsWith('http://hl7.org/fhir') || url.startsWith('http://terminology.hl7.org'));
-  concepts.forEach((concept, i) => {
-    const path = `${basePath}.concept[${i}]`;
-    const at = ctx.pos(concept);
-    const code = str(concept.code);
+  for (const concept of parent.objects('concept')) {
+    const code = concept.str('code');
     if (code !== undefined) {
-      if (codes.has(code)) ctx.error('CODESYSTEM_DUPLICATE_CODE', [code], path, at);
+      if (codes.has(code)) concept.error('CODESYSTEM_DUPLICATE_CODE', [code]);
       codes.add(code);
     }
-    if (hl7 && !seen.display && concept.display === undefined) {
+    if (hl7 && !seen.display && concept.child('display') === undefined) {
       seen.display = true;
-      ctx.warning('CODESYSTEM_CONCEPT_NO_DISPLAY', [code], path, at);
+      concept.warning('CODESYSTEM_CONCEPT_NO_DISPLAY', [code]);
     }
-    if (hl7 && !seen.definition && concept.definition === undefined) {
+    if (hl7 && !seen.definition && concept.child('definition') === undefined) {
       seen.definition = true;
-      ctx.warning('CODESYSTEM_CONCEPT_NO_DEFINITION', [code], path, at);
+      concept.warning('CODESYSTEM_CONCEPT_NO_DEFINITION', [code]);
     }
-    objects(concept.designation).forEach((d, di) => checkDesignation(ctx, cs, concept, d, `${path}.designation[${di}]`));
-    checkConcepts(ctx, cs, objects(concept.concept), path, seen);
-  });
+    for (const d of concept.objects('designation')) checkDesignation(cs, concept, d);
+    checkConcepts(cs, concept, seen);
+  }
 }
 
-function checkDesignation(ctx: NodeContext, cs: Obj, concept: Obj, d: Obj, path: string): void {
-  if (d.use !== undefined || d.additionalUse !== undefined) return;
-  const rlang = str(cs.language);
-  const lang = str(d.language);
-  const display = str(concept.display);
-  const value = str(d.value);
+function checkDesignation(cs: JsonNode, concept: JsonNode, d: JsonNode): void {
+  if (d.child('use') !== undefined || d.child('additionalUse') !== undefined) return;
+  const rlang = cs.str('language');
+  const lang = d.str('language');
+  const display = concept.str('display');
+  const value = d.str('value');
   if (display === undefined || display === value) return;
-  if (rlang === undefined && lang === undefined) ctx.warning('CODESYSTEM_DESIGNATION_DISP_CLASH_NO_LANG', [value, display], path, ctx.pos(d));
-  else if (rlang !== undefined && (lang === undefined || lang === rlang)) ctx.warning('CODESYSTEM_DESIGNATION_DISP_CLASH_LANG', [value, display, rlang], path, ctx.pos(d));
+  if (rlang === undefined && lang === undefined) d.warning('CODESYSTEM_DESIGNATION_DISP_CLASH_NO_LANG', [value, display]);
+  else if (rlang !== undefined && (lang === undefined || lang === rlang)) d.warning('CODESYSTEM_DESIGNATION_DISP_CLASH_LANG', [value, display, rlang]);
 }

@@ -7,6 +7,7 @@
  * sets, are left to a terminology server.
  */
 import type { NodeContext } from '../context/node-context.js';
+import type { JsonNode } from '../json/json-node.js';
 import type { MessageId } from '../messages.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
 import { allConcepts, objects, str, versioned, type Obj } from './terminology/code-system-model.js';
@@ -25,44 +26,40 @@ export class ConceptMapValidator implements ResourceTypeValidator {
   validate(ctx: NodeContext, cm: Record<string, unknown>): void {
     const hasSourceScope = cm.sourceUri !== undefined || cm.sourceCanonical !== undefined;
     const hasTargetScope = cm.targetUri !== undefined || cm.targetCanonical !== undefined;
-    objects(cm.group).forEach((group, gi) => {
-      const path = `${ctx.path}.group[${gi}]`;
-      const source = readSide(ctx, group, 'source', hasSourceScope, path);
-      const target = readSide(ctx, group, 'target', hasTargetScope, path);
-      objects(group.element).forEach((el, ei) => {
-        const epath = `${path}.element[${ei}]`;
-        checkCode(ctx, el, source, `${epath}.code`, SOURCE_CODE_MESSAGES);
-        objects(el.target).forEach((t, ti) => {
-          checkCode(ctx, t, target, `${epath}.target[${ti}].code`, TARGET_CODE_MESSAGES);
-        });
-      });
-    });
+    for (const group of ctx.nodeOf(cm).objects('group')) {
+      const source = readSide(ctx, group, 'source', hasSourceScope);
+      const target = readSide(ctx, group, 'target', hasTargetScope);
+      for (const el of group.objects('element')) {
+        checkCode(el, source, SOURCE_CODE_MESSAGES);
+        for (const t of el.objects('target')) checkCode(t, target, TARGET_CODE_MESSAGES);
+      }
+    }
   }
 }
 
-function readSide(ctx: NodeContext, group: Obj, name: 'source' | 'target', hasScope: boolean, path: string): Side {
-  const url = str(group[name]);
-  const at = ctx.pos(group);
-  if (url === undefined) {
-    ctx.warning(name === 'source' ? 'CONCEPTMAP_GROUP_SOURCE_MISSING' : 'CONCEPTMAP_GROUP_TARGET_MISSING', [], path, at);
+/** The group's source (target) code system; what is wrong with it is reported at the group's position (the HL7 validator's). */
+function readSide(ctx: NodeContext, group: JsonNode, name: 'source' | 'target', hasScope: boolean): Side {
+  const side = group.child(name);
+  const url = side?.string;
+  if (side === undefined || url === undefined) {
+    group.warning(name === 'source' ? 'CONCEPTMAP_GROUP_SOURCE_MISSING' : 'CONCEPTMAP_GROUP_TARGET_MISSING', []);
     return { cs: undefined, label: '' };
   }
   let system = url;
-  let version = str(group[`${name}Version`]);
+  let version = group.str(`${name}Version`);
   if (version === undefined && url.includes('|')) {
     system = url.slice(0, url.indexOf('|'));
     version = url.slice(url.indexOf('|') + 1);
   }
   const cs = ctx.services.source.codeSystem(versioned(system, version));
-  const spath = `${path}.${name}`;
   if (!cs) {
-    if (!hasScope) ctx.warning(name === 'source' ? 'CONCEPTMAP_GROUP_SOURCE_UNKNOWN' : 'CONCEPTMAP_GROUP_TARGET_UNKNOWN', [url], spath, at);
+    if (!hasScope) ctx.warning(name === 'source' ? 'CONCEPTMAP_GROUP_SOURCE_UNKNOWN' : 'CONCEPTMAP_GROUP_TARGET_UNKNOWN', [url], side.path, group.at);
     return { cs: undefined, label: '' };
   }
   if (typeof cs.url === 'string' && SERVER_SIDE_ONLY.has(cs.url)) return { cs: undefined, label: '' };
   const content = str(cs.content);
   if (content === 'not-present' || content === 'example' || content === 'fragment') {
-    ctx.warning(name === 'source' ? 'CONCEPTMAP_GROUP_SOURCE_INCOMPLETE' : 'CONCEPTMAP_GROUP_TARGET_INCOMPLETE', [url, content], spath, at);
+    ctx.warning(name === 'source' ? 'CONCEPTMAP_GROUP_SOURCE_INCOMPLETE' : 'CONCEPTMAP_GROUP_TARGET_INCOMPLETE', [url, content], side.path, group.at);
     return { cs: undefined, label: '' };
   }
   const label = typeof cs.version === 'string' ? `${String(cs.url)}|${cs.version}` : String(cs.url);
@@ -77,12 +74,13 @@ interface CodeMessages {
 const SOURCE_CODE_MESSAGES: CodeMessages = { invalid: 'CONCEPTMAP_GROUP_SOURCE_CODE_INVALID', badDisplay: 'CONCEPTMAP_GROUP_SOURCE_DISPLAY_INVALID' };
 const TARGET_CODE_MESSAGES: CodeMessages = { invalid: 'CONCEPTMAP_GROUP_TARGET_CODE_INVALID', badDisplay: 'CONCEPTMAP_GROUP_TARGET_DISPLAY_INVALID' };
 
-function checkCode(ctx: NodeContext, holder: Obj, side: Side, path: string, messages: CodeMessages): void {
+/** The code of a group's element (or of its target), with its display, against the side's code system. */
+function checkCode(holder: JsonNode, side: Side, messages: CodeMessages): void {
   const { invalid, badDisplay } = messages;
-  const code = str(holder.code);
+  const codeNode = holder.child('code');
+  const code = codeNode?.string;
   const cs = side.cs;
-  if (code === undefined || !cs) return;
-  const at = ctx.propPos(holder, 'code');
+  if (codeNode === undefined || code === undefined || !cs) return;
   let concept: Obj | undefined;
   for (const c of allConcepts(cs)) {
     if (c.code === code) {
@@ -91,13 +89,13 @@ function checkCode(ctx: NodeContext, holder: Obj, side: Side, path: string, mess
     }
   }
   if (!concept) {
-    ctx.report(cs.content === 'complete' ? 'error' : 'warning', invalid, [code, side.label], path, at);
+    codeNode.report(cs.content === 'complete' ? 'error' : 'warning', invalid, [code, side.label]);
     return;
   }
-  const display = str(holder.display);
+  const display = holder.str('display');
   if (display === undefined) return;
   const displays = [str(concept.display), ...objects(concept.designation).map((d) => str(d.value))].filter((d): d is string => d !== undefined);
   if (displays.length > 0 && !displays.some((d) => d.toLowerCase() === display.toLowerCase())) {
-    ctx.warning(badDisplay, [display, displays.map((d) => `'${d}'`).join(', '), `${side.label}#${code}`], path, at);
+    codeNode.warning(badDisplay, [display, displays.map((d) => `'${d}'`).join(', '), `${side.label}#${code}`]);
   }
 }

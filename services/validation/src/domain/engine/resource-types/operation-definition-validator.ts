@@ -5,7 +5,7 @@
  * cardinality, types and target profiles.
  */
 import type { NodeContext } from '../context/node-context.js';
-import { isArray, isObject } from '../json/json-value.js';
+import type { MessageId } from '../messages.js';
 import type { ElementPlan } from '../plan/structure-plan.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
 
@@ -13,19 +13,19 @@ export class OperationDefinitionValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['OperationDefinition'];
 
   validate(ctx: NodeContext, od: Record<string, unknown>): void {
-    const params = Array.isArray(od.parameter) ? od.parameter : [];
+    const node = ctx.nodeOf(od);
+    const params = node.children('parameter');
     for (const [use, key] of [['in', 'inputProfile'], ['out', 'outputProfile']] as const) {
-      const url = od[key];
-      if (typeof url !== 'string') continue;
-      const at = key;
-      const profilePath = `${ctx.path}.${key}`;
+      const profile = node.child(key);
+      const url = profile?.string;
+      if (profile === undefined || url === undefined) continue;
       const sd = ctx.services.source.structureDefinition(url);
       if (!sd) {
-        ctx.error('OPDEF_PROFILE_NOT_FOUND', [use, url], profilePath, ctx.propPos(od, at));
+        profile.error('OPDEF_PROFILE_NOT_FOUND', [use, url]);
         continue;
       }
       if (sd.type !== 'Parameters') {
-        ctx.error('OPDEF_PROFILE_NOT_PARAMETERS', [use, url], profilePath, ctx.propPos(od, at));
+        profile.error('OPDEF_PROFILE_NOT_PARAMETERS', [use, url]);
         continue;
       }
       const plan = ctx.services.plans.plan(url);
@@ -38,20 +38,27 @@ export class OperationDefinitionValidator implements ResourceTypeValidator {
         if (typeof name === 'string') slices.set(name, slice);
       }
       for (const name of slices.keys()) {
-        if (!params.some((p) => isObject(p) && p.use === use && p.name === name)) ctx.warning('OPDEF_PROFILE_NOT_IN_PARAM', [use, name], profilePath, ctx.propPos(od, at));
+        if (!params.some((p) => p.str('use') === use && p.str('name') === name)) profile.warning('OPDEF_PROFILE_NOT_IN_PARAM', [use, name]);
       }
-      params.forEach((p, i) => {
-        if (!isObject(p) || p.use !== use || typeof p.name !== 'string') return;
-        const slice = slices.get(p.name);
-        const path = `${profilePath}.parameter[${i}]`;
+      for (const p of params) {
+        const name = p.str('name');
+        if (p.str('use') !== use || name === undefined) continue;
+        const slice = slices.get(name);
+        // the HL7 validator names a parameter under the profile it is compared with (`inputProfile.parameter[1]`)
+        const path = profile.path + p.path.slice(node.path.length);
+        const at = p.at;
+        const report = (severity: 'error' | 'warning', id: MessageId, args: readonly unknown[]) => {
+          ctx.report(severity, id, args, path, at);
+        };
         if (!slice) {
-          ctx.warning('OPDEF_PROFILE_NOT_IN_PROFILE', [use, p.name], path, ctx.pos(p));
-          return;
+          report('warning', 'OPDEF_PROFILE_NOT_IN_PROFILE', [use, name]);
+          continue;
         }
-        const at = ctx.pos(p);
+        const min = p.child('min')?.value;
+        const max = p.str('max');
         const sliceMax = slice.max === Infinity ? '*' : String(slice.max);
-        if (typeof p.min === 'number' && p.min !== slice.min) ctx.error('OPDEF_PROFILE_CARDINALITY', [p.name, 'min', slice.min, use, plan.label, p.min], path, at);
-        if (typeof p.max === 'string' && p.max !== sliceMax) ctx.error('OPDEF_PROFILE_CARDINALITY', [p.name, 'max', sliceMax, use, plan.label, p.max], path, at);
+        if (typeof min === 'number' && min !== slice.min) report('error', 'OPDEF_PROFILE_CARDINALITY', [name, 'min', slice.min, use, plan.label, min]);
+        if (max !== undefined && max !== sliceMax) report('error', 'OPDEF_PROFILE_CARDINALITY', [name, 'max', sliceMax, use, plan.label, max]);
         const value = slice.ownChildren?.byJsonName.get('resource')?.element;
         const choice = slice.ownChildren?.choices.find((c) => c.name === 'value');
         const profileTypes = new Set<string>();
@@ -63,15 +70,16 @@ export class OperationDefinitionValidator implements ResourceTypeValidator {
             if (e === choice) for (const tp of t.targetProfiles) profileTargets.add(tp);
           }
         }
-        const opTypes = typeof p.type === 'string' ? [p.type] : [];
-        const opTargets = isArray(p.targetProfile) ? p.targetProfile.filter((x): x is string => typeof x === 'string') : [];
+        const type = p.str('type');
+        const opTypes = type === undefined ? [] : [type];
+        const opTargets = p.children('targetProfile').flatMap((x) => x.string ?? []);
         if (profileTypes.size > 0) {
-          for (const t of profileTypes) if (!opTypes.includes(t)) ctx.error('OPDEF_PROFILE_TYPE_EXTRA', [t, p.name, use, plan.label], path, at);
-          for (const t of opTypes) if (!profileTypes.has(t) && t !== 'Resource') ctx.error('OPDEF_PROFILE_TYPE_MISSING', [t, p.name, use, plan.label], path, at);
+          for (const t of profileTypes) if (!opTypes.includes(t)) report('error', 'OPDEF_PROFILE_TYPE_EXTRA', [t, name, use, plan.label]);
+          for (const t of opTypes) if (!profileTypes.has(t) && t !== 'Resource') report('error', 'OPDEF_PROFILE_TYPE_MISSING', [t, name, use, plan.label]);
         }
-        for (const tp of profileTargets) if (!opTargets.includes(tp)) ctx.error('OPDEF_PROFILE_TARGET_EXTRA', [tp, p.name, use, plan.label], path, at);
-        for (const tp of opTargets) if (!profileTargets.has(tp)) ctx.error('OPDEF_PROFILE_TARGET_MISSING', [tp, p.name, use, plan.label], path, at);
-      });
+        for (const tp of profileTargets) if (!opTargets.includes(tp)) report('error', 'OPDEF_PROFILE_TARGET_EXTRA', [tp, name, use, plan.label]);
+        for (const tp of opTargets) if (!profileTargets.has(tp)) report('error', 'OPDEF_PROFILE_TARGET_MISSING', [tp, name, use, plan.label]);
+      }
     }
   }
 }

@@ -4,50 +4,53 @@
  * equivalent expression (a warning); a composite one has two or more components.
  */
 import type { NodeContext } from '../context/node-context.js';
+import type { JsonNode } from '../json/json-node.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
-import { isArray } from '../json/json-value.js';
 
 export class SearchParameterValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['SearchParameter'];
 
   validate(ctx: NodeContext, sp: Record<string, unknown>): void {
-    const bases = isArray(sp.base) ? sp.base.filter((b): b is string => typeof b === 'string') : [];
-    if (typeof sp.expression === 'string' && bases.length > 0) {
-      for (const term of sp.expression.split('|')) {
+    const node = ctx.nodeOf(sp);
+    const bases = node.children('base').flatMap((b) => b.string ?? []);
+    const expression = node.child('expression');
+    const text = expression?.string;
+    if (expression !== undefined && text !== undefined && bases.length > 0) {
+      for (const term of text.split('|')) {
         // linear: anchored, and one whitespace run only (two `\s*` around an optional '(' would split a long run every way)
         const head = /^\(?\s*([A-Z][A-Za-z]*)\b/.exec(term.trimStart())?.[1];
         if (head && !bases.includes(head) && head !== 'Resource' && head !== 'DomainResource' && ctx.services.plans.isResourceType(head)) {
-          ctx.error('SEARCH_EXPRESSION_TYPE', [sp.expression, head, bases.join(', ')], `${ctx.path}.expression`, ctx.propPos(sp, 'expression'));
+          expression.error('SEARCH_EXPRESSION_TYPE', [text, head, bases.join(', ')]);
           break;
         }
       }
     }
-    if (typeof sp.derivedFrom === 'string' && sp.derivedFrom !== '') checkDerivation(ctx, sp, sp.derivedFrom, bases);
+    const derivedFrom = node.str('derivedFrom');
+    if (derivedFrom !== undefined && derivedFrom !== '') checkDerivation(ctx, node, derivedFrom, bases);
     // a composite parameter combines two or more components
-    if (sp.type === 'composite' && (!Array.isArray(sp.component) || sp.component.length < 2)) {
-      ctx.error('SEARCHPARAMETER_MISSING_COMPONENTS', [], ctx.path, ctx.pos(sp));
-    }
+    if (node.str('type') === 'composite' && node.children('component').length < 2) node.error('SEARCHPARAMETER_MISSING_COMPONENTS', []);
   }
 }
 
 /** A SearchParameter derived from another keeps its bases and type, and (a warning) an expression equivalent to its. */
-function checkDerivation(ctx: NodeContext, sp: Record<string, unknown>, master: string, bases: string[]): void {
+function checkDerivation(ctx: NodeContext, sp: JsonNode, master: string, bases: string[]): void {
   const parent = ctx.services.resolveCanonical('SearchParameter', master);
   if (!parent) {
-    ctx.warning('SEARCHPARAMETER_NOTFOUND', [master], ctx.path, ctx.pos(sp));
+    sp.warning('SEARCHPARAMETER_NOTFOUND', [master]);
     return;
   }
+  // the parent is a loaded definition, read as raw JSON
   const parentBases = Array.isArray(parent.base) ? parent.base : [];
   for (const b of bases) {
-    if (!parentBases.includes(b) && !parentBases.includes('Resource')) ctx.error('SEARCH_BASE_NOT_IN_PARENT', [b, master], ctx.path, ctx.pos(sp));
+    if (!parentBases.includes(b) && !parentBases.includes('Resource')) sp.error('SEARCH_BASE_NOT_IN_PARENT', [b, master]);
   }
-  if (typeof sp.type === 'string' && typeof parent.type === 'string' && sp.type !== parent.type) {
-    ctx.error('SEARCHPARAMETER_TYPE_WRONG', [master, parent.type, sp.type], ctx.path, ctx.pos(sp));
-  }
-  if (typeof sp.expression === 'string' && typeof parent.expression === 'string' && sp.expression !== parent.expression) {
+  const type = sp.str('type');
+  if (type !== undefined && typeof parent.type === 'string' && type !== parent.type) sp.error('SEARCHPARAMETER_TYPE_WRONG', [master, parent.type, type]);
+  const expression = sp.str('expression');
+  if (expression !== undefined && typeof parent.expression === 'string' && expression !== parent.expression) {
     const isType = (name: string) => ctx.services.plans.isResourceType(name);
-    if (canonicalExpression(sp.expression, bases, isType) !== canonicalExpression(parent.expression, bases, isType)) {
-      ctx.warning('SEARCHPARAMETER_EXP_WRONG', [master, parent.expression, sp.expression], ctx.path, ctx.pos(sp));
+    if (canonicalExpression(expression, bases, isType) !== canonicalExpression(parent.expression, bases, isType)) {
+      sp.warning('SEARCHPARAMETER_EXP_WRONG', [master, parent.expression, expression]);
     }
   }
 }

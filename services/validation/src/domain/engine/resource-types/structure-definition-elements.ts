@@ -7,43 +7,49 @@
  * key of the base with another expression, and in the snapshot keep one expression per key.
  */
 import type { NodeContext } from '../context/node-context.js';
+import type { JsonNode } from '../json/json-node.js';
 import { isArray, isObject } from '../json/json-value.js';
 import type { ConformanceResourceSource } from '../../ports/conformance-resources.js';
 import type { ChildIndex, ElementPlan } from '../plan/structure-plan.js';
 
 type Obj = Record<string, unknown>;
+/** The objects of a list in a loaded definition (read as raw JSON: it has no place in the instance). */
 const objects = (v: unknown): Obj[] => (isArray(v) ? v.filter(isObject) : []);
 
+const hasExtension = (node: JsonNode, urls: readonly string[]): boolean => node.objects('extension').some((e) => urls.includes(e.str('url') ?? ''));
+const VERSION_SPECIFIC_USE = ['http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-version-specific-use'];
+const JSON_NAME = ['http://hl7.org/fhir/tools/StructureDefinition/json-name', 'http://hl7.org/fhir/StructureDefinition/structuredefinition-json-name'];
+
 /** StructureDefinition.context and contextInvariant. */
-export function checkContexts(ctx: NodeContext, sd: Obj): void {
-  const type = sd.type;
-  const contexts = isArray(sd.context) ? sd.context : [];
+export function checkContexts(ctx: NodeContext, sd: JsonNode): void {
+  const type = sd.object?.type;
+  const contexts = sd.children('context');
   if (type !== 'Extension') {
     // a structure whose root carries a json-name can be used as an extension
-    if (!hasJsonName(sd)) contexts.forEach((_, i) => ctx.error('SD_NO_CONTEXT_WHEN_NOT_EXTENSION', [type], `${ctx.path}.context[${i}]`, ctx.itemPos(contexts, i)));
+    if (!hasJsonName(sd)) for (const c of contexts) c.error('SD_NO_CONTEXT_WHEN_NOT_EXTENSION', [type]);
     // (the HL7 validator reports every context invariant at the first one)
-    if (Array.isArray(sd.contextInvariant) && sd.contextInvariant.length > 0) ctx.error('SD_NO_CONTEXT_INV_WHEN_NOT_EXTENSION', [type], `${ctx.path}.contextInvariant[0]`, ctx.propPos(sd, 'contextInvariant'));
+    sd.first('contextInvariant')?.error('SD_NO_CONTEXT_INV_WHEN_NOT_EXTENSION', [type]);
     return;
   }
-  contexts.forEach((c, i) => {
-    if (!isObject(c) || typeof c.expression !== 'string') return;
+  for (const c of contexts) {
+    const expression = c.str('expression');
+    if (expression === undefined) continue;
     // a context for another FHIR version names elements of that version
-    if (objects(c.extension).some((e) => e.url === 'http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-version-specific-use')) return;
-    const path = `${ctx.path}.context[${i}]`;
-    const at = ctx.itemPos(contexts, i);
-    if (c.type === 'element') {
-      if (!elementExists(ctx, c.expression)) ctx.error('SD_CONTEXT_SHOULD_ELEMENT_NOT_FOUND', [c.expression], path, at);
-      if (c.expression === 'Element') ctx.warning('SD_CONTEXT_SHOULD_NOT_BE_ELEMENT', [c.expression, sd.id], path, at);
-    } else if (c.type === 'fhirpath' && isOwnElement(ctx, c.expression)) {
-      ctx.warning('SD_CONTEXT_SHOULD_NOT_BE_FHIRPATH', [c.expression, sd.id], path, at);
+    if (hasExtension(c, VERSION_SPECIFIC_USE)) continue;
+    const contextType = c.str('type');
+    if (contextType === 'element') {
+      if (!elementExists(ctx, expression)) c.error('SD_CONTEXT_SHOULD_ELEMENT_NOT_FOUND', [expression]);
+      if (expression === 'Element') c.warning('SD_CONTEXT_SHOULD_NOT_BE_ELEMENT', [expression, sd.object?.id]);
+    } else if (contextType === 'fhirpath' && isOwnElement(ctx, expression)) {
+      c.warning('SD_CONTEXT_SHOULD_NOT_BE_FHIRPATH', [expression, sd.object?.id]);
     }
-  });
+  }
 }
 
-function hasJsonName(sd: Obj): boolean {
-  const first = (list: unknown) => (isObject(list) ? objects(list.element)[0] : undefined);
-  const root = first(sd.snapshot) ?? first(sd.differential);
-  return root !== undefined && objects(root.extension).some((e) => e.url === 'http://hl7.org/fhir/tools/StructureDefinition/json-name' || e.url === 'http://hl7.org/fhir/StructureDefinition/structuredefinition-json-name');
+function hasJsonName(sd: JsonNode): boolean {
+  const first = (list: string) => sd.child(list)?.objects('element')[0];
+  const root = first('snapshot') ?? first('differential');
+  return root !== undefined && hasExtension(root, JSON_NAME);
 }
 
 /** Whether a fhirpath context is just the path of an element of its type's own definition. */
@@ -64,12 +70,12 @@ function elementExists(ctx: NodeContext, expression: string): boolean {
   if (!plan?.root) return false;
   let current: ElementPlan | undefined = plan.root;
   for (const name of segments.slice(1)) {
-    let children: ChildIndex | undefined = current?.ownChildren;
-    if (!children && current?.contentReference) {
+    let children: ChildIndex | undefined = current.ownChildren;
+    if (!children && current.contentReference) {
       const ref = current.contentReference;
       children = plan.byId.get(ref.slice(ref.indexOf('#') + 1))?.ownChildren;
     }
-    if (!children && current && current.types.length === 1) children = ctx.services.plans.typeChildren(current.types[0]?.code ?? '');
+    if (!children && current.types.length === 1) children = ctx.services.plans.typeChildren(current.types[0]?.code ?? '');
     const bare = name.endsWith('[x]') ? name.slice(0, -3) : name;
     current = children?.list.find((c) => c.name === bare && c.sliceName === undefined);
     if (!current) return false;
@@ -78,38 +84,34 @@ function elementExists(ctx: NodeContext, expression: string): boolean {
 }
 
 /** Differential and snapshot element lists. */
-export function checkElementLists(ctx: NodeContext, sd: Obj): void {
+export function checkElementLists(ctx: NodeContext, sd: JsonNode): void {
   const typeName = structureTypeName(sd);
-  const url = typeof sd.url === 'string' ? sd.url : undefined;
-  const version = typeof sd.version === 'string' ? sd.version : undefined;
-  const hasSnapshot = isObject(sd.snapshot) && objects(sd.snapshot.element).length > 0;
+  const owner: Owner = { url: sd.str('url'), version: sd.str('version'), base: sd.str('baseDefinition') };
+  const hasSnapshot = (sd.child('snapshot')?.objects('element').length ?? 0) > 0;
   for (const list of ['differential', 'snapshot'] as const) {
-    const holder = sd[list];
-    if (!isObject(holder)) continue;
+    const holder = sd.child(list);
+    if (holder?.isObject !== true) continue;
     const snapshot = list === 'snapshot';
-    const elements: ElementList = { snapshot, checkBindings: snapshot || hasSnapshot, seenKeys: new Map<string, string>(), owner: { url, version, base: sd.baseDefinition } };
-    objects(holder.element).forEach((ed, i) => {
-      const path = `${ctx.path}.${list}.element[${i}]`;
-      const at = ctx.pos(ed);
-      const edPath = typeof ed.path === 'string' ? ed.path : undefined;
+    const elements: ElementList = { snapshot, checkBindings: snapshot || hasSnapshot, seenKeys: new Map<string, string>(), owner };
+    for (const ed of holder.objects('element')) {
+      const edPath = ed.str('path');
       if (typeName !== undefined && edPath !== undefined && edPath !== typeName && !edPath.startsWith(`${typeName}.`)) {
-        ctx.error('SD_PATH_TYPE_MISMATCH', [typeName, edPath], path, at);
+        ed.error('SD_PATH_TYPE_MISMATCH', [typeName, edPath]);
       }
-      if (edPath !== undefined && isObject(ed.slicing) && !canSlice(ctx, edPath)) ctx.error('SD_PATH_NO_SLICING', [edPath], `${path}.slicing`, ctx.propPos(ed, 'slicing'));
+      const slicing = ed.child('slicing');
+      if (edPath !== undefined && slicing?.isObject === true && !canSlice(ctx, edPath)) slicing.error('SD_PATH_NO_SLICING', [edPath]);
       // a differential-only profile's bindings are judged by the differential check (checks/structure-definition.ts)
-      if (edPath !== undefined) checkCharacteristics(ctx, ed, edPath, path, elements);
-      objects(ed.constraint).forEach((inv, j) => {
-        checkInvariant(ctx, inv, `${path}.constraint[${j}]`, elements);
-      });
-    });
+      if (edPath !== undefined) checkCharacteristics(ctx, ed, edPath, elements);
+      for (const inv of ed.objects('constraint')) checkInvariant(ctx, inv, elements);
+    }
   }
 }
 
 /** The structure's type as element paths start with it (a logical model's type url loses its namespace). */
-function structureTypeName(sd: Obj): string | undefined {
-  const t = sd.type;
-  if (typeof t !== 'string') return undefined;
-  return sd.kind === 'logical' && t.includes('/') ? t.slice(t.lastIndexOf('/') + 1) : t;
+function structureTypeName(sd: JsonNode): string | undefined {
+  const t = sd.str('type');
+  if (t === undefined) return undefined;
+  return sd.str('kind') === 'logical' && t.includes('/') ? t.slice(t.lastIndexOf('/') + 1) : t;
 }
 
 /** Slicing is for elements that repeat in the base type (or choices); unknown elements are left alone. */
@@ -131,7 +133,7 @@ function canSlice(ctx: NodeContext, path: string): boolean {
 interface Owner {
   url: string | undefined;
   version: string | undefined;
-  base: unknown;
+  base: string | undefined;
 }
 
 /**
@@ -147,38 +149,38 @@ interface ElementList {
   readonly owner: Owner;
 }
 
-function checkInvariant(ctx: NodeContext, inv: Obj, path: string, list: ElementList): void {
+function checkInvariant(ctx: NodeContext, inv: JsonNode, list: ElementList): void {
   const { snapshot, seenKeys, owner } = list;
-  const at = ctx.pos(inv);
-  const key = typeof inv.key === 'string' && inv.key !== '' ? inv.key : undefined;
-  const expression = typeof inv.expression === 'string' && inv.expression !== '' ? inv.expression : undefined;
+  const nonEmpty = (name: string) => (inv.str(name) === '' ? undefined : inv.str(name));
+  const key = nonEmpty('key');
+  const expression = nonEmpty('expression');
   if (key === undefined) {
-    ctx.warning('ED_INVARIANT_NO_KEY', [], path, at);
+    inv.warning('ED_INVARIANT_NO_KEY', []);
     return;
   }
   if (expression === undefined) {
-    ctx.information('ED_INVARIANT_NO_EXPRESSION', [key], path, at);
+    inv.information('ED_INVARIANT_NO_EXPRESSION', [key]);
     return;
   }
   if (snapshot) {
     const earlier = seenKeys.get(key);
     if (earlier === undefined) seenKeys.set(key, expression);
-    else if (earlier !== expression && key !== 'ele-1') ctx.error('ED_INVARIANT_EXPRESSION_CONFLICT', [key, expression, earlier], path, at);
+    else if (earlier !== expression && key !== 'ele-1') inv.error('ED_INVARIANT_EXPRESSION_CONFLICT', [key, expression, earlier]);
     return;
   }
-  const source = typeof inv.source === 'string' ? inv.source : undefined;
-  if (source !== undefined && source !== owner.url && !(owner.version !== undefined && source === `${owner.url}|${owner.version}`)) {
-    ctx.error('ED_INVARIANT_DIFF_NO_SOURCE', [key, source, owner.url], path, at);
+  const source = inv.str('source');
+  if (source !== undefined && source !== owner.url && !(owner.version !== undefined && source === `${String(owner.url)}|${owner.version}`)) {
+    inv.error('ED_INVARIANT_DIFF_NO_SOURCE', [key, source, owner.url]);
     return;
   }
-  const inBase = baseInvariant(ctx, typeof owner.base === 'string' ? owner.base : undefined, key);
+  const inBase = baseInvariant(ctx, owner.base, key);
   if (inBase && inBase.expression !== expression) {
-    ctx.error('ED_INVARIANT_KEY_ALREADY_USED', [key, inBase.url, inBase.expression], path, at);
+    inv.error('ED_INVARIANT_KEY_ALREADY_USED', [key, inBase.url, inBase.expression]);
     return;
   }
   const earlier = seenKeys.get(key);
   if (earlier === undefined) seenKeys.set(key, expression);
-  else if (earlier !== expression) ctx.error('ED_INVARIANT_KEY_ALREADY_USED', [key, owner.url, earlier], path, at);
+  else if (earlier !== expression) inv.error('ED_INVARIANT_KEY_ALREADY_USED', [key, owner.url, earlier]);
 }
 
 interface KnownInvariant {
@@ -243,9 +245,8 @@ const FHIR_TYPE_EXT = 'http://hl7.org/fhir/StructureDefinition/structuredefiniti
  * Constraints an element's types cannot carry (the HL7 validator's SD_ILLEGAL_CHARACTERISTICS): a
  * binding, maxLength, minValue/maxValue, targetProfile on types without the characteristic.
  */
-function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: string, elements: ElementList): void {
+function checkCharacteristics(ctx: NodeContext, ed: JsonNode, edPath: string, elements: ElementList): void {
   const { snapshot, checkBindings } = elements;
-  const at = ctx.pos(ed);
   const typeCodes: string[] = [];
   const characteristics = new Set<string>();
   let known = false;
@@ -254,42 +255,45 @@ function checkCharacteristics(ctx: NodeContext, ed: Obj, edPath: string, path: s
     for (const c of CHARACTERISTICS[edPath] ?? []) characteristics.add(c);
     known = true;
   }
-  for (const t of objects(ed.type)) {
-    let code = typeof t.code === 'string' ? t.code : undefined;
-    const fhirType = objects(t.extension).find((e) => e.url === FHIR_TYPE_EXT);
-    if (fhirType && typeof fhirType.valueUrl === 'string') code = fhirType.valueUrl;
+  const types = ed.objects('type');
+  for (const t of types) {
+    const fhirType = t.objects('extension').find((e) => e.str('url') === FHIR_TYPE_EXT)?.str('valueUrl');
+    const code = fhirType ?? t.str('code');
     if (code === undefined || code === '') continue;
     typeCodes.push(code);
     if (!ctx.services.plans.typePlan(code)) continue;
     known = true;
     const own = CHARACTERISTICS[code] ?? [];
     for (const c of own) characteristics.add(c);
-    if (Array.isArray(t.targetProfile) && t.targetProfile.length > 0 && !own.includes('has-target')) ctx.error('SD_ILLEGAL_CHARACTERISTICS', ['targetProfile', code], path, at);
+    if (t.children('targetProfile').length > 0 && !own.includes('has-target')) ed.error('SD_ILLEGAL_CHARACTERISTICS', ['targetProfile', code]);
   }
   const list = `[${typeCodes.join(', ')}]`;
   // a snapshot element below the root has types or a content reference
-  const id = typeof ed.id === 'string' ? ed.id : undefined;
-  if (snapshot && id?.includes('.') && objects(ed.type).length === 0 && ed.contentReference === undefined) ctx.error('SD_NO_TYPES_OR_CONTENTREF', [id], path, at);
-  checkBindingTarget(ctx, ed, edPath, `${path}.binding`);
-  // in a snapshot, a binding needs a type that can be bound
-  if (snapshot && ed.binding !== undefined && !typeCodes.some((t) => BINDABLE.has(t))) ctx.error('SD_ED_BIND_NO_BINDABLE', [edPath, list], `${path}.binding`, ctx.propPos(ed, 'binding'));
+  const id = ed.str('id');
+  if (snapshot && id?.includes('.') && types.length === 0 && ed.child('contentReference') === undefined) ed.error('SD_NO_TYPES_OR_CONTENTREF', [id]);
+  const binding = ed.child('binding');
+  if (binding !== undefined) {
+    checkBindingTarget(ctx, binding, edPath);
+    // in a snapshot, a binding needs a type that can be bound
+    if (snapshot && !typeCodes.some((t) => BINDABLE.has(t))) binding.error('SD_ED_BIND_NO_BINDABLE', [edPath, list]);
+  }
   if (typeCodes.length === 0 || !known) return;
   const need = (present: boolean, what: string, characteristic: string) => {
-    if (present && !characteristics.has(characteristic)) ctx.error('SD_ILLEGAL_CHARACTERISTICS', [what, list], path, at);
+    if (present && !characteristics.has(characteristic)) ed.error('SD_ILLEGAL_CHARACTERISTICS', [what, list]);
   };
-  if (checkBindings) need(ed.binding !== undefined, 'Binding', 'can-bind');
-  need(ed.maxLength !== undefined, 'MaxLength', 'has-length');
-  need(Object.keys(ed).some((k) => k.startsWith('minValue')), 'MinValue', 'has-range');
-  need(Object.keys(ed).some((k) => k.startsWith('maxValue')), 'MaxValue', 'has-range');
+  const keys = Object.keys(ed.object ?? {});
+  if (checkBindings) need(binding !== undefined, 'Binding', 'can-bind');
+  need(ed.child('maxLength') !== undefined, 'MaxLength', 'has-length');
+  need(keys.some((k) => k.startsWith('minValue')), 'MinValue', 'has-range');
+  need(keys.some((k) => k.startsWith('maxValue')), 'MaxValue', 'has-range');
 }
 
 /** A binding's valueSet must be a ValueSet when it resolves to something (unresolvable ones are for a terminology server). */
-function checkBindingTarget(ctx: NodeContext, ed: Obj, edPath: string, path: string): void {
-  const binding = ed.binding;
-  if (!isObject(binding) || typeof binding.valueSet !== 'string') return;
-  const ref = binding.valueSet;
+function checkBindingTarget(ctx: NodeContext, binding: JsonNode, edPath: string): void {
+  const ref = binding.str('valueSet');
+  if (ref === undefined) return;
   const source = ctx.services.source;
   if (source.valueSet(ref)) return;
   const other = source.codeSystem(ref) ?? source.structureDefinition(ref);
-  if (other) ctx.error('SD_ED_BIND_NOT_VS', [edPath, ref, other.resourceType], path, ctx.propPos(ed, 'binding'));
+  if (other) binding.error('SD_ED_BIND_NOT_VS', [edPath, ref, other.resourceType]);
 }

@@ -10,6 +10,7 @@
  */
 import type { NodeContext } from '../context/node-context.js';
 import { describeValue } from '../checks/values.js';
+import type { JsonNode } from '../json/json-node.js';
 import { isArray, isObject } from '../json/json-value.js';
 import { PRIMITIVE_TYPES } from '../plan/structure-plan.js';
 
@@ -55,27 +56,28 @@ function sameValue(a: unknown, b: unknown): boolean {
  * another value an error at the element's path (where HL7 reports it); and each that restates as
  * a pattern what the base gives as a pattern.
  */
-export function checkFixedAgainstBase(ctx: NodeContext, sd: Obj): void {
-  if (typeof sd.baseDefinition !== 'string') return;
-  const base = ctx.services.source.structureDefinition(sd.baseDefinition);
+export function checkFixedAgainstBase(ctx: NodeContext, sd: JsonNode): void {
+  const baseUrl = sd.str('baseDefinition');
+  if (baseUrl === undefined) return;
+  const base = ctx.services.source.structureDefinition(baseUrl);
   const baseElements = base && isObject(base.snapshot) ? objects(base.snapshot.element) : [];
   if (baseElements.length === 0) return;
-  const diff = isObject(sd.differential) ? objects(sd.differential.element) : [];
-  diff.forEach((ed, i) => {
+  for (const element of sd.child('differential')?.objects('element') ?? []) {
+    const ed = element.object;
+    if (ed === undefined) continue;
     const fixed = fixedOf(ed);
     const pattern = fixedOf(ed, 'pattern');
-    if (!fixed && !pattern) return;
+    if (!fixed && !pattern) continue;
     const bd = baseElement(baseElements, ed.id, ed.path);
-    if (!bd) return;
+    if (!bd) continue;
     const baseFixed = fixedOf(bd);
-    const at = ctx.pos(ed);
-    const where = `${ctx.path}.differential.element[${String(i)}]`;
     if (baseFixed) {
-      if (!fixed) return;
-      if (fixed.type !== baseFixed.type) ctx.error('SD_ELEMENT_FIXED_WRONG_TYPE', [fixed.type, baseFixed.type], `${where}.${fixed.key}`, at);
-      else if (!sameValue(fixed.value, baseFixed.value)) ctx.error('FIXED_VALUE', [describeValue(fixed.value), describeValue(baseFixed.value)], typeof ed.path === 'string' ? ed.path : ctx.path, at);
+      if (!fixed) continue;
+      if (fixed.type !== baseFixed.type) element.child(fixed.key)?.error('SD_ELEMENT_FIXED_WRONG_TYPE', [fixed.type, baseFixed.type]);
+      // HL7 names the element by its own path here, not by its place in the differential
+      else if (!sameValue(fixed.value, baseFixed.value)) ctx.error('FIXED_VALUE', [describeValue(fixed.value), describeValue(baseFixed.value)], element.str('path') ?? sd.path, element.at);
     } else if (pattern && fixedOf(bd, 'pattern')) {
-      ctx.error('SD_ELEMENT_PATTERN_NO_FIXED', [pattern.type], `${where}.${pattern.key}`, at);
+      element.child(pattern.key)?.error('SD_ELEMENT_PATTERN_NO_FIXED', [pattern.type]);
     }
-  });
+  }
 }

@@ -8,9 +8,10 @@
  * checked (a warning). Codes of systems that are not loaded are left to a terminology server.
  */
 import type { NodeContext } from '../context/node-context.js';
+import type { JsonNode } from '../json/json-node.js';
 import { isArray, isObject } from '../json/json-value.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
-import { codeSet, hasCode, isAbsoluteUrl, listSystems, objects, str, versioned, type Obj } from './terminology/code-system-model.js';
+import { codeSet, hasCode, isAbsoluteUrl, listSystems, str, versioned, type Obj } from './terminology/code-system-model.js';
 import { checkFilter, SYSTEMS_WITH_OWN_PROPERTIES } from './terminology/value-set-filters.js';
 
 /** More concepts than this in one include are not checked one by one (as the HL7 validator). */
@@ -22,46 +23,44 @@ export class ValueSetValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['ValueSet'];
 
   validate(ctx: NodeContext, vs: Record<string, unknown>): void {
-    const compose = vs.compose;
-    if (!isObject(compose)) return;
-    const composePath = `${ctx.path}.compose`;
-    objects(compose.include).forEach((inc, i) => checkInclude(ctx, vs, inc, `${composePath}.include[${i}]`));
-    objects(compose.exclude).forEach((exc, i) => checkInclude(ctx, vs, exc, `${composePath}.exclude[${i}]`));
+    const node = ctx.nodeOf(vs);
+    const compose = node.child('compose');
+    if (compose?.isObject !== true) return;
+    for (const inc of compose.objects('include')) checkInclude(ctx, node, inc);
+    for (const exc of compose.objects('exclude')) checkInclude(ctx, node, exc);
   }
 }
 
-/** An include (exclude) with a system, as its parts are checked: the system without a '|' version, the version, and where it stands. */
+/** An include (exclude) with a system, as its parts are checked: the system without a '|' version, and the version. */
 interface IncludeUnderCheck {
-  readonly inc: Obj;
+  readonly inc: JsonNode;
   readonly system: string;
   readonly version: string | undefined;
-  readonly path: string;
 }
 
-function checkInclude(ctx: NodeContext, vs: Obj, inc: Obj, path: string): void {
-  const at = ctx.pos(inc);
-  let system = str(inc.system);
-  const version = str(inc.version);
+function checkInclude(ctx: NodeContext, vs: JsonNode, inc: JsonNode): void {
+  let system = inc.str('system');
+  const version = inc.str('version');
   // a version belongs in include.version, not after a '|' in the system
   if (system?.includes('|')) {
     const bar = system.indexOf('|');
     const inSystem = system.slice(bar + 1);
     system = system.slice(0, bar);
-    if (inSystem === '') ctx.warning('VALUESET_REFERENCE_INVALID_TYPE_NO_VERSION_0', [system], path, at);
-    else if (version === undefined) ctx.error('VALUESET_REFERENCE_INVALID_TYPE_NO_VERSION_1', [inSystem], path, at);
-    else if (inSystem !== version) ctx.error('VALUESET_REFERENCE_INVALID_TYPE_NO_VERSION_2', [inSystem, version], path, at);
-    else ctx.error('VALUESET_REFERENCE_INVALID_TYPE_NO_VERSION_3', [inSystem], path, at);
+    if (inSystem === '') inc.warning('VALUESET_REFERENCE_INVALID_TYPE_NO_VERSION_0', [system]);
+    else if (version === undefined) inc.error('VALUESET_REFERENCE_INVALID_TYPE_NO_VERSION_1', [inSystem]);
+    else if (inSystem !== version) inc.error('VALUESET_REFERENCE_INVALID_TYPE_NO_VERSION_2', [inSystem, version]);
+    else inc.error('VALUESET_REFERENCE_INVALID_TYPE_NO_VERSION_3', [inSystem]);
   }
-  checkImports(ctx, inc, path);
-  const concepts = objects(inc.concept);
-  const filters = objects(inc.filter);
+  checkImports(ctx, inc);
+  const concepts = inc.objects('concept');
+  const filters = inc.objects('filter');
   if (system === undefined || system === '') {
-    if (concepts.length > 0 || filters.length > 0) ctx.warning('VALUESET_NO_SYSTEM_WARNING', [], path, at);
+    if (concepts.length > 0 || filters.length > 0) inc.warning('VALUESET_NO_SYSTEM_WARNING', []);
     return;
   }
-  if (!isAbsoluteUrl(system)) ctx.error(system.startsWith('#') ? 'VALUESET_INCLUDE_SYSTEM_ABSOLUTE_FRAG' : 'VALUESET_INCLUDE_SYSTEM_ABSOLUTE', [system], path, at);
-  const include: IncludeUnderCheck = { inc, system, version, path };
-  if (system.startsWith('#')) checkContainedSystem(ctx, vs, include);
+  if (!isAbsoluteUrl(system)) inc.error(system.startsWith('#') ? 'VALUESET_INCLUDE_SYSTEM_ABSOLUTE_FRAG' : 'VALUESET_INCLUDE_SYSTEM_ABSOLUTE', [system]);
+  const include: IncludeUnderCheck = { inc, system, version };
+  if (system.startsWith('#')) checkContainedSystem(vs, include);
 
   const source = ctx.services.source;
   const cs = source.codeSystem(versioned(system, version));
@@ -70,64 +69,63 @@ function checkInclude(ctx: NodeContext, vs: Obj, inc: Obj, path: string): void {
     const content = str(cs.content);
     const args = [system, content ?? 'null', version];
     const contentId = version === undefined ? 'VALUESET_INCLUDE_CS_CONTENT' : 'VALUESET_INCLUDE_CSVER_CONTENT';
-    if (content === undefined || content === 'example') ctx.warning(contentId, args, path, at);
-    else if (content === 'fragment') ctx.information(contentId, args, path, at);
+    if (content === undefined || content === 'example') inc.warning(contentId, args);
+    else if (content === 'fragment') inc.information(contentId, args);
     else if (content === 'supplement') {
       checkConcepts = false;
-      ctx.error(version === undefined ? 'VALUESET_INCLUDE_CS_SUPPLEMENT' : 'VALUESET_INCLUDE_CSVER_SUPPLEMENT', [system, cs.supplements, version], path, at);
+      inc.error(version === undefined ? 'VALUESET_INCLUDE_CS_SUPPLEMENT' : 'VALUESET_INCLUDE_CSVER_SUPPLEMENT', [system, cs.supplements, version]);
     }
   } else {
-    if (system.startsWith('urn:oid:') && knownOid(ctx, system)) ctx.error('VALUESET_INCLUDE_WRONG_CS_OID', [system], path, at);
+    if (system.startsWith('urn:oid:') && knownOid(ctx, system)) inc.error('VALUESET_INCLUDE_WRONG_CS_OID', [system]);
     const other = source.valueSet(versioned(system, version));
     if (other) {
       checkConcepts = false;
       const systems = listSystems(other);
-      if (systems.length === 0) ctx.error('VALUESET_INCLUDE_WRONG_VS', [system], path, at);
-      else if (systems.length === 1) ctx.error('VALUESET_INCLUDE_WRONG_VS_HINT', [system, systems[0]], path, at);
-      else ctx.error('VALUESET_INCLUDE_WRONG_VS_MANY', [system, systems.join(', ')], path, at);
+      if (systems.length === 0) inc.error('VALUESET_INCLUDE_WRONG_VS', [system]);
+      else if (systems.length === 1) inc.error('VALUESET_INCLUDE_WRONG_VS_HINT', [system, systems[0]]);
+      else inc.error('VALUESET_INCLUDE_WRONG_VS_MANY', [system, systems.join(', ')]);
     }
   }
   if (checkConcepts) checkConceptCodes(ctx, include, concepts, cs);
   // filters on systems with properties of their own are for a terminology server to judge
   if (!SYSTEMS_WITH_OWN_PROPERTIES.has(system)) {
-    filters.forEach((f, i) => checkFilter({ ctx, system, cs }, f, `${path}.filter[${i}]`));
+    for (const f of filters) checkFilter({ system, cs }, f);
   }
 }
 
 /** include.valueSet: each must be a ValueSet that can be found (an implicit one, `?fhir_vs`, is taken as found). */
-function checkImports(ctx: NodeContext, inc: Obj, path: string): void {
-  const imports = isArray(inc.valueSet) ? inc.valueSet : [];
-  imports.forEach((url, i) => {
-    if (typeof url !== 'string' || url.includes('?fhir_vs')) return;
+function checkImports(ctx: NodeContext, inc: JsonNode): void {
+  const imports = inc.children('valueSet');
+  for (const item of imports) {
+    const url = item.string;
+    if (url === undefined || url.includes('?fhir_vs')) continue;
     const source = ctx.services.source;
-    if (source.valueSet(url)) return;
+    if (source.valueSet(url)) continue;
     const other = source.codeSystem(url) ?? source.structureDefinition(url) ?? ctx.services.resolve('Resource', url);
-    const ipath = `${path}.valueSet[${i}]`;
-    const at = ctx.itemPos(imports, i);
-    if (isObject(other) && typeof other.resourceType === 'string') ctx.warning('VALUESET_REFERENCE_INVALID_TYPE', [url, other.resourceType], ipath, at);
-    else ctx.warning('VALUESET_REFERENCE_UNKNOWN', [url], ipath, at);
-  });
-  if (imports.length > 1) ctx.warning('VALUESET_IMPORT_UNION_INTERSECTION', [], path, ctx.pos(inc));
+    if (isObject(other) && typeof other.resourceType === 'string') item.warning('VALUESET_REFERENCE_INVALID_TYPE', [url, other.resourceType]);
+    else item.warning('VALUESET_REFERENCE_UNKNOWN', [url]);
+  }
+  if (imports.length > 1) inc.warning('VALUESET_IMPORT_UNION_INTERSECTION', []);
 }
 
 /** A `#id` system: the contained resource with that id must be one CodeSystem (of the version, when given). */
-function checkContainedSystem(ctx: NodeContext, vs: Obj, include: IncludeUnderCheck): void {
-  const { inc, system, version, path } = include;
-  const at = ctx.pos(inc);
+function checkContainedSystem(vs: JsonNode, include: IncludeUnderCheck): void {
+  const { inc, system, version } = include;
   let matches = 0;
-  for (const c of objects(vs.contained)) {
-    if (`#${String(c.id)}` !== system) continue;
-    if (c.resourceType !== 'CodeSystem') {
-      ctx.error('VALUESET_INCLUDE_CS_NOT_CS', [system, c.resourceType], path, at);
-    } else if (version === undefined || version === c.version) {
+  for (const c of vs.objects('contained')) {
+    if (`#${String(c.object?.id)}` !== system) continue;
+    const type = c.object?.resourceType;
+    if (type !== 'CodeSystem') {
+      inc.error('VALUESET_INCLUDE_CS_NOT_CS', [system, type]);
+    } else if (version === undefined || version === c.object?.version) {
       matches++;
     }
   }
-  if (matches === 0) ctx.error(version === undefined ? 'VALUESET_INCLUDE_CS_NOT_FOUND' : 'VALUESET_INCLUDE_CSVER_NOT_FOUND', [system, version], path, at);
-  else if (matches > 1) ctx.error(version === undefined ? 'VALUESET_INCLUDE_CS_MULTI_FOUND' : 'VALUESET_INCLUDE_CSVER_MULTI_FOUND', [system, version], path, at);
+  if (matches === 0) inc.error(version === undefined ? 'VALUESET_INCLUDE_CS_NOT_FOUND' : 'VALUESET_INCLUDE_CSVER_NOT_FOUND', [system, version]);
+  else if (matches > 1) inc.error(version === undefined ? 'VALUESET_INCLUDE_CS_MULTI_FOUND' : 'VALUESET_INCLUDE_CSVER_MULTI_FOUND', [system, version]);
 }
 
-/** Whether a loaded CodeSystem carries this OID as an identifier. */
+/** Whether a loaded CodeSystem carries this OID as an identifier (loaded definitions are read as raw JSON). */
 function knownOid(ctx: NodeContext, oid: string): boolean {
   for (const cs of ctx.services.source.all('CodeSystem')) {
     const ids = isArray(cs.identifier) ? cs.identifier : isObject(cs.identifier) ? [cs.identifier] : [];
@@ -141,35 +139,35 @@ function knownOid(ctx: NodeContext, oid: string): boolean {
  * unloaded example system cannot be checked (a hint, an error where example URLs are not
  * allowed); displays are given on all concepts or none.
  */
-function checkConceptCodes(ctx: NodeContext, include: IncludeUnderCheck, concepts: Obj[], cs: Obj | undefined): void {
-  const { inc, system, version, path } = include;
-  const at = ctx.pos(inc);
+function checkConceptCodes(ctx: NodeContext, include: IncludeUnderCheck, concepts: readonly JsonNode[], cs: Obj | undefined): void {
+  const { inc, system, version } = include;
   if (concepts.length > TOO_MANY_CODES) {
-    ctx.information('VALUESET_INC_TOO_MANY_CODES', [concepts.length], path, at);
+    inc.information('VALUESET_INC_TOO_MANY_CODES', [concepts.length]);
     return;
   }
   if (concepts.length === 0) return;
   let withDisplay = false;
   let withoutDisplay = false;
   for (const c of concepts) {
-    if (typeof c.display === 'string' && c.display !== '') withDisplay = true;
+    const display = c.str('display');
+    if (display !== undefined && display !== '') withDisplay = true;
     else withoutDisplay = true;
   }
-  if (withDisplay && withoutDisplay) ctx.information('VALUESET_CONCEPT_DISPLAY_PRESENCE_MIXED', [], path, at);
+  if (withDisplay && withoutDisplay) inc.information('VALUESET_CONCEPT_DISPLAY_PRESENCE_MIXED', []);
   if (!cs) {
     if (EXAMPLE_URL_RE.test(system)) {
-      if (ctx.run.options.allowExampleUrls) ctx.information('VALUESET_EXAMPLE_SYSTEM_HINT', [system], path, at);
-      else ctx.error('VALUESET_EXAMPLE_SYSTEM_ERROR', [system], path, at);
+      if (ctx.run.options.allowExampleUrls) inc.information('VALUESET_EXAMPLE_SYSTEM_HINT', [system]);
+      else inc.error('VALUESET_EXAMPLE_SYSTEM_ERROR', [system]);
     }
     return;
   }
   if (cs.content !== 'complete') return;
   const codes = codeSet(cs);
-  concepts.forEach((c, i) => {
-    if (typeof c.code !== 'string' || hasCode(cs, codes, c.code)) return;
-    const reason = `Unknown code '${c.code}' in the CodeSystem '${system}'` + (typeof cs.version === 'string' ? ` version '${cs.version}'` : '');
-    const cpath = `${path}.concept[${i}]`;
-    if (version === undefined) ctx.error('VALUESET_INCLUDE_INVALID_CONCEPT_CODE', [system, c.code, reason], cpath, ctx.pos(c));
-    else ctx.error('VALUESET_INCLUDE_INVALID_CONCEPT_CODE_VER', [system, version, c.code, reason], cpath, ctx.pos(c));
-  });
+  for (const c of concepts) {
+    const code = c.str('code');
+    if (code === undefined || hasCode(cs, codes, code)) continue;
+    const reason = `Unknown code '${code}' in the CodeSystem '${system}'` + (typeof cs.version === 'string' ? ` version '${cs.version}'` : '');
+    if (version === undefined) c.error('VALUESET_INCLUDE_INVALID_CONCEPT_CODE', [system, code, reason]);
+    else c.error('VALUESET_INCLUDE_INVALID_CONCEPT_CODE_VER', [system, version, code, reason]);
+  }
 }

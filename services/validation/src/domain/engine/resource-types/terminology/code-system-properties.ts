@@ -6,8 +6,8 @@
  * parent/child/partOf/synonym property (or of a code property with no value set) must be a
  * code of this code system. Value sets named for code properties are not expanded here.
  */
-import type { NodeContext } from '../../context/node-context.js';
-import { isAbsoluteUrl, objects, str, type Obj } from './code-system-model.js';
+import type { JsonNode } from '../../json/json-node.js';
+import { isAbsoluteUrl } from './code-system-model.js';
 
 /** The standard concept properties (http://hl7.org/fhir/concept-properties) and their types. */
 const KNOWN_PROPERTIES: Record<string, string> = {
@@ -27,54 +27,52 @@ export interface PropertyDef {
 const knownCode = (code: string | undefined): string | undefined => (code !== undefined && Object.hasOwn(KNOWN_PROPERTIES, code) ? code : undefined);
 
 /** The property definitions of a CodeSystem, by URI and by code, reporting what is wrong with them. */
-export function checkPropertyDefinitions(ctx: NodeContext, cs: Obj): Map<string, PropertyDef> {
+export function checkPropertyDefinitions(cs: JsonNode): Map<string, PropertyDef> {
   const defs = new Map<string, PropertyDef>();
-  const url = str(cs.url);
-  objects(cs.property).forEach((p, i) => {
-    const path = `${ctx.path}.property[${i}]`;
-    const at = ctx.pos(p);
-    const uri = str(p.uri);
-    const code = str(p.code);
-    const type = str(p.type);
+  const url = cs.str('url');
+  for (const p of cs.objects('property')) {
+    const uri = p.str('uri');
+    const code = p.str('code');
+    const type = p.str('type');
     const def: PropertyDef = { type, rule: undefined };
     let byUri: string | undefined;
     if (uri !== undefined) {
       if (!isAbsoluteUrl(uri)) {
-        ctx.error('CODESYSTEM_PROPERTY_ABSOLUTE_URI', [uri], path, at);
+        p.error('CODESYSTEM_PROPERTY_ABSOLUTE_URI', [uri]);
       } else {
-        if (defs.has(uri)) ctx.error('CODESYSTEM_PROPERTY_DUPLICATE_URI', [uri], path, at);
+        if (defs.has(uri)) p.error('CODESYSTEM_PROPERTY_DUPLICATE_URI', [uri]);
         else defs.set(uri, def);
         if (uri.includes('://hl7.org/fhir')) {
           byUri = uri.startsWith(KNOWN_URI_BASE) ? knownCode(uri.slice(KNOWN_URI_BASE.length)) : undefined;
           const selfOrBase = url !== undefined && (isBaseSpec(url) || uri.startsWith(url));
-          if (byUri === undefined && !selfOrBase) ctx.error('CODESYSTEM_PROPERTY_BAD_HL7_URI', [uri], path, at);
+          if (byUri === undefined && !selfOrBase) p.error('CODESYSTEM_PROPERTY_BAD_HL7_URI', [uri]);
         }
       }
     }
     const byCode = knownCode(code);
     if (code !== undefined) {
-      if (defs.has(code)) ctx.error('CODESYSTEM_PROPERTY_DUPLICATE_CODE', [code], path, at);
+      if (defs.has(code)) p.error('CODESYSTEM_PROPERTY_DUPLICATE_CODE', [code]);
       else defs.set(code, def);
     }
     if (byUri !== undefined) {
       const knownType = KNOWN_PROPERTIES[byUri];
-      if (byCode !== undefined && byCode !== byUri) ctx.error('CODESYSTEM_PROPERTY_URI_CODE_MISMATCH', [uri, byUri, code], path, at);
-      if (type !== undefined && type !== knownType) ctx.error('CODESYSTEM_PROPERTY_URI_TYPE_MISMATCH', [uri, knownType, type], path, at);
+      if (byCode !== undefined && byCode !== byUri) p.error('CODESYSTEM_PROPERTY_URI_CODE_MISMATCH', [uri, byUri, code]);
+      if (type !== undefined && type !== knownType) p.error('CODESYSTEM_PROPERTY_URI_TYPE_MISMATCH', [uri, knownType, type]);
       if (byUri === 'parent' || byUri === 'child' || byUri === 'partOf' || byUri === 'synonym') def.rule = 'internal';
     } else if (type === 'code' && !hasValueSetExtension(p)) {
       def.rule = 'internal-warning';
-      ctx.information('CODESYSTEM_PROPERTY_CODE_DEFAULT_WARNING', ['code'], path, at);
+      p.information('CODESYSTEM_PROPERTY_CODE_DEFAULT_WARNING', ['code']);
     }
     if (uri === undefined) {
       if (byCode === undefined) {
-        ctx.information('CODESYSTEM_PROPERTY_UNKNOWN_CODE', [code], path, at);
+        p.information('CODESYSTEM_PROPERTY_UNKNOWN_CODE', [code]);
       } else {
-        ctx.warning('CODESYSTEM_PROPERTY_KNOWN_CODE_SUGGESTIVE', [code, KNOWN_URI_BASE + byCode], path, at);
+        p.warning('CODESYSTEM_PROPERTY_KNOWN_CODE_SUGGESTIVE', [code, KNOWN_URI_BASE + byCode]);
         const knownType = KNOWN_PROPERTIES[byCode];
-        if (type !== undefined && type !== knownType) ctx.warning('CODESYSTEM_PROPERTY_CODE_TYPE_MISMATCH', [code, knownType, type], path, at);
+        if (type !== undefined && type !== knownType) p.warning('CODESYSTEM_PROPERTY_CODE_TYPE_MISMATCH', [code, knownType, type]);
       }
     }
-  });
+  }
   return defs;
 }
 
@@ -84,17 +82,18 @@ function isBaseSpec(url: string): boolean {
   return url.startsWith(base) && !url.slice(base.length).includes('/');
 }
 
-function hasValueSetExtension(p: Obj): boolean {
-  return objects(p.extension).some((e) => e.url === 'http://hl7.org/fhir/StructureDefinition/codesystem-property-valueset');
+function hasValueSetExtension(p: JsonNode): boolean {
+  return p.objects('extension').some((e) => e.str('url') === 'http://hl7.org/fhir/StructureDefinition/codesystem-property-valueset');
 }
 
 /** The value[x] of a concept property: its FHIR type and value. */
-function propertyValue(p: Obj): { type: string; value: unknown } | undefined {
-  for (const key of Object.keys(p)) {
+function propertyValue(p: JsonNode): { type: string; value: unknown } | undefined {
+  const obj = p.object ?? {};
+  for (const key of Object.keys(obj)) {
     if (key.startsWith('value') && key.length > 5) {
       const t = key.slice(5);
       const type = t === 'Coding' ? t : t.charAt(0).toLowerCase() + t.slice(1);
-      return { type, value: p[key] };
+      return { type, value: obj[key] };
     }
   }
   return undefined;
@@ -104,38 +103,35 @@ function propertyValue(p: Obj): { type: string; value: unknown } | undefined {
  * The property values of every concept (nested ones included): `codes` are this code system's
  * codes as written. A code value is checked once (the HL7 validator's seen-codes cache).
  */
-export function checkConceptProperties(ctx: NodeContext, cs: Obj, defs: Map<string, PropertyDef>, codes: Set<string>): void {
+export function checkConceptProperties(cs: JsonNode, defs: Map<string, PropertyDef>, codes: Set<string>): void {
   const seen = new Set<string>();
-  const supplements = str(cs.supplements);
-  const walk = (concepts: Obj[], basePath: string) => {
-    concepts.forEach((concept, ci) => {
-      const cpath = `${basePath}.concept[${ci}]`;
-      objects(concept.property).forEach((p, i) => {
-        const path = `${cpath}.property[${i}]`;
-        const at = ctx.pos(p);
-        const code = str(p.code);
-        if (code === undefined) return;
+  const supplements = cs.str('supplements');
+  const walk = (parent: JsonNode) => {
+    for (const concept of parent.objects('concept')) {
+      for (const p of concept.objects('property')) {
+        const code = p.str('code');
+        if (code === undefined) continue;
         const def = defs.get(code);
-        if (!def) ctx.warning('CODESYSTEM_PROPERTY_UNDEFINED', [code], path, at);
+        if (!def) p.warning('CODESYSTEM_PROPERTY_UNDEFINED', [code]);
         const value = propertyValue(p);
         if (!value) {
-          ctx.error('CODESYSTEM_PROPERTY_NO_VALUE', [code], path, at);
-          return;
+          p.error('CODESYSTEM_PROPERTY_NO_VALUE', [code]);
+          continue;
         }
         if (def) {
-          if (value.type !== def.type) ctx.error('CODESYSTEM_PROPERTY_WRONG_TYPE', [code, value.type, def.type], path, at);
+          if (value.type !== def.type) p.error('CODESYSTEM_PROPERTY_WRONG_TYPE', [code, value.type, def.type]);
           else if (value.type === 'code' && typeof value.value === 'string' && def.rule !== undefined && supplements === undefined && !seen.has(value.value)) {
             // a supplement's codes are the base system's: left to a terminology server
             seen.add(value.value);
-            if (!codes.has(value.value)) ctx.report(def.rule === 'internal' ? 'error' : 'warning', 'CODESYSTEM_PROPERTY_BAD_INTERNAL_REFERENCE', [value.value], path, at);
+            if (!codes.has(value.value)) p.report(def.rule === 'internal' ? 'error' : 'warning', 'CODESYSTEM_PROPERTY_BAD_INTERNAL_REFERENCE', [value.value]);
           }
         }
         if (code === 'synonym' && (typeof value.value !== 'string' || !codes.has(value.value))) {
-          ctx.warning('CODESYSTEM_PROPERTY_SYNONYM_CHECK', [typeof value.value === 'string' ? value.value : null], path, at);
+          p.warning('CODESYSTEM_PROPERTY_SYNONYM_CHECK', [typeof value.value === 'string' ? value.value : null]);
         }
-      });
-      walk(objects(concept.concept), cpath);
-    });
+      }
+      walk(concept);
+    }
   };
-  walk(objects(cs.concept), ctx.path);
+  walk(cs);
 }

@@ -5,10 +5,9 @@
  * the property allows, and the value must suit the property's type (a code of the system when
  * the CodeSystem is loaded and complete, a boolean, a date, a number, a valid regex ...).
  */
-import type { NodeContext } from '../../context/node-context.js';
-import { isObject } from '../../json/json-value.js';
+import type { JsonNode } from '../../json/json-node.js';
 import { errorText } from '../../error-text.js';
-import { codeSet, hasCode, objects, str, type Obj } from './code-system-model.js';
+import { codeSet, hasCode, objects, type Obj } from './code-system-model.js';
 
 type ValueKind = 'boolean' | 'integer' | 'decimal' | 'code' | 'dateTime' | 'Coding';
 /** How a code value is checked against the system: an error, a warning, or not at all. */
@@ -120,46 +119,47 @@ function regexError(pattern: string): string | undefined {
   }
 }
 
+/** The include a filter belongs to: its system, and the CodeSystem when loaded. */
 export interface FilterScope {
-  ctx: NodeContext;
   system: string;
   /** The CodeSystem of the include, when loaded. */
   cs: Obj | undefined;
 }
 
-/** One filter of an include, at `path`. */
-export function checkFilter(scope: FilterScope, filter: Obj, path: string): void {
-  const { ctx, system, cs } = scope;
-  const at = ctx.pos(filter);
-  const property = str(filter.property);
-  const op = str(filter.op);
-  const value = str(filter.value);
+/** One filter of an include. */
+export function checkFilter(scope: FilterScope, filter: JsonNode): void {
+  const { system, cs } = scope;
+  const property = filter.str('property');
+  const op = filter.str('op');
+  const value = filter.str('value');
   if (property === undefined) return;
   const known = knownProperties(cs);
   if (!known.includes(property)) {
-    if (cs) ctx.warning('VALUESET_UNKNOWN_FILTER_PROPERTY', [property, system, known.join(',')], path, at);
-    else ctx.information('VALUESET_UNKNOWN_FILTER_PROPERTY_NO_CS', [property, system, known.join(',')], path, at);
+    if (cs) filter.warning('VALUESET_UNKNOWN_FILTER_PROPERTY', [property, system, known.join(',')]);
+    else filter.information('VALUESET_UNKNOWN_FILTER_PROPERTY_NO_CS', [property, system, known.join(',')]);
     return;
   }
   const rules = cs ? codeSystemRules(cs, property) : generalRules(property, new Set());
   if (!rules) return;
   if (rules.ops.size > 0 && op !== undefined && !rules.ops.has(op)) {
     const allowed = OP_ORDER.filter((o) => rules.ops.has(o));
-    ctx.error('VALUESET_BAD_FILTER_OP', [op, property, allowed.join(','), system], path, at);
+    filter.error('VALUESET_BAD_FILTER_OP', [op, property, allowed.join(','), system]);
   }
   if (value === undefined) {
-    if (!hasExpression(filter)) ctx.error('VALUESET_BAD_FILTER_EXPR_OR_VALUE', [], path, at);
+    if (!hasExpression(filter)) filter.error('VALUESET_BAD_FILTER_EXPR_OR_VALUE', []);
     return;
   }
-  if (hasExpression(filter)) ctx.error('VALUESET_BAD_FILTER_EXPR_AND_VALUE', [], path, at);
-  const checked: FilterUnderCheck = { scope, property, op, path, at };
-  const check = (v: string, r: FilterRules) => checkValue(checked, v, r);
+  if (hasExpression(filter)) filter.error('VALUESET_BAD_FILTER_EXPR_AND_VALUE', []);
+  const checked: FilterUnderCheck = { scope, property, op, filter };
+  const check = (v: string, r: FilterRules) => {
+    checkValue(checked, v, r);
+  };
   if (op === 'exists') {
     check(value, { kind: 'boolean', codeCheck: 'none', ops: new Set() });
   } else if (op === 'regex') {
     const err = regexError(value);
-    if (err !== undefined) ctx.error('VALUESET_BAD_FILTER_VALUE_VALID_REGEX', [property, value, err], path, at);
-    if (property === 'concept') ctx.error('VALUESET_BAD_PROPERTY_NO_REGEX', [property], path, at);
+    if (err !== undefined) filter.error('VALUESET_BAD_FILTER_VALUE_VALID_REGEX', [property, value, err]);
+    if (property === 'concept') filter.error('VALUESET_BAD_PROPERTY_NO_REGEX', [property]);
   } else if (op === 'in' || op === 'not-in') {
     for (const v of value.split(',')) check(v, rules);
   } else {
@@ -167,54 +167,51 @@ export function checkFilter(scope: FilterScope, filter: Obj, path: string): void
   }
 }
 
-function hasExpression(filter: Obj): boolean {
-  const companion = filter._value;
-  return isObject(companion) && objects(companion.extension).some((e) => e.url === 'http://hl7.org/fhir/StructureDefinition/cqf-expression');
+/** Whether the filter's value is given as an expression (a cqf-expression on `_value`). */
+function hasExpression(filter: JsonNode): boolean {
+  return filter.child('_value')?.objects('extension').some((e) => e.str('url') === 'http://hl7.org/fhir/StructureDefinition/cqf-expression') === true;
 }
 
-type At = ReturnType<NodeContext['pos']>;
-
-/** The filter whose value is checked: its include's scope, its property and op, and where it stands. */
+/** The filter whose value is checked: its include's scope, its property and op, and the filter itself (where it is reported). */
 interface FilterUnderCheck {
   readonly scope: FilterScope;
   readonly property: string;
   readonly op: string | undefined;
-  readonly path: string;
-  readonly at: At;
+  readonly filter: JsonNode;
 }
 
 function checkValue(filter: FilterUnderCheck, value: string, rules: FilterRules): void {
-  const { scope, property, op, path, at } = filter;
-  const { ctx, system, cs } = scope;
-  if (op !== 'in' && op !== 'not-in' && value.includes(',')) ctx.information('VALUESET_BAD_FILTER_VALUE_HAS_COMMA', [rules.kind], path, at);
+  const { scope, property, op, filter: node } = filter;
+  const { system, cs } = scope;
+  if (op !== 'in' && op !== 'not-in' && value.includes(',')) node.information('VALUESET_BAD_FILTER_VALUE_HAS_COMMA', [rules.kind]);
   switch (rules.kind) {
     case 'boolean':
-      if (value !== 'true' && value !== 'false') ctx.error('VALUESET_BAD_FILTER_VALUE_BOOLEAN', [property, value], path, at);
+      if (value !== 'true' && value !== 'false') node.error('VALUESET_BAD_FILTER_VALUE_BOOLEAN', [property, value]);
       return;
     case 'code': {
       if (value.trim() !== value) {
-        ctx.error('VALUESET_BAD_FILTER_VALUE_CODE', [property, value], path, at);
+        node.error('VALUESET_BAD_FILTER_VALUE_CODE', [property, value]);
         return;
       }
       // the value must be a code of the system: checked when the CodeSystem is here in full
       if (rules.codeCheck === 'none' || !cs || cs.content !== 'complete') return;
       if (hasCode(cs, codeSet(cs), value)) return;
       const reason = `Unknown code '${value}' in the CodeSystem '${system}'` + (typeof cs.version === 'string' ? ` version '${cs.version}'` : '');
-      ctx.report(rules.codeCheck, 'VALUESET_BAD_FILTER_VALUE_VALID_CODE', [property, value, system, reason], path, at);
+      node.report(rules.codeCheck, 'VALUESET_BAD_FILTER_VALUE_VALID_CODE', [property, value, system, reason]);
       return;
     }
     case 'dateTime':
-      if (!DATETIME_RE.test(withoutComparator(value))) ctx.error('VALUESET_BAD_FILTER_VALUE_DATETIME', [property, value], path, at);
+      if (!DATETIME_RE.test(withoutComparator(value))) node.error('VALUESET_BAD_FILTER_VALUE_DATETIME', [property, value]);
       return;
     case 'decimal':
-      if (!DECIMAL_RE.test(withoutComparator(value))) ctx.error('VALUESET_BAD_FILTER_VALUE_DECIMAL', [property, value], path, at);
+      if (!DECIMAL_RE.test(withoutComparator(value))) node.error('VALUESET_BAD_FILTER_VALUE_DECIMAL', [property, value]);
       return;
     case 'integer':
-      if (!INTEGER_RE.test(withoutComparator(value))) ctx.error('VALUESET_BAD_FILTER_VALUE_INTEGER', [property, value], path, at);
+      if (!INTEGER_RE.test(withoutComparator(value))) node.error('VALUESET_BAD_FILTER_VALUE_INTEGER', [property, value]);
       return;
     case 'Coding': {
       const hash = value.indexOf('#');
-      if (hash <= 0 || hash === value.length - 1) ctx.error('VALUESET_BAD_FILTER_VALUE_CODED', [property, value], path, at);
+      if (hash <= 0 || hash === value.length - 1) node.error('VALUESET_BAD_FILTER_VALUE_CODED', [property, value]);
       return;
     }
   }
