@@ -5,9 +5,12 @@
  *
  * To add rules: put them in the type's `<name>-validator.ts` (or a new one implementing
  * ResourceTypeValidator, added to `defaultResourceTypeValidators` in resource-types/index.ts).
- * `ctx` stands at the resource: `ctx.path` is its location, `ctx.host` its root resource and
- * Bundle, `ctx.services` the definitions and terminology; report with `ctx.error(id, args, path,
- * at)` / `ctx.warning(...)` (wording in messages.ts), positions from `ctx.pos(value)`.
+ * `ctx` stands at the resource: `ctx.host` is its root resource and Bundle, `ctx.services` the
+ * definitions and terminology. Read the instance through its node, `const node = ctx.nodeOf(resource)`:
+ * `node.objects('group')`, `g.child('criteria')`, `c.str('expression')` give values with their
+ * FHIRPath location and source position made from the same step down, and `n.error(id, args)` /
+ * `n.warning(...)` report where the node stands (wording in messages.ts). Never build a location
+ * by hand.
  */
 import type { NodeContext } from '../context/node-context.js';
 
