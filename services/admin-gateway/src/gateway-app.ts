@@ -46,8 +46,8 @@ function traceOf(res: Response): TraceContext {
  * to authenticate and where to route. The token is verified before any byte of the body is read; a
  * refused request's body is never read (the connection closes with the answer), and the gateway's
  * own routes take no body at all. A request of an already authenticated caller for a service is passed
- * on before express (pass-through.ts); express sees the rest. One Swagger UI (`/swagger`) shows every service's document, each
- * fetched from the service and rewritten to the gateway's external paths.
+ * on before express (pass-through.ts); express sees the rest. One Swagger UI (`/swagger`) shows every
+ * service's document, each fetched from the service and rewritten to the gateway's external paths.
  */
 export function createGatewayApp(options: GatewayOptions): GatewayApp {
   const { logger, upstreams } = options;
