@@ -113,6 +113,11 @@ export function createGatewayApp(options: GatewayOptions): GatewayApp {
       authenticated: alreadyAuthenticated(options.authMode, options.verifier),
       record: requestRecorder(logger, metrics),
       fallback: http.finish(),
+      failed: (error, req, res, traceId, path) => {
+        logger.error({ err: error, traceId, method: req.method, path }, 'unhandled error');
+        if (res.headersSent) res.destroy();
+        else writeProblem(res, HttpProblem.internal(), traceId, path);
+      },
     })),
   };
 }

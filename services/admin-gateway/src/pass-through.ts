@@ -12,6 +12,8 @@ export interface PassThroughOptions {
   readonly record: RequestRecord;
   /** Every other request: the gateway's express app. */
   readonly fallback: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Answers what passing on threw (express's error handler would have: logged, a 500 Problem). */
+  readonly failed: (error: unknown, req: IncomingMessage, res: ServerResponse, traceId: string, path: string) => void;
 }
 
 /** The route label express's request logging gives a proxied request (no route of the app matched it). */
@@ -32,7 +34,7 @@ const PROXIED_ROUTE = 'unmatched';
  * a proxied request besides its two socket writes.
  */
 export function passThrough(options: PassThroughOptions): RequestListener {
-  const { proxy, authenticated, record, fallback } = options;
+  const { proxy, authenticated, record, fallback, failed } = options;
   return (req, res) => {
     const checked = checkRequestTarget(req.url ?? '/');
     const target = checked.ok ? proxy.route(checked) : undefined;
@@ -47,6 +49,11 @@ export function passThrough(options: PassThroughOptions): RequestListener {
     res.on('close', () => {
       record(req.method ?? '', target.externalPath, PROXIED_ROUTE, res.writableFinished ? res.statusCode : 499, Number(process.hrtime.bigint() - started) / 1e9, trace.traceId);
     });
-    proxy.forward(req, res, target, trace);
+    try {
+      proxy.forward(req, res, target, trace);
+    } catch (error) {
+      // Outside express a throw here would end the process; there it was the error handler's.
+      failed(error, req, res, trace.traceId, target.externalPath);
+    }
   };
 }

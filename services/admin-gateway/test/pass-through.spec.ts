@@ -47,7 +47,8 @@ describe('admin gateway pass-through: which requests it takes', () => {
     const listener = passThrough({
       proxy: {
         route: (checked) => proxy.route(checked),
-        forward: (_req, res, target, trace) => {
+        forward: (req, res, target, trace) => {
+          if (req.headers['x-test-throw'] !== undefined) throw new Error('thrown while passing on');
           forwarded.push({ target, trace });
           res.writeHead(200).end('passed');
         },
@@ -57,6 +58,9 @@ describe('admin gateway pass-through: which requests it takes', () => {
       fallback: (_req, res) => {
         fellBack += 1;
         res.writeHead(418).end('express');
+      },
+      failed: (error, _req, res, traceId, path) => {
+        res.writeHead(500).end(JSON.stringify({ error: error instanceof Error ? error.message : 'unknown', traceId, path }));
       },
     });
     server = http.createServer(listener);
@@ -100,6 +104,13 @@ describe('admin gateway pass-through: which requests it takes', () => {
     const [method, path, route, status, seconds, traceId] = recorded[0] ?? [];
     expect({ method, path, route, status, traceId }).to.deep.equal({ method: 'GET', path: '/api/Tenant/facilities', route: 'unmatched', status: 200, traceId: '0af7651916cd43dd8448eb211c80319c' });
     expect(seconds).to.be.a('number').within(0, 5);
+  });
+
+  it('answers what passing on threw, as express\'s error handler would, instead of ending the process', async () => {
+    const answer = await get(`${base}/api/tenant/x`, { authorization: 'Bearer known', 'x-test-throw': '1' });
+    expect(answer.status).to.equal(500);
+    expect(JSON.parse(answer.text)).to.include({ error: 'thrown while passing on', path: '/api/tenant/x' });
+    expect((await get(`${base}/api/tenant/x`, { authorization: 'Bearer known' })).text, 'still serving').to.equal('passed');
   });
 
   it('starts a trace when the caller sent none (or an invalid one)', async () => {
