@@ -11,5 +11,5 @@ export {
 } from './token-verifier.js';
 export { ANONYMOUS_PRINCIPAL, holdsPermission, type AnonymousPrincipal, type Principal, type TokenPrincipal } from './principal.js';
 export { KeySetUnavailableError, RemoteKeySet, type KeySetReadEvent, type KeySetStatus, type RemoteKeySetOptions } from './remote-key-set.js';
-export { authenticatedUser, requirePermission, requirePermissionForWrites, type AuthMode, type AuthenticatedUserOptions } from './middleware.js';
+export { alreadyAuthenticated, authenticatedUser, requirePermission, requirePermissionForWrites, type AuthMode, type AuthenticatedUserOptions } from './middleware.js';
 export { AUTH_MODES, authSettings, verifierFromConfig, type AuthConfig } from './settings.js';

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { HttpProblem } from '../http/problem.js';
 import type { Logger } from '../observability/logger.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
@@ -40,6 +41,29 @@ export interface AuthenticatedUserOptions {
   metrics?: ServiceMetrics;
 }
 
+/** `Bearer <token>` (RFC 6750 section 2.1), the scheme's name in any case. */
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+function bearerToken(header: string | undefined): string | undefined {
+  return header ? BEARER.exec(header)?.[1] : undefined;
+}
+
+/**
+ * The principal of a request whose AuthenticatedUser check needs no work: auth.mode none, or a bearer
+ * token the verifier has already accepted and remembers (TokenVerifier.verified). Undefined means
+ * "not known yet", not "refused": the request then goes through `authenticatedUser`, which verifies
+ * (or refuses) it. For a hot path that must not wait for a promise (the gateway's pass-through).
+ */
+export function alreadyAuthenticated(mode: AuthMode, verifier: TokenVerifier | undefined): (req: { readonly headers: IncomingHttpHeaders }) => Principal | undefined {
+  if (mode === 'none') return () => ANONYMOUS_PRINCIPAL;
+  const remembered = verifier?.verified;
+  if (!remembered) return () => undefined;
+  return (req) => {
+    const token = bearerToken(req.headers.authorization);
+    return token === undefined ? undefined : remembered(token);
+  };
+}
+
 export function authenticatedUser(options: AuthenticatedUserOptions): RequestHandler {
   if (options.mode === 'none') {
     options.logger.warn('Inbound authentication is OFF (auth.mode=none): every caller is treated as an administrator. Allowed on loopback only; never use this in production.');
@@ -54,7 +78,7 @@ export function authenticatedUser(options: AuthenticatedUserOptions): RequestHan
   const unavailable = instrument(options.metrics, verifier);
   return async (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization;
-    const token = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined;
+    const token = bearerToken(header);
     if (token === undefined) {
       return next(challenge(realm, header ? 'invalid_request' : undefined, header ? 'The Authorization header must be "Bearer <token>".' : 'A bearer token is required.'));
     }

@@ -70,6 +70,12 @@ export class TokenRejectedError extends Error {
 
 export interface TokenVerifier {
   verify(token: string): Promise<TokenPrincipal>;
+  /**
+   * The principal of a token `verify` accepted and still remembers (until its exp, while the keys
+   * that verified it are usable), without verifying anything: undefined for any other token. Lets a
+   * hot path (the gateway's pass-through) go on synchronously; anything else takes `verify`.
+   */
+  readonly verified?: (token: string) => TokenPrincipal | undefined;
   /** With a JWKS URL: how old the held key set is and whether the last read failed (for metrics). */
   readonly keySetStatus?: () => KeySetStatus;
 }
@@ -94,11 +100,13 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const acceptedTypes = new Set((options.acceptedTypes ?? DEFAULT_ACCEPTED_TOKEN_TYPES).map(mediaType));
   const idTokenClaims = options.idTokenClaims ?? DEFAULT_ID_TOKEN_CLAIMS;
   const requireType = options.requireType ?? true;
+  // Reused only while the keys that verified it may still verify (and a due refresh starts).
+  const remembered = (token: string) => (keySet && !keySet.usable() ? undefined : verified.get(token));
   return {
+    verified: remembered,
     async verify(token: string): Promise<TokenPrincipal> {
       if (!token) throw new TokenRejectedError('missing', 'No bearer token was given.');
-      // Reused only while the keys that verified it may still verify (and a due refresh starts).
-      const known = keySet && !keySet.usable() ? undefined : verified.get(token);
+      const known = remembered(token);
       if (known) return known;
       const { alg, typ } = protectedHeader(token);
       if (!alg || !ACCEPTED_ALGORITHMS.some((accepted) => accepted === alg)) {

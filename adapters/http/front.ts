@@ -183,11 +183,16 @@ export function requestContextMiddleware(): RequestHandler {
 /** Paths polled by probes and scrapers; logged at debug so they do not drown real traffic. */
 const QUIET_PATHS = /^\/(health(\/ready)?|metrics)$/;
 
+/** One finished request, recorded: its log line and the duration histogram. */
+export type RequestRecord = (method: string, path: string, route: string, status: number, seconds: number, traceId: unknown) => void;
+
 /**
- * Logs one line per request when the response is finished (method, path, status, duration; never
- * bodies, query strings or headers) and records the duration histogram by route template.
+ * Logs one line per request (method, path, status, duration, trace id; never bodies, query strings
+ * or headers) and records `http_request_duration_seconds` by route template. Shared by
+ * requestLogging and by a handler in front of express (the gateway's pass-through), which record
+ * into the same histogram (metrics.histogram returns the registered one).
  */
-export function requestLogging(app: Express, logger: Logger, metrics: ServiceMetrics): RequestHandler {
+export function requestRecorder(logger: Logger, metrics: ServiceMetrics): RequestRecord {
   const duration = metrics.histogram({
     name: 'http_request_duration_seconds',
     help: 'Duration of HTTP requests by method, route template and status code',
@@ -197,6 +202,18 @@ export function requestLogging(app: Express, logger: Logger, metrics: ServiceMet
   // The request line's fields are fixed (method, path without query, status, duration, trace id) and
   // carry no secret, so it skips the logger's redaction, which cost more than writing the line.
   const requestLog = logger.child({}, { redact: [] });
+  return (method, path, route, status, seconds, traceId) => {
+    duration.observe({ method, route, status_code: String(status) }, seconds);
+    const line = { method, path, status, durationMs: Math.round(seconds * 1e4) / 10, traceId };
+    if (QUIET_PATHS.test(path)) requestLog.debug(line, 'request');
+    else if (status >= 500) requestLog.warn(line, 'request');
+    else requestLog.info(line, 'request');
+  };
+}
+
+/** Records each request (requestRecorder) when its response is finished, or the client went away (499). */
+export function requestLogging(app: Express, logger: Logger, metrics: ServiceMetrics): RequestHandler {
+  const record = requestRecorder(logger, metrics);
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     let done = false;
@@ -206,13 +223,9 @@ export function requestLogging(app: Express, logger: Logger, metrics: ServiceMet
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const path = requestPath(req.originalUrl);
       // A route template (not the concrete path) keeps the label set small.
-      const route = (req.route && routeTemplate(app, req.method, path)) || 'unmatched';
-      const status = res.writableFinished ? res.statusCode : 499;
-      duration.observe({ method: req.method, route, status_code: String(status) }, seconds);
-      const line = { method: req.method, path, status, durationMs: Math.round(seconds * 1e4) / 10, traceId: res.locals.traceId };
-      if (QUIET_PATHS.test(path)) requestLog.debug(line, 'request');
-      else if (status >= 500) requestLog.warn(line, 'request');
-      else requestLog.info(line, 'request');
+      const template = req.route ? routeTemplate(app, req.method, path) : undefined;
+      const route = template || 'unmatched';
+      record(req.method, path, route, res.writableFinished ? res.statusCode : 499, seconds, res.locals.traceId);
     };
     res.on('finish', finish);
     res.on('close', finish);

@@ -35,8 +35,8 @@
  */
 export { createHttpApp, type HttpApp, type HttpAppOptions } from './app.js';
 export { problemOf } from './domain-problems.js';
-export { HttpProblem, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problemType, sendProblem, traceIdOf, type FieldError, type ProblemDetails } from './problem.js';
-export { JSON_MEDIA_TYPES, RAW_MEDIA_TYPES, type AnyMediaTypeRoute, type RouteBodyLimit } from './front.js';
+export { HttpProblem, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problemType, sendProblem, traceIdOf, writeProblem, type FieldError, type ProblemDetails } from './problem.js';
+export { JSON_MEDIA_TYPES, RAW_MEDIA_TYPES, requestRecorder, type AnyMediaTypeRoute, type RequestRecord, type RouteBodyLimit } from './front.js';
 export { runReadiness, type CheckResult, type ReadinessCheck } from './health.js';
 export {
   DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PagingQueryFields, pagedResult, pageOfList, parsePaging, parseSort, sendPaged,

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { FieldProblem } from '#shared-kernel/domain/errors.js';
 
 /**
@@ -131,4 +132,20 @@ export function sendProblem(res: Response, problem: HttpProblem): void {
   res.status(problem.status)
     .type(PROBLEM_CONTENT_TYPE)
     .send(JSON.stringify(problem.toProblemDetails(traceIdOf(res), requestPath(res.req.originalUrl))));
+}
+
+/**
+ * The answer sendProblem gives (status, the problem's headers, `application/problem+json; charset=utf-8`,
+ * X-Trace-Id), written on a plain node response in one go: for a handler outside express (the
+ * gateway's pass-through) and for the proxy, which answers on the node response in both paths.
+ */
+export function writeProblem(res: ServerResponse, problem: HttpProblem, traceId: string, instance: string): void {
+  const body = JSON.stringify(problem.toProblemDetails(traceId, instance));
+  res.writeHead(problem.status, {
+    ...problem.headers,
+    'content-type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
+    'content-length': Buffer.byteLength(body),
+    'x-trace-id': traceId,
+  });
+  res.end(body);
 }

@@ -1,6 +1,5 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Express } from 'express';
 import { generateTraceContext } from '../observability/trace-context.js';
 import { problemType, PROBLEM_CONTENT_TYPE } from './problem.js';
 
@@ -16,9 +15,10 @@ export interface HttpServerHandle {
   close(graceMs?: number): Promise<void>;
 }
 
-export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<HttpServerHandle> {
+/** Serves `app` (an express app, or any request listener: the gateway's pass-through in front of one). */
+export function listen(app: RequestListener, port: number, host = '0.0.0.0'): Promise<HttpServerHandle> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(app).listen(port, host);
     // Sockets with a response under way: a parser error on them is not answered (it would land inside that response).
     const answering = new WeakSet<Duplex>();
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {

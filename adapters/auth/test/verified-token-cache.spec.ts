@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { createTokenVerifier, TokenRejectedError, type KeySetReadEvent } from '../index.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { alreadyAuthenticated, ANONYMOUS_PRINCIPAL, createTokenVerifier, TokenRejectedError, type KeySetReadEvent } from '../index.js';
 
 const ISSUER = 'https://idp.test';
 const AUDIENCE = 'nhsn-platform';
@@ -117,5 +118,46 @@ describe('adapters/auth: verified-token cache', function () {
     expect((refused as TokenRejectedError).reason).to.equal('signature');
     expect((await verifier.verify(await token('k2', key2))).subject).to.equal('user-1');
     expect(events.every((event) => event.ok)).to.equal(true);
+  });
+
+  describe('looked up without verifying (verified, alreadyAuthenticated: the gateway\'s pass-through)', () => {
+    const request = (authorization?: string): { headers: IncomingHttpHeaders } => ({ headers: authorization === undefined ? {} : { authorization } });
+
+    it('knows only a token verify accepted, and only until its exp', async () => {
+      let now = Date.now();
+      const verifier = createTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [jwk1] }, now: () => now });
+      const jwt = await token('k1', key1, {}, '1h');
+      const known = alreadyAuthenticated('jwt', verifier);
+      expect(verifier.verified?.(jwt), 'never verified').to.equal(undefined);
+      expect(known(request(`Bearer ${jwt}`))).to.equal(undefined);
+      const principal = await verifier.verify(jwt);
+      expect(verifier.verified?.(jwt)).to.equal(principal);
+      expect(known(request(`bearer  ${jwt}`)), 'the scheme in any case, as authenticatedUser reads it').to.equal(principal);
+      expect(known(request(`Basic ${jwt}`))).to.equal(undefined);
+      expect(known(request())).to.equal(undefined);
+      now += 61 * MINUTE;
+      expect(verifier.verified?.(jwt), 'past exp').to.equal(undefined);
+    });
+
+    it('never knows a token verify refused, nor one signed by a key that is gone', async () => {
+      let now = Date.now();
+      const verifier = createTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, jwksUrl, now: () => now });
+      const forged = await token('k1', key2);
+      await verifier.verify(forged).then(() => expect.fail('accepted'), () => undefined);
+      expect(verifier.verified?.(forged)).to.equal(undefined);
+      const jwt = await token('k1', key1);
+      await verifier.verify(jwt);
+      expect(verifier.verified?.(jwt)).to.not.equal(undefined);
+      served = [jwk2];
+      now += 11 * MINUTE;
+      await verifier.verify(jwt); // a hit that starts the due refresh
+      for (let i = 0; i < 100 && verifier.verified?.(jwt) !== undefined; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(verifier.verified?.(jwt), 'k1 was revoked').to.equal(undefined);
+    });
+
+    it('auth.mode none: every caller is the anonymous principal; a verifier without the look-up knows nobody', () => {
+      expect(alreadyAuthenticated('none', undefined)(request())).to.equal(ANONYMOUS_PRINCIPAL);
+      expect(alreadyAuthenticated('jwt', { verify: () => Promise.reject(new Error('x')) })(request('Bearer a.b.c'))).to.equal(undefined);
+    });
   });
 });

@@ -1,11 +1,10 @@
 import { Container } from 'inversify';
 import { verifierFromConfig, type TokenVerifier } from '#adapters/auth/index.js';
 import type { ConfigOf } from '#adapters/config/index.js';
-import type { HttpApp } from '#adapters/http/index.js';
 import { createLogger, type Logger } from '#adapters/observability/logger.js';
 import { token } from '#adapters/runtime/container.js';
 import type { gatewaySchema } from './config.js';
-import { createGatewayApp } from './gateway-app.js';
+import { createGatewayApp, type GatewayApp } from './gateway-app.js';
 
 export type GatewayConfig = ConfigOf<typeof gatewaySchema>;
 
@@ -19,7 +18,7 @@ export const TOKENS = {
   logger: token<Logger>('Logger'),
   /** Undefined with auth.mode none. */
   verifier: token<TokenVerifier | undefined>('TokenVerifier'),
-  gatewayApp: token<HttpApp>('GatewayApp'),
+  gatewayApp: token<GatewayApp>('GatewayApp'),
 } as const;
 
 export function buildGatewayContainer(config: GatewayConfig): Container {

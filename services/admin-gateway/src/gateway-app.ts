@@ -1,9 +1,12 @@
 import type { Express, Request, RequestHandler, Response } from 'express';
-import { authenticatedUser, type AuthMode, type TokenVerifier } from '#adapters/auth/index.js';
-import { BEARER_SCHEME, createHttpApp, HttpProblem, sendProblem, swaggerUiHandlers, type HttpApp } from '#adapters/http/index.js';
+import type { RequestListener } from 'node:http';
+import { alreadyAuthenticated, authenticatedUser, type AuthMode, type TokenVerifier } from '#adapters/auth/index.js';
+import { BEARER_SCHEME, createHttpApp, HttpProblem, requestRecorder, swaggerUiHandlers, writeProblem, type HttpApp } from '#adapters/http/index.js';
 import type { Logger } from '#adapters/observability/logger.js';
 import { createMetrics } from '#adapters/observability/metrics.js';
-import { createProxyHandler, hasRequestBody, targetOf } from './proxy/forward.js';
+import { isTraceContext, traceContextFromHeader, type TraceContext } from '#adapters/observability/trace-context.js';
+import { passThrough } from './pass-through.js';
+import { createProxy, hasRequestBody } from './proxy/forward.js';
 import { checkRequestTarget } from './proxy/gateway-path.js';
 
 export interface GatewayOptions {
@@ -24,26 +27,39 @@ export interface GatewayOptions {
   serveMetrics?: boolean;
 }
 
+/** The gateway's HTTP app; `finish()` gives the server's request listener: the pass-through in front of the express app. */
+export interface GatewayApp extends Omit<HttpApp, 'finish'> {
+  /** Adds the express app's tail (404/405, Problem Details) and returns the listener; call once, after adding routes. */
+  finish(): RequestListener;
+}
+
+/** The trace context traceIdMiddleware stored for an express request. */
+function traceOf(res: Response): TraceContext {
+  const trace: unknown = res.locals.traceContext;
+  return isTraceContext(trace) ? trace : traceContextFromHeader(undefined);
+}
+
 /**
  * The admin gateway: `/api/<component>/...` → the component's service with `<component>` stripped,
  * guarded by AuthenticatedUser. Before anything else, the request path is checked (gateway-path.ts:
  * no dot segments, encoded slashes or backslashes, else 400) and that checked path decides both whether
  * to authenticate and where to route. The token is verified before any byte of the body is read; a
  * refused request's body is never read (the connection closes with the answer), and the gateway's
- * own routes take no body at all. One Swagger UI (`/swagger`) shows every service's document, each
- * fetched from the service and rewritten to the gateway's external paths.
+ * own routes take no body at all. A request of an already authenticated caller for a service is passed
+ * on before express (pass-through.ts); express sees the rest. One Swagger UI (`/swagger`) shows every
+ * service's document, each fetched from the service and rewritten to the gateway's external paths.
  */
-export function createGatewayApp(options: GatewayOptions): HttpApp {
+export function createGatewayApp(options: GatewayOptions): GatewayApp {
   const { logger, upstreams } = options;
   const metrics = createMetrics('admin-gateway');
   const guard = authenticatedUser({ mode: options.authMode, verifier: options.verifier, logger, metrics });
-  const proxy = createProxyHandler({
+  const proxy = createProxy({
     upstreams,
     timeoutMs: options.upstreamTimeoutMs,
     maxBodyBytes: options.maxBodyBytes,
-    sendProblem: (res, status, _title, detail) => sendProblem(res as Response, status === 503 ? HttpProblem.serviceUnavailable(detail, 5)
-      : status === 413 ? HttpProblem.payloadTooLarge(detail) : HttpProblem.badGateway(detail)),
-    onUpstreamError: (component, error) => logger.warn({ component, err: error.message }, 'upstream call failed'),
+    sendProblem: (res, status, _title, detail, traceId, instance) => writeProblem(res, status === 503 ? HttpProblem.serviceUnavailable(detail, 5)
+      : status === 413 ? HttpProblem.payloadTooLarge(detail) : HttpProblem.badGateway(detail), traceId, instance),
+    onUpstreamError: (component, error, traceId) => logger.warn({ component, err: error.message, traceId }, 'upstream call failed'),
   });
 
   const http = createHttpApp({
@@ -59,13 +75,13 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
       app.use((req, res, next) => {
         const checked = checkRequestTarget(req.url);
         if (!checked.ok) return next(HttpProblem.badRequest(checked.detail));
-        const target = targetOf(checked, upstreams);
+        const target = proxy.route(checked);
         if (!target) {
           return hasRequestBody(req)
             ? next(HttpProblem.payloadTooLarge('The admin gateway\'s own routes take no request body; the services\' APIs are under /api/<service>/.'))
             : next();
         }
-        guard(req, res, (error?: unknown) => (error ? next(error) : proxy(req, res, next, target)));
+        guard(req, res, (error?: unknown) => (error ? next(error) : proxy.forward(req, res, target, traceOf(res))));
       });
     },
   });
@@ -86,7 +102,24 @@ export function createGatewayApp(options: GatewayOptions): HttpApp {
       res.type('application/json').send(await answer.text());
     });
   }
-  return http;
+  let listener: RequestListener | undefined;
+  return {
+    app: http.app,
+    metrics,
+    addReadinessCheck: (check) => { http.addReadinessCheck(check); },
+    addLivenessCheck: (check) => { http.addLivenessCheck(check); },
+    finish: () => (listener ??= passThrough({
+      proxy,
+      authenticated: alreadyAuthenticated(options.authMode, options.verifier),
+      record: requestRecorder(logger, metrics),
+      fallback: http.finish(),
+      failed: (error, req, res, traceId, path) => {
+        logger.error({ err: error, traceId, method: req.method, path }, 'unhandled error');
+        if (res.headersSent) res.destroy();
+        else writeProblem(res, HttpProblem.internal(), traceId, path);
+      },
+    })),
+  };
 }
 
 type ServiceDocument = { paths?: Record<string, unknown>; servers?: unknown; components?: Record<string, Record<string, unknown>> };

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import express from 'express';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createTokenVerifier } from '#adapters/auth/index.js';
@@ -18,7 +18,7 @@ describe('admin gateway app', () => {
   const publicKeyOf = async () => publicKey;
   let seenAuthorization: string | undefined;
   let docsAuthorization: string | undefined;
-  let gateway: express.Express;
+  let gateway: RequestListener;
 
   const token = (aud = 'nhsn') => new SignJWT({ permissions: ['IsLinkAdmin'] }).setProtectedHeader({ alg: 'ES256', kid: 'g1', typ: 'at+jwt' })
     .setSubject('operator').setIssuer('https://idp.test').setAudience(aud).setExpirationTime('5m').sign(privateKey);
@@ -169,7 +169,7 @@ describe('admin gateway app', () => {
 
 describe('admin gateway in front of a service built on the shared HTTP adapter', () => {
   let upstream: Server;
-  let gateway: express.Express;
+  let gateway: RequestListener;
 
   before(async () => {
     const service = createHttpApp({ serviceName: 'paged-service', logger: silentLogger() });

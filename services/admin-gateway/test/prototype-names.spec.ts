@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { silentLogger } from '#adapters/observability/logger.js';
 import { createGatewayApp } from '#gateway/gateway-app.js';
-import { resolveTarget } from '#gateway/proxy/forward.js';
+import { createProxy, type ProxyTarget } from '#gateway/proxy/forward.js';
+import { checkRequestTarget } from '#gateway/proxy/gateway-path.js';
 
 const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
 
@@ -24,7 +25,13 @@ describe('admin gateway: component names that are Object.prototype members', () 
   });
 
   it('resolves no proxy target for them', () => {
-    for (const name of PROTOTYPE_NAMES) expect(resolveTarget(`/api/${name}/x`, { tenant: 'http://127.0.0.1:9' }), name).to.equal(undefined);
-    expect(resolveTarget('/api/tenant/x', { tenant: 'http://127.0.0.1:9' })?.url.href).to.equal('http://127.0.0.1:9/api/x');
+    const proxy = createProxy({ upstreams: { tenant: 'http://127.0.0.1:9' }, timeoutMs: 500, sendProblem: () => undefined });
+    const resolve = (target: string): ProxyTarget | undefined => {
+      const checked = checkRequestTarget(target);
+      return checked.ok ? proxy.route(checked) : undefined;
+    };
+    for (const name of PROTOTYPE_NAMES) expect(resolve(`/api/${name}/x`), name).to.equal(undefined);
+    const tenant = resolve('/api/tenant/x');
+    expect(tenant && `${tenant.upstream.origin}${tenant.pathname}${tenant.search}`).to.equal('http://127.0.0.1:9/api/x');
   });
 });

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createProxyHandler, gatewayLocation, withGatewayInstance } from '#gateway/proxy/forward.js';
+import { generateTraceContext } from '#adapters/observability/trace-context.js';
+import { createProxy, gatewayLocation, withGatewayInstance } from '#gateway/proxy/forward.js';
+import { checkRequestTarget } from '#gateway/proxy/gateway-path.js';
 
 interface Seen { method?: string; url?: string; authorization?: string; bodySha?: string; bodyLength: number }
 
@@ -58,12 +60,17 @@ describe('admin gateway proxy', () => {
       });
     });
     upstreamUrl = await listen(upstream);
-    const proxy = createProxyHandler({
+    const proxy = createProxy({
       upstreams: { tenant: upstreamUrl, validation: upstreamUrl, down: 'http://127.0.0.1:1' },
       timeoutMs: 2000,
       sendProblem: problem,
     });
-    gateway = http.createServer((req, res) => proxy(req, res, () => problem(res, 404, 'Not Found', 'No route')));
+    gateway = http.createServer((req, res) => {
+      const checked = checkRequestTarget(req.url ?? '/');
+      const target = checked.ok ? proxy.route(checked) : undefined;
+      if (target) proxy.forward(req, res, target, generateTraceContext());
+      else problem(res, 404, 'Not Found', 'No route');
+    });
     gatewayUrl = await listen(gateway);
   });
 

@@ -121,54 +121,67 @@ describe('admin gateway: request bodies are authenticated first and streamed, ne
     await answer.closed; // the gateway hangs up without waiting for the 40 MiB
   });
 
-  it('streams an authenticated 24 MiB chunked upload to the service intact: the service has the first MiB before the client sends the second', async () => {
-    const chunks = 24;
-    const expected = createHash('sha256');
-    for (let i = 0; i < chunks; i++) expected.update(chunk(i));
-    const answer = await send(gatewayUrl, '/api/validation/artifact/PACKAGE/x', { 'content-type': 'application/gzip', authorization: await bearer() }, async (req) => {
-      for (let i = 0; i < chunks; i++) {
-        if (!req.write(chunk(i))) await new Promise((resolve) => req.once('drain', resolve));
-        // Lock-step for the first chunks: a gateway that held the body would deadlock here (time-out).
-        if (i < 3) await until(() => (uploads[0]?.received ?? 0) >= (i + 1) * MiB, `chunk ${i} at the service`);
-      }
-      req.end();
-    });
-    expect(answer.status).to.equal(201);
-    expect(uploads).to.have.length(1);
-    expect(uploads[0]).to.include({ url: '/api/artifact/PACKAGE/x', received: chunks * MiB, complete: true, sha: expected.digest('hex') });
-    expect(uploads[0]!.headers['transfer-encoding']).to.equal('chunked');
-  });
+  /** A bearer token verified by the gateway before (its pass-through takes the request), or one it verifies on the request (express does). */
+  const remembered = async () => {
+    const token = await bearer();
+    const warm = await fetch(`${gatewayUrl}/api/validation/warm-up`, { headers: { authorization: token } });
+    await warm.text();
+    expect(warm.status).to.equal(201);
+    uploads.length = 0;
+    return token;
+  };
+  const ways: ReadonlyArray<readonly [string, () => Promise<string>]> = [['a token verified on this request', bearer], ['a token verified before (pass-through)', remembered]];
 
-  it('cuts a chunked upload off at gateway.body-limit with 413 Problem Details; the service never gets the whole body', async () => {
-    const answer = await send(gatewayUrl, '/api/validation/artifact/PACKAGE/x', { 'content-type': 'application/gzip', authorization: await bearer() }, async (req) => {
-      // Each chunk waits for the previous one to reach the service (or for the answer): a client still
-      // writing when the gateway hangs up may see the broken pipe before the answer (node's client does).
-      let responded = false;
-      req.once('response', () => { responded = true; });
-      for (let i = 0; i < 48 && !responded; i++) {
-        req.write(chunk(i));
-        await until(() => responded || (uploads[0]?.received ?? 0) >= (i + 1) * MiB, `chunk ${i} or the answer`);
-      }
-      if (!responded) req.end();
+  for (const [way, authorization] of ways) {
+    it(`${way}: streams an authenticated 24 MiB chunked upload to the service intact: the service has the first MiB before the client sends the second`, async () => {
+      const chunks = 24;
+      const expected = createHash('sha256');
+      for (let i = 0; i < chunks; i++) expected.update(chunk(i));
+      const answer = await send(gatewayUrl, '/api/validation/artifact/PACKAGE/x', { 'content-type': 'application/gzip', authorization: await authorization() }, async (req) => {
+        for (let i = 0; i < chunks; i++) {
+          if (!req.write(chunk(i))) await new Promise((resolve) => req.once('drain', resolve));
+          // Lock-step for the first chunks: a gateway that held the body would deadlock here (time-out).
+          if (i < 3) await until(() => (uploads[0]?.received ?? 0) >= (i + 1) * MiB, `chunk ${i} at the service`);
+        }
+        req.end();
+      });
+      expect(answer.status).to.equal(201);
+      expect(uploads).to.have.length(1);
+      expect(uploads[0]).to.include({ url: '/api/artifact/PACKAGE/x', received: chunks * MiB, complete: true, sha: expected.digest('hex') });
+      expect(uploads[0]!.headers['transfer-encoding']).to.equal('chunked');
     });
-    expect(answer.status).to.equal(413);
-    expect(answer.headers['content-type']).to.contain('application/problem+json');
-    expect(answer.body).to.include({ status: 413 });
-    expect(answer.body.detail).to.contain(`${LIMIT} bytes`);
-    expect(answer.body.traceId).to.be.a('string');
-    await until(() => uploads.length === 1, 'the service to be called');
-    expect(uploads[0]!.complete).to.equal(false);
-    expect(uploads[0]!.received).to.be.at.most(LIMIT);
-  });
 
-  it('refuses a declared length above gateway.body-limit with 413 before calling the service', async () => {
-    const answer = await send(gatewayUrl, '/api/validation/$validate', { 'content-type': 'application/fhir+json', 'content-length': String(LIMIT + 1), authorization: await bearer() }, async (req) => {
-      req.write(Buffer.alloc(1024, 0x20));
+    it(`${way}: cuts a chunked upload off at gateway.body-limit with 413 Problem Details; the service never gets the whole body`, async () => {
+      const answer = await send(gatewayUrl, '/api/validation/artifact/PACKAGE/x', { 'content-type': 'application/gzip', authorization: await authorization() }, async (req) => {
+        // Each chunk waits for the previous one to reach the service (or for the answer): a client still
+        // writing when the gateway hangs up may see the broken pipe before the answer (node's client does).
+        let responded = false;
+        req.once('response', () => { responded = true; });
+        for (let i = 0; i < 48 && !responded; i++) {
+          req.write(chunk(i));
+          await until(() => responded || (uploads[0]?.received ?? 0) >= (i + 1) * MiB, `chunk ${i} or the answer`);
+        }
+        if (!responded) req.end();
+      });
+      expect(answer.status).to.equal(413);
+      expect(answer.headers['content-type']).to.contain('application/problem+json');
+      expect(answer.body).to.include({ status: 413 });
+      expect(answer.body.detail).to.contain(`${LIMIT} bytes`);
+      expect(answer.body.traceId).to.be.a('string');
+      await until(() => uploads.length === 1, 'the service to be called');
+      expect(uploads[0]!.complete).to.equal(false);
+      expect(uploads[0]!.received).to.be.at.most(LIMIT);
     });
-    expect(answer.status).to.equal(413);
-    expect(answer.headers.connection).to.equal('close');
-    expect(uploads).to.have.length(0);
-  });
+
+    it(`${way}: refuses a declared length above gateway.body-limit with 413 before calling the service`, async () => {
+      const answer = await send(gatewayUrl, '/api/validation/$validate', { 'content-type': 'application/fhir+json', 'content-length': String(LIMIT + 1), authorization: await authorization() }, async (req) => {
+        req.write(Buffer.alloc(1024, 0x20));
+      });
+      expect(answer.status).to.equal(413);
+      expect(answer.headers.connection).to.equal('close');
+      expect(uploads).to.have.length(0);
+    });
+  }
 
   it('reads no body on its own routes: a 40 MiB POST outside /api/<service>/ is answered 413 after 64 KiB', async () => {
     const answer = await send(gatewayUrl, '/health', { 'content-type': 'application/octet-stream', 'content-length': String(40 * MiB) }, async (req) => {

@@ -2,8 +2,9 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { TLSSocket } from 'node:tls';
 import { Transform, type TransformCallback } from 'node:stream';
-import { checkRequestTarget } from './gateway-path.js';
-import { applyGatewayPaging, pagingMetadataOf } from './pagination.js';
+import { formatTraceparent, type TraceContext } from '#adapters/observability/trace-context.js';
+import type { CheckedPath } from './gateway-path.js';
+import { applyGatewayPaging, pagingMetadataOfJson } from './pagination.js';
 
 /**
  * Streaming reverse proxy of the admin gateway.
@@ -17,8 +18,14 @@ import { applyGatewayPaging, pagingMetadataOf } from './pagination.js';
  * answers are read (up to a bound): a successful JSON answer to a GET, to copy its paging metadata
  * into `X-Pagination`, and a Problem Details answer, whose `instance` (and a `detail` naming the
  * service's path) becomes the path the client asked the gateway for.
- * The Authorization header is passed on unchanged (header propagation). A `Location` the service
+ * The Authorization header is passed on unchanged (header propagation), and the request's trace
+ * context as `traceparent` (the caller's, or the one the gateway started). A `Location` the service
  * answers with its own path is rewritten to the external one (`gatewayLocation`).
+ *
+ * Every request passes through here, so the work per request is kept to what it must do: the upstream
+ * of each component is worked out once (no URL parsed per request), and both header sections are
+ * handed to node as one list of name/value pairs, which node writes as they are (no header-by-header
+ * setHeader, each with its own checks and maps).
  */
 export interface ProxyOptions {
   /** Component name (as it appears in the external route) → base URL of the service. */
@@ -29,48 +36,93 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   /** Largest JSON body read to derive X-Pagination; larger bodies are streamed without the header. */
   maxInspectedBodyBytes?: number;
-  /** Writes a Problem Details answer (the gateway's HTTP adapter supplies it). */
-  sendProblem: (res: ServerResponse, status: number, title: string, detail: string) => void;
-  onUpstreamError?: (component: string, error: Error) => void;
+  /** Writes a Problem Details answer for the request (its trace id, and `instance`: the path the client asked for). */
+  sendProblem: (res: ServerResponse, status: number, title: string, detail: string, traceId: string, instance: string) => void;
+  onUpstreamError?: (component: string, error: Error, traceId: string) => void;
 }
 
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host',
 ]);
 
-export interface ProxyTarget {
-  component: string;
-  /** The path the client asked the gateway for (checked: gateway-path.ts), without the query. */
-  externalPath: string;
-  url: URL;
-  /** The component's upstream base URL (upstreams[component]). */
-  upstreamBase: string;
+/** Request headers not copied: hop-by-hop ones, and those the gateway writes itself (a caller's own would be believed upstream). */
+const NOT_COPIED = new Set([...HOP_BY_HOP, 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for', 'x-forwarded-prefix', 'traceparent']);
+
+/** A component's service, as the requests to it need it (worked out once, from its base URL). */
+export interface Upstream {
+  readonly component: string;
+  /** The base URL as configured (upstreams[component]). */
+  readonly base: string;
+  readonly origin: string;
+  readonly secure: boolean;
+  /** For the socket: an IPv6 address without its brackets. */
+  readonly hostname: string;
+  readonly port: number;
+  /** The Host header: host and a port other than the scheme's. */
+  readonly host: string;
+  /** The base URL's path without a trailing slash ('' at the root). */
+  readonly basePath: string;
 }
+
+export interface ProxyTarget {
+  readonly component: string;
+  /** The path the client asked the gateway for (checked: gateway-path.ts), without the query. */
+  readonly externalPath: string;
+  readonly upstream: Upstream;
+  /** The service's path: `<base path>/api<rest>`. */
+  readonly pathname: string;
+  /** The query as sent (`?…`), or ''. */
+  readonly search: string;
+}
+
+export interface Proxy {
+  /** The target of a checked request path, or undefined when no component of that name is behind the gateway. */
+  route(checked: Extract<CheckedPath, { ok: true }>): ProxyTarget | undefined;
+  /** Passes the request on to its target and the answer back; `trace` is the request's trace context. */
+  forward(req: IncomingMessage, res: ServerResponse, target: ProxyTarget, trace: TraceContext): void;
+}
+
+/** `/api/<component>` and the rest (from its "/"); linear: the two parts are split by the first "/" after the component. */
+const API_ROUTE = /^\/api\/([^/]+)(\/.*)?$/i;
 
 /**
- * Maps a request target (path + query, as sent) to the upstream URL; undefined when no component
- * matches or when the path is refused by gateway-path.ts (the caller answers that 400 itself).
+ * Characters the URL setters leave as they are in a path and a query (unreserved, sub-delimiters
+ * except `'`, `:@/%?`). A target made of them is passed on as text; any other goes through URL as it
+ * always did, so the service gets the same bytes either way.
  */
-export function resolveTarget(requestTarget: string, upstreams: Record<string, string>): ProxyTarget | undefined {
-  const checked = checkRequestTarget(requestTarget);
-  return checked.ok ? targetOf(checked, upstreams) : undefined;
+const PLAIN_TARGET = /^[\w\-.~!$&()*+,;=:@/%?]*$/;
+
+function upstreamOf(component: string, base: string): Upstream {
+  const url = new URL(base);
+  const secure = url.protocol === 'https:';
+  return {
+    component,
+    base,
+    origin: url.origin,
+    secure,
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port === '' ? (secure ? 443 : 80) : Number(url.port),
+    host: url.host,
+    basePath: url.pathname.replace(/\/$/, ''),
+  };
 }
 
-/** The upstream URL of a path that passed checkRequestTarget, or undefined when no component matches. */
-export function targetOf(checked: { readonly path: string; readonly search: string }, upstreams: Record<string, string>): ProxyTarget | undefined {
-  // Linear: the two parts are split by the first "/" after the component.
-  const match = /^\/api\/([^/]+)(\/.*)?$/i.exec(checked.path);
+/** The target of a checked path among `upstreams` (a map: no prototype name is a component), or undefined. */
+function targetIn(upstreams: ReadonlyMap<string, Upstream>, checked: { readonly path: string; readonly search: string }): ProxyTarget | undefined {
+  const match = API_ROUTE.exec(checked.path);
   const component = match?.[1]?.toLowerCase();
-  if (!match || component === undefined) return undefined;
-  // Own keys only: `constructor`, `__proto__` … are Object.prototype's, not services.
-  const base = Object.hasOwn(upstreams, component) ? upstreams[component] : undefined;
-  if (!base) return undefined;
+  const upstream = component === undefined ? undefined : upstreams.get(component);
+  if (!match || component === undefined || !upstream) return undefined;
   const rest = match[2] ?? '';
-  const url = new URL(base);
+  if (PLAIN_TARGET.test(rest) && PLAIN_TARGET.test(checked.search)) {
+    // What URL would make of it: an empty query ('?') is no query.
+    return { component, externalPath: checked.path, upstream, pathname: `${upstream.basePath}/api${rest}`, search: checked.search === '?' ? '' : checked.search };
+  }
+  const url = new URL(upstream.base);
   // No dot segment or encoded separator is left (checked), so the URL keeps the path as it is.
-  url.pathname = `${url.pathname.replace(/\/$/, '')}/api${rest}`;
+  url.pathname = `${upstream.basePath}/api${rest}`;
   url.search = checked.search;
-  return { component, externalPath: checked.path, url, upstreamBase: base };
+  return { component, externalPath: checked.path, upstream, pathname: url.pathname, search: url.search };
 }
 
 /**
@@ -153,59 +205,121 @@ class BodyLimit extends Transform {
   }
 }
 
-export function createProxyHandler(options: ProxyOptions) {
+/** The client's address list for `X-Forwarded-For`: what it was given, and the address the request came from. */
+function forwardedFor(given: string | string[] | undefined, remote: string | undefined): string {
+  const before = Array.isArray(given) ? given.join(',') : given;
+  return before && remote ? `${before}, ${remote}` : before || remote || '';
+}
+
+/** The headers the service gets: the client's (hop-by-hop ones stripped), Host, X-Forwarded-*, traceparent. */
+function upstreamHeaders(req: IncomingMessage, target: ProxyTarget, trace: TraceContext): string[] {
+  const given = req.headers;
+  const headers = ['host', target.upstream.host];
+  for (const name of Object.keys(given)) {
+    const value = given[name];
+    if (NOT_COPIED.has(name) || value === undefined) continue;
+    if (typeof value === 'string') headers.push(name, value);
+    else for (const each of value) headers.push(name, each);
+  }
+  // A chunked body stays chunked (node's parser has checked the framing).
+  const encoding = given['transfer-encoding'];
+  if (encoding !== undefined) headers.push('transfer-encoding', encoding);
+  headers.push(
+    'x-forwarded-host', given.host ?? '',
+    'x-forwarded-proto', req.socket instanceof TLSSocket ? 'https' : 'http',
+    'x-forwarded-for', forwardedFor(given['x-forwarded-for'], req.socket.remoteAddress),
+    'x-forwarded-prefix', `/api/${target.component}`,
+    'traceparent', formatTraceparent(trace),
+  );
+  return headers;
+}
+
+/** The upstream's answer headers as the client gets them, and what the proxy needs to know of them. */
+interface AnswerHeads {
+  /** Name/value pairs without hop-by-hop headers and without Content-Length (the caller adds the one that holds). */
+  readonly headers: string[];
+  readonly contentType: string;
+  /** The upstream's Content-Length, or undefined. */
+  readonly length: string | undefined;
+  /** Index of the upstream's X-Pagination value in `headers`, or -1. */
+  readonly pagination: number;
+}
+
+function answerHeads(rawHeaders: readonly string[], target: ProxyTarget, traceId: string): AnswerHeads {
+  const headers: string[] = [];
+  let contentType = '';
+  let length: string | undefined;
+  let pagination = -1;
+  let traced = false;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] ?? '';
+    let value = rawHeaders[i + 1] ?? '';
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower)) continue;
+    if (lower === 'content-length') {
+      length = value;
+      continue;
+    }
+    if (lower === 'content-type') contentType = value;
+    else if (lower === 'location') value = gatewayLocation(value, target.component, target.upstream.base);
+    else if (lower === 'x-pagination') pagination = headers.length + 1;
+    else if (lower === 'x-trace-id') traced = true;
+    headers.push(name, value);
+  }
+  // The service's trace id when it answers one (the same trace: it got the gateway's traceparent), else the gateway's.
+  if (!traced) headers.push('x-trace-id', traceId);
+  return { headers, contentType, length, pagination };
+}
+
+export function createProxy(options: ProxyOptions): Proxy {
   const maxInspected = options.maxInspectedBodyBytes ?? 5 * 1024 * 1024;
   // Upstream connections are reused: a new TCP connection per request would cost more than the proxying.
   const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
+  const upstreams = new Map(Object.entries(options.upstreams).map(([component, base]) => [component, upstreamOf(component, base)]));
 
   const maxBody = options.maxBodyBytes ?? 50 * 1024 * 1024;
   // Node closes the connection after an answer sent before the request's body was read (it sends
   // Connection: close itself), so the rest of a refused body is never read.
-  const tooLarge = (req: IncomingMessage, res: ServerResponse) => {
+  const tooLarge = (req: IncomingMessage, res: ServerResponse, target: ProxyTarget, trace: TraceContext) => {
     req.unpipe();
-    options.sendProblem(res, 413, 'Content Too Large', `The request body exceeds the limit of ${maxBody} bytes.`);
+    options.sendProblem(res, 413, 'Content Too Large', `The request body exceeds the limit of ${String(maxBody)} bytes.`, trace.traceId, target.externalPath);
   };
 
-  /** `resolved`: the target the caller already resolved (and authenticated) from the same checked path. */
-  return function proxy(req: IncomingMessage, res: ServerResponse, next: () => void, resolved?: ProxyTarget): void {
-    const target = resolved ?? resolveTarget(req.url ?? '/', options.upstreams);
-    if (!target) return next();
+  function forward(req: IncomingMessage, res: ServerResponse, target: ProxyTarget, trace: TraceContext): void {
     const declaredLength = Number(req.headers['content-length'] ?? '0');
-    if (declaredLength > maxBody) return tooLarge(req, res);
-    const isGet = req.method === 'GET';
-    // The conventions' gateway paging pattern (pagination.ts); url.searchParams writes through to the URL.
-    if (isGet) applyGatewayPaging(target.component, target.url.pathname, target.url.searchParams);
-
-    const headers: http.OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+    if (declaredLength > maxBody) {
+      tooLarge(req, res, target, trace);
+      return;
     }
-    if (req.headers['transfer-encoding']) headers['transfer-encoding'] = req.headers['transfer-encoding'];
-    headers['x-forwarded-host'] = req.headers.host ?? '';
-    headers['x-forwarded-proto'] = req.socket instanceof TLSSocket ? 'https' : 'http';
-    headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
-    headers['x-forwarded-prefix'] = `/api/${target.component}`;
+    const isGet = req.method === 'GET';
+    let search = target.search;
+    if (isGet && search !== '') {
+      // The conventions' gateway paging pattern (pagination.ts).
+      const query = new URLSearchParams(search);
+      if (applyGatewayPaging(target.component, target.pathname, query)) search = `?${query.toString()}`;
+    }
 
-    const secure = target.url.protocol === 'https:';
-    const client = secure ? https : http;
+    const { upstream } = target;
     let answered = false;
-    const agent = secure ? agents.https : agents.http;
-    const upstreamReq = client.request(target.url, { method: req.method, headers, timeout: options.timeoutMs, agent }, (upstreamRes) => {
+    const upstreamReq = (upstream.secure ? https : http).request({
+      hostname: upstream.hostname,
+      port: upstream.port,
+      path: target.pathname + search,
+      method: req.method,
+      headers: upstreamHeaders(req, target, trace),
+      timeout: options.timeoutMs,
+      agent: upstream.secure ? agents.https : agents.http,
+    }, (upstreamRes) => {
       answered = true;
       const status = upstreamRes.statusCode ?? 502;
-      const outHeaders: http.OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(upstreamRes.headers)) {
-        if (!HOP_BY_HOP.has(name) && value !== undefined) outHeaders[name] = value;
-      }
-      if (typeof outHeaders.location === 'string') outHeaders.location = gatewayLocation(outHeaders.location, target.component, target.upstreamBase);
-      const contentType = String(upstreamRes.headers['content-type'] ?? '');
-      const length = Number(upstreamRes.headers['content-length'] ?? '0');
+      const { headers, contentType, length, pagination } = answerHeads(upstreamRes.rawHeaders, target, trace.traceId);
       // A Problem Details answer names the service's path in `instance`; the client asked for the gateway's.
       const problem = status >= 400 && contentType.includes('application/problem+json');
       const paged = isGet && status === 200 && contentType.includes('json');
-      const inspect = (problem || paged) && (!length || length <= maxInspected);
-      if (!inspect) {
-        res.writeHead(status, outHeaders);
+      const declared = Number(length ?? '0');
+      if (!(problem || paged) || (declared && declared > maxInspected)) {
+        if (length !== undefined) headers.push('content-length', length);
+        res.writeHead(status, headers);
         upstreamRes.pipe(res);
         return;
       }
@@ -219,29 +333,28 @@ export function createProxyHandler(options: ProxyOptions) {
         if (size > maxInspected) {
           // Too large to inspect: fall back to streaming what we have and the rest.
           streaming = true;
-          delete outHeaders['content-length'];
-          res.writeHead(status, outHeaders);
+          res.writeHead(status, headers);
           for (const c of chunks) res.write(c);
           upstreamRes.pipe(res);
         }
       });
       upstreamRes.on('end', () => {
         if (streaming) return;
-        const body = Buffer.concat(chunks);
+        const body = chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks);
         let answer = body;
-        try {
-          const parsed: unknown = JSON.parse(body.toString('utf8'));
-          if (problem) {
-            answer = Buffer.from(JSON.stringify(withGatewayInstance(parsed, target.externalPath, target.url.pathname)), 'utf8');
-          } else {
-            const metadata = pagingMetadataOf(parsed);
-            if (metadata) outHeaders['x-pagination'] = JSON.stringify(metadata);
+        if (problem) {
+          try {
+            answer = Buffer.from(JSON.stringify(withGatewayInstance(JSON.parse(body.toString('utf8')), target.externalPath, target.pathname)), 'utf8');
+          } catch {
+            // Not JSON after all: pass it on unchanged.
           }
-        } catch {
-          // Not JSON after all: pass it on unchanged.
+        } else {
+          const metadata = pagingMetadataOfJson(body);
+          if (metadata && pagination >= 0) headers[pagination] = JSON.stringify(metadata);
+          else if (metadata) headers.push('x-pagination', JSON.stringify(metadata));
         }
-        outHeaders['content-length'] = answer.length;
-        res.writeHead(status, outHeaders);
+        headers.push('content-length', String(answer.length));
+        res.writeHead(status, headers);
         res.end(answer);
       });
       upstreamRes.on('error', () => res.destroy());
@@ -251,19 +364,16 @@ export function createProxyHandler(options: ProxyOptions) {
     let limitExceeded = false;
     upstreamReq.on('error', (error: NodeJS.ErrnoException) => {
       if (limitExceeded) return;
-      options.onUpstreamError?.(target.component, error);
+      options.onUpstreamError?.(target.component, error, trace.traceId);
       if (answered || res.headersSent) {
         res.destroy();
         return;
       }
       const unreachable = error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH';
-      if (unreachable) {
-        options.sendProblem(res, 503, 'Service Unavailable', `The ${target.component} service is not reachable.`);
-      } else if (error.code === 'ETIMEDOUT') {
-        options.sendProblem(res, 502, 'Bad Gateway', `The ${target.component} service did not answer in time.`);
-      } else {
-        options.sendProblem(res, 502, 'Bad Gateway', `The ${target.component} service gave no valid response.`);
-      }
+      const [status, title, detail] = unreachable ? [503, 'Service Unavailable', `The ${target.component} service is not reachable.`]
+        : error.code === 'ETIMEDOUT' ? [502, 'Bad Gateway', `The ${target.component} service did not answer in time.`]
+          : [502, 'Bad Gateway', `The ${target.component} service gave no valid response.`];
+      options.sendProblem(res, status, title, detail, trace.traceId, target.externalPath);
     });
     // A client that goes away mid-upload aborts the upstream request too.
     req.on('aborted', () => upstreamReq.destroy());
@@ -281,8 +391,13 @@ export function createProxyHandler(options: ProxyOptions) {
       limitExceeded = true;
       upstreamReq.destroy();
       if (answered || res.headersSent) res.destroy();
-      else tooLarge(req, res);
+      else tooLarge(req, res, target, trace);
     });
     req.pipe(counter).pipe(upstreamReq);
+  }
+
+  return {
+    route: (checked) => targetIn(upstreams, checked),
+    forward,
   };
 }

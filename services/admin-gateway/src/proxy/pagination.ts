@@ -71,3 +71,38 @@ export function pagingMetadataOf(body: unknown): PagingMetadata | undefined {
   if (pageSize === undefined || pageNumber === undefined || totalCount === undefined || totalPages === undefined) return undefined;
   return { pageSize, pageNumber, totalCount, totalPages };
 }
+
+const RECORDS_FIRST = Buffer.from('{"records":[');
+const METADATA_LAST = Buffer.from(',"metadata":{');
+
+/**
+ * pagingMetadataOf of a JSON answer's bytes. A service's paged answer is its res.json of a
+ * PagedResult, `{"records":[...],"metadata":{...}}`: then only the metadata at the tail is parsed,
+ * not the page of records (parsing a page of 20 facilities cost more than the rest of passing it on).
+ * Why that reads the same metadata as parsing the whole body: a `"` after a `,` is not inside a string
+ * (there it would end the string, and the bare `metadata` after it is no JSON), so `,"metadata":` is a
+ * member name; when the text from its `{` to the last byte but one is one JSON value, the last byte
+ * `}` closes the object that holds it, which is the whole body's. JSON.stringify writes no name
+ * twice, so that member is the body's `metadata`. Any other layout (whitespace, another order) is
+ * parsed whole; a body that is no JSON has no metadata.
+ */
+export function pagingMetadataOfJson(body: Buffer): PagingMetadata | undefined {
+  if (body.length > RECORDS_FIRST.length + METADATA_LAST.length && body[body.length - 1] === 0x7d
+    && body.compare(RECORDS_FIRST, 0, RECORDS_FIRST.length, 0, RECORDS_FIRST.length) === 0) {
+    const at = body.lastIndexOf(METADATA_LAST);
+    if (at > 0) {
+      const metadata = parsedOrUndefined(body.toString('utf8', at + METADATA_LAST.length - 1, body.length - 1));
+      const found = metadata === undefined ? undefined : pagingMetadataOf({ records: [], metadata });
+      if (found) return found;
+    }
+  }
+  return pagingMetadataOf(parsedOrUndefined(body.toString('utf8')));
+}
+
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
