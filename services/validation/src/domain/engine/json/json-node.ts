@@ -54,6 +54,27 @@ export class JsonNode {
     return node;
   }
 
+  /**
+   * A value at a location given by the caller, reported without a source position (the value a
+   * silent slice match walks under a made-up name, a resource whose issues HL7 places by location only).
+   */
+  static unplaced(source: NodeSource, value: unknown, path: string): JsonNode {
+    const node = new JsonNode(source, value, path, undefined, '');
+    node.position = null;
+    return node;
+  }
+
+  /**
+   * This value, reporting to `source` instead (a silent run of slice matching: same positions,
+   * its own issues); itself when the source is the same.
+   */
+  in(source: NodeSource): JsonNode {
+    if (source === this.source) return this;
+    const node = new JsonNode(source, this.value, this.path, this.holder, this.slot);
+    node.position = this.position;
+    return node;
+  }
+
   /** Where the value starts in the source text (JSON or XML input; undefined for values built in memory). */
   get at(): Position | undefined {
     if (this.position === undefined) this.position = this.lookUpPosition() ?? null;
@@ -78,6 +99,11 @@ export class JsonNode {
 
   get isObject(): boolean {
     return isObject(this.value);
+  }
+
+  /** Whether the value is a JSON array (a property written as a list). */
+  get isList(): boolean {
+    return Array.isArray(this.value);
   }
 
   /** The value when it is a string, else undefined. */
@@ -129,6 +155,25 @@ export class JsonNode {
     const out: JsonNode[] = [];
     for (let i = 0; i < list.length; i++) out.push(new JsonNode(this.source, list[i], `${this.path}[${String(i)}]`, list, i));
     return out;
+  }
+
+  /**
+   * Item `i` of this value as the walk reads a property: a list's item, or a single value as item 0
+   * (another index of a single value is a value given only by its `_x` companion: no value, found
+   * where the property is). `indexed` false keeps this location for every item (XML's repeated
+   * non-repeating element, reported where the element is named).
+   */
+  item(i: number, indexed: boolean): JsonNode {
+    const v = this.value;
+    const path = indexed ? `${this.path}[${String(i)}]` : this.path;
+    if (Array.isArray(v)) {
+      const list: readonly unknown[] = v;
+      return new JsonNode(this.source, list[i], path, list, i);
+    }
+    if (!indexed && i === 0) return this;
+    const node = new JsonNode(this.source, i === 0 ? v : undefined, path, this.holder, this.slot);
+    node.position = this.position;
+    return node;
   }
 
   /** The first item of the property `name` (HL7's getNamedChild): a single value, or a list's first item. */

@@ -9,6 +9,7 @@ import { checkValueRegex } from '../checks/value-regex.js';
 import { deepEqual, describeValue } from '../checks/values.js';
 import { checkXhtml, unresolvedInternalLinks } from '../checks/xhtml.js';
 import type { NodeContext } from '../context/node-context.js';
+import type { JsonNode } from '../json/json-node.js';
 import { isArray, isObject, jsonKind } from '../json/json-value.js';
 import { checkBinding } from './bindings.js';
 import { checkConstraints } from './constraints.js';
@@ -19,6 +20,8 @@ export interface PrimitiveOccurrence {
   value: unknown;
   /** The `_x` companion item (id, extensions), if any. */
   companion: unknown;
+  /** The companion item as a node (at the primitive's location, where the companion is written). */
+  companionNode?: JsonNode | undefined;
   /** The property has a `_x` companion at all (changes the wording for a null value). */
   hasCompanion: boolean;
   /** The source text of a number, when the parser kept it (`1.50`, `2.0`). */
@@ -30,7 +33,7 @@ export interface PrimitiveOccurrence {
 }
 
 /** One primitive value of `type` at ctx (ctx.element is its element). */
-export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, hasCompanion, rawNumber: raw, inArray, owner }: PrimitiveOccurrence): void {
+export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, companionNode, hasCompanion, rawNumber: raw, inArray, owner }: PrimitiveOccurrence): void {
   const { element: el, path, at, plan } = ctx;
   let blank = false;
   if ((el.mustHaveValue || el.valueAlternatives.length > 0) && (v === undefined || v === null)) checkMissingValue(ctx, companion);
@@ -47,7 +50,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
         const plans = ctx.services.plans;
         const cc = plans.primitiveCompanionChildren(type);
         if (owner) ctx.run.companionOwners.set(companion, owner);
-        if (cc) ctx.walker.walkObject(ctx.inside(plans.typePlan(type) ?? plan), companion, cc, false);
+        if (cc) ctx.walker.walkObject(ctx.inside(plans.typePlan(type) ?? plan, ctx.host, companionNode ?? ctx.nodeOf(companion)), companion, cc, false);
       }
     }
     if (ctx.run.sourceFormat === 'xml' && (v === undefined || v === null || typeof v === 'string')) {
