@@ -44,7 +44,7 @@ export function validateResource(walker: NodeWalker, resourceTypes: ResourceType
     const idText = id?.string;
     if (id !== undefined && idText !== undefined) for (const p of checkResourceId(idText)) id.report(p.severity, p.id, p.args);
     typeValidator?.validate?.(ctx, res);
-    checkPublication(ctx, res);
+    checkPublication(ctx);
   }
   // profiles: meta.profile, then the caller's
   // a profile named in meta.profile that cannot be found is a warning (HL7 VALIDATION_VAL_PROFILE_UNKNOWN);

@@ -32,9 +32,9 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
   if (el.fixed !== undefined) checkFixed(ctx, v, el.fixed);
   if (el.pattern !== undefined) checkPattern(ctx, v, el.pattern);
   if (el.binding && type && (type === 'CodeableConcept' || type === 'Coding' || type === 'Quantity' || type === 'CodeableReference')) {
-    checkBinding(ctx, el.binding, type, v);
+    checkBinding(ctx, el.binding, type, undefined);
   }
-  if (type === 'Reference' && mode === 'structural') checkReference(ctx, v);
+  if (type === 'Reference' && mode === 'structural') checkReference(ctx);
   else if (type === 'Reference') checkReferenceTargetType(ctx, v);
   if (type === 'Attachment' && mode === 'structural') checkAttachment(ctx, v);
   if ((el.minValue || el.maxValue) && type === 'Quantity') checkQuantityRange(ctx, v);
