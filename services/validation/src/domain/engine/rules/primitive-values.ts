@@ -124,7 +124,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
  * is reported as HL7 does for XML. True when nothing more is to be checked of the value.
  */
 function checkXmlText(ctx: NodeContext, type: string, v: string | undefined, companion: unknown): boolean {
-  const { path, node } = ctx;
+  const { node } = ctx;
   if (v === undefined) {
     if (!hasChildren(companion)) {
       node.report('error', 'PRIMITIVE_NO_VALUE', []);

@@ -37,7 +37,7 @@ export function validateResource(walker: NodeWalker, resourceTypes: ResourceType
     const ctx = NodeContext.resourceRoot(walker, host, basePlan, basePlan.root, 'structural');
     const typeValidator = resourceTypes.get(rt);
     typeValidator?.beforeElements?.(ctx, res);
-    if (rt === 'Parameters') enterParametersGrouping(ctx, res);
+    if (rt === 'Parameters') enterParametersGrouping(ctx);
     if (run.options.containedPolicy === 'CHECK_VALID') checkContainedIds(ctx.node.objects('contained'));
     walkObject(ctx, res, basePlan.root.ownChildren);
     const id = ctx.node.child('id');

@@ -135,7 +135,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       if (mode === 'structural') ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemPath], itemPath, itemNode.at);
       continue;
     }
-    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, path, owner: run.companionOwners.get(obj) });
+    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, node, owner: run.companionOwners.get(obj) });
     walkComplexValue(item, v, type);
     // HL7 checks an item that matched a slice against the slice and against the sliced element
     // itself (InstanceValidator checkChildByDefinition, once per definition): what the profile
