@@ -35,21 +35,41 @@ const NO_NODES: readonly JsonNode[] = [];
 export class JsonNode {
   /** The position, once looked up (`null`: looked up, none known). */
   private position: Position | null | undefined;
+  /** The location, once made (a rule's nodes are often read and never reported: see `path`). */
+  private location: string | undefined;
 
   private constructor(
     private readonly source: NodeSource,
     /** The JSON value (object, array, string, number, boolean, null). */
     readonly value: unknown,
-    /** FHIRPath location of the value (`Bundle.entry[0].resource.code`). */
-    readonly path: string,
+    /** The node this one is a step down from, and the step (`.name`, `[i]`; undefined: the same location). */
+    private readonly parent: JsonNode | undefined,
+    private readonly step: string | number | undefined,
     /** The object or array that holds the value, and its key or index there (where its position is found). */
     private readonly holder: Record<string, unknown> | readonly unknown[] | undefined,
     private readonly slot: string | number,
   ) {}
 
+  /** A node whose location is given. */
+  private static located(source: NodeSource, value: unknown, path: string): JsonNode {
+    const node = new JsonNode(source, value, undefined, undefined, undefined, '');
+    node.location = path;
+    return node;
+  }
+
+  /** FHIRPath location of the value (`Bundle.entry[0].resource.code`), made when first asked for. */
+  get path(): string {
+    if (this.location === undefined) {
+      const base = this.parent === undefined ? '' : this.parent.path;
+      const step = this.step;
+      this.location = step === undefined ? base : typeof step === 'number' ? `${base}[${String(step)}]` : `${base}.${step}`;
+    }
+    return this.location;
+  }
+
   /** A value at a known location and position (a resource where the walk stands). */
   static at(source: NodeSource, value: unknown, path: string, at: Position | undefined): JsonNode {
-    const node = new JsonNode(source, value, path, undefined, '');
+    const node = JsonNode.located(source, value, path);
     if (at !== undefined) node.position = at;
     return node;
   }
@@ -59,7 +79,7 @@ export class JsonNode {
    * silent slice match walks under a made-up name, a resource whose issues HL7 places by location only).
    */
   static unplaced(source: NodeSource, value: unknown, path: string): JsonNode {
-    const node = new JsonNode(source, value, path, undefined, '');
+    const node = JsonNode.located(source, value, path);
     node.position = null;
     return node;
   }
@@ -70,7 +90,8 @@ export class JsonNode {
    */
   in(source: NodeSource): JsonNode {
     if (source === this.source) return this;
-    const node = new JsonNode(source, this.value, this.path, this.holder, this.slot);
+    const node = new JsonNode(source, this.value, this.parent, this.step, this.holder, this.slot);
+    node.location = this.location;
     node.position = this.position;
     return node;
   }
@@ -129,7 +150,7 @@ export class JsonNode {
     if (obj === undefined) return undefined;
     const v = obj[name];
     if (v === undefined) return undefined;
-    return new JsonNode(this.source, v, `${this.path}.${pathName}`, obj, name);
+    return new JsonNode(this.source, v, this, pathName, obj, name);
   }
 
   /**
@@ -153,7 +174,7 @@ export class JsonNode {
     if (!Array.isArray(v)) return [this];
     const list: readonly unknown[] = v;
     const out: JsonNode[] = [];
-    for (let i = 0; i < list.length; i++) out.push(new JsonNode(this.source, list[i], `${this.path}[${String(i)}]`, list, i));
+    for (let i = 0; i < list.length; i++) out.push(new JsonNode(this.source, list[i], this, i, list, i));
     return out;
   }
 
@@ -165,13 +186,13 @@ export class JsonNode {
    */
   item(i: number, indexed: boolean): JsonNode {
     const v = this.value;
-    const path = indexed ? `${this.path}[${String(i)}]` : this.path;
+    const step = indexed ? i : undefined;
     if (Array.isArray(v)) {
       const list: readonly unknown[] = v;
-      return new JsonNode(this.source, list[i], path, list, i);
+      return new JsonNode(this.source, list[i], this, step, list, i);
     }
     if (!indexed && i === 0) return this;
-    const node = new JsonNode(this.source, i === 0 ? v : undefined, path, this.holder, this.slot);
+    const node = new JsonNode(this.source, i === 0 ? v : undefined, this, step, this.holder, this.slot);
     node.position = this.position;
     return node;
   }
