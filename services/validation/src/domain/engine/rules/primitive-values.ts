@@ -36,7 +36,7 @@ export interface PrimitiveOccurrence {
 export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, companionNode, hasCompanion, rawNumber: raw, inArray, owner }: PrimitiveOccurrence): void {
   const { element: el, path, plan, node } = ctx;
   let blank = false;
-  if ((el.mustHaveValue || el.valueAlternatives.length > 0) && (v === undefined || v === null)) checkMissingValue(ctx, companion);
+  if ((el.mustHaveValue || el.valueAlternatives.length > 0) && (v === undefined || v === null)) checkMissingValue(ctx, companionNode);
   if (ctx.mode === 'structural') {
     if (companion === null && !inArray && hasCompanion && (v === undefined || (v !== null && typeof v !== 'object'))) {
       // a single value's `_x` written as null: reported, and the value is not read
@@ -153,14 +153,18 @@ function checkXmlText(ctx: NodeContext, type: string, v: string | undefined, com
  * A primitive without a value where the profile asks for one (R5's mustHaveValue) or allows only
  * some extensions in its place (valueAlternatives), as HL7 checks them.
  */
-function checkMissingValue(ctx: NodeContext, companion: unknown): void {
+function checkMissingValue(ctx: NodeContext, companion: JsonNode | undefined): void {
   const { element: el, plan, node } = ctx;
   if (el.mustHaveValue) {
     node.report('error', 'PRIMITIVE_MUSTHAVEVALUE_MESSAGE', [el.id, plan.url]);
     return;
   }
-  const extensions = isObject(companion) && Array.isArray(companion.extension) ? companion.extension : [];
-  const present = extensions.some((e) => isObject(e) && typeof e.url === 'string' && el.valueAlternatives.includes(e.url));
+  // (extensions not written as a list are not read: the walk reported their shape)
+  const extensions = companion?.child('extension');
+  const present = extensions?.isList === true && extensions.items().some((e) => {
+    const url = e.str('url');
+    return url !== undefined && el.valueAlternatives.includes(url);
+  });
   if (!present) node.report('error', 'PRIMITIVE_VALUE_ALTERNATIVES_MESSAGE', [el.id, plan.url, el.valueAlternatives.join(', ')]);
 }
 
