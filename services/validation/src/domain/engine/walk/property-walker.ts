@@ -39,7 +39,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     }
     // the other type slices get no item: those that need one are missing (HL7 counts each slice)
     for (const s of el.slices) {
-      if (s !== typed && s.min > 0) ctx.report('error', el.slicing?.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [s.id, plan.label], path, node.at);
+      if (s !== typed && s.min > 0) node.error(el.slicing?.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [s.id, plan.label]);
     }
   }
   // JSON shape, as the HL7 JSON parser reads it: a value of the wrong shape is reported once
@@ -100,8 +100,8 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     for (let i = 0; i < values.length; i++) if (!makesElement(values[i], isPrimitive, valuesAreArray)) present--;
     if (present < 0) present = 0;
   }
-  if (present < effective.min) ctx.report('error', 'CARDINALITY_MIN', [cardinalityLabel(effective), effective.min, present, plan.label], path, node.at);
-  if (present > effective.max) ctx.report('error', 'CARDINALITY_MAX', [cardinalityLabel(effective), effective.max, present, plan.label], path, node.at);
+  if (present < effective.min) node.error('CARDINALITY_MIN', [cardinalityLabel(effective), effective.min, present, plan.label]);
+  if (present > effective.max) node.error('CARDINALITY_MAX', [cardinalityLabel(effective), effective.max, present, plan.label]);
   // slicing
   let sliceOf: (ElementPlan | undefined)[] | undefined;
   if (effective.slicing && effective.slices.length > 0 && !effective.isChoice) {
@@ -116,11 +116,10 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     const c = companions?.[i];
     const itemNode = itemsOf.item(i, indexed);
     const item = ctx.item(sliceOf?.[i] ?? effective, itemNode);
-    const itemPath = itemNode.path;
     if (isPrimitive) {
       // a primitive value written without quotes (JSON5): at the object for a single value, at the item in a list
       if (typeof v === 'string' && run.unquotedValues && mode === 'structural' && run.isUnquoted(raw, obj, key, valuesAreArray ? i : -1)) {
-        ctx.report('error', 'JSON_PROPERTY_VALUE_NO_QUOTES', [valuesAreArray ? 'item' : key, v], valuesAreArray ? itemPath : path, itemNode.at);
+        ctx.report('error', 'JSON_PROPERTY_VALUE_NO_QUOTES', [valuesAreArray ? 'item' : key, v], valuesAreArray ? itemNode.path : path, itemNode.at);
       }
       const rawNumber = typeof v === 'number' && run.locations ? run.rawNumber(raw, obj, key, valuesAreArray ? i : -1) : undefined;
       const companionItem = companions !== undefined && companionNode !== undefined ? companionNode.item(i, indexed) : undefined;
@@ -128,11 +127,11 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       continue;
     }
     if (v === null || v === undefined) {
-      if (mode === 'structural') ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [key, v === null ? 'a Null' : 'missing', itemPath], itemPath, itemNode.at);
+      if (mode === 'structural') itemNode.error('JSON_PROPERTY_NOT_OBJECT', [key, v === null ? 'a Null' : 'missing', itemNode.path]);
       continue;
     }
     if (!isObject(v)) {
-      if (mode === 'structural') ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemPath], itemPath, itemNode.at);
+      if (mode === 'structural') itemNode.error('JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemNode.path]);
       continue;
     }
     if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, node, owner: run.companionOwners.get(obj) });
