@@ -42,17 +42,19 @@ export class JsonNode {
     private readonly source: NodeSource,
     /** The JSON value (object, array, string, number, boolean, null). */
     readonly value: unknown,
-    /** The node this one is a step down from, and the step (`.name`, `[i]`; undefined: the same location). */
+    /**
+     * The node this one is a step down from (its value holds this value), and the step in the
+     * location (`.name`, `[i]`; undefined: the same location).
+     */
     private readonly parent: JsonNode | undefined,
     private readonly step: string | number | undefined,
-    /** The object or array that holds the value, and its key or index there (where its position is found). */
-    private readonly holder: Record<string, unknown> | readonly unknown[] | undefined,
+    /** The key or index of the value in the parent's value (where a primitive's position is found). */
     private readonly slot: string | number,
   ) {}
 
   /** A node whose location is given. */
   private static located(source: NodeSource, value: unknown, path: string): JsonNode {
-    const node = new JsonNode(source, value, undefined, undefined, undefined, '');
+    const node = new JsonNode(source, value, undefined, undefined, '');
     node.location = path;
     return node;
   }
@@ -90,7 +92,7 @@ export class JsonNode {
    */
   in(source: NodeSource): JsonNode {
     if (source === this.source) return this;
-    const node = new JsonNode(source, this.value, this.parent, this.step, this.holder, this.slot);
+    const node = new JsonNode(source, this.value, this.parent, this.step, this.slot);
     node.location = this.location;
     node.position = this.position;
     return node;
@@ -103,7 +105,8 @@ export class JsonNode {
   }
 
   private lookUpPosition(): Position | undefined {
-    const { holder, slot, value } = this;
+    const { slot, value } = this;
+    const holder = this.parent?.value;
     // an object or array knows its own start; a primitive is found through what holds it
     const own = this.source.pos(value);
     if (own !== undefined || holder === undefined) return own;
@@ -150,7 +153,7 @@ export class JsonNode {
     if (obj === undefined) return undefined;
     const v = obj[name];
     if (v === undefined) return undefined;
-    return new JsonNode(this.source, v, this, pathName, obj, name);
+    return new JsonNode(this.source, v, this, pathName, name);
   }
 
   /**
@@ -174,7 +177,7 @@ export class JsonNode {
     if (!Array.isArray(v)) return [this];
     const list: readonly unknown[] = v;
     const out: JsonNode[] = [];
-    for (let i = 0; i < list.length; i++) out.push(new JsonNode(this.source, list[i], this, i, list, i));
+    for (let i = 0; i < list.length; i++) out.push(new JsonNode(this.source, list[i], this, i, i));
     return out;
   }
 
@@ -189,11 +192,13 @@ export class JsonNode {
     const step = indexed ? i : undefined;
     if (Array.isArray(v)) {
       const list: readonly unknown[] = v;
-      return new JsonNode(this.source, list[i], this, step, list, i);
+      return new JsonNode(this.source, list[i], this, step, i);
     }
     if (!indexed && i === 0) return this;
-    const node = new JsonNode(this.source, i === 0 ? v : undefined, this, step, this.holder, this.slot);
-    node.position = this.position;
+    // (a repeating element written as a single value, reported as such: rare, so its position,
+    // the property's, is looked up here rather than kept findable)
+    const node = new JsonNode(this.source, i === 0 ? v : undefined, this, step, this.slot);
+    node.position = this.at ?? null;
     return node;
   }
 
