@@ -34,18 +34,19 @@ export interface PrimitiveOccurrence {
 
 /** One primitive value of `type` at ctx (ctx.element is its element). */
 export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, companionNode, hasCompanion, rawNumber: raw, inArray, owner }: PrimitiveOccurrence): void {
-  const { element: el, path, plan, node } = ctx;
+  // (the location is made only for a report: most values report nothing)
+  const { element: el, plan, node } = ctx;
   let blank = false;
   if ((el.mustHaveValue || el.valueAlternatives.length > 0) && (v === undefined || v === null)) checkMissingValue(ctx, companionNode);
   if (ctx.mode === 'structural') {
     if (companion === null && !inArray && hasCompanion && (v === undefined || (v !== null && typeof v !== 'object'))) {
       // a single value's `_x` written as null: reported, and the value is not read
-      node.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + path.slice(path.lastIndexOf('.') + 1), 'a Null', path]);
+      node.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + node.path.slice(node.path.lastIndexOf('.') + 1), 'a Null', node.path]);
       return;
     }
     if (companion !== undefined && companion !== null) {
       if (!isObject(companion)) {
-        node.report('error', 'JSON_PROPERTY_NOT_OBJECT', [path.slice(path.lastIndexOf('.') + 1), jsonKind(companion), path]);
+        node.report('error', 'JSON_PROPERTY_NOT_OBJECT', [node.path.slice(node.path.lastIndexOf('.') + 1), jsonKind(companion), node.path]);
       } else {
         const plans = ctx.services.plans;
         const cc = plans.primitiveCompanionChildren(type);
@@ -58,7 +59,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     } else if (v === undefined || v === null) {
       // a single value written as null is not a simple value, whatever its companion holds
       if (v === null && (!inArray || !hasCompanion)) {
-        node.report('error', 'JSON_NULL_NOT_ALLOWED', [path.slice(path.lastIndexOf('.') + 1), path]);
+        node.report('error', 'JSON_NULL_NOT_ALLOWED', [node.path.slice(node.path.lastIndexOf('.') + 1), node.path]);
       } else if (!hasChildren(companion)) {
         node.report('error', 'PRIMITIVE_NO_VALUE', []);
       }
@@ -66,7 +67,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     }
     const want = jsonTypeOfPrimitive(type);
     if (typeof v !== want) {
-      node.report('error', 'JSON_PRIMITIVE_WRONG_TYPE', [want === 'boolean' ? 'a boolean' : want === 'number' ? 'a number' : 'a string', path]);
+      node.report('error', 'JSON_PRIMITIVE_WRONG_TYPE', [want === 'boolean' ? 'a boolean' : want === 'number' ? 'a number' : 'a string', node.path]);
       return;
     }
     if (typeof v === 'string' && isBlank(v)) {

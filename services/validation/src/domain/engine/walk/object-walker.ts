@@ -25,7 +25,8 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
     ctx.node.report('fatal', 'NESTING_TOO_DEEP', [maxDepth]);
     return;
   }
-  const { element: el, plan, mode, path, node } = ctx;
+  // (the location is made only for a report, through the node)
+  const { element: el, plan, mode, node } = ctx;
   const isResourceRoot = el === plan.root && plan.kind === 'resource';
   // 1. sort the properties onto their elements
   let groups: Map<ElementPlan, Occurrence[]> | undefined;
@@ -46,7 +47,7 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
       continue;
     }
     if (key !== lookupKey && !(hit.type ? PRIMITIVE_TYPES.has(hit.type) : PRIMITIVE_TYPES.has(hit.element.types[0]?.code ?? ''))) {
-      if (mode === 'structural') ctx.report('error', 'UNRECOGNISED_PROPERTY', [key], path, node.child(key)?.at);
+      if (mode === 'structural') ctx.report('error', 'UNRECOGNISED_PROPERTY', [key], node.path, node.child(key)?.at);
       continue;
     }
     groups ??= new Map();
@@ -63,7 +64,7 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
     if (!g) {
       if (presentInvalid?.has(child)) continue;
       if (child.min > 0) node.error('CARDINALITY_MIN', [cardinalityLabel(child), child.min, 0, plan.label]);
-      if (child.slicing && child.slices.length > 0) reportRequiredSlices(ctx, child, path, node.at);
+      if (child.slicing && child.slices.length > 0) reportRequiredSlices(ctx, child, node.path, node.at);
       continue;
     }
     if (g.length > 1 && mode === 'structural') {

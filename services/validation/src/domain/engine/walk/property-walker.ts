@@ -15,7 +15,7 @@ import { walkComplexValue } from './value-walker.js';
  * the type a choice property's name selects (`valueQuantity` → Quantity).
  */
 export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key: string, choiceType: string | undefined, el: ElementPlan): void {
-  const { path, mode, plan, node } = ctx;
+  const { mode, plan, node } = ctx;
   // the property and its companion, both named as FHIRPath names the element (a choice by its type)
   const pathName = choiceType ? `${el.name}.ofType(${choiceType})` : key;
   const rawNode = node.child(key, pathName);
@@ -28,14 +28,13 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
   const type = choiceType ?? el.types[0]?.code;
   const isPrimitive = type !== undefined && PRIMITIVE_TYPES.has(type);
   const repeating = el.baseMax > 1;
-  const basePath = itemsOf.path;
   let effective = el;
   if (el.isChoice && el.slices.length > 0 && choiceType) {
     // type slicing of a choice: the slice for this type (a slice with max 0 matches nothing)
     const typed = el.slices.find((s) => s.max > 0 && ((s.types.length === 1 && s.types[0]?.code === choiceType) || s.sliceName === key));
     if (typed) effective = typed;
     else if (el.slicing?.rules === 'closed') {
-      ctx.report('error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${basePath}: Does not match any slice`], basePath, itemsOf.at);
+      ctx.report('error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${itemsOf.path}: Does not match any slice`], itemsOf.path, itemsOf.at);
     }
     // the other type slices get no item: those that need one are missing (HL7 counts each slice)
     for (const s of el.slices) {
@@ -58,18 +57,18 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       values = raw;
       companions = Array.isArray(companion) ? companion : undefined;
     } else if (!repeating) {
-      if (structural) ctx.report('error', 'JSON_PROPERTY_VALUE_NOT_ARRAY', [isPrimitive ? 'a primitive' : 'an Object', `${path}.${key}`], basePath, rawNode?.at);
+      if (structural) ctx.report('error', 'JSON_PROPERTY_VALUE_NOT_ARRAY', [isPrimitive ? 'a primitive' : 'an Object', `${node.path}.${key}`], itemsOf.path, rawNode?.at);
       values = [];
     } else {
       valuesAreArray = true;
       values = raw;
       // an empty list of primitives is simply no values
-      if (raw.length === 0 && !isPrimitive && structural) ctx.report('error', 'ARRAY_CANNOT_BE_EMPTY', [], basePath, rawNode?.at);
+      if (raw.length === 0 && !isPrimitive && structural) ctx.report('error', 'ARRAY_CANNOT_BE_EMPTY', [], itemsOf.path, rawNode?.at);
     }
   } else {
     values = [raw];
     if (repeating) {
-      if (structural) ctx.report('error', 'JSON_PROPERTY_NO_ARRAY', [key, jsonKind(raw), path], basePath, rawNode?.at);
+      if (structural) ctx.report('error', 'JSON_PROPERTY_NO_ARRAY', [key, jsonKind(raw), node.path], itemsOf.path, rawNode?.at);
       if (isPrimitive) values = [];
     }
   }
@@ -77,7 +76,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     if (Array.isArray(companion)) {
       companions = repeating ? companion : undefined;
     } else if (repeating && isPrimitive) {
-      if (structural) ctx.report('error', 'JSON_BASE_PROPERTY_NO_ARRAY', ['_' + key, jsonKind(companion), path], basePath, companionNode?.at);
+      if (structural) ctx.report('error', 'JSON_BASE_PROPERTY_NO_ARRAY', ['_' + key, jsonKind(companion), node.path], itemsOf.path, companionNode?.at);
       values = [];
     } else {
       companions = [companion];
@@ -86,7 +85,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       // a single value's companion given as an array: reported (unless the value itself is
       // not a simple value, which is reported instead), and the value is not read
       if (raw === undefined || (raw !== null && typeof raw !== 'object')) {
-        if (structural) ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + key, 'an Array', basePath], basePath, companionNode?.at);
+        if (structural) ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + key, 'an Array', itemsOf.path], itemsOf.path, companionNode?.at);
         values = [];
       }
     }
@@ -119,7 +118,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     if (isPrimitive) {
       // a primitive value written without quotes (JSON5): at the object for a single value, at the item in a list
       if (typeof v === 'string' && run.unquotedValues && mode === 'structural' && run.isUnquoted(raw, obj, key, valuesAreArray ? i : -1)) {
-        ctx.report('error', 'JSON_PROPERTY_VALUE_NO_QUOTES', [valuesAreArray ? 'item' : key, v], valuesAreArray ? itemNode.path : path, itemNode.at);
+        ctx.report('error', 'JSON_PROPERTY_VALUE_NO_QUOTES', [valuesAreArray ? 'item' : key, v], valuesAreArray ? itemNode.path : node.path, itemNode.at);
       }
       const rawNumber = typeof v === 'number' && run.locations ? run.rawNumber(raw, obj, key, valuesAreArray ? i : -1) : undefined;
       const companionItem = companions !== undefined && companionNode !== undefined ? companionNode.item(i, indexed) : undefined;
