@@ -98,4 +98,43 @@ describe('engine: JsonNode (value, location, position)', () => {
     expect(node.at).to.equal(undefined);
     expect(node.children('a')[0]?.at).to.equal(undefined);
   });
+
+  it('makes the walk\'s items: a list item indexed or not, a single value as item 0, a value given only by its companion', () => {
+    const { root, source } = sourceOf(TEXT);
+    const node = JsonNode.at(source, root, 'Measure', undefined);
+    const group = node.child('group');
+    expect(group?.isList).to.equal(true);
+    const second = group?.item(1, true);
+    expect([second?.path, lineCol(second?.at)]).to.deep.equal(['Measure.group[1]', { line: 5, col: 5 }]);
+    // XML's repeated non-repeating element: each item where the element is named, at its own position
+    const unindexed = group?.item(1, false);
+    expect([unindexed?.path, lineCol(unindexed?.at)]).to.deep.equal(['Measure.group', { line: 5, col: 5 }]);
+    // a single value in a repeating element: item 0, indexed, at the property's position
+    const name = node.child('name');
+    expect(name?.isList).to.equal(false);
+    expect([name?.item(0, true).path, name?.item(0, true).value, name?.item(0, true).at]).to.deep.equal(['Measure.name[0]', 'm', { line: 7, col: 11 }]);
+    expect(name?.item(0, false)).to.equal(name);
+    // past a single value (its companion list is longer): no value, found where the property is
+    expect([name?.item(1, true).path, name?.item(1, true).value, name?.item(1, true).at]).to.deep.equal(['Measure.name[1]', undefined, { line: 7, col: 11 }]);
+  });
+
+  it('reports to another source when moved there (a silent run), keeping its location and position', () => {
+    const loud = sourceOf(TEXT);
+    // a silent run keeps the same positions and its own issues
+    const silentIssues: Reported[] = [];
+    const silent: NodeSource = { ...loud.source, report: (severity, id, args, path, at) => { silentIssues.push({ severity, id, args, path, at }); } };
+    const node = JsonNode.at(loud.source, loud.root, 'Measure', undefined);
+    const name = node.child('name');
+    expect(name?.in(loud.source)).to.equal(name);
+    name?.in(silent).error('MEASURE_CQL_NO_LIBRARY', []);
+    expect(loud.reported).to.deep.equal([]);
+    expect(silentIssues.map((r) => [r.path, r.at])).to.deep.equal([['Measure.name', { line: 7, col: 11 }]]);
+  });
+
+  it('reports an unplaced value by its location only', () => {
+    const { root, source, reported, lookups } = sourceOf(TEXT);
+    JsonNode.unplaced(source, root, 'value').error('MEASURE_CQL_NO_LIBRARY', []);
+    expect(reported.map((r) => [r.path, r.at])).to.deep.equal([['value', undefined]]);
+    expect(lookups()).to.equal(0);
+  });
 });

@@ -207,6 +207,30 @@ describe('engine: structural validation against R4 core', function () {
     });
   });
 
+  it('places each issue at the value its location names: a list item, a property, a `_x` companion, a profile', () => {
+    const text = [
+      '{"resourceType":"Patient",',
+      ' "meta":{"profile":["http://example.org/a",',
+      '   "http://example.org/StructureDefinition/missing"]},',
+      ' "name":[{"family":"x"},',
+      '   {"family":"y","foo":1}],',
+      ' "birthDate":"1990",',
+      ' "_birthDate":{},',
+      ' "contained":[{"resourceType":"Basic","id":"b","code":{"text":"a"}},',
+      '  {"resourceType":"Basic","id":"b","code":{"text":"a"}}]}',
+    ].join('\n');
+    const o = v.validate(text);
+    const placed = (message: string, path: string) => {
+      const issue = issuesWith(o, message, path)[0];
+      return [issue?.extension?.find((e) => e.url === EXT_LINE)?.valueInteger, issue?.extension?.find((e) => e.url === EXT_COL)?.valueInteger];
+    };
+    expect(placed("Unrecognized property 'foo'", 'Patient.name[1]'), describe_(o)).to.deep.equal([5, 24]);
+    // the companion's own problem is where the companion is, not where the value is
+    expect(placed('Object must have some content', 'Patient.birthDate'), describe_(o)).to.deep.equal([7, 15]);
+    expect(placed("Duplicate id value 'b'", 'Patient.contained[1]'), describe_(o)).to.deep.equal([9, 3]);
+    expect(placed('missing', 'Patient.meta.profile[1]'), describe_(o)).to.deep.equal([3, 4]);
+  });
+
   it('adds a message id to every issue, and line/column for text input', () => {
     const o = v.validate('{"resourceType":"Patient",\n "id":"p1",\n "gender": "x  y"}');
     const issue = issuesWith(o, 'whitespace rules')[0];

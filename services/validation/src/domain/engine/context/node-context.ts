@@ -60,15 +60,14 @@ export class NodeContext implements WalkFrame {
   readonly host: ResourceContext;
   readonly plan: StructurePlan;
   readonly mode: WalkMode;
+  /** The value checked here, with its location and source position (both from the same step down). */
+  readonly node: JsonNode;
 
   constructor(
     frame: WalkFrame,
     /** The element the value is checked against. */
     readonly element: ElementPlan,
-    /** FHIRPath location of the value. */
-    readonly path: string,
-    /** Where the value was found in the source text (JSON text input only). */
-    readonly at: Position | undefined,
+    node: JsonNode,
     /** Nesting depth (objects, not properties), against ValidatorOptions.maxDepth. */
     readonly depth: number,
   ) {
@@ -77,11 +76,26 @@ export class NodeContext implements WalkFrame {
     this.host = frame.host;
     this.plan = frame.plan;
     this.mode = frame.mode;
+    // the node reports where this context does (a silent run's context, a silent node)
+    this.node = node.in(frame.host.run);
   }
 
-  /** The walk of a resource against the root of a structure (its core definition or a profile): `root` is `plan.root`. */
+  /**
+   * The walk of a resource against the root of a structure (its core definition or a profile):
+   * `root` is `plan.root`. Issues at the resource itself are placed where it starts, as HL7 places them.
+   */
   static resourceRoot(walker: NodeWalker, host: ResourceContext, plan: StructurePlan, root: ElementPlan, mode: WalkMode): NodeContext {
-    return new NodeContext({ walker, host, plan, mode }, root, host.path, undefined, host.depth);
+    return new NodeContext({ walker, host, plan, mode }, root, JsonNode.at(host.run, host.resource, host.path, undefined), host.depth);
+  }
+
+  /** FHIRPath location of the value. */
+  get path(): string {
+    return this.node.path;
+  }
+
+  /** Where the value was found in the source text (looked up when asked: most values never report). */
+  get at(): Position | undefined {
+    return this.node.at;
   }
 
   get run(): ValidationRun {
@@ -92,19 +106,23 @@ export class NodeContext implements WalkFrame {
     return this.host.run.services;
   }
 
-  /** One item of a property of this node's value: same structure and depth, its own element and location. */
-  item(element: ElementPlan, path: string, at: Position | undefined): NodeContext {
-    return new NodeContext(this, element, path, at, this.depth);
+  /** One item of a property of this node's value (`node`, made from this one): same structure and depth, its own element. */
+  item(element: ElementPlan, node: JsonNode): NodeContext {
+    return new NodeContext(this, element, node, this.depth);
   }
 
-  /** Into this complex value's children, one level deeper: against `plan` (its datatype's, or this one), for `host`'s resource. */
-  inside(plan: StructurePlan, host: ResourceContext = this.host): NodeContext {
-    return new NodeContext({ walker: this.walker, host, plan, mode: this.mode }, this.element, this.path, this.at, this.depth + 1);
+  /**
+   * Into this complex value's children, one level deeper: against `plan` (its datatype's, or this
+   * one), for `host`'s resource; `node` is what holds the children when it is not this value (a
+   * primitive's `_x` companion, at the primitive's location).
+   */
+  inside(plan: StructurePlan, host: ResourceContext = this.host, node: JsonNode = this.node): NodeContext {
+    return new NodeContext({ walker: this.walker, host, plan, mode: this.mode }, this.element, node, this.depth + 1);
   }
 
   /** This value walked as a profile walk against the root of another structure (a type profile, an extension definition). */
   againstProfile(plan: StructurePlan, root: ElementPlan, depth: number): NodeContext {
-    return new NodeContext({ walker: this.walker, host: this.host, plan, mode: 'profile' }, root, this.path, this.at, depth);
+    return new NodeContext({ walker: this.walker, host: this.host, plan, mode: 'profile' }, root, this.node, depth);
   }
 
   /** `value`, the value this context stands at, as a node: its location and position are this context's. */

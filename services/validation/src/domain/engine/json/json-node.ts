@@ -35,22 +35,66 @@ const NO_NODES: readonly JsonNode[] = [];
 export class JsonNode {
   /** The position, once looked up (`null`: looked up, none known). */
   private position: Position | null | undefined;
+  /** The location, once made (a rule's nodes are often read and never reported: see `path`). */
+  private location: string | undefined;
 
   private constructor(
     private readonly source: NodeSource,
     /** The JSON value (object, array, string, number, boolean, null). */
     readonly value: unknown,
-    /** FHIRPath location of the value (`Bundle.entry[0].resource.code`). */
-    readonly path: string,
-    /** The object or array that holds the value, and its key or index there (where its position is found). */
-    private readonly holder: Record<string, unknown> | readonly unknown[] | undefined,
+    /**
+     * The node this one is a step down from (its value holds this value), and the step in the
+     * location (`.name`, `[i]`; undefined: the same location).
+     */
+    private readonly parent: JsonNode | undefined,
+    private readonly step: string | number | undefined,
+    /** The key or index of the value in the parent's value (where a primitive's position is found). */
     private readonly slot: string | number,
   ) {}
 
+  /** A node whose location is given. */
+  private static located(source: NodeSource, value: unknown, path: string): JsonNode {
+    const node = new JsonNode(source, value, undefined, undefined, '');
+    node.location = path;
+    return node;
+  }
+
+  /** FHIRPath location of the value (`Bundle.entry[0].resource.code`), made when first asked for. */
+  get path(): string {
+    if (this.location === undefined) {
+      const base = this.parent === undefined ? '' : this.parent.path;
+      const step = this.step;
+      this.location = step === undefined ? base : typeof step === 'number' ? `${base}[${String(step)}]` : `${base}.${step}`;
+    }
+    return this.location;
+  }
+
   /** A value at a known location and position (a resource where the walk stands). */
   static at(source: NodeSource, value: unknown, path: string, at: Position | undefined): JsonNode {
-    const node = new JsonNode(source, value, path, undefined, '');
+    const node = JsonNode.located(source, value, path);
     if (at !== undefined) node.position = at;
+    return node;
+  }
+
+  /**
+   * A value at a location given by the caller, reported without a source position (the value a
+   * silent slice match walks under a made-up name, a resource whose issues HL7 places by location only).
+   */
+  static unplaced(source: NodeSource, value: unknown, path: string): JsonNode {
+    const node = JsonNode.located(source, value, path);
+    node.position = null;
+    return node;
+  }
+
+  /**
+   * This value, reporting to `source` instead (a silent run of slice matching: same positions,
+   * its own issues); itself when the source is the same.
+   */
+  in(source: NodeSource): JsonNode {
+    if (source === this.source) return this;
+    const node = new JsonNode(source, this.value, this.parent, this.step, this.slot);
+    node.location = this.location;
+    node.position = this.position;
     return node;
   }
 
@@ -61,7 +105,8 @@ export class JsonNode {
   }
 
   private lookUpPosition(): Position | undefined {
-    const { holder, slot, value } = this;
+    const { slot, value } = this;
+    const holder = this.parent?.value;
     // an object or array knows its own start; a primitive is found through what holds it
     const own = this.source.pos(value);
     if (own !== undefined || holder === undefined) return own;
@@ -78,6 +123,11 @@ export class JsonNode {
 
   get isObject(): boolean {
     return isObject(this.value);
+  }
+
+  /** Whether the value is a JSON array (a property written as a list). */
+  get isList(): boolean {
+    return Array.isArray(this.value);
   }
 
   /** The value when it is a string, else undefined. */
@@ -103,7 +153,7 @@ export class JsonNode {
     if (obj === undefined) return undefined;
     const v = obj[name];
     if (v === undefined) return undefined;
-    return new JsonNode(this.source, v, `${this.path}.${pathName}`, obj, name);
+    return new JsonNode(this.source, v, this, pathName, name);
   }
 
   /**
@@ -127,8 +177,29 @@ export class JsonNode {
     if (!Array.isArray(v)) return [this];
     const list: readonly unknown[] = v;
     const out: JsonNode[] = [];
-    for (let i = 0; i < list.length; i++) out.push(new JsonNode(this.source, list[i], `${this.path}[${String(i)}]`, list, i));
+    for (let i = 0; i < list.length; i++) out.push(new JsonNode(this.source, list[i], this, i, i));
     return out;
+  }
+
+  /**
+   * Item `i` of this value as the walk reads a property: a list's item, or a single value as item 0
+   * (another index of a single value is a value given only by its `_x` companion: no value, found
+   * where the property is). `indexed` false keeps this location for every item (XML's repeated
+   * non-repeating element, reported where the element is named).
+   */
+  item(i: number, indexed: boolean): JsonNode {
+    const v = this.value;
+    const step = indexed ? i : undefined;
+    if (Array.isArray(v)) {
+      const list: readonly unknown[] = v;
+      return new JsonNode(this.source, list[i], this, step, i);
+    }
+    if (!indexed && i === 0) return this;
+    // (a repeating element written as a single value, reported as such: rare, so its position,
+    // the property's, is looked up here rather than kept findable)
+    const node = new JsonNode(this.source, i === 0 ? v : undefined, this, step, this.slot);
+    node.position = this.at ?? null;
+    return node;
   }
 
   /** The first item of the property `name` (HL7's getNamedChild): a single value, or a list's first item. */
@@ -161,12 +232,7 @@ export class JsonNode {
     this.report('information', id, args);
   }
 
-  // ---- added for the resource-type validators --------------------------------------------------
-
-  /** Whether the value is a JSON list (a property the JSON wrote as one, even with a single item). */
-  get isList(): boolean {
-    return Array.isArray(this.value);
-  }
+  // ---- lists as the JSON writes them, and locations named from a neighbour ---------------------
 
   /**
    * The items of the property `name` when the JSON writes it as a list; none for any other shape

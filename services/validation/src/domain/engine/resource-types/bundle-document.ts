@@ -94,7 +94,7 @@ function resolveInBundle(from: ReferringEntry, reference: JsonNode, path: string
   const hits = matches(index, ref, fullUrl, referrerId);
   if (hits.length === 1) return;
   if (hits.length > 1) {
-    ctx.error('BUNDLE_BUNDLE_ENTRY_FOUND_MULTIPLE', [hits.length, ref, name], path, undefined);
+    ctx.report('error', 'BUNDLE_BUNDLE_ENTRY_FOUND_MULTIPLE', [hits.length, ref, name], path, undefined);
     return;
   }
   // the same type and id under another fullUrl: say why it does not count
@@ -103,9 +103,9 @@ function resolveInBundle(from: ReferringEntry, reference: JsonNode, path: string
   const base = fullUrl ? restfulBase(fullUrl, referrerId) : undefined;
   if (sameTypeAndId.length > 0 && fullUrl !== undefined && parsed.kind === 'relative') {
     const found = [...new Set(sameTypeAndId.map((e) => e.fullUrl ?? ''))].join(', ');
-    ctx.error('BUNDLE_BUNDLE_ENTRY_NOTFOUND_APPARENT', [ref, name, sameTypeAndId.length, (base ?? '') + ref, found], path, undefined);
+    ctx.report('error', 'BUNDLE_BUNDLE_ENTRY_NOTFOUND_APPARENT', [ref, name, sameTypeAndId.length, (base ?? '') + ref, found], path, undefined);
   } else {
-    ctx.error('BUNDLE_BUNDLE_ENTRY_NOTFOUND', [ref, name], path, undefined);
+    ctx.report('error', 'BUNDLE_BUNDLE_ENTRY_NOTFOUND', [ref, name], path, undefined);
   }
 }
 
@@ -187,7 +187,7 @@ export function checkAllInterlinked(ctx: NodeContext, index: BundleIndex, entrie
       if (visited.has(i) || ![...s.targets].some((t) => visited.has(t))) return;
       if (s.resource.resourceType !== 'Provenance' && !isMessage) {
         // (named one past the last entry, as the HL7 validator does)
-        ctx.warning('BUNDLE_BUNDLE_ENTRY_REVERSE_R4', [entryName(s.entry)], hl7Item(ctx.path, 'entry', entries.length), undefined);
+        ctx.report('warning', 'BUNDLE_BUNDLE_ENTRY_REVERSE_R4', [entryName(s.entry)], hl7Item(ctx.path, 'entry', entries.length), undefined);
       }
       found = true;
       visit(i);
@@ -197,8 +197,8 @@ export function checkAllInterlinked(ctx: NodeContext, index: BundleIndex, entrie
     if (visited.has(i)) return;
     // the HL7 validator names the entry one past its position in the list of entries with a resource
     const path = hl7Item(ctx.path, 'entry', i);
-    if (isMessage) ctx.warning('BUNDLE_BUNDLE_ENTRY_ORPHAN_MESSAGE', [entryName(s.entry)], path, undefined);
-    else ctx.error('BUNDLE_BUNDLE_ENTRY_ORPHAN_DOCUMENT', [entryName(s.entry)], path, undefined);
+    if (isMessage) ctx.report('warning', 'BUNDLE_BUNDLE_ENTRY_ORPHAN_MESSAGE', [entryName(s.entry)], path, undefined);
+    else ctx.report('error', 'BUNDLE_BUNDLE_ENTRY_ORPHAN_DOCUMENT', [entryName(s.entry)], path, undefined);
   });
 }
 

@@ -8,14 +8,18 @@ import type { CodingInput, TerminologyIssue, ValidateCodeResult } from '../../po
 import type { ResolvedValidatorOptions } from '../validator-options.js';
 import type { NodeContext } from '../context/node-context.js';
 import type { BindingPlan } from '../plan/structure-plan.js';
-import { isArray, isObject, str } from '../json/json-value.js';
+import type { JsonNode } from '../json/json-node.js';
 
 /** The types a binding is checked on. */
 export type BoundType = 'code' | 'string' | 'uri' | 'Coding' | 'Quantity' | 'CodeableConcept' | 'CodeableReference';
 
-/** The binding of ctx.element (`binding`) on a value of `type`, checked once per location and value set. */
-export function checkBinding(ctx: NodeContext, binding: BindingPlan, type: BoundType, v: unknown): void {
+/**
+ * The binding of ctx.element (`binding`) on a value of `type`, checked once per location and value
+ * set: `v` is a code's text (a primitive), or undefined for a complex value, read from ctx.node.
+ */
+export function checkBinding(ctx: NodeContext, binding: BindingPlan, type: BoundType, v: string | undefined): void {
   const run = ctx.run;
+  const node = ctx.node;
   for (const extra of binding.additional) {
     if (extra.purpose === 'required' || extra.purpose === 'maximum') checkAdditionalBinding(ctx, extra.valueSet, v);
   }
@@ -26,19 +30,23 @@ export function checkBinding(ctx: NodeContext, binding: BindingPlan, type: Bound
   run.evaluated.add(key);
   let request: { coding?: CodingInput; codings?: CodingInput[] };
   let display: string;
-  if (typeof v === 'string') {
+  if (v !== undefined) {
     request = { coding: { code: v } };
     display = v;
-  } else if (isObject(v) && (type === 'CodeableConcept' || type === 'CodeableReference')) {
-    const cc = type === 'CodeableReference' ? v.concept : v;
-    if (!isObject(cc) || !isArray(cc.coding) || cc.coding.length === 0) return;
-    const codings = codingInputs(cc.coding);
+  } else if (node.isObject && (type === 'CodeableConcept' || type === 'CodeableReference')) {
+    const cc = type === 'CodeableReference' ? node.child('concept') : node;
+    const coding = cc?.isObject ? cc.child('coding') : undefined;
+    if (!coding?.isList) return;
+    const items = coding.items();
+    if (items.length === 0) return;
+    const codings = codingInputs(items);
     request = { codings };
     display = codings.map((c) => `${c.system ?? ''}#${c.code ?? ''}`).join(', ');
-  } else if (isObject(v) && (type === 'Coding' || type === 'Quantity')) {
-    if (typeof v.code !== 'string') return;
-    request = { coding: { system: str(v.system), code: v.code, display: str(v.display), version: str(v.version) } };
-    display = String(v.code);
+  } else if (node.isObject && (type === 'Coding' || type === 'Quantity')) {
+    const code = node.str('code');
+    if (code === undefined) return;
+    request = { coding: { system: node.str('system'), code, display: node.str('display'), version: node.str('version') } };
+    display = code;
   } else {
     return;
   }
@@ -61,16 +69,18 @@ export function checkBinding(ctx: NodeContext, binding: BindingPlan, type: Bound
   }
 }
 
-/** An additional binding with purpose required/maximum: the codes must be in its value set. */
-function checkAdditionalBinding(ctx: NodeContext, valueSet: string, v: unknown): void {
+/** An additional binding with purpose required/maximum: the codes must be in its value set (`v`: a code's text, else ctx.node). */
+function checkAdditionalBinding(ctx: NodeContext, valueSet: string, v: string | undefined): void {
   const run = ctx.run;
+  const node = ctx.node;
   const key = ctx.path + '\u0000' + valueSet + '\u0000additional';
   if (run.evaluated.has(key)) return;
   run.evaluated.add(key);
   let codings: CodingInput[] = [];
-  if (typeof v === 'string') codings = [{ code: v }];
-  else if (isObject(v) && isArray(v.coding)) codings = codingInputs(v.coding);
-  else if (isObject(v) && typeof v.code === 'string') codings = [codingInput(v)];
+  const coding = v === undefined ? node.child('coding') : undefined;
+  if (v !== undefined) codings = [{ code: v }];
+  else if (coding?.isList) codings = codingInputs(coding.items());
+  else if (node.str('code') !== undefined) codings = [codingInput(node)];
   if (codings.length === 0) return;
   const apply = (r: ValidateCodeResult) => {
     if (r.valid !== false) return;
@@ -127,14 +137,14 @@ function applyBindingResult(ctx: NodeContext, asked: BindingQuestion, r: Validat
 }
 
 /** The codings of a CodeableConcept as the terminology takes them: the objects, their texts (others left out). */
-function codingInputs(codings: readonly unknown[]): CodingInput[] {
+function codingInputs(codings: readonly JsonNode[]): CodingInput[] {
   const out: CodingInput[] = [];
-  for (const c of codings) if (isObject(c)) out.push(codingInput(c));
+  for (const c of codings) if (c.isObject) out.push(codingInput(c));
   return out;
 }
 
-function codingInput(c: Record<string, unknown>): CodingInput {
-  return { system: str(c.system), version: str(c.version), code: str(c.code), display: str(c.display) };
+function codingInput(c: JsonNode): CodingInput {
+  return { system: c.str('system'), version: c.str('version'), code: c.str('code'), display: c.str('display') };
 }
 
 /**

@@ -35,7 +35,8 @@ const conformsToProfile = (value: unknown, url: string, ctx: unknown): boolean |
 
 /** The constraints of `el` on `value`, reported at ctx.path. */
 export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unknown): void {
-  const { run, host, path } = ctx;
+  // (ctx.path is made only when needed: native invariants on primitives mostly pass)
+  const { run, host } = ctx;
   const { invariants } = run.services;
   const bestPractice = run.options.bestPractice;
   for (const c of el.constraints) {
@@ -46,7 +47,7 @@ export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unkno
     // native invariants (ele-1 on every element) are cheap: no bookkeeping, duplicates are
     // dropped by report(); FHIRPath ones are evaluated once per location
     if (!InvariantEvaluator.isNative(c.key)) {
-      const key = path + '\u0000' + c.key;
+      const key = ctx.path + '\u0000' + c.key;
       if (run.evaluated.has(key)) continue;
       run.evaluated.add(key);
     }
@@ -60,13 +61,13 @@ export function checkConstraints(ctx: NodeContext, el: ElementPlan, value: unkno
       reportConstraint(ctx, c, run.pos(value), bestPractice);
     } else if (result.tooCostly) {
       // stopped at the item budget: said where it was evaluated, as an error (the rule was not checked)
-      run.report('error', 'FHIRPATH_TOO_COSTLY', [c.expression, invariants.itemBudget], path, run.pos(value));
+      run.report('error', 'FHIRPATH_TOO_COSTLY', [c.expression, invariants.itemBudget], ctx.path, run.pos(value));
     } else {
       // a broken invariant is reported once per validation, never as an error
       const brokenKey = '\u0000broken\u0000' + c.key + '\u0000' + c.expression;
       if (!run.evaluated.has(brokenKey)) {
         run.evaluated.add(brokenKey);
-        run.report('warning', 'INVARIANT_BROKEN', [c.key, c.expression, result.error], path, run.pos(value));
+        run.report('warning', 'INVARIANT_BROKEN', [c.key, c.expression, result.error], ctx.path, run.pos(value));
       }
     }
   }

@@ -10,6 +10,7 @@
  *   an extension limited to FHIR versions R4 is not in is not allowed at all;
  * - when a context matched, every context invariant must hold on that element.
  */
+import type { JsonNode } from '../json/json-node.js';
 import type { NodeContext } from '../context/node-context.js';
 import type { ElementPlan, StructurePlan } from '../plan/structure-plan.js';
 import { inVersionRange, type ExtensionContext } from '../plan/extension-usage.js';
@@ -33,8 +34,8 @@ export interface ExtensionHost {
   plan: StructurePlan;
   /** The JSON object holding the `extension` array (for a primitive: its `_x` object). */
   container: Record<string, unknown>;
-  /** Where the container is: HL7 reports context problems there (checkExtensionContext gets the container's stack). */
-  path: string;
+  /** The container as a node: HL7 reports context problems where it is (checkExtensionContext gets the container's stack). */
+  node: JsonNode;
   /** For a primitive's `_x` companion: the object holding the primitive (an Extension, for its value[x]). */
   owner?: Record<string, unknown>;
 }
@@ -53,10 +54,10 @@ export function checkExtensionContext(ctx: NodeContext, ext: StructurePlan, host
     const { start, end } = ext.fhirVersions;
     const mm = ENGINE_FHIR_VERSION.split('.').slice(0, 2).join('.');
     if (start !== undefined && !inVersionRange(ENGINE_FHIR_VERSION, { start, end: undefined })) {
-      ctx.error('EXTENSION_FHIR_VERSION_EARLIEST', [url, versionName(start), start, versionName(mm), ENGINE_FHIR_VERSION], host.path, ctx.pos(host.container));
+      host.node.error('EXTENSION_FHIR_VERSION_EARLIEST', [url, versionName(start), start, versionName(mm), ENGINE_FHIR_VERSION]);
     }
     if (end !== undefined && !inVersionRange(ENGINE_FHIR_VERSION, { start: undefined, end })) {
-      ctx.error('EXTENSION_FHIR_VERSION_LATEST', [url, versionName(end), end, versionName(mm), ENGINE_FHIR_VERSION], host.path, ctx.pos(host.container));
+      host.node.error('EXTENSION_FHIR_VERSION_LATEST', [url, versionName(end), end, versionName(mm), ENGINE_FHIR_VERSION]);
     }
   }
   if (ext.contexts.length === 0) return;
@@ -78,16 +79,16 @@ export function checkExtensionContext(ctx: NodeContext, ext: StructurePlan, host
   const where = paths.join(', ');
   if (!matched) {
     if (versionLimited) {
-      ctx.error(modifier ? 'EXTENSION_EXTM_CONTEXT_WRONG_VER' : 'EXTENSION_EXTP_CONTEXT_WRONG_VER', [url, described.join(', '), where, versionName(ENGINE_FHIR_VERSION), ENGINE_FHIR_VERSION], host.path, ctx.pos(host.container));
+      host.node.error(modifier ? 'EXTENSION_EXTM_CONTEXT_WRONG_VER' : 'EXTENSION_EXTP_CONTEXT_WRONG_VER', [url, described.join(', '), where, versionName(ENGINE_FHIR_VERSION), ENGINE_FHIR_VERSION]);
     } else {
-      ctx.error(modifier ? 'EXTENSION_EXTM_CONTEXT_WRONG' : 'EXTENSION_CONTEXT', [url, described.join(', '), where], host.path, ctx.pos(host.container));
+      host.node.error(modifier ? 'EXTENSION_EXTM_CONTEXT_WRONG' : 'EXTENSION_CONTEXT', [url, described.join(', '), where]);
     }
     return;
   }
   for (const invariant of ext.contextInvariants) {
     const result = ctx.services.invariants.test(invariant, host.plan.type || 'Element', host.container, { resource: ctx.host.resource, rootResource: ctx.host.root, extension });
     if (result === 'fail') {
-      ctx.error('PROFILE_EXT_NOT_HERE', [url, invariant], host.path, ctx.pos(host.container));
+      host.node.error('PROFILE_EXT_NOT_HERE', [url, invariant]);
       return;
     }
   }

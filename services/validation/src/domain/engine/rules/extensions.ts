@@ -6,6 +6,7 @@
  */
 import { ABSOLUTE_URL } from '../checks/urls.js';
 import type { NodeContext } from '../context/node-context.js';
+import type { JsonNode } from '../json/json-node.js';
 import { PRIMITIVE_TYPES, type StructurePlan } from '../plan/structure-plan.js';
 import { crossVersionExtension } from './cross-version-extensions.js';
 import { checkExtensionContext, type ExtensionHost } from './extension-context.js';
@@ -15,17 +16,17 @@ import { checkExtensionContext, type ExtensionHost } from './extension-context.j
  * structure it sits in) on `host`, the element holding it.
  */
 export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>, host: ExtensionHost): void {
-  const { path, at } = ctx;
+  const { node } = ctx;
   const modifier = ctx.element.name === 'modifierExtension';
-  const url = ext.url;
-  if (typeof url !== 'string' || url === '') {
-    ctx.report('error', 'EXTENSION_NO_URL', [], path, at);
+  const url = node.str('url');
+  if (url === undefined || url === '') {
+    node.error('EXTENSION_NO_URL', []);
     return;
   }
   // as HL7's checkChildByDefinition: outside a complex extension the url must be absolute, and
   // the extension is not checked further
   if (!ABSOLUTE_URL.test(url) && !isExtension(host)) {
-    ctx.report('error', 'EXTENSION_URL_NOT_ABSOLUTE', [url], path, at);
+    node.error('EXTENSION_URL_NOT_ABSOLUTE', [url]);
     return;
   }
   const plans = ctx.services.plans;
@@ -45,7 +46,7 @@ export function resolveExtension(ctx: NodeContext, ext: Record<string, unknown>,
   if (!plan.root?.ownChildren) return;
   if (plan.type === 'Extension' && plan.root.isModifier !== modifier) {
     // HL7 names the extension by url in this location
-    ctx.report('error', modifier ? 'EXTENSION_NOT_MODIFIER' : 'EXTENSION_IS_MODIFIER', [url], urlPath(ctx, url), at);
+    ctx.report('error', modifier ? 'EXTENSION_NOT_MODIFIER' : 'EXTENSION_IS_MODIFIER', [url], urlPath(ctx, url), node.at);
   }
   checkExtensionContext(ctx, plan, host, modifier, ext);
   if (plan.type === 'Extension') checkValueOrChildren(ctx, ext, plan);
@@ -75,7 +76,7 @@ function urlPath(ctx: NodeContext, url: string): string {
 }
 
 function unknownExtension(ctx: NodeContext, url: string, host: ExtensionHost, modifier: boolean): void {
-  const { path, at } = ctx;
+  const { node } = ctx;
   if (!ABSOLUTE_URL.test(url) && isExtension(host)) {
     // a sub-extension of a complex extension: its definition names the relative urls it allows
     checkSubExtension(ctx, url, host);
@@ -85,7 +86,7 @@ function unknownExtension(ctx: NodeContext, url: string, host: ExtensionHost, mo
   if (alwaysAllowedUnknown(url, options.allowExampleUrls)) return;
   // a modifier extension nobody knows stays an error even where unknown extensions are tolerated
   if (modifier) {
-    ctx.report('error', 'EXTENSION_MODIFIER_UNKNOWN', [url], path, at);
+    node.error('EXTENSION_MODIFIER_UNKNOWN', [url]);
     return;
   }
   // HL7's extension domains: an unknown extension from an allowed domain passes silently; with
@@ -96,8 +97,8 @@ function unknownExtension(ctx: NodeContext, url: string, host: ExtensionHost, mo
     else if (url.startsWith(domain)) return;
   }
   const severity = any ? 'information' : options.unknownExtensionSeverity;
-  if (severity === 'error') ctx.report('error', 'EXTENSION_UNKNOWN', [url], path, at);
-  else ctx.report(severity, 'EXTENSION_UNKNOWN_ALLOWED', [url], path, at);
+  if (severity === 'error') node.error('EXTENSION_UNKNOWN', [url]);
+  else node.report(severity, 'EXTENSION_UNKNOWN_ALLOWED', [url]);
 }
 
 /**
@@ -138,11 +139,16 @@ function checkValueOrChildren(ctx: NodeContext, ext: Record<string, unknown>, pl
   const valueType = extensionValueType(ext);
   if (valueType !== undefined) {
     if (!simple) ctx.error('EXTENSION_EXT_COMPLEX_VALUE', [plan.url, valueType]);
-  } else if (Array.isArray(ext.extension) && ext.extension.length > 0) {
+  } else if (hasSubExtensions(ctx.node.child('extension'))) {
     if (simple) ctx.error('EXTENSION_EXT_SIMPLE_WRONG', [plan.url]);
   } else if (simple) {
     ctx.error('EXTENSION_EXT_SIMPLE_ABSENT', [plan.url]);
   }
+}
+
+/** Sub-extensions written as a list with items (a single object is a shape error, reported by the walk). */
+function hasSubExtensions(extension: JsonNode | undefined): boolean {
+  return extension?.isList === true && extension.items().length > 0;
 }
 
 /** The type a `value[x]` property names (`valueString` → string, `valueQuantity` → Quantity). */

@@ -9,6 +9,7 @@ import { checkValueRegex } from '../checks/value-regex.js';
 import { deepEqual, describeValue } from '../checks/values.js';
 import { checkXhtml, unresolvedInternalLinks } from '../checks/xhtml.js';
 import type { NodeContext } from '../context/node-context.js';
+import type { JsonNode } from '../json/json-node.js';
 import { isArray, isObject, jsonKind } from '../json/json-value.js';
 import { checkBinding } from './bindings.js';
 import { checkConstraints } from './constraints.js';
@@ -19,6 +20,8 @@ export interface PrimitiveOccurrence {
   value: unknown;
   /** The `_x` companion item (id, extensions), if any. */
   companion: unknown;
+  /** The companion item as a node (at the primitive's location, where the companion is written). */
+  companionNode?: JsonNode | undefined;
   /** The property has a `_x` companion at all (changes the wording for a null value). */
   hasCompanion: boolean;
   /** The source text of a number, when the parser kept it (`1.50`, `2.0`). */
@@ -30,24 +33,25 @@ export interface PrimitiveOccurrence {
 }
 
 /** One primitive value of `type` at ctx (ctx.element is its element). */
-export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, hasCompanion, rawNumber: raw, inArray, owner }: PrimitiveOccurrence): void {
-  const { element: el, path, at, plan } = ctx;
+export function checkPrimitive(ctx: NodeContext, type: string, { value: v, companion, companionNode, hasCompanion, rawNumber: raw, inArray, owner }: PrimitiveOccurrence): void {
+  // (the location is made only for a report: most values report nothing)
+  const { element: el, plan, node } = ctx;
   let blank = false;
-  if ((el.mustHaveValue || el.valueAlternatives.length > 0) && (v === undefined || v === null)) checkMissingValue(ctx, companion);
+  if ((el.mustHaveValue || el.valueAlternatives.length > 0) && (v === undefined || v === null)) checkMissingValue(ctx, companionNode);
   if (ctx.mode === 'structural') {
     if (companion === null && !inArray && hasCompanion && (v === undefined || (v !== null && typeof v !== 'object'))) {
       // a single value's `_x` written as null: reported, and the value is not read
-      ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + path.slice(path.lastIndexOf('.') + 1), 'a Null', path], path, at);
+      node.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + node.path.slice(node.path.lastIndexOf('.') + 1), 'a Null', node.path]);
       return;
     }
     if (companion !== undefined && companion !== null) {
       if (!isObject(companion)) {
-        ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [path.slice(path.lastIndexOf('.') + 1), jsonKind(companion), path], path, at);
+        node.report('error', 'JSON_PROPERTY_NOT_OBJECT', [node.path.slice(node.path.lastIndexOf('.') + 1), jsonKind(companion), node.path]);
       } else {
         const plans = ctx.services.plans;
         const cc = plans.primitiveCompanionChildren(type);
         if (owner) ctx.run.companionOwners.set(companion, owner);
-        if (cc) ctx.walker.walkObject(ctx.inside(plans.typePlan(type) ?? plan), companion, cc, false);
+        if (cc) ctx.walker.walkObject(ctx.inside(plans.typePlan(type) ?? plan, ctx.host, companionNode ?? ctx.nodeOf(companion)), companion, cc, false);
       }
     }
     if (ctx.run.sourceFormat === 'xml' && (v === undefined || v === null || typeof v === 'string')) {
@@ -55,22 +59,22 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     } else if (v === undefined || v === null) {
       // a single value written as null is not a simple value, whatever its companion holds
       if (v === null && (!inArray || !hasCompanion)) {
-        ctx.report('error', 'JSON_NULL_NOT_ALLOWED', [path.slice(path.lastIndexOf('.') + 1), path], path, at);
+        node.report('error', 'JSON_NULL_NOT_ALLOWED', [node.path.slice(node.path.lastIndexOf('.') + 1), node.path]);
       } else if (!hasChildren(companion)) {
-        ctx.report('error', 'PRIMITIVE_NO_VALUE', [], path, at);
+        node.report('error', 'PRIMITIVE_NO_VALUE', []);
       }
       return;
     }
     const want = jsonTypeOfPrimitive(type);
     if (typeof v !== want) {
-      ctx.report('error', 'JSON_PRIMITIVE_WRONG_TYPE', [want === 'boolean' ? 'a boolean' : want === 'number' ? 'a number' : 'a string', path], path, at);
+      node.report('error', 'JSON_PRIMITIVE_WRONG_TYPE', [want === 'boolean' ? 'a boolean' : want === 'number' ? 'a number' : 'a string', node.path]);
       return;
     }
     if (typeof v === 'string' && isBlank(v)) {
       // as HL7's checkPrimitive: a blank value is fine when extensions stand in for it, and
       // is otherwise an error when empty and a warning when only whitespace; nothing else of
       // the value is checked
-      if (!hasChildren(companion)) ctx.report(v.length === 0 ? 'error' : 'warning', v.length === 0 ? 'PRIMITIVE_EMPTY_STRING' : 'PRIMITIVE_WHITESPACE_ONLY', [], path, at);
+      if (!hasChildren(companion)) node.report(v.length === 0 ? 'error' : 'warning', v.length === 0 ? 'PRIMITIVE_EMPTY_STRING' : 'PRIMITIVE_WHITESPACE_ONLY', []);
       blank = true;
     }
     const isResourceId = type !== 'id' && el.path === plan.type + '.id' && plan.kind === 'resource';
@@ -78,13 +82,13 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
     if (!isResourceId && !blank && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
       const options = ctx.run.options;
       const problems = checkPrimitiveValue(type, v, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, raw);
-      for (const p of problems) ctx.report(p.severity, p.id, p.args, path, at);
+      for (const p of problems) node.report(p.severity, p.id, p.args);
     }
     if (type === 'xhtml' && typeof v === 'string' && !blank) {
-      for (const p of checkXhtml(v)) ctx.report('error', p.id, p.args, path, at);
+      for (const p of checkXhtml(v)) node.report('error', p.id, p.args);
       const resource = ctx.host.resource;
       const contained = isArray(resource.contained) ? resource.contained.filter(isObject).map((c) => String(c.id)) : [];
-      for (const link of unresolvedInternalLinks(v, contained)) ctx.report('error', 'XHTML_LINK_UNRESOLVED', [link.href, link.path, link.text], path, at);
+      for (const link of unresolvedInternalLinks(v, contained)) node.report('error', 'XHTML_LINK_UNRESOLVED', [link.href, link.path, link.text]);
     }
   } else if (v === undefined || v === null || typeof v !== jsonTypeOfPrimitive(type)) {
     return;
@@ -93,20 +97,20 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
   }
   if (v === undefined || v === null) return;
   if (el.maxLength !== undefined && typeof v === 'string' && v.length > el.maxLength && !blank) {
-    ctx.report('error', 'STRING_TOO_LONG', [el.maxLength], path, at);
+    node.report('error', 'STRING_TOO_LONG', [el.maxLength]);
   }
   if (el.minLength !== undefined && typeof v === 'string' && v.length < el.minLength && !blank) {
-    ctx.report('error', 'STRING_TOO_SHORT', [v.length, el.minLength], path, at);
+    node.report('error', 'STRING_TOO_SHORT', [v.length, el.minLength]);
   }
   if (el.regex !== undefined && !blank && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
     const problem = checkValueRegex(el.regex, type, raw ?? String(v));
-    if (problem) ctx.report(problem.severity, problem.id, problem.args, path, at);
+    if (problem) node.report(problem.severity, problem.id, problem.args);
   }
   if (el.fixed !== undefined && !deepEqual(v, el.fixed)) {
-    ctx.report('error', 'FIXED_VALUE', [v, describeValue(el.fixed)], path, at);
+    node.report('error', 'FIXED_VALUE', [v, describeValue(el.fixed)]);
   }
   if (el.pattern !== undefined && !deepEqual(v, el.pattern)) {
-    ctx.report('error', 'PATTERN_VALUE', [v, describeValue(el.pattern), plan.label], path, at);
+    node.report('error', 'PATTERN_VALUE', [v, describeValue(el.pattern), plan.label]);
   }
   if (el.minValue || el.maxValue) checkPrimitiveRange(ctx, v);
   if (el.binding && !blank && (type === 'code' || type === 'string' || type === 'uri') && typeof v === 'string') {
@@ -121,10 +125,10 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
  * is reported as HL7 does for XML. True when nothing more is to be checked of the value.
  */
 function checkXmlText(ctx: NodeContext, type: string, v: string | undefined, companion: unknown): boolean {
-  const { path, at } = ctx;
+  const { node } = ctx;
   if (v === undefined) {
     if (!hasChildren(companion)) {
-      ctx.report('error', 'PRIMITIVE_NO_VALUE', [], path, at);
+      node.report('error', 'PRIMITIVE_NO_VALUE', []);
       // the element is there with neither value nor children: ele-1 fails on it too (HL7 reports both)
       if (ctx.element.constraints.length) checkConstraints(ctx, ctx.element, undefined);
     }
@@ -133,16 +137,16 @@ function checkXmlText(ctx: NodeContext, type: string, v: string | undefined, com
   const want = jsonTypeOfPrimitive(type);
   if (want === 'string') return false;
   if (isBlank(v)) {
-    if (!hasChildren(companion)) ctx.report(v.length === 0 ? 'error' : 'warning', v.length === 0 ? 'PRIMITIVE_EMPTY_STRING' : 'PRIMITIVE_WHITESPACE_ONLY', [], path, at);
+    if (!hasChildren(companion)) node.report(v.length === 0 ? 'error' : 'warning', v.length === 0 ? 'PRIMITIVE_EMPTY_STRING' : 'PRIMITIVE_WHITESPACE_ONLY', []);
     return true;
   }
   if (want === 'boolean') {
-    ctx.report('error', 'Type_Specific_Checks_DT_Boolean_Value', [], path, at);
+    node.report('error', 'Type_Specific_Checks_DT_Boolean_Value', []);
     return true;
   }
   const options = ctx.services.options;
   const problems = checkPrimitiveValue(type, Number.NaN, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, v);
-  for (const p of problems) ctx.report(p.severity, p.id, p.args, path, at);
+  for (const p of problems) node.report(p.severity, p.id, p.args);
   return true;
 }
 
@@ -150,15 +154,19 @@ function checkXmlText(ctx: NodeContext, type: string, v: string | undefined, com
  * A primitive without a value where the profile asks for one (R5's mustHaveValue) or allows only
  * some extensions in its place (valueAlternatives), as HL7 checks them.
  */
-function checkMissingValue(ctx: NodeContext, companion: unknown): void {
-  const { element: el, plan, path, at } = ctx;
+function checkMissingValue(ctx: NodeContext, companion: JsonNode | undefined): void {
+  const { element: el, plan, node } = ctx;
   if (el.mustHaveValue) {
-    ctx.report('error', 'PRIMITIVE_MUSTHAVEVALUE_MESSAGE', [el.id, plan.url], path, at);
+    node.report('error', 'PRIMITIVE_MUSTHAVEVALUE_MESSAGE', [el.id, plan.url]);
     return;
   }
-  const extensions = isObject(companion) && Array.isArray(companion.extension) ? companion.extension : [];
-  const present = extensions.some((e) => isObject(e) && typeof e.url === 'string' && el.valueAlternatives.includes(e.url));
-  if (!present) ctx.report('error', 'PRIMITIVE_VALUE_ALTERNATIVES_MESSAGE', [el.id, plan.url, el.valueAlternatives.join(', ')], path, at);
+  // (extensions not written as a list are not read: the walk reported their shape)
+  const extensions = companion?.child('extension');
+  const present = extensions?.isList === true && extensions.items().some((e) => {
+    const url = e.str('url');
+    return url !== undefined && el.valueAlternatives.includes(url);
+  });
+  if (!present) node.report('error', 'PRIMITIVE_VALUE_ALTERNATIVES_MESSAGE', [el.id, plan.url, el.valueAlternatives.join(', ')]);
 }
 
 /** A `_x` companion that holds something (an id or extensions). */

@@ -8,21 +8,22 @@
  *   exist is HL7's list, not checked here.
  */
 import type { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
 
 const EXT_WORKGROUP = 'http://hl7.org/fhir/StructureDefinition/structuredefinition-wg';
 
-export function checkPublication(ctx: NodeContext, resource: Record<string, unknown>): void {
+/** The resource at ctx (ctx.node) as far as what may be published goes. */
+export function checkPublication(ctx: NodeContext): void {
   const options = ctx.run.options;
   if (!options.noExperimentalContent && !options.forPublication) return;
-  const url = resource.url;
-  if (typeof url !== 'string') return;
-  if (options.noExperimentalContent && resource.experimental === true) {
-    ctx.error('NO_EXPERIMENTAL_CONTENT', [], `${ctx.path}.experimental`, ctx.propPos(resource, 'experimental'));
-  }
+  const resource = ctx.node;
+  const url = resource.str('url');
+  if (url === undefined) return;
+  const experimental = resource.child('experimental');
+  if (options.noExperimentalContent && experimental?.value === true) experimental.error('NO_EXPERIMENTAL_CONTENT', []);
   if (options.forPublication && (url.startsWith('http://hl7.org/fhir/') || url.startsWith('http://terminology.hl7.org/')) && !url.includes('http://hl7.org/fhir/sid')) {
-    const extensions = Array.isArray(resource.extension) ? resource.extension : [];
-    const groups = extensions.filter((e) => isObject(e) && e.url === EXT_WORKGROUP);
+    // (a single extension not written as a list is not read: the walk reported its shape)
+    const extensions = resource.child('extension');
+    const groups = extensions?.isList ? extensions.items().filter((e) => e.str('url') === EXT_WORKGROUP) : [];
     if (groups.length === 0) ctx.error('VALIDATION_HL7_WG_NEEDED', [EXT_WORKGROUP]);
     else if (groups.length > 1) ctx.error('VALIDATION_HL7_PUBLISHER_MULTIPLE_WGS', []);
   }

@@ -5,41 +5,41 @@
  */
 import { hasVersion, parseReference } from '../checks/references.js';
 import type { NodeContext } from '../context/node-context.js';
-import { isArray, isObject } from '../json/json-value.js';
+import { isObject } from '../json/json-value.js';
 import type { ElementPlan } from '../plan/structure-plan.js';
 import type { FetchAnswer, ResourceFetcher } from '../../ports/resource-fetcher.js';
 import { conformsTo } from './slicing.js';
 
 const CORE_SD = 'http://hl7.org/fhir/StructureDefinition/';
 
-export function checkReference(ctx: NodeContext, v: Record<string, unknown>): void {
-  const { path, at, host } = ctx;
-  const ref = v.reference;
-  if (typeof ref !== 'string') {
-    if (v.identifier === undefined && v.display === undefined && v.extension === undefined) ctx.report('warning', 'REFERENCE_NO_DISPLAY', [], path, at);
+/** The Reference at ctx (ctx.node). */
+export function checkReference(ctx: NodeContext): void {
+  const { node, host } = ctx;
+  const ref = node.str('reference');
+  if (ref === undefined) {
+    if (!node.child('identifier') && !node.child('display') && !node.child('extension')) node.warning('REFERENCE_NO_DISPLAY', []);
     return;
   }
   const targets = referenceTargets(ctx, ctx.element);
   const parsed = parseReference(ref);
   if (parsed.kind === 'local') {
     if (parsed.id === '') return; // reference to the container
-    const contained = host.root.contained;
-    const target = isArray(contained) ? contained.find((c) => isObject(c) && c.id === parsed.id) : undefined;
+    const target = host.resolveReference(ref);
     if (!isObject(target)) {
-      ctx.report('error', 'REFERENCE_CANT_RESOLVE', [ref], path, at);
+      node.report('error', 'REFERENCE_CANT_RESOLVE', [ref]);
       return;
     }
     if (targets && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
-      ctx.report('error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')], path, at);
+      node.report('error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')]);
     }
     return;
   }
   if (/\s/.test(ref) /* linear: one character class */) {
-    ctx.report('error', 'REFERENCE_FORMAT', [ref], path, at);
+    node.report('error', 'REFERENCE_FORMAT', [ref]);
     return;
   }
   if (targets && parsed.type && ctx.services.plans.isResourceType(parsed.type) && !targets.has(parsed.type)) {
-    ctx.report('error', 'REFERENCE_BAD_TARGET', [parsed.type, ref, [...targets].join(', ')], path, at);
+    node.report('error', 'REFERENCE_BAD_TARGET', [parsed.type, ref, [...targets].join(', ')]);
     return;
   }
   const bundle = host.bundle;
@@ -51,17 +51,17 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
     if (version !== undefined) hits = hits.filter((h) => hasVersion(h.resource, version));
     if (bundle.type === 'document' || bundle.type === 'message') {
       // inside documents and messages references must resolve, and unambiguously
-      if (hits.length > 1) ctx.report('error', 'REFERENCE_MULTIPLE_MATCHES', [ref], path, at);
-      else if (hits.length === 0 && parsed.kind !== 'absolute' && parsed.kind !== 'other') ctx.report('warning', 'REFERENCE_NOT_IN_BUNDLE', [ref], path, at);
+      if (hits.length > 1) node.report('error', 'REFERENCE_MULTIPLE_MATCHES', [ref]);
+      else if (hits.length === 0 && parsed.kind !== 'absolute' && parsed.kind !== 'other') node.report('warning', 'REFERENCE_NOT_IN_BUNDLE', [ref]);
     }
     resolvedInside = hits.length > 0;
     if (hits.length === 1) {
       const target = hits[0]?.resource;
       // the entry the reference names holds another type than the reference says
       if (parsed.type && target && typeof target.resourceType === 'string' && target.resourceType !== parsed.type) {
-        ctx.report('error', 'Reference_REF_ResourceType', [ref, target.resourceType], path, at);
+        node.report('error', 'Reference_REF_ResourceType', [ref, target.resourceType]);
       } else if (targets && target && typeof target.resourceType === 'string' && !targets.has(target.resourceType)) {
-        ctx.report('error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')], path, at);
+        node.report('error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')]);
       }
     }
   }
@@ -77,18 +77,18 @@ export function checkReference(ctx: NodeContext, v: Record<string, unknown>): vo
  * a search, not a resource.
  */
 function checkExternalReference(ctx: NodeContext, ref: string, targets: Set<string> | undefined): void {
-  const { run, path, at } = ctx;
+  const { run, node } = ctx;
   const options = run.options;
   const policy = options.referencePolicy;
   if (policy === 'IGNORE' || run.silent || ref.includes('?')) return;
   const exampleHost = options.allowExampleUrls && (ref.includes('example.org') || ref.includes('acme.com'));
   const conclude = (target: FetchAnswer): void => {
     if (!target) {
-      if (!exampleHost && policy !== 'CHECK_TYPE_IF_EXISTS') ctx.report('error', 'REFERENCE_CANT_RESOLVE', [ref], path, at);
+      if (!exampleHost && policy !== 'CHECK_TYPE_IF_EXISTS') node.report('error', 'REFERENCE_CANT_RESOLVE', [ref]);
       return;
     }
     if (targets && !targets.has(target.resourceType)) {
-      ctx.report('error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')], path, at);
+      node.report('error', 'REFERENCE_WRONG_TARGET', [target.resourceType, [...targets].join(', ')]);
       return;
     }
     if (policy === 'CHECK_VALID') checkTargetProfiles(ctx, ref, target);
@@ -97,7 +97,7 @@ function checkExternalReference(ctx: NodeContext, ref: string, targets: Set<stri
   if (answer instanceof Promise) {
     run.pending.push(answer.then(conclude, (error: unknown) => {
       // as HL7: why resolution failed is information; the reference still did not resolve
-      ctx.report('information', 'REFERENCE_RESOLUTION_FAILED', [ref, error instanceof Error ? error.message : String(error)], path, at);
+      node.report('information', 'REFERENCE_RESOLUTION_FAILED', [ref, error instanceof Error ? error.message : String(error)]);
       conclude(undefined);
     }));
   } else {

@@ -6,6 +6,7 @@
 import { evaluateDiscriminatorPath } from '../checks/discriminator-path.js';
 import { deepEqual, matchesPattern } from '../checks/values.js';
 import { NodeContext } from '../context/node-context.js';
+import { JsonNode } from '../json/json-node.js';
 import { isArray, isObject } from '../json/json-value.js';
 import type { Position } from '../json/located-json.js';
 import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
@@ -14,12 +15,11 @@ type Discriminator = { type: string; path: string };
 
 /** The items of one property and where they are. */
 export interface SlicedProperty {
-  /** The object holding the property, and the property's JSON name. */
-  obj: Record<string, unknown>;
+  /** The property (`Patient.identifier`): its items are `[i]` on it when it repeats. */
+  node: JsonNode;
+  /** The property's JSON name. */
   key: string;
   values: unknown[];
-  /** FHIRPath of the property (`Patient.identifier`); items are `[i]` on it when it repeats. */
-  basePath: string;
   repeating: boolean;
 }
 
@@ -29,7 +29,7 @@ export interface SlicedProperty {
  * re-slicing a subset.
  */
 export function assignSlices(ctx: NodeContext, el: ElementPlan, property: SlicedProperty, indexes?: number[]): (ElementPlan | undefined)[] {
-  const { obj, key, values, basePath, repeating } = property;
+  const { node, key, values, repeating } = property;
   const parentPath = ctx.path;
   const label = ctx.plan.label;
   const result: (ElementPlan | undefined)[] = new Array<ElementPlan | undefined>(values.length);
@@ -41,20 +41,19 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
   // as HL7, an item is tried against every slice and matching two is an error; with profile
   // discriminators (a silent validation per slice) the first match is kept without looking further
   const tryAll = !slicing.discriminators.some((d) => d.type === 'profile');
-  const arr = isArray(obj[key]) ? obj[key] : undefined;
   const slices = el.slices;
   for (let k = 0; k < values.length; k++) {
     const i = indexes?.[k] ?? k;
     const v = values[k];
-    const itemPath = repeating ? `${basePath}[${String(i)}]` : basePath;
-    const at = arr ? ctx.itemPos(arr, i) : ctx.propPos(obj, key);
+    const item = node.item(i, repeating);
+    const itemPath = item.path;
     let matched: ElementPlan | undefined;
     let s = 0;
     for (; s < slices.length; s++) {
       const slice = slices[s];
       if (slice && matchesSlice(ctx, v, slice, slicing.discriminators)) {
         matched = slice;
-        if (slicing.ordered && s < previousSlice) ctx.report('error', 'SLICE_ORDER', [label, key], itemPath, at);
+        if (slicing.ordered && s < previousSlice) item.error('SLICE_ORDER', [label, key]);
         previousSlice = s;
         break;
       }
@@ -62,7 +61,7 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
     if (matched && tryAll) {
       for (let t = s + 1; t < slices.length; t++) {
         const other = slices[t];
-        if (other && matchesSlice(ctx, v, other, slicing.discriminators)) ctx.report('error', 'SLICE_MATCH_MULTIPLE', [label, matched.sliceName, other.sliceName], itemPath, at);
+        if (other && matchesSlice(ctx, v, other, slicing.discriminators)) item.error('SLICE_MATCH_MULTIPLE', [label, matched.sliceName, other.sliceName]);
       }
     }
     result[k] = matched;
@@ -70,19 +69,19 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
     else {
       // (openAtEnd: HL7 treats it as open, items in no slice anywhere are only a hint)
       previousSlice = -1;
-      if (slicing.rules === 'closed') ctx.report('error', 'SLICE_UNMATCHED_CLOSED', [label, `${itemPath}: Does not match any slice`], itemPath, at);
+      if (slicing.rules === 'closed') item.error('SLICE_UNMATCHED_CLOSED', [label, `${itemPath}: Does not match any slice`]);
       // as the HL7 validator: a hint, so that category rules can see it
-      else if (!indexes) ctx.report('information', 'SLICE_UNMATCHED_OPEN', [label], itemPath, at);
+      else if (!indexes) item.information('SLICE_UNMATCHED_OPEN', [label]);
     }
   }
   for (const slice of el.slices) {
     const n = counts.get(slice) ?? 0;
     if (n < slice.min) {
-      ctx.report('error', slicing.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, label], parentPath, ctx.pos(obj));
+      ctx.report('error', slicing.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [slice.id, label], parentPath, ctx.at);
     }
-    if (n > slice.max) ctx.report('error', 'CARDINALITY_MAX', [slice.id, slice.max, n, label], parentPath, ctx.pos(obj));
+    if (n > slice.max) ctx.report('error', 'CARDINALITY_MAX', [slice.id, slice.max, n, label], parentPath, ctx.at);
     // a slice with no items: its re-slices that need items have none either (HL7 counts each re-slice)
-    if (n === 0 && slice.slicing) reportRequiredSlices(ctx, slice, parentPath, ctx.pos(obj));
+    if (n === 0 && slice.slicing) reportRequiredSlices(ctx, slice, parentPath, ctx.at);
     // re-slicing: the items of a slice that is itself sliced are assigned to its slices
     if (n > 0 && slice.slicing && slice.slices.length > 0) {
       const subValues: unknown[] = [];
@@ -95,7 +94,7 @@ export function assignSlices(ctx: NodeContext, el: ElementPlan, property: Sliced
           positions.push(k);
         }
       }
-      const sub = assignSlices(ctx, slice, { obj, key, values: subValues, basePath, repeating }, subIndexes);
+      const sub = assignSlices(ctx, slice, { node, key, values: subValues, repeating }, subIndexes);
       sub.forEach((target, j) => {
         const position = positions[j];
         if (target && position !== undefined) result[position] = target;
@@ -234,11 +233,12 @@ export function conformsTo(ctx: NodeContext, v: Record<string, unknown>, url: st
     if (v.resourceType !== p.type) return false;
     const host = ctx.host.forSlicing(silent, v, p.type, depth);
     const base = full ? ctx.services.plans.typePlan(p.type) : undefined;
-    if (base?.root?.ownChildren) walker.walkObject(new NodeContext({ walker, host, plan: base, mode: 'structural' }, base.root, p.type, undefined, depth), v, base.root.ownChildren);
-    if (base !== p) walker.walkObject(new NodeContext({ walker, host, plan: p, mode: 'profile' }, p.root, p.type, undefined, depth), v, p.root.ownChildren);
+    const node = JsonNode.unplaced(silent, v, p.type);
+    if (base?.root?.ownChildren) walker.walkObject(new NodeContext({ walker, host, plan: base, mode: 'structural' }, base.root, node, depth), v, base.root.ownChildren);
+    if (base !== p) walker.walkObject(new NodeContext({ walker, host, plan: p, mode: 'profile' }, p.root, node, depth), v, p.root.ownChildren);
   } else {
     const host = ctx.host.forSlicing(silent, undefined, ctx.host.path, depth);
-    walker.walkObject(new NodeContext({ walker, host, plan: p, mode: 'profile' }, p.root, 'value', undefined, depth), v, p.root.ownChildren);
+    walker.walkObject(new NodeContext({ walker, host, plan: p, mode: 'profile' }, p.root, JsonNode.unplaced(silent, v, 'value'), depth), v, p.root.ownChildren);
   }
   return silent.errorCount === 0;
 }

@@ -7,6 +7,7 @@ import { checkResourceId } from '../checks/primitives.js';
 import { NodeContext, type NodeWalker } from '../context/node-context.js';
 import type { ResourceContext } from '../context/resource-context.js';
 import type { Position } from '../json/located-json.js';
+import { JsonNode } from '../json/json-node.js';
 import { isArray, isObject } from '../json/json-value.js';
 import type { StructurePlan } from '../plan/structure-plan.js';
 import { fhirFamily, parseVersionUrl } from '../definitions/versions.js';
@@ -26,50 +27,56 @@ export function validateResource(walker: NodeWalker, resourceTypes: ResourceType
   const rt = String(res.resourceType); // a text: the callers checked it
   const plans = run.services.plans;
   const basePlan = plans.typePlan(rt);
+  const resource = JsonNode.at(run, res, resPath, undefined);
   if (!basePlan || basePlan.kind !== 'resource' || !basePlan.hasSnapshot || !basePlan.root?.ownChildren) {
-    run.report('error', 'RESOURCETYPE_UNKNOWN', [rt], resPath, run.propPos(res, 'resourceType'));
+    run.report('error', 'RESOURCETYPE_UNKNOWN', [rt], resPath, resource.child('resourceType')?.at);
     return;
   }
   if (basePlan.abstract) {
-    run.report('error', 'ABSTRACT_TYPE', [rt], resPath, run.propPos(res, 'resourceType'));
+    run.report('error', 'ABSTRACT_TYPE', [rt], resPath, resource.child('resourceType')?.at);
     return;
   }
   if (structural) {
     const ctx = NodeContext.resourceRoot(walker, host, basePlan, basePlan.root, 'structural');
     const typeValidator = resourceTypes.get(rt);
     typeValidator?.beforeElements?.(ctx, res);
-    if (rt === 'Parameters') enterParametersGrouping(ctx, res);
-    if (Array.isArray(res.contained) && res.contained.length > 1 && run.options.containedPolicy === 'CHECK_VALID') checkContainedIds(ctx, res.contained);
+    if (rt === 'Parameters') enterParametersGrouping(ctx);
+    if (run.options.containedPolicy === 'CHECK_VALID') checkContainedIds(ctx.node.objects('contained'));
     walkObject(ctx, res, basePlan.root.ownChildren);
-    if (typeof res.id === 'string') {
-      for (const p of checkResourceId(res.id)) ctx.report(p.severity, p.id, p.args, `${resPath}.id`, ctx.propPos(res, 'id'));
-    }
+    const id = ctx.node.child('id');
+    const idText = id?.string;
+    if (id !== undefined && idText !== undefined) for (const p of checkResourceId(idText)) id.report(p.severity, p.id, p.args);
     typeValidator?.validate?.(ctx, res);
-    checkPublication(ctx, res);
+    checkPublication(ctx);
   }
   // profiles: meta.profile, then the caller's
-  const meta = res.meta;
   // a profile named in meta.profile that cannot be found is a warning (HL7 VALIDATION_VAL_PROFILE_UNKNOWN);
-  // one the caller asks for is an error (HL7 cannot validate against it at all)
-  const profiles: { url: string; path: string; at: Position | undefined; named: boolean }[] = [];
-  if (structural && isObject(meta) && isArray(meta.profile)) {
-    meta.profile.forEach((p, i, list) => {
-      if (typeof p === 'string') profiles.push({ url: p, path: `${resPath}.meta.profile[${String(i)}]`, at: run.itemPos(list, i), named: false });
-    });
+  // one the caller asks for is an error (HL7 cannot validate against it at all); a profile named in
+  // meta.profile is reported where it is named, one the caller asks for at the resource
+  const profiles: { url: string; node: JsonNode | undefined }[] = [];
+  if (structural) {
+    const listed = resource.child('meta')?.child('profile');
+    // (a single value is not a list of profiles: JSON_PROPERTY_NO_ARRAY, and none is used)
+    if (listed?.isList) {
+      for (const p of listed.items()) if (p.string !== undefined) profiles.push({ url: p.string, node: p });
+    }
   }
-  for (const p of extraProfiles) profiles.push({ url: p, path: resPath, at: undefined, named: true });
+  for (const url of extraProfiles) profiles.push({ url, node: undefined });
   const done = new Set<string>([basePlan.url]);
   for (const p of profiles) {
     if (done.has(p.url)) continue;
     done.add(p.url);
-    if (!p.named && claimsVersionedProfile(host, basePlan, p)) continue;
+    if (p.node !== undefined && claimsVersionedProfile(host, basePlan, p.url, p.node)) continue;
     const plan = plans.plan(p.url);
     if (!plan) {
-      run.report(p.named ? 'error' : 'warning', 'PROFILE_NOT_FOUND', [p.url], p.path, p.at);
+      if (p.node) p.node.warning('PROFILE_NOT_FOUND', [p.url]);
+      else run.report('error', 'PROFILE_NOT_FOUND', [p.url], resPath, undefined);
       continue;
     }
-    validateAgainstProfile(walker, host, plan, p.path, p.at);
-    validateImposedProfiles(walker, host, plan, p, done);
+    const reportPath = p.node?.path ?? resPath;
+    const reportAt = p.node?.at;
+    validateAgainstProfile(walker, host, plan, reportPath, reportAt);
+    validateImposedProfiles(walker, host, plan, { path: reportPath, at: reportAt }, done);
   }
   if (structural) validateGlobalProfiles(walker, host, rt, done);
 }
@@ -125,13 +132,12 @@ function validateImposedProfiles(walker: NodeWalker, host: ResourceContext, plan
  * definition of the resource type is fine (a hint), and anything else this version defines is not
  * a profile for this resource (an error). True when the url was one of these.
  */
-function claimsVersionedProfile(host: ResourceContext, basePlan: StructurePlan, p: { url: string; path: string; at: Position | undefined }): boolean {
-  const versioned = parseVersionUrl(p.url);
+function claimsVersionedProfile(host: ResourceContext, basePlan: StructurePlan, url: string, named: JsonNode): boolean {
+  const versioned = parseVersionUrl(url);
   if (!versioned) return false;
-  const { run } = host;
-  if (versioned.family !== fhirFamily(ENGINE_FHIR_VERSION)) run.report('information', 'VALIDATION_VAL_PROFILE_OTHER_VERSION', [versioned.family], p.path, p.at);
-  else if (versioned.url === basePlan.url) run.report('information', 'VALIDATION_VAL_PROFILE_THIS_VERSION_OK', [], p.path, p.at);
-  else run.report('error', 'VALIDATION_VAL_PROFILE_THIS_VERSION_OTHER', [run.services.plans.plan(versioned.url)?.type ?? 'null'], p.path, p.at);
+  if (versioned.family !== fhirFamily(ENGINE_FHIR_VERSION)) named.information('VALIDATION_VAL_PROFILE_OTHER_VERSION', [versioned.family]);
+  else if (versioned.url === basePlan.url) named.information('VALIDATION_VAL_PROFILE_THIS_VERSION_OK', []);
+  else named.error('VALIDATION_VAL_PROFILE_THIS_VERSION_OTHER', [host.run.services.plans.plan(versioned.url)?.type ?? 'null']);
   return true;
 }
 
@@ -151,11 +157,13 @@ export function validateAgainstProfile(walker: NodeWalker, host: ResourceContext
 }
 
 /** Contained resources are told apart by id: two with one id are an error. */
-function checkContainedIds(ctx: NodeContext, contained: unknown[]): void {
+function checkContainedIds(contained: readonly JsonNode[]): void {
+  if (contained.length < 2) return;
   const seen = new Set<string>();
-  contained.forEach((c, i) => {
-    if (!isObject(c) || typeof c.id !== 'string') return;
-    if (seen.has(c.id)) ctx.report('error', 'BUNDLE_DUPLICATE_ID', [c.id], `${ctx.path}.contained[${i}]`, ctx.itemPos(contained, i));
-    seen.add(c.id);
-  });
+  for (const c of contained) {
+    const id = c.str('id');
+    if (id === undefined) continue;
+    if (seen.has(id)) c.error('BUNDLE_DUPLICATE_ID', [id]);
+    seen.add(id);
+  }
 }

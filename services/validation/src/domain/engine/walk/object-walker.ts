@@ -22,10 +22,11 @@ interface Occurrence {
 export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, children: ChildIndex, ownConstraints = true): void {
   const maxDepth = ctx.run.options.maxDepth;
   if (ctx.depth > maxDepth) {
-    ctx.report('fatal', 'NESTING_TOO_DEEP', [maxDepth], ctx.path, ctx.pos(obj));
+    ctx.node.report('fatal', 'NESTING_TOO_DEEP', [maxDepth]);
     return;
   }
-  const { element: el, plan, mode, path } = ctx;
+  // (the location is made only for a report, through the node)
+  const { element: el, plan, mode, node } = ctx;
   const isResourceRoot = el === plan.root && plan.kind === 'resource';
   // 1. sort the properties onto their elements
   let groups: Map<ElementPlan, Occurrence[]> | undefined;
@@ -46,7 +47,7 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
       continue;
     }
     if (key !== lookupKey && !(hit.type ? PRIMITIVE_TYPES.has(hit.type) : PRIMITIVE_TYPES.has(hit.element.types[0]?.code ?? ''))) {
-      if (mode === 'structural') ctx.report('error', 'UNRECOGNISED_PROPERTY', [key], path, ctx.propPos(obj, key));
+      if (mode === 'structural') ctx.report('error', 'UNRECOGNISED_PROPERTY', [key], node.path, node.child(key)?.at);
       continue;
     }
     groups ??= new Map();
@@ -56,18 +57,18 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
   }
   // as the HL7 JSON parser: every object (a value, a `_x` companion) must have some property
   // (the XML reader reports an empty element in its own words)
-  if (empty && mode === 'structural' && ctx.run.sourceFormat === 'json') ctx.report('error', 'OBJECT_MUST_HAVE_SOME_CONTENT', [], path, ctx.pos(obj));
+  if (empty && mode === 'structural' && ctx.run.sourceFormat === 'json') node.error('OBJECT_MUST_HAVE_SOME_CONTENT', []);
   // 2. every child element: cardinality, slicing, values
   for (const child of children.list) {
     const g = groups?.get(child);
     if (!g) {
       if (presentInvalid?.has(child)) continue;
-      if (child.min > 0) ctx.report('error', 'CARDINALITY_MIN', [cardinalityLabel(child), child.min, 0, plan.label], path, ctx.pos(obj));
-      if (child.slicing && child.slices.length > 0) reportRequiredSlices(ctx, child, path, ctx.pos(obj));
+      if (child.min > 0) node.error('CARDINALITY_MIN', [cardinalityLabel(child), child.min, 0, plan.label]);
+      if (child.slicing && child.slices.length > 0) reportRequiredSlices(ctx, child, node.path, node.at);
       continue;
     }
     if (g.length > 1 && mode === 'structural') {
-      ctx.report('error', 'CHOICE_MULTIPLE', [child.name + '[x]', g.map((x) => x.key).join(', ')], path, ctx.pos(obj));
+      node.error('CHOICE_MULTIPLE', [child.name + '[x]', g.map((x) => x.key).join(', ')]);
     }
     for (const occurrence of g) walkProperty(ctx, obj, occurrence.key, occurrence.type, child);
   }
@@ -80,6 +81,8 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
 function unknownProperty(ctx: NodeContext, obj: Record<string, unknown>, key: string, lookupKey: string, children: ChildIndex): ElementPlan | undefined {
   const { plan, path } = ctx;
   const plans = ctx.services.plans;
+  // where the unknown property's value is
+  const at = ctx.node.child(key)?.at;
   for (const c of children.choices) {
     if (lookupKey.length > c.name.length && lookupKey.startsWith(c.name) && lookupKey.charCodeAt(c.name.length) >= 65 && lookupKey.charCodeAt(c.name.length) <= 90) {
       const typeName = lookupKey.slice(c.name.length);
@@ -88,12 +91,12 @@ function unknownProperty(ctx: NodeContext, obj: Record<string, unknown>, key: st
       if (plans.typePlan(type) && plan.type === 'Extension' && c.path === 'Extension.value[x]') {
         // HL7 checkExtension (EXTENSION_EXT_TYPE) reports it on the extension itself; a definition that
         // allows no type at all is a complex extension, and the message says so rather than list `[]`
-        if (c.types.length === 0 || c.max === 0) ctx.report('error', 'EXTENSION_EXT_COMPLEX_VALUE', [plan.url, type], path, ctx.propPos(obj, key));
-        else ctx.report('error', 'EXTENSION_VALUE_TYPE', [plan.url, c.types.map((t) => t.code).join(', '), type], path, ctx.propPos(obj, key));
+        if (c.types.length === 0 || c.max === 0) ctx.report('error', 'EXTENSION_EXT_COMPLEX_VALUE', [plan.url, type], path, at);
+        else ctx.report('error', 'EXTENSION_VALUE_TYPE', [plan.url, c.types.map((t) => t.code).join(', '), type], path, at);
       } else if (plans.typePlan(type) && c.types.length === 1) {
-        ctx.report('error', 'CHOICE_TYPE_NOT_ALLOWED', [plan.label, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, ctx.propPos(obj, key));
+        ctx.report('error', 'CHOICE_TYPE_NOT_ALLOWED', [plan.label, c.types.map((t) => t.code).join(', '), type], `${path}.${c.name}.ofType(${type})`, at);
       } else {
-        ctx.report('error', 'CHOICE_TYPE_UNKNOWN', [key, c.types.map((t) => t.code).join(', ')], path, ctx.propPos(obj, key));
+        ctx.report('error', 'CHOICE_TYPE_UNKNOWN', [key, c.types.map((t) => t.code).join(', ')], path, at);
       }
       return c;
     }
@@ -102,6 +105,6 @@ function unknownProperty(ctx: NodeContext, obj: Record<string, unknown>, key: st
   // inside the `_x` companion of a primitive the HL7 wording differs
   const el = ctx.element;
   const inCompanion = PRIMITIVE_TYPES.has(el.types[0]?.code ?? '') && el !== plan.root;
-  ctx.report('error', inCompanion ? 'PRIMITIVE_PROPERTY_INVALID' : 'UNRECOGNISED_PROPERTY', [key], path, ctx.propPos(obj, key));
+  ctx.report('error', inCompanion ? 'PRIMITIVE_PROPERTY_INVALID' : 'UNRECOGNISED_PROPERTY', [key], path, at);
   return undefined;
 }

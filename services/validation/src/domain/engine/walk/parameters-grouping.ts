@@ -6,25 +6,29 @@
  */
 import { BundleIndex } from '../checks/references.js';
 import type { NodeContext } from '../context/node-context.js';
-import { isObject } from '../json/json-value.js';
+import type { JsonNode } from '../json/json-node.js';
 
-/** Makes the resources of a Parameters resolvable by `Type/id` from each other, before its elements are walked. */
-export function enterParametersGrouping(ctx: NodeContext, parameters: Record<string, unknown>): void {
+/** Makes the resources of the Parameters at ctx resolvable by `Type/id` from each other, before its elements are walked. */
+export function enterParametersGrouping(ctx: NodeContext): void {
   const resources: { resource: Record<string, unknown> }[] = [];
-  collectResources(parameters.parameter, resources);
+  const parameters = ctx.node.child('parameter');
+  if (parameters) collectResources(parameters, resources);
   if (resources.length > 0) ctx.host.enterBundle(new BundleIndex(resources));
 }
 
-/** The resources of the parameters and their parts (iteratively: parts nest without a limit). */
-function collectResources(parameters: unknown, out: { resource: Record<string, unknown> }[]): void {
-  const stack: unknown[] = [parameters];
-  while (stack.length) {
-    const list = stack.pop();
-    if (!Array.isArray(list)) continue;
-    for (const p of list) {
-      if (!isObject(p)) continue;
-      if (isObject(p.resource)) out.push({ resource: p.resource });
-      if (Array.isArray(p.part)) stack.push(p.part);
+/**
+ * The resources of the parameters and their parts (iteratively: parts nest without a limit).
+ * Only lists are read: a single value where a list belongs is a shape error the walk reports.
+ */
+function collectResources(parameters: JsonNode, out: { resource: Record<string, unknown> }[]): void {
+  const stack: JsonNode[] = [parameters];
+  for (let list = stack.pop(); list !== undefined; list = stack.pop()) {
+    if (!list.isList) continue;
+    for (const p of list.items()) {
+      const resource = p.child('resource')?.object;
+      if (resource) out.push({ resource });
+      const part = p.child('part');
+      if (part) stack.push(part);
     }
   }
 }

@@ -8,6 +8,7 @@
  */
 import { NodeContext } from '../context/node-context.js';
 import type { ResourceContext } from '../context/resource-context.js';
+import { JsonNode } from '../json/json-node.js';
 import type { StructurePlan } from '../plan/structure-plan.js';
 
 /**
@@ -47,6 +48,8 @@ function conforms(ctx: NodeContext, value: Record<string, unknown>, p: Structure
   const host = nestedResource
     ? ctx.host.forSlicing(silent, value, nestedResource.path, depth)
     : ctx.host.forSlicing(silent, undefined, ctx.host.path, depth);
-  ctx.walker.walkObject(new NodeContext({ walker: ctx.walker, host, plan: p, mode: 'profile' }, p.root, nestedResource ? nestedResource.path : ctx.path, undefined, depth), value, p.root.ownChildren);
+  // a silent walk: nothing it finds is placed in the source text
+  const node = JsonNode.unplaced(silent, value, nestedResource ? nestedResource.path : ctx.path);
+  ctx.walker.walkObject(new NodeContext({ walker: ctx.walker, host, plan: p, mode: 'profile' }, p.root, node, depth), value, p.root.ownChildren);
   return silent.errorCount === 0;
 }

@@ -15,24 +15,30 @@ import { walkComplexValue } from './value-walker.js';
  * the type a choice property's name selects (`valueQuantity` → Quantity).
  */
 export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key: string, choiceType: string | undefined, el: ElementPlan): void {
-  const { path, mode, plan } = ctx;
-  const raw = obj[key];
-  const companion = obj['_' + key];
+  const { mode, plan, node } = ctx;
+  // the property and its companion, both named as FHIRPath names the element (a choice by its type)
+  const pathName = choiceType ? `${el.name}.ofType(${choiceType})` : key;
+  const rawNode = node.child(key, pathName);
+  const companionNode = node.child('_' + key, pathName);
+  // the items stand in the value, or in the companion when only it is given
+  const itemsOf = rawNode ?? companionNode;
+  if (itemsOf === undefined) return;
+  const raw = rawNode?.value;
+  const companion = companionNode?.value;
   const type = choiceType ?? el.types[0]?.code;
   const isPrimitive = type !== undefined && PRIMITIVE_TYPES.has(type);
   const repeating = el.baseMax > 1;
-  const basePath = choiceType ? `${path}.${el.name}.ofType(${choiceType})` : `${path}.${key}`;
   let effective = el;
   if (el.isChoice && el.slices.length > 0 && choiceType) {
     // type slicing of a choice: the slice for this type (a slice with max 0 matches nothing)
     const typed = el.slices.find((s) => s.max > 0 && ((s.types.length === 1 && s.types[0]?.code === choiceType) || s.sliceName === key));
     if (typed) effective = typed;
     else if (el.slicing?.rules === 'closed') {
-      ctx.report('error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${basePath}: Does not match any slice`], basePath, ctx.propPos(obj, key));
+      ctx.report('error', 'SLICE_UNMATCHED_CLOSED', [plan.label, `${itemsOf.path}: Does not match any slice`], itemsOf.path, itemsOf.at);
     }
     // the other type slices get no item: those that need one are missing (HL7 counts each slice)
     for (const s of el.slices) {
-      if (s !== typed && s.min > 0) ctx.report('error', el.slicing?.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [s.id, plan.label], path, ctx.pos(obj));
+      if (s !== typed && s.min > 0) node.error(el.slicing?.rules === 'closed' ? 'SLICE_REQUIRED_CLOSED' : 'SLICE_REQUIRED_OPEN', [s.id, plan.label]);
     }
   }
   // JSON shape, as the HL7 JSON parser reads it: a value of the wrong shape is reported once
@@ -51,18 +57,18 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       values = raw;
       companions = Array.isArray(companion) ? companion : undefined;
     } else if (!repeating) {
-      if (structural) ctx.report('error', 'JSON_PROPERTY_VALUE_NOT_ARRAY', [isPrimitive ? 'a primitive' : 'an Object', `${path}.${key}`], basePath, ctx.propPos(obj, key));
+      if (structural) ctx.report('error', 'JSON_PROPERTY_VALUE_NOT_ARRAY', [isPrimitive ? 'a primitive' : 'an Object', `${node.path}.${key}`], itemsOf.path, rawNode?.at);
       values = [];
     } else {
       valuesAreArray = true;
       values = raw;
       // an empty list of primitives is simply no values
-      if (raw.length === 0 && !isPrimitive && structural) ctx.report('error', 'ARRAY_CANNOT_BE_EMPTY', [], basePath, ctx.propPos(obj, key));
+      if (raw.length === 0 && !isPrimitive && structural) ctx.report('error', 'ARRAY_CANNOT_BE_EMPTY', [], itemsOf.path, rawNode?.at);
     }
   } else {
     values = [raw];
     if (repeating) {
-      if (structural) ctx.report('error', 'JSON_PROPERTY_NO_ARRAY', [key, jsonKind(raw), path], basePath, ctx.propPos(obj, key));
+      if (structural) ctx.report('error', 'JSON_PROPERTY_NO_ARRAY', [key, jsonKind(raw), node.path], itemsOf.path, rawNode?.at);
       if (isPrimitive) values = [];
     }
   }
@@ -70,7 +76,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     if (Array.isArray(companion)) {
       companions = repeating ? companion : undefined;
     } else if (repeating && isPrimitive) {
-      if (structural) ctx.report('error', 'JSON_BASE_PROPERTY_NO_ARRAY', ['_' + key, jsonKind(companion), path], basePath, ctx.propPos(obj, '_' + key));
+      if (structural) ctx.report('error', 'JSON_BASE_PROPERTY_NO_ARRAY', ['_' + key, jsonKind(companion), node.path], itemsOf.path, companionNode?.at);
       values = [];
     } else {
       companions = [companion];
@@ -79,7 +85,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       // a single value's companion given as an array: reported (unless the value itself is
       // not a simple value, which is reported instead), and the value is not read
       if (raw === undefined || (raw !== null && typeof raw !== 'object')) {
-        if (structural) ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + key, 'an Array', basePath], basePath, ctx.propPos(obj, '_' + key));
+        if (structural) ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + key, 'an Array', itemsOf.path], itemsOf.path, companionNode?.at);
         values = [];
       }
     }
@@ -93,48 +99,48 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     for (let i = 0; i < values.length; i++) if (!makesElement(values[i], isPrimitive, valuesAreArray)) present--;
     if (present < 0) present = 0;
   }
-  if (present < effective.min) ctx.report('error', 'CARDINALITY_MIN', [cardinalityLabel(effective), effective.min, present, plan.label], path, ctx.pos(obj));
-  if (present > effective.max) ctx.report('error', 'CARDINALITY_MAX', [cardinalityLabel(effective), effective.max, present, plan.label], path, ctx.pos(obj));
+  if (present < effective.min) node.error('CARDINALITY_MIN', [cardinalityLabel(effective), effective.min, present, plan.label]);
+  if (present > effective.max) node.error('CARDINALITY_MAX', [cardinalityLabel(effective), effective.max, present, plan.label]);
   // slicing
   let sliceOf: (ElementPlan | undefined)[] | undefined;
   if (effective.slicing && effective.slices.length > 0 && !effective.isChoice) {
-    sliceOf = assignSlices(ctx, effective, { obj, key, values, basePath, repeating });
+    sliceOf = assignSlices(ctx, effective, { node: itemsOf, key, values, repeating });
   }
   // extensions resolve by url (structural walk only: profiles slice them)
   const isExtension = mode === 'structural' && (el.name === 'extension' || el.name === 'modifierExtension') && type === 'Extension';
   const run = ctx.run;
+  const indexed = repeating || valuesAreArray;
   for (let i = 0; i < count; i++) {
     const v = values[i];
     const c = companions?.[i];
-    const itemPath = repeating || valuesAreArray ? `${basePath}[${i}]` : basePath;
-    const at = raw === undefined ? (companion === undefined ? undefined : Array.isArray(companion) ? ctx.itemPos(companion, i) : ctx.propPos(obj, '_' + key))
-      : Array.isArray(raw) ? ctx.itemPos(raw, i) : ctx.propPos(obj, key);
-    const item = ctx.item(sliceOf?.[i] ?? effective, itemPath, at);
+    const itemNode = itemsOf.item(i, indexed);
+    const item = ctx.item(sliceOf?.[i] ?? effective, itemNode);
     if (isPrimitive) {
       // a primitive value written without quotes (JSON5): at the object for a single value, at the item in a list
       if (typeof v === 'string' && run.unquotedValues && mode === 'structural' && run.isUnquoted(raw, obj, key, valuesAreArray ? i : -1)) {
-        ctx.report('error', 'JSON_PROPERTY_VALUE_NO_QUOTES', [valuesAreArray ? 'item' : key, v], valuesAreArray ? itemPath : path, at);
+        ctx.report('error', 'JSON_PROPERTY_VALUE_NO_QUOTES', [valuesAreArray ? 'item' : key, v], valuesAreArray ? itemNode.path : node.path, itemNode.at);
       }
       const rawNumber = typeof v === 'number' && run.locations ? run.rawNumber(raw, obj, key, valuesAreArray ? i : -1) : undefined;
-      checkPrimitive(item, type, { value: v, companion: c, hasCompanion: companions !== undefined, rawNumber, inArray: valuesAreArray, owner: obj });
+      const companionItem = companions !== undefined && companionNode !== undefined ? companionNode.item(i, indexed) : undefined;
+      checkPrimitive(item, type, { value: v, companion: c, companionNode: companionItem, hasCompanion: companions !== undefined, rawNumber, inArray: valuesAreArray, owner: obj });
       continue;
     }
     if (v === null || v === undefined) {
-      if (mode === 'structural') ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [key, v === null ? 'a Null' : 'missing', itemPath], itemPath, at);
+      if (mode === 'structural') itemNode.error('JSON_PROPERTY_NOT_OBJECT', [key, v === null ? 'a Null' : 'missing', itemNode.path]);
       continue;
     }
     if (!isObject(v)) {
-      if (mode === 'structural') ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemPath], itemPath, at);
+      if (mode === 'structural') itemNode.error('JSON_PROPERTY_NOT_OBJECT', [key, jsonKind(v), itemNode.path]);
       continue;
     }
-    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, path, owner: run.companionOwners.get(obj) });
+    if (isExtension) resolveExtension(item, v, { element: ctx.element, plan: ctx.plan, container: obj, node, owner: run.companionOwners.get(obj) });
     walkComplexValue(item, v, type);
     // HL7 checks an item that matched a slice against the slice and against the sliced element
     // itself (InstanceValidator checkChildByDefinition, once per definition): what the profile
     // says of the sliced element's children holds for every slice's items too
     const slice = sliceOf?.[i];
     if (slice !== undefined && slice !== effective && effective.ownChildren !== undefined && mode === 'profile') {
-      walkComplexValue(ctx.item(effective, itemPath, at), v, type);
+      walkComplexValue(ctx.item(effective, itemNode), v, type);
     }
   }
 }

@@ -28,20 +28,21 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
     return;
   }
   // inside a Bundle entry, references resolve against the entry's fullUrl
-  const host = el.path === 'Bundle.entry' ? ctx.host.forEntry(typeof v.fullUrl === 'string' ? v.fullUrl : undefined) : ctx.host;
+  const host = el.path === 'Bundle.entry' ? ctx.host.forEntry(ctx.node.str('fullUrl')) : ctx.host;
   if (el.fixed !== undefined) checkFixed(ctx, v, el.fixed);
   if (el.pattern !== undefined) checkPattern(ctx, v, el.pattern);
   if (el.binding && type && (type === 'CodeableConcept' || type === 'Coding' || type === 'Quantity' || type === 'CodeableReference')) {
-    checkBinding(ctx, el.binding, type, v);
+    checkBinding(ctx, el.binding, type, undefined);
   }
-  if (type === 'Reference' && mode === 'structural') checkReference(ctx, v);
+  if (type === 'Reference' && mode === 'structural') checkReference(ctx);
   else if (type === 'Reference') checkReferenceTargetType(ctx, v);
   if (type === 'Attachment' && mode === 'structural') checkAttachment(ctx, v);
   if ((el.minValue || el.maxValue) && type === 'Quantity') checkQuantityRange(ctx, v);
   if (type === 'Quantity' && mode === 'structural') checkQuantityUnit(ctx, v);
-  if (el.languageControl !== undefined && typeof v.div === 'string') {
-    const problem = checkLanguageControl(el.languageControl, narrativeLanguageSections(v.div));
-    if (problem) ctx.report('error', problem.id, [...problem.args, `StructureDefinition[${plan.url}]`], ctx.path, ctx.at);
+  const div = el.languageControl === undefined ? undefined : ctx.node.str('div');
+  if (el.languageControl !== undefined && div !== undefined) {
+    const problem = checkLanguageControl(el.languageControl, narrativeLanguageSections(div));
+    if (problem) ctx.error(problem.id, [...problem.args, `StructureDefinition[${plan.url}]`]);
   }
   // children: the element's own (profiles, backbone elements) or its type's
   let children = el.ownChildren;
