@@ -20,10 +20,6 @@
 export const NOT_STARTED = -1;
 /** The index slot once every resource of the task is done. */
 export const FINISHED = -2;
-/** The index slot once a worker took the task, before its first resource. */
-export const TAKEN = -3;
-/** The index slot of a task its caller gave up on before any worker took it (its request's deadline). */
-export const CANCELLED = -4;
 
 /** Milliseconds since the epoch with sub-millisecond precision, comparable between threads. */
 export function clockMs(): number {
@@ -40,20 +36,6 @@ export class TaskProgress {
     this.startedAtMs = new Float64Array(buffer, 8, 1);
   }
 
-  /**
-   * Worker: the task is this worker's now, unless its caller cancelled it first (false: the worker
-   * leaves it). A worker may hold a task it has not started yet (validation-pool.ts), so taking it
-   * and cancelling it race: one atomic exchange decides.
-   */
-  take(): boolean {
-    return Atomics.compareExchange(this.index, 0, NOT_STARTED, TAKEN) === NOT_STARTED;
-  }
-
-  /** Main thread: no worker will start the task, unless one took it first (false: it runs). */
-  cancel(): boolean {
-    return Atomics.compareExchange(this.index, 0, NOT_STARTED, CANCELLED) === NOT_STARTED;
-  }
-
   /** Worker: resource `index` of the task starts now. */
   begin(index: number): void {
     this.startedAtMs[0] = clockMs();
@@ -65,7 +47,7 @@ export class TaskProgress {
     Atomics.store(this.index, 0, FINISHED);
   }
 
-  /** The index of the resource in progress, NOT_STARTED, TAKEN, FINISHED or CANCELLED. */
+  /** The index of the resource in progress, NOT_STARTED or FINISHED. */
   get current(): number {
     return Atomics.load(this.index, 0);
   }

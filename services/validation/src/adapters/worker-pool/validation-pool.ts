@@ -10,14 +10,6 @@
  * Each task also has a fixed cost (queueing, wake-up of the worker, the answer's promise), hence
  * one task per submission, not one per resource.
  *
- * Each worker holds up to two tasks (piscina's concurrentTasksPerWorker): the one it runs and the
- * next, which it starts as soon as the first ends (validation-worker.ts runs them one after the
- * other). With one task per worker, a worker waited after each task for the main thread to take its
- * answer and send the next: a turn of ~0.1-0.15 ms per task on a quiet machine (3-4 % of a
- * submission's task), far more on a busy one, where the main thread waits for a core to be woken.
- * A task a worker holds but has not started is still "queued" (queueSize, the queue limits, a
- * request's deadline): it has not taken the task yet (TaskProgress.take).
- *
  * Definitions change by REPLACING the pool, never by changing a worker: build a new pool with the
  * new state, route new tasks to it, then `retire()` the old one — it lets the calls in flight
  * finish first, so no validation fails because of a rebuild.
@@ -41,10 +33,8 @@
  * otherwise have grown the whole process past its limit.
  * A worker that exits on its own otherwise (a crash) fails its task as before (the caller retries).
  * A synchronous request's deadline (`ValidateCallOptions.deadline`, an HTTP request's budget counted
- * from its arrival) stops its task where it is: still queued, it is cancelled (no worker is touched:
- * the call answers at once, and a worker that later meets the task leaves it); running, its worker is
- * terminated and replaced as at the per-resource deadline. A task that worker held but had not
- * started yet is given to another worker (it loses nothing: none of it ran). Every
+ * from its arrival) stops its task where it is: still queued, it leaves the queue (no worker is
+ * touched); running, its worker is terminated and replaced as at the per-resource deadline. Every
  * resource of the task then gets the timeout issue naming the request's budget (none is validated
  * again: the request has no time left for it).
  *
@@ -173,8 +163,6 @@ interface TrackedTask {
   readonly bytes: number;
   /** Set when its resource in progress passed the per-resource budget (the task was aborted) or the worker's heap limit. */
   expired?: Expired;
-  /** Answers the call at once when its request's deadline cancelled the task before any worker took it. */
-  leave?: () => void;
 }
 
 /**
@@ -210,11 +198,6 @@ const NO_ENTRY_ISSUES: EncodedEntryIssues = { json: '', count: 0 };
 /** Watchdog period bounds: checks often enough for a small budget, at most every 250 ms. */
 const MIN_TICK_MS = 5;
 const MAX_TICK_MS = 250;
-
-/** Tasks a worker holds: the one it runs and the next (see the top of this file). */
-const TASKS_PER_WORKER = 2;
-/** Times a task is given to another worker after the one holding it, before it started, was terminated for another task. */
-const MAX_HANDOVERS = 3;
 
 export class ValidationPool {
   private readonly tracked = new Set<TrackedTask>();
@@ -255,7 +238,7 @@ export class ValidationPool {
     const pool = new Piscina({
       // minThreads = maxThreads: idle workers are never stopped (their start-up is the expensive part),
       // and a terminated worker is replaced at once.
-      filename, minThreads: threads, maxThreads: threads, workerData, execArgv: process.execArgv, concurrentTasksPerWorker: TASKS_PER_WORKER,
+      filename, minThreads: threads, maxThreads: threads, workerData, execArgv: process.execArgv,
       ...(workerHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: youngGenerationMb(workerHeapMb) } }),
     });
     return new ValidationPool(pool, registry ? new WorkerMetricsSink(registry) : undefined, { resourceTimeoutMs, workerHeapMb, queueLimit, maxBytesInFlight, onEvent });
@@ -265,11 +248,9 @@ export class ValidationPool {
     return this.pool.threads.length;
   }
 
-  /** Tasks no worker has started: in the queue, or held by a worker busy with its previous task. */
+  /** Tasks waiting for a free worker. */
   get queueSize(): number {
-    let waiting = 0;
-    for (const task of this.tracked) if (task.progress.current === NOT_STARTED) waiting += 1;
-    return waiting;
+    return this.pool.queueSize;
   }
 
   get resourceTimeoutMs(): number | undefined {
@@ -451,44 +432,29 @@ export class ValidationPool {
    */
   private async runWatched<R extends { metrics?: WorkerMetricsReport }, T>(
     task: TaskControls, typeAt: (position: number) => string | undefined, budget: SubmissionBudget | undefined,
-    admission: { lane: Admission; bytes: number; deadline?: RequestDeadline | undefined },
+    { deadline, ...admitted }: { lane: Admission; bytes: number; deadline?: RequestDeadline | undefined },
     handlers: { expired(expired: Expired): Promise<T>; done(result: R): T },
-    handovers = 0,
   ): Promise<T> {
-    const { deadline, ...admitted } = admission;
     const progress = new TaskProgress();
     const tracked: TrackedTask = { progress, controller: new AbortController(), typeAt, seen: NOT_STARTED, ...admitted };
     this.track(tracked);
     // A timer of its own, not the watchdog's tick (up to 250 ms late): the request's answer is due then.
     const requestTimer = deadline && setTimeout(() => { this.requestDeadline(tracked, deadline); }, Math.max(0, deadline.atMs - clockMs()));
-    let result: R | undefined;
-    let handOver = false;
+    let result: R;
     try {
       const shared = { progress: progress.buffer, ...(budget ? { budget: budget.shared.buffer } : {}) };
-      const running = this.pool.run({ ...task, ...shared }, { signal: tracked.controller.signal }) as Promise<R>;
-      // a cancelled task's late answer (the worker left it) or failure is nobody's
-      running.catch(noop);
-      const left = new Promise<undefined>((resolve) => {
-        tracked.leave = () => { resolve(undefined); };
-      });
-      result = await Promise.race([running, left]);
+      result = await this.pool.run({ ...task, ...shared }, { signal: tracked.controller.signal }) as R;
     } catch (error) {
       if (!tracked.expired && !this.closed && isOutOfMemory(error) && progress.current >= 0) this.outOfMemory(tracked);
       if (!tracked.expired) {
-        // held by a worker terminated for another task (a deadline, its heap limit, a crash) before it started: none of it ran
-        if (!this.closed && progress.current === NOT_STARTED && handovers < MAX_HANDOVERS && isWorkerGone(error)) handOver = true;
-        else {
-          if (!this.closed && progress.current !== NOT_STARTED && isWorkerExit(error)) this.terminated('crash');
-          throw error;
-        }
+        if (!this.closed && progress.current !== NOT_STARTED && isWorkerExit(error)) this.terminated('crash');
+        throw error;
       }
+      return handlers.expired(tracked.expired);
     } finally {
       clearTimeout(requestTimer);
       this.untrack(tracked);
     }
-    if (handOver) return this.runWatched(task, typeAt, budget, admission, handlers, handovers + 1);
-    if (tracked.expired) return handlers.expired(tracked.expired);
-    if (result === undefined) throw new Error('A validation task ended without an answer');
     if (result.metrics) this.metrics?.add(result.metrics);
     return handlers.done(result);
   }
@@ -533,21 +499,13 @@ export class ValidationPool {
    */
   private requestDeadline(task: TrackedTask, deadline: RequestDeadline): void {
     if (task.expired) return;
-    this.lastProgressAt = clockMs();
-    if (task.progress.cancel()) {
-      // No worker took it: it may sit in the queue or be held by a worker busy with another task,
-      // which must not be terminated for it. The call answers now; a worker that meets the task leaves it.
-      task.expired = { index: NOT_STARTED, elapsedMs: 0, kind: 'request', budgetMs: deadline.budgetMs };
-      task.leave?.();
-      this.options.onEvent?.({ kind: 'timeout', deadline: 'resource', resourceType: undefined, budgetMs: deadline.budgetMs });
-      return;
-    }
     const index = task.progress.current;
-    // taken, or finished, with no resource in progress: none is blamed for the time
-    task.expired = { index, elapsedMs: index >= 0 ? clockMs() - task.progress.startedAt : 0, kind: 'request', budgetMs: deadline.budgetMs };
+    const running = index !== NOT_STARTED;
+    task.expired = { index, elapsedMs: running ? clockMs() - task.progress.startedAt : 0, kind: 'request', budgetMs: deadline.budgetMs };
+    this.lastProgressAt = clockMs();
     task.controller.abort(new Error('request deadline passed'));
-    this.terminated('timeout');
-    this.options.onEvent?.({ kind: 'timeout', deadline: 'resource', resourceType: index >= 0 ? task.typeAt(index) : undefined, budgetMs: deadline.budgetMs });
+    if (running) this.terminated('timeout');
+    this.options.onEvent?.({ kind: 'timeout', deadline: 'resource', resourceType: running ? task.typeAt(index) : undefined, budgetMs: deadline.budgetMs });
   }
 
   /** The outcomes of a task aborted at the per-resource deadline: the blamed resource's, and the others' validated again. */
@@ -675,15 +633,6 @@ function isOutOfMemory(error: unknown): boolean {
 
 function isWorkerExit(error: unknown): boolean {
   return error instanceof Error && /^worker exited/i.test(error.message);
-}
-
-/** The worker holding a task was terminated (for another task's deadline), ran out of memory or exited. */
-function isWorkerGone(error: unknown): boolean {
-  return isOutOfMemory(error) || isWorkerExit(error) || (error instanceof Error && error.message === 'Terminating worker thread');
-}
-
-function noop(): void {
-  // see runWatched
 }
 
 /** What a batch weighs in flight: its resources given as text (JSON or FHIR XML), two bytes a character; parsed ones are already the caller's memory. */

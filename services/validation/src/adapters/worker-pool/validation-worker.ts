@@ -170,38 +170,8 @@ async function terminologyFor(source: ConformanceResourceSource, data: WorkerSet
   return createTerminology({ source, settings, cacheStore: await cacheStore, logger, metrics: counters.terminology }).terminology;
 }
 
-/** What a worker answers for a task its caller cancelled before the worker took it (nobody reads it). */
-export interface LeftTask {
-  readonly kind: 'left';
-}
-
-type AnyTask = ValidationTask | SubmissionTask | CategorizeTask;
-type AnyTaskResult = ValidationTaskResult | SubmissionTaskResult | CategorizeTaskResult | LeftTask;
-
-/** The end of the last task this worker was given: the next one starts after it. */
-let previousTask: Promise<unknown> = Promise.resolve();
-
-/**
- * A batch of resources (ValidationTask), a whole submission as bytes (SubmissionTask, submission-task.ts), or $categorize's matching (categorize-task.ts).
- *
- * The pool hands a worker its next task while the current one runs (validation-pool.ts), so that the
- * worker goes on without waiting for the main thread between two tasks; the tasks still run one
- * after the other, never interleaved (a task waiting for the terminology server would otherwise let
- * the next one run meanwhile: its progress, its busy time and its deadline are its own).
- */
-export default function validateTask(task: AnyTask): Promise<AnyTaskResult> {
-  const result = previousTask.then(() => runTask(task));
-  previousTask = result.then(noop, noop);
-  return result;
-}
-
-function noop(): void {
-  // the next task starts after this one, however it ended
-}
-
-async function runTask(task: AnyTask): Promise<AnyTaskResult> {
-  // A task whose request's deadline passed before this worker took it is left at once.
-  if (task.progress && !new TaskProgress(task.progress).take()) return { kind: 'left' };
+/** A batch of resources (ValidationTask), a whole submission as bytes (SubmissionTask, submission-task.ts), or $categorize's matching (categorize-task.ts). */
+export default async function validateTask(task: ValidationTask | SubmissionTask | CategorizeTask): Promise<ValidationTaskResult | SubmissionTaskResult | CategorizeTaskResult> {
   if (isCategorizeTask(task)) return runCategorizeTask(task);
   const v = await validatorFor(task.scope);
   if ('bytes' in task) {
