@@ -20,6 +20,10 @@
  * the pools are configured as the service's (worker heap limit, deadlines, submission budget), and
  * the figures include what the service's path adds: reading the bytes and encoding the issues in
  * the worker, the hand-back. CPU time per resource, by thread, is printed beside resources/s.
+ * Beside them, the one worker's thread over each one-worker run from /proc schedstat: the share of
+ * the wall time it slept (waiting for its next task, the pool's turn between two tasks, or for V8's
+ * helper threads, e.g. a parallel scavenge's, which a loaded machine delays) and the share it was
+ * runnable but waiting for a core (the machine's load).
  *
  * The all-core/one-core ratio is measured in rounds (`--rounds`, default 15): one worker, all cores,
  * one worker, all cores, ..., one worker; each all-core run is divided by the mean of the one-worker
@@ -47,7 +51,7 @@ import { Validator } from '#validation/domain/engine/validator.js';
 import { PlanRegistry } from '#validation/domain/engine/plan/plan-registry.js';
 import { composeXml } from '#validation/domain/engine/xml/compose-xml.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
-import { threadCpuSeconds } from './process-cpu.js';
+import { threadCpuSeconds, threadSched, type ThreadSched } from './process-cpu.js';
 import { printRatio } from './ratio-line.js';
 import { median, percentile } from './statistics.js';
 
@@ -191,10 +195,18 @@ async function main(): Promise<void> {
   const rates = new Map<number, number[]>();
   /** CPU µs per resource by thread over the one-worker runs (summed). */
   const oneWorkerCpu = new Map<string, number>();
+  /** Per one-worker run: the shares of its wall time the worker's thread slept (no task to run) and waited for a core. */
+  const oneWorkerSleep: { sleeping: number; runnable: number; sleepingUs: number }[] = [];
   const measure = async (threads: number) => {
     const before = threadCpuSeconds();
+    const schedBefore = threadSched();
+    const wallBefore = performance.now();
     const { rate: measured, cores: used } = await pooledPasses(threads, passesPerRun);
-    if (threads === 1) for (const [name, us] of cpuPerResource(before, threadCpuSeconds(), passesPerRun * perPass)) oneWorkerCpu.set(name, (oneWorkerCpu.get(name) ?? 0) + us);
+    if (threads === 1) {
+      for (const [name, us] of cpuPerResource(before, threadCpuSeconds(), passesPerRun * perPass)) oneWorkerCpu.set(name, (oneWorkerCpu.get(name) ?? 0) + us);
+      const slept = workerSleep(schedBefore, threadSched(), (performance.now() - wallBefore) / 1000);
+      if (slept) oneWorkerSleep.push(slept);
+    }
     console.log(`engine, ${threads} worker thread(s): ${passesPerRun * perPass} resources = ${measured.toFixed(0)} resources/s (process used ${used.toFixed(2)} cores)`);
     rates.set(threads, [...(rates.get(threads) ?? []), measured]);
     return measured;
@@ -271,6 +283,15 @@ async function main(): Promise<void> {
   const engineCpu = median(engineRuns.map((r) => r.cpuUs));
   console.log(`the submission task in this thread (bytes read, entries validated, issues encoded): ${median(taskRuns.map((r) => r.rate)).toFixed(0)} resources/s, ${taskCpu.toFixed(1)} CPU µs per resource `
     + `(the engine alone ${engineCpu.toFixed(1)}: ${(engineCpu / taskCpu).toFixed(2)}x); in a worker ${(total(oneWorkerCpu)).toFixed(1)} (${(taskCpu / total(oneWorkerCpu)).toFixed(2)}x the task in this thread; medians of ${taskRuns.length} runs)`);
+  if (oneWorkerSleep.length > 0) {
+    // What the one-worker runs lose to waits of the worker's own (the pool's turn between two tasks,
+    // V8's helper threads), apart from the machine's load: its thread asleep, neither running nor waiting for a core.
+    const tasksPerRun = passesPerRun * submissions.length;
+    const sleeping = median(oneWorkerSleep.map((s) => s.sleeping));
+    console.log(`the one worker's thread over a run (/proc schedstat; medians of ${oneWorkerSleep.length}): asleep ${(100 * sleeping).toFixed(1)} % of the wall time (waiting for a task or for V8's helper threads), `
+      + `runnable but waiting for a core ${(100 * median(oneWorkerSleep.map((s) => s.runnable))).toFixed(1)} % (the machine's load); `
+      + `asleep ${median(oneWorkerSleep.map((s) => s.sleepingUs / tasksPerRun)).toFixed(0)} µs per task`);
+  }
   printRatio('engine.one-worker/in-thread', median(pairRatios));
   printRatio('engine.all-cores/one-worker', median(roundRatios));
 
@@ -361,6 +382,24 @@ function formats(validator: Validator, source: LayeredConformanceSource, sampleR
   console.log(`one Bundle of ${bigBundle.entry.length} resources: JSON ${(jsonText.length / 1024 / 1024).toFixed(1)} MB validated in ${jsonMs.toFixed(0)} ms (${issues.json} issues), `
     + `FHIR XML ${(xmlText.length / 1024 / 1024).toFixed(1)} MB in ${xmlMs.toFixed(0)} ms (${issues.xml} issues): XML/JSON ${(xmlMs / jsonMs).toFixed(2)}x (medians of 5)`);
   console.log(`  CPU time: JSON ${jsonCpuMs.toFixed(0)} ms, FHIR XML ${xmlCpuMs.toFixed(0)} ms: XML/JSON ${(xmlCpuMs / jsonCpuMs).toFixed(2)}x (medians of 5)`);
+}
+
+/**
+ * The shares of `wallSeconds` the busiest worker thread between two readings spent asleep and
+ * runnable but waiting for a core (undefined without /proc). The busiest: the other pools' workers
+ * sleep throughout.
+ */
+function workerSleep(before: Map<string, ThreadSched>, after: Map<string, ThreadSched>, wallSeconds: number): { sleeping: number; runnable: number; sleepingUs: number } | undefined {
+  let busiest: { running: number; waiting: number } | undefined;
+  for (const [tid, now] of after) {
+    const then = before.get(tid);
+    if (!then || now.name !== 'WorkerThread') continue;
+    const spent = { running: now.running - then.running, waiting: now.waiting - then.waiting };
+    if (!busiest || spent.running > busiest.running) busiest = spent;
+  }
+  if (!busiest || wallSeconds <= 0) return undefined;
+  const asleep = Math.max(0, wallSeconds - busiest.running - busiest.waiting);
+  return { sleeping: asleep / wallSeconds, runnable: busiest.waiting / wallSeconds, sleepingUs: asleep * 1e6 };
 }
 
 function total(cpu: Map<string, number>): number {

@@ -73,3 +73,28 @@ export function cpuMsPer(before: Map<string, number>, after: Map<string, number>
   return [...after].map(([name, s]) => [name, ((s - (before.get(name) ?? 0)) * 1000) / Math.max(1, count)] as const)
     .filter(([, ms]) => ms >= 0.05).sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${ms.toFixed(digits)}`).join(', ');
 }
+
+/** One thread's scheduler times so far, in seconds: on a CPU, and runnable but waiting for one. */
+export interface ThreadSched {
+  readonly name: string;
+  readonly running: number;
+  readonly waiting: number;
+}
+
+/**
+ * Every thread of this process by tid, from /proc/self/task/<tid>/schedstat (nanoseconds on a CPU,
+ * nanoseconds runnable on a run queue): what is left of a span of wall time is the thread's own
+ * sleep, e.g. a worker waiting for its next task, whatever the machine's load (empty where there is none).
+ */
+export function threadSched(): Map<string, ThreadSched> {
+  const found = new Map<string, ThreadSched>();
+  let tids: string[];
+  try { tids = readdirSync('/proc/self/task'); } catch { return found; }
+  for (const tid of tids) {
+    try {
+      const [running, waiting] = readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
+      found.set(tid, { name: readStat(`/proc/self/task/${tid}/stat`).command, running: (running ?? 0) / 1e9, waiting: (waiting ?? 0) / 1e9 });
+    } catch { /* the thread ended */ }
+  }
+  return found;
+}
