@@ -150,10 +150,31 @@ export interface ElementPlan {
   languageControl: string | undefined;
 }
 
+/**
+ * A property name an element takes in JSON, with the names the walk derives from it made once,
+ * here: strings built per object (`'_' + key`) are new strings on every lookup, which V8 must
+ * search its string table for; these are the same string each time.
+ */
+export interface JsonProperty {
+  /** `valueQuantity`, `code`. */
+  readonly jsonName: string;
+  readonly element: ElementPlan;
+  /** For a choice, the type the name selects (`Quantity`). */
+  readonly type: string | undefined;
+  /** The primitive's companion property (`_code`). */
+  readonly companionKey: string;
+  /** The element as FHIRPath names it (`value.ofType(Quantity)`, `code`). */
+  readonly pathName: string;
+}
+
+function jsonProperty(jsonName: string, element: ElementPlan, type: string | undefined): JsonProperty {
+  return { jsonName, element, type, companionKey: '_' + jsonName, pathName: type === undefined ? jsonName : `${element.name}.ofType(${type})` };
+}
+
 export interface ChildIndex {
   list: ElementPlan[];
   /** JSON name → element and, for choice types, the type the name selects. */
-  byJsonName: Map<string, { element: ElementPlan; type: string | undefined }>;
+  byJsonName: Map<string, JsonProperty>;
   /** Choice elements, to recognise a choice name with a type that is not allowed. */
   choices: ElementPlan[];
 }
@@ -397,10 +418,11 @@ export function indexChild(idx: ChildIndex, el: ElementPlan): void {
     for (const t of el.types) {
       const code = t.code;
       if (!code) continue;
-      idx.byJsonName.set(el.name + code.charAt(0).toUpperCase() + code.slice(1), { element: el, type: code });
+      const jsonName = el.name + code.charAt(0).toUpperCase() + code.slice(1);
+      idx.byJsonName.set(jsonName, jsonProperty(jsonName, el, code));
     }
   } else {
-    idx.byJsonName.set(el.name, { element: el, type: undefined });
+    idx.byJsonName.set(el.name, jsonProperty(el.name, el, undefined));
   }
 }
 

@@ -5,15 +5,10 @@
  * element's own invariants.
  */
 import type { NodeContext } from '../context/node-context.js';
-import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan } from '../plan/structure-plan.js';
+import { PRIMITIVE_TYPES, type ChildIndex, type ElementPlan, type JsonProperty } from '../plan/structure-plan.js';
 import { checkConstraints } from '../rules/constraints.js';
 import { reportRequiredSlices } from '../rules/slicing.js';
 import { cardinalityLabel, walkProperty } from './property-walker.js';
-
-interface Occurrence {
-  key: string;
-  type: string | undefined;
-}
 
 /**
  * Walks `obj` (at ctx.path) against `children`, the children of ctx.element (its own, or its
@@ -29,7 +24,7 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
   const { element: el, plan, mode, node } = ctx;
   const isResourceRoot = el === plan.root && plan.kind === 'resource';
   // 1. sort the properties onto their elements
-  let groups: Map<ElementPlan, Occurrence[]> | undefined;
+  let groups: Map<ElementPlan, JsonProperty[]> | undefined;
   let presentInvalid: Set<ElementPlan> | undefined;
   let empty = true;
   for (const key in obj) {
@@ -53,7 +48,7 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
     groups ??= new Map();
     let g = groups.get(hit.element);
     if (!g) groups.set(hit.element, (g = []));
-    g.push({ key: lookupKey, type: hit.type });
+    g.push(hit);
   }
   // as the HL7 JSON parser: every object (a value, a `_x` companion) must have some property
   // (the XML reader reports an empty element in its own words)
@@ -68,9 +63,9 @@ export function walkObject(ctx: NodeContext, obj: Record<string, unknown>, child
       continue;
     }
     if (g.length > 1 && mode === 'structural') {
-      node.error('CHOICE_MULTIPLE', [child.name + '[x]', g.map((x) => x.key).join(', ')]);
+      node.error('CHOICE_MULTIPLE', [child.name + '[x]', g.map((x) => x.jsonName).join(', ')]);
     }
-    for (const occurrence of g) walkProperty(ctx, obj, occurrence.key, occurrence.type, child);
+    for (const property of g) walkProperty(ctx, obj, property, child);
   }
   // 3. invariants of the element itself (not on a primitive's `_x` companion: they hold for the
   // primitive, value and companion together, and are checked on it)

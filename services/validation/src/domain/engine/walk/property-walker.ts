@@ -4,22 +4,22 @@
  */
 import type { NodeContext } from '../context/node-context.js';
 import { isObject, jsonKind } from '../json/json-value.js';
-import { PRIMITIVE_TYPES, type ElementPlan } from '../plan/structure-plan.js';
+import { PRIMITIVE_TYPES, type ElementPlan, type JsonProperty } from '../plan/structure-plan.js';
 import { resolveExtension } from '../rules/extensions.js';
 import { checkPrimitive } from '../rules/primitive-values.js';
 import { assignSlices } from '../rules/slicing.js';
 import { walkComplexValue } from './value-walker.js';
 
 /**
- * The property `key` of `obj` (ctx stands at obj) against its element `el`; `choiceType` is
- * the type a choice property's name selects (`valueQuantity` → Quantity).
+ * The property `property` of `obj` (ctx stands at obj) against its element `el`; a choice
+ * property's name selects its type (`valueQuantity` → Quantity).
  */
-export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key: string, choiceType: string | undefined, el: ElementPlan): void {
+export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, property: JsonProperty, el: ElementPlan): void {
   const { mode, plan, node } = ctx;
+  const { jsonName: key, type: choiceType, pathName } = property;
   // the property and its companion, both named as FHIRPath names the element (a choice by its type)
-  const pathName = choiceType ? `${el.name}.ofType(${choiceType})` : key;
   const rawNode = node.child(key, pathName);
-  const companionNode = node.child('_' + key, pathName);
+  const companionNode = node.child(property.companionKey, pathName);
   // the items stand in the value, or in the companion when only it is given
   const itemsOf = rawNode ?? companionNode;
   if (itemsOf === undefined) return;
@@ -76,7 +76,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
     if (Array.isArray(companion)) {
       companions = repeating ? companion : undefined;
     } else if (repeating && isPrimitive) {
-      if (structural) ctx.report('error', 'JSON_BASE_PROPERTY_NO_ARRAY', ['_' + key, jsonKind(companion), node.path], itemsOf.path, companionNode?.at);
+      if (structural) ctx.report('error', 'JSON_BASE_PROPERTY_NO_ARRAY', [property.companionKey, jsonKind(companion), node.path], itemsOf.path, companionNode?.at);
       values = [];
     } else {
       companions = [companion];
@@ -85,7 +85,7 @@ export function walkProperty(ctx: NodeContext, obj: Record<string, unknown>, key
       // a single value's companion given as an array: reported (unless the value itself is
       // not a simple value, which is reported instead), and the value is not read
       if (raw === undefined || (raw !== null && typeof raw !== 'object')) {
-        if (structural) ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', ['_' + key, 'an Array', itemsOf.path], itemsOf.path, companionNode?.at);
+        if (structural) ctx.report('error', 'JSON_PROPERTY_NOT_OBJECT', [property.companionKey, 'an Array', itemsOf.path], itemsOf.path, companionNode?.at);
         values = [];
       }
     }
