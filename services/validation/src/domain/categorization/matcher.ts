@@ -176,6 +176,19 @@ export function fieldValue(issue: MatchableIssue, field: MatchField): string | u
   return value === undefined || value.length <= MAX_MATCHED_CHARACTERS ? value : boundedPrefix(value);
 }
 
+/**
+ * What identifies the field's value as rules see it (fieldValue), without building that value: the
+ * value as the issue holds it (a message id not made canonical), unless it is longer than rules see,
+ * then fieldValue itself. Issues with the same key have the same fieldValue: a key of the first kind
+ * is at most MAX_MATCHED_CHARACTERS long and its fieldValue is itself (or, for a message id, the
+ * canonical id of that short engine key); a key of the second kind is its own fieldValue, and a short
+ * value equal to it has the length of a prefix, so is no engine key and is its own fieldValue too.
+ */
+export function fieldKey(issue: MatchableIssue, field: MatchField): string | undefined {
+  const value = field === 'MESSAGE_ID' ? issue.messageId : wholeFieldValue(issue, field);
+  return value === undefined || value.length <= MAX_MATCHED_CHARACTERS ? value : fieldValue(issue, field);
+}
+
 function wholeFieldValue(issue: MatchableIssue, field: MatchField): string | undefined {
   switch (field) {
     case 'MESSAGE': return issue.message;
