@@ -177,12 +177,11 @@ export function fieldValue(issue: MatchableIssue, field: MatchField): string | u
 }
 
 /**
- * What identifies the field's value as rules see it (fieldValue), without building that value: the
- * value as the issue holds it (a message id not made canonical), unless it is longer than rules see,
- * then fieldValue itself. Issues with the same key have the same fieldValue: a key of the first kind
- * is at most MAX_MATCHED_CHARACTERS long and its fieldValue is itself (or, for a message id, the
- * canonical id of that short engine key); a key of the second kind is its own fieldValue, and a short
- * value equal to it has the length of a prefix, so is no engine key and is its own fieldValue too.
+ * A key for the field's value as rules see it (fieldValue), cheaper to get per issue: the value as the
+ * issue holds it when it is no longer than rules see (a message id not made canonical yet), else
+ * fieldValue itself. Equal keys mean equal fieldValues: a short key's fieldValue is the key (or, for an
+ * engine key, a short id, its canonical id); a long value's key is its bounded prefix, which, met as a
+ * short value, has a prefix's length, so is no engine key and is its own fieldValue.
  */
 export function fieldKey(issue: MatchableIssue, field: MatchField): string | undefined {
   const value = field === 'MESSAGE_ID' ? issue.messageId : wholeFieldValue(issue, field);
