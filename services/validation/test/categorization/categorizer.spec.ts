@@ -3,7 +3,7 @@ import { Categorizer, isUncategorized } from '#validation/domain/categorization/
 import {
   CategoryValidationError, parseCategory, parseCategorySnapshots, UNCATEGORIZED, type Category,
 } from '#validation/domain/categorization/category.js';
-import { parseMatcher } from '#validation/domain/categorization/matcher.js';
+import { MAX_MATCHED_CHARACTERS, parseMatcher, type MatchableIssue, type Matcher, type MatcherJson } from '#validation/domain/categorization/matcher.js';
 import { summarizeByCategory, summarizeByMessage } from '#validation/domain/categorization/summary.js';
 import { assessValidity, isSubmissionValid } from '#validation/domain/categorization/validity.js';
 
@@ -43,6 +43,92 @@ describe('validation: categorization', () => {
     // A caller changing the returned list does not change what is remembered.
     byExpression.categoriesOf(issue).push(terminology);
     expect(ids(issue)).to.deep.equal(['display']);
+  });
+
+  describe('verdicts remembered per combination of severity, code, message id and message', () => {
+    const rule = (id: string, json: MatcherJson) => ({ category: cat(id, false), matcher: parseMatcher(json) });
+    // Rules over different fields, decided by different key fields or only with the expression.
+    const rules = [
+      rule('message_only', { field: 'MESSAGE', regex: '^Unknown code' }),
+      rule('id_and_error', { children: [{ field: 'MESSAGE_ID', regex: '^Extension_EXT_Unknown_NotHere$' }, { field: 'SEVERITY', regex: '^(error|fatal)$' }], requiresAllChildren: true }),
+      rule('id_and_not_error', { children: [{ field: 'MESSAGE_ID', regex: '^Extension_EXT_Unknown_NotHere$' }, { field: 'SEVERITY', regex: '^(error|fatal)$', inverted: true }], requiresAllChildren: true }),
+      rule('code_or_message', { children: [{ field: 'CODE', regex: '^too-costly$' }, { field: 'MESSAGE', regex: 'nested too deeply' }], requiresAllChildren: false }),
+      rule('message_and_patient', { children: [{ field: 'MESSAGE', regex: 'whitespace' }, { field: 'EXPRESSION', regex: 'ofType\\(Patient\\)' }], requiresAllChildren: true }),
+      rule('message_or_not_patient', { children: [{ field: 'MESSAGE', regex: '^Unknown' }, { field: 'EXPRESSION', regex: 'Patient', inverted: true }], requiresAllChildren: false, inverted: true }),
+      rule('expression_only', { field: 'EXPRESSION', regex: '\\.extension\\[\\d+\\]$' }),
+      rule('long_message_end', { field: 'MESSAGE', regex: 'y$' }),
+    ];
+    const plain = (issue: MatchableIssue) => {
+      const ids = rules.filter((r) => r.matcher.matches(issue)).map((r) => r.category.id);
+      return ids.length > 0 ? ids : ['uncategorized'];
+    };
+    const long = 'x'.repeat(MAX_MATCHED_CHARACTERS - 1);
+    const messages = ['Unknown code x', 'value should not start or finish with whitespace', 'The resource is nested too deeply', 'other', undefined,
+      `${long}y`, `${long}yz`, `${long}y and more`];
+    const issues: MatchableIssue[] = [];
+    for (const message of messages) {
+      for (const severity of ['error', 'warning', undefined]) {
+        for (const code of ['too-costly', 'invalid']) {
+          // The HL7 id, the engine key stored by older outcomes (read as that id), another id, none.
+          for (const messageId of ['Extension_EXT_Unknown_NotHere', 'EXTENSION_UNKNOWN', 'Other', undefined]) {
+            for (const expression of ["Bundle.entry[1].resource.ofType(Patient).where(id = 'p1')", 'Bundle.entry[2].resource.ofType(Encounter).extension[0]', undefined]) {
+              issues.push({ severity, code, message, messageId, expression });
+            }
+          }
+        }
+      }
+    }
+
+    it('gives every issue what the rules\' own matchers give, whatever the order the combinations are met in', () => {
+      const expected = new Map(issues.map((issue) => [issue, plain(issue)]));
+      // Each rule answers somewhere: the memo must not make them all answer alike.
+      expect(new Set([...expected.values()].flat())).to.have.length(rules.length + 1);
+      const categorizer = new Categorizer(rules);
+      const reversed = [...issues].reverse();
+      for (const [pass, order] of [[1, issues], [2, reversed], [3, issues]] as const) {
+        categorizer.categorize(order).forEach((categorized, i) => {
+          expect(categorized.categories.map((c) => c.id), `pass ${pass}: ${JSON.stringify(order[i])}`).to.deep.equal(expected.get(order[i]!));
+        });
+      }
+    });
+
+    it('answers issues that differ only in fields no rule reads, or in the expression when no undecided rule reads it, from one remembered verdict', () => {
+      const categorizer = new Categorizer(rules.slice(0, 4));
+      const [first, second] = categorizer.categorize([
+        { severity: 'error', code: 'invalid', message: 'Unknown code x', expression: 'Bundle.entry[1].resource', location: '1:2' },
+        { severity: 'error', code: 'invalid', message: 'Unknown code x', expression: 'Bundle.entry[7].resource', location: '9:9' },
+      ]);
+      expect(first!.categories).to.equal(second!.categories);
+      expect(Object.isFrozen(first!.categories)).to.equal(true);
+      // The same message with another severity is another combination.
+      const [error, warning] = categorizer.categorize([
+        { severity: 'error', message: 'm', messageId: 'Extension_EXT_Unknown_NotHere' },
+        { severity: 'warning', message: 'm', messageId: 'Extension_EXT_Unknown_NotHere' },
+      ]);
+      expect([error!.categories.map((c) => c.id), warning!.categories.map((c) => c.id)]).to.deep.equal([['id_and_error'], ['id_and_not_error']]);
+    });
+
+    it('asks an opaque matcher with every issue, after what the remembered verdicts decided', () => {
+      const asked: MatchableIssue[] = [];
+      const opaque: Matcher = { matches: (issue) => { asked.push(issue); return issue.expression === 'b'; }, toJSON: () => ({ field: 'MESSAGE', regex: 'x' }) };
+      const categorizer = new Categorizer([{ category: cat('opaque', false), matcher: opaque }, rules[0]!]);
+      const categorized = categorizer.categorize([{ message: 'Unknown code', expression: 'a' }, { message: 'Unknown code', expression: 'b' }]);
+      expect(categorized.map((issue) => issue.categories.map((c) => c.id))).to.deep.equal([['message_only'], ['opaque', 'message_only']]);
+      expect(asked).to.have.length(2);
+    });
+
+    it('keeps answering right once its bounded memory of combinations has started over', () => {
+      const categorizer = new Categorizer(rules);
+      const many = Array.from({ length: 22_000 }, (_, i): MatchableIssue => ({
+        severity: i % 3 === 0 ? 'error' : 'warning', code: 'invalid', message: `Unknown ${i % 2 === 0 ? 'code' : 'whitespace'} ${i}`,
+        messageId: i % 5 === 0 ? 'EXTENSION_UNKNOWN' : 'Other', expression: i % 7 === 0 ? 'Patient.extension[0]' : 'Encounter.ofType(Patient)',
+      }));
+      const categorized = categorizer.categorize([...many, ...many.slice(0, 200)]);
+      // Checked: around the start-over (20,000 combinations) and after it, the first ones met again, a sample of the rest.
+      categorized.forEach((issue, i) => {
+        if (i >= 19_900 || i % 50 === 0) expect(issue.categories.map((c) => c.id), String(i)).to.deep.equal(plain(many[i % many.length]!));
+      });
+    });
   });
 
   it('summarizes by message and by category, most frequent first', () => {

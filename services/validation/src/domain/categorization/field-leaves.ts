@@ -195,10 +195,4 @@ export class LeafAnswers {
     }
     return state === YES;
   }
-
-  /** True when none of these leaves can match: their texts settled it without the regex engine. */
-  noneFound(indexes: Uint32Array): boolean {
-    for (const index of indexes) if (this.states[index] !== NO) return false;
-    return true;
-  }
 }

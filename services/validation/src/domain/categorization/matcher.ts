@@ -176,6 +176,18 @@ export function fieldValue(issue: MatchableIssue, field: MatchField): string | u
   return value === undefined || value.length <= MAX_MATCHED_CHARACTERS ? value : boundedPrefix(value);
 }
 
+/**
+ * A key for the field's value as rules see it (fieldValue), cheaper to get per issue: the value as the
+ * issue holds it when it is no longer than rules see (a message id not made canonical yet), else
+ * fieldValue itself. Equal keys mean equal fieldValues: a short key's fieldValue is the key (or, for an
+ * engine key, a short id, its canonical id); a long value's key is its bounded prefix, which, met as a
+ * short value, has a prefix's length, so is no engine key and is its own fieldValue.
+ */
+export function fieldKey(issue: MatchableIssue, field: MatchField): string | undefined {
+  const value = field === 'MESSAGE_ID' ? issue.messageId : wholeFieldValue(issue, field);
+  return value === undefined || value.length <= MAX_MATCHED_CHARACTERS ? value : fieldValue(issue, field);
+}
+
 function wholeFieldValue(issue: MatchableIssue, field: MatchField): string | undefined {
   switch (field) {
     case 'MESSAGE': return issue.message;

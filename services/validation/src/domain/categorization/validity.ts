@@ -29,16 +29,28 @@ export interface ValidityVerdict {
 
 const BLOCKING_SEVERITIES = new Set(['error', 'fatal']);
 
+/** Error or fatal, in any case (the engine writes them in lower case). */
+function isBlocking(severity: string | undefined): boolean {
+  return severity === 'error' || severity === 'fatal' || BLOCKING_SEVERITIES.has((severity ?? '').toLowerCase());
+}
+
 export function assessValidity(issues: Iterable<IssueForValidity>): ValidityVerdict {
   let unacceptable = 0;
   let uncategorizedErrors = 0;
   let uncategorized = 0;
+  // The flow asks this for every submission's ~100 issues: one pass over each issue's categories, no list built.
   for (const issue of issues) {
-    const real = issue.categories.filter((category) => category.id !== UNCATEGORIZED_ID);
-    if (real.length === 0) {
+    let real = 0;
+    let notAcceptable = false;
+    for (const category of issue.categories) {
+      if (category.id === UNCATEGORIZED_ID) continue;
+      real++;
+      if (!category.acceptable) notAcceptable = true;
+    }
+    if (real === 0) {
       uncategorized++;
-      if (BLOCKING_SEVERITIES.has((issue.severity ?? '').toLowerCase())) uncategorizedErrors++;
-    } else if (real.some((category) => !category.acceptable)) {
+      if (isBlocking(issue.severity)) uncategorizedErrors++;
+    } else if (notAcceptable) {
       unacceptable++;
     }
   }
