@@ -125,9 +125,12 @@ export class NodeContext implements WalkFrame {
     return new NodeContext({ walker: this.walker, host: this.host, plan, mode: 'profile' }, root, this.node, depth);
   }
 
-  /** `value`, the value this context stands at, as a node: its location and position are this context's. */
+  /**
+   * `value` as a node at this context's location and position: this context's own node when it is
+   * the value the context stands at (a type validator's resource), so nothing is looked up twice.
+   */
   nodeOf(value: unknown): JsonNode {
-    return JsonNode.at(this.host.run, value, this.path, this.at);
+    return value === this.node.value ? this.node : JsonNode.at(this.host.run, value, this.path, this.at);
   }
 
   // ---- reporting ------------------------------------------------------------------------------
