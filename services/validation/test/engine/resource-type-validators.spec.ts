@@ -25,7 +25,7 @@ class RecordingPatientValidator implements ResourceTypeValidator {
 
   validate(ctx: NodeContext, patient: Record<string, unknown>): void {
     this.calls.push(`after ${ctx.path} (${ctx.run.issues.length} issues)`);
-    if (patient.gender === 'unknown') ctx.error('UNRECOGNISED_PROPERTY', ['gender'], `${ctx.path}.gender`, ctx.propPos(patient, 'gender'));
+    if (patient.gender === 'unknown') ctx.nodeOf(patient).child('gender')?.error('UNRECOGNISED_PROPERTY', ['gender']);
   }
 }
 

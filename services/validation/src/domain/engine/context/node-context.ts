@@ -151,21 +151,4 @@ export class NodeContext implements WalkFrame {
   information(id: MessageId, args: readonly unknown[], path: string = this.path, at: Position | undefined = this.at): void {
     this.host.run.report('information', id, args, path, at);
   }
-
-  // ---- source positions -----------------------------------------------------------------------
-
-  /** Where an object or array starts in the source text. */
-  pos(value: unknown): Position | undefined {
-    return this.host.run.pos(value);
-  }
-
-  /** Where a property's value starts in the source text. */
-  propPos(parent: Record<string, unknown>, key: string): Position | undefined {
-    return this.host.run.propPos(parent, key);
-  }
-
-  /** Where an array item starts in the source text. */
-  itemPos(arr: readonly unknown[], i: number): Position | undefined {
-    return this.host.run.itemPos(arr, i);
-  }
 }
