@@ -5,7 +5,7 @@
  * HL7's validator reads its `Element` the same way; medplum's `TypedValue` is the same idea.
  *
  * Why a node and not the raw JSON: a rule that walks raw JSON builds each location by hand
- * (`${path}.group[${gi}]`) and looks each position up by hand (`ctx.itemPos(arr, i)`), so a rule
+ * (`${path}.group[${gi}]`) and looks each position up by hand (`run.itemPos(arr, i)`), so a rule
  * could report at a location that names one value and a position that names another. A node makes
  * both from the same step down.
  *
