@@ -2,9 +2,11 @@
  * What the main thread and the workers share without messages (a worker stuck in synchronous code
  * cannot send any):
  *
- * - TaskProgress, one per task: the index of the resource the worker is validating and when it
- *   started. The pool's watchdog reads it to know WHICH resource passed its budget, so that only
- *   that one is blamed when the worker is terminated.
+ * - TaskProgress, one per task: which worker took it (its threadId), the index of the resource the
+ *   worker is validating and when it started. The pool's watchdog reads it to know WHICH resource
+ *   passed its budget, so that only that one is blamed, and WHICH worker to terminate. A worker
+ *   holds its next task while it runs one (validation-pool.ts): a task no worker has taken yet was
+ *   never started, so when the worker holding it is stopped it can be given to another.
  * - SharedBudget, one per submission, shared by all its tasks in all workers: the worker time its
  *   resources have used and the limit. Each worker adds the busy time of every resource it
  *   finishes (event-loop active time: waiting for the terminology server or the cache does not
@@ -26,14 +28,29 @@ export function clockMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
+/** The worker slot before a worker took the task (worker threads have ids from 1; the main thread is 0). */
+export const NO_WORKER = 0;
+
 export class TaskProgress {
   private readonly index: Int32Array;
+  private readonly worker: Int32Array;
   private readonly startedAtMs: Float64Array;
 
   /** Without a buffer: a new one (main thread). With one: the view of a task's buffer (worker). */
   constructor(readonly buffer: SharedArrayBuffer = newProgressBuffer()) {
     this.index = new Int32Array(buffer, 0, 1);
+    this.worker = new Int32Array(buffer, 4, 1);
     this.startedAtMs = new Float64Array(buffer, 8, 1);
+  }
+
+  /** Worker: this thread (`threadId`) starts the task now, before anything of it runs. */
+  take(threadId: number): void {
+    Atomics.store(this.worker, 0, threadId);
+  }
+
+  /** The threadId of the worker that took the task, or NO_WORKER. */
+  get takenBy(): number {
+    return Atomics.load(this.worker, 0);
   }
 
   /** Worker: resource `index` of the task starts now. */

@@ -24,7 +24,7 @@
  */
 import { setMessageWording, type MessageWording } from '../../domain/engine/wording.js';
 import { performance } from 'node:perf_hooks';
-import { workerData } from 'node:worker_threads';
+import { threadId, workerData } from 'node:worker_threads';
 import { createLogger } from '#adapters/observability/logger.js';
 import type { CacheType, RedisConnectionOptions } from '#adapters/cache/index.js';
 import { loadDefinitions } from '../fhir-definitions/definition-cache.js';
@@ -170,8 +170,44 @@ async function terminologyFor(source: ConformanceResourceSource, data: WorkerSet
   return createTerminology({ source, settings, cacheStore: await cacheStore, logger, metrics: counters.terminology }).terminology;
 }
 
-/** A batch of resources (ValidationTask), a whole submission as bytes (SubmissionTask, submission-task.ts), or $categorize's matching (categorize-task.ts). */
-export default async function validateTask(task: ValidationTask | SubmissionTask | CategorizeTask): Promise<ValidationTaskResult | SubmissionTaskResult | CategorizeTaskResult> {
+type AnyTask = ValidationTask | SubmissionTask | CategorizeTask;
+type AnyTaskResult = ValidationTaskResult | SubmissionTaskResult | CategorizeTaskResult;
+
+/** The task this worker is running, while there is one. */
+let running: Promise<AnyTaskResult> | undefined;
+
+/**
+ * A batch of resources (ValidationTask), a whole submission as bytes (SubmissionTask,
+ * submission-task.ts), or $categorize's matching (categorize-task.ts).
+ *
+ * One task at a time. The pool gives a worker its next task while it runs one (validation-pool.ts),
+ * so that the worker need not wait for the main thread between two tasks; piscina calls this as
+ * soon as that task's message is read, which is during the running task's first real wait (a
+ * terminology server's answer, say). The held task starts only after the running one has ended
+ * and its answer has been posted (the next turn of the event loop): its deadline, its budget and
+ * its progress are its own, and the pool knows the worker is free for another task before this
+ * one takes the thread.
+ */
+export default async function validateTask(task: AnyTask): Promise<AnyTaskResult> {
+  const previous = running;
+  const current = previous ? afterTurnOf(previous).then(() => runTask(task)) : runTask(task);
+  running = current;
+  try {
+    return await current;
+  } finally {
+    if (running === current) running = undefined;
+  }
+}
+
+/** Settles after `previous` has, and after the event loop's next turn (its answer posted by then). */
+async function afterTurnOf(previous: Promise<unknown>): Promise<void> {
+  await previous.then(() => undefined, () => undefined);
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
+async function runTask(task: AnyTask): Promise<AnyTaskResult> {
+  // Taken by this worker from now on: the pool terminates this thread for it, and no longer gives it to another.
+  if (task.progress) new TaskProgress(task.progress).take(threadId);
   if (isCategorizeTask(task)) return runCategorizeTask(task);
   const v = await validatorFor(task.scope);
   if ('bytes' in task) {
