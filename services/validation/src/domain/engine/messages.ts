@@ -221,6 +221,9 @@ export const MESSAGES = {
   BUNDLE_BUNDLE_ENTRY_TYPE: { text: 'The type \'{0}\' is not valid - no resources allowed here (allowed = {1})', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_TYPE2: { text: 'The type \'{0}\' is not valid - must be {1}', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_TYPE3: { text: 'The type \'{0}\' is not valid - must be one of {1}', code: 'invalid' },
+  // Bundle.signature (resource-types/bundle-signature.ts); HL7's wording, its `}` included
+  SIGNATURE_NOT_VERIFIED: { text: 'The signature did not verify against the provided certificate', code: 'invalid' },
+  SIGNATURE_CONTENT_MISMATCH: { text: 'The signature cannot be valid because the content to sign ({0} bytes} is not the same as the signed content ({1} bytes)', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_NOFIRST: { text: 'Documents or Messages must contain at least one entry', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_NOFIRSTRESOURCE: { text: 'No resource on first entry', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_DOCUMENT: { text: 'The first entry in a document must be a composition', code: 'invalid' },

@@ -4,7 +4,8 @@
  * fullUrl (absolute, required except in transactions and batches, consistent with the
  * resource's type and id when it is a RESTful url, consistent with a canonical resource's url)
  * and the uniqueness of entry identities; then the rules of the Bundle's type: documents and
- * messages (bundle-document.ts), search sets (bundle-search.ts) and the links each type allows.
+ * messages (bundle-document.ts), search sets (bundle-search.ts) and the links each type allows;
+ * and its digital signature (bundle-signature.ts).
  *
  * Where the HL7 validator names the entry of a fullUrl problem as `Bundle.entry[0]` whatever its
  * position, so does this (operators compare the two validators' outcomes by location).
@@ -15,6 +16,7 @@ import type { NodeContext } from '../context/node-context.js';
 import type { BundleRule } from '../validator-options.js';
 import type { JsonNode } from '../json/json-node.js';
 import { checkAllInterlinked, checkDocumentReferences, checkMessageReferences } from './bundle-document.js';
+import { checkBundleSignature } from './bundle-signature.js';
 import { checkLinks, checkSearchSet, entriesOf } from './bundle-search.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
 
@@ -100,6 +102,8 @@ export class BundleValidator implements ResourceTypeValidator {
   }
 
   validate(ctx: NodeContext, resource: Record<string, unknown>): void {
+    // a digital signature over the Bundle's canonical form (bundle-signature.ts); most Bundles have none
+    if (resource.signature !== undefined) checkBundleSignature(ctx, resource, resource.signature);
     const bundle = ctx.nodeOf(resource);
     const type = bundle.str('type') ?? '';
     const entries = entriesOf(bundle);
