@@ -7,7 +7,7 @@ import { loadCases } from './support/conformance.js';
 import { describeConformance } from './support/conformance-suite.js';
 
 describeConformance('engine conformance (HL7 validator test cases)', loadCases, 135, {
-  verdict: 0.98,
-  exactErrorCount: 0.97,
-  locations: 0.96,
+  verdict: 0.99,
+  exactErrorCount: 0.99,
+  locations: 0.99,
 });

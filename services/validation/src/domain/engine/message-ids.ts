@@ -71,8 +71,6 @@ export const HL7_MESSAGE_IDS: Partial<Record<MessageId, MessageIdSource>> = {
   INTERNAL_ERROR: LIMIT,
   NESTING_TOO_DEEP: LIMIT,
   VALIDATION_MESSAGES_TRUNCATED: LIMIT,
-  SIGNATURE_NOT_VERIFIED: { ours: 'HL7\'s ids for its signature checks are in no stored Messages.properties (they are newer); ours until they can be read' },
-  SIGNATURE_CONTENT_MISMATCH: { ours: 'HL7\'s ids for its signature checks are in no stored Messages.properties (they are newer); ours until they can be read' },
   NO_EXPERIMENTAL_CONTENT: { ours: 'the HL7 id of its no-experimental-content check is not verified against Messages.properties; ours until it is' },
   VALIDATION_TIMEOUT: LIMIT,
   SUBMISSION_TIMEOUT: LIMIT,

@@ -221,9 +221,11 @@ export const MESSAGES = {
   BUNDLE_BUNDLE_ENTRY_TYPE: { text: 'The type \'{0}\' is not valid - no resources allowed here (allowed = {1})', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_TYPE2: { text: 'The type \'{0}\' is not valid - must be {1}', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_TYPE3: { text: 'The type \'{0}\' is not valid - must be one of {1}', code: 'invalid' },
-  // Bundle.signature (resource-types/bundle-signature.ts); HL7's wording, its `}` included
-  SIGNATURE_NOT_VERIFIED: { text: 'The signature did not verify against the provided certificate', code: 'invalid' },
-  SIGNATURE_CONTENT_MISMATCH: { text: 'The signature cannot be valid because the content to sign ({0} bytes} is not the same as the signed content ({1} bytes)', code: 'invalid' },
+  // Bundle.signature (resource-types/bundle-signature.ts), keyed by HL7's ids; HL7's wording, its `}` included
+  BUNDLE_SIGNATURE_SIG_FAIL_CERT: { text: 'The signature did not verify against the provided certificate', code: 'value' },
+  BUNDLE_SIGNATURE_PAYLOAD_MISMATCH: { text: 'The signature cannot be valid because the content to sign ({0} bytes} is not the same as the signed content ({1} bytes)', code: 'value' },
+  BUNDLE_SIGNATURE_HEADER_WHEN_MISMATCH: { text: 'The signature time in the JWS header ({0}) is not the same as Signature.when ({1})', code: 'business-rule' },
+  BUNDLE_SIGNATURE_NO_WHEN: { text: 'The signature has no time (Signature.when), so the signature time in the JWS header cannot be checked', code: 'not-found' },
   BUNDLE_BUNDLE_ENTRY_NOFIRST: { text: 'Documents or Messages must contain at least one entry', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_NOFIRSTRESOURCE: { text: 'No resource on first entry', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_DOCUMENT: { text: 'The first entry in a document must be a composition', code: 'invalid' },

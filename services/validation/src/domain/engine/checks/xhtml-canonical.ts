@@ -72,7 +72,7 @@ function escapeText(text: string): string {
   for (const ch of text) {
     const cp = ch.codePointAt(0) ?? 0;
     if (cp > 0xffff) out += `&#x${cp.toString(16).toUpperCase()};`;
-    else out += Object.hasOwn(TEXT_ENTITIES, ch) ? TEXT_ENTITIES[ch] : ch;
+    else out += TEXT_ENTITIES[ch] ?? ch;
   }
   return out;
 }

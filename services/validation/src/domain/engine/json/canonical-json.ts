@@ -8,24 +8,23 @@
  * (HL7 reads neither into its model); nulls inside an array of primitives stay (they align the
  * values with their `_name` extensions).
  *
- * The canonicalization methods this knows (Signature.targetFormat's `canonicalization=` value):
+ * Two methods (Signature.targetFormat's `canonicalization=` value), as HL7 composes them:
  * - `http://hl7.org/fhir/canonicalization/json`: the whole resource but its signature;
  * - `http://hl7.org/fhir/canonicalization/json#document`: nor the Bundle's id and meta either
  *   (a document's identity is Bundle.identifier; id and meta change as it is stored and moved).
- * Any other method: undefined (no content can be told to have been signed).
  */
 import { canonicalXhtml } from '../checks/xhtml-canonical.js';
+import { isObject } from './json-value.js';
 
 /** The canonicalizations this module composes. */
 export const JSON_CANONICALIZATIONS = ['http://hl7.org/fhir/canonicalization/json', 'http://hl7.org/fhir/canonicalization/json#document'] as const;
 export type JsonCanonicalization = (typeof JSON_CANONICALIZATIONS)[number];
 
-export function isJsonCanonicalization(value: string): value is JsonCanonicalization {
-  return (JSON_CANONICALIZATIONS as readonly string[]).includes(value);
+/** The source text of a number (a property's or an array item's), when the parser kept it. */
+export interface RawNumbers {
+  prop(obj: Record<string, unknown>, key: string): string | undefined;
+  item(arr: readonly unknown[], index: number): string | undefined;
 }
-
-/** The source text of a number in its container (object key or array index), when the parser kept it. */
-export type RawNumberLookup = (container: Record<string, unknown> | readonly unknown[], key: string | number) => string | undefined;
 
 /** Root properties each method leaves out. */
 const OMITTED: Readonly<Record<JsonCanonicalization, ReadonlySet<string>>> = {
@@ -39,16 +38,16 @@ class NoCanonicalForm extends Error {}
  * The canonical JSON text of `resource` under `method` (UTF-8 encode it for the signed bytes);
  * undefined when a narrative has no canonical form here.
  */
-export function canonicalJson(resource: Record<string, unknown>, method: JsonCanonicalization, rawNumber?: RawNumberLookup): string | undefined {
+export function canonicalJson(resource: Record<string, unknown>, method: JsonCanonicalization, rawNumbers?: RawNumbers): string | undefined {
   try {
-    return writeObject(resource, OMITTED[method], rawNumber);
+    return writeObject(resource, OMITTED[method], rawNumbers);
   } catch (e) {
     if (e instanceof NoCanonicalForm) return undefined;
     throw e;
   }
 }
 
-function writeObject(obj: Record<string, unknown>, omit: ReadonlySet<string> | undefined, rawNumber: RawNumberLookup | undefined): string {
+function writeObject(obj: Record<string, unknown>, omit: ReadonlySet<string> | undefined, rawNumbers: RawNumbers | undefined): string {
   // default sort: UTF-16 code units, the order RFC 8785 asks for
   const keys = Object.keys(obj).sort();
   let out = '{';
@@ -63,7 +62,7 @@ function writeObject(obj: Record<string, unknown>, omit: ReadonlySet<string> | u
       if (div === undefined) throw new NoCanonicalForm();
       text = JSON.stringify(div);
     } else {
-      text = writeValue(value, obj, key, rawNumber);
+      text = typeof value === 'number' ? (rawNumbers?.prop(obj, key) ?? JSON.stringify(value)) : writeValue(value, rawNumbers);
     }
     out += (first ? '' : ',') + JSON.stringify(key) + ':' + text;
     first = false;
@@ -71,13 +70,12 @@ function writeObject(obj: Record<string, unknown>, omit: ReadonlySet<string> | u
   return out + '}';
 }
 
-function writeValue(value: unknown, container: Record<string, unknown> | readonly unknown[], key: string | number, rawNumber: RawNumberLookup | undefined): string {
-  if (value === null) return 'null';
-  if (typeof value === 'number') return rawNumber?.(container, key) ?? JSON.stringify(value);
-  if (typeof value !== 'object') return JSON.stringify(value);
+function writeValue(value: unknown, rawNumbers: RawNumbers | undefined): string {
+  if (value === null || value === undefined) return 'null';
   if (Array.isArray(value)) {
     const items: readonly unknown[] = value;
-    return '[' + items.map((item, i) => writeValue(item ?? null, items, i, rawNumber)).join(',') + ']';
+    return '[' + items.map((item, i) => (typeof item === 'number' ? (rawNumbers?.item(items, i) ?? JSON.stringify(item)) : writeValue(item, rawNumbers))).join(',') + ']';
   }
-  return writeObject(value as Record<string, unknown>, undefined, rawNumber);
+  if (isObject(value)) return writeObject(value, undefined, rawNumbers);
+  return JSON.stringify(value);
 }

@@ -1,25 +1,31 @@
 /**
- * A Bundle's digital signature (Bundle.signature), verified as the HL7 validator verifies it: a
- * JWS (`sigFormat` application/jose, the compact serialization, base64 in `data`) whose header
- * carries the signer's certificate chain (`x5c`), over the Bundle's canonical JSON form named by
- * `targetFormat` (`…;canonicalization=<method>`, or the JWS header's `canon`).
+ * A Bundle's digital signature (Bundle.signature), checked as the HL7 validator's BundleValidator
+ * checks a JWS (`sigFormat` application/jose, or no sigFormat and data whose header names an
+ * algorithm): the compact serialization, base64 in `data` (or as it is), whose header carries the
+ * signer's certificate chain (`x5c`).
  *
- * The validator composes the content to sign itself (json/canonical-json.ts) and
- * - checks the JWS signature over that content with the first certificate's public key (as a
- *   detached JWS is checked: header, then the content): when it fails, "did not verify";
- * - when the JWS carries its own payload (not detached), compares the two: when they differ, the
- *   signature cannot be valid for this Bundle, and the issue gives both sizes.
+ * - The signing time the header states (JAdES `sigT`, else `iat`) must be Signature.when, which
+ *   must be there.
+ * - The content signed is the Bundle's canonical JSON form (json/canonical-json.ts) by the method
+ *   the header's `canon` names, else targetFormat's `canonicalization` parameter, else FHIR JSON's
+ *   (`#document` for a document Bundle); a method ending `#document` leaves out Bundle.id and
+ *   Bundle.meta as well as the signature.
+ * - The validator composes that content itself and checks the JWS signature over it with the
+ *   first certificate's public key, as a detached JWS is checked (header, then that content, in
+ *   place of whatever payload the JWS carries). When it does not verify, it says so, and when the
+ *   JWS carries a payload other than that content, that the signature cannot be valid, with both
+ *   sizes.
  *
- * Nothing is said where the signature cannot be judged without guessing: another signature format
- * (an XML DSig, which the HL7 validator checks against FHIR's canonical XML), a JWS without a
- * certificate (HL7 would look its key up in a configured trust store or the signer's JWKS, neither
- * of which this engine has), a canonicalization or an algorithm this does not know, a narrative
- * this cannot write back as HL7 does, data that is not a JWS. The certificate itself (its validity
- * period, its chain, whether its subject is Signature.who) is not judged here.
+ * Not judged here (no issue rather than a guess): an XML DSig (`application/pkcs7-signature`,
+ * checked by HL7 against FHIR's canonical XML with XML canonicalization), a JWS over canonical
+ * XML, a JWS without a certificate (HL7 looks its `kid` up in a configured trust store), an
+ * algorithm node:crypto does not check, a narrative this cannot write back as HL7 does, a header
+ * that is not JSON. HL7's hints and warnings (who the certificate names, the purpose, an embedded
+ * payload present) are not reported.
  */
 import { constants, verify as verifySignature, X509Certificate, type KeyObject } from 'node:crypto';
 import type { NodeContext } from '../context/node-context.js';
-import { canonicalJson, isJsonCanonicalization, type JsonCanonicalization } from '../json/canonical-json.js';
+import { canonicalJson, type JsonCanonicalization } from '../json/canonical-json.js';
 import { isObject } from '../json/json-value.js';
 
 /** JWS algorithms (RFC 7518) and how node:crypto checks them. */
@@ -30,7 +36,11 @@ const ALGORITHMS: Readonly<Record<string, { digest: string | null; pss?: boolean
   EdDSA: { digest: null },
 };
 
-const CANONICALIZATION_PARAM = 'canonicalization=';
+const JOSE = 'application/jose';
+const CANONICALIZATION = 'canonicalization';
+const JSON_CANON = 'http://hl7.org/fhir/canonicalization/json';
+const XML_CANON = 'http://hl7.org/fhir/canonicalization/xml';
+const DOCUMENT = '#document';
 
 /** A JWS compact serialization, its parts decoded where needed. */
 interface Jws {
@@ -42,31 +52,66 @@ interface Jws {
   readonly signature: Buffer;
 }
 
-/** Checks the Bundle's signature; the caller calls it only when Bundle.signature is present. */
+/** Checks the Bundle's signature (HL7's order of issues); the caller calls it only when Bundle.signature is present. */
 export function checkBundleSignature(ctx: NodeContext, bundle: Record<string, unknown>, signature: unknown): void {
-  if (!isObject(signature) || signature.sigFormat !== 'application/jose' || typeof signature.data !== 'string') return;
-  const jws = readJws(signature.data);
+  if (!isObject(signature) || typeof signature.data !== 'string') return;
+  const compact = compactJws(signature.data);
+  if (compact === undefined) return;
+  const jws = readJws(compact);
   if (jws === undefined) return;
-  const method = canonicalizationOf(signature.targetFormat, jws.header.canon);
-  if (method === undefined) return;
+  // no sigFormat: HL7 takes data whose header names an algorithm for a JWS
+  const sigFormat = typeof signature.sigFormat === 'string' && signature.sigFormat !== '' ? signature.sigFormat : jws.header.alg !== undefined ? JOSE : undefined;
+  if (sigFormat !== JOSE) return;
+
+  // 1. the signature time: the header's (JAdES sigT, else iat) is Signature.when
+  const sigT = signatureTime(jws.header);
+  const when = typeof signature.when === 'string' ? signature.when : undefined;
+  if (signature.when === undefined) ctx.error('BUNDLE_SIGNATURE_NO_WHEN', []);
+  else if (sigT !== undefined && sigT !== when) ctx.error('BUNDLE_SIGNATURE_HEADER_WHEN_MISMATCH', [sigT, when ?? '']);
+
+  // 2. the canonicalization: the header's canon, else targetFormat's, else the default for the Bundle's type
+  const method = canonicalizationOf(signature.targetFormat, jws.header.canon, bundle.type);
+  // 4. the signer's key: from the certificate in the header (a kid alone names a key in a trust store this has not)
   const key = signerKey(jws.header.x5c);
   const algorithm = typeof jws.header.alg === 'string' && Object.hasOwn(ALGORITHMS, jws.header.alg) ? ALGORITHMS[jws.header.alg] : undefined;
-  if (key === undefined || algorithm === undefined) return;
+  if (method === undefined || key === undefined || algorithm === undefined) return;
   const run = ctx.run;
-  const text = canonicalJson(bundle, method, (container, k) => (Array.isArray(container) ? run.rawNumber(container, {}, '', k as number) : run.rawNumber(undefined, container as Record<string, unknown>, k as string, -1)));
+  const text = canonicalJson(bundle, method, {
+    prop: (obj, k) => run.rawNumber(undefined, obj, k, -1),
+    item: (arr, i) => run.rawNumber(arr, {}, '', i),
+  });
   if (text === undefined) return;
   const content = Buffer.from(text, 'utf8');
+  // the JWS with the content composed here as its payload, whatever payload it carries
   const input = Buffer.from(`${jws.headerText}.${content.toString('base64url')}`, 'ascii');
-  if (!verifies(input, jws.signature, key, algorithm)) ctx.error('SIGNATURE_NOT_VERIFIED', []);
-  if (jws.payload !== undefined && !jws.payload.equals(content)) ctx.error('SIGNATURE_CONTENT_MISMATCH', [groupDigits(content.length), groupDigits(jws.payload.length)]);
+  if (verifies(input, jws.signature, key, algorithm)) return;
+  ctx.error('BUNDLE_SIGNATURE_SIG_FAIL_CERT', []);
+  if (jws.payload !== undefined && !jws.payload.equals(content)) ctx.error('BUNDLE_SIGNATURE_PAYLOAD_MISMATCH', [groupDigits(content.length), groupDigits(jws.payload.length)]);
 }
 
-/** The JWS in Signature.data (base64 of the compact serialization); undefined when it is not one. */
-function readJws(data: string): Jws | undefined {
-  const compact = Buffer.from(data, 'base64').toString('ascii').trim();
+/** The JWS compact serialization in Signature.data: base64 of it, or (HL7 reads it too) the JWS itself. */
+function compactJws(data: string): string | undefined {
+  // linear: anchored, one character class
+  if (/^[A-Za-z0-9+/=\s]+$/.test(data)) return Buffer.from(data, 'base64').toString('latin1').trim();
+  return data.split('.').length === 3 ? data : undefined;
+}
+
+/** The signing time the JWS header states (JAdES `sigT`, else `iat`), as an instant in HL7's form. */
+function signatureTime(header: Record<string, unknown>): string | undefined {
+  const sigT = header.sigT;
+  if (typeof sigT === 'string' && !/^-?\d+$/.test(sigT) /* linear: anchored, one class */) return sigT;
+  const seconds = typeof sigT === 'number' || typeof sigT === 'string' ? Number(sigT) : typeof header.iat === 'number' || typeof header.iat === 'string' ? Number(header.iat) : Number.NaN;
+  if (!Number.isInteger(seconds)) return undefined;
+  const date = new Date(seconds * 1000);
+  // Java's ISO_INSTANT: no fraction when it is zero
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString().replace('.000Z', 'Z');
+}
+
+/** The JWS of a compact serialization; undefined when it is not one. */
+function readJws(compact: string): Jws | undefined {
   const parts = compact.split('.');
   if (parts.length !== 3) return undefined;
-  const [headerText, payloadText, signatureText] = parts as [string, string, string];
+  const [headerText = '', payloadText = '', signatureText = ''] = parts;
   // linear: anchored, one character class
   const base64url = /^[A-Za-z0-9_-]*$/;
   if (!base64url.test(headerText) || !base64url.test(payloadText) || !base64url.test(signatureText) || signatureText === '') return undefined;
@@ -80,15 +125,32 @@ function readJws(data: string): Jws | undefined {
   return { headerText, header, payload: payloadText === '' ? undefined : Buffer.from(payloadText, 'base64url'), signature: Buffer.from(signatureText, 'base64url') };
 }
 
-/** The canonicalization named by targetFormat (`…;canonicalization=<method>`), else by the JWS header's `canon`. */
-function canonicalizationOf(targetFormat: unknown, canon: unknown): JsonCanonicalization | undefined {
-  let method: string | undefined;
+/**
+ * The canonicalization of the signed content, as HL7 reads it: the JWS header's `canon`, else
+ * targetFormat's `canonicalization` parameter, else FHIR JSON's (with `#document` for a document
+ * Bundle). Any method but `…#document` leaves out the signature alone; XML ones (a targetFormat
+ * or method naming xml) are not composed here: undefined.
+ */
+function canonicalizationOf(targetFormat: unknown, canon: unknown, bundleType: unknown): JsonCanonicalization | undefined {
+  let xml = false;
+  let fromTarget: string | undefined;
   if (typeof targetFormat === 'string') {
-    const at = targetFormat.indexOf(CANONICALIZATION_PARAM);
-    if (at >= 0) method = targetFormat.slice(at + CANONICALIZATION_PARAM.length).split(';')[0]?.trim();
+    const [base, ...params] = targetFormat.split(';');
+    xml = (base ?? '').includes('xml');
+    for (const p of params) {
+      const eq = p.indexOf('=');
+      if (eq > 0 && p.slice(0, eq).trim() === CANONICALIZATION) fromTarget = p.slice(eq + 1).trim();
+    }
   }
-  if (method === undefined && typeof canon === 'string') method = canon;
-  return method !== undefined && isJsonCanonicalization(method) ? method : undefined;
+  let method: string;
+  if (typeof canon === 'string') {
+    method = canon;
+    xml = canon.includes('xml');
+  } else {
+    method = fromTarget ?? (xml ? XML_CANON : JSON_CANON) + (bundleType === 'document' ? DOCUMENT : '');
+  }
+  if (xml) return undefined;
+  return method.endsWith(DOCUMENT) ? 'http://hl7.org/fhir/canonicalization/json#document' : 'http://hl7.org/fhir/canonicalization/json';
 }
 
 /** The public key of the first certificate of the x5c chain (base64 DER); undefined when there is none. */
@@ -116,6 +178,6 @@ function verifies(input: Buffer, signature: Buffer, key: KeyObject, algorithm: {
 function groupDigits(n: number): string {
   const digits = String(n);
   let out = '';
-  for (let i = 0; i < digits.length; i++) out += (i > 0 && (digits.length - i) % 3 === 0 ? ',' : '') + digits[i];
+  for (let i = 0; i < digits.length; i++) out += (i > 0 && (digits.length - i) % 3 === 0 ? ',' : '') + digits.charAt(i);
   return out;
 }
