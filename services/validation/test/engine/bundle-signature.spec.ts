@@ -220,9 +220,12 @@ describe('engine: Bundle.signature (JWS over the canonical JSON form)', function
     expect(canonicalXhtml('<div><b>x</div>')).to.equal(undefined);
   });
 
-  it('composes the canonical JSON: keys sorted, nulls and empty arrays left out, the method\'s root properties omitted', () => {
+  it('composes the canonical JSON: keys sorted, what has no content left out, the method\'s root properties omitted', () => {
     const bundle = { resourceType: 'Bundle', id: 'x', meta: null, type: 'collection', link: [], entry: [{ resource: { resourceType: 'Basic', code: { text: 'é' }, extension: [] } }], signature: {} };
     expect(canonicalJson(bundle, JSON_CANON)).to.equal('{"entry":[{"resource":{"code":{"text":"é"},"resourceType":"Basic"}}],"id":"x","resourceType":"Bundle","type":"collection"}');
     expect(canonicalJson(bundle, DOCUMENT_CANON)).to.equal('{"entry":[{"resource":{"code":{"text":"é"},"resourceType":"Basic"}}],"resourceType":"Bundle","type":"collection"}');
+    // an object with no content is no element: left out, or null as an array item
+    const sparse = { resourceType: 'Basic', code: { coding: [{}, { code: 'a' }], text: null }, subject: {}, extension: [{ url: null }] };
+    expect(canonicalJson(sparse, JSON_CANON)).to.equal('{"code":{"coding":[null,{"code":"a"}]},"resourceType":"Basic"}');
   });
 });

@@ -4,9 +4,9 @@
  * tokens, the properties of every object in order of their names (UTF-16 code units, as RFC 8785
  * orders them), numbers as the source wrote them (`1.50` stays `1.50`), strings escaped as JSON
  * requires and no more, and each narrative's `div` written back the way HL7 writes XHTML
- * (checks/xhtml-canonical.ts). A property whose value is null, or an empty array, is not written
- * (HL7 reads neither into its model); nulls inside an array of primitives stay (they align the
- * values with their `_name` extensions).
+ * (checks/xhtml-canonical.ts). What HL7's model holds no element for is not written: a null, an
+ * empty array, an object with no content (an item of an array without content is written null,
+ * as HL7 writes one; nulls align primitive values with their `_name` extensions).
  *
  * Two methods (Signature.targetFormat's `canonicalization=` value), as HL7 composes them:
  * - `http://hl7.org/fhir/canonicalization/json`: the whole resource but its signature;
@@ -40,23 +40,23 @@ class NoCanonicalForm extends Error {}
  */
 export function canonicalJson(resource: Record<string, unknown>, method: JsonCanonicalization, rawNumbers?: RawNumbers): string | undefined {
   try {
-    return writeObject(resource, OMITTED[method], rawNumbers);
+    return writeObject(resource, OMITTED[method], rawNumbers) ?? '{}';
   } catch (e) {
     if (e instanceof NoCanonicalForm) return undefined;
     throw e;
   }
 }
 
-function writeObject(obj: Record<string, unknown>, omit: ReadonlySet<string> | undefined, rawNumbers: RawNumbers | undefined): string {
+/** An object's text; undefined when it has nothing but its resourceType (HL7 writes no element without content). */
+function writeObject(obj: Record<string, unknown>, omit: ReadonlySet<string> | undefined, rawNumbers: RawNumbers | undefined): string | undefined {
   // default sort: UTF-16 code units, the order RFC 8785 asks for
   const keys = Object.keys(obj).sort();
-  let out = '{';
-  let first = true;
+  const members: string[] = [];
+  let content = false;
   for (const key of keys) {
     if (omit?.has(key)) continue;
     const value = obj[key];
-    if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) continue;
-    let text: string;
+    let text: string | undefined;
     if (key === 'div' && typeof value === 'string') {
       const div = canonicalXhtml(value);
       if (div === undefined) throw new NoCanonicalForm();
@@ -64,17 +64,21 @@ function writeObject(obj: Record<string, unknown>, omit: ReadonlySet<string> | u
     } else {
       text = typeof value === 'number' ? (rawNumbers?.prop(obj, key) ?? JSON.stringify(value)) : writeValue(value, rawNumbers);
     }
-    out += (first ? '' : ',') + JSON.stringify(key) + ':' + text;
-    first = false;
+    if (text === undefined) continue;
+    members.push(JSON.stringify(key) + ':' + text);
+    if (key !== 'resourceType') content = true;
   }
-  return out + '}';
+  return content ? '{' + members.join(',') + '}' : undefined;
 }
 
-function writeValue(value: unknown, rawNumbers: RawNumbers | undefined): string {
-  if (value === null || value === undefined) return 'null';
+/** A value's text; undefined for what HL7 does not write (null, an empty object or array, an array of nothing but nulls). */
+function writeValue(value: unknown, rawNumbers: RawNumbers | undefined): string | undefined {
+  if (value === null || value === undefined) return undefined;
   if (Array.isArray(value)) {
     const items: readonly unknown[] = value;
-    return '[' + items.map((item, i) => (typeof item === 'number' ? (rawNumbers?.item(items, i) ?? JSON.stringify(item)) : writeValue(item, rawNumbers))).join(',') + ']';
+    const texts = items.map((item, i) => (typeof item === 'number' ? (rawNumbers?.item(items, i) ?? JSON.stringify(item)) : writeValue(item, rawNumbers)));
+    // an item without content stays as null: it aligns primitive values with their `_name` extensions
+    return texts.some((t) => t !== undefined) ? '[' + texts.map((t) => t ?? 'null').join(',') + ']' : undefined;
   }
   if (isObject(value)) return writeObject(value, undefined, rawNumbers);
   return JSON.stringify(value);
