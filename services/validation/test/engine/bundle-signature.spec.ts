@@ -1,21 +1,27 @@
 /**
  * Bundle.signature as the HL7 validator verifies it: a JWS (compact, base64 in Signature.data,
- * the signer's certificate in its x5c header) over the Bundle's canonical JSON form. The Bundles
- * here are signed in the test, with a key pair and a self-signed certificate made in the test
- * (the certificate's DER is written by hand below: node:crypto reads certificates but makes none).
+ * the signer's certificate in its x5c header) or an XML DSig with XAdES signing time (the
+ * certificate in KeyInfo), over the Bundle's canonical JSON or XML form. The Bundles here are
+ * signed in the test, with a key pair and a self-signed certificate made in the test (the
+ * certificate's DER is written by hand below: node:crypto reads certificates but makes none), and
+ * the canonical content they sign is written out by hand, independently of the engine's composers.
  */
 import { expect } from 'chai';
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { canonicalXhtml } from '#validation/domain/engine/checks/xhtml-canonical.js';
 import { canonicalJson } from '#validation/domain/engine/json/canonical-json.js';
 import { type ValidationOutcome } from '#validation/domain/engine/outcome/issue.js';
 import { Validator } from '#validation/domain/engine/validator.js';
+import { canonicalize, parseXmlTree } from '#validation/domain/engine/xml/c14n.js';
 import { sourceWith } from './support/core-definitions.js';
 import { engineKeyOf } from './support/helpers.js';
 
 const JSON_CANON = 'http://hl7.org/fhir/canonicalization/json';
 const DOCUMENT_CANON = 'http://hl7.org/fhir/canonicalization/json#document';
-const SIGNATURE_IDS = new Set(['BUNDLE_SIGNATURE_SIG_FAIL_CERT', 'BUNDLE_SIGNATURE_PAYLOAD_MISMATCH', 'BUNDLE_SIGNATURE_HEADER_WHEN_MISMATCH', 'BUNDLE_SIGNATURE_NO_WHEN']);
+const SIGNATURE_IDS = new Set([
+  'BUNDLE_SIGNATURE_SIG_FAIL_CERT', 'BUNDLE_SIGNATURE_PAYLOAD_MISMATCH', 'BUNDLE_SIGNATURE_HEADER_WHEN_MISMATCH', 'BUNDLE_SIGNATURE_NO_WHEN',
+  'BUNDLE_SIGNATURE_DIGSIG_WHEN_MISMATCH', 'BUNDLE_SIGNATURE_SIG_DIGEST_MISMATCH', 'BUNDLE_SIGNATURE_SIG_DIGEST_MISMATCH_XADES', 'BUNDLE_SIGNATURE_DIGSIG_SIGNED_MISMATCH',
+]);
 
 // --- a self-signed X.509 certificate, DER by hand -------------------------------------------
 
@@ -118,7 +124,7 @@ const collection = (): Record<string, unknown> => ({
 const signatureIssues = (o: ValidationOutcome) => o.issue.filter((i) => SIGNATURE_IDS.has(String(engineKeyOf(i))));
 const signatureKeys = (o: ValidationOutcome) => signatureIssues(o).map((i) => `${i.severity} ${String(engineKeyOf(i))} ${String(i.expression?.[0])}`);
 
-describe('engine: Bundle.signature (JWS over the canonical JSON form)', function () {
+describe('engine: Bundle.signature (a JWS or an XML DSig over the Bundle\'s canonical form)', function () {
   this.timeout(60_000);
   let v: Validator;
   let signer: Signer;
@@ -195,12 +201,12 @@ describe('engine: Bundle.signature (JWS over the canonical JSON form)', function
     expect(signatureKeys(v.validate({ ...raw, signature: { ...sig, data: Buffer.from(sig.data!, 'base64').toString() } }))).to.deep.equal(['error BUNDLE_SIGNATURE_SIG_FAIL_CERT Bundle']);
   });
 
-  it('says nothing of a signature it cannot judge: an XML DSig, canonical XML, no certificate, data that is not a JWS', () => {
+  it('says nothing of a signature it cannot judge: another format, no certificate, data that is not a JWS', () => {
     const good = signed(collection(), signer);
     const sig = good.signature as Record<string, unknown>;
     const tampered = { ...collection(), id: 'changed' };
-    expect(signatureKeys(v.validate({ ...tampered, signature: { ...sig, sigFormat: 'application/pkcs7-signature' } }))).to.deep.equal([]);
-    expect(signatureKeys(v.validate({ ...tampered, signature: { ...sig, targetFormat: 'application/fhir+xml;canonicalization=http://hl7.org/fhir/canonicalization/xml' } }))).to.deep.equal([]);
+    expect(signatureKeys(v.validate({ ...tampered, signature: { ...sig, sigFormat: 'image/png' } }))).to.deep.equal([]);
+    expect(signatureKeys(v.validate({ ...tampered, signature: { ...sig, sigFormat: 'application/pkcs7-signature', data: Buffer.from('<not xml').toString('base64') } }))).to.deep.equal([]);
     expect(signatureKeys(v.validate({ ...tampered, signature: { ...sig, data: Buffer.from('not a jws').toString('base64') } }))).to.deep.equal([]);
     const header = Buffer.from(JSON.stringify({ alg: 'RS256' })).toString('base64url');
     const noCert = Buffer.from(`${header}..${Buffer.from('x').toString('base64url')}`).toString('base64');
@@ -227,5 +233,82 @@ describe('engine: Bundle.signature (JWS over the canonical JSON form)', function
     // an object with no content is no element: left out, or null as an array item
     const sparse = { resourceType: 'Basic', code: { coding: [{}, { code: 'a' }], text: null }, subject: {}, extension: [{ url: null }] };
     expect(canonicalJson(sparse, JSON_CANON)).to.equal('{"code":{"coding":[null,{"code":"a"}]},"resourceType":"Basic"}');
+  });
+  // --- canonical XML: a JWS over it, and an XML DSig (XAdES) as HL7's signer writes one ---------
+
+  /** The Bundle below in canonical XML (XML-C14N of FHIR XML): id kept (json), or left out (#document). */
+  const XML_BUNDLE = { resourceType: 'Bundle', id: 'b1', type: 'collection', timestamp: '2024-06-09T11:06:35+10:00', entry: [{ fullUrl: 'urn:uuid:5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b', resource: { resourceType: 'Basic', code: { text: 'a & b' } } }] };
+  const xmlContent = (document: boolean) => '<Bundle xmlns="http://hl7.org/fhir">' + (document ? '' : '<id value="b1"></id>')
+    + '<type value="collection"></type><timestamp value="2024-06-09T11:06:35+10:00"></timestamp>'
+    + '<entry><fullUrl value="urn:uuid:5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"></fullUrl><resource><Basic><code><text value="a &amp; b"></text></code></Basic></resource></entry></Bundle>';
+
+  it('a JWS over canonical XML is checked against the Bundle written as canonical XML', () => {
+    const xmlTarget = 'application/fhir+xml;canonicalization=http://hl7.org/fhir/canonicalization/xml';
+    const good = signed(structuredClone(XML_BUNDLE), signer, { content: xmlContent(false), targetFormat: xmlTarget, detached: true });
+    expect(signatureKeys(v.validate(good))).to.deep.equal([]);
+    expect(signatureKeys(v.validate({ ...good, id: 'b2' }))).to.deep.equal(['error BUNDLE_SIGNATURE_SIG_FAIL_CERT Bundle']);
+  });
+
+  const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('base64');
+  const XADES = 'http://uri.etsi.org/01903/v1.3.2#';
+
+  /** An XML DSig as HL7's signer makes one: XAdES signing time, the content digest, SignedInfo in HL7's layout. */
+  function xmlDsig(content: string, by: Signer, cert: Buffer, signingTime: string, withSignedBytes: boolean): string {
+    const signedProperties = `<x:SignedProperties xmlns:x="${XADES}" Id="SignedProperties"><x:SignedSignatureProperties><x:SigningTime>${signingTime}</x:SigningTime></x:SignedSignatureProperties></x:SignedProperties>`;
+    // SignedInfo canonicalized: end tags written out, the layout's whitespace kept, nothing before or after the element
+    const signedInfo = '<SignedInfo xmlns="http://www.w3.org/2000/09/xmldsig#">\n'
+      + '    <CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"></CanonicalizationMethod>\n'
+      + '    <SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"></SignatureMethod>\n'
+      + '    <Reference URI="#">\n      <Transforms>\n        <Transform Algorithm="http://hl7.org/fhir/canonicalization/xml#document"></Transform>\n      </Transforms>\n'
+      + '      <DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"></DigestMethod>\n'
+      + `      <DigestValue>${sha(content)}</DigestValue>\n    </Reference>\n`
+      + '    <Reference Type="http://uri.etsi.org/01903#SignedProperties" URI="#SignedProperties">\n'
+      + '      <DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"></DigestMethod>\n'
+      + `      <DigestValue>${sha(signedProperties)}</DigestValue>\n    </Reference>\n  </SignedInfo>`;
+    const value = sign('sha256', Buffer.from(signedInfo, 'utf8'), by.privateKey).toString('base64');
+    return '<?xml version="1.0" encoding="UTF-8"?>\n<Signature xmlns="http://www.w3.org/2000/09/xmldsig#">\n'
+      + signedInfo.replace('<SignedInfo xmlns="http://www.w3.org/2000/09/xmldsig#">', '<SignedInfo>') + '\n'
+      + `<SignatureValue>${value}</SignatureValue>\n`
+      + (withSignedBytes ? `<SignedBytes>${Buffer.from(content).toString('base64')}</SignedBytes>\n` : '')
+      + `<KeyInfo><X509Data><X509Certificate>${cert.toString('base64')}</X509Certificate></X509Data></KeyInfo>\n`
+      + `<Object><x:QualifyingProperties xmlns:x="${XADES}" Target="#signature">${signedProperties.replace(` xmlns:x="${XADES}"`, '')}</x:QualifyingProperties></Object>\n</Signature>`;
+  }
+
+  function dsigBundle(by: Signer, o: { cert?: Buffer; when?: string; signedBytes?: boolean } = {}): Record<string, unknown> {
+    const when = '2025-07-01T08:24:48Z';
+    const data = xmlDsig(xmlContent(true), by, o.cert ?? by.cert, when, o.signedBytes ?? true);
+    return {
+      ...structuredClone(XML_BUNDLE),
+      signature: {
+        type: [{ system: 'urn:iso-astm:E1762-95:2013', code: '1.2.840.10065.1.12.1.1' }], when: o.when ?? when, who: { display: 'signature test' },
+        targetFormat: 'application/fhir+xml;canonicalization=http://hl7.org/fhir/canonicalization/xml#document',
+        sigFormat: 'application/pkcs7-signature', data: Buffer.from(data).toString('base64'),
+      },
+    };
+  }
+
+  it('an XML DSig: verified over the canonical XML, its digests and signing time checked', () => {
+    expect(signatureKeys(v.validate(dsigBundle(signer)))).to.deep.equal([]);
+    // #document: the id may change
+    expect(signatureKeys(v.validate({ ...dsigBundle(signer), id: 'moved' }))).to.deep.equal([]);
+    const changed = { ...dsigBundle(signer), type: 'batch' };
+    expect(signatureKeys(v.validate(changed))).to.deep.equal([
+      'error BUNDLE_SIGNATURE_SIG_DIGEST_MISMATCH Bundle', 'error BUNDLE_SIGNATURE_SIG_FAIL_CERT Bundle', 'error BUNDLE_SIGNATURE_DIGSIG_SIGNED_MISMATCH Bundle',
+    ]);
+    expect(signatureKeys(v.validate({ ...dsigBundle(signer, { signedBytes: false }), type: 'batch' }))).to.deep.equal([
+      'error BUNDLE_SIGNATURE_SIG_DIGEST_MISMATCH Bundle', 'error BUNDLE_SIGNATURE_SIG_FAIL_CERT Bundle',
+    ]);
+    // signed with another key than the certificate's: the digests hold, the signature does not
+    expect(signatureKeys(v.validate(dsigBundle(other, { cert: signer.cert, signedBytes: false })))).to.deep.equal(['error BUNDLE_SIGNATURE_SIG_FAIL_CERT Bundle']);
+    expect(signatureKeys(v.validate(dsigBundle(signer, { when: '2025-07-02T00:00:00Z' })))).to.deep.equal(['error BUNDLE_SIGNATURE_DIGSIG_WHEN_MISMATCH Bundle']);
+  });
+
+  it('canonicalizes XML as XML-C14N 1.0 does, inclusive and exclusive', () => {
+    const tree = parseXmlTree('<?xml version="1.0"?>\n<a xmlns="urn:a" xmlns:p="urn:p" z="1" b=\'x&quot;&#9;y\'><!-- c --><p:b p:c="2" a="1"/><c xmlns="urn:a">t &amp; &lt;&gt;\r\n</c></a>');
+    expect(canonicalize(tree!, false)).to.equal('<a xmlns="urn:a" xmlns:p="urn:p" b="x&quot;&#x9;y" z="1"><p:b a="1" p:c="2"></p:b><c>t &amp; &lt;&gt;\n</c></a>');
+    const inner = (tree!.children.find((c) => typeof c !== 'string' && c.name === 'p:b'))!;
+    expect(canonicalize(inner as Exclude<typeof inner, string>, true)).to.equal('<p:b xmlns:p="urn:p" a="1" p:c="2"></p:b>');
+    expect(canonicalize(inner as Exclude<typeof inner, string>, false)).to.equal('<p:b xmlns="urn:a" xmlns:p="urn:p" a="1" p:c="2"></p:b>');
+    expect(parseXmlTree('<a><b></a>')).to.equal(undefined);
   });
 });

@@ -1,32 +1,32 @@
 /**
  * A Bundle's digital signature (Bundle.signature), checked as the HL7 validator's BundleValidator
- * checks a JWS (`sigFormat` application/jose, or no sigFormat and data whose header names an
- * algorithm): the compact serialization, base64 in `data` (or as it is), whose header carries the
- * signer's certificate chain (`x5c`).
+ * checks it. An XML DSig (`application/pkcs7-signature`) goes to bundle-signature-dsig.ts; this
+ * module checks a JWS (`sigFormat` application/jose, or no sigFormat and data whose header names
+ * an algorithm): the compact serialization, base64 in `data` (or as it is), whose header carries
+ * the signer's certificate chain (`x5c`).
  *
  * - The signing time the header states (JAdES `sigT`, else `iat`) must be Signature.when, which
  *   must be there.
- * - The content signed is the Bundle's canonical JSON form (json/canonical-json.ts) by the method
- *   the header's `canon` names, else targetFormat's `canonicalization` parameter, else FHIR JSON's
- *   (`#document` for a document Bundle); a method ending `#document` leaves out Bundle.id and
- *   Bundle.meta as well as the signature.
+ * - The content signed is the Bundle's canonical form by the method the header's `canon` names,
+ *   else targetFormat's, else the default (bundle-signature-content.ts: JSON or XML; a method
+ *   ending `#document` leaves out Bundle.id and Bundle.meta as well as the signature).
  * - The validator composes that content itself and checks the JWS signature over it with the
  *   first certificate's public key, as a detached JWS is checked (header, then that content, in
  *   place of whatever payload the JWS carries). When it does not verify, it says so, and when the
  *   JWS carries a payload other than that content, that the signature cannot be valid, with both
  *   sizes.
  *
- * Not judged here (no issue rather than a guess): an XML DSig (`application/pkcs7-signature`,
- * checked by HL7 against FHIR's canonical XML with XML canonicalization), a JWS over canonical
- * XML, a JWS without a certificate (HL7 looks its `kid` up in a configured trust store), an
- * algorithm node:crypto does not check, a narrative this cannot write back as HL7 does, a header
- * that is not JSON. HL7's hints and warnings (who the certificate names, the purpose, an embedded
- * payload present) are not reported.
+ * Not judged here (no issue rather than a guess): a JWS without a certificate (HL7 looks its
+ * `kid` up in a configured trust store), an algorithm node:crypto does not check, content this
+ * cannot compose as HL7 does (a narrative it cannot write back), a header that is not JSON, and
+ * other formats (images, PDF). HL7's hints and warnings (who the certificate names, the purpose,
+ * an embedded payload present) are not reported.
  */
 import { constants, verify as verifySignature, X509Certificate, type KeyObject } from 'node:crypto';
 import type { NodeContext } from '../context/node-context.js';
-import { canonicalJson, type JsonCanonicalization } from '../json/canonical-json.js';
 import { isObject } from '../json/json-value.js';
+import { checkXmlSignature } from './bundle-signature-dsig.js';
+import { groupDigits, signedContent, signedContentMethod } from './bundle-signature-content.js';
 
 /** JWS algorithms (RFC 7518) and how node:crypto checks them. */
 const ALGORITHMS: Readonly<Record<string, { digest: string | null; pss?: boolean; ecdsa?: boolean }>> = {
@@ -37,10 +37,7 @@ const ALGORITHMS: Readonly<Record<string, { digest: string | null; pss?: boolean
 };
 
 const JOSE = 'application/jose';
-const CANONICALIZATION = 'canonicalization';
-const JSON_CANON = 'http://hl7.org/fhir/canonicalization/json';
-const XML_CANON = 'http://hl7.org/fhir/canonicalization/xml';
-const DOCUMENT = '#document';
+const XML_DSIG = 'application/pkcs7-signature';
 
 /** A JWS compact serialization, its parts decoded where needed. */
 interface Jws {
@@ -55,6 +52,10 @@ interface Jws {
 /** Checks the Bundle's signature (HL7's order of issues); the caller calls it only when Bundle.signature is present. */
 export function checkBundleSignature(ctx: NodeContext, bundle: Record<string, unknown>, signature: unknown): void {
   if (!isObject(signature) || typeof signature.data !== 'string') return;
+  if (signature.sigFormat === XML_DSIG) {
+    checkXmlSignature(ctx, bundle, signature, signature.data);
+    return;
+  }
   const compact = compactJws(signature.data);
   if (compact === undefined) return;
   const jws = readJws(compact);
@@ -70,18 +71,13 @@ export function checkBundleSignature(ctx: NodeContext, bundle: Record<string, un
   else if (sigT !== undefined && sigT !== when) ctx.error('BUNDLE_SIGNATURE_HEADER_WHEN_MISMATCH', [sigT, when ?? '']);
 
   // 2. the canonicalization: the header's canon, else targetFormat's, else the default for the Bundle's type
-  const method = canonicalizationOf(signature.targetFormat, jws.header.canon, bundle.type);
+  const how = signedContentMethod(jws.header.canon, signature.targetFormat, bundle.type);
   // 4. the signer's key: from the certificate in the header (a kid alone names a key in a trust store this has not)
   const key = signerKey(jws.header.x5c);
   const algorithm = typeof jws.header.alg === 'string' && Object.hasOwn(ALGORITHMS, jws.header.alg) ? ALGORITHMS[jws.header.alg] : undefined;
-  if (method === undefined || key === undefined || algorithm === undefined) return;
-  const run = ctx.run;
-  const text = canonicalJson(bundle, method, {
-    prop: (obj, k) => run.rawNumber(undefined, obj, k, -1),
-    item: (arr, i) => run.rawNumber(arr, {}, '', i),
-  });
-  if (text === undefined) return;
-  const content = Buffer.from(text, 'utf8');
+  if (key === undefined || algorithm === undefined) return;
+  const content = signedContent(ctx, bundle, how);
+  if (content === undefined) return;
   // the JWS with the content composed here as its payload, whatever payload it carries
   const input = Buffer.from(`${jws.headerText}.${content.toString('base64url')}`, 'ascii');
   if (verifies(input, jws.signature, key, algorithm)) return;
@@ -125,34 +121,6 @@ function readJws(compact: string): Jws | undefined {
   return { headerText, header, payload: payloadText === '' ? undefined : Buffer.from(payloadText, 'base64url'), signature: Buffer.from(signatureText, 'base64url') };
 }
 
-/**
- * The canonicalization of the signed content, as HL7 reads it: the JWS header's `canon`, else
- * targetFormat's `canonicalization` parameter, else FHIR JSON's (with `#document` for a document
- * Bundle). Any method but `…#document` leaves out the signature alone; XML ones (a targetFormat
- * or method naming xml) are not composed here: undefined.
- */
-function canonicalizationOf(targetFormat: unknown, canon: unknown, bundleType: unknown): JsonCanonicalization | undefined {
-  let xml = false;
-  let fromTarget: string | undefined;
-  if (typeof targetFormat === 'string') {
-    const [base, ...params] = targetFormat.split(';');
-    xml = (base ?? '').includes('xml');
-    for (const p of params) {
-      const eq = p.indexOf('=');
-      if (eq > 0 && p.slice(0, eq).trim() === CANONICALIZATION) fromTarget = p.slice(eq + 1).trim();
-    }
-  }
-  let method: string;
-  if (typeof canon === 'string') {
-    method = canon;
-    xml = canon.includes('xml');
-  } else {
-    method = fromTarget ?? (xml ? XML_CANON : JSON_CANON) + (bundleType === 'document' ? DOCUMENT : '');
-  }
-  if (xml) return undefined;
-  return method.endsWith(DOCUMENT) ? 'http://hl7.org/fhir/canonicalization/json#document' : 'http://hl7.org/fhir/canonicalization/json';
-}
-
 /** The public key of the first certificate of the x5c chain (base64 DER); undefined when there is none. */
 function signerKey(x5c: unknown): KeyObject | undefined {
   if (!Array.isArray(x5c) || typeof x5c[0] !== 'string') return undefined;
@@ -172,12 +140,4 @@ function verifies(input: Buffer, signature: Buffer, key: KeyObject, algorithm: {
     // a key of the wrong kind for the algorithm: the signature does not verify with it
     return false;
   }
-}
-
-/** A count as the HL7 validator's messages print one (`13,051`). */
-function groupDigits(n: number): string {
-  const digits = String(n);
-  let out = '';
-  for (let i = 0; i < digits.length; i++) out += (i > 0 && (digits.length - i) % 3 === 0 ? ',' : '') + digits.charAt(i);
-  return out;
 }
