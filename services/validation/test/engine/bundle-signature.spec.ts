@@ -21,6 +21,7 @@ const DOCUMENT_CANON = 'http://hl7.org/fhir/canonicalization/json#document';
 const SIGNATURE_IDS = new Set([
   'BUNDLE_SIGNATURE_SIG_FAIL_CERT', 'BUNDLE_SIGNATURE_PAYLOAD_MISMATCH', 'BUNDLE_SIGNATURE_HEADER_WHEN_MISMATCH', 'BUNDLE_SIGNATURE_NO_WHEN',
   'BUNDLE_SIGNATURE_DIGSIG_WHEN_MISMATCH', 'BUNDLE_SIGNATURE_SIG_DIGEST_MISMATCH', 'BUNDLE_SIGNATURE_SIG_DIGEST_MISMATCH_XADES', 'BUNDLE_SIGNATURE_DIGSIG_SIGNED_MISMATCH',
+  'BUNDLE_SIGNATURE_CHECKED_DATA_B64', 'BUNDLE_SIGNATURE_NOT_CHECKED_DATA_B64',
 ]);
 
 // --- a self-signed X.509 certificate, DER by hand -------------------------------------------
@@ -195,10 +196,22 @@ describe('engine: Bundle.signature (a JWS or an XML DSig over the Bundle\'s cano
     expect(signatureKeys(v.validate(signed(collection(), signer, { targetFormat: 'application/fhir+json' })))).to.deep.equal([]);
     const doc = { ...collection(), type: 'document' };
     expect(signatureKeys(v.validate({ ...signed(doc, signer, { method: DOCUMENT_CANON, targetFormat: 'application/fhir+json' }), id: 'other' }))).to.deep.equal([]);
-    // the JWS itself in data (not base64 of it) is read too
-    const raw = signed(collection(), other, { cert: signer.cert });
-    const sig = raw.signature as Record<string, string>;
-    expect(signatureKeys(v.validate({ ...raw, signature: { ...sig, data: Buffer.from(sig.data!, 'base64').toString() } }))).to.deep.equal(['error BUNDLE_SIGNATURE_SIG_FAIL_CERT Bundle']);
+  });
+
+  it('reads data as HL7 does: the JWS itself (an error, then checked), data that is neither (an error), a JWS without sigFormat', () => {
+    const good = signed(collection(), signer);
+    const sig = good.signature as Record<string, string>;
+    const compact = Buffer.from(sig.data!, 'base64').toString();
+    expect(signatureKeys(v.validate({ ...good, signature: { ...sig, data: compact } }))).to.deep.equal(['error BUNDLE_SIGNATURE_CHECKED_DATA_B64 Bundle']);
+    const bad = signed(collection(), other, { cert: signer.cert });
+    const badSig = bad.signature as Record<string, string>;
+    expect(signatureKeys(v.validate({ ...bad, signature: { ...badSig, data: Buffer.from(badSig.data!, 'base64').toString() } })))
+      .to.deep.equal(['error BUNDLE_SIGNATURE_CHECKED_DATA_B64 Bundle', 'error BUNDLE_SIGNATURE_SIG_FAIL_CERT Bundle']);
+    expect(signatureKeys(v.validate({ ...good, signature: { ...sig, data: 'not-base64!' } }))).to.deep.equal(['error BUNDLE_SIGNATURE_NOT_CHECKED_DATA_B64 Bundle']);
+    // no sigFormat: a JWS is recognized by its header
+    const { sigFormat: _, ...noFormat } = badSig;
+    expect(signatureKeys(v.validate({ ...bad, signature: noFormat }))).to.deep.equal(['error BUNDLE_SIGNATURE_SIG_FAIL_CERT Bundle']);
+    expect(signatureKeys(v.validate({ ...bad, signature: { ...noFormat, data: Buffer.from('an image').toString('base64') } }))).to.deep.equal([]);
   });
 
   it('says nothing of a signature it cannot judge: another format, no certificate, data that is not a JWS', () => {

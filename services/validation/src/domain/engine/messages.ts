@@ -230,6 +230,8 @@ export const MESSAGES = {
   BUNDLE_SIGNATURE_SIG_DIGEST_MISMATCH: { text: 'The digest of the content to sign ({0}) is not the digest in the signature ({1})', code: 'value' },
   BUNDLE_SIGNATURE_SIG_DIGEST_MISMATCH_XADES: { text: 'The digest of the signed properties ({0}) is not the digest in the signature ({1})', code: 'value' },
   BUNDLE_SIGNATURE_DIGSIG_SIGNED_MISMATCH: { text: 'The signature cannot be valid because the content to sign ({0} bytes} is not the same as the signed content ({1} bytes)', code: 'value' },
+  BUNDLE_SIGNATURE_CHECKED_DATA_B64: { text: 'The signature data is not base64 encoded; it has been read as the JWS itself', code: 'invalid' },
+  BUNDLE_SIGNATURE_NOT_CHECKED_DATA_B64: { text: 'The signature data is not base64 encoded, so the signature has not been checked', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_NOFIRST: { text: 'Documents or Messages must contain at least one entry', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_NOFIRSTRESOURCE: { text: 'No resource on first entry', code: 'invalid' },
   BUNDLE_BUNDLE_ENTRY_DOCUMENT: { text: 'The first entry in a document must be a composition', code: 'invalid' },

@@ -52,17 +52,26 @@ interface Jws {
 /** Checks the Bundle's signature (HL7's order of issues); the caller calls it only when Bundle.signature is present. */
 export function checkBundleSignature(ctx: NodeContext, bundle: Record<string, unknown>, signature: unknown): void {
   if (!isObject(signature) || typeof signature.data !== 'string') return;
-  if (signature.sigFormat === XML_DSIG) {
+  const sigFormat = typeof signature.sigFormat === 'string' && signature.sigFormat !== '' ? signature.sigFormat : undefined;
+  if (sigFormat === XML_DSIG) {
     checkXmlSignature(ctx, bundle, signature, signature.data);
     return;
   }
-  const compact = compactJws(signature.data);
-  if (compact === undefined) return;
+  // no sigFormat: HL7 takes base64 data whose JWS header names an algorithm for a JWS
+  if (sigFormat === undefined ? !looksLikeJws(signature.data) : sigFormat !== JOSE) return;
+  let compact: string;
+  if (isBase64(signature.data)) {
+    compact = Buffer.from(signature.data, 'base64').toString('latin1').trim();
+  } else if (signature.data.split('.').length === 3) {
+    // the JWS itself rather than its base64: HL7 says so, and reads it
+    ctx.error('BUNDLE_SIGNATURE_CHECKED_DATA_B64', []);
+    compact = signature.data;
+  } else {
+    ctx.error('BUNDLE_SIGNATURE_NOT_CHECKED_DATA_B64', []);
+    return;
+  }
   const jws = readJws(compact);
   if (jws === undefined) return;
-  // no sigFormat: HL7 takes data whose header names an algorithm for a JWS
-  const sigFormat = typeof signature.sigFormat === 'string' && signature.sigFormat !== '' ? signature.sigFormat : jws.header.alg !== undefined ? JOSE : undefined;
-  if (sigFormat !== JOSE) return;
 
   // 1. the signature time: the header's (JAdES sigT, else iat) is Signature.when
   const sigT = signatureTime(jws.header);
@@ -85,11 +94,19 @@ export function checkBundleSignature(ctx: NodeContext, bundle: Record<string, un
   if (jws.payload !== undefined && !jws.payload.equals(content)) ctx.error('BUNDLE_SIGNATURE_PAYLOAD_MISMATCH', [groupDigits(content.length), groupDigits(jws.payload.length)]);
 }
 
-/** The JWS compact serialization in Signature.data: base64 of it, or (HL7 reads it too) the JWS itself. */
-function compactJws(data: string): string | undefined {
-  // linear: anchored, one character class
-  if (/^[A-Za-z0-9+/=\s]+$/.test(data)) return Buffer.from(data, 'base64').toString('latin1').trim();
-  return data.split('.').length === 3 ? data : undefined;
+// linear: anchored, one character class
+const isBase64 = (data: string): boolean => /^[A-Za-z0-9+/=\s]+$/.test(data);
+
+/** Whether base64 data holds a JWS whose header names an algorithm (how HL7 recognizes one without a sigFormat). */
+function looksLikeJws(data: string): boolean {
+  if (!isBase64(data)) return false;
+  const parts = Buffer.from(data, 'base64').toString('latin1').trim().split('.');
+  try {
+    const header: unknown = JSON.parse(Buffer.from(parts.length === 3 ? (parts[0] ?? '') : parts.join('.'), parts.length === 3 ? 'base64url' : 'latin1').toString('utf8'));
+    return isObject(header) && header.alg !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** The signing time the JWS header states (JAdES `sigT`, else `iat`), as an instant in HL7's form. */
