@@ -141,6 +141,20 @@ describe('engine: Bundle.signature (a JWS or an XML DSig over the Bundle\'s cano
     expect(signatureKeys(v.validate(signed(collection(), signer)))).to.deep.equal([]);
   });
 
+  it('verifies ES256 with an EC key as well', () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    // the certificate's own signature is not what is checked: any issuer key will do here
+    const cert = certificate(ec.publicKey, signer.privateKey);
+    const bundle = collection();
+    const content = jcs(Object.fromEntries(Object.entries(bundle).filter(([k]) => k !== 'signature')));
+    const header = Buffer.from(JSON.stringify({ alg: 'ES256', x5c: [cert.toString('base64')] })).toString('base64url');
+    const payload = Buffer.from(content).toString('base64url');
+    const sig = sign('sha256', Buffer.from(`${header}.${payload}`), { key: ec.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+    const withSignature = (data: string) => ({ ...bundle, signature: { type: [{ system: 'urn:iso-astm:E1762-95:2013', code: '1.2.840.10065.1.12.1.1' }], when: '2025-07-01T07:59:50Z', who: { display: 'x' }, targetFormat: `application/fhir+json;canonicalization=${JSON_CANON}`, sigFormat: 'application/jose', data: Buffer.from(data).toString('base64') } });
+    expect(signatureKeys(v.validate(withSignature(`${header}..${sig}`)))).to.deep.equal([]);
+    expect(signatureKeys(v.validate({ ...withSignature(`${header}..${sig}`), type: 'batch' }))).to.deep.equal(['error BUNDLE_SIGNATURE_SIG_FAIL_CERT Bundle']);
+  });
+
   it('reads the canonical form from the source text: property order, whitespace and decimals as written', () => {
     const bundle = collection();
     const text = JSON.stringify(signed(bundle, signer, { content: jcs(bundle).replace('"value":1', '"value":1.50') }), null, 2).replace('"value": 1', '"value": 1.50');

@@ -28,12 +28,14 @@ import { isObject } from '../json/json-value.js';
 import { checkXmlSignature } from './bundle-signature-dsig.js';
 import { groupDigits, signedContent, signedContentMethod } from './bundle-signature-content.js';
 
-/** JWS algorithms (RFC 7518) and how node:crypto checks them. */
-const ALGORITHMS: Readonly<Record<string, { digest: string | null; pss?: boolean; ecdsa?: boolean }>> = {
+/**
+ * JWS algorithms (RFC 7518) with an RSA or EC key, the keys HL7 verifies with (it cannot read
+ * another kind of key from a certificate), and how node:crypto checks them.
+ */
+const ALGORITHMS: Readonly<Record<string, { digest: string; pss?: boolean; ecdsa?: boolean }>> = {
   RS256: { digest: 'sha256' }, RS384: { digest: 'sha384' }, RS512: { digest: 'sha512' },
   PS256: { digest: 'sha256', pss: true }, PS384: { digest: 'sha384', pss: true }, PS512: { digest: 'sha512', pss: true },
   ES256: { digest: 'sha256', ecdsa: true }, ES384: { digest: 'sha384', ecdsa: true }, ES512: { digest: 'sha512', ecdsa: true },
-  EdDSA: { digest: null },
 };
 
 const JOSE = 'application/jose';
@@ -142,13 +144,14 @@ function readJws(compact: string): Jws | undefined {
 function signerKey(x5c: unknown): KeyObject | undefined {
   if (!Array.isArray(x5c) || typeof x5c[0] !== 'string') return undefined;
   try {
-    return new X509Certificate(Buffer.from(x5c[0], 'base64')).publicKey;
+    const key = new X509Certificate(Buffer.from(x5c[0], 'base64')).publicKey;
+    return key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'ec' || key.asymmetricKeyType === 'rsa-pss' ? key : undefined;
   } catch {
     return undefined;
   }
 }
 
-function verifies(input: Buffer, signature: Buffer, key: KeyObject, algorithm: { digest: string | null; pss?: boolean; ecdsa?: boolean }): boolean {
+function verifies(input: Buffer, signature: Buffer, key: KeyObject, algorithm: { digest: string; pss?: boolean; ecdsa?: boolean }): boolean {
   try {
     if (algorithm.pss) return verifySignature(algorithm.digest, input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, signature);
     if (algorithm.ecdsa) return verifySignature(algorithm.digest, input, { key, dsaEncoding: 'ieee-p1363' }, signature);
