@@ -57,7 +57,10 @@
  * before and after it; the bench prints every round and the median. Rounds of ~5 s follow the drift
  * more closely than rounds of ~10 s: with 2 or 3 rounds of 1,000 the median of one run ranged 0.50–0.70
  * over ten runs of one day; with 9 rounds of 500, 0.52–0.60 over four runs (both 2 instances × 1 worker). `--kill` runs one round.
- * Compare changes over several runs. `--profile-dir DIR` writes V8 CPU profiles of the instances
+ * Compare changes over several runs. Every round also prints the instances' CPU per submission by
+ * thread (MainThread, WorkerThread, V8Worker), beside the engine-only processes' same line: where the
+ * flow's extra CPU goes (2026-11-29: the workers' share matched engine-only; the main thread took
+ * ~1.2-1.5 ms more per submission). `--profile-dir DIR` writes V8 CPU profiles of the instances
  * and engine-only processes (their sampled times include time preempted under contention).
  * Each instance prints its main thread's heap when it stops (after a full GC when run with
  * NODE_OPTIONS=--expose-gc); BENCH_HEAP_SNAPSHOT=FILE also writes a heap snapshot there.
