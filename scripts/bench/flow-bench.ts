@@ -57,7 +57,10 @@
  * before and after it; the bench prints every round and the median. Rounds of ~5 s follow the drift
  * more closely than rounds of ~10 s: with 2 or 3 rounds of 1,000 the median of one run ranged 0.50–0.70
  * over ten runs of one day; with 9 rounds of 500, 0.52–0.60 over four runs (both 2 instances × 1 worker). `--kill` runs one round.
- * Compare changes over several runs. `--profile-dir DIR` writes V8 CPU profiles of the instances
+ * Compare changes over several runs. Every round also prints the instances' CPU per submission by
+ * thread (MainThread, WorkerThread, V8Worker), beside the engine-only processes' same line: where the
+ * flow's extra CPU goes (2026-11-29: the workers' share matched engine-only; the main thread took
+ * ~1.2-1.5 ms more per submission). `--profile-dir DIR` writes V8 CPU profiles of the instances
  * and engine-only processes (their sampled times include time preempted under contention).
  * Each instance prints its main thread's heap when it stops (after a full GC when run with
  * NODE_OPTIONS=--expose-gc); BENCH_HEAP_SNAPSHOT=FILE also writes a heap snapshot there.
@@ -252,6 +255,25 @@ function buildSubmissions(count: number): Submission[] {
 }
 
 const INSTANCES_GROUP = 'validation instances';
+
+/** CPU seconds used so far by the threads of the given processes, grouped by thread name (/proc/<pid>/task). */
+function threadCpuSecondsOf(pids: readonly number[]): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const pid of pids) {
+    let tids: string[];
+    try { tids = readdirSync(`/proc/${pid}/task`); } catch { continue; }
+    for (const tid of tids) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const close = stat.lastIndexOf(')');
+        const fields = stat.slice(close + 2).split(' ');
+        const name = stat.slice(stat.indexOf('(') + 1, close);
+        found.set(name, (found.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+      } catch { /* the thread ended */ }
+    }
+  }
+  return found;
+}
 
 /** CPU seconds used so far, grouped: PostgreSQL, NATS, the given instance pids, this coordinator, other. */
 function cpuByGroup(instancePids: readonly number[]): Map<string, number> {
@@ -526,6 +548,7 @@ async function coordinate(): Promise<void> {
       const machineCpuAtStart = machineCpuSeconds();
       const instancePids = children.map((c) => c.pid!).filter((pid) => pid !== undefined);
       const groupsAtStart = cpuByGroup(instancePids);
+      const threadsAtStart = threadCpuSecondsOf(instancePids);
       const started = performance.now();
       const profile: [number, number][] = [];
       const sampler = process.env.BENCH_UTIL_PROFILE ? setInterval(() => profile.push([performance.now(), machineCpuSeconds()]), 20) : undefined;
@@ -551,6 +574,7 @@ async function coordinate(): Promise<void> {
         log(`  utilization by tenth of the round: ${used.map((c, i) => (available[i] ? c / available[i]! : 0).toFixed(2)).join(' ')}`);
       }
       const groupsAtEnd = cpuByGroup(instancePids);
+      const threadsAtEnd = threadCpuSecondsOf(instancePids);
       const machine = machineCpuSeconds() - machineCpuAtStart;
       const latencies = submissions.map((s) => firstSeenAt.get(s.patientId)! - publishedAt.get(s.patientId)!).sort((a, b) => a - b);
       const instancesSeconds = (groupsAtEnd.get(INSTANCES_GROUP) ?? 0) - (groupsAtStart.get(INSTANCES_GROUP) ?? 0);
@@ -558,6 +582,7 @@ async function coordinate(): Promise<void> {
       results.push(round);
       log(`round ${r + 1} end to end: ${count} submissions (${totalResources} resources) in ${seconds.toFixed(1)} s: ${round.rate.toFixed(1)} patients/s, ${(totalResources / seconds).toFixed(0)} resources/s; publish → ValidationComplete p50 ${(percentile(latencies, 50) / 1000).toFixed(2)} s, p99 ${(percentile(latencies, 99) / 1000).toFixed(2)} s`);
       log(`  CPU: ${machine.toFixed(1)} s of ${(seconds * os.availableParallelism()).toFixed(1)} s available; ms per submission by process group: ${cpuMsPer(groupsAtStart, groupsAtEnd, count, 1)}`);
+      log(`  CPU ms per submission by thread (instances): ${cpuMsPer(threadsAtStart, threadsAtEnd, count)}`);
       if (!kill) await engineOnlyRound();
     }
     if (analyzer) clearInterval(analyzer);
