@@ -32,6 +32,11 @@ const OMITTED: Readonly<Record<JsonCanonicalization, ReadonlySet<string>>> = {
   'http://hl7.org/fhir/canonicalization/json#document': new Set(['signature', 'id', 'meta']),
 };
 
+/** The root properties `method` leaves out (the XML form leaves out the same: bundle-signature-content.ts). */
+export function omittedBy(method: JsonCanonicalization): ReadonlySet<string> {
+  return OMITTED[method];
+}
+
 class NoCanonicalForm extends Error {}
 
 /**

@@ -16,7 +16,7 @@
  * write back, XHTML that is not XML).
  */
 import type { NodeContext } from '../context/node-context.js';
-import { canonicalJson } from '../json/canonical-json.js';
+import { canonicalJson, omittedBy } from '../json/canonical-json.js';
 import { isObject } from '../json/json-value.js';
 import { canonicalize, parseXmlTree } from '../xml/c14n.js';
 import { composeXml } from '../xml/compose-xml.js';
@@ -59,8 +59,7 @@ export function signedContent(ctx: NodeContext, bundle: Record<string, unknown>,
     });
     return text === undefined ? undefined : Buffer.from(text, 'utf8');
   }
-  const omit = new Set(document ? ['signature', 'id', 'meta'] : ['signature']);
-  const content = modelContent(bundle, omit, (container, key) => (Array.isArray(container) ? run.rawNumber(container, {}, '', Number(key)) : isObject(container) ? run.rawNumber(undefined, container, String(key), -1) : undefined));
+  const content = modelContent(bundle, omittedBy(document ? 'http://hl7.org/fhir/canonicalization/json#document' : 'http://hl7.org/fhir/canonicalization/json'), (container, key) => (Array.isArray(container) ? run.rawNumber(container, {}, '', Number(key)) : isObject(container) ? run.rawNumber(undefined, container, String(key), -1) : undefined));
   if (!isObject(content)) return undefined;
   const tree = parseXmlTree(composeXml(content, ctx.services.plans));
   return tree === undefined ? undefined : Buffer.from(canonicalize(tree, false), 'utf8');
@@ -100,8 +99,7 @@ function modelContent(value: unknown, omit: ReadonlySet<string>, rawNumber: (con
 
 /** A count as the HL7 validator's messages print one (`13,051`). */
 export function groupDigits(n: number): string {
-  const digits = String(n);
-  let out = '';
-  for (let i = 0; i < digits.length; i++) out += (i > 0 && (digits.length - i) % 3 === 0 ? ',' : '') + digits.charAt(i);
-  return out;
+  return DIGIT_GROUPS.format(n);
 }
+
+const DIGIT_GROUPS = new Intl.NumberFormat('en-US', { useGrouping: true, maximumFractionDigits: 0 });
