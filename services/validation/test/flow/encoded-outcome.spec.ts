@@ -50,6 +50,9 @@ describe('validation flow (domain): the outcome encoded once per entry', () => {
       { severity: 'error', code: 7, details: { coding: [{ code: 'c' }], text: 't' }, diagnostics: 't', 'é "quoted" key': 'v' },
       { severity: 'error', code: 'x', details: { text: 7 }, diagnostics: 7 },
       { severity: 'error', code: 'x', details: { text: 'same' }, diagnostics: 'same', extension: [col, { url: 'urn:k', valueString: '\u2028 "q"' }], expression: [] },
+      // the message-id shape ({url, valueCode}) is written from a cache: escaping, order and look-alikes as JSON.stringify
+      { severity: 'error', code: 'x', extension: [{ url: 'urn:"q"', valueCode: '\u2028\\' }, { valueCode: 'c', url: 'urn:k' }, { url: 'urn:k', valueCode: 7 }, null, line] },
+      { severity: 'error', code: 'x', extension: [{ url: 'urn:"q"', valueCode: '\u2028\\' }, { url: 'urn:k', valueCode: 'c', extra: 1 }] },
     ] as unknown as ValidationOutcome['issue'];
     for (const resource of [{ resourceType: 'Patient', id: "a\\b'c" }, { resourceType: 'Patient' }, { resourceType: 'Patient', id: '' }] as FhirResourceJson[]) {
       const outcome: ValidationOutcome = { resourceType: 'OperationOutcome', issue: odd };

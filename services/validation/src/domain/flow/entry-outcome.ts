@@ -73,37 +73,81 @@ export function encodeEntryIssues(index: number, resource: FhirResourceJson, out
  * the copy kept them; `expression` last when the issue had none.
  */
 function encodeRebasedIssue(issue: Issue, prefix: string, type: string): string {
-  let out = '';
+  // Written member by member into one string (no closure, no intermediate rebased lists): a worker
+  // encodes every issue of every entry, about two per resource on the NHSN samples.
+  let out = '{';
   let hasExpression = false;
-  const member = (key: string, json: string) => {
-    out += `${out === '' ? '{' : ','}${quotedKey(key)}:${json}`;
-  };
   for (const key of Object.keys(issue)) {
     const value: unknown = Reflect.get(issue, key);
+    let json: string | undefined;
     if (key === 'expression') {
       hasExpression = true;
-      member(key, JSON.stringify(rebasedList(value, prefix, type) ?? [prefix]));
+      json = Array.isArray(value) ? rebasedListJson(value, prefix, type) : `[${JSON.stringify(prefix)}]`;
     } else if (key === 'location') {
-      const location = rebasedList(value, prefix, type);
-      if (location) member(key, JSON.stringify(location));
+      if (Array.isArray(value)) json = rebasedListJson(value, prefix, type);
     } else if (key === 'diagnostics' && value !== undefined && value === detailsText(issue)) {
       // only repeats details.text
     } else if (key === 'extension' && Array.isArray(issue.extension)) {
-      const kept = issue.extension.filter((e) => !POSITION_EXTENSIONS.has(e.url));
-      if (kept.length > 0) member(key, JSON.stringify(kept));
+      json = keptExtensionsJson(issue.extension);
     } else if (typeof value === 'string') {
-      member(key, JSON.stringify(value));
+      json = JSON.stringify(value);
     } else if (key === 'details' && isTextOnly(value)) {
-      member(key, `{"text":${JSON.stringify(value.text)}}`);
+      json = `{"text":${JSON.stringify(value.text)}}`;
     } else {
       // undefined for a member JSON.stringify leaves out (undefined, a function)
-      const json: unknown = JSON.stringify(value);
-      if (typeof json === 'string') member(key, json);
+      const written: unknown = JSON.stringify(value);
+      if (typeof written === 'string') json = written;
     }
+    if (json !== undefined) out += `${out.length === 1 ? '' : ','}${quotedKey(key)}:${json}`;
   }
-  if (!hasExpression) member('expression', JSON.stringify([prefix]));
+  if (!hasExpression) out += `${out.length === 1 ? '' : ','}"expression":[${JSON.stringify(prefix)}]`;
   return `${out}}`;
 }
+
+/** The extensions without the position ones, as JSON, or undefined when none is left. */
+function keptExtensionsJson(extensions: readonly unknown[]): string | undefined {
+  let json = '';
+  for (const extension of extensions) {
+    const url = typeof extension === 'object' && extension !== null ? Reflect.get(extension, 'url') : undefined;
+    if (typeof url === 'string' && POSITION_EXTENSIONS.has(url)) continue;
+    json += `${json === '' ? '' : ','}${extensionJson(extension)}`;
+  }
+  return json === '' ? undefined : `[${json}]`;
+}
+
+/**
+ * One extension as JSON.stringify writes it in an array. The engine's message-id extension
+ * (`{url, valueCode}`, a few hundred distinct ids) is written once per id and then reused.
+ */
+function extensionJson(extension: unknown): string {
+  if (typeof extension === 'object' && extension !== null && Object.getPrototypeOf(extension) === Object.prototype) {
+    const keys = Object.keys(extension);
+    const url: unknown = Reflect.get(extension, 'url');
+    const code: unknown = Reflect.get(extension, 'valueCode');
+    if (keys.length === 2 && keys[0] === 'url' && keys[1] === 'valueCode' && typeof url === 'string' && typeof code === 'string') {
+      // keyed by the two strings themselves (the engine's constants: their hashes are kept), not by a joined key built per call
+      let byCode = CODE_EXTENSIONS.get(url);
+      let json = byCode?.get(code);
+      if (json === undefined) {
+        json = `{"url":${JSON.stringify(url)},"valueCode":${JSON.stringify(code)}}`;
+        if (cachedCodeExtensions < MAX_CACHED_CODE_EXTENSIONS) {
+          if (!byCode) CODE_EXTENSIONS.set(url, (byCode = new Map()));
+          byCode.set(code, json);
+          cachedCodeExtensions++;
+        }
+      }
+      return json;
+    }
+  }
+  // an array element JSON.stringify cannot write (undefined, a function) is written as null
+  const written: unknown = JSON.stringify(extension);
+  return typeof written === 'string' ? written : 'null';
+}
+
+/** `{url, valueCode}` extensions already written (bounded: the ids are the engine's, but the cache must not grow with input). */
+const CODE_EXTENSIONS = new Map<string, Map<string, string>>();
+let cachedCodeExtensions = 0;
+const MAX_CACHED_CODE_EXTENSIONS = 2048;
 
 /** The members' names as JSON (a handful of names, quoted once). */
 const QUOTED_KEYS = new Map<string, string>();
@@ -128,12 +172,11 @@ function detailsText(issue: { readonly details?: { readonly text?: unknown } }):
   return issue.details?.text;
 }
 
-/** The rewrite of an expression list (rebaseExpression), with the entry's path given. */
-function rebasedList(values: unknown, prefix: string, type: string): string[] | undefined {
-  if (!Array.isArray(values)) return undefined;
-  const rebased: string[] = [];
-  for (const v of values) if (typeof v === 'string') rebased.push(rebaseWithPrefix(v, prefix, type));
-  return rebased;
+/** The rewrite of an expression list (rebaseExpression) as JSON, with the entry's path given; members that are not strings are left out. */
+function rebasedListJson(values: readonly unknown[], prefix: string, type: string): string {
+  let json = '';
+  for (const v of values) if (typeof v === 'string') json += `${json === '' ? '' : ','}${JSON.stringify(rebaseWithPrefix(v, prefix, type))}`;
+  return `[${json}]`;
 }
 
 function rebaseWithPrefix(expression: string, prefix: string, type: string): string {

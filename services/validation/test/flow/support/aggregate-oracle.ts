@@ -23,7 +23,7 @@ export function rebaseIssue(issue: Issue, index: number, resource: FhirResourceJ
   else delete rebased.location;
   if (rebased.diagnostics !== undefined && rebased.diagnostics === issue.details?.text) delete rebased.diagnostics;
   if (Array.isArray(issue.extension)) {
-    const kept = issue.extension.filter((e) => !POSITION_EXTENSIONS.has(e.url));
+    const kept = issue.extension.filter((e: { url?: unknown } | null) => typeof e?.url !== 'string' || !POSITION_EXTENSIONS.has(e.url));
     if (kept.length > 0) rebased.extension = kept;
     else delete rebased.extension;
   }
