@@ -8,6 +8,12 @@ import { checkRequestTarget } from '#gateway/proxy/gateway-path.js';
 
 interface Seen { method?: string; url?: string; authorization?: string; bodySha?: string; bodyLength: number }
 
+const LARGE_ANSWER = Buffer.alloc(16 * 1024 * 1024, 3);
+LARGE_ANSWER.write('first bytes', 0);
+LARGE_ANSWER.write('last bytes', LARGE_ANSWER.length - 10);
+/** When the upstream saw the client of /api/endless go away. */
+const endlessClosed: number[] = [];
+
 function listen(server: Server): Promise<string> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
 }
@@ -42,6 +48,34 @@ describe('admin gateway proxy', () => {
           res.end('{}');
           return;
         }
+        if (req.url === '/api/slow') return; // never answers: the gateway's timeout must
+        if (req.url === '/api/cookies') {
+          res.writeHead(200, [['content-type', 'text/plain'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']].flat());
+          res.end('ok');
+          return;
+        }
+        if (req.url === '/api/large') {
+          // 16 MiB in 64 KiB writes that wait for the socket: streamed, never held whole by the gateway
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(LARGE_ANSWER.length) });
+          let at = 0;
+          const more = () => {
+            while (at < LARGE_ANSWER.length) {
+              const chunk = LARGE_ANSWER.subarray(at, at + 65_536);
+              at += chunk.length;
+              if (!res.write(chunk)) { res.once('drain', more); return; }
+            }
+            res.end();
+          };
+          more();
+          return;
+        }
+        if (req.url === '/api/endless') {
+          // answers and then keeps writing until its client is gone
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+          const timer = setInterval(() => res.write(Buffer.alloc(1024)), 5);
+          res.on('close', () => { clearInterval(timer); endlessClosed.push(Date.now()); });
+          return;
+        }
         if (req.url?.startsWith('/api/problem/')) {
           res.writeHead(404, { 'content-type': 'application/problem+json' });
           res.end(JSON.stringify({ type: 'https://nhsn-link.example/problems/not-found', title: 'Not found', status: 404, detail: 'No category x', traceId: 'upstream-trace', instance: '/api/problem/x' }));
@@ -62,7 +96,7 @@ describe('admin gateway proxy', () => {
     upstreamUrl = await listen(upstream);
     const proxy = createProxy({
       upstreams: { tenant: upstreamUrl, validation: upstreamUrl, down: 'http://127.0.0.1:1' },
-      timeoutMs: 2000,
+      timeoutMs: 500,
       sendProblem: problem,
     });
     gateway = http.createServer((req, res) => {
@@ -144,6 +178,50 @@ describe('admin gateway proxy', () => {
     expect(res.status).to.equal(503);
     expect(res.headers.get('content-type')).to.contain('application/problem+json');
     expect((await res.json() as { detail: string }).detail).to.contain('down service is not reachable');
+  });
+
+  it('answers 502 Problem Details when the upstream does not answer within the timeout', async () => {
+    const started = Date.now();
+    const res = await fetch(`${gatewayUrl}/api/tenant/slow`);
+    expect(res.status).to.equal(502);
+    expect(res.headers.get('content-type')).to.contain('application/problem+json');
+    expect((await res.json() as { detail: string }).detail).to.contain('tenant service did not answer in time');
+    expect(Date.now() - started).to.be.within(400, 3000);
+  });
+
+  it('passes a repeated answer header on as sent (each Set-Cookie)', async () => {
+    const res = await fetch(`${gatewayUrl}/api/tenant/cookies`);
+    expect(await res.text()).to.equal('ok');
+    expect(res.headers.getSetCookie()).to.deep.equal(['a=1', 'b=2']);
+  });
+
+  it('streams a large answer to a slow reader intact, with its length', async () => {
+    const answer = await new Promise<{ status: number; length: string | undefined; body: Buffer }>((resolve, reject) => {
+      http.get(`${gatewayUrl}/api/tenant/large`, (res) => {
+        const chunks: Buffer[] = [];
+        // a reader slower than the upstream: the gateway must wait for it, not buffer the rest
+        res.on('data', (chunk: Buffer) => { chunks.push(chunk); res.pause(); setTimeout(() => res.resume(), 1); });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, length: res.headers['content-length'], body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+    expect(answer.status).to.equal(200);
+    expect(answer.length).to.equal(String(LARGE_ANSWER.length));
+    expect(answer.body.equals(LARGE_ANSWER)).to.equal(true);
+  });
+
+  it('a client that goes away mid-answer ends the upstream exchange too', async () => {
+    endlessClosed.length = 0;
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get(`${gatewayUrl}/api/tenant/endless`, (res) => {
+        res.once('data', () => { req.destroy(); resolve(); });
+      });
+      req.on('error', () => undefined);
+      setTimeout(() => reject(new Error('no answer')), 2000);
+    });
+    const gone = Date.now();
+    while (endlessClosed.length === 0 && Date.now() - gone < 2000) await new Promise((r) => setTimeout(r, 10));
+    expect(endlessClosed, 'the upstream saw its client go').to.have.length(1);
   });
 
   describe('Location of the answer', () => {

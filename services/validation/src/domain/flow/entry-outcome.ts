@@ -108,7 +108,7 @@ function encodeRebasedIssue(issue: Issue, prefix: string, type: string): string 
 function keptExtensionsJson(extensions: readonly unknown[]): string | undefined {
   let json = '';
   for (const extension of extensions) {
-    const url = typeof extension === 'object' && extension !== null ? Reflect.get(extension, 'url') : undefined;
+    const url: unknown = typeof extension === 'object' && extension !== null ? Reflect.get(extension, 'url') : undefined;
     if (typeof url === 'string' && POSITION_EXTENSIONS.has(url)) continue;
     json += `${json === '' ? '' : ','}${extensionJson(extension)}`;
   }
@@ -131,7 +131,7 @@ function extensionJson(extension: unknown): string {
       if (json === undefined) {
         json = `{"url":${JSON.stringify(url)},"valueCode":${JSON.stringify(code)}}`;
         if (cachedCodeExtensions < MAX_CACHED_CODE_EXTENSIONS) {
-          if (!byCode) CODE_EXTENSIONS.set(url, (byCode = new Map()));
+          if (!byCode) CODE_EXTENSIONS.set(url, (byCode = new Map<string, string>()));
           byCode.set(code, json);
           cachedCodeExtensions++;
         }
