@@ -257,13 +257,13 @@ function answerHeads(given: IncomingHttpHeaders, target: ProxyTarget, traceId: s
   let traced = false;
   // undici gives the names lower-cased and a repeated header (set-cookie) as a list
   for (const name of Object.keys(given)) {
-    const given_ = given[name];
-    if (given_ === undefined || HOP_BY_HOP.has(name)) continue;
+    const listed = given[name];
+    if (listed === undefined || HOP_BY_HOP.has(name)) continue;
     if (name === 'content-length') {
-      length = Array.isArray(given_) ? given_[0] : given_;
+      length = Array.isArray(listed) ? listed[0] : listed;
       continue;
     }
-    for (let value of Array.isArray(given_) ? given_ : [given_]) {
+    for (let value of Array.isArray(listed) ? listed : [listed]) {
       if (name === 'content-type') contentType = value;
       else if (name === 'location') value = gatewayLocation(value, target.component, target.upstream.base);
       else if (name === 'x-pagination') pagination = headers.length + 1;
