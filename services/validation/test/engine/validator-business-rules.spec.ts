@@ -27,6 +27,9 @@ const measure = {
   group: [{ code: { coding: [{ system: 'http://x', code: 'g' }] }, stratifier: [{ id: 's1', code: { coding: [{ system: 'http://x', code: 'age' }] } }] }],
 };
 
+/** A canonical resource of another type at a url a report names as its Measure. */
+const notAMeasure = { resourceType: 'Library', url: 'http://example.org/Library/not-a-measure', status: 'active', type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/library-type', code: 'logic-library' }] } };
+
 const POP = 'http://terminology.hl7.org/CodeSystem/measure-population';
 const pop = (code: string) => ({ code: { coding: [{ system: POP, code }] } });
 const scored = (scoring: string, extra: Record<string, unknown> = {}) => ({
@@ -44,7 +47,7 @@ describe('engine: business rules across resources', function () {
   this.timeout(60_000);
   let v: Validator;
   before(async () => {
-    v = new Validator(await sourceWith([questionnaire, measure, twoGroups, scored('proportion'), scored('ratio', { extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/questionnaire-unit', valueCoding: { system: 'http://unitsofmeasure.org', code: '%' } }] })]));
+    v = new Validator(await sourceWith([questionnaire, measure, twoGroups, notAMeasure, scored('composite'), scored('proportion'), scored('ratio', { extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/questionnaire-unit', valueCoding: { system: 'http://unitsofmeasure.org', code: '%' } }] })]));
   });
 
   const qr = (items: unknown[]) => ({ resourceType: 'QuestionnaireResponse', text: narrative, questionnaire: 'http://example.org/Questionnaire/q', status: 'completed', item: items });
@@ -91,6 +94,41 @@ describe('engine: business rules across resources', function () {
       expect(issuesWith(o, "No measureScore when the scoring of the message is ''cohort''", 'MeasureReport.group[0].measureScore')).to.have.length(1);
       expect(issuesWith(o, 'Group should have a code that matches the group stratifier definition', 'MeasureReport.group[0].stratifier[0]')).to.have.length(1);
       expect(issuesWith(o, "does not include a stratifier for the stratifier with code 'age' (id = 's1')", 'MeasureReport.group[0]')).to.have.length(1);
+    });
+  });
+
+  describe('MeasureReport and the Measure it names (HL7 validateMeasureReport)', () => {
+    const base = { resourceType: 'MeasureReport', text: narrative, status: 'complete', type: 'summary', period: { start: '2024-01-01', end: '2024-01-31' } };
+    const groupG = { code: { coding: [{ system: 'http://x', code: 'g' }] }, stratifier: [{ code: [{ coding: [{ system: 'http://x', code: 'age' }] }] }] };
+
+    it('a Measure that does not resolve is a warning at the report, and nothing is checked against it', () => {
+      for (const url of ['http://example.org/Measure/unknown', 'http://example.org/Library/not-a-measure']) {
+        const o = v.validate({ ...base, measure: url, group: [{ measureScore: { value: 1 } }] });
+        const notFound = issuesWith(o, `The Measure '${url}' could not be resolved, so no validation can be performed against the Measure`, 'MeasureReport');
+        expect(notFound.map((i) => i.severity), describe_(o)).to.deep.equal(['warning']);
+        expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+      }
+    });
+
+    it('a report that names no Measure only informs', () => {
+      const o = v.validate({ ...base, group: [groupG] });
+      expect(issuesWith(o, 'No Measure is identified, so no validation can be performed against the Measure', 'MeasureReport').map((i) => i.severity)).to.deep.equal(['information']);
+    });
+
+    it('a contained Measure named by #id is the one checked against', () => {
+      const contained = { ...measure, id: 'm1', url: undefined };
+      const o = v.validate({ ...base, contained: [contained], measure: '#m1', group: [{ ...groupG, measureScore: { value: 1 } }] });
+      expect(issuesWith(o, 'could not be resolved', 'MeasureReport'), describe_(o)).to.deep.equal([]);
+      expect(issuesWith(o, "No measureScore when the scoring of the message is ''cohort''", 'MeasureReport.group[0].measureScore')).to.have.length(1);
+      const missing = v.validate({ ...base, contained: [contained], measure: '#other', group: [groupG] });
+      expect(issuesWith(missing, "The Measure '#other' could not be resolved", 'MeasureReport')).to.have.length(1);
+    });
+
+    it('a Measure whose scoring HL7 does not know informs at measure that its scores cannot be checked', () => {
+      const o = v.validate({ ...base, measure: 'http://example.org/Measure/composite', group: [] });
+      expect(issuesWith(o, 'The scoring system in this measure is unknown, so the measureScore values cannot be checked', 'MeasureReport.measure').map((i) => i.severity), describe_(o)).to.deep.equal(['information']);
+      const known = v.validate({ ...base, measure: 'http://example.org/Measure/m', group: [groupG] });
+      expect(issuesWith(known, 'The scoring system in this measure is unknown')).to.deep.equal([]);
     });
   });
 

@@ -66,6 +66,14 @@ function elmStatementNames(library: Record<string, unknown>): Set<string> | unde
   return undefined;
 }
 
+/** The scorings whose scores HL7's MeasureValidator knows how to check. */
+const KNOWN_SCORINGS = new Set(['proportion', 'ratio', 'continuous-variable', 'cohort']);
+
+/** The Measure a report names as `#id` among its own contained resources. */
+function containedMeasure(report: JsonNode, id: string): Record<string, unknown> | undefined {
+  return report.listedObjects('contained').map((c) => c.object).find((c) => isObject(c) && c.resourceType === 'Measure' && c.id === id);
+}
+
 /** A MeasureReport and the Measure it reports on, as each of its groups is checked against the Measure's. */
 interface ReportAndMeasure {
   readonly report: JsonNode;
@@ -131,9 +139,18 @@ export class MeasureValidator implements ResourceTypeValidator {
     if (names && !names.has(ref)) criteria.error('MEASURE_CQL_NOT_FOUND', [str(lib.url) ?? '', ref]);
   }
 
+  /**
+   * As HL7's validateMeasureReport: a report that names no Measure gets a hint, one whose Measure
+   * does not resolve (neither loaded nor contained: `#id`) a warning at the report, since nothing
+   * can be checked against it; a resolved Measure whose scoring is none of the four HL7 knows gets a
+   * hint at `measure` (its scores cannot be checked).
+   */
   private validateReport(ctx: NodeContext, report: JsonNode): void {
     const url = report.str('measure');
-    if (url === undefined) return;
+    if (url === undefined) {
+      report.information('Measure_MR_M_None', []);
+      return;
+    }
     const groups = report.listedObjects('group');
     // groups are matched to the Measure's by id among others: an id names one group (DUPLICATE_ID)
     const ids = new Set<string>();
@@ -143,8 +160,13 @@ export class MeasureValidator implements ResourceTypeValidator {
       if (ids.has(id)) g.error('DUPLICATE_ID', [id]);
       ids.add(id);
     }
-    const measure = ctx.services.resolve('Measure', url);
-    if (!isObject(measure)) return;
+    const measure = url.startsWith('#') ? containedMeasure(report, url.slice(1)) : ctx.services.resolve('Measure', url);
+    if (!isObject(measure) || measure.resourceType !== 'Measure') {
+      report.warning('Measure_MR_M_NotFound', [url]);
+      return;
+    }
+    const scoring = codingsOf(measure.scoring)[0]?.code;
+    if (!KNOWN_SCORINGS.has(String(scoring))) report.first('measure')?.information('MEASURE_MR_M_SCORING_UNK', []);
     this.checkGroups({ report, measure }, groups);
   }
 
