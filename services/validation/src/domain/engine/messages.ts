@@ -167,6 +167,7 @@ export const MESSAGES = {
   INVARIANT_FAILED: { text: 'Rule {0}: \'{1}\' Failed', code: 'invariant' },
   INVARIANT_FAILED_BEST_PRACTICE: { text: 'Rule {0}: \'{1}\' Failed (Best Practice Recommendation)', code: 'invariant' },
   INVARIANT_BROKEN: { text: 'Problem evaluating the invariant {0} (\'{1}\'): {2}', code: 'informational' },
+  Problem_processing_expression__in_profile__path__: { text: 'Problem processing expression \'{0}\' in profile \'{1}\' at path \'{2}\': {3}', code: 'invariant' },
 
   // extensions
   // HL7 EXTENSION_EXT_UNKNOWN_NOTHERE (the modifier form keeps a wording of its own, so that it can be told apart)

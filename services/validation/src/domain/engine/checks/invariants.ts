@@ -18,8 +18,12 @@ import { collectLocalReferences } from './references.js';
 import { scanNarrative, type XhtmlProblem } from './xhtml.js';
 import { isArray, isObject } from '../json/json-value.js';
 
-/** `tooCostly`: the evaluation was stopped at MAX_FHIRPATH_ITEMS (the error says so). */
-export type InvariantResult = 'pass' | 'fail' | 'skip' | { error: string; tooCostly?: true };
+/**
+ * `tooCostly`: the evaluation was stopped at MAX_FHIRPATH_ITEMS (the error says so); `unparsable`:
+ * the expression did not compile, so it was never evaluated (HL7's checkInvariant reports that as
+ * Problem_processing_expression__in_profile__path__).
+ */
+export type InvariantResult = 'pass' | 'fail' | 'skip' | { error: string; tooCostly?: true; unparsable?: true };
 
 /**
  * Items one evaluation of an expression may produce, all its steps together (every intermediate
@@ -238,7 +242,7 @@ export class InvariantEvaluator {
     if (c.key === 'ref-1' && c.expression === REF_1_R4) return evaluateRef1(node, env.rootResource);
     const expression = EXPRESSION_FIXES[c.key + '\u0000' + c.expression] ?? EXPRESSION_FIXES_ANY_KEY[c.expression] ?? c.expression;
     const fn = this.compile(c.base + '\u0000' + expression, c.base, expression, this.options);
-    if (fn instanceof Error) return { error: fn.message };
+    if (fn instanceof Error) return { error: fn.message, unparsable: true };
     this.currentResolve = env.resolve;
     this.currentContext = env.context;
     this.currentConformsTo = env.conformsTo;
