@@ -132,3 +132,30 @@ describe('engine: conformsTo() in a profile\'s invariants (HL7: the value is val
     expect(failed(o), describe_(o)).to.deep.equal([['Patient.maritalStatus', 'Rule ct-2']]);
   });
 });
+
+describe('engine: a profile invariant that cannot be evaluated', function () {
+  this.timeout(60_000);
+  const brokenProfile = profile(BASE + 'broken-invariants', 'Patient', [], {
+    differential: { element: [
+      // HL7's own parser takes a group after a dot (DEQM's deqm-2 is written so); fhirpath.js cannot compile it
+      { id: 'Patient', path: 'Patient', constraint: [{ key: 'br-1', severity: 'error', human: 'does not compile', expression: "extension.('http://example.org/x').exists() implies gender.exists()" }] },
+      // compiles, and throws while evaluated (single() of two names)
+      { id: 'Patient.name', path: 'Patient.name', constraint: [{ key: 'br-2', severity: 'error', human: 'throws', expression: '%resource.name.single().exists()' }] },
+    ] },
+  });
+  let v: Validator;
+  before(async () => {
+    v = new Validator(await sourceWith([brokenProfile]));
+  });
+
+  it('is a warning, never an error, once per validation: one that does not compile with HL7\'s message and id, one that throws with ours', () => {
+    const o = v.validate({ resourceType: 'Patient', meta: { profile: [BASE + 'broken-invariants|1.0.0'] }, text: narrative, name: [{ family: 'A' }, { family: 'B' }] });
+    expect(errorsOf(o), describe_(o)).to.deep.equal([]);
+    const unparsable = o.issue.filter((i) => engineKeyOf(i) === 'Problem_processing_expression__in_profile__path__');
+    expect(unparsable.map((i) => [i.severity, i.expression?.[0]]), describe_(o)).to.deep.equal([['warning', 'Patient']]);
+    expect(unparsable[0]?.details.text).to.match(new RegExp(`^Problem processing expression 'extension\\.\\('http://example\\.org/x'\\)\\.exists\\(\\) implies gender\\.exists\\(\\)' in profile '${BASE.replace(/[./]/g, '\\$&')}broken-invariants\\|1\\.0\\.0' at path 'Patient': `));
+    expect(unparsable[0]?.extension?.find((e) => e.url.endsWith('operationoutcome-message-id'))?.valueCode).to.equal('Problem_processing_expression__in_profile__path__');
+    const thrown = o.issue.filter((i) => engineKeyOf(i) === 'INVARIANT_BROKEN');
+    expect(thrown.map((i) => [i.severity, i.details.text.slice(0, 37)]), describe_(o)).to.deep.equal([['warning', 'Problem evaluating the invariant br-2']]);
+  });
+});
