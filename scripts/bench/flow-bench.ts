@@ -256,25 +256,6 @@ function buildSubmissions(count: number): Submission[] {
 
 const INSTANCES_GROUP = 'validation instances';
 
-/** CPU seconds used so far by the threads of the given processes, grouped by thread name (/proc/<pid>/task). */
-function threadCpuSecondsOf(pids: readonly number[]): Map<string, number> {
-  const found = new Map<string, number>();
-  for (const pid of pids) {
-    let tids: string[];
-    try { tids = readdirSync(`/proc/${pid}/task`); } catch { continue; }
-    for (const tid of tids) {
-      try {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const close = stat.lastIndexOf(')');
-        const fields = stat.slice(close + 2).split(' ');
-        const name = stat.slice(stat.indexOf('(') + 1, close);
-        found.set(name, (found.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
-      } catch { /* the thread ended */ }
-    }
-  }
-  return found;
-}
-
 /** CPU seconds used so far, grouped: PostgreSQL, NATS, the given instance pids, this coordinator, other. */
 function cpuByGroup(instancePids: readonly number[]): Map<string, number> {
   const groups = new Map<string, number>();
@@ -548,7 +529,7 @@ async function coordinate(): Promise<void> {
       const machineCpuAtStart = machineCpuSeconds();
       const instancePids = children.map((c) => c.pid!).filter((pid) => pid !== undefined);
       const groupsAtStart = cpuByGroup(instancePids);
-      const threadsAtStart = threadCpuSecondsOf(instancePids);
+      const threadsAtStart = threadCpuSeconds(instancePids);
       const started = performance.now();
       const profile: [number, number][] = [];
       const sampler = process.env.BENCH_UTIL_PROFILE ? setInterval(() => profile.push([performance.now(), machineCpuSeconds()]), 20) : undefined;
@@ -574,7 +555,7 @@ async function coordinate(): Promise<void> {
         log(`  utilization by tenth of the round: ${used.map((c, i) => (available[i] ? c / available[i]! : 0).toFixed(2)).join(' ')}`);
       }
       const groupsAtEnd = cpuByGroup(instancePids);
-      const threadsAtEnd = threadCpuSecondsOf(instancePids);
+      const threadsAtEnd = threadCpuSeconds(instancePids);
       const machine = machineCpuSeconds() - machineCpuAtStart;
       const latencies = submissions.map((s) => firstSeenAt.get(s.patientId)! - publishedAt.get(s.patientId)!).sort((a, b) => a - b);
       const instancesSeconds = (groupsAtEnd.get(INSTANCES_GROUP) ?? 0) - (groupsAtStart.get(INSTANCES_GROUP) ?? 0);

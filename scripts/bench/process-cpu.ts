@@ -48,19 +48,21 @@ export function processCpuSeconds(): Map<number, ProcessCpu> {
 }
 
 /**
- * CPU seconds used so far by this process's threads, grouped by thread name (/proc/self/task):
- * `MainThread`, `WorkerThread` (worker_threads), `V8Worker` (V8's helpers: concurrent GC and
- * optimizing compiles), `libuv-worker` and the rest. Empty where there is no /proc.
+ * CPU seconds used so far by the threads of the given processes (default: this one), grouped by
+ * thread name (/proc/<pid>/task): `MainThread`, `WorkerThread` (worker_threads), `V8Worker` (V8's
+ * helpers: concurrent GC and optimizing compiles), `libuv-worker` and the rest. Empty where there is no /proc.
  */
-export function threadCpuSeconds(): Map<string, number> {
+export function threadCpuSeconds(pids: readonly (number | 'self')[] = ['self']): Map<string, number> {
   const found = new Map<string, number>();
-  let tids: string[];
-  try { tids = readdirSync('/proc/self/task'); } catch { return found; }
-  for (const tid of tids) {
-    try {
-      const { command, seconds } = readStat(`/proc/self/task/${tid}/stat`);
-      found.set(command, (found.get(command) ?? 0) + seconds);
-    } catch { /* the thread ended */ }
+  for (const pid of pids) {
+    let tids: string[];
+    try { tids = readdirSync(`/proc/${pid}/task`); } catch { continue; }
+    for (const tid of tids) {
+      try {
+        const { command, seconds } = readStat(`/proc/${pid}/task/${tid}/stat`);
+        found.set(command, (found.get(command) ?? 0) + seconds);
+      } catch { /* the thread ended */ }
+    }
   }
   return found;
 }

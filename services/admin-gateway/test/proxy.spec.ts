@@ -199,7 +199,7 @@ describe('admin gateway proxy', () => {
     const answer = await new Promise<{ status: number; length: string | undefined; body: Buffer }>((resolve, reject) => {
       http.get(`${gatewayUrl}/api/tenant/large`, (res) => {
         const chunks: Buffer[] = [];
-        // a reader slower than the upstream: the gateway must wait for it, not buffer the rest
+        // a reader slower than the upstream, pausing after every chunk: the answer still arrives whole, in order
         res.on('data', (chunk: Buffer) => { chunks.push(chunk); res.pause(); setTimeout(() => res.resume(), 1); });
         res.on('end', () => resolve({ status: res.statusCode ?? 0, length: res.headers['content-length'], body: Buffer.concat(chunks) }));
         res.on('error', reject);
