@@ -30,6 +30,8 @@ export interface ValidatorSetup {
   extensionPack: boolean;
   /** Wording of the issues' texts (docs/message-wording.md); the ids are the same in both. */
   messageWording: 'hapi' | 'hl7';
+  /** Validate with the HL7 test runner's fetcher (`--harness`; test-runner-fetcher.ts), not the CLI's. */
+  testRunnerFetcher?: boolean;
 }
 
 async function loadBaseSource(igs: readonly string[], cache: boolean, extensionPack: boolean): Promise<{ source: ConformanceResourceSource; warnings: string[] }> {
@@ -108,7 +110,7 @@ export async function buildCliValidator(setup: ValidatorSetup): Promise<{ valida
   const coreSearchParameters = new searchParameters.LazyCoreSearchParameters(searchParameters.file, base);
   const source = new LayeredConformanceSource(resources, coreSearchParameters);
   // the --load files are also what references resolve to when a reference policy asks (HL7's fetcher)
-  const fetcher = new InMemoryResourceFetcher(loose);
+  const fetcher = setup.testRunnerFetcher ? new (await import('./test-runner-fetcher.js')).TestRunnerFetcher(loose) : new InMemoryResourceFetcher(loose);
   const validator = new Validator(source, new LocalTerminology(source), { ...setup.settings, fetcher });
   return { validator, warnings: [...baseWarnings, ...loadWarnings], loaded: resources };
 }

@@ -53,6 +53,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | string {
   // the HL7 CLI's defaults, then the flags and options over them
   const settings: Record<string, unknown> = { ...HL7_CLI_DEFAULTS };
   const args: CliArgs = { igs: [], loads: [], profiles: [], format: 'json', files: [], harness: false, cache: true, settings, ignoredOptions: [], extensionPack: true, threads: undefined, messageWording: 'hapi' };
+  let manifestFetcher: 'test-runner' | 'standalone' = 'test-runner';
   for (let i = 0, a = argv[0]; a !== undefined; a = argv[++i]) {
     const value = () => {
       const v = argv[++i];
@@ -99,6 +100,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | string {
           if (!isObject(options)) return `--options needs a JSON object, not ${text}`;
           const read = settingsFromManifest(options);
           Object.assign(settings, read.settings);
+          manifestFetcher = read.fetcher;
           args.ignoredOptions.push(...read.ignored.map((x) => `option ${x.key} has no effect: ${x.reason}`));
           break;
         }
@@ -134,6 +136,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | string {
     }
   }
   if (args.files.length === 0) return USAGE;
+  // the harness validates as the HL7 test runner does: with the runner's own fetcher unless the check names `standalone`
+  args.testRunnerFetcher = args.harness && manifestFetcher === 'test-runner';
   return args;
 }
 

@@ -82,6 +82,15 @@ describe('validation: bundled default categories', () => {
     });
   }
 
+  it('tells a `#id` URL that names nothing inside the resource (a data error) from a definition the platform lacks, in either wording', () => {
+    const of = (message: string, messageId: string, severity = 'error') => categorizer.categoriesOf({ severity, code: 'invalid', message, expression: 'Patient.implicitRules', messageId }).map((c) => c.id);
+    expect(of("URL value '#nowhere' does not resolve", 'Type_Specific_Checks_DT_URL_Resolve')).to.deep.equal(['unresolved_internal_url']);
+    expect(of("No definition could be found for URL value '#nowhere'", 'Type_Specific_Checks_DT_URL_Resolve')).to.deep.equal(['unresolved_internal_url']);
+    expect(of("Canonical URL '#plan' does not resolve", 'TYPE_SPECIFIC_CHECKS_DT_CANONICAL_RESOLVE', 'warning')).to.deep.equal(['unresolved_internal_url']);
+    expect(of("A definition could not be found for Canonical URL 'http://example.org/PlanDefinition/p'", 'TYPE_SPECIFIC_CHECKS_DT_CANONICAL_RESOLVE', 'warning')).to.deep.equal(['unresolved_canonical_url']);
+    expect(of("URL value 'http://other.org/x' does not resolve", 'Type_Specific_Checks_DT_URL_Resolve', 'warning')).to.deep.equal(['unresolved_canonical_url']);
+  });
+
   it('leaves an unknown kind of message uncategorized', () => {
     expect(categorizer.categoriesOf({ severity: 'error', code: 'processing', message: 'Something nobody has seen before' }).map((c) => c.id))
       .to.deep.equal(['uncategorized']);

@@ -342,6 +342,9 @@ export const MESSAGES = {
   Q_DERIVED_MAXLENGTH_CHANGED: { text: 'The item \'{1}\' allows a longer answer than the maxLength {2} of the questionnaire {0} it derives from', code: 'business-rule' }, // QUESTIONNAIRE_Q_ITEM_DERIVED_{NC_,}MAXLENGTH (ours)
 
   CANONICAL_WRONG_TYPE: { text: 'Canonical URL \'{0}\' refers to a resource that has the wrong type. Found {1} expecting one of [{2}]', code: 'structure' },
+  URL_NOT_RESOLVED: { text: 'URL value \'{0}\' does not resolve', code: 'invalid' },
+  CANONICAL_NOT_RESOLVED: { text: 'Canonical URL \'{0}\' does not resolve', code: 'invalid' },
+  CANONICAL_NOT_LOADABLE: { text: 'Canonical URL \'{0}\' exists, but can\'t be loaded, so it can\'t be checked for validity', code: 'invalid' },
   MR_GROUP_NO_CODE: { text: 'Group should have a code that matches the group definition in the measure', code: 'business-rule' },
   MR_GROUP_NO_MATCH: { text: 'The code \'{0}\' for this group has no match in the measure definition', code: 'business-rule' },
   MR_GROUP_DUPLICATE: { text: 'The linkId or code for this group is duplicated with another group', code: 'business-rule' },

@@ -271,11 +271,17 @@ export interface ManifestSettings {
   settings: ValidationSettings;
   /** Keys read but without effect here, each with the reason (the CLI says them on stderr). */
   ignored: { key: string; reason: string }[];
+  /**
+   * The fetcher the HL7 test runner validates with: its own (`test-runner`, no `fetcher` key), which
+   * resolves every URL but those on example.org and under http://hl7.org/fhir/invalid, or the HL7
+   * CLI's (`standalone`), which looks URLs up in packages it loads on the fly (not reproduced here:
+   * such URLs are not checked). cli/test-runner-fetcher.ts.
+   */
+  fetcher: 'test-runner' | 'standalone';
 }
 
 /** Manifest keys that have no effect in this engine, and why (docs/validator-settings.md repeats them). */
 export const MANIFEST_KEYS_LEFT: Readonly<Record<string, string>> = {
-  fetcher: 'references and canonicals always resolve through the supporting files (the CLI\'s fetcher); there is no network fetcher in the CLI',
   'crumb-trail': 'changes only the wording of messages (HL7 adds the path of profiles walked)',
   supporting5: 'R5 definitions (given as XML) are not read',
   certificate: 'digital signatures are not verified',
@@ -294,6 +300,7 @@ export const MANIFEST_KEYS_LEFT: Readonly<Record<string, string>> = {
 export function settingsFromManifest(options: Record<string, unknown>): ManifestSettings {
   const settings: ValidationSettings = {};
   const ignored: ManifestSettings['ignored'] = [];
+  let fetcher: ManifestSettings['fetcher'] = 'test-runner';
   for (const [key, value] of Object.entries(options)) {
     const field = `options.${key}`;
     switch (key) {
@@ -318,6 +325,8 @@ export function settingsFromManifest(options: Record<string, unknown>): Manifest
       case 'no-experimental-content': settings.noExperimentalContent = TYPES.noExperimentalContent.read(value, field); break;
       case 'wrong-displays': settings.displayIssuesAreWarnings = value === 'warning'; break;
       case 'bundle-param': settings.bundleRules = TYPES.bundleRules.read([value], field); break;
+      // the runner's own fetcher unless told `standalone` (references resolve through the supporting files either way)
+      case 'fetcher': fetcher = value === 'standalone' ? 'standalone' : 'test-runner'; break;
       case 'r5-bundle-relative-reference-policy': settings.r5BundleRelativeReferencePolicy = TYPES.r5BundleRelativeReferencePolicy.read(value, field); break;
       default: {
         const reason = MANIFEST_KEYS_LEFT[key];
@@ -325,5 +334,5 @@ export function settingsFromManifest(options: Record<string, unknown>): Manifest
       }
     }
   }
-  return { settings, ignored };
+  return { settings, ignored, fetcher };
 }

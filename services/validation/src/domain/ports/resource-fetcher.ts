@@ -21,6 +21,13 @@ export interface ResourceFetcher {
    * undefined: not known. Never throws for an unknown reference; a failure to ask is a rejection.
    */
   fetch(reference: string): FetchAnswer | Promise<FetchAnswer>;
+
+  /**
+   * Whether a uri, url or canonical value outside the resource resolves (HL7's resolveURL), when
+   * this fetcher can say: the engine then reports one that does not (rules/url-references.ts).
+   * Absent: the fetcher cannot say, and such values are not checked.
+   */
+  resolvesUrl?(url: string): boolean;
 }
 
 /** Resources that resolve by `Type/id`, by absolute URL (`…/Type/id`) and by canonical url (`url`, `url|version`). */

@@ -14,6 +14,7 @@ import { parseResourceText } from '#validation/domain/engine/xml/resource-text.j
 import { Validator } from '#validation/domain/engine/validator.js';
 import { HL7_CLI_DEFAULTS, settingsFromManifest } from '#validation/domain/engine/settings-input.js';
 import { InMemoryResourceFetcher } from '#validation/domain/ports/resource-fetcher.js';
+import { TestRunnerFetcher } from '#validation/cli/test-runner-fetcher.js';
 import { harnessProfiles } from '#validation/cli/harness-profiles.js';
 import { LocalTerminology } from '#validation/domain/terminology/local-terminology.js';
 import type { Issue } from '#validation/domain/engine/outcome/issue.js';
@@ -108,10 +109,11 @@ export function runCase(c: ConformanceCase, core: ConformanceResourceSource): Ca
     const source = new LayeredConformanceSource(supporting, core);
     // The manifest's options, read as the CLI reads `--options` (and the supporting files as the
     // CLI's fetcher), so in-process and CLI scores are the same.
+    const manifest = settingsFromManifest(c.options ?? {});
     const validator = new Validator(source, new LocalTerminology(source), {
       ...HL7_CLI_DEFAULTS,
-      ...settingsFromManifest(c.options ?? {}).settings,
-      fetcher: new InMemoryResourceFetcher(supporting),
+      ...manifest.settings,
+      fetcher: manifest.fetcher === 'test-runner' ? new TestRunnerFetcher(supporting) : new InMemoryResourceFetcher(supporting),
     });
     const text = readFileSync(path.join(root(), c.file), 'utf8');
     // the profiles as the CLI's --harness applies them (the HL7 test runner's: from their source file)

@@ -44,6 +44,8 @@ export class ValidationRun implements NodeSource {
   sourceFormat: 'json' | 'xml' = 'json';
   /** A primitive's `_x` companion → the object holding the primitive (for extension contexts on extension values). */
   readonly companionOwners = new WeakMap<object, Record<string, unknown>>();
+  /** The ids inside each root resource, gathered when a `#id` URL is first checked (rules/url-references.ts). */
+  private rootIds: WeakMap<object, ReadonlySet<string>> | undefined;
   /** Errors and fatal issues reported (a silent run counts them without recording them). */
   errorCount = 0;
   /** Issues found past `maxValidationMessages`: counted, never built (a resource with millions of issues stays small). */
@@ -96,6 +98,12 @@ export class ValidationRun implements NodeSource {
   }
 
   /** The profiles Bundle rules give to an entry's resource (none: empty). */
+  /** The cache of ids per root resource; made on first use (most validations have no `#id` URL). */
+  get idsByRoot(): WeakMap<object, ReadonlySet<string>> {
+    this.rootIds ??= new WeakMap();
+    return this.rootIds;
+  }
+
   profilesOfEntry(resource: object): readonly string[] {
     return this.entryProfiles?.get(resource) ?? NO_PROFILES;
   }
