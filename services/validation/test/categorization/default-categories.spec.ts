@@ -61,6 +61,8 @@ const EXAMPLES: [severity: string, code: string, message: string, expression: st
   ['error', 'business-rule', "No measureScore when the scoring of the message is 'cohort'", 'MeasureReport.group[0]', ['measure_score_with_cohort']],
   ['error', 'code-invalid', "The code 'X' is not valid in the value set (for 'http://loinc.org#1234-5')", 'Observation.code', ['terminology_server_finding']],
   ['error', 'structure', "Canonical URL 'http://x' refers to a resource that has the wrong type. Found ValueSet expecting one of [Questionnaire]", 'QuestionnaireResponse.questionnaire', ['invalid_reference']],
+  ['error', 'structure', "Reference is internal which isn't supported by the specified aggregation mode(s) for the reference (contained)", 'Encounter.subject', ['invalid_reference']],
+  ['error', 'required', 'Bundled or contained reference not found within the bundle/resource Patient/absent', 'Encounter.subject', ['invalid_reference']],
 ];
 
 describe('validation: bundled default categories', () => {

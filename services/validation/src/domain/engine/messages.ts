@@ -345,6 +345,8 @@ export const MESSAGES = {
   URL_NOT_RESOLVED: { text: 'URL value \'{0}\' does not resolve', code: 'invalid' },
   CANONICAL_NOT_RESOLVED: { text: 'Canonical URL \'{0}\' does not resolve', code: 'invalid' },
   CANONICAL_NOT_LOADABLE: { text: 'Canonical URL \'{0}\' exists, but can\'t be loaded, so it can\'t be checked for validity', code: 'invalid' },
+  REFERENCE_AGGREGATION: { text: 'Reference is {0} which isn\'t supported by the specified aggregation mode(s) for the reference ({1})', code: 'structure' },
+  REFERENCE_NOT_FOUND_BUNDLE: { text: 'Bundled or contained reference not found within the bundle/resource {0}', code: 'required' },
   MR_GROUP_NO_CODE: { text: 'Group should have a code that matches the group definition in the measure', code: 'business-rule' },
   MR_GROUP_NO_MATCH: { text: 'The code \'{0}\' for this group has no match in the measure definition', code: 'business-rule' },
   MR_GROUP_DUPLICATE: { text: 'The linkId or code for this group is duplicated with another group', code: 'business-rule' },

@@ -146,6 +146,7 @@ const TYPES: { readonly [K in keyof Required<ValidationSettings>]: SettingType<R
   maxValidationMessages: COUNT,
   bundleRules: BUNDLE_RULES,
   r5BundleRelativeReferencePolicy: oneOf(R5_POLICY),
+  enforceAggregationOutsideBundles: BOOLEAN,
 };
 
 function put<K extends SettingName>(out: Pick<ValidationSettings, K>, name: K, value: unknown, field: string): void {
@@ -175,6 +176,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { name: 'maxValidationMessages', kind: TYPES.maxValidationMessages.kind, flag: '-max-validation-messages', hl7Flag: false, description: 'At most this many issues per validation' },
   { name: 'bundleRules', kind: TYPES.bundleRules.kind, flag: '-bundle', hl7Flag: true, description: 'Bundle entries matching a rule (`Type:index`, `Type:id`, `Type`, `index`) must follow a profile' },
   { name: 'r5BundleRelativeReferencePolicy', kind: TYPES.r5BundleRelativeReferencePolicy.kind, flag: '-r5-bundle-relative-reference-policy', hl7Flag: true, description: 'R5 relative references in Bundles: default, never, always (no effect on R4 content)' },
+  { name: 'enforceAggregationOutsideBundles', kind: TYPES.enforceAggregationOutsideBundles.kind, flag: '-enforce-aggregation-outside-bundles', hl7Flag: false, description: 'Check a profile\'s reference aggregation modes for resources outside a Bundle too' },
 ];
 
 /**
@@ -292,7 +294,6 @@ export const MANIFEST_KEYS_LEFT: Readonly<Record<string, string>> = {
   'default-version': 'canonical versions are matched as given',
   'new-xver-mode': 'cross-version extensions are always read from the R4 definitions',
   'fhir-validator-cli-options': 'HL7 CLI start-up options (terminology server, packages) belong to the CLI\'s own flags',
-  enforceAggregationOutsideBundles: 'aggregation modes are not checked',
   'ids-in-errors': 'changes only the wording of messages',
 };
 
@@ -327,6 +328,7 @@ export function settingsFromManifest(options: Record<string, unknown>): Manifest
       case 'bundle-param': settings.bundleRules = TYPES.bundleRules.read([value], field); break;
       // the runner's own fetcher unless told `standalone` (references resolve through the supporting files either way)
       case 'fetcher': fetcher = value === 'standalone' ? 'standalone' : 'test-runner'; break;
+      case 'enforceAggregationOutsideBundles': settings.enforceAggregationOutsideBundles = TYPES.enforceAggregationOutsideBundles.read(value, field); break;
       case 'r5-bundle-relative-reference-policy': settings.r5BundleRelativeReferencePolicy = TYPES.r5BundleRelativeReferencePolicy.read(value, field); break;
       default: {
         const reason = MANIFEST_KEYS_LEFT[key];

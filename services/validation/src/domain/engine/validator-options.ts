@@ -87,6 +87,12 @@ export interface ValidationSettings {
   bundleRules?: readonly BundleRule[];
   /** R5's relative-reference rule for Bundles (HL7 `-r5-bundle-relative-reference-policy`); no effect on R4 content. */
   r5BundleRelativeReferencePolicy?: R5BundleRelativeReferencePolicy;
+  /**
+   * A profile's aggregation modes (contained, bundled, referenced) are checked for a resource that
+   * is not inside a Bundle too (HL7's enforceAggregationOutsideBundles). Default false: on its own a
+   * resource has no Bundle its references could be in.
+   */
+  enforceAggregationOutsideBundles?: boolean;
 }
 
 export interface ValidatorOptions extends ValidationSettings {

@@ -63,6 +63,11 @@ const questionnaire = {
   }],
 };
 
+const BUNDLED_SUBJECT = 'http://settings.test/StructureDefinition/encounter-bundled-subject';
+const bundledSubject = profile(BUNDLED_SUBJECT, 'Encounter', [
+  { id: 'Encounter.subject', path: 'Encounter.subject', type: [{ code: 'Reference', targetProfile: ['http://hl7.org/fhir/StructureDefinition/Patient'], aggregation: ['bundled'] }] },
+]);
+
 export const SETTING_CASES: readonly SettingCase[] = [
   {
     setting: 'bestPractice', behaviour: 'best-practice invariants (dom-6: a narrative) are reported at the level given: error makes them errors',
@@ -213,6 +218,12 @@ export const SETTING_CASES: readonly SettingCase[] = [
     resource: { resourceType: 'Communication', id: 'c', text: narrative, status: 'completed', note: [{ text: 'see <b>x</b>' }] },
     value: 'none', query: { htmlInMarkdown: 'none' }, flags: ['-html-in-markdown', 'ignore'],
     issue: { severity: 'warning', text: /appears to be an embedded HTML tag/ }, appears: 'without',
+  },
+  {
+    setting: 'enforceAggregationOutsideBundles', behaviour: 'a profile\'s aggregation modes hold for a resource validated on its own too: a subject that must be bundled is not found',
+    resource: { resourceType: 'Encounter', id: 'e', text: narrative, meta: { profile: [BUNDLED_SUBJECT] }, status: 'planned', class: { system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode', code: 'AMB' }, subject: { reference: 'Patient/elsewhere' } },
+    supporting: [bundledSubject], value: true, query: { enforceAggregationOutsideBundles: 'true' }, flags: ['-enforce-aggregation-outside-bundles'],
+    manifest: { enforceAggregationOutsideBundles: true }, issue: { severity: 'error', text: /^Bundled or contained reference not found within the bundle\/resource Patient\/elsewhere$/ }, appears: 'with',
   },
 ];
 

@@ -14,6 +14,8 @@ export interface TypeRef {
   code: string;
   profiles: readonly string[];
   targetProfiles: readonly string[];
+  /** A Reference's aggregation modes (contained, referenced, bundled), when the definition restricts them. */
+  aggregation?: readonly string[];
 }
 
 export interface ConstraintPlan {
@@ -67,6 +69,7 @@ interface RawType {
   code?: string;
   profile?: string[];
   targetProfile?: string[];
+  aggregation?: string[];
   extension?: RawExtension[];
 }
 
@@ -291,6 +294,7 @@ export function compileStructurePlan(sd: CanonicalResource): StructurePlan {
       code: typeCodeOf(t),
       profiles: t.profile ?? [],
       targetProfiles: t.targetProfile ?? [],
+      ...(Array.isArray(t.aggregation) && t.aggregation.length > 0 ? { aggregation: t.aggregation.filter((m) => typeof m === 'string') } : {}),
     }));
     const constraints: ConstraintPlan[] = [];
     for (const c of ed.constraint ?? []) {

@@ -106,7 +106,7 @@ function checkExternalReference(ctx: NodeContext, ref: string, targets: Set<stri
 }
 
 /** One answer per reference and validation (HL7's fetchCache), whoever asks. */
-function fetchOnce(run: NodeContext['run'], fetcher: ResourceFetcher | undefined, ref: string): FetchAnswer | Promise<FetchAnswer> {
+export function fetchOnce(run: NodeContext['run'], fetcher: ResourceFetcher | undefined, ref: string): FetchAnswer | Promise<FetchAnswer> {
   if (!fetcher) return undefined;
   const cache = run.fetched;
   if (cache.has(ref)) return cache.get(ref);

@@ -14,6 +14,7 @@ import { checkConstraints } from '../rules/constraints.js';
 import { checkFixed, checkPattern } from '../rules/fixed-pattern.js';
 import { checkQuantityUnit } from '../rules/quantity-units.js';
 import { checkQuantityRange } from '../rules/ranges.js';
+import { aggregationModes, checkReferenceAggregation } from '../rules/reference-aggregation.js';
 import { checkReference, checkReferenceTargetType } from '../rules/references.js';
 import { walkAgainstOneOf } from './profile-choice.js';
 
@@ -34,8 +35,12 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
   if (el.binding && type && (type === 'CodeableConcept' || type === 'Coding' || type === 'Quantity' || type === 'CodeableReference')) {
     checkBinding(ctx, el.binding, type, undefined);
   }
-  if (type === 'Reference' && mode === 'structural') checkReference(ctx);
-  else if (type === 'Reference') checkReferenceTargetType(ctx, v);
+  if (type === 'Reference') {
+    if (mode === 'structural') checkReference(ctx);
+    else checkReferenceTargetType(ctx, v);
+    const aggregation = aggregationModes(el);
+    if (aggregation !== undefined) checkReferenceAggregation(ctx, v, aggregation);
+  }
   if (type === 'Attachment' && mode === 'structural') checkAttachment(ctx, v);
   if ((el.minValue || el.maxValue) && type === 'Quantity') checkQuantityRange(ctx, v);
   if (type === 'Quantity' && mode === 'structural') checkQuantityUnit(ctx, v);
