@@ -109,16 +109,9 @@ interface BindingQuestion {
 /** A terminology answer on the binding of ctx.element: its issues, then the binding failure unless the answer worded it. */
 function applyBindingResult(ctx: NodeContext, asked: BindingQuestion, r: ValidateCodeResult): void {
   const { binding, valueSet, type, display } = asked;
-  const { run, path, at } = ctx;
+  const { path, at } = ctx;
   const strength = binding.strength;
-  for (const issue of r.issues) {
-    const severity = settingSeverity(run.options, issue);
-    const key = severity + '\u0000' + path + '\u0000' + issue.text;
-    if (run.seen.has(key)) continue;
-    run.seen.add(key);
-    if (!run.silent) run.pushIssue(severity, issue, path, at);
-    if (severity === 'error') run.errorCount++;
-  }
+  pushTerminologyIssues(ctx, r.issues);
   if (r.valid !== false) return;
   // a terminology that words the binding failure itself (given the strength) has said it already
   if (r.issues.some((i) => i.severity === (strength === 'required' ? 'error' : strength === 'extensible' ? 'warning' : 'information'))) return;
@@ -133,6 +126,19 @@ function applyBindingResult(ctx: NodeContext, asked: BindingQuestion, r: Validat
     ctx.report('warning', 'BINDING_EXTENSIBLE_CONCEPT', [title, vsLabel, display], path, at);
   } else if (strength === 'preferred') {
     ctx.report('information', 'BINDING_PREFERRED_CONCEPT', [title, vsLabel, display], path, at);
+  }
+}
+
+/** The terminology's issues on the value at ctx, at the severity the settings give them, each once per location. */
+export function pushTerminologyIssues(ctx: NodeContext, issues: readonly TerminologyIssue[]): void {
+  const { run, path, at } = ctx;
+  for (const issue of issues) {
+    const severity = settingSeverity(run.options, issue);
+    const key = severity + '\u0000' + path + '\u0000' + issue.text;
+    if (run.seen.has(key)) continue;
+    run.seen.add(key);
+    if (!run.silent) run.pushIssue(severity, issue, path, at);
+    if (severity === 'error') run.errorCount++;
   }
 }
 

@@ -18,6 +18,7 @@
  * - A canonical that resolves, under a policy that checks types, must name a resource of a type
  *   its element allows (its targetProfiles).
  */
+import { ABSOLUTE_URL } from '../checks/urls.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isArray, isObject } from '../json/json-value.js';
 import type { ElementPlan } from '../plan/structure-plan.js';
@@ -100,9 +101,6 @@ function isExampleUrl(url: string): boolean {
   const lower = url.toLowerCase();
   return lower.includes('example.org') || lower.includes('example.com') || lower.includes('acme.com');
 }
-
-/** Anchored, one character class up to ':', which it cannot match: linear. */
-const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /**
  * The ids of everything inside `root` (itself, its contained resources, any element with an id),

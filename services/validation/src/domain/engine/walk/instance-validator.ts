@@ -48,6 +48,7 @@ export function validateResource(walker: NodeWalker, resourceTypes: ResourceType
     if (id !== undefined && idText !== undefined) for (const p of checkResourceId(idText)) id.report(p.severity, p.id, p.args);
     typeValidator?.validate?.(ctx, res);
     checkPublication(ctx);
+    checkSecurityLabels(ctx.node.child('meta')?.objects('security') ?? []);
   }
   // profiles: meta.profile, then the caller's
   // a profile named in meta.profile that cannot be found is a warning (HL7 VALIDATION_VAL_PROFILE_UNKNOWN);
@@ -154,6 +155,17 @@ export function validateAgainstProfile(walker: NodeWalker, host: ResourceContext
     return;
   }
   walkObject(NodeContext.resourceRoot(walker, host, plan, plan.root, 'profile'), host.resource, plan.root.ownChildren);
+}
+
+/** meta.security is a set of labels (system#code): one given twice is an error (HL7's validateResourceRules). */
+function checkSecurityLabels(labels: readonly JsonNode[]): void {
+  if (labels.length < 2) return;
+  const seen = new Set<string>();
+  for (const label of labels) {
+    const key = `${label.str('system') ?? 'null'}#${label.str('code') ?? 'null'}`;
+    if (seen.has(key)) label.error('Meta_RES_Security_Duplicate', [key]);
+    seen.add(key);
+  }
 }
 
 /** Contained resources are told apart by id: two with one id are an error. */

@@ -15,6 +15,8 @@ import { checkFixed, checkPattern } from '../rules/fixed-pattern.js';
 import { checkQuantityUnit } from '../rules/quantity-units.js';
 import { checkQuantityRange } from '../rules/ranges.js';
 import { aggregationModes, checkReferenceAggregation } from '../rules/reference-aggregation.js';
+import { checkCodedValue } from '../rules/coded-values.js';
+import { checkIdentifier } from '../rules/identifiers.js';
 import { checkReference, checkReferenceTargetType } from '../rules/references.js';
 import { walkAgainstOneOf } from './profile-choice.js';
 
@@ -44,6 +46,12 @@ export function walkComplexValue(ctx: NodeContext, v: Record<string, unknown>, t
   if (type === 'Attachment' && mode === 'structural') checkAttachment(ctx, v);
   if ((el.minValue || el.maxValue) && type === 'Quantity') checkQuantityRange(ctx, v);
   if (type === 'Quantity' && mode === 'structural') checkQuantityUnit(ctx, v);
+  if (mode === 'structural') {
+    // HL7's datatype checks (checkChildByDefinition): a Coding inside a CodeableConcept is the concept's to check
+    if (type === 'Identifier') checkIdentifier(ctx, v);
+    else if (type === 'Coding' && el.path !== 'CodeableConcept.coding') checkCodedValue(ctx, 'Coding', v);
+    else if (type === 'Quantity') checkCodedValue(ctx, 'Quantity', v);
+  }
   const div = el.languageControl === undefined ? undefined : ctx.node.str('div');
   if (el.languageControl !== undefined && div !== undefined) {
     const problem = checkLanguageControl(el.languageControl, narrativeLanguageSections(div));
