@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { freePort } from '../scale-out/service-process.js';
+import { createServer } from 'node:net';
 
 export interface ClusterNode {
   /** server_name, also what stream and meta cluster information call the node. */
@@ -61,7 +61,8 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fault-cluster-nats-'));
   if (options.include !== undefined) writeFileSync(path.join(dir, 'accounts.conf'), options.include);
   const ports: { client: number; route: number; monitor: number }[] = [];
-  for (let i = 0; i < size; i++) ports.push({ client: await freePort(), route: await freePort(), monitor: await freePort() });
+  const taken = new Set<number>();
+  for (let i = 0; i < size; i++) ports.push({ client: await listenablePort(taken), route: await listenablePort(taken), monitor: await listenablePort(taken) });
   const nodes: NodeState[] = ports.map((p, i) => {
     const name = `n${i + 1}`;
     const store = path.join(dir, name);
@@ -169,5 +170,27 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   } catch (error) {
     await cluster.stop();
     throw error;
+  }
+}
+
+/**
+ * A port that is free now, below the kernel's ephemeral range (32768 and up on Linux): a port the
+ * kernel hands out (listen on 0) can be given again, between our check and the node's bind, to an
+ * outgoing connection, such as one node's route to another, and the node then fails with
+ * "address already in use" (seen when the cluster was started on a busy machine).
+ */
+async function listenablePort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
   }
 }
