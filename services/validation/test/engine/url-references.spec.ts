@@ -49,6 +49,28 @@ describe('engine: uri, url and canonical values as references', function () {
     }
   });
 
+  it('finds a `#id` among the narrative\'s anchors and, failing the resource, in the Bundle it sits in', async () => {
+    const fetcher = new InMemoryResourceFetcher();
+    const anchored = { ...patient('#note'), text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml"><p id="note">x</p></div>' } };
+    expect(issuesWith(await validate(anchored, { fetcher }), /does not resolve/)).to.deep.equal([]);
+    const bundle = (rules: string) => ({ resourceType: 'Bundle', id: 'b', type: 'collection', entry: [
+      { fullUrl: 'http://ehr.test/fhir/Patient/p1', resource: patient(rules) },
+      { fullUrl: 'http://ehr.test/fhir/Basic/b1', resource: { resourceType: 'Basic', id: 'b1', text: narrative, code: { text: 'x' } } },
+    ] });
+    expect(issuesWith(await validate(bundle('#b1'), { fetcher }), /does not resolve/)).to.deep.equal([]);
+    const nowhere = await validate(bundle('#b9'), { fetcher });
+    expect(issuesWith(nowhere, /^URL value '#b9' does not resolve$/).map((i) => i.severity), describe_(nowhere)).to.deep.equal(['error']);
+  });
+
+  it('requires a canonical resource\'s own url to be absolute (contained or not), fetcher or none', async () => {
+    const relative = await validate({ resourceType: 'PlanDefinition', id: 'pd', text: narrative, url: 'plans/pd', status: 'active' }, {});
+    expect(issuesWith(relative, /^Canonical URLs must be absolute URLs if they are not fragment references \(plans\/pd\)$/, 'PlanDefinition.url').map((i) => i.severity), describe_(relative)).to.deep.equal(['error']);
+    const contained = await validate({ ...carePlan('#pd'), contained: [{ resourceType: 'PlanDefinition', id: 'pd', url: 'plans/pd', status: 'active' }] }, {});
+    expect(issuesWith(contained, /^Canonical URLs in contained resources must be absolute URLs if present \(plans\/pd\)$/).map((i) => i.severity), describe_(contained)).to.deep.equal(['error']);
+    const absolute = await validate({ resourceType: 'PlanDefinition', id: 'pd', text: narrative, url: 'urn:uuid:6e9ab4b1-8c2b-4b5a-9f40-44b7c2d8e0a1', status: 'active' }, {});
+    expect(issuesWith(absolute, /must be absolute/)).to.deep.equal([]);
+  });
+
   it('checks nothing without a fetcher, as HL7 does', async () => {
     const o = await validate(patient('#nowhere'), {});
     expect(issuesWith(o, /does not resolve/), describe_(o)).to.deep.equal([]);

@@ -360,6 +360,8 @@ export const MESSAGES = {
   TYPE_SPECIFIC_CHECKS_DT_IDENTIFIER_IETF_SYSTEM_WRONG_2: { text: 'The URL \'https://tools.ietf.org/html/rfc4122\' should not be used with the UUID \'{0}\'. Prefix the value with \'urn:uuid:\' and use the system value \'urn:ietf:rfc:3986\' instead', code: 'code-invalid' },
   TYPE_SPECIFIC_CHECKS_DT_IDENTIFIER_IETF_SYSTEM_WRONG_3: { text: 'The URL \'https://tools.ietf.org/html/rfc4122\' should not be used with the UUID \'{0}\'. Use the system value \'urn:ietf:rfc:3986\' instead', code: 'code-invalid' },
   Meta_RES_Security_Duplicate: { text: 'Duplicate Security Label {0}', code: 'business-rule' },
+  XHTML_XHTML_ELEMENT_ILLEGAL_IN_PARA: { text: 'Invalid element name inside a paragraph in the XHTML (\'{0}\')', code: 'invalid' },
+  TYPE_SPECIFIC_CHECKS_CANONICAL_CONTAINED: { text: 'Canonical URLs in contained resources must be absolute URLs if present ({0})', code: 'invalid' },
   MR_GROUP_NO_CODE: { text: 'Group should have a code that matches the group definition in the measure', code: 'business-rule' },
   MR_GROUP_NO_MATCH: { text: 'The code \'{0}\' for this group has no match in the measure definition', code: 'business-rule' },
   MR_GROUP_DUPLICATE: { text: 'The linkId or code for this group is duplicated with another group', code: 'business-rule' },

@@ -45,7 +45,8 @@ export class BundleIndex {
   readonly byFullUrl = new Map<string, BundleEntryInfo[]>();
   readonly byTypeAndId = new Map<string, BundleEntryInfo[]>();
 
-  constructor(entries: unknown[], readonly type?: string) {
+  /** `entries`: the Bundle's entries (kept for what is looked for across them, e.g. an id a `#` URL names). */
+  constructor(readonly entries: readonly unknown[], readonly type?: string) {
     entries.forEach((e, index) => {
       if (!isObject(e)) return;
       const entry = e;

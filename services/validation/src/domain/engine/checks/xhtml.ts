@@ -53,6 +53,9 @@ export const MAX_LINK_TEXT = 256;
 /** Deepest element path spelled out in full; a deeper one keeps its first and last names around `...`. */
 export const MAX_PATH_ELEMENTS = 64;
 
+/** Block elements HL7 refuses inside a paragraph (its HTML_BLOCK_LIST; names as written, as HL7 compares them). */
+const BLOCK_ELEMENTS: ReadonlySet<string> = new Set(['div', 'blockquote', 'table', 'ol', 'ul', 'p']);
+
 /** URL characters the HL7 validator accepts in a.href and img.src besides letters and digits. */
 const URL_PUNCTUATION = new Set(";?:@&=+$.,/%-_~#[]!'()*|");
 
@@ -133,6 +136,7 @@ function scan0(div: string): NarrativeScan {
   const entities = new Set<string>();
   let rootSeen = false;
   let done = false; // an unbalanced end tag ends the structural checks (as before: one message)
+  let openParagraphs = 0; // <p> elements open around the current point (HL7: no block inside a paragraph)
   const closedByName = new Map<string, boolean>();
   const hasEndTag = (name: string) => {
     let has = closedByName.get(name);
@@ -153,7 +157,10 @@ function scan0(div: string): NarrativeScan {
         if (a.name === 'id' || a.name === 'name') anchors.add(a.value);
         if (a.value.includes('&')) checkEntities(a.value, 0, a.value.length, problems, entities);
       }
-      if (!done) checkElement(name, lower, attributes, problems);
+      if (!done) {
+        checkElement(name, lower, attributes, problems);
+        if (openParagraphs > 0 && BLOCK_ELEMENTS.has(name)) problems.push({ id: 'XHTML_XHTML_ELEMENT_ILLEGAL_IN_PARA', args: [name] });
+      }
       if (lower === 'a') {
         const href = attributes.find((a) => a.name === 'href')?.value;
         if (href !== undefined && href.startsWith('#') && href.length > 1) {
@@ -165,13 +172,17 @@ function scan0(div: string): NarrativeScan {
       if (selfClosing) return;
       if (!VOID_ELEMENTS.has(lower)) path.push(name);
       if (done) return;
-      if (!VOID_ELEMENTS.has(lower) || hasEndTag(rawName)) stack.push(name);
+      if (!VOID_ELEMENTS.has(lower) || hasEndTag(rawName)) {
+        stack.push(name);
+        if (name === 'p') openParagraphs++;
+      }
     },
     close(rawName) {
       const name = rawName.startsWith('xhtml:') ? rawName.slice(6) : rawName;
       path.closeTo(name);
       if (name === 'a' && openLinks.length > 0) settleLinks();
       if (done) return;
+      if (name === 'p' && openParagraphs > 0) openParagraphs--;
       if (stack.pop() !== name) {
         problems.push({ id: 'XHTML_INVALID', args: [`unexpected closing tag </${name}>`] });
         done = true;

@@ -14,7 +14,7 @@ import { isArray, isObject, jsonKind } from '../json/json-value.js';
 import { checkBinding } from './bindings.js';
 import { checkConstraints } from './constraints.js';
 import { checkPrimitiveRange } from './ranges.js';
-import { checkUrlReference } from './url-references.js';
+import { checkUrlValue } from './url-references.js';
 
 export interface PrimitiveOccurrence {
   /** The value (undefined when only the `_x` companion is present). */
@@ -84,7 +84,7 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
       const options = ctx.run.options;
       const problems = checkPrimitiveValue(type, v, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, raw);
       for (const p of problems) node.report(p.severity, p.id, p.args);
-      if (typeof v === 'string' && ctx.run.options.fetcher !== undefined) checkUrlReference(ctx, type, v);
+      if (typeof v === 'string') checkUrlValue(ctx, type, v);
     }
     if (type === 'xhtml' && typeof v === 'string' && !blank) {
       for (const p of checkXhtml(v)) node.report('error', p.id, p.args);

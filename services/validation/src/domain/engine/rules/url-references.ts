@@ -19,6 +19,7 @@
  *   its element allows (its targetProfiles).
  */
 import { ABSOLUTE_URL } from '../checks/urls.js';
+import { scanNarrative } from '../checks/xhtml.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isArray, isObject } from '../json/json-value.js';
 import type { ElementPlan } from '../plan/structure-plan.js';
@@ -47,17 +48,41 @@ const EXEMPT_RELATIVE: ReadonlySet<string> = new Set([
 
 const TYPES_CHECKED: ReadonlySet<string> = new Set(['uri', 'url', 'canonical', 'oid']);
 
-/** The value `url` of a uri-family `type` at ctx (structural walk), when it is not blank. */
-export function checkUrlReference(ctx: NodeContext, type: string, url: string): void {
+/**
+ * The value `url` of a uri-family `type` at ctx (structural walk), when it is not blank: a canonical
+ * resource's own `url` must be absolute (HL7: TYPE_SPECIFIC_CHECKS_CANONICAL_ABSOLUTE, or
+ * _CONTAINED for a contained resource's); any other value is a reference (below).
+ */
+export function checkUrlValue(ctx: NodeContext, type: string, url: string): void {
+  if (!TYPES_CHECKED.has(type)) return;
+  if (isDefiningUrl(ctx.element)) {
+    if (!isAbsoluteUrl(url)) {
+      const contained = ctx.host.resource !== ctx.host.root;
+      ctx.node.report('error', contained ? 'TYPE_SPECIFIC_CHECKS_CANONICAL_CONTAINED' : 'URL_NOT_ABSOLUTE', [url]);
+    }
+    return;
+  }
+  checkUrlReference(ctx, type, url);
+}
+
+/** HL7's isAbsoluteUrl: a scheme, a colon, and something after it without a space. */
+function isAbsoluteUrl(url: string): boolean {
+  return ABSOLUTE_URL.test(url) && url.indexOf(':') < url.length - 1 && !url.includes(' ');
+}
+
+function checkUrlReference(ctx: NodeContext, type: string, url: string): void {
   const { run, element: el } = ctx;
   const fetcher = run.options.fetcher;
   const internal = url.startsWith('#');
   // cheapest first: most values are external and most fetchers cannot say
   if (fetcher === undefined || (!internal && fetcher.resolvesUrl === undefined)) return;
-  if (!TYPES_CHECKED.has(type) || isDefiningUrl(el) || el.path === 'Bundle.entry.fullUrl') return;
+  if (el.path === 'Bundle.entry.fullUrl') return;
   let found: boolean;
   if (internal) {
-    found = url === '#' || idsInside(ctx.host.root, run.idsByRoot).has(url.slice(1));
+    const id = url.slice(1);
+    const bundle = ctx.host.bundle;
+    // HL7's countTargetMatches: the root resource, then (nothing there) the Bundle it sits in
+    found = url === '#' || idsInside(ctx.host.root, run.idsByRoot).has(id) || (bundle !== undefined && idsInside(bundle.entries, run.idsByRoot).has(id));
   } else if (isExampleUrl(url)) {
     return;
   } else {
@@ -103,10 +128,11 @@ function isExampleUrl(url: string): boolean {
 }
 
 /**
- * The ids of everything inside `root` (itself, its contained resources, any element with an id),
- * HL7's countTargetMatches over the root resource; gathered once per root and validation.
+ * The ids of everything inside `root` (itself, its contained resources, any element with an id,
+ * the `id`s and `name`s of its narratives' elements), HL7's countTargetMatches; gathered once per
+ * root (a resource, or a Bundle's entries) and validation.
  */
-function idsInside(root: Record<string, unknown>, cache: WeakMap<object, ReadonlySet<string>>): ReadonlySet<string> {
+function idsInside(root: object, cache: WeakMap<object, ReadonlySet<string>>): ReadonlySet<string> {
   let ids = cache.get(root);
   if (ids === undefined) {
     const found = new Set<string>();
@@ -117,6 +143,7 @@ function idsInside(root: Record<string, unknown>, cache: WeakMap<object, Readonl
         for (const item of v) if (typeof item === 'object' && item !== null) stack.push(item);
       } else if (isObject(v)) {
         if (typeof v.id === 'string') found.add(v.id);
+        if (typeof v.div === 'string') for (const anchor of scanNarrative(v.div).anchors) found.add(anchor);
         for (const key in v) {
           const child = v[key];
           if (typeof child === 'object' && child !== null) stack.push(child);
