@@ -93,7 +93,7 @@ describe('validation: bundled default categories', () => {
     expect(of("URL value 'http://other.org/x' does not resolve", 'Type_Specific_Checks_DT_URL_Resolve', 'warning')).to.deep.equal(['unresolved_canonical_url']);
   });
 
-  it('puts malformed code system URLs, identifier systems and repeated security labels in categories that block', () => {
+  it('puts malformed code system URLs, identifier systems, repeated security labels and narrative links that go nowhere in categories that block', () => {
     const of = (message: string, messageId: string, severity = 'error') => categorizer.categoriesOf({ severity, code: 'code-invalid', message, expression: 'Patient.meta.tag[0]', messageId }).map((c) => [c.id, c.acceptable]);
     expect(of("The system URL 'https://loinc.org' wrongly starts with https: not http:", 'TERMINOLOGY_TX_SYSTEM_HTTPS')).to.deep.equal([['invalid_code_system_url', false]]);
     expect(of('Coding.system must be an absolute reference, not a local reference', 'Terminology_TX_System_Relative')).to.deep.equal([['invalid_code_system_url', false]]);
@@ -102,6 +102,9 @@ describe('validation: bundled default categories', () => {
     expect(of("Unknown Code System 'urn:oid:1.2.840.114350.1'", 'Terminology_TX_System_Unknown', 'warning')).to.deep.equal([['ehr_local_code_system', true]]);
     expect(of('Identifier.system must be an absolute reference, not a local reference', 'Type_Specific_Checks_DT_Identifier_System')).to.deep.equal([['invalid_identifier_system', false]]);
     expect(of('Duplicate Security Label http://s#R', 'Meta_RES_Security_Duplicate')).to.deep.equal([['duplicate_security_label', false]]);
+    expect(of("Hyperlink '#x' at 'div/a' for 'y' does not resolve", 'Type_Specific_Checks_DT_XHTML_Resolve')).to.deep.equal([['invalid_narrative_xhtml', false]]);
+    expect(of("Image source '#x' at 'Patient.text.div/img' does not resolve", 'Type_Specific_Checks_DT_XHTML_Resolve_Img')).to.deep.equal([['invalid_narrative_xhtml', false]]);
+    expect(of("Invalid element name inside a paragraph in the XHTML ('ul')", 'XHTML_XHTML_ELEMENT_ILLEGAL_IN_PARA')).to.deep.equal([['invalid_narrative_xhtml', false]]);
   });
 
   it('leaves an unknown kind of message uncategorized', () => {

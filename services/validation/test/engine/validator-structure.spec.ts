@@ -124,6 +124,7 @@ describe('engine: structural validation against R4 core', function () {
       ['base64Binary', { photo: [{ contentType: 'image/png', data: 'aGVsbG8=' }] }, { photo: [{ contentType: 'image/png', data: '%%%2@()()' }] }, "The value '%%%2@()()' is not a valid Base64 value"],
       ['resource id', { id: 'abc-1.2' }, { id: 'x'.repeat(65) }, 'Invalid Resource id: Too long (65 chars)'],
       ['xhtml', {}, { text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></div>' } }, "Invalid element name in the XHTML ('script')"],
+      ['xhtml image source', { text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml"><img src="#pic"/></div>' }, contained: [{ resourceType: 'Binary', id: 'pic', contentType: 'image/png' }], photo: [{ url: '#pic' }] }, { text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml"><p><img src="#nope"/></p></div>' } }, "Image source '#nope' at 'Patient.text.div/img' does not resolve"],
       ['xhtml block in a paragraph', { text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml"><p>a</p><div>b</div></div>' } }, { text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml"><p>a<ul><li>b</li></ul></p></div>' } }, "Invalid element name inside a paragraph in the XHTML ('ul')"],
     ];
     for (const [name, good, bad, text] of cases) {

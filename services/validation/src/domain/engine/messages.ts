@@ -133,6 +133,7 @@ export const MESSAGES = {
   XHTML_CONTROL_LANGS_REQUIRED_LANG: { text: 'The profile {2} requires a section in the narrative for the language \'{0}\', but it was not found (found {1})', code: 'business-rule' },
   XHTML_URL_INVALID: { text: 'The URL is not valid because \'({1})\': {0}', code: 'invalid' },
   XHTML_LINK_UNRESOLVED: { text: 'Hyperlink \'{0}\' at \'{1}\' for \'{2}\' does not resolve', code: 'invalid' },
+  Type_Specific_Checks_DT_XHTML_Resolve_Img: { text: 'Image source \'{0}\' at \'{1}\' does not resolve', code: 'invalid' },
   PRIMITIVE_REGEX: { text: 'Element value \'{0}\' does not meet regex \'{1}\'', code: 'value' },
   REGEX_EXCEPTION: { text: 'Exception evaluating regex \'{0}\' on type {1}: {2}', code: 'processing' },
   MARKDOWN_HTML: { text: 'The markdown contains content that appears to be an embedded HTML tag starting at \'{0}\'. This will (or SHOULD) be escaped by the presentation layer. The content should be checked to confirm that this is the desired behaviour', code: 'value' },

@@ -79,6 +79,8 @@ export interface NarrativeScan {
   readonly anchors: ReadonlySet<string>;
   /** `<a href="#...">` links, resolved or not. */
   readonly internalLinks: readonly InternalLink[];
+  /** `<img src="#...">` sources, resolved or not. */
+  readonly internalImages: readonly string[];
   /** Some non-whitespace text, or an image (txt-2). */
   readonly hasContent: boolean;
 }
@@ -97,6 +99,14 @@ export function scanNarrative(div: string): NarrativeScan {
 
 export function checkXhtml(div: string): readonly XhtmlProblem[] {
   return scanNarrative(div).problems;
+}
+
+/** Internal image sources (`src="#x"`) must name a contained resource (or an anchor of the narrative). */
+export function unresolvedInternalImages(div: string, containedIds: readonly string[]): string[] {
+  const scan = scanNarrative(div);
+  if (scan.internalImages.length === 0) return [];
+  const contained = new Set(containedIds);
+  return scan.internalImages.filter((src) => src === '#' || !(scan.anchors.has(src.slice(1)) || contained.has(src.slice(1))));
 }
 
 /**
@@ -119,6 +129,7 @@ function scan0(div: string): NarrativeScan {
   const problems: XhtmlProblem[] = [];
   const anchors = new Set<string>();
   const internalLinks: InternalLink[] = [];
+  const internalImages: string[] = [];
   let hasContent = false;
   const stack: string[] = [];
   // path of open elements for link paths: closing pops to the element closed, so stray end tags do not derail it
@@ -152,7 +163,11 @@ function scan0(div: string): NarrativeScan {
         rootSeen = true;
         checkRoot(rawName, attributes, problems);
       }
-      if (lower === 'img') hasContent = true;
+      if (lower === 'img') {
+        hasContent = true;
+        const src = attributes.find((a) => a.name === 'src')?.value;
+        if (src !== undefined && src.startsWith('#')) internalImages.push(src);
+      }
       for (const a of attributes) {
         if (a.name === 'id' || a.name === 'name') anchors.add(a.value);
         if (a.value.includes('&')) checkEntities(a.value, 0, a.value.length, problems, entities);
@@ -215,7 +230,7 @@ function scan0(div: string): NarrativeScan {
   } else if (!done && stack.length > 0) {
     problems.push({ id: 'XHTML_INVALID', args: [`unclosed element <${stack[stack.length - 1]}>`] });
   }
-  return { problems, anchors, internalLinks, hasContent };
+  return { problems, anchors, internalLinks, internalImages, hasContent };
 }
 
 /**

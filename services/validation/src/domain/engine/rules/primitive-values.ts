@@ -7,7 +7,7 @@
 import { checkPrimitiveValue, jsonTypeOfPrimitive } from '../checks/primitives.js';
 import { checkValueRegex } from '../checks/value-regex.js';
 import { deepEqual, describeValue } from '../checks/values.js';
-import { checkXhtml, unresolvedInternalLinks } from '../checks/xhtml.js';
+import { checkXhtml, unresolvedInternalImages, unresolvedInternalLinks } from '../checks/xhtml.js';
 import type { NodeContext } from '../context/node-context.js';
 import type { JsonNode } from '../json/json-node.js';
 import { isArray, isObject, jsonKind } from '../json/json-value.js';
@@ -91,6 +91,8 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
       const resource = ctx.host.resource;
       const contained = isArray(resource.contained) ? resource.contained.filter(isObject).map((c) => String(c.id)) : [];
       for (const link of unresolvedInternalLinks(v, contained)) node.report('error', 'XHTML_LINK_UNRESOLVED', [link.href, link.path, link.text]);
+      // HL7 names where the image is as the element's path and the tag (`Patient.text.div/img`)
+      for (const src of unresolvedInternalImages(v, contained)) node.report('error', 'Type_Specific_Checks_DT_XHTML_Resolve_Img', [src, `${node.path}/img`]);
     }
   } else if (v === undefined || v === null || typeof v !== jsonTypeOfPrimitive(type)) {
     return;
