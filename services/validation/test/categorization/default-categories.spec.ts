@@ -53,6 +53,7 @@ const EXAMPLES: [severity: string, code: string, message: string, expression: st
   ['warning', 'value', "The value '1789-01-01' is outside the range of reasonable years - check for data entry error", 'Patient.birthDate', ['implausible_value']],
   ['warning', 'security', 'The string value contains text that looks like embedded HTML tags, which are not allowed for security reasons in this context', 'Observation.note[0].text', ['markup_in_text']],
   ['warning', 'not-found', "Canonical URL 'http://www.cdc.gov/nhsn/fhirportal/dqm/ig/Measure/NHSNdQMAcuteCareHospitalInitialPopulation|0.0.014' does not resolve", 'MeasureReport.measure', ['unresolved_canonical_url']],
+  ['warning', 'invalid', 'This content includes the character [1] (hex value). This character is illegal in the XML version of FHIR, and there is generally no valid use for such characters', 'Coverage.beneficiary.display', ['control_characters_in_text']],
   ['error', 'value', "Value is 'x' but must be 'y'", 'Encounter.status', ['fixed_or_pattern_value_mismatch']],
   ['error', 'value', 'The value in the instance (5) is less than the specified minimum value (10)', 'Observation.valueInteger', ['value_outside_profile_limits']],
   ['error', 'value', 'The value in the instance (5 g) is less than the specified minValue (10 kg) after UCUM conversion', 'Observation.valueQuantity', ['value_outside_profile_limits']],

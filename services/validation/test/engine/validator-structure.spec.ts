@@ -125,6 +125,7 @@ describe('engine: structural validation against R4 core', function () {
       ['resource id', { id: 'abc-1.2' }, { id: 'x'.repeat(65) }, 'Invalid Resource id: Too long (65 chars)'],
       ['xhtml', {}, { text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></div>' } }, "Invalid element name in the XHTML ('script')"],
       ['xhtml image source', { text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml"><img src="#pic"/></div>' }, contained: [{ resourceType: 'Binary', id: 'pic', contentType: 'image/png' }], photo: [{ url: '#pic' }] }, { text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml"><p><img src="#nope"/></p></div>' } }, "Image source '#nope' at 'Patient.text.div/img' does not resolve"],
+      ['control characters in a string', { name: [{ family: 'Doe\tSmith' }] }, { name: [{ family: 'Doe\u0001Smith\u001f\u0001' }] }, 'This content includes the characters [1, 1f] (hex values). These characters are illegal in the XML version of FHIR'],
       ['xhtml block in a paragraph', { text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml"><p>a</p><div>b</div></div>' } }, { text: { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml"><p>a<ul><li>b</li></ul></p></div>' } }, "Invalid element name inside a paragraph in the XHTML ('ul')"],
     ];
     for (const [name, good, bad, text] of cases) {

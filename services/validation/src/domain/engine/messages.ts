@@ -363,6 +363,8 @@ export const MESSAGES = {
   Meta_RES_Security_Duplicate: { text: 'Duplicate Security Label {0}', code: 'business-rule' },
   XHTML_XHTML_ELEMENT_ILLEGAL_IN_PARA: { text: 'Invalid element name inside a paragraph in the XHTML (\'{0}\')', code: 'invalid' },
   TYPE_SPECIFIC_CHECKS_CANONICAL_CONTAINED: { text: 'Canonical URLs in contained resources must be absolute URLs if present ({0})', code: 'invalid' },
+  UNICODE_XML_BAD_CHAR: { text: 'This content includes the character {1} (hex value). This character is illegal in the XML version of FHIR, and there is generally no valid use for such characters', code: 'invalid' },
+  UNICODE_XML_BAD_CHARS: { text: 'This content includes the characters {1} (hex values). These characters are illegal in the XML version of FHIR, and there is generally no valid use for such characters', code: 'invalid' },
   MR_GROUP_NO_CODE: { text: 'Group should have a code that matches the group definition in the measure', code: 'business-rule' },
   MR_GROUP_NO_MATCH: { text: 'The code \'{0}\' for this group has no match in the measure definition', code: 'business-rule' },
   MR_GROUP_DUPLICATE: { text: 'The linkId or code for this group is duplicated with another group', code: 'business-rule' },

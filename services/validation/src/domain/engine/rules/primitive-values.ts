@@ -84,7 +84,10 @@ export function checkPrimitive(ctx: NodeContext, type: string, { value: v, compa
       const options = ctx.run.options;
       const problems = checkPrimitiveValue(type, v, { securityChecks: options.securityChecks, allowExampleUrls: options.allowExampleUrls, htmlInMarkdown: options.htmlInMarkdown }, raw);
       for (const p of problems) node.report(p.severity, p.id, p.args);
-      if (typeof v === 'string') checkUrlValue(ctx, type, v);
+      if (typeof v === 'string') {
+        checkUrlValue(ctx, type, v);
+        if (CONTROL_CHARACTER.test(v)) reportControlCharacters(ctx, v);
+      }
     }
     if (type === 'xhtml' && typeof v === 'string' && !blank) {
       for (const p of checkXhtml(v)) node.report('error', p.id, p.args);
@@ -189,4 +192,22 @@ function isBlank(s: string): boolean {
     return false;
   }
   return true;
+}
+
+/** A control character other than tab, line feed and carriage return (one character class: linear). */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+
+/**
+ * Control characters in a text (HL7's UNICODE_XML_BAD_CHARS): illegal in FHIR's XML form and of no
+ * valid use; a warning naming them by their hex values, as HL7 lists them (`[1, 1f]`).
+ */
+function reportControlCharacters(ctx: NodeContext, v: string): void {
+  const found = new Set<string>();
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 32 && c !== 9 && c !== 10 && c !== 13) found.add(c.toString(16));
+  }
+  const list = `[${[...found].sort().join(', ')}]`;
+  ctx.node.report('warning', found.size === 1 ? 'UNICODE_XML_BAD_CHAR' : 'UNICODE_XML_BAD_CHARS', [found.size, list]);
 }
