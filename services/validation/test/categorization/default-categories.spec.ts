@@ -56,6 +56,7 @@ const EXAMPLES: [severity: string, code: string, message: string, expression: st
   ['warning', 'invalid', 'This content includes the character [1] (hex value). This character is illegal in the XML version of FHIR, and there is generally no valid use for such characters', 'Coverage.beneficiary.display', ['control_characters_in_text']],
   ['error', 'value', "Value is 'x' but must be 'y'", 'Encounter.status', ['fixed_or_pattern_value_mismatch']],
   ['error', 'value', 'The value in the instance (5) is less than the specified minimum value (10)', 'Observation.valueInteger', ['value_outside_profile_limits']],
+  ['error', 'value', 'integer value is greater than permitted maximum value of 5', 'Patient.multipleBirthInteger', ['value_outside_profile_limits']],
   ['error', 'value', 'The value in the instance (5 g) is less than the specified minValue (10 kg) after UCUM conversion', 'Observation.valueQuantity', ['value_outside_profile_limits']],
   ['error', 'invalid', "Invalid element name in the XHTML ('script')", 'Patient.text.div', ['invalid_narrative_xhtml']],
   ['error', 'value', 'The value 5 is less than the allowed minimum of 10', 'QuestionnaireResponse.item[0].answer[0]', ['questionnaire_response_problem']],

@@ -74,7 +74,7 @@ describe('engine: profiles, slicing, extensions, references, Bundles, bindings',
       expect(issuesWith(o, 'value is longer than permitted maximum length of 5', 'Patient.name[0].family'), describe_(o)).to.have.length(1);
       expect(issuesWith(o, "Value is 'male' but must be 'female'", 'Patient.gender')).to.have.length(1);
       expect(issuesWith(o, 'The pattern [system http://terminology.hl7.org/CodeSystem/v3-MaritalStatus, code M, and display \'\'] defined in the profile', 'Patient.maritalStatus')).to.have.length(1);
-      expect(issuesWith(o, 'greater than the specified maximum value (5)', 'Patient.multipleBirth.ofType(integer)')).to.have.length(1);
+      expect(issuesWith(o, 'integer value is greater than permitted maximum value of 5', 'Patient.multipleBirth.ofType(integer)'), describe_(o)).to.have.length(1);
     });
 
     it('reports a choice type the profile does not allow', () => {

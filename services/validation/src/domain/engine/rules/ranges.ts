@@ -23,12 +23,28 @@ export function checkPrimitiveRange(ctx: NodeContext, v: unknown): void {
   }
   if (el.minValue) {
     const c = cmp(v, el.minValue.value);
-    if (c !== undefined && c < 0) ctx.report('error', 'MIN_VALUE', [v, el.minValue.value], ctx.path, ctx.at);
+    if (c !== undefined && c < 0) {
+      const kind = numberKind(el.minValue.type, v);
+      if (kind === undefined) ctx.report('error', 'MIN_VALUE', [v, el.minValue.value], ctx.path, ctx.at);
+      else ctx.report('error', kind === 'integer' ? 'Type_Specific_Checks_DT_Integer_LT' : 'Type_Specific_Checks_DT_Decimal_LT', [el.minValue.value], ctx.path, ctx.at);
+    }
   }
   if (el.maxValue) {
     const c = cmp(v, el.maxValue.value);
-    if (c !== undefined && c > 0) ctx.report('error', 'MAX_VALUE', [v, el.maxValue.value], ctx.path, ctx.at);
+    if (c !== undefined && c > 0) {
+      const kind = numberKind(el.maxValue.type, v);
+      if (kind === undefined) ctx.report('error', 'MAX_VALUE', [v, el.maxValue.value], ctx.path, ctx.at);
+      else ctx.report('error', kind === 'integer' ? 'Type_Specific_Checks_DT_Integer_GT' : 'Type_Specific_Checks_DT_Decimal_GT', [el.maxValue.value], ctx.path, ctx.at);
+    }
   }
+}
+
+/** A number against an integer or decimal limit, as HL7 words it (`integer value is less than permitted minimum value of 1`); other limits keep the general wording. */
+function numberKind(limitType: string, v: unknown): 'integer' | 'decimal' | undefined {
+  if (typeof v !== 'number') return undefined;
+  const t = limitType.toLowerCase();
+  if (t === 'integer' || t === 'integer64' || t === 'positiveint' || t === 'unsignedint') return 'integer';
+  return t === 'decimal' ? 'decimal' : undefined;
 }
 
 /**
