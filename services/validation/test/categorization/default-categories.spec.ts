@@ -86,13 +86,17 @@ describe('validation: bundled default categories', () => {
     });
   }
 
-  it('tells a `#id` URL that names nothing inside the resource (a data error) from a definition the platform lacks, in either wording', () => {
+  it('tells a `#id` URL that names nothing inside the resource (a data error, when HL7 makes it an error) from a definition the platform lacks, in either wording', () => {
     const of = (message: string, messageId: string, severity = 'error') => categorizer.categoriesOf({ severity, code: 'invalid', message, expression: 'Patient.implicitRules', messageId }).map((c) => c.id);
     expect(of("URL value '#nowhere' does not resolve", 'Type_Specific_Checks_DT_URL_Resolve')).to.deep.equal(['unresolved_internal_url']);
     expect(of("No definition could be found for URL value '#nowhere'", 'Type_Specific_Checks_DT_URL_Resolve')).to.deep.equal(['unresolved_internal_url']);
-    expect(of("Canonical URL '#plan' does not resolve", 'TYPE_SPECIFIC_CHECKS_DT_CANONICAL_RESOLVE', 'warning')).to.deep.equal(['unresolved_internal_url']);
+    // a canonical #id HL7 reports as a warning only: not blocking
+    expect(of("Canonical URL '#plan' does not resolve", 'TYPE_SPECIFIC_CHECKS_DT_CANONICAL_RESOLVE', 'warning')).to.deep.equal(['unresolved_canonical_url']);
+    expect(of("Canonical URL '#plan' does not resolve", 'TYPE_SPECIFIC_CHECKS_DT_CANONICAL_RESOLVE', 'error')).to.deep.equal(['unresolved_internal_url']);
     expect(of("A definition could not be found for Canonical URL 'http://example.org/PlanDefinition/p'", 'TYPE_SPECIFIC_CHECKS_DT_CANONICAL_RESOLVE', 'warning')).to.deep.equal(['unresolved_canonical_url']);
     expect(of("URL value 'http://other.org/x' does not resolve", 'Type_Specific_Checks_DT_URL_Resolve', 'warning')).to.deep.equal(['unresolved_canonical_url']);
+    // HL7 only warns about a #id in meta.source (a server's request id): acceptable, not a data error
+    expect(of("URL value '#8VT59CPwUir1ahuR' does not resolve", 'Type_Specific_Checks_DT_URL_Resolve', 'warning')).to.deep.equal(['unresolved_canonical_url']);
   });
 
   it('puts malformed code system URLs, identifier systems, repeated security labels and narrative links that go nowhere in categories that block', () => {
@@ -107,6 +111,13 @@ describe('validation: bundled default categories', () => {
     expect(of("Hyperlink '#x' at 'div/a' for 'y' does not resolve", 'Type_Specific_Checks_DT_XHTML_Resolve')).to.deep.equal([['invalid_narrative_xhtml', false]]);
     expect(of("Image source '#x' at 'Patient.text.div/img' does not resolve", 'Type_Specific_Checks_DT_XHTML_Resolve_Img')).to.deep.equal([['invalid_narrative_xhtml', false]]);
     expect(of("Invalid element name inside a paragraph in the XHTML ('ul')", 'XHTML_XHTML_ELEMENT_ILLEGAL_IN_PARA')).to.deep.equal([['invalid_narrative_xhtml', false]]);
+  });
+
+  it('lets a code without a system inside an extension pass, and blocks one elsewhere', () => {
+    const text = 'A code with no system has no defined meaning, and it cannot be validated. A system should be provided';
+    const of = (expression: string) => categorizer.categoriesOf({ severity: 'warning', code: 'code-invalid', message: text, expression, messageId: 'TERMINOLOGY_TX_SYSTEM_NO_CODE' }).map((c) => [c.id, c.acceptable]);
+    expect(of("Bundle.entry[3].resource.ofType(Encounter).where(id = 'e1').extension[0].value.ofType(Coding)")).to.deep.equal([['code_without_system_in_extension', true]]);
+    expect(of('Patient.meta.tag[0]')).to.deep.equal([['coding_without_system', false]]);
   });
 
   it('leaves an unknown kind of message uncategorized', () => {
