@@ -71,6 +71,11 @@ describe('engine: uri, url and canonical values as references', function () {
     expect(issuesWith(absolute, /must be absolute/)).to.deep.equal([]);
   });
 
+  it('gives a `#id` in meta.source (a server\'s request id, not a link) a warning, not an error', async () => {
+    const o = await validate({ ...patient('#org1'), meta: { source: '#8VT59CPwUir1ahuR' } }, { fetcher: new InMemoryResourceFetcher() });
+    expect(unresolved(o, /^URL value '#8VT59CPwUir1ahuR' does not resolve$/, 'Patient.meta.source'), describe_(o)).to.deep.equal(['warning']);
+  });
+
   it('checks nothing without a fetcher, as HL7 does', async () => {
     const o = await validate(patient('#nowhere'), {});
     expect(issuesWith(o, /does not resolve/), describe_(o)).to.deep.equal([]);

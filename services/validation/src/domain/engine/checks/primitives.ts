@@ -4,6 +4,7 @@
  * happy path.
  */
 import type { MessageId } from '../messages.js';
+import { isExampleUrl } from './urls.js';
 
 export interface PrimitiveProblem {
   id: MessageId;
@@ -88,7 +89,6 @@ export interface PrimitiveCheckOptions {
 }
 
 /** Hosts the HL7 validator treats as examples (it tests `contains`, so do we). Linear: fixed words. */
-const EXAMPLE_URL_RE = /example\.(org|com)|acme\.com/i;
 
 /**
  * Check the value space of one primitive value. `value` has already been checked to be the
@@ -282,7 +282,7 @@ function checkUri(type: string, s: string, options: PrimitiveCheckOptions): read
   if (s.startsWith('oid:')) out = add(out, 'URI_OID_PREFIX', []);
   if (s.startsWith('uuid:')) out = add(out, 'URI_UUID_PREFIX', []);
   if (/\s/.test(s)) out = add(out, 'URI_WHITESPACE', [s]); // linear: one character class
-  if (options.allowExampleUrls === false && EXAMPLE_URL_RE.test(s)) out = add(out, 'EXAMPLE_URL', [s]);
+  if (options.allowExampleUrls === false && isExampleUrl(s)) out = add(out, 'EXAMPLE_URL', [s]);
   if (type === 'oid' && !s.startsWith('urn:oid:')) out = add(out, 'OID_START', [s]);
   if (type === 'uuid' && !s.startsWith('urn:uuid:')) out = add(out, 'UUID_START', [s]);
   // linear: anchored, one character class up to ':', which it cannot match

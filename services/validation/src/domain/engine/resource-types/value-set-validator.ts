@@ -11,13 +11,13 @@ import type { NodeContext } from '../context/node-context.js';
 import type { JsonNode } from '../json/json-node.js';
 import { isArray, isObject } from '../json/json-value.js';
 import type { ResourceTypeValidator } from './resource-type-validator.js';
-import { codeSet, hasCode, isAbsoluteUrl, listSystems, str, versioned, type Obj } from './terminology/code-system-model.js';
+import { isAbsoluteUrl, isExampleUrl } from '../checks/urls.js';
+import { codeSet, hasCode, listSystems, str, versioned, type Obj } from './terminology/code-system-model.js';
 import { checkFilter, SYSTEMS_WITH_OWN_PROPERTIES } from './terminology/value-set-filters.js';
 
 /** More concepts than this in one include are not checked one by one (as the HL7 validator). */
 const TOO_MANY_CODES = 1000;
 // linear: fixed alternatives
-const EXAMPLE_URL_RE = /example\.(org|com)|acme\.com/i;
 
 export class ValueSetValidator implements ResourceTypeValidator {
   readonly resourceTypes = ['ValueSet'];
@@ -155,7 +155,7 @@ function checkConceptCodes(ctx: NodeContext, include: IncludeUnderCheck, concept
   }
   if (withDisplay && withoutDisplay) inc.information('VALUESET_CONCEPT_DISPLAY_PRESENCE_MIXED', []);
   if (!cs) {
-    if (EXAMPLE_URL_RE.test(system)) {
+    if (isExampleUrl(system)) {
       if (ctx.run.options.allowExampleUrls) inc.information('VALUESET_EXAMPLE_SYSTEM_HINT', [system]);
       else inc.error('VALUESET_EXAMPLE_SYSTEM_ERROR', [system]);
     }

@@ -167,11 +167,11 @@ export function settingSeverity(options: ResolvedValidatorOptions, issue: Termin
   if (issue.messageId === DISPLAY_ISSUE && options.displayIssuesAreWarnings !== undefined && (issue.severity === 'error' || issue.severity === 'warning')) {
     return options.displayIssuesAreWarnings ? 'warning' : 'error';
   }
-  if (options.unknownCodeSystemsCauseErrors && UNKNOWN_SYSTEM.has(issue.messageId) && issue.severity === 'warning') return 'error';
+  if (options.unknownCodeSystemsCauseErrors && UNKNOWN_SYSTEM_IDS.has(issue.messageId) && issue.severity === 'warning') return 'error';
   return issue.severity;
 }
 
 /** The terminology's message id for a wrong display (terminology-messages.ts). */
 const DISPLAY_ISSUE = 'Display_Name_for__should_be_one_of__instead_of';
 /** The terminology's message ids for a code system it does not know. */
-const UNKNOWN_SYSTEM = new Set(['Terminology_TX_System_Unknown', 'Terminology_TX_System_NotKnown', 'UNKNOWN_CODESYSTEM', 'UNKNOWN_CODESYSTEM_VERSION']);
+export const UNKNOWN_SYSTEM_IDS: ReadonlySet<string> = new Set(['Terminology_TX_System_Unknown', 'Terminology_TX_System_NotKnown', 'UNKNOWN_CODESYSTEM', 'UNKNOWN_CODESYSTEM_VERSION']);

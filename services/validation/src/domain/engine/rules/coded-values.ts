@@ -19,14 +19,12 @@ import { UCUM } from '../../terminology/builtin/builtin-code-systems.js';
 import type { ValidateCodeResult } from '../../ports/terminology.js';
 import type { NodeContext } from '../context/node-context.js';
 import { formatTerminologyMessage } from '../../terminology/terminology-messages.js';
-import { displayLanguage, pushTerminologyIssues } from './bindings.js';
+import { displayLanguage, pushTerminologyIssues, UNKNOWN_SYSTEM_IDS } from './bindings.js';
 
 /** Systems whose `https:` form is a known mistake, whether or not the terminology holds the http: one. */
 const NO_HTTPS = new Set(['https://loinc.org', 'https://unitsofmeasure.org', 'https://snomed.info/sct', 'https://www.nlm.nih.gov/research/umls/rxnorm']);
 /** Systems a longer URL must not merely extend (`http://snomed.info/sct/900000000000207008` names an edition, not the system). */
 const NOT_TO_EXTEND = ['http://snomed.info/sct', 'http://loinc.org', 'http://unitsofmeasure.org', 'http://www.nlm.nih.gov/research/umls/rxnorm'];
-/** The terminology's ids for a system it does not know (then the fallback rules below apply). */
-const UNKNOWN_SYSTEM = new Set(['Terminology_TX_System_Unknown', 'Terminology_TX_System_NotKnown', 'UNKNOWN_CODESYSTEM', 'UNKNOWN_CODESYSTEM_VERSION']);
 const UNDETERMINED = '{unable to determine intended url}';
 
 /** A Coding (`kind` Coding, not inside a CodeableConcept) or a Quantity value `v` at ctx (structural walk). */
@@ -59,7 +57,8 @@ export function checkCodedValue(ctx: NodeContext, kind: 'Coding' | 'Quantity', v
     return; // a terminology that fails says nothing about the system's form: the rules below need its answer
   }
   const conclude = (r: ValidateCodeResult): void => {
-    if (r.issues.some((i) => UNKNOWN_SYSTEM.has(i.messageId))) unknownSystem(ctx, system);
+    // the terminology does not know the system: HL7's rules for such systems apply instead of its answer
+    if (r.issues.some((i) => UNKNOWN_SYSTEM_IDS.has(i.messageId))) unknownSystem(ctx, system);
     else pushTerminologyIssues(ctx, r.issues);
   };
   if (answer instanceof Promise) run.pending.push(answer.then(conclude, () => undefined));

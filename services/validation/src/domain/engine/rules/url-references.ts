@@ -18,7 +18,7 @@
  * - A canonical that resolves, under a policy that checks types, must name a resource of a type
  *   its element allows (its targetProfiles).
  */
-import { ABSOLUTE_URL } from '../checks/urls.js';
+import { ABSOLUTE_URL, isAbsoluteUrl, isExampleUrl } from '../checks/urls.js';
 import { scanNarrative } from '../checks/xhtml.js';
 import type { NodeContext } from '../context/node-context.js';
 import { isArray, isObject } from '../json/json-value.js';
@@ -63,11 +63,6 @@ export function checkUrlValue(ctx: NodeContext, type: string, url: string): void
     return;
   }
   checkUrlReference(ctx, type, url);
-}
-
-/** HL7's isAbsoluteUrl: a scheme, a colon, and something after it without a space. */
-function isAbsoluteUrl(url: string): boolean {
-  return ABSOLUTE_URL.test(url) && url.indexOf(':') < url.length - 1 && !url.includes(' ');
 }
 
 function checkUrlReference(ctx: NodeContext, type: string, url: string): void {
@@ -121,12 +116,6 @@ function isKnownSpace(url: string): boolean {
   return url.startsWith('http://hl7.org/fhir') || url.startsWith('http://terminology.hl7.org') || url.startsWith('http://fhir.org/guides');
 }
 
-/** Example hosts, as checks/primitives.ts knows them (indexOf: no pattern runs over the value). */
-function isExampleUrl(url: string): boolean {
-  const lower = url.toLowerCase();
-  return lower.includes('example.org') || lower.includes('example.com') || lower.includes('acme.com');
-}
-
 /**
  * The ids of everything inside `root` (itself, its contained resources, any element with an id,
  * the `id`s and `name`s of its narratives' elements), HL7's countTargetMatches; gathered once per
@@ -165,8 +154,8 @@ function checkCanonicalTarget(ctx: NodeContext, url: string, internal: boolean, 
   const targets = canonicalTargetTypes(ctx.element);
   let target: Record<string, unknown> | undefined;
   if (internal) {
-    const contained = ctx.host.root.contained;
-    target = isArray(contained) ? contained.find((c): c is Record<string, unknown> => isObject(c) && c.id === url.slice(1)) : undefined;
+    const found = ctx.host.resolveReference(url);
+    target = isObject(found) ? found : undefined;
   } else {
     const services = ctx.services;
     for (const type of new Set([...targets, 'StructureDefinition', 'ValueSet', 'CodeSystem'])) {

@@ -13,17 +13,6 @@ export function objects(v: unknown): Obj[] {
   return isArray(v) ? v.filter(isObject) : [];
 }
 
-/** The HL7 validator's absolute URL test: a lower-case scheme, then something without spaces. */
-export function isAbsoluteUrl(ref: string): boolean {
-  const colon = ref.indexOf(':');
-  if (colon <= 0) return false;
-  const scheme = ref.slice(0, colon);
-  const details = ref.slice(colon + 1);
-  // linear: anchored, one character class
-  const schemeOk = /^[a-z][a-z0-9+.-]*$/.test(scheme);
-  return schemeOk && details.length > 0 && !details.includes(' ');
-}
-
 /** Every concept of a CodeSystem, nested ones included, depth first. */
 export function* allConcepts(cs: Obj): Generator<Obj> {
   const stack: Obj[][] = [objects(cs.concept)];

@@ -7,7 +7,7 @@
  * code of this code system. Value sets named for code properties are not expanded here.
  */
 import type { JsonNode } from '../../json/json-node.js';
-import { isAbsoluteUrl } from './code-system-model.js';
+import { isAbsoluteUrl } from '../../checks/urls.js';
 
 /** The standard concept properties (http://hl7.org/fhir/concept-properties) and their types. */
 const KNOWN_PROPERTIES: Record<string, string> = {
